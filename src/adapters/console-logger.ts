@@ -1,0 +1,29 @@
+/** The Logger port as structured lines on stderr: JSON for machines, or a short pretty form for people. */
+import type { LogFields, Logger } from '../core/ports.ts';
+
+const LEVELS = { debug: 10, info: 20, warn: 30, error: 40 } as const;
+export type LogLevel = keyof typeof LEVELS;
+
+export function createConsoleLogger(options: {
+  level: LogLevel;
+  format: 'json' | 'pretty';
+  write?: (line: string) => void;
+  base?: LogFields;
+}): Logger {
+  const write = options.write ?? ((line: string) => process.stderr.write(line + '\n'));
+  const threshold = LEVELS[options.level];
+  const log = (level: LogLevel) => (message: string, fields: LogFields = {}) => {
+    if (LEVELS[level] < threshold) return;
+    const time = new Date().toISOString();
+    const all = { ...options.base, ...fields };
+    if (options.format === 'json') {
+      write(JSON.stringify({ time, level, msg: message, ...all }));
+    } else {
+      const extra = Object.entries(all)
+        .map(([k, v]) => `${k}=${typeof v === 'string' ? v : JSON.stringify(v)}`)
+        .join(' ');
+      write(`${time.slice(11, 19)} ${level.toUpperCase().padEnd(5)} ${message}${extra ? ' ' + extra : ''}`);
+    }
+  };
+  return { debug: log('debug'), info: log('info'), warn: log('warn'), error: log('error') };
+}

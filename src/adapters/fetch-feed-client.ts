@@ -1,0 +1,118 @@
+/**
+ * Reads the vendor's feed over HTTP with fetch (Node and Workers alike): conditional requests,
+ * a timeout over the whole exchange, a cap on the body, redirects followed.
+ */
+import { FeedFetchError } from '../core/errors.ts';
+import type { Clock, FeedClient, FeedResponse } from '../core/ports.ts';
+
+export type FetchFeedClientOptions = {
+  /** The status host, e.g. https://slack-status.com (a path prefix is kept). */
+  baseUrl: string;
+  timeoutMs: number;
+  maxBytes: number;
+  userAgent: string;
+  clock: Clock;
+  fetch?: typeof fetch;
+};
+
+type Cached = { etag: string | null; lastModified: string | null; body: string };
+
+export function createFetchFeedClient(options: FetchFeedClientOptions): FeedClient {
+  const doFetch = options.fetch ?? globalThis.fetch;
+  const base = options.baseUrl.replace(/\/+$/, '');
+  // Validators and the body they stand for, per path. In memory only: after a restart the first
+  // read is unconditional, which costs one full body and no database writes.
+  const cache = new Map<string, Cached>();
+
+  return {
+    async get(path) {
+      const url = base + path;
+      const started = options.clock.now();
+      const cached = cache.get(path);
+      const headers: Record<string, string> = { accept: 'application/json', 'user-agent': options.userAgent };
+      if (cached?.etag) headers['if-none-match'] = cached.etag;
+      if (cached?.lastModified) headers['if-modified-since'] = cached.lastModified;
+
+      const signal = AbortSignal.timeout(options.timeoutMs);
+      let response: Response;
+      try {
+        response = await doFetch(url, { headers, signal, redirect: 'follow' });
+      } catch (error) {
+        throw fetchFailure(url, error, options.timeoutMs);
+      }
+      const done = (body: string, notModified: boolean): FeedResponse => ({
+        url: response.url || url,
+        status: response.status,
+        body,
+        bytes: notModified ? 0 : new TextEncoder().encode(body).byteLength,
+        durationMs: options.clock.now() - started,
+        notModified,
+      });
+
+      if (response.status === 304 && cached) {
+        await response.body?.cancel();
+        return done(cached.body, true);
+      }
+      if (!response.ok) {
+        await response.body?.cancel();
+        throw new FeedFetchError(
+          `GET ${url}: HTTP ${response.status}`,
+          'http',
+          response.status >= 500 || response.status === 429 || response.status === 408,
+          response.status,
+        );
+      }
+      let body: string;
+      try {
+        body = await readCapped(response, options.maxBytes);
+      } catch (error) {
+        if (error instanceof FeedFetchError) throw error;
+        throw fetchFailure(url, error, options.timeoutMs);
+      }
+      const etag = response.headers.get('etag');
+      const lastModified = response.headers.get('last-modified');
+      if (etag || lastModified) cache.set(path, { etag, lastModified, body });
+      else cache.delete(path);
+      return done(body, false);
+    },
+  };
+}
+
+async function readCapped(response: Response, maxBytes: number): Promise<string> {
+  const declared = Number(response.headers.get('content-length'));
+  if (declared > maxBytes) {
+    await response.body?.cancel();
+    throw new FeedFetchError(`body of ${declared} bytes exceeds the ${maxBytes}-byte limit`, 'too_large', false);
+  }
+  if (!response.body) return '';
+  const reader = response.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let total = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    total += value.byteLength;
+    if (total > maxBytes) {
+      await reader.cancel();
+      throw new FeedFetchError(`body exceeds the ${maxBytes}-byte limit`, 'too_large', false);
+    }
+    chunks.push(value);
+  }
+  const bytes = new Uint8Array(total);
+  let offset = 0;
+  for (const chunk of chunks) {
+    bytes.set(chunk, offset);
+    offset += chunk.byteLength;
+  }
+  return new TextDecoder('utf-8').decode(bytes);
+}
+
+function fetchFailure(url: string, error: unknown, timeoutMs: number): FeedFetchError {
+  const name = error instanceof Error ? error.name : '';
+  if (name === 'TimeoutError' || name === 'AbortError') {
+    return new FeedFetchError(`GET ${url}: no complete answer within ${timeoutMs} ms`, 'timeout', true, undefined, { cause: error });
+  }
+  const cause = error instanceof Error && error.cause instanceof Error ? `: ${error.cause.message}` : '';
+  const message = error instanceof Error ? error.message : String(error);
+  return new FeedFetchError(`GET ${url}: ${message}${cause}`, 'network', true, undefined, { cause: error });
+}

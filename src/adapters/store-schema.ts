@@ -1,0 +1,142 @@
+/** The archive's tables (Drizzle, SQLite dialect): shared by better-sqlite3 and, later, D1. */
+import { sql } from 'drizzle-orm';
+import { index, integer, primaryKey, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core';
+
+// Instants are stored as epoch milliseconds in plain integers: `mode: 'timestamp'` would keep
+// seconds and make every millisecond comparison with the vendor's times look like a change.
+
+/** The latest version of each incident. `pk` is the row number the full-text index points at. */
+export const incidents = sqliteTable(
+  'incidents',
+  {
+    pk: integer('pk').primaryKey({ autoIncrement: true }),
+    id: text('id').notNull(),
+    title: text('title').notNull(),
+    type: text('type').notNull(),
+    status: text('status').notNull(),
+    url: text('url').notNull(),
+    servicesJson: text('services_json').notNull(),
+    dateCreated: text('date_created').notNull(),
+    dateUpdated: text('date_updated').notNull(),
+    createdMs: integer('created_ms').notNull(),
+    updatedMs: integer('updated_ms').notNull(),
+    resolvedMs: integer('resolved_ms'),
+    firstSeenMs: integer('first_seen_ms').notNull(),
+    lastSeenMs: integer('last_seen_ms').notNull(),
+    revision: integer('revision').notNull(),
+  },
+  (t) => [
+    uniqueIndex('incidents_id').on(t.id),
+    index('incidents_created').on(t.createdMs, t.id),
+    index('incidents_updated').on(t.updatedMs),
+    index('incidents_status_created').on(t.status, t.createdMs),
+    index('incidents_type_created').on(t.type, t.createdMs),
+  ],
+);
+
+/** One row per incident and affected service, so that a service filter is an index lookup. */
+export const incidentServices = sqliteTable(
+  'incident_services',
+  {
+    incidentPk: integer('incident_pk').notNull(),
+    service: text('service').notNull(),
+    createdMs: integer('created_ms').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.incidentPk, t.service] }), index('incident_services_service').on(t.service, t.createdMs)],
+);
+
+export const notes = sqliteTable(
+  'notes',
+  {
+    incidentId: text('incident_id').notNull(),
+    key: text('key').notNull(),
+    dateCreated: text('date_created').notNull(),
+    createdMs: integer('created_ms').notNull(),
+    body: text('body').notNull(),
+    firstSeenMs: integer('first_seen_ms').notNull(),
+    /** When we last saw the body change (an in-place edit), or first saw it. */
+    changedMs: integer('changed_ms').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.incidentId, t.key] })],
+);
+
+/** Every version of every incident, whole, as we normalised it: the record after the vendor forgets. */
+export const incidentVersions = sqliteTable(
+  'incident_versions',
+  {
+    incidentId: text('incident_id').notNull(),
+    revision: integer('revision').notNull(),
+    snapshotJson: text('snapshot_json').notNull(),
+    recordedMs: integer('recorded_ms').notNull(),
+    pollRunId: text('poll_run_id'),
+  },
+  (t) => [primaryKey({ columns: [t.incidentId, t.revision] })],
+);
+
+export const events = sqliteTable(
+  'events',
+  {
+    seq: integer('seq').primaryKey({ autoIncrement: true }),
+    id: text('id').notNull(),
+    type: text('type').notNull(),
+    incidentId: text('incident_id').notNull(),
+    revision: integer('revision').notNull(),
+    occurredMs: integer('occurred_ms').notNull(),
+    detectedMs: integer('detected_ms').notNull(),
+    backfill: integer('backfill', { mode: 'boolean' }).notNull(),
+    dataJson: text('data_json').notNull(),
+    pollRunId: text('poll_run_id'),
+  },
+  (t) => [
+    uniqueIndex('events_id').on(t.id),
+    index('events_incident').on(t.incidentId, t.seq),
+    index('events_type').on(t.type, t.seq),
+  ],
+);
+
+export const pollRuns = sqliteTable(
+  'poll_runs',
+  {
+    id: text('id').primaryKey(),
+    startedMs: integer('started_ms').notNull(),
+    finishedMs: integer('finished_ms').notNull(),
+    outcome: text('outcome', { enum: ['ok', 'partial', 'failed'] }).notNull(),
+    sourcesJson: text('sources_json').notNull(),
+    changesJson: text('changes_json').notNull(),
+    eventCount: integer('event_count').notNull(),
+    error: text('error'),
+  },
+  (t) => [index('poll_runs_started').on(t.startedMs), index('poll_runs_outcome').on(t.outcome, t.startedMs)],
+);
+
+/** Payloads that were not a feed at all, kept raw so a human can see what the vendor sent. */
+export const rejectedPayloads = sqliteTable(
+  'rejected_payloads',
+  {
+    id: integer('id').primaryKey({ autoIncrement: true }),
+    pollRunId: text('poll_run_id').notNull(),
+    source: text('source').notNull(),
+    url: text('url').notNull(),
+    body: text('body').notNull(),
+    error: text('error').notNull(),
+    receivedMs: integer('received_ms').notNull(),
+  },
+  (t) => [index('rejected_payloads_run').on(t.pollRunId)],
+);
+
+/** Small facts about the archive itself (seeded, the cursor signing key). */
+export const meta = sqliteTable('meta', {
+  key: text('key').primaryKey(),
+  value: text('value').notNull(),
+});
+
+/** Named leases so that only one process polls at a time, even on a shared database file. */
+export const leases = sqliteTable('leases', {
+  name: text('name').primaryKey(),
+  holder: text('holder').notNull(),
+  expiresMs: integer('expires_ms').notNull(),
+});
+
+/** Full-text search over titles and note bodies: created by a hand-written migration (FTS5). */
+export const INCIDENTS_FTS = 'incidents_fts';
+export const ftsMatch = (query: string) => sql`${sql.identifier(INCIDENTS_FTS)} MATCH ${query}`;

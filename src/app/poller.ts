@@ -1,0 +1,208 @@
+/**
+ * The poll cycle: read the vendor's feed (v2 current and history, v1 when v2 current fails), diff it
+ * against the archive, and apply versions and events in one atomic step.
+ */
+import { planPoll } from '../core/diff.ts';
+import { FeedFetchError, RevisionConflictError } from '../core/errors.ts';
+import type { StatusEvent } from '../core/events.ts';
+import { NotAFeedError, parseCurrentV1, parseCurrentV2, parseHistory, type FeedDocument } from '../core/feed-schema.ts';
+import { mergeObservations, type FeedSource, type Observation } from '../core/observe.ts';
+import type { Clock, FeedClient, Logger, PollRun, PollStore, RejectedPayload, SourceReport } from '../core/ports.ts';
+
+export const FEED_PATHS = {
+  'v2/current': '/api/v2.0.0/current',
+  'v1/current': '/api/v1.0.0/current',
+  'v2/history': '/api/v2.0.0/history',
+} as const satisfies Record<FeedSource, string>;
+
+const PARSERS: Record<FeedSource, (json: unknown) => FeedDocument> = {
+  'v2/current': parseCurrentV2,
+  'v1/current': parseCurrentV1,
+  'v2/history': parseHistory,
+};
+
+const POLL_LEASE = 'poll';
+/** Longer than the worst poll (three reads at their timeout); a crashed holder frees it by then. */
+const POLL_LEASE_TTL_MS = 120_000;
+/** With unchanged bodies the diff is skipped, but at least this often last_seen_at is refreshed. */
+const FULL_DIFF_EVERY_MS = 60 * 60_000;
+const CONFLICT_RETRIES = 3;
+
+export type PollResult =
+  | { status: 'skipped'; reason: 'another poll is running' }
+  | { status: PollRun['outcome']; run: PollRun; events: StatusEvent[]; unchanged: boolean };
+
+export type PollerDeps = {
+  store: PollStore;
+  feed: FeedClient;
+  clock: Clock;
+  logger: Logger;
+  /** Names this process in the poll lease. */
+  instanceId: string;
+  newId: () => string;
+};
+
+type SourceRead = {
+  source: FeedSource;
+  report: SourceReport;
+  body?: string;
+  document?: FeedDocument;
+  rejected?: RejectedPayload;
+};
+
+export type Poller = { pollOnce(): Promise<PollResult> };
+
+export function createPoller(deps: PollerDeps): Poller {
+  const { store, feed, clock, logger } = deps;
+  // Bodies of the last poll that was diffed in full. Equal bodies cannot hold a change, so the
+  // common minute (nothing happened) costs two fetches and two string comparisons.
+  let lastDiffed: { bodies: Map<FeedSource, string>; at: number } | null = null;
+
+  async function read(source: FeedSource): Promise<SourceRead> {
+    const path = FEED_PATHS[source];
+    const started = clock.now();
+    let response;
+    try {
+      response = await feed.get(path);
+    } catch (error) {
+      const message = error instanceof FeedFetchError ? error.message : `unexpected: ${String(error)}`;
+      return { source, report: { source, path, durationMs: clock.now() - started, error: message, ...(error instanceof FeedFetchError && error.status ? { httpStatus: error.status } : {}) } };
+    }
+    const report: SourceReport = {
+      source,
+      path,
+      url: response.url,
+      httpStatus: response.status,
+      bytes: response.bytes,
+      durationMs: response.durationMs,
+      notModified: response.notModified,
+    };
+    try {
+      const document = PARSERS[source](JSON.parse(response.body));
+      report.incidents = document.incidents.length;
+      if (document.problems.length > 0) {
+        report.skipped = document.problems.length;
+        logger.warn('skipped malformed incidents', { source, problems: document.problems });
+      }
+      return { source, report, body: response.body, document };
+    } catch (error) {
+      if (!(error instanceof NotAFeedError || error instanceof SyntaxError)) throw error;
+      const reason = error instanceof SyntaxError ? `invalid JSON: ${error.message}` : `not a feed: ${error.message}`;
+      report.error = reason;
+      return { source, report, rejected: { source, url: response.url, body: response.body, error: reason } };
+    }
+  }
+
+  async function readCurrent(): Promise<SourceRead[]> {
+    const v2 = await read('v2/current');
+    if (v2.document) return [v2];
+    logger.warn('v2 current failed, falling back to v1', { error: v2.report.error });
+    return [v2, await read('v1/current')];
+  }
+
+  async function pollLocked(startedAt: number): Promise<PollResult> {
+    const [currentReads, historyRead] = await Promise.all([readCurrent(), read('v2/history')]);
+    const reads = [...currentReads, historyRead];
+    const good = reads.filter((r) => r.document);
+    const rejected = reads.flatMap((r) => (r.rejected ? [r.rejected] : []));
+    const outcome: PollRun['outcome'] = good.length === 0 ? 'failed' : good.length === 2 && currentReads.length === 1 ? 'ok' : 'partial';
+    const run: PollRun = {
+      id: deps.newId(),
+      startedAt,
+      finishedAt: startedAt,
+      outcome,
+      sources: reads.map((r) => r.report),
+      changes: {},
+      ...(outcome === 'failed' ? { error: reads.map((r) => `${r.source}: ${r.report.error}`).join('; ') } : {}),
+    };
+
+    if (outcome === 'failed' || unchangedSinceLastDiff(good, startedAt)) {
+      run.finishedAt = clock.now();
+      await store.recordPollRun(run, rejected);
+      if (outcome === 'failed') logger.error('poll failed', { run: run.id, error: run.error });
+      else logger.debug('poll: feed unchanged', { run: run.id });
+      return { status: outcome, run, events: [], unchanged: outcome !== 'failed' };
+    }
+
+    const observations: Observation[] = good.map((r) => ({ source: r.source, incidents: r.document!.incidents }));
+    const observed = mergeObservations(observations);
+    const seenIds = observed.map((i) => i.id);
+    const historyWasRead = historyRead.document !== undefined;
+
+    for (let attempt = 1; ; attempt++) {
+      const seeded = await store.isSeeded();
+      const archived = await store.loadIncidents(seenIds);
+      const plan = planPoll({ observed, archived, now: startedAt, backfill: !seeded });
+      run.changes = countByType(plan.events);
+      run.finishedAt = clock.now();
+      try {
+        await store.applyPoll({ run, plan, seenIds, rejected, markSeeded: !seeded && historyWasRead });
+      } catch (error) {
+        if (error instanceof RevisionConflictError && attempt < CONFLICT_RETRIES) {
+          logger.warn('archive moved under this poll; planning again', { error: error.message });
+          continue;
+        }
+        // The transaction rolled back (disk full, database busy...): nothing of this poll was
+        // kept, so the next poll sees the same changes again. Say so in the run history.
+        return recordWriteFailure(run, rejected, error);
+      }
+      lastDiffed = { bodies: new Map(good.map((r) => [r.source, r.body!])), at: startedAt };
+      if (plan.events.length > 0) {
+        logger.info('poll changed the archive', {
+          run: run.id,
+          outcome,
+          backfill: !seeded,
+          changes: run.changes,
+          incidents: [...new Set(plan.events.map((e) => e.incidentId))],
+        });
+      } else if (outcome === 'partial') {
+        logger.warn('poll partial', { run: run.id, sources: run.sources.filter((s) => s.error) });
+      }
+      return { status: outcome, run, events: plan.events, unchanged: false };
+    }
+  }
+
+  async function recordWriteFailure(run: PollRun, rejected: RejectedPayload[], error: unknown): Promise<PollResult> {
+    const failed: PollRun = {
+      ...run,
+      outcome: 'failed',
+      changes: {},
+      finishedAt: clock.now(),
+      error: `could not write the archive: ${error instanceof Error ? error.message : String(error)}`,
+    };
+    logger.error('poll failed', { run: run.id, error: failed.error });
+    try {
+      await store.recordPollRun(failed, rejected);
+    } catch (recordError) {
+      logger.error('could not record the failed poll either', { run: run.id, error: String(recordError) });
+    }
+    return { status: 'failed', run: failed, events: [], unchanged: false };
+  }
+
+  function unchangedSinceLastDiff(good: SourceRead[], now: number): boolean {
+    if (!lastDiffed || now - lastDiffed.at > FULL_DIFF_EVERY_MS) return false;
+    const previous = lastDiffed.bodies;
+    return good.every((r) => previous.get(r.source) === r.body);
+  }
+
+  return {
+    async pollOnce() {
+      const startedAt = clock.now();
+      if (!(await store.tryAcquireLease(POLL_LEASE, deps.instanceId, startedAt, POLL_LEASE_TTL_MS))) {
+        logger.info('poll skipped: another poll holds the lease');
+        return { status: 'skipped', reason: 'another poll is running' };
+      }
+      try {
+        return await pollLocked(startedAt);
+      } finally {
+        await store.releaseLease(POLL_LEASE, deps.instanceId);
+      }
+    },
+  };
+}
+
+function countByType(events: readonly StatusEvent[]): PollRun['changes'] {
+  const counts: PollRun['changes'] = {};
+  for (const e of events) counts[e.type] = (counts[e.type] ?? 0) + 1;
+  return counts;
+}

@@ -1,0 +1,72 @@
+/** All settings, from the environment (and --flags), parsed once by one zod schema with clear errors. */
+import { z } from 'zod';
+
+const integer = (name: string, min: number, max: number) =>
+  z.coerce
+    .number({ error: `${name} must be a number` })
+    .int(`${name} must be a whole number`)
+    .min(min, `${name} must be at least ${min}`)
+    .max(max, `${name} must be at most ${max}`);
+
+const boolean = (name: string) =>
+  z
+    .string()
+    .trim()
+    .toLowerCase()
+    .refine((v) => ['true', 'false', '1', '0', 'yes', 'no'].includes(v), `${name} must be true or false`)
+    .transform((v) => ['true', '1', 'yes'].includes(v));
+
+const httpUrl = (name: string) =>
+  z
+    .url({ protocol: /^https?$/, error: `${name} must be an http(s) URL` })
+    .transform((u) => u.replace(/\/+$/, ''));
+
+export const configSchema = z.object({
+  PORT: integer('PORT', 0, 65535).default(3000),
+  HOST: z.string().trim().min(1).default('0.0.0.0'),
+  DATABASE_PATH: z.string().trim().min(1).default('./data/statuswatch.db'),
+  STATUS_URL: httpUrl('STATUS_URL').default('https://slack-status.com'),
+  // Five fields, or six with seconds first; node-cron checks the values when the scheduler starts.
+  POLL_SCHEDULE: z
+    .string()
+    .trim()
+    .refine((s) => [5, 6].includes(s.split(/\s+/).length), 'POLL_SCHEDULE must be a cron expression such as "* * * * *"')
+    .default('* * * * *'),
+  POLL_ON_START: boolean('POLL_ON_START').default(true),
+  POLL_TIMEOUT_MS: integer('POLL_TIMEOUT_MS', 1000, 120_000).default(10_000),
+  FEED_MAX_BYTES: integer('FEED_MAX_BYTES', 10_000, 100_000_000).default(5_000_000),
+  ADMIN_TOKEN: z
+    .string()
+    .min(16, 'ADMIN_TOKEN must be at least 16 characters (try: openssl rand -hex 32)')
+    .optional(),
+  LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error'], { error: 'LOG_LEVEL must be debug, info, warn or error' }).default('info'),
+  LOG_FORMAT: z.enum(['json', 'pretty'], { error: 'LOG_FORMAT must be json or pretty' }).optional(),
+});
+
+export type Config = z.output<typeof configSchema>;
+export type ConfigKey = keyof typeof configSchema.shape;
+export const CONFIG_KEYS = Object.keys(configSchema.shape) as ConfigKey[];
+
+export class ConfigError extends Error {
+  override readonly name = 'ConfigError';
+}
+
+/** Parses settings; empty strings count as unset, so `ADMIN_TOKEN=` leaves the admin API off. */
+export function parseConfig(source: Record<string, string | undefined>): Config {
+  const input: Record<string, string> = {};
+  for (const key of CONFIG_KEYS) {
+    const value = source[key];
+    if (value !== undefined && value !== '') input[key] = value;
+  }
+  const parsed = configSchema.safeParse(input);
+  if (!parsed.success) {
+    const lines = parsed.error.issues.map((issue) => `  ${issue.path.join('.')}: ${issue.message}`);
+    throw new ConfigError(`invalid configuration:\n${lines.join('\n')}`);
+  }
+  return parsed.data;
+}
+
+/** `--database-path` for DATABASE_PATH. */
+export function flagName(key: ConfigKey): string {
+  return key.toLowerCase().replace(/_/g, '-');
+}

@@ -1,0 +1,190 @@
+/**
+ * The diff: compares what a poll saw with what the archive holds and decides, as plain data, which
+ * incidents get a new version and which events that makes. No I/O and no clock: `now` is passed in.
+ */
+import type { Incident, Note } from './incident.ts';
+import { isOngoing, sameServices } from './incident.ts';
+import {
+  eventId,
+  summarize,
+  type IncidentFieldChanges,
+  type NoteRef,
+  type StatusEvent,
+} from './events.ts';
+
+/** An incident as the archive holds it: the latest version, its revision, and when it ended. */
+export type ArchivedIncident = Incident & { revision: number; resolvedAt: number | null };
+
+/** One incident whose stored state must change. */
+export type IncidentWrite = {
+  incident: Incident;
+  /** The revision the plan was computed against (null: new). The store refuses the write if it moved. */
+  baseRevision: number | null;
+  revision: number;
+  /** When the incident ended (epoch ms), null while it goes on. */
+  resolvedAt: number | null;
+};
+
+export type PollPlan = {
+  writes: IncidentWrite[];
+  events: StatusEvent[];
+};
+
+export type PlanInput = {
+  observed: readonly Incident[];
+  archived: ReadonlyMap<string, ArchivedIncident>;
+  now: number;
+  backfill: boolean;
+};
+
+export function planPoll({ observed, archived, now, backfill }: PlanInput): PollPlan {
+  const writes: IncidentWrite[] = [];
+  const events: StatusEvent[] = [];
+  for (const seen of observed) {
+    const before = archived.get(seen.id);
+    const incident = before ? keepVanishedNotes(seen, before) : seen;
+    const revision = (before?.revision ?? 0) + 1;
+    const found: Change[] = before ? diffIncident(before, incident) : [{ what: 'created', type: 'incident.created' }];
+    if (before && found.length === 0 && !storedFieldsDiffer(before, incident)) continue;
+    writes.push({ incident, baseRevision: before?.revision ?? null, revision, resolvedAt: resolvedAt(before, incident) });
+    for (const change of found) {
+      events.push(toEvent(change, incident, before, revision, now, backfill));
+    }
+  }
+  return { writes, events };
+}
+
+type Change =
+  | { what: 'created'; type: 'incident.created' }
+  | { what: 'status'; type: 'incident.status_changed'; from: string; to: string }
+  | { what: 'updated'; type: 'incident.updated'; changes: IncidentFieldChanges }
+  | { what: `note-added.${string}`; type: 'incident.note_added'; note: Note }
+  | { what: `note-edited.${string}`; type: 'incident.note_edited'; note: Note; from: string };
+
+/** What changed that people care about. Content is compared, not timestamps: the feed edits in place. */
+export function diffIncident(before: Incident, after: Incident): Change[] {
+  const changes: Change[] = [];
+  if (before.status !== after.status) {
+    changes.push({ what: 'status', type: 'incident.status_changed', from: before.status, to: after.status });
+  }
+  const fields = diffFields(before, after);
+  if (Object.keys(fields).length > 0) changes.push({ what: 'updated', type: 'incident.updated', changes: fields });
+
+  const previousNotes = new Map(before.notes.map((n) => [n.key, n]));
+  for (const note of after.notes) {
+    const previous = previousNotes.get(note.key);
+    if (!previous) {
+      changes.push({ what: `note-added.${note.key}`, type: 'incident.note_added', note });
+    } else if (previous.body !== note.body) {
+      changes.push({ what: `note-edited.${note.key}`, type: 'incident.note_edited', note, from: previous.body });
+    }
+  }
+  return changes;
+}
+
+function diffFields(before: Incident, after: Incident): IncidentFieldChanges {
+  const changes: IncidentFieldChanges = {};
+  if (before.title !== after.title) changes.title = { from: before.title, to: after.title };
+  if (before.type !== after.type) changes.type = { from: before.type, to: after.type };
+  if (before.url !== after.url) changes.url = { from: before.url, to: after.url };
+  if (!sameServices(before.services, after.services)) changes.services = { from: before.services, to: after.services };
+  return changes;
+}
+
+/**
+ * Differences worth a new stored version but no event: a moved date_updated, reordered services,
+ * a re-stamped date_created. Compared at millisecond precision,
+ * which is what the store keeps.
+ */
+function storedFieldsDiffer(before: Incident, after: Incident): boolean {
+  return (
+    before.dateUpdated.ms !== after.dateUpdated.ms ||
+    before.dateCreated.ms !== after.dateCreated.ms ||
+    before.dateUpdated.raw !== after.dateUpdated.raw ||
+    before.dateCreated.raw !== after.dateCreated.raw ||
+    before.services.join('\n') !== after.services.join('\n')
+  );
+}
+
+/**
+ * When an incident ended. Seen ending: the vendor's date_updated of that version. First seen
+ * already over (backfill, or a poll gap): its last note, which is the resolution note, because
+ * date_updated can move later for edits after the fact (FACTS.md: 5 of 44 in 2026).
+ */
+export function resolvedAt(before: ArchivedIncident | undefined, after: Incident): number | null {
+  if (isOngoing(after.status)) return null;
+  if (before && !isOngoing(before.status) && before.resolvedAt !== null) return before.resolvedAt;
+  if (before && isOngoing(before.status)) return after.dateUpdated.ms;
+  return after.notes.at(-1)?.dateCreated.ms ?? after.dateUpdated.ms;
+}
+
+/**
+ * The observed incident plus any archived note the feed no longer shows. The vendor forgets; the
+ * archive does not, and a note's absence is neither an event nor a reason to write.
+ */
+export function keepVanishedNotes(observed: Incident, archived: Incident): Incident {
+  const observedKeys = new Set(observed.notes.map((n) => n.key));
+  const vanished = archived.notes.filter((n) => !observedKeys.has(n.key));
+  if (vanished.length === 0) return observed;
+  const notes = [...observed.notes, ...vanished].sort(
+    (a, b) => a.dateCreated.ms - b.dateCreated.ms || noteCounter(a) - noteCounter(b),
+  );
+  return { ...observed, notes };
+}
+
+function noteCounter(note: Note): number {
+  return Number(note.key.slice(note.key.lastIndexOf('-') + 1));
+}
+
+function toEvent(
+  change: Change,
+  incident: Incident,
+  before: Incident | undefined,
+  revision: number,
+  now: number,
+  backfill: boolean,
+): StatusEvent {
+  const base = {
+    id: eventId(incident.id, revision, change.what),
+    type: change.type,
+    incidentId: incident.id,
+    revision,
+    detectedAt: now,
+    backfill,
+  };
+  const summary = summarize(incident);
+  const latest = incident.notes.at(-1);
+  switch (change.type) {
+    case 'incident.created':
+      return {
+        ...base,
+        occurredAt: incident.dateCreated.ms,
+        data: { type: change.type, incident: summary, ...(latest ? { note: noteRef(latest) } : {}) },
+      };
+    case 'incident.status_changed': {
+      // The note that came with the change ("Resolved" plus its final note) is the newest one
+      // that the archive did not have before.
+      const known = new Set(before?.notes.map((n) => n.key));
+      const fresh = incident.notes.filter((n) => !known.has(n.key)).at(-1);
+      return {
+        ...base,
+        occurredAt: incident.dateUpdated.ms,
+        data: { type: change.type, incident: summary, from: change.from, to: change.to, ...(fresh ? { note: noteRef(fresh) } : {}) },
+      };
+    }
+    case 'incident.updated':
+      return { ...base, occurredAt: incident.dateUpdated.ms, data: { type: change.type, incident: summary, changes: change.changes } };
+    case 'incident.note_added':
+      return { ...base, occurredAt: change.note.dateCreated.ms, data: { type: change.type, incident: summary, note: noteRef(change.note) } };
+    case 'incident.note_edited':
+      return {
+        ...base,
+        occurredAt: incident.dateUpdated.ms,
+        data: { type: change.type, incident: summary, note: noteRef(change.note), from: change.from, to: change.note.body },
+      };
+  }
+}
+
+function noteRef(note: Note): NoteRef {
+  return { key: note.key, date_created: note.dateCreated.raw, body: note.body };
+}

@@ -1,0 +1,35 @@
+/** Errors that say what was expected, what came, and whether trying again can help. */
+
+export class FeedFetchError extends Error {
+  override readonly name = 'FeedFetchError';
+  constructor(
+    message: string,
+    readonly kind: 'timeout' | 'network' | 'http' | 'too_large',
+    readonly retryable: boolean,
+    readonly status?: number,
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
+  }
+}
+
+/** Another writer moved an incident between our read and our write; re-plan and try again. */
+export class RevisionConflictError extends Error {
+  override readonly name = 'RevisionConflictError';
+  readonly retryable = true;
+  constructor(readonly incidentId: string, readonly expected: number | null, readonly found: number | null) {
+    super(`incident ${incidentId}: expected revision ${expected ?? 'none'}, found ${found ?? 'none'}`);
+  }
+}
+
+/** A request the API refuses; mapped to one error body by the HTTP layer's onError. */
+export class ApiError extends Error {
+  override readonly name = 'ApiError';
+  constructor(
+    readonly status: 400 | 401 | 403 | 404 | 409 | 413 | 429 | 503,
+    readonly code: string,
+    readonly detail?: string,
+  ) {
+    super(detail ? `${code}: ${detail}` : code);
+  }
+}

@@ -1,0 +1,154 @@
+/**
+ * Zod schemas for the vendor's status feed and the conversions to our Incident.
+ * Strict about the envelope (a payload that is not a feed changes nothing), tolerant inside it
+ * (FACTS.md: ids as numbers or strings, either note order, empty services, unlisted values).
+ */
+import { z } from 'zod';
+import type { Incident, Note } from './incident.ts';
+import { parseVendorTime, type VendorTime } from './vendor-time.ts';
+
+const vendorTime = z.string().transform((text, ctx): VendorTime => {
+  const parsed = parseVendorTime(text);
+  if (!parsed) {
+    ctx.addIssue({ code: 'custom', message: `expected an ISO 8601 timestamp with offset, got ${JSON.stringify(text)}` });
+    return z.NEVER;
+  }
+  return parsed;
+});
+
+const incidentId = z.union([z.number(), z.string()]).transform((value, ctx): string => {
+  const text = String(value).trim();
+  if (/^\d+$/.test(text)) return String(BigInt(text)); // "0622", "622" and 622 are one incident
+  if (/^[A-Za-z0-9_.:-]{1,64}$/.test(text)) return text;
+  ctx.addIssue({ code: 'custom', message: `expected an incident id (number or short string), got ${JSON.stringify(value)}` });
+  return z.NEVER;
+});
+
+const lowerLabel = z.string().transform((s) => s.trim().toLowerCase());
+const text = z.string().nullish().transform((s) => s ?? '');
+
+const rawNote = z.object({ date_created: vendorTime, body: text });
+
+const rawIncident = z.object({
+  id: incidentId,
+  title: text,
+  type: lowerLabel.nullish().transform((t) => t || 'incident'),
+  status: lowerLabel.pipe(z.string().min(1, 'expected a status')),
+  url: text,
+  date_created: vendorTime,
+  date_updated: vendorTime.nullish(),
+  services: z.array(z.string()).nullish().transform((s) => s ?? []),
+  notes: z.array(rawNote).nullish().transform((n) => n ?? []),
+});
+
+export type RawIncident = z.input<typeof rawIncident>;
+
+/** v2 `current`: the object that wraps all active incidents. */
+const currentEnvelope = z.object({
+  status: z.string(),
+  date_created: z.string().optional(),
+  date_updated: z.string().optional(),
+  active_incidents: z.array(z.unknown()),
+});
+
+/** v1 `current` when nothing happened lately: `{status: "ok", date_created, date_updated}`. */
+const terseOk = z.object({ status: z.string(), date_created: z.string().optional() }).strip();
+
+export type ParseProblem = { index: number; id?: string; message: string };
+
+/** A parsed feed document: the incidents it showed and the entries we had to skip. */
+export type FeedDocument = {
+  incidents: Incident[];
+  problems: ParseProblem[];
+};
+
+export class NotAFeedError extends Error {
+  override readonly name = 'NotAFeedError';
+  constructor(
+    readonly expected: string,
+    readonly got: string,
+  ) {
+    super(`expected ${expected}, got ${got}`);
+  }
+}
+
+/** v2.0.0 `current`. Throws NotAFeedError when the payload is not that object at all. */
+export function parseCurrentV2(json: unknown): FeedDocument {
+  const envelope = currentEnvelope.safeParse(json);
+  if (!envelope.success) throw new NotAFeedError('an object with status and active_incidents[]', describe(json));
+  return parseIncidentList(envelope.data.active_incidents);
+}
+
+/** v1.0.0 `current`: one flat incident object, or the terse ok. */
+export function parseCurrentV1(json: unknown): FeedDocument {
+  if (isObject(json) && 'id' in json) return parseIncidentList([json]);
+  if (isObject(json) && Array.isArray(json.active_incidents)) return parseCurrentV2(json);
+  if (terseOk.safeParse(json).success) return { incidents: [], problems: [] };
+  throw new NotAFeedError('an incident object or {status: "ok"}', describe(json));
+}
+
+/** `history` (v1 and v2 alike): a bare array of incidents. */
+export function parseHistory(json: unknown): FeedDocument {
+  if (!Array.isArray(json)) throw new NotAFeedError('an array of incidents', describe(json));
+  return parseIncidentList(json);
+}
+
+function parseIncidentList(items: unknown[]): FeedDocument {
+  const incidents: Incident[] = [];
+  const problems: ParseProblem[] = [];
+  items.forEach((item, index) => {
+    const parsed = rawIncident.safeParse(item);
+    if (parsed.success) {
+      incidents.push(normalizeIncident(parsed.data));
+    } else {
+      const id = isObject(item) && (typeof item.id === 'string' || typeof item.id === 'number') ? String(item.id) : undefined;
+      problems.push({ index, id, message: z.prettifyError(parsed.error).replace(/\n/g, '; ') });
+    }
+  });
+  return { incidents, problems };
+}
+
+type ParsedIncident = z.output<typeof rawIncident>;
+
+export function normalizeIncident(raw: ParsedIncident): Incident {
+  return {
+    id: raw.id,
+    title: raw.title,
+    type: raw.type,
+    status: raw.status,
+    url: raw.url,
+    services: [...new Set(raw.services.map((s) => s.trim()).filter(Boolean))],
+    dateCreated: raw.date_created,
+    dateUpdated: raw.date_updated ?? raw.date_created,
+    notes: normalizeNotes(raw.notes),
+  };
+}
+
+/**
+ * Oldest first, with keys that survive a change of order. The feed listed notes newest first until
+ * 2023 and oldest first since; notes that share a second keep their relative order, read in the
+ * list's own direction, so their keys do not swap when the direction flips.
+ */
+export function normalizeNotes(notes: ReadonlyArray<{ date_created: VendorTime; body: string }>): Note[] {
+  const inListOrder = [...notes];
+  const first = inListOrder[0];
+  const last = inListOrder.at(-1);
+  if (first && last && first.date_created.ms > last.date_created.ms) inListOrder.reverse();
+  const chronological = inListOrder.sort((a, b) => a.date_created.ms - b.date_created.ms);
+  const seenPerInstant = new Map<number, number>();
+  return chronological.map((note) => {
+    const n = seenPerInstant.get(note.date_created.ms) ?? 0;
+    seenPerInstant.set(note.date_created.ms, n + 1);
+    return { key: `${note.date_created.ms}-${n}`, dateCreated: note.date_created, body: note.body };
+  });
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function describe(value: unknown): string {
+  if (Array.isArray(value)) return `an array of ${value.length}`;
+  if (isObject(value)) return `an object with keys ${Object.keys(value).slice(0, 8).join(', ') || '(none)'}`;
+  return value === null ? 'null' : `a ${typeof value}`;
+}

@@ -1,0 +1,24 @@
+/** Turns a note body (plain text in 2019-2023, HTML fragments since) into plain text for search and logs. */
+import { decodeHTML } from 'entities';
+
+// Not a sanitiser: the output is text, never HTML. Block-level tags become line breaks so that
+// words from adjacent paragraphs do not run together in the full-text index.
+const BLOCK_BREAK = /<\s*(br|\/p|\/ul|\/ol|\/div|\/h[1-6]|\/tr)\b[^>]*>/gi;
+const ANY_TAG = /<\/?[a-z!][^>]*>/gi;
+
+export function htmlToText(body: string): string {
+  if (!body.includes('<') && !body.includes('&')) return normaliseWhitespace(body);
+  const withBreaks = body.replace(BLOCK_BREAK, '\n').replace(/<\s*li\b[^>]*>/gi, '\n- ');
+  return normaliseWhitespace(decodeHTML(withBreaks.replace(ANY_TAG, '')));
+}
+
+function normaliseWhitespace(text: string): string {
+  return text
+    .replace(/\r\n?/g, '\n')
+    .replace(/\u00a0/g, ' ')
+    .split('\n')
+    .map((line) => line.replace(/[ \t]+/g, ' ').trim())
+    .join('\n')
+    .replace(/\n{3,}/g, '\n\n')
+    .trim();
+}

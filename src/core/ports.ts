@@ -1,0 +1,137 @@
+/** The interfaces the core and the use cases need from the outside world; adapters implement them. */
+import type { ArchivedIncident, PollPlan } from './diff.ts';
+import type { EventType, StatusEvent } from './events.ts';
+import type { Incident } from './incident.ts';
+import type { FeedSource } from './observe.ts';
+
+export interface Clock {
+  now(): number;
+}
+
+export type LogFields = Record<string, unknown>;
+
+export interface Logger {
+  debug(message: string, fields?: LogFields): void;
+  info(message: string, fields?: LogFields): void;
+  warn(message: string, fields?: LogFields): void;
+  error(message: string, fields?: LogFields): void;
+}
+
+/** A body read from the vendor (a 304 comes back as the cached body with notModified set). */
+export type FeedResponse = {
+  url: string;
+  status: number;
+  body: string;
+  bytes: number;
+  durationMs: number;
+  notModified: boolean;
+};
+
+export interface FeedClient {
+  /** GETs `path` below the status host. Throws FeedFetchError (core/errors.ts) on any failure. */
+  get(path: string): Promise<FeedResponse>;
+}
+
+/** What one endpoint gave in one poll, kept with the poll run. */
+export type SourceReport = {
+  source: FeedSource;
+  path: string;
+  url?: string;
+  httpStatus?: number;
+  bytes?: number;
+  durationMs: number;
+  notModified?: boolean;
+  incidents?: number;
+  skipped?: number;
+  error?: string;
+};
+
+export type PollOutcome = 'ok' | 'partial' | 'failed';
+
+export type PollRun = {
+  id: string;
+  startedAt: number;
+  finishedAt: number;
+  outcome: PollOutcome;
+  sources: SourceReport[];
+  /** Count of events per type. */
+  changes: Partial<Record<EventType, number>>;
+  error?: string;
+};
+
+/** A payload that was not a feed at all, kept raw for a human to inspect. */
+export type RejectedPayload = { source: FeedSource; url: string; body: string; error: string };
+
+export type ApplyPollInput = {
+  run: PollRun;
+  plan: PollPlan;
+  /** Every incident id the poll saw, to refresh last_seen_at. */
+  seenIds: readonly string[];
+  rejected: readonly RejectedPayload[];
+  /** Mark the archive seeded: later events are news, not backfill. */
+  markSeeded: boolean;
+};
+
+/** The write side of the archive. `applyPoll` is one atomic step (a transaction, or a D1 batch). */
+export interface PollStore {
+  loadIncidents(ids: readonly string[]): Promise<Map<string, ArchivedIncident>>;
+  isSeeded(): Promise<boolean>;
+  /** Throws RevisionConflictError when an incident moved past the plan's base revision. */
+  applyPoll(input: ApplyPollInput): Promise<void>;
+  /** A poll that applied nothing: a failure, or a feed unchanged since the last one. */
+  recordPollRun(run: PollRun, rejected: readonly RejectedPayload[]): Promise<void>;
+  /** A named lease across processes sharing the database; true when `holder` now holds it. */
+  tryAcquireLease(name: string, holder: string, now: number, ttlMs: number): Promise<boolean>;
+  releaseLease(name: string, holder: string): Promise<void>;
+}
+
+export type StoredIncident = ArchivedIncident & {
+  firstSeenAt: number;
+  lastSeenAt: number;
+  resolvedAt: number | null;
+};
+
+export type IncidentFilter = {
+  services?: string[];
+  types?: string[];
+  statuses?: string[];
+  /** On date_created, epoch ms, inclusive. */
+  sinceMs?: number;
+  /** On date_created, epoch ms, exclusive. */
+  untilMs?: number;
+  /** Words to find in titles and note bodies. */
+  q?: string;
+};
+
+/** Position after which the next page starts: incidents newest first by date_created, then id. */
+export type IncidentPosition = { createdMs: number; id: string };
+
+export type EventFilter = { types?: EventType[]; incidentId?: string; includeBackfill?: boolean };
+
+export type StoredEvent = StatusEvent & { seq: number; pollRunId: string | null };
+
+export type FeedHealth = {
+  lastRun: PollRun | null;
+  lastSuccessAt: number | null;
+  consecutiveFailures: number;
+};
+
+/** The read side of the archive, for the HTTP API and the vendor mirror. */
+export interface ArchiveQueries {
+  listIncidents(filter: IncidentFilter, after: IncidentPosition | null, limit: number): Promise<StoredIncident[]>;
+  getIncident(id: string): Promise<StoredIncident | null>;
+  listEvents(filter: EventFilter, afterSeq: number, limit: number): Promise<StoredEvent[]>;
+  /** Incidents still going on (any status that is not finished). */
+  ongoingIncidents(): Promise<StoredIncident[]>;
+  /** Incidents updated at or after `sinceMs`, newest update first. */
+  incidentsUpdatedSince(sinceMs: number, limit: number): Promise<StoredIncident[]>;
+  latestCreatedIncident(): Promise<StoredIncident | null>;
+  feedHealth(): Promise<FeedHealth>;
+  listPollRuns(beforeStartedAt: number | null, limit: number): Promise<PollRun[]>;
+  /** A random secret that lives with the archive (e.g. the cursor signing key), made on first use. */
+  secret(name: string, generate: () => string): Promise<string>;
+}
+
+export type Store = PollStore & ArchiveQueries;
+
+export type { Incident };

@@ -1,0 +1,206 @@
+/** The `statuswatch` command line: serve, poll, simulate, migrate, demo. */
+import { parseArgs } from 'node:util';
+import { createConsoleLogger } from '../adapters/console-logger.ts';
+import { CONFIG_KEYS, ConfigError, flagName, parseConfig, type Config, type ConfigKey } from '../config.ts';
+import type { StatusEvent } from '../core/events.ts';
+import type { Logger } from '../core/ports.ts';
+import { runDemo } from './demo.ts';
+import { createNodeRuntime, startService } from './node.ts';
+import { openSqliteArchive } from './open-sqlite.ts';
+import { startSimulatedVendor } from '../sim/server.ts';
+
+type Command = {
+  summary: string;
+  /** Settings this command reads; each is also a --flag. */
+  settings: readonly ConfigKey[];
+  extraFlags?: Record<string, { type: 'string' | 'boolean'; help: string }>;
+  run(config: Config, flags: Record<string, string | boolean | undefined>, logger: Logger): Promise<number | 'running'>;
+};
+
+const SETTING_HELP: Record<ConfigKey, string> = {
+  PORT: 'HTTP port (3000)',
+  HOST: 'address to listen on (0.0.0.0)',
+  DATABASE_PATH: 'SQLite file of the archive (./data/statuswatch.db)',
+  STATUS_URL: 'the vendor status host (https://slack-status.com)',
+  POLL_SCHEDULE: 'cron expression for polls ("* * * * *"; six fields for seconds)',
+  POLL_ON_START: 'poll once right after starting (true)',
+  POLL_TIMEOUT_MS: 'timeout of each feed request, ms (10000)',
+  FEED_MAX_BYTES: 'largest feed body accepted, bytes (5000000)',
+  ADMIN_TOKEN: 'bearer token for /api/admin/*; admin API off when unset',
+  LOG_LEVEL: 'debug, info, warn or error (info)',
+  LOG_FORMAT: 'json or pretty (pretty on a terminal, else json)',
+};
+
+const COMMANDS: Record<string, Command> = {
+  serve: {
+    summary: 'Serve the HTTP API and poll the feed on schedule (what npm start runs).',
+    settings: CONFIG_KEYS,
+    async run(config, _flags, logger) {
+      const service = await startService(config, logger);
+      stopOnSignals(logger, () => service.close());
+      return 'running';
+    },
+  },
+  poll: {
+    summary: 'Run one poll cycle against the archive, print what changed, and exit (1 if the feed could not be read).',
+    settings: ['DATABASE_PATH', 'STATUS_URL', 'POLL_TIMEOUT_MS', 'FEED_MAX_BYTES', 'LOG_LEVEL', 'LOG_FORMAT'],
+    extraFlags: { json: { type: 'boolean', help: 'print the result as JSON' } },
+    async run(config, flags, logger) {
+      const runtime = createNodeRuntime(config, logger);
+      try {
+        const result = await runtime.poller.pollOnce();
+        if (flags.json) {
+          process.stdout.write(JSON.stringify(result, null, 2) + '\n');
+        } else if (result.status === 'skipped') {
+          process.stdout.write(`skipped: ${result.reason}\n`);
+        } else {
+          process.stdout.write(`poll ${result.status}${result.unchanged ? ' (feed unchanged)' : ''}: ${result.events.length} change(s)\n`);
+          for (const event of result.events) process.stdout.write(describeEvent(event) + '\n');
+          for (const source of result.run.sources) {
+            if (source.error) process.stdout.write(`  ${source.source}: ${source.error}\n`);
+          }
+        }
+        return result.status === 'failed' ? 1 : 0;
+      } finally {
+        runtime.close();
+      }
+    },
+  },
+  simulate: {
+    summary: 'Run the simulated vendor alone: a status feed that plays a scenario of incidents.',
+    settings: ['HOST', 'LOG_LEVEL', 'LOG_FORMAT'],
+    extraFlags: {
+      'sim-port': { type: 'string', help: 'port of the simulated vendor (4010)' },
+      'step-seconds': { type: 'string', help: 'seconds between scenario steps (15; 0 = only on POST /_sim/advance)' },
+    },
+    async run(config, flags, logger) {
+      const stepSeconds = Number(flags['step-seconds'] ?? 15);
+      const port = Number(flags['sim-port'] ?? 4010);
+      if (!Number.isFinite(stepSeconds) || stepSeconds < 0) throw new ConfigError('--step-seconds must be a number of seconds');
+      if (!Number.isInteger(port) || port < 0 || port > 65535) throw new ConfigError('--sim-port must be a port number');
+      const sim = await startSimulatedVendor({ port, host: config.HOST, autoAdvanceMs: stepSeconds * 1000 || undefined });
+      logger.info('simulated vendor is serving', { url: sim.url, current: `${sim.url}/api/v2.0.0/current`, control: `${sim.url}/_sim/state` });
+      stopOnSignals(logger, () => sim.close());
+      return 'running';
+    },
+  },
+  migrate: {
+    summary: 'Create or upgrade the archive database (serve and poll also do this on start).',
+    settings: ['DATABASE_PATH', 'LOG_LEVEL', 'LOG_FORMAT'],
+    async run(config, _flags, logger) {
+      openSqliteArchive(config.DATABASE_PATH).close();
+      logger.info('database is up to date', { database: config.DATABASE_PATH });
+      return 0;
+    },
+  },
+  demo: {
+    summary: 'Start the simulated vendor and statuswatch pointed at it, with a fresh demo database.',
+    settings: ['PORT', 'HOST', 'LOG_LEVEL', 'LOG_FORMAT'],
+    extraFlags: { 'step-seconds': { type: 'string', help: 'seconds between scenario steps (15)' } },
+    async run(config, flags, logger) {
+      const demo = await runDemo(config, logger, Number(flags['step-seconds'] ?? 15));
+      stopOnSignals(logger, () => demo.close());
+      return 'running';
+    },
+  },
+};
+
+function describeEvent(event: StatusEvent): string {
+  const d = event.data;
+  const head = `  ${event.type.padEnd(24)} ${event.incidentId}${event.backfill ? ' (backfill)' : ''}`;
+  switch (d.type) {
+    case 'incident.created':
+      return `${head} [${d.incident.type}/${d.incident.status}] ${d.incident.title}`;
+    case 'incident.status_changed':
+      return `${head} ${d.from} -> ${d.to}: ${d.incident.title}`;
+    case 'incident.updated':
+      return `${head} ${Object.keys(d.changes).join(', ')} changed`;
+    case 'incident.note_added':
+    case 'incident.note_edited':
+      return `${head} note ${d.note.date_created}`;
+  }
+}
+
+function stopOnSignals(logger: Logger, close: () => Promise<void>): void {
+  let stopping = false;
+  const stop = (signal: string) => {
+    if (stopping) process.exit(1); // a second Ctrl-C means now
+    stopping = true;
+    logger.info('stopping', { signal });
+    close().then(
+      () => process.exit(0),
+      (error) => {
+        logger.error('error while stopping', { error: String(error) });
+        process.exit(1);
+      },
+    );
+  };
+  process.once('SIGINT', () => stop('SIGINT'));
+  process.once('SIGTERM', () => stop('SIGTERM'));
+}
+
+function usage(): string {
+  const lines = Object.entries(COMMANDS).map(([name, c]) => `  ${name.padEnd(9)} ${c.summary}`);
+  return `statuswatch: a self-hosted monitor and archive of a vendor's public status feed\n\nUsage: statuswatch <command> [--flags]\n\nCommands:\n${lines.join('\n')}\n\nRun "statuswatch <command> --help" for its settings.\n`;
+}
+
+function commandHelp(name: string, command: Command): string {
+  const rows = [
+    ...command.settings.map((key) => [`--${flagName(key)}`, `${key}: ${SETTING_HELP[key]}`] as const),
+    ...Object.entries(command.extraFlags ?? {}).map(([flag, f]) => [`--${flag}`, f.help] as const),
+    ['--help', 'show this help'] as const,
+  ];
+  const width = Math.max(...rows.map(([flag]) => flag.length)) + 2;
+  return `statuswatch ${name}: ${command.summary}\n\nEach setting is read from the environment variable named, or from its flag (flags win).\n\n${rows
+    .map(([flag, help]) => `  ${flag.padEnd(width)}${help}`)
+    .join('\n')}\n`;
+}
+
+async function main(argv: string[]): Promise<number | 'running'> {
+  const [name, ...rest] = argv;
+  if (!name || name === '--help' || name === '-h' || name === 'help') {
+    process.stdout.write(usage());
+    return name ? 0 : 2;
+  }
+  const command = COMMANDS[name];
+  if (!command) {
+    process.stderr.write(`statuswatch: unknown command "${name}"\n\n${usage()}`);
+    return 2;
+  }
+  const options: Record<string, { type: 'string' | 'boolean' }> = { help: { type: 'boolean' } };
+  for (const key of command.settings) options[flagName(key)] = { type: 'string' };
+  for (const [flag, f] of Object.entries(command.extraFlags ?? {})) options[flag] = { type: f.type };
+  let values: Record<string, string | boolean | undefined>;
+  try {
+    ({ values } = parseArgs({ args: rest, options, strict: true, allowPositionals: false }));
+  } catch (error) {
+    process.stderr.write(`statuswatch ${name}: ${error instanceof Error ? error.message : String(error)}\n\n${commandHelp(name, command)}`);
+    return 2;
+  }
+  if (values.help) {
+    process.stdout.write(commandHelp(name, command));
+    return 0;
+  }
+  const source: Record<string, string | undefined> = { ...process.env };
+  for (const key of command.settings) {
+    const flag = values[flagName(key)];
+    if (typeof flag === 'string') source[key] = flag;
+  }
+  const config = parseConfig(source);
+  const logger = createConsoleLogger({
+    level: config.LOG_LEVEL,
+    format: config.LOG_FORMAT ?? (process.stderr.isTTY ? 'pretty' : 'json'),
+  });
+  return command.run(config, values, logger);
+}
+
+main(process.argv.slice(2)).then(
+  (code) => {
+    if (code !== 'running') process.exitCode = code;
+  },
+  (error) => {
+    const message = error instanceof ConfigError ? error.message : error instanceof Error ? (error.stack ?? error.message) : String(error);
+    process.stderr.write(`statuswatch: ${message}\n`);
+    process.exitCode = error instanceof ConfigError ? 2 : 1;
+  },
+);

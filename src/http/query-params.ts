@@ -1,0 +1,49 @@
+/** Parsing of query parameters shared by the list endpoints: limits, cursors, lists and dates. */
+import type { Context } from 'hono';
+import type { CursorCodec } from '../core/cursor.ts';
+import { ApiError } from '../core/errors.ts';
+import { parseVendorTime } from '../core/vendor-time.ts';
+
+export const DEFAULT_LIMIT = 100;
+export const MAX_LIMIT = 1000;
+
+/** The spec: invalid limits are adjusted silently, never refused. */
+export function pageLimit(raw: string | undefined): number {
+  const n = Number(raw);
+  if (raw === undefined || raw.trim() === '' || !Number.isFinite(n) || n < 1) return DEFAULT_LIMIT;
+  return Math.min(Math.floor(n), MAX_LIMIT);
+}
+
+/** Decodes a cursor of the given kind; anything else (gibberish, tampered, another list's) is invalid_cursor. */
+export async function readCursor<T>(
+  cursors: CursorCodec,
+  raw: string | undefined,
+  parse: (payload: unknown) => T | null,
+): Promise<T | null> {
+  if (raw === undefined || raw === '') return null;
+  const payload = await cursors.decode(raw);
+  const position = payload === null ? null : parse(payload);
+  if (position === null) throw new ApiError(400, 'invalid_cursor', 'the cursor is not one this API issued for this list');
+  return position;
+}
+
+/** `?service=Files&service=Login/SSO` and `?service=Files,Login/SSO` alike. */
+export function listParam(c: Context, name: string, normalise: (v: string) => string = (v) => v): string[] | undefined {
+  const values = (c.req.queries(name) ?? [])
+    .flatMap((v) => v.split(','))
+    .map((v) => normalise(v.trim()))
+    .filter(Boolean);
+  return values.length > 0 ? [...new Set(values)] : undefined;
+}
+
+/** A date (2026-07-01, taken as UTC midnight) or a full ISO 8601 time with offset. */
+export function instantParam(c: Context, name: string): number | undefined {
+  const raw = c.req.query(name)?.trim();
+  if (!raw) return undefined;
+  const asDate = /^\d{4}-\d{2}-\d{2}$/.test(raw) ? `${raw}T00:00:00Z` : raw;
+  const parsed = parseVendorTime(asDate);
+  if (!parsed) {
+    throw new ApiError(400, 'invalid_request', `${name}: expected a date (2026-07-01) or an ISO 8601 time with offset, got "${raw.slice(0, 40)}"`);
+  }
+  return parsed.ms;
+}

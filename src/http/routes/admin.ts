@@ -1,0 +1,39 @@
+/** Admin endpoints, behind `Authorization: Bearer $ADMIN_TOKEN`; off (403) when no token is set. */
+import { Hono, type MiddlewareHandler } from 'hono';
+import { timingSafeEqual } from 'hono/utils/buffer';
+import { ApiError } from '../../core/errors.ts';
+import { toApiEvent, toApiPollRun } from '../api-json.ts';
+import type { AppDeps } from '../deps.ts';
+import { pageLimit } from '../query-params.ts';
+
+export function requireAdmin(adminToken: string | undefined): MiddlewareHandler {
+  return async (c, next) => {
+    if (!adminToken) throw new ApiError(403, 'admin_disabled', 'set ADMIN_TOKEN to enable the admin API');
+    const header = c.req.header('authorization') ?? '';
+    const match = /^Bearer\s+(.+)$/i.exec(header);
+    if (!match || !(await timingSafeEqual(match[1]!.trim(), adminToken))) {
+      c.header('WWW-Authenticate', 'Bearer realm="statuswatch admin"');
+      throw new ApiError(401, 'unauthorized', 'expected Authorization: Bearer <ADMIN_TOKEN>');
+    }
+    await next();
+  };
+}
+
+export function adminRoutes(deps: AppDeps) {
+  const app = new Hono();
+  app.use('/api/admin/*', requireAdmin(deps.adminToken));
+
+  app.post('/api/admin/poll', async (c) => {
+    const result = await deps.poller.pollOnce();
+    if (result.status === 'skipped') throw new ApiError(409, 'poll_in_progress', 'another poll is running; try again shortly');
+    return c.json({ ok: true, outcome: result.status, unchanged: result.unchanged, run: toApiPollRun(result.run), events: result.events.map(toApiEvent) });
+  });
+
+  app.get('/api/admin/polls', async (c) => {
+    const before = Number(c.req.query('before'));
+    const runs = await deps.store.listPollRuns(Number.isFinite(before) && before > 0 ? before : null, pageLimit(c.req.query('limit')));
+    return c.json({ ok: true, polls: runs.map(toApiPollRun) });
+  });
+
+  return app;
+}

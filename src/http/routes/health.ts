@@ -1,0 +1,29 @@
+/** /healthz: 503 once the feed has not been read successfully for five minutes. */
+import { Hono } from 'hono';
+import { toApiPollRun } from '../api-json.ts';
+import type { AppDeps } from '../deps.ts';
+
+export const STALE_AFTER_MS = 5 * 60_000;
+
+export function healthRoutes({ store, clock, startedAt }: AppDeps) {
+  const app = new Hono();
+  app.get('/healthz', async (c) => {
+    const now = clock.now();
+    const health = await store.feedHealth();
+    // A fresh process gets the same five minutes to make its first successful read.
+    const reference = health.lastSuccessAt ?? startedAt;
+    const healthy = now - reference < STALE_AFTER_MS;
+    const status = health.lastSuccessAt === null ? (healthy ? 'starting' : 'stale') : healthy ? 'ok' : 'stale';
+    return c.json(
+      {
+        ok: healthy,
+        status,
+        last_success_at: health.lastSuccessAt === null ? null : new Date(health.lastSuccessAt).toISOString(),
+        consecutive_failures: health.consecutiveFailures,
+        last_poll: health.lastRun ? toApiPollRun(health.lastRun) : null,
+      },
+      healthy ? 200 : 503,
+    );
+  });
+  return app;
+}

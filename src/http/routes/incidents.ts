@@ -1,0 +1,58 @@
+/** The archive's incidents: cursor-paginated, filtered, searchable; one incident with its history. */
+import { Hono } from 'hono';
+import { z } from 'zod';
+import { ApiError } from '../../core/errors.ts';
+import type { IncidentFilter, IncidentPosition } from '../../core/ports.ts';
+import { toFtsQuery } from '../../core/search-query.ts';
+import { toApiEvent, toApiIncident } from '../api-json.ts';
+import type { AppDeps } from '../deps.ts';
+import { instantParam, listParam, pageLimit, readCursor } from '../query-params.ts';
+
+const incidentCursor = z.object({ k: z.literal('incidents'), c: z.number().int(), i: z.string() });
+const HISTORY_EVENTS_MAX = 1000;
+
+export function incidentRoutes({ store, cursors }: AppDeps) {
+  const app = new Hono();
+
+  app.get('/api/incidents', async (c) => {
+    const limit = pageLimit(c.req.query('limit'));
+    const after = await readCursor<IncidentPosition>(cursors, c.req.query('cursor'), (payload) => {
+      const parsed = incidentCursor.safeParse(payload);
+      return parsed.success ? { createdMs: parsed.data.c, id: parsed.data.i } : null;
+    });
+    const filter: IncidentFilter = {
+      services: listParam(c, 'service'),
+      types: listParam(c, 'type', (v) => v.toLowerCase()),
+      statuses: listParam(c, 'status', (v) => v.toLowerCase()),
+      sinceMs: instantParam(c, 'since'),
+      untilMs: instantParam(c, 'until'),
+    };
+    const q = c.req.query('q')?.trim();
+    if (q) {
+      const fts = toFtsQuery(q);
+      if (!fts) throw new ApiError(400, 'invalid_request', 'q: no words to search for');
+      filter.q = fts;
+    }
+    // One extra row says whether another page exists without a count query.
+    const rows = await store.listIncidents(filter, after, limit + 1);
+    const page = rows.slice(0, limit);
+    const last = page.at(-1);
+    const nextCursor =
+      rows.length > limit && last ? await cursors.encode({ k: 'incidents', c: last.dateCreated.ms, i: last.id }) : '';
+    return c.json({
+      ok: true,
+      incidents: page.map((incident) => toApiIncident(incident, 'summary')),
+      response_metadata: { next_cursor: nextCursor },
+    });
+  });
+
+  app.get('/api/incidents/:id', async (c) => {
+    const id = c.req.param('id');
+    const incident = await store.getIncident(id);
+    if (!incident) throw new ApiError(404, 'incident_not_found', `no incident ${JSON.stringify(id.slice(0, 64))} in the archive`);
+    const history = await store.listEvents({ incidentId: id }, 0, HISTORY_EVENTS_MAX);
+    return c.json({ ok: true, incident: toApiIncident(incident, 'full'), events: history.map(toApiEvent) });
+  });
+
+  return app;
+}

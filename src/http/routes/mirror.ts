@@ -1,0 +1,41 @@
+/** The vendor's own endpoints, served from our archive: existing clients can point at us instead. */
+import { Hono } from 'hono';
+import { renderCurrentV1, renderCurrentV2, V1_RECENT_WINDOW_MS } from '../../core/mirror.ts';
+import { toVendorIncident } from '../../core/vendor-format.ts';
+import type { AppDeps } from '../deps.ts';
+
+/** The vendor keeps about six months of history (FACTS.md); the mirror shows the same window. */
+export const MIRROR_HISTORY_DAYS = 183;
+const MIRROR_HISTORY_MAX = 1000;
+
+export function mirrorRoutes({ store, clock }: AppDeps) {
+  const app = new Hono();
+
+  app.get('/api/v2.0.0/current', async (c) => {
+    const [ongoing, latest] = await Promise.all([store.ongoingIncidents(), store.latestCreatedIncident()]);
+    return c.json(renderCurrentV2(ongoing, latest, clock.now()));
+  });
+
+  const v1Current = async () => {
+    const now = clock.now();
+    const [ongoing, recent, latest] = await Promise.all([
+      store.ongoingIncidents(),
+      store.incidentsUpdatedSince(now - V1_RECENT_WINDOW_MS, 1),
+      store.latestCreatedIncident(),
+    ]);
+    return renderCurrentV1(ongoing, recent[0] ?? null, latest, now);
+  };
+  app.get('/api/v1.0.0/current', async (c) => c.json(await v1Current()));
+  // No version in the path means v1, as on the vendor.
+  app.get('/api/current', async (c) => c.json(await v1Current()));
+
+  const history = async () => {
+    const since = clock.now() - MIRROR_HISTORY_DAYS * 86_400_000;
+    return (await store.incidentsUpdatedSince(since, MIRROR_HISTORY_MAX)).map(toVendorIncident);
+  };
+  app.get('/api/v2.0.0/history', async (c) => c.json(await history()));
+  app.get('/api/v1.0.0/history', async (c) => c.json(await history()));
+  app.get('/api/history', async (c) => c.json(await history()));
+
+  return app;
+}

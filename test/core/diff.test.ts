@@ -1,0 +1,149 @@
+import { describe, expect, it } from 'vitest';
+import { planPoll, type ArchivedIncident, type PollPlan } from '../../src/core/diff.ts';
+import type { Incident } from '../../src/core/incident.ts';
+import { one, rawIncident, type RawIncident } from '../fixtures/vendor-builders.ts';
+
+const NOW = Date.UTC(2026, 9, 1, 15, 0, 0);
+
+/** Applies a plan to an in-memory archive the way the store does. */
+function apply(archive: Map<string, ArchivedIncident>, plan: PollPlan): Map<string, ArchivedIncident> {
+  const next = new Map(archive);
+  for (const w of plan.writes) next.set(w.incident.id, { ...w.incident, revision: w.revision, resolvedAt: w.resolvedAt });
+  return next;
+}
+
+function poll(archive: Map<string, ArchivedIncident>, observed: Incident[], backfill = false) {
+  const plan = planPoll({ observed, archived: archive, now: NOW, backfill });
+  return { plan, archive: apply(archive, plan) };
+}
+
+function seeded(...raws: RawIncident[]): Map<string, ArchivedIncident> {
+  return poll(new Map(), raws.map(one), true).archive;
+}
+
+describe('planPoll', () => {
+  it('records a new incident as created, with its latest note', () => {
+    const { plan } = poll(new Map(), [one(rawIncident())]);
+    expect(plan.writes).toHaveLength(1);
+    expect(plan.events).toHaveLength(1);
+    expect(plan.events[0]).toMatchObject({ id: '1579.r1.created', type: 'incident.created', backfill: false, revision: 1 });
+    expect(plan.events[0]?.data).toMatchObject({ note: { body: '<p>A third-party app is stuck in a loop.</p>' } });
+  });
+
+  it('marks events of a backfill as such', () => {
+    const { plan } = poll(new Map(), [one(rawIncident())], true);
+    expect(plan.events.every((e) => e.backfill)).toBe(true);
+  });
+
+  it('does nothing when nothing changed: no write, no event', () => {
+    const archive = seeded(rawIncident());
+    expect(poll(archive, [one(rawIncident())]).plan).toEqual({ writes: [], events: [] });
+  });
+
+  it('does nothing when only the order of notes or services changed (2019 newest-first vs 2026 oldest-first)', () => {
+    const base = rawIncident({ services: ['Messaging', 'Files'] });
+    const archive = seeded(base);
+    const reordered = rawIncident({ services: ['Files', 'Messaging'], notes: [...base.notes].reverse() });
+    expect(poll(archive, [one(reordered)]).plan.events).toEqual([]);
+  });
+
+  it('does nothing for an id sent as a string after being a number', () => {
+    const archive = seeded(rawIncident({ id: 622 }));
+    expect(poll(archive, [one(rawIncident({ id: '622' }))]).plan).toEqual({ writes: [], events: [] });
+  });
+
+  it('sees a title edited in place although date_updated did not move (incident 1136)', () => {
+    const archive = seeded(rawIncident());
+    const { plan } = poll(archive, [one(rawIncident({ title: 'Message sending is failing for some Free plan teams' }))]);
+    expect(plan.events).toHaveLength(1);
+    expect(plan.events[0]).toMatchObject({
+      id: '1579.r2.updated',
+      type: 'incident.updated',
+      data: { changes: { title: { from: 'Free Plan Customers Are Experiencing Message Failures', to: 'Message sending is failing for some Free plan teams' } } },
+    });
+  });
+
+  it('sees a note body edited in place, keeping the note’s identity', () => {
+    const base = rawIncident();
+    const archive = seeded(base);
+    const edited = rawIncident({ notes: [base.notes[0]!, { ...base.notes[1]!, body: '<p>A third-party app was stuck in a loop.</p>' }] });
+    const { plan } = poll(archive, [one(edited)]);
+    expect(plan.events.map((e) => e.type)).toEqual(['incident.note_edited']);
+    expect(plan.events[0]?.data).toMatchObject({ from: '<p>A third-party app is stuck in a loop.</p>', to: '<p>A third-party app was stuck in a loop.</p>' });
+  });
+
+  it('records a resolution with the note that came with it', () => {
+    const base = rawIncident();
+    const archive = seeded(base);
+    const resolved = rawIncident({
+      status: 'resolved',
+      date_updated: '2026-10-01T07:31:24-07:00',
+      notes: [...base.notes, { body: '<p>Fixed.</p>', date_created: '2026-10-01T07:31:24-07:00' }],
+    });
+    const { plan, archive: after } = poll(archive, [one(resolved)]);
+    expect(plan.events.map((e) => e.type).sort()).toEqual(['incident.note_added', 'incident.status_changed']);
+    const status = plan.events.find((e) => e.type === 'incident.status_changed')!;
+    expect(status.data).toMatchObject({ from: 'active', to: 'resolved', note: { body: '<p>Fixed.</p>' } });
+    expect(after.get('1579')?.resolvedAt).toBe(Date.parse('2026-10-01T07:31:24-07:00'));
+  });
+
+  it('gives a reopened and re-resolved incident new event ids each time', () => {
+    let archive = seeded(rawIncident());
+    const ids: string[] = [];
+    for (const status of ['resolved', 'active', 'resolved']) {
+      const step = poll(archive, [one(rawIncident({ status }))]);
+      ids.push(...step.plan.events.map((e) => e.id));
+      archive = step.archive;
+    }
+    expect(ids).toEqual(['1579.r2.status', '1579.r3.status', '1579.r4.status']);
+  });
+
+  it('reports services and type changes, comparing services as a set', () => {
+    const archive = seeded(rawIncident({ services: ['Messaging'] }));
+    const { plan } = poll(archive, [one(rawIncident({ services: ['Messaging', 'Files'], type: 'outage' }))]);
+    expect(plan.events[0]?.data).toMatchObject({
+      changes: { services: { from: ['Messaging'], to: ['Messaging', 'Files'] }, type: { from: 'incident', to: 'outage' } },
+    });
+  });
+
+  it('stores a moved date_updated as a new version without an event', () => {
+    const archive = seeded(rawIncident());
+    const { plan } = poll(archive, [one(rawIncident({ date_updated: '2026-10-01T06:10:00-07:00' }))]);
+    expect(plan.events).toEqual([]);
+    expect(plan.writes.map((w) => w.revision)).toEqual([2]);
+  });
+
+  it('never concludes anything from absence: an incident missing from the feed is left alone', () => {
+    const archive = seeded(rawIncident({ id: 1 }), rawIncident({ id: 2 }));
+    expect(poll(archive, [one(rawIncident({ id: 1 }))]).plan).toEqual({ writes: [], events: [] });
+  });
+
+  it('keeps a note the feed stopped showing, without an event and without rewriting', () => {
+    const base = rawIncident();
+    const archive = seeded(base);
+    const { plan } = poll(archive, [one(rawIncident({ notes: [base.notes[1]!] }))]);
+    expect(plan).toEqual({ writes: [], events: [] });
+  });
+
+  it('produces the same ids when the same poll is planned twice against the same archive', () => {
+    const archive = seeded(rawIncident());
+    const next = [one(rawIncident({ status: 'resolved', title: 'Fixed' }))];
+    const a = planPoll({ observed: next, archived: archive, now: NOW, backfill: false });
+    const b = planPoll({ observed: next, archived: archive, now: NOW + 60_000, backfill: false });
+    expect(a.events.map((e) => e.id)).toEqual(b.events.map((e) => e.id));
+  });
+
+  it('dates a first-seen resolved incident by its last note, not a later date_updated (1574)', () => {
+    const raw = rawIncident({
+      status: 'resolved',
+      date_updated: '2026-07-28T16:09:00-07:00',
+      date_created: '2026-07-27T10:00:00-07:00',
+      notes: [
+        { body: 'start', date_created: '2026-07-27T10:00:00-07:00' },
+        { body: 'resolved', date_created: '2026-07-27T20:43:47-07:00' },
+      ],
+    });
+    const { plan } = poll(new Map(), [one(raw)], true);
+    expect(plan.writes[0]?.resolvedAt).toBe(Date.parse('2026-07-27T20:43:47-07:00'));
+  });
+});

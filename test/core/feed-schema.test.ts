@@ -1,0 +1,75 @@
+import { describe, expect, it } from 'vitest';
+import { NotAFeedError, parseCurrentV1, parseCurrentV2, parseHistory } from '../../src/core/feed-schema.ts';
+import { one, rawIncident } from '../fixtures/vendor-builders.ts';
+
+describe('feed parsing', () => {
+  it('reads the raw wire format: \\/ escapes, \\u escapes, compact, 2026 key order', () => {
+    const wire =
+      '{"status":"active","date_created":"2026-10-01T05:39:35-07:00","date_updated":"2026-10-01T07:31:24-07:00","active_incidents":[{"id":1579,"title":"Apps\\/Integrations down","type":"incident","status":"active","url":"https:\\/\\/slack-status.com\\/2026-10\\/6c28dfb7b670dc02","date_created":"2026-10-01T05:39:35-07:00","date_updated":"2026-10-01T07:31:24-07:00","notes":[{"body":"<p>We\\u2019ve found it<\\/p>","date_created":"2026-10-01T05:39:35-07:00"}],"services":["Apps\\/Integrations\\/APIs"]}]}';
+    const [incident] = parseCurrentV2(JSON.parse(wire)).incidents;
+    expect(incident?.url).toBe('https://slack-status.com/2026-10/6c28dfb7b670dc02');
+    expect(incident?.services).toEqual(['Apps/Integrations/APIs']);
+    expect(incident?.notes[0]?.body).toBe('<p>We’ve found it</p>');
+  });
+
+  it('treats ids as numbers or strings alike (v2 sends 622, v1 sent "622")', () => {
+    expect(one(rawIncident({ id: 622 })).id).toBe('622');
+    expect(one(rawIncident({ id: '622' })).id).toBe('622');
+    expect(one(rawIncident({ id: '0622' })).id).toBe('622');
+  });
+
+  it('sorts notes oldest first whichever order the feed used, with the same keys', () => {
+    const oldestFirst = rawIncident();
+    const newestFirst = rawIncident({ notes: [...oldestFirst.notes].reverse() });
+    const a = one(oldestFirst);
+    const b = one(newestFirst);
+    expect(a.notes.map((n) => n.dateCreated.raw)).toEqual(['2026-10-01T05:39:35-07:00', '2026-10-01T05:56:59-07:00']);
+    expect(b.notes).toEqual(a.notes);
+  });
+
+  it('gives notes that share a second distinct, order-stable keys', () => {
+    const same = '2026-10-01T05:39:35-07:00';
+    const raw = rawIncident({ notes: [{ body: 'first', date_created: same }, { body: 'second', date_created: same }] });
+    const keys = one(raw).notes.map((n) => `${n.key}:${n.body}`);
+    expect(new Set(keys).size).toBe(2);
+    expect(one(raw).notes.map((n) => n.body)).toEqual(['first', 'second']);
+  });
+
+  it('accepts empty services, and statuses and types the docs do not list, lower-cased', () => {
+    const incident = one(rawIncident({ services: [], status: 'Canceled', type: 'maintenance' }));
+    expect(incident.services).toEqual([]);
+    expect(incident.status).toBe('canceled');
+    expect(incident.type).toBe('maintenance');
+  });
+
+  it('keeps both winter and summer offsets and the instants they mean', () => {
+    const incident = one(rawIncident({ date_created: '2026-03-07T23:00:00-08:00', date_updated: '2026-03-08T04:00:00-07:00', notes: [] }));
+    expect(incident.dateUpdated.ms - incident.dateCreated.ms).toBe(4 * 3600_000);
+  });
+
+  it('skips an incident it cannot read, says why, and keeps the rest', () => {
+    const doc = parseHistory([rawIncident({ id: 1 }), { ...rawIncident({ id: 2 }), date_created: 'last tuesday' }, rawIncident({ id: 3 })]);
+    expect(doc.incidents.map((i) => i.id)).toEqual(['1', '3']);
+    expect(doc.problems).toHaveLength(1);
+    expect(doc.problems[0]).toMatchObject({ index: 1, id: '2' });
+    expect(doc.problems[0]?.message).toMatch(/date_created/);
+  });
+
+  it('refuses payloads that are not a feed at all', () => {
+    expect(() => parseCurrentV2({ error: 'rate_limited' })).toThrow(NotAFeedError);
+    expect(() => parseCurrentV2([])).toThrow(/expected an object with status and active_incidents/);
+    expect(() => parseHistory({ status: 'ok' })).toThrow(/expected an array of incidents, got an object/);
+    expect(() => parseCurrentV1('maintenance')).toThrow(NotAFeedError);
+  });
+
+  it('reads v1 current: a flat incident, the terse ok, and a resolved incident', () => {
+    expect(parseCurrentV1(rawIncident({ id: '622' })).incidents[0]?.id).toBe('622');
+    expect(parseCurrentV1({ status: 'ok', date_created: '2026-10-01T05:39:35-07:00', date_updated: '2026-10-01T05:39:35-07:00' }).incidents).toEqual([]);
+    expect(parseCurrentV1(rawIncident({ status: 'resolved' })).incidents[0]?.status).toBe('resolved');
+  });
+
+  it('reads v2 current when all is well: empty active_incidents', () => {
+    const doc = parseCurrentV2({ status: 'ok', date_created: '2026-09-12T04:04:17-07:00', date_updated: '2026-09-12T13:00:00-07:00', active_incidents: [] });
+    expect(doc).toEqual({ incidents: [], problems: [] });
+  });
+});

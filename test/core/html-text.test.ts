@@ -1,0 +1,25 @@
+import { describe, expect, it } from 'vitest';
+import { htmlToText } from '../../src/core/html-text.ts';
+
+describe('htmlToText', () => {
+  it('strips the 2026 HTML bodies to text, decoding entities and keeping paragraph breaks', () => {
+    const body = '<p>We identified a loop.&nbsp;<br><br>We apologize &amp; will update.</p><p><br></p>';
+    expect(htmlToText(body)).toBe('We identified a loop.\n\nWe apologize & will update.');
+  });
+
+  it('keeps list items apart and drops odd inline markup (T<strong>he ...)', () => {
+    expect(htmlToText('<ul><li><strong>Files</strong></li><li>Search</li></ul>T<strong>he fix</strong>')).toBe(
+      '- Files\n- Search\nThe fix',
+    );
+  });
+
+  it('passes plain 2019 bodies through, normalising CRLF', () => {
+    expect(htmlToText('Line one.\r\nLine two.')).toBe('Line one.\nLine two.');
+  });
+
+  it('never yields markup, even from hostile input', () => {
+    const text = htmlToText('<img src=x onerror=alert(1)><script>alert(1)</script><a href="javascript:x">link</a>');
+    expect(text).not.toMatch(/<|>/);
+    expect(text).toContain('link');
+  });
+});

@@ -1,0 +1,35 @@
+import { describe, expect, it } from 'vitest';
+import { parseVendorTime, toIsoSeconds } from '../../src/core/vendor-time.ts';
+
+describe('parseVendorTime', () => {
+  it('reads the Pacific offsets the feed uses, winter and summer alike', () => {
+    expect(parseVendorTime('2026-02-24T06:36:56-08:00')?.ms).toBe(Date.UTC(2026, 1, 24, 14, 36, 56));
+    expect(parseVendorTime('2026-10-01T05:39:35-07:00')?.ms).toBe(Date.UTC(2026, 9, 1, 12, 39, 35));
+  });
+
+  it('keeps the text exactly as given', () => {
+    expect(parseVendorTime('2019-02-19T16:29:24-08:00')?.raw).toBe('2019-02-19T16:29:24-08:00');
+  });
+
+  it('accepts Z, fractions and a compact offset, which the real feed never sent but ISO allows', () => {
+    expect(parseVendorTime('2026-10-01T12:39:35Z')?.ms).toBe(Date.UTC(2026, 9, 1, 12, 39, 35));
+    expect(parseVendorTime('2026-10-01T12:39:35.250Z')?.ms).toBe(Date.UTC(2026, 9, 1, 12, 39, 35, 250));
+    expect(parseVendorTime('2026-10-01T05:39:35-0700')?.ms).toBe(Date.UTC(2026, 9, 1, 12, 39, 35));
+  });
+
+  it('orders instants correctly where comparing the strings would not', () => {
+    // 23:30 at -08:00 is after 00:15 the next day at +00:00... as text it sorts first.
+    const a = parseVendorTime('2026-01-01T23:30:00-08:00')!;
+    const b = parseVendorTime('2026-01-02T00:15:00+00:00')!;
+    expect(a.ms).toBeGreaterThan(b.ms);
+  });
+
+  it.each(['2026-10-01T05:39:35', '2026-10-01', 'yesterday', '2026-02-31T00:00:00Z', '2026-13-01T00:00:00Z', ''])(
+    'refuses %j (no offset, or not a real time)',
+    (text) => expect(parseVendorTime(text)).toBeNull(),
+  );
+
+  it('formats instants at second precision in UTC', () => {
+    expect(toIsoSeconds(Date.UTC(2026, 9, 1, 12, 39, 35, 999))).toBe('2026-10-01T12:39:35Z');
+  });
+});
