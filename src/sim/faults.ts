@@ -1,0 +1,78 @@
+/** Injected failures of the feed endpoints: what a test asked for, and which request each one hits next. */
+import type { FeedEndpoint } from './feed-views.ts';
+
+export const FAULT_KINDS = [
+  'status',
+  'timeout',
+  'slow',
+  'malformed',
+  'html',
+  'not-feed',
+  'missing',
+  'oversize',
+  'redirect',
+] as const;
+export type FaultKind = (typeof FAULT_KINDS)[number];
+
+export const FAULT_TARGETS = ['v2/current', 'v2/history', 'v1/current', 'v1/history', '*'] as const;
+export type FaultTarget = (typeof FAULT_TARGETS)[number];
+
+export type FaultSpec = {
+  target: FaultTarget;
+  kind: FaultKind;
+  /** How many requests it affects; absent means until cleared. */
+  times?: number;
+  status?: number;
+  delayMs?: number;
+};
+
+/** A registered fault; `times` counts down and is null when unlimited. */
+export type Fault = {
+  id: number;
+  target: FaultTarget;
+  kind: FaultKind;
+  times: number | null;
+  status: number | null;
+  delayMs: number | null;
+};
+
+export type FaultBook = {
+  add(spec: FaultSpec): Fault;
+  /** The fault that applies to this request, if any, consuming one of its `times`. */
+  take(endpoint: FeedEndpoint): Fault | null;
+  list(): Fault[];
+  clear(): void;
+};
+
+export function createFaultBook(): FaultBook {
+  let faults: Fault[] = [];
+  let nextId = 1;
+  return {
+    add(spec) {
+      const fault: Fault = {
+        id: nextId++,
+        target: spec.target,
+        kind: spec.kind,
+        times: spec.times ?? null,
+        status: spec.status ?? null,
+        delayMs: spec.delayMs ?? null,
+      };
+      faults.push(fault);
+      return { ...fault };
+    },
+    take(endpoint) {
+      // First registered wins, so a test can stack "twice 503, then slow" in order.
+      const fault = faults.find((f) => f.target === '*' || f.target === endpoint);
+      if (!fault) return null;
+      if (fault.times !== null) {
+        fault.times -= 1;
+        if (fault.times <= 0) faults = faults.filter((f) => f !== fault);
+      }
+      return { ...fault };
+    },
+    list: () => faults.map((f) => ({ ...f })),
+    clear() {
+      faults = [];
+    },
+  };
+}

@@ -1,0 +1,161 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { planPoll } from '../../src/core/diff.ts';
+import { RevisionConflictError } from '../../src/core/errors.ts';
+import type { Incident } from '../../src/core/incident.ts';
+import type { PollRun, Store } from '../../src/core/ports.ts';
+import { toFtsQuery } from '../../src/core/search-query.ts';
+import { one, rawIncident } from '../fixtures/vendor-builders.ts';
+import { openTempArchive, type TempArchive } from '../helpers/temp-archive.ts';
+
+const T0 = Date.UTC(2026, 9, 1, 12, 0, 0);
+let runCounter = 0;
+
+function run(outcome: PollRun['outcome'], startedAt = T0): PollRun {
+  return { id: `run-${++runCounter}`, startedAt, finishedAt: startedAt + 5, outcome, sources: [], changes: {} };
+}
+
+async function applyObserved(store: Store, observed: Incident[], now = T0, backfill = false) {
+  const archived = await store.loadIncidents(observed.map((i) => i.id));
+  const plan = planPoll({ observed, archived, now, backfill });
+  await store.applyPoll({ run: run('ok', now), plan, seenIds: observed.map((i) => i.id), rejected: [], markSeeded: true });
+  return plan;
+}
+
+describe('SQLite store', () => {
+  let archive: TempArchive;
+  beforeEach(() => {
+    archive = openTempArchive();
+  });
+  afterEach(() => archive.remove());
+
+  it('stores incidents with notes and reads them back exactly, across a reopen', async () => {
+    const incident = one(rawIncident());
+    await applyObserved(archive.store, [incident]);
+    archive = archive.reopen();
+    const stored = await archive.store.getIncident('1579');
+    expect(stored).toMatchObject({ ...incident, revision: 1, firstSeenAt: T0, lastSeenAt: T0, resolvedAt: null });
+    expect(await archive.store.isSeeded()).toBe(true);
+  });
+
+  it('keeps every version of an incident', async () => {
+    await applyObserved(archive.store, [one(rawIncident())]);
+    await applyObserved(archive.store, [one(rawIncident({ title: 'Edited title' }))], T0 + 60_000);
+    const versions = archive.sqlite.prepare('SELECT revision, snapshot_json FROM incident_versions ORDER BY revision').all() as {
+      revision: number;
+      snapshot_json: string;
+    }[];
+    expect(versions.map((v) => [v.revision, JSON.parse(v.snapshot_json).title])).toEqual([
+      [1, 'Free Plan Customers Are Experiencing Message Failures'],
+      [2, 'Edited title'],
+    ]);
+  });
+
+  it('refuses a plan computed against a revision that moved, writing nothing', async () => {
+    const stale = await archive.store.loadIncidents(['1579']);
+    await applyObserved(archive.store, [one(rawIncident())]);
+    const plan = planPoll({ observed: [one(rawIncident())], archived: stale, now: T0, backfill: false });
+    await expect(
+      archive.store.applyPoll({ run: run('ok'), plan, seenIds: [], rejected: [], markSeeded: false }),
+    ).rejects.toBeInstanceOf(RevisionConflictError);
+    expect(archive.sqlite.prepare('SELECT count(*) AS n FROM events').get()).toEqual({ n: 1 });
+  });
+
+  it('writes all of a poll or none of it when the disk fills up', async () => {
+    await applyObserved(archive.store, [one(rawIncident({ id: 1 }))]);
+    const pages = (archive.sqlite.pragma('page_count', { simple: true }) as number) + 1;
+    archive.sqlite.pragma(`max_page_count = ${pages}`);
+    const big = Array.from({ length: 50 }, (_, i) =>
+      one(rawIncident({ id: 100 + i, notes: [{ body: 'x'.repeat(4000), date_created: '2026-10-01T05:39:35-07:00' }] })),
+    );
+    await expect(applyObserved(archive.store, big)).rejects.toThrow(/full/i);
+    const counts = archive.sqlite
+      .prepare('SELECT (SELECT count(*) FROM incidents) AS incidents, (SELECT count(*) FROM events) AS events, (SELECT count(*) FROM poll_runs) AS runs')
+      .get();
+    expect(counts).toEqual({ incidents: 1, events: 1, runs: 1 });
+  });
+
+  it('gives a lease to one holder at a time and frees it when it expires or is released', async () => {
+    const { store } = archive;
+    expect(await store.tryAcquireLease('poll', 'a', T0, 1000)).toBe(true);
+    expect(await store.tryAcquireLease('poll', 'b', T0 + 10, 1000)).toBe(false);
+    expect(await store.tryAcquireLease('poll', 'a', T0 + 20, 1000)).toBe(true); // renewal by the holder
+    expect(await store.tryAcquireLease('poll', 'b', T0 + 1020, 1000)).toBe(true); // a's expired
+    await store.releaseLease('poll', 'a'); // not a's to release any more
+    expect(await store.tryAcquireLease('poll', 'a', T0 + 1030, 1000)).toBe(false);
+    await store.releaseLease('poll', 'b');
+    expect(await store.tryAcquireLease('poll', 'a', T0 + 1040, 1000)).toBe(true);
+  });
+
+  it('counts consecutive failures since the last success', async () => {
+    const { store } = archive;
+    expect(await store.feedHealth()).toEqual({ lastRun: null, lastSuccessAt: null, consecutiveFailures: 0 });
+    await store.recordPollRun(run('failed', T0), []);
+    await store.recordPollRun(run('ok', T0 + 60_000), []);
+    await store.recordPollRun(run('failed', T0 + 120_000), []);
+    await store.recordPollRun(run('failed', T0 + 180_000), []);
+    const health = await store.feedHealth();
+    expect(health).toMatchObject({ lastSuccessAt: T0 + 60_000, consecutiveFailures: 2 });
+    expect(health.lastRun?.startedAt).toBe(T0 + 180_000);
+  });
+
+  it('keeps rejected payloads raw for inspection', async () => {
+    await archive.store.recordPollRun(run('failed'), [{ source: 'v2/current', url: 'http://x/api', body: '<html>maintenance</html>', error: 'invalid JSON' }]);
+    expect(archive.sqlite.prepare('SELECT source, body, error FROM rejected_payloads').all()).toEqual([
+      { source: 'v2/current', body: '<html>maintenance</html>', error: 'invalid JSON' },
+    ]);
+  });
+
+  describe('queries', () => {
+    beforeEach(async () => {
+      await applyObserved(archive.store, [
+        one(rawIncident({ id: 1, title: 'Files fail to upload', services: ['Files'], date_created: '2026-07-01T10:00:00-07:00', date_updated: '2026-07-02T10:00:00-07:00', status: 'resolved' })),
+        one(rawIncident({ id: 2, title: 'Huddles drop', services: ['Huddles', 'Files'], type: 'outage', date_created: '2026-08-01T10:00:00-07:00', date_updated: '2026-08-02T10:00:00-07:00' })),
+        one(
+          rawIncident({
+            id: 3,
+            title: 'Search is slow',
+            services: [],
+            date_created: '2026-09-01T10:00:00-07:00',
+            date_updated: '2026-09-02T10:00:00-07:00',
+            notes: [{ body: '<p>Uploading&nbsp;attachments is delayed</p>', date_created: '2026-09-01T10:00:00-07:00' }],
+          }),
+        ),
+      ]);
+    });
+    const ids = (rows: { id: string }[]) => rows.map((r) => r.id);
+
+    it('lists newest first and pages by position', async () => {
+      const { store } = archive;
+      expect(ids(await store.listIncidents({}, null, 10))).toEqual(['3', '2', '1']);
+      const second = await store.listIncidents({}, { createdMs: Date.parse('2026-08-01T10:00:00-07:00'), id: '2' }, 10);
+      expect(ids(second)).toEqual(['1']);
+    });
+
+    it('filters by service, type, status and time', async () => {
+      const { store } = archive;
+      expect(ids(await store.listIncidents({ services: ['Files'] }, null, 10))).toEqual(['2', '1']);
+      expect(ids(await store.listIncidents({ types: ['outage'] }, null, 10))).toEqual(['2']);
+      expect(ids(await store.listIncidents({ statuses: ['resolved'] }, null, 10))).toEqual(['1']);
+      expect(ids(await store.listIncidents({ sinceMs: Date.parse('2026-07-15T00:00:00Z'), untilMs: Date.parse('2026-08-15T00:00:00Z') }, null, 10))).toEqual(['2']);
+    });
+
+    it('finds words in titles and in note bodies stripped of HTML, with stemming', async () => {
+      const { store } = archive;
+      expect(ids(await store.listIncidents({ q: toFtsQuery('upload')! }, null, 10))).toEqual(['3', '1']);
+      expect(ids(await store.listIncidents({ q: toFtsQuery('attachments delayed')! }, null, 10))).toEqual(['3']);
+      expect(ids(await store.listIncidents({ q: toFtsQuery('nbsp')! }, null, 10))).toEqual([]);
+      expect(ids(await store.listIncidents({ q: toFtsQuery('upload')!, services: ['Files'] }, null, 10))).toEqual(['1']);
+    });
+
+    it('keeps the search index in step when a title changes', async () => {
+      await applyObserved(archive.store, [one(rawIncident({ id: 2, title: 'Calls drop', services: ['Huddles', 'Files'], type: 'outage', date_created: '2026-08-01T10:00:00-07:00', date_updated: '2026-08-02T10:00:00-07:00' }))], T0 + 1);
+      expect(ids(await archive.store.listIncidents({ q: toFtsQuery('huddles')! }, null, 10))).toEqual([]);
+      expect(ids(await archive.store.listIncidents({ q: toFtsQuery('calls')! }, null, 10))).toEqual(['2']);
+    });
+
+    it('lists ongoing incidents and those updated since a time', async () => {
+      expect(ids(await archive.store.ongoingIncidents()).sort()).toEqual(['2', '3']);
+      expect(ids(await archive.store.incidentsUpdatedSince(Date.parse('2026-08-01T00:00:00Z'), 10))).toEqual(['3', '2']);
+    });
+  });
+});
