@@ -254,6 +254,19 @@ export function createSqliteStore(db: SqliteDatabase): Store {
       db.delete(t.leases).where(and(eq(t.leases.name, name), eq(t.leases.holder, holder))).run();
     },
 
+    async leaseHolder(name) {
+      return db.select({ holder: t.leases.holder }).from(t.leases).where(eq(t.leases.name, name)).get()?.holder ?? null;
+    },
+
+    async takeOverLease(name, previous, holder, now, ttlMs) {
+      const result = db
+        .update(t.leases)
+        .set({ holder, expiresMs: now + ttlMs })
+        .where(and(eq(t.leases.name, name), eq(t.leases.holder, previous)))
+        .run();
+      return result.changes === 1;
+    },
+
     async listIncidents(filter, after, limit) {
       const rows = db
         .select()

@@ -39,6 +39,11 @@ export type PollerDeps = {
   logger: Logger;
   /** Names this process in the poll lease. */
   instanceId: string;
+  /**
+   * True when the named lease holder is known to be gone (a process on this host that died):
+   * its lease is taken over at once instead of after the TTL, so a crash does not stall polling.
+   */
+  isLeaseHolderGone?: (holder: string) => boolean;
   newId: () => string;
 };
 
@@ -179,6 +184,14 @@ export function createPoller(deps: PollerDeps): Poller {
     return { status: 'failed', run: failed, events: [], unchanged: false };
   }
 
+  async function acquireLease(now: number): Promise<boolean> {
+    if (await store.tryAcquireLease(POLL_LEASE, deps.instanceId, now, POLL_LEASE_TTL_MS)) return true;
+    const holder = await store.leaseHolder(POLL_LEASE);
+    if (!holder || !deps.isLeaseHolderGone?.(holder)) return false;
+    logger.warn('taking over the poll lease of a process that is gone', { holder });
+    return store.takeOverLease(POLL_LEASE, holder, deps.instanceId, now, POLL_LEASE_TTL_MS);
+  }
+
   function unchangedSinceLastDiff(good: SourceRead[], now: number): boolean {
     if (!lastDiffed || now - lastDiffed.at > FULL_DIFF_EVERY_MS) return false;
     const previous = lastDiffed.bodies;
@@ -188,7 +201,7 @@ export function createPoller(deps: PollerDeps): Poller {
   return {
     async pollOnce() {
       const startedAt = clock.now();
-      if (!(await store.tryAcquireLease(POLL_LEASE, deps.instanceId, startedAt, POLL_LEASE_TTL_MS))) {
+      if (!(await acquireLease(startedAt))) {
         logger.info('poll skipped: another poll holds the lease');
         return { status: 'skipped', reason: 'another poll is running' };
       }

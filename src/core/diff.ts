@@ -51,6 +51,9 @@ export function planPoll({ observed, archived, now, backfill }: PlanInput): Poll
       events.push(toEvent(change, incident, before, revision, now, backfill));
     }
   }
+  // The log reads in the order things happened, not the order the feed listed them (history
+  // comes newest first): a backfill of six months then replays oldest first.
+  events.sort((a, b) => a.occurredAt - b.occurredAt);
   return { writes, events };
 }
 

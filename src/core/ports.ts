@@ -83,6 +83,10 @@ export interface PollStore {
   /** A named lease across processes sharing the database; true when `holder` now holds it. */
   tryAcquireLease(name: string, holder: string, now: number, ttlMs: number): Promise<boolean>;
   releaseLease(name: string, holder: string): Promise<void>;
+  /** Who holds the lease now, if anyone (expired or not). */
+  leaseHolder(name: string): Promise<string | null>;
+  /** Takes the lease from `previous` (known to be dead); true when it was still theirs. */
+  takeOverLease(name: string, previous: string, holder: string, now: number, ttlMs: number): Promise<boolean>;
 }
 
 export type StoredIncident = ArchivedIncident & {

@@ -40,6 +40,7 @@ export function createNodeRuntime(config: Config, logger: Logger, clock: Clock =
     logger,
     instanceId: `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`,
     newId: randomUUID,
+    isLeaseHolderGone,
   });
   return {
     store,
@@ -54,6 +55,19 @@ export function createNodeRuntime(config: Config, logger: Logger, clock: Clock =
     },
     close: () => archive.close(),
   };
+}
+
+/** A holder named `host:pid:...` on this host whose process no longer exists. */
+export function isLeaseHolderGone(holder: string): boolean {
+  const [host, pidText] = holder.split(':');
+  const pid = Number(pidText);
+  if (host !== hostname() || !Number.isInteger(pid) || pid <= 0 || pid === process.pid) return false;
+  try {
+    process.kill(pid, 0); // signal 0: only asks whether the process exists
+    return false;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'ESRCH';
+  }
 }
 
 export type RunningService = { url: string; close(): Promise<void> };

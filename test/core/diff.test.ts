@@ -147,3 +147,15 @@ describe('planPoll', () => {
     expect(plan.writes[0]?.resolvedAt).toBe(Date.parse('2026-07-27T20:43:47-07:00'));
   });
 });
+
+describe('event order', () => {
+  it('lists the events of one poll in the order they happened, whatever the feed order', () => {
+    const newestFirst = [
+      one(rawIncident({ id: 3, date_created: '2026-09-03T10:00:00-07:00', notes: [] })),
+      one(rawIncident({ id: 1, date_created: '2026-09-01T10:00:00-07:00', notes: [] })),
+      one(rawIncident({ id: 2, date_created: '2026-09-02T10:00:00-07:00', notes: [] })),
+    ];
+    const { events } = planPoll({ observed: newestFirst, archived: new Map(), now: NOW, backfill: true });
+    expect(events.map((e) => e.incidentId)).toEqual(['1', '2', '3']);
+  });
+});

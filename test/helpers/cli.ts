@@ -1,0 +1,24 @@
+/** Runs the real `statuswatch` command in a child process, as a user (or a crash test) would. */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+
+export const CLI = fileURLToPath(new URL('../../src/entry/cli.mjs', import.meta.url));
+
+export type CliResult = { code: number | null; signal: NodeJS.Signals | null; stdout: string; stderr: string };
+
+export function spawnCli(args: string[], env: Record<string, string> = {}): { child: ChildProcess; done: Promise<CliResult> } {
+  const child = spawn(process.execPath, [CLI, ...args], {
+    env: { ...process.env, LOG_FORMAT: 'json', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stdout = '';
+  let stderr = '';
+  child.stdout!.on('data', (chunk) => (stdout += chunk));
+  child.stderr!.on('data', (chunk) => (stderr += chunk));
+  const done = new Promise<CliResult>((resolve) => child.on('close', (code, signal) => resolve({ code, signal, stdout, stderr })));
+  return { child, done };
+}
+
+export function runCli(args: string[], env: Record<string, string> = {}): Promise<CliResult> {
+  return spawnCli(args, env).done;
+}
