@@ -33,6 +33,7 @@ const REJECTED_BODY_MAX_CHARS = 1_000_000;
 const IDS_PER_QUERY = 500;
 
 const SEEDED_KEY = 'seeded_at';
+const GENERATION_KEY = 'generation';
 
 export function createSqliteStore(db: SqliteDatabase): Store {
   type Tx = Parameters<Parameters<SqliteDatabase['transaction']>[0]>[0];
@@ -138,6 +139,10 @@ export function createSqliteStore(db: SqliteDatabase): Store {
     );
   }
 
+  function readGeneration(q: Db): number {
+    return Number(q.select().from(t.meta).where(eq(t.meta.key, GENERATION_KEY)).get()?.value ?? 0);
+  }
+
   function insertPollRun(q: Db, run: PollRun, eventCount: number, rejected: readonly RejectedPayload[]): void {
     q.insert(t.pollRuns)
       .values({
@@ -195,14 +200,27 @@ export function createSqliteStore(db: SqliteDatabase): Store {
       return new Map(loadByIds(db, ids).map((incident) => [incident.id, incident]));
     },
 
+    async loadRevisions(ids) {
+      const revisions = new Map<string, number>();
+      for (let i = 0; i < ids.length; i += IDS_PER_QUERY) {
+        const rows = db
+          .select({ id: t.incidents.id, revision: t.incidents.revision })
+          .from(t.incidents)
+          .where(inArray(t.incidents.id, ids.slice(i, i + IDS_PER_QUERY)))
+          .all();
+        for (const row of rows) revisions.set(row.id, row.revision);
+      }
+      return revisions;
+    },
+
     async isSeeded() {
       return db.select().from(t.meta).where(eq(t.meta.key, SEEDED_KEY)).get() !== undefined;
     },
 
-    async applyPoll({ run, plan, seenIds, rejected, markSeeded }) {
+    async applyPoll({ run, plan, seenIds, seenBefore, rejected, markSeeded }) {
       const now = run.startedAt;
       // better-sqlite3 rolls the whole transaction back on any throw, SQLITE_FULL included.
-      db.transaction((tx) => {
+      return db.transaction((tx) => {
         insertPollRun(tx, run, plan.events.length, rejected);
         for (const write of plan.writes) writeIncident(tx, write, now, run.id);
         for (const event of plan.events) {
@@ -224,13 +242,24 @@ export function createSqliteStore(db: SqliteDatabase): Store {
         for (let i = 0; i < seenIds.length; i += IDS_PER_QUERY) {
           tx.update(t.incidents)
             .set({ lastSeenMs: now })
-            .where(and(inArray(t.incidents.id, seenIds.slice(i, i + IDS_PER_QUERY)), lt(t.incidents.lastSeenMs, now)))
+            .where(and(inArray(t.incidents.id, seenIds.slice(i, i + IDS_PER_QUERY)), lt(t.incidents.lastSeenMs, seenBefore)))
             .run();
         }
         if (markSeeded) {
           tx.insert(t.meta).values({ key: SEEDED_KEY, value: String(now) }).onConflictDoNothing().run();
         }
+        if (plan.writes.length > 0) {
+          tx.insert(t.meta)
+            .values({ key: GENERATION_KEY, value: '1' })
+            .onConflictDoUpdate({ target: t.meta.key, set: { value: sql`CAST(${t.meta.value} AS INTEGER) + 1` } })
+            .run();
+        }
+        return readGeneration(tx);
       });
+    },
+
+    async archiveGeneration() {
+      return readGeneration(db);
     },
 
     async recordPollRun(run, rejected) {

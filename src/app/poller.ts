@@ -5,7 +5,16 @@
 import { planPoll } from '../core/diff.ts';
 import { FeedFetchError, RevisionConflictError } from '../core/errors.ts';
 import type { StatusEvent } from '../core/events.ts';
-import { NotAFeedError, parseCurrentV1, parseCurrentV2, parseHistory, type FeedDocument } from '../core/feed-schema.ts';
+import type { ArchivedIncident } from '../core/diff.ts';
+import {
+  createMemoizedIncidentParser,
+  NotAFeedError,
+  parseCurrentV1,
+  parseCurrentV2,
+  parseHistory,
+  type FeedDocument,
+  type IncidentListParser,
+} from '../core/feed-schema.ts';
 import { mergeObservations, type FeedSource, type Observation } from '../core/observe.ts';
 import type { Clock, FeedClient, Logger, PollRun, PollStore, RejectedPayload, SourceReport } from '../core/ports.ts';
 
@@ -15,7 +24,7 @@ export const FEED_PATHS = {
   'v2/history': '/api/v2.0.0/history',
 } as const satisfies Record<FeedSource, string>;
 
-const PARSERS: Record<FeedSource, (json: unknown) => FeedDocument> = {
+const PARSERS: Record<FeedSource, (json: unknown, parseList: IncidentListParser) => FeedDocument> = {
   'v2/current': parseCurrentV2,
   'v1/current': parseCurrentV1,
   'v2/history': parseHistory,
@@ -24,8 +33,12 @@ const PARSERS: Record<FeedSource, (json: unknown) => FeedDocument> = {
 const POLL_LEASE = 'poll';
 /** Longer than the worst poll (three reads at their timeout); a crashed holder frees it by then. */
 const POLL_LEASE_TTL_MS = 120_000;
-/** With unchanged bodies the diff is skipped, but at least this often last_seen_at is refreshed. */
-const FULL_DIFF_EVERY_MS = 60 * 60_000;
+/**
+ * How fresh last_seen_at is kept. Unchanged bodies skip the diff, but not for longer than this;
+ * and a diff rewrites last_seen_at only where it is older, so a change to one incident does not
+ * rewrite every other incident in the feed.
+ */
+export const LAST_SEEN_PRECISION_MS = 10 * 60_000;
 const CONFLICT_RETRIES = 3;
 
 export type PollResult =
@@ -61,7 +74,12 @@ export function createPoller(deps: PollerDeps): Poller {
   const { store, feed, clock, logger } = deps;
   // Bodies of the last poll that was diffed in full. Equal bodies cannot hold a change, so the
   // common minute (nothing happened) costs two fetches and two string comparisons.
-  let lastDiffed: { bodies: Map<FeedSource, string>; at: number } | null = null;
+  let lastDiffed: { bodies: Map<FeedSource, string>; at: number; generation: number } | null = null;
+  // Parsed entries of the previous poll, per source: unchanged incidents skip validation.
+  const incidentParsers = new Map<FeedSource, IncidentListParser>();
+  // The archived state of the incidents the last poll saw. Trusted only where the archive's
+  // revision still matches, so a write by another process is always read back.
+  let archivedCache = new Map<string, ArchivedIncident>();
 
   async function read(source: FeedSource): Promise<SourceRead> {
     const path = FEED_PATHS[source];
@@ -83,7 +101,9 @@ export function createPoller(deps: PollerDeps): Poller {
       notModified: response.notModified,
     };
     try {
-      const document = PARSERS[source](JSON.parse(response.body));
+      let parseList = incidentParsers.get(source);
+      if (!parseList) incidentParsers.set(source, (parseList = createMemoizedIncidentParser()));
+      const document = PARSERS[source](JSON.parse(response.body), parseList);
       report.incidents = document.incidents.length;
       if (document.problems.length > 0) {
         report.skipped = document.problems.length;
@@ -121,7 +141,7 @@ export function createPoller(deps: PollerDeps): Poller {
       ...(outcome === 'failed' ? { error: reads.map((r) => `${r.source}: ${r.report.error}`).join('; ') } : {}),
     };
 
-    if (outcome === 'failed' || unchangedSinceLastDiff(good, startedAt)) {
+    if (outcome === 'failed' || (await unchangedSinceLastDiff(good, startedAt))) {
       run.finishedAt = clock.now();
       await store.recordPollRun(run, rejected);
       if (outcome === 'failed') logger.error('poll failed', { run: run.id, error: run.error });
@@ -136,12 +156,20 @@ export function createPoller(deps: PollerDeps): Poller {
 
     for (let attempt = 1; ; attempt++) {
       const seeded = await store.isSeeded();
-      const archived = await store.loadIncidents(seenIds);
+      const archived = await loadArchived(seenIds, attempt > 1);
       const plan = planPoll({ observed, archived, now: startedAt, backfill: !seeded });
       run.changes = countByType(plan.events);
       run.finishedAt = clock.now();
+      let generation: number;
       try {
-        await store.applyPoll({ run, plan, seenIds, rejected, markSeeded: !seeded && historyWasRead });
+        generation = await store.applyPoll({
+          run,
+          plan,
+          seenIds,
+          seenBefore: startedAt - LAST_SEEN_PRECISION_MS,
+          rejected,
+          markSeeded: !seeded && historyWasRead,
+        });
       } catch (error) {
         if (error instanceof RevisionConflictError && attempt < CONFLICT_RETRIES) {
           logger.warn('archive moved under this poll; planning again', { error: error.message });
@@ -151,7 +179,10 @@ export function createPoller(deps: PollerDeps): Poller {
         // kept, so the next poll sees the same changes again. Say so in the run history.
         return recordWriteFailure(run, rejected, error);
       }
-      lastDiffed = { bodies: new Map(good.map((r) => [r.source, r.body!])), at: startedAt };
+      lastDiffed = { bodies: new Map(good.map((r) => [r.source, r.body!])), at: startedAt, generation };
+      for (const write of plan.writes) {
+        archivedCache.set(write.incident.id, { ...write.incident, revision: write.revision, resolvedAt: write.resolvedAt });
+      }
       if (plan.events.length > 0) {
         logger.info('poll changed the archive', {
           run: run.id,
@@ -165,6 +196,21 @@ export function createPoller(deps: PollerDeps): Poller {
       }
       return { status: outcome, run, events: plan.events, unchanged: false };
     }
+  }
+
+  /** The archive's state of these incidents: cached copies whose revision still holds, the rest read. */
+  async function loadArchived(ids: string[], bypassCache: boolean): Promise<Map<string, ArchivedIncident>> {
+    const revisions = await store.loadRevisions(ids);
+    const archived = new Map<string, ArchivedIncident>();
+    const stale: string[] = [];
+    for (const [id, revision] of revisions) {
+      const cached = archivedCache.get(id);
+      if (!bypassCache && cached?.revision === revision) archived.set(id, cached);
+      else stale.push(id);
+    }
+    if (stale.length > 0) for (const [id, incident] of await store.loadIncidents(stale)) archived.set(id, incident);
+    archivedCache = new Map(archived);
+    return archived;
   }
 
   async function recordWriteFailure(run: PollRun, rejected: RejectedPayload[], error: unknown): Promise<PollResult> {
@@ -192,10 +238,16 @@ export function createPoller(deps: PollerDeps): Poller {
     return store.takeOverLease(POLL_LEASE, holder, deps.instanceId, now, POLL_LEASE_TTL_MS);
   }
 
-  function unchangedSinceLastDiff(good: SourceRead[], now: number): boolean {
-    if (!lastDiffed || now - lastDiffed.at > FULL_DIFF_EVERY_MS) return false;
+  /**
+   * True when every body read equals what the last full diff saw and no process has written the
+   * archive since: then the diff would find nothing. Another process's write (and a feed that
+   * went back to what we saw before it) must be diffed, hence the generation check.
+   */
+  async function unchangedSinceLastDiff(good: SourceRead[], now: number): Promise<boolean> {
+    if (!lastDiffed || now - lastDiffed.at >= LAST_SEEN_PRECISION_MS) return false;
     const previous = lastDiffed.bodies;
-    return good.every((r) => previous.get(r.source) === r.body);
+    if (!good.every((r) => previous.get(r.source) === r.body)) return false;
+    return (await store.archiveGeneration()) === lastDiffed.generation;
   }
 
   return {

@@ -72,40 +72,71 @@ export class NotAFeedError extends Error {
   }
 }
 
+/** Reads the entries of an incident list; `parseIncidentList`, or a memoised one. */
+export type IncidentListParser = (items: unknown[]) => FeedDocument;
+
 /** v2.0.0 `current`. Throws NotAFeedError when the payload is not that object at all. */
-export function parseCurrentV2(json: unknown): FeedDocument {
+export function parseCurrentV2(json: unknown, parseList: IncidentListParser = parseIncidentList): FeedDocument {
   const envelope = currentEnvelope.safeParse(json);
   if (!envelope.success) throw new NotAFeedError('an object with status and active_incidents[]', describe(json));
-  return parseIncidentList(envelope.data.active_incidents);
+  return parseList(envelope.data.active_incidents);
 }
 
 /** v1.0.0 `current`: one flat incident object, or the terse ok. */
-export function parseCurrentV1(json: unknown): FeedDocument {
-  if (isObject(json) && 'id' in json) return parseIncidentList([json]);
-  if (isObject(json) && Array.isArray(json.active_incidents)) return parseCurrentV2(json);
+export function parseCurrentV1(json: unknown, parseList: IncidentListParser = parseIncidentList): FeedDocument {
+  if (isObject(json) && 'id' in json) return parseList([json]);
+  if (isObject(json) && Array.isArray(json.active_incidents)) return parseCurrentV2(json, parseList);
   if (terseOk.safeParse(json).success) return { incidents: [], problems: [] };
   throw new NotAFeedError('an incident object or {status: "ok"}', describe(json));
 }
 
 /** `history` (v1 and v2 alike): a bare array of incidents. */
-export function parseHistory(json: unknown): FeedDocument {
+export function parseHistory(json: unknown, parseList: IncidentListParser = parseIncidentList): FeedDocument {
   if (!Array.isArray(json)) throw new NotAFeedError('an array of incidents', describe(json));
-  return parseIncidentList(json);
+  return parseList(json);
 }
 
-function parseIncidentList(items: unknown[]): FeedDocument {
-  const incidents: Incident[] = [];
-  const problems: ParseProblem[] = [];
+/**
+ * A parser that remembers the previous call's entries by their JSON text: from one poll to the
+ * next almost every incident is byte-for-byte the same, and re-serialising one is several times
+ * cheaper than validating it again. Entries not seen in the latest call are forgotten.
+ */
+export function createMemoizedIncidentParser(): IncidentListParser {
+  let previous = new Map<string, Incident>();
+  return (items) => {
+    const next = new Map<string, Incident>();
+    const document: FeedDocument = { incidents: [], problems: [] };
+    items.forEach((item, index) => {
+      const key = JSON.stringify(item);
+      const known = previous.get(key) ?? next.get(key);
+      const result = known ? { incident: known } : parseEntry(item, index);
+      if ('problem' in result) {
+        document.problems.push(result.problem);
+      } else {
+        next.set(key, result.incident);
+        document.incidents.push(result.incident);
+      }
+    });
+    previous = next;
+    return document;
+  };
+}
+
+export function parseIncidentList(items: unknown[]): FeedDocument {
+  const document: FeedDocument = { incidents: [], problems: [] };
   items.forEach((item, index) => {
-    const parsed = rawIncident.safeParse(item);
-    if (parsed.success) {
-      incidents.push(normalizeIncident(parsed.data));
-    } else {
-      const id = isObject(item) && (typeof item.id === 'string' || typeof item.id === 'number') ? String(item.id) : undefined;
-      problems.push({ index, id, message: z.prettifyError(parsed.error).replace(/\n/g, '; ') });
-    }
+    const result = parseEntry(item, index);
+    if ('problem' in result) document.problems.push(result.problem);
+    else document.incidents.push(result.incident);
   });
-  return { incidents, problems };
+  return document;
+}
+
+function parseEntry(item: unknown, index: number): { incident: Incident } | { problem: ParseProblem } {
+  const parsed = rawIncident.safeParse(item);
+  if (parsed.success) return { incident: normalizeIncident(parsed.data) };
+  const id = isObject(item) && (typeof item.id === 'string' || typeof item.id === 'number') ? String(item.id) : undefined;
+  return { problem: { index, id, message: z.prettifyError(parsed.error).replace(/\n/g, '; ') } };
 }
 
 type ParsedIncident = z.output<typeof rawIncident>;

@@ -65,8 +65,9 @@ export type RejectedPayload = { source: FeedSource; url: string; body: string; e
 export type ApplyPollInput = {
   run: PollRun;
   plan: PollPlan;
-  /** Every incident id the poll saw, to refresh last_seen_at. */
+  /** Every incident id the poll saw: their last_seen_at is refreshed if older than `seenBefore`. */
   seenIds: readonly string[];
+  seenBefore: number;
   rejected: readonly RejectedPayload[];
   /** Mark the archive seeded: later events are news, not backfill. */
   markSeeded: boolean;
@@ -75,9 +76,16 @@ export type ApplyPollInput = {
 /** The write side of the archive. `applyPoll` is one atomic step (a transaction, or a D1 batch). */
 export interface PollStore {
   loadIncidents(ids: readonly string[]): Promise<Map<string, ArchivedIncident>>;
+  /** Just the current revision of each id that is archived: a cheap check of a cached copy. */
+  loadRevisions(ids: readonly string[]): Promise<Map<string, number>>;
   isSeeded(): Promise<boolean>;
-  /** Throws RevisionConflictError when an incident moved past the plan's base revision. */
-  applyPoll(input: ApplyPollInput): Promise<void>;
+  /**
+   * Throws RevisionConflictError when an incident moved past the plan's base revision. Returns
+   * the archive generation after the poll (see `archiveGeneration`).
+   */
+  applyPoll(input: ApplyPollInput): Promise<number>;
+  /** A number that changes whenever any incident is written, by any process. */
+  archiveGeneration(): Promise<number>;
   /** A poll that applied nothing: a failure, or a feed unchanged since the last one. */
   recordPollRun(run: PollRun, rejected: readonly RejectedPayload[]): Promise<void>;
   /** A named lease across processes sharing the database; true when `holder` now holds it. */

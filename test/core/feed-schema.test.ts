@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { NotAFeedError, parseCurrentV1, parseCurrentV2, parseHistory } from '../../src/core/feed-schema.ts';
+import { createMemoizedIncidentParser, NotAFeedError, parseCurrentV1, parseCurrentV2, parseHistory, parseIncidentList } from '../../src/core/feed-schema.ts';
 import { one, rawIncident } from '../fixtures/vendor-builders.ts';
 
 describe('feed parsing', () => {
@@ -71,5 +71,19 @@ describe('feed parsing', () => {
   it('reads v2 current when all is well: empty active_incidents', () => {
     const doc = parseCurrentV2({ status: 'ok', date_created: '2026-09-12T04:04:17-07:00', date_updated: '2026-09-12T13:00:00-07:00', active_incidents: [] });
     expect(doc).toEqual({ incidents: [], problems: [] });
+  });
+});
+
+describe('memoised incident parser', () => {
+  it('gives what the plain parser gives, on every call, reusing unchanged entries', () => {
+    const parse = createMemoizedIncidentParser();
+    const bad = { ...rawIncident({ id: 2 }), date_created: 'soon' };
+    const first = [rawIncident({ id: 1 }), bad, rawIncident({ id: 3 })];
+    expect(parse(first)).toEqual(parseIncidentList(first));
+    const second = [rawIncident({ id: 1 }), rawIncident({ id: 3, title: 'Changed' }), bad];
+    const memo = parse(second);
+    expect(memo).toEqual(parseIncidentList(second));
+    expect(memo.problems[0]?.index).toBe(2);
+    expect(parse(second).incidents[0]).toBe(memo.incidents[0]); // the same object: not parsed again
   });
 });
