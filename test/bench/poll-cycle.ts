@@ -5,15 +5,12 @@
 import { FEED_PATHS, type Poller, type PollResult } from '../../src/app/poller.ts';
 import type { SimIncident } from '../../src/sim/world.ts';
 import { archiveFingerprint, fingerprintChanges, writeCounters, type ArchiveFingerprint, type WriteCounters } from './archive-writes.ts';
-import { expectBench, type Goal, type SectionReport } from './harness.ts';
+import { expectBench, type SectionReport } from './harness.ts';
+import { median, pollReport, type PollWrites } from './poll-report.ts';
 import { setUpPollWorld, type PollSetupOptions, type PollWorld } from './poll-setup.ts';
-import { interleave, summarize, type BenchCase, type Summary } from './stats.ts';
-import { heading, kb, ms, ratio, table, type Row } from './table.ts';
+import { interleave, summarize, type BenchCase } from './stats.ts';
 
 export type PollCycleOptions = PollSetupOptions & { rounds: number; conditionalRounds: number; warmUpRounds: number };
-
-/** The goal: a poll costs at most this many times a bare fetch and parse of the same feed. */
-const RATIO_GOAL = 2;
 
 export async function benchPollCycle(options: PollCycleOptions): Promise<SectionReport> {
   const world = await setUpPollWorld(options);
@@ -23,8 +20,6 @@ export async function benchPollCycle(options: PollCycleOptions): Promise<Section
     await world.close();
   }
 }
-
-type PollWrites = { changes: number; pollRuns: number; archiveFields: string[] };
 
 async function measure(world: PollWorld, options: PollCycleOptions): Promise<SectionReport> {
   const { vendor, archive } = world;
@@ -50,9 +45,8 @@ async function measure(world: PollWorld, options: PollCycleOptions): Promise<Sec
   const plain: BenchCase = { name: 'baseline', run: baseline.run };
   const cases = [plain, unchanged.case, plain, changed.case];
   await interleave(cases, options.warmUpRounds);
-  unchanged.writes.length = 0;
+  unchanged.reset();
   changed.writes.length = 0;
-  unchanged.shortcut = 0;
   const samples = await interleave(cases, options.rounds);
   const base = summarize(samples.get(plain.name)!);
   const unchangedStats = summarize(samples.get(unchanged.case.name)!);
@@ -65,76 +59,42 @@ async function measure(world: PollWorld, options: PollCycleOptions): Promise<Sec
   expectBench(filled.status === 'ok' && filled.events.length === 0, `a fresh poller on the same feed should find nothing new, got ${describe(filled)}`);
   const conditional = unchangedCase('poll, nothing changed (304s)', conditionalPoller, sqlite);
   await interleave([plain, conditional.case], options.warmUpRounds);
-  conditional.writes.length = 0;
-  conditional.notModified = 0;
+  conditional.reset();
   const conditionalSamples = await interleave([plain, conditional.case], options.conditionalRounds);
   const conditionalBase = summarize(conditionalSamples.get(plain.name)!);
   const conditionalStats = summarize(conditionalSamples.get(conditional.case.name)!);
   expectBench(conditional.notModified === conditional.writes.length, 'a conditional poll got a full body although nothing changed');
 
-  // The sim renders every body in this process, so its cost sits in both sides of each ratio and
-  // flatters it; the last ratio column takes it out, as an estimate of a remote vendor's case.
-  const simMs = renderMs.history + renderMs.current;
-  const row = (name: string, s: Summary, against: Summary, writes: string): Row => [
-    name,
-    ms(s.p50),
-    ms(s.p95),
-    ratio(s.p50 / against.p50),
-    s === against ? '-' : ms(s.p50 - against.p50),
-    ratio((s.p50 - simMs) / (against.p50 - simMs)),
-    writes,
-  ];
-  const unchangedArchiveWrites = unchanged.writes.filter((w) => w.archiveFields.length > 0).length;
-  const goals: Goal[] = [
-    ratioGoal('poll, nothing changed', unchangedStats, base),
-    ratioGoal('poll, one incident changed', changedStats, base),
-    {
-      name: 'no archive writes when nothing changed',
-      met: unchangedArchiveWrites === 0,
-      detail: `archive tables changed in ${unchangedArchiveWrites} of ${unchanged.writes.length} unchanged polls`,
-    },
-  ];
-
-  const text = [
-    heading(`1. Poll cycle, ${options.archiveIncidents.toLocaleString('en-US')}-incident archive`),
-    `archive: ${seeded.incidents} incidents, ${seeded.notes} notes, seeded through store.applyPoll in ${(world.seedMs / 1000).toFixed(1)} s`,
-    `feed: history ${bodies.historyIncidents} incidents (${kb(bodies.historyBytes)}), current ${bodies.activeIncidents} active (${kb(bodies.currentBytes)}); full 200 bodies`,
-    `sim rendering, in-process and so inside every figure below: history ${ms(renderMs.history)} ms, current ${ms(renderMs.current)} ms`,
-    `${options.rounds} interleaved rounds of: baseline, nothing changed, baseline, one incident changed (after ${options.warmUpRounds} warm-up rounds)`,
-    '',
-    table(
-      ['case', 'p50 ms', 'p95 ms', 'p50 / baseline', 'p50 over baseline', 'same, sim render excluded (est.)', 'rows changed / poll (median)'],
-      [
-        row('bare fetch x2 + JSON.parse (baseline)', base, base, '-'),
-        row('poll, nothing changed', unchangedStats, base, writesCell(unchanged.writes)),
-        row('poll, one incident changed', changedStats, base, writesCell(changed.writes)),
-        row(`baseline, during ${options.conditionalRounds} rounds with 304s`, conditionalBase, conditionalBase, '-'),
-        row('poll, nothing changed, conditional (304s)', conditionalStats, conditionalBase, writesCell(conditional.writes)),
-      ],
-    ),
-    '',
-    `nothing changed: ${unchanged.shortcut}/${unchanged.writes.length} polls skipped the diff (bodies equal to the last diffed); per poll ` +
-      `${median(unchanged.writes.map((w) => w.pollRuns))} poll_runs row, ${median(unchanged.writes.map((w) => w.changes - w.pollRuns))} ` +
-      `other row changes (the poll lease: acquire + release); archive tables (incidents, services, notes, versions, events, ` +
-      `last_seen_ms) changed in ${unchangedArchiveWrites} of ${unchanged.writes.length}`,
-    `one incident changed: every poll returned exactly one incident.updated event; its row changes include last_seen_ms ` +
-      `refreshed on every incident in the feed (${bodies.historyIncidents})`,
-    `304s: ${conditional.notModified}/${conditional.writes.length} polls got 304 on both endpoints`,
-  ].join('\n');
-  return { text, goals };
+  return pollReport({
+    options,
+    seedMs: world.seedMs,
+    archive: { incidents: seeded.incidents, notes: seeded.notes },
+    feed: bodies,
+    simRenderMs: renderMs,
+    baseline: base,
+    unchanged: { stats: unchangedStats, writes: unchanged.writes, shortcut: unchanged.shortcut },
+    changed: { stats: changedStats, writes: changed.writes },
+    conditional: { baseline: conditionalBase, stats: conditionalStats, writes: conditional.writes, notModified: conditional.notModified },
+  });
 }
 
-type UnchangedCase = { case: BenchCase; writes: PollWrites[]; shortcut: number; notModified: number };
+/** `shortcut`: polls that skipped the diff on equal bodies; `notModified`: polls answered 304 twice. */
+type UnchangedCase = { case: BenchCase; writes: PollWrites[]; shortcut: number; notModified: number; reset(): void };
 
 function unchangedCase(name: string, poller: Poller, sqlite: PollWorld['archive']['sqlite']): UnchangedCase {
-  let before: { counters: WriteCounters; fingerprint: ArchiveFingerprint } | undefined;
+  let before: Snapshot | undefined;
   const state: UnchangedCase = {
     writes: [],
     shortcut: 0,
     notModified: 0,
+    reset() {
+      state.writes = [];
+      state.shortcut = 0;
+      state.notModified = 0;
+    },
     case: {
       name,
-      before: () => (before = { counters: writeCounters(sqlite), fingerprint: archiveFingerprint(sqlite) }),
+      before: () => (before = snapshot(sqlite, true)),
       run: () => poller.pollOnce(),
       after(value) {
         const result = value as PollResult;
@@ -158,7 +118,7 @@ function changedCase(
   const writes: PollWrites[] = [];
   let edits = 0;
   let target: SimIncident | undefined;
-  let before: { counters: WriteCounters; fingerprint: ArchiveFingerprint } | undefined;
+  let before: Snapshot | undefined;
   return {
     writes,
     case: {
@@ -168,7 +128,7 @@ function changedCase(
         target = editable[edits % editable.length]!;
         edits++;
         upsert({ ...target, title: `${target.title} (edit ${edits})` });
-        before = { counters: writeCounters(sqlite), fingerprint: archiveFingerprint(sqlite) };
+        before = snapshot(sqlite, false);
       },
       run: () => poller.pollOnce(),
       after(value) {
@@ -184,12 +144,19 @@ function changedCase(
   };
 }
 
-function writesSince(sqlite: PollWorld['archive']['sqlite'], before: { counters: WriteCounters; fingerprint: ArchiveFingerprint }): PollWrites {
+type Snapshot = { counters: WriteCounters; fingerprint?: ArchiveFingerprint };
+
+/** The fingerprint scans every note (a few ms), so only the polls that must not write take one. */
+function snapshot(sqlite: PollWorld['archive']['sqlite'], withFingerprint: boolean): Snapshot {
+  return { counters: writeCounters(sqlite), ...(withFingerprint ? { fingerprint: archiveFingerprint(sqlite) } : {}) };
+}
+
+function writesSince(sqlite: PollWorld['archive']['sqlite'], before: Snapshot): PollWrites {
   const counters = writeCounters(sqlite);
   return {
     changes: counters.totalChanges - before.counters.totalChanges,
     pollRuns: counters.pollRuns - before.counters.pollRuns,
-    archiveFields: fingerprintChanges(before.fingerprint, archiveFingerprint(sqlite)),
+    ...(before.fingerprint ? { archiveFields: fingerprintChanges(before.fingerprint, archiveFingerprint(sqlite)) } : {}),
   };
 }
 
@@ -216,18 +183,8 @@ function bareFetchAndParse(baseUrl: string) {
   };
 }
 
-function ratioGoal(name: string, s: Summary, base: Summary): Goal {
-  const r = s.p50 / base.p50;
-  return { name: `${name}: within ${RATIO_GOAL}x of bare fetch + parse`, met: r <= RATIO_GOAL, detail: `${ratio(r)} (p50 ${ms(s.p50)} vs ${ms(base.p50)} ms)` };
-}
 
-function writesCell(writes: readonly PollWrites[]): string {
-  return writes.length === 0 ? '-' : String(median(writes.map((w) => w.changes)));
-}
 
-function median(values: readonly number[]): number {
-  return summarize(values).p50;
-}
 
 function medianOf(times: number, run: () => unknown): number {
   const samples: number[] = [];

@@ -53,6 +53,32 @@ export async function interleave(cases: readonly BenchCase[], rounds: number): P
   return samples;
 }
 
+/**
+ * Like interleave, with `baseline` run right before every case. A case stops being sampled once
+ * its own runs have taken `budgetMs`, and its baseline with it: one very slow case would
+ * otherwise decide how long the whole benchmark takes.
+ */
+export async function interleavePairs(
+  baseline: BenchCase,
+  cases: readonly BenchCase[],
+  rounds: number,
+  budgetMs = Number.POSITIVE_INFINITY,
+): Promise<Map<string, number[]>> {
+  const spent = new Map<string, number>();
+  const samples = new Map<string, number[]>([[baseline.name, []]]);
+  for (let round = 0; round < rounds; round++) {
+    for (const c of cases) {
+      if ((spent.get(c.name) ?? 0) >= budgetMs) continue;
+      for (const [name, [ms = 0]] of await interleave([baseline, c], 1)) {
+        if (!samples.has(name)) samples.set(name, []);
+        samples.get(name)!.push(ms);
+        if (name === c.name) spent.set(name, (spent.get(name) ?? 0) + ms);
+      }
+    }
+  }
+  return samples;
+}
+
 export async function timed<T>(run: () => Promise<T> | T): Promise<{ value: T; ms: number }> {
   const started = performance.now();
   const value = await run();

@@ -4,11 +4,11 @@
  */
 import { normalizeNotes, parseHistory } from '../../src/core/feed-schema.ts';
 import type { Incident } from '../../src/core/incident.ts';
-import { parseVendorTime, type VendorTime } from '../../src/core/vendor-time.ts';
+import type { VendorTime } from '../../src/core/vendor-time.ts';
 import { incidentUrl } from '../../src/sim/incident-url.ts';
 import { toWireIncident } from '../../src/sim/wire.ts';
 import type { SimIncident, SimNote } from '../../src/sim/world.ts';
-import { fastVendorTime } from './pacific-time.ts';
+import { checkFastVendorTime, fastVendorTime } from './pacific-time.ts';
 
 export const SERVICES = [
   'Login/SSO',
@@ -105,10 +105,8 @@ export function toIncidents(sims: readonly SimIncident[]): Incident[] {
  * 100,000-incident seed needs. `checkFastConversion` proves the two agree.
  */
 export function toIncidentsFast(sims: readonly SimIncident[]): Incident[] {
-  const time = (ms: number): VendorTime => {
-    const raw = fastVendorTime(ms);
-    return { raw, ms: parseVendorTime(raw)!.ms };
-  };
+  // The feed has whole seconds only: the instant its text names is the whole second.
+  const time = (ms: number): VendorTime => ({ raw: fastVendorTime(ms), ms: Math.floor(ms / 1000) * 1000 });
   return sims.map((s) => ({
     id: String(s.id),
     title: s.title,
@@ -124,6 +122,7 @@ export function toIncidentsFast(sims: readonly SimIncident[]): Incident[] {
 
 /** Throws unless the fast conversion gives exactly what a poll would parse, for these incidents. */
 export function checkFastConversion(sims: readonly SimIncident[]): void {
+  checkFastVendorTime();
   const slow = toIncidents(sims);
   const fast = toIncidentsFast(sims);
   slow.forEach((incident, i) => {
