@@ -17,11 +17,11 @@ CREATE INDEX `events_type` ON `events` (`type`,`seq`);--> statement-breakpoint
 CREATE TABLE `incident_services` (
 	`incident_pk` integer NOT NULL,
 	`service` text NOT NULL,
-	`created_ms` integer NOT NULL,
+	`sort_key` integer NOT NULL,
 	PRIMARY KEY(`incident_pk`, `service`)
 );
 --> statement-breakpoint
-CREATE INDEX `incident_services_service` ON `incident_services` (`service`,`created_ms`);--> statement-breakpoint
+CREATE INDEX `incident_services_service` ON `incident_services` (`service`,`sort_key`);--> statement-breakpoint
 CREATE TABLE `incident_versions` (
 	`incident_id` text NOT NULL,
 	`revision` integer NOT NULL,
@@ -34,6 +34,7 @@ CREATE TABLE `incident_versions` (
 CREATE TABLE `incidents` (
 	`pk` integer PRIMARY KEY AUTOINCREMENT NOT NULL,
 	`id` text NOT NULL,
+	`sort_key` integer NOT NULL,
 	`title` text NOT NULL,
 	`type` text NOT NULL,
 	`status` text NOT NULL,
@@ -50,10 +51,10 @@ CREATE TABLE `incidents` (
 );
 --> statement-breakpoint
 CREATE UNIQUE INDEX `incidents_id` ON `incidents` (`id`);--> statement-breakpoint
-CREATE INDEX `incidents_created` ON `incidents` (`created_ms`,`id`);--> statement-breakpoint
+CREATE UNIQUE INDEX `incidents_sort_key` ON `incidents` (`sort_key`);--> statement-breakpoint
 CREATE INDEX `incidents_updated` ON `incidents` (`updated_ms`);--> statement-breakpoint
-CREATE INDEX `incidents_status_created` ON `incidents` (`status`,`created_ms`);--> statement-breakpoint
-CREATE INDEX `incidents_type_created` ON `incidents` (`type`,`created_ms`);--> statement-breakpoint
+CREATE INDEX `incidents_status_sort` ON `incidents` (`status`,`sort_key`);--> statement-breakpoint
+CREATE INDEX `incidents_type_sort` ON `incidents` (`type`,`sort_key`);--> statement-breakpoint
 CREATE TABLE `leases` (
 	`name` text PRIMARY KEY NOT NULL,
 	`holder` text NOT NULL,
@@ -70,12 +71,15 @@ CREATE TABLE `notes` (
 	`key` text NOT NULL,
 	`date_created` text NOT NULL,
 	`created_ms` integer NOT NULL,
+	`seq` integer NOT NULL,
 	`body` text NOT NULL,
+	`text` text NOT NULL,
 	`first_seen_ms` integer NOT NULL,
 	`changed_ms` integer NOT NULL,
 	PRIMARY KEY(`incident_id`, `key`)
 );
 --> statement-breakpoint
+CREATE INDEX `notes_latest` ON `notes` (`incident_id`,`created_ms`,`seq`);--> statement-breakpoint
 CREATE TABLE `poll_runs` (
 	`id` text PRIMARY KEY NOT NULL,
 	`started_ms` integer NOT NULL,

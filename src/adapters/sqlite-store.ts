@@ -8,7 +8,7 @@ import type { ArchivedIncident, IncidentWrite } from '../core/diff.ts';
 import { RevisionConflictError } from '../core/errors.ts';
 import type { EventData, EventType } from '../core/events.ts';
 import { htmlToText } from '../core/html-text.ts';
-import type { Note } from '../core/incident.ts';
+import { noteSeq, type Note } from '../core/incident.ts';
 import { toVendorIncident } from '../core/vendor-format.ts';
 import type {
   ApplyPollInput,
@@ -16,6 +16,8 @@ import type {
   FeedHealth,
   IncidentFilter,
   IncidentPosition,
+  ListedIncident,
+  ListedNote,
   PollRun,
   RejectedPayload,
   SourceReport,
@@ -33,6 +35,12 @@ const REJECTED_BODY_MAX_CHARS = 1_000_000;
 const IDS_PER_QUERY = 500;
 
 const SEEDED_KEY = 'seeded_at';
+/**
+ * Room for this many incidents created in the same second (the vendor's times are whole seconds).
+ * A 5 MB feed holds at most some 50,000 incidents, so no feed can fill a second's block; and
+ * seconds times a million stay below 2^53 until the year 2255.
+ */
+const SORT_KEYS_PER_SECOND = 1_000_000;
 const GENERATION_KEY = 'generation';
 
 export function createSqliteStore(db: SqliteDatabase): Store {
@@ -55,7 +63,7 @@ export function createSqliteStore(db: SqliteDatabase): Store {
         .select()
         .from(t.notes)
         .where(inArray(t.notes.incidentId, ids.slice(i, i + IDS_PER_QUERY)))
-        .orderBy(asc(t.notes.createdMs))
+        .orderBy(asc(t.notes.incidentId), asc(t.notes.createdMs), asc(t.notes.seq))
         .all();
       for (const n of noteRows) {
         const list = notesById.get(n.incidentId) ?? [];
@@ -63,20 +71,23 @@ export function createSqliteStore(db: SqliteDatabase): Store {
         notesById.set(n.incidentId, list);
       }
     }
-    return rows.map((row) => toStoredIncident(row, sortNotes(notesById.get(row.id) ?? [])));
+    return rows.map((row) => toStoredIncident(row, notesById.get(row.id) ?? []));
   }
 
   function writeIncident(tx: Tx, write: IncidentWrite, now: number, pollRunId: string): void {
     const { incident } = write;
     const current = tx
-      .select({ pk: t.incidents.pk, revision: t.incidents.revision })
+      .select({ pk: t.incidents.pk, revision: t.incidents.revision, sortKey: t.incidents.sortKey, createdMs: t.incidents.createdMs })
       .from(t.incidents)
       .where(eq(t.incidents.id, incident.id))
       .get();
     if ((current?.revision ?? null) !== write.baseRevision) {
       throw new RevisionConflictError(incident.id, write.baseRevision, current?.revision ?? null);
     }
+    const sortKey =
+      current && current.createdMs === incident.dateCreated.ms ? current.sortKey : nextSortKey(tx, incident.dateCreated.ms);
     const columns = {
+      sortKey,
       title: incident.title,
       type: incident.type,
       status: incident.status,
@@ -101,27 +112,30 @@ export function createSqliteStore(db: SqliteDatabase): Store {
     tx.delete(t.incidentServices).where(eq(t.incidentServices.incidentPk, pk)).run();
     if (incident.services.length > 0) {
       tx.insert(t.incidentServices)
-        .values(incident.services.map((service) => ({ incidentPk: pk, service, createdMs: incident.dateCreated.ms })))
+        .values(incident.services.map((service) => ({ incidentPk: pk, service, sortKey })))
         .run();
     }
-    for (const note of incident.notes) {
+    const texts = incident.notes.map((note) => htmlToText(note.body));
+    incident.notes.forEach((note, i) => {
       tx.insert(t.notes)
         .values({
           incidentId: incident.id,
           key: note.key,
           dateCreated: note.dateCreated.raw,
           createdMs: note.dateCreated.ms,
+          seq: noteSeq(note),
           body: note.body,
+          text: texts[i]!,
           firstSeenMs: now,
           changedMs: now,
         })
         .onConflictDoUpdate({
           target: [t.notes.incidentId, t.notes.key],
-          set: { body: note.body, dateCreated: note.dateCreated.raw, changedMs: now },
+          set: { body: note.body, text: texts[i]!, dateCreated: note.dateCreated.raw, changedMs: now },
           setWhere: or(sql`${t.notes.body} <> ${note.body}`, sql`${t.notes.dateCreated} <> ${note.dateCreated.raw}`),
         })
         .run();
-    }
+    });
     tx.insert(t.incidentVersions)
       .values({
         incidentId: incident.id,
@@ -131,12 +145,56 @@ export function createSqliteStore(db: SqliteDatabase): Store {
         pollRunId,
       })
       .run();
-    tx.run(sql`DELETE FROM ${sql.identifier(t.INCIDENTS_FTS)} WHERE rowid = ${pk}`);
+    if (current) tx.run(sql`DELETE FROM ${sql.identifier(t.INCIDENTS_FTS)} WHERE rowid = ${current.sortKey}`);
     tx.run(
-      sql`INSERT INTO ${sql.identifier(t.INCIDENTS_FTS)} (rowid, title, notes) VALUES (${pk}, ${incident.title}, ${incident.notes
-        .map((n) => htmlToText(n.body))
-        .join('\n\n')})`,
+      sql`INSERT INTO ${sql.identifier(t.INCIDENTS_FTS)} (rowid, title, notes) VALUES (${sortKey}, ${incident.title}, ${texts.join('\n\n')})`,
     );
+  }
+
+  /** date_created in seconds times a million, plus one more than any incident created in that second. */
+  function nextSortKey(tx: Tx, createdMs: number): number {
+    const base = Math.floor(createdMs / 1000) * SORT_KEYS_PER_SECOND;
+    const taken = tx
+      .select({ top: max(t.incidents.sortKey) })
+      .from(t.incidents)
+      .where(and(sql`${t.incidents.sortKey} >= ${base}`, lt(t.incidents.sortKey, base + SORT_KEYS_PER_SECOND)))
+      .get()?.top;
+    const next = taken === null || taken === undefined ? base : taken + 1;
+    if (next >= base + SORT_KEYS_PER_SECOND) throw new Error(`more than ${SORT_KEYS_PER_SECOND} incidents created at ${new Date(createdMs).toISOString()}`);
+    return next;
+  }
+
+  /**
+   * Each incident's latest note and its number of notes: one seek in notes_latest per incident,
+   * instead of reading every note of the page (rows are the cost here, not lookups).
+   */
+  function latestNotes(q: Db, ids: readonly string[]): Map<string, { count: number; latest: ListedNote }> {
+    const result = new Map<string, { count: number; latest: ListedNote }>();
+    if (ids.length === 0) return result;
+    const rows = q.all<{ incident_id: string; key: string; date_created: string; created_ms: number; body: string; text: string; note_count: number }>(sql`
+      SELECT n.incident_id, n.key, n.date_created, n.created_ms, n.body, n.text,
+             (SELECT count(*) FROM ${t.notes} c WHERE c.incident_id = n.incident_id) AS note_count
+      FROM ${t.notes} n
+      WHERE n.rowid IN (
+        SELECT (SELECT m.rowid FROM ${t.notes} m WHERE m.incident_id = page.value ORDER BY m.created_ms DESC, m.seq DESC LIMIT 1)
+        FROM json_each(${JSON.stringify(ids)}) page
+      )`);
+    for (const row of rows) {
+      result.set(row.incident_id, {
+        count: row.note_count,
+        latest: { key: row.key, dateCreated: { raw: row.date_created, ms: row.created_ms }, body: row.body, text: row.text },
+      });
+    }
+    return result;
+  }
+
+  function toListed(q: Db, rows: (typeof t.incidents.$inferSelect)[]): ListedIncident[] {
+    const notes = latestNotes(q, rows.map((r) => r.id));
+    return rows.map((row) => {
+      const { notes: _none, ...incident } = toStoredIncident(row, []);
+      const summary = notes.get(row.id);
+      return { ...incident, sortKey: row.sortKey, noteCount: summary?.count ?? 0, latestNote: summary?.latest ?? null };
+    });
   }
 
   function readGeneration(q: Db): number {
@@ -174,8 +232,16 @@ export function createSqliteStore(db: SqliteDatabase): Store {
     const conditions: SQL[] = [];
     if (filter.types?.length) conditions.push(inArray(t.incidents.type, filter.types));
     if (filter.statuses?.length) conditions.push(inArray(t.incidents.status, filter.statuses));
-    if (filter.sinceMs !== undefined) conditions.push(sql`${t.incidents.createdMs} >= ${filter.sinceMs}`);
-    if (filter.untilMs !== undefined) conditions.push(lt(t.incidents.createdMs, filter.untilMs));
+    // The exact test is on created_ms; the sort_key bounds it implies let SQLite seek the window
+    // in the sort_key index instead of walking down to it from the newest incident.
+    if (filter.sinceMs !== undefined) {
+      conditions.push(sql`${t.incidents.createdMs} >= ${filter.sinceMs}`);
+      conditions.push(sql`${t.incidents.sortKey} >= ${Math.floor(filter.sinceMs / 1000) * SORT_KEYS_PER_SECOND}`);
+    }
+    if (filter.untilMs !== undefined) {
+      conditions.push(lt(t.incidents.createdMs, filter.untilMs));
+      conditions.push(lt(t.incidents.sortKey, (Math.floor((filter.untilMs - 1) / 1000) + 1) * SORT_KEYS_PER_SECOND));
+    }
     if (filter.services?.length) {
       conditions.push(
         exists(
@@ -186,12 +252,7 @@ export function createSqliteStore(db: SqliteDatabase): Store {
         ),
       );
     }
-    if (filter.q) {
-      conditions.push(
-        sql`${t.incidents.pk} IN (SELECT rowid FROM ${sql.identifier(t.INCIDENTS_FTS)} WHERE ${t.ftsMatch(filter.q)})`,
-      );
-    }
-    if (after) conditions.push(sql`(${t.incidents.createdMs}, ${t.incidents.id}) < (${after.createdMs}, ${after.id})`);
+    if (after) conditions.push(lt(t.incidents.sortKey, after.sortKey));
     return conditions;
   }
 
@@ -297,14 +358,27 @@ export function createSqliteStore(db: SqliteDatabase): Store {
     },
 
     async listIncidents(filter, after, limit) {
+      const conditions = incidentConditions(db, filter, after);
+      if (!filter.q) {
+        const rows = db.select().from(t.incidents).where(and(...conditions)).orderBy(desc(t.incidents.sortKey)).limit(limit).all();
+        return toListed(db, rows);
+      }
+      // Driven by the full-text index (CROSS JOIN keeps it the outer loop): FTS5 yields matches in
+      // rowid = sort_key order, newest first, so a common word stops after one page of matches
+      // that pass the other filters instead of sorting all of them.
+      const fts = sql.identifier(t.INCIDENTS_FTS);
+      const page = db.all<{ pk: number }>(sql`
+        SELECT ${t.incidents.pk} AS pk FROM ${fts} CROSS JOIN ${t.incidents} ON ${t.incidents.sortKey} = ${fts}.rowid
+        WHERE ${t.ftsMatch(filter.q)} ${conditions.length > 0 ? sql`AND ${and(...conditions)}` : sql``}
+        ORDER BY ${fts}.rowid DESC LIMIT ${limit}`);
+      if (page.length === 0) return [];
       const rows = db
         .select()
         .from(t.incidents)
-        .where(and(...incidentConditions(db, filter, after)))
-        .orderBy(desc(t.incidents.createdMs), desc(t.incidents.id))
-        .limit(limit)
+        .where(inArray(t.incidents.pk, page.map((r) => r.pk)))
+        .orderBy(desc(t.incidents.sortKey))
         .all();
-      return withNotes(db, rows);
+      return toListed(db, rows);
     },
 
     async getIncident(id) {
@@ -403,12 +477,6 @@ function toStoredIncident(row: typeof t.incidents.$inferSelect, notes: Note[]): 
     firstSeenAt: row.firstSeenMs,
     lastSeenAt: row.lastSeenMs,
   } satisfies ArchivedIncident & StoredIncident;
-}
-
-/** Oldest first; notes that share an instant in the order of their key's counter. */
-function sortNotes(notes: Note[]): Note[] {
-  const counter = (n: Note) => Number(n.key.slice(n.key.lastIndexOf('-') + 1));
-  return notes.sort((a, b) => a.dateCreated.ms - b.dateCreated.ms || counter(a) - counter(b));
 }
 
 function toStoredEvent(row: typeof t.events.$inferSelect): StoredEvent {

@@ -5,12 +5,18 @@ import { index, integer, primaryKey, sqliteTable, text, uniqueIndex } from 'driz
 // Instants are stored as epoch milliseconds in plain integers: `mode: 'timestamp'` would keep
 // seconds and make every millisecond comparison with the vendor's times look like a change.
 
-/** The latest version of each incident. `pk` is the row number the full-text index points at. */
+/**
+ * The latest version of each incident. `sort_key` orders the archive newest first: date_created
+ * in seconds times a million, plus a counter for incidents created in the same second. It is also the
+ * rowid of the full-text index, so a search walks matches already in list order and stops after
+ * one page instead of sorting every match.
+ */
 export const incidents = sqliteTable(
   'incidents',
   {
     pk: integer('pk').primaryKey({ autoIncrement: true }),
     id: text('id').notNull(),
+    sortKey: integer('sort_key').notNull(),
     title: text('title').notNull(),
     type: text('type').notNull(),
     status: text('status').notNull(),
@@ -27,10 +33,10 @@ export const incidents = sqliteTable(
   },
   (t) => [
     uniqueIndex('incidents_id').on(t.id),
-    index('incidents_created').on(t.createdMs, t.id),
+    uniqueIndex('incidents_sort_key').on(t.sortKey),
     index('incidents_updated').on(t.updatedMs),
-    index('incidents_status_created').on(t.status, t.createdMs),
-    index('incidents_type_created').on(t.type, t.createdMs),
+    index('incidents_status_sort').on(t.status, t.sortKey),
+    index('incidents_type_sort').on(t.type, t.sortKey),
   ],
 );
 
@@ -40,9 +46,9 @@ export const incidentServices = sqliteTable(
   {
     incidentPk: integer('incident_pk').notNull(),
     service: text('service').notNull(),
-    createdMs: integer('created_ms').notNull(),
+    sortKey: integer('sort_key').notNull(),
   },
-  (t) => [primaryKey({ columns: [t.incidentPk, t.service] }), index('incident_services_service').on(t.service, t.createdMs)],
+  (t) => [primaryKey({ columns: [t.incidentPk, t.service] }), index('incident_services_service').on(t.service, t.sortKey)],
 );
 
 export const notes = sqliteTable(
@@ -52,12 +58,16 @@ export const notes = sqliteTable(
     key: text('key').notNull(),
     dateCreated: text('date_created').notNull(),
     createdMs: integer('created_ms').notNull(),
+    /** The counter of the key: orders notes that share an instant. */
+    seq: integer('seq').notNull(),
     body: text('body').notNull(),
+    /** The body as plain text, HTML stripped: for lists and search without converting on read. */
+    text: text('text').notNull(),
     firstSeenMs: integer('first_seen_ms').notNull(),
     /** When we last saw the body change (an in-place edit), or first saw it. */
     changedMs: integer('changed_ms').notNull(),
   },
-  (t) => [primaryKey({ columns: [t.incidentId, t.key] })],
+  (t) => [primaryKey({ columns: [t.incidentId, t.key] }), index('notes_latest').on(t.incidentId, t.createdMs, t.seq)],
 );
 
 /** Every version of every incident, whole, as we normalised it: the record after the vendor forgets. */

@@ -3,7 +3,7 @@
  * incidents get a new version and which events that makes. No I/O and no clock: `now` is passed in.
  */
 import type { Incident, Note } from './incident.ts';
-import { isOngoing, sameServices } from './incident.ts';
+import { compareNotes, isOngoing, sameServices } from './incident.ts';
 import {
   eventId,
   summarize,
@@ -129,14 +129,7 @@ export function keepVanishedNotes(observed: Incident, archived: Incident): Incid
   const observedKeys = new Set(observed.notes.map((n) => n.key));
   const vanished = archived.notes.filter((n) => !observedKeys.has(n.key));
   if (vanished.length === 0) return observed;
-  const notes = [...observed.notes, ...vanished].sort(
-    (a, b) => a.dateCreated.ms - b.dateCreated.ms || noteCounter(a) - noteCounter(b),
-  );
-  return { ...observed, notes };
-}
-
-function noteCounter(note: Note): number {
-  return Number(note.key.slice(note.key.lastIndexOf('-') + 1));
+  return { ...observed, notes: [...observed.notes, ...vanished].sort(compareNotes) };
 }
 
 function toEvent(

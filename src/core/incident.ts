@@ -33,6 +33,16 @@ export function isOngoing(status: string): boolean {
   return !FINISHED_STATUSES.has(status);
 }
 
+/** Orders notes that share an instant: the counter at the end of the key ("1727786204000-1"). */
+export function noteSeq(note: Pick<Note, 'key'>): number {
+  return Number(note.key.slice(note.key.lastIndexOf('-') + 1));
+}
+
+/** Oldest first, by instant and then by counter. */
+export function compareNotes(a: Note, b: Note): number {
+  return a.dateCreated.ms - b.dateCreated.ms || noteSeq(a) - noteSeq(b);
+}
+
 /** The latest note by time (notes are kept oldest first). */
 export function latestNote(incident: Pick<Incident, 'notes'>): Note | undefined {
   return incident.notes.at(-1);

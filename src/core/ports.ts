@@ -1,7 +1,7 @@
 /** The interfaces the core and the use cases need from the outside world; adapters implement them. */
 import type { ArchivedIncident, PollPlan } from './diff.ts';
 import type { EventType, StatusEvent } from './events.ts';
-import type { Incident } from './incident.ts';
+import type { Incident, Note } from './incident.ts';
 import type { FeedSource } from './observe.ts';
 
 export interface Clock {
@@ -115,8 +115,14 @@ export type IncidentFilter = {
   q?: string;
 };
 
-/** Position after which the next page starts: incidents newest first by date_created, then id. */
-export type IncidentPosition = { createdMs: number; id: string };
+/** Position after which the next page starts: the archive's sort key (newest first by date_created). */
+export type IncidentPosition = { sortKey: number };
+
+/** A note as lists show it: with its plain text, stored when the note was written. */
+export type ListedNote = Note & { text: string };
+
+/** An incident in a list: everything but the notes, of which only the count and the latest. */
+export type ListedIncident = Omit<StoredIncident, 'notes'> & { sortKey: number; noteCount: number; latestNote: ListedNote | null };
 
 export type EventFilter = { types?: EventType[]; incidentId?: string; includeBackfill?: boolean };
 
@@ -130,7 +136,7 @@ export type FeedHealth = {
 
 /** The read side of the archive, for the HTTP API and the vendor mirror. */
 export interface ArchiveQueries {
-  listIncidents(filter: IncidentFilter, after: IncidentPosition | null, limit: number): Promise<StoredIncident[]>;
+  listIncidents(filter: IncidentFilter, after: IncidentPosition | null, limit: number): Promise<ListedIncident[]>;
   getIncident(id: string): Promise<StoredIncident | null>;
   listEvents(filter: EventFilter, afterSeq: number, limit: number): Promise<StoredEvent[]>;
   /** Incidents still going on (any status that is not finished). */

@@ -1,24 +1,26 @@
 /** How incidents, notes and events look in statuswatch's own JSON API. */
 import type { StatusEvent } from '../core/events.ts';
 import { htmlToText } from '../core/html-text.ts';
+import { toIsoUtc } from '../core/vendor-time.ts';
 import type { Note } from '../core/incident.ts';
-import type { PollRun, StoredIncident } from '../core/ports.ts';
+import type { ListedIncident, PollRun, StoredIncident } from '../core/ports.ts';
 
-const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
+const iso = (ms: number | null) => (ms === null ? null : toIsoUtc(ms));
 
-export function toApiNote(note: Note) {
+/** `text` is the body without HTML: stored with listed notes, derived here for the others. */
+export function toApiNote(note: Note & { text?: string }) {
   return {
     key: note.key,
     date_created: note.dateCreated.raw,
     created_at: iso(note.dateCreated.ms),
     /** As the vendor sent it: may be HTML. Escape or sanitise before putting it in a page. */
     body: note.body,
-    text: htmlToText(note.body),
+    text: note.text ?? htmlToText(note.body),
   };
 }
 
-export function toApiIncident(incident: StoredIncident, detail: 'summary' | 'full') {
-  const latest = incident.notes.at(-1);
+/** The fields an incident has in lists and on its own. */
+function incidentFields(incident: Omit<StoredIncident, 'notes'>) {
   return {
     id: incident.id,
     title: incident.title,
@@ -35,11 +37,21 @@ export function toApiIncident(incident: StoredIncident, detail: 'summary' | 'ful
     first_seen_at: iso(incident.firstSeenAt),
     last_seen_at: iso(incident.lastSeenAt),
     revision: incident.revision,
-    note_count: incident.notes.length,
-    ...(detail === 'full'
-      ? { notes: incident.notes.map(toApiNote) }
-      : { latest_note: latest ? toApiNote(latest) : null }),
   };
+}
+
+/** In a list: the latest note only, and how many there are. */
+export function toApiListedIncident(incident: ListedIncident) {
+  return {
+    ...incidentFields(incident),
+    note_count: incident.noteCount,
+    latest_note: incident.latestNote ? toApiNote(incident.latestNote) : null,
+  };
+}
+
+/** On its own: every note, oldest first. */
+export function toApiIncident(incident: StoredIncident) {
+  return { ...incidentFields(incident), note_count: incident.notes.length, notes: incident.notes.map(toApiNote) };
 }
 
 export function toApiEvent(event: StatusEvent) {

@@ -61,6 +61,18 @@ export function createVendorState(options: SimulatedVendorOptions = {}): VendorS
   // (a body that changed every second would defeat ETags).
   let worldSetMs = now();
 
+  // Rendering a 120-incident history formats some 700 timestamps (~12 ms), while choosing what a
+  // view shows is cheap. A body is reused while its view holds the very same incident objects:
+  // the world is replaced, never mutated, on every change (world-edits.ts copies).
+  const rendered = new Map<FeedEndpoint, { inputs: readonly unknown[]; doc: FeedDocument }>();
+  const memo = (endpoint: FeedEndpoint, inputs: readonly unknown[], render: () => FeedDocument): FeedDocument => {
+    const hit = rendered.get(endpoint);
+    if (hit && hit.inputs.length === inputs.length && hit.inputs.every((input, i) => input === inputs[i])) return hit.doc;
+    const doc = render();
+    rendered.set(endpoint, { inputs, doc });
+    return doc;
+  };
+
   return {
     style,
     conditional: options.conditional ?? true,
@@ -100,12 +112,17 @@ export function createVendorState(options: SimulatedVendorOptions = {}): VendorS
     render(endpoint) {
       switch (endpoint) {
         case 'v2/current':
-          return renderCurrentV2(currentV2View(world, worldSetMs), style);
-        case 'v1/current':
-          return renderCurrentV1(currentV1View(world, now(), worldSetMs), style);
+          return memo(endpoint, [world, worldSetMs], () => renderCurrentV2(currentV2View(world, worldSetMs), style));
+        case 'v1/current': {
+          const view = currentV1View(world, now(), worldSetMs);
+          const inputs = view.kind === 'incident' ? [view.incident] : [view.dateCreatedMs, view.dateUpdatedMs];
+          return memo(endpoint, inputs, () => renderCurrentV1(view, style));
+        }
         case 'v2/history':
-        case 'v1/history':
-          return renderHistory(historyView(world, now(), historyWindowDays), style);
+        case 'v1/history': {
+          const view = historyView(world, now(), historyWindowDays);
+          return memo(endpoint, view, () => renderHistory(view, style));
+        }
       }
     },
   };

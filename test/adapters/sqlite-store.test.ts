@@ -127,8 +127,10 @@ describe('SQLite store', () => {
     it('lists newest first and pages by position', async () => {
       const { store } = archive;
       expect(ids(await store.listIncidents({}, null, 10))).toEqual(['3', '2', '1']);
-      const second = await store.listIncidents({}, { createdMs: Date.parse('2026-08-01T10:00:00-07:00'), id: '2' }, 10);
-      expect(ids(second)).toEqual(['1']);
+      const [, two] = await store.listIncidents({}, null, 2);
+      expect(two?.sortKey).toBe((Date.parse('2026-08-01T10:00:00-07:00') / 1000) * 1_000_000);
+      expect(ids(await store.listIncidents({}, { sortKey: two!.sortKey }, 10))).toEqual(['1']);
+      expect(ids(await store.listIncidents({ q: toFtsQuery('upload')! }, { sortKey: two!.sortKey }, 10))).toEqual(['1']);
     });
 
     it('filters by service, type, status and time', async () => {
@@ -153,9 +155,60 @@ describe('SQLite store', () => {
       expect(ids(await archive.store.listIncidents({ q: toFtsQuery('calls')! }, null, 10))).toEqual(['2']);
     });
 
+    it('orders incidents created in the same instant by arrival, each once across pages', async () => {
+      const same = '2026-09-05T10:00:00-07:00';
+      await applyObserved(archive.store, [4, 5, 6].map((id) => one(rawIncident({ id, date_created: same, date_updated: same }))), T0 + 1);
+      const first = await archive.store.listIncidents({}, null, 2);
+      const rest = await archive.store.listIncidents({}, { sortKey: first.at(-1)!.sortKey }, 10);
+      expect([...ids(first), ...ids(rest)]).toEqual(['6', '5', '4', '3', '2', '1']);
+      expect(new Set([...first, ...rest].map((r) => r.sortKey)).size).toBe(6);
+    });
+
+    it('moves an incident whose date_created is re-stamped, and still finds it by its words', async () => {
+      await applyObserved(
+        archive.store,
+        [one(rawIncident({ id: 1, title: 'Files fail to upload', services: ['Files'], date_created: '2026-09-30T10:00:00-07:00', date_updated: '2026-09-30T10:00:00-07:00', status: 'resolved' }))],
+        T0 + 1,
+      );
+      expect(ids(await archive.store.listIncidents({}, null, 10))).toEqual(['1', '3', '2']);
+      expect(ids(await archive.store.listIncidents({ q: toFtsQuery('upload')! }, null, 10))).toEqual(['1', '3']);
+      const fts = archive.sqlite.prepare('SELECT count(*) AS n FROM incidents_fts').get();
+      expect(fts).toEqual({ n: 3 });
+    });
+
+    it('lists each incident with its note count and latest note only', async () => {
+      const at = '2026-09-10T10:00:00-07:00';
+      const notes = [
+        { body: 'older', date_created: '2026-09-10T09:00:00-07:00' },
+        { body: 'first', date_created: at },
+        { body: 'second, same second', date_created: at },
+      ];
+      await applyObserved(archive.store, [one(rawIncident({ id: 9, date_created: '2026-09-10T09:00:00-07:00', notes }))], T0 + 1);
+      const [listed] = await archive.store.listIncidents({ q: toFtsQuery('second')! }, null, 10);
+      expect(listed).toMatchObject({ id: '9', noteCount: 3, latestNote: { body: 'second, same second' } });
+      expect(listed).not.toHaveProperty('notes');
+    });
+
     it('lists ongoing incidents and those updated since a time', async () => {
       expect(ids(await archive.store.ongoingIncidents()).sort()).toEqual(['2', '3']);
       expect(ids(await archive.store.incidentsUpdatedSince(Date.parse('2026-08-01T00:00:00Z'), 10))).toEqual(['3', '2']);
     });
+  });
+});
+
+describe('time filters at sub-second edges', () => {
+  it('keeps since inclusive and until exclusive at millisecond precision', async () => {
+    const archive = openTempArchive();
+    try {
+      const at = (iso: string) => one(rawIncident({ id: iso.slice(-8, -1).replace(/\D/g, ''), date_created: iso, date_updated: iso, notes: [] }));
+      await applyObserved(archive.store, [at('2026-09-01T10:00:00.250Z'), at('2026-09-01T10:00:00.750Z'), at('2026-09-01T10:00:01.000Z')]);
+      const ids = async (sinceMs?: number, untilMs?: number) => (await archive.store.listIncidents({ sinceMs, untilMs }, null, 10)).map((r) => r.dateCreated.raw);
+      const t = Date.parse('2026-09-01T10:00:00.750Z');
+      expect(await ids(t)).toEqual(['2026-09-01T10:00:01.000Z', '2026-09-01T10:00:00.750Z']);
+      expect(await ids(undefined, t)).toEqual(['2026-09-01T10:00:00.250Z']);
+      expect(await ids(undefined, t + 250)).toEqual(['2026-09-01T10:00:00.750Z', '2026-09-01T10:00:00.250Z']);
+    } finally {
+      archive.remove();
+    }
   });
 });

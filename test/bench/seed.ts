@@ -1,7 +1,7 @@
 /** Fills a benchmark archive: through the real store (exact, ~2 ms per incident), or directly in SQL (fast). */
 import { planPoll, resolvedAt } from '../../src/core/diff.ts';
 import { htmlToText } from '../../src/core/html-text.ts';
-import type { Incident } from '../../src/core/incident.ts';
+import { noteSeq, type Incident } from '../../src/core/incident.ts';
 import type { PollRun, Store } from '../../src/core/ports.ts';
 import { toVendorIncident } from '../../src/core/vendor-format.ts';
 import type { SqliteArchive } from '../../src/entry/open-sqlite.ts';
@@ -26,18 +26,19 @@ export async function seedThroughStore(store: Store, incidents: readonly Inciden
 /**
  * Writes new incidents straight into the archive's tables in one transaction: what writeIncident in
  * src/adapters/sqlite-store.ts writes for a first-seen incident (revision 1, first and last seen
- * `nowMs`, the full-text row keyed by incidents.pk with the notes as plain text), minus the events
+ * `nowMs`, the sort key of nextSortKey, the full-text row keyed by that sort key with the notes as
+ * plain text), minus the events
  * and the Drizzle overhead. The query benchmark checks the result against the store.
  */
 export function seedDirect(sqlite: SqliteArchive['sqlite'], incidents: readonly Incident[], nowMs: number): void {
   const insertIncident = sqlite.prepare(
-    `INSERT INTO incidents (id, title, type, status, url, services_json, date_created, date_updated,
+    `INSERT INTO incidents (id, sort_key, title, type, status, url, services_json, date_created, date_updated,
        created_ms, updated_ms, resolved_ms, first_seen_ms, last_seen_ms, revision)
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 1)`,
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 1)`,
   );
-  const insertService = sqlite.prepare('INSERT INTO incident_services (incident_pk, service, created_ms) VALUES (?, ?, ?)');
+  const insertService = sqlite.prepare('INSERT INTO incident_services (incident_pk, service, sort_key) VALUES (?, ?, ?)');
   const insertNote = sqlite.prepare(
-    `INSERT INTO notes (incident_id, key, date_created, created_ms, body, first_seen_ms, changed_ms) VALUES (?, ?, ?, ?, ?, ?, ?)`,
+    `INSERT INTO notes (incident_id, key, date_created, created_ms, seq, body, text, first_seen_ms, changed_ms) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
   );
   const insertVersion = sqlite.prepare(
     'INSERT INTO incident_versions (incident_id, revision, snapshot_json, recorded_ms, poll_run_id) VALUES (?, 1, ?, ?, ?)',
@@ -49,12 +50,19 @@ export function seedDirect(sqlite: SqliteArchive['sqlite'], incidents: readonly 
   );
   const markSeeded = sqlite.prepare("INSERT OR IGNORE INTO meta (key, value) VALUES ('seeded_at', ?)");
 
+  // As nextSortKey in the store: seconds times a million, plus a counter within the second.
+  const usedPerSecond = new Map<number, number>();
   sqlite.transaction(() => {
     insertRun.run(SEED_RUN_ID, nowMs, nowMs);
     for (const incident of incidents) {
+      const second = Math.floor(incident.dateCreated.ms / 1000);
+      const counter = usedPerSecond.get(second) ?? 0;
+      usedPerSecond.set(second, counter + 1);
+      const sortKey = second * 1_000_000 + counter;
       const pk = Number(
         insertIncident.run(
           incident.id,
+          sortKey,
           incident.title,
           incident.type,
           incident.status,
@@ -69,12 +77,13 @@ export function seedDirect(sqlite: SqliteArchive['sqlite'], incidents: readonly 
           nowMs,
         ).lastInsertRowid,
       );
-      for (const service of incident.services) insertService.run(pk, service, incident.dateCreated.ms);
-      for (const note of incident.notes) {
-        insertNote.run(incident.id, note.key, note.dateCreated.raw, note.dateCreated.ms, note.body, nowMs, nowMs);
-      }
+      for (const service of incident.services) insertService.run(pk, service, sortKey);
+      const texts = incident.notes.map((n) => htmlToText(n.body));
+      incident.notes.forEach((note, i) => {
+        insertNote.run(incident.id, note.key, note.dateCreated.raw, note.dateCreated.ms, noteSeq(note), note.body, texts[i], nowMs, nowMs);
+      });
       insertVersion.run(incident.id, JSON.stringify(toVendorIncident(incident)), nowMs, SEED_RUN_ID);
-      insertFts.run(pk, incident.title, incident.notes.map((n) => htmlToText(n.body)).join('\n\n'));
+      insertFts.run(sortKey, incident.title, texts.join('\n\n'));
     }
     markSeeded.run(String(nowMs));
   })();

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseVendorTime, toIsoSeconds } from '../../src/core/vendor-time.ts';
+import { parseVendorTime, toIsoSeconds, toIsoUtc } from '../../src/core/vendor-time.ts';
 
 describe('parseVendorTime', () => {
   it('reads the Pacific offsets the feed uses, winter and summer alike', () => {
@@ -31,5 +31,14 @@ describe('parseVendorTime', () => {
 
   it('formats instants at second precision in UTC', () => {
     expect(toIsoSeconds(Date.UTC(2026, 9, 1, 12, 39, 35, 999))).toBe('2026-10-01T12:39:35Z');
+  });
+});
+
+describe('toIsoUtc', () => {
+  it('writes exactly what toISOString writes, across centuries, leap days and every millisecond digit', () => {
+    const edges = [0, 1, 951_782_400_000 /* 2000-02-29 */, 4_107_542_399_999 /* 2100-02-28T23:59:59.999 */, 253_402_300_799_999, -1, 253_402_300_800_000, 1.5];
+    let x = 0;
+    const samples = Array.from({ length: 20_000 }, () => (x = (x * 1103515245 + 12345) % 2 ** 31) * 117_000 + (x % 1000));
+    for (const ms of [...edges, ...samples]) expect(toIsoUtc(ms), String(ms)).toBe(new Date(ms).toISOString());
   });
 });

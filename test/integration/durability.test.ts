@@ -95,7 +95,7 @@ describe('durability', () => {
 
     // A final poll, from a fresh process, catches up with whatever the killed ones did not commit.
     const final = await runCli(['poll', '--json'], env);
-    expect(final.code).toBe(0);
+    expect(final.code, final.stdout + final.stderr).toBe(0);
     expect(JSON.parse(final.stdout).status).toBe('ok');
     const archive = readArchive(database);
     expect(archive.integrity).toBe('ok');

@@ -4,11 +4,11 @@ import { z } from 'zod';
 import { ApiError } from '../../core/errors.ts';
 import type { IncidentFilter, IncidentPosition } from '../../core/ports.ts';
 import { toFtsQuery } from '../../core/search-query.ts';
-import { toApiEvent, toApiIncident } from '../api-json.ts';
+import { toApiEvent, toApiIncident, toApiListedIncident } from '../api-json.ts';
 import type { AppDeps } from '../deps.ts';
 import { instantParam, listParam, pageLimit, readCursor } from '../query-params.ts';
 
-const incidentCursor = z.object({ k: z.literal('incidents'), c: z.number().int(), i: z.string() });
+const incidentCursor = z.object({ k: z.literal('incidents'), s: z.number().int() });
 const HISTORY_EVENTS_MAX = 1000;
 
 export function incidentRoutes({ store, cursors }: AppDeps) {
@@ -18,7 +18,7 @@ export function incidentRoutes({ store, cursors }: AppDeps) {
     const limit = pageLimit(c.req.query('limit'));
     const after = await readCursor<IncidentPosition>(cursors, c.req.query('cursor'), (payload) => {
       const parsed = incidentCursor.safeParse(payload);
-      return parsed.success ? { createdMs: parsed.data.c, id: parsed.data.i } : null;
+      return parsed.success ? { sortKey: parsed.data.s } : null;
     });
     const filter: IncidentFilter = {
       services: listParam(c, 'service'),
@@ -38,10 +38,10 @@ export function incidentRoutes({ store, cursors }: AppDeps) {
     const page = rows.slice(0, limit);
     const last = page.at(-1);
     const nextCursor =
-      rows.length > limit && last ? await cursors.encode({ k: 'incidents', c: last.dateCreated.ms, i: last.id }) : '';
+      rows.length > limit && last ? await cursors.encode({ k: 'incidents', s: last.sortKey }) : '';
     return c.json({
       ok: true,
-      incidents: page.map((incident) => toApiIncident(incident, 'summary')),
+      incidents: page.map(toApiListedIncident),
       response_metadata: { next_cursor: nextCursor },
     });
   });
@@ -51,7 +51,7 @@ export function incidentRoutes({ store, cursors }: AppDeps) {
     const incident = await store.getIncident(id);
     if (!incident) throw new ApiError(404, 'incident_not_found', `no incident ${JSON.stringify(id.slice(0, 64))} in the archive`);
     const history = await store.listEvents({ incidentId: id }, 0, HISTORY_EVENTS_MAX);
-    return c.json({ ok: true, incident: toApiIncident(incident, 'full'), events: history.map(toApiEvent) });
+    return c.json({ ok: true, incident: toApiIncident(incident), events: history.map(toApiEvent) });
   });
 
   return app;
