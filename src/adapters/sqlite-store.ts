@@ -1,9 +1,10 @@
 /**
  * The archive in SQLite through Drizzle over better-sqlite3: the Store port. Each poll is applied
- * in one synchronous transaction, so a crash or a full disk leaves the archive as it was.
+ * in one synchronous transaction, so a crash or a full disk leaves the archive as it was. The poll
+ * path runs prepared statements (sqlite-statements.ts); the API's queries are built per request,
+ * since their filters vary.
  */
-import { and, asc, desc, eq, exists, gt, inArray, lt, max, count, or, sql, type SQL } from 'drizzle-orm';
-import type { BetterSQLite3Database } from 'drizzle-orm/better-sqlite3';
+import { and, asc, count, desc, eq, exists, gt, inArray, lt, max, sql, type SQL } from 'drizzle-orm';
 import type { ArchivedIncident, IncidentWrite } from '../core/diff.ts';
 import { RevisionConflictError } from '../core/errors.ts';
 import type { EventData, EventType } from '../core/events.ts';
@@ -25,14 +26,13 @@ import type {
   StoredEvent,
   StoredIncident,
 } from '../core/ports.ts';
+import { preparePollStatements, type SqliteDatabase } from './sqlite-statements.ts';
 import * as t from './store-schema.ts';
 
-export type SqliteDatabase = BetterSQLite3Database<typeof t>;
+export type { SqliteDatabase };
 
 /** Enough for a human to see what came; bodies are capped by the feed client long before this. */
 const REJECTED_BODY_MAX_CHARS = 1_000_000;
-/** SQLite allows 32,766 bound values; stay far below it. */
-const IDS_PER_QUERY = 500;
 
 const SEEDED_KEY = 'seeded_at';
 /**
@@ -44,48 +44,29 @@ const SORT_KEYS_PER_SECOND = 1_000_000;
 const GENERATION_KEY = 'generation';
 
 export function createSqliteStore(db: SqliteDatabase): Store {
-  type Tx = Parameters<Parameters<SqliteDatabase['transaction']>[0]>[0];
-  type Db = SqliteDatabase | Tx;
+  const st = preparePollStatements(db);
 
-  function loadByIds(q: Db, ids: readonly string[]): StoredIncident[] {
-    const rows: (typeof t.incidents.$inferSelect)[] = [];
-    for (let i = 0; i < ids.length; i += IDS_PER_QUERY) {
-      rows.push(...q.select().from(t.incidents).where(inArray(t.incidents.id, ids.slice(i, i + IDS_PER_QUERY))).all());
-    }
-    return withNotes(q, rows);
+  function loadByIds(ids: readonly string[]): StoredIncident[] {
+    return withNotes(st.incidentsByIds.all({ ids: JSON.stringify(ids) }));
   }
 
-  function withNotes(q: Db, rows: (typeof t.incidents.$inferSelect)[]): StoredIncident[] {
+  function withNotes(rows: (typeof t.incidents.$inferSelect)[]): StoredIncident[] {
     const notesById = new Map<string, Note[]>();
-    const ids = rows.map((r) => r.id);
-    for (let i = 0; i < ids.length; i += IDS_PER_QUERY) {
-      const noteRows = q
-        .select()
-        .from(t.notes)
-        .where(inArray(t.notes.incidentId, ids.slice(i, i + IDS_PER_QUERY)))
-        .orderBy(asc(t.notes.incidentId), asc(t.notes.createdMs), asc(t.notes.seq))
-        .all();
-      for (const n of noteRows) {
-        const list = notesById.get(n.incidentId) ?? [];
-        list.push({ key: n.key, dateCreated: { raw: n.dateCreated, ms: n.createdMs }, body: n.body });
-        notesById.set(n.incidentId, list);
-      }
+    for (const n of st.notesByIncidentIds.all({ ids: JSON.stringify(rows.map((r) => r.id)) })) {
+      const list = notesById.get(n.incidentId) ?? [];
+      list.push({ key: n.key, dateCreated: { raw: n.dateCreated, ms: n.createdMs }, body: n.body });
+      notesById.set(n.incidentId, list);
     }
     return rows.map((row) => toStoredIncident(row, notesById.get(row.id) ?? []));
   }
 
-  function writeIncident(tx: Tx, write: IncidentWrite, now: number, pollRunId: string): void {
+  function writeIncident(write: IncidentWrite, now: number, pollRunId: string): void {
     const { incident } = write;
-    const current = tx
-      .select({ pk: t.incidents.pk, revision: t.incidents.revision, sortKey: t.incidents.sortKey, createdMs: t.incidents.createdMs })
-      .from(t.incidents)
-      .where(eq(t.incidents.id, incident.id))
-      .get();
+    const current = st.incidentHead.get({ id: incident.id });
     if ((current?.revision ?? null) !== write.baseRevision) {
       throw new RevisionConflictError(incident.id, write.baseRevision, current?.revision ?? null);
     }
-    const sortKey =
-      current && current.createdMs === incident.dateCreated.ms ? current.sortKey : nextSortKey(tx, incident.dateCreated.ms);
+    const sortKey = current && current.createdMs === incident.dateCreated.ms ? current.sortKey : nextSortKey(incident.dateCreated.ms);
     const columns = {
       sortKey,
       title: incident.title,
@@ -98,137 +79,96 @@ export function createSqliteStore(db: SqliteDatabase): Store {
       createdMs: incident.dateCreated.ms,
       updatedMs: incident.dateUpdated.ms,
       resolvedMs: write.resolvedAt,
-      lastSeenMs: now,
+      now,
       revision: write.revision,
     };
-    const pk = current
-      ? (tx.update(t.incidents).set(columns).where(eq(t.incidents.pk, current.pk)).run(), current.pk)
-      : tx
-          .insert(t.incidents)
-          .values({ id: incident.id, firstSeenMs: now, ...columns })
-          .returning({ pk: t.incidents.pk })
-          .get().pk;
-
-    tx.delete(t.incidentServices).where(eq(t.incidentServices.incidentPk, pk)).run();
-    if (incident.services.length > 0) {
-      tx.insert(t.incidentServices)
-        .values(incident.services.map((service) => ({ incidentPk: pk, service, sortKey })))
-        .run();
+    let pk: number;
+    if (current) {
+      pk = current.pk;
+      st.updateIncident.run({ ...columns, pk });
+    } else {
+      pk = st.insertIncident.get({ ...columns, id: incident.id })!.pk;
     }
+
+    st.deleteServices.run({ pk });
+    for (const service of incident.services) st.insertService.run({ pk, service, sortKey });
     const texts = incident.notes.map((note) => htmlToText(note.body));
     incident.notes.forEach((note, i) => {
-      tx.insert(t.notes)
-        .values({
-          incidentId: incident.id,
-          key: note.key,
-          dateCreated: note.dateCreated.raw,
-          createdMs: note.dateCreated.ms,
-          seq: noteSeq(note),
-          body: note.body,
-          text: texts[i]!,
-          firstSeenMs: now,
-          changedMs: now,
-        })
-        .onConflictDoUpdate({
-          target: [t.notes.incidentId, t.notes.key],
-          set: { body: note.body, text: texts[i]!, dateCreated: note.dateCreated.raw, changedMs: now },
-          setWhere: or(sql`${t.notes.body} <> ${note.body}`, sql`${t.notes.dateCreated} <> ${note.dateCreated.raw}`),
-        })
-        .run();
-    });
-    tx.insert(t.incidentVersions)
-      .values({
+      st.upsertNote.run({
         incidentId: incident.id,
-        revision: write.revision,
-        snapshotJson: JSON.stringify(toVendorIncident(incident)),
-        recordedMs: now,
-        pollRunId,
-      })
-      .run();
-    if (current) tx.run(sql`DELETE FROM ${sql.identifier(t.INCIDENTS_FTS)} WHERE rowid = ${current.sortKey}`);
-    tx.run(
-      sql`INSERT INTO ${sql.identifier(t.INCIDENTS_FTS)} (rowid, title, notes) VALUES (${sortKey}, ${incident.title}, ${texts.join('\n\n')})`,
-    );
+        key: note.key,
+        dateCreated: note.dateCreated.raw,
+        createdMs: note.dateCreated.ms,
+        seq: noteSeq(note),
+        body: note.body,
+        text: texts[i]!,
+        now,
+      });
+    });
+    st.insertVersion.run({
+      incidentId: incident.id,
+      revision: write.revision,
+      snapshotJson: JSON.stringify(toVendorIncident(incident)),
+      now,
+      pollRunId,
+    });
+    if (current) st.deleteSearchRow.run(current.sortKey);
+    st.insertSearchRow.run(sortKey, incident.title, texts.join('\n\n'));
   }
 
   /** date_created in seconds times a million, plus one more than any incident created in that second. */
-  function nextSortKey(tx: Tx, createdMs: number): number {
+  function nextSortKey(createdMs: number): number {
     const base = Math.floor(createdMs / 1000) * SORT_KEYS_PER_SECOND;
-    const taken = tx
-      .select({ top: max(t.incidents.sortKey) })
-      .from(t.incidents)
-      .where(and(sql`${t.incidents.sortKey} >= ${base}`, lt(t.incidents.sortKey, base + SORT_KEYS_PER_SECOND)))
-      .get()?.top;
+    const taken = st.topSortKeyBetween.get({ low: base, high: base + SORT_KEYS_PER_SECOND })?.top;
     const next = taken === null || taken === undefined ? base : taken + 1;
     if (next >= base + SORT_KEYS_PER_SECOND) throw new Error(`more than ${SORT_KEYS_PER_SECOND} incidents created at ${new Date(createdMs).toISOString()}`);
     return next;
   }
 
-  /**
-   * Each incident's latest note and its number of notes: one seek in notes_latest per incident,
-   * instead of reading every note of the page (rows are the cost here, not lookups).
-   */
-  function latestNotes(q: Db, ids: readonly string[]): Map<string, { count: number; latest: ListedNote }> {
-    const result = new Map<string, { count: number; latest: ListedNote }>();
-    if (ids.length === 0) return result;
-    const rows = q.all<{ incident_id: string; key: string; date_created: string; created_ms: number; body: string; text: string; note_count: number }>(sql`
-      SELECT n.incident_id, n.key, n.date_created, n.created_ms, n.body, n.text,
-             (SELECT count(*) FROM ${t.notes} c WHERE c.incident_id = n.incident_id) AS note_count
-      FROM ${t.notes} n
-      WHERE n.rowid IN (
-        SELECT (SELECT m.rowid FROM ${t.notes} m WHERE m.incident_id = page.value ORDER BY m.created_ms DESC, m.seq DESC LIMIT 1)
-        FROM json_each(${JSON.stringify(ids)}) page
-      )`);
-    for (const row of rows) {
-      result.set(row.incident_id, {
-        count: row.note_count,
-        latest: { key: row.key, dateCreated: { raw: row.date_created, ms: row.created_ms }, body: row.body, text: row.text },
-      });
-    }
-    return result;
-  }
-
-  function toListed(q: Db, rows: (typeof t.incidents.$inferSelect)[]): ListedIncident[] {
-    const notes = latestNotes(q, rows.map((r) => r.id));
+  /** Incidents as lists show them: no notes but the latest, read by one seek each, and a count. */
+  function toListed(rows: (typeof t.incidents.$inferSelect)[]): ListedIncident[] {
+    const latest = new Map(st.latestNotes.all(JSON.stringify(rows.map((r) => r.id))).map((n) => [n.incident_id, n]));
     return rows.map((row) => {
-      const { notes: _none, ...incident } = toStoredIncident(row, []);
-      const summary = notes.get(row.id);
-      return { ...incident, sortKey: row.sortKey, noteCount: summary?.count ?? 0, latestNote: summary?.latest ?? null };
+      const note = latest.get(row.id);
+      return {
+        ...incidentColumns(row),
+        sortKey: row.sortKey,
+        noteCount: note?.note_count ?? 0,
+        latestNote: note
+          ? { key: note.key, dateCreated: { raw: note.date_created, ms: note.created_ms }, body: note.body, text: note.text }
+          : null,
+      };
     });
   }
 
-  function readGeneration(q: Db): number {
-    return Number(q.select().from(t.meta).where(eq(t.meta.key, GENERATION_KEY)).get()?.value ?? 0);
+  function readGeneration(): number {
+    return Number(st.metaValue.get({ key: GENERATION_KEY })?.value ?? 0);
   }
 
-  function insertPollRun(q: Db, run: PollRun, eventCount: number, rejected: readonly RejectedPayload[]): void {
-    q.insert(t.pollRuns)
-      .values({
-        id: run.id,
-        startedMs: run.startedAt,
-        finishedMs: run.finishedAt,
-        outcome: run.outcome,
-        sourcesJson: JSON.stringify(run.sources),
-        changesJson: JSON.stringify(run.changes),
-        eventCount,
-        error: run.error ?? null,
-      })
-      .run();
+  function insertPollRun(run: PollRun, eventCount: number, rejected: readonly RejectedPayload[]): void {
+    st.insertPollRun.run({
+      id: run.id,
+      startedMs: run.startedAt,
+      finishedMs: run.finishedAt,
+      outcome: run.outcome,
+      sourcesJson: JSON.stringify(run.sources),
+      changesJson: JSON.stringify(run.changes),
+      eventCount,
+      error: run.error ?? null,
+    });
     for (const payload of rejected) {
-      q.insert(t.rejectedPayloads)
-        .values({
-          pollRunId: run.id,
-          source: payload.source,
-          url: payload.url,
-          body: payload.body.slice(0, REJECTED_BODY_MAX_CHARS),
-          error: payload.error,
-          receivedMs: run.startedAt,
-        })
-        .run();
+      st.insertRejected.run({
+        pollRunId: run.id,
+        source: payload.source,
+        url: payload.url,
+        body: payload.body.slice(0, REJECTED_BODY_MAX_CHARS),
+        error: payload.error,
+        receivedMs: run.startedAt,
+      });
     }
   }
 
-  function incidentConditions(q: Db, filter: IncidentFilter, after: IncidentPosition | null): SQL[] {
+  function incidentConditions(filter: IncidentFilter, after: IncidentPosition | null): SQL[] {
     const conditions: SQL[] = [];
     if (filter.types?.length) conditions.push(inArray(t.incidents.type, filter.types));
     if (filter.statuses?.length) conditions.push(inArray(t.incidents.status, filter.statuses));
@@ -245,7 +185,7 @@ export function createSqliteStore(db: SqliteDatabase): Store {
     if (filter.services?.length) {
       conditions.push(
         exists(
-          q
+          db
             .select({ one: sql`1` })
             .from(t.incidentServices)
             .where(and(eq(t.incidentServices.incidentPk, t.incidents.pk), inArray(t.incidentServices.service, filter.services))),
@@ -258,110 +198,72 @@ export function createSqliteStore(db: SqliteDatabase): Store {
 
   return {
     async loadIncidents(ids) {
-      return new Map(loadByIds(db, ids).map((incident) => [incident.id, incident]));
+      return new Map(loadByIds(ids).map((incident) => [incident.id, incident]));
     },
 
     async loadRevisions(ids) {
-      const revisions = new Map<string, number>();
-      for (let i = 0; i < ids.length; i += IDS_PER_QUERY) {
-        const rows = db
-          .select({ id: t.incidents.id, revision: t.incidents.revision })
-          .from(t.incidents)
-          .where(inArray(t.incidents.id, ids.slice(i, i + IDS_PER_QUERY)))
-          .all();
-        for (const row of rows) revisions.set(row.id, row.revision);
-      }
-      return revisions;
+      return new Map(st.revisions.all({ ids: JSON.stringify(ids) }).map((row) => [row.id, row.revision]));
     },
 
     async isSeeded() {
-      return db.select().from(t.meta).where(eq(t.meta.key, SEEDED_KEY)).get() !== undefined;
+      return st.metaValue.get({ key: SEEDED_KEY }) !== undefined;
     },
 
     async applyPoll({ run, plan, seenIds, seenBefore, rejected, markSeeded }) {
       const now = run.startedAt;
       // better-sqlite3 rolls the whole transaction back on any throw, SQLITE_FULL included.
-      return db.transaction((tx) => {
-        insertPollRun(tx, run, plan.events.length, rejected);
-        for (const write of plan.writes) writeIncident(tx, write, now, run.id);
+      return db.transaction(() => {
+        insertPollRun(run, plan.events.length, rejected);
+        for (const write of plan.writes) writeIncident(write, now, run.id);
         for (const event of plan.events) {
-          tx.insert(t.events)
-            .values({
-              id: event.id,
-              type: event.type,
-              incidentId: event.incidentId,
-              revision: event.revision,
-              occurredMs: event.occurredAt,
-              detectedMs: event.detectedAt,
-              backfill: event.backfill,
-              dataJson: JSON.stringify(event.data),
-              pollRunId: run.id,
-            })
-            .onConflictDoNothing({ target: t.events.id })
-            .run();
+          st.insertEvent.run({
+            id: event.id,
+            type: event.type,
+            incidentId: event.incidentId,
+            revision: event.revision,
+            occurredMs: event.occurredAt,
+            detectedMs: event.detectedAt,
+            backfill: event.backfill ? 1 : 0,
+            dataJson: JSON.stringify(event.data),
+            pollRunId: run.id,
+          });
         }
-        for (let i = 0; i < seenIds.length; i += IDS_PER_QUERY) {
-          tx.update(t.incidents)
-            .set({ lastSeenMs: now })
-            .where(and(inArray(t.incidents.id, seenIds.slice(i, i + IDS_PER_QUERY)), lt(t.incidents.lastSeenMs, seenBefore)))
-            .run();
-        }
-        if (markSeeded) {
-          tx.insert(t.meta).values({ key: SEEDED_KEY, value: String(now) }).onConflictDoNothing().run();
-        }
-        if (plan.writes.length > 0) {
-          tx.insert(t.meta)
-            .values({ key: GENERATION_KEY, value: '1' })
-            .onConflictDoUpdate({ target: t.meta.key, set: { value: sql`CAST(${t.meta.value} AS INTEGER) + 1` } })
-            .run();
-        }
-        return readGeneration(tx);
+        st.touchSeen.run({ now, ids: JSON.stringify(seenIds), before: seenBefore });
+        if (markSeeded) st.metaInsertIfAbsent.run({ key: SEEDED_KEY, value: String(now) });
+        if (plan.writes.length > 0) st.bumpGeneration.run({ key: GENERATION_KEY });
+        return readGeneration();
       });
     },
 
     async archiveGeneration() {
-      return readGeneration(db);
+      return readGeneration();
     },
 
     async recordPollRun(run, rejected) {
-      db.transaction((tx) => insertPollRun(tx, run, 0, rejected));
+      db.transaction(() => insertPollRun(run, 0, rejected));
     },
 
     async tryAcquireLease(name, holder, now, ttlMs) {
-      const result = db
-        .insert(t.leases)
-        .values({ name, holder, expiresMs: now + ttlMs })
-        .onConflictDoUpdate({
-          target: t.leases.name,
-          set: { holder, expiresMs: now + ttlMs },
-          setWhere: or(sql`${t.leases.expiresMs} <= ${now}`, eq(t.leases.holder, holder)),
-        })
-        .run();
-      return result.changes === 1;
+      return st.acquireLease.run({ name, holder, expiresMs: now + ttlMs, now }).changes === 1;
     },
 
     async releaseLease(name, holder) {
-      db.delete(t.leases).where(and(eq(t.leases.name, name), eq(t.leases.holder, holder))).run();
+      st.releaseLease.run({ name, holder });
     },
 
     async leaseHolder(name) {
-      return db.select({ holder: t.leases.holder }).from(t.leases).where(eq(t.leases.name, name)).get()?.holder ?? null;
+      return st.leaseHolder.get({ name })?.holder ?? null;
     },
 
     async takeOverLease(name, previous, holder, now, ttlMs) {
-      const result = db
-        .update(t.leases)
-        .set({ holder, expiresMs: now + ttlMs })
-        .where(and(eq(t.leases.name, name), eq(t.leases.holder, previous)))
-        .run();
-      return result.changes === 1;
+      return st.takeOverLease.run({ name, previous, holder, expiresMs: now + ttlMs }).changes === 1;
     },
 
     async listIncidents(filter, after, limit) {
-      const conditions = incidentConditions(db, filter, after);
+      const conditions = incidentConditions(filter, after);
       if (!filter.q) {
         const rows = db.select().from(t.incidents).where(and(...conditions)).orderBy(desc(t.incidents.sortKey)).limit(limit).all();
-        return toListed(db, rows);
+        return toListed(rows);
       }
       // Driven by the full-text index (CROSS JOIN keeps it the outer loop): FTS5 yields matches in
       // rowid = sort_key order, newest first, so a common word stops after one page of matches
@@ -378,11 +280,11 @@ export function createSqliteStore(db: SqliteDatabase): Store {
         .where(inArray(t.incidents.pk, page.map((r) => r.pk)))
         .orderBy(desc(t.incidents.sortKey))
         .all();
-      return toListed(db, rows);
+      return toListed(rows);
     },
 
     async getIncident(id) {
-      return loadByIds(db, [id])[0] ?? null;
+      return loadByIds([id])[0] ?? null;
     },
 
     async listEvents(filter: EventFilter, afterSeq, limit) {
@@ -407,7 +309,7 @@ export function createSqliteStore(db: SqliteDatabase): Store {
         .where(sql`${t.incidents.status} NOT IN ('resolved', 'completed', 'cancelled', 'canceled', 'ok')`)
         .orderBy(desc(t.incidents.updatedMs))
         .all();
-      return withNotes(db, rows);
+      return withNotes(rows);
     },
 
     async incidentsUpdatedSince(sinceMs, limit) {
@@ -418,12 +320,12 @@ export function createSqliteStore(db: SqliteDatabase): Store {
         .orderBy(desc(t.incidents.updatedMs), desc(t.incidents.id))
         .limit(limit)
         .all();
-      return withNotes(db, rows);
+      return withNotes(rows);
     },
 
     async latestCreatedIncident() {
       const row = db.select().from(t.incidents).orderBy(desc(t.incidents.createdMs), desc(t.incidents.id)).limit(1).get();
-      return row ? (withNotes(db, [row])[0] ?? null) : null;
+      return row ? (withNotes([row])[0] ?? null) : null;
     },
 
     async feedHealth(): Promise<FeedHealth> {
@@ -461,7 +363,8 @@ export function createSqliteStore(db: SqliteDatabase): Store {
   };
 }
 
-function toStoredIncident(row: typeof t.incidents.$inferSelect, notes: Note[]): StoredIncident {
+/** The columns every reader wants, as the port names them. */
+function incidentColumns(row: typeof t.incidents.$inferSelect): Omit<StoredIncident, 'notes'> {
   return {
     id: row.id,
     title: row.title,
@@ -471,12 +374,15 @@ function toStoredIncident(row: typeof t.incidents.$inferSelect, notes: Note[]): 
     services: JSON.parse(row.servicesJson) as string[],
     dateCreated: { raw: row.dateCreated, ms: row.createdMs },
     dateUpdated: { raw: row.dateUpdated, ms: row.updatedMs },
-    notes,
     revision: row.revision,
     resolvedAt: row.resolvedMs,
     firstSeenAt: row.firstSeenMs,
     lastSeenAt: row.lastSeenMs,
-  } satisfies ArchivedIncident & StoredIncident;
+  };
+}
+
+function toStoredIncident(row: typeof t.incidents.$inferSelect, notes: Note[]): StoredIncident {
+  return { ...incidentColumns(row), notes };
 }
 
 function toStoredEvent(row: typeof t.events.$inferSelect): StoredEvent {

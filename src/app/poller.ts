@@ -88,8 +88,10 @@ export function createPoller(deps: PollerDeps): Poller {
     try {
       response = await feed.get(path);
     } catch (error) {
-      const message = error instanceof FeedFetchError ? error.message : `unexpected: ${String(error)}`;
-      return { source, report: { source, path, durationMs: clock.now() - started, error: message, ...(error instanceof FeedFetchError && error.status ? { httpStatus: error.status } : {}) } };
+      const known = error instanceof FeedFetchError ? error : null;
+      const report: SourceReport = { source, path, durationMs: clock.now() - started, error: known?.message ?? `unexpected: ${String(error)}` };
+      if (known?.status) report.httpStatus = known.status;
+      return { source, report };
     }
     const report: SourceReport = {
       source,
@@ -130,7 +132,9 @@ export function createPoller(deps: PollerDeps): Poller {
     const reads = [...currentReads, historyRead];
     const good = reads.filter((r) => r.document);
     const rejected = reads.flatMap((r) => (r.rejected ? [r.rejected] : []));
-    const outcome: PollRun['outcome'] = good.length === 0 ? 'failed' : good.length === 2 && currentReads.length === 1 ? 'ok' : 'partial';
+    // ok: v2 current and history both read; partial: something was read (v1 instead of v2 counts).
+    const complete = currentReads.length === 1 && currentReads[0]!.document !== undefined && historyRead.document !== undefined;
+    const outcome: PollRun['outcome'] = good.length === 0 ? 'failed' : complete ? 'ok' : 'partial';
     const run: PollRun = {
       id: deps.newId(),
       startedAt,

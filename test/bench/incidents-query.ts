@@ -4,7 +4,10 @@
  */
 import { expectBench, type Goal, type SectionReport } from './harness.ts';
 import { BASELINE_PATH, setUpQueryWorld, type QueryWorld } from './query-setup.ts';
-import { interleavePairs, summarize, type BenchCase, type Summary } from './stats.ts';
+import { spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import type { ClientJob } from './http-client.ts';
+import { summarize, type Summary } from './stats.ts';
 import { COMMON_WORD, RARE_WORD } from './synthetic.ts';
 import { heading, ms, ratio, table, type Row } from './table.ts';
 
@@ -36,12 +39,16 @@ async function measure(world: QueryWorld, options: IncidentsQueryOptions): Promi
   for (const query of queries) rowsReturned.set(query.label, (await getPage(world.url + query.path)).incidents.length);
   expectBench((rowsReturned.get(`?q=${RARE_WORD}`) ?? 0) > 0, `q=${RARE_WORD} found nothing: the rare word is missing from the seed`);
 
-  const baseline: BenchCase = { name: 'baseline', run: () => getText(world.url + BASELINE_PATH) };
-  const cases: BenchCase[] = queries.map((query) => ({ name: query.label, run: () => getText(world.url + query.path) }));
   // Each query runs right after a baseline: the same moment's machine, the same socket pool.
-  await interleavePairs(baseline, cases, options.warmUpRounds);
-  const samples = await interleavePairs(baseline, cases, options.rounds, options.budgetPerQueryMs);
-  const base = summarize(samples.get(baseline.name)!);
+  const samples = await runClient({
+    baseUrl: world.url,
+    baseline: { name: 'baseline', path: BASELINE_PATH },
+    cases: queries.map((query) => ({ name: query.label, path: query.path })),
+    warmUpRounds: options.warmUpRounds,
+    rounds: options.rounds,
+    budgetPerCaseMs: options.budgetPerQueryMs,
+  });
+  const base = summarize(samples.get('baseline')!);
   const results = queries.map((query) => ({ query, stats: summarize(samples.get(query.label)!) }));
   const row = (name: string, rows: string, s: Summary): Row => [
     name,
@@ -60,6 +67,7 @@ async function measure(world: QueryWorld, options: IncidentsQueryOptions): Promi
     `archive: seeded directly in SQL in ${(world.seedMs / 1000).toFixed(1)} s (rows checked identical to store.applyPoll on a sample; read back through the store)`,
     `full-text matches: ${matches.join(', ')}`,
     `up to ${options.rounds} interleaved rounds of every query, each right after the baseline (${BASELINE_PATH}, a constant JSON), ` +
+      `sent by a client in another process, ` +
       `until the query has used ${(options.budgetPerQueryMs / 1000).toFixed(0)} s; after ${options.warmUpRounds} warm-up rounds`,
     '',
     table(
@@ -107,4 +115,18 @@ type Page = { incidents: unknown[]; response_metadata: { next_cursor: string } }
 
 async function getPage(url: string): Promise<Page> {
   return JSON.parse(await getText(url)) as Page;
+}
+
+const CLIENT = fileURLToPath(new URL('./http-client.ts', import.meta.url));
+
+/** Runs the job in a client process and returns its samples by case name. */
+async function runClient(job: ClientJob): Promise<Map<string, number[]>> {
+  const child = spawn(process.execPath, ['--import', 'tsx', CLIENT], { stdio: ['pipe', 'pipe', 'inherit'] });
+  let output = '';
+  child.stdout.on('data', (chunk) => (output += chunk));
+  const exited = new Promise<number | null>((resolve) => child.on('close', resolve));
+  child.stdin.end(JSON.stringify(job));
+  const code = await exited;
+  expectBench(code === 0, `the benchmark client exited with ${code}`);
+  return new Map(Object.entries(JSON.parse(output) as Record<string, number[]>));
 }

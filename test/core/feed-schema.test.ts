@@ -86,4 +86,16 @@ describe('memoised incident parser', () => {
     expect(memo.problems[0]?.index).toBe(2);
     expect(parse(second).incidents[0]).toBe(memo.incidents[0]); // the same object: not parsed again
   });
+
+  it('parses again when any field it reads changed, down to one note body', () => {
+    const parse = createMemoizedIncidentParser();
+    const base = rawIncident();
+    parse([base]);
+    const edited = { ...base, notes: [base.notes[0]!, { ...base.notes[1]!, body: base.notes[1]!.body.replace('is', 'was') }] };
+    expect(parse([edited]).incidents[0]?.notes[1]?.body).toBe(edited.notes[1]!.body);
+    const restamped = { ...edited, date_updated: '2026-10-01T06:00:00-07:00' };
+    expect(parse([restamped]).incidents[0]?.dateUpdated.raw).toBe('2026-10-01T06:00:00-07:00');
+    const extraField = { ...restamped, unknown_field: 'ignored' };
+    expect(parse([extraField])).toEqual(parseIncidentList([extraField]));
+  });
 });
