@@ -21,7 +21,6 @@ const v = (name: string) => sql`${p(name)}`;
 const inJsonList = (column: Parameters<typeof eq>[0], name: string) => sql`${column} IN (SELECT value FROM json_each(${p(name)}))`;
 
 export function preparePollStatements(db: Db) {
-  const fts = sql.identifier(t.INCIDENTS_FTS);
   return {
     metaValue: db.select({ value: t.meta.value }).from(t.meta).where(eq(t.meta.key, p('key'))).prepare(),
     metaInsertIfAbsent: db.insert(t.meta).values({ key: p('key'), value: p('value') }).onConflictDoNothing().prepare(),
@@ -187,7 +186,6 @@ export function preparePollStatements(db: Db) {
       .insert(t.rejectedPayloads)
       .values({ pollRunId: p('pollRunId'), source: p('source'), url: p('url'), body: p('body'), error: p('error'), receivedMs: p('receivedMs') })
       .prepare(),
-    fts,
   };
 }
 

@@ -5,20 +5,18 @@
  * since their filters vary.
  */
 import { and, asc, count, desc, eq, exists, gt, inArray, lt, max, sql, type SQL } from 'drizzle-orm';
-import type { ArchivedIncident, IncidentWrite } from '../core/diff.ts';
+import type { IncidentWrite } from '../core/diff.ts';
 import { RevisionConflictError } from '../core/errors.ts';
 import type { EventData, EventType } from '../core/events.ts';
 import { htmlToText } from '../core/html-text.ts';
-import { noteSeq, type Note } from '../core/incident.ts';
+import { noteSeq, sameServices, type Note } from '../core/incident.ts';
 import { toVendorIncident } from '../core/vendor-format.ts';
 import type {
-  ApplyPollInput,
   EventFilter,
   FeedHealth,
   IncidentFilter,
   IncidentPosition,
   ListedIncident,
-  ListedNote,
   PollRun,
   RejectedPayload,
   SourceReport,
@@ -90,10 +88,20 @@ export function createSqliteStore(db: SqliteDatabase): Store {
       pk = st.insertIncident.get({ ...columns, id: incident.id })!.pk;
     }
 
-    st.deleteServices.run({ pk });
-    for (const service of incident.services) st.insertService.run({ pk, service, sortKey });
-    const texts = incident.notes.map((note) => htmlToText(note.body));
-    incident.notes.forEach((note, i) => {
+    // Only what differs from the version the plan saw (the revision check above proves it is the
+    // archived one): a status change rewrites no note, no service and no search row.
+    const { previous } = write;
+    const sortKeyMoved = current?.sortKey !== sortKey;
+    if (!previous || sortKeyMoved || !sameServices(previous.services, incident.services)) {
+      st.deleteServices.run({ pk });
+      for (const service of incident.services) st.insertService.run({ pk, service, sortKey });
+    }
+    const previousNotes = new Map(previous?.notes.map((n) => [n.key, n]));
+    const changedNotes = incident.notes.filter((note) => {
+      const before = previousNotes.get(note.key);
+      return !before || before.body !== note.body || before.dateCreated.raw !== note.dateCreated.raw;
+    });
+    for (const note of changedNotes) {
       st.upsertNote.run({
         incidentId: incident.id,
         key: note.key,
@@ -101,10 +109,10 @@ export function createSqliteStore(db: SqliteDatabase): Store {
         createdMs: note.dateCreated.ms,
         seq: noteSeq(note),
         body: note.body,
-        text: texts[i]!,
+        text: htmlToText(note.body),
         now,
       });
-    });
+    }
     st.insertVersion.run({
       incidentId: incident.id,
       revision: write.revision,
@@ -112,8 +120,10 @@ export function createSqliteStore(db: SqliteDatabase): Store {
       now,
       pollRunId,
     });
-    if (current) st.deleteSearchRow.run(current.sortKey);
-    st.insertSearchRow.run(sortKey, incident.title, texts.join('\n\n'));
+    if (!previous || sortKeyMoved || previous.title !== incident.title || changedNotes.length > 0) {
+      if (current) st.deleteSearchRow.run(current.sortKey);
+      st.insertSearchRow.run(sortKey, incident.title, incident.notes.map((note) => htmlToText(note.body)).join('\n\n'));
+    }
   }
 
   /** date_created in seconds times a million, plus one more than any incident created in that second. */

@@ -18,7 +18,11 @@ export type ArchivedIncident = Incident & { revision: number; resolvedAt: number
 /** One incident whose stored state must change. */
 export type IncidentWrite = {
   incident: Incident;
-  /** The revision the plan was computed against (null: new). The store refuses the write if it moved. */
+  /**
+   * The archived version the plan was computed against (null: new), so the store writes only
+   * what differs. Its revision is checked: the store refuses the write if the archive moved.
+   */
+  previous: ArchivedIncident | null;
   baseRevision: number | null;
   revision: number;
   /** When the incident ended (epoch ms), null while it goes on. */
@@ -46,7 +50,7 @@ export function planPoll({ observed, archived, now, backfill }: PlanInput): Poll
     const revision = (before?.revision ?? 0) + 1;
     const found: Change[] = before ? diffIncident(before, incident) : [{ what: 'created', type: 'incident.created' }];
     if (before && found.length === 0 && !storedFieldsDiffer(before, incident)) continue;
-    writes.push({ incident, baseRevision: before?.revision ?? null, revision, resolvedAt: resolvedAt(before, incident) });
+    writes.push({ incident, previous: before ?? null, baseRevision: before?.revision ?? null, revision, resolvedAt: resolvedAt(before, incident) });
     for (const change of found) {
       events.push(toEvent(change, incident, before, revision, now, backfill));
     }

@@ -50,6 +50,28 @@ describe('SQLite store', () => {
     ]);
   });
 
+  it('writes only what changed: a status change leaves notes, services and the search row alone', async () => {
+    const base = rawIncident({ services: ['Files', 'Search'] });
+    await applyObserved(archive.store, [one(base)]);
+    const rowsOf = () =>
+      archive.sqlite
+        .prepare(
+          `SELECT (SELECT group_concat(key || ':' || changed_ms) FROM notes) AS notes,
+                  (SELECT group_concat(rowid) FROM incident_services) AS services,
+                  (SELECT group_concat(rowid) FROM incidents_fts) AS search`,
+        )
+        .get();
+    const before = rowsOf();
+    await applyObserved(archive.store, [one({ ...base, status: 'resolved' })], T0 + 60_000);
+    expect(rowsOf()).toEqual(before);
+    expect((await archive.store.getIncident('1579'))?.status).toBe('resolved');
+
+    const edited = { ...base, status: 'resolved', notes: [base.notes[0]!, { ...base.notes[1]!, body: '<p>Zeppelin traffic</p>' }] };
+    await applyObserved(archive.store, [one(edited)], T0 + 120_000);
+    expect((await archive.store.listIncidents({ q: toFtsQuery('zeppelin')! }, null, 10)).map((r) => r.id)).toEqual(['1579']);
+    expect((await archive.store.listIncidents({ q: toFtsQuery('loop')! }, null, 10))).toEqual([]);
+  });
+
   it('refuses a plan computed against a revision that moved, writing nothing', async () => {
     const stale = await archive.store.loadIncidents(['1579']);
     await applyObserved(archive.store, [one(rawIncident())]);

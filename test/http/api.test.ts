@@ -132,6 +132,20 @@ describe('HTTP API', () => {
     });
   });
 
+  it.each([
+    '/api/incidents?q=%E0%A4%A',
+    '/api/incidents/%E0%A4%A',
+    '/api/incidents?service=%ZZ',
+    '/api/incidents?cursor=%',
+    '/api/events?type=%C0',
+    '/api/incidents?limit=1e400',
+    '/api/incidents?since=%00',
+  ])('answers malformed encoding in %s without an internal error', async (path) => {
+    const res = await service.get(path);
+    expect(res.status).toBeLessThan(500);
+    expect(typeof res.body.ok).toBe('boolean');
+  });
+
   describe('/api/incidents/:id', () => {
     it('returns the incident with notes as body and text, and its change history', async () => {
       const { status, body } = await service.get('/api/incidents/1007');
