@@ -238,9 +238,9 @@ export function createSqliteStore(db: SqliteDatabase): Store {
             pollRunId: run.id,
           });
         }
-        st.touchSeen.run({ now, ids: JSON.stringify(seenIds), before: seenBefore });
+        const touched = st.touchSeen.run({ now, ids: JSON.stringify(seenIds), before: seenBefore }).changes;
         if (markSeeded) st.metaInsertIfAbsent.run({ key: SEEDED_KEY, value: String(now) });
-        if (plan.writes.length > 0) st.bumpGeneration.run({ key: GENERATION_KEY });
+        if (plan.writes.length > 0 || touched > 0) st.bumpGeneration.run({ key: GENERATION_KEY });
         return readGeneration();
       });
     },

@@ -84,7 +84,7 @@ export interface PollStore {
    * the archive generation after the poll (see `archiveGeneration`).
    */
   applyPoll(input: ApplyPollInput): Promise<number>;
-  /** A number that changes whenever any incident is written, by any process. */
+  /** A number that changes whenever any incident row is written (last_seen_at included), by any process. */
   archiveGeneration(): Promise<number>;
   /** A poll that applied nothing: a failure, or a feed unchanged since the last one. */
   recordPollRun(run: PollRun, rejected: readonly RejectedPayload[]): Promise<void>;

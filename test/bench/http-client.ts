@@ -8,7 +8,8 @@ import { interleavePairs, type BenchCase } from './stats.ts';
 export type ClientJob = {
   baseUrl: string;
   baseline: { name: string; path: string };
-  cases: { name: string; path: string }[];
+  /** `fresh`: a unique dummy parameter on every request, so the server's response cache always misses. */
+  cases: { name: string; path: string; fresh?: boolean }[];
   warmUpRounds: number;
   rounds: number;
   budgetPerCaseMs: number;
@@ -25,7 +26,11 @@ async function main(): Promise<void> {
   let input = '';
   for await (const chunk of process.stdin) input += chunk;
   const job = JSON.parse(input) as ClientJob;
-  const toCase = (c: { name: string; path: string }): BenchCase => ({ name: c.name, run: () => getText(job.baseUrl + c.path) });
+  let request = 0;
+  const toCase = (c: { name: string; path: string; fresh?: boolean }): BenchCase => ({
+    name: c.name,
+    run: () => getText(job.baseUrl + c.path + (c.fresh ? `${c.path.includes('?') ? '&' : '?'}_bench=${++request}` : '')),
+  });
   const baseline = toCase(job.baseline);
   const cases = job.cases.map(toCase);
   await interleavePairs(baseline, cases, job.warmUpRounds);

@@ -21,8 +21,12 @@ export type IncidentsQueryOptions = {
 
 const P95_GOAL_MS = 10;
 
-/** `label` names the query in the report: its parameters, without the 100-character cursor. */
-type Query = { path: string; label: string };
+/**
+ * `label` names the query in the report: its parameters, without the 100-character cursor.
+ * `fresh` queries miss the response cache on every request (the query plan and its rows are
+ * measured); the others are what a client repeating a request between two polls gets.
+ */
+type Query = { path: string; label: string; fresh: boolean };
 
 export async function benchIncidentsQuery(options: IncidentsQueryOptions): Promise<SectionReport> {
   const world = await setUpQueryWorld(options.archiveIncidents);
@@ -43,7 +47,7 @@ async function measure(world: QueryWorld, options: IncidentsQueryOptions): Promi
   const samples = await runClient({
     baseUrl: world.url,
     baseline: { name: 'baseline', path: BASELINE_PATH },
-    cases: queries.map((query) => ({ name: query.label, path: query.path })),
+    cases: queries.map((query) => ({ name: query.label, path: query.path, fresh: query.fresh })),
     warmUpRounds: options.warmUpRounds,
     rounds: options.rounds,
     budgetPerCaseMs: options.budgetPerQueryMs,
@@ -67,7 +71,7 @@ async function measure(world: QueryWorld, options: IncidentsQueryOptions): Promi
     `archive: seeded directly in SQL in ${(world.seedMs / 1000).toFixed(1)} s (rows checked identical to store.applyPoll on a sample; read back through the store)`,
     `full-text matches: ${matches.join(', ')}`,
     `up to ${options.rounds} interleaved rounds of every query, each right after the baseline (${BASELINE_PATH}, a constant JSON), ` +
-      `sent by a client in another process, ` +
+      `sent by a client in another process; uncached unless marked (a unique dummy parameter makes every request miss the response cache), ` +
       `until the query has used ${(options.budgetPerQueryMs / 1000).toFixed(0)} s; after ${options.warmUpRounds} warm-up rounds`,
     '',
     table(
@@ -90,7 +94,8 @@ async function buildQueries(world: QueryWorld): Promise<Query[]> {
   const first = await getPage(`${world.url}/api/incidents`);
   const cursor = first.response_metadata.next_cursor;
   expectBench(cursor !== '', 'the first page of /api/incidents has no next_cursor');
-  const query = (params: string, label = params): Query => ({ path: `/api/incidents${params}`, label });
+  const query = (params: string, label = params): Query => ({ path: `/api/incidents${params}`, label, fresh: true });
+  const cached = (params: string, label = params): Query => ({ path: `/api/incidents${params}`, label: `${label}, cached`, fresh: false });
   return [
     query('', '(no filter)'),
     query('?service=Files'),
@@ -101,6 +106,8 @@ async function buildQueries(world: QueryWorld): Promise<Query[]> {
     query('?q=upload&service=Files'),
     query('?limit=1000'),
     query(`?cursor=${encodeURIComponent(cursor)}`, '?cursor=(next_cursor of page 1)'),
+    cached('', '(no filter)'),
+    cached(`?q=${COMMON_WORD}`),
   ];
 }
 
