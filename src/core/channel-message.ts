@@ -1,0 +1,73 @@
+/** Renders one incident update as the JSON body of a team-chat incoming webhook (Slack Block Kit shape). */
+import {
+  changeLines,
+  incidentPageUrl,
+  messageHeadline,
+  noteText,
+  servicesList,
+  statusText,
+  statusWord,
+  truncate,
+  vendorUrl,
+  type IncidentUpdate,
+} from './notification-message.ts';
+
+export type ChannelContext = { publicUrl: string };
+
+type TextObject = { type: 'plain_text'; text: string; emoji?: boolean } | { type: 'mrkdwn'; text: string; verbatim?: boolean };
+export type ChannelBlock =
+  | { type: 'header'; text: TextObject }
+  | { type: 'section'; text?: TextObject; fields?: TextObject[] }
+  | { type: 'context'; elements: TextObject[] };
+
+export type ChannelMessage = { text: string; blocks: ChannelBlock[] };
+
+/** Longest note shown, in characters; the rest is on our incident page. */
+export const CHANNEL_NOTE_MAX_CHARS = 500;
+/** The platform refuses a header longer than 150 characters. */
+const HEADER_MAX_CHARS = 150;
+
+export function renderChannelMessage(update: IncidentUpdate, context: ChannelContext): ChannelMessage {
+  const { label, title } = messageHeadline(update);
+  const { incident, note } = update;
+  const page = incidentPageUrl(context.publicUrl, incident.id);
+  const theirs = vendorUrl(incident.url);
+  const services = servicesList(incident.services);
+  const titleLine = truncate(`${label}: ${title}`, HEADER_MAX_CHARS);
+
+  // Every text object below is mrkdwn-escaped, plain_text too: the platform decodes &amp; &lt;
+  // &gt; in all text, and the top-level `text` (the notification preview) is always parsed.
+  // `verbatim` keeps it from turning words in vendor text into links or mentions.
+  const blocks: ChannelBlock[] = [
+    { type: 'header', text: { type: 'plain_text', text: escapeMrkdwn(titleLine), emoji: false } },
+    {
+      type: 'section',
+      fields: [
+        { type: 'mrkdwn', text: `*Status*\n${escapeMrkdwn(statusText(update))}`, verbatim: true },
+        { type: 'mrkdwn', text: `*Services*\n${escapeMrkdwn(services)}`, verbatim: true },
+      ],
+    },
+  ];
+  const changes = changeLines(update);
+  if (changes.length > 0) blocks.push({ type: 'context', elements: [{ type: 'mrkdwn', text: escapeMrkdwn(changes.join(' ')), verbatim: true }] });
+  if (note) {
+    const shown = truncate(noteText(note.body), CHANNEL_NOTE_MAX_CHARS);
+    if (shown !== '') blocks.push({ type: 'section', text: { type: 'mrkdwn', text: escapeMrkdwn(shown), verbatim: true } });
+  }
+  const links = [link(page, 'View the incident'), ...(theirs ? [link(theirs, 'Vendor status page')] : [])];
+  blocks.push({ type: 'section', text: { type: 'mrkdwn', text: links.join(' · '), verbatim: true } });
+
+  const text = escapeMrkdwn(`${titleLine} (${statusWord(incident.status)}; ${services})`);
+  return { text, blocks };
+}
+
+/** `&`, `<` and `>` are the platform's control characters: escaped, vendor text cannot write `<!channel>` or a link. */
+export function escapeMrkdwn(text: string): string {
+  return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+}
+
+/** `<url|label>`: inside the brackets `|` and `>` would end the URL early, so they are percent-encoded. */
+function link(url: string, label: string): string {
+  const safe = url.replace(/&/g, '&amp;').replace(/</g, '%3C').replace(/>/g, '%3E').replace(/\|/g, '%7C');
+  return `<${safe}|${escapeMrkdwn(label)}>`;
+}

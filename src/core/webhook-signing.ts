@@ -1,0 +1,133 @@
+/**
+ * Signs outgoing webhooks the Standard Webhooks way (webhook-id, webhook-timestamp, and an
+ * HMAC-SHA256 `v1,` signature over `id.timestamp.body`) so receivers can check them with any
+ * Standard Webhooks library. Web Crypto only.
+ */
+
+const SECRET_PREFIX = 'whsec_';
+const SECRET_BYTES = 32;
+// The Standard Webhooks spec asks for keys of 24 to 64 bytes; anything outside is a typo or a
+// secret that was never ours.
+const MIN_KEY_BYTES = 24;
+const MAX_KEY_BYTES = 64;
+/** How far a timestamp may be from now before a receiver refuses it (the libraries' default). */
+export const WEBHOOK_TOLERANCE_SECONDS = 5 * 60;
+
+const encoder = new TextEncoder();
+
+export type SignWebhookInput = {
+  /** Stable across retries of one delivery: the receiver's idempotency key. */
+  id: string;
+  timestampSeconds: number;
+  /** The exact bytes sent, as text: the signature covers them, so re-serialising breaks it. */
+  body: string;
+  /** Every secret currently valid for the subscriber: during a rotation both the old and the new sign. */
+  secrets: readonly string[];
+};
+
+export type WebhookHeaders = {
+  'webhook-id': string;
+  'webhook-timestamp': string;
+  'webhook-signature': string;
+  'content-type': 'application/json';
+};
+
+/** A fresh secret: `whsec_` and the base64 of 32 random bytes. */
+export function generateWebhookSecret(): string {
+  return SECRET_PREFIX + toBase64(crypto.getRandomValues(new Uint8Array(SECRET_BYTES)));
+}
+
+/** The `webhook-signature` value: one `v1,<base64>` per distinct secret, space-separated. */
+export async function signWebhook(input: SignWebhookInput): Promise<string> {
+  checkId(input.id);
+  checkTimestamp(input.timestampSeconds);
+  if (input.secrets.length === 0) throw new Error('signWebhook: expected at least one secret, got none');
+  const content = encoder.encode(`${input.id}.${input.timestampSeconds}.${input.body}`);
+  const signatures: string[] = [];
+  for (const secret of new Set(input.secrets)) {
+    const key = await importKey(secret, ['sign']);
+    signatures.push(`v1,${toBase64(new Uint8Array(await crypto.subtle.sign('HMAC', key, content)))}`);
+  }
+  return signatures.join(' ');
+}
+
+/** Everything a signed delivery carries besides the body. */
+export async function webhookHeaders(input: SignWebhookInput): Promise<WebhookHeaders> {
+  return {
+    'webhook-id': input.id,
+    'webhook-timestamp': String(input.timestampSeconds),
+    'webhook-signature': await signWebhook(input),
+    'content-type': 'application/json',
+  };
+}
+
+export type VerifyWebhookInput = {
+  id: string;
+  timestamp: string;
+  signature: string;
+  body: string;
+  secret: string;
+  nowSeconds: number;
+  toleranceSeconds?: number;
+};
+
+/**
+ * What a receiver does, for our own tests and docs: true when the timestamp is within tolerance
+ * and one of the `v1` signatures matches. Unknown versions are skipped, as the spec asks.
+ */
+export async function verifyWebhookSignature(input: VerifyWebhookInput): Promise<boolean> {
+  if (!/^\d{1,15}$/.test(input.timestamp)) return false;
+  const timestampSeconds = Number(input.timestamp);
+  const tolerance = input.toleranceSeconds ?? WEBHOOK_TOLERANCE_SECONDS;
+  if (Math.abs(input.nowSeconds - timestampSeconds) > tolerance) return false;
+  const key = await importKey(input.secret, ['verify']);
+  const content = encoder.encode(`${input.id}.${input.timestamp}.${input.body}`);
+  for (const part of input.signature.split(' ')) {
+    const [version, value] = part.split(',');
+    if (version !== 'v1' || value === undefined) continue;
+    const mac = fromBase64(value);
+    // crypto.subtle.verify compares in constant time.
+    if (mac && (await crypto.subtle.verify('HMAC', key, mac, content))) return true;
+  }
+  return false;
+}
+
+/** The HMAC key inside a `whsec_` secret; throws an Error naming what is wrong (never the secret). */
+export function decodeWebhookSecret(secret: string): Uint8Array<ArrayBuffer> {
+  if (!secret.startsWith(SECRET_PREFIX)) throw new Error(`webhook secret: expected the prefix ${SECRET_PREFIX}`);
+  const key = fromBase64(secret.slice(SECRET_PREFIX.length));
+  if (!key) throw new Error(`webhook secret: expected padded base64 after ${SECRET_PREFIX}`);
+  if (key.byteLength < MIN_KEY_BYTES || key.byteLength > MAX_KEY_BYTES) {
+    throw new Error(`webhook secret: expected a key of ${MIN_KEY_BYTES} to ${MAX_KEY_BYTES} bytes, got ${key.byteLength}`);
+  }
+  return key;
+}
+
+async function importKey(secret: string, usages: KeyUsage[]): Promise<CryptoKey> {
+  return crypto.subtle.importKey('raw', decodeWebhookSecret(secret), { name: 'HMAC', hash: 'SHA-256' }, false, usages);
+}
+
+function checkId(id: string): void {
+  // Visible ASCII only: the id travels in a header and in the signed content, where a space or a
+  // line break would be ambiguous.
+  if (!/^[\x21-\x7e]{1,256}$/.test(id)) throw new Error(`webhook id: expected 1 to 256 visible ASCII characters, got ${JSON.stringify(id)}`);
+}
+
+function checkTimestamp(seconds: number): void {
+  if (!Number.isSafeInteger(seconds) || seconds < 0) throw new Error(`webhook timestamp: expected whole seconds since the epoch, got ${seconds}`);
+}
+
+function toBase64(bytes: Uint8Array): string {
+  let binary = '';
+  for (const byte of bytes) binary += String.fromCharCode(byte);
+  return btoa(binary);
+}
+
+/** Strict padded base64 (the alphabet with + and /), or null. */
+function fromBase64(text: string): Uint8Array<ArrayBuffer> | null {
+  if (text.length === 0 || text.length % 4 !== 0 || !/^[A-Za-z0-9+/]+={0,2}$/.test(text)) return null;
+  const binary = atob(text);
+  const bytes = new Uint8Array(binary.length);
+  for (let i = 0; i < binary.length; i++) bytes[i] = binary.charCodeAt(i);
+  return bytes;
+}

@@ -1,0 +1,245 @@
+import type { LookupAddress } from 'node:dns';
+import { createServer, isIP, type LookupFunction } from 'node:net';
+import type { AddressInfo } from 'node:net';
+import { describe, expect, it } from 'vitest';
+import {
+  WEBHOOK_TARGET_REFUSED,
+  checkWebhookUrl,
+  guardedConnector,
+  guardedLookup,
+  isForbiddenAddress,
+  parseIPv4,
+  parseIPv6,
+} from '../../src/adapters/webhook-target-guard.ts';
+
+describe('checkWebhookUrl', () => {
+  const strict = { allowPrivate: false };
+  const lax = { allowPrivate: true };
+
+  it('accepts https to a public name or address', () => {
+    for (const url of ['https://hooks.example.com/in', 'https://hooks.example.com:8443/in?x=1', 'https://8.8.8.8/', 'https://[2606:4700::1111]/']) {
+      const check = checkWebhookUrl(url, strict);
+      expect(check.ok, url).toBe(true);
+    }
+  });
+
+  it('accepts plain http only when private receivers are allowed', () => {
+    expect(checkWebhookUrl('http://hooks.example.com/', strict)).toEqual({ ok: false, reason: 'scheme http: is not allowed: expected https:' });
+    expect(checkWebhookUrl('http://hooks.example.com/', lax).ok).toBe(true);
+    for (const url of ['ftp://hooks.example.com/', 'file:///etc/passwd', 'gopher://127.0.0.1/', 'ws://hooks.example.com/']) {
+      expect(checkWebhookUrl(url, lax).ok, url).toBe(false);
+    }
+  });
+
+  it('refuses invalid URLs and credentials, even when private receivers are allowed', () => {
+    expect(checkWebhookUrl('not a url', lax)).toEqual({ ok: false, reason: 'not a valid absolute URL' });
+    expect(checkWebhookUrl('https://999.1.1.1/', lax).ok).toBe(false);
+    expect(checkWebhookUrl('https://user:pass@hooks.example.com/', lax)).toEqual({ ok: false, reason: 'credentials in the URL are not allowed' });
+    expect(checkWebhookUrl('https://8.8.8.8@127.0.0.1/', strict).ok).toBe(false);
+  });
+
+  it('sees through every IPv4 notation the URL parser knows', () => {
+    for (const host of ['127.0.0.1', '127.1', '2130706433', '0x7f000001', '0x7f.1', '0x7f.0.0.1', '017700000001', '0177.0.0.1', '127.000.000.001', '127.0.0.1.', '127.0.0.1%2e', '0X7F.0X0.0X0.0X1']) {
+      const check = checkWebhookUrl(`https://${host}/`, strict);
+      expect(check, host).toEqual({ ok: false, reason: 'address 127.0.0.1 is loopback (127.0.0.0/8)' });
+    }
+  });
+
+  it('refuses private IPv6 literals, including the ones that embed IPv4', () => {
+    for (const host of ['[::1]', '[::]', '[::ffff:127.0.0.1]', '[::ffff:7f00:1]', '[0:0:0:0:0:ffff:7f00:1]', '[::127.0.0.1]', '[64:ff9b::7f00:1]', '[2002:7f00:1::]', '[fe80::1]', '[fc00::1]', '[fd12:3456::1]', '[2001::1]']) {
+      const check = checkWebhookUrl(`https://${host}/`, strict);
+      expect(check.ok, host).toBe(false);
+      expect(check.ok ? '' : check.reason, host).toMatch(/^address \S+ is /);
+    }
+  });
+
+  it('refuses localhost names without asking DNS', () => {
+    for (const host of ['localhost', 'LOCALHOST', 'localhost.', 'api.localhost']) {
+      expect(checkWebhookUrl(`https://${host}/`, strict).ok, host).toBe(false);
+    }
+    expect(checkWebhookUrl('https://localhost.example.com/', strict).ok).toBe(true);
+  });
+
+  it('lets everything with a good scheme through when private receivers are allowed', () => {
+    for (const url of ['http://127.0.0.1:8080/', 'http://localhost/', 'https://[::1]/', 'http://10.0.0.1/']) {
+      expect(checkWebhookUrl(url, lax).ok, url).toBe(true);
+    }
+  });
+});
+
+describe('isForbiddenAddress', () => {
+  it('refuses special-purpose IPv4 ranges, edges included', () => {
+    const forbidden = [
+      '0.0.0.0', '0.255.255.255', '10.0.0.0', '10.255.255.255', '100.64.0.0', '100.127.255.255', '127.0.0.1', '127.255.255.255',
+      '169.254.169.254', '172.16.0.0', '172.31.255.255', '192.0.0.8', '192.0.2.1', '192.88.99.1', '192.168.0.1', '198.18.0.1',
+      '198.19.255.255', '198.51.100.7', '203.0.113.9', '224.0.0.1', '239.255.255.255', '240.0.0.1', '255.255.255.255',
+    ];
+    for (const ip of forbidden) expect(isForbiddenAddress(ip), ip).not.toBeNull();
+    expect(isForbiddenAddress('100.64.0.1')).toBe('carrier-grade NAT (100.64.0.0/10)');
+    expect(isForbiddenAddress('169.254.169.254')).toBe('link-local, cloud metadata (169.254.0.0/16)');
+  });
+
+  it('allows public IPv4 just outside those ranges', () => {
+    const allowed = ['1.1.1.1', '8.8.8.8', '9.255.255.255', '11.0.0.0', '100.63.255.255', '100.128.0.0', '126.255.255.255', '128.0.0.0',
+      '169.253.255.255', '169.255.0.0', '172.15.255.255', '172.32.0.0', '192.0.1.0', '192.167.255.255', '192.169.0.0', '198.17.255.255',
+      '198.20.0.0', '223.255.255.255'];
+    for (const ip of allowed) expect(isForbiddenAddress(ip), ip).toBeNull();
+  });
+
+  it('refuses special IPv6 ranges and judges embedded IPv4 as IPv4', () => {
+    const forbidden: Record<string, RegExp> = {
+      '::': /unspecified/,
+      '::1': /loopback/,
+      '::ffff:127.0.0.1': /IPv4-mapped 127\.0\.0\.1: loopback/,
+      '::ffff:a9fe:a9fe': /IPv4-mapped 169\.254\.169\.254/,
+      '::ffff:0:10.0.0.1': /IPv4-translated 10\.0\.0\.1/,
+      '::127.0.0.1': /IPv4-compatible 127\.0\.0\.1/,
+      '::a00:1': /IPv4-compatible 10\.0\.0\.1/,
+      '64:ff9b::7f00:1': /NAT64 127\.0\.0\.1/,
+      '64:ff9b::192.168.1.1': /NAT64 192\.168\.1\.1/,
+      '64:ff9b:1::808:808': /local-use NAT64/,
+      '2002:7f00:1::': /6to4 127\.0\.0\.1/,
+      '2002:c0a8:101::1': /6to4 192\.168\.1\.1/,
+      '2001::1': /Teredo/,
+      '2001:0:4136:e378:8000:63bf:3fff:fdd2': /Teredo/,
+      '2001:db8::1': /documentation/,
+      '100::1': /discard/,
+      'fe80::1': /link-local/,
+      'febf:ffff::1': /link-local/,
+      'fec0::1': /site-local/,
+      'fc00::1': /unique local/,
+      'fdff:ffff::1': /unique local/,
+      'ff02::1': /multicast/,
+      '1::1': /not global unicast/,
+      '4000::1': /not global unicast/,
+    };
+    for (const [ip, reason] of Object.entries(forbidden)) expect(isForbiddenAddress(ip), ip).toMatch(reason);
+  });
+
+  it('allows global IPv6 unicast and public IPv4 behind the embedding prefixes', () => {
+    for (const ip of ['2606:4700:4700::1111', '2a00:1450:4001:80b::200e', '3fff:ffff::1', '::ffff:8.8.8.8', '64:ff9b::808:808', '2002:808:808::1', '2001:4860::8888']) {
+      expect(isForbiddenAddress(ip), ip).toBeNull();
+    }
+  });
+
+  it('refuses what is not a plain address', () => {
+    for (const text of ['', 'localhost', '127.1', '0x7f.0.0.1', '0177.0.0.1', '127.0.0.01', 'fe80::1%eth0', '[::1]', '1.2.3.4.5', ':::1']) {
+      expect(isForbiddenAddress(text), text).toBe('not an IP address');
+    }
+  });
+});
+
+describe('the address parsers', () => {
+  it('parse IPv4 strictly', () => {
+    expect(parseIPv4('192.168.1.2')).toBe(0xc0a80102);
+    expect(parseIPv4('255.255.255.255')).toBe(0xffffffff);
+    for (const text of ['1.2.3', '1.2.3.256', '01.2.3.4', '1.2.3.4 ', '-1.2.3.4', '1..2.3', '']) expect(parseIPv4(text), text).toBeNull();
+  });
+
+  it('expand :: and read a trailing IPv4', () => {
+    expect(parseIPv6('::')).toEqual([0, 0, 0, 0, 0, 0, 0, 0]);
+    expect(parseIPv6('::1')).toEqual([0, 0, 0, 0, 0, 0, 0, 1]);
+    expect(parseIPv6('1::')).toEqual([1, 0, 0, 0, 0, 0, 0, 0]);
+    expect(parseIPv6('1:2:3:4:5:6:7::')).toEqual([1, 2, 3, 4, 5, 6, 7, 0]);
+    expect(parseIPv6('::2:3:4:5:6:7:8')).toEqual([0, 2, 3, 4, 5, 6, 7, 8]);
+    expect(parseIPv6('fe80::a:B:c')).toEqual([0xfe80, 0, 0, 0, 0, 0xa, 0xb, 0xc]);
+    expect(parseIPv6('::ffff:127.0.0.1')).toEqual([0, 0, 0, 0, 0, 0xffff, 0x7f00, 1]);
+    expect(parseIPv6('1:2:3:4:5:6:1.2.3.4')).toEqual([1, 2, 3, 4, 5, 6, 0x102, 0x304]);
+  });
+
+  it('agree with node:net isIP on what is valid IPv6', () => {
+    const samples = [
+      '::', '::1', '1::', '1:2:3:4:5:6:7:8', '1:2:3:4:5:6:7::', '::2:3:4:5:6:7:8', '1:2:3:4:5:6:1.2.3.4', '::1.2.3.4', '1::1.2.3.4',
+      '1:2:3:4:5:6:7:8:9', '1:2:3:4:5:6:7', '1::2::3', ':1::', '1:::2', '12345::', 'g::', '1:2:3:4:5:6:7:1.2.3.4', '::1.2.3', '::1.2.3.04',
+      '1.2.3.4::', '::ffff:1.2.3.4:1', '[::1]', '', ':', '1:2:3:4:5:6:7:8::', '::1:2:3:4:5:6:7:8',
+    ];
+    for (const text of samples) expect(parseIPv6(text) !== null, text).toBe(isIP(text) === 6);
+    // Except zone ids, which isIP accepts: a scoped address is link-local by definition.
+    expect(isIP('fe80::1%eth0')).toBe(6);
+    expect(parseIPv6('fe80::1%eth0')).toBeNull();
+  });
+});
+
+type Answer = LookupAddress[] | Error;
+
+/** A resolver that answers from a table, recording the options it was called with. */
+function fakeLookup(table: Record<string, Answer>, calls: unknown[] = []): LookupFunction {
+  return (hostname, options, callback) => {
+    calls.push({ hostname, all: options.all });
+    const answer = table[hostname] ?? Object.assign(new Error(`getaddrinfo ENOTFOUND ${hostname}`), { code: 'ENOTFOUND' });
+    queueMicrotask(() => {
+      if (answer instanceof Error) callback(answer, '');
+      else if (options.all) callback(null, answer);
+      else callback(null, answer[0]!.address, answer[0]!.family);
+    });
+  };
+}
+
+function lookupOnce(lookup: LookupFunction, hostname: string, all: boolean): Promise<{ error: NodeJS.ErrnoException | null; address: unknown; family?: number }> {
+  return new Promise((resolve) => lookup(hostname, { all }, (error, address, family) => resolve({ error, address, family })));
+}
+
+describe('guardedLookup', () => {
+  const table: Record<string, Answer> = {
+    'public.test': [{ address: '93.184.216.34', family: 4 }, { address: '2606:2800:220:1::1', family: 6 }],
+    'loopback.test': [{ address: '127.0.0.1', family: 4 }],
+    'mixed.test': [{ address: '93.184.216.34', family: 4 }, { address: '::ffff:10.0.0.1', family: 6 }],
+  };
+
+  it('passes public answers through in the shape asked for, always asking for all addresses', async () => {
+    const calls: unknown[] = [];
+    const lookup = guardedLookup(false, fakeLookup(table, calls));
+    expect(await lookupOnce(lookup, 'public.test', true)).toEqual({ error: null, address: table['public.test'], family: undefined });
+    expect(await lookupOnce(lookup, 'public.test', false)).toEqual({ error: null, address: '93.184.216.34', family: 4 });
+    expect(calls).toEqual([{ hostname: 'public.test', all: true }, { hostname: 'public.test', all: true }]);
+  });
+
+  it('refuses when any address is forbidden, naming it', async () => {
+    const lookup = guardedLookup(false, fakeLookup(table));
+    for (const all of [true, false]) {
+      const loop = await lookupOnce(lookup, 'loopback.test', all);
+      expect(loop.error?.code).toBe(WEBHOOK_TARGET_REFUSED);
+      expect(loop.error?.message).toBe('target refused: loopback.test resolves to 127.0.0.1, which is loopback (127.0.0.0/8)');
+      const mixed = await lookupOnce(lookup, 'mixed.test', all);
+      expect(mixed.error?.message).toMatch(/::ffff:10\.0\.0\.1, which is IPv4-mapped 10\.0\.0\.1: private/);
+    }
+  });
+
+  it('lets private answers through when allowed, and passes resolver errors on', async () => {
+    const lookup = guardedLookup(true, fakeLookup(table));
+    expect(await lookupOnce(lookup, 'loopback.test', false)).toEqual({ error: null, address: '127.0.0.1', family: 4 });
+    expect((await lookupOnce(lookup, 'nowhere.test', true)).error?.code).toBe('ENOTFOUND');
+  });
+
+  it('uses the system resolver by default', async () => {
+    const answer = await lookupOnce(guardedLookup(false), 'localhost', true);
+    expect(answer.error?.code).toBe(WEBHOOK_TARGET_REFUSED);
+  });
+});
+
+describe('guardedConnector', () => {
+  it('refuses a forbidden IP literal without dialling it (net.connect would skip the lookup)', async () => {
+    const server = createServer((socket) => socket.destroy());
+    let connections = 0;
+    server.on('connection', () => connections++);
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const { port } = server.address() as AddressInfo;
+    try {
+      const connect = guardedConnector({ allowPrivate: false, connectTimeoutMs: 1000 });
+      const error = await new Promise<Error | null>((resolve) =>
+        connect({ hostname: '127.0.0.1', host: `127.0.0.1:${port}`, protocol: 'http:', port: String(port) }, (err, _socket) => resolve(err)),
+      );
+      expect(error?.message).toBe('target refused: address 127.0.0.1 is loopback (127.0.0.0/8)');
+
+      const allowed = guardedConnector({ allowPrivate: true, connectTimeoutMs: 1000 });
+      const socket = await new Promise<{ destroy(): void } | null>((resolve) =>
+        allowed({ hostname: '127.0.0.1', host: `127.0.0.1:${port}`, protocol: 'http:', port: String(port) }, (_err, s) => resolve(s)),
+      );
+      socket?.destroy();
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      expect(connections).toBe(1);
+    } finally {
+      server.close();
+    }
+  });
+});
