@@ -365,6 +365,19 @@ export function createSqliteStore(db: SqliteDatabase): Store {
         .map(toPollRun);
     },
 
+    async getPollRun(id) {
+      const row = db.select().from(t.pollRuns).where(eq(t.pollRuns.id, id)).get();
+      if (!row) return null;
+      const rejected = db
+        .select()
+        .from(t.rejectedPayloads)
+        .where(eq(t.rejectedPayloads.pollRunId, id))
+        .orderBy(asc(t.rejectedPayloads.id))
+        .all()
+        .map((r) => ({ source: r.source as RejectedPayload['source'], url: r.url, body: r.body, error: r.error, receivedAt: r.receivedMs }));
+      return { run: toPollRun(row), rejected };
+    },
+
     async secret(name, generate) {
       const key = `secret:${name}`;
       db.insert(t.meta).values({ key, value: generate() }).onConflictDoNothing().run();

@@ -146,6 +146,8 @@ export interface ArchiveQueries {
   latestCreatedIncident(): Promise<StoredIncident | null>;
   feedHealth(): Promise<FeedHealth>;
   listPollRuns(beforeStartedAt: number | null, limit: number): Promise<PollRun[]>;
+  /** One poll run and the payloads it kept because they were not a feed. */
+  getPollRun(id: string): Promise<{ run: PollRun; rejected: (RejectedPayload & { receivedAt: number })[] } | null>;
   /** A random secret that lives with the archive (e.g. the cursor signing key), made on first use. */
   secret(name: string, generate: () => string): Promise<string>;
 }

@@ -217,6 +217,12 @@ describe('HTTP API', () => {
       expect(body.polls[0]).toMatchObject({ outcome: 'ok', sources: expect.any(Array) });
     });
 
+    it('answers an unknown poll run with 404 poll_not_found', async () => {
+      const res = await fetch(`${service.url}/api/admin/polls/nope`, { headers: { authorization: `Bearer ${ADMIN_TOKEN}` } });
+      expect(res.status).toBe(404);
+      expect(await res.json()).toEqual({ ok: false, error: 'poll_not_found', detail: 'no poll run with that id' });
+    });
+
     it('answers unknown routes and methods with the same error shape', async () => {
       expect(await service.get('/api/nope')).toEqual({ status: 404, body: { ok: false, error: 'not_found', detail: 'no route for GET /api/nope' } });
       const del = await fetch(`${service.url}/api/incidents`, { method: 'DELETE' });

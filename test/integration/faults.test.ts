@@ -3,7 +3,7 @@ import Database from 'better-sqlite3';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { rawIncident, type RawIncident } from '../fixtures/vendor-builders.ts';
-import { startTestService, startTestVendor, type TestService, type TestVendor } from '../helpers/service.ts';
+import { ADMIN_TOKEN, startTestService, startTestVendor, type TestService, type TestVendor } from '../helpers/service.ts';
 
 const files = rawIncident({ id: 1700, title: 'Files fail to upload', type: 'incident', services: ['Files'] });
 const outage = rawIncident({ id: 1701, title: 'Messaging is down', type: 'outage', services: ['Messaging'] });
@@ -108,6 +108,11 @@ describe('vendor faults', () => {
     expect(kept.map((r) => r.source)).toEqual(['v2/current', 'v1/current', 'v2/history']);
     expect(kept[0]?.error).toMatch(message);
     expect(kept[0]?.body.length).toBeGreaterThan(0);
+    // And an admin can read them back, with the run they belong to.
+    const detail = await fetch(`${service.url}/api/admin/polls/${result.run.id}`, { headers: { authorization: `Bearer ${ADMIN_TOKEN}` } });
+    const body = await detail.json();
+    expect(body.poll).toMatchObject({ id: result.run.id, outcome: 'failed' });
+    expect(body.rejected_payloads.map((r: { source: string; body: string }) => [r.source, r.body])).toEqual(kept.map((r) => [r.source, r.body]));
   });
 
   it('counts consecutive failures on /healthz and resets them on recovery', async () => {

@@ -35,5 +35,22 @@ export function adminRoutes(deps: AppDeps) {
     return c.json({ ok: true, polls: runs.map(toApiPollRun) });
   });
 
+  app.get('/api/admin/polls/:id', async (c) => {
+    const found = await deps.store.getPollRun(c.req.param('id'));
+    if (!found) throw new ApiError(404, 'poll_not_found', 'no poll run with that id');
+    return c.json({
+      ok: true,
+      poll: toApiPollRun(found.run),
+      // Kept raw: what the vendor sent when it was not a feed at all (an HTML error page, truncated JSON).
+      rejected_payloads: found.rejected.map((r) => ({
+        source: r.source,
+        url: r.url,
+        error: r.error,
+        received_at: new Date(r.receivedAt).toISOString(),
+        body: r.body,
+      })),
+    });
+  });
+
   return app;
 }
