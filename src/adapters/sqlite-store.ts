@@ -10,7 +10,7 @@ import { RevisionConflictError } from '../core/errors.ts';
 import type { EventData, EventType } from '../core/events.ts';
 import { htmlToText } from '../core/html-text.ts';
 import { noteSeq, sameServices, type Note } from '../core/incident.ts';
-import { toVendorIncident } from '../core/vendor-format.ts';
+import { toVendorIncident, type VendorIncidentJson } from '../core/vendor-format.ts';
 import type {
   EventFilter,
   FeedHealth,
@@ -295,6 +295,22 @@ export function createSqliteStore(db: SqliteDatabase): Store {
 
     async getIncident(id) {
       return loadByIds([id])[0] ?? null;
+    },
+
+    async listVersions(incidentId, limit) {
+      return db
+        .select()
+        .from(t.incidentVersions)
+        .where(eq(t.incidentVersions.incidentId, incidentId))
+        .orderBy(asc(t.incidentVersions.revision))
+        .limit(limit)
+        .all()
+        .map((row) => ({
+          revision: row.revision,
+          recordedAt: row.recordedMs,
+          pollRunId: row.pollRunId,
+          incident: JSON.parse(row.snapshotJson) as VendorIncidentJson,
+        }));
     },
 
     async listEvents(filter: EventFilter, afterSeq, limit) {

@@ -3,6 +3,7 @@ import type { ArchivedIncident, PollPlan } from './diff.ts';
 import type { EventType, StatusEvent } from './events.ts';
 import type { Incident, Note } from './incident.ts';
 import type { FeedSource } from './observe.ts';
+import type { VendorIncidentJson } from './vendor-format.ts';
 
 export interface Clock {
   now(): number;
@@ -124,6 +125,8 @@ export type ListedNote = Note & { text: string };
 /** An incident in a list: everything but the notes, of which only the count and the latest. */
 export type ListedIncident = Omit<StoredIncident, 'notes'> & { sortKey: number; noteCount: number; latestNote: ListedNote | null };
 
+export type IncidentVersion = { revision: number; recordedAt: number; pollRunId: string | null; incident: VendorIncidentJson };
+
 export type EventFilter = { types?: EventType[]; incidentId?: string; includeBackfill?: boolean };
 
 export type StoredEvent = StatusEvent & { seq: number; pollRunId: string | null };
@@ -138,6 +141,8 @@ export type FeedHealth = {
 export interface ArchiveQueries {
   listIncidents(filter: IncidentFilter, after: IncidentPosition | null, limit: number): Promise<ListedIncident[]>;
   getIncident(id: string): Promise<StoredIncident | null>;
+  /** Every stored version of an incident, oldest first: the whole incident as the feed showed it. */
+  listVersions(incidentId: string, limit: number): Promise<IncidentVersion[]>;
   listEvents(filter: EventFilter, afterSeq: number, limit: number): Promise<StoredEvent[]>;
   /** Incidents still going on (any status that is not finished). */
   ongoingIncidents(): Promise<StoredIncident[]>;

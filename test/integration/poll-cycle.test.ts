@@ -102,6 +102,15 @@ describe('poll cycle against the simulated vendor', () => {
       'incident.note_added',
     ]);
     expect((await service.get('/api/v2.0.0/current')).body).toMatchObject({ status: 'ok', active_incidents: [] });
+
+    const versions = (await service.get('/api/incidents/1600/versions')).body.versions;
+    expect(versions.map((v: { revision: number; incident: { title: string; status: string } }) => [v.revision, v.incident.title, v.incident.status])).toEqual([
+      [1, 'Some files fail to upload', 'active'],
+      [2, 'Some files fail to upload or download', 'active'],
+      [3, 'Some files fail to upload or download', 'resolved'],
+    ]);
+    expect(versions[2].incident.notes).toHaveLength(2);
+    expect((await service.get('/api/incidents/424242/versions')).status).toBe(404);
   });
 
   it('keeps incidents the vendor forgot', async () => {

@@ -10,6 +10,7 @@ import { instantParam, listParam, pageLimit, readCursor } from '../query-params.
 
 const incidentCursor = z.object({ k: z.literal('incidents'), s: z.number().int() });
 const HISTORY_EVENTS_MAX = 1000;
+const VERSIONS_MAX = 1000;
 
 export function incidentRoutes({ store, cursors }: AppDeps) {
   const app = new Hono();
@@ -52,6 +53,21 @@ export function incidentRoutes({ store, cursors }: AppDeps) {
     if (!incident) throw new ApiError(404, 'incident_not_found', `no incident ${JSON.stringify(id.slice(0, 64))} in the archive`);
     const history = await store.listEvents({ incidentId: id }, 0, HISTORY_EVENTS_MAX);
     return c.json({ ok: true, incident: toApiIncident(incident), events: history.map(toApiEvent) });
+  });
+
+  app.get('/api/incidents/:id/versions', async (c) => {
+    const id = c.req.param('id');
+    const versions = await store.listVersions(id, VERSIONS_MAX);
+    if (versions.length === 0) throw new ApiError(404, 'incident_not_found', `no incident ${JSON.stringify(id.slice(0, 64))} in the archive`);
+    return c.json({
+      ok: true,
+      versions: versions.map((v) => ({
+        revision: v.revision,
+        recorded_at: new Date(v.recordedAt).toISOString(),
+        poll_run_id: v.pollRunId,
+        incident: v.incident,
+      })),
+    });
   });
 
   return app;
