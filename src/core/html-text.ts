@@ -3,12 +3,15 @@ import { decodeHTML } from 'entities';
 
 // Not a sanitiser: the output is text, never HTML. Block-level tags become line breaks so that
 // words from adjacent paragraphs do not run together in the full-text index.
-const BLOCK_BREAK = /<\s*(br|\/p|\/ul|\/ol|\/div|\/h[1-6]|\/tr)\b[^>]*>/gi;
-const ANY_TAG = /<\/?[a-z!][^>]*>/gi;
+// A tag's scan stops at the next `<` as well as at `>`: bodies come from the vendor, and with
+// `[^>]*` an unterminated `<a<a<a...` made each `<` scan to the end (quadratic time).
+const BLOCK_BREAK = /<\s*(br|\/p|\/ul|\/ol|\/div|\/h[1-6]|\/tr)\b[^<>]*>/gi;
+const LIST_ITEM = /<\s*li\b[^<>]*>/gi;
+const ANY_TAG = /<\/?[a-z!][^<>]*>/gi;
 
 export function htmlToText(body: string): string {
   if (!body.includes('<') && !body.includes('&')) return normaliseWhitespace(body);
-  const withBreaks = body.replace(BLOCK_BREAK, '\n').replace(/<\s*li\b[^>]*>/gi, '\n- ');
+  const withBreaks = body.replace(BLOCK_BREAK, '\n').replace(LIST_ITEM, '\n- ');
   return normaliseWhitespace(decodeHTML(withBreaks.replace(ANY_TAG, '')));
 }
 

@@ -214,7 +214,8 @@ export function noteText(body: string): string {
   return htmlToText(isHtmlNote(body) ? body : body.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;'));
 }
 
-const VENDOR_TAG = /<\/?(p|br|strong|b|em|i|u|ul|ol|li|a|span|div|h[1-6])\b[^>]*>/i;
+// `[^<>]*`, not `[^>]*`: an unterminated `<p<p<p...` must not make each `<` scan to the end.
+const VENDOR_TAG = /<\/?(p|br|strong|b|em|i|u|ul|ol|li|a|span|div|h[1-6])\b[^<>]*>/i;
 
 export function isHtmlNote(body: string): boolean {
   return VENDOR_TAG.test(body);

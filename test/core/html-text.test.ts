@@ -17,6 +17,12 @@ describe('htmlToText', () => {
     expect(htmlToText('Line one.\r\nLine two.')).toBe('Line one.\nLine two.');
   });
 
+  it('reads unterminated tags as text, so a hostile body cannot make it slow', () => {
+    // '<a' never closes: each must stop at the next '<' (npm run bench would show a quadratic scan).
+    const body = '<a'.repeat(50_000) + '<p>end</p>';
+    expect(htmlToText(body)).toBe('<a'.repeat(50_000) + 'end');
+  });
+
   it('never yields markup, even from hostile input', () => {
     const text = htmlToText('<img src=x onerror=alert(1)><script>alert(1)</script><a href="javascript:x">link</a>');
     expect(text).not.toMatch(/<|>/);

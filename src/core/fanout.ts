@@ -1,0 +1,140 @@
+/** Decides which deliveries one poll's events cause, as outbox rows with keys that are the same however often the poll is planned. */
+import type { StatusEvent } from './events.ts';
+import type { Channel, Subscription, SubscriptionFilters } from './subscription.ts';
+
+/** One outbox row: written in the same transaction as the events, unique by `key`. */
+export type PlannedDelivery = {
+  key: string;
+  subscriptionId: string;
+  channel: Channel;
+  /** The events this delivery stands for, in the batch's order (oldest first): one for a webhook. */
+  eventIds: string[];
+};
+
+/**
+ * Whether a subscription wants an event. Every list present and non-empty must match (AND);
+ * within a list any entry may match (OR).
+ *
+ * - services: the incident's services and the filter share a name, compared exactly (they are
+ *   the vendor's names). An incident that names no services matches every service filter: the
+ *   vendor names none for some platform-wide incidents, and a notice too many beats a missed
+ *   outage. When an `incident.updated` changed the services, the old list counts as well as the
+ *   new one, so subscribers to a service the incident moved away from hear that it did.
+ * - types: the incident's type is listed, ignoring case. A changed type counts both ways, for the
+ *   same reason as services.
+ * - events: the event's type is listed.
+ */
+export function matchesFilters(filters: SubscriptionFilters, event: StatusEvent): boolean {
+  const { data } = event;
+  const changes = data.type === 'incident.updated' ? data.changes : {};
+
+  if (isSet(filters.services)) {
+    const wanted = new Set(filters.services);
+    const lists = [data.incident.services, ...(changes.services ? [changes.services.from] : [])];
+    if (!lists.some((services) => services.length === 0 || services.some((s) => wanted.has(s)))) return false;
+  }
+  if (isSet(filters.types)) {
+    const wanted = new Set(filters.types.map((t) => t.toLowerCase()));
+    const types = [data.incident.type, ...(changes.type ? [changes.type.from] : [])];
+    if (!types.some((type) => wanted.has(type.toLowerCase()))) return false;
+  }
+  if (isSet(filters.events) && !filters.events.includes(event.type)) return false;
+  return true;
+}
+
+/**
+ * The deliveries a batch of events causes: the batch is one poll's events. Only active
+ * subscriptions receive anything, and backfill events (history recorded while seeding) cause
+ * nothing.
+ *
+ * A webhook gets one delivery per event, keyed `<event id>|<subscription id>`. Email and channel
+ * get one per incident: the incident's events in this batch that pass the filters, so "Resolved"
+ * and its final note make one message (notification-message.ts groups them the same way). Its
+ * key joins those event ids, sorted, with `+`: the ids are deterministic (events.ts), so planning
+ * the same poll again gives the same keys, and a group of one has the webhook's key shape.
+ *
+ * Output order: subscriptions in the given order; within one, events or incidents in the order
+ * they first appear in the batch.
+ */
+export function planDeliveries(events: readonly StatusEvent[], subscriptions: readonly Subscription[]): PlannedDelivery[] {
+  const news = newsOf(events);
+  const deliveries: PlannedDelivery[] = [];
+  for (const subscription of subscriptions) {
+    if (subscription.status !== 'active') continue;
+    const wanted = news.filter((event) => matchesFilters(subscription.filters, event));
+    if (subscription.channel === 'webhook') {
+      for (const event of wanted) deliveries.push(delivery(subscription, [event.id]));
+    } else {
+      for (const group of byIncident(wanted)) deliveries.push(delivery(subscription, group.map((e) => e.id)));
+    }
+  }
+  return deliveries;
+}
+
+/** Non-backfill events, each id once: a repeated id would break the outbox's unique key and with it the poll's write. */
+function newsOf(events: readonly StatusEvent[]): StatusEvent[] {
+  const seen = new Set<string>();
+  const news: StatusEvent[] = [];
+  for (const event of events) {
+    if (event.backfill || seen.has(event.id)) continue;
+    seen.add(event.id);
+    news.push(event);
+  }
+  return news;
+}
+
+function byIncident(events: readonly StatusEvent[]): StatusEvent[][] {
+  const groups = new Map<string, StatusEvent[]>();
+  for (const event of events) {
+    const group = groups.get(event.incidentId);
+    if (group) group.push(event);
+    else groups.set(event.incidentId, [event]);
+  }
+  return [...groups.values()];
+}
+
+function delivery(subscription: Subscription, eventIds: string[]): PlannedDelivery {
+  // Code-unit order, not locale order: the key must not depend on the runtime's ICU data.
+  const sorted = [...eventIds].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+  return {
+    key: `${sorted.join('+')}|${subscription.id}`,
+    subscriptionId: subscription.id,
+    channel: subscription.channel,
+    eventIds,
+  };
+}
+
+function isSet<T>(list: readonly T[] | undefined): list is readonly T[] {
+  return list !== undefined && list.length > 0;
+}
+
+const MESSAGE_ID_BYTES = 16;
+const BASE32 = 'abcdefghijklmnopqrstuvwxyz234567';
+
+/**
+ * The `webhook-id` of a delivery: `msg_` and the lower-case base32 (RFC 4648, unpadded) of the
+ * first 16 bytes of SHA-256(key). Derived from the outbox key, so every retry, even after a
+ * restart, carries the same id (the receiver's idempotency key); hashing keeps it opaque and
+ * short (30 characters) whatever the vendor's ids look like.
+ */
+export async function webhookMessageId(key: string): Promise<string> {
+  const digest = new Uint8Array(await crypto.subtle.digest('SHA-256', new TextEncoder().encode(key)));
+  return `msg_${base32(digest.subarray(0, MESSAGE_ID_BYTES))}`;
+}
+
+function base32(bytes: Uint8Array): string {
+  let out = '';
+  let buffer = 0;
+  let bits = 0;
+  for (const byte of bytes) {
+    buffer = (buffer << 8) | byte;
+    bits += 8;
+    while (bits >= 5) {
+      bits -= 5;
+      out += BASE32[(buffer >>> bits) & 31];
+    }
+    buffer &= (1 << bits) - 1;
+  }
+  if (bits > 0) out += BASE32[(buffer << (5 - bits)) & 31];
+  return out;
+}

@@ -1,0 +1,154 @@
+/** Who wants which news, where: the subscription types and the zod schemas that parse a request to subscribe. */
+import { z } from 'zod';
+import { EVENT_TYPES, type EventType } from './events.ts';
+
+/** `channel` is the workspace's team-chat incoming-webhook URL; `webhook` is any receiver of signed events. */
+export type Channel = 'webhook' | 'email' | 'channel';
+
+export const CHANNELS: readonly Channel[] = ['webhook', 'email', 'channel'];
+
+/** Each list narrows what is sent; an absent or empty list lets everything through (fanout.ts). */
+export type SubscriptionFilters = { services?: string[]; types?: string[]; events?: EventType[] };
+
+/** Only `active` subscriptions are sent anything (fanout.ts). */
+export type SubscriptionStatus = 'pending' | 'active' | 'paused';
+
+export type Subscription = {
+  id: string;
+  channel: Channel;
+  /** The URL for `webhook` and `channel`, the address for `email`. */
+  target: string;
+  filters: SubscriptionFilters;
+  /** IANA zone in which emails write times; UTC unless the subscriber asked otherwise. */
+  timeZone: string;
+  status: SubscriptionStatus;
+};
+
+/** What a valid request to subscribe becomes; the caller adds the id and the status. */
+export type NewSubscription = Pick<Subscription, 'channel' | 'target' | 'filters' | 'timeZone'>;
+
+/** Most entries one filter list may have: enough for every service the vendor names, small enough to index. */
+export const FILTER_MAX_ENTRIES = 50;
+const FILTER_ENTRY_MAX_CHARS = 100;
+const URL_MAX_CHARS = 2048;
+// RFC 5321 limits a forward path to 256 octets including the angle brackets.
+const EMAIL_MAX_CHARS = 254;
+export const DEFAULT_TIME_ZONE = 'UTC';
+
+const nameList = (name: string, normalize: (entry: string) => string) =>
+  z
+    .array(
+      z
+        .string({ error: `${name} entries must be strings` })
+        .trim()
+        .min(1, `${name} entries must not be empty`)
+        .max(FILTER_ENTRY_MAX_CHARS, `${name} entries must be at most ${FILTER_ENTRY_MAX_CHARS} characters`),
+      { error: `${name} must be a list of strings` },
+    )
+    .max(FILTER_MAX_ENTRIES, `${name} may list at most ${FILTER_MAX_ENTRIES} entries`)
+    .transform((entries) => dedupe(entries.map(normalize)));
+
+/**
+ * Services keep their case: they are the vendor's exact names. Types are lower-cased, as the
+ * incident's type is (incident.ts).
+ */
+export const subscriptionFiltersSchema = z.strictObject({
+  services: nameList('filters.services', (s) => s).optional(),
+  types: nameList('filters.types', (t) => t.toLowerCase()).optional(),
+  events: z
+    .array(z.enum(EVENT_TYPES as [EventType, ...EventType[]], { error: `filters.events entries must be one of ${EVENT_TYPES.join(', ')}` }), {
+      error: 'filters.events must be a list of event types',
+    })
+    .max(FILTER_MAX_ENTRIES, `filters.events may list at most ${FILTER_MAX_ENTRIES} entries`)
+    .transform(dedupe)
+    .optional(),
+});
+
+export type SubscriptionFiltersInput = z.input<typeof subscriptionFiltersSchema>;
+
+export type CreateSubscriptionOptions = {
+  /** Accept http: URLs too: for receivers on a private network and for local demos, never the default. */
+  allowPlainHttp?: boolean;
+};
+
+/**
+ * The body of a request to subscribe: `{ channel, url | email, filters?, timezone? }`. Unknown
+ * keys are refused, so a misspelt `filter` cannot quietly subscribe someone to everything.
+ * Whether a URL may be called at all (private addresses) is the sender's guard's job, at
+ * subscribe time and again at connect time: that needs DNS, which the core does not have.
+ */
+export function createSubscriptionSchema(options: CreateSubscriptionOptions = {}) {
+  const common = {
+    filters: subscriptionFiltersSchema.optional(),
+    timezone: timeZoneSchema.optional(),
+  };
+  return z
+    .discriminatedUnion(
+      'channel',
+      [
+        z.strictObject({ channel: z.literal('webhook'), url: urlSchema('webhook', options), ...common }),
+        z.strictObject({ channel: z.literal('channel'), url: urlSchema('channel', options), ...common }),
+        z.strictObject({ channel: z.literal('email'), email: emailSchema, ...common }),
+      ],
+      { error: (issue) => (issue.code === 'invalid_union' ? `channel must be one of ${CHANNELS.join(', ')}` : undefined) },
+    )
+    .transform(
+      (body): NewSubscription => ({
+        channel: body.channel,
+        target: body.channel === 'email' ? body.email : body.url,
+        filters: body.filters ?? {},
+        timeZone: body.timezone ?? DEFAULT_TIME_ZONE,
+      }),
+    );
+}
+
+export type CreateSubscriptionInput = z.input<ReturnType<typeof createSubscriptionSchema>>;
+
+function urlSchema(channel: 'webhook' | 'channel', { allowPlainHttp = false }: CreateSubscriptionOptions) {
+  const expected = allowPlainHttp ? 'an https: or http: URL' : 'an https: URL';
+  return z
+    .string({ error: (issue) => (issue.input === undefined ? `a ${channel} subscription needs url` : 'url must be a string') })
+    .trim()
+    .max(URL_MAX_CHARS, `url must be at most ${URL_MAX_CHARS} characters`)
+    .superRefine((text, ctx) => {
+      const url = URL.canParse(text) ? new URL(text) : null;
+      if (!url) {
+        ctx.addIssue({ code: 'custom', message: `url must be ${expected}, got ${JSON.stringify(text.slice(0, 100))}` });
+      } else if (url.protocol !== 'https:' && !(allowPlainHttp && url.protocol === 'http:')) {
+        ctx.addIssue({ code: 'custom', message: `url must be ${expected}, got scheme ${url.protocol}` });
+      }
+    });
+}
+
+const emailSchema = z
+  .string({ error: (issue) => (issue.input === undefined ? 'an email subscription needs email' : 'email must be a string') })
+  .trim()
+  .max(EMAIL_MAX_CHARS, `email must be at most ${EMAIL_MAX_CHARS} characters`)
+  .pipe(z.email({ error: 'email must be an address such as ops@example.com' }));
+
+/** A zone Intl knows, in its canonical spelling ("europe/berlin" → "Europe/Berlin"). */
+const timeZoneSchema = z
+  .string({ error: 'timezone must be a string' })
+  .trim()
+  .transform((zone, ctx) => {
+    const canonical = canonicalTimeZone(zone);
+    if (canonical === null) {
+      ctx.addIssue({ code: 'custom', message: `timezone must be an IANA time zone such as Europe/Berlin, got ${JSON.stringify(zone.slice(0, 100))}` });
+      return z.NEVER;
+    }
+    return canonical;
+  });
+
+/** Null when the runtime does not know the zone: Intl throws a RangeError for those. */
+export function canonicalTimeZone(zone: string): string | null {
+  if (zone === '') return null;
+  try {
+    return new Intl.DateTimeFormat('en-US', { timeZone: zone }).resolvedOptions().timeZone;
+  } catch {
+    return null;
+  }
+}
+
+function dedupe<T>(entries: T[]): T[] {
+  return [...new Set(entries)];
+}
