@@ -5,6 +5,7 @@ import { createErrorHandler, notFound } from './errors.ts';
 import { responseCache } from './response-cache.ts';
 import { adminRoutes } from './routes/admin.ts';
 import { eventRoutes } from './routes/events.ts';
+import { feedRoutes } from './routes/feeds.ts';
 import { healthRoutes } from './routes/health.ts';
 import { incidentRoutes } from './routes/incidents.ts';
 import { mirrorRoutes } from './routes/mirror.ts';
@@ -25,10 +26,13 @@ export function createApp(deps: AppDeps): Hono {
   });
   // Poll runs (admin) change with every poll, not only when the archive does.
   app.use('/api/*', (c, next) => (c.req.path.startsWith('/api/admin/') ? next() : cache(c, next)));
+  // The feeds are read from the same archive: the same ETag and 304, one build per change.
+  app.use('/feed.*', cache);
   app.route('/', healthRoutes(deps));
   app.route('/', mirrorRoutes(deps));
   app.route('/', incidentRoutes(deps));
   app.route('/', eventRoutes(deps));
+  app.route('/', feedRoutes(deps));
   app.route('/', adminRoutes(deps));
   return app;
 }
