@@ -1,7 +1,7 @@
 /**
  * Caches GET responses of the read API until the archive changes: the archive only changes when
- * a poll writes, so between two writes every request for the same URL gets the same body, its
- * strong ETag computed once, and a 304 when the client already has it.
+ * a poll writes, so between two writes every request for the same URL gets the same body, built
+ * once, with a strong ETag, and a 304 when the client already has it.
  */
 import type { MiddlewareHandler } from 'hono';
 import type { Clock } from '../core/ports.ts';
@@ -28,6 +28,11 @@ export function responseCache(options: ResponseCacheOptions): MiddlewareHandler 
   // A Map iterates in insertion order: deleting and re-setting on a hit keeps it least-recent first.
   const entries = new Map<string, Entry>();
   let bytes = 0;
+  // A strong ETag names one build of one body: this process (a random nonce, so a restarted
+  // process never reuses a tag), the archive generation, and a build counter. Hashing the body
+  // would also catch identical rebuilds, but it cost every cold page a SHA-256 of ~100 KB.
+  const nonce = Array.from(crypto.getRandomValues(new Uint8Array(6)), (b) => b.toString(16).padStart(2, '0')).join('');
+  let builds = 0;
 
   const forget = (key: string) => {
     const entry = entries.get(key);
@@ -57,7 +62,8 @@ export function responseCache(options: ResponseCacheOptions): MiddlewareHandler 
     await next();
     if (c.res.status !== 200) return;
     const body = await c.res.clone().text();
-    const entry: Entry = { generation, storedAt: now, body, etag: await strongEtag(body), contentType: c.res.headers.get('content-type') ?? 'application/json' };
+    const etag = `"${nonce}-${generation}-${++builds}"`;
+    const entry: Entry = { generation, storedAt: now, body, etag, contentType: c.res.headers.get('content-type') ?? 'application/json' };
     c.header('etag', entry.etag);
     c.header('cache-control', 'no-cache');
     if (body.length > options.maxBytes * MAX_ENTRY_SHARE) return;
@@ -74,11 +80,4 @@ export function responseCache(options: ResponseCacheOptions): MiddlewareHandler 
 function matches(ifNoneMatch: string | undefined, etag: string): boolean {
   if (!ifNoneMatch) return false;
   return ifNoneMatch.trim() === '*' || ifNoneMatch.split(',').some((tag) => tag.trim().replace(/^W\//, '') === etag);
-}
-
-async function strongEtag(body: string): Promise<string> {
-  const digest = new Uint8Array(await crypto.subtle.digest('SHA-256', new TextEncoder().encode(body)));
-  let hex = '';
-  for (const byte of digest.subarray(0, 16)) hex += byte.toString(16).padStart(2, '0');
-  return `"${hex}"`;
 }
