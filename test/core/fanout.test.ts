@@ -1,23 +1,12 @@
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { planPoll, type ArchivedIncident } from '../../src/core/diff.ts';
 import type { StatusEvent } from '../../src/core/events.ts';
 import { matchesFilters, planDeliveries, webhookMessageId } from '../../src/core/fanout.ts';
 import { groupForMessages } from '../../src/core/notification-message.ts';
 import { createSubscriptionSchema, type Subscription, type SubscriptionFilters } from '../../src/core/subscription.ts';
-import { one, rawIncident, type RawIncident } from '../fixtures/vendor-builders.ts';
+import { pollEvents, rawIncident } from '../fixtures/vendor-builders.ts';
 
-const NOW = Date.UTC(2026, 9, 1, 15, 0, 0);
 
-/** The events one poll makes, seeing `after` with `before` archived (none: the incident is new). */
-function pollEvents(after: RawIncident[], before: RawIncident[] = [], backfill = false): StatusEvent[] {
-  const archived = new Map<string, ArchivedIncident>();
-  for (const raw of before) {
-    const incident = one(raw);
-    archived.set(incident.id, { ...incident, revision: 1, resolvedAt: null });
-  }
-  return planPoll({ observed: after.map(one), archived, now: NOW, backfill }).events;
-}
 
 function subscription(overrides: Partial<Subscription> = {}): Subscription {
   return { id: 'sub_1', channel: 'webhook', target: 'https://hooks.example.com/in', filters: {}, timeZone: 'UTC', status: 'active', ...overrides };

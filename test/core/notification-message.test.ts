@@ -1,5 +1,4 @@
 import { describe, expect, it } from 'vitest';
-import { planPoll, type ArchivedIncident } from '../../src/core/diff.ts';
 import type { StatusEvent } from '../../src/core/events.ts';
 import {
   emailSubject,
@@ -9,19 +8,9 @@ import {
   truncate,
   type IncidentUpdate,
 } from '../../src/core/notification-message.ts';
-import { one, rawIncident, type RawIncident } from '../fixtures/vendor-builders.ts';
+import { pollEvents, rawIncident, type RawIncident } from '../fixtures/vendor-builders.ts';
 
-const NOW = Date.UTC(2026, 9, 1, 15, 0, 0);
 
-/** The events one poll makes, seeing `after` with `before` archived (none: the incident is new). */
-function pollEvents(after: RawIncident[], before: RawIncident[] = [], backfill = false): StatusEvent[] {
-  const archived = new Map<string, ArchivedIncident>();
-  for (const raw of before) {
-    const incident = one(raw);
-    archived.set(incident.id, { ...incident, revision: 1, resolvedAt: null });
-  }
-  return planPoll({ observed: after.map(one), archived, now: NOW, backfill }).events;
-}
 
 const FINAL_NOTE = { body: '<p>Files upload normally again.&nbsp;</p><p><br></p>', date_created: '2026-10-01T07:10:00-07:00' };
 const active = rawIncident({ id: 1580, title: 'Some files fail to upload', services: ['Files'] });

@@ -1,19 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { planPoll, type ArchivedIncident } from '../../src/core/diff.ts';
 import type { EventType, StatusEvent } from '../../src/core/events.ts';
 import { toWebhookPayload, WEBHOOK_PAYLOAD_MAX_BYTES, type WebhookPayload } from '../../src/core/webhook-payload.ts';
-import { one, rawIncident, type RawIncident } from '../fixtures/vendor-builders.ts';
+import { pollEvents, rawIncident, type RawIncident } from '../fixtures/vendor-builders.ts';
 
 const NOW = Date.UTC(2026, 9, 1, 15, 0, 0);
-
-function pollEvents(after: RawIncident[], before: RawIncident[] = []): StatusEvent[] {
-  const archived = new Map<string, ArchivedIncident>();
-  for (const raw of before) {
-    const incident = one(raw);
-    archived.set(incident.id, { ...incident, revision: 1, resolvedAt: null });
-  }
-  return planPoll({ observed: after.map(one), archived, now: NOW, backfill: false }).events;
-}
 
 function eventOf(events: StatusEvent[], type: EventType): StatusEvent {
   const event = events.find((e) => e.type === type);
