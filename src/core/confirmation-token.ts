@@ -2,6 +2,7 @@
  * Single-purpose email link tokens (confirm a sign-up, unsubscribe, manage filters): 32 random
  * bytes for the link, and only a purpose-bound SHA-256 of them for the store. Web Crypto only.
  */
+import { constantTimeEqual, toBase64Url, toHex } from './bytes.ts';
 
 export type TokenPurpose = 'confirm' | 'unsubscribe' | 'manage';
 
@@ -114,22 +115,3 @@ function checkPurpose(purpose: TokenPurpose): void {
   if (!isPurpose(purpose)) throw new Error(`token purpose: expected one of ${TOKEN_PURPOSES.join(', ')}, got ${JSON.stringify(purpose)}`);
 }
 
-/** Both are 64 lowercase hex characters by now, so only the contents can differ. */
-function constantTimeEqual(a: string, b: string): boolean {
-  if (a.length !== b.length) return false;
-  let diff = 0;
-  for (let i = 0; i < a.length; i++) diff |= a.charCodeAt(i) ^ b.charCodeAt(i);
-  return diff === 0;
-}
-
-function toHex(bytes: Uint8Array): string {
-  let hex = '';
-  for (const byte of bytes) hex += byte.toString(16).padStart(2, '0');
-  return hex;
-}
-
-function toBase64Url(bytes: Uint8Array): string {
-  let binary = '';
-  for (const byte of bytes) binary += String.fromCharCode(byte);
-  return btoa(binary).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');
-}

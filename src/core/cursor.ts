@@ -2,6 +2,7 @@
  * Opaque pagination cursors: base64url JSON plus an HMAC, so a tampered or made-up cursor is
  * refused as invalid_cursor rather than silently paging from somewhere else. Web Crypto only.
  */
+import { constantTimeEqual, fromBase64Url, toBase64Url } from './bytes.ts';
 
 const MAC_BYTES = 16;
 const encoder = new TextEncoder();
@@ -30,7 +31,7 @@ export async function createCursorCodec(secret: string): Promise<CursorCodec> {
       const [, body = '', signature = ''] = match;
       const expected = await mac(body);
       const given = fromBase64Url(signature);
-      if (!given || given.length !== expected.length || !constantTimeEqual(given, expected)) return null;
+      if (!given || !constantTimeEqual(given, expected)) return null;
       const json = fromBase64Url(body);
       if (!json) return null;
       try {
@@ -47,23 +48,3 @@ export function randomSecret(bytes = 32): string {
   return toBase64Url(crypto.getRandomValues(new Uint8Array(bytes)));
 }
 
-function constantTimeEqual(a: Uint8Array, b: Uint8Array): boolean {
-  let diff = 0;
-  for (let i = 0; i < a.length; i++) diff |= a[i]! ^ b[i]!;
-  return diff === 0;
-}
-
-function toBase64Url(bytes: Uint8Array): string {
-  let binary = '';
-  for (const byte of bytes) binary += String.fromCharCode(byte);
-  return btoa(binary).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');
-}
-
-function fromBase64Url(text: string): Uint8Array | null {
-  try {
-    const binary = atob(text.replace(/-/g, '+').replace(/_/g, '/'));
-    return Uint8Array.from(binary, (c) => c.charCodeAt(0));
-  } catch {
-    return null;
-  }
-}

@@ -3,6 +3,7 @@
  * JSON Feed 1.1 documents. Pure: the route loads the incidents and passes the URLs to use.
  */
 import { escapeUTF8 } from 'entities';
+import { toHex } from './bytes.ts';
 import { isOngoing } from './incident.ts';
 import { incidentPageUrl, noteText, oneLine, servicesLabel, statusWord, truncate, vendorUrl } from './notification-message.ts';
 import type { ListedIncident } from './ports.ts';
@@ -119,7 +120,7 @@ export async function syndicationId(name: string): Promise<string> {
   const bytes = new Uint8Array(await crypto.subtle.digest('SHA-1', input)).slice(0, 16);
   bytes[6] = (bytes[6]! & 0x0f) | 0x50;
   bytes[8] = (bytes[8]! & 0x3f) | 0x80;
-  const hex = Array.from(bytes, (b) => b.toString(16).padStart(2, '0')).join('');
+  const hex = toHex(bytes);
   return `urn:uuid:${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
 }
 

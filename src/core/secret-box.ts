@@ -2,6 +2,7 @@
  * Encrypts secrets at rest (webhook secrets, a stored SMTP password) with AES-256-GCM under a key
  * taken from SECRET_KEY, as versioned text that names the key it was sealed with. Web Crypto only.
  */
+import { fromBase64Url, fromHex, toBase64Url, toHex } from './bytes.ts';
 
 const VERSION = 'v1';
 const KEY_BYTES = 32;
@@ -124,7 +125,7 @@ async function keyBytes(secretKey: string): Promise<Uint8Array<ArrayBuffer>> {
   const distinct = new Set(secretKey).size;
   if (/^[0-9a-fA-F]{64}$/.test(secretKey)) {
     checkDistinct(distinct);
-    return fromHex(secretKey);
+    return fromHex(secretKey)!;
   }
   if (secretKey.length === 44 && /^[A-Za-z0-9+/_-]{43}=$/.test(secretKey)) {
     const bytes = fromBase64Url(secretKey.slice(0, 43).replace(/\+/g, '-').replace(/\//g, '_'));
@@ -164,38 +165,3 @@ async function computeKeyId(rawKey: Uint8Array<ArrayBuffer>): Promise<string> {
   return toHex(new Uint8Array(await crypto.subtle.digest('SHA-256', input)).slice(0, 4));
 }
 
-function toHex(bytes: Uint8Array): string {
-  let hex = '';
-  for (const byte of bytes) hex += byte.toString(16).padStart(2, '0');
-  return hex;
-}
-
-function fromHex(hex: string): Uint8Array<ArrayBuffer> {
-  const bytes = new Uint8Array(hex.length / 2);
-  for (let i = 0; i < bytes.length; i++) bytes[i] = Number.parseInt(hex.slice(2 * i, 2 * i + 2), 16);
-  return bytes;
-}
-
-function toBase64Url(bytes: Uint8Array): string {
-  let binary = '';
-  // Chunked: String.fromCharCode(...bytes) on a large secret would overflow the argument limit.
-  for (let i = 0; i < bytes.length; i += 0x8000) binary += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
-  return btoa(binary).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');
-}
-
-/**
- * Unpadded base64url, or null. Canonical only: the text must be exactly what toBase64Url gives
- * back, so flipping unused low bits of the last character is refused, not silently accepted.
- */
-function fromBase64Url(text: string): Uint8Array<ArrayBuffer> | null {
-  if (!/^[A-Za-z0-9_-]*$/.test(text) || text.length % 4 === 1) return null;
-  let binary: string;
-  try {
-    binary = atob(text.replace(/-/g, '+').replace(/_/g, '/'));
-  } catch {
-    return null;
-  }
-  const bytes = new Uint8Array(binary.length);
-  for (let i = 0; i < binary.length; i++) bytes[i] = binary.charCodeAt(i);
-  return toBase64Url(bytes) === text ? bytes : null;
-}

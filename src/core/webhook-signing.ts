@@ -3,6 +3,7 @@
  * HMAC-SHA256 `v1,` signature over `id.timestamp.body`) so receivers can check them with any
  * Standard Webhooks library. Web Crypto only.
  */
+import { fromBase64, toBase64 } from './bytes.ts';
 
 const SECRET_PREFIX = 'whsec_';
 const SECRET_BYTES = 32;
@@ -117,17 +118,3 @@ function checkTimestamp(seconds: number): void {
   if (!Number.isSafeInteger(seconds) || seconds < 0) throw new Error(`webhook timestamp: expected whole seconds since the epoch, got ${seconds}`);
 }
 
-function toBase64(bytes: Uint8Array): string {
-  let binary = '';
-  for (const byte of bytes) binary += String.fromCharCode(byte);
-  return btoa(binary);
-}
-
-/** Strict padded base64 (the alphabet with + and /), or null. */
-function fromBase64(text: string): Uint8Array<ArrayBuffer> | null {
-  if (text.length === 0 || text.length % 4 !== 0 || !/^[A-Za-z0-9+/]+={0,2}$/.test(text)) return null;
-  const binary = atob(text);
-  const bytes = new Uint8Array(binary.length);
-  for (let i = 0; i < binary.length; i++) bytes[i] = binary.charCodeAt(i);
-  return bytes;
-}

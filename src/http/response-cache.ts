@@ -4,6 +4,7 @@
  * once, with a strong ETag, and a 304 when the client already has it.
  */
 import type { MiddlewareHandler } from 'hono';
+import { toHex } from '../core/bytes.ts';
 import type { Clock } from '../core/ports.ts';
 
 export type ResponseCacheOptions = {
@@ -31,7 +32,7 @@ export function responseCache(options: ResponseCacheOptions): MiddlewareHandler 
   // A strong ETag names one build of one body: this process (a random nonce, so a restarted
   // process never reuses a tag), the archive generation, and a build counter. Hashing the body
   // would also catch identical rebuilds, but it cost every cold page a SHA-256 of ~100 KB.
-  const nonce = Array.from(crypto.getRandomValues(new Uint8Array(6)), (b) => b.toString(16).padStart(2, '0')).join('');
+  const nonce = toHex(crypto.getRandomValues(new Uint8Array(6)));
   let builds = 0;
 
   const forget = (key: string) => {

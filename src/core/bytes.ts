@@ -1,0 +1,67 @@
+/** Bytes as text and back (hex, base64, base64url) and constant-time comparison, on Web APIs only. */
+
+export function toHex(bytes: Uint8Array): string {
+  let hex = '';
+  for (const byte of bytes) hex += byte.toString(16).padStart(2, '0');
+  return hex;
+}
+
+/** Even-length hex, or null. */
+export function fromHex(hex: string): Uint8Array<ArrayBuffer> | null {
+  if (hex.length % 2 !== 0 || !/^[0-9a-fA-F]*$/.test(hex)) return null;
+  const bytes = new Uint8Array(hex.length / 2);
+  for (let i = 0; i < bytes.length; i++) bytes[i] = Number.parseInt(hex.slice(2 * i, 2 * i + 2), 16);
+  return bytes;
+}
+
+/** Padded base64, the alphabet with + and /. */
+export function toBase64(bytes: Uint8Array): string {
+  let binary = '';
+  // Chunked: String.fromCharCode(...bytes) on a large input would overflow the argument limit.
+  for (let i = 0; i < bytes.length; i += 0x8000) binary += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
+  return btoa(binary);
+}
+
+/** Unpadded base64url, the alphabet with - and _. */
+export function toBase64Url(bytes: Uint8Array): string {
+  return toBase64(bytes).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');
+}
+
+/**
+ * Padded base64, or null. Canonical only, like fromBase64Url: text that decodes but is not what
+ * toBase64 writes (flipped unused low bits in the last character) is refused, not accepted.
+ */
+export function fromBase64(text: string): Uint8Array<ArrayBuffer> | null {
+  if (text.length === 0 || text.length % 4 !== 0 || !/^[A-Za-z0-9+/]+={0,2}$/.test(text)) return null;
+  const bytes = decodeBinary(text);
+  return bytes && toBase64(bytes) === text ? bytes : null;
+}
+
+/** Unpadded base64url, or null. Canonical only: exactly what toBase64Url writes. */
+export function fromBase64Url(text: string): Uint8Array<ArrayBuffer> | null {
+  if (!/^[A-Za-z0-9_-]*$/.test(text) || text.length % 4 === 1) return null;
+  const bytes = decodeBinary(text.replace(/-/g, '+').replace(/_/g, '/'));
+  return bytes && toBase64Url(bytes) === text ? bytes : null;
+}
+
+function decodeBinary(base64: string): Uint8Array<ArrayBuffer> | null {
+  let binary: string;
+  try {
+    binary = atob(base64);
+  } catch {
+    return null;
+  }
+  return Uint8Array.from(binary, (c) => c.charCodeAt(0));
+}
+
+/**
+ * Whether two byte arrays (or two strings) are equal, in time that depends on their length only:
+ * for MACs and token hashes, where an early exit would tell an attacker how much was right.
+ */
+export function constantTimeEqual(a: Uint8Array | string, b: Uint8Array | string): boolean {
+  if (a.length !== b.length) return false;
+  const at = (x: Uint8Array | string, i: number) => (typeof x === 'string' ? x.charCodeAt(i) : x[i]!);
+  let diff = 0;
+  for (let i = 0; i < a.length; i++) diff |= at(a, i) ^ at(b, i);
+  return diff === 0;
+}
