@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { constantTimeEqual, fromBase64, fromBase64Url, fromHex, toBase64, toBase64Url, toHex } from '../../src/core/bytes.ts';
 
 describe('bytes as text', () => {
-  const samples = [new Uint8Array(), Uint8Array.from([0]), Uint8Array.from([255, 254, 253]), crypto.getRandomValues(new Uint8Array(100_000))];
+  const samples = [new Uint8Array(), Uint8Array.from([0]), Uint8Array.from([255, 254, 253]), Uint8Array.from({ length: 100_000 }, (_, i) => (i * 7919) % 256)];
 
   it('round-trips hex, base64 and base64url, and agrees with Node', () => {
     for (const bytes of samples) {
