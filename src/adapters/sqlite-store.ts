@@ -4,7 +4,7 @@
  * path runs prepared statements (sqlite-statements.ts); the API's queries are built per request,
  * since their filters vary.
  */
-import { and, asc, count, desc, eq, exists, gt, inArray, lt, max, sql, type SQL } from 'drizzle-orm';
+import { and, asc, count, desc, eq, exists, gt, inArray, isNull, lt, max, sql, type SQL } from 'drizzle-orm';
 import type { IncidentWrite } from '../core/diff.ts';
 import { RevisionConflictError } from '../core/errors.ts';
 import type { EventData, EventType } from '../core/events.ts';
@@ -33,12 +33,6 @@ export type { SqliteDatabase };
 const REJECTED_BODY_MAX_CHARS = 1_000_000;
 
 const SEEDED_KEY = 'seeded_at';
-/**
- * Room for this many incidents created in the same second (the vendor's times are whole seconds).
- * A 5 MB feed holds at most some 50,000 incidents, so no feed can fill a second's block; and
- * seconds times a million stay below 2^53 until the year 2255.
- */
-const SORT_KEYS_PER_SECOND = 1_000_000;
 const GENERATION_KEY = 'generation';
 
 export function createSqliteStore(db: SqliteDatabase): Store {
@@ -96,6 +90,9 @@ export function createSqliteStore(db: SqliteDatabase): Store {
       st.deleteServices.run({ pk });
       for (const service of incident.services) st.insertService.run({ pk, service, sortKey });
     }
+    // Each note's text is derived once, for its row and for the search row alike.
+    const texts = new Map<string, string>();
+    const textOf = (note: Note) => texts.get(note.key) ?? texts.set(note.key, htmlToText(note.body)).get(note.key)!;
     const previousNotes = new Map(previous?.notes.map((n) => [n.key, n]));
     const changedNotes = incident.notes.filter((note) => {
       const before = previousNotes.get(note.key);
@@ -109,7 +106,7 @@ export function createSqliteStore(db: SqliteDatabase): Store {
         createdMs: note.dateCreated.ms,
         seq: noteSeq(note),
         body: note.body,
-        text: htmlToText(note.body),
+        text: textOf(note),
         now,
       });
     }
@@ -122,16 +119,16 @@ export function createSqliteStore(db: SqliteDatabase): Store {
     });
     if (!previous || sortKeyMoved || previous.title !== incident.title || changedNotes.length > 0) {
       if (current) st.deleteSearchRow.run(current.sortKey);
-      st.insertSearchRow.run(sortKey, incident.title, incident.notes.map((note) => htmlToText(note.body)).join('\n\n'));
+      st.insertSearchRow.run(sortKey, incident.title, incident.notes.map(textOf).join('\n\n'));
     }
   }
 
   /** date_created in seconds times a million, plus one more than any incident created in that second. */
   function nextSortKey(createdMs: number): number {
-    const base = Math.floor(createdMs / 1000) * SORT_KEYS_PER_SECOND;
-    const taken = st.topSortKeyBetween.get({ low: base, high: base + SORT_KEYS_PER_SECOND })?.top;
+    const base = Math.floor(createdMs / 1000) * t.SORT_KEYS_PER_SECOND;
+    const taken = st.topSortKeyBetween.get({ low: base, high: base + t.SORT_KEYS_PER_SECOND })?.top;
     const next = taken === null || taken === undefined ? base : taken + 1;
-    if (next >= base + SORT_KEYS_PER_SECOND) throw new Error(`more than ${SORT_KEYS_PER_SECOND} incidents created at ${new Date(createdMs).toISOString()}`);
+    if (next >= base + t.SORT_KEYS_PER_SECOND) throw new Error(`more than ${t.SORT_KEYS_PER_SECOND} incidents created at ${new Date(createdMs).toISOString()}`);
     return next;
   }
 
@@ -186,11 +183,11 @@ export function createSqliteStore(db: SqliteDatabase): Store {
     // in the sort_key index instead of walking down to it from the newest incident.
     if (filter.sinceMs !== undefined) {
       conditions.push(sql`${t.incidents.createdMs} >= ${filter.sinceMs}`);
-      conditions.push(sql`${t.incidents.sortKey} >= ${Math.floor(filter.sinceMs / 1000) * SORT_KEYS_PER_SECOND}`);
+      conditions.push(sql`${t.incidents.sortKey} >= ${Math.floor(filter.sinceMs / 1000) * t.SORT_KEYS_PER_SECOND}`);
     }
     if (filter.untilMs !== undefined) {
       conditions.push(lt(t.incidents.createdMs, filter.untilMs));
-      conditions.push(lt(t.incidents.sortKey, (Math.floor((filter.untilMs - 1) / 1000) + 1) * SORT_KEYS_PER_SECOND));
+      conditions.push(lt(t.incidents.sortKey, (Math.floor((filter.untilMs - 1) / 1000) + 1) * t.SORT_KEYS_PER_SECOND));
     }
     if (filter.services?.length) {
       conditions.push(
@@ -332,7 +329,7 @@ export function createSqliteStore(db: SqliteDatabase): Store {
       const rows = db
         .select()
         .from(t.incidents)
-        .where(sql`${t.incidents.status} NOT IN ('resolved', 'completed', 'cancelled', 'canceled', 'ok')`)
+        .where(isNull(t.incidents.resolvedMs))
         .orderBy(desc(t.incidents.updatedMs))
         .all();
       return withNotes(rows);

@@ -35,6 +35,9 @@ export const incidents = sqliteTable(
     uniqueIndex('incidents_id').on(t.id),
     uniqueIndex('incidents_sort_key').on(t.sortKey),
     index('incidents_updated').on(t.updatedMs),
+    // resolved_ms is null exactly while an incident goes on (diff.ts resolvedAt): the mirror's
+    // "current" reads this small index instead of scanning the archive.
+    index('incidents_ongoing').on(t.updatedMs).where(sql`${t.resolvedMs} IS NULL`),
     index('incidents_status_sort').on(t.status, t.sortKey),
     index('incidents_type_sort').on(t.type, t.sortKey),
   ],
@@ -146,6 +149,13 @@ export const leases = sqliteTable('leases', {
   holder: text('holder').notNull(),
   expiresMs: integer('expires_ms').notNull(),
 });
+
+/**
+ * Room in sort_key for this many incidents created in the same second (the vendor's times are
+ * whole seconds). A 5 MB feed holds at most some 50,000 incidents, so no feed can fill a
+ * second's block; and seconds times a million stay below 2^53 until the year 2255.
+ */
+export const SORT_KEYS_PER_SECOND = 1_000_000;
 
 /** Full-text search over titles and note bodies: created by a hand-written migration (FTS5). */
 export const INCIDENTS_FTS = 'incidents_fts';

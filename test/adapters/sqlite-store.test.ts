@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { planPoll } from '../../src/core/diff.ts';
 import { RevisionConflictError } from '../../src/core/errors.ts';
-import type { Incident } from '../../src/core/incident.ts';
+import { isOngoing, type Incident } from '../../src/core/incident.ts';
 import type { PollRun, Store } from '../../src/core/ports.ts';
 import { toFtsQuery } from '../../src/core/search-query.ts';
 import { one, rawIncident } from '../fixtures/vendor-builders.ts';
@@ -209,6 +209,14 @@ describe('SQLite store', () => {
       const [listed] = await archive.store.listIncidents({ q: toFtsQuery('second')! }, null, 10);
       expect(listed).toMatchObject({ id: '9', noteCount: 3, latestNote: { body: 'second, same second' } });
       expect(listed).not.toHaveProperty('notes');
+    });
+
+    it('counts as ongoing exactly what isOngoing says, whatever the status is called', async () => {
+      const statuses = ['canceled', 'completed', 'scheduled', 'investigating'];
+      await applyObserved(archive.store, statuses.map((status, i) => one(rawIncident({ id: 20 + i, status }))), T0 + 1);
+      const ongoing = ids(await archive.store.ongoingIncidents()).filter((id) => Number(id) >= 20).sort();
+      expect(ongoing).toEqual(['22', '23']);
+      expect(statuses.filter((status) => isOngoing(status))).toEqual(['scheduled', 'investigating']);
     });
 
     it('lists ongoing incidents and those updated since a time', async () => {

@@ -4,6 +4,7 @@ import { htmlToText } from '../../src/core/html-text.ts';
 import { noteSeq, type Incident } from '../../src/core/incident.ts';
 import type { PollRun, Store } from '../../src/core/ports.ts';
 import { toVendorIncident } from '../../src/core/vendor-format.ts';
+import { SORT_KEYS_PER_SECOND } from '../../src/adapters/store-schema.ts';
 import type { SqliteArchive } from '../../src/entry/open-sqlite.ts';
 
 /** The poll run the seeded versions point at, so a row from either seed path carries the same run id. */
@@ -58,7 +59,7 @@ export function seedDirect(sqlite: SqliteArchive['sqlite'], incidents: readonly 
       const second = Math.floor(incident.dateCreated.ms / 1000);
       const counter = usedPerSecond.get(second) ?? 0;
       usedPerSecond.set(second, counter + 1);
-      const sortKey = second * 1_000_000 + counter;
+      const sortKey = second * SORT_KEYS_PER_SECOND + counter;
       const pk = Number(
         insertIncident.run(
           incident.id,

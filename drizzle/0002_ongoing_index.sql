@@ -1,0 +1,1 @@
+CREATE INDEX `incidents_ongoing` ON `incidents` (`updated_ms`) WHERE "incidents"."resolved_ms" IS NULL;
