@@ -17,6 +17,7 @@ import type {
   IncidentFilter,
   IncidentPosition,
   ListedIncident,
+  ListedNote,
   PollRun,
   RejectedPayload,
   SourceReport,
@@ -43,10 +44,11 @@ export function createSqliteStore(db: SqliteDatabase): Store {
   }
 
   function withNotes(rows: (typeof t.incidents.$inferSelect)[]): StoredIncident[] {
-    const notesById = new Map<string, Note[]>();
+    // Notes carry the text stored with them, so no reader converts their HTML again.
+    const notesById = new Map<string, ListedNote[]>();
     for (const n of st.notesByIncidentIds.all({ ids: JSON.stringify(rows.map((r) => r.id)) })) {
       const list = notesById.get(n.incidentId) ?? [];
-      list.push({ key: n.key, dateCreated: { raw: n.dateCreated, ms: n.createdMs }, body: n.body });
+      list.push({ key: n.key, dateCreated: { raw: n.dateCreated, ms: n.createdMs }, body: n.body, text: n.text });
       notesById.set(n.incidentId, list);
     }
     return rows.map((row) => toStoredIncident(row, notesById.get(row.id) ?? []));

@@ -2,10 +2,9 @@
  * The poll cycle: read the vendor's feed (v2 current and history, v1 when v2 current fails), diff it
  * against the archive, and apply versions and events in one atomic step.
  */
-import { planPoll } from '../core/diff.ts';
+import { planPoll, type ArchivedIncident } from '../core/diff.ts';
 import { FeedFetchError, RevisionConflictError } from '../core/errors.ts';
 import type { StatusEvent } from '../core/events.ts';
-import type { ArchivedIncident } from '../core/diff.ts';
 import {
   createMemoizedIncidentParser,
   NotAFeedError,
@@ -75,7 +74,11 @@ export function createPoller(deps: PollerDeps): Poller {
   // Bodies of the last poll that was diffed in full. Equal bodies cannot hold a change, so the
   // common minute (nothing happened) costs two fetches and two string comparisons.
   let lastDiffed: { bodies: Map<FeedSource, string>; at: number; generation: number } | null = null;
-  // Parsed entries of the previous poll, per source: unchanged incidents skip validation.
+  // The last body read from each source and its document: most minutes the body is the same
+  // (or a 304 hands back the cached one), and it is not parsed again.
+  const lastParsed = new Map<FeedSource, { body: string; document: FeedDocument }>();
+  // Parsed entries of the previous poll, per source: in a changed body, unchanged incidents skip
+  // validation.
   const incidentParsers = new Map<FeedSource, IncidentListParser>();
   // The archived state of the incidents the last poll saw. Trusted only where the archive's
   // revision still matches, so a write by another process is always read back.
@@ -103,14 +106,11 @@ export function createPoller(deps: PollerDeps): Poller {
       notModified: response.notModified,
     };
     try {
-      let parseList = incidentParsers.get(source);
-      if (!parseList) incidentParsers.set(source, (parseList = createMemoizedIncidentParser()));
-      const document = PARSERS[source](JSON.parse(response.body), parseList);
+      const known = lastParsed.get(source);
+      const document = known?.body === response.body ? known.document : parse(source, response.body);
+      lastParsed.set(source, { body: response.body, document });
       report.incidents = document.incidents.length;
-      if (document.problems.length > 0) {
-        report.skipped = document.problems.length;
-        logger.warn('skipped malformed incidents', { source, problems: document.problems });
-      }
+      if (document.problems.length > 0) report.skipped = document.problems.length;
       return { source, report, body: response.body, document };
     } catch (error) {
       if (!(error instanceof NotAFeedError || error instanceof SyntaxError)) throw error;
@@ -118,6 +118,16 @@ export function createPoller(deps: PollerDeps): Poller {
       report.error = reason;
       return { source, report, rejected: { source, url: response.url, body: response.body, error: reason } };
     }
+  }
+
+  /** Throws SyntaxError or NotAFeedError for a body that is not that source's document. */
+  function parse(source: FeedSource, body: string): FeedDocument {
+    let parseList = incidentParsers.get(source);
+    if (!parseList) incidentParsers.set(source, (parseList = createMemoizedIncidentParser()));
+    const document = PARSERS[source](JSON.parse(body), parseList);
+    // Logged when first seen, not every minute while the vendor keeps serving the same entry.
+    if (document.problems.length > 0) logger.warn('skipped malformed incidents', { source, problems: document.problems });
+    return document;
   }
 
   async function readCurrent(): Promise<SourceRead[]> {

@@ -5,7 +5,8 @@ import { toIsoUtc } from '../core/vendor-time.ts';
 import type { Note } from '../core/incident.ts';
 import type { ListedIncident, PollRun, StoredIncident } from '../core/ports.ts';
 
-const iso = (ms: number | null) => (ms === null ? null : toIsoUtc(ms));
+/** An instant in the API: ISO 8601 in UTC with milliseconds, or null. */
+export const iso = (ms: number | null) => (ms === null ? null : toIsoUtc(ms));
 
 /** `text` is the body without HTML: stored with listed notes, derived here for the others. */
 export function toApiNote(note: Note & { text?: string }) {

@@ -28,13 +28,19 @@ function feed(round: number): RawIncident[] {
   );
 }
 
+const EMPTY_ARCHIVE = { integrity: 'ok', titles: new Set<string>(), incidents: 0, events: [], duplicateEventIds: 0 };
+
 function readArchive(path: string) {
-  // Killed before it even created the file: an empty archive.
-  if (!existsSync(path)) return { integrity: 'ok', titles: new Set<string>(), incidents: 0, events: [], duplicateEventIds: 0 };
+  // Killed before it created the file: an empty archive.
+  if (!existsSync(path)) return EMPTY_ARCHIVE;
   // Read-write, as the next process would open it: a read-only connection cannot recover the
   // write-ahead log a killed writer left behind.
   const db = new Database(path, { fileMustExist: true });
   try {
+    // Killed before its migrations committed (they run in one transaction): no tables yet.
+    if (!db.prepare("SELECT 1 FROM sqlite_master WHERE name = 'incidents'").get()) {
+      return { ...EMPTY_ARCHIVE, integrity: db.pragma('integrity_check', { simple: true }) as string };
+    }
     return {
       integrity: (db.pragma('integrity_check', { simple: true }) as string),
       titles: new Set((db.prepare('SELECT title FROM incidents').all() as { title: string }[]).map((r) => r.title.replace(/^Incident \d+ /, ''))),

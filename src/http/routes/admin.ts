@@ -2,7 +2,7 @@
 import { Hono, type MiddlewareHandler } from 'hono';
 import { timingSafeEqual } from 'hono/utils/buffer';
 import { ApiError } from '../../core/errors.ts';
-import { toApiEvent, toApiPollRun } from '../api-json.ts';
+import { iso, toApiEvent, toApiPollRun } from '../api-json.ts';
 import type { AppDeps } from '../deps.ts';
 import { pageLimit } from '../query-params.ts';
 
@@ -46,7 +46,7 @@ export function adminRoutes(deps: AppDeps) {
         source: r.source,
         url: r.url,
         error: r.error,
-        received_at: new Date(r.receivedAt).toISOString(),
+        received_at: iso(r.receivedAt),
         body: r.body,
       })),
     });

@@ -1,6 +1,6 @@
 /** /healthz: 503 once the feed has not been read successfully for five minutes. */
 import { Hono } from 'hono';
-import { toApiPollRun } from '../api-json.ts';
+import { iso, toApiPollRun } from '../api-json.ts';
 import type { AppDeps } from '../deps.ts';
 
 export const STALE_AFTER_MS = 5 * 60_000;
@@ -18,7 +18,7 @@ export function healthRoutes({ store, clock, startedAt }: AppDeps) {
       {
         ok: healthy,
         status,
-        last_success_at: health.lastSuccessAt === null ? null : new Date(health.lastSuccessAt).toISOString(),
+        last_success_at: iso(health.lastSuccessAt),
         consecutive_failures: health.consecutiveFailures,
         last_poll: health.lastRun ? toApiPollRun(health.lastRun) : null,
       },

@@ -4,7 +4,7 @@ import { z } from 'zod';
 import { ApiError } from '../../core/errors.ts';
 import type { IncidentFilter, IncidentPosition } from '../../core/ports.ts';
 import { toFtsQuery } from '../../core/search-query.ts';
-import { toApiEvent, toApiIncident, toApiListedIncident } from '../api-json.ts';
+import { iso, toApiEvent, toApiIncident, toApiListedIncident } from '../api-json.ts';
 import type { AppDeps } from '../deps.ts';
 import { instantParam, listParam, pageLimit, readCursor } from '../query-params.ts';
 
@@ -63,7 +63,7 @@ export function incidentRoutes({ store, cursors }: AppDeps) {
       ok: true,
       versions: versions.map((v) => ({
         revision: v.revision,
-        recorded_at: new Date(v.recordedAt).toISOString(),
+        recorded_at: iso(v.recordedAt),
         poll_run_id: v.pollRunId,
         incident: v.incident,
       })),
