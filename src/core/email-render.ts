@@ -12,6 +12,7 @@ import {
   vendorUrl,
   type IncidentUpdate,
 } from './notification-message.ts';
+import { canonicalTimeZone } from './subscription.ts';
 import { parseVendorTime } from './vendor-time.ts';
 
 export type EmailContext = {
@@ -131,7 +132,7 @@ const HTML_ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '
  * mail; the label says "UTC", so the time shown is still true.
  */
 export function timeFormatter(timeZone: string): (ms: number) => string {
-  const zone = isKnownTimeZone(timeZone) ? timeZone : 'UTC';
+  const zone = canonicalTimeZone(timeZone) ?? 'UTC';
   const clock = new Intl.DateTimeFormat('en-GB', {
     timeZone: zone,
     day: 'numeric',
@@ -148,14 +149,4 @@ export function timeFormatter(timeZone: string): (ms: number) => string {
     const name = zoneName.formatToParts(date).find((p) => p.type === 'timeZoneName')?.value ?? zone;
     return `${clock.format(date)} ${name}`;
   };
-}
-
-export function isKnownTimeZone(timeZone: string): boolean {
-  if (timeZone.trim() === '') return false;
-  try {
-    new Intl.DateTimeFormat('en-US', { timeZone });
-    return true;
-  } catch {
-    return false;
-  }
 }

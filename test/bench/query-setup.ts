@@ -18,7 +18,7 @@ import { openTempArchive, tempDir, type TempArchive } from '../helpers/temp-arch
 import { expectBench, silentLogger } from './harness.ts';
 import { firstDifference, seedDirect, seedThroughStore } from './seed.ts';
 import { timed } from './stats.ts';
-import { checkFastConversion, COMMON_WORD, DAY_MS, RARE_WORD, syntheticIncidents, toIncidentsFast, YEAR_MS } from './synthetic.ts';
+import { COMMON_WORD, DAY_MS, RARE_WORD, syntheticIncidents, toIncidents, YEAR_MS } from './synthetic.ts';
 
 /** Same length as /api/incidents, so both requests carry the same bytes of path. */
 export const BASELINE_PATH = '/api/constants';
@@ -90,8 +90,8 @@ export async function setUpQueryWorld(count: number): Promise<QueryWorld> {
  */
 async function seedQueryArchive(count: number, nowMs: number): Promise<{ archive: TempArchive; seedMs: number }> {
   const sims = syntheticIncidents({ count, endMs: nowMs - DAY_MS, spanMs: 10 * YEAR_MS, active: 2, seed: 20 });
-  checkFastConversion([...sims.slice(0, EQUIVALENCE_SAMPLE / 2), ...sims.slice(-EQUIVALENCE_SAMPLE / 2)]);
-  const incidents = toIncidentsFast(sims);
+  // Through the vendor's wire shape and the real parser: exactly what a poll would archive.
+  const incidents = toIncidents(sims);
   await checkDirectSeed(incidents.slice(-EQUIVALENCE_SAMPLE), nowMs);
   const archive = openTempArchive(tempDir('statuswatch-bench-query-'));
   try {

@@ -2,13 +2,11 @@
  * Deterministic synthetic incidents shaped like the vendor's (real service names, 1-8 HTML notes,
  * Pacific timestamps), and their conversion to our Incident exactly as a poll would parse them.
  */
-import { normalizeNotes, parseHistory } from '../../src/core/feed-schema.ts';
+import { parseHistory } from '../../src/core/feed-schema.ts';
 import type { Incident } from '../../src/core/incident.ts';
-import type { VendorTime } from '../../src/core/vendor-time.ts';
 import { incidentUrl } from '../../src/sim/incident-url.ts';
 import { toWireIncident } from '../../src/sim/wire.ts';
 import type { SimIncident, SimNote } from '../../src/sim/world.ts';
-import { checkFastVendorTime, fastVendorTime } from './pacific-time.ts';
 
 export const SERVICES = [
   'Login/SSO',
@@ -98,38 +96,6 @@ export function toIncidents(sims: readonly SimIncident[]): Incident[] {
   const doc = parseHistory(sims.map((s) => toWireIncident(s, { style: 'modern', idAsString: false })));
   if (doc.problems.length > 0) throw new Error(`synthetic incidents did not parse: ${JSON.stringify(doc.problems.slice(0, 3))}`);
   return doc.incidents;
-}
-
-/**
- * The same Incidents as toIncidents, without the wire round trip and its Intl formatting: what the
- * 100,000-incident seed needs. `checkFastConversion` proves the two agree.
- */
-export function toIncidentsFast(sims: readonly SimIncident[]): Incident[] {
-  // The feed has whole seconds only: the instant its text names is the whole second.
-  const time = (ms: number): VendorTime => ({ raw: fastVendorTime(ms), ms: Math.floor(ms / 1000) * 1000 });
-  return sims.map((s) => ({
-    id: String(s.id),
-    title: s.title,
-    type: s.type,
-    status: s.status,
-    url: s.url,
-    services: [...new Set(s.services)],
-    dateCreated: time(s.dateCreatedMs),
-    dateUpdated: time(s.dateUpdatedMs),
-    notes: normalizeNotes(s.notes.map((n) => ({ body: n.body, date_created: time(n.dateCreatedMs) }))),
-  }));
-}
-
-/** Throws unless the fast conversion gives exactly what a poll would parse, for these incidents. */
-export function checkFastConversion(sims: readonly SimIncident[]): void {
-  checkFastVendorTime();
-  const slow = toIncidents(sims);
-  const fast = toIncidentsFast(sims);
-  slow.forEach((incident, i) => {
-    if (JSON.stringify(incident) !== JSON.stringify(fast[i])) {
-      throw new Error(`toIncidentsFast differs from the parsed feed for incident ${incident.id}`);
-    }
-  });
 }
 
 function pickServices(random: () => number): string[] {

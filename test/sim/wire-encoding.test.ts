@@ -85,3 +85,23 @@ describe('wire bytes over HTTP', () => {
     expect(v1.startsWith('{"id":"1577","title":')).toBe(true);
   });
 });
+
+describe('formatVendorTime around daylight-saving changes', () => {
+  // An independent reference: the wall clock and offset Intl gives for each instant.
+  const reference = (ms: number) => {
+    const parts = Object.fromEntries(
+      new Intl.DateTimeFormat('en-CA', {
+        timeZone: 'America/Los_Angeles', hourCycle: 'h23', year: 'numeric', month: '2-digit', day: '2-digit',
+        hour: '2-digit', minute: '2-digit', second: '2-digit', timeZoneName: 'longOffset',
+      }).formatToParts(new Date(ms)).map((p) => [p.type, p.value]),
+    );
+    return `${parts.year}-${parts.month}-${parts.day}T${parts.hour}:${parts.minute}:${parts.second}${String(parts.timeZoneName).replace('GMT', '')}`;
+  };
+
+  it('agrees with Intl every ten minutes across a spring and an autumn change', () => {
+    const DAY_MS = 86_400_000;
+    for (const day of [Date.UTC(2026, 2, 8), Date.UTC(2026, 10, 1)]) {
+      for (let ms = day - DAY_MS; ms < day + 2 * DAY_MS; ms += 10 * 60_000) expect(formatVendorTime(ms), String(ms)).toBe(reference(ms));
+    }
+  });
+});
