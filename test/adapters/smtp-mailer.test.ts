@@ -8,7 +8,7 @@ import { planPoll, type ArchivedIncident } from '../../src/core/diff.ts';
 import { renderEmail, type EmailContext } from '../../src/core/email-render.ts';
 import type { Mailer, OutgoingMail } from '../../src/core/ports.ts';
 import { groupForMessages, type IncidentUpdate } from '../../src/core/notification-message.ts';
-import { one, rawIncident, type RawIncident } from '../fixtures/vendor-builders.ts';
+import { filesIncidentResolved, one, type RawIncident } from '../fixtures/vendor-builders.ts';
 
 /** A real SMTP server in this process; a recipient's local part picks a fault ("rcpt451@..."). */
 type TestSmtp = { port: number; url: string; received: ParsedMail[]; connections: number; close(): Promise<void> };
@@ -69,21 +69,7 @@ function update(after: RawIncident, before?: RawIncident): IncidentUpdate {
   return groupForMessages(events)[0]!;
 }
 
-const active = rawIncident({ id: 1580, title: 'Some files fail to upload', services: ['Files'] });
-const resolved = rawIncident({
-  ...active,
-  status: 'resolved',
-  date_updated: '2026-10-01T07:10:00-07:00',
-  notes: [
-    ...active.notes,
-    {
-      body:
-        '<p>Uploads work again.&nbsp;<br><br>See <a href="https://slack.com/help"><span style="text-decoration: underline;">help</span></a>.</p>' +
-        '<script>alert(1)</script><img src=x onerror=alert(1)><a href="javascript:alert(1)">bad</a><p><br></p>',
-      date_created: '2026-10-01T07:10:00-07:00',
-    },
-  ],
-});
+const { active, resolved } = filesIncidentResolved('<p>Uploads work again.&nbsp;<br><br>See <a href="https://slack.com/help"><span style="text-decoration: underline;">help</span></a>.</p>');
 
 function context(timeZone: string): EmailContext {
   return {

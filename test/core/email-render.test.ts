@@ -3,7 +3,7 @@ import { planPoll, type ArchivedIncident } from '../../src/core/diff.ts';
 import { renderEmail, timeFormatter, type EmailContext } from '../../src/core/email-render.ts';
 import { groupForMessages, type IncidentUpdate } from '../../src/core/notification-message.ts';
 import { sanitizeNoteHtml } from '../../src/adapters/html-sanitizer.ts';
-import { one, rawIncident, type RawIncident } from '../fixtures/vendor-builders.ts';
+import { filesIncidentResolved, one, rawIncident, type RawIncident } from '../fixtures/vendor-builders.ts';
 
 function update(after: RawIncident, before?: RawIncident): IncidentUpdate {
   const archived = new Map<string, ArchivedIncident>();
@@ -20,19 +20,7 @@ const context: EmailContext = {
   sanitizeHtml: sanitizeNoteHtml,
 };
 
-const active = rawIncident({ id: 1580, title: 'Some files fail to upload', services: ['Files'] });
-const resolved = rawIncident({
-  ...active,
-  status: 'resolved',
-  date_updated: '2026-10-01T07:10:00-07:00',
-  notes: [
-    ...active.notes,
-    {
-      body: '<p>T<strong>he</strong> fix is out.&nbsp;<br><br>See <a href="https://slack.com/help"><span style="text-decoration: underline;">help</span></a> &amp; more.</p><ul><li><strong>Uploads</strong> work</li></ul><p><br></p>',
-      date_created: '2026-10-01T07:10:00-07:00',
-    },
-  ],
-});
+const { active, resolved } = filesIncidentResolved('<p>T<strong>he</strong> fix is out.&nbsp;<br><br>See <a href="https://slack.com/help"><span style="text-decoration: underline;">help</span></a> &amp; more.</p><ul><li><strong>Uploads</strong> work</li></ul><p><br></p>');
 
 describe('renderEmail', () => {
   const email = renderEmail(update(resolved, active), context);

@@ -4,22 +4,14 @@ import type { StatusEvent } from '../../src/core/events.ts';
 import { matchesFilters, planDeliveries, webhookMessageId } from '../../src/core/fanout.ts';
 import { groupForMessages } from '../../src/core/notification-message.ts';
 import { createSubscriptionSchema, type Subscription, type SubscriptionFilters } from '../../src/core/subscription.ts';
-import { pollEvents, rawIncident } from '../fixtures/vendor-builders.ts';
-
-
+import { filesIncidentResolved, pollEvents, rawIncident } from '../fixtures/vendor-builders.ts';
 
 function subscription(overrides: Partial<Subscription> = {}): Subscription {
   return { id: 'sub_1', channel: 'webhook', target: 'https://hooks.example.com/in', filters: {}, timeZone: 'UTC', status: 'active', ...overrides };
 }
 
 const FINAL_NOTE = { body: '<p>Files upload normally again.</p>', date_created: '2026-10-01T07:10:00-07:00' };
-const filesActive = rawIncident({ id: 1580, title: 'Some files fail to upload', services: ['Files'] });
-const filesResolved = rawIncident({
-  ...filesActive,
-  status: 'resolved',
-  date_updated: '2026-10-01T07:10:00-07:00',
-  notes: [...filesActive.notes, FINAL_NOTE],
-});
+const { active: filesActive, resolved: filesResolved } = filesIncidentResolved(FINAL_NOTE.body);
 const huddlesNew = rawIncident({
   id: 1581,
   title: 'Huddles drop',

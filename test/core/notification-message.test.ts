@@ -8,18 +8,10 @@ import {
   truncate,
   type IncidentUpdate,
 } from '../../src/core/notification-message.ts';
-import { pollEvents, rawIncident, type RawIncident } from '../fixtures/vendor-builders.ts';
-
-
+import { filesIncidentResolved, pollEvents, rawIncident, type RawIncident } from '../fixtures/vendor-builders.ts';
 
 const FINAL_NOTE = { body: '<p>Files upload normally again.&nbsp;</p><p><br></p>', date_created: '2026-10-01T07:10:00-07:00' };
-const active = rawIncident({ id: 1580, title: 'Some files fail to upload', services: ['Files'] });
-const resolved = rawIncident({
-  ...active,
-  status: 'resolved',
-  date_updated: '2026-10-01T07:10:00-07:00',
-  notes: [...active.notes, FINAL_NOTE],
-});
+const { active, resolved } = filesIncidentResolved(FINAL_NOTE.body);
 
 function only(events: StatusEvent[]): IncidentUpdate {
   const updates = groupForMessages(events);

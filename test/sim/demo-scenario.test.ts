@@ -1,19 +1,11 @@
 import { describe, expect, it } from 'vitest';
+import type { VendorIncidentJson } from '../../src/core/vendor-format.ts';
 import { createSimulatedVendor } from '../../src/sim/app.ts';
 import { demoScenario } from '../../src/sim/demo-scenario.ts';
 import { getJson, setClock, startSim, SUMMER_NOON_MS } from './helpers.ts';
 
-type WireIncident = {
-  id: number;
-  title: string;
-  type: string;
-  status: string;
-  url: string;
-  services: string[];
-  date_created: string;
-  date_updated: string;
-  notes: { body: string; date_created: string }[];
-};
+/** The sim's modern wire shape: the vendor's incident, with numeric ids as v2 sends them. */
+type WireIncident = VendorIncidentJson & { id: number };
 
 describe('demo scenario: seeded history', () => {
   const world = demoScenario(SUMMER_NOON_MS).initialWorld();
