@@ -194,10 +194,12 @@ export function guardedConnector(options: GuardedConnectorOptions): buildConnect
     timeout: options.connectTimeoutMs,
   });
   return (connectOptions, callback) => {
-    if (!options.allowPrivate && isIP(connectOptions.hostname) !== 0) {
-      const reason = isForbiddenAddress(connectOptions.hostname);
+    // IPv6 literals come bracketed, as in the URL ("[::1]"); isIP wants them bare.
+    const host = connectOptions.hostname.replace(/^\[(.*)\]$/, '$1');
+    if (!options.allowPrivate && isIP(host) !== 0) {
+      const reason = isForbiddenAddress(host);
       if (reason) {
-        callback(refusal(connectOptions.hostname, connectOptions.hostname, reason), null);
+        callback(refusal(host, host, reason), null);
         return;
       }
     }

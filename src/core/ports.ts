@@ -1,7 +1,7 @@
 /** The interfaces the core and the use cases need from the outside world; adapters implement them. */
 import type { ArchivedIncident, PollPlan } from './diff.ts';
 import type { EventType, StatusEvent } from './events.ts';
-import type { Incident, Note } from './incident.ts';
+import type { Note } from './incident.ts';
 import type { FeedSource } from './observe.ts';
 import type { VendorIncidentJson } from './vendor-format.ts';
 
@@ -159,7 +159,6 @@ export interface ArchiveQueries {
 
 export type Store = PollStore & ArchiveQueries;
 
-export type { Incident };
 
 /** A rendered email addressed to one recipient: what a Mailer sends. */
 export type OutgoingMail = { to: string; subject: string; text: string; html: string; headers: Record<string, string> };

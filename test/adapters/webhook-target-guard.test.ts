@@ -185,6 +185,30 @@ describe('guardedLookup', () => {
 });
 
 describe('guardedConnector', () => {
+  it('refuses a bracketed IPv6 literal, as undici hands those over', async () => {
+    const server = createServer((socket) => socket.destroy());
+    let connections = 0;
+    server.on('connection', () => connections++);
+    await new Promise<void>((resolve) => server.listen(0, '::1', resolve));
+    const { port } = server.address() as AddressInfo;
+    try {
+      const connect = guardedConnector({ allowPrivate: false, connectTimeoutMs: 1000 });
+      for (const hostname of ['[::1]', '[::ffff:127.0.0.1]']) {
+        const error = await new Promise<Error | null>((resolve) =>
+          connect({ hostname, host: `${hostname}:${port}`, protocol: 'http:', port: String(port) }, (err, socket) => {
+            socket?.destroy();
+            resolve(err);
+          }),
+        );
+        expect(error?.message, hostname).toMatch(/^target refused: address .* loopback/);
+      }
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      expect(connections).toBe(0);
+    } finally {
+      server.close();
+    }
+  });
+
   it('refuses a forbidden IP literal without dialling it (net.connect would skip the lookup)', async () => {
     const server = createServer((socket) => socket.destroy());
     let connections = 0;
