@@ -292,6 +292,17 @@ export function createSqliteStore(db: SqliteDatabase): Store {
       return toListed(rows);
     },
 
+    async recentlyUpdated(filter, limit) {
+      const rows = db
+        .select()
+        .from(t.incidents)
+        .where(and(...incidentConditions(filter, null)))
+        .orderBy(desc(t.incidents.updatedMs), desc(t.incidents.sortKey))
+        .limit(limit)
+        .all();
+      return toListed(rows);
+    },
+
     async getIncident(id) {
       return loadByIds([id])[0] ?? null;
     },

@@ -61,7 +61,8 @@ export type FeedInput = {
 };
 
 export async function buildFeed({ incidents, services, baseUrl, selfUrl }: FeedInput): Promise<SyndicationFeed> {
-  const items = await Promise.all(latestUpdated(incidents, FEED_ITEMS_MAX).map((incident) => toFeedItem(incident, baseUrl)));
+  // In the order given: the store lists them newest update first.
+  const items = await Promise.all(incidents.slice(0, FEED_ITEMS_MAX).map((incident) => toFeedItem(incident, baseUrl)));
   const filter = services && services.length > 0 ? [...new Set(services.map(line))].sort() : [];
   const filterLabel = truncate(filter.join(', '), FILTER_LABEL_MAX_CHARS);
   return {
@@ -74,11 +75,6 @@ export async function buildFeed({ incidents, services, baseUrl, selfUrl }: FeedI
     updatedMs: items[0]?.updatedMs ?? 0,
     items,
   };
-}
-
-/** Newest update first; equal updates by newest creation (sortKey), so the order never flickers. */
-export function latestUpdated(incidents: readonly ListedIncident[], max: number): ListedIncident[] {
-  return [...incidents].sort((a, b) => b.dateUpdated.ms - a.dateUpdated.ms || b.sortKey - a.sortKey).slice(0, max);
 }
 
 export async function toFeedItem(incident: ListedIncident, baseUrl: string): Promise<FeedItem> {

@@ -140,6 +140,8 @@ export type FeedHealth = {
 /** The read side of the archive, for the HTTP API and the vendor mirror. */
 export interface ArchiveQueries {
   listIncidents(filter: IncidentFilter, after: IncidentPosition | null, limit: number): Promise<ListedIncident[]>;
+  /** Newest date_updated first (then newest created): what a feed of the latest changes shows. */
+  recentlyUpdated(filter: Pick<IncidentFilter, 'services'>, limit: number): Promise<ListedIncident[]>;
   getIncident(id: string): Promise<StoredIncident | null>;
   /** Every stored version of an incident, oldest first: the whole incident as the feed showed it. */
   listVersions(incidentId: string, limit: number): Promise<IncidentVersion[]>;

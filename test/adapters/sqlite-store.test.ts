@@ -219,6 +219,18 @@ describe('SQLite store', () => {
       expect(statuses.filter((status) => isOngoing(status))).toEqual(['scheduled', 'investigating']);
     });
 
+    it('lists the most recently updated first, by service, however old their creation', async () => {
+      // 1 was created first of all, but updated last: it leads, ahead of newer creations.
+      await applyObserved(
+        archive.store,
+        [one(rawIncident({ id: 1, title: 'Files fail to upload', services: ['Files'], date_created: '2026-07-01T10:00:00-07:00', date_updated: '2026-09-20T10:00:00-07:00', status: 'resolved' }))],
+        T0 + 1,
+      );
+      expect(ids(await archive.store.recentlyUpdated({}, 10))).toEqual(['1', '3', '2']);
+      expect(ids(await archive.store.recentlyUpdated({ services: ['Huddles'] }, 10))).toEqual(['2']);
+      expect(ids(await archive.store.recentlyUpdated({}, 2))).toEqual(['1', '3']);
+    });
+
     it('lists ongoing incidents and those updated since a time', async () => {
       expect(ids(await archive.store.ongoingIncidents()).sort()).toEqual(['2', '3']);
       expect(ids(await archive.store.incidentsUpdatedSince(Date.parse('2026-08-01T00:00:00Z'), 10))).toEqual(['3', '2']);

@@ -3,7 +3,6 @@ import { XMLValidator } from 'fast-xml-parser';
 import { describe, expect, it } from 'vitest';
 import {
   buildFeed,
-  latestUpdated,
   renderAtom,
   renderJsonFeed,
   renderRss,
@@ -73,16 +72,6 @@ describe('syndicationId', () => {
     const expected = `urn:uuid:${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
     expect(await syndicationId('incident\n1577\nr4')).toBe(expected);
     expect(await syndicationId('incident\n1577\nr5')).not.toBe(expected);
-  });
-});
-
-describe('latestUpdated', () => {
-  it('orders by date_updated, newest first, equal ones by creation, and keeps at most max', () => {
-    const a = listed({ id: 1, date_created: '2026-01-01T00:00:00Z', date_updated: '2026-05-01T00:00:00Z' });
-    const b = listed({ id: 2, date_created: '2026-02-01T00:00:00Z', date_updated: '2026-03-01T00:00:00Z' });
-    const c = listed({ id: 3, date_created: '2026-03-01T00:00:00Z', date_updated: '2026-05-01T00:00:00Z' });
-    expect(latestUpdated([a, b, c], 10).map((i) => i.id)).toEqual(['3', '1', '2']);
-    expect(latestUpdated([a, b, c], 2).map((i) => i.id)).toEqual(['3', '1']);
   });
 });
 

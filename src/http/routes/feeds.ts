@@ -4,13 +4,6 @@ import { buildFeed, FEED_ITEMS_MAX, renderAtom, renderJsonFeed, renderRss, type 
 import type { AppDeps } from '../deps.ts';
 import { listParam } from '../query-params.ts';
 
-/**
- * The store lists incidents newest created first; a feed wants the newest updated. Of this many
- * recent ones the FEED_ITEMS_MAX latest updated are kept: an older incident updated today only
- * misses the feed if this many were created after it.
- */
-const CANDIDATES = 4 * FEED_ITEMS_MAX;
-
 const FORMATS: { path: string; contentType: string; render: (feed: SyndicationFeed) => string }[] = [
   { path: '/feed.atom', contentType: 'application/atom+xml; charset=utf-8', render: renderAtom },
   { path: '/feed.rss', contentType: 'application/rss+xml; charset=utf-8', render: renderRss },
@@ -24,7 +17,7 @@ export function feedRoutes({ store }: AppDeps) {
     app.get(path, async (c) => {
       // As in the API: repeatable or comma-separated, exact names; an unknown one matches nothing.
       const services = listParam(c, 'service');
-      const incidents = await store.listIncidents({ services }, null, CANDIDATES);
+      const incidents = await store.recentlyUpdated({ services }, FEED_ITEMS_MAX);
       // No PUBLIC_URL setting yet: links point at the origin the request came to.
       const feed = await buildFeed({ incidents, services, baseUrl: new URL(c.req.url).origin, selfUrl: c.req.url });
       return c.body(render(feed), 200, { 'content-type': contentType });
