@@ -39,6 +39,17 @@ export const configSchema = z.object({
     .string()
     .min(16, 'ADMIN_TOKEN must be at least 16 characters (try: openssl rand -hex 32)')
     .optional(),
+  // Where users reach this service: links in emails, webhooks and feeds. Unset, pages link to the
+  // origin a request came to, and messages sent in the background use http://localhost:PORT.
+  PUBLIC_URL: httpUrl('PUBLIC_URL').optional(),
+  // 32 bytes as 64 hex characters or base64: encrypts webhook secrets at rest (AES-256-GCM).
+  SECRET_KEY: z.string().trim().optional(),
+  SMTP_URL: z
+    .url({ protocol: /^smtps?$/, error: 'SMTP_URL must be smtp://user:pass@host:587 or smtps://...' })
+    .optional(),
+  MAIL_FROM: z.string().trim().min(3).optional(),
+  // Lets webhooks reach loopback and private addresses: receivers on an internal network, local tests.
+  WEBHOOK_ALLOW_PRIVATE: boolean('WEBHOOK_ALLOW_PRIVATE').default(false),
   LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error'], { error: 'LOG_LEVEL must be debug, info, warn or error' }).default('info'),
   LOG_FORMAT: z.enum(['json', 'pretty'], { error: 'LOG_FORMAT must be json or pretty' }).optional(),
 });

@@ -27,6 +27,11 @@ const SETTING_HELP: Record<ConfigKey, string> = {
   POLL_TIMEOUT_MS: 'timeout of each feed request, ms (10000)',
   FEED_MAX_BYTES: 'largest feed body accepted, bytes (5000000)',
   ADMIN_TOKEN: 'bearer token for /api/admin/*; admin API off when unset',
+  PUBLIC_URL: 'the URL users reach this service at, for links in messages and feeds',
+  SECRET_KEY: 'encrypts webhook secrets at rest: 64 hex characters (openssl rand -hex 32)',
+  SMTP_URL: 'SMTP server for email, smtp(s)://user:pass@host:port; email off when unset',
+  MAIL_FROM: 'sender of emails, e.g. "statuswatch <status@example.com>"',
+  WEBHOOK_ALLOW_PRIVATE: 'let webhooks reach loopback and private addresses (false)',
   LOG_LEVEL: 'debug, info, warn or error (info)',
   LOG_FORMAT: 'json or pretty (pretty on a terminal, else json)',
 };

@@ -84,6 +84,7 @@ export async function startService(config: Config, logger: Logger, clock: Clock 
     logger,
     cursors,
     adminToken: config.ADMIN_TOKEN,
+    publicUrl: config.PUBLIC_URL,
     startedAt: clock.now(),
   });
 

@@ -11,6 +11,8 @@ export type AppDeps = {
   cursors: CursorCodec;
   /** Admin endpoints answer 403 admin_disabled when unset. */
   adminToken?: string;
+  /** PUBLIC_URL: the origin links in pages, feeds and messages use; unset, the request's own origin. */
+  publicUrl?: string;
   /** When this process started, epoch ms: /healthz allows a first poll this long to succeed. */
   startedAt: number;
 };
