@@ -4,6 +4,7 @@ import cron from 'node-cron';
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import { createFetchFeedClient } from '../adapters/fetch-feed-client.ts';
+import { readPublicFolder } from '../adapters/public-folder.ts';
 import { createSqliteStore } from '../adapters/sqlite-store.ts';
 import { createPoller, type Poller, type PollResult } from '../app/poller.ts';
 import type { Config } from '../config.ts';
@@ -85,6 +86,7 @@ export async function startService(config: Config, logger: Logger, clock: Clock 
     cursors,
     adminToken: config.ADMIN_TOKEN,
     publicUrl: config.PUBLIC_URL,
+    assets: readPublicFolder(),
     startedAt: clock.now(),
   });
 

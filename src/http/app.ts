@@ -9,6 +9,7 @@ import { feedRoutes } from './routes/feeds.ts';
 import { healthRoutes } from './routes/health.ts';
 import { incidentRoutes } from './routes/incidents.ts';
 import { mirrorRoutes } from './routes/mirror.ts';
+import { staticAssetRoutes } from './routes/static-assets.ts';
 
 /** Answers that move with the clock alone (v1's last hour, the history window) are at most this old. */
 const RESPONSE_CACHE_MAX_AGE_MS = 60_000;
@@ -34,5 +35,6 @@ export function createApp(deps: AppDeps): Hono {
   app.route('/', eventRoutes(deps));
   app.route('/', feedRoutes(deps));
   app.route('/', adminRoutes(deps));
+  app.route('/', staticAssetRoutes(deps));
   return app;
 }

@@ -45,7 +45,7 @@ export async function setUpQueryWorld(count: number): Promise<QueryWorld> {
   let server: Server | undefined;
   try {
     const cursors = await createCursorCodec(await archive.store.secret('cursor', () => randomSecret()));
-    const app = createApp({ store: archive.store, poller: idlePoller, clock: { now: () => Date.now() }, logger: silentLogger, cursors, startedAt: nowMs });
+    const app = createApp({ store: archive.store, poller: idlePoller, clock: { now: () => Date.now() }, logger: silentLogger, cursors, assets: new Map(), startedAt: nowMs });
     const baseline = new Hono().get(BASELINE_PATH, (c) => c.json({ ok: true, incidents: [], response_metadata: { next_cursor: '' } }));
     // One server for both, so the baseline pays the same sockets, parsing and dispatch as the API.
     const listening = serve({
