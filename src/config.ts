@@ -48,6 +48,8 @@ export const configSchema = z.object({
     .url({ protocol: /^smtps?$/, error: 'SMTP_URL must be smtp://user:pass@host:587 or smtps://...' })
     .optional(),
   MAIL_FROM: z.string().trim().min(3).optional(),
+  // Told when a subscription is paused (a 410, or five days of failures), besides the log.
+  ADMIN_EMAIL: z.email({ error: 'ADMIN_EMAIL must be an email address' }).optional(),
   // Lets webhooks reach loopback and private addresses: receivers on an internal network, local tests.
   WEBHOOK_ALLOW_PRIVATE: boolean('WEBHOOK_ALLOW_PRIVATE').default(false),
   LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error'], { error: 'LOG_LEVEL must be debug, info, warn or error' }).default('info'),

@@ -25,6 +25,8 @@ import type {
   StoredEvent,
   StoredIncident,
 } from '../core/ports.ts';
+import { prepareIncidentSpans } from './sqlite-reliability.ts';
+import { createOutboxWriter, createSqliteNotificationStore } from './sqlite-notifications.ts';
 import { preparePollStatements, type SqliteDatabase } from './sqlite-statements.ts';
 import * as t from './store-schema.ts';
 
@@ -38,6 +40,9 @@ const GENERATION_KEY = 'generation';
 
 export function createSqliteStore(db: SqliteDatabase): Store {
   const st = preparePollStatements(db);
+  const outbox = createOutboxWriter(db);
+  const notifications = createSqliteNotificationStore(db);
+  const incidentSpans = prepareIncidentSpans(db);
 
   function loadByIds(ids: readonly string[]): StoredIncident[] {
     return withNotes(st.incidentsByIds.all({ ids: JSON.stringify(ids) }));
@@ -206,6 +211,7 @@ export function createSqliteStore(db: SqliteDatabase): Store {
   }
 
   return {
+    ...notifications,
     async loadIncidents(ids) {
       return new Map(loadByIds(ids).map((incident) => [incident.id, incident]));
     },
@@ -220,7 +226,10 @@ export function createSqliteStore(db: SqliteDatabase): Store {
 
     async applyPoll({ run, plan, seenIds, seenBefore, rejected, markSeeded }) {
       const now = run.startedAt;
-      // better-sqlite3 rolls the whole transaction back on any throw, SQLITE_FULL included.
+      // Backfill causes no deliveries (fanout.ts), so seeding never reads the subscriptions.
+      const subscriptions = plan.events.some((e) => !e.backfill) ? outbox.loadActiveSubscriptions() : [];
+      // better-sqlite3 rolls the whole transaction back on any throw, SQLITE_FULL included: the
+      // events and the deliveries they cause are written together or not at all (the outbox).
       return db.transaction(() => {
         insertPollRun(run, plan.events.length, rejected);
         for (const write of plan.writes) writeIncident(write, now, run.id);
@@ -237,6 +246,7 @@ export function createSqliteStore(db: SqliteDatabase): Store {
             pollRunId: run.id,
           });
         }
+        if (subscriptions.length > 0) outbox.writeOutbox(plan.events, subscriptions, now);
         const touched = st.touchSeen.run({ now, ids: JSON.stringify(seenIds), before: seenBefore }).changes;
         if (markSeeded) st.metaInsertIfAbsent.run({ key: SEEDED_KEY, value: String(now) });
         if (plan.writes.length > 0 || touched > 0) st.bumpGeneration.run({ key: GENERATION_KEY });
@@ -357,6 +367,10 @@ export function createSqliteStore(db: SqliteDatabase): Store {
         .limit(limit)
         .all();
       return withNotes(rows);
+    },
+
+    async incidentSpans(sinceMs) {
+      return incidentSpans(sinceMs);
     },
 
     async latestCreatedIncident() {

@@ -38,6 +38,8 @@ export const incidents = sqliteTable(
     // resolved_ms is null exactly while an incident goes on (diff.ts resolvedAt): the mirror's
     // "current" reads this small index instead of scanning the archive.
     index('incidents_ongoing').on(t.updatedMs).where(sql`${t.resolvedMs} IS NULL`),
+    // The track record reads incidents resolved since a date (plus the ongoing ones, above).
+    index('incidents_resolved').on(t.resolvedMs),
     index('incidents_status_sort').on(t.status, t.sortKey),
     index('incidents_type_sort').on(t.type, t.sortKey),
   ],
@@ -160,3 +162,100 @@ export const SORT_KEYS_PER_SECOND = 1_000_000;
 /** Full-text search over titles and note bodies: created by a hand-written migration (FTS5). */
 export const INCIDENTS_FTS = 'incidents_fts';
 export const ftsMatch = (query: string) => sql`${sql.identifier(INCIDENTS_FTS)} MATCH ${query}`;
+
+/**
+ * Who hears of which changes, and where. Webhook signing secrets are stored sealed (secret-box.ts):
+ * `secret_sealed` signs, and during a rotation `previous_secret_sealed` signs too until
+ * `previous_secret_until_ms`.
+ */
+export const subscriptions = sqliteTable(
+  'subscriptions',
+  {
+    id: text('id').primaryKey(),
+    channel: text('channel', { enum: ['webhook', 'email', 'channel'] }).notNull(),
+    target: text('target').notNull(),
+    filtersJson: text('filters_json').notNull(),
+    timeZone: text('time_zone').notNull(),
+    status: text('status', { enum: ['pending', 'active', 'paused'] }).notNull(),
+    /** Who made it: `admin` (the API) or `public` (the sign-up form, double opt-in). */
+    origin: text('origin', { enum: ['admin', 'public'] }).notNull(),
+    pausedReason: text('paused_reason'),
+    secretSealed: text('secret_sealed'),
+    previousSecretSealed: text('previous_secret_sealed'),
+    previousSecretUntilMs: integer('previous_secret_until_ms'),
+    /** Start of the current unbroken run of failed attempts; null after any success. */
+    failingSinceMs: integer('failing_since_ms'),
+    lastSuccessMs: integer('last_success_ms'),
+    createdMs: integer('created_ms').notNull(),
+    updatedMs: integer('updated_ms').notNull(),
+  },
+  (t) => [index('subscriptions_status').on(t.status), index('subscriptions_target').on(t.channel, t.target)],
+);
+
+/**
+ * The outbox: one row per (event or incident group, subscription), written in the poll's own
+ * transaction. `key` is deterministic (fanout.ts), so planning a poll twice never sends twice.
+ * A pending row is claimed by a deliverer with a lease (`claimed_by` until `claim_until_ms`).
+ */
+export const deliveries = sqliteTable(
+  'deliveries',
+  {
+    id: integer('id').primaryKey({ autoIncrement: true }),
+    key: text('key').notNull(),
+    subscriptionId: text('subscription_id').notNull(),
+    channel: text('channel', { enum: ['webhook', 'email', 'channel'] }).notNull(),
+    eventIdsJson: text('event_ids_json').notNull(),
+    state: text('state', { enum: ['pending', 'done', 'dead'] }).notNull(),
+    attempts: integer('attempts').notNull(),
+    nextAttemptMs: integer('next_attempt_ms').notNull(),
+    claimedBy: text('claimed_by'),
+    claimUntilMs: integer('claim_until_ms'),
+    createdMs: integer('created_ms').notNull(),
+    /** When it was confirmed (2xx, SMTP 250) or given up. */
+    finishedMs: integer('finished_ms'),
+    lastError: text('last_error'),
+  },
+  (t) => [
+    uniqueIndex('deliveries_key').on(t.key),
+    // What the deliverer scans every few seconds: only pending rows, by due time.
+    index('deliveries_due').on(t.nextAttemptMs).where(sql`state = 'pending'`),
+    index('deliveries_subscription').on(t.subscriptionId, t.id),
+    index('deliveries_created').on(t.createdMs),
+  ],
+);
+
+/** Every attempt at a delivery: when, how it ended, and a bounded excerpt of the answer. */
+export const deliveryAttempts = sqliteTable(
+  'delivery_attempts',
+  {
+    id: integer('id').primaryKey({ autoIncrement: true }),
+    deliveryId: integer('delivery_id').notNull(),
+    attemptedMs: integer('attempted_ms').notNull(),
+    ok: integer('ok', { mode: 'boolean' }).notNull(),
+    status: integer('status'),
+    durationMs: integer('duration_ms').notNull(),
+    responseExcerpt: text('response_excerpt').notNull(),
+    error: text('error'),
+  },
+  (t) => [index('delivery_attempts_delivery').on(t.deliveryId, t.id)],
+);
+
+/** Email link tokens (confirm, unsubscribe, manage), stored only as their hash. */
+export const linkTokens = sqliteTable(
+  'link_tokens',
+  {
+    hash: text('hash').primaryKey(),
+    purpose: text('purpose', { enum: ['confirm', 'unsubscribe', 'manage'] }).notNull(),
+    subscriptionId: text('subscription_id').notNull(),
+    expiresMs: integer('expires_ms').notNull(),
+    usedMs: integer('used_ms'),
+  },
+  (t) => [index('link_tokens_subscription').on(t.subscriptionId), index('link_tokens_expires').on(t.expiresMs)],
+);
+
+/** Sliding-window rate limit logs (rate-limit.ts), shared by every process on the file. */
+export const rateLimits = sqliteTable('rate_limits', {
+  key: text('key').primaryKey(),
+  hitsJson: text('hits_json').notNull(),
+  expiresMs: integer('expires_ms').notNull(),
+});

@@ -29,6 +29,8 @@ export class ApiError extends Error {
     readonly status: 400 | 401 | 403 | 404 | 409 | 413 | 429 | 503,
     readonly code: string,
     readonly detail?: string,
+    /** Headers the answer carries, such as Retry-After on a 429. */
+    readonly headers: Readonly<Record<string, string>> = {},
   ) {
     super(detail ? `${code}: ${detail}` : code);
   }

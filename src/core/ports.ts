@@ -4,6 +4,9 @@ import type { EventType, StatusEvent } from './events.ts';
 import type { Note } from './incident.ts';
 import type { FeedSource } from './observe.ts';
 import type { VendorIncidentJson } from './vendor-format.ts';
+import type { StoredToken, TokenRecord } from './confirmation-token.ts';
+import type { LimitDecision, LimitRule } from './rate-limit.ts';
+import type { Channel, Subscription, SubscriptionStatus } from './subscription.ts';
 
 export interface Clock {
   now(): number;
@@ -131,6 +134,31 @@ export type EventFilter = { types?: EventType[]; incidentId?: string; includeBac
 
 export type StoredEvent = StatusEvent & { seq: number; pollRunId: string | null };
 
+/**
+ * An incident as the track record and the daily bars read it: when it went on, and when we and
+ * the vendor's notes caught up with it. Instants are epoch ms.
+ */
+export type IncidentSpan = {
+  id: string;
+  title: string;
+  type: string;
+  status: string;
+  services: string[];
+  /** The vendor's date_created: when it says the incident began. */
+  createdAt: number;
+  /** Null while it goes on. */
+  resolvedAt: number | null;
+  firstSeenAt: number;
+  /**
+   * The vendor's first update: its earliest note dated after date_created. The opening note is
+   * stamped with date_created itself (all 2026 data, FACTS.md), so it is the announcement, not an
+   * update. Null when no later note exists.
+   */
+  firstNoteAt: number | null;
+  /** First archived while seeding the archive: firstSeenAt is when we started, not a detection. */
+  backfill: boolean;
+};
+
 export type FeedHealth = {
   lastRun: PollRun | null;
   lastSuccessAt: number | null;
@@ -151,6 +179,8 @@ export interface ArchiveQueries {
   /** Incidents updated at or after `sinceMs`, newest update first. */
   incidentsUpdatedSince(sinceMs: number, limit: number): Promise<StoredIncident[]>;
   latestCreatedIncident(): Promise<StoredIncident | null>;
+  /** Incidents going on at any time since `sinceMs`: not resolved before it (ongoing included). */
+  incidentSpans(sinceMs: number): Promise<IncidentSpan[]>;
   feedHealth(): Promise<FeedHealth>;
   listPollRuns(beforeStartedAt: number | null, limit: number): Promise<PollRun[]>;
   /** One poll run and the payloads it kept because they were not a feed. */
@@ -159,7 +189,7 @@ export interface ArchiveQueries {
   secret(name: string, generate: () => string): Promise<string>;
 }
 
-export type Store = PollStore & ArchiveQueries;
+export type Store = PollStore & ArchiveQueries & NotificationStore;
 
 
 /** A rendered email addressed to one recipient: what a Mailer sends. */
@@ -210,4 +240,111 @@ export interface WebhookSender {
   send(request: WebhookRequest): Promise<WebhookAttempt>;
   /** Closes pooled connections; the sender is unusable afterwards. */
   close(): Promise<void>;
+}
+
+/** A subscription as the store keeps it: the core's Subscription plus its bookkeeping. */
+export type StoredSubscription = Subscription & {
+  origin: 'admin' | 'public';
+  pausedReason: string | null;
+  /** Sealed (secret-box.ts) signing secrets of a webhook: the current one, and during a rotation the previous one. */
+  secretSealed: string | null;
+  previousSecretSealed: string | null;
+  previousSecretUntil: number | null;
+  failingSince: number | null;
+  lastSuccessAt: number | null;
+  createdAt: number;
+  updatedAt: number;
+};
+
+export type SubscriptionPatch = Partial<
+  Pick<StoredSubscription, 'target' | 'filters' | 'timeZone' | 'status' | 'pausedReason' | 'secretSealed' | 'previousSecretSealed' | 'previousSecretUntil' | 'failingSince'>
+>;
+
+export type SubscriptionFilter = { status?: SubscriptionStatus; channel?: Channel };
+
+export type DeliveryState = 'pending' | 'done' | 'dead';
+
+export type Delivery = {
+  id: number;
+  key: string;
+  subscriptionId: string;
+  channel: Channel;
+  eventIds: string[];
+  state: DeliveryState;
+  attempts: number;
+  nextAttemptAt: number;
+  createdAt: number;
+  finishedAt: number | null;
+  lastError: string | null;
+};
+
+export type DeliveryAttemptRecord = {
+  attemptedAt: number;
+  ok: boolean;
+  status: number | null;
+  durationMs: number;
+  responseExcerpt: string;
+  error: string | null;
+};
+
+/** A claimed delivery with what sending it needs. */
+export type ClaimedDelivery = { delivery: Delivery; subscription: StoredSubscription; events: StatusEvent[] };
+
+/** How an attempt ends a delivery's turn: confirmed, tried again later, or given up. */
+export type DeliveryOutcome = { kind: 'done' } | { kind: 'retry'; at: number; error: string } | { kind: 'dead'; reason: string };
+
+/** What an attempt does to its subscription's health. */
+export type SubscriptionHealthChange =
+  | { kind: 'succeeded' }
+  | { kind: 'failed' }
+  | { kind: 'paused'; reason: string };
+
+export type DeliveryFilter = { subscriptionId?: string; state?: DeliveryState; sinceMs?: number };
+
+export type DeliveryCounts = Record<DeliveryState, number> & { due: number; oldestPendingAt: number | null };
+
+/** Subscriptions, the outbox, its attempts, email link tokens and rate limits. */
+export interface NotificationStore {
+  createSubscription(subscription: StoredSubscription): Promise<void>;
+  getSubscription(id: string): Promise<StoredSubscription | null>;
+  /** Oldest first, after the subscription with id `afterId`. */
+  listSubscriptions(filter: SubscriptionFilter, afterId: string | null, limit: number): Promise<StoredSubscription[]>;
+  findSubscription(channel: Channel, target: string): Promise<StoredSubscription | null>;
+  updateSubscription(id: string, patch: SubscriptionPatch, now: number): Promise<StoredSubscription | null>;
+  /** Deletes it, its link tokens, and its deliveries not yet sent. */
+  deleteSubscription(id: string): Promise<boolean>;
+
+  /** Claims up to `limit` due pending deliveries for `holder` until `now + leaseMs`, oldest due first. */
+  claimDueDeliveries(holder: string, now: number, leaseMs: number, limit: number): Promise<ClaimedDelivery[]>;
+  /**
+   * Records one attempt and its outcome in one step, only while `holder` still holds the claim
+   * (false otherwise: another deliverer took it over, and its result wins).
+   */
+  recordAttempt(
+    deliveryId: number,
+    holder: string,
+    attempt: DeliveryAttemptRecord,
+    outcome: DeliveryOutcome,
+    health: SubscriptionHealthChange,
+  ): Promise<boolean>;
+  /** Holders with live claims: a deliverer checks whether they are still running. */
+  claimHolders(): Promise<string[]>;
+  /** Frees the claims of a holder known to be dead, so their deliveries go out now. */
+  releaseClaims(holder: string): Promise<number>;
+  /** When the next pending delivery is due, if any. */
+  nextDueAt(): Promise<number | null>;
+  /** Newest first, before the delivery with id `beforeId`. */
+  listDeliveries(filter: DeliveryFilter, beforeId: number | null, limit: number): Promise<Delivery[]>;
+  getDelivery(id: number): Promise<{ delivery: Delivery; attempts: DeliveryAttemptRecord[] } | null>;
+  /** Sends a delivery again, whatever its state (same webhook-id); false when there is no such delivery. */
+  replayDelivery(id: number, now: number): Promise<boolean>;
+  /** Replays every delivery created at or after `sinceMs` (optionally of one subscription, or one state); returns the count. */
+  replayDeliveriesSince(sinceMs: number, filter: Omit<DeliveryFilter, 'sinceMs'>, now: number): Promise<number>;
+  deliveryCounts(now: number): Promise<DeliveryCounts>;
+
+  saveToken(record: TokenRecord & { subscriptionId: string }): Promise<void>;
+  findToken(hash: string): Promise<(StoredToken & { subscriptionId: string }) | null>;
+  markTokenUsed(hash: string, now: number): Promise<void>;
+  /** Applies one hit to a limiter log atomically (across processes); the decision says whether it was allowed. */
+  hitRateLimit(key: string, rule: LimitRule, now: number): Promise<LimitDecision>;
 }

@@ -31,6 +31,7 @@ const SETTING_HELP: Record<ConfigKey, string> = {
   SECRET_KEY: 'encrypts webhook secrets at rest: 64 hex characters (openssl rand -hex 32)',
   SMTP_URL: 'SMTP server for email, smtp(s)://user:pass@host:port; email off when unset',
   MAIL_FROM: 'sender of emails, e.g. "statuswatch <status@example.com>"',
+  ADMIN_EMAIL: 'told by email when a subscription is paused (needs SMTP_URL)',
   WEBHOOK_ALLOW_PRIVATE: 'let webhooks reach loopback and private addresses (false)',
   LOG_LEVEL: 'debug, info, warn or error (info)',
   LOG_FORMAT: 'json or pretty (pretty on a terminal, else json)',
@@ -51,8 +52,9 @@ const COMMANDS: Record<string, Command> = {
     settings: ['DATABASE_PATH', 'STATUS_URL', 'POLL_TIMEOUT_MS', 'FEED_MAX_BYTES', 'LOG_LEVEL', 'LOG_FORMAT'],
     extraFlags: { json: { type: 'boolean', help: 'print the result as JSON' } },
     async run(config, flags, logger) {
-      const runtime = createNodeRuntime(config, logger);
+      const runtime = await createNodeRuntime(config, logger);
       try {
+        // Deliveries this poll causes wait in the outbox for the running service to send.
         const result = await runtime.poller.pollOnce();
         if (flags.json) {
           process.stdout.write(JSON.stringify(result, null, 2) + '\n');
@@ -67,7 +69,7 @@ const COMMANDS: Record<string, Command> = {
         }
         return result.status === 'failed' ? 1 : 0;
       } finally {
-        runtime.close();
+        await runtime.close();
       }
     },
   },

@@ -1,11 +1,22 @@
 /** The Node runtime: SQLite file, fetch, node-cron and @hono/node-server wired around the core. */
 import { serve } from '@hono/node-server';
+import { getConnInfo } from '@hono/node-server/conninfo';
 import cron from 'node-cron';
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import { createFetchFeedClient } from '../adapters/fetch-feed-client.ts';
+import { sanitizeNoteHtml } from '../adapters/html-sanitizer.ts';
 import { readPublicFolder } from '../adapters/public-folder.ts';
+import { createHttpWebhookSender } from '../adapters/http-webhook-sender.ts';
+import { resolveSecretKey } from '../adapters/secret-key-file.ts';
+import { createSmtpMailer } from '../adapters/smtp-mailer.ts';
 import { createSqliteStore } from '../adapters/sqlite-store.ts';
+import { checkWebhookUrl } from '../adapters/webhook-target-guard.ts';
+import { createDeliverer } from '../app/deliverer.ts';
+import { startDeliveryLoop, type DeliveryLoop } from '../app/delivery-loop.ts';
+import { createServiceMetrics, type ServiceMetrics } from '../app/service-metrics.ts';
+import { createSubscriptionService, type SubscriptionService } from '../app/subscriptions.ts';
+import { createSecretBox } from '../core/secret-box.ts';
 import { createPoller, type Poller, type PollResult } from '../app/poller.ts';
 import type { Config } from '../config.ts';
 import { createCursorCodec, randomSecret } from '../core/cursor.ts';
@@ -19,12 +30,16 @@ const systemClock: Clock = { now: () => Date.now() };
 export type NodeRuntime = {
   store: Store;
   poller: Poller;
+  subscriptions: SubscriptionService;
+  metrics: ServiceMetrics;
+  /** Sends the outbox; started by startService, or by hand (tests, the poll command). */
+  startDelivering(): DeliveryLoop;
   /** Polls once, logging instead of throwing: what the scheduler calls. */
   pollSafely(): Promise<PollResult | null>;
-  close(): void;
+  close(): Promise<void>;
 };
 
-export function createNodeRuntime(config: Config, logger: Logger, clock: Clock = systemClock): NodeRuntime {
+export async function createNodeRuntime(config: Config, logger: Logger, clock: Clock = systemClock): Promise<NodeRuntime> {
   const archive = openSqliteArchive(config.DATABASE_PATH);
   const store = createSqliteStore(archive.db);
   const feed = createFetchFeedClient({
@@ -34,18 +49,46 @@ export function createNodeRuntime(config: Config, logger: Logger, clock: Clock =
     userAgent: USER_AGENT,
     clock,
   });
-  const poller = createPoller({
+  const instanceId = `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
+  const metrics = createServiceMetrics();
+  const poller = metrics.instrumentPoller(createPoller({ store, feed, clock, logger, instanceId, newId: randomUUID, isLeaseHolderGone }));
+  const secrets = await createSecretBox(resolveSecretKey(config.SECRET_KEY, config.DATABASE_PATH, logger));
+  const webhooks = createHttpWebhookSender({ allowPrivate: config.WEBHOOK_ALLOW_PRIVATE, userAgent: USER_AGENT, clock });
+  const mailer = config.SMTP_URL ? createSmtpMailer({ smtpUrl: config.SMTP_URL, from: config.MAIL_FROM ?? 'statuswatch <statuswatch@localhost>' }) : null;
+  const publicUrl = config.PUBLIC_URL ?? `http://localhost:${config.PORT}`;
+  const subscriptions = createSubscriptionService({
     store,
-    feed,
+    secrets,
+    webhooks,
+    mailer,
     clock,
     logger,
-    instanceId: `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`,
-    newId: randomUUID,
-    isLeaseHolderGone,
+    publicUrl,
+    sanitizeHtml: sanitizeNoteHtml,
+    newId: () => `sub_${randomUUID().replace(/-/g, '')}`,
+    checkTarget: (url) => checkWebhookUrl(url, { allowPrivate: config.WEBHOOK_ALLOW_PRIVATE }),
   });
+  const deliverer = createDeliverer({
+    store,
+    webhooks,
+    mailer,
+    secrets,
+    clock,
+    logger,
+    publicUrl,
+    sanitizeHtml: sanitizeNoteHtml,
+    instanceId,
+    isHolderGone: isLeaseHolderGone,
+    adminEmail: config.ADMIN_EMAIL,
+    onAttempt: metrics.recordAttempt,
+  });
+  let loop: DeliveryLoop | null = null;
   return {
     store,
     poller,
+    subscriptions,
+    metrics,
+    startDelivering: () => (loop ??= startDeliveryLoop({ deliverer, store, clock, logger })),
     async pollSafely() {
       try {
         return await poller.pollOnce();
@@ -54,7 +97,12 @@ export function createNodeRuntime(config: Config, logger: Logger, clock: Clock =
         return null;
       }
     },
-    close: () => archive.close(),
+    async close() {
+      await loop?.stop();
+      await webhooks.close();
+      mailer?.close();
+      archive.close();
+    },
   };
 }
 
@@ -71,12 +119,18 @@ export function isLeaseHolderGone(holder: string): boolean {
   }
 }
 
-export type RunningService = { url: string; close(): Promise<void> };
+export type RunningService = {
+  url: string;
+  /** Runs a delivery round now and resolves when it is done (tests; the loop runs on its own). */
+  deliverNow(): Promise<void>;
+  close(): Promise<void>;
+};
 
 /** Serves HTTP and polls on the schedule until close(). */
 export async function startService(config: Config, logger: Logger, clock: Clock = systemClock): Promise<RunningService> {
   if (!cron.validate(config.POLL_SCHEDULE)) throw new Error(`POLL_SCHEDULE: not a valid cron expression: "${config.POLL_SCHEDULE}"`);
-  const runtime = createNodeRuntime(config, logger, clock);
+  const runtime = await createNodeRuntime(config, logger, clock);
+  const delivery = runtime.startDelivering();
   const cursors = await createCursorCodec(await runtime.store.secret('cursor', () => randomSecret()));
   const app = createApp({
     store: runtime.store,
@@ -86,8 +140,15 @@ export async function startService(config: Config, logger: Logger, clock: Clock 
     cursors,
     adminToken: config.ADMIN_TOKEN,
     publicUrl: config.PUBLIC_URL,
+    subscriptions: runtime.subscriptions,
+    metrics: runtime.metrics,
+    allowPrivateWebhooks: config.WEBHOOK_ALLOW_PRIVATE,
+    wakeDeliverer: () => delivery.wake(),
     assets: readPublicFolder(),
     startedAt: clock.now(),
+    sanitizeHtml: sanitizeNoteHtml,
+    // The socket's peer; X-Forwarded-For is not trusted, as any client could write it.
+    clientAddress: (c) => getConnInfo(c).remote.address ?? 'unknown',
   });
 
   const server = serve({ fetch: app.fetch, port: config.PORT, hostname: config.HOST });
@@ -101,7 +162,11 @@ export async function startService(config: Config, logger: Logger, clock: Clock 
   const url = `http://${shownHost.includes(':') ? `[${shownHost}]` : shownHost}:${port}`;
 
   let inFlight: Promise<unknown> = Promise.resolve();
-  const poll = () => (inFlight = runtime.pollSafely());
+  // A poll that wrote deliveries wakes the deliverer: news goes out within the poll's second.
+  const poll = () => (inFlight = runtime.pollSafely().then((result) => {
+    if (result && result.status !== 'skipped' && result.events.length > 0) delivery.wake();
+    return result;
+  }));
   // noOverlap: a slow vendor never stacks polls in this process; the lease covers other processes.
   const task = cron.schedule(config.POLL_SCHEDULE, poll, { name: 'poll', noOverlap: true });
   if (config.POLL_ON_START) void poll();
@@ -109,11 +174,12 @@ export async function startService(config: Config, logger: Logger, clock: Clock 
 
   return {
     url,
+    deliverNow: () => delivery.settled(),
     async close() {
       await task.destroy();
       await inFlight;
       await new Promise<void>((resolve) => server.close(() => resolve()));
-      runtime.close();
+      await runtime.close();
     },
   };
 }

@@ -3,13 +3,20 @@ import { Hono } from 'hono';
 import type { AppDeps } from './deps.ts';
 import { createErrorHandler, notFound } from './errors.ts';
 import { responseCache } from './response-cache.ts';
+import { adminPageRoutes } from './routes/admin-pages.tsx';
 import { adminRoutes } from './routes/admin.ts';
+import { dashboardRoutes } from './routes/dashboard.tsx';
 import { eventRoutes } from './routes/events.ts';
 import { feedRoutes } from './routes/feeds.ts';
 import { healthRoutes } from './routes/health.ts';
 import { incidentRoutes } from './routes/incidents.ts';
+import { metricsRoutes } from './routes/metrics.ts';
 import { mirrorRoutes } from './routes/mirror.ts';
+import { reliabilityRoutes } from './routes/reliability.tsx';
 import { staticAssetRoutes } from './routes/static-assets.ts';
+import { subscribePageRoutes } from './routes/subscribe-pages.tsx';
+import { subscriptionRoutes } from './routes/subscriptions.ts';
+import { widgetRoutes } from './routes/widget.ts';
 
 /** Answers that move with the clock alone (v1's last hour, the history window) are at most this old. */
 const RESPONSE_CACHE_MAX_AGE_MS = 60_000;
@@ -25,8 +32,9 @@ export function createApp(deps: AppDeps): Hono {
     maxAgeMs: RESPONSE_CACHE_MAX_AGE_MS,
     maxBytes: RESPONSE_CACHE_MAX_BYTES,
   });
-  // Poll runs (admin) change with every poll, not only when the archive does.
-  app.use('/api/*', (c, next) => (c.req.path.startsWith('/api/admin/') ? next() : cache(c, next)));
+  // Only the archive's reads are cached: admin answers (poll runs, subscriptions, deliveries)
+  // change without the archive changing, and must never be served from a shared cache.
+  app.use('/api/*', (c, next) => (isAdminPath(c.req.path) ? next() : cache(c, next)));
   // The feeds are read from the same archive: the same ETag and 304, one build per change.
   app.use('/feed.*', cache);
   app.route('/', healthRoutes(deps));
@@ -35,6 +43,20 @@ export function createApp(deps: AppDeps): Hono {
   app.route('/', eventRoutes(deps));
   app.route('/', feedRoutes(deps));
   app.route('/', adminRoutes(deps));
+  app.route('/', subscriptionRoutes(deps));
+  app.route('/', metricsRoutes(deps));
+  // Before the pages: the embeddables keep their own headers (CORS, framing by anyone, caching).
+  app.route('/', widgetRoutes(deps));
+  app.route('/', dashboardRoutes(deps));
+  app.route('/', reliabilityRoutes(deps));
+  app.route('/', subscribePageRoutes(deps));
+  app.route('/', adminPageRoutes(deps));
   app.route('/', staticAssetRoutes(deps));
   return app;
+}
+
+const ADMIN_PREFIXES = ['/api/admin/', '/api/subscriptions', '/api/deliveries'];
+
+function isAdminPath(path: string): boolean {
+  return ADMIN_PREFIXES.some((prefix) => path.startsWith(prefix));
 }

@@ -1,5 +1,8 @@
 /** What the HTTP layer needs, built once by each entry and handed to createApp. */
+import type { Context } from 'hono';
 import type { Poller } from '../app/poller.ts';
+import type { ServiceMetrics } from '../app/service-metrics.ts';
+import type { SubscriptionService } from '../app/subscriptions.ts';
 import type { CursorCodec } from '../core/cursor.ts';
 import type { Clock, Logger, Store } from '../core/ports.ts';
 import type { StaticAssets } from './routes/static-assets.ts';
@@ -16,6 +19,19 @@ export type AppDeps = {
   publicUrl?: string;
   /** The files of public/, served at their paths. */
   assets: StaticAssets;
+  subscriptions: SubscriptionService;
+  metrics: ServiceMetrics;
+  /** WEBHOOK_ALLOW_PRIVATE: plain http: URLs are accepted for webhooks too. */
+  allowPrivateWebhooks: boolean;
+  /** Asks the deliverer to look for due deliveries now (after a replay or a resume). */
+  wakeDeliverer: () => void;
   /** When this process started, epoch ms: /healthz allows a first poll this long to succeed. */
   startedAt: number;
+  /** Cleans a vendor note body (HTML) for a page: adapters/html-sanitizer.ts, whose parser needs Node's path and url. */
+  sanitizeHtml: (html: string) => string;
+  /**
+   * The address a request came from, for the sign-up rate limits: the socket's peer on Node.
+   * Forwarding headers are not trusted, so behind a proxy every client shares the proxy's limit.
+   */
+  clientAddress: (c: Context) => string;
 };

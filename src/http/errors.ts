@@ -13,7 +13,7 @@ export function errorBody(code: string, detail?: string): ErrorBody {
 
 export function createErrorHandler(logger: Logger) {
   return (error: Error, c: Context) => {
-    if (error instanceof ApiError) return c.json(errorBody(error.code, error.detail), error.status);
+    if (error instanceof ApiError) return c.json(errorBody(error.code, error.detail), error.status, { ...error.headers });
     if (error instanceof HTTPException) {
       // Hono's own refusals (malformed bodies and the like) keep their status, in our shape.
       const status = error.status as ContentfulStatusCode;

@@ -1,6 +1,6 @@
 import { createServer, type AddressInfo, type Server, type Socket } from 'node:net';
-import { simpleParser, type ParsedMail } from 'mailparser';
-import { SMTPServer, type SMTPServerOptions } from 'smtp-server';
+import type { ParsedMail } from 'mailparser';
+import { startSmtp, type TestSmtp } from '../helpers/smtp.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sanitizeNoteHtml } from '../../src/adapters/html-sanitizer.ts';
 import { classifySmtpError, createSmtpMailer } from '../../src/adapters/smtp-mailer.ts';
@@ -10,57 +10,6 @@ import type { Mailer, OutgoingMail } from '../../src/core/ports.ts';
 import { groupForMessages, type IncidentUpdate } from '../../src/core/notification-message.ts';
 import { filesIncidentResolved, one, type RawIncident } from '../fixtures/vendor-builders.ts';
 
-/** A real SMTP server in this process; a recipient's local part picks a fault ("rcpt451@..."). */
-type TestSmtp = { port: number; url: string; received: ParsedMail[]; connections: number; close(): Promise<void> };
-
-async function startSmtp(): Promise<TestSmtp> {
-  const state = { received: [] as ParsedMail[], connections: 0 };
-  const failWith = (responseCode: number, message: string) => Object.assign(new Error(message), { responseCode });
-  const options: SMTPServerOptions = {
-    disabledCommands: ['STARTTLS'],
-    authOptional: true,
-    logger: false,
-    onConnect(_session, callback) {
-      state.connections += 1;
-      callback();
-    },
-    onRcptTo(address, _session, callback) {
-      const fault = /^rcpt(\d{3})@/.exec(address.address);
-      if (fault) return callback(failWith(Number(fault[1]), `rejected by test (${fault[1]})`));
-      callback();
-    },
-    onData(stream, session, callback) {
-      const chunks: Buffer[] = [];
-      stream.on('data', (chunk: Buffer) => chunks.push(chunk));
-      stream.on('end', () => {
-        const fault = session.envelope.rcptTo.map((r) => /^data(\d{3})@/.exec(r.address)).find(Boolean);
-        if (fault) return callback(failWith(Number(fault[1]), `message refused by test (${fault[1]})`));
-        simpleParser(Buffer.concat(chunks)).then(
-          (mail) => {
-            state.received.push(mail);
-            callback();
-          },
-          (err: Error) => callback(err),
-        );
-      });
-    },
-  };
-  const server = new SMTPServer(options);
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => resolve());
-  });
-  const port = (server.server.address() as AddressInfo).port;
-  return {
-    port,
-    url: `smtp://127.0.0.1:${port}`,
-    received: state.received,
-    get connections() {
-      return state.connections;
-    },
-    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
-  };
-}
 
 function update(after: RawIncident, before?: RawIncident): IncidentUpdate {
   const archived = new Map<string, ArchivedIncident>();

@@ -8,12 +8,12 @@ import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createSqliteStore } from '../../src/adapters/sqlite-store.ts';
 import type { Poller } from '../../src/app/poller.ts';
-import { createCursorCodec, randomSecret } from '../../src/core/cursor.ts';
 import { planPoll } from '../../src/core/diff.ts';
 import type { Incident } from '../../src/core/incident.ts';
 import { toFtsQuery } from '../../src/core/search-query.ts';
 import { openSqliteArchive } from '../../src/entry/open-sqlite.ts';
 import { createApp } from '../../src/http/app.ts';
+import { buildAppDeps } from '../helpers/app-deps.ts';
 import { openTempArchive, tempDir, type TempArchive } from '../helpers/temp-archive.ts';
 import { expectBench, silentLogger } from './harness.ts';
 import { firstDifference, seedDirect, seedThroughStore } from './seed.ts';
@@ -44,8 +44,7 @@ export async function setUpQueryWorld(count: number): Promise<QueryWorld> {
   const { archive, seedMs } = await seedQueryArchive(count, nowMs);
   let server: Server | undefined;
   try {
-    const cursors = await createCursorCodec(await archive.store.secret('cursor', () => randomSecret()));
-    const app = createApp({ store: archive.store, poller: idlePoller, clock: { now: () => Date.now() }, logger: silentLogger, cursors, assets: new Map(), startedAt: nowMs });
+    const app = createApp(await buildAppDeps(archive.store, { poller: idlePoller, logger: silentLogger, startedAt: nowMs }));
     const baseline = new Hono().get(BASELINE_PATH, (c) => c.json({ ok: true, incidents: [], response_metadata: { next_cursor: '' } }));
     // One server for both, so the baseline pays the same sockets, parsing and dispatch as the API.
     const listening = serve({

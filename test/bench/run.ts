@@ -1,11 +1,14 @@
 /**
- * `npm run bench`: the poll-cycle and incident-query benchmarks in one run, printed as a report.
+ * `npm run bench`: every benchmark section (poll cycle, queries, hot paths, ...) in one run, printed as a report.
  * Misses are reported, not failed on (exit 0); a broken benchmark exits 1. BENCH_QUICK=1 is a smoke run.
  */
 import { cpus } from 'node:os';
 import { BenchBroken, type Goal, type SectionReport } from './harness.ts';
+import { benchHotPaths, type HotPathsOptions } from './hot-paths.ts';
 import { benchIncidentsQuery, type IncidentsQueryOptions } from './incidents-query.ts';
+import { benchNotifications, type NotificationsOptions } from './notifications.ts';
 import { benchPollCycle, type PollCycleOptions } from './poll-cycle.ts';
+import { benchReliabilityQuery, type ReliabilityQueryOptions } from './reliability-query.ts';
 import { heading } from './table.ts';
 
 const QUICK = process.env.BENCH_QUICK === '1';
@@ -30,6 +33,32 @@ const QUERY: IncidentsQueryOptions = {
   budgetPerQueryMs: QUICK ? 2_000 : 12_000,
 };
 
+// Full: 100,000 requests, 10-30 s by the machine; quick: a few seconds.
+const HOT_PATHS: HotPathsOptions = {
+  concurrency: 8,
+  burstRequests: QUICK ? 100 : 500,
+  rounds: QUICK ? 3 : 20,
+  warmUpRounds: QUICK ? 1 : 3,
+};
+
+// Full: about 20 s (a 10,000-incident seed in SQL, then the builds and requests); quick: a few seconds.
+const RELIABILITY: ReliabilityQueryOptions = {
+  archiveIncidents: QUICK ? 1_000 : 10_000,
+  buildRounds: QUICK ? 5 : 30,
+  rounds: QUICK ? 20 : 200,
+  warmUpRounds: QUICK ? 3 : 5,
+  budgetPerQueryMs: QUICK ? 2_000 : 5_000,
+};
+
+// Full: about 90 s on two cores (the 10,000-subscriber seed, the deliverer at a few hundred
+// webhooks a second); quick: about 15 s.
+const NOTIFICATIONS: NotificationsOptions = {
+  outbox: { subscribers: QUICK ? 1_000 : 10_000, rounds: QUICK ? 10 : 12, warmUpRounds: 1 },
+  webhooks: { deliveries: QUICK ? 200 : 1_000, rounds: QUICK ? 3 : 4, warmUpRounds: 1 },
+  smtp: { mails: QUICK ? 50 : 200, maxConnections: 3, rounds: QUICK ? 2 : 3, warmUpRounds: QUICK ? 0 : 1 },
+  latency: { subscribers: QUICK ? 100 : 1_000, rounds: QUICK ? 2 : 8, warmUpRounds: 1 },
+};
+
 const started = performance.now();
 const cpu = cpus()[0]?.model ?? 'unknown CPU';
 console.log(`statuswatch benchmarks${QUICK ? ' (BENCH_QUICK: small data, few rounds; figures are rough)' : ''}`);
@@ -40,6 +69,9 @@ const broken: string[] = [];
 for (const [name, section] of [
   ['poll cycle', () => benchPollCycle(POLL)],
   ['incident queries', () => benchIncidentsQuery(QUERY)],
+  ['hot paths', () => benchHotPaths(HOT_PATHS)],
+  ['reliability', () => benchReliabilityQuery(RELIABILITY)],
+  ['notifications', () => benchNotifications(NOTIFICATIONS)],
 ] as const satisfies readonly (readonly [string, () => Promise<SectionReport>])[]) {
   try {
     const report = await section();

@@ -18,6 +18,10 @@ export type TestService = {
   logs: string[];
   get(path: string): Promise<{ status: number; body: any }>;
   poll(): Promise<any>;
+  /** Sends what the outbox holds that is due, and resolves when that round is done. */
+  deliverNow(): Promise<void>;
+  /** An admin API call: JSON in and out. */
+  admin(method: string, path: string, body?: unknown): Promise<{ status: number; body: any }>;
   close(): Promise<void>;
 };
 
@@ -54,6 +58,15 @@ export async function startTestService(
     async poll() {
       const res = await fetch(`${service.url}/api/admin/poll`, { method: 'POST', headers: { authorization: `Bearer ${ADMIN_TOKEN}` } });
       return res.json();
+    },
+    deliverNow: () => service.deliverNow(),
+    async admin(method, path, body) {
+      const res = await fetch(service.url + path, {
+        method,
+        headers: { authorization: `Bearer ${ADMIN_TOKEN}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+        body: body === undefined ? undefined : JSON.stringify(body),
+      });
+      return { status: res.status, body: await res.json() };
     },
     close: () => service.close(),
   };

@@ -101,3 +101,76 @@ describe('response cache in the service', () => {
     }
   });
 });
+
+describe('response cache options for the hot paths', () => {
+  function hotApp() {
+    const state = { generation: 1, now: 0, reads: 0, calls: 0, cookie: false };
+    const app = new Hono();
+    // An outer middleware with a per-request header: never replayed from the cache.
+    app.use('*', async (c, next) => {
+      c.header('x-request', String(state.now));
+      await next();
+    });
+    app.use(
+      '*',
+      responseCache({
+        generation: async () => (state.reads++, state.generation),
+        clock: { now: () => state.now },
+        maxAgeMs: 60_000,
+        maxBytes: 1_000_000,
+        cacheControl: 'public, max-age=30',
+        generationTtlMs: 1000,
+      }),
+    );
+    app.get('/page', (c) => {
+      state.calls++;
+      if (state.cookie) c.header('set-cookie', 'a=1');
+      return c.body(JSON.stringify({ generation: state.generation }), 200, { 'content-type': 'application/json', 'access-control-allow-origin': '*' });
+    });
+    return { app, state };
+  }
+
+  it('sends the route headers and its Cache-Control on hits and 304s, but not the outer middleware values', async () => {
+    const { app, state } = hotApp();
+    const first = await app.request('/page');
+    expect(first.headers.get('x-request')).toBe('0');
+    state.now = 500;
+    const hit = await app.request('/page', { headers: { 'if-none-match': first.headers.get('etag')! } });
+    expect(hit.status).toBe(304);
+    expect(Object.fromEntries(hit.headers)).toEqual({
+      'access-control-allow-origin': '*',
+      'cache-control': 'public, max-age=30',
+      'content-type': 'application/json',
+      etag: first.headers.get('etag'),
+    });
+    expect(state.calls).toBe(1);
+  });
+
+  it('reads the generation at most once per generationTtlMs', async () => {
+    const { app, state } = hotApp();
+    await app.request('/page');
+    state.generation = 2;
+    state.now = 999;
+    expect(await (await app.request('/page')).json()).toEqual({ generation: 1 });
+    expect(state.reads).toBe(1);
+    state.now = 1000;
+    expect(await (await app.request('/page')).json()).toEqual({ generation: 2 });
+    expect(state.reads).toBe(2);
+  });
+
+  it('serves HEAD from the same entry, and never caches a response that sets a cookie', async () => {
+    const { app, state } = hotApp();
+    const head = await app.request('/page', { method: 'HEAD' });
+    expect(head.status).toBe(200);
+    expect(await head.text()).toBe('');
+    await app.request('/page');
+    expect(state.calls).toBe(1);
+
+    state.cookie = true;
+    state.generation = 2;
+    state.now = 5000;
+    await app.request('/page');
+    await app.request('/page');
+    expect(state.calls).toBe(3);
+  });
+});

@@ -10,7 +10,7 @@ const FORMATS: { path: string; contentType: string; render: (feed: SyndicationFe
   { path: '/feed.json', contentType: 'application/feed+json; charset=utf-8', render: renderJsonFeed },
 ];
 
-export function feedRoutes({ store }: AppDeps) {
+export function feedRoutes({ store, publicUrl }: AppDeps) {
   const app = new Hono();
 
   for (const { path, contentType, render } of FORMATS) {
@@ -18,8 +18,10 @@ export function feedRoutes({ store }: AppDeps) {
       // As in the API: repeatable or comma-separated, exact names; an unknown one matches nothing.
       const services = listParam(c, 'service');
       const incidents = await store.recentlyUpdated({ services }, FEED_ITEMS_MAX);
-      // No PUBLIC_URL setting yet: links point at the origin the request came to.
-      const feed = await buildFeed({ incidents, services, baseUrl: new URL(c.req.url).origin, selfUrl: c.req.url });
+      // Without PUBLIC_URL, links point at the origin the request came to.
+      const baseUrl = publicUrl ?? new URL(c.req.url).origin;
+      const selfUrl = publicUrl ? publicUrl + c.req.path + (new URL(c.req.url).search) : c.req.url;
+      const feed = await buildFeed({ incidents, services, baseUrl, selfUrl });
       return c.body(render(feed), 200, { 'content-type': contentType });
     });
   }

@@ -1,0 +1,68 @@
+/* statuswatch dashboard enhancement: shows times in the viewer's own zone. The pages work without
+   it (they show UTC); nothing here loads anything or changes what the page says, only how. */
+(function () {
+  'use strict';
+
+  var format;
+  try {
+    format = new Intl.DateTimeFormat(undefined, {
+      year: 'numeric',
+      month: 'short',
+      day: 'numeric',
+      hour: '2-digit',
+      minute: '2-digit',
+      timeZoneName: 'short',
+    });
+  } catch (e) {
+    return;
+  }
+
+  function localiseTimes(root) {
+    var times = root.querySelectorAll('time[datetime]');
+    for (var i = 0; i < times.length; i++) {
+      var el = times[i];
+      // Only full instants: a bare date (a UTC day of the bars) is the same day everywhere it is read.
+      var value = el.getAttribute('datetime');
+      if (!value || value.indexOf('T') < 0 || el.hasAttribute('data-local')) continue;
+      var date = new Date(value);
+      if (isNaN(date.getTime())) continue;
+      // The UTC text stays available as a tooltip.
+      if (!el.title) el.title = el.textContent;
+      el.textContent = format.format(date);
+      el.setAttribute('data-local', '');
+    }
+  }
+
+  // The sign-up form offers UTC until told otherwise; with scripts, the reader's own zone is chosen
+  // for them (still a select they can change). Only a fresh form asks for it: never a saved choice.
+  function suggestZone(root) {
+    var select = root.querySelector('select[data-browser-zone]');
+    var zone;
+    try {
+      zone = new Intl.DateTimeFormat().resolvedOptions().timeZone;
+    } catch (e) {
+      return;
+    }
+    if (!select || !zone || select.value !== 'UTC') return;
+    for (var i = 0; i < select.options.length; i++) {
+      if (select.options[i].value === zone) {
+        select.value = zone;
+        return;
+      }
+    }
+    // A zone the server spells differently (an old alias): offered as is, the server canonicalises it.
+    var option = document.createElement('option');
+    option.value = zone;
+    option.textContent = zone.replace(/_/g, ' ');
+    select.insertBefore(option, select.firstChild);
+    select.value = zone;
+  }
+
+  function start() {
+    localiseTimes(document);
+    suggestZone(document);
+  }
+
+  if (document.readyState === 'loading') document.addEventListener('DOMContentLoaded', start);
+  else start();
+})();

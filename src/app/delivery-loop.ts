@@ -1,0 +1,88 @@
+/**
+ * Runs the deliverer: at once when woken (a poll wrote deliveries, an admin replayed one), and
+ * otherwise when the next retry is due, checking at least every IDLE_CHECK_MS for work written by
+ * other processes. One round at a time.
+ */
+import type { Deliverer } from './deliverer.ts';
+import type { Clock, Logger, NotificationStore } from '../core/ports.ts';
+
+const IDLE_CHECK_MS = 5_000;
+const MIN_SLEEP_MS = 50;
+
+export type DeliveryLoop = {
+  wake(): void;
+  /** Resolves when the loop is idle: for tests and a clean shutdown. */
+  stop(): Promise<void>;
+  /** Resolves after the next full round: for tests. */
+  settled(): Promise<void>;
+};
+
+export function startDeliveryLoop(options: { deliverer: Deliverer; store: NotificationStore; clock: Clock; logger: Logger }): DeliveryLoop {
+  const { deliverer, store, clock, logger } = options;
+  let stopped = false;
+  let timer: ReturnType<typeof setTimeout> | null = null;
+  let running: Promise<void> | null = null;
+  let again = false;
+  let waiters: (() => void)[] = [];
+
+  const schedule = (delayMs: number) => {
+    if (stopped) return;
+    if (timer) clearTimeout(timer);
+    timer = setTimeout(run, Math.max(MIN_SLEEP_MS, delayMs));
+    timer.unref?.();
+  };
+
+  async function round(): Promise<void> {
+    try {
+      await deliverer.deliverDue();
+    } catch (error) {
+      logger.error('delivery round failed', { error: error instanceof Error ? (error.stack ?? error.message) : String(error) });
+    }
+  }
+
+  function run(): void {
+    if (stopped) return;
+    if (running) {
+      again = true;
+      return;
+    }
+    running = round().then(async () => {
+      running = null;
+      if (again) {
+        again = false;
+        return run();
+      }
+      const done = waiters;
+      waiters = [];
+      for (const resolve of done) resolve();
+      let nextDue: number | null = null;
+      try {
+        nextDue = await store.nextDueAt();
+      } catch {
+        // The next idle check tries again.
+      }
+      schedule(nextDue === null ? IDLE_CHECK_MS : Math.min(IDLE_CHECK_MS, nextDue - clock.now()));
+    });
+  }
+
+  schedule(0);
+  return {
+    wake: () => {
+      if (timer) clearTimeout(timer);
+      timer = null;
+      run();
+    },
+    async stop() {
+      stopped = true;
+      if (timer) clearTimeout(timer);
+      await running;
+      for (const resolve of waiters) resolve();
+    },
+    settled() {
+      return new Promise<void>((resolve) => {
+        waiters.push(resolve);
+        run();
+      });
+    },
+  };
+}

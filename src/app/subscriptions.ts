@@ -1,0 +1,307 @@
+/**
+ * What admins and the public do with subscriptions: create (with a signing secret for webhooks),
+ * change, pause, resume, rotate a secret, send a test of every event type; and the double opt-in
+ * email flow (sign up, confirm, unsubscribe, manage) with its tokens and rate limits.
+ */
+import { renderChannelMessage } from '../core/channel-message.ts';
+import { checkToken, hashToken, issueToken, type TokenPurpose } from '../core/confirmation-token.ts';
+import { renderEmail, escapeHtml } from '../core/email-render.ts';
+import { ApiError } from '../core/errors.ts';
+import { EVENT_TYPES, type EventData, type EventType, type IncidentSummary, type StatusEvent } from '../core/events.ts';
+import { groupForMessages } from '../core/notification-message.ts';
+import type { Clock, Logger, Mailer, NotificationStore, StoredSubscription, SubscriptionPatch, WebhookAttempt, WebhookSender } from '../core/ports.ts';
+import { limitKeyForAddress, limitKeyForRecipient, signupLimits } from '../core/rate-limit.ts';
+import type { SecretBox } from '../core/secret-box.ts';
+import type { NewSubscription, SubscriptionFilters } from '../core/subscription.ts';
+import { generateWebhookSecret, webhookHeaders } from '../core/webhook-signing.ts';
+import { toWebhookPayload } from '../core/webhook-payload.ts';
+
+/** After a rotation the old secret keeps signing this long, so receivers can switch at their own pace. */
+export const SECRET_ROTATION_GRACE_MS = 24 * 60 * 60 * 1000;
+
+export type SubscriptionServiceDeps = {
+  store: NotificationStore;
+  secrets: SecretBox;
+  webhooks: WebhookSender;
+  mailer: Mailer | null;
+  clock: Clock;
+  logger: Logger;
+  publicUrl: string;
+  sanitizeHtml: (html: string) => string;
+  newId: () => string;
+  /** Checks a webhook URL before it is stored (the sender checks again at connect time). */
+  checkTarget: (url: string) => { ok: true } | { ok: false; reason: string };
+};
+
+export type TestSendResult = { eventType: EventType; ok: boolean; status: number | null; error: string | null };
+
+export type SubscriptionService = ReturnType<typeof createSubscriptionService>;
+
+export function createSubscriptionService(deps: SubscriptionServiceDeps) {
+  const { store, clock } = deps;
+
+  function checkNew(input: NewSubscription): void {
+    if (input.channel === 'email' && !deps.mailer) throw new ApiError(409, 'email_disabled', 'email is not configured: set SMTP_URL and MAIL_FROM');
+    if (input.channel !== 'email') {
+      const check = deps.checkTarget(input.target);
+      if (!check.ok) throw new ApiError(400, 'invalid_request', `url is not allowed: ${check.reason}`);
+    }
+  }
+
+  async function link(subscriptionId: string, purpose: TokenPurpose): Promise<string> {
+    const { token, record } = await issueToken(purpose, clock.now());
+    await store.saveToken({ ...record, subscriptionId });
+    return `${deps.publicUrl}/${purpose === 'confirm' ? 'subscribe/confirm' : purpose}?token=${token}`;
+  }
+
+  /** The subscription a link token stands for, or an ApiError a page can show. */
+  async function redeem(purpose: TokenPurpose, token: string): Promise<StoredSubscription> {
+    const hash = await hashToken(purpose, token);
+    const record = await store.findToken(hash);
+    const check = await checkToken(record, { purpose, token }, clock.now());
+    if (!check.ok) {
+      const messages = {
+        unknown: 'This link is not valid. It may have been mistyped, or the subscription was deleted.',
+        expired: 'This link has expired. Sign up again to get a new one.',
+        used: 'This link has already been used.',
+        wrong_purpose: 'This link is not valid here.',
+      };
+      throw new ApiError(check.reason === 'used' ? 409 : 404, `token_${check.reason}`, messages[check.reason]);
+    }
+    const subscription = await store.getSubscription(record!.subscriptionId);
+    if (!subscription) throw new ApiError(404, 'token_unknown', 'This subscription no longer exists.');
+    return subscription;
+  }
+
+  return {
+    /** False when no mail server is configured: the sign-up form says so instead of showing. */
+    emailEnabled: deps.mailer !== null,
+
+    /** Admin: active at once. Returns the webhook secret in the clear, this once. */
+    async create(input: NewSubscription): Promise<{ subscription: StoredSubscription; secret: string | null }> {
+      checkNew(input);
+      const now = clock.now();
+      const secret = input.channel === 'webhook' ? generateWebhookSecret() : null;
+      const subscription: StoredSubscription = {
+        ...input,
+        id: deps.newId(),
+        status: 'active',
+        origin: 'admin',
+        pausedReason: null,
+        secretSealed: secret ? await deps.secrets.seal(secret) : null,
+        previousSecretSealed: null,
+        previousSecretUntil: null,
+        failingSince: null,
+        lastSuccessAt: null,
+        createdAt: now,
+        updatedAt: now,
+      };
+      await store.createSubscription(subscription);
+      return { subscription, secret };
+    },
+
+    async update(id: string, patch: { target?: string; filters?: SubscriptionFilters; timeZone?: string }): Promise<StoredSubscription> {
+      const current = await mustGet(id);
+      if (patch.target !== undefined) checkNew({ ...current, target: patch.target });
+      return (await store.updateSubscription(id, patch, clock.now())) ?? notFound();
+    },
+
+    async pause(id: string, reason = 'paused by an admin'): Promise<StoredSubscription> {
+      await mustGet(id);
+      return (await store.updateSubscription(id, { status: 'paused', pausedReason: reason }, clock.now())) ?? notFound();
+    },
+
+    /** Resumes sending, including what waited while paused; the failure run starts afresh. */
+    async resume(id: string): Promise<StoredSubscription> {
+      const current = await mustGet(id);
+      if (current.status === 'pending') throw new ApiError(409, 'not_confirmed', 'this subscription waits for its email confirmation');
+      return (await store.updateSubscription(id, { status: 'active', pausedReason: null, failingSince: null }, clock.now())) ?? notFound();
+    },
+
+    async remove(id: string): Promise<void> {
+      if (!(await store.deleteSubscription(id))) notFound();
+    },
+
+    /** A new signing secret; the old one keeps signing for SECRET_ROTATION_GRACE_MS. */
+    async rotateSecret(id: string): Promise<{ subscription: StoredSubscription; secret: string }> {
+      const current = await mustGet(id);
+      if (current.channel !== 'webhook' || !current.secretSealed) throw new ApiError(409, 'not_a_webhook', 'only webhook subscriptions have a signing secret');
+      const secret = generateWebhookSecret();
+      const patch: SubscriptionPatch = {
+        secretSealed: await deps.secrets.seal(secret),
+        previousSecretSealed: current.secretSealed,
+        previousSecretUntil: clock.now() + SECRET_ROTATION_GRACE_MS,
+      };
+      const subscription = (await store.updateSubscription(id, patch, clock.now())) ?? notFound();
+      return { subscription, secret };
+    },
+
+    /** Sends one message of each event type now, outside the outbox, and says how each went. */
+    async sendTest(id: string): Promise<TestSendResult[]> {
+      const subscription = await mustGet(id);
+      const results: TestSendResult[] = [];
+      for (const event of sampleEvents(clock.now())) {
+        const attempt = await sendSample(subscription, event);
+        results.push({ eventType: event.type, ...attempt });
+      }
+      return results;
+    },
+
+    /**
+     * Public sign-up. Whatever the address, the caller shows the same answer ("check your inbox"):
+     * a new address gets a confirmation link, a pending one a fresh link, an active one a link to
+     * manage it. Rate limits are per client address and per recipient.
+     */
+    async signUp(input: NewSubscription, clientAddress: string): Promise<void> {
+      if (!deps.mailer) throw new ApiError(409, 'email_disabled', 'email sign-up is not available: the server has no mail configured');
+      const now = clock.now();
+      for (const [key, rule] of [
+        [limitKeyForAddress(clientAddress), signupLimits.perClientAddress],
+        [limitKeyForRecipient(input.target), signupLimits.perRecipient],
+      ] as const) {
+        const decision = await store.hitRateLimit(key, rule, now);
+        if (!decision.allowed) {
+          throw new ApiError(429, 'rate_limited', `too many sign-ups; try again in ${Math.ceil(decision.retryAfterMs / 60_000)} min`, {
+            'retry-after': String(Math.ceil(decision.retryAfterMs / 1000)),
+          });
+        }
+      }
+      let subscription = await store.findSubscription('email', input.target);
+      if (!subscription) {
+        subscription = {
+          ...input,
+          id: deps.newId(),
+          status: 'pending',
+          origin: 'public',
+          pausedReason: null,
+          secretSealed: null,
+          previousSecretSealed: null,
+          previousSecretUntil: null,
+          failingSince: null,
+          lastSuccessAt: null,
+          createdAt: now,
+          updatedAt: now,
+        };
+        await store.createSubscription(subscription);
+      }
+      const mail =
+        subscription.status === 'pending'
+          ? confirmationMail(await link(subscription.id, 'confirm'))
+          : alreadySubscribedMail(await link(subscription.id, 'manage'));
+      const sent = await deps.mailer.send({ to: input.target, ...mail, headers: {} });
+      if (!sent.ok) {
+        deps.logger.warn('could not send a sign-up email', { subscription: subscription.id, error: sent.response });
+        throw new ApiError(503, 'mail_unavailable', 'we could not send the confirmation email just now; please try again later');
+      }
+    },
+
+    /** The subscription a confirm link stands for, without acting (a GET must not confirm: mail scanners follow links). */
+    peek: (purpose: TokenPurpose, token: string) => redeem(purpose, token),
+
+    async confirm(token: string): Promise<StoredSubscription> {
+      const subscription = await redeem('confirm', token);
+      await store.markTokenUsed(await hashToken('confirm', token), clock.now());
+      if (subscription.status !== 'pending') return subscription;
+      return (await store.updateSubscription(subscription.id, { status: 'active' }, clock.now())) ?? notFound();
+    },
+
+    /** RFC 8058 one-click: deletes the subscription at once; a second click finds no subscription (404). */
+    async unsubscribe(token: string): Promise<StoredSubscription> {
+      const subscription = await redeem('unsubscribe', token);
+      await store.deleteSubscription(subscription.id);
+      return subscription;
+    },
+
+    async manage(token: string, patch: { filters: SubscriptionFilters; timeZone: string }): Promise<StoredSubscription> {
+      const subscription = await redeem('manage', token);
+      return (await store.updateSubscription(subscription.id, patch, clock.now())) ?? notFound();
+    },
+  };
+
+  async function mustGet(id: string): Promise<StoredSubscription> {
+    return (await store.getSubscription(id)) ?? notFound();
+  }
+
+  async function sendSample(subscription: StoredSubscription, event: StatusEvent): Promise<Omit<TestSendResult, 'eventType'>> {
+    const fromAttempt = (a: WebhookAttempt) => ({ ok: a.ok, status: a.status, error: a.ok ? null : (a.error ?? `HTTP ${a.status}`) });
+    if (subscription.channel === 'webhook') {
+      if (!subscription.secretSealed) return { ok: false, status: null, error: 'no signing secret' };
+      const body = JSON.stringify(toWebhookPayload(event));
+      const headers = await webhookHeaders({
+        id: `msg_test_${event.id.replace(/[^a-z0-9]/gi, '_')}`,
+        timestampSeconds: Math.floor(clock.now() / 1000),
+        body,
+        secrets: [await deps.secrets.open(subscription.secretSealed)],
+      });
+      return fromAttempt(await deps.webhooks.send({ url: subscription.target, headers: { ...headers }, body }));
+    }
+    const update = groupForMessages([event])[0]!;
+    if (subscription.channel === 'channel') {
+      const body = JSON.stringify(renderChannelMessage(update, { publicUrl: deps.publicUrl }));
+      return fromAttempt(await deps.webhooks.send({ url: subscription.target, headers: { 'content-type': 'application/json' }, body }));
+    }
+    if (!deps.mailer) return { ok: false, status: null, error: 'email is not configured' };
+    const email = renderEmail(update, {
+      publicUrl: deps.publicUrl,
+      timeZone: subscription.timeZone,
+      unsubscribeUrl: await link(subscription.id, 'unsubscribe'),
+      manageUrl: await link(subscription.id, 'manage'),
+      sanitizeHtml: deps.sanitizeHtml,
+    });
+    const sent = await deps.mailer.send({ to: subscription.target, ...email, subject: `[Test] ${email.subject}` });
+    return sent.ok ? { ok: true, status: 250, error: null } : { ok: false, status: sent.code, error: sent.response };
+  }
+
+  function confirmationMail(confirmUrl: string) {
+    return {
+      subject: 'Confirm your statuswatch subscription',
+      text: `Someone (hopefully you) asked to get status updates at this address.\n\nConfirm: ${confirmUrl}\n\nThe link works for 7 days. If this was not you, ignore this email and nothing will be sent.\n`,
+      html: `<p>Someone (hopefully you) asked to get status updates at this address.</p><p><a href="${escapeHtml(confirmUrl)}">Confirm your subscription</a></p><p>The link works for 7 days. If this was not you, ignore this email and nothing will be sent.</p>`,
+    };
+  }
+
+  function alreadySubscribedMail(manageUrl: string) {
+    return {
+      subject: 'Your statuswatch subscription',
+      text: `This address already gets status updates. To change what you receive or to unsubscribe: ${manageUrl}\n`,
+      html: `<p>This address already gets status updates.</p><p><a href="${escapeHtml(manageUrl)}">Change what you receive, or unsubscribe</a></p>`,
+    };
+  }
+}
+
+function notFound(): never {
+  throw new ApiError(404, 'subscription_not_found', 'no subscription with that id');
+}
+
+/** One made-up event of each type about one made-up incident, for test sends. */
+export function sampleEvents(now: number): StatusEvent[] {
+  const iso = new Date(now).toISOString().replace(/\.\d{3}Z$/, 'Z');
+  const incident: IncidentSummary = {
+    id: 'test',
+    title: 'Test: this is a test message from statuswatch',
+    type: 'incident',
+    status: 'active',
+    url: '',
+    services: ['Messaging'],
+    date_created: iso,
+    date_updated: iso,
+  };
+  const note = { key: `${iso}#0`, date_created: iso, body: '<p>This is a test note. No incident is going on.</p>' };
+  const data: Record<EventType, EventData> = {
+    'incident.created': { type: 'incident.created', incident, note },
+    'incident.status_changed': { type: 'incident.status_changed', incident: { ...incident, status: 'resolved' }, from: 'active', to: 'resolved', note },
+    'incident.note_added': { type: 'incident.note_added', incident, note },
+    'incident.note_edited': { type: 'incident.note_edited', incident, note, from: 'This is a test note.', to: note.body },
+    'incident.updated': { type: 'incident.updated', incident, changes: { title: { from: 'Test', to: incident.title } } },
+  };
+  return EVENT_TYPES.map((type) => ({
+    id: `test.r1.${type.replace('incident.', '')}`,
+    type,
+    incidentId: 'test',
+    revision: 1,
+    occurredAt: now,
+    detectedAt: now,
+    backfill: false,
+    data: data[type],
+  }));
+}

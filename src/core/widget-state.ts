@@ -1,0 +1,120 @@
+/**
+ * The embeddable widget's data (`/widget.json`, also behind the badge and the element): how the
+ * vendor's services stand now, small and stable, built from the ongoing incidents and feed health.
+ */
+import { compareUrgency } from './mirror.ts';
+import type { Incident } from './incident.ts';
+import { incidentPageUrl, oneLine } from './notification-message.ts';
+import { toIsoUtc } from './vendor-time.ts';
+
+/** Best first. `maintenance` is a planned window: status `scheduled`, or the type some clients expect. */
+export const WIDGET_STATES = ['ok', 'maintenance', 'notice', 'incident', 'outage'] as const;
+export type WidgetState = (typeof WIDGET_STATES)[number];
+
+/** A filter longer than the vendor's whole service list (15 names, old and new) is cut here. */
+export const WIDGET_SERVICES_MAX = 20;
+
+/**
+ * `/widget.json`, a public API: fields may be added, never renamed or removed.
+ *
+ * - `state`: the worst state among what the widget covers, `ok` when nothing is going on.
+ * - `stale`: the vendor's feed has not been read successfully for a while (or never): the state
+ *   may be out of date.
+ * - `updated_at`: the vendor's latest update to an incident the widget covers, ongoing or over
+ *   (UTC, ISO 8601); null when the archive holds none. It moves only when the state can have.
+ * - `url`: the dashboard.
+ * - `services`: `{name, state}` for each service asked for, in the order asked; without a filter,
+ *   each service an ongoing incident names, by name. A service not listed is `ok`.
+ * - `incidents`: the ongoing incidents covered, worst first: `{id, title (one line), type, status,
+ *   state, services, updated_at, url}` (`url`: its page on the dashboard).
+ *
+ * With a filter, an incident is covered when it names one of the services asked for; without one,
+ * every ongoing incident is, including those that name no service.
+ */
+export type WidgetJson = {
+  state: WidgetState;
+  stale: boolean;
+  updated_at: string | null;
+  url: string;
+  services: { name: string; state: WidgetState }[];
+  incidents: WidgetIncident[];
+};
+
+export type WidgetIncident = {
+  id: string;
+  title: string;
+  type: string;
+  status: string;
+  state: WidgetState;
+  services: string[];
+  updated_at: string;
+  url: string;
+};
+
+export type WidgetStateInput = {
+  /** store.ongoingIncidents(). */
+  ongoing: readonly Incident[];
+  /** The most recently updated incident the filter covers, ongoing or not (store.recentlyUpdated). */
+  latest: Pick<Incident, 'dateUpdated'> | null;
+  /** feedHealth().lastSuccessAt: the last poll that read the feed. */
+  lastSuccessAt: number | null;
+  now: number;
+  /** Older than this, the last successful read makes the data stale. */
+  staleAfterMs: number;
+  /** Exact service names; absent or empty: everything. */
+  services?: readonly string[];
+  /** Origin (and path, if any) of the dashboard: PUBLIC_URL, or the request's own. */
+  baseUrl: string;
+};
+
+const RANK: Record<WidgetState, number> = { ok: 0, maintenance: 1, notice: 2, incident: 3, outage: 4 };
+
+/** The documented types by name; an unknown type is something going on, shown as a notice. */
+export function incidentState(incident: Pick<Incident, 'type' | 'status'>): Exclude<WidgetState, 'ok'> {
+  if (incident.status === 'scheduled' || incident.type === 'maintenance') return 'maintenance';
+  return incident.type === 'outage' || incident.type === 'incident' ? incident.type : 'notice';
+}
+
+export function worstState(states: Iterable<WidgetState>): WidgetState {
+  let worst: WidgetState = 'ok';
+  for (const state of states) if (RANK[state] > RANK[worst]) worst = state;
+  return worst;
+}
+
+export function buildWidgetState(input: WidgetStateInput): WidgetJson {
+  const filter = input.services && input.services.length > 0 ? [...new Set(input.services)].slice(0, WIDGET_SERVICES_MAX) : null;
+  const wanted = filter ? new Set(filter) : null;
+  const covered = input.ongoing
+    .filter((incident) => !wanted || incident.services.some((name) => wanted.has(name)))
+    .map((incident) => ({ incident, state: incidentState(incident) }))
+    .sort((a, b) => RANK[b.state] - RANK[a.state] || compareUrgency(a.incident, b.incident));
+
+  const byService = new Map<string, WidgetState>(filter?.map((name) => [name, 'ok']));
+  for (const { incident, state } of covered) {
+    for (const name of incident.services) {
+      if (wanted && !wanted.has(name)) continue;
+      byService.set(name, worstState([byService.get(name) ?? 'ok', state]));
+    }
+  }
+  // Code-unit order, not the locale's: the same bytes on every host, so the same ETag.
+  const names = filter ?? [...byService.keys()].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+
+  const updatedMs = Math.max(input.latest?.dateUpdated.ms ?? -Infinity, ...covered.map(({ incident }) => incident.dateUpdated.ms));
+  return {
+    state: worstState(covered.map(({ state }) => state)),
+    stale: input.lastSuccessAt === null || input.now - input.lastSuccessAt >= input.staleAfterMs,
+    updated_at: Number.isFinite(updatedMs) ? toIsoUtc(updatedMs) : null,
+    url: `${input.baseUrl.replace(/\/+$/, '')}/`,
+    services: names.map((name) => ({ name, state: byService.get(name) ?? 'ok' })),
+    incidents: covered.map(({ incident, state }) => ({
+      id: incident.id,
+      title: oneLine(incident.title),
+      type: incident.type,
+      status: incident.status,
+      state,
+      services: incident.services,
+      updated_at: toIsoUtc(incident.dateUpdated.ms),
+      url: incidentPageUrl(input.baseUrl, incident.id),
+    })),
+  };
+}

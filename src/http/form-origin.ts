@@ -1,0 +1,38 @@
+/** Refuses form posts made by other sites (CSRF): the browser must say the form came from this site. */
+import type { Context, MiddlewareHandler } from 'hono';
+import { csrf } from 'hono/csrf';
+import { HTTPException } from 'hono/http-exception';
+
+/**
+ * hono/csrf passes a form post whose Sec-Fetch-Site is same-origin, or whose Origin is this site.
+ * "This site" is the origin the request reached and, behind a proxy, PUBLIC_URL's origin: the
+ * browser names the public one while Node sees its own. A refusal renders `refuse` (a page, not
+ * the API's JSON), and downstream errors are not mistaken for refusals.
+ */
+export function sameOriginForms(publicUrl: string | undefined, refuse: (c: Context) => Response | Promise<Response>): MiddlewareHandler {
+  const publicOrigin = publicUrl ? new URL(publicUrl).origin : null;
+  const check = csrf({ origin: (origin, c) => origin === new URL(c.req.url).origin || origin === publicOrigin });
+  return async (c, next) => {
+    try {
+      await check(c, async () => {});
+    } catch (error) {
+      if (error instanceof HTTPException && error.status === 403) return refuse(c);
+      throw error;
+    }
+    await next();
+  };
+}
+
+/**
+ * Pages with forms send Referrer-Policy: same-origin instead of no-referrer. Under no-referrer a
+ * browser sends `Origin: null` with every form post (Fetch standard), which leaves the check above
+ * to Sec-Fetch-Site alone, and browsers without it could not post at all. same-origin still sends
+ * nothing, token links included, to other sites. Registered before pageSecurity(), so it runs last.
+ */
+export function formPageHeaders(cacheControl: 'no-store' | null): MiddlewareHandler {
+  return async (c, next) => {
+    await next();
+    c.res.headers.set('referrer-policy', 'same-origin');
+    if (cacheControl) c.res.headers.set('cache-control', cacheControl);
+  };
+}

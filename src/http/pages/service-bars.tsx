@@ -1,0 +1,79 @@
+/** A row of daily bars per service, each day coloured by its worst incident and named in text (public/charts.css). */
+import type { ServiceDay, ServiceDayRow } from '../../core/service-days.ts';
+
+/** What a day says to a screen reader and in its tooltip: the date, then each incident with its type. */
+export function dayLabel(day: ServiceDay): string {
+  if (day.incidents.length === 0) return `${day.date}: no incidents`;
+  return `${day.date}: ${day.incidents.map((i) => `${i.title} (${i.type})`).join('; ')}`;
+}
+
+function rowSummary(row: ServiceDayRow): string {
+  const touched = row.days.filter((d) => d.worst !== null).length;
+  const outages = row.days.filter((d) => d.worst === 'outage').length;
+  if (touched === 0) return 'No incidents';
+  const days = `${touched} ${touched === 1 ? 'day' : 'days'} with incidents`;
+  return outages > 0 ? `${days}, ${outages} with an outage` : days;
+}
+
+/**
+ * Every day is focusable so that keyboard users get the tooltip too; its aria-label carries the
+ * same text, so the visual tooltip is hidden from screen readers. Colour is never the only sign:
+ * a touched day is also a taller bar, and the legend and labels say the type in words.
+ */
+export function ServiceBars(props: { rows: ServiceDayRow[] }) {
+  const span = props.rows[0]?.days;
+  const range = span && span.length > 0 ? `${span[0]!.date} to ${span.at(-1)!.date}, UTC days` : '';
+  return (
+    <div class="service-bars">
+      <ul class="bar-legend" aria-label="Legend">
+        <li>
+          <span class="swatch day-none" aria-hidden="true"></span>No incident
+        </li>
+        <li>
+          <span class="swatch day-notice" aria-hidden="true"></span>Notice
+        </li>
+        <li>
+          <span class="swatch day-incident" aria-hidden="true"></span>Incident
+        </li>
+        <li>
+          <span class="swatch day-outage" aria-hidden="true"></span>Outage
+        </li>
+      </ul>
+      <ul class="service-rows">
+        {props.rows.map((row, index) => (
+          <li class="service-row">
+            <div class="service-row-head">
+              <span class="service-name" id={`service-bars-${index}`}>
+                {row.service}
+              </span>
+              <span class="service-summary">{rowSummary(row)}</span>
+            </div>
+            <ol class="day-bars" aria-labelledby={`service-bars-${index}`} aria-describedby={range ? 'service-bars-range' : undefined}>
+              {row.days.map((day) => (
+                <li class={`day day-${day.worst ?? 'none'}`} tabindex={0} aria-label={dayLabel(day)}>
+                  <span class="day-tip" aria-hidden="true">
+                    <strong>{day.date}</strong>
+                    {day.incidents.length === 0 ? (
+                      <span class="day-tip-line">No incidents</span>
+                    ) : (
+                      day.incidents.map((incident) => (
+                        <span class="day-tip-line">
+                          {incident.title} <em>({incident.type})</em>
+                        </span>
+                      ))
+                    )}
+                  </span>
+                </li>
+              ))}
+            </ol>
+          </li>
+        ))}
+      </ul>
+      {range ? (
+        <p class="bar-range" id="service-bars-range">
+          Oldest day on the left: {range}.
+        </p>
+      ) : null}
+    </div>
+  );
+}

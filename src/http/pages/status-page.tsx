@@ -1,0 +1,44 @@
+/** The body of `/`: the state now, the incidents going on, 90 days of each service, and the feed's health. */
+import type { FeedHealth, StoredIncident } from '../../core/ports.ts';
+import type { ServiceDayRow } from '../../core/service-days.ts';
+import { FeedHealthNote } from './feed-health.tsx';
+import { IncidentCard } from './incident-card.tsx';
+import type { Sanitize } from './note-timeline.tsx';
+import { ServiceBars } from './service-bars.tsx';
+import { StatusBanner } from './status-banner.tsx';
+
+export type StatusPageData = {
+  /** Worst first. */
+  ongoing: StoredIncident[];
+  health: FeedHealth;
+  rows: ServiceDayRow[];
+  days: number;
+};
+
+export function StatusPage(props: { data: StatusPageData; sanitize: Sanitize }) {
+  const { ongoing, health, rows, days } = props.data;
+  return (
+    <>
+      <StatusBanner ongoing={ongoing} />
+      <FeedHealthNote health={health} />
+      {ongoing.length > 0 && (
+        <section aria-labelledby="ongoing-title">
+          <h2 id="ongoing-title">Going on now</h2>
+          {ongoing.map((incident) => (
+            <IncidentCard incident={incident} sanitize={props.sanitize} />
+          ))}
+        </section>
+      )}
+      <section aria-labelledby="services-title">
+        <h2 id="services-title">Services, last {days} days</h2>
+        <p class="muted">
+          Each bar is a day (UTC), coloured by the worst incident that touched it; hover or focus a day to see which.
+        </p>
+        <ServiceBars rows={rows} />
+      </section>
+      <p>
+        <a href="/incidents">All past incidents</a>
+      </p>
+    </>
+  );
+}

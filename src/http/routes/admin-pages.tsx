@@ -1,0 +1,295 @@
+/**
+ * The admin pages under `/admin`: sign-in with ADMIN_TOKEN (a session cookie), subscriptions,
+ * deliveries with replay, and poll runs. The same powers as the admin JSON API, for a browser.
+ */
+import { Hono, type Context, type MiddlewareHandler } from 'hono';
+import { bodyLimit } from 'hono/body-limit';
+import { deleteCookie, getCookie, setCookie } from 'hono/cookie';
+import type { Child } from 'hono/jsx';
+import { timingSafeEqual } from 'hono/utils/buffer';
+import type { ContentfulStatusCode } from 'hono/utils/http-status';
+import { randomSecret } from '../../core/cursor.ts';
+import { ApiError } from '../../core/errors.ts';
+import { webhookMessageId } from '../../core/fanout.ts';
+import { utcDate } from '../../core/service-days.ts';
+import { CHANNELS, type Channel } from '../../core/subscription.ts';
+import { ADMIN_SESSION_COOKIE, ADMIN_SESSION_MS, createAdminSessions, type AdminSession, type AdminSessions } from '../admin-session.ts';
+import type { AppDeps } from '../deps.ts';
+import { formValue, readForm } from '../form-body.ts';
+import { formPageHeaders, sameOriginForms } from '../form-origin.ts';
+import { AdminFrame, AdminHome, SignInPage } from '../pages/admin-frame.tsx';
+import { DELIVERY_STATES, DeliveriesPage, DeliveryPage } from '../pages/admin-deliveries-page.tsx';
+import { PollPage, PollsPage } from '../pages/admin-polls-page.tsx';
+import { SUBSCRIPTION_STATUSES, SubscriptionsPage, TestResultsPage } from '../pages/admin-subscriptions-page.tsx';
+import { ErrorMessage } from '../pages/error-page.tsx';
+import { Layout, renderPage } from '../pages/layout.tsx';
+import { pageNonce, pageSecurity } from '../pages/page-security.ts';
+import { readCursor } from '../query-params.ts';
+
+const PAGE_SIZE = 50;
+const FORM_MAX_BYTES = 16 * 1024;
+
+type AdminEnv = { Variables: { session: AdminSession; csrf: string } };
+
+/** What a redirect after an action says on the next page; a fixed list, so no text comes from the URL. */
+const NOTICES: Record<string, string> = {
+  paused: 'Subscription paused: nothing is sent to it until it is resumed.',
+  resumed: 'Subscription resumed: what waited while it was paused goes out now.',
+  deleted: 'Subscription deleted, with its deliveries not yet sent.',
+  replayed: 'Delivery queued to be sent again, with the same message id.',
+};
+
+export function adminPageRoutes(deps: AppDeps) {
+  const { store, subscriptions, clock } = deps;
+  const app = new Hono<AdminEnv>();
+  const secure = pageSecurity();
+  let sessionsReady: Promise<AdminSessions> | null = null;
+  // Its own key, made on first use and kept with the archive: sessions survive a restart.
+  const sessions = () => (sessionsReady ??= store.secret('admin-session', () => randomSecret()).then(createAdminSessions));
+
+  const page = (c: Context, title: string, body: Child, status: ContentfulStatusCode = 200) =>
+    renderPage(
+      c,
+      <Layout title={`${title} · admin`} nonce={pageNonce(c)} path={c.req.path} assets={deps.assets}>
+        {body}
+      </Layout>,
+      status,
+    );
+  const adminPage = (c: Context<AdminEnv>, title: string, body: Child, notice: string | null = null) =>
+    page(
+      c,
+      title,
+      <AdminFrame path={c.req.path} csrf={c.get('csrf')} title={title} notice={notice}>
+        {body}
+      </AdminFrame>,
+    );
+  const problem = (c: Context, status: ContentfulStatusCode, title: string, message: string, back = '/admin') =>
+    page(
+      c,
+      title,
+      <ErrorMessage title={title} message={message}>
+        <p>
+          <a href={back}>Go back</a>
+        </p>
+      </ErrorMessage>,
+      status,
+    );
+  /** The service's refusals (404 no such subscription, 409 not confirmed) as a page. */
+  const refused = (c: Context, error: unknown, back: string) => {
+    if (!(error instanceof ApiError)) throw error;
+    return problem(c, error.status as ContentfulStatusCode, error.status === 404 ? 'Not found' : 'Not done', error.detail ?? error.code, back);
+  };
+
+  // no-store: admin pages show addresses and delivery logs that no cache should keep.
+  app.use('/admin/*', formPageHeaders('no-store'), secure);
+  app.use('/admin/*', async (c, next) => {
+    if (!deps.adminToken) return problem(c, 403, 'Admin area disabled', 'Set ADMIN_TOKEN to enable the admin pages.', '/');
+    await next();
+  });
+  app.use('/admin/*', bodyLimit({ maxSize: FORM_MAX_BYTES, onError: (c) => problem(c, 413, 'Form too large', 'That was more than an admin form holds.') }));
+  app.use('/admin/*', sameOriginForms(deps.publicUrl, (c) => problem(c, 403, 'Form refused', 'This form was sent from another site, so it was not accepted.')));
+  app.use('/admin/*', requireSession());
+
+  app.get('/admin/sign-in', async (c) => {
+    if (await currentSession(c)) return c.redirect('/admin', 303);
+    return page(c, 'Sign in', <SignInPage next={safeNext(c.req.query('next'))} />);
+  });
+
+  app.post('/admin/sign-in', async (c) => {
+    const form = await readForm(c);
+    const next = safeNext(formValue(form.next));
+    const token = formValue(form.token);
+    // timingSafeEqual compares hashes: how long it takes says nothing about how much was right.
+    if (token === '' || !(await timingSafeEqual(token, deps.adminToken!))) {
+      return page(c, 'Sign in', <SignInPage next={next} error="That is not the admin token. Check it and try again." />, 401);
+    }
+    const { cookie } = await (await sessions()).issue(clock.now());
+    setCookie(c, ADMIN_SESSION_COOKIE, cookie, { ...cookieOptions(c), maxAge: ADMIN_SESSION_MS / 1000 });
+    return c.redirect(next, 303);
+  });
+
+  app.post('/admin/sign-out', (c) => {
+    deleteCookie(c, ADMIN_SESSION_COOKIE, cookieOptions(c));
+    return c.redirect('/admin/sign-in', 303);
+  });
+
+  app.get('/admin', (c) => adminPage(c, 'Admin', <AdminHome />));
+
+  app.get('/admin/subscriptions', async (c) => {
+    const status = oneOf(c.req.query('status'), SUBSCRIPTION_STATUSES);
+    const channel = oneOf(c.req.query('channel'), CHANNELS as readonly Channel[]);
+    let after: string | null;
+    try {
+      after = await readCursor(deps.cursors, c.req.query('cursor'), (p) => (isKind(p, 'admin-subscriptions') && typeof p.a === 'string' ? p.a : null));
+    } catch {
+      return problem(c, 400, 'Page link not valid', 'The link to this page of subscriptions is not valid; start from the first page.', '/admin/subscriptions');
+    }
+    const rows = await store.listSubscriptions({ status, channel }, after, PAGE_SIZE + 1);
+    const list = rows.slice(0, PAGE_SIZE);
+    const nextCursor = rows.length > PAGE_SIZE ? await deps.cursors.encode({ k: 'admin-subscriptions', a: list.at(-1)!.id }) : '';
+    const params = new URLSearchParams();
+    if (status) params.set('status', status);
+    if (channel) params.set('channel', channel);
+    const data = { subscriptions: list, status: status ?? '', channel: channel ?? '', params, nextCursor, onFirstPage: after === null, csrf: c.get('csrf') };
+    return adminPage(c, 'Subscriptions', <SubscriptionsPage data={data} />, NOTICES[c.req.query('done') ?? ''] ?? null);
+  });
+
+  const subscriptionAction = (action: 'pause' | 'resume' | 'delete', done: string) =>
+    app.post(`/admin/subscriptions/:id/${action}`, async (c) => {
+      const id = c.req.param('id');
+      try {
+        if (action === 'pause') await subscriptions.pause(id);
+        else if (action === 'resume') await subscriptions.resume(id);
+        else await subscriptions.remove(id);
+      } catch (error) {
+        return refused(c, error, '/admin/subscriptions');
+      }
+      if (action === 'resume') deps.wakeDeliverer();
+      return c.redirect(`/admin/subscriptions?done=${done}`, 303);
+    });
+  subscriptionAction('pause', 'paused');
+  subscriptionAction('resume', 'resumed');
+  subscriptionAction('delete', 'deleted');
+
+  app.post('/admin/subscriptions/:id/test', async (c) => {
+    const id = c.req.param('id');
+    const subscription = await store.getSubscription(id);
+    if (!subscription) return problem(c, 404, 'Not found', 'No subscription with that id.', '/admin/subscriptions');
+    const results = await subscriptions.sendTest(id);
+    return adminPage(c, 'Test sent', <TestResultsPage subscription={subscription} results={results} />);
+  });
+
+  app.get('/admin/deliveries', async (c) => {
+    const state = oneOf(c.req.query('state'), DELIVERY_STATES);
+    const subscription = c.req.query('subscription')?.trim() ?? '';
+    let before: number | null;
+    try {
+      before = await readCursor(deps.cursors, c.req.query('cursor'), (p) => (isKind(p, 'admin-deliveries') && typeof p.b === 'number' ? p.b : null));
+    } catch {
+      return problem(c, 400, 'Page link not valid', 'The link to this page of deliveries is not valid; start from the first page.', '/admin/deliveries');
+    }
+    const rows = await store.listDeliveries({ state, subscriptionId: subscription || undefined }, before, PAGE_SIZE + 1);
+    const list = rows.slice(0, PAGE_SIZE);
+    const nextCursor = rows.length > PAGE_SIZE ? await deps.cursors.encode({ k: 'admin-deliveries', b: list.at(-1)!.id }) : '';
+    const params = new URLSearchParams();
+    if (state) params.set('state', state);
+    if (subscription) params.set('subscription', subscription);
+    const replayed = Number(c.req.query('replayed'));
+    const notice = Number.isSafeInteger(replayed) && c.req.query('replayed') !== undefined ? `${replayed} ${replayed === 1 ? 'delivery' : 'deliveries'} queued to be sent again.` : null;
+    const data = { deliveries: list, state: state ?? '', subscription, params, nextCursor, onFirstPage: before === null, csrf: c.get('csrf'), today: utcDate(clock.now()) };
+    return adminPage(c, 'Deliveries', <DeliveriesPage data={data} />, notice);
+  });
+
+  app.post('/admin/deliveries/replay', async (c) => {
+    const form = await readForm(c);
+    const since = formValue(form.since).trim();
+    const sinceMs = Date.parse(/^\d{4}-\d{2}-\d{2}$/.test(since) ? `${since}T00:00:00Z` : since);
+    if (!Number.isFinite(sinceMs)) {
+      return problem(c, 400, 'Replay not done', `“Since” must be a date such as 2026-07-01 or an ISO 8601 time; got “${since.slice(0, 40)}”.`, '/admin/deliveries');
+    }
+    const subscriptionId = formValue(form.subscription).trim() || undefined;
+    const state = oneOf(formValue(form.state), DELIVERY_STATES);
+    const replayed = await store.replayDeliveriesSince(sinceMs, { subscriptionId, state }, clock.now());
+    deps.wakeDeliverer();
+    return c.redirect(`/admin/deliveries?replayed=${replayed}`, 303);
+  });
+
+  app.get('/admin/deliveries/:id', async (c) => {
+    const id = deliveryId(c.req.param('id'));
+    const found = id === null ? null : await store.getDelivery(id);
+    if (!found) return problem(c, 404, 'Not found', 'No delivery with that id.', '/admin/deliveries');
+    const { delivery, attempts } = found;
+    const webhookId = delivery.channel === 'webhook' ? await webhookMessageId(delivery.key) : null;
+    return adminPage(
+      c,
+      `Delivery #${delivery.id}`,
+      <DeliveryPage delivery={delivery} attempts={attempts} webhookId={webhookId} csrf={c.get('csrf')} />,
+      NOTICES[c.req.query('done') ?? ''] ?? null,
+    );
+  });
+
+  app.post('/admin/deliveries/:id/replay', async (c) => {
+    const id = deliveryId(c.req.param('id'));
+    if (id === null || !(await store.replayDelivery(id, clock.now()))) return problem(c, 404, 'Not found', 'No delivery with that id.', '/admin/deliveries');
+    deps.wakeDeliverer();
+    return c.redirect(`/admin/deliveries/${id}?done=replayed`, 303);
+  });
+
+  app.get('/admin/polls', async (c) => {
+    const before = Number(c.req.query('before'));
+    const runs = await store.listPollRuns(Number.isFinite(before) && before > 0 ? before : null, PAGE_SIZE);
+    const last = runs.at(-1);
+    const olderHref = runs.length === PAGE_SIZE && last ? `/admin/polls?before=${last.startedAt}` : null;
+    return adminPage(c, 'Poll runs', <PollsPage runs={runs} olderHref={olderHref} onFirstPage={c.req.query('before') === undefined} />);
+  });
+
+  app.get('/admin/polls/:id', async (c) => {
+    const found = await store.getPollRun(c.req.param('id'));
+    if (!found) return problem(c, 404, 'Not found', 'No poll run with that id.', '/admin/polls');
+    return adminPage(c, 'Poll run', <PollPage run={found.run} rejected={found.rejected} />);
+  });
+
+  app.all('/admin/*', (c) => problem(c, 404, 'Not found', `There is no admin page at ${c.req.path.slice(0, 100)}.`));
+
+  return app;
+
+  async function currentSession(c: Context): Promise<AdminSession | null> {
+    return (await sessions()).read(getCookie(c, ADMIN_SESSION_COOKIE), clock.now());
+  }
+
+  /**
+   * Every page but sign-in needs a session; every post also needs the session's CSRF token (the
+   * Origin check above is the first line; the token holds where a browser sends no Origin).
+   */
+  function requireSession(): MiddlewareHandler<AdminEnv> {
+    return async (c, next) => {
+      if (c.req.path === '/admin/sign-in') return next();
+      const session = await currentSession(c);
+      if (!session) {
+        if (c.req.method === 'GET' || c.req.method === 'HEAD') {
+          const url = new URL(c.req.url);
+          return c.redirect(`/admin/sign-in?next=${encodeURIComponent(url.pathname + url.search)}`, 303);
+        }
+        return problem(c, 401, 'Signed out', 'Your admin session has ended. Sign in again, then repeat what you were doing.', '/admin/sign-in');
+      }
+      const all = await sessions();
+      c.set('session', session);
+      c.set('csrf', await all.csrfToken(session));
+      if (c.req.method !== 'GET' && c.req.method !== 'HEAD' && !(await all.checkCsrf(session, formValue((await readForm(c)).csrf)))) {
+        return problem(c, 403, 'Form expired', 'This form is from an earlier session or another page. Open the page again and repeat.');
+      }
+      await next();
+    };
+  }
+
+  /**
+   * Secure when the browser's connection is https: the request's own scheme, or, behind a proxy
+   * that ends TLS, a request to PUBLIC_URL's host when PUBLIC_URL is https. Path=/admin keeps the
+   * cookie off every other request.
+   */
+  function cookieOptions(c: Context) {
+    const url = new URL(c.req.url);
+    const publicUrl = deps.publicUrl ? new URL(deps.publicUrl) : null;
+    const https = url.protocol === 'https:' || (publicUrl?.protocol === 'https:' && publicUrl.host === url.host);
+    return { httpOnly: true, sameSite: 'Strict' as const, secure: https, path: '/admin' };
+  }
+}
+
+/** Where to go after signing in: an admin path, never another site (`//evil.example` is one). */
+function safeNext(raw: string | undefined): string {
+  if (!raw || !/^\/admin(?:[/?]|$)/.test(raw) || raw.startsWith('//') || raw.includes('\\')) return '/admin';
+  return raw;
+}
+
+function oneOf<T extends string>(raw: string | undefined, allowed: readonly T[]): T | undefined {
+  return (allowed as readonly string[]).includes(raw ?? '') ? (raw as T) : undefined;
+}
+
+function isKind(payload: unknown, kind: string): payload is Record<string, unknown> {
+  return typeof payload === 'object' && payload !== null && (payload as { k?: unknown }).k === kind;
+}
+
+function deliveryId(raw: string): number | null {
+  const id = Number(raw);
+  return Number.isSafeInteger(id) && id > 0 ? id : null;
+}

@@ -1,0 +1,149 @@
+/** The dashboard's HTML pages: `/` (the state now), `/incidents` (the searchable history), `/incidents/:id`. */
+import { Hono, type Context } from 'hono';
+import type { ContentfulStatusCode } from 'hono/utils/http-status';
+import type { Child } from 'hono/jsx';
+import { z } from 'zod';
+import { ApiError } from '../../core/errors.ts';
+import { compareUrgency } from '../../core/mirror.ts';
+import type { IncidentFilter, IncidentPosition } from '../../core/ports.ts';
+import { toFtsQuery } from '../../core/search-query.ts';
+import { DAY_MS, serviceDays } from '../../core/service-days.ts';
+import type { AppDeps } from '../deps.ts';
+import { ErrorMessage } from '../pages/error-page.tsx';
+import type { IncidentQuery } from '../pages/incident-filters.tsx';
+import { IncidentPage } from '../pages/incident-page.tsx';
+import { BadFiltersPage, IncidentsPage } from '../pages/incidents-page.tsx';
+import { Layout, renderPage } from '../pages/layout.tsx';
+import { pageNonce, pageSecurity } from '../pages/page-security.ts';
+import { StatusPage } from '../pages/status-page.tsx';
+import { instantParam, listParam, pageLimit, readCursor } from '../query-params.ts';
+
+const BAR_DAYS = 90;
+/** A page people read, not a batch for a client: smaller than the API's default. */
+const PAGE_SIZE = 25;
+const PAGE_SIZE_MAX = 100;
+const HISTORY_EVENTS_MAX = 1000;
+/** The same cursors as `/api/incidents`: the same list in the same order. */
+const incidentCursor = z.object({ k: z.literal('incidents'), s: z.number().int() });
+const FILTER_PARAMS = ['q', 'service', 'type', 'status', 'since', 'until', 'limit'];
+
+export function dashboardRoutes(deps: AppDeps) {
+  const { store, clock, cursors } = deps;
+  const app = new Hono();
+  const secure = pageSecurity();
+
+  const page = (c: Context, title: string, body: Child, status: ContentfulStatusCode = 200) =>
+    renderPage(
+      c,
+      <Layout title={title} nonce={pageNonce(c)} path={c.req.path} assets={deps.assets}>
+        {body}
+      </Layout>,
+      status,
+    );
+
+  app.get('/', secure, async (c) => {
+    const nowMs = clock.now();
+    const [ongoing, health, spans] = await Promise.all([
+      store.ongoingIncidents(),
+      store.feedHealth(),
+      // A span that began before the window can still touch its first day.
+      store.incidentSpans(nowMs - BAR_DAYS * DAY_MS),
+    ]);
+    const rows = serviceDays(spans, { nowMs, days: BAR_DAYS });
+    const data = { ongoing: [...ongoing].sort(compareUrgency), health, rows, days: BAR_DAYS };
+    return page(c, 'Status', <StatusPage data={data} sanitize={deps.sanitizeHtml} />);
+  });
+
+  app.get('/incidents', secure, async (c) => {
+    const query = readQuery(c);
+    let filter: IncidentFilter;
+    let after: IncidentPosition | null;
+    try {
+      filter = readFilter(c);
+      after = await readCursor<IncidentPosition>(cursors, c.req.query('cursor'), (payload) => {
+        const parsed = incidentCursor.safeParse(payload);
+        return parsed.success ? { sortKey: parsed.data.s } : null;
+      });
+    } catch (error) {
+      if (!(error instanceof ApiError) || error.status !== 400) throw error;
+      const message =
+        error.code === 'invalid_cursor'
+          ? 'The link to this page of results is not valid; start again from the newest incidents.'
+          : (error.detail ?? 'The filters could not be read.');
+      return page(c, 'Incidents: bad filters', <BadFiltersPage query={query} message={message} />, 400);
+    }
+    const rawLimit = c.req.query('limit');
+    const limit = rawLimit === undefined ? PAGE_SIZE : Math.min(pageLimit(rawLimit), PAGE_SIZE_MAX);
+    // One extra row says whether another page exists without a count query.
+    const rows = await store.listIncidents(filter, after, limit + 1);
+    const incidents = rows.slice(0, limit);
+    const last = incidents.at(-1);
+    const nextCursor = rows.length > limit && last ? await cursors.encode({ k: 'incidents', s: last.sortKey }) : '';
+    const data = { query, incidents, params: filterParams(c), nextCursor, onFirstPage: after === null };
+    return page(c, 'Incidents', <IncidentsPage data={data} />);
+  });
+
+  app.get('/incidents/:id', secure, async (c) => {
+    const id = c.req.param('id');
+    const incident = await store.getIncident(id);
+    if (!incident) {
+      const message = `There is no incident “${id.slice(0, 64)}” in the archive.`;
+      return page(
+        c,
+        'Incident not found',
+        <ErrorMessage title="Incident not found" message={message}>
+          <p>
+            <a href="/incidents">Search all incidents</a>
+          </p>
+        </ErrorMessage>,
+        404,
+      );
+    }
+    const events = await store.listEvents({ incidentId: id }, 0, HISTORY_EVENTS_MAX);
+    return page(c, incident.title, <IncidentPage incident={incident} events={events} sanitize={deps.sanitizeHtml} />);
+  });
+
+  return app;
+}
+
+/** The filters as typed, for the form to show back; never refused (readFilter does that). */
+function readQuery(c: Context): IncidentQuery {
+  return {
+    q: c.req.query('q')?.trim() ?? '',
+    services: listParam(c, 'service') ?? [],
+    types: listParam(c, 'type', (v) => v.toLowerCase()) ?? [],
+    statuses: listParam(c, 'status', (v) => v.toLowerCase()) ?? [],
+    since: c.req.query('since')?.trim() ?? '',
+    until: c.req.query('until')?.trim() ?? '',
+  };
+}
+
+/** The same parameters, parsed the same way, as `GET /api/incidents`; throws ApiError(400) on a bad one. */
+function readFilter(c: Context): IncidentFilter {
+  const filter: IncidentFilter = {
+    services: listParam(c, 'service'),
+    types: listParam(c, 'type', (v) => v.toLowerCase()),
+    statuses: listParam(c, 'status', (v) => v.toLowerCase()),
+    sinceMs: instantParam(c, 'since'),
+    untilMs: instantParam(c, 'until'),
+  };
+  if (filter.sinceMs !== undefined && filter.untilMs !== undefined && filter.untilMs <= filter.sinceMs) {
+    throw new ApiError(400, 'invalid_request', '“From” must be earlier than “Before”: no incident can fall between them.');
+  }
+  const q = c.req.query('q')?.trim();
+  if (q) {
+    const fts = toFtsQuery(q);
+    if (!fts) throw new ApiError(400, 'invalid_request', `The search “${q.slice(0, 40)}” has no words to look for.`);
+    filter.q = fts;
+  }
+  return filter;
+}
+
+/** The filters in the URL, without empty fields (a submitted form sends them all) or the cursor. */
+function filterParams(c: Context): URLSearchParams {
+  const params = new URLSearchParams();
+  for (const [name, value] of new URL(c.req.url).searchParams) {
+    if (FILTER_PARAMS.includes(name) && value.trim() !== '') params.append(name, value);
+  }
+  return params;
+}

@@ -1,0 +1,347 @@
+/** The vendor's track record: `/api/reliability` (JSON) and `/reliability` (the same figures, charted and tabled). */
+import { Hono } from 'hono';
+import { raw } from 'hono/html';
+import {
+  AVAILABILITY_WINDOWS_DAYS,
+  computeReliability,
+  PARTIAL_OUTAGE_WEIGHT,
+  reliabilitySince,
+  type Distribution,
+  type MonthFigures,
+  type Reliability,
+  type WindowAvailability,
+} from '../../core/reliability.ts';
+import { horizontalBarChart, lineChart, stackedColumnChart, type ChartSeries } from '../../core/svg-chart.ts';
+import { iso } from '../api-json.ts';
+import type { AppDeps } from '../deps.ts';
+import { Layout, renderPage } from '../pages/layout.tsx';
+import { pageNonce, pageSecurity } from '../pages/page-security.ts';
+import { durationText, Time } from '../pages/time.tsx';
+
+const MINUTE_MS = 60_000;
+const HOUR_MS = 60 * MINUTE_MS;
+const WEIGHT_PERCENT = Math.round(PARTIAL_OUTAGE_WEIGHT * 100);
+/**
+ * The figures move with the archive and with the clock (ongoing incidents, the windows): they are
+ * rebuilt when the archive changed, or after this long, as the API's response cache does. A year
+ * of a busy archive takes a hundred milliseconds or more to read and compute; a page view should not.
+ */
+const FIGURES_MAX_AGE_MS = 60_000;
+
+export function reliabilityRoutes(deps: Pick<AppDeps, 'store' | 'clock' | 'assets'>) {
+  const { store, clock } = deps;
+  const app = new Hono();
+  let built: { generation: number; figures: Reliability } | null = null;
+
+  async function figures(): Promise<Reliability> {
+    const nowMs = clock.now();
+    const generation = await store.archiveGeneration();
+    const age = built ? nowMs - built.figures.nowMs : Infinity;
+    if (built && built.generation === generation && age >= 0 && age < FIGURES_MAX_AGE_MS) return built.figures;
+    const fresh = computeReliability(await store.incidentSpans(reliabilitySince(nowMs)), { nowMs });
+    built = { generation, figures: fresh };
+    return fresh;
+  }
+
+  app.get('/api/reliability', async (c) => c.json(toApiReliability(await figures())));
+
+  app.get('/reliability', pageSecurity(), async (c) =>
+    renderPage(
+      c,
+      <Layout title="Reliability" nonce={pageNonce(c)} path={c.req.path} assets={deps.assets}>
+        <ReliabilityPage figures={await figures()} />
+      </Layout>,
+    ),
+  );
+
+  return app;
+}
+
+/** Durations in ms, instants in ISO 8601 UTC, availability as a percentage (and the exact ratio). */
+export function toApiReliability(r: Reliability) {
+  const distribution = (d: Distribution) => ({ count: d.count, median_ms: d.medianMs, p90_ms: d.p90Ms });
+  return {
+    ok: true,
+    generated_at: iso(r.nowMs),
+    availability: {
+      method:
+        `outage: down for its whole duration; incident: partial outage counted at ${WEIGHT_PERCENT}% (as Atlassian Statuspage does); ` +
+        'notice: not downtime. Overlaps merged per service; ongoing incidents count until now; rolling windows ending now.',
+      partial_outage_weight: r.partialOutageWeight,
+      window_days: AVAILABILITY_WINDOWS_DAYS,
+      services: r.services.map((s) => ({
+        service: s.service,
+        windows: s.windows.map((w) => ({
+          days: w.days,
+          start_at: iso(w.startMs),
+          end_at: iso(w.endMs),
+          availability: w.availability,
+          availability_percent: percentFloor(w.availability),
+          downtime_ms: Math.round(w.downtimeMs),
+          outage_ms: w.outageMs,
+          partial_ms: w.partialMs,
+          incidents: w.incidents,
+        })),
+      })),
+    },
+    months: r.months.map((m) => ({
+      month: m.month,
+      start_at: iso(m.startMs),
+      end_at: iso(m.endMs),
+      incidents: m.incidents,
+      time_to_resolve: { ...distribution(m.timeToResolve), ongoing: m.timeToResolve.ongoing },
+      time_to_first_update: distribution(m.timeToFirstUpdate),
+      detection_lag: distribution(m.detectionLag),
+    })),
+  };
+}
+
+/** Rounded down to three decimals: a service that was down at all never reads 100%. */
+function percentFloor(ratio: number): number {
+  return Math.floor(ratio * 100_000) / 1000;
+}
+
+function percentText(ratio: number): string {
+  return ratio === 1 ? '100%' : `${percentFloor(ratio).toFixed(3)}%`;
+}
+
+/** Seconds matter for our detection lag (we poll every minute); minutes and more for the vendor's figures. */
+function durationFigure(ms: number): string {
+  return ms < MINUTE_MS ? `${Math.round(ms / 1000)} s` : durationText(ms);
+}
+
+/** The unit a duration chart's axis counts in, so its ticks fall on round numbers of it. */
+function durationScale(maxMs: number): { unitMs: number; format: (value: number) => string } {
+  const unitMs = maxMs < 5 * MINUTE_MS ? 1000 : maxMs < 5 * HOUR_MS ? MINUTE_MS : HOUR_MS;
+  return { unitMs, format: (value) => (value === 0 ? '0' : durationFigure(value * unitMs)) };
+}
+
+function durationSeries(months: MonthFigures[], pick: (m: MonthFigures) => Distribution, unitMs: number): ChartSeries[] {
+  const scaled = (ms: number | null) => (ms === null ? null : ms / unitMs);
+  return [
+    { name: 'Median', tone: '0', values: months.map((m) => scaled(pick(m).medianMs)) },
+    { name: '90th percentile', tone: '1', values: months.map((m) => scaled(pick(m).p90Ms)) },
+  ];
+}
+
+function DurationChart(props: {
+  id: string;
+  title: string;
+  description: string;
+  /** Why there may be no figures at all yet. */
+  empty: string;
+  months: MonthFigures[];
+  pick: (m: MonthFigures) => Distribution;
+}) {
+  // An empty chart and a table of dashes would say nothing: say why instead.
+  if (props.months.every((m) => props.pick(m).count === 0)) return <p class="muted chart-empty">{props.empty}</p>;
+  const maxMs = Math.max(0, ...props.months.map((m) => props.pick(m).p90Ms ?? 0));
+  const scale = durationScale(maxMs);
+  return raw(
+    lineChart({
+      id: props.id,
+      title: props.title,
+      description: `${props.description} A dash in the table: no incident that month had this figure.`,
+      categories: props.months.map((m) => m.month),
+      categoryName: 'Month (UTC)',
+      series: durationSeries(props.months, props.pick, scale.unitMs),
+      format: scale.format,
+      tableOnly: [{ name: 'Incidents counted', values: props.months.map((m) => String(props.pick(m).count)) }],
+    }),
+  );
+}
+
+function AvailabilityTable(props: { services: Reliability['services'] }) {
+  const cell = (w: WindowAvailability | undefined) =>
+    w ? (
+      <>
+        <td>{percentText(w.availability)}</td>
+        <td>{w.downtimeMs === 0 ? 'none' : durationFigure(w.downtimeMs)}</td>
+      </>
+    ) : (
+      <>
+        <td>—</td>
+        <td>—</td>
+      </>
+    );
+  return (
+    <div class="chart-table-wrap">
+      <table class="chart-table">
+        <caption>Availability by service, with downtime as counted ({WEIGHT_PERCENT}% of the time under an incident)</caption>
+        <thead>
+          <tr>
+            <th scope="col">Service</th>
+            {AVAILABILITY_WINDOWS_DAYS.map((days) => (
+              <>
+                <th scope="col">{days} days</th>
+                <th scope="col">Downtime, {days} days</th>
+              </>
+            ))}
+            <th scope="col">Incidents, {Math.max(...AVAILABILITY_WINDOWS_DAYS)} days</th>
+          </tr>
+        </thead>
+        <tbody>
+          {props.services.map((s) => (
+            <tr>
+              <th scope="row">{s.service}</th>
+              {AVAILABILITY_WINDOWS_DAYS.map((days) => cell(s.windows.find((w) => w.days === days)))}
+              <td>{s.windows.at(-1)?.incidents ?? 0}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
+  );
+}
+
+function DowntimeChart(props: { services: Reliability['services'] }) {
+  const maxMs = Math.max(0, ...props.services.flatMap((s) => s.windows.map((w) => w.downtimeMs)));
+  const scale = durationScale(maxMs);
+  return raw(
+    horizontalBarChart({
+      id: 'chart-downtime',
+      title: 'Downtime by service',
+      description:
+        `Counted downtime of each service over the last ${AVAILABILITY_WINDOWS_DAYS.join(' and ')} days: ` +
+        `outages in full, incidents at ${WEIGHT_PERCENT}%. Longer bars mean less availability. The figures are in the availability table.`,
+      categories: props.services.map((s) => s.service),
+      categoryName: 'Service',
+      series: AVAILABILITY_WINDOWS_DAYS.map((days, i) => ({
+        name: `Last ${days} days`,
+        tone: i === 0 ? '0' : '1',
+        values: props.services.map((s) => {
+          const w = s.windows.find((x) => x.days === days);
+          return w ? w.downtimeMs / scale.unitMs : null;
+        }),
+      })),
+      format: scale.format,
+      table: false,
+    }),
+  );
+}
+
+function IncidentsChart(props: { months: MonthFigures[] }) {
+  const { months } = props;
+  const series: ChartSeries[] = [
+    { name: 'Outage', tone: 'outage', values: months.map((m) => m.incidents.outage) },
+    { name: 'Incident', tone: 'incident', values: months.map((m) => m.incidents.incident) },
+    { name: 'Notice', tone: 'notice', values: months.map((m) => m.incidents.notice) },
+  ];
+  // Types the vendor does not document have never been seen; a column for them only when one was.
+  if (months.some((m) => m.incidents.other > 0)) series.push({ name: 'Other type', tone: 'other', values: months.map((m) => m.incidents.other) });
+  return raw(
+    stackedColumnChart({
+      id: 'chart-incidents',
+      title: 'Incidents per month, by type',
+      description: 'Incidents the vendor opened each UTC month of the last twelve, stacked by type, the current month last.',
+      categories: months.map((m) => m.month),
+      categoryName: 'Month (UTC)',
+      series,
+      format: (value) => String(value),
+    }),
+  );
+}
+
+export function ReliabilityPage(props: { figures: Reliability }) {
+  const { services, months, nowMs } = props.figures;
+  return (
+    <>
+      <h1>Reliability</h1>
+      <p>
+        The vendor's track record as this archive recorded it, as of <Time ms={nowMs} />. The same figures are at{' '}
+        <a href="/api/reliability">/api/reliability</a>.
+      </p>
+
+      <section aria-labelledby="availability-title">
+        <h2 id="availability-title">Availability by service</h2>
+        <p>
+          Over the last {AVAILABILITY_WINDOWS_DAYS.join(' and ')} days, ending now. An <strong>outage</strong> counts as down
+          for its whole duration; an <strong>incident</strong> counts as a partial outage, at {WEIGHT_PERCENT}% of its
+          duration, the weight Atlassian Statuspage gives a partial outage; a <strong>notice</strong> is not downtime.
+        </p>
+        <AvailabilityTable services={services} />
+        <DowntimeChart services={services} />
+      </section>
+
+      <section aria-labelledby="incidents-title">
+        <h2 id="incidents-title">Incidents per month</h2>
+        <IncidentsChart months={months} />
+      </section>
+
+      <section aria-labelledby="resolve-title">
+        <h2 id="resolve-title">Time to resolve</h2>
+        <DurationChart
+          id="chart-resolve"
+          title="Time to resolve, per month"
+          description="From the vendor's start of each incident to its resolution, median and 90th percentile of the incidents opened that month and resolved since."
+          months={months}
+          empty="No incident of these months has been resolved yet."
+          pick={(m) => m.timeToResolve}
+        />
+      </section>
+
+      <section aria-labelledby="first-update-title">
+        <h2 id="first-update-title">Time to the vendor's first update</h2>
+        <DurationChart
+          id="chart-first-update"
+          title="Time to the vendor's first update, per month"
+          description="From the start of each incident to the first note the vendor posted after its opening announcement, median and 90th percentile."
+          months={months}
+          empty="No incident of these months has had an update after its opening note."
+          pick={(m) => m.timeToFirstUpdate}
+        />
+      </section>
+
+      <section aria-labelledby="detection-title">
+        <h2 id="detection-title">Our detection lag</h2>
+        <DurationChart
+          id="chart-detection"
+          title="Detection lag, per month"
+          description="From the start of each incident, as the vendor dates it, to the poll in which statuswatch first saw it, median and 90th percentile."
+          months={months}
+          empty="No figures yet: every incident so far was recorded while the archive was first filled from the vendor's history, when there was nothing to detect."
+          pick={(m) => m.detectionLag}
+        />
+      </section>
+
+      <section aria-labelledby="method-title">
+        <h2 id="method-title">How these figures are computed</h2>
+        <dl class="method">
+          <dt>Availability</dt>
+          <dd>
+            1 minus the downtime over the window's length. Downtime is the time under an outage plus {WEIGHT_PERCENT}% of
+            the time under an incident but no outage. Incidents of one service that overlap are merged, so no minute counts
+            twice, and a minute under both an outage and an incident counts as outage. Incidents still going on count until
+            now. An incident that names several services counts against each; one that names none counts in the monthly
+            figures but against no service. Percentages are rounded down, so a service that was down at all never reads
+            100%.
+          </dd>
+          <dt>Months</dt>
+          <dd>
+            An incident belongs to the UTC month of its start (the vendor's <code>date_created</code>). Medians and 90th
+            percentiles interpolate between the two nearest incidents. The archive knows what the vendor's history showed
+            when it was started (about six months) and everything since: earlier months show no incidents.
+          </dd>
+          <dt>Time to resolve</dt>
+          <dd>
+            From <code>date_created</code> to the resolution: the vendor's time on the version that first showed the
+            incident resolved, or, for incidents first seen already resolved, the time of their last note. Incidents still
+            going on are left out.
+          </dd>
+          <dt>First update</dt>
+          <dd>
+            The vendor posts an opening note stamped with the incident's own start time; the first update is the earliest
+            note after that. Incidents with no later note are left out.
+          </dd>
+          <dt>Detection lag</dt>
+          <dd>
+            From <code>date_created</code> to the poll in which statuswatch first saw the incident. Incidents recorded while
+            the archive was first filled from the vendor's history are left out: we saw them late because we did not exist
+            yet. The vendor's clock and ours differ by a little; a first sighting a few seconds before the vendor's start
+            time counts as no lag.
+          </dd>
+        </dl>
+      </section>
+    </>
+  );
+}

@@ -1,0 +1,226 @@
+/** Admin API of subscriptions and their deliveries, behind `Authorization: Bearer $ADMIN_TOKEN`. */
+import { Hono, type Context } from 'hono';
+import { z } from 'zod';
+import { ApiError } from '../../core/errors.ts';
+import { webhookMessageId } from '../../core/fanout.ts';
+import type { Delivery, DeliveryAttemptRecord, DeliveryState, StoredSubscription } from '../../core/ports.ts';
+import { CHANNELS, createSubscriptionSchema, subscriptionFiltersSchema, type Channel, type SubscriptionStatus } from '../../core/subscription.ts';
+import { iso } from '../api-json.ts';
+import type { AppDeps } from '../deps.ts';
+import { instantParam, pageLimit, readCursor } from '../query-params.ts';
+import { requireAdmin } from './admin.ts';
+
+const STATUSES: SubscriptionStatus[] = ['pending', 'active', 'paused'];
+const DELIVERY_STATES: DeliveryState[] = ['pending', 'done', 'dead'];
+
+export function subscriptionRoutes(deps: AppDeps) {
+  const { store, cursors, subscriptions } = deps;
+  const app = new Hono();
+  app.use('/api/subscriptions', requireAdmin(deps.adminToken));
+  app.use('/api/subscriptions/*', requireAdmin(deps.adminToken));
+  app.use('/api/deliveries', requireAdmin(deps.adminToken));
+  app.use('/api/deliveries/*', requireAdmin(deps.adminToken));
+
+  const createSchema = createSubscriptionSchema({ allowPlainHttp: deps.allowPrivateWebhooks });
+
+  app.post('/api/subscriptions', async (c) => {
+    const input = parse(createSchema, await jsonBody(c));
+    const { subscription, secret } = await subscriptions.create(input);
+    return c.json({ ok: true, subscription: toApiSubscription(subscription), ...(secret ? { secret } : {}) }, 201);
+  });
+
+  app.get('/api/subscriptions', async (c) => {
+    const status = enumParam(c.req.query('status'), STATUSES, 'status');
+    const channel = enumParam(c.req.query('channel'), CHANNELS as Channel[], 'channel');
+    const after = await readCursor(cursors, c.req.query('cursor'), (p) => (isCursor(p, 'subscriptions') && typeof p.a === 'string' ? p.a : null));
+    const limit = pageLimit(c.req.query('limit'));
+    const rows = await store.listSubscriptions({ status, channel }, after, limit + 1);
+    const page = rows.slice(0, limit);
+    const next = rows.length > limit ? await cursors.encode({ k: 'subscriptions', a: page.at(-1)!.id }) : '';
+    return c.json({ ok: true, subscriptions: page.map(toApiSubscription), response_metadata: { next_cursor: next } });
+  });
+
+  app.get('/api/subscriptions/:id', async (c) => {
+    const subscription = await store.getSubscription(c.req.param('id'));
+    if (!subscription) throw new ApiError(404, 'subscription_not_found', 'no subscription with that id');
+    return c.json({ ok: true, subscription: toApiSubscription(subscription) });
+  });
+
+  const updateSchema = z.strictObject({
+    url: z.string().optional(),
+    email: z.string().optional(),
+    filters: subscriptionFiltersSchema.optional(),
+    timezone: z.string().optional(),
+  });
+
+  app.patch('/api/subscriptions/:id', async (c) => {
+    const id = c.req.param('id');
+    const current = await store.getSubscription(id);
+    if (!current) throw new ApiError(404, 'subscription_not_found', 'no subscription with that id');
+    const body = parse(updateSchema, await jsonBody(c));
+    // Validated as a whole subscription, so an update obeys the same rules as a creation.
+    const merged = parse(createSchema, {
+      channel: current.channel,
+      ...(current.channel === 'email' ? { email: body.email ?? current.target } : { url: body.url ?? current.target }),
+      filters: body.filters ?? current.filters,
+      timezone: body.timezone ?? current.timeZone,
+    });
+    if (current.channel === 'email' && body.url !== undefined) throw new ApiError(400, 'invalid_request', 'an email subscription has email, not url');
+    if (current.channel !== 'email' && body.email !== undefined) throw new ApiError(400, 'invalid_request', `a ${current.channel} subscription has url, not email`);
+    const updated = await subscriptions.update(id, { target: merged.target, filters: merged.filters, timeZone: merged.timeZone });
+    return c.json({ ok: true, subscription: toApiSubscription(updated) });
+  });
+
+  app.post('/api/subscriptions/:id/pause', async (c) => {
+    return c.json({ ok: true, subscription: toApiSubscription(await subscriptions.pause(c.req.param('id'))) });
+  });
+
+  app.post('/api/subscriptions/:id/resume', async (c) => {
+    const subscription = await subscriptions.resume(c.req.param('id'));
+    deps.wakeDeliverer();
+    return c.json({ ok: true, subscription: toApiSubscription(subscription) });
+  });
+
+  app.post('/api/subscriptions/:id/rotate-secret', async (c) => {
+    const { subscription, secret } = await subscriptions.rotateSecret(c.req.param('id'));
+    return c.json({ ok: true, subscription: toApiSubscription(subscription), secret });
+  });
+
+  app.delete('/api/subscriptions/:id', async (c) => {
+    await subscriptions.remove(c.req.param('id'));
+    return c.json({ ok: true });
+  });
+
+  app.post('/api/subscriptions/:id/test', async (c) => {
+    const results = await subscriptions.sendTest(c.req.param('id'));
+    return c.json({
+      ok: results.every((r) => r.ok),
+      results: results.map((r) => ({ event_type: r.eventType, ok: r.ok, status: r.status, error: r.error })),
+    });
+  });
+
+  app.get('/api/deliveries', async (c) => {
+    const state = enumParam(c.req.query('state'), DELIVERY_STATES, 'state');
+    const subscriptionId = c.req.query('subscription') || undefined;
+    const sinceMs = instantParam(c, 'since');
+    const before = await readCursor(cursors, c.req.query('cursor'), (p) => (isCursor(p, 'deliveries') && typeof p.b === 'number' ? p.b : null));
+    const limit = pageLimit(c.req.query('limit'));
+    const rows = await store.listDeliveries({ state, subscriptionId, sinceMs }, before, limit + 1);
+    const page = rows.slice(0, limit);
+    const next = rows.length > limit ? await cursors.encode({ k: 'deliveries', b: page.at(-1)!.id }) : '';
+    return c.json({ ok: true, deliveries: await Promise.all(page.map((d) => toApiDelivery(d))), response_metadata: { next_cursor: next } });
+  });
+
+  app.get('/api/deliveries/:id', async (c) => {
+    const found = await store.getDelivery(deliveryId(c.req.param('id')));
+    if (!found) throw new ApiError(404, 'delivery_not_found', 'no delivery with that id');
+    return c.json({ ok: true, delivery: await toApiDelivery(found.delivery, found.attempts) });
+  });
+
+  app.post('/api/deliveries/:id/replay', async (c) => {
+    const id = deliveryId(c.req.param('id'));
+    if (!(await store.replayDelivery(id, deps.clock.now()))) throw new ApiError(404, 'delivery_not_found', 'no delivery with that id');
+    deps.wakeDeliverer();
+    return c.json({ ok: true, replayed: 1 });
+  });
+
+  const replaySchema = z.strictObject({
+    since: z.string({ error: 'since must be a date or an ISO 8601 time' }),
+    subscription: z.string().optional(),
+    state: z.enum(DELIVERY_STATES).optional(),
+  });
+
+  app.post('/api/deliveries/replay', async (c) => {
+    const body = parse(replaySchema, await jsonBody(c));
+    const sinceMs = Date.parse(/^\d{4}-\d{2}-\d{2}$/.test(body.since) ? `${body.since}T00:00:00Z` : body.since);
+    if (!Number.isFinite(sinceMs)) throw new ApiError(400, 'invalid_request', `since: expected a date or an ISO 8601 time, got "${body.since.slice(0, 40)}"`);
+    const replayed = await store.replayDeliveriesSince(sinceMs, { subscriptionId: body.subscription, state: body.state }, deps.clock.now());
+    deps.wakeDeliverer();
+    return c.json({ ok: true, replayed });
+  });
+
+  return app;
+}
+
+export function toApiSubscription(s: StoredSubscription, now = Date.now()) {
+  return {
+    id: s.id,
+    channel: s.channel,
+    ...(s.channel === 'email' ? { email: s.target } : { url: s.target }),
+    filters: s.filters,
+    timezone: s.timeZone,
+    status: s.status,
+    origin: s.origin,
+    paused_reason: s.pausedReason,
+    // Never the secret itself: it is shown once, when made or rotated.
+    ...(s.channel === 'webhook' ? { secret_rotating_until: s.previousSecretUntil && s.previousSecretUntil > now ? iso(s.previousSecretUntil) : null } : {}),
+    failing_since: s.failingSince === null ? null : iso(s.failingSince),
+    last_success_at: s.lastSuccessAt === null ? null : iso(s.lastSuccessAt),
+    created_at: iso(s.createdAt),
+    updated_at: iso(s.updatedAt),
+  };
+}
+
+async function toApiDelivery(d: Delivery, attempts?: DeliveryAttemptRecord[]) {
+  return {
+    id: d.id,
+    subscription_id: d.subscriptionId,
+    channel: d.channel,
+    event_ids: d.eventIds,
+    ...(d.channel === 'webhook' ? { webhook_id: await webhookMessageId(d.key) } : {}),
+    state: d.state,
+    attempts: d.attempts,
+    next_attempt_at: d.state === 'pending' ? iso(d.nextAttemptAt) : null,
+    created_at: iso(d.createdAt),
+    finished_at: d.finishedAt === null ? null : iso(d.finishedAt),
+    last_error: d.lastError,
+    ...(attempts
+      ? {
+          attempt_log: attempts.map((a) => ({
+            attempted_at: iso(a.attemptedAt),
+            ok: a.ok,
+            status: a.status,
+            duration_ms: a.durationMs,
+            response_excerpt: a.responseExcerpt,
+            error: a.error,
+          })),
+        }
+      : {}),
+  };
+}
+
+async function jsonBody(c: Context): Promise<unknown> {
+  if (!(c.req.header('content-type') ?? '').toLowerCase().startsWith('application/json')) {
+    throw new ApiError(400, 'invalid_request', 'expected a JSON body (Content-Type: application/json)');
+  }
+  try {
+    return await c.req.json();
+  } catch {
+    throw new ApiError(400, 'invalid_request', 'the body is not valid JSON');
+  }
+}
+
+function parse<T extends z.ZodType>(schema: T, input: unknown): z.output<T> {
+  const parsed = schema.safeParse(input);
+  if (!parsed.success) {
+    const detail = parsed.error.issues.map((i) => (i.path.length ? `${i.path.join('.')}: ${i.message}` : i.message)).join('; ');
+    throw new ApiError(400, 'invalid_request', detail);
+  }
+  return parsed.data;
+}
+
+function enumParam<T extends string>(raw: string | undefined, allowed: readonly T[], name: string): T | undefined {
+  if (raw === undefined || raw === '') return undefined;
+  if (!(allowed as readonly string[]).includes(raw)) throw new ApiError(400, 'invalid_request', `${name} must be one of ${allowed.join(', ')}`);
+  return raw as T;
+}
+
+function deliveryId(raw: string): number {
+  const id = Number(raw);
+  if (!Number.isSafeInteger(id) || id < 1) throw new ApiError(404, 'delivery_not_found', 'no delivery with that id');
+  return id;
+}
+
+function isCursor(payload: unknown, kind: string): payload is Record<string, unknown> {
+  return typeof payload === 'object' && payload !== null && (payload as { k?: unknown }).k === kind;
+}

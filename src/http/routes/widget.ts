@@ -1,0 +1,144 @@
+/**
+ * What other sites embed: `/widget.json` (the widget's data), `/badge.svg`, `/embed` (the widget as
+ * a page for an iframe) and `/widget.js` (the element). Hot paths: built once per archive change
+ * and query, strong ETags and 304s, cacheable by anyone, readable from any origin, no cookies.
+ */
+import { Hono, type Context } from 'hono';
+import { html } from 'hono/html';
+import { badgeFor, renderBadge } from '../../core/badge-svg.ts';
+import { buildWidgetState, WIDGET_SERVICES_MAX, type WidgetJson } from '../../core/widget-state.ts';
+import type { AppDeps } from '../deps.ts';
+import { listParam } from '../query-params.ts';
+import { etagMatches, responseCache } from '../response-cache.ts';
+import { STALE_AFTER_MS } from './health.ts';
+
+/**
+ * Pages refetch within half a minute; a CDN or browser may serve a minute longer while it
+ * revalidates, and a day when statuswatch cannot answer at all: an old state beats a broken embed.
+ */
+export const HOT_PATH_CACHE_CONTROL = 'public, max-age=30, stale-while-revalidate=60, stale-if-error=86400';
+
+/**
+ * Builds live at most this long: `stale` moves with the clock and feed health, neither of which
+ * changes the archive generation. An identical rebuild keeps its ETag (see responseCache).
+ */
+const CACHE_MAX_AGE_MS = 30_000;
+/** An archive change reaches the hot paths within this (see ResponseCacheOptions.generationTtlMs). */
+const GENERATION_TTL_MS = 1_000;
+/** Bodies are ~1 KB; a client varying the query can only push out the least used ones. */
+const CACHE_MAX_BYTES = 4 * 1024 * 1024;
+
+/**
+ * Any origin may read these (they are public); cross-origin-resource-policy lets pages that
+ * require it (COEP) load the script and the badge too.
+ */
+const SHARED_HEADERS = {
+  'access-control-allow-origin': '*',
+  'access-control-expose-headers': 'ETag',
+  'cross-origin-resource-policy': 'cross-origin',
+  'x-content-type-options': 'nosniff',
+};
+
+/** A preflight only comes from a client adding headers of its own; every read is a plain GET. */
+const PREFLIGHT_HEADERS = {
+  ...SHARED_HEADERS,
+  'access-control-allow-methods': 'GET, HEAD, OPTIONS',
+  'access-control-allow-headers': '*',
+  'access-control-max-age': '86400',
+};
+
+/**
+ * The embed page loads only its own script and data. Anyone may frame it; the inline style is
+ * the page's own two rules and the element's shadow styles (no vendor text reaches either).
+ */
+const EMBED_CSP =
+  "default-src 'none'; script-src 'self'; connect-src 'self'; style-src 'unsafe-inline'; img-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors *";
+
+/** What the badge draws: it carries no markup, so nothing in it may load or run. */
+const BADGE_CSP = "default-src 'none'; style-src 'unsafe-inline'";
+
+const THEMES = new Set(['light', 'dark', 'auto']);
+
+export function widgetRoutes({ store, clock, assets, publicUrl }: AppDeps) {
+  const app = new Hono();
+  const cache = responseCache({
+    generation: () => store.archiveGeneration(),
+    clock,
+    maxAgeMs: CACHE_MAX_AGE_MS,
+    maxBytes: CACHE_MAX_BYTES,
+    cacheControl: HOT_PATH_CACHE_CONTROL,
+    generationTtlMs: GENERATION_TTL_MS,
+  });
+
+  /** `?service=Files,Messaging` or repeated, exact names, as everywhere in the API. */
+  const servicesAsked = (c: Context) => listParam(c, 'service')?.slice(0, WIDGET_SERVICES_MAX);
+
+  const state = async (c: Context, services: string[] | undefined): Promise<WidgetJson> => {
+    const [ongoing, latest, health] = await Promise.all([store.ongoingIncidents(), store.recentlyUpdated({ services }, 1), store.feedHealth()]);
+    return buildWidgetState({
+      ongoing,
+      latest: latest[0] ?? null,
+      lastSuccessAt: health.lastSuccessAt,
+      now: clock.now(),
+      staleAfterMs: STALE_AFTER_MS,
+      services,
+      baseUrl: publicUrl ?? new URL(c.req.url).origin,
+    });
+  };
+
+  for (const path of ['/widget.json', '/badge.svg', '/embed', '/widget.js']) {
+    app.options(path, (c) => c.body(null, 204, PREFLIGHT_HEADERS));
+  }
+
+  app.get('/widget.json', cache, async (c) =>
+    c.body(JSON.stringify(await state(c, servicesAsked(c))), 200, { ...SHARED_HEADERS, 'content-type': 'application/json; charset=utf-8' }),
+  );
+
+  app.get('/badge.svg', cache, async (c) => {
+    const services = servicesAsked(c);
+    const widget = await state(c, services);
+    const label = services?.join(', ') ?? 'status';
+    const svg = renderBadge(badgeFor(label, widget.state, widget.stale));
+    return c.body(svg, 200, { ...SHARED_HEADERS, 'content-type': 'image/svg+xml; charset=utf-8', 'content-security-policy': BADGE_CSP });
+  });
+
+  app.get('/embed', cache, async (c) => {
+    const services = servicesAsked(c)?.join(',');
+    const theme = THEMES.has(c.req.query('theme') ?? '') ? c.req.query('theme') : 'auto';
+    // Relative URLs: the page works the same behind a proxy that serves statuswatch under a path.
+    const page = html`<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="robots" content="noindex">
+<title>Service status</title>
+<style>html,body{margin:0;background:transparent}</style>
+<script src="widget.js" async></script>
+</head>
+<body>
+<statuswatch-widget${services ? html` services="${services}"` : ''} theme="${theme}"></statuswatch-widget>
+</body>
+</html>
+`;
+    return c.html(page, 200, { ...SHARED_HEADERS, 'content-security-policy': EMBED_CSP });
+  });
+
+  // A file of public/, with the hot-path headers instead of the static ones: embedding pages use
+  // this URL as it is, so it cannot be fingerprinted.
+  const script = assets.get('/widget.js');
+  const scriptHeaders = script && {
+    ...SHARED_HEADERS,
+    'content-type': script.contentType,
+    etag: script.etag,
+    'cache-control': HOT_PATH_CACHE_CONTROL,
+  };
+  app.get('/widget.js', (c, next) => {
+    if (!script || !scriptHeaders) return next();
+    // Its own Response with plain headers, as responseCache answers: the server's fast path.
+    if (etagMatches(c.req.header('if-none-match'), script.etag)) return new Response(null, { status: 304, headers: scriptHeaders });
+    return new Response(script.body as Uint8Array<ArrayBuffer>, { status: 200, headers: scriptHeaders });
+  });
+
+  return app;
+}

@@ -1,0 +1,109 @@
+/**
+ * Benchmark 5: notifications. The outbox write of one event with many subscribers, webhook and
+ * SMTP throughput, and the latency from a poll to its webhooks, each next to a baseline measured
+ * in the same run where one exists.
+ */
+import { expectBench, type SectionReport } from './harness.ts';
+import { benchPollToWebhook, type PollToWebhookFigures, type PollToWebhookOptions } from './notifications-latency.ts';
+import { benchOutboxWrite, type OutboxFigures, type OutboxOptions } from './notifications-outbox.ts';
+import { benchSmtpThroughput, type SmtpFigures, type SmtpThroughputOptions } from './notifications-smtp.ts';
+import { DELIVERY_CONCURRENCY, benchWebhookThroughput, type WebhookFigures, type WebhookThroughputOptions } from './notifications-webhooks.ts';
+import { benchSecrets, startReceiverProcess } from './notifications-world.ts';
+import type { Summary } from './stats.ts';
+import { heading, ms, ratio, table } from './table.ts';
+
+export type NotificationsOptions = {
+  outbox: OutboxOptions;
+  webhooks: WebhookThroughputOptions;
+  smtp: SmtpThroughputOptions;
+  latency: PollToWebhookOptions;
+};
+
+export async function benchNotifications(options: NotificationsOptions): Promise<SectionReport> {
+  const secrets = await benchSecrets();
+  const outbox = await benchOutboxWrite(options.outbox, secrets.sealed);
+  const receiver = await startReceiverProcess();
+  try {
+    const webhooks = await benchWebhookThroughput(options.webhooks, secrets, receiver);
+    const smtp = await benchSmtpThroughput(options.smtp);
+    const latency = await benchPollToWebhook(options.latency, receiver);
+    return { text: report(options, outbox, webhooks, smtp, latency), goals: [] };
+  } finally {
+    await receiver.close();
+  }
+}
+
+/** Items per second of a round of `count` that took `msPerRound`. */
+const perSecond = (count: number, msPerRound: number) => (count * 1000) / msPerRound;
+const rate = (value: number) => (Number.isFinite(value) ? value.toFixed(0) : '-');
+const count = (value: number) => value.toLocaleString('en-US');
+const warmUp = (rounds: number) => `${rounds} warm-up round${rounds === 1 ? '' : 's'}`;
+
+function report(options: NotificationsOptions, outbox: OutboxFigures, webhooks: WebhookFigures, smtp: SmtpFigures, latency: PollToWebhookFigures): string {
+  expectBench(outbox.deliveriesPerRound.every((n) => n === outbox.subscribers), 'every measured outbox write should have written one delivery per subscriber');
+  const extraMs = outbox.subscribed.p50 - outbox.baseline.p50;
+  const outboxRow = (name: string, s: Summary, deliveries: number) => [name, s.n, ms(s.p50), ms(s.p95), ms(s.max), count(deliveries)];
+  const rateRow = (name: string, items: number, s: Summary) => [name, s.n, ms(s.p50), ms(s.max), rate(perSecond(items, s.p50)), rate(perSecond(items, s.max))];
+  const latencyRow = (name: string, s: Summary) => [name, s.n, ms(s.p50), ms(s.p95), ms(s.max)];
+  return [
+    heading('5. Notifications: outbox, webhooks, SMTP, poll to webhook'),
+    'The issue states no goals for these: the figures are for the record. Each baseline runs interleaved with its case.',
+    '',
+    `5a. Outbox write: applyPoll of a poll with one new incident (one event) on an archive with ${count(outbox.subscribers)} active webhook`,
+    `subscriptions, next to the same poll on an archive with none; ${options.outbox.rounds} rounds after ${warmUp(options.outbox.warmUpRounds)}. The time includes reading the`,
+    `subscriptions, planning and writing the deliveries. Seeding the two archives took ${(outbox.seedMs / 1000).toFixed(1)} s.`,
+    '',
+    table(
+      ['case', 'n', 'p50 ms', 'p95 ms', 'max ms', 'deliveries/round'],
+      [
+        outboxRow('applyPoll, no subscribers (baseline)', outbox.baseline, 0),
+        outboxRow(`applyPoll, ${count(outbox.subscribers)} subscribers`, outbox.subscribed, outbox.deliveriesPerRound[0] ?? 0),
+      ],
+    ),
+    `${ratio(outbox.subscribed.p50 / outbox.baseline.p50)} the baseline at p50, ${ratio(outbox.subscribed.p95 / outbox.baseline.p95)} at p95: ` +
+      `${ms(extraMs)} ms more at p50, ${((extraMs * 1000) / outbox.subscribers).toFixed(1)} µs per delivery.`,
+    '',
+    `5b. Webhook throughput: ${count(webhooks.deliveries)} pending deliveries (one event, ${count(webhooks.deliveries)} subscribers) drained by deliverer.deliverDue()`,
+    `to a receiver in a child process that answers 200 at once, next to a bare undici client (one keep-alive Agent, ${DELIVERY_CONCURRENCY} in flight,`,
+    `as the deliverer) posting as many requests with the same headers and ${webhooks.bodyBytes.bare.toFixed(0)}-byte body (the deliverer's: ${webhooks.bodyBytes.deliverer.toFixed(0)} bytes);`,
+    `${options.webhooks.rounds} rounds after ${warmUp(options.webhooks.warmUpRounds)}. Besides the request, the deliverer claims, opens the secret, signs and records each attempt.`,
+    '',
+    table(
+      ['case', 'rounds', 'p50 ms/round', 'max ms/round', 'per s (p50)', 'per s (worst)'],
+      [rateRow('bare undici client (baseline)', webhooks.deliveries, webhooks.bare), rateRow('deliverer.deliverDue()', webhooks.deliveries, webhooks.deliverer)],
+    ),
+    `Deliveries per second: ${ratio(webhooks.bare.p50 / webhooks.deliverer.p50)} the bare client's requests per second (p50 round times).`,
+    '',
+    `5c. SMTP throughput: ${count(smtp.mails)} rendered notification emails (${(smtp.mailBytes / 1024).toFixed(1)} KB of text and HTML each) through the SMTP mailer,`,
+    `${DELIVERY_CONCURRENCY} at once as the deliverer sends them, to a local smtp-server (test/helpers/smtp.ts, which parses every mail) in`,
+    `this process: pooled (maxConnections ${smtp.maxConnections}) next to pool: false; ${options.smtp.rounds} rounds after a ${DELIVERY_CONCURRENCY}-mail warm-up per mailer and`,
+    `${warmUp(options.smtp.warmUpRounds)}. The server's work is the same for both and shares this process, so the ratio understates`,
+    'what the pool saves a sender.',
+    '',
+    table(
+      ['case', 'rounds', 'p50 ms/round', 'max ms/round', 'mails/s (p50)', 'mails/s (worst)', 'new sessions/round'],
+      [
+        [...rateRow('a connection per mail', smtp.mails, smtp.unpooled), sessions(smtp.connections.unpooled)],
+        [...rateRow(`pooled, ${smtp.maxConnections} connections`, smtp.mails, smtp.pooled), sessions(smtp.connections.pooled)],
+      ],
+    ),
+    `Pooled: ${ratio(smtp.unpooled.p50 / smtp.pooled.p50)} the mails per second of a connection per mail (p50 round times).`,
+    '',
+    `5d. Poll to webhook: the real service (startTestService, in this process) with ${count(latency.subscribers)} webhook subscriptions to the child`,
+    `receiver, made through the admin API in ${(latency.subscribeMs / 1000).toFixed(1)} s. ${latency.rounds} rounds after ${warmUp(options.latency.warmUpRounds)}: the vendor gets one new incident;`,
+    'POST /api/admin/poll; from when that call returns, the time until each webhook arrives (Date.now() on both sides). The admin',
+    "poll does not wake the delivery loop (its idle check is up to 5 s away), so the benchmark wakes it as the scheduled poll does",
+    'after a poll with events. No baseline: this is a latency, not a cost next to a floor.',
+    '',
+    table(
+      ['ms after the poll returned', 'n', 'p50', 'p95', 'max'],
+      [latencyRow('every webhook', latency.all), latencyRow('first webhook of a round', latency.first), latencyRow('last webhook of a round', latency.last)],
+    ),
+  ].join('\n');
+}
+
+function sessions(perRound: number[]): string {
+  const low = Math.min(...perRound);
+  const high = Math.max(...perRound);
+  return low === high ? String(low) : `${low}-${high}`;
+}

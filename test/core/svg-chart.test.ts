@@ -1,0 +1,77 @@
+import { describe, expect, it } from 'vitest';
+import { chartTable, horizontalBarChart, lineChart, stackedColumnChart, valueAxis, type ChartSpec } from '../../src/core/svg-chart.ts';
+
+const HOSTILE = '<script>alert("x")</script>&';
+const ESCAPED = '&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt;&amp;';
+
+function spec(overrides: Partial<ChartSpec> = {}): ChartSpec {
+  return {
+    id: 'chart-test',
+    title: `Title ${HOSTILE}`,
+    description: `Description ${HOSTILE}`,
+    categories: ['2026-09', HOSTILE],
+    categoryName: 'Month',
+    series: [
+      { name: `Series ${HOSTILE}`, tone: 'outage', values: [1, 2] },
+      { name: 'Other', tone: 'notice', values: [3, null] },
+    ],
+    format: (v) => `${v} ${HOSTILE}`,
+    ...overrides,
+  };
+}
+
+describe('SVG charts', () => {
+  for (const [name, build] of [
+    ['stacked columns', stackedColumnChart],
+    ['lines', lineChart],
+    ['horizontal bars', horizontalBarChart],
+  ] as const) {
+    it(`${name}: an image named by its title and description, every text escaped`, () => {
+      const html = build(spec());
+      expect(html).toMatch(/^<figure class="chart" id="chart-test">/);
+      expect(html).toContain('<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 640 ');
+      expect(html).toContain('role="img" aria-labelledby="chart-test-title chart-test-desc"');
+      expect(html).toContain(`<title id="chart-test-title">Title ${ESCAPED}</title>`);
+      expect(html).toContain(`<desc id="chart-test-desc">Description ${ESCAPED}</desc>`);
+      expect(html).not.toContain('<script');
+      expect(html).not.toContain('style=');
+      expect(html).toContain('<table class="chart-table">');
+    });
+  }
+
+  it('stacks the series of a category and names each piece', () => {
+    const html = stackedColumnChart(spec({ categories: ['a', 'b'], format: String }));
+    expect(html.match(/<rect class="chart-bar-outage"/g)).toHaveLength(2);
+    // A missing value draws nothing.
+    expect(html.match(/<rect class="chart-bar-notice"/g)).toHaveLength(1);
+    expect(html).toContain('<title>a, Other: 3</title>');
+  });
+
+  it('breaks a line where a value is missing', () => {
+    const html = lineChart(spec({ categories: ['a', 'b', 'c', 'd'], series: [{ name: 'm', tone: '0', values: [1, 2, null, 4] }], format: String }));
+    expect(html.match(/<polyline /g)).toHaveLength(1);
+    expect(html.match(/<circle /g)).toHaveLength(3);
+  });
+
+  it('tables the figures: a header row, a row per category, a dash where there is no value, extra columns', () => {
+    const html = chartTable(spec({ categories: ['a', 'b'], format: String, tableOnly: [{ name: 'Count', values: ['7', '8'] }] }));
+    expect(html).toContain(`<caption>Title ${ESCAPED}: the figures</caption>`);
+    expect(html).toContain(`<tr><th scope="col">Month</th><th scope="col">Series ${ESCAPED}</th><th scope="col">Other</th><th scope="col">Count</th></tr>`);
+    expect(html).toContain('<tr><th scope="row">a</th><td>1</td><td>3</td><td>7</td></tr>');
+    expect(html).toContain('<tr><th scope="row">b</th><td>2</td><td>—</td><td>8</td></tr>');
+  });
+
+  it('leaves the table out when the page has the figures in one already', () => {
+    expect(horizontalBarChart(spec({ table: false }))).not.toContain('<table');
+  });
+});
+
+describe('valueAxis', () => {
+  it('rounds the top up to a step of 1, 2 or 5 times a power of ten', () => {
+    expect(valueAxis(0)).toEqual({ top: 1, ticks: [0, 1] });
+    expect(valueAxis(3)).toEqual({ top: 3, ticks: [0, 1, 2, 3] });
+    expect(valueAxis(14)).toEqual({ top: 15, ticks: [0, 5, 10, 15] });
+    expect(valueAxis(0.7)).toEqual({ top: 0.8, ticks: [0, 0.2, 0.4, 0.6, 0.8] });
+    expect(valueAxis(5.6)).toEqual({ top: 6, ticks: [0, 2, 4, 6] });
+  });
+});

@@ -1,0 +1,44 @@
+/** Real AppDeps around a store for tests and benchmarks that build the Hono app without the Node entry. */
+import { randomUUID } from 'node:crypto';
+import { sanitizeNoteHtml } from '../../src/adapters/html-sanitizer.ts';
+import { createHttpWebhookSender } from '../../src/adapters/http-webhook-sender.ts';
+import { checkWebhookUrl } from '../../src/adapters/webhook-target-guard.ts';
+import type { Poller } from '../../src/app/poller.ts';
+import { createServiceMetrics } from '../../src/app/service-metrics.ts';
+import { createSubscriptionService } from '../../src/app/subscriptions.ts';
+import { createCursorCodec, randomSecret } from '../../src/core/cursor.ts';
+import type { Logger, Store } from '../../src/core/ports.ts';
+import { createSecretBox, generateSecretKey } from '../../src/core/secret-box.ts';
+import type { AppDeps } from '../../src/http/deps.ts';
+
+export async function buildAppDeps(store: Store, options: { poller: Poller; logger: Logger; startedAt: number }): Promise<AppDeps> {
+  const clock = { now: () => Date.now() };
+  const webhooks = createHttpWebhookSender({ allowPrivate: false, userAgent: 'statuswatch-test' });
+  const subscriptions = createSubscriptionService({
+    store,
+    secrets: await createSecretBox(generateSecretKey()),
+    webhooks,
+    mailer: null,
+    clock,
+    logger: options.logger,
+    publicUrl: 'http://localhost',
+    sanitizeHtml: sanitizeNoteHtml,
+    newId: () => `sub_${randomUUID()}`,
+    checkTarget: (url) => checkWebhookUrl(url, { allowPrivate: false }),
+  });
+  return {
+    store,
+    poller: options.poller,
+    clock,
+    logger: options.logger,
+    cursors: await createCursorCodec(await store.secret('cursor', () => randomSecret())),
+    assets: new Map(),
+    startedAt: options.startedAt,
+    sanitizeHtml: sanitizeNoteHtml,
+    subscriptions,
+    metrics: createServiceMetrics(),
+    allowPrivateWebhooks: false,
+    wakeDeliverer: () => {},
+    clientAddress: () => '127.0.0.1',
+  };
+}

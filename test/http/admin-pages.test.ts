@@ -1,0 +1,222 @@
+/**
+ * The admin pages over real HTTP against the real service: sign-in and its cookie, pages that need
+ * it, CSRF tokens and Origin checks on every form, no-store, escaping of hostile strings, and a
+ * replay through the page form that a real webhook receiver sees.
+ */
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { rawIncident } from '../fixtures/vendor-builders.ts';
+import { ADMIN_TOKEN, startTestService, startTestVendor, type TestService, type TestVendor } from '../helpers/service.ts';
+import { startWebhookReceiver, type WebhookReceiver } from '../helpers/webhook-receiver.ts';
+
+type Page = { status: number; headers: Headers; html: string };
+
+const HOSTILE_URL = 'https://hooks.example.test/<script>alert(1)</script>?q="><img src=x onerror=alert(2)>';
+
+describe('admin pages', () => {
+  let vendor: TestVendor;
+  let receiver: WebhookReceiver;
+  let service: TestService;
+
+  beforeAll(async () => {
+    vendor = await startTestVendor({ historyWindowDays: 100_000 });
+  });
+  afterAll(async () => {
+    await vendor.close();
+  });
+  beforeEach(async () => {
+    await vendor.setIncidents([]);
+    await vendor.clearFaults();
+    receiver = await startWebhookReceiver();
+    service = await startTestService(vendor.url, { env: { WEBHOOK_ALLOW_PRIVATE: 'true' } });
+  });
+  afterEach(async () => {
+    await service.close();
+    await receiver.close();
+  });
+
+  const get = async (path: string, cookie?: string): Promise<Page> => {
+    const res = await fetch(service.url + path, { redirect: 'manual', headers: cookie ? { cookie } : {} });
+    return { status: res.status, headers: res.headers, html: await res.text() };
+  };
+  const post = async (path: string, fields: Record<string, string>, options: { cookie?: string; origin?: string | null } = {}): Promise<Page> => {
+    const origin = options.origin === undefined ? service.url : options.origin;
+    const headers: Record<string, string> = { ...(origin ? { origin } : {}), ...(options.cookie ? { cookie: options.cookie } : {}) };
+    const res = await fetch(service.url + path, { method: 'POST', body: new URLSearchParams(fields), headers, redirect: 'manual' });
+    return { status: res.status, headers: res.headers, html: await res.text() };
+  };
+  /** Signs in through the form; returns the cookie to send back, and the raw Set-Cookie. */
+  async function signIn(): Promise<{ cookie: string; setCookie: string }> {
+    const res = await post('/admin/sign-in', { token: ADMIN_TOKEN, next: '/admin/subscriptions' });
+    expect(res.status).toBe(303);
+    expect(res.headers.get('location')).toBe('/admin/subscriptions');
+    const setCookie = res.headers.getSetCookie()[0] ?? '';
+    return { cookie: setCookie.split(';')[0]!, setCookie };
+  }
+  const csrfOn = (html: string) => /name="csrf" value="([^"]+)"/.exec(html)?.[1] ?? '';
+  async function webhook(url = receiver.url) {
+    const res = await service.admin('POST', '/api/subscriptions', { channel: 'webhook', url });
+    expect(res.status).toBe(201);
+    return res.body.subscription as { id: string };
+  }
+
+  it('signs in with the right token only, into an HttpOnly SameSite=Strict cookie scoped to /admin', async () => {
+    const form = await get('/admin/sign-in');
+    expect(form.status).toBe(200);
+    expect(form.html).toContain('<label for="admin-token">Admin token</label>');
+    expect(form.headers.get('cache-control')).toBe('no-store');
+
+    const wrong = await post('/admin/sign-in', { token: `${ADMIN_TOKEN}x` });
+    expect(wrong.status).toBe(401);
+    expect(wrong.headers.getSetCookie()).toEqual([]);
+    expect(wrong.html).toContain('That is not the admin token');
+
+    const { setCookie } = await signIn();
+    const attributes = setCookie.split(';').map((a) => a.trim().toLowerCase());
+    expect(attributes).toEqual(expect.arrayContaining(['httponly', 'samesite=strict', 'path=/admin', `max-age=${12 * 60 * 60}`]));
+    expect(attributes).not.toContain('secure'); // plain http here; https requests get Secure
+
+    // A sign-in form posted from another site is refused, right token or not.
+    expect((await post('/admin/sign-in', { token: ADMIN_TOKEN }, { origin: 'https://evil.example' })).status).toBe(403);
+    // Only paths under /admin are followed after signing in.
+    expect((await post('/admin/sign-in', { token: ADMIN_TOKEN, next: '//evil.example/admin' })).headers.get('location')).toBe('/admin');
+  });
+
+  it('sends every page without a valid session to sign-in, and every page with no-store', async () => {
+    for (const path of ['/admin', '/admin/subscriptions', '/admin/deliveries', '/admin/polls']) {
+      const out = await get(path);
+      expect(out.status, path).toBe(303);
+      expect(out.headers.get('location'), path).toBe(`/admin/sign-in?next=${encodeURIComponent(path)}`);
+      expect(out.headers.get('cache-control'), path).toBe('no-store');
+    }
+    const { cookie } = await signIn();
+    const [name, value] = cookie.split('=') as [string, string];
+    const forged = `${name}=${value.slice(0, -2)}${value.endsWith('AA') ? 'BB' : 'AA'}`;
+    expect((await get('/admin/subscriptions', forged)).status).toBe(303);
+    for (const path of ['/admin', '/admin/subscriptions', '/admin/deliveries', '/admin/polls']) {
+      const page = await get(path, cookie);
+      expect(page.status, path).toBe(200);
+      expect(page.headers.get('cache-control'), path).toBe('no-store');
+      expect(page.headers.get('content-security-policy'), path).toContain("frame-ancestors 'none'");
+      expect(page.html, path).toMatch(/<nav aria-label="Admin">/);
+    }
+    // A post without a session does nothing.
+    const sub = await webhook();
+    expect((await post(`/admin/subscriptions/${sub.id}/pause`, { csrf: 'x' })).status).toBe(401);
+    expect((await service.admin('GET', `/api/subscriptions/${sub.id}`)).body.subscription.status).toBe('active');
+  });
+
+  it('says the admin area is disabled when ADMIN_TOKEN is unset', async () => {
+    const plain = await startTestService(vendor.url, { env: { ADMIN_TOKEN: '' } });
+    try {
+      for (const path of ['/admin', '/admin/sign-in']) {
+        const res = await fetch(plain.url + path, { redirect: 'manual' });
+        expect(res.status, path).toBe(403);
+        expect(await res.text(), path).toContain('Admin area disabled');
+      }
+    } finally {
+      await plain.close();
+    }
+  });
+
+  it('needs the session CSRF token and a same-site Origin on every form', async () => {
+    const sub = await webhook();
+    const { cookie } = await signIn();
+    const list = await get('/admin/subscriptions', cookie);
+    const csrf = csrfOn(list.html);
+    expect(csrf).not.toBe('');
+    expect(list.html).toContain(`action="/admin/subscriptions/${sub.id}/pause"`);
+    const status = async () => (await service.admin('GET', `/api/subscriptions/${sub.id}`)).body.subscription.status;
+
+    expect((await post(`/admin/subscriptions/${sub.id}/pause`, {}, { cookie })).status).toBe(403);
+    const other = await signIn(); // another session's token does not pass for this one
+    const otherCsrf = csrfOn((await get('/admin/subscriptions', other.cookie)).html);
+    expect(otherCsrf).not.toBe(csrf);
+    expect((await post(`/admin/subscriptions/${sub.id}/pause`, { csrf: otherCsrf }, { cookie })).status).toBe(403);
+    expect((await post(`/admin/subscriptions/${sub.id}/pause`, { csrf }, { cookie, origin: 'https://evil.example' })).status).toBe(403);
+    expect(await status()).toBe('active');
+
+    const paused = await post(`/admin/subscriptions/${sub.id}/pause`, { csrf }, { cookie });
+    expect(paused.status).toBe(303);
+    expect(paused.headers.get('location')).toBe('/admin/subscriptions?done=paused');
+    expect(await status()).toBe('paused');
+    const after = await get('/admin/subscriptions?done=paused', cookie);
+    expect(after.html).toContain('Subscription paused');
+    expect(after.html).toContain('paused by an admin');
+
+    expect((await post(`/admin/subscriptions/${sub.id}/resume`, { csrf }, { cookie })).status).toBe(303);
+    expect(await status()).toBe('active');
+    expect((await post(`/admin/subscriptions/${sub.id}/delete`, { csrf }, { cookie })).status).toBe(303);
+    expect((await service.admin('GET', `/api/subscriptions/${sub.id}`)).status).toBe(404);
+
+    const out = await post('/admin/sign-out', { csrf }, { cookie });
+    expect(out.status).toBe(303);
+    expect(out.headers.getSetCookie()[0]).toMatch(/^statuswatch_admin=;.*Max-Age=0/i);
+  });
+
+  it('escapes hostile targets and refused payloads', async () => {
+    await webhook(HOSTILE_URL);
+    await vendor.fault({ target: 'v2/current', kind: 'html' });
+    await service.poll();
+    const { cookie } = await signIn();
+
+    const list = await get('/admin/subscriptions', cookie);
+    expect(list.html).toContain('/&lt;script&gt;alert(1)&lt;/script&gt;?q=&quot;&gt;&lt;img src=x onerror=alert(2)&gt;');
+    expect(list.html).not.toContain('<script>alert');
+    expect(list.html).not.toContain('<img src=x');
+
+    const polls = await get('/admin/polls', cookie);
+    const id = /href="\/admin\/polls\/([^"]+)"/.exec(polls.html)?.[1];
+    expect(id).toBeTruthy();
+    const run = await get(`/admin/polls/${id}`, cookie);
+    expect(run.status).toBe(200);
+    expect(run.html).toMatch(/<pre class="payload"[^>]*>&lt;html&gt;&lt;body&gt;maintenance&lt;\/body&gt;&lt;\/html&gt;<\/pre>/);
+    expect(run.html).not.toContain('<body>maintenance');
+  });
+
+  it('replays a delivery from its page, and all since a date; the receiver gets the same webhook-id', async () => {
+    expect((await service.poll()).outcome).toBe('ok'); // seeds the archive: nothing is news yet
+    const sub = await webhook();
+    await vendor.setIncidents([rawIncident({ id: 9 })]);
+    await service.poll();
+    await service.deliverNow();
+    expect(receiver.received).toHaveLength(1);
+
+    const { cookie } = await signIn();
+    const list = await get(`/admin/deliveries?subscription=${sub.id}`, cookie);
+    const deliveryId = /<a href="\/admin\/deliveries\/(\d+)">/.exec(list.html)?.[1];
+    expect(deliveryId).toBeTruthy();
+    const detail = await get(`/admin/deliveries/${deliveryId}`, cookie);
+    expect(detail.html).toContain('1 attempt');
+    expect(detail.html).toContain(receiver.received[0]!.headers['webhook-id']);
+
+    const replay = await post(`/admin/deliveries/${deliveryId}/replay`, { csrf: csrfOn(detail.html) }, { cookie });
+    expect(replay.status).toBe(303);
+    expect(replay.headers.get('location')).toBe(`/admin/deliveries/${deliveryId}?done=replayed`);
+    expect((await service.admin('GET', `/api/deliveries/${deliveryId}`)).body.delivery.state).toBe('pending');
+    await service.deliverNow();
+    expect(receiver.received).toHaveLength(2);
+    expect(receiver.received[1]!.headers['webhook-id']).toBe(receiver.received[0]!.headers['webhook-id']);
+    expect((await get(`/admin/deliveries/${deliveryId}?done=replayed`, cookie)).html).toContain('2 attempts');
+
+    const all = await post('/admin/deliveries/replay', { csrf: csrfOn(list.html), since: '2000-01-01', state: 'done' }, { cookie });
+    expect(all.status).toBe(303);
+    expect(all.headers.get('location')).toBe('/admin/deliveries?replayed=1');
+    expect((await get('/admin/deliveries?replayed=1', cookie)).html).toContain('1 delivery queued to be sent again');
+    await service.deliverNow();
+    expect(receiver.received).toHaveLength(3);
+
+    const bad = await post('/admin/deliveries/replay', { csrf: csrfOn(list.html), since: 'last tuesday' }, { cookie });
+    expect(bad.status).toBe(400);
+  });
+
+  it('sends a test of each event type from the list, and shows how each went', async () => {
+    const sub = await webhook();
+    const { cookie } = await signIn();
+    const csrf = csrfOn((await get('/admin/subscriptions', cookie)).html);
+    const page = await post(`/admin/subscriptions/${sub.id}/test`, { csrf }, { cookie });
+    expect(page.status).toBe(200);
+    expect(page.html).toContain('All were accepted.');
+    expect(page.html).toContain('<th scope="row">incident.note_edited</th>');
+    expect(receiver.received).toHaveLength(5);
+  });
+});

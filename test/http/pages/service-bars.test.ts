@@ -1,0 +1,46 @@
+import { describe, expect, it } from 'vitest';
+import type { ServiceDayRow } from '../../../src/core/service-days.ts';
+import { dayLabel, ServiceBars } from '../../../src/http/pages/service-bars.tsx';
+
+const HOSTILE_TITLE = '<img src=x onerror=alert(1)> & "more"';
+
+const rows: ServiceDayRow[] = [
+  {
+    service: '<b>Files</b>',
+    days: [
+      { date: '2026-10-08', worst: null, incidents: [] },
+      {
+        date: '2026-10-09',
+        worst: 'outage',
+        incidents: [
+          { id: '1', title: HOSTILE_TITLE, type: 'outage' },
+          { id: '2', title: 'Slow uploads', type: 'incident' },
+        ],
+      },
+    ],
+  },
+];
+
+describe('ServiceBars', () => {
+  const html = String(ServiceBars({ rows }));
+
+  it('names each day in words: its date and every incident with its type', () => {
+    expect(dayLabel(rows[0]!.days[0]!)).toBe('2026-10-08: no incidents');
+    expect(dayLabel(rows[0]!.days[1]!)).toBe(`2026-10-09: ${HOSTILE_TITLE} (outage); Slow uploads (incident)`);
+  });
+
+  it('renders a focusable, labelled element per day in a list named by its service, vendor text escaped', () => {
+    expect(html.match(/<li class="day day-[a-z]+" tabindex="0" aria-label="/g)).toHaveLength(2);
+    expect(html).toContain('<li class="day day-outage" tabindex="0" aria-label="2026-10-09: &lt;img src=x onerror=alert(1)&gt; &amp; &quot;more&quot; (outage); Slow uploads (incident)">');
+    expect(html).toContain('<span class="service-name" id="service-bars-0">&lt;b&gt;Files&lt;/b&gt;</span>');
+    expect(html).toContain('<ol class="day-bars" aria-labelledby="service-bars-0"');
+    expect(html).not.toContain('<img');
+    expect(html).not.toContain('<b>');
+    expect(html).toContain('1 day with incidents, 1 with an outage');
+    expect(html).toContain('Oldest day on the left: 2026-10-08 to 2026-10-09, UTC days.');
+  });
+
+  it('hides the visual tooltip from screen readers, which read the label instead', () => {
+    expect(html).toContain('<span class="day-tip" aria-hidden="true"><strong>2026-10-09</strong>');
+  });
+});
