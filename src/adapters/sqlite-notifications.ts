@@ -3,6 +3,10 @@
  * NotificationStore port, plus the outbox writer the poll's transaction calls (sqlite-store.ts).
  */
 import { and, asc, desc, eq, gt, gte, lt, sql, type SQL } from 'drizzle-orm';
+
+const p = sql.placeholder;
+/** A placeholder where Drizzle's types want SQL (update().set() takes no bare placeholders). */
+const v = (name: string) => sql`${p(name)}`;
 import type { StatusEvent, EventData, EventType } from '../core/events.ts';
 import { planDeliveries } from '../core/fanout.ts';
 import type {
@@ -19,11 +23,14 @@ import type { SubscriptionFilters } from '../core/subscription.ts';
 import type { SqliteDatabase } from './sqlite-statements.ts';
 import * as t from './store-schema.ts';
 
-/** Rows per INSERT: SQLite allows 32,766 parameters, a delivery row takes 8. */
-const OUTBOX_INSERT_CHUNK = 500;
+/** Bumped by every write to subscriptions, from any process: tells a cached list it is stale. */
+const SUBSCRIPTIONS_VERSION_KEY = 'subscriptions_version';
 
 export type OutboxWriter = {
-  /** Active subscriptions, read before the poll's transaction (parsing 10,000 filters is not free). */
+  /**
+   * Active subscriptions, read before the poll's transaction. Reading and parsing 10,000 of them
+   * took 130 ms, so the list is kept until any process changes a subscription.
+   */
   loadActiveSubscriptions(): StoredSubscription[];
   /** Inside the poll's transaction: one row per planned delivery; a key already there is left alone. */
   writeOutbox(events: readonly StatusEvent[], subscriptions: readonly StoredSubscription[], now: number): number;
@@ -31,55 +38,136 @@ export type OutboxWriter = {
 
 export function createOutboxWriter(db: SqliteDatabase): OutboxWriter {
   const activeSubscriptions = db.select().from(t.subscriptions).where(eq(t.subscriptions.status, 'active')).orderBy(asc(t.subscriptions.id)).prepare();
+  const version = db.select({ value: t.meta.value }).from(t.meta).where(eq(t.meta.key, SUBSCRIPTIONS_VERSION_KEY)).prepare();
+  // One prepared row at a time: Drizzle's multi-row INSERTs are built and prepared anew on each
+  // call, and took three times as long, inside the poll's write transaction.
+  const insert = db
+    .insert(t.deliveries)
+    .values({
+      key: p('key'),
+      subscriptionId: p('subscriptionId'),
+      channel: p('channel'),
+      eventIdsJson: p('eventIdsJson'),
+      state: 'pending',
+      attempts: 0,
+      nextAttemptMs: p('now'),
+      createdMs: p('now'),
+    })
+    .onConflictDoNothing()
+    .prepare();
+  let cached: { version: string; subscriptions: StoredSubscription[] } | null = null;
   return {
-    loadActiveSubscriptions: () => activeSubscriptions.all().map(toSubscription),
+    loadActiveSubscriptions() {
+      const current = version.get()?.value ?? '0';
+      if (cached?.version !== current) cached = { version: current, subscriptions: activeSubscriptions.all().map(toSubscription) };
+      return cached.subscriptions;
+    },
     writeOutbox(events, subscriptions, now) {
       const planned = planDeliveries(events, subscriptions);
-      for (let i = 0; i < planned.length; i += OUTBOX_INSERT_CHUNK) {
-        const rows = planned.slice(i, i + OUTBOX_INSERT_CHUNK).map((d) => ({
-          key: d.key,
-          subscriptionId: d.subscriptionId,
-          channel: d.channel,
-          eventIdsJson: JSON.stringify(d.eventIds),
-          state: 'pending' as const,
-          attempts: 0,
-          nextAttemptMs: now,
-          createdMs: now,
-        }));
-        db.insert(t.deliveries).values(rows).onConflictDoNothing().run();
+      for (const d of planned) {
+        insert.run({ key: d.key, subscriptionId: d.subscriptionId, channel: d.channel, eventIdsJson: JSON.stringify(d.eventIds), now });
       }
       return planned.length;
     },
   };
 }
 
+/** The statements of the deliverer's path, prepared once: built and prepared per call they took most of its time. */
+function prepareDeliveryStatements(db: SqliteDatabase) {
+  const s = t.subscriptions;
+  const d = t.deliveries;
+  return {
+    bumpSubscriptionsVersion: db
+      .insert(t.meta)
+      .values({ key: SUBSCRIPTIONS_VERSION_KEY, value: '1' })
+      .onConflictDoUpdate({ target: t.meta.key, set: { value: sql`CAST(${t.meta.value} AS INTEGER) + 1` } })
+      .prepare(),
+    // The claim is one UPDATE: two deliverers can never both hold a row. Only active
+    // subscriptions' rows are claimed: a paused one's wait until it is resumed.
+    claim: db
+      .update(d)
+      .set({ claimedBy: v('holder'), claimUntilMs: v('until') })
+      .where(
+        sql`${d.id} IN (SELECT ${d.id} FROM ${d} WHERE ${d.state} = 'pending' AND ${d.nextAttemptMs} <= ${p('now')}
+          AND (${d.claimUntilMs} IS NULL OR ${d.claimUntilMs} <= ${p('now')})
+          AND ${d.subscriptionId} IN (SELECT ${s.id} FROM ${s} WHERE ${s.status} = 'active')
+          ORDER BY ${d.nextAttemptMs}, ${d.id} LIMIT ${p('limit')})`,
+      )
+      .returning()
+      .prepare(),
+    subscriptionById: db.select().from(s).where(eq(s.id, p('id'))).prepare(),
+    deliveryById: db.select().from(d).where(eq(d.id, p('id'))).prepare(),
+    eventsByIds: db
+      .select()
+      .from(t.events)
+      .where(sql`${t.events.id} IN (SELECT value FROM json_each(${p('ids')}))`)
+      .orderBy(asc(t.events.seq))
+      .prepare(),
+    insertAttempt: db
+      .insert(t.deliveryAttempts)
+      .values({
+        deliveryId: p('deliveryId'),
+        attemptedMs: p('attemptedMs'),
+        ok: p('ok'),
+        status: p('status'),
+        durationMs: p('durationMs'),
+        responseExcerpt: p('responseExcerpt'),
+        error: p('error'),
+      })
+      .prepare(),
+    finishAttempt: db
+      .update(d)
+      .set({
+        attempts: sql`${d.attempts} + 1`,
+        claimedBy: null,
+        claimUntilMs: null,
+        state: v('state'),
+        nextAttemptMs: v('nextAttemptMs'),
+        finishedMs: v('finishedMs'),
+        lastError: v('lastError'),
+      })
+      .where(eq(d.id, p('id')))
+      .prepare(),
+    markSucceeded: db.update(s).set({ failingSinceMs: null, lastSuccessMs: v('at') }).where(eq(s.id, p('id'))).prepare(),
+    markFailing: db.update(s).set({ failingSinceMs: v('since') }).where(and(eq(s.id, p('id')), sql`${s.failingSinceMs} IS NULL`)).prepare(),
+    markPaused: db
+      .update(s)
+      .set({ status: 'paused', pausedReason: v('reason'), updatedMs: v('at') })
+      .where(and(eq(s.id, p('id')), sql`${s.status} <> 'paused'`))
+      .prepare(),
+  };
+}
+
 export function createSqliteNotificationStore(db: SqliteDatabase): NotificationStore {
   const s = t.subscriptions;
   const d = t.deliveries;
+  const st = prepareDeliveryStatements(db);
 
   const eventsByIds = (ids: readonly string[]): StatusEvent[] =>
-    db
-      .select()
-      .from(t.events)
-      .where(sql`${t.events.id} IN (SELECT value FROM json_each(${JSON.stringify(ids)}))`)
-      .orderBy(asc(t.events.seq))
-      .all()
-      .map((row) => ({
-        id: row.id,
-        type: row.type as EventType,
-        incidentId: row.incidentId,
-        revision: row.revision,
-        occurredAt: row.occurredMs,
-        detectedAt: row.detectedMs,
-        backfill: row.backfill,
-        data: JSON.parse(row.dataJson) as EventData,
-      }));
+    st.eventsByIds.all({ ids: JSON.stringify(ids) }).map((row) => ({
+      id: row.id,
+      type: row.type as EventType,
+      incidentId: row.incidentId,
+      revision: row.revision,
+      occurredAt: row.occurredMs,
+      detectedAt: row.detectedMs,
+      backfill: row.backfill,
+      data: JSON.parse(row.dataJson) as EventData,
+    }));
 
-  const subscriptionRow = (id: string) => db.select().from(s).where(eq(s.id, id)).get();
+  const subscriptionRow = (id: string) => st.subscriptionById.get({ id });
+
+  /** Every write to subscriptions goes through here, so cached lists of them see it. */
+  const changingSubscriptions = <T>(write: () => T): T =>
+    db.transaction(() => {
+      const result = write();
+      st.bumpSubscriptionsVersion.run();
+      return result;
+    });
 
   return {
     async createSubscription(sub) {
-      db.insert(s).values(toSubscriptionRow(sub)).run();
+      changingSubscriptions(() => db.insert(s).values(toSubscriptionRow(sub)).run());
     },
 
     async getSubscription(id) {
@@ -102,12 +190,12 @@ export function createSqliteNotificationStore(db: SqliteDatabase): NotificationS
 
     async updateSubscription(id, patch, now) {
       const set = patchColumns(patch);
-      const row = db.update(s).set({ ...set, updatedMs: now }).where(eq(s.id, id)).returning().get();
+      const row = changingSubscriptions(() => db.update(s).set({ ...set, updatedMs: now }).where(eq(s.id, id)).returning().get());
       return row ? toSubscription(row) : null;
     },
 
     async deleteSubscription(id) {
-      return db.transaction(() => {
+      return changingSubscriptions(() => {
         const deleted = db.delete(s).where(eq(s.id, id)).run().changes > 0;
         db.delete(t.linkTokens).where(eq(t.linkTokens.subscriptionId, id)).run();
         // Sent and dead deliveries stay, with their attempts, as the record of what went out.
@@ -118,72 +206,48 @@ export function createSqliteNotificationStore(db: SqliteDatabase): NotificationS
 
     async claimDueDeliveries(holder, now, leaseMs, limit) {
       return db.transaction(() => {
-        // The claim is one UPDATE: two deliverers can never both hold a row.
-        const claimed = db
-          .update(d)
-          .set({ claimedBy: holder, claimUntilMs: now + leaseMs })
-          .where(
-            sql`${d.id} IN (SELECT ${d.id} FROM ${d} WHERE ${d.state} = 'pending' AND ${d.nextAttemptMs} <= ${now}
-              AND (${d.claimUntilMs} IS NULL OR ${d.claimUntilMs} <= ${now})
-              AND ${d.subscriptionId} IN (SELECT ${s.id} FROM ${s} WHERE ${s.status} = 'active') ORDER BY ${d.nextAttemptMs}, ${d.id} LIMIT ${limit})`,
-          )
-          .returning()
-          .all();
-        // Only active subscriptions' rows are claimed: a paused one's wait until it is resumed.
+        const claimed = st.claim.all({ holder, until: now + leaseMs, now, limit });
         const subscriptions = new Map<string, StoredSubscription>();
         for (const row of claimed) {
           if (subscriptions.has(row.subscriptionId)) continue;
           const sub = subscriptionRow(row.subscriptionId);
           if (sub) subscriptions.set(row.subscriptionId, toSubscription(sub));
         }
-        const result: ClaimedDelivery[] = claimed.map((row) => {
+        return claimed.map((row): ClaimedDelivery => {
           const delivery = toDelivery(row);
           return { delivery, subscription: subscriptions.get(row.subscriptionId)!, events: eventsByIds(delivery.eventIds) };
         });
-        return result;
       });
     },
 
     async recordAttempt(deliveryId, holder, attempt, outcome, health) {
       return db.transaction(() => {
-        const row = db.select().from(d).where(eq(d.id, deliveryId)).get();
+        const row = st.deliveryById.get({ id: deliveryId });
         if (!row || row.claimedBy !== holder || row.state !== 'pending') return false;
-        db.insert(t.deliveryAttempts)
-          .values({
-            deliveryId,
-            attemptedMs: attempt.attemptedAt,
-            ok: attempt.ok,
-            status: attempt.status,
-            durationMs: attempt.durationMs,
-            responseExcerpt: attempt.responseExcerpt,
-            error: attempt.error,
-          })
-          .run();
+        st.insertAttempt.run({
+          deliveryId,
+          attemptedMs: attempt.attemptedAt,
+          ok: attempt.ok ? 1 : 0,
+          status: attempt.status,
+          durationMs: attempt.durationMs,
+          responseExcerpt: attempt.responseExcerpt,
+          error: attempt.error,
+        });
         const finishedMs = attempt.attemptedAt + attempt.durationMs;
-        db.update(d)
-          .set({
-            attempts: row.attempts + 1,
-            claimedBy: null,
-            claimUntilMs: null,
-            ...(outcome.kind === 'done' ? { state: 'done', finishedMs, lastError: null } : {}),
-            ...(outcome.kind === 'retry' ? { nextAttemptMs: outcome.at, lastError: outcome.error } : {}),
-            ...(outcome.kind === 'dead' ? { state: 'dead', finishedMs, lastError: outcome.reason } : {}),
-          })
-          .where(eq(d.id, deliveryId))
-          .run();
-        const sub = s;
+        st.finishAttempt.run({
+          id: deliveryId,
+          state: outcome.kind === 'done' ? 'done' : outcome.kind === 'dead' ? 'dead' : 'pending',
+          nextAttemptMs: outcome.kind === 'retry' ? outcome.at : row.nextAttemptMs,
+          finishedMs: outcome.kind === 'retry' ? null : finishedMs,
+          lastError: outcome.kind === 'retry' ? outcome.error : outcome.kind === 'dead' ? outcome.reason : null,
+        });
         if (health.kind === 'succeeded') {
-          db.update(sub).set({ failingSinceMs: null, lastSuccessMs: finishedMs }).where(eq(sub.id, row.subscriptionId)).run();
+          st.markSucceeded.run({ id: row.subscriptionId, at: finishedMs });
         } else {
-          db.update(sub)
-            .set({ failingSinceMs: sql`COALESCE(${sub.failingSinceMs}, ${attempt.attemptedAt})` })
-            .where(eq(sub.id, row.subscriptionId))
-            .run();
-          if (health.kind === 'paused') {
-            db.update(sub)
-              .set({ status: 'paused', pausedReason: health.reason, updatedMs: finishedMs })
-              .where(and(eq(sub.id, row.subscriptionId), sql`${sub.status} <> 'paused'`))
-              .run();
+          st.markFailing.run({ id: row.subscriptionId, since: attempt.attemptedAt });
+          // A pause changes which subscriptions are active: the outbox's cached list must see it.
+          if (health.kind === 'paused' && st.markPaused.run({ id: row.subscriptionId, reason: health.reason, at: finishedMs }).changes > 0) {
+            st.bumpSubscriptionsVersion.run();
           }
         }
         return true;

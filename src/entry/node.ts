@@ -51,7 +51,17 @@ export async function createNodeRuntime(config: Config, logger: Logger, clock: C
   });
   const instanceId = `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
   const metrics = createServiceMetrics();
-  const poller = metrics.instrumentPoller(createPoller({ store, feed, clock, logger, instanceId, newId: randomUUID, isLeaseHolderGone }));
+  const polls = metrics.instrumentPoller(createPoller({ store, feed, clock, logger, instanceId, newId: randomUUID, isLeaseHolderGone }));
+  let loop: DeliveryLoop | null = null;
+  // Every poll that recorded news wakes the deliverer (scheduled or through the admin API): the
+  // news goes out within the poll's second, not at the loop's next idle check.
+  const poller: Poller = {
+    async pollOnce() {
+      const result = await polls.pollOnce();
+      if (result.status !== 'skipped' && result.events.some((e) => !e.backfill)) loop?.wake();
+      return result;
+    },
+  };
   const secrets = await createSecretBox(resolveSecretKey(config.SECRET_KEY, config.DATABASE_PATH, logger));
   const webhooks = createHttpWebhookSender({ allowPrivate: config.WEBHOOK_ALLOW_PRIVATE, userAgent: USER_AGENT, clock });
   const mailer = config.SMTP_URL ? createSmtpMailer({ smtpUrl: config.SMTP_URL, from: config.MAIL_FROM ?? 'statuswatch <statuswatch@localhost>' }) : null;
@@ -82,7 +92,6 @@ export async function createNodeRuntime(config: Config, logger: Logger, clock: C
     adminEmail: config.ADMIN_EMAIL,
     onAttempt: metrics.recordAttempt,
   });
-  let loop: DeliveryLoop | null = null;
   return {
     store,
     poller,
@@ -162,11 +171,7 @@ export async function startService(config: Config, logger: Logger, clock: Clock 
   const url = `http://${shownHost.includes(':') ? `[${shownHost}]` : shownHost}:${port}`;
 
   let inFlight: Promise<unknown> = Promise.resolve();
-  // A poll that wrote deliveries wakes the deliverer: news goes out within the poll's second.
-  const poll = () => (inFlight = runtime.pollSafely().then((result) => {
-    if (result && result.status !== 'skipped' && result.events.length > 0) delivery.wake();
-    return result;
-  }));
+  const poll = () => (inFlight = runtime.pollSafely());
   // noOverlap: a slow vendor never stacks polls in this process; the lease covers other processes.
   const task = cron.schedule(config.POLL_SCHEDULE, poll, { name: 'poll', noOverlap: true });
   if (config.POLL_ON_START) void poll();

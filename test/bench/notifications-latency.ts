@@ -49,15 +49,12 @@ export async function benchPollToWebhook(options: PollToWebhookOptions, receiver
       await receiver.reset();
       const polled = await service.poll();
       const pollEndedAt = Date.now();
-      // The admin poll does not wake the delivery loop (its next idle check is up to 5 s away);
-      // the scheduled poll does, right after a poll with events. Do what the scheduled poll does.
-      const delivered = service.deliverNow();
+      // A poll with news wakes the delivery loop itself (entry/node.ts), admin-triggered or scheduled.
       expectBench(
         polled.outcome === 'ok' && polled.events?.length === 1,
         `the poll should find the one new incident, got ${JSON.stringify(polled).slice(0, 300)}`,
       );
       const got = await receiver.collect(options.subscribers, ARRIVAL_TIMEOUT_MS);
-      await delivered;
       expectBench(got.arrivals.length === options.subscribers, `${options.subscribers} webhooks should arrive, got ${got.arrivals.length}`);
       if (round < options.warmUpRounds) continue;
       const latencies = got.arrivals.map((at) => at - pollEndedAt);
