@@ -123,11 +123,13 @@ li { display: flex; align-items: baseline; gap: 8px; margin: 2px 0; }
 
     disconnectedCallback() {
       clearInterval(this._timer);
+      this._timer = 0;
       if (this._request) this._request.abort();
     }
 
     attributeChangedCallback(name, previous, value) {
-      if (previous !== value && this.isConnected) this._load();
+      // Before connectedCallback (an upgrade reports every attribute) the first load is still to come.
+      if (previous !== value && this._timer) this._load();
     }
 
     _url() {

@@ -143,17 +143,7 @@ export function createSqliteNotificationStore(db: SqliteDatabase): NotificationS
   const d = t.deliveries;
   const st = prepareDeliveryStatements(db);
 
-  const eventsByIds = (ids: readonly string[]): StatusEvent[] =>
-    st.eventsByIds.all({ ids: JSON.stringify(ids) }).map((row) => ({
-      id: row.id,
-      type: row.type as EventType,
-      incidentId: row.incidentId,
-      revision: row.revision,
-      occurredAt: row.occurredMs,
-      detectedAt: row.detectedMs,
-      backfill: row.backfill,
-      data: JSON.parse(row.dataJson) as EventData,
-    }));
+  const eventsByIds = (ids: readonly string[]): StatusEvent[] => st.eventsByIds.all({ ids: JSON.stringify(ids) }).map(toStatusEvent);
 
   const subscriptionRow = (id: string) => st.subscriptionById.get({ id });
 
@@ -369,6 +359,20 @@ export function createSqliteNotificationStore(db: SqliteDatabase): NotificationS
     if (filter.sinceMs !== undefined) conditions.push(gte(d.createdMs, filter.sinceMs));
     return conditions;
   }
+}
+
+/** An events row as the core's event (the store's StoredEvent adds its sequence and poll run). */
+export function toStatusEvent(row: typeof t.events.$inferSelect): StatusEvent {
+  return {
+    id: row.id,
+    type: row.type as EventType,
+    incidentId: row.incidentId,
+    revision: row.revision,
+    occurredAt: row.occurredMs,
+    detectedAt: row.detectedMs,
+    backfill: row.backfill,
+    data: JSON.parse(row.dataJson) as EventData,
+  };
 }
 
 /** A replayed delivery goes out at once with the same key (so the same webhook-id); its attempts stay on record. */

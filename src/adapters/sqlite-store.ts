@@ -7,7 +7,6 @@
 import { and, asc, count, desc, eq, exists, gt, inArray, isNull, lt, max, sql, type SQL } from 'drizzle-orm';
 import type { IncidentWrite } from '../core/diff.ts';
 import { RevisionConflictError } from '../core/errors.ts';
-import type { EventData, EventType } from '../core/events.ts';
 import { htmlToText } from '../core/html-text.ts';
 import { noteSeq, sameServices, type Note } from '../core/incident.ts';
 import { toVendorIncident, type VendorIncidentJson } from '../core/vendor-format.ts';
@@ -26,7 +25,7 @@ import type {
   StoredIncident,
 } from '../core/ports.ts';
 import { prepareIncidentSpans } from './sqlite-reliability.ts';
-import { createOutboxWriter, createSqliteNotificationStore } from './sqlite-notifications.ts';
+import { createOutboxWriter, createSqliteNotificationStore, toStatusEvent } from './sqlite-notifications.ts';
 import { preparePollStatements, type SqliteDatabase } from './sqlite-statements.ts';
 import * as t from './store-schema.ts';
 
@@ -449,18 +448,7 @@ function toStoredIncident(row: typeof t.incidents.$inferSelect, notes: Note[]): 
 }
 
 function toStoredEvent(row: typeof t.events.$inferSelect): StoredEvent {
-  return {
-    seq: row.seq,
-    id: row.id,
-    type: row.type as EventType,
-    incidentId: row.incidentId,
-    revision: row.revision,
-    occurredAt: row.occurredMs,
-    detectedAt: row.detectedMs,
-    backfill: row.backfill,
-    data: JSON.parse(row.dataJson) as EventData,
-    pollRunId: row.pollRunId,
-  };
+  return { ...toStatusEvent(row), seq: row.seq, pollRunId: row.pollRunId };
 }
 
 function toPollRun(row: typeof t.pollRuns.$inferSelect): PollRun {

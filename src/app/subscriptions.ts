@@ -82,20 +82,7 @@ export function createSubscriptionService(deps: SubscriptionServiceDeps) {
       checkNew(input);
       const now = clock.now();
       const secret = input.channel === 'webhook' ? generateWebhookSecret() : null;
-      const subscription: StoredSubscription = {
-        ...input,
-        id: deps.newId(),
-        status: 'active',
-        origin: 'admin',
-        pausedReason: null,
-        secretSealed: secret ? await deps.secrets.seal(secret) : null,
-        previousSecretSealed: null,
-        previousSecretUntil: null,
-        failingSince: null,
-        lastSuccessAt: null,
-        createdAt: now,
-        updatedAt: now,
-      };
+      const subscription = newRecord(input, { status: 'active', origin: 'admin', secretSealed: secret ? await deps.secrets.seal(secret) : null }, now);
       await store.createSubscription(subscription);
       return { subscription, secret };
     },
@@ -168,20 +155,7 @@ export function createSubscriptionService(deps: SubscriptionServiceDeps) {
       }
       let subscription = await store.findSubscription('email', input.target);
       if (!subscription) {
-        subscription = {
-          ...input,
-          id: deps.newId(),
-          status: 'pending',
-          origin: 'public',
-          pausedReason: null,
-          secretSealed: null,
-          previousSecretSealed: null,
-          previousSecretUntil: null,
-          failingSince: null,
-          lastSuccessAt: null,
-          createdAt: now,
-          updatedAt: now,
-        };
+        subscription = newRecord(input, { status: 'pending', origin: 'public', secretSealed: null }, now);
         await store.createSubscription(subscription);
       }
       const mail =
@@ -217,6 +191,25 @@ export function createSubscriptionService(deps: SubscriptionServiceDeps) {
       return (await store.updateSubscription(subscription.id, patch, clock.now())) ?? notFound();
     },
   };
+
+  function newRecord(
+    input: NewSubscription,
+    fields: Pick<StoredSubscription, 'status' | 'origin' | 'secretSealed'>,
+    now: number,
+  ): StoredSubscription {
+    return {
+      ...input,
+      ...fields,
+      id: deps.newId(),
+      pausedReason: null,
+      previousSecretSealed: null,
+      previousSecretUntil: null,
+      failingSince: null,
+      lastSuccessAt: null,
+      createdAt: now,
+      updatedAt: now,
+    };
+  }
 
   async function mustGet(id: string): Promise<StoredSubscription> {
     return (await store.getSubscription(id)) ?? notFound();

@@ -2,6 +2,7 @@
 import type { Context } from 'hono';
 import type { CursorCodec } from '../core/cursor.ts';
 import { ApiError } from '../core/errors.ts';
+import type { IncidentFilter } from '../core/ports.ts';
 import { parseVendorTime } from '../core/vendor-time.ts';
 
 export const DEFAULT_LIMIT = 100;
@@ -46,4 +47,19 @@ export function instantParam(c: Context, name: string): number | undefined {
     throw new ApiError(400, 'invalid_request', `${name}: expected a date (2026-07-01) or an ISO 8601 time with offset, got "${raw.slice(0, 40)}"`);
   }
   return parsed.ms;
+}
+
+/**
+ * The incident list's filters from the query, shared by `GET /api/incidents` and the `/incidents`
+ * page: services exact, types and statuses lower-cased, since/until as instants. The search (q)
+ * is left to each caller, which words its own error for a query with no words.
+ */
+export function incidentFilterParams(c: Context): IncidentFilter {
+  return {
+    services: listParam(c, 'service'),
+    types: listParam(c, 'type', (v) => v.toLowerCase()),
+    statuses: listParam(c, 'status', (v) => v.toLowerCase()),
+    sinceMs: instantParam(c, 'since'),
+    untilMs: instantParam(c, 'until'),
+  };
 }

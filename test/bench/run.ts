@@ -7,6 +7,7 @@ import { BenchBroken, type Goal, type SectionReport } from './harness.ts';
 import { benchHotPaths, type HotPathsOptions } from './hot-paths.ts';
 import { benchIncidentsQuery, type IncidentsQueryOptions } from './incidents-query.ts';
 import { benchNotifications, type NotificationsOptions } from './notifications.ts';
+import { benchPages, type PagesBenchOptions } from './pages.ts';
 import { benchPollCycle, type PollCycleOptions } from './poll-cycle.ts';
 import { benchReliabilityQuery, type ReliabilityQueryOptions } from './reliability-query.ts';
 import { heading } from './table.ts';
@@ -59,6 +60,14 @@ const NOTIFICATIONS: NotificationsOptions = {
   latency: { subscribers: QUICK ? 100 : 1_000, rounds: QUICK ? 2 : 8, warmUpRounds: 1 },
 };
 
+// Full: about 25 s (a 10,000-incident seed in SQL, then the requests; `/` stops at its 8 s budget);
+// quick: about 6 s.
+const PAGES: PagesBenchOptions = {
+  archiveIncidents: QUICK ? 2_000 : 10_000,
+  rounds: QUICK ? 20 : 150,
+  warmUpRounds: QUICK ? 3 : 5,
+};
+
 const started = performance.now();
 const cpu = cpus()[0]?.model ?? 'unknown CPU';
 console.log(`statuswatch benchmarks${QUICK ? ' (BENCH_QUICK: small data, few rounds; figures are rough)' : ''}`);
@@ -72,6 +81,7 @@ for (const [name, section] of [
   ['hot paths', () => benchHotPaths(HOT_PATHS)],
   ['reliability', () => benchReliabilityQuery(RELIABILITY)],
   ['notifications', () => benchNotifications(NOTIFICATIONS)],
+  ['dashboard pages', () => benchPages(PAGES)],
 ] as const satisfies readonly (readonly [string, () => Promise<SectionReport>])[]) {
   try {
     const report = await section();

@@ -1,10 +1,23 @@
 /** A row of daily bars per service, each day coloured by its worst incident and named in text (public/charts.css). */
 import type { ServiceDay, ServiceDayRow } from '../../core/service-days.ts';
 
+/**
+ * Incidents a day names; the rest are counted. Thirteen rows of 90 days that each listed every
+ * title made `/` 700 KB on a busy archive; the incident list has them all.
+ */
+export const DAY_INCIDENTS_SHOWN = 3;
+
+function moreText(day: ServiceDay): string | null {
+  const more = day.incidents.length - DAY_INCIDENTS_SHOWN;
+  return more > 0 ? `and ${more} more` : null;
+}
+
 /** What a day says to a screen reader and in its tooltip: the date, then each incident with its type. */
 export function dayLabel(day: ServiceDay): string {
   if (day.incidents.length === 0) return `${day.date}: no incidents`;
-  return `${day.date}: ${day.incidents.map((i) => `${i.title} (${i.type})`).join('; ')}`;
+  const named = day.incidents.slice(0, DAY_INCIDENTS_SHOWN).map((i) => `${i.title} (${i.type})`);
+  const more = moreText(day);
+  return `${day.date}: ${[...named, ...(more ? [more] : [])].join('; ')}`;
 }
 
 function rowSummary(row: ServiceDayRow): string {
@@ -56,11 +69,14 @@ export function ServiceBars(props: { rows: ServiceDayRow[] }) {
                     {day.incidents.length === 0 ? (
                       <span class="day-tip-line">No incidents</span>
                     ) : (
-                      day.incidents.map((incident) => (
-                        <span class="day-tip-line">
-                          {incident.title} <em>({incident.type})</em>
-                        </span>
-                      ))
+                      <>
+                        {day.incidents.slice(0, DAY_INCIDENTS_SHOWN).map((incident) => (
+                          <span class="day-tip-line">
+                            {incident.title} <em>({incident.type})</em>
+                          </span>
+                        ))}
+                        {moreText(day) ? <span class="day-tip-line">{moreText(day)}</span> : null}
+                      </>
                     )}
                   </span>
                 </li>

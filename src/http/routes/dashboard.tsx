@@ -16,7 +16,7 @@ import { BadFiltersPage, IncidentsPage } from '../pages/incidents-page.tsx';
 import { Layout, renderPage } from '../pages/layout.tsx';
 import { pageNonce, pageSecurity } from '../pages/page-security.ts';
 import { StatusPage } from '../pages/status-page.tsx';
-import { instantParam, listParam, pageLimit, readCursor } from '../query-params.ts';
+import { incidentFilterParams, listParam, pageLimit, readCursor } from '../query-params.ts';
 
 const BAR_DAYS = 90;
 /** A page people read, not a batch for a client: smaller than the API's default. */
@@ -120,13 +120,7 @@ function readQuery(c: Context): IncidentQuery {
 
 /** The same parameters, parsed the same way, as `GET /api/incidents`; throws ApiError(400) on a bad one. */
 function readFilter(c: Context): IncidentFilter {
-  const filter: IncidentFilter = {
-    services: listParam(c, 'service'),
-    types: listParam(c, 'type', (v) => v.toLowerCase()),
-    statuses: listParam(c, 'status', (v) => v.toLowerCase()),
-    sinceMs: instantParam(c, 'since'),
-    untilMs: instantParam(c, 'until'),
-  };
+  const filter: IncidentFilter = incidentFilterParams(c);
   if (filter.sinceMs !== undefined && filter.untilMs !== undefined && filter.untilMs <= filter.sinceMs) {
     throw new ApiError(400, 'invalid_request', '“From” must be earlier than “Before”: no incident can fall between them.');
   }

@@ -6,7 +6,7 @@ import type { IncidentFilter, IncidentPosition } from '../../core/ports.ts';
 import { toFtsQuery } from '../../core/search-query.ts';
 import { iso, toApiEvent, toApiIncident, toApiListedIncident } from '../api-json.ts';
 import type { AppDeps } from '../deps.ts';
-import { instantParam, listParam, pageLimit, readCursor } from '../query-params.ts';
+import { incidentFilterParams, pageLimit, readCursor } from '../query-params.ts';
 
 const incidentCursor = z.object({ k: z.literal('incidents'), s: z.number().int() });
 const HISTORY_EVENTS_MAX = 1000;
@@ -21,13 +21,7 @@ export function incidentRoutes({ store, cursors }: AppDeps) {
       const parsed = incidentCursor.safeParse(payload);
       return parsed.success ? { sortKey: parsed.data.s } : null;
     });
-    const filter: IncidentFilter = {
-      services: listParam(c, 'service'),
-      types: listParam(c, 'type', (v) => v.toLowerCase()),
-      statuses: listParam(c, 'status', (v) => v.toLowerCase()),
-      sinceMs: instantParam(c, 'since'),
-      untilMs: instantParam(c, 'until'),
-    };
+    const filter: IncidentFilter = incidentFilterParams(c);
     const q = c.req.query('q')?.trim();
     if (q) {
       const fts = toFtsQuery(q);

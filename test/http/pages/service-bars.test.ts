@@ -40,6 +40,14 @@ describe('ServiceBars', () => {
     expect(html).toContain('Oldest day on the left: 2026-10-08 to 2026-10-09, UTC days.');
   });
 
+  it('names at most three incidents a day and counts the rest, so a busy archive keeps the page small', () => {
+    const busy = { date: '2026-10-10', worst: 'incident' as const, incidents: ['a', 'b', 'c', 'd', 'e'].map((id) => ({ id, title: `Title ${id}`, type: 'incident' })) };
+    expect(dayLabel(busy)).toBe('2026-10-10: Title a (incident); Title b (incident); Title c (incident); and 2 more');
+    const page = String(ServiceBars({ rows: [{ service: 'Files', days: [busy] }] }));
+    expect(page).toContain('<span class="day-tip-line">and 2 more</span>');
+    expect(page).not.toContain('Title d');
+  });
+
   it('hides the visual tooltip from screen readers, which read the label instead', () => {
     expect(html).toContain('<span class="day-tip" aria-hidden="true"><strong>2026-10-09</strong>');
   });
