@@ -1,0 +1,46 @@
+import { describe, expect, it } from 'vitest';
+import { decideOutcome, type AttemptResult } from '../../src/core/delivery-outcome.ts';
+import { FIVE_DAYS_MS, MAX_ATTEMPTS } from '../../src/core/retry-schedule.ts';
+
+const NOW = Date.UTC(2026, 10, 22, 12);
+const failed = (fields: Partial<AttemptResult> = {}): AttemptResult => ({ ok: false, permanent: false, gone: false, retryAfterMs: null, error: 'HTTP 500', ...fields });
+const decide = (result: AttemptResult, attempt = 1, failingSince: number | null = null) =>
+  decideOutcome({ result, attempt, now: NOW, firstAttemptAt: NOW - 1000, failingSince, random: () => 0.5 });
+
+describe('decideOutcome', () => {
+  it('marks a success done and the subscription healthy', () => {
+    expect(decide({ ...failed(), ok: true })).toEqual({ outcome: { kind: 'done' }, health: { kind: 'succeeded' } });
+  });
+
+  it('retries a failure on the schedule, keeping the error, and counts the subscription as failing', () => {
+    expect(decide(failed())).toEqual({ outcome: { kind: 'retry', at: NOW + 5_000, error: 'HTTP 500' }, health: { kind: 'failed' } });
+    expect(decide(failed({ retryAfterMs: 60_000 })).outcome).toEqual({ kind: 'retry', at: NOW + 60_000, error: 'HTTP 500' });
+  });
+
+  it('gives up after the last attempt with both reasons', () => {
+    const { outcome } = decide(failed(), MAX_ATTEMPTS);
+    expect(outcome.kind).toBe('dead');
+    expect(outcome.kind === 'dead' && outcome.reason).toMatch(/^HTTP 500; gave up after 8 attempts/);
+  });
+
+  it('ends a permanent failure at once, without pausing a subscription that is otherwise fine', () => {
+    expect(decide(failed({ permanent: true, error: 'target refused: loopback' }))).toEqual({
+      outcome: { kind: 'dead', reason: 'target refused: loopback' },
+      health: { kind: 'failed' },
+    });
+  });
+
+  it('pauses on 410 Gone, with the reason the channel gives', () => {
+    expect(decide(failed({ gone: true, goneReason: 'the receiver answered 410 Gone', error: 'HTTP 410' }))).toEqual({
+      outcome: { kind: 'dead', reason: 'HTTP 410' },
+      health: { kind: 'paused', reason: 'the receiver answered 410 Gone' },
+    });
+  });
+
+  it('pauses a subscription failing for five days, and not a moment before', () => {
+    expect(decide(failed(), 3, NOW - FIVE_DAYS_MS + 1).health).toEqual({ kind: 'failed' });
+    const paused = decide(failed(), 3, NOW - FIVE_DAYS_MS).health;
+    expect(paused.kind).toBe('paused');
+    expect(paused.kind === 'paused' && paused.reason).toMatch(/^failing continuously for 5 d/);
+  });
+});
