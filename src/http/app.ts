@@ -55,7 +55,7 @@ export function createApp(deps: AppDeps): Hono {
   return app;
 }
 
-const ADMIN_PREFIXES = ['/api/admin/', '/api/subscriptions', '/api/deliveries'];
+const ADMIN_PREFIXES = ['/api/admin/', '/api/subscriptions', '/api/deliveries', '/api/delivery-replays'];
 
 function isAdminPath(path: string): boolean {
   return ADMIN_PREFIXES.some((prefix) => path.startsWith(prefix));

@@ -198,14 +198,14 @@ describe('admin pages', () => {
     expect(receiver.received[1]!.headers['webhook-id']).toBe(receiver.received[0]!.headers['webhook-id']);
     expect((await get(`/admin/deliveries/${deliveryId}?done=replayed`, cookie)).html).toContain('2 attempts');
 
-    const all = await post('/admin/deliveries/replay', { csrf: csrfOn(list.html), since: '2000-01-01', state: 'done' }, { cookie });
+    const all = await post('/admin/delivery-replays', { csrf: csrfOn(list.html), since: '2000-01-01', state: 'done' }, { cookie });
     expect(all.status).toBe(303);
     expect(all.headers.get('location')).toBe('/admin/deliveries?replayed=1');
     expect((await get('/admin/deliveries?replayed=1', cookie)).html).toContain('1 delivery queued to be sent again');
     await service.deliverNow();
     expect(receiver.received).toHaveLength(3);
 
-    const bad = await post('/admin/deliveries/replay', { csrf: csrfOn(list.html), since: 'last tuesday' }, { cookie });
+    const bad = await post('/admin/delivery-replays', { csrf: csrfOn(list.html), since: 'last tuesday' }, { cookie });
     expect(bad.status).toBe(400);
   });
 

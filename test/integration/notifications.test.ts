@@ -215,7 +215,7 @@ describe('notifications', () => {
     await service.poll();
     await service.deliverNow();
     expect(receiver.received).toHaveLength(7);
-    const replay = await service.admin('POST', '/api/deliveries/replay', { since: new Date(clock.now() - 60_000).toISOString() });
+    const replay = await service.admin('POST', '/api/delivery-replays', { since: new Date(clock.now() - 60_000).toISOString() });
     expect(replay.body.replayed).toBe(2);
     await service.deliverNow();
     expect(receiver.received).toHaveLength(9);
@@ -229,6 +229,7 @@ describe('notifications', () => {
     expect(typo.status).toBe(400);
     expect((await fetch(`${service.url}/api/subscriptions`)).status).toBe(401);
     expect((await fetch(`${service.url}/api/deliveries`)).status).toBe(401);
+    expect((await fetch(`${service.url}/api/delivery-replays`, { method: 'POST' })).status).toBe(401);
     expect((await service.admin('GET', '/api/subscriptions/nope')).status).toBe(404);
   });
 

@@ -105,7 +105,7 @@ export function DeliveriesPage(props: { data: DeliveriesPageData }) {
       </section>
       <section aria-labelledby="replay-title">
         <h2 id="replay-title">Replay all since</h2>
-        <form method="post" action="/admin/deliveries/replay" class="filters">
+        <form method="post" action="/admin/delivery-replays" class="filters">
           <CsrfField token={csrf} />
           <p class="hint">Sends again every delivery created since then, whatever its state, with the same message ids.</p>
           <div class="field">

@@ -180,7 +180,7 @@ export function adminPageRoutes(deps: AppDeps) {
     return adminPage(c, 'Deliveries', <DeliveriesPage data={data} />, notice);
   });
 
-  app.post('/admin/deliveries/replay', async (c) => {
+  app.post('/admin/delivery-replays', async (c) => {
     const form = await readForm(c);
     const since = formValue(form.since).trim();
     const sinceMs = Date.parse(/^\d{4}-\d{2}-\d{2}$/.test(since) ? `${since}T00:00:00Z` : since);

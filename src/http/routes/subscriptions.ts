@@ -20,6 +20,7 @@ export function subscriptionRoutes(deps: AppDeps) {
   app.use('/api/subscriptions/*', requireAdmin(deps.adminToken));
   app.use('/api/deliveries', requireAdmin(deps.adminToken));
   app.use('/api/deliveries/*', requireAdmin(deps.adminToken));
+  app.use('/api/delivery-replays', requireAdmin(deps.adminToken));
 
   const createSchema = createSubscriptionSchema({ allowPlainHttp: deps.allowPrivateWebhooks });
 
@@ -130,7 +131,9 @@ export function subscriptionRoutes(deps: AppDeps) {
     state: z.enum(DELIVERY_STATES).optional(),
   });
 
-  app.post('/api/deliveries/replay', async (c) => {
+  // Not /api/deliveries/replay: beside /api/deliveries/:id/replay that shape makes Hono's
+  // RegExpRouter give up, and every request of the app would be routed by the slower trie.
+  app.post('/api/delivery-replays', async (c) => {
     const body = parse(replaySchema, await jsonBody(c));
     const sinceMs = Date.parse(/^\d{4}-\d{2}-\d{2}$/.test(body.since) ? `${body.since}T00:00:00Z` : body.since);
     if (!Number.isFinite(sinceMs)) throw new ApiError(400, 'invalid_request', `since: expected a date or an ISO 8601 time, got "${body.since.slice(0, 40)}"`);
