@@ -10,6 +10,7 @@ const v = (name: string) => sql`${p(name)}`;
 import type { StatusEvent, EventData, EventType } from '../core/events.ts';
 import { planDeliveries } from '../core/fanout.ts';
 import type {
+  AttemptToRecord,
   ClaimedDelivery,
   Delivery,
   DeliveryAttemptRecord,
@@ -210,39 +211,11 @@ export function createSqliteNotificationStore(db: SqliteDatabase): NotificationS
       });
     },
 
-    async recordAttempt(deliveryId, holder, attempt, outcome, health) {
-      return db.transaction(() => {
-        const row = st.deliveryById.get({ id: deliveryId });
-        if (!row || row.claimedBy !== holder || row.state !== 'pending') return false;
-        st.insertAttempt.run({
-          deliveryId,
-          attemptedMs: attempt.attemptedAt,
-          ok: attempt.ok ? 1 : 0,
-          status: attempt.status,
-          durationMs: attempt.durationMs,
-          responseExcerpt: attempt.responseExcerpt,
-          error: attempt.error,
-        });
-        const finishedMs = attempt.attemptedAt + attempt.durationMs;
-        st.finishAttempt.run({
-          id: deliveryId,
-          state: outcome.kind === 'done' ? 'done' : outcome.kind === 'dead' ? 'dead' : 'pending',
-          nextAttemptMs: outcome.kind === 'retry' ? outcome.at : row.nextAttemptMs,
-          finishedMs: outcome.kind === 'retry' ? null : finishedMs,
-          lastError: outcome.kind === 'retry' ? outcome.error : outcome.kind === 'dead' ? outcome.reason : null,
-        });
-        if (health.kind === 'succeeded') {
-          st.markSucceeded.run({ id: row.subscriptionId, at: finishedMs });
-        } else {
-          st.markFailing.run({ id: row.subscriptionId, since: attempt.attemptedAt });
-          // A pause changes which subscriptions are active: the outbox's cached list must see it.
-          if (health.kind === 'paused' && st.markPaused.run({ id: row.subscriptionId, reason: health.reason, at: finishedMs }).changes > 0) {
-            st.bumpSubscriptionsVersion.run();
-          }
-        }
-        return true;
-      });
+    async recordAttempts(holder, attempts) {
+      // One transaction for all: a commit per attempt was the deliverer's largest cost.
+      return db.transaction(() => attempts.map((item) => recordOne(holder, item)));
     },
+
 
     async claimHolders() {
       return db
@@ -351,6 +324,38 @@ export function createSqliteNotificationStore(db: SqliteDatabase): NotificationS
       });
     },
   };
+
+  function recordOne(holder: string, { deliveryId, attempt, outcome, health }: AttemptToRecord): boolean {
+    const row = st.deliveryById.get({ id: deliveryId });
+    if (!row || row.claimedBy !== holder || row.state !== 'pending') return false;
+    st.insertAttempt.run({
+      deliveryId,
+      attemptedMs: attempt.attemptedAt,
+      ok: attempt.ok ? 1 : 0,
+      status: attempt.status,
+      durationMs: attempt.durationMs,
+      responseExcerpt: attempt.responseExcerpt,
+      error: attempt.error,
+    });
+    const finishedMs = attempt.attemptedAt + attempt.durationMs;
+    st.finishAttempt.run({
+      id: deliveryId,
+      state: outcome.kind === 'done' ? 'done' : outcome.kind === 'dead' ? 'dead' : 'pending',
+      nextAttemptMs: outcome.kind === 'retry' ? outcome.at : row.nextAttemptMs,
+      finishedMs: outcome.kind === 'retry' ? null : finishedMs,
+      lastError: outcome.kind === 'retry' ? outcome.error : outcome.kind === 'dead' ? outcome.reason : null,
+    });
+    if (health.kind === 'succeeded') {
+      st.markSucceeded.run({ id: row.subscriptionId, at: finishedMs });
+    } else {
+      st.markFailing.run({ id: row.subscriptionId, since: attempt.attemptedAt });
+      // A pause changes which subscriptions are active: the outbox's cached list must see it.
+      if (health.kind === 'paused' && st.markPaused.run({ id: row.subscriptionId, reason: health.reason, at: finishedMs }).changes > 0) {
+        st.bumpSubscriptionsVersion.run();
+      }
+    }
+    return true;
+  }
 
   function deliveryConditions(filter: DeliveryFilter): SQL[] {
     const conditions: SQL[] = [];

@@ -9,7 +9,7 @@ import { decideOutcome, type AttemptResult } from '../core/delivery-outcome.ts';
 import { renderEmail } from '../core/email-render.ts';
 import { webhookMessageId } from '../core/fanout.ts';
 import { groupForMessages } from '../core/notification-message.ts';
-import type { ClaimedDelivery, Clock, DeliveryAttemptRecord, Logger, Mailer, NotificationStore, StoredSubscription, WebhookSender } from '../core/ports.ts';
+import type { AttemptToRecord, ClaimedDelivery, Clock, DeliveryAttemptRecord, Logger, Mailer, NotificationStore, StoredSubscription, WebhookSender } from '../core/ports.ts';
 import type { SecretBox } from '../core/secret-box.ts';
 import { webhookHeaders } from '../core/webhook-signing.ts';
 import { toWebhookPayload } from '../core/webhook-payload.ts';
@@ -64,6 +64,23 @@ export function createDeliverer(deps: DelivererDeps): Deliverer {
     }
   }
 
+  // Group commit: the attempts that end while one commit is being prepared share it. A commit per
+  // attempt was the deliverer's largest cost; a batch holds at most what was in flight, so a crash
+  // re-sends no more than it would have anyway.
+  let batch: { items: AttemptToRecord[]; done: Promise<boolean[]> } | null = null;
+  function recordAttempt(item: AttemptToRecord): Promise<boolean> {
+    if (!batch) {
+      const items: AttemptToRecord[] = [];
+      const done = new Promise<void>((resolve) => setTimeout(resolve, 0)).then(() => {
+        batch = null;
+        return store.recordAttempts(deps.instanceId, items);
+      });
+      batch = { items, done };
+    }
+    const index = batch.items.push(item) - 1;
+    return batch.done.then((recorded) => recorded[index] ?? false);
+  }
+
   async function deliverOne(claimed: ClaimedDelivery, round: DeliveryRound): Promise<void> {
     const { delivery, subscription } = claimed;
     const attemptedAt = clock.now();
@@ -93,7 +110,7 @@ export function createDeliverer(deps: DelivererDeps): Deliverer {
       responseExcerpt: result.excerpt.slice(0, EXCERPT_MAX_CHARS),
       error: result.ok ? null : result.error,
     };
-    const recorded = await store.recordAttempt(delivery.id, deps.instanceId, attempt, outcome, health);
+    const recorded = await recordAttempt({ deliveryId: delivery.id, attempt, outcome, health });
     if (!recorded) {
       logger.warn('delivery claim was lost before its attempt was recorded', { delivery: delivery.id });
       return;

@@ -299,6 +299,13 @@ export type SubscriptionHealthChange =
   | { kind: 'failed' }
   | { kind: 'paused'; reason: string };
 
+export type AttemptToRecord = {
+  deliveryId: number;
+  attempt: DeliveryAttemptRecord;
+  outcome: DeliveryOutcome;
+  health: SubscriptionHealthChange;
+};
+
 export type DeliveryFilter = { subscriptionId?: string; state?: DeliveryState; sinceMs?: number };
 
 export type DeliveryCounts = Record<DeliveryState, number> & { due: number; oldestPendingAt: number | null };
@@ -317,16 +324,10 @@ export interface NotificationStore {
   /** Claims up to `limit` due pending deliveries for `holder` until `now + leaseMs`, oldest due first. */
   claimDueDeliveries(holder: string, now: number, leaseMs: number, limit: number): Promise<ClaimedDelivery[]>;
   /**
-   * Records one attempt and its outcome in one step, only while `holder` still holds the claim
-   * (false otherwise: another deliverer took it over, and its result wins).
+   * Records attempts and their outcomes in one step, each only while `holder` still holds its
+   * claim (false for that one otherwise: another deliverer took it over, and its result wins).
    */
-  recordAttempt(
-    deliveryId: number,
-    holder: string,
-    attempt: DeliveryAttemptRecord,
-    outcome: DeliveryOutcome,
-    health: SubscriptionHealthChange,
-  ): Promise<boolean>;
+  recordAttempts(holder: string, attempts: readonly AttemptToRecord[]): Promise<boolean[]>;
   /** Holders with live claims: a deliverer checks whether they are still running. */
   claimHolders(): Promise<string[]>;
   /** Frees the claims of a holder known to be dead, so their deliveries go out now. */

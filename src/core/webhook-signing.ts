@@ -104,8 +104,22 @@ export function decodeWebhookSecret(secret: string): Uint8Array<ArrayBuffer> {
   return key;
 }
 
-async function importKey(secret: string, usages: KeyUsage[]): Promise<CryptoKey> {
-  return crypto.subtle.importKey('raw', decodeWebhookSecret(secret), { name: 'HMAC', hash: 'SHA-256' }, false, usages);
+// Signing keys by secret and usage: importing the key cost as much as signing with it, on every
+// delivery. Bounded, and cleared whole when full: rotations only ever add a few.
+const importedKeys = new Map<string, Promise<CryptoKey>>();
+const IMPORTED_KEYS_MAX = 10_000;
+
+function importKey(secret: string, usages: KeyUsage[]): Promise<CryptoKey> {
+  const cacheKey = `${usages.join(',')}:${secret}`;
+  let key = importedKeys.get(cacheKey);
+  if (!key) {
+    if (importedKeys.size >= IMPORTED_KEYS_MAX) importedKeys.clear();
+    key = crypto.subtle.importKey('raw', decodeWebhookSecret(secret), { name: 'HMAC', hash: 'SHA-256' }, false, usages);
+    // A secret that fails to import must not stay cached as a rejection.
+    key.catch(() => importedKeys.delete(cacheKey));
+    importedKeys.set(cacheKey, key);
+  }
+  return key;
 }
 
 function checkId(id: string): void {
