@@ -52,6 +52,8 @@ export const configSchema = z.object({
   ADMIN_EMAIL: z.email({ error: 'ADMIN_EMAIL must be an email address' }).optional(),
   // Lets webhooks reach loopback and private addresses: receivers on an internal network, local tests.
   WEBHOOK_ALLOW_PRIVATE: boolean('WEBHOOK_ALLOW_PRIVATE').default(false),
+  // Behind a reverse proxy: rate limits key on the last X-Forwarded-For entry, not the proxy's address.
+  TRUST_PROXY: boolean('TRUST_PROXY').default(false),
   LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error'], { error: 'LOG_LEVEL must be debug, info, warn or error' }).default('info'),
   LOG_FORMAT: z.enum(['json', 'pretty'], { error: 'LOG_FORMAT must be json or pretty' }).optional(),
 });

@@ -33,6 +33,7 @@ const SETTING_HELP: Record<ConfigKey, string> = {
   MAIL_FROM: 'sender of emails, e.g. "statuswatch <status@example.com>"',
   ADMIN_EMAIL: 'told by email when a subscription is paused (needs SMTP_URL)',
   WEBHOOK_ALLOW_PRIVATE: 'let webhooks reach loopback and private addresses (false)',
+  TRUST_PROXY: 'behind a reverse proxy: rate limits use the last X-Forwarded-For entry (false)',
   LOG_LEVEL: 'debug, info, warn or error (info)',
   LOG_FORMAT: 'json or pretty (pretty on a terminal, else json)',
 };

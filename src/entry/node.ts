@@ -22,6 +22,7 @@ import type { Config } from '../config.ts';
 import { createCursorCodec, randomSecret } from '../core/cursor.ts';
 import type { Clock, Logger, Store } from '../core/ports.ts';
 import { createApp } from '../http/app.ts';
+import { clientAddressFrom } from '../http/client-address.ts';
 import { openSqliteArchive } from './open-sqlite.ts';
 
 export const USER_AGENT = 'statuswatch/0.1 (self-hosted status feed monitor)';
@@ -157,7 +158,7 @@ export async function startService(config: Config, logger: Logger, clock: Clock 
     startedAt: clock.now(),
     sanitizeHtml: sanitizeNoteHtml,
     // The socket's peer; X-Forwarded-For is not trusted, as any client could write it.
-    clientAddress: (c) => getConnInfo(c).remote.address ?? 'unknown',
+    clientAddress: clientAddressFrom((c) => getConnInfo(c).remote.address, config.TRUST_PROXY),
   });
 
   const server = serve({ fetch: app.fetch, port: config.PORT, hostname: config.HOST });
