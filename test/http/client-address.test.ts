@@ -2,9 +2,9 @@ import { Hono } from 'hono';
 import { describe, expect, it } from 'vitest';
 import { clientAddressFrom } from '../../src/http/client-address.ts';
 
-function addressOf(trustProxy: boolean, headers: Record<string, string>): Promise<string> {
+async function addressOf(trustProxy: boolean, headers: Record<string, string>): Promise<string> {
   const app = new Hono().get('/', (c) => c.text(clientAddressFrom(() => '10.0.0.2', trustProxy)(c)));
-  return app.request('/', { headers }).then((res) => res.text());
+  return (await app.request('/', { headers })).text();
 }
 
 describe('clientAddressFrom', () => {
