@@ -308,11 +308,12 @@ export function createSqliteNotificationStore(db: SqliteDatabase): NotificationS
       db.delete(t.linkTokens).where(lt(t.linkTokens.expiresMs, now)).run();
     },
 
-    async hitRateLimit(key, rule, now) {
+    async hitRateLimit(key, rule, now, options = {}) {
       return db.transaction(() => {
         const row = db.select().from(t.rateLimits).where(eq(t.rateLimits.key, key)).get();
         const state = row ? (JSON.parse(row.hitsJson) as LimitState) : undefined;
         const decision = checkLimit(state, rule, now);
+        if (options.peek) return decision;
         const hitsJson = JSON.stringify(decision.state);
         const expiresMs = now + rule.windowMs;
         db.insert(t.rateLimits)

@@ -346,6 +346,9 @@ export interface NotificationStore {
   saveToken(record: TokenRecord & { subscriptionId: string }): Promise<void>;
   findToken(hash: string): Promise<(StoredToken & { subscriptionId: string }) | null>;
   markTokenUsed(hash: string, now: number): Promise<void>;
-  /** Applies one hit to a limiter log atomically (across processes); the decision says whether it was allowed. */
-  hitRateLimit(key: string, rule: LimitRule, now: number): Promise<LimitDecision>;
+  /**
+   * Applies one hit to a limiter log atomically (across processes); the decision says whether it
+   * was allowed. With `peek`, only says whether a hit would be, recording nothing.
+   */
+  hitRateLimit(key: string, rule: LimitRule, now: number, options?: { peek?: boolean }): Promise<LimitDecision>;
 }

@@ -81,6 +81,13 @@ describe('admin pages', () => {
     expect((await post('/admin/sign-in', { token: ADMIN_TOKEN, next: '//evil.example/admin' })).headers.get('location')).toBe('/admin');
   });
 
+  it('locks an address out after ten wrong tokens, the right one included', async () => {
+    for (let i = 0; i < 10; i++) expect((await post('/admin/sign-in', { token: `guess-${i}` })).status).toBe(401);
+    const locked = await post('/admin/sign-in', { token: ADMIN_TOKEN });
+    expect(locked.status).toBe(429);
+    expect(Number(locked.headers.get('retry-after'))).toBeGreaterThan(0);
+  });
+
   it('sends every page without a valid session to sign-in, and every page with no-store', async () => {
     for (const path of ['/admin', '/admin/subscriptions', '/admin/deliveries', '/admin/polls']) {
       const out = await get(path);

@@ -9,6 +9,7 @@ import type { Child } from 'hono/jsx';
 import { timingSafeEqual } from 'hono/utils/buffer';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import { randomSecret } from '../../core/cursor.ts';
+import { limitKeyForAddress } from '../../core/rate-limit.ts';
 import { ApiError } from '../../core/errors.ts';
 import { webhookMessageId } from '../../core/fanout.ts';
 import { utcDate } from '../../core/service-days.ts';
@@ -38,6 +39,9 @@ const NOTICES: Record<string, string> = {
   deleted: 'Subscription deleted, with its deliveries not yet sent.',
   replayed: 'Delivery queued to be sent again, with the same message id.',
 };
+
+/** Wrong tokens per client address: enough for typos, far too few to guess a token. */
+const WRONG_TOKEN_LIMIT = { limit: 10, windowMs: 10 * 60_000 };
 
 export function adminPageRoutes(deps: AppDeps) {
   const { store, subscriptions, clock } = deps;
@@ -99,8 +103,17 @@ export function adminPageRoutes(deps: AppDeps) {
     const form = await readForm(c);
     const next = safeNext(formValue(form.next));
     const token = formValue(form.token);
+    // Wrong guesses are limited per client address, so the token cannot be guessed by volume:
+    // once an address has used them up, not even the right token is checked until they age out.
+    const limitKey = `admin-sign-in:${limitKeyForAddress(deps.clientAddress(c))}`;
+    const lockedOut = await store.hitRateLimit(limitKey, WRONG_TOKEN_LIMIT, clock.now(), { peek: true });
+    if (!lockedOut.allowed) {
+      c.header('retry-after', String(Math.ceil(lockedOut.retryAfterMs / 1000)));
+      return page(c, 'Sign in', <SignInPage next={next} error="Too many wrong tokens from this address. Wait a few minutes and try again." />, 429);
+    }
     // timingSafeEqual compares hashes: how long it takes says nothing about how much was right.
     if (token === '' || !(await timingSafeEqual(token, deps.adminToken!))) {
+      await store.hitRateLimit(limitKey, WRONG_TOKEN_LIMIT, clock.now());
       return page(c, 'Sign in', <SignInPage next={next} error="That is not the admin token. Check it and try again." />, 401);
     }
     const { cookie } = await (await sessions()).issue(clock.now());
