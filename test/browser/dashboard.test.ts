@@ -116,6 +116,17 @@ describe('dashboard in Chromium', () => {
     await expect.poll(() => page.locator('time[data-local]').count()).toBeGreaterThan(0);
 
     await screenshotLooks(page, 'dashboard-status');
+
+    // Keyboard focus on today's Files bar shows its tooltip: the day's label, drawn by the CSS.
+    const today = page.locator('.service-row', { has: page.locator('.service-name', { hasText: /^Files$/ }) }).locator('li.day').last();
+    await today.focus();
+    const tooltip = await today.evaluate((el) => {
+      const after = getComputedStyle(el, '::after');
+      return { display: after.display, content: after.content };
+    });
+    expect(tooltip.display).toBe('block');
+    expect(tooltip.content).toContain(`${filesOutage.title} (outage)`);
+    await screenshotLooks(page, 'dashboard-status-bar-focused');
     expect(problems).toEqual({ consoleErrors: [], pageErrors: [], cspViolations: [], dialogs: [] });
   });
 

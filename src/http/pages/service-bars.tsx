@@ -29,8 +29,8 @@ function rowSummary(row: ServiceDayRow): string {
 }
 
 /**
- * Every day is focusable so that keyboard users get the tooltip too; its aria-label carries the
- * same text, so the visual tooltip is hidden from screen readers. Colour is never the only sign:
+ * Every day is focusable so that keyboard users get the tooltip too; the tooltip is the day's
+ * aria-label, drawn by public/charts.css, so the text is in the page once. Colour is never the only sign:
  * a touched day is also a taller bar, and the legend and labels say the type in words.
  */
 export function ServiceBars(props: { rows: ServiceDayRow[] }) {
@@ -63,23 +63,7 @@ export function ServiceBars(props: { rows: ServiceDayRow[] }) {
             </div>
             <ol class="day-bars" aria-labelledby={`service-bars-${index}`} aria-describedby={range ? 'service-bars-range' : undefined}>
               {row.days.map((day) => (
-                <li class={`day day-${day.worst ?? 'none'}`} tabindex={0} aria-label={dayLabel(day)}>
-                  <span class="day-tip" aria-hidden="true">
-                    <strong>{day.date}</strong>
-                    {day.incidents.length === 0 ? (
-                      <span class="day-tip-line">No incidents</span>
-                    ) : (
-                      <>
-                        {day.incidents.slice(0, DAY_INCIDENTS_SHOWN).map((incident) => (
-                          <span class="day-tip-line">
-                            {incident.title} <em>({incident.type})</em>
-                          </span>
-                        ))}
-                        {moreText(day) ? <span class="day-tip-line">{moreText(day)}</span> : null}
-                      </>
-                    )}
-                  </span>
-                </li>
+                <li class={`day day-${day.worst ?? 'none'}`} tabindex={0} aria-label={dayLabel(day)}></li>
               ))}
             </ol>
           </li>
