@@ -9,6 +9,7 @@ import type { IncidentFilter, IncidentPosition } from '../../core/ports.ts';
 import { toFtsQuery } from '../../core/search-query.ts';
 import { DAY_MS, serviceDays } from '../../core/service-days.ts';
 import type { AppDeps } from '../deps.ts';
+import { generationMemo } from '../generation-memo.ts';
 import { ErrorMessage } from '../pages/error-page.tsx';
 import type { IncidentQuery } from '../pages/incident-filters.tsx';
 import { IncidentPage } from '../pages/incident-page.tsx';
@@ -23,6 +24,8 @@ const BAR_DAYS = 90;
 const PAGE_SIZE = 25;
 const PAGE_SIZE_MAX = 100;
 const HISTORY_EVENTS_MAX = 1000;
+/** The bars end today (UTC): rebuilt at least this often, so a new day shows within a minute. */
+const BARS_MAX_AGE_MS = 60_000;
 /** The same cursors as `/api/incidents`: the same list in the same order. */
 const incidentCursor = z.object({ k: z.literal('incidents'), s: z.number().int() });
 const FILTER_PARAMS = ['q', 'service', 'type', 'status', 'since', 'until', 'limit'];
@@ -41,15 +44,17 @@ export function dashboardRoutes(deps: AppDeps) {
       status,
     );
 
+  // The bars are most of the page's work and change only with the archive (or at midnight UTC).
+  const bars = generationMemo({
+    generation: () => store.archiveGeneration(),
+    clock,
+    maxAgeMs: BARS_MAX_AGE_MS,
+    // A span that began before the window can still touch its first day.
+    build: async (nowMs) => serviceDays(await store.incidentSpans(nowMs - BAR_DAYS * DAY_MS), { nowMs, days: BAR_DAYS }),
+  });
+
   app.get('/', secure, async (c) => {
-    const nowMs = clock.now();
-    const [ongoing, health, spans] = await Promise.all([
-      store.ongoingIncidents(),
-      store.feedHealth(),
-      // A span that began before the window can still touch its first day.
-      store.incidentSpans(nowMs - BAR_DAYS * DAY_MS),
-    ]);
-    const rows = serviceDays(spans, { nowMs, days: BAR_DAYS });
+    const [ongoing, health, rows] = await Promise.all([store.ongoingIncidents(), store.feedHealth(), bars()]);
     const data = { ongoing: [...ongoing].sort(compareUrgency), health, rows, days: BAR_DAYS };
     return page(c, 'Status', <StatusPage data={data} sanitize={deps.sanitizeHtml} />);
   });

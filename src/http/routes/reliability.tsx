@@ -13,6 +13,7 @@ import {
 } from '../../core/reliability.ts';
 import { horizontalBarChart, lineChart, stackedColumnChart, type ChartSeries } from '../../core/svg-chart.ts';
 import { iso } from '../api-json.ts';
+import { generationMemo } from '../generation-memo.ts';
 import type { AppDeps } from '../deps.ts';
 import { Layout, renderPage } from '../pages/layout.tsx';
 import { pageNonce, pageSecurity } from '../pages/page-security.ts';
@@ -31,17 +32,12 @@ const FIGURES_MAX_AGE_MS = 60_000;
 export function reliabilityRoutes(deps: Pick<AppDeps, 'store' | 'clock' | 'assets'>) {
   const { store, clock } = deps;
   const app = new Hono();
-  let built: { generation: number; figures: Reliability } | null = null;
-
-  async function figures(): Promise<Reliability> {
-    const nowMs = clock.now();
-    const generation = await store.archiveGeneration();
-    const age = built ? nowMs - built.figures.nowMs : Infinity;
-    if (built && built.generation === generation && age >= 0 && age < FIGURES_MAX_AGE_MS) return built.figures;
-    const fresh = computeReliability(await store.incidentSpans(reliabilitySince(nowMs)), { nowMs });
-    built = { generation, figures: fresh };
-    return fresh;
-  }
+  const figures = generationMemo({
+    generation: () => store.archiveGeneration(),
+    clock,
+    maxAgeMs: FIGURES_MAX_AGE_MS,
+    build: async (nowMs) => computeReliability(await store.incidentSpans(reliabilitySince(nowMs)), { nowMs }),
+  });
 
   app.get('/api/reliability', async (c) => c.json(toApiReliability(await figures())));
 
