@@ -5,6 +5,7 @@ import type { Child } from 'hono/jsx';
 import type { HtmlEscapedString } from 'hono/utils/html';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import { assetUrl, type StaticAssets } from '../routes/static-assets.ts';
+import { pageNonce } from './page-security.ts';
 
 export type LayoutProps = {
   title: string;
@@ -81,4 +82,18 @@ export function Layout(props: LayoutProps) {
 export function renderPage(c: Context, page: HtmlEscapedString | Promise<HtmlEscapedString>, status: ContentfulStatusCode = 200) {
   c.header('cache-control', 'no-cache');
   return c.html(page, status);
+}
+
+export type PageResponder = (c: Context, title: string, body: Child, status?: ContentfulStatusCode) => Response | Promise<Response>;
+
+/** `page(c, title, body, status)`: the body in the Layout, with this request's nonce, answered by renderPage. */
+export function pageResponder(assets: StaticAssets, titleSuffix = ''): PageResponder {
+  return (c, title, body, status = 200) =>
+    renderPage(
+      c,
+      <Layout title={title + titleSuffix} nonce={pageNonce(c)} path={c.req.path} assets={assets}>
+        {body}
+      </Layout>,
+      status,
+    );
 }

@@ -23,8 +23,8 @@ import { DELIVERY_STATES, DeliveriesPage, DeliveryPage } from '../pages/admin-de
 import { PollPage, PollsPage } from '../pages/admin-polls-page.tsx';
 import { SUBSCRIPTION_STATUSES, SubscriptionsPage, TestResultsPage } from '../pages/admin-subscriptions-page.tsx';
 import { ErrorMessage } from '../pages/error-page.tsx';
-import { Layout, renderPage } from '../pages/layout.tsx';
-import { pageNonce, pageSecurity } from '../pages/page-security.ts';
+import { pageResponder } from '../pages/layout.tsx';
+import { pageSecurity } from '../pages/page-security.ts';
 import { readCursor } from '../query-params.ts';
 
 const PAGE_SIZE = 50;
@@ -51,14 +51,7 @@ export function adminPageRoutes(deps: AppDeps) {
   // Its own key, made on first use and kept with the archive: sessions survive a restart.
   const sessions = () => (sessionsReady ??= store.secret('admin-session', () => randomSecret()).then(createAdminSessions));
 
-  const page = (c: Context, title: string, body: Child, status: ContentfulStatusCode = 200) =>
-    renderPage(
-      c,
-      <Layout title={`${title} · admin`} nonce={pageNonce(c)} path={c.req.path} assets={deps.assets}>
-        {body}
-      </Layout>,
-      status,
-    );
+  const page = pageResponder(deps.assets, ' · admin');
   const adminPage = (c: Context<AdminEnv>, title: string, body: Child, notice: string | null = null) =>
     page(
       c,

@@ -1,7 +1,5 @@
 /** The dashboard's HTML pages: `/` (the state now), `/incidents` (the searchable history), `/incidents/:id`. */
 import { Hono, type Context } from 'hono';
-import type { ContentfulStatusCode } from 'hono/utils/http-status';
-import type { Child } from 'hono/jsx';
 import { z } from 'zod';
 import { ApiError } from '../../core/errors.ts';
 import { compareUrgency } from '../../core/mirror.ts';
@@ -14,8 +12,8 @@ import { ErrorMessage } from '../pages/error-page.tsx';
 import type { IncidentQuery } from '../pages/incident-filters.tsx';
 import { IncidentPage } from '../pages/incident-page.tsx';
 import { BadFiltersPage, IncidentsPage } from '../pages/incidents-page.tsx';
-import { Layout, renderPage } from '../pages/layout.tsx';
-import { pageNonce, pageSecurity } from '../pages/page-security.ts';
+import { pageResponder } from '../pages/layout.tsx';
+import { pageSecurity } from '../pages/page-security.ts';
 import { StatusPage } from '../pages/status-page.tsx';
 import { incidentFilterParams, listParam, pageLimit, readCursor } from '../query-params.ts';
 
@@ -35,14 +33,7 @@ export function dashboardRoutes(deps: AppDeps) {
   const app = new Hono();
   const secure = pageSecurity();
 
-  const page = (c: Context, title: string, body: Child, status: ContentfulStatusCode = 200) =>
-    renderPage(
-      c,
-      <Layout title={title} nonce={pageNonce(c)} path={c.req.path} assets={deps.assets}>
-        {body}
-      </Layout>,
-      status,
-    );
+  const page = pageResponder(deps.assets);
 
   // The bars are most of the page's work and change only with the archive (or at midnight UTC).
   const bars = generationMemo({

@@ -15,8 +15,8 @@ import { horizontalBarChart, lineChart, stackedColumnChart, type ChartSeries } f
 import { iso } from '../api-json.ts';
 import { generationMemo } from '../generation-memo.ts';
 import type { AppDeps } from '../deps.ts';
-import { Layout, renderPage } from '../pages/layout.tsx';
-import { pageNonce, pageSecurity } from '../pages/page-security.ts';
+import { pageResponder } from '../pages/layout.tsx';
+import { pageSecurity } from '../pages/page-security.ts';
 import { durationText, Time } from '../pages/time.tsx';
 
 const MINUTE_MS = 60_000;
@@ -41,14 +41,8 @@ export function reliabilityRoutes(deps: Pick<AppDeps, 'store' | 'clock' | 'asset
 
   app.get('/api/reliability', async (c) => c.json(toApiReliability(await figures())));
 
-  app.get('/reliability', pageSecurity(), async (c) =>
-    renderPage(
-      c,
-      <Layout title="Reliability" nonce={pageNonce(c)} path={c.req.path} assets={deps.assets}>
-        <ReliabilityPage figures={await figures()} />
-      </Layout>,
-    ),
-  );
+  const page = pageResponder(deps.assets);
+  app.get('/reliability', pageSecurity(), async (c) => page(c, 'Reliability', <ReliabilityPage figures={await figures()} />));
 
   return app;
 }

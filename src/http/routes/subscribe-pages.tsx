@@ -4,8 +4,6 @@
  */
 import { Hono, type Context } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
-import type { Child } from 'hono/jsx';
-import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import { isWellFormedToken, type TokenPurpose } from '../../core/confirmation-token.ts';
 import { ApiError } from '../../core/errors.ts';
 import type { StoredSubscription } from '../../core/ports.ts';
@@ -14,8 +12,8 @@ import type { AppDeps } from '../deps.ts';
 import { formValue, formValues, readForm, type FormBody } from '../form-body.ts';
 import { formPageHeaders, sameOriginForms } from '../form-origin.ts';
 import { ErrorMessage } from '../pages/error-page.tsx';
-import { Layout, renderPage } from '../pages/layout.tsx';
-import { pageNonce, pageSecurity } from '../pages/page-security.ts';
+import { pageResponder } from '../pages/layout.tsx';
+import { pageSecurity } from '../pages/page-security.ts';
 import { emptyChoices, type ChoiceValues, type FieldErrors, type FieldName, type SubscribeValues } from '../pages/subscribe-form.tsx';
 import {
   CheckInboxPage,
@@ -41,14 +39,7 @@ export function subscribePageRoutes(deps: AppDeps) {
   const linkPage = formPageHeaders('no-store');
   const schema = createSubscriptionSchema();
 
-  const page = (c: Context, title: string, body: Child, status: ContentfulStatusCode = 200) =>
-    renderPage(
-      c,
-      <Layout title={title} nonce={pageNonce(c)} path={c.req.path} assets={deps.assets}>
-        {body}
-      </Layout>,
-      status,
-    );
+  const page = pageResponder(deps.assets);
 
   const limit = bodyLimit({
     maxSize: FORM_MAX_BYTES,
