@@ -4,12 +4,10 @@
  */
 import { expectBench, type Goal, type SectionReport } from './harness.ts';
 import { BASELINE_PATH, setUpQueryWorld, type QueryWorld } from './query-setup.ts';
-import { spawn } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
-import type { ClientJob } from './http-client.ts';
 import { summarize, type Summary } from './stats.ts';
 import { COMMON_WORD, RARE_WORD } from './synthetic.ts';
 import { heading, ms, ratio, table, type Row } from './table.ts';
+import { runClient } from './app-server.ts';
 
 export type IncidentsQueryOptions = {
   archiveIncidents: number;
@@ -124,16 +122,3 @@ async function getPage(url: string): Promise<Page> {
   return JSON.parse(await getText(url)) as Page;
 }
 
-const CLIENT = fileURLToPath(new URL('./http-client.ts', import.meta.url));
-
-/** Runs the job in a client process and returns its samples by case name. */
-async function runClient(job: ClientJob): Promise<Map<string, number[]>> {
-  const child = spawn(process.execPath, ['--import', 'tsx', CLIENT], { stdio: ['pipe', 'pipe', 'inherit'] });
-  let output = '';
-  child.stdout.on('data', (chunk) => (output += chunk));
-  const exited = new Promise<number | null>((resolve) => child.on('close', resolve));
-  child.stdin.end(JSON.stringify(job));
-  const code = await exited;
-  expectBench(code === 0, `the benchmark client exited with ${code}`);
-  return new Map(Object.entries(JSON.parse(output) as Record<string, number[]>));
-}

@@ -3,21 +3,13 @@
  * over a year of archived incidents, each request interleaved with a bare constant route on the
  * same server. Pages are never cached (each carries a fresh CSP nonce): every request renders.
  */
-import { serve } from '@hono/node-server';
-import { Hono } from 'hono';
-import { spawn } from 'node:child_process';
-import type { Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { fileURLToPath } from 'node:url';
-import type { Poller } from '../../src/app/poller.ts';
-import { createApp } from '../../src/http/app.ts';
-import { buildAppDeps } from '../helpers/app-deps.ts';
-import { expectBench, silentLogger, type SectionReport } from './harness.ts';
-import type { ClientJob } from './http-client.ts';
+import { expectBench, type SectionReport } from './harness.ts';
 import { seedPagesArchive, type PagesExpectations } from './pages-archive.ts';
 import { summarize, type Summary } from './stats.ts';
 import { COMMON_WORD } from './synthetic.ts';
 import { heading, kb, ms, ratio, table, type Row } from './table.ts';
+import { BASELINE_PATH, runClient, serveAppWithBaseline, type ServedApp } from './app-server.ts';
+import { escapeHtml } from '../../src/core/email-render.ts';
 
 export type PagesBenchOptions = {
   archiveIncidents: number;
@@ -25,33 +17,20 @@ export type PagesBenchOptions = {
   warmUpRounds: number;
 };
 
-const BASELINE_PATH = '/api/constants';
 /** A page slower than expected stops being sampled after this long, rather than stretching the run. */
 const BUDGET_PER_CASE_MS = 8_000;
 const PAGE_ROWS = 25;
 
-const idlePoller: Poller = { pollOnce: async () => ({ status: 'skipped', reason: 'another poll is running' }) };
 
 type PageCase = { name: string; path: string; check(body: string): string | null };
 
 export async function benchPages(options: PagesBenchOptions): Promise<SectionReport> {
   const nowMs = Date.now();
   const { archive, seedMs, expected } = await seedPagesArchive(options.archiveIncidents, nowMs);
-  let server: Server | undefined;
+  let served: ServedApp | undefined;
   try {
-    const app = createApp(await buildAppDeps(archive.store, { poller: idlePoller, logger: silentLogger, startedAt: nowMs }));
-    const baseline = new Hono().get(BASELINE_PATH, (c) => c.json({ ok: true }));
-    const listening = serve({
-      fetch: (request, env) => (new URL(request.url).pathname === BASELINE_PATH ? baseline.fetch(request) : app.fetch(request, env)),
-      port: 0,
-      hostname: '127.0.0.1',
-    }) as Server;
-    server = listening;
-    await new Promise<void>((resolve, reject) => {
-      listening.once('listening', resolve);
-      listening.once('error', reject);
-    });
-    const url = `http://127.0.0.1:${(listening.address() as AddressInfo).port}`;
+    served = await serveAppWithBaseline(archive.store, { startedAt: nowMs });
+    const url = served.url;
 
     const cases = pageCases(expected);
     const sizes = new Map<string, number>();
@@ -90,13 +69,7 @@ export async function benchPages(options: PagesBenchOptions): Promise<SectionRep
     // The issue states no goal for the pages: the figures are reported, not judged.
     return { text, goals: [] };
   } finally {
-    if (server) {
-      const closing = server;
-      await new Promise<void>((resolve) => {
-        closing.close(() => resolve());
-        closing.closeAllConnections();
-      });
-    }
+    await served?.close();
     archive.remove();
   }
 }
@@ -143,21 +116,4 @@ function pageCases(expected: PagesExpectations): PageCase[] {
   ];
 }
 
-/** As hono/jsx escapes text. */
-function escapeHtml(text: string): string {
-  return text.replace(/[&<>'"]/g, (ch) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', "'": '&#39;', '"': '&quot;' })[ch]!);
-}
 
-const CLIENT = fileURLToPath(new URL('./http-client.ts', import.meta.url));
-
-/** Runs the job in a client process (as the incident-query benchmark does) and returns its samples by case name. */
-async function runClient(job: ClientJob): Promise<Map<string, number[]>> {
-  const child = spawn(process.execPath, ['--import', 'tsx', CLIENT], { stdio: ['pipe', 'pipe', 'inherit'] });
-  let output = '';
-  child.stdout.on('data', (chunk) => (output += chunk));
-  const exited = new Promise<number | null>((resolve) => child.on('close', resolve));
-  child.stdin.end(JSON.stringify(job));
-  const code = await exited;
-  expectBench(code === 0, `the benchmark client exited with ${code}`);
-  return new Map(Object.entries(JSON.parse(output) as Record<string, number[]>));
-}

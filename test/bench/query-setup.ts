@@ -2,26 +2,20 @@
  * The query benchmark's world: a large archive seeded directly in SQL (checked against the real
  * store), served by the real Hono app over loopback next to a bare constant route for the baseline.
  */
-import { serve } from '@hono/node-server';
-import { Hono } from 'hono';
-import type { Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { createSqliteStore } from '../../src/adapters/sqlite-store.ts';
-import type { Poller } from '../../src/app/poller.ts';
 import { planPoll } from '../../src/core/diff.ts';
 import type { Incident } from '../../src/core/incident.ts';
 import { toFtsQuery } from '../../src/core/search-query.ts';
 import { openSqliteArchive } from '../../src/entry/open-sqlite.ts';
-import { createApp } from '../../src/http/app.ts';
-import { buildAppDeps } from '../helpers/app-deps.ts';
 import { openTempArchive, tempDir, type TempArchive } from '../helpers/temp-archive.ts';
-import { expectBench, silentLogger } from './harness.ts';
+import { expectBench } from './harness.ts';
 import { firstDifference, seedDirect, seedThroughStore } from './seed.ts';
 import { timed } from './stats.ts';
 import { COMMON_WORD, DAY_MS, RARE_WORD, syntheticIncidents, toIncidents, YEAR_MS } from './synthetic.ts';
+import { serveAppWithBaseline, type ServedApp } from './app-server.ts';
 
 /** Same length as /api/incidents, so both requests carry the same bytes of path. */
-export const BASELINE_PATH = '/api/constants';
+export { BASELINE_PATH } from './app-server.ts';
 
 /** Incidents seeded both ways and compared row for row. */
 const EQUIVALENCE_SAMPLE = 300;
@@ -36,46 +30,27 @@ export type QueryWorld = {
   close(): Promise<void>;
 };
 
-/** The HTTP API never polls in this benchmark; the admin route that would is not called. */
-const idlePoller: Poller = { pollOnce: async () => ({ status: 'skipped', reason: 'another poll is running' }) };
 
 export async function setUpQueryWorld(count: number): Promise<QueryWorld> {
   const nowMs = Date.now();
   const { archive, seedMs } = await seedQueryArchive(count, nowMs);
-  let server: Server | undefined;
+  let served: ServedApp | undefined;
   try {
-    const app = createApp(await buildAppDeps(archive.store, { poller: idlePoller, logger: silentLogger, startedAt: nowMs }));
-    const baseline = new Hono().get(BASELINE_PATH, (c) => c.json({ ok: true, incidents: [], response_metadata: { next_cursor: '' } }));
-    // One server for both, so the baseline pays the same sockets, parsing and dispatch as the API.
-    const listening = serve({
-      fetch: (request, env) => (new URL(request.url).pathname === BASELINE_PATH ? baseline.fetch(request) : app.fetch(request, env)),
-      port: 0,
-      hostname: '127.0.0.1',
-    }) as Server;
-    server = listening;
-    await new Promise<void>((resolve, reject) => {
-      listening.once('listening', resolve);
-      listening.once('error', reject);
-    });
-    const { port } = listening.address() as AddressInfo;
+    served = await serveAppWithBaseline(archive.store, { startedAt: nowMs, baselineBody: { ok: true, incidents: [], response_metadata: { next_cursor: '' } } });
 
     return {
       archive,
-      url: `http://127.0.0.1:${port}`,
+      url: served.url,
       nowMs,
       seedMs,
       ftsMatches: new Map([COMMON_WORD, RARE_WORD, 'upload'].map((word) => [word, ftsCount(archive, word)])),
       async close() {
-        await new Promise<void>((resolve) => {
-          listening.close(() => resolve());
-          listening.closeAllConnections();
-        });
+        await served!.close();
         archive.remove();
       },
     };
   } catch (error) {
-    server?.closeAllConnections();
-    server?.close();
+    await served?.close();
     archive.remove();
     throw error;
   }

@@ -3,23 +3,14 @@
  * in the year they cover (the worst case: all of it is read and computed), each request
  * interleaved with a bare constant route on the same server.
  */
-import { serve } from '@hono/node-server';
-import { Hono } from 'hono';
-import { spawn } from 'node:child_process';
-import type { Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { fileURLToPath } from 'node:url';
-import type { Poller } from '../../src/app/poller.ts';
 import { computeReliability, reliabilitySince } from '../../src/core/reliability.ts';
-import { createApp } from '../../src/http/app.ts';
-import { buildAppDeps } from '../helpers/app-deps.ts';
 import { openTempArchive, tempDir } from '../helpers/temp-archive.ts';
-import { expectBench, silentLogger, type Goal, type SectionReport } from './harness.ts';
-import type { ClientJob } from './http-client.ts';
+import { expectBench, type Goal, type SectionReport } from './harness.ts';
 import { seedDirect } from './seed.ts';
 import { summarize, timed, type Summary } from './stats.ts';
 import { DAY_MS, syntheticIncidents, toIncidents } from './synthetic.ts';
 import { heading, kb, ms, ratio, table, type Row } from './table.ts';
+import { BASELINE_PATH, runClient, serveAppWithBaseline, type ServedApp } from './app-server.ts';
 
 export type ReliabilityQueryOptions = {
   archiveIncidents: number;
@@ -38,14 +29,12 @@ const P95_GOAL_MS = 10;
  * quick enough.
  */
 const BUILD_P95_GOAL_MS = 200;
-const BASELINE_PATH = '/api/constants';
 
-const idlePoller: Poller = { pollOnce: async () => ({ status: 'skipped', reason: 'another poll is running' }) };
 
 export async function benchReliabilityQuery(options: ReliabilityQueryOptions): Promise<SectionReport> {
   const nowMs = Date.now();
   const archive = openTempArchive(tempDir('statuswatch-bench-reliability-'));
-  let server: Server | undefined;
+  let served: ServedApp | undefined;
   try {
     const sims = syntheticIncidents({ count: options.archiveIncidents, endMs: nowMs - DAY_MS, spanMs: 330 * DAY_MS, active: 3, seed: 41 });
     const { ms: seedMs } = await timed(() => seedDirect(archive.sqlite, toIncidents(sims), nowMs));
@@ -63,19 +52,8 @@ export async function benchReliabilityQuery(options: ReliabilityQueryOptions): P
       build.get('compute')!.push(compute.ms);
     }
 
-    const app = createApp(await buildAppDeps(archive.store, { poller: idlePoller, logger: silentLogger, startedAt: nowMs }));
-    const baseline = new Hono().get(BASELINE_PATH, (c) => c.json({ ok: true }));
-    const listening = serve({
-      fetch: (request, env) => (new URL(request.url).pathname === BASELINE_PATH ? baseline.fetch(request) : app.fetch(request, env)),
-      port: 0,
-      hostname: '127.0.0.1',
-    }) as Server;
-    server = listening;
-    await new Promise<void>((resolve, reject) => {
-      listening.once('listening', resolve);
-      listening.once('error', reject);
-    });
-    const url = `http://127.0.0.1:${(listening.address() as AddressInfo).port}`;
+    served = await serveAppWithBaseline(archive.store, { startedAt: nowMs });
+    const url = served.url;
 
     const json = await fetch(`${url}/api/reliability`);
     const body = (await json.json()) as { months: { incidents: { total: number } }[] };
@@ -145,27 +123,8 @@ export async function benchReliabilityQuery(options: ReliabilityQueryOptions): P
     ];
     return { text, goals };
   } finally {
-    if (server) {
-      const closing = server;
-      await new Promise<void>((resolve) => {
-        closing.close(() => resolve());
-        closing.closeAllConnections();
-      });
-    }
+    await served?.close();
     archive.remove();
   }
 }
 
-const CLIENT = fileURLToPath(new URL('./http-client.ts', import.meta.url));
-
-/** Runs the job in a client process (as the incident-query benchmark does) and returns its samples by case name. */
-async function runClient(job: ClientJob): Promise<Map<string, number[]>> {
-  const child = spawn(process.execPath, ['--import', 'tsx', CLIENT], { stdio: ['pipe', 'pipe', 'inherit'] });
-  let output = '';
-  child.stdout.on('data', (chunk) => (output += chunk));
-  const exited = new Promise<number | null>((resolve) => child.on('close', resolve));
-  child.stdin.end(JSON.stringify(job));
-  const code = await exited;
-  expectBench(code === 0, `the benchmark client exited with ${code}`);
-  return new Map(Object.entries(JSON.parse(output) as Record<string, number[]>));
-}

@@ -7,20 +7,8 @@ import type { Incident } from '../../src/core/incident.ts';
 import { incidentUrl } from '../../src/sim/incident-url.ts';
 import { toWireIncident } from '../../src/sim/wire.ts';
 import type { SimIncident, SimNote } from '../../src/sim/world.ts';
+import { VENDOR_SERVICES } from '../../src/core/service-days.ts';
 
-export const SERVICES = [
-  'Login/SSO',
-  'Messaging',
-  'Notifications',
-  'Search',
-  'Workspace/Org Administration',
-  'Canvases',
-  'Connectivity',
-  'Files',
-  'Huddles',
-  'Apps/Integrations/APIs',
-  'Workflows',
-] as const;
 
 // The two full-text cases of the query benchmark. No other template contains a word that starts
 // with either, so their share is what these constants say (FTS queries are prefix queries).
@@ -102,7 +90,7 @@ function pickServices(random: () => number): string[] {
   const roll = random();
   const wanted = roll < 0.7 ? 1 : roll < 0.95 ? 2 : 3;
   const chosen = new Set<string>();
-  while (chosen.size < wanted) chosen.add(SERVICES[Math.floor(random() * SERVICES.length)]!);
+  while (chosen.size < wanted) chosen.add(VENDOR_SERVICES[Math.floor(random() * VENDOR_SERVICES.length)]!);
   return [...chosen];
 }
 

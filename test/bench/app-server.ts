@@ -1,0 +1,61 @@
+/**
+ * What the HTTP benchmarks share: the real app and a bare constant route served by one server (so
+ * the baseline pays the same sockets, parsing and dispatch as the app), and the client that
+ * measures them from another process (http-client.ts).
+ */
+import { serve } from '@hono/node-server';
+import { Hono } from 'hono';
+import { spawn } from 'node:child_process';
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { fileURLToPath } from 'node:url';
+import type { Poller } from '../../src/app/poller.ts';
+import type { Store } from '../../src/core/ports.ts';
+import { createApp } from '../../src/http/app.ts';
+import { buildAppDeps } from '../helpers/app-deps.ts';
+import { expectBench, silentLogger } from './harness.ts';
+import type { ClientJob } from './http-client.ts';
+
+export const BASELINE_PATH = '/api/constants';
+
+/** The app never polls in a benchmark; the admin route that would is not called. */
+const idlePoller: Poller = { pollOnce: async () => ({ status: 'skipped', reason: 'another poll is running' }) };
+
+export type ServedApp = { url: string; close(): Promise<void> };
+
+export async function serveAppWithBaseline(store: Store, options: { startedAt: number; baselineBody?: unknown }): Promise<ServedApp> {
+  const app = createApp(await buildAppDeps(store, { poller: idlePoller, logger: silentLogger, startedAt: options.startedAt }));
+  const body = options.baselineBody ?? { ok: true };
+  const baseline = new Hono().get(BASELINE_PATH, (c) => c.json(body));
+  const server = serve({
+    fetch: (request, env) => (new URL(request.url).pathname === BASELINE_PATH ? baseline.fetch(request) : app.fetch(request, env)),
+    port: 0,
+    hostname: '127.0.0.1',
+  }) as Server;
+  await new Promise<void>((resolve, reject) => {
+    server.once('listening', resolve);
+    server.once('error', reject);
+  });
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
+  };
+}
+
+const CLIENT = fileURLToPath(new URL('./http-client.ts', import.meta.url));
+
+/** Runs the job in a client process and returns its samples by case name. */
+export async function runClient(job: ClientJob): Promise<Map<string, number[]>> {
+  const child = spawn(process.execPath, ['--import', 'tsx', CLIENT], { stdio: ['pipe', 'pipe', 'inherit'] });
+  let output = '';
+  child.stdout.on('data', (chunk) => (output += chunk));
+  const exited = new Promise<number | null>((resolve) => child.on('close', resolve));
+  child.stdin.end(JSON.stringify(job));
+  const code = await exited;
+  expectBench(code === 0, `the benchmark client exited with ${code}`);
+  return new Map(Object.entries(JSON.parse(output) as Record<string, number[]>));
+}
