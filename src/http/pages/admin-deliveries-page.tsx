@@ -3,6 +3,7 @@ import type { Delivery, DeliveryAttemptRecord } from '../../core/ports.ts';
 import { CsrfField, PostButton } from './admin-frame.tsx';
 import { PageLinks } from './admin-subscriptions-page.tsx';
 import { Time } from './time.tsx';
+import { DataTable } from './data-table.tsx';
 
 export const DELIVERY_STATES = ['pending', 'done', 'dead'] as const;
 
@@ -79,27 +80,11 @@ export function DeliveriesPage(props: { data: DeliveriesPageData }) {
       <section aria-labelledby="deliveries-title">
         <h2 id="deliveries-title">{deliveries.length === 0 ? 'No deliveries' : `${deliveries.length} ${deliveries.length === 1 ? 'delivery' : 'deliveries'}, newest first${onFirstPage ? '' : ', continued'}`}</h2>
         {deliveries.length > 0 && (
-          <div class="table-scroll" role="region" aria-labelledby="deliveries-title" tabindex={0}>
-            <table class="data-table">
-              <thead>
-                <tr>
-                  <th scope="col">Delivery</th>
-                  <th scope="col">Subscription</th>
-                  <th scope="col">Channel</th>
-                  <th scope="col">State</th>
-                  <th scope="col">Attempts</th>
-                  <th scope="col">Created</th>
-                  <th scope="col">Next attempt or finished</th>
-                  <th scope="col">Last error</th>
-                </tr>
-              </thead>
-              <tbody>
-                {deliveries.map((d) => (
-                  <DeliveryRow d={d} />
-                ))}
-              </tbody>
-            </table>
-          </div>
+          <DataTable labelledBy="deliveries-title" columns={['Delivery', 'Subscription', 'Channel', 'State', 'Attempts', 'Created', 'Next attempt or finished', 'Last error']}>
+            {deliveries.map((d) => (
+              <DeliveryRow d={d} />
+            ))}
+          </DataTable>
         )}
         <PageLinks path="/admin/deliveries" params={params} next={nextCursor ? next : null} onFirstPage={onFirstPage} />
       </section>
@@ -178,34 +163,20 @@ export function DeliveryPage(props: { delivery: Delivery; attempts: DeliveryAtte
       <section aria-labelledby="attempts-title">
         <h2 id="attempts-title">{attempts.length === 0 ? 'No attempts yet' : `${attempts.length} ${attempts.length === 1 ? 'attempt' : 'attempts'}`}</h2>
         {attempts.length > 0 && (
-          <div class="table-scroll" role="region" aria-labelledby="attempts-title" tabindex={0}>
-            <table class="data-table">
-              <thead>
-                <tr>
-                  <th scope="col">When</th>
-                  <th scope="col">Result</th>
-                  <th scope="col">Status</th>
-                  <th scope="col">Took</th>
-                  <th scope="col">Error</th>
-                  <th scope="col">Response</th>
-                </tr>
-              </thead>
-              <tbody>
-                {attempts.map((a) => (
-                  <tr>
-                    <th scope="row">
-                      <Time ms={a.attemptedAt} />
-                    </th>
-                    <td>{a.ok ? 'accepted' : 'failed'}</td>
-                    <td>{a.status ?? '–'}</td>
-                    <td>{a.durationMs} ms</td>
-                    <td class="wrap">{a.error ?? ''}</td>
-                    <td class="wrap">{a.responseExcerpt ? <pre class="payload">{a.responseExcerpt}</pre> : ''}</td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
+          <DataTable labelledBy="attempts-title" columns={['When', 'Result', 'Status', 'Took', 'Error', 'Response']}>
+            {attempts.map((a) => (
+              <tr>
+                <th scope="row">
+                  <Time ms={a.attemptedAt} />
+                </th>
+                <td>{a.ok ? 'accepted' : 'failed'}</td>
+                <td>{a.status ?? '–'}</td>
+                <td>{a.durationMs} ms</td>
+                <td class="wrap">{a.error ?? ''}</td>
+                <td class="wrap">{a.responseExcerpt ? <pre class="payload">{a.responseExcerpt}</pre> : ''}</td>
+              </tr>
+            ))}
+          </DataTable>
         )}
       </section>
       <p>

@@ -1,6 +1,7 @@
 /** The admin view of poll runs: what each poll of the vendor's feed got, and the payloads it refused, shown raw. */
 import type { PollRun, RejectedPayload, SourceReport } from '../../core/ports.ts';
 import { Time } from './time.tsx';
+import { DataTable } from './data-table.tsx';
 
 /** A refused payload can be a whole HTML error page; the page shows this much and says so. */
 const PAYLOAD_SHOWN_CHARS = 64 * 1024;
@@ -28,44 +29,30 @@ export function PollsPage(props: { runs: PollRun[]; olderHref: string | null; on
     <section aria-labelledby="polls-title">
       <h2 id="polls-title">{runs.length === 0 ? 'No poll runs yet' : `${runs.length} ${runs.length === 1 ? 'poll run' : 'poll runs'}, newest first`}</h2>
       {runs.length > 0 && (
-        <div class="table-scroll" role="region" aria-labelledby="polls-title" tabindex={0}>
-          <table class="data-table">
-            <thead>
-              <tr>
-                <th scope="col">Started</th>
-                <th scope="col">Outcome</th>
-                <th scope="col">Took</th>
-                <th scope="col">Sources</th>
-                <th scope="col">Changes</th>
-                <th scope="col">Error</th>
-              </tr>
-            </thead>
-            <tbody>
-              {runs.map((run) => (
-                <tr>
-                  <th scope="row">
-                    <a href={`/admin/polls/${encodeURIComponent(run.id)}`}>
-                      <Time ms={run.startedAt} />
-                    </a>
-                  </th>
-                  <td>
-                    <span class={`label label-outcome-${run.outcome}`}>{run.outcome}</span>
-                  </td>
-                  <td>{run.finishedAt - run.startedAt} ms</td>
-                  <td class="wrap">
-                    <ul class="plain-list">
-                      {run.sources.map((s) => (
-                        <li>{sourceText(s)}</li>
-                      ))}
-                    </ul>
-                  </td>
-                  <td>{changesText(run)}</td>
-                  <td class="wrap">{run.error ?? ''}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+        <DataTable labelledBy="polls-title" columns={['Started', 'Outcome', 'Took', 'Sources', 'Changes', 'Error']}>
+          {runs.map((run) => (
+            <tr>
+              <th scope="row">
+                <a href={`/admin/polls/${encodeURIComponent(run.id)}`}>
+                  <Time ms={run.startedAt} />
+                </a>
+              </th>
+              <td>
+                <span class={`label label-outcome-${run.outcome}`}>{run.outcome}</span>
+              </td>
+              <td>{run.finishedAt - run.startedAt} ms</td>
+              <td class="wrap">
+                <ul class="plain-list">
+                  {run.sources.map((s) => (
+                    <li>{sourceText(s)}</li>
+                  ))}
+                </ul>
+              </td>
+              <td>{changesText(run)}</td>
+              <td class="wrap">{run.error ?? ''}</td>
+            </tr>
+          ))}
+        </DataTable>
       )}
       {(props.olderHref || !props.onFirstPage) && (
         <nav class="pagination" aria-label="Pages">

@@ -4,6 +4,7 @@ import type { StoredSubscription } from '../../core/ports.ts';
 import { CHANNELS, type SubscriptionFilters } from '../../core/subscription.ts';
 import { PostButton } from './admin-frame.tsx';
 import { Time } from './time.tsx';
+import { DataTable } from './data-table.tsx';
 
 export const SUBSCRIPTION_STATUSES = ['pending', 'active', 'paused'] as const;
 
@@ -145,29 +146,16 @@ export function TestResultsPage(props: { subscription: StoredSubscription; resul
         One test message of each kind was sent to <strong class="target">{props.subscription.target}</strong>.{' '}
         {allOk ? 'All were accepted.' : 'Some were not accepted: see below.'}
       </p>
-      <div class="table-scroll" role="region" aria-labelledby="test-caption" tabindex={0}>
-        <table class="data-table">
-          <caption id="test-caption">Test messages</caption>
-          <thead>
-            <tr>
-              <th scope="col">Update</th>
-              <th scope="col">Result</th>
-              <th scope="col">Status</th>
-              <th scope="col">Error</th>
-            </tr>
-          </thead>
-          <tbody>
-            {props.results.map((r) => (
-              <tr>
-                <th scope="row">{r.eventType}</th>
-                <td>{r.ok ? 'accepted' : 'failed'}</td>
-                <td>{r.status ?? '–'}</td>
-                <td class="wrap">{r.error ?? ''}</td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      </div>
+      <DataTable labelledBy="test-caption" caption="Test messages" columns={['Update', 'Result', 'Status', 'Error']}>
+        {props.results.map((r) => (
+          <tr>
+            <th scope="row">{r.eventType}</th>
+            <td>{r.ok ? 'accepted' : 'failed'}</td>
+            <td>{r.status ?? '–'}</td>
+            <td class="wrap">{r.error ?? ''}</td>
+          </tr>
+        ))}
+      </DataTable>
       <p>
         <a href="/admin/subscriptions">Back to subscriptions</a>
       </p>
