@@ -22,17 +22,3 @@ export function sameOriginForms(publicUrl: string | undefined, refuse: (c: Conte
     await next();
   };
 }
-
-/**
- * Pages with forms send Referrer-Policy: same-origin instead of no-referrer. Under no-referrer a
- * browser sends `Origin: null` with every form post (Fetch standard), which leaves the check above
- * to Sec-Fetch-Site alone, and browsers without it could not post at all. same-origin still sends
- * nothing, token links included, to other sites. Registered before pageSecurity(), so it runs last.
- */
-export function formPageHeaders(cacheControl: 'no-store' | null): MiddlewareHandler {
-  return async (c, next) => {
-    await next();
-    c.res.headers.set('referrer-policy', 'same-origin');
-    if (cacheControl) c.res.headers.set('cache-control', cacheControl);
-  };
-}

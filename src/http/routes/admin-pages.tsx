@@ -17,7 +17,7 @@ import { CHANNELS, type Channel } from '../../core/subscription.ts';
 import { ADMIN_SESSION_COOKIE, ADMIN_SESSION_MS, createAdminSessions, type AdminSession, type AdminSessions } from '../admin-session.ts';
 import type { AppDeps } from '../deps.ts';
 import { formValue, readForm } from '../form-body.ts';
-import { formPageHeaders, sameOriginForms } from '../form-origin.ts';
+import { sameOriginForms } from '../form-origin.ts';
 import { AdminFrame, AdminHome, SignInPage } from '../pages/admin-frame.tsx';
 import { DELIVERY_STATES, DeliveriesPage, DeliveryPage } from '../pages/admin-deliveries-page.tsx';
 import { PollPage, PollsPage } from '../pages/admin-polls-page.tsx';
@@ -46,7 +46,6 @@ const WRONG_TOKEN_LIMIT = { limit: 10, windowMs: 10 * 60_000 };
 export function adminPageRoutes(deps: AppDeps) {
   const { store, subscriptions, clock } = deps;
   const app = new Hono<AdminEnv>();
-  const secure = pageSecurity();
   let sessionsReady: Promise<AdminSessions> | null = null;
   // Its own key, made on first use and kept with the archive: sessions survive a restart.
   const sessions = () => (sessionsReady ??= store.secret('admin-session', () => randomSecret()).then(createAdminSessions));
@@ -78,7 +77,7 @@ export function adminPageRoutes(deps: AppDeps) {
   };
 
   // no-store: admin pages show addresses and delivery logs that no cache should keep.
-  app.use('/admin/*', formPageHeaders('no-store'), secure);
+  app.use('/admin/*', pageSecurity({ forms: true, noStore: true }));
   app.use('/admin/*', async (c, next) => {
     if (!deps.adminToken) return problem(c, 403, 'Admin area disabled', 'Set ADMIN_TOKEN to enable the admin pages.', '/');
     await next();

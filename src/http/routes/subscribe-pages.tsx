@@ -10,7 +10,7 @@ import type { StoredSubscription } from '../../core/ports.ts';
 import { createSubscriptionSchema } from '../../core/subscription.ts';
 import type { AppDeps } from '../deps.ts';
 import { formValue, formValues, readForm, type FormBody } from '../form-body.ts';
-import { formPageHeaders, sameOriginForms } from '../form-origin.ts';
+import { sameOriginForms } from '../form-origin.ts';
 import { ErrorMessage } from '../pages/error-page.tsx';
 import { pageResponder } from '../pages/layout.tsx';
 import { pageSecurity } from '../pages/page-security.ts';
@@ -33,10 +33,9 @@ const FORM_MAX_BYTES = 16 * 1024;
 export function subscribePageRoutes(deps: AppDeps) {
   const { subscriptions } = deps;
   const app = new Hono();
-  const secure = pageSecurity();
-  const formPage = formPageHeaders(null);
+  const formPage = pageSecurity({ forms: true });
   // Pages reached by a link token show an address and act for its owner: no cache keeps them.
-  const linkPage = formPageHeaders('no-store');
+  const linkPage = pageSecurity({ forms: true, noStore: true });
   const schema = createSubscriptionSchema();
 
   const page = pageResponder(deps.assets);
@@ -111,13 +110,13 @@ export function subscribePageRoutes(deps: AppDeps) {
     return parsed.success ? { ok: true as const, input: parsed.data } : { ok: false as const, errors: fieldErrors(parsed.error.issues) };
   };
 
-  app.get('/subscribe', formPage, secure, (c) =>
+  app.get('/subscribe', formPage, (c) =>
     subscriptions.emailEnabled
       ? page(c, 'Subscribe', <SubscribePage values={{ email: '', ...emptyChoices() }} errors={{}} fresh />)
       : page(c, 'Email updates unavailable', <ErrorMessage title="Email updates are not available" message="This server has no email set up, so it cannot send updates by email. The feeds (Atom, RSS, JSON) carry the same news." />),
   );
 
-  app.post('/subscribe', formPage, secure, limit, sameOrigin, async (c) => {
+  app.post('/subscribe', formPage, limit, sameOrigin, async (c) => {
     const form = await readForm(c);
     const values: SubscribeValues = { email: formValue(form.email).trim(), ...readChoices(form) };
     const checked = check(values.email, values);
@@ -138,16 +137,16 @@ export function subscribePageRoutes(deps: AppDeps) {
     return c.redirect('/subscribe/sent', 303);
   });
 
-  app.get('/subscribe/sent', formPage, secure, (c) => page(c, 'Check your inbox', <CheckInboxPage />));
+  app.get('/subscribe/sent', formPage, (c) => page(c, 'Check your inbox', <CheckInboxPage />));
 
-  app.get('/subscribe/confirm', linkPage, secure, (c) =>
+  app.get('/subscribe/confirm', linkPage, (c) =>
     withToken(c, 'confirm', c.req.query('token'), async (token) => {
       const subscription = await subscriptions.peek('confirm', token);
       return page(c, 'Confirm your subscription', <ConfirmPage token={token} email={subscription.target} filters={subscription.filters} timeZone={subscription.timeZone} />);
     }),
   );
 
-  app.post('/subscribe/confirm', linkPage, secure, limit, sameOrigin, async (c) => {
+  app.post('/subscribe/confirm', linkPage, limit, sameOrigin, async (c) => {
     const form = await readForm(c);
     return withToken(c, 'confirm', formValue(form.token), async (token) => {
       const subscription = await subscriptions.confirm(token);
@@ -155,7 +154,7 @@ export function subscribePageRoutes(deps: AppDeps) {
     });
   });
 
-  app.get('/unsubscribe', linkPage, secure, (c) =>
+  app.get('/unsubscribe', linkPage, (c) =>
     withToken(c, 'unsubscribe', c.req.query('token'), async (token) => {
       const subscription = await subscriptions.peek('unsubscribe', token);
       return page(c, 'Unsubscribe', <UnsubscribePage token={token} email={subscription.target} />);
@@ -164,7 +163,7 @@ export function subscribePageRoutes(deps: AppDeps) {
 
   // RFC 8058 one-click: the mail provider posts `List-Unsubscribe=One-Click` with no Origin and no
   // cookies, so there is no CSRF check here; the unguessable token in the URL is the protection.
-  app.post('/unsubscribe', linkPage, secure, limit, async (c) => {
+  app.post('/unsubscribe', linkPage, limit, async (c) => {
     const token = c.req.query('token') ?? formValue((await readForm(c)).token);
     return withToken(c, 'unsubscribe', token, async (valid) => {
       const subscription = await subscriptions.unsubscribe(valid);
@@ -172,14 +171,14 @@ export function subscribePageRoutes(deps: AppDeps) {
     });
   });
 
-  app.get('/manage', linkPage, secure, (c) =>
+  app.get('/manage', linkPage, (c) =>
     withToken(c, 'manage', c.req.query('token'), async (token) => {
       const subscription = await subscriptions.peek('manage', token);
       return page(c, 'Your email updates', <ManagePage token={token} email={subscription.target} values={choicesOf(subscription)} errors={{}} />);
     }),
   );
 
-  app.post('/manage', linkPage, secure, limit, sameOrigin, async (c) => {
+  app.post('/manage', linkPage, limit, sameOrigin, async (c) => {
     const form = await readForm(c);
     return withToken(c, 'manage', formValue(form.token), async (token) => {
       const current = await subscriptions.peek('manage', token);
@@ -194,7 +193,7 @@ export function subscribePageRoutes(deps: AppDeps) {
     });
   });
 
-  app.post('/manage/unsubscribe', linkPage, secure, limit, sameOrigin, async (c) => {
+  app.post('/manage/unsubscribe', linkPage, limit, sameOrigin, async (c) => {
     const form = await readForm(c);
     return withToken(c, 'manage', formValue(form.token), async (token) => {
       const subscription = await subscriptions.peek('manage', token);
