@@ -1,18 +1,12 @@
 /**
- * Sends what the outbox holds: claims due deliveries with a lease, renders each for its channel
- * (signed webhook, team-chat message, email), sends it, and records the attempt and what follows
+ * Sends what the outbox holds: claims due deliveries with a lease, sends each through its
+ * channel (channel-sender.ts), and records the attempt and what follows
  * from it (done, retry at, dead; the subscription healthy, failing or paused) in one step.
  */
-import { renderChannelMessage } from '../core/channel-message.ts';
-import { issueToken, type TokenPurpose } from '../core/confirmation-token.ts';
-import { decideOutcome, type AttemptResult } from '../core/delivery-outcome.ts';
-import { renderEmail } from '../core/email-render.ts';
+import { decideOutcome } from '../core/delivery-outcome.ts';
 import { webhookMessageId } from '../core/fanout.ts';
-import { groupForMessages } from '../core/notification-message.ts';
-import type { AttemptToRecord, ClaimedDelivery, Clock, DeliveryAttemptRecord, Logger, Mailer, NotificationStore, StoredSubscription, WebhookSender } from '../core/ports.ts';
-import type { SecretBox } from '../core/secret-box.ts';
-import { webhookHeaders } from '../core/webhook-signing.ts';
-import { toWebhookPayload } from '../core/webhook-payload.ts';
+import type { AttemptToRecord, ClaimedDelivery, Clock, DeliveryAttemptRecord, Logger, Mailer, NotificationStore, StoredSubscription } from '../core/ports.ts';
+import type { ChannelSender, SendResult } from './channel-sender.ts';
 
 /** Long enough for a webhook's 15 s timeout and a slow SMTP exchange, with margin. */
 export const DELIVERY_LEASE_MS = 60_000;
@@ -20,19 +14,16 @@ const CLAIM_BATCH = 100;
 /** Deliveries in flight at once; one subscription's deliveries still go one after another. */
 const DEFAULT_CONCURRENCY = 16;
 const EXCERPT_MAX_CHARS = 1024;
-const OPENED_SECRETS_MAX = 50_000;
 
 export type DelivererDeps = {
   store: NotificationStore;
-  webhooks: WebhookSender;
-  /** Null when SMTP_URL is unset: email deliveries end as dead with that reason. */
+  sender: ChannelSender;
+  /** For telling the admin of a pause; null when SMTP_URL is unset. */
   mailer: Mailer | null;
-  secrets: SecretBox;
   clock: Clock;
   logger: Logger;
-  /** Where links in messages point (PUBLIC_URL). */
+  /** Where the pause notice's resume link points (PUBLIC_URL). */
   publicUrl: string;
-  sanitizeHtml: (html: string) => string;
   instanceId: string;
   /** Whether a claim holder is a process known to be gone: its claims are freed at once. */
   isHolderGone: (holder: string) => boolean;
@@ -85,9 +76,9 @@ export function createDeliverer(deps: DelivererDeps): Deliverer {
     const { delivery, subscription } = claimed;
     const attemptedAt = clock.now();
     const started = performance.now();
-    let result: AttemptResult & { status: number | null; excerpt: string };
+    let result: SendResult;
     try {
-      result = await send(claimed);
+      result = await deps.sender.send(subscription, claimed.events, { messageId: () => webhookMessageId(delivery.key) });
     } catch (error) {
       // A bug or a broken secret must not leave the claim to expire silently: record it.
       result = { ok: false, permanent: false, gone: false, retryAfterMs: null, status: null, excerpt: '', error: `internal error: ${errorText(error)}` };
@@ -123,78 +114,6 @@ export function createDeliverer(deps: DelivererDeps): Deliverer {
     if (outcome.kind === 'retry') logger.info('delivery failed; will retry', { ...fields, error: outcome.error, retryAt: new Date(outcome.at).toISOString() });
     if (outcome.kind === 'dead') logger.warn('delivery given up', { ...fields, reason: outcome.reason });
     if (health.kind === 'paused' && subscription.status === 'active') await announcePause(subscription, health.reason);
-  }
-
-  async function send({ delivery, subscription, events }: ClaimedDelivery): Promise<AttemptResult & { status: number | null; excerpt: string }> {
-    if (events.length === 0) return failure('the events of this delivery are no longer in the archive', true);
-    if (subscription.channel === 'webhook') {
-      const event = events[0]!;
-      const body = JSON.stringify(toWebhookPayload(event));
-      const headers = await webhookHeaders({
-        id: await webhookMessageId(delivery.key),
-        timestampSeconds: Math.floor(clock.now() / 1000),
-        body,
-        secrets: await signingSecrets(subscription),
-      });
-      return fromWebhookAttempt(await deps.webhooks.send({ url: subscription.target, headers: { ...headers }, body }));
-    }
-    const update = groupForMessages(events)[0];
-    if (!update) return failure('nothing to say: every event of this delivery is backfill', true);
-    if (subscription.channel === 'channel') {
-      const body = JSON.stringify(renderChannelMessage(update, { publicUrl: deps.publicUrl }));
-      return fromWebhookAttempt(await deps.webhooks.send({ url: subscription.target, headers: { 'content-type': 'application/json' }, body }));
-    }
-    if (!deps.mailer) return failure('email is not configured (SMTP_URL is unset)', true);
-    const email = renderEmail(update, {
-      publicUrl: deps.publicUrl,
-      timeZone: subscription.timeZone,
-      unsubscribeUrl: await linkFor(subscription.id, 'unsubscribe'),
-      manageUrl: await linkFor(subscription.id, 'manage'),
-      sanitizeHtml: deps.sanitizeHtml,
-    });
-    const sent = await deps.mailer.send({ to: subscription.target, ...email });
-    if (sent.ok) return { ok: true, permanent: false, gone: false, retryAfterMs: null, status: 250, excerpt: sent.response, error: '' };
-    const error = `SMTP ${sent.code ?? sent.kind}: ${sent.response}`;
-    return {
-      ok: false,
-      permanent: !sent.retryable,
-      // A 5xx for the recipient: the address is suppressed (the subscription paused) and says so.
-      gone: sent.kind === 'recipient_rejected',
-      goneReason: `the mail server refused the address: ${sent.response}`,
-      retryAfterMs: null,
-      status: sent.code,
-      excerpt: sent.response,
-      error,
-    };
-  }
-
-  // Opened secrets by their sealed text: opening (AES-GCM through Web Crypto) cost a fifth of a
-  // delivery. A rotation seals a new text, so a stale entry is never used; the bound keeps memory flat.
-  const openedSecrets = new Map<string, string>();
-  async function open(sealed: string): Promise<string> {
-    let secret = openedSecrets.get(sealed);
-    if (secret === undefined) {
-      secret = await deps.secrets.open(sealed);
-      if (openedSecrets.size >= OPENED_SECRETS_MAX) openedSecrets.clear();
-      openedSecrets.set(sealed, secret);
-    }
-    return secret;
-  }
-
-  async function signingSecrets(subscription: StoredSubscription): Promise<string[]> {
-    if (!subscription.secretSealed) throw new Error(`webhook subscription ${subscription.id} has no signing secret`);
-    const secrets = [await open(subscription.secretSealed)];
-    // During a rotation both sign, so receivers can switch over at their own pace.
-    if (subscription.previousSecretSealed && (subscription.previousSecretUntil ?? 0) > clock.now()) {
-      secrets.push(await open(subscription.previousSecretSealed));
-    }
-    return secrets;
-  }
-
-  async function linkFor(subscriptionId: string, purpose: TokenPurpose): Promise<string> {
-    const { token, record } = await issueToken(purpose, clock.now());
-    await store.saveToken({ ...record, subscriptionId });
-    return `${deps.publicUrl}/${purpose}?token=${token}`;
   }
 
   async function announcePause(subscription: StoredSubscription, reason: string): Promise<void> {
@@ -244,23 +163,6 @@ async function runBySubscription(claimed: ClaimedDelivery[], limit: number, run:
     }
   };
   await Promise.all(Array.from({ length: Math.min(limit, pending.length) }, worker));
-}
-
-function fromWebhookAttempt(attempt: Awaited<ReturnType<WebhookSender['send']>>): AttemptResult & { status: number | null; excerpt: string } {
-  return {
-    ok: attempt.ok,
-    permanent: attempt.permanent,
-    gone: attempt.gone,
-    goneReason: 'the receiver answered 410 Gone',
-    retryAfterMs: attempt.retryAfterMs,
-    status: attempt.status,
-    excerpt: attempt.responseExcerpt,
-    error: attempt.error ?? (attempt.status !== null ? `HTTP ${attempt.status}` : 'no answer'),
-  };
-}
-
-function failure(error: string, permanent: boolean): AttemptResult & { status: null; excerpt: string } {
-  return { ok: false, permanent, gone: false, retryAfterMs: null, status: null, excerpt: '', error };
 }
 
 function errorText(error: unknown): string {

@@ -3,18 +3,16 @@
  * change, pause, resume, rotate a secret, send a test of every event type; and the double opt-in
  * email flow (sign up, confirm, unsubscribe, manage) with its tokens and rate limits.
  */
-import { renderChannelMessage } from '../core/channel-message.ts';
-import { checkToken, hashToken, issueToken, type TokenPurpose } from '../core/confirmation-token.ts';
-import { renderEmail, escapeHtml } from '../core/email-render.ts';
+import { checkToken, hashToken, type TokenPurpose } from '../core/confirmation-token.ts';
+import { escapeHtml } from '../core/email-render.ts';
 import { ApiError } from '../core/errors.ts';
 import { EVENT_TYPES, type EventData, type EventType, type IncidentSummary, type StatusEvent } from '../core/events.ts';
-import { groupForMessages } from '../core/notification-message.ts';
-import type { Clock, Logger, Mailer, NotificationStore, StoredSubscription, SubscriptionPatch, WebhookAttempt, WebhookSender } from '../core/ports.ts';
+import type { Clock, Logger, Mailer, NotificationStore, StoredSubscription, SubscriptionPatch } from '../core/ports.ts';
 import { limitKeyForAddress, limitKeyForRecipient, signupLimits } from '../core/rate-limit.ts';
 import type { SecretBox } from '../core/secret-box.ts';
 import type { NewSubscription, SubscriptionFilters } from '../core/subscription.ts';
-import { generateWebhookSecret, webhookHeaders } from '../core/webhook-signing.ts';
-import { toWebhookPayload } from '../core/webhook-payload.ts';
+import { generateWebhookSecret } from '../core/webhook-signing.ts';
+import type { ChannelSender } from './channel-sender.ts';
 
 /** After a rotation the old secret keeps signing this long, so receivers can switch at their own pace. */
 export const SECRET_ROTATION_GRACE_MS = 24 * 60 * 60 * 1000;
@@ -22,12 +20,11 @@ export const SECRET_ROTATION_GRACE_MS = 24 * 60 * 60 * 1000;
 export type SubscriptionServiceDeps = {
   store: NotificationStore;
   secrets: SecretBox;
-  webhooks: WebhookSender;
+  sender: ChannelSender;
+  /** Null when SMTP_URL is unset: no email subscriptions then. */
   mailer: Mailer | null;
   clock: Clock;
   logger: Logger;
-  publicUrl: string;
-  sanitizeHtml: (html: string) => string;
   newId: () => string;
   /** Checks a webhook URL before it is stored (the sender checks again at connect time). */
   checkTarget: (url: string) => { ok: true } | { ok: false; reason: string };
@@ -46,12 +43,6 @@ export function createSubscriptionService(deps: SubscriptionServiceDeps) {
       const check = deps.checkTarget(input.target);
       if (!check.ok) throw new ApiError(400, 'invalid_request', `url is not allowed: ${check.reason}`);
     }
-  }
-
-  async function link(subscriptionId: string, purpose: TokenPurpose): Promise<string> {
-    const { token, record } = await issueToken(purpose, clock.now());
-    await store.saveToken({ ...record, subscriptionId });
-    return `${deps.publicUrl}/${purpose === 'confirm' ? 'subscribe/confirm' : purpose}?token=${token}`;
   }
 
   /** The subscription a link token stands for, or an ApiError a page can show. */
@@ -128,8 +119,11 @@ export function createSubscriptionService(deps: SubscriptionServiceDeps) {
       const subscription = await mustGet(id);
       const results: TestSendResult[] = [];
       for (const event of sampleEvents(clock.now())) {
-        const attempt = await sendSample(subscription, event);
-        results.push({ eventType: event.type, ...attempt });
+        const sent = await deps.sender.send(subscription, [event], {
+          messageId: async () => `msg_test_${event.id.replace(/[^a-z0-9]/gi, '_')}`,
+          subjectPrefix: '[Test] ',
+        });
+        results.push({ eventType: event.type, ok: sent.ok, status: sent.status, error: sent.ok ? null : sent.error });
       }
       return results;
     },
@@ -160,8 +154,8 @@ export function createSubscriptionService(deps: SubscriptionServiceDeps) {
       }
       const mail =
         subscription.status === 'pending'
-          ? confirmationMail(await link(subscription.id, 'confirm'))
-          : alreadySubscribedMail(await link(subscription.id, 'manage'));
+          ? confirmationMail(await deps.sender.linkFor(subscription.id, 'confirm'))
+          : alreadySubscribedMail(await deps.sender.linkFor(subscription.id, 'manage'));
       const sent = await deps.mailer.send({ to: input.target, ...mail, headers: {} });
       if (!sent.ok) {
         deps.logger.warn('could not send a sign-up email', { subscription: subscription.id, error: sent.response });
@@ -213,36 +207,6 @@ export function createSubscriptionService(deps: SubscriptionServiceDeps) {
 
   async function mustGet(id: string): Promise<StoredSubscription> {
     return (await store.getSubscription(id)) ?? notFound();
-  }
-
-  async function sendSample(subscription: StoredSubscription, event: StatusEvent): Promise<Omit<TestSendResult, 'eventType'>> {
-    const fromAttempt = (a: WebhookAttempt) => ({ ok: a.ok, status: a.status, error: a.ok ? null : (a.error ?? `HTTP ${a.status}`) });
-    if (subscription.channel === 'webhook') {
-      if (!subscription.secretSealed) return { ok: false, status: null, error: 'no signing secret' };
-      const body = JSON.stringify(toWebhookPayload(event));
-      const headers = await webhookHeaders({
-        id: `msg_test_${event.id.replace(/[^a-z0-9]/gi, '_')}`,
-        timestampSeconds: Math.floor(clock.now() / 1000),
-        body,
-        secrets: [await deps.secrets.open(subscription.secretSealed)],
-      });
-      return fromAttempt(await deps.webhooks.send({ url: subscription.target, headers: { ...headers }, body }));
-    }
-    const update = groupForMessages([event])[0]!;
-    if (subscription.channel === 'channel') {
-      const body = JSON.stringify(renderChannelMessage(update, { publicUrl: deps.publicUrl }));
-      return fromAttempt(await deps.webhooks.send({ url: subscription.target, headers: { 'content-type': 'application/json' }, body }));
-    }
-    if (!deps.mailer) return { ok: false, status: null, error: 'email is not configured' };
-    const email = renderEmail(update, {
-      publicUrl: deps.publicUrl,
-      timeZone: subscription.timeZone,
-      unsubscribeUrl: await link(subscription.id, 'unsubscribe'),
-      manageUrl: await link(subscription.id, 'manage'),
-      sanitizeHtml: deps.sanitizeHtml,
-    });
-    const sent = await deps.mailer.send({ to: subscription.target, ...email, subject: `[Test] ${email.subject}` });
-    return sent.ok ? { ok: true, status: 250, error: null } : { ok: false, status: sent.code, error: sent.response };
   }
 
   function confirmationMail(confirmUrl: string) {

@@ -12,6 +12,7 @@ import { resolveSecretKey } from '../adapters/secret-key-file.ts';
 import { createSmtpMailer } from '../adapters/smtp-mailer.ts';
 import { createSqliteStore } from '../adapters/sqlite-store.ts';
 import { checkWebhookUrl } from '../adapters/webhook-target-guard.ts';
+import { createChannelSender } from '../app/channel-sender.ts';
 import { createDeliverer } from '../app/deliverer.ts';
 import { startDeliveryLoop, type DeliveryLoop } from '../app/delivery-loop.ts';
 import { createServiceMetrics, type ServiceMetrics } from '../app/service-metrics.ts';
@@ -67,27 +68,24 @@ export async function createNodeRuntime(config: Config, logger: Logger, clock: C
   const webhooks = createHttpWebhookSender({ allowPrivate: config.WEBHOOK_ALLOW_PRIVATE, userAgent: USER_AGENT, clock });
   const mailer = config.SMTP_URL ? createSmtpMailer({ smtpUrl: config.SMTP_URL, from: config.MAIL_FROM ?? 'statuswatch <statuswatch@localhost>' }) : null;
   const publicUrl = config.PUBLIC_URL ?? `http://localhost:${config.PORT}`;
+  const sender = createChannelSender({ store, webhooks, mailer, secrets, clock, publicUrl, sanitizeHtml: sanitizeNoteHtml });
   const subscriptions = createSubscriptionService({
     store,
     secrets,
-    webhooks,
+    sender,
     mailer,
     clock,
     logger,
-    publicUrl,
-    sanitizeHtml: sanitizeNoteHtml,
     newId: () => `sub_${randomUUID().replace(/-/g, '')}`,
     checkTarget: (url) => checkWebhookUrl(url, { allowPrivate: config.WEBHOOK_ALLOW_PRIVATE }),
   });
   const deliverer = createDeliverer({
     store,
-    webhooks,
+    sender,
     mailer,
-    secrets,
     clock,
     logger,
     publicUrl,
-    sanitizeHtml: sanitizeNoteHtml,
     instanceId,
     isHolderGone: isLeaseHolderGone,
     adminEmail: config.ADMIN_EMAIL,

@@ -6,6 +6,7 @@
 import { Agent, request } from 'undici';
 import { createHttpWebhookSender } from '../../src/adapters/http-webhook-sender.ts';
 import { sanitizeNoteHtml } from '../../src/adapters/html-sanitizer.ts';
+import { createChannelSender } from '../../src/app/channel-sender.ts';
 import { createDeliverer, type DeliveryRound } from '../../src/app/deliverer.ts';
 import type { StatusEvent } from '../../src/core/events.ts';
 import { webhookMessageId } from '../../src/core/fanout.ts';
@@ -39,15 +40,15 @@ export async function benchWebhookThroughput(options: WebhookThroughputOptions, 
   const webhooks = createHttpWebhookSender({ allowPrivate: true, userAgent: USER_AGENT });
   const bareAgent = new Agent();
   try {
+    const clock = { now: () => Date.now() };
+    const publicUrl = 'https://status.example.test';
     const deliverer = createDeliverer({
       store: archive.store,
-      webhooks,
+      sender: createChannelSender({ store: archive.store, webhooks, mailer: null, secrets: secrets.box, clock, publicUrl, sanitizeHtml: sanitizeNoteHtml }),
       mailer: null,
-      secrets: secrets.box,
-      clock: { now: () => Date.now() },
+      clock,
       logger: silentLogger,
-      publicUrl: 'https://status.example.test',
-      sanitizeHtml: sanitizeNoteHtml,
+      publicUrl,
       instanceId: `bench:${process.pid}:webhooks`,
       isHolderGone: () => false,
     });

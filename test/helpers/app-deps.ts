@@ -3,6 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { sanitizeNoteHtml } from '../../src/adapters/html-sanitizer.ts';
 import { createHttpWebhookSender } from '../../src/adapters/http-webhook-sender.ts';
 import { checkWebhookUrl } from '../../src/adapters/webhook-target-guard.ts';
+import { createChannelSender } from '../../src/app/channel-sender.ts';
 import type { Poller } from '../../src/app/poller.ts';
 import { createServiceMetrics } from '../../src/app/service-metrics.ts';
 import { createSubscriptionService } from '../../src/app/subscriptions.ts';
@@ -14,15 +15,15 @@ import type { AppDeps } from '../../src/http/deps.ts';
 export async function buildAppDeps(store: Store, options: { poller: Poller; logger: Logger; startedAt: number }): Promise<AppDeps> {
   const clock = { now: () => Date.now() };
   const webhooks = createHttpWebhookSender({ allowPrivate: false, userAgent: 'statuswatch-test' });
+  const secrets = await createSecretBox(generateSecretKey());
+  const sender = createChannelSender({ store, webhooks, mailer: null, secrets, clock, publicUrl: 'http://localhost', sanitizeHtml: sanitizeNoteHtml });
   const subscriptions = createSubscriptionService({
     store,
-    secrets: await createSecretBox(generateSecretKey()),
-    webhooks,
+    secrets,
+    sender,
     mailer: null,
     clock,
     logger: options.logger,
-    publicUrl: 'http://localhost',
-    sanitizeHtml: sanitizeNoteHtml,
     newId: () => `sub_${randomUUID()}`,
     checkTarget: (url) => checkWebhookUrl(url, { allowPrivate: false }),
   });
