@@ -246,7 +246,7 @@ export function createSqliteNotificationStore(db: SqliteDatabase): NotificationS
     },
 
     async getDelivery(id) {
-      const row = db.select().from(d).where(eq(d.id, id)).get();
+      const row = st.deliveryById.get({ id });
       if (!row) return null;
       const attempts = db
         .select()
