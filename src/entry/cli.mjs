@@ -1,7 +1,19 @@
 #!/usr/bin/env node
-// The `statuswatch` command. Registers tsx so Node 20 runs the TypeScript sources as they are:
-// no build step between `npm ci` and `npm start`.
-import { register } from 'tsx/esm/api';
+// The `statuswatch` command. Production runs the JavaScript that `npm ci` built into dist/ (the
+// `prepare` script). A checkout whose sources changed since that build runs them through tsx
+// instead, so tests and development always run the code as it stands; tsx is a devDependency.
+import { DIST_CLI, isBuildFresh } from './built-output.mjs';
 
-register();
-await import('./cli.ts');
+if (isBuildFresh()) {
+  await import(DIST_CLI);
+} else {
+  let register;
+  try {
+    ({ register } = await import('tsx/esm/api'));
+  } catch {
+    console.error('statuswatch: dist/ is missing or older than src/, and tsx (a devDependency) is not installed: run `npm run build`.');
+    process.exit(2);
+  }
+  register();
+  await import('./cli.ts');
+}

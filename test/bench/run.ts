@@ -10,6 +10,7 @@ import { benchNotifications, type NotificationsOptions } from './notifications.t
 import { benchPages, type PagesBenchOptions } from './pages.ts';
 import { benchPollCycle, type PollCycleOptions } from './poll-cycle.ts';
 import { benchReliabilityQuery, type ReliabilityQueryOptions } from './reliability-query.ts';
+import { benchStartup, type StartupOptions } from './startup.ts';
 import { heading } from './table.ts';
 
 const QUICK = process.env.BENCH_QUICK === '1';
@@ -68,6 +69,9 @@ const PAGES: PagesBenchOptions = {
   warmUpRounds: QUICK ? 3 : 5,
 };
 
+// Full: about 20 s (each start migrates a fresh archive); quick: a few seconds.
+const STARTUP: StartupOptions = { rounds: QUICK ? 3 : 15, warmUpRounds: 1 };
+
 const started = performance.now();
 const cpu = cpus()[0]?.model ?? 'unknown CPU';
 console.log(`statuswatch benchmarks${QUICK ? ' (BENCH_QUICK: small data, few rounds; figures are rough)' : ''}`);
@@ -82,6 +86,7 @@ for (const [name, section] of [
   ['reliability', () => benchReliabilityQuery(RELIABILITY)],
   ['notifications', () => benchNotifications(NOTIFICATIONS)],
   ['dashboard pages', () => benchPages(PAGES)],
+  ['start-up', () => benchStartup(STARTUP)],
 ] as const satisfies readonly (readonly [string, () => Promise<SectionReport>])[]) {
   try {
     const report = await section();
