@@ -2,6 +2,7 @@
 import { Hono } from 'hono';
 import type { AppDeps } from './deps.ts';
 import { createErrorHandler, notFound } from './errors.ts';
+import { PUBLIC_PAGE_PATHS, publicPageCache } from './page-cache.ts';
 import { responseCache } from './response-cache.ts';
 import { adminPageRoutes } from './routes/admin-pages.tsx';
 import { adminRoutes } from './routes/admin.ts';
@@ -37,6 +38,9 @@ export function createApp(deps: AppDeps): Hono {
   app.use('/api/*', (c, next) => (isAdminPath(c.req.path) ? next() : cache(c, next)));
   // The feeds are read from the same archive: the same ETag and 304, one build per change.
   app.use('/feed.*', cache);
+  // The public pages likewise, in front of their security headers, which are the same for all.
+  const pages = publicPageCache(deps);
+  for (const path of PUBLIC_PAGE_PATHS) app.use(path, pages);
   app.route('/', healthRoutes(deps));
   app.route('/', mirrorRoutes(deps));
   app.route('/', incidentRoutes(deps));

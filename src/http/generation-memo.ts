@@ -1,8 +1,9 @@
 /**
  * A value derived from the archive, built once per change of it: kept while the archive
  * generation is the same and the value is younger than `maxAgeMs` (values that also move with the
- * clock, such as windows ending now). For what the response cache cannot hold: pages whose every
- * answer differs (a fresh CSP nonce) but whose expensive part does not.
+ * clock, such as windows ending now). For the expensive part that several answers share, or that
+ * outlives them: the track record behind both `/api/reliability` and `/reliability`, the bars of
+ * `/`, whose page is rebuilt after every poll run while the bars change only with the archive.
  */
 import type { Clock } from '../core/ports.ts';
 

@@ -14,21 +14,33 @@ import type { Store } from '../../src/core/ports.ts';
 import { createApp } from '../../src/http/app.ts';
 import { buildAppDeps } from '../helpers/app-deps.ts';
 import { expectBench, silentLogger } from './harness.ts';
+import type { HotPathJob, HotPathSamples } from './hot-paths-client.ts';
 import type { ClientJob } from './http-client.ts';
 
 export const BASELINE_PATH = '/api/constants';
+/** A bare Hono route answering `baselinePage()` as HTML: the same bytes as a page, without the app. */
+export const BASELINE_PAGE_PATH = '/bench/baseline.html';
 
 /** The app never polls in a benchmark; the admin route that would is not called. */
 const idlePoller: Poller = { pollOnce: async () => ({ status: 'skipped', reason: 'another poll is running' }) };
 
 export type ServedApp = { url: string; close(): Promise<void> };
 
-export async function serveAppWithBaseline(store: Store, options: { startedAt: number; baselineBody?: unknown }): Promise<ServedApp> {
+export type BaselineOptions = {
+  startedAt: number;
+  baselineBody?: unknown;
+  /** Read on every request, so a benchmark can set it to a page it has just fetched. */
+  baselinePage?: () => string;
+};
+
+export async function serveAppWithBaseline(store: Store, options: BaselineOptions): Promise<ServedApp> {
   const app = createApp(await buildAppDeps(store, { poller: idlePoller, logger: silentLogger, startedAt: options.startedAt }));
   const body = options.baselineBody ?? { ok: true };
-  const baseline = new Hono().get(BASELINE_PATH, (c) => c.json(body));
+  const page = options.baselinePage ?? (() => '');
+  const baseline = new Hono().get(BASELINE_PATH, (c) => c.json(body)).get(BASELINE_PAGE_PATH, (c) => c.html(page()));
+  const isBaseline = (path: string) => path === BASELINE_PATH || path === BASELINE_PAGE_PATH;
   const server = serve({
-    fetch: (request, env) => (new URL(request.url).pathname === BASELINE_PATH ? baseline.fetch(request) : app.fetch(request, env)),
+    fetch: (request, env) => (isBaseline(new URL(request.url).pathname) ? baseline.fetch(request) : app.fetch(request, env)),
     port: 0,
     hostname: '127.0.0.1',
   }) as Server;
@@ -47,15 +59,25 @@ export async function serveAppWithBaseline(store: Store, options: { startedAt: n
 }
 
 const CLIENT = fileURLToPath(new URL('./http-client.ts', import.meta.url));
+const CONCURRENT_CLIENT = fileURLToPath(new URL('./hot-paths-client.ts', import.meta.url));
 
 /** Runs the job in a client process and returns its samples by case name. */
 export async function runClient(job: ClientJob): Promise<Map<string, number[]>> {
-  const child = spawn(process.execPath, ['--import', 'tsx', CLIENT], { stdio: ['pipe', 'pipe', 'inherit'] });
+  return new Map(Object.entries(await runClientProcess<Record<string, number[]>>(CLIENT, job)));
+}
+
+/** Runs bursts of concurrent requests (hot-paths-client.ts) in a client process. */
+export async function runConcurrentClient(job: HotPathJob): Promise<HotPathSamples> {
+  return runClientProcess<HotPathSamples>(CONCURRENT_CLIENT, job);
+}
+
+async function runClientProcess<T>(script: string, job: unknown): Promise<T> {
+  const child = spawn(process.execPath, ['--import', 'tsx', script], { stdio: ['pipe', 'pipe', 'inherit'] });
   let output = '';
   child.stdout.on('data', (chunk) => (output += chunk));
   const exited = new Promise<number | null>((resolve) => child.on('close', resolve));
   child.stdin.end(JSON.stringify(job));
   const code = await exited;
   expectBench(code === 0, `the benchmark client exited with ${code}`);
-  return new Map(Object.entries(JSON.parse(output) as Record<string, number[]>));
+  return JSON.parse(output) as T;
 }

@@ -7,7 +7,14 @@
 import { performance } from 'node:perf_hooks';
 import { Pool } from 'undici';
 
-export type HotPathTarget = { name: string; url: string; headers?: Record<string, string>; status: number };
+export type HotPathTarget = {
+  name: string;
+  url: string;
+  headers?: Record<string, string>;
+  status: number;
+  /** A unique dummy parameter on every request, so the server's response cache always misses. */
+  fresh?: boolean;
+};
 
 export type HotPathJob = {
   baseline: HotPathTarget;
@@ -36,15 +43,18 @@ async function main(): Promise<void> {
     return pool;
   };
 
+  let requests = 0;
   const burst = async (target: HotPathTarget, into: BurstSamples) => {
     const url = new URL(target.url);
     const pool = poolFor(url);
     const path = url.pathname + url.search;
+    const separator = url.search ? '&' : '?';
     let left = job.burstRequests;
     const worker = async () => {
       while (left-- > 0) {
         const started = performance.now();
-        const response = await pool.request({ path, method: 'GET', headers: target.headers });
+        const sent = target.fresh ? `${path}${separator}_bench=${++requests}` : path;
+        const response = await pool.request({ path: sent, method: 'GET', headers: target.headers });
         const body = await response.body.text();
         into.latenciesMs.push(performance.now() - started);
         if (response.statusCode !== target.status) throw new Error(`${target.name}: HTTP ${response.statusCode}, expected ${target.status}: ${body.slice(0, 200)}`);

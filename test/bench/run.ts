@@ -61,12 +61,20 @@ const NOTIFICATIONS: NotificationsOptions = {
   latency: { subscribers: QUICK ? 100 : 1_000, rounds: QUICK ? 2 : 8, warmUpRounds: 1 },
 };
 
-// Full: about 25 s (a 10,000-incident seed in SQL, then the requests; `/` stops at its 8 s budget);
-// quick: about 6 s.
+// Full: about 25 s (a 10,000-incident seed in SQL, then the requests; `/` stops at its 8 s budget),
+// then the crowd at 50 clients, the issue's figure; quick: about 10 s.
 const PAGES: PagesBenchOptions = {
   archiveIncidents: QUICK ? 2_000 : 10_000,
   rounds: QUICK ? 20 : 150,
   warmUpRounds: QUICK ? 3 : 5,
+  crowd: {
+    concurrency: 50,
+    burstRequests: QUICK ? 200 : 1_000,
+    rounds: QUICK ? 2 : 8,
+    warmUpRounds: 1,
+    buildBurstRequests: QUICK ? 50 : 200,
+    buildRounds: QUICK ? 1 : 3,
+  },
 };
 
 // Full: about 20 s (each start migrates a fresh archive); quick: a few seconds.

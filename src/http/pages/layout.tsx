@@ -5,12 +5,9 @@ import type { Child } from 'hono/jsx';
 import type { HtmlEscapedString } from 'hono/utils/html';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import { assetUrl, type StaticAssets } from '../routes/static-assets.ts';
-import { pageNonce } from './page-security.ts';
 
 export type LayoutProps = {
   title: string;
-  /** From pageNonce(c): the only script the Content-Security-Policy lets run carries it. */
-  nonce: string;
   /** The request path: marks the current section in the navigation. */
   path: string;
   assets: StaticAssets;
@@ -42,7 +39,7 @@ export function Layout(props: LayoutProps) {
           <title>{`${props.title} · statuswatch`}</title>
           <link rel="stylesheet" href={assetUrl(props.assets, '/style.css')} />
           <link rel="stylesheet" href={assetUrl(props.assets, '/charts.css')} />
-          <script src={assetUrl(props.assets, '/app.js')} defer nonce={props.nonce}></script>
+          <script src={assetUrl(props.assets, '/app.js')} defer></script>
         </head>
         <body>
           <a class="skip-link" href="#main">Skip to content</a>
@@ -77,7 +74,7 @@ export function Layout(props: LayoutProps) {
 
 /**
  * Answers with a rendered page. The security headers come from pageSecurity() on the route;
- * pages carry a fresh nonce each time, so a cache may keep them only to revalidate.
+ * caches revalidate before each use (public pages get their ETag from page-cache.ts).
  */
 export function renderPage(c: Context, page: HtmlEscapedString | Promise<HtmlEscapedString>, status: ContentfulStatusCode = 200) {
   c.header('cache-control', 'no-cache');
@@ -86,12 +83,12 @@ export function renderPage(c: Context, page: HtmlEscapedString | Promise<HtmlEsc
 
 export type PageResponder = (c: Context, title: string, body: Child, status?: ContentfulStatusCode) => Response | Promise<Response>;
 
-/** `page(c, title, body, status)`: the body in the Layout, with this request's nonce, answered by renderPage. */
+/** `page(c, title, body, status)`: the body in the Layout, answered by renderPage. */
 export function pageResponder(assets: StaticAssets, titleSuffix = ''): PageResponder {
   return (c, title, body, status = 200) =>
     renderPage(
       c,
-      <Layout title={title + titleSuffix} nonce={pageNonce(c)} path={c.req.path} assets={assets}>
+      <Layout title={title + titleSuffix} path={c.req.path} assets={assets}>
         {body}
       </Layout>,
       status,

@@ -1,6 +1,6 @@
-/** Security headers of the HTML pages: a nonce-based Content-Security-Policy and its companions. */
-import type { Context, MiddlewareHandler } from 'hono';
-import { NONCE, secureHeaders } from 'hono/secure-headers';
+/** Security headers of the HTML pages: a Content-Security-Policy that runs our own files only, and its companions. */
+import type { MiddlewareHandler } from 'hono';
+import { secureHeaders } from 'hono/secure-headers';
 
 export type PageSecurityOptions = {
   /**
@@ -15,15 +15,17 @@ export type PageSecurityOptions = {
 };
 
 /**
- * Pages load only our own files; the one thing a nonce allows is our own script tag, so a note
- * body that slipped a <script> past the sanitiser still could not run. No inline styles either:
- * every look comes from public/*.css.
+ * Pages load only our own files: our script is a file from 'self' and no inline script may run,
+ * so a note body that slipped a <script> or an event handler past the sanitiser still could not.
+ * No inline styles either: every look comes from public/*.css. With no per-view nonce, the
+ * headers and the page are the same for every visitor, so public pages can be built once and
+ * cached (page-cache.ts).
  */
 export function pageSecurity(options: PageSecurityOptions = {}): MiddlewareHandler {
   const headers = secureHeaders({
     contentSecurityPolicy: {
       defaultSrc: ["'self'"],
-      scriptSrc: ["'self'", NONCE],
+      scriptSrc: ["'self'"],
       styleSrc: ["'self'"],
       imgSrc: ["'self'", 'data:'],
       connectSrc: ["'self'"],
@@ -43,9 +45,4 @@ export function pageSecurity(options: PageSecurityOptions = {}): MiddlewareHandl
       await next();
       c.res.headers.set('cache-control', 'no-store');
     });
-}
-
-/** The nonce pageSecurity made for this request (empty when the middleware is missing: scripts then stay blocked). */
-export function pageNonce(c: Context): string {
-  return (c.get('secureHeadersNonce' as never) as string | undefined) ?? '';
 }
