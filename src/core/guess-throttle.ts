@@ -1,7 +1,8 @@
 /**
  * A pure throttle of admin-token guesses: a short, growing, capped wait after wrong guesses, per
- * address and across all addresses. Never a lockout: the right token is accepted whenever the wait
- * is over, so someone sharing the admin's address can delay them by seconds, not shut them out.
+ * address and across all addresses. Never a lockout: a wait lasts seconds, and the right token is
+ * accepted as soon as it is over. (Someone at the admin's address who guesses without pause still
+ * competes for each slot as it opens; a browser that signed in before has a log of its own.)
  */
 
 /**
@@ -20,9 +21,9 @@ export type GuessDecision =
   | { allowed: false; retryAfterMs: number };
 
 /**
- * Per client address: five typos are free, then waits of 1, 2, 4, 8, 10, 10... seconds. At the cap
- * one address can test 6 guesses a minute; a stranger behind the same proxy delays the admin by at
- * most 10 s. Forgotten after 15 minutes without a wrong guess.
+ * Per client address (or known browser): five typos are free, then waits of 1, 2, 4, 8, 10, 10...
+ * seconds, never more. At the cap one address can test 6 guesses a minute. Forgotten after 15
+ * minutes without a wrong guess.
  */
 export const PER_ADDRESS_GUESSES: GuessRule = { freeFailures: 5, firstDelayMs: 1000, maxDelayMs: 10_000, forgetAfterMs: 15 * 60_000 };
 

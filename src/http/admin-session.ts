@@ -16,10 +16,14 @@ export const MAX_LIVE_ADMIN_SESSIONS = 100;
  * refuse the cookie from any plain-http page; `__Host-` would need Path=/, and Path=/admin keeps the
  * cookie off every other request.
  */
-export function adminCookie(publicUrl: string | undefined): { name: string; secure: boolean } {
+export function adminCookies(publicUrl: string | undefined): { session: string; device: string; secure: boolean } {
   const secure = publicUrl !== undefined && new URL(publicUrl).protocol === 'https:';
-  return { name: secure ? '__Secure-statuswatch_admin' : 'statuswatch_admin', secure };
+  const prefix = secure ? '__Secure-' : '';
+  return { session: `${prefix}statuswatch_admin`, device: `${prefix}statuswatch_admin_device`, secure };
 }
+
+/** How long a browser stays known after signing in: 400 days, the most browsers keep a cookie. */
+export const ADMIN_DEVICE_MS = 400 * 24 * 60 * 60 * 1000;
 
 export type AdminSession = { id: string; expiresAt: number };
 
@@ -33,6 +37,14 @@ export type AdminSessions = {
   /** The token every admin form carries: the same for the whole session, useless for any other. */
   csrfToken(session: AdminSession): Promise<string>;
   checkCsrf(session: AdminSession, token: unknown): Promise<boolean>;
+  /**
+   * A cookie that marks a browser as one that signed in with the current token. It opens nothing;
+   * its wrong guesses are throttled under its own key, so strangers sharing its address (or
+   * flooding the global ceiling) cannot keep it waiting.
+   */
+  issueDevice(): Promise<string>;
+  /** The browser's id, or null when the cookie is absent, forged, or was made under another token. */
+  readDevice(cookie: string | undefined): Promise<string | null>;
 };
 
 /**
@@ -43,6 +55,8 @@ export type AdminSessions = {
 export async function createAdminSessions(secret: string, adminToken: string, store: AdminAccessStore): Promise<AdminSessions> {
   const codec = await createCursorCodec(secret);
   const fingerprint = await tokenFingerprint(adminToken, secret);
+  // Keyed by the token's fingerprint too: a new ADMIN_TOKEN unmakes every device cookie at once.
+  const devices = await createCursorCodec(`${secret}:device:${fingerprint}`);
   const idOf = async (cookie: string | undefined): Promise<string | null> => {
     if (!cookie) return null;
     const payload = (await codec.decode(cookie)) as { k?: unknown; s?: unknown } | null;
@@ -69,6 +83,12 @@ export async function createAdminSessions(secret: string, adminToken: string, st
       if (typeof token !== 'string' || token === '') return false;
       const payload = (await codec.decode(token)) as { k?: unknown; s?: unknown } | null;
       return payload?.k === 'admin-csrf' && payload.s === session.id;
+    },
+    issueDevice: () => devices.encode({ k: 'admin-device', d: randomSecret(16) }),
+    async readDevice(cookie) {
+      if (!cookie) return null;
+      const payload = (await devices.decode(cookie)) as { k?: unknown; d?: unknown } | null;
+      return payload?.k === 'admin-device' && typeof payload.d === 'string' ? payload.d : null;
     },
   };
 }

@@ -111,6 +111,25 @@ describe('admin pages', () => {
     expect((await get('/admin', cookie)).status).toBe(200);
   });
 
+  it('lets a browser that signed in before straight in while a stranger at its address is throttled', async () => {
+    const first = await post('/admin/sign-in', { token: ADMIN_TOKEN });
+    const device = first.headers.getSetCookie().find((c) => c.startsWith('statuswatch_admin_device='))?.split(';')[0] ?? '';
+    expect(device).not.toBe('');
+    // A stranger behind the same proxy guesses without pause; even the right token from a
+    // browser the service has not seen must wait.
+    const guesses = await Promise.all(Array.from({ length: 20 }, (_, i) => post('/admin/sign-in', { token: `guess-${i}` })));
+    expect(guesses.filter((g) => g.status === 429).length).toBeGreaterThan(0);
+    expect((await post('/admin/sign-in', { token: ADMIN_TOKEN })).status).toBe(429);
+    const [name, value] = device.split('=') as [string, string];
+    expect((await post('/admin/sign-in', { token: ADMIN_TOKEN }, { cookie: `${name}=${value.slice(0, -2)}${value.endsWith('AA') ? 'BB' : 'AA'}` })).status).toBe(429);
+    // The known browser, mid-attack: in at once.
+    const attack = Promise.all(Array.from({ length: 20 }, (_, i) => post('/admin/sign-in', { token: `more-${i}` })));
+    const known = await post('/admin/sign-in', { token: ADMIN_TOKEN }, { cookie: device });
+    await attack;
+    expect(known.status).toBe(303);
+    expect((await get('/admin', known.headers.getSetCookie()[0]!.split(';')[0]!)).status).toBe(200);
+  });
+
   it('ends the session on the server at sign-out: the old cookie opens nothing afterwards', async () => {
     const { cookie } = await signIn();
     const other = await signIn();

@@ -12,7 +12,7 @@ import { ApiError } from '../../core/errors.ts';
 import { webhookMessageId } from '../../core/fanout.ts';
 import { utcDate } from '../../core/service-days.ts';
 import { CHANNELS, type Channel } from '../../core/subscription.ts';
-import { ADMIN_SESSION_MS, adminCookie, createAdminSessions, type AdminSession, type AdminSessions } from '../admin-session.ts';
+import { ADMIN_DEVICE_MS, ADMIN_SESSION_MS, adminCookies, createAdminSessions, type AdminSession, type AdminSessions } from '../admin-session.ts';
 import { createAdminTokenCheck } from '../admin-token-check.ts';
 import type { AppDeps } from '../deps.ts';
 import { formValue, readForm } from '../form-body.ts';
@@ -48,8 +48,8 @@ export function adminPageRoutes(deps: AppDeps) {
   const sessions = () =>
     (sessionsReady ??= store.secret('admin-session', () => randomSecret()).then((secret) => createAdminSessions(secret, deps.adminToken!, store)));
   const checkToken = deps.adminToken ? createAdminTokenCheck({ ...deps, adminToken: deps.adminToken }) : null;
-  const cookie = adminCookie(deps.publicUrl);
-  // Path=/admin keeps the cookie off every other request.
+  const cookie = adminCookies(deps.publicUrl);
+  // Path=/admin keeps the cookies off every other request.
   const cookieOptions = { httpOnly: true, sameSite: 'Strict' as const, secure: cookie.secure, path: '/admin' };
 
   const page = pageResponder(deps.assets, ' · admin');
@@ -98,7 +98,9 @@ export function adminPageRoutes(deps: AppDeps) {
     const next = safeNext(formValue(form.next));
     const token = formValue(form.token);
     // Never a lockout: the throttle asks for a wait of seconds, then the right token gets in.
-    const result = await checkToken!(c, token);
+    const all = await sessions();
+    const deviceId = await all.readDevice(getCookie(c, cookie.device));
+    const result = await checkToken!(c, token, deviceId);
     if (result.outcome === 'throttled') {
       c.header('retry-after', String(result.retryAfterSeconds));
       const error = `Too many wrong tokens. Wait ${result.retryAfterSeconds} second${result.retryAfterSeconds === 1 ? '' : 's'} and try again.`;
@@ -107,15 +109,16 @@ export function adminPageRoutes(deps: AppDeps) {
     if (result.outcome === 'wrong') {
       return page(c, 'Sign in', <SignInPage next={next} error="That is not the admin token. Check it and try again." />, 401);
     }
-    const issued = await (await sessions()).issue(clock.now());
-    setCookie(c, cookie.name, issued.cookie, { ...cookieOptions, maxAge: ADMIN_SESSION_MS / 1000 });
+    const issued = await all.issue(clock.now());
+    setCookie(c, cookie.session, issued.cookie, { ...cookieOptions, maxAge: ADMIN_SESSION_MS / 1000 });
+    if (!deviceId) setCookie(c, cookie.device, await all.issueDevice(), { ...cookieOptions, maxAge: ADMIN_DEVICE_MS / 1000 });
     return c.redirect(next, 303);
   });
 
   // Ends the session on the server too: the old cookie opens nothing afterwards.
   app.post('/admin/sign-out', async (c) => {
-    await (await sessions()).end(getCookie(c, cookie.name));
-    deleteCookie(c, cookie.name, cookieOptions);
+    await (await sessions()).end(getCookie(c, cookie.session));
+    deleteCookie(c, cookie.session, cookieOptions);
     return c.redirect('/admin/sign-in', 303);
   });
 
@@ -240,7 +243,7 @@ export function adminPageRoutes(deps: AppDeps) {
   return app;
 
   async function currentSession(c: Context): Promise<AdminSession | null> {
-    return (await sessions()).read(getCookie(c, cookie.name), clock.now());
+    return (await sessions()).read(getCookie(c, cookie.session), clock.now());
   }
 
   /**
