@@ -48,7 +48,9 @@ export function createSqliteAdminAccessStore(db: SqliteDatabase): AdminAccessSto
     },
 
     // Logs share rate_limits with the sign-up limiter ({hitsMs} JSON, distinct keys). Reading and
-    // writing in one transaction makes concurrent guesses queue: none slips past a full log.
+    // writing in one transaction makes concurrent guesses queue: none slips past a full log. A
+    // wrong guess may write, so it takes the write lock first: upgrading a read transaction would
+    // fail with SQLITE_BUSY when another process wrote in between. A right one only reads.
     async throttleGuess(limits, wrong, now) {
       const r = t.rateLimits;
       return db.transaction(() => {
@@ -65,7 +67,7 @@ export function createSqliteAdminAccessStore(db: SqliteDatabase): AdminAccessSto
         }
         db.delete(r).where(lt(r.expiresMs, now)).run();
         return decision;
-      });
+      }, { behavior: wrong ? 'immediate' : 'deferred' });
     },
   };
 }
