@@ -25,6 +25,7 @@ import type {
   StoredIncident,
 } from '../core/ports.ts';
 import { prepareIncidentSpans } from './sqlite-reliability.ts';
+import { createSqliteAdminAccessStore } from './sqlite-admin-access.ts';
 import { createOutboxWriter, createSqliteNotificationStore, toStatusEvent } from './sqlite-notifications.ts';
 import { preparePollStatements, type SqliteDatabase } from './sqlite-statements.ts';
 import * as t from './store-schema.ts';
@@ -211,6 +212,7 @@ export function createSqliteStore(db: SqliteDatabase): Store {
 
   return {
     ...notifications,
+    ...createSqliteAdminAccessStore(db),
     async loadIncidents(ids) {
       return new Map(loadByIds(ids).map((incident) => [incident.id, incident]));
     },

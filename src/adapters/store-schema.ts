@@ -259,3 +259,16 @@ export const rateLimits = sqliteTable('rate_limits', {
   hitsJson: text('hits_json').notNull(),
   expiresMs: integer('expires_ms').notNull(),
 });
+
+/**
+ * Admin sessions (admin-session.ts): the cookie carries a random id, stored here only as its
+ * SHA-256, with a fingerprint of the ADMIN_TOKEN that made it (never the token). Signing out
+ * deletes the row; a new token ends every session of the old one. At most 100 rows.
+ */
+export const adminSessions = sqliteTable('admin_sessions', {
+  idHash: text('id_hash').primaryKey(),
+  tokenFingerprint: text('token_fingerprint').notNull(),
+  createdMs: integer('created_ms').notNull(),
+  expiresMs: integer('expires_ms').notNull(),
+  lastSeenMs: integer('last_seen_ms').notNull(),
+});

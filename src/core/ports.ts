@@ -5,6 +5,7 @@ import type { Note } from './incident.ts';
 import type { FeedSource } from './observe.ts';
 import type { VendorIncidentJson } from './vendor-format.ts';
 import type { StoredToken, TokenRecord } from './confirmation-token.ts';
+import type { GuessDecision, GuessLimit } from './guess-throttle.ts';
 import type { LimitDecision, LimitRule } from './rate-limit.ts';
 import type { Channel, Subscription, SubscriptionStatus } from './subscription.ts';
 
@@ -189,7 +190,27 @@ export interface ArchiveQueries {
   secret(name: string, generate: () => string): Promise<string>;
 }
 
-export type Store = PollStore & ArchiveQueries & NotificationStore;
+export type Store = PollStore & ArchiveQueries & NotificationStore & AdminAccessStore;
+
+/** An admin session as stored: never its id (only a hash) nor the token (only a fingerprint). */
+export type AdminSessionRecord = { idHash: string; tokenFingerprint: string; createdAt: number; expiresAt: number };
+
+/** Admin sessions and the throttle of admin-token guesses. */
+export interface AdminAccessStore {
+  /**
+   * Saves a new session; on the way drops expired sessions, sessions made with another token, and
+   * all but the newest `maxLive`, so the table stays small whoever signs in how often.
+   */
+  createAdminSession(session: AdminSessionRecord, maxLive: number): Promise<void>;
+  /**
+   * The live session with this id hash made with this token fingerprint, marked seen at `now`;
+   * null otherwise. Sessions made with any other token are deleted first: a new ADMIN_TOKEN ends them.
+   */
+  touchAdminSession(idHash: string, tokenFingerprint: string, now: number): Promise<AdminSessionRecord | null>;
+  deleteAdminSession(idHash: string): Promise<void>;
+  /** Decides one guess of the admin token against the logs of `limits` and writes the decision, atomically. */
+  throttleGuess(limits: readonly GuessLimit[], wrong: boolean, now: number): Promise<GuessDecision>;
+}
 
 
 /** A rendered email addressed to one recipient: what a Mailer sends. */

@@ -30,8 +30,9 @@ export type AppDeps = {
   /** Cleans a vendor note body (HTML) for a page: adapters/html-sanitizer.ts, whose parser needs Node's path and url. */
   sanitizeHtml: (html: string) => string;
   /**
-   * The address a request came from, for the sign-up rate limits: the socket's peer on Node.
-   * Forwarding headers are not trusted, so behind a proxy every client shares the proxy's limit.
+   * The address a request came from, for the sign-up rate limits and the admin-token guess
+   * throttle: the socket's peer on Node. Forwarding headers are trusted only with TRUST_PROXY;
+   * without it, behind a proxy every client shares the proxy's limit.
    */
   clientAddress: (c: Context) => string;
 };

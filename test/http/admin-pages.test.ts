@@ -73,7 +73,7 @@ describe('admin pages', () => {
     const { setCookie } = await signIn();
     const attributes = setCookie.split(';').map((a) => a.trim().toLowerCase());
     expect(attributes).toEqual(expect.arrayContaining(['httponly', 'samesite=strict', 'path=/admin', `max-age=${12 * 60 * 60}`]));
-    expect(attributes).not.toContain('secure'); // plain http here; https requests get Secure
+    expect(attributes).not.toContain('secure'); // PUBLIC_URL is unset, so http: Secure only with an https PUBLIC_URL
 
     // A sign-in form posted from another site is refused, right token or not.
     expect((await post('/admin/sign-in', { token: ADMIN_TOKEN }, { origin: 'https://evil.example' })).status).toBe(403);
@@ -81,11 +81,109 @@ describe('admin pages', () => {
     expect((await post('/admin/sign-in', { token: ADMIN_TOKEN, next: '//evil.example/admin' })).headers.get('location')).toBe('/admin');
   });
 
-  it('locks an address out after ten wrong tokens, the right one included', async () => {
-    for (let i = 0; i < 10; i++) expect((await post('/admin/sign-in', { token: `guess-${i}` })).status).toBe(401);
-    const locked = await post('/admin/sign-in', { token: ADMIN_TOKEN });
-    expect(locked.status).toBe(429);
-    expect(Number(locked.headers.get('retry-after'))).toBeGreaterThan(0);
+  it('never locks the token holder out: guesses from their address only delay them by seconds', async () => {
+    // A stranger behind the same proxy (no TRUST_PROXY: one address for all) guesses as fast as
+    // the throttle lets them, told each time how long to wait.
+    await service.close();
+    let skewMs = 0;
+    service = await startTestService(vendor.url, { clock: { now: () => Date.now() + skewMs } });
+    const waits: number[] = [];
+    for (let wrong = 0; wrong < 15; ) {
+      const res = await post('/admin/sign-in', { token: `guess-${wrong}` });
+      if (res.status === 401) wrong++;
+      else {
+        expect(res.status).toBe(429);
+        waits.push(Number(res.headers.get('retry-after')));
+        skewMs += waits.at(-1)! * 1000;
+      }
+    }
+    expect(waits).toEqual([1, 2, 4, 8, 10, 10, 10, 10, 10, 10]);
+    // The admin, mid-attack: asked to wait the same few seconds, then let in.
+    const early = await post('/admin/sign-in', { token: ADMIN_TOKEN });
+    expect(early.status).toBe(429);
+    expect(early.headers.getSetCookie()).toEqual([]);
+    const waitSeconds = Number(early.headers.get('retry-after'));
+    expect(waitSeconds).toBeGreaterThan(0);
+    expect(waitSeconds).toBeLessThanOrEqual(10);
+    expect(early.html).toContain(`Wait ${waitSeconds} second`);
+    skewMs += waitSeconds * 1000;
+    const { cookie } = await signIn();
+    expect((await get('/admin', cookie)).status).toBe(200);
+  });
+
+  it('lets a browser that signed in before straight in while a stranger at its address is throttled', async () => {
+    const first = await post('/admin/sign-in', { token: ADMIN_TOKEN });
+    const device = first.headers.getSetCookie().find((c) => c.startsWith('statuswatch_admin_device='))?.split(';')[0] ?? '';
+    expect(device).not.toBe('');
+    // A stranger behind the same proxy guesses without pause; even the right token from a
+    // browser the service has not seen must wait.
+    const guesses = await Promise.all(Array.from({ length: 20 }, (_, i) => post('/admin/sign-in', { token: `guess-${i}` })));
+    expect(guesses.filter((g) => g.status === 429).length).toBeGreaterThan(0);
+    expect((await post('/admin/sign-in', { token: ADMIN_TOKEN })).status).toBe(429);
+    const [name, value] = device.split('=') as [string, string];
+    expect((await post('/admin/sign-in', { token: ADMIN_TOKEN }, { cookie: `${name}=${value.slice(0, -2)}${value.endsWith('AA') ? 'BB' : 'AA'}` })).status).toBe(429);
+    // The known browser, mid-attack: in at once.
+    const attack = Promise.all(Array.from({ length: 20 }, (_, i) => post('/admin/sign-in', { token: `more-${i}` })));
+    const known = await post('/admin/sign-in', { token: ADMIN_TOKEN }, { cookie: device });
+    await attack;
+    expect(known.status).toBe(303);
+    expect((await get('/admin', known.headers.getSetCookie()[0]!.split(';')[0]!)).status).toBe(200);
+  });
+
+  it('ends the session on the server at sign-out: the old cookie opens nothing afterwards', async () => {
+    const { cookie } = await signIn();
+    const other = await signIn();
+    const csrf = csrfOn((await get('/admin', cookie)).html);
+    expect((await post('/admin/sign-out', { csrf }, { cookie })).status).toBe(303);
+    // A copy of the cookie kept from before (a shared computer, a stolen cookie jar) is refused.
+    const reused = await get('/admin/subscriptions', cookie);
+    expect(reused.status).toBe(303);
+    expect(reused.headers.get('location')).toBe('/admin/sign-in?next=%2Fadmin%2Fsubscriptions');
+    expect((await post('/admin/sign-out', { csrf }, { cookie })).status).toBe(401);
+    // Other sessions are not affected.
+    expect((await get('/admin', other.cookie)).status).toBe(200);
+  });
+
+  it('ends every session of the old ADMIN_TOKEN when a new one is set, and keeps them across a plain restart', async () => {
+    const newToken = 'a-new-admin-token-9876543210';
+    const { cookie } = await signIn();
+    const restart = async (env: Record<string, string>) => {
+      const dir = service.dir;
+      await service.close();
+      service = await startTestService(vendor.url, { dir, env });
+    };
+    await restart({});
+    expect((await get('/admin', cookie)).status).toBe(200);
+
+    await restart({ ADMIN_TOKEN: newToken });
+    expect((await get('/admin', cookie)).status).toBe(303);
+    const oldBearer = await fetch(`${service.url}/api/admin/polls`, { headers: { authorization: `Bearer ${ADMIN_TOKEN}` } });
+    expect(oldBearer.status).toBe(401);
+    const fresh = await post('/admin/sign-in', { token: newToken });
+    expect(fresh.status).toBe(303);
+
+    // Deleted, not just refused: going back to the old token does not bring the session back.
+    await restart({});
+    expect((await get('/admin', cookie)).status).toBe(303);
+    expect((await get('/admin', fresh.headers.getSetCookie()[0]!.split(';')[0]!)).status).toBe(303);
+  });
+
+  it('keeps at most the newest 100 sessions', async () => {
+    const first = await signIn();
+    const rest = [];
+    for (let i = 0; i < 100; i++) rest.push(await signIn());
+    expect((await get('/admin', first.cookie)).status).toBe(303);
+    expect((await get('/admin', rest[0]!.cookie)).status).toBe(200);
+    expect((await get('/admin', rest.at(-1)!.cookie)).status).toBe(200);
+  });
+
+  it('marks the cookie Secure, as __Secure-, exactly when PUBLIC_URL is https, even over a proxy that forwards plain http', async () => {
+    await service.close();
+    service = await startTestService(vendor.url, { env: { PUBLIC_URL: 'https://status.example.test' } });
+    const { cookie, setCookie } = await signIn();
+    expect(cookie).toMatch(/^__Secure-statuswatch_admin=/);
+    expect(setCookie.split(';').map((a) => a.trim().toLowerCase())).toEqual(expect.arrayContaining(['secure', 'httponly', 'path=/admin']));
+    expect((await get('/admin', cookie)).status).toBe(200);
   });
 
   it('sends every page without a valid session to sign-in, and every page with no-store', async () => {

@@ -6,15 +6,14 @@ import { Hono, type Context, type MiddlewareHandler } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { deleteCookie, getCookie, setCookie } from 'hono/cookie';
 import type { Child } from 'hono/jsx';
-import { timingSafeEqual } from 'hono/utils/buffer';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import { randomSecret } from '../../core/cursor.ts';
-import { limitKeyForAddress } from '../../core/rate-limit.ts';
 import { ApiError } from '../../core/errors.ts';
 import { webhookMessageId } from '../../core/fanout.ts';
 import { utcDate } from '../../core/service-days.ts';
 import { CHANNELS, type Channel } from '../../core/subscription.ts';
-import { ADMIN_SESSION_COOKIE, ADMIN_SESSION_MS, createAdminSessions, type AdminSession, type AdminSessions } from '../admin-session.ts';
+import { ADMIN_DEVICE_MS, ADMIN_SESSION_MS, adminCookies, createAdminSessions, type AdminSession, type AdminSessions } from '../admin-session.ts';
+import { createAdminTokenCheck } from '../admin-token-check.ts';
 import type { AppDeps } from '../deps.ts';
 import { formValue, readForm } from '../form-body.ts';
 import { sameOriginForms } from '../form-origin.ts';
@@ -40,15 +39,18 @@ const NOTICES: Record<string, string> = {
   replayed: 'Delivery queued to be sent again, with the same message id.',
 };
 
-/** Wrong tokens per client address: enough for typos, far too few to guess a token. */
-const WRONG_TOKEN_LIMIT = { limit: 10, windowMs: 10 * 60_000 };
-
 export function adminPageRoutes(deps: AppDeps) {
   const { store, subscriptions, clock } = deps;
   const app = new Hono<AdminEnv>();
   let sessionsReady: Promise<AdminSessions> | null = null;
-  // Its own key, made on first use and kept with the archive: sessions survive a restart.
-  const sessions = () => (sessionsReady ??= store.secret('admin-session', () => randomSecret()).then(createAdminSessions));
+  // Its own key, made on first use and kept with the archive: sessions survive a restart (but not
+  // a new ADMIN_TOKEN). Only called once the middleware below has checked that a token is set.
+  const sessions = () =>
+    (sessionsReady ??= store.secret('admin-session', () => randomSecret()).then((secret) => createAdminSessions(secret, deps.adminToken!, store)));
+  const checkToken = deps.adminToken ? createAdminTokenCheck({ ...deps, adminToken: deps.adminToken }) : null;
+  const cookie = adminCookies(deps.publicUrl);
+  // Path=/admin keeps the cookies off every other request.
+  const cookieOptions = { httpOnly: true, sameSite: 'Strict' as const, secure: cookie.secure, path: '/admin' };
 
   const page = pageResponder(deps.assets, ' · admin');
   const adminPage = (c: Context<AdminEnv>, title: string, body: Child, notice: string | null = null) =>
@@ -95,26 +97,28 @@ export function adminPageRoutes(deps: AppDeps) {
     const form = await readForm(c);
     const next = safeNext(formValue(form.next));
     const token = formValue(form.token);
-    // Wrong guesses are limited per client address, so the token cannot be guessed by volume:
-    // once an address has used them up, not even the right token is checked until they age out.
-    const limitKey = `admin-sign-in:${limitKeyForAddress(deps.clientAddress(c))}`;
-    const lockedOut = await store.hitRateLimit(limitKey, WRONG_TOKEN_LIMIT, clock.now(), { peek: true });
-    if (!lockedOut.allowed) {
-      c.header('retry-after', String(Math.ceil(lockedOut.retryAfterMs / 1000)));
-      return page(c, 'Sign in', <SignInPage next={next} error="Too many wrong tokens from this address. Wait a few minutes and try again." />, 429);
+    // Never a lockout: the throttle asks for a wait of seconds, then the right token gets in.
+    const all = await sessions();
+    const deviceId = await all.readDevice(getCookie(c, cookie.device));
+    const result = await checkToken!(c, token, deviceId);
+    if (result.outcome === 'throttled') {
+      c.header('retry-after', String(result.retryAfterSeconds));
+      const error = `Too many wrong tokens. Wait ${result.retryAfterSeconds} second${result.retryAfterSeconds === 1 ? '' : 's'} and try again.`;
+      return page(c, 'Sign in', <SignInPage next={next} error={error} />, 429);
     }
-    // timingSafeEqual compares hashes: how long it takes says nothing about how much was right.
-    if (token === '' || !(await timingSafeEqual(token, deps.adminToken!))) {
-      await store.hitRateLimit(limitKey, WRONG_TOKEN_LIMIT, clock.now());
+    if (result.outcome === 'wrong') {
       return page(c, 'Sign in', <SignInPage next={next} error="That is not the admin token. Check it and try again." />, 401);
     }
-    const { cookie } = await (await sessions()).issue(clock.now());
-    setCookie(c, ADMIN_SESSION_COOKIE, cookie, { ...cookieOptions(c), maxAge: ADMIN_SESSION_MS / 1000 });
+    const issued = await all.issue(clock.now());
+    setCookie(c, cookie.session, issued.cookie, { ...cookieOptions, maxAge: ADMIN_SESSION_MS / 1000 });
+    if (!deviceId) setCookie(c, cookie.device, await all.issueDevice(), { ...cookieOptions, maxAge: ADMIN_DEVICE_MS / 1000 });
     return c.redirect(next, 303);
   });
 
-  app.post('/admin/sign-out', (c) => {
-    deleteCookie(c, ADMIN_SESSION_COOKIE, cookieOptions(c));
+  // Ends the session on the server too: the old cookie opens nothing afterwards.
+  app.post('/admin/sign-out', async (c) => {
+    await (await sessions()).end(getCookie(c, cookie.session));
+    deleteCookie(c, cookie.session, cookieOptions);
     return c.redirect('/admin/sign-in', 303);
   });
 
@@ -239,7 +243,7 @@ export function adminPageRoutes(deps: AppDeps) {
   return app;
 
   async function currentSession(c: Context): Promise<AdminSession | null> {
-    return (await sessions()).read(getCookie(c, ADMIN_SESSION_COOKIE), clock.now());
+    return (await sessions()).read(getCookie(c, cookie.session), clock.now());
   }
 
   /**
@@ -265,18 +269,6 @@ export function adminPageRoutes(deps: AppDeps) {
       }
       await next();
     };
-  }
-
-  /**
-   * Secure when the browser's connection is https: the request's own scheme, or, behind a proxy
-   * that ends TLS, a request to PUBLIC_URL's host when PUBLIC_URL is https. Path=/admin keeps the
-   * cookie off every other request.
-   */
-  function cookieOptions(c: Context) {
-    const url = new URL(c.req.url);
-    const publicUrl = deps.publicUrl ? new URL(deps.publicUrl) : null;
-    const https = url.protocol === 'https:' || (publicUrl?.protocol === 'https:' && publicUrl.host === url.host);
-    return { httpOnly: true, sameSite: 'Strict' as const, secure: https, path: '/admin' };
   }
 }
 

@@ -1,17 +1,27 @@
 /** Admin endpoints, behind `Authorization: Bearer $ADMIN_TOKEN`; off (403) when no token is set. */
 import { Hono, type MiddlewareHandler } from 'hono';
-import { timingSafeEqual } from 'hono/utils/buffer';
 import { ApiError } from '../../core/errors.ts';
 import { iso, toApiEvent, toApiPollRun } from '../api-json.ts';
+import { createAdminTokenCheck } from '../admin-token-check.ts';
 import type { AppDeps } from '../deps.ts';
 import { pageLimit } from '../query-params.ts';
 
-export function requireAdmin(adminToken: string | undefined): MiddlewareHandler {
+/**
+ * Bearer ADMIN_TOKEN on every request, under the same guess throttle as the sign-in form: a wrong
+ * token is 401, and too many from an address (or from everywhere) are 429 with Retry-After.
+ */
+export function requireAdmin(deps: AppDeps): MiddlewareHandler {
+  const check = deps.adminToken ? createAdminTokenCheck({ ...deps, adminToken: deps.adminToken }) : null;
   return async (c, next) => {
-    if (!adminToken) throw new ApiError(403, 'admin_disabled', 'set ADMIN_TOKEN to enable the admin API');
-    const header = c.req.header('authorization') ?? '';
-    const match = /^Bearer\s+(.+)$/i.exec(header);
-    if (!match || !(await timingSafeEqual(match[1]!.trim(), adminToken))) {
+    if (!check) throw new ApiError(403, 'admin_disabled', 'set ADMIN_TOKEN to enable the admin API');
+    const match = /^Bearer\s+(.+)$/i.exec(c.req.header('authorization') ?? '');
+    const result = await check(c, match?.[1]?.trim() ?? '');
+    if (result.outcome === 'throttled') {
+      throw new ApiError(429, 'too_many_guesses', `too many wrong admin tokens; try again in ${result.retryAfterSeconds} s`, {
+        'retry-after': String(result.retryAfterSeconds),
+      });
+    }
+    if (result.outcome === 'wrong') {
       c.header('WWW-Authenticate', 'Bearer realm="statuswatch admin"');
       throw new ApiError(401, 'unauthorized', 'expected Authorization: Bearer <ADMIN_TOKEN>');
     }
@@ -21,7 +31,7 @@ export function requireAdmin(adminToken: string | undefined): MiddlewareHandler 
 
 export function adminRoutes(deps: AppDeps) {
   const app = new Hono();
-  app.use('/api/admin/*', requireAdmin(deps.adminToken));
+  app.use('/api/admin/*', requireAdmin(deps));
 
   app.post('/api/admin/poll', async (c) => {
     const result = await deps.poller.pollOnce();

@@ -16,11 +16,11 @@ const DELIVERY_STATES: DeliveryState[] = ['pending', 'done', 'dead'];
 export function subscriptionRoutes(deps: AppDeps) {
   const { store, cursors, subscriptions } = deps;
   const app = new Hono();
-  app.use('/api/subscriptions', requireAdmin(deps.adminToken));
-  app.use('/api/subscriptions/*', requireAdmin(deps.adminToken));
-  app.use('/api/deliveries', requireAdmin(deps.adminToken));
-  app.use('/api/deliveries/*', requireAdmin(deps.adminToken));
-  app.use('/api/delivery-replays', requireAdmin(deps.adminToken));
+  app.use('/api/subscriptions', requireAdmin(deps));
+  app.use('/api/subscriptions/*', requireAdmin(deps));
+  app.use('/api/deliveries', requireAdmin(deps));
+  app.use('/api/deliveries/*', requireAdmin(deps));
+  app.use('/api/delivery-replays', requireAdmin(deps));
 
   const createSchema = createSubscriptionSchema({ allowPlainHttp: deps.allowPrivateWebhooks });
 

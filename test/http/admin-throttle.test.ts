@@ -1,0 +1,73 @@
+/**
+ * The admin bearer API under a guessing attack, over real HTTP against the real service: wrong
+ * tokens from a thousand addresses get 429s in the one error shape, the throttle's rows stay
+ * bounded in the SQLite file, and the right token gets in after the short wait.
+ */
+import Database from 'better-sqlite3';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { ADMIN_TOKEN, startTestService, startTestVendor, type TestService, type TestVendor } from '../helpers/service.ts';
+
+describe('admin API guess throttle', () => {
+  let vendor: TestVendor;
+  let service: TestService | null = null;
+  // Frozen time: the guesses all land in one instant, so the ceilings are exact.
+  let nowMs = Date.UTC(2026, 10, 23, 6);
+  const clock = { now: () => nowMs };
+
+  beforeAll(async () => {
+    vendor = await startTestVendor();
+  });
+  afterAll(async () => {
+    await vendor.close();
+  });
+  afterEach(async () => {
+    await service?.close();
+  });
+
+  const call = (token: string, address: string) =>
+    fetch(`${service!.url}/api/subscriptions`, { headers: { authorization: `Bearer ${token}`, 'x-forwarded-for': `203.0.113.9, ${address}` } });
+
+  it('answers a thousand wrong tokens from a thousand addresses with 429s, and keeps its state bounded', async () => {
+    service = await startTestService(vendor.url, { clock, env: { TRUST_PROXY: 'true' } });
+    const statuses: number[] = [];
+    const refusals: Response[] = [];
+    // Eight in flight, as an attacker would: concurrent guesses must not slip past a full log.
+    for (let i = 0; i < 1000; i += 8) {
+      const batch = await Promise.all(Array.from({ length: 8 }, (_, j) => call(`wrong-token-${i + j}`, `2001:db8:${(i + j).toString(16)}::1`)));
+      for (const res of batch) {
+        statuses.push(res.status);
+        if (res.status === 429) refusals.push(res);
+      }
+    }
+    // At most ten wrong guesses a second across all addresses are even checked.
+    expect(statuses.filter((s) => s === 401)).toHaveLength(10);
+    expect(refusals).toHaveLength(990);
+    expect(refusals[0]!.headers.get('retry-after')).toBe('1');
+    expect(await refusals[0]!.json()).toEqual({ ok: false, error: 'too_many_guesses', detail: 'too many wrong admin tokens; try again in 1 s' });
+
+    // One row per address whose wrong guess was checked, plus the global one: not one per guess.
+    const db = new Database(`${service.dir}/archive.db`, { readonly: true });
+    try {
+      expect((db.prepare('SELECT count(*) AS n FROM rate_limits').get() as { n: number }).n).toBeLessThanOrEqual(11);
+    } finally {
+      db.close();
+    }
+
+    // The admin, from an address never seen: delayed by the second, then let in.
+    expect((await call(ADMIN_TOKEN, '198.51.100.7')).status).toBe(429);
+    nowMs += 1000;
+    const ok = await call(ADMIN_TOKEN, '198.51.100.7');
+    expect(ok.status).toBe(200);
+  });
+
+  it('slows one address down without a lockout: the right token works after the wait it was told', async () => {
+    service = await startTestService(vendor.url, { clock });
+    for (let i = 0; i < 5; i++) expect((await call(`wrong-${i}`, 'ignored')).status).toBe(401);
+    const refused = await call(ADMIN_TOKEN, 'ignored');
+    expect(refused.status).toBe(429);
+    nowMs += Number(refused.headers.get('retry-after')) * 1000;
+    expect((await call(ADMIN_TOKEN, 'ignored')).status).toBe(200);
+    // Right tokens cost nothing: a busy script is never throttled.
+    for (let i = 0; i < 20; i++) expect((await call(ADMIN_TOKEN, 'ignored')).status).toBe(200);
+  });
+});
