@@ -65,7 +65,7 @@ describe('delivery durability', () => {
       const outcome = await spawnAndKill(
         env,
         round % 3 === 0
-          ? { beforeCommit: { withinMs: spawnToCommitMs } }
+          ? { beforeCommit: { withinMs: 0.8 * spawnToCommitMs } }
           : {
               afterCommit: {
                 then: async () => {

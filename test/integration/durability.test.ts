@@ -69,8 +69,9 @@ describe('durability', () => {
     let step = 0;
     await vendor.setIncidents(story.state(step));
     let interrupted = 0;
-    // Startup and a 1,200-incident poll take ~1.5 s on a quiet machine, several times that on a
-    // busy one: each waited-for commit measures it again for the next kill.
+    // Startup and a 1,200-incident poll take about a second on a quiet machine, several times that
+    // on a busy one: each waited-for commit measures it again, and a kill meant to land before
+    // the commit comes within 80% of it (startup varies by a fifth from one spawn to the next).
     let spawnToCommitMs = 1500;
     const roundsStartedAt = Date.now();
     const commitTimesMs: number[] = [];
@@ -81,7 +82,7 @@ describe('durability', () => {
         env,
         round % 2 === 1
           ? { afterCommit: { then: () => new Promise((r) => setTimeout(r, Math.random() * 1000)) } }
-          : { beforeCommit: { withinMs: spawnToCommitMs } },
+          : { beforeCommit: { withinMs: 0.8 * spawnToCommitMs } },
       );
       spawnToCommitMs = outcome.spawnToCommitMs ?? spawnToCommitMs;
       if (outcome.spawnToCommitMs !== null) commitTimesMs.push(outcome.spawnToCommitMs);
