@@ -60,7 +60,7 @@ describe('durability', () => {
     const story = crashStory({ fillers: FILLERS });
     const database = join(tempDir(), 'archive.db');
     // Polls every second besides the one at start, and the deliverer runs: a kill can land in any of them.
-    const env = serveEnv(database, vendor.url, { POLL_ON_START: 'true', POLL_SCHEDULE: '* * * * * *', LOG_LEVEL: 'info' });
+    const env = serveEnv(database, vendor.url, { POLL_ON_START: 'true', POLL_SCHEDULE: '* * * * * *' });
     receiver.received.length = 0;
     await subscribeAll(env, receiver.url, SUBSCRIPTIONS);
 
