@@ -1,68 +1,46 @@
 /**
- * Restarts, two processes on one database file, and SIGKILL in the middle of a poll: the archive
- * stays whole, nothing is lost, and no change is recorded twice.
+ * Restarts, two processes on one database file, and SIGKILL of the running service (its scheduled
+ * polls and its deliverer) at random moments: the archive holds exactly the changes the vendor
+ * published, each once, and every subscriber got each of its changes under one webhook-id.
  * CRASH_ROUNDS=100 npx vitest run test/integration/durability.test.ts runs the long version.
  */
-import Database from 'better-sqlite3';
-import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { rawIncident, type RawIncident } from '../fixtures/vendor-builders.ts';
 import { runCli, spawnCli } from '../helpers/cli.ts';
+import { compareArchive, compareWebhooks, countOkPolls, readArchive } from '../helpers/crash-oracle.ts';
+import { crashStory, type StoryFilters } from '../helpers/crash-story.ts';
+import { serveEnv, serveUntilSettled, spawnAndKill, subscribeAll } from '../helpers/serve-process.ts';
 import { startTestService, startTestVendor, type TestVendor } from '../helpers/service.ts';
 import { tempDir } from '../helpers/temp-archive.ts';
+import { startWebhookReceiver, type WebhookReceiver } from '../helpers/webhook-receiver.ts';
 
 const CRASH_ROUNDS = Number(process.env.CRASH_ROUNDS ?? 4);
-const INCIDENTS = 1200;
+/** Retitled in every vendor state: a write of ~1,200 rows a kill can land inside. */
+const FILLERS = 1200;
+/** None of them wants the fillers' retitles, so the deliverer's work stays small. */
+const SUBSCRIPTIONS: Record<string, StoryFilters> = {
+  files: { services: ['Files'] },
+  calls: { services: ['Calls'] },
+  status: { events: ['incident.status_changed'] },
+};
 
-function feed(round: number): RawIncident[] {
-  return Array.from({ length: INCIDENTS }, (_, i) =>
-    rawIncident({
-      id: 5000 + i,
-      title: `Incident ${i} (version ${round})`,
-      status: 'resolved',
-      date_created: '2026-10-01T05:00:00-07:00',
-      date_updated: '2026-10-01T06:00:00-07:00',
-      notes: [{ body: `<p>Note of incident ${i}. ${'Details. '.repeat(20)}</p>`, date_created: '2026-10-01T05:00:00-07:00' }],
-    }),
-  );
-}
-
-const EMPTY_ARCHIVE = { integrity: 'ok', titles: new Set<string>(), incidents: 0, events: [], duplicateEventIds: 0 };
-
-function readArchive(path: string) {
-  // Killed before it created the file: an empty archive.
-  if (!existsSync(path)) return EMPTY_ARCHIVE;
-  // Read-write, as the next process would open it: a read-only connection cannot recover the
-  // write-ahead log a killed writer left behind.
-  const db = new Database(path, { fileMustExist: true });
-  try {
-    // Killed before its migrations committed (they run in one transaction): no tables yet.
-    if (!db.prepare("SELECT 1 FROM sqlite_master WHERE name = 'incidents'").get()) {
-      return { ...EMPTY_ARCHIVE, integrity: db.pragma('integrity_check', { simple: true }) as string };
-    }
-    return {
-      integrity: (db.pragma('integrity_check', { simple: true }) as string),
-      titles: new Set((db.prepare('SELECT title FROM incidents').all() as { title: string }[]).map((r) => r.title.replace(/^Incident \d+ /, ''))),
-      incidents: (db.prepare('SELECT count(*) AS n FROM incidents').get() as { n: number }).n,
-      events: db.prepare("SELECT incident_id AS incident, type, data_json FROM events ORDER BY seq").all() as { incident: string; type: string; data_json: string }[],
-      duplicateEventIds: (db.prepare('SELECT count(*) - count(DISTINCT id) AS n FROM events').get() as { n: number }).n,
-    };
-  } finally {
-    db.close();
-  }
-}
+const NO_DIFFERENCES = { missing: [], unexpected: [], repeated: [], wrong: [] };
 
 describe('durability', () => {
   let vendor: TestVendor;
+  let receiver: WebhookReceiver;
   beforeAll(async () => {
     vendor = await startTestVendor({ historyWindowDays: 100_000 });
+    receiver = await startWebhookReceiver();
   });
-  afterAll(() => vendor.close());
+  afterAll(async () => {
+    await receiver.close();
+    await vendor.close();
+  });
 
   it('survives a restart: the archive is kept and nothing is recorded again', async () => {
     const dir = tempDir();
-    await vendor.setIncidents(feed(0).slice(0, 5));
+    await vendor.setIncidents(crashStory({ fillers: 5 }).state(0));
     const first = await startTestService(vendor.url, { dir });
     expect((await first.poll()).events).toHaveLength(5);
     await first.close();
@@ -78,60 +56,81 @@ describe('durability', () => {
     }
   });
 
-  it(`loses nothing and duplicates nothing when a poll is killed mid-way (${CRASH_ROUNDS} SIGKILLs)`, async () => {
-    const dir = tempDir();
-    const database = join(dir, 'archive.db');
-    const env = { DATABASE_PATH: database, STATUS_URL: vendor.url, LOG_LEVEL: 'warn' };
+  it(`holds exactly the published changes when serve is killed at random (${CRASH_ROUNDS} SIGKILLs)`, async () => {
+    const story = crashStory({ fillers: FILLERS });
+    const database = join(tempDir(), 'archive.db');
+    // Polls every second besides the one at start, and the deliverer runs: a kill can land in any of them.
+    const env = serveEnv(database, vendor.url, { POLL_ON_START: 'true', POLL_SCHEDULE: '* * * * * *' });
+    receiver.received.length = 0;
+    await subscribeAll(env, receiver.url, SUBSCRIPTIONS);
+
+    // The vendor moves to its next state only once a poll has committed the current one, so the
+    // archive must have seen every state in order: the expectation is exact.
+    let step = 0;
+    await vendor.setIncidents(story.state(step));
     let interrupted = 0;
+    // Startup and a 1,200-incident poll take about a second on a quiet machine, several times that
+    // on a busy one: each waited-for commit measures it again, and a kill meant to land before
+    // the commit comes within 80% of it (startup varies by a fifth from one spawn to the next).
+    let spawnToCommitMs = 1500;
+    const roundsStartedAt = Date.now();
+    const commitTimesMs: number[] = [];
     for (let round = 1; round <= CRASH_ROUNDS; round++) {
-      await vendor.setIncidents(feed(round));
-      const { child, done } = spawnCli(['poll'], env);
-      // Startup takes ~0.5 s and writing 1,200 incidents about as long again: kill somewhere in there.
-      await new Promise((r) => setTimeout(r, 300 + Math.random() * 1500));
-      child.kill('SIGKILL');
-      const result = await done;
+      // Odd rounds wait for the commit and kill in the fan-out or a scheduled poll after it; even
+      // rounds kill somewhere in startup, migrations, reading or writing the first poll.
+      const outcome = await spawnAndKill(
+        env,
+        round % 2 === 1
+          ? { afterCommit: { then: () => new Promise((r) => setTimeout(r, Math.random() * 1000)) } }
+          : { beforeCommit: { withinMs: 0.8 * spawnToCommitMs } },
+      );
+      spawnToCommitMs = outcome.spawnToCommitMs ?? spawnToCommitMs;
+      if (outcome.spawnToCommitMs !== null) commitTimesMs.push(outcome.spawnToCommitMs);
+
       const after = readArchive(database);
       expect(after.integrity).toBe('ok');
       // All of a poll or none of it: never a mix of two versions.
-      expect(after.titles.size).toBeLessThanOrEqual(1);
-      expect([0, INCIDENTS]).toContain(after.incidents);
-      // Killed before its commit: the poll was interrupted (while reading or while writing).
-      if (result.signal === 'SIGKILL' && !after.titles.has(`(version ${round})`)) interrupted++;
+      expect(after.fillerVersions.size).toBeLessThanOrEqual(1);
+      expect([0, FILLERS]).toContain(after.fillers);
+      if (outcome.committed) {
+        expect([...after.fillerVersions]).toEqual([story.fillerVersion(step)]);
+        await vendor.setIncidents(story.state(++step));
+      } else {
+        interrupted++;
+      }
     }
 
-    // A final poll, from a fresh process, catches up with whatever the killed ones did not commit.
-    const final = await runCli(['poll', '--json'], env);
-    expect(final.code, final.stdout + final.stderr).toBe(0);
-    expect(JSON.parse(final.stdout).status).toBe('ok');
+    // A clean restart catches up with whatever the killed ones did not commit or send.
+    const okBefore = countOkPolls(database);
+    await serveUntilSettled(env, () => countOkPolls(database) > okBefore);
+    // And a second restart polls the same state again: it must find nothing new. A change whose
+    // write was lost behind the first process's cache is recorded again here, under a new id.
+    const okSettled = countOkPolls(database);
+    await serveUntilSettled(env, () => countOkPolls(database) > okSettled);
+    const roundsMs = Date.now() - roundsStartedAt;
+
     const archive = readArchive(database);
     expect(archive.integrity).toBe('ok');
-    expect(archive.incidents).toBe(INCIDENTS);
-    expect([...archive.titles]).toEqual([`(version ${CRASH_ROUNDS})`]);
-    expect(archive.duplicateEventIds).toBe(0);
-
-    // Each incident's history is one unbroken chain: created, then title changes whose "from" is
-    // the previous "to", ending at the last version. A lost or doubled change would break it.
-    const byIncident = new Map<string, { type: string; data_json: string }[]>();
-    for (const e of archive.events) byIncident.set(e.incident, [...(byIncident.get(e.incident) ?? []), e]);
-    expect(byIncident.size).toBe(INCIDENTS);
-    for (const [, events] of byIncident) {
-      expect(events[0]?.type).toBe('incident.created');
-      let title = JSON.parse(events[0]!.data_json).incident.title as string;
-      for (const e of events.slice(1)) {
-        expect(e.type).toBe('incident.updated');
-        const change = JSON.parse(e.data_json).changes.title as { from: string; to: string };
-        expect(change.from).toBe(title);
-        title = change.to;
-      }
-      expect(title).toMatch(new RegExp(`\\(version ${CRASH_ROUNDS}\\)$`));
-    }
-    expect(interrupted).toBeGreaterThan(0);
-  }, 120_000);
+    expect([...archive.fillerVersions]).toEqual([story.fillerVersion(step)]);
+    const expected = story.changesUpTo(step);
+    expect(compareArchive(expected, archive.events)).toEqual(NO_DIFFERENCES);
+    const webhooks = compareWebhooks(expected, SUBSCRIPTIONS, receiver.received);
+    expect(webhooks).toMatchObject({ missing: [], unexpected: [], underSeveralIds: [], wrong: [] });
+    console.log(
+      `durability crash test: ${CRASH_ROUNDS} kills of serve, ${interrupted} before a poll committed, ${step} vendor states, ` +
+        `${archive.events.length} events, ${webhooks.distinctIds} webhooks (${webhooks.requests - webhooks.distinctIds} re-sent); ` +
+        `${Math.round(roundsMs / CRASH_ROUNDS)} ms a round, the two restarts included (serve's spawn to first commit: ` +
+        `${Math.round(commitTimesMs.reduce((a, b) => a + b, 0) / commitTimesMs.length)} ms)`,
+    );
+    // Some kill landed before a poll committed (startup, reading, or writing).
+    if (CRASH_ROUNDS >= 2) expect(interrupted).toBeGreaterThan(0);
+  }, 60_000 + CRASH_ROUNDS * 10_000);
 
   it('lets only one of two processes on one database file poll at a time', async () => {
-    const dir = tempDir();
-    const env = { DATABASE_PATH: join(dir, 'archive.db'), STATUS_URL: vendor.url, LOG_LEVEL: 'warn' };
-    await vendor.setIncidents(feed(0).slice(0, 50));
+    const story = crashStory({ fillers: 50 });
+    const database = join(tempDir(), 'archive.db');
+    const env = { DATABASE_PATH: database, STATUS_URL: vendor.url, LOG_LEVEL: 'warn' };
+    await vendor.setIncidents(story.state(0));
     await runCli(['migrate'], env);
     // A slow history keeps the first poll going while the second starts.
     await vendor.fault({ target: 'v2/history', kind: 'slow', delayMs: 2500, times: 1 });
@@ -142,8 +141,6 @@ describe('durability', () => {
     await vendor.clearFaults();
     const statuses = [JSON.parse(ra.stdout).status, JSON.parse(rb.stdout).status].sort();
     expect(statuses).toEqual(['ok', 'skipped']);
-    const archive = readArchive(env.DATABASE_PATH);
-    expect(archive.events).toHaveLength(50);
-    expect(archive.duplicateEventIds).toBe(0);
+    expect(compareArchive(story.changesUpTo(0), readArchive(database).events)).toEqual(NO_DIFFERENCES);
   }, 30_000);
 });
