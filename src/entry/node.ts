@@ -1,5 +1,4 @@
 /** The Node runtime: SQLite file, fetch, node-cron and @hono/node-server wired around the core. */
-import { serve } from '@hono/node-server';
 import { getConnInfo } from '@hono/node-server/conninfo';
 import cron from 'node-cron';
 import { randomUUID } from 'node:crypto';
@@ -8,6 +7,7 @@ import { createFetchFeedClient } from '../adapters/fetch-feed-client.ts';
 import { sanitizeNoteHtml } from '../adapters/html-sanitizer.ts';
 import { readPublicFolder } from '../adapters/public-folder.ts';
 import { createHttpWebhookSender } from '../adapters/http-webhook-sender.ts';
+import { createNodeHttpServer } from '../adapters/node-http-server.ts';
 import { resolveSecretKey } from '../adapters/secret-key-file.ts';
 import { createSmtpMailer } from '../adapters/smtp-mailer.ts';
 import { createSqliteStore } from '../adapters/sqlite-store.ts';
@@ -159,10 +159,11 @@ export async function startService(config: Config, logger: Logger, clock: Clock 
     clientAddress: clientAddressFrom((c) => getConnInfo(c).remote.address, config.TRUST_PROXY),
   });
 
-  const server = serve({ fetch: app.fetch, port: config.PORT, hostname: config.HOST });
+  const server = createNodeHttpServer({ fetch: app.fetch, hostname: config.HOST, logger });
   await new Promise<void>((resolve, reject) => {
     server.once('listening', resolve);
     server.once('error', reject);
+    server.listen(config.PORT, config.HOST);
   });
   const address = server.address();
   const port = typeof address === 'object' && address ? address.port : config.PORT;

@@ -19,9 +19,22 @@ export function createErrorHandler(logger: Logger) {
       const status = error.status as ContentfulStatusCode;
       return c.json(errorBody(status === 401 ? 'unauthorized' : 'invalid_request', error.message || undefined), status);
     }
+    if (clientWentAway(error, c)) {
+      // An aborted upload: the client's doing, and nobody is left to read the answer.
+      logger.debug('client went away mid-request', { method: c.req.method, path: c.req.path });
+      return c.json(errorBody('request_aborted', 'the client closed the connection before its request was read'), 400);
+    }
     logger.error('request failed', { method: c.req.method, path: c.req.path, error: error.stack ?? String(error) });
     return c.json(errorBody('internal_error'), 500);
   };
+}
+
+/**
+ * The request's signal is aborted once its connection closes (@hono/node-server and Workers both
+ * do this); Node's own "aborted" error carries ECONNRESET, for a read that fails first.
+ */
+function clientWentAway(error: Error, c: Context): boolean {
+  return c.req.raw.signal.aborted || (error as Error & { code?: unknown }).code === 'ECONNRESET';
 }
 
 export function notFound(c: Context) {
