@@ -3,18 +3,12 @@
  * otherwise when the next retry is due, checking at least every IDLE_CHECK_MS for work written by
  * other processes. One round at a time.
  */
-import type { Deliverer } from './deliverer.ts';
-import { endEpisode, recordFailure, type EpisodePolicy, type FailureEpisode } from '../core/failure-episode.ts';
 import type { Clock, Logger, NotificationStore } from '../core/ports.ts';
-import { describeStoreFailure } from '../core/store-failure.ts';
+import type { Deliverer } from './deliverer.ts';
+import { createFailureReporter } from './failure-reporter.ts';
 
 const IDLE_CHECK_MS = 5_000;
 const MIN_SLEEP_MS = 50;
-/**
- * A round that throws failed in the store (sending failures are recorded, not thrown): while the
- * disk is full, retrying every 50 ms logged a stack ~9 times a second and kept the disk busy.
- */
-export const STORE_FAILURE_POLICY: EpisodePolicy = { firstRetryMs: 1_000, maxRetryMs: 30_000, remindEveryMs: 5 * 60_000 };
 
 export type DeliveryLoop = {
   wake(): void;
@@ -24,16 +18,11 @@ export type DeliveryLoop = {
   settled(): Promise<void>;
 };
 
-export function startDeliveryLoop(options: {
-  deliverer: Deliverer;
-  store: NotificationStore;
-  clock: Clock;
-  logger: Logger;
-  failurePolicy?: EpisodePolicy;
-}): DeliveryLoop {
+export function startDeliveryLoop(options: { deliverer: Deliverer; store: NotificationStore; clock: Clock; logger: Logger }): DeliveryLoop {
   const { deliverer, store, clock, logger } = options;
-  const failurePolicy = options.failurePolicy ?? STORE_FAILURE_POLICY;
-  let episode: FailureEpisode | null = null;
+  // A round that throws failed in the store (sending failures are recorded, not thrown): while the
+  // disk was full, a retry every 50 ms logged a stack ~9 times a second and kept the disk busy.
+  const failures = createFailureReporter({ activity: 'delivery', logger, clock, backsOff: true });
   let stopped = false;
   let timer: ReturnType<typeof setTimeout> | null = null;
   let running: Promise<void> | null = null;
@@ -52,27 +41,10 @@ export function startDeliveryLoop(options: {
     try {
       await deliverer.deliverDue();
     } catch (error) {
-      return recordRoundFailure(error);
+      return failures.failed(error);
     }
-    const ended = endEpisode(episode, clock.now());
-    episode = null;
-    if (ended) logger.info('delivery resumed', { after: ended.reason, failedRounds: ended.failures, pausedForMs: ended.lastedMs });
+    failures.succeeded();
     return null;
-  }
-
-  function recordRoundFailure(error: unknown): number {
-    const failure = describeStoreFailure(error);
-    const step = recordFailure(episode, { reason: failure.reason, now: clock.now() }, failurePolicy);
-    episode = step.episode;
-    const fields = { error: failure.message, failedRounds: step.episode.failures, retryInMs: step.retryInMs };
-    if (step.log === 'reminder') {
-      logger.warn(`delivery still paused: ${failure.reason}`, { ...fields, pausedForMs: clock.now() - step.episode.since });
-    } else if (step.log) {
-      // A stack only for what is not a known store condition (a bug), and only on this one line.
-      const stack = !failure.known && error instanceof Error && error.stack ? { stack: error.stack } : {};
-      logger.error(`delivery paused: ${failure.reason}`, { ...fields, ...stack });
-    }
-    return step.retryInMs;
   }
 
   function run(): void {

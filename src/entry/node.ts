@@ -14,6 +14,7 @@ import { createSqliteStore } from '../adapters/sqlite-store.ts';
 import { checkWebhookUrl } from '../adapters/webhook-target-guard.ts';
 import { createChannelSender } from '../app/channel-sender.ts';
 import { createDeliverer } from '../app/deliverer.ts';
+import { createFailureReporter } from '../app/failure-reporter.ts';
 import { startDeliveryLoop, type DeliveryLoop } from '../app/delivery-loop.ts';
 import { createServiceMetrics, type ServiceMetrics } from '../app/service-metrics.ts';
 import { createSubscriptionService, type SubscriptionService } from '../app/subscriptions.ts';
@@ -91,6 +92,9 @@ export async function createNodeRuntime(config: Config, logger: Logger, clock: C
     adminEmail: config.ADMIN_EMAIL,
     onAttempt: metrics.recordAttempt,
   });
+  // A poll that throws could not use the archive at all (the lease write failed: disk full, locked):
+  // said once per episode, not with a stack every minute. The schedule decides when to try again.
+  const pollFailures = createFailureReporter({ activity: 'polling', logger, clock, backsOff: false });
   return {
     store,
     poller,
@@ -99,9 +103,11 @@ export async function createNodeRuntime(config: Config, logger: Logger, clock: C
     startDelivering: () => (loop ??= startDeliveryLoop({ deliverer, store, clock, logger })),
     async pollSafely() {
       try {
-        return await poller.pollOnce();
+        const result = await poller.pollOnce();
+        pollFailures.succeeded();
+        return result;
       } catch (error) {
-        logger.error('poll crashed', { error: error instanceof Error ? (error.stack ?? error.message) : String(error) });
+        pollFailures.failed(error);
         return null;
       }
     },

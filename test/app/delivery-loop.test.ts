@@ -70,7 +70,7 @@ describe('delivery loop on a full disk', () => {
     const resumed = logs.find((l) => l.msg === 'delivery resumed');
     expect(resumed).toMatchObject({ level: 'info', after: 'disk full' });
     // Retries 1, 2, 4 s apart: three or so failed rounds in four seconds, where there were ~35.
-    expect(resumed!.failedRounds).toBeGreaterThanOrEqual(2);
-    expect(resumed!.failedRounds).toBeLessThanOrEqual(4);
+    expect(resumed!.failures).toBeGreaterThanOrEqual(2);
+    expect(resumed!.failures).toBeLessThanOrEqual(4);
   });
 });
