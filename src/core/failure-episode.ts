@@ -10,6 +10,7 @@ export type FailureEpisode = {
   since: number;
   failures: number;
   lastLoggedAt: number;
+  lastFailedAt: number;
 };
 
 export type EpisodePolicy = {
@@ -18,6 +19,11 @@ export type EpisodePolicy = {
   maxRetryMs: number;
   /** While the episode lasts, a line this often says it still does. */
   remindEveryMs: number;
+  /**
+   * For callers that never see a success (an HTTP error handler sees only failures): a failure
+   * this long after the last one starts a new episode.
+   */
+  forgetAfterMs?: number;
 };
 
 export type FailureStep = {
@@ -31,14 +37,16 @@ export type EpisodeEnd = { reason: string; failures: number; lastedMs: number };
 
 export function recordFailure(episode: FailureEpisode | null, failure: { reason: string; now: number }, policy: EpisodePolicy): FailureStep {
   const { reason, now } = failure;
-  if (!episode) {
-    return { episode: { reason, since: now, failures: 1, lastLoggedAt: now }, log: 'started', retryInMs: retryDelayMs(1, policy) };
+  const forgotten = episode !== null && policy.forgetAfterMs !== undefined && now - episode.lastFailedAt >= policy.forgetAfterMs;
+  if (!episode || forgotten) {
+    return { episode: { reason, since: now, failures: 1, lastLoggedAt: now, lastFailedAt: now }, log: 'started', retryInMs: retryDelayMs(1, policy) };
   }
   const failures = episode.failures + 1;
   const retryInMs = retryDelayMs(failures, policy);
-  if (reason !== episode.reason) return { episode: { ...episode, reason, failures, lastLoggedAt: now }, log: 'changed', retryInMs };
-  if (now - episode.lastLoggedAt >= policy.remindEveryMs) return { episode: { ...episode, failures, lastLoggedAt: now }, log: 'reminder', retryInMs };
-  return { episode: { ...episode, failures }, log: null, retryInMs };
+  const next = { ...episode, failures, lastFailedAt: now };
+  if (reason !== episode.reason) return { episode: { ...next, reason, lastLoggedAt: now }, log: 'changed', retryInMs };
+  if (now - episode.lastLoggedAt >= policy.remindEveryMs) return { episode: { ...next, lastLoggedAt: now }, log: 'reminder', retryInMs };
+  return { episode: next, log: null, retryInMs };
 }
 
 /** What to say when an episode ends; null when there was none. */

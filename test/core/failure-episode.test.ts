@@ -55,3 +55,21 @@ describe('failure episode', () => {
     expect(again).toMatchObject({ log: 'started', retryInMs: 1_000 });
   });
 });
+
+describe('failure episode without successes', () => {
+  const FORGETFUL: EpisodePolicy = { ...POLICY, forgetAfterMs: 60_000 };
+
+  it('starts a new episode after a quiet minute, and otherwise only reminds', () => {
+    let step = recordFailure(null, { reason: 'disk full', now: 0 }, FORGETFUL);
+    const logs = [step.log];
+    // A failing request every 10 s for 6 minutes, a quiet 2 minutes, then one more.
+    for (let now = 10_000; now <= 360_000; now += 10_000) {
+      step = recordFailure(step.episode, { reason: 'disk full', now }, FORGETFUL);
+      logs.push(step.log);
+    }
+    step = recordFailure(step.episode, { reason: 'disk full', now: 480_000 }, FORGETFUL);
+    logs.push(step.log);
+    expect(logs.filter((l) => l !== null)).toEqual(['started', 'reminder', 'started']);
+    expect(step.episode.since).toBe(480_000);
+  });
+});
