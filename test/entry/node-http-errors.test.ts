@@ -4,7 +4,7 @@
  * the log.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestService, type TestService } from '../helpers/service.ts';
+import { ADMIN_TOKEN, startTestService, type TestService } from '../helpers/service.ts';
 import { abortedUpload, rawRequest, type RawAnswer } from '../helpers/raw-http.ts';
 
 /** Nothing listens there: these tests never poll. */
@@ -100,4 +100,28 @@ describe('a client that leaves mid-upload', () => {
       expect((await service.get('/healthz')).status).toBe(200);
     });
   }
+
+  it('is not read as an empty form: aborted sign-ins count as no wrong token', async () => {
+    const since = service.logs.length;
+    const { host } = new URL(service.url);
+    // Content-Length within the form limit: the handler itself reads the body when the client leaves.
+    const head = `POST /admin/sign-in HTTP/1.1\r\nHost: ${host}\r\nOrigin: ${service.url}\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: 1000\r\n\r\n`;
+    // More than the ten wrong tokens an address may try in ten minutes.
+    for (let i = 0; i < 12; i++) {
+      const before = service.logs.length;
+      await abortedUpload(service.url, `${head}token=${'x'.repeat(100)}`, 0);
+      await settle(before, 1_000);
+    }
+    const logged = lines().slice(since);
+    expect(logged.filter((l) => l.level === 'error' || l.level === 'warn')).toEqual([]);
+    expect(logged.filter((l) => /went away/.test(l.msg))).toHaveLength(12);
+    // The address is not locked out: the right token still signs in.
+    const signIn = await fetch(`${service.url}/admin/sign-in`, {
+      method: 'POST',
+      redirect: 'manual',
+      headers: { origin: service.url, 'content-type': 'application/x-www-form-urlencoded' },
+      body: `token=${ADMIN_TOKEN}`,
+    });
+    expect(signIn.status).toBe(303);
+  });
 });
