@@ -3,8 +3,9 @@
  * otherwise when the next retry is due, checking at least every IDLE_CHECK_MS for work written by
  * other processes. One round at a time.
  */
-import type { Deliverer } from './deliverer.ts';
 import type { Clock, Logger, NotificationStore } from '../core/ports.ts';
+import type { Deliverer } from './deliverer.ts';
+import { createFailureReporter } from './failure-reporter.ts';
 
 const IDLE_CHECK_MS = 5_000;
 const MIN_SLEEP_MS = 50;
@@ -19,6 +20,9 @@ export type DeliveryLoop = {
 
 export function startDeliveryLoop(options: { deliverer: Deliverer; store: NotificationStore; clock: Clock; logger: Logger }): DeliveryLoop {
   const { deliverer, store, clock, logger } = options;
+  // A round that throws failed in the store (sending failures are recorded, not thrown): while the
+  // disk was full, a retry every 50 ms logged a stack ~9 times a second and kept the disk busy.
+  const failures = createFailureReporter({ activity: 'delivery', logger, clock, backsOff: true });
   let stopped = false;
   let timer: ReturnType<typeof setTimeout> | null = null;
   let running: Promise<void> | null = null;
@@ -32,12 +36,15 @@ export function startDeliveryLoop(options: { deliverer: Deliverer; store: Notifi
     timer.unref?.();
   };
 
-  async function round(): Promise<void> {
+  /** One round; when it fails, how long to wait before the next (the backoff), else null. */
+  async function round(): Promise<number | null> {
     try {
       await deliverer.deliverDue();
     } catch (error) {
-      logger.error('delivery round failed', { error: error instanceof Error ? (error.stack ?? error.message) : String(error) });
+      return failures.failed(error);
     }
+    failures.succeeded();
+    return null;
   }
 
   function run(): void {
@@ -46,7 +53,7 @@ export function startDeliveryLoop(options: { deliverer: Deliverer; store: Notifi
       again = true;
       return;
     }
-    running = round().then(async () => {
+    running = round().then(async (retryInMs) => {
       running = null;
       if (again) {
         again = false;
@@ -55,6 +62,7 @@ export function startDeliveryLoop(options: { deliverer: Deliverer; store: Notifi
       const done = waiters;
       waiters = [];
       for (const resolve of done) resolve();
+      if (retryInMs !== null) return schedule(retryInMs);
       let nextDue: number | null = null;
       try {
         nextDue = await store.nextDueAt();

@@ -1,5 +1,4 @@
 /** The Node runtime: SQLite file, fetch, node-cron and @hono/node-server wired around the core. */
-import { serve } from '@hono/node-server';
 import { getConnInfo } from '@hono/node-server/conninfo';
 import cron from 'node-cron';
 import { randomUUID } from 'node:crypto';
@@ -8,12 +7,14 @@ import { createFetchFeedClient } from '../adapters/fetch-feed-client.ts';
 import { sanitizeNoteHtml } from '../adapters/html-sanitizer.ts';
 import { readPublicFolder } from '../adapters/public-folder.ts';
 import { createHttpWebhookSender } from '../adapters/http-webhook-sender.ts';
+import { createNodeHttpServer } from '../adapters/node-http-server.ts';
 import { resolveSecretKey } from '../adapters/secret-key-file.ts';
 import { createSmtpMailer } from '../adapters/smtp-mailer.ts';
 import { createSqliteStore } from '../adapters/sqlite-store.ts';
 import { checkWebhookUrl } from '../adapters/webhook-target-guard.ts';
 import { createChannelSender } from '../app/channel-sender.ts';
 import { createDeliverer } from '../app/deliverer.ts';
+import { createFailureReporter } from '../app/failure-reporter.ts';
 import { startDeliveryLoop, type DeliveryLoop } from '../app/delivery-loop.ts';
 import { createServiceMetrics, type ServiceMetrics } from '../app/service-metrics.ts';
 import { createSubscriptionService, type SubscriptionService } from '../app/subscriptions.ts';
@@ -91,6 +92,9 @@ export async function createNodeRuntime(config: Config, logger: Logger, clock: C
     adminEmail: config.ADMIN_EMAIL,
     onAttempt: metrics.recordAttempt,
   });
+  // A poll that throws could not use the archive at all (the lease write failed: disk full, locked):
+  // said once per episode, not with a stack every minute. The schedule decides when to try again.
+  const pollFailures = createFailureReporter({ activity: 'polling', logger, clock, backsOff: false });
   return {
     store,
     poller,
@@ -99,9 +103,11 @@ export async function createNodeRuntime(config: Config, logger: Logger, clock: C
     startDelivering: () => (loop ??= startDeliveryLoop({ deliverer, store, clock, logger })),
     async pollSafely() {
       try {
-        return await poller.pollOnce();
+        const result = await poller.pollOnce();
+        pollFailures.succeeded();
+        return result;
       } catch (error) {
-        logger.error('poll crashed', { error: error instanceof Error ? (error.stack ?? error.message) : String(error) });
+        pollFailures.failed(error);
         return null;
       }
     },
@@ -159,10 +165,11 @@ export async function startService(config: Config, logger: Logger, clock: Clock 
     clientAddress: clientAddressFrom((c) => getConnInfo(c).remote.address, config.TRUST_PROXY),
   });
 
-  const server = serve({ fetch: app.fetch, port: config.PORT, hostname: config.HOST });
+  const server = createNodeHttpServer({ fetch: app.fetch, hostname: config.HOST, logger });
   await new Promise<void>((resolve, reject) => {
     server.once('listening', resolve);
     server.once('error', reject);
+    server.listen(config.PORT, config.HOST);
   });
   const address = server.address();
   const port = typeof address === 'object' && address ? address.port : config.PORT;

@@ -25,7 +25,7 @@ const RESPONSE_CACHE_MAX_BYTES = 32 * 1024 * 1024;
 
 export function createApp(deps: AppDeps): Hono {
   const app = new Hono();
-  app.onError(createErrorHandler(deps.logger));
+  app.onError(createErrorHandler(deps.logger, deps.clock));
   app.notFound(notFound);
   const cache = responseCache({
     generation: () => deps.store.archiveGeneration(),

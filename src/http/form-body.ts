@@ -7,7 +7,10 @@ export type FormBody = Record<string, string | File | (string | File)[]>;
 export async function readForm(c: Context): Promise<FormBody> {
   try {
     return (await c.req.parseBody({ all: true })) as FormBody;
-  } catch {
+  } catch (error) {
+    // A client that left mid-upload sent no form at all: dropped (onError), not read as an empty
+    // one that a handler would act on (a sign-in counted as a wrong token).
+    if (c.req.raw.signal.aborted) throw error;
     // A malformed body reads as an empty form: the checks that follow say what is missing.
     return {};
   }
