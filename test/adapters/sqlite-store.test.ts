@@ -120,11 +120,24 @@ describe('SQLite store', () => {
     expect(health.lastRun?.startedAt).toBe(T0 + 180_000);
   });
 
-  it('keeps rejected payloads raw for inspection', async () => {
-    await archive.store.recordPollRun(run('failed'), [{ source: 'v2/current', url: 'http://x/api', body: '<html>maintenance</html>', error: 'invalid JSON' }]);
-    expect(archive.sqlite.prepare('SELECT source, body, error FROM rejected_payloads').all()).toEqual([
-      { source: 'v2/current', body: '<html>maintenance</html>', error: 'invalid JSON' },
+  it('keeps rejected payloads raw for inspection, one copy per distinct body', async () => {
+    const page = { source: 'v2/current' as const, url: 'http://x/api', body: '<html>maintenance</html>', error: 'invalid JSON', sha256: 'a'.repeat(64) };
+    const first = run('failed', T0);
+    const second = run('failed', T0 + 60_000);
+    await archive.store.recordPollRun(first, [page]);
+    await archive.store.recordPollRun(second, [page, { ...page, source: 'v2/history' }]);
+    const shown = await archive.store.getPollRun(first.id);
+    expect(shown?.rejected).toEqual([
+      {
+        source: 'v2/current',
+        url: 'http://x/api',
+        error: 'invalid JSON',
+        sha256: page.sha256,
+        receivedAt: T0,
+        body: { text: '<html>maintenance</html>', seenCount: 3, firstSeenAt: T0, lastSeenAt: T0 + 60_000 },
+      },
     ]);
+    expect((await archive.store.getPollRun(second.id))?.rejected.map((r) => r.source)).toEqual(['v2/current', 'v2/history']);
   });
 
   describe('queries', () => {
