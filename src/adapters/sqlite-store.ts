@@ -173,11 +173,17 @@ export function createSqliteStore(db: SqliteDatabase): Store {
       eventCount,
       error: run.error ?? null,
     });
+    // Bytes per distinct body of this run: endpoints down together often answer the same page.
+    const bytesByHash = new Map<string, number>();
     for (const payload of rejected) {
-      const body = payload.body.slice(0, REJECTED_BODY_MAX_CHARS);
-      // A body already kept is only counted; its text conflicts on the hash and is not written again.
-      st.countRejectedBody.run({ hash: payload.sha256, bytes: utf8.encode(body).length, receivedMs: run.startedAt });
-      st.insertRejectedText.run({ hash: payload.sha256, body });
+      let bytes = bytesByHash.get(payload.sha256);
+      if (bytes === undefined) {
+        const body = payload.body.slice(0, REJECTED_BODY_MAX_CHARS);
+        bytesByHash.set(payload.sha256, (bytes = utf8.encode(body).length));
+        // A body already kept conflicts on its hash and is not written again.
+        st.insertRejectedText.run({ hash: payload.sha256, body });
+      }
+      st.countRejectedBody.run({ hash: payload.sha256, bytes, receivedMs: run.startedAt });
       st.insertRejection.run({
         pollRunId: run.id,
         source: payload.source,

@@ -10,6 +10,7 @@ import { benchNotifications, type NotificationsOptions } from './notifications.t
 import { benchPages, type PagesBenchOptions } from './pages.ts';
 import { benchPollCycle, type PollCycleOptions } from './poll-cycle.ts';
 import { benchReliabilityQuery, type ReliabilityQueryOptions } from './reliability-query.ts';
+import { benchRetention, type RetentionBenchOptions } from './retention.ts';
 import { heading } from './table.ts';
 
 const QUICK = process.env.BENCH_QUICK === '1';
@@ -68,6 +69,13 @@ const PAGES: PagesBenchOptions = {
   warmUpRounds: QUICK ? 3 : 5,
 };
 
+// Full: a few seconds (20,000 rate-limit rows: the flood of 10,000 spoofed sign-ups); quick: about one.
+const RETENTION: RetentionBenchOptions = {
+  rateLimitRows: QUICK ? 2_000 : 20_000,
+  rounds: QUICK ? 10 : 100,
+  warmUpRounds: QUICK ? 2 : 5,
+};
+
 const started = performance.now();
 const cpu = cpus()[0]?.model ?? 'unknown CPU';
 console.log(`statuswatch benchmarks${QUICK ? ' (BENCH_QUICK: small data, few rounds; figures are rough)' : ''}`);
@@ -82,6 +90,7 @@ for (const [name, section] of [
   ['reliability', () => benchReliabilityQuery(RELIABILITY)],
   ['notifications', () => benchNotifications(NOTIFICATIONS)],
   ['dashboard pages', () => benchPages(PAGES)],
+  ['retention', () => benchRetention(RETENTION)],
 ] as const satisfies readonly (readonly [string, () => Promise<SectionReport>])[]) {
   try {
     const report = await section();
