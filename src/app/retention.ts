@@ -42,9 +42,8 @@ export function createPruner({ store, logger, settings, batchRows = PRUNE_BATCH_
         linkTokens: await drain((limit) => store.pruneLinkTokens(cut.tokensExpiredBeforeMs, limit)),
         rateLimits: await drain((limit) => store.pruneRateLimits(cut.rateLimitsExpiredByMs, limit)),
       };
-      const removed = Object.values(counts).some((n) => n > 0);
-      if (removed) logger.info('pruned expired rows', counts);
-      else logger.debug('pruned expired rows: nothing to remove', counts);
+      // Silent when nothing went: a line every ten minutes saying so would only bury the others.
+      if (Object.values(counts).some((n) => n > 0)) logger.info('pruned expired rows', counts);
       return counts;
     },
   };
