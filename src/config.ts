@@ -1,5 +1,6 @@
 /** All settings, from the environment (and --flags), parsed once by one zod schema with clear errors. */
 import { z } from 'zod';
+import { DEFAULT_RETENTION, type RetentionSettings } from './core/retention.ts';
 
 const integer = (name: string, min: number, max: number) =>
   z.coerce
@@ -54,6 +55,12 @@ export const configSchema = z.object({
   WEBHOOK_ALLOW_PRIVATE: boolean('WEBHOOK_ALLOW_PRIVATE').default(false),
   // Behind a reverse proxy: rate limits key on the last X-Forwarded-For entry, not the proxy's address.
   TRUST_PROXY: boolean('TRUST_PROXY').default(false),
+  // Retention (core/retention.ts). Poll runs are diagnostics, one a minute: a month answers "what
+  // happened last week" in about 45k rows. Rejected payloads are kept once per distinct body; the
+  // size cap bounds a vendor that sends a different error page every minute.
+  RETENTION_POLL_RUNS_DAYS: integer('RETENTION_POLL_RUNS_DAYS', 1, 3650).default(DEFAULT_RETENTION.pollRunsDays),
+  RETENTION_REJECTED_PAYLOADS_DAYS: integer('RETENTION_REJECTED_PAYLOADS_DAYS', 1, 3650).default(DEFAULT_RETENTION.rejectedPayloadsDays),
+  REJECTED_PAYLOADS_MAX_BYTES: integer('REJECTED_PAYLOADS_MAX_BYTES', 1_000_000, 10_000_000_000).default(DEFAULT_RETENTION.rejectedPayloadsMaxBytes),
   LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error'], { error: 'LOG_LEVEL must be debug, info, warn or error' }).default('info'),
   LOG_FORMAT: z.enum(['json', 'pretty'], { error: 'LOG_FORMAT must be json or pretty' }).optional(),
 });
@@ -79,6 +86,15 @@ export function parseConfig(source: Record<string, string | undefined>): Config 
     throw new ConfigError(`invalid configuration:\n${lines.join('\n')}`);
   }
   return parsed.data;
+}
+
+/** The retention settings as the pruner takes them. */
+export function retentionSettings(config: Config): RetentionSettings {
+  return {
+    pollRunsDays: config.RETENTION_POLL_RUNS_DAYS,
+    rejectedPayloadsDays: config.RETENTION_REJECTED_PAYLOADS_DAYS,
+    rejectedPayloadsMaxBytes: config.REJECTED_PAYLOADS_MAX_BYTES,
+  };
 }
 
 /** `--database-path` for DATABASE_PATH. */

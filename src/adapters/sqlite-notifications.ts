@@ -303,9 +303,8 @@ export function createSqliteNotificationStore(db: SqliteDatabase): NotificationS
     },
 
     async markTokenUsed(hash, now) {
+      // Expired tokens are pruned in the background (sqlite-retention.ts), not on this path.
       db.update(t.linkTokens).set({ usedMs: now }).where(eq(t.linkTokens.hash, hash)).run();
-      // Expired tokens are dead weight: prune them while we are writing anyway.
-      db.delete(t.linkTokens).where(lt(t.linkTokens.expiresMs, now)).run();
     },
 
     async hitRateLimit(key, rule, now, options = {}) {
@@ -320,7 +319,8 @@ export function createSqliteNotificationStore(db: SqliteDatabase): NotificationS
           .values({ key, hitsJson, expiresMs })
           .onConflictDoUpdate({ target: t.rateLimits.key, set: { hitsJson, expiresMs } })
           .run();
-        db.delete(t.rateLimits).where(lt(t.rateLimits.expiresMs, now)).run();
+        // Expired logs are pruned in the background (sqlite-retention.ts): deleting them here
+        // scanned the whole table on every hit.
         return decision;
       });
     },

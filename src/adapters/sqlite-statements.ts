@@ -182,9 +182,19 @@ export function preparePollStatements(db: Db) {
         error: p('error'),
       })
       .prepare(),
-    insertRejected: db
-      .insert(t.rejectedPayloads)
-      .values({ pollRunId: p('pollRunId'), source: p('source'), url: p('url'), body: p('body'), error: p('error'), receivedMs: p('receivedMs') })
+    // One copy per distinct body: a body seen before only counts, and its text is not written again.
+    countRejectedBody: db
+      .insert(t.rejectedBodies)
+      .values({ hash: p('hash'), bytes: p('bytes'), seenCount: 1, firstSeenMs: p('receivedMs'), lastSeenMs: p('receivedMs') })
+      .onConflictDoUpdate({
+        target: t.rejectedBodies.hash,
+        set: { seenCount: sql`${t.rejectedBodies.seenCount} + 1`, lastSeenMs: sql`max(${t.rejectedBodies.lastSeenMs}, excluded.last_seen_ms)` },
+      })
+      .prepare(),
+    insertRejectedText: db.insert(t.rejectedBodyTexts).values({ hash: p('hash'), body: p('body') }).onConflictDoNothing().prepare(),
+    insertRejection: db
+      .insert(t.pollRunRejections)
+      .values({ pollRunId: p('pollRunId'), source: p('source'), url: p('url'), error: p('error'), bodyHash: p('hash'), receivedMs: p('receivedMs') })
       .prepare(),
   };
 }

@@ -18,6 +18,7 @@ import type {
   ListedIncident,
   ListedNote,
   PollRun,
+  RecordedRejection,
   RejectedPayload,
   SourceReport,
   Store,
@@ -26,6 +27,7 @@ import type {
 } from '../core/ports.ts';
 import { prepareIncidentSpans } from './sqlite-reliability.ts';
 import { createSqliteAdminAccessStore } from './sqlite-admin-access.ts';
+import { createSqliteRetentionStore } from './sqlite-retention.ts';
 import { createOutboxWriter, createSqliteNotificationStore, toStatusEvent } from './sqlite-notifications.ts';
 import { preparePollStatements, type SqliteDatabase } from './sqlite-statements.ts';
 import * as t from './store-schema.ts';
@@ -34,6 +36,7 @@ export type { SqliteDatabase };
 
 /** Enough for a human to see what came; bodies are capped by the feed client long before this. */
 const REJECTED_BODY_MAX_CHARS = 1_000_000;
+const utf8 = new TextEncoder();
 
 const SEEDED_KEY = 'seeded_at';
 const GENERATION_KEY = 'generation';
@@ -42,6 +45,7 @@ export function createSqliteStore(db: SqliteDatabase): Store {
   const st = preparePollStatements(db);
   const outbox = createOutboxWriter(db);
   const notifications = createSqliteNotificationStore(db);
+  const retention = createSqliteRetentionStore(db);
   const incidentSpans = prepareIncidentSpans(db);
 
   function loadByIds(ids: readonly string[]): StoredIncident[] {
@@ -170,13 +174,23 @@ export function createSqliteStore(db: SqliteDatabase): Store {
       eventCount,
       error: run.error ?? null,
     });
+    // Bytes per distinct body of this run: endpoints down together often answer the same page.
+    const bytesByHash = new Map<string, number>();
     for (const payload of rejected) {
-      st.insertRejected.run({
+      let bytes = bytesByHash.get(payload.sha256);
+      if (bytes === undefined) {
+        const body = payload.body.slice(0, REJECTED_BODY_MAX_CHARS);
+        bytesByHash.set(payload.sha256, (bytes = utf8.encode(body).length));
+        // A body already kept conflicts on its hash and is not written again.
+        st.insertRejectedText.run({ hash: payload.sha256, body });
+      }
+      st.countRejectedBody.run({ hash: payload.sha256, bytes, receivedMs: run.startedAt });
+      st.insertRejection.run({
         pollRunId: run.id,
         source: payload.source,
         url: payload.url,
-        body: payload.body.slice(0, REJECTED_BODY_MAX_CHARS),
         error: payload.error,
+        hash: payload.sha256,
         receivedMs: run.startedAt,
       });
     }
@@ -213,6 +227,7 @@ export function createSqliteStore(db: SqliteDatabase): Store {
   return {
     ...notifications,
     ...createSqliteAdminAccessStore(db),
+    ...retention,
     async loadIncidents(ids) {
       return new Map(loadByIds(ids).map((incident) => [incident.id, incident]));
     },
@@ -409,13 +424,24 @@ export function createSqliteStore(db: SqliteDatabase): Store {
     async getPollRun(id) {
       const row = db.select().from(t.pollRuns).where(eq(t.pollRuns.id, id)).get();
       if (!row) return null;
+      const r = t.pollRunRejections;
+      const b = t.rejectedBodies;
       const rejected = db
-        .select()
-        .from(t.rejectedPayloads)
-        .where(eq(t.rejectedPayloads.pollRunId, id))
-        .orderBy(asc(t.rejectedPayloads.id))
+        .select({ rejection: r, body: b, text: t.rejectedBodyTexts.body })
+        .from(r)
+        .leftJoin(b, eq(b.hash, r.bodyHash))
+        .leftJoin(t.rejectedBodyTexts, eq(t.rejectedBodyTexts.hash, r.bodyHash))
+        .where(eq(r.pollRunId, id))
+        .orderBy(asc(r.receivedMs), asc(sql`${r}.rowid`))
         .all()
-        .map((r) => ({ source: r.source as RejectedPayload['source'], url: r.url, body: r.body, error: r.error, receivedAt: r.receivedMs }));
+        .map(({ rejection, body, text }): RecordedRejection => ({
+          source: rejection.source as RecordedRejection['source'],
+          url: rejection.url,
+          error: rejection.error,
+          sha256: rejection.bodyHash,
+          receivedAt: rejection.receivedMs,
+          body: body && text !== null ? { text, seenCount: body.seenCount, firstSeenAt: body.firstSeenMs, lastSeenAt: body.lastSeenMs } : null,
+        }));
       return { run: toPollRun(row), rejected };
     },
 

@@ -124,19 +124,49 @@ export const pollRuns = sqliteTable(
   (t) => [index('poll_runs_started').on(t.startedMs), index('poll_runs_outcome').on(t.outcome, t.startedMs)],
 );
 
-/** Payloads that were not a feed at all, kept raw so a human can see what the vendor sent. */
-export const rejectedPayloads = sqliteTable(
-  'rejected_payloads',
+/**
+ * Payloads that were not a feed at all, kept raw so a human can see what the vendor sent: one row
+ * per distinct body (its SHA-256), however often it came. A vendor serving the same 1 MB error page
+ * for a day costs one copy and a counter, not 4 GB. Pruned by age of `last_seen_ms` and by a total
+ * size cap (sqlite-retention.ts).
+ */
+export const rejectedBodies = sqliteTable(
+  'rejected_bodies',
   {
-    id: integer('id').primaryKey({ autoIncrement: true }),
+    /** Hex SHA-256 of the body as received (before it is capped for storage). */
+    hash: text('hash').primaryKey(),
+    /** UTF-8 size of the stored text: what the size cap adds up. */
+    bytes: integer('bytes').notNull(),
+    seenCount: integer('seen_count').notNull(),
+    firstSeenMs: integer('first_seen_ms').notNull(),
+    lastSeenMs: integer('last_seen_ms').notNull(),
+  },
+  (t) => [index('rejected_bodies_last_seen').on(t.lastSeenMs)],
+);
+
+/**
+ * The text of each rejected body, written once and never updated. Apart from the counters because
+ * SQLite rewrites a whole row on UPDATE: counting a 1 MB body in its own row rewrote the megabyte
+ * on every poll and kept a second copy's pages on the free list.
+ */
+export const rejectedBodyTexts = sqliteTable('rejected_body_texts', {
+  hash: text('hash').primaryKey(),
+  body: text('body').notNull(),
+});
+
+/** Which poll run refused which body, from which endpoint and why; deleted with its poll run. */
+export const pollRunRejections = sqliteTable(
+  'poll_run_rejections',
+  {
     pollRunId: text('poll_run_id').notNull(),
     source: text('source').notNull(),
     url: text('url').notNull(),
-    body: text('body').notNull(),
     error: text('error').notNull(),
+    /** rejected_bodies.hash; the body may have been pruned since (then the run says only why). */
+    bodyHash: text('body_hash').notNull(),
     receivedMs: integer('received_ms').notNull(),
   },
-  (t) => [index('rejected_payloads_run').on(t.pollRunId)],
+  (t) => [primaryKey({ columns: [t.pollRunId, t.source] })],
 );
 
 /** Small facts about the archive itself (seeded, the cursor signing key). */
@@ -189,7 +219,12 @@ export const subscriptions = sqliteTable(
     createdMs: integer('created_ms').notNull(),
     updatedMs: integer('updated_ms').notNull(),
   },
-  (t) => [index('subscriptions_status').on(t.status), index('subscriptions_target').on(t.channel, t.target)],
+  (t) => [
+    index('subscriptions_status').on(t.status),
+    index('subscriptions_target').on(t.channel, t.target),
+    // Pruning unconfirmed sign-ups walks only the pending ones, oldest first.
+    index('subscriptions_pending_created').on(t.createdMs).where(sql`status = 'pending'`),
+  ],
 );
 
 /**
@@ -254,11 +289,16 @@ export const linkTokens = sqliteTable(
 );
 
 /** Sliding-window rate limit logs (rate-limit.ts), shared by every process on the file. */
-export const rateLimits = sqliteTable('rate_limits', {
-  key: text('key').primaryKey(),
-  hitsJson: text('hits_json').notNull(),
-  expiresMs: integer('expires_ms').notNull(),
-});
+export const rateLimits = sqliteTable(
+  'rate_limits',
+  {
+    key: text('key').primaryKey(),
+    hitsJson: text('hits_json').notNull(),
+    expiresMs: integer('expires_ms').notNull(),
+  },
+  // Pruning expired rows seeks here instead of scanning every key (retention.ts).
+  (t) => [index('rate_limits_expires').on(t.expiresMs)],
+);
 
 /**
  * Admin sessions (admin-session.ts): the cookie carries a random id, stored here only as its

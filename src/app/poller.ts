@@ -2,6 +2,7 @@
  * The poll cycle: read the vendor's feed (v2 current and history, v1 when v2 current fails), diff it
  * against the archive, and apply versions and events in one atomic step.
  */
+import { sha256Hex } from '../core/content-hash.ts';
 import { planPoll, type ArchivedIncident } from '../core/diff.ts';
 import { FeedFetchError, RevisionConflictError } from '../core/errors.ts';
 import type { StatusEvent } from '../core/events.ts';
@@ -116,7 +117,9 @@ export function createPoller(deps: PollerDeps): Poller {
       if (!(error instanceof NotAFeedError || error instanceof SyntaxError)) throw error;
       const reason = error instanceof SyntaxError ? `invalid JSON: ${error.message}` : `not a feed: ${error.message}`;
       report.error = reason;
-      return { source, report, rejected: { source, url: response.url, body: response.body, error: reason } };
+      // Hashed here, once: the store keeps one copy per distinct body however often it comes.
+      const sha256 = await sha256Hex(response.body);
+      return { source, report, rejected: { source, url: response.url, body: response.body, error: reason, sha256 } };
     }
   }
 

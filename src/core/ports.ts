@@ -64,8 +64,17 @@ export type PollRun = {
   error?: string;
 };
 
-/** A payload that was not a feed at all, kept raw for a human to inspect. */
-export type RejectedPayload = { source: FeedSource; url: string; body: string; error: string };
+/** A payload that was not a feed at all, kept raw for a human to inspect (once per distinct `sha256`). */
+export type RejectedPayload = { source: FeedSource; url: string; body: string; error: string; sha256: string };
+
+/**
+ * A rejected payload as a poll run shows it: its body is the one copy kept for every poll that got
+ * the same bytes, with how often and when they came; null once retention pruned it.
+ */
+export type RecordedRejection = Omit<RejectedPayload, 'body'> & {
+  receivedAt: number;
+  body: { text: string; seenCount: number; firstSeenAt: number; lastSeenAt: number } | null;
+};
 
 export type ApplyPollInput = {
   run: PollRun;
@@ -185,12 +194,12 @@ export interface ArchiveQueries {
   feedHealth(): Promise<FeedHealth>;
   listPollRuns(beforeStartedAt: number | null, limit: number): Promise<PollRun[]>;
   /** One poll run and the payloads it kept because they were not a feed. */
-  getPollRun(id: string): Promise<{ run: PollRun; rejected: (RejectedPayload & { receivedAt: number })[] } | null>;
+  getPollRun(id: string): Promise<{ run: PollRun; rejected: RecordedRejection[] } | null>;
   /** A random secret that lives with the archive (e.g. the cursor signing key), made on first use. */
   secret(name: string, generate: () => string): Promise<string>;
 }
 
-export type Store = PollStore & ArchiveQueries & NotificationStore & AdminAccessStore;
+export type Store = PollStore & ArchiveQueries & NotificationStore & AdminAccessStore & RetentionStore;
 
 /** An admin session as stored: never its id (only a hash) nor the token (only a fingerprint). */
 export type AdminSessionRecord = { idHash: string; tokenFingerprint: string; createdAt: number; expiresAt: number };
@@ -210,6 +219,24 @@ export interface AdminAccessStore {
   deleteAdminSession(idHash: string): Promise<void>;
   /** Decides one guess of the admin token against the logs of `limits` and writes the decision, atomically. */
   throttleGuess(limits: readonly GuessLimit[], wrong: boolean, now: number): Promise<GuessDecision>;
+}
+
+/**
+ * Deletes what retention no longer keeps (core/retention.ts has the rules). Each call removes at
+ * most `limit` rows in one atomic step (a fixed list of statements: one transaction, or one D1
+ * batch) and returns how many went; the caller repeats while a call comes back full.
+ */
+export interface RetentionStore {
+  /** Poll runs started before `beforeMs` and their rejection records; never the newest run nor the newest ok/partial one. */
+  prunePollRuns(beforeMs: number, limit: number): Promise<number>;
+  /** Rejected bodies last seen before `beforeMs`, then the least recently seen beyond `maxBytes` in total (the newest stays). */
+  pruneRejectedBodies(beforeMs: number, maxBytes: number, limit: number): Promise<number>;
+  /** Pending (unconfirmed) subscriptions created before `createdBeforeMs` with no link valid at `now`. */
+  prunePendingSignups(createdBeforeMs: number, now: number, limit: number): Promise<number>;
+  /** Link tokens that expired before `expiredBeforeMs`. */
+  pruneLinkTokens(expiredBeforeMs: number, limit: number): Promise<number>;
+  /** Rate-limit logs whose window ended at or before `expiredByMs`. */
+  pruneRateLimits(expiredByMs: number, limit: number): Promise<number>;
 }
 
 

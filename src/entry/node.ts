@@ -20,7 +20,9 @@ import { createServiceMetrics, type ServiceMetrics } from '../app/service-metric
 import { createSubscriptionService, type SubscriptionService } from '../app/subscriptions.ts';
 import { createSecretBox } from '../core/secret-box.ts';
 import { createPoller, type Poller, type PollResult } from '../app/poller.ts';
-import type { Config } from '../config.ts';
+import { retentionSettings, type Config } from '../config.ts';
+import { createPruner } from '../app/retention.ts';
+import type { PruneCounts } from '../core/retention.ts';
 import { createCursorCodec, randomSecret } from '../core/cursor.ts';
 import type { Clock, Logger, Store } from '../core/ports.ts';
 import { createApp } from '../http/app.ts';
@@ -29,6 +31,8 @@ import { openSqliteArchive } from './open-sqlite.ts';
 
 export const USER_AGENT = 'statuswatch/0.1 (self-hosted status feed monitor)';
 const systemClock: Clock = { now: () => Date.now() };
+/** Retention runs at start and every ten minutes: nothing it removes grows faster than that matters. */
+const PRUNE_SCHEDULE = '*/10 * * * *';
 
 export type NodeRuntime = {
   store: Store;
@@ -39,6 +43,8 @@ export type NodeRuntime = {
   startDelivering(): DeliveryLoop;
   /** Polls once, logging instead of throwing: what the scheduler calls. */
   pollSafely(): Promise<PollResult | null>;
+  /** Prunes what retention no longer keeps, logging instead of throwing: what the scheduler calls. */
+  pruneSafely(): Promise<PruneCounts | null>;
   close(): Promise<void>;
 };
 
@@ -95,6 +101,7 @@ export async function createNodeRuntime(config: Config, logger: Logger, clock: C
   // A poll that throws could not use the archive at all (the lease write failed: disk full, locked):
   // said once per episode, not with a stack every minute. The schedule decides when to try again.
   const pollFailures = createFailureReporter({ activity: 'polling', logger, clock, backsOff: false });
+  const pruner = createPruner({ store, logger, settings: retentionSettings(config) });
   return {
     store,
     poller,
@@ -108,6 +115,15 @@ export async function createNodeRuntime(config: Config, logger: Logger, clock: C
         return result;
       } catch (error) {
         pollFailures.failed(error);
+        return null;
+      }
+    },
+    async pruneSafely() {
+      try {
+        return await pruner.pruneExpired(clock.now());
+      } catch (error) {
+        // A busy or full database: what was not pruned now is pruned by the next run.
+        logger.error('prune failed', { error: error instanceof Error ? error.message : String(error) });
         return null;
       }
     },
@@ -181,6 +197,11 @@ export async function startService(config: Config, logger: Logger, clock: Clock 
   // noOverlap: a slow vendor never stacks polls in this process; the lease covers other processes.
   const task = cron.schedule(config.POLL_SCHEDULE, poll, { name: 'poll', noOverlap: true });
   if (config.POLL_ON_START) void poll();
+  let pruning: Promise<unknown> = Promise.resolve();
+  const prune = () => (pruning = runtime.pruneSafely());
+  // Several processes on one file may each prune: the deletes are idempotent, and each batch is short.
+  const pruneTask = cron.schedule(PRUNE_SCHEDULE, prune, { name: 'prune', noOverlap: true });
+  void prune();
   logger.info('statuswatch is serving', { url, database: config.DATABASE_PATH, feed: config.STATUS_URL, schedule: config.POLL_SCHEDULE, admin: Boolean(config.ADMIN_TOKEN) });
 
   return {
@@ -188,7 +209,9 @@ export async function startService(config: Config, logger: Logger, clock: Clock 
     deliverNow: () => delivery.settled(),
     async close() {
       await task.destroy();
+      await pruneTask.destroy();
       await inFlight;
+      await pruning;
       await new Promise<void>((resolve) => server.close(() => resolve()));
       await runtime.close();
     },

@@ -1,3 +1,8 @@
+import Database from 'better-sqlite3';
+import { drizzle } from 'drizzle-orm/better-sqlite3';
+import { migrate } from 'drizzle-orm/better-sqlite3/migrator';
+import { cpSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { planPoll } from '../../src/core/diff.ts';
 import { RevisionConflictError } from '../../src/core/errors.ts';
@@ -5,7 +10,8 @@ import { isOngoing, type Incident } from '../../src/core/incident.ts';
 import type { PollRun, Store } from '../../src/core/ports.ts';
 import { toFtsQuery } from '../../src/core/search-query.ts';
 import { one, rawIncident } from '../fixtures/vendor-builders.ts';
-import { openTempArchive, type TempArchive } from '../helpers/temp-archive.ts';
+import { openTempArchive, tempDir, type TempArchive } from '../helpers/temp-archive.ts';
+import { MIGRATIONS_DIR } from '../../src/entry/open-sqlite.ts';
 
 const T0 = Date.UTC(2026, 9, 1, 12, 0, 0);
 let runCounter = 0;
@@ -120,11 +126,24 @@ describe('SQLite store', () => {
     expect(health.lastRun?.startedAt).toBe(T0 + 180_000);
   });
 
-  it('keeps rejected payloads raw for inspection', async () => {
-    await archive.store.recordPollRun(run('failed'), [{ source: 'v2/current', url: 'http://x/api', body: '<html>maintenance</html>', error: 'invalid JSON' }]);
-    expect(archive.sqlite.prepare('SELECT source, body, error FROM rejected_payloads').all()).toEqual([
-      { source: 'v2/current', body: '<html>maintenance</html>', error: 'invalid JSON' },
+  it('keeps rejected payloads raw for inspection, one copy per distinct body', async () => {
+    const page = { source: 'v2/current' as const, url: 'http://x/api', body: '<html>maintenance</html>', error: 'invalid JSON', sha256: 'a'.repeat(64) };
+    const first = run('failed', T0);
+    const second = run('failed', T0 + 60_000);
+    await archive.store.recordPollRun(first, [page]);
+    await archive.store.recordPollRun(second, [page, { ...page, source: 'v2/history' }]);
+    const shown = await archive.store.getPollRun(first.id);
+    expect(shown?.rejected).toEqual([
+      {
+        source: 'v2/current',
+        url: 'http://x/api',
+        error: 'invalid JSON',
+        sha256: page.sha256,
+        receivedAt: T0,
+        body: { text: '<html>maintenance</html>', seenCount: 3, firstSeenAt: T0, lastSeenAt: T0 + 60_000 },
+      },
     ]);
+    expect((await archive.store.getPollRun(second.id))?.rejected.map((r) => r.source)).toEqual(['v2/current', 'v2/history']);
   });
 
   describe('queries', () => {
@@ -249,6 +268,37 @@ describe('time filters at sub-second edges', () => {
       expect(await ids(t)).toEqual(['2026-09-01T10:00:01.000Z', '2026-09-01T10:00:00.750Z']);
       expect(await ids(undefined, t)).toEqual(['2026-09-01T10:00:00.250Z']);
       expect(await ids(undefined, t + 250)).toEqual(['2026-09-01T10:00:00.750Z', '2026-09-01T10:00:00.250Z']);
+    } finally {
+      archive.remove();
+    }
+  });
+});
+
+describe('upgrading an archive from before refused payloads were deduplicated', () => {
+  it('keeps each refused payload visible with its poll run', async () => {
+    // The migrations as they stood before 0004, applied to a real file, with a refused payload in it.
+    const dir = tempDir();
+    const oldMigrations = join(dir, 'drizzle');
+    cpSync(MIGRATIONS_DIR, oldMigrations, { recursive: true });
+    const journalPath = join(oldMigrations, 'meta', '_journal.json');
+    const journal = JSON.parse(readFileSync(journalPath, 'utf8')) as { entries: { tag: string }[] };
+    journal.entries = journal.entries.filter((e) => e.tag < '0004');
+    writeFileSync(journalPath, JSON.stringify(journal));
+    const path = join(dir, 'archive.db');
+    const old = new Database(path);
+    migrate(drizzle(old), { migrationsFolder: oldMigrations });
+    old.prepare(`INSERT INTO poll_runs (id, started_ms, finished_ms, outcome, sources_json, changes_json, event_count) VALUES ('r1', ?, ?, 'failed', '[]', '{}', 0)`).run(T0, T0 + 5);
+    old.prepare(`INSERT INTO rejected_payloads (poll_run_id, source, url, body, error, received_ms) VALUES ('r1', 'v2/history', 'http://x/api', '<html>été</html>', 'invalid JSON', ?)`).run(T0);
+    old.close();
+
+    const archive = openTempArchive(dir); // migrates to the current schema
+    try {
+      const shown = await archive.store.getPollRun('r1');
+      expect(shown?.rejected).toMatchObject([
+        { source: 'v2/history', url: 'http://x/api', error: 'invalid JSON', receivedAt: T0, body: { text: '<html>été</html>', seenCount: 1, firstSeenAt: T0 } },
+      ]);
+      // Counted in UTF-8 bytes, as new bodies are, for the size cap.
+      expect(archive.sqlite.prepare('SELECT bytes FROM rejected_bodies').get()).toEqual({ bytes: Buffer.byteLength('<html>été</html>') });
     } finally {
       archive.remove();
     }

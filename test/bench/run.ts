@@ -11,6 +11,7 @@ import { benchPages, type PagesBenchOptions } from './pages.ts';
 import { benchPollCycle, type PollCycleOptions } from './poll-cycle.ts';
 import { benchReliabilityQuery, type ReliabilityQueryOptions } from './reliability-query.ts';
 import { benchStartup, type StartupOptions } from './startup.ts';
+import { benchRetention, type RetentionBenchOptions } from './retention.ts';
 import { heading } from './table.ts';
 
 const QUICK = process.env.BENCH_QUICK === '1';
@@ -79,6 +80,12 @@ const PAGES: PagesBenchOptions = {
 
 // Full: about 20 s (each start migrates a fresh archive); quick: a few seconds.
 const STARTUP: StartupOptions = { rounds: QUICK ? 3 : 15, warmUpRounds: 1 };
+// Full: a few seconds (20,000 rate-limit rows: the flood of 10,000 spoofed sign-ups); quick: about one.
+const RETENTION: RetentionBenchOptions = {
+  rateLimitRows: QUICK ? 2_000 : 20_000,
+  rounds: QUICK ? 10 : 100,
+  warmUpRounds: QUICK ? 2 : 5,
+};
 
 const started = performance.now();
 const cpu = cpus()[0]?.model ?? 'unknown CPU';
@@ -95,6 +102,7 @@ for (const [name, section] of [
   ['notifications', () => benchNotifications(NOTIFICATIONS)],
   ['dashboard pages', () => benchPages(PAGES)],
   ['start-up', () => benchStartup(STARTUP)],
+  ['retention', () => benchRetention(RETENTION)],
 ] as const satisfies readonly (readonly [string, () => Promise<SectionReport>])[]) {
   try {
     const report = await section();

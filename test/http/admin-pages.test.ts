@@ -262,6 +262,7 @@ describe('admin pages', () => {
     await webhook(HOSTILE_URL);
     await vendor.fault({ target: 'v2/current', kind: 'html' });
     await service.poll();
+    await service.poll(); // the same page again: kept once, and counted
     const { cookie } = await signIn();
 
     const list = await get('/admin/subscriptions', cookie);
@@ -276,6 +277,7 @@ describe('admin pages', () => {
     expect(run.status).toBe(200);
     expect(run.html).toMatch(/<pre class="payload"[^>]*>&lt;html&gt;&lt;body&gt;maintenance&lt;\/body&gt;&lt;\/html&gt;<\/pre>/);
     expect(run.html).not.toContain('<body>maintenance');
+    expect(run.html).toContain('The same body came 2 times');
   });
 
   it('replays a delivery from its page, and all since a date; the receiver gets the same webhook-id', async () => {

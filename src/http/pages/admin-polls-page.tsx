@@ -1,5 +1,5 @@
 /** The admin view of poll runs: what each poll of the vendor's feed got, and the payloads it refused, shown raw. */
-import type { PollRun, RejectedPayload, SourceReport } from '../../core/ports.ts';
+import type { PollRun, RecordedRejection, SourceReport } from '../../core/ports.ts';
 import { Time } from './time.tsx';
 import { DataTable } from './data-table.tsx';
 
@@ -68,7 +68,7 @@ export function PollsPage(props: { runs: PollRun[]; olderHref: string | null; on
   );
 }
 
-export function PollPage(props: { run: PollRun; rejected: (RejectedPayload & { receivedAt: number })[] }) {
+export function PollPage(props: { run: PollRun; rejected: RecordedRejection[] }) {
   const { run, rejected } = props;
   return (
     <>
@@ -122,14 +122,25 @@ export function PollPage(props: { run: PollRun; rejected: (RejectedPayload & { r
             <p class="muted wrap">
               <Time ms={r.receivedAt} /> from <code>{r.url}</code>
             </p>
-            {/* As the vendor sent it, escaped: an HTML error page shows as its source, never as markup. */}
-            <pre class="payload" tabindex={0} aria-label={`Body of the refused ${r.source} payload`}>
-              {r.body.length > PAYLOAD_SHOWN_CHARS ? r.body.slice(0, PAYLOAD_SHOWN_CHARS) : r.body}
-            </pre>
-            {r.body.length > PAYLOAD_SHOWN_CHARS && (
-              <p class="hint">
-                First {PAYLOAD_SHOWN_CHARS} of {r.body.length} characters; the API has it whole at /api/admin/polls/{run.id}.
-              </p>
+            {r.body === null ? (
+              <p class="hint">The body is no longer kept (retention); its SHA-256 was <code>{r.sha256}</code>.</p>
+            ) : (
+              <>
+                {r.body.seenCount > 1 && (
+                  <p class="muted">
+                    The same body came {r.body.seenCount} times, from <Time ms={r.body.firstSeenAt} /> to <Time ms={r.body.lastSeenAt} />; it is kept once.
+                  </p>
+                )}
+                {/* As the vendor sent it, escaped: an HTML error page shows as its source, never as markup. */}
+                <pre class="payload" tabindex={0} aria-label={`Body of the refused ${r.source} payload`}>
+                  {r.body.text.length > PAYLOAD_SHOWN_CHARS ? r.body.text.slice(0, PAYLOAD_SHOWN_CHARS) : r.body.text}
+                </pre>
+                {r.body.text.length > PAYLOAD_SHOWN_CHARS && (
+                  <p class="hint">
+                    First {PAYLOAD_SHOWN_CHARS} of {r.body.text.length} characters; the API has it whole at /api/admin/polls/{run.id}.
+                  </p>
+                )}
+              </>
             )}
           </article>
         ))}

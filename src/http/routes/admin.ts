@@ -51,13 +51,18 @@ export function adminRoutes(deps: AppDeps) {
     return c.json({
       ok: true,
       poll: toApiPollRun(found.run),
-      // Kept raw: what the vendor sent when it was not a feed at all (an HTML error page, truncated JSON).
+      // Kept raw: what the vendor sent when it was not a feed at all (an HTML error page, truncated
+      // JSON), one copy per distinct body however many polls got it; `body` is null once pruned.
       rejected_payloads: found.rejected.map((r) => ({
         source: r.source,
         url: r.url,
         error: r.error,
         received_at: iso(r.receivedAt),
-        body: r.body,
+        sha256: r.sha256,
+        body: r.body?.text ?? null,
+        seen_count: r.body?.seenCount ?? null,
+        first_seen_at: r.body ? iso(r.body.firstSeenAt) : null,
+        last_seen_at: r.body ? iso(r.body.lastSeenAt) : null,
       })),
     });
   });

@@ -1,0 +1,50 @@
+/**
+ * Pruning what retention no longer keeps (core/retention.ts): old poll runs, rejected payloads
+ * past their age or the size cap, unconfirmed sign-ups, expired link tokens and rate-limit logs.
+ * Deletes in bounded batches so a large backlog never holds the write lock for long.
+ */
+import type { Logger, RetentionStore } from '../core/ports.ts';
+import { pruneCutoffs, type PruneCounts, type RetentionSettings } from '../core/retention.ts';
+
+/** Rows per batch: each batch is one short transaction (or D1 batch). */
+export const PRUNE_BATCH_ROWS = 500;
+/**
+ * Batches per kind in one run. A backlog larger than this (a first run over a long-grown
+ * database) is finished by the next runs, so one run never keeps the database busy for long.
+ */
+export const PRUNE_MAX_BATCHES = 200;
+
+export type PrunerDeps = { store: RetentionStore; logger: Logger; settings: RetentionSettings; batchRows?: number };
+
+export type Pruner = { pruneExpired(now: number): Promise<PruneCounts> };
+
+export function createPruner({ store, logger, settings, batchRows = PRUNE_BATCH_ROWS }: PrunerDeps): Pruner {
+  /** Repeats one kind's batch while batches come back full. */
+  async function drain(batch: (limit: number) => Promise<number>): Promise<number> {
+    let total = 0;
+    for (let i = 0; i < PRUNE_MAX_BATCHES; i++) {
+      const removed = await batch(batchRows);
+      total += removed;
+      if (removed < batchRows) break;
+      // Lets requests waiting on this process run between two batches.
+      await new Promise((resolve) => setTimeout(resolve, 0));
+    }
+    return total;
+  }
+
+  return {
+    async pruneExpired(now) {
+      const cut = pruneCutoffs(now, settings);
+      const counts: PruneCounts = {
+        pollRuns: await drain((limit) => store.prunePollRuns(cut.pollRunsBeforeMs, limit)),
+        rejectedBodies: await drain((limit) => store.pruneRejectedBodies(cut.rejectedBodiesBeforeMs, cut.rejectedBodiesMaxBytes, limit)),
+        pendingSignups: await drain((limit) => store.prunePendingSignups(cut.pendingSignupsBeforeMs, now, limit)),
+        linkTokens: await drain((limit) => store.pruneLinkTokens(cut.tokensExpiredBeforeMs, limit)),
+        rateLimits: await drain((limit) => store.pruneRateLimits(cut.rateLimitsExpiredByMs, limit)),
+      };
+      // Silent when nothing went: a line every ten minutes saying so would only bury the others.
+      if (Object.values(counts).some((n) => n > 0)) logger.info('pruned expired rows', counts);
+      return counts;
+    },
+  };
+}

@@ -1,0 +1,63 @@
+/**
+ * How long what outside input can grow is kept, as the cutoffs one prune at `now` applies. Pure:
+ * every runtime prunes alike, and the rules are tested with plain numbers.
+ */
+import { CONFIRM_TOKEN_TTL_MS } from './confirmation-token.ts';
+
+const DAY_MS = 24 * 60 * 60 * 1000;
+
+/**
+ * Expired link tokens stay this long after expiry, so that an old link still gets the true answer
+ * ("this link has expired", "already confirmed") rather than "not valid". Bounded all the same:
+ * sign-ups are rate-limited, and nothing is kept past expiry plus this.
+ */
+export const EXPIRED_TOKEN_KEPT_MS = 30 * DAY_MS;
+
+/** The settings (config.ts): RETENTION_POLL_RUNS_DAYS, RETENTION_REJECTED_PAYLOADS_DAYS, REJECTED_PAYLOADS_MAX_BYTES. */
+export type RetentionSettings = {
+  pollRunsDays: number;
+  rejectedPayloadsDays: number;
+  rejectedPayloadsMaxBytes: number;
+};
+
+export const DEFAULT_RETENTION: RetentionSettings = {
+  pollRunsDays: 30,
+  rejectedPayloadsDays: 30,
+  rejectedPayloadsMaxBytes: 50_000_000,
+};
+
+export type PruneCutoffs = {
+  /** Poll runs started before this go, except the newest run and the newest successful one (/healthz reads them). */
+  pollRunsBeforeMs: number;
+  /** Rejected bodies last seen before this go... */
+  rejectedBodiesBeforeMs: number;
+  /** ...and the least recently seen go while the rest add up to more than this (the newest one always stays). */
+  rejectedBodiesMaxBytes: number;
+  /** Unconfirmed sign-ups created before this go once none of their confirmation links is still valid. */
+  pendingSignupsBeforeMs: number;
+  /** Link tokens that expired before this go. */
+  tokensExpiredBeforeMs: number;
+  /** Rate-limit logs whose window ended at or before this go: they can no longer refuse anything. */
+  rateLimitsExpiredByMs: number;
+};
+
+export function pruneCutoffs(now: number, settings: RetentionSettings): PruneCutoffs {
+  return {
+    pollRunsBeforeMs: now - settings.pollRunsDays * DAY_MS,
+    rejectedBodiesBeforeMs: now - settings.rejectedPayloadsDays * DAY_MS,
+    rejectedBodiesMaxBytes: settings.rejectedPayloadsMaxBytes,
+    // A sign-up's first link is issued as it is created, so none can be valid before this.
+    pendingSignupsBeforeMs: now - CONFIRM_TOKEN_TTL_MS,
+    tokensExpiredBeforeMs: now - EXPIRED_TOKEN_KEPT_MS,
+    rateLimitsExpiredByMs: now,
+  };
+}
+
+/** What one prune removed, by kind: logged in one line. */
+export type PruneCounts = {
+  pollRuns: number;
+  rejectedBodies: number;
+  pendingSignups: number;
+  linkTokens: number;
+  rateLimits: number;
+};

@@ -1,0 +1,38 @@
+import { describe, expect, it } from 'vitest';
+import { parseConfig, retentionSettings } from '../../src/config.ts';
+import { CONFIRM_TOKEN_TTL_MS } from '../../src/core/confirmation-token.ts';
+import { DEFAULT_RETENTION, EXPIRED_TOKEN_KEPT_MS, pruneCutoffs } from '../../src/core/retention.ts';
+
+const DAY_MS = 24 * 60 * 60 * 1000;
+const NOW = Date.UTC(2026, 10, 20, 12, 0, 0);
+
+describe('retention cutoffs', () => {
+  it('turns the settings into instants before which each kind of row goes', () => {
+    expect(pruneCutoffs(NOW, { pollRunsDays: 30, rejectedPayloadsDays: 7, rejectedPayloadsMaxBytes: 5_000_000 })).toEqual({
+      pollRunsBeforeMs: NOW - 30 * DAY_MS,
+      rejectedBodiesBeforeMs: NOW - 7 * DAY_MS,
+      rejectedBodiesMaxBytes: 5_000_000,
+      pendingSignupsBeforeMs: NOW - 7 * DAY_MS,
+      tokensExpiredBeforeMs: NOW - 30 * DAY_MS,
+      rateLimitsExpiredByMs: NOW,
+    });
+  });
+
+  it('never drops a sign-up whose first link may still be valid, nor a token before its expiry', () => {
+    const cut = pruneCutoffs(NOW, DEFAULT_RETENTION);
+    expect(NOW - cut.pendingSignupsBeforeMs).toBeGreaterThanOrEqual(CONFIRM_TOKEN_TTL_MS);
+    expect(NOW - cut.tokensExpiredBeforeMs).toBe(EXPIRED_TOKEN_KEPT_MS);
+  });
+});
+
+describe('retention settings', () => {
+  it('default to a month of poll runs and refused payloads, 50 MB of payloads at most', () => {
+    expect(retentionSettings(parseConfig({}))).toEqual({ pollRunsDays: 30, rejectedPayloadsDays: 30, rejectedPayloadsMaxBytes: 50_000_000 });
+  });
+
+  it('refuse values that would keep nothing or make no sense, naming the setting', () => {
+    expect(() => parseConfig({ RETENTION_POLL_RUNS_DAYS: '0' })).toThrow(/RETENTION_POLL_RUNS_DAYS must be at least 1/);
+    expect(() => parseConfig({ RETENTION_REJECTED_PAYLOADS_DAYS: 'a week' })).toThrow(/RETENTION_REJECTED_PAYLOADS_DAYS must be a number/);
+    expect(() => parseConfig({ REJECTED_PAYLOADS_MAX_BYTES: '1000' })).toThrow(/REJECTED_PAYLOADS_MAX_BYTES must be at least 1000000/);
+  });
+});
