@@ -45,8 +45,17 @@ export function adminPageRoutes(deps: AppDeps) {
   let sessionsReady: Promise<AdminSessions> | null = null;
   // Its own key, made on first use and kept with the archive: sessions survive a restart (but not
   // a new ADMIN_TOKEN). Only called once the middleware below has checked that a token is set.
-  const sessions = () =>
-    (sessionsReady ??= store.secret('admin-session', () => randomSecret()).then((secret) => createAdminSessions(secret, deps.adminToken!, store)));
+  // A failed first use (the database locked or full while the key is written) is forgotten, so
+  // the next request tries again instead of every sign-in failing until a restart.
+  const sessions = () => {
+    if (sessionsReady) return sessionsReady;
+    const ready = store.secret('admin-session', () => randomSecret()).then((secret) => createAdminSessions(secret, deps.adminToken!, store));
+    sessionsReady = ready;
+    ready.catch(() => {
+      if (sessionsReady === ready) sessionsReady = null;
+    });
+    return ready;
+  };
   const checkToken = deps.adminToken ? createAdminTokenCheck({ ...deps, adminToken: deps.adminToken }) : null;
   const cookie = adminCookies(deps.publicUrl);
   // Path=/admin keeps the cookies off every other request.
