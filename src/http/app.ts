@@ -20,7 +20,9 @@ import { widgetRoutes } from './routes/widget.ts';
 
 /** Answers that move with the clock alone (v1's last hour, the history window) are at most this old. */
 const RESPONSE_CACHE_MAX_AGE_MS = 60_000;
+/** Keys, bodies and headers (see ResponseCacheOptions.maxBytes): pages of 100 incidents are ~100 KB. */
 const RESPONSE_CACHE_MAX_BYTES = 32 * 1024 * 1024;
+const RESPONSE_CACHE_MAX_ENTRIES = 10_000;
 
 export function createApp(deps: AppDeps): Hono {
   const app = new Hono();
@@ -31,6 +33,7 @@ export function createApp(deps: AppDeps): Hono {
     clock: deps.clock,
     maxAgeMs: RESPONSE_CACHE_MAX_AGE_MS,
     maxBytes: RESPONSE_CACHE_MAX_BYTES,
+    maxEntries: RESPONSE_CACHE_MAX_ENTRIES,
   });
   // Only the archive's reads are cached: admin answers (poll runs, subscriptions, deliveries)
   // change without the archive changing, and must never be served from a shared cache.
