@@ -2,7 +2,7 @@
 import { Hono } from 'hono';
 import type { AppDeps } from './deps.ts';
 import { createErrorHandler, notFound } from './errors.ts';
-import { responseCache } from './response-cache.ts';
+import { CONTENT_TYPE_OPTIONS, responseCache } from './response-cache.ts';
 import { adminPageRoutes } from './routes/admin-pages.tsx';
 import { adminRoutes } from './routes/admin.ts';
 import { dashboardRoutes } from './routes/dashboard.tsx';
@@ -28,6 +28,13 @@ export function createApp(deps: AppDeps): Hono {
   const app = new Hono();
   app.onError(createErrorHandler(deps.logger));
   app.notFound(notFound);
+  // Every answer is taken as the type it declares: JSON, feeds and /metrics carry vendor text that
+  // a browser must never sniff into HTML. Set before the routes run, so errors and 404s have it
+  // too; the response cache replays it on hits (see responseCache), which skip what is set here.
+  app.use('*', async (c, next) => {
+    c.header(CONTENT_TYPE_OPTIONS, 'nosniff');
+    await next();
+  });
   const cache = responseCache({
     generation: () => deps.store.archiveGeneration(),
     clock: deps.clock,

@@ -41,6 +41,9 @@ export type ResponseCacheOptions = {
  */
 type Entry = { generation: number; storedAt: number; body: string; etag: string; contentType: string; headers: Record<string, string>; bytes: number };
 
+/** Sent as `nosniff` with every answer, hits and 304s included. */
+export const CONTENT_TYPE_OPTIONS = 'x-content-type-options';
+
 /** What a cache holds, for tests and the service's own checks. */
 export type ResponseCacheStats = { entries: number; bytes: number };
 
@@ -122,7 +125,8 @@ export function responseCache(options: ResponseCacheOptions): ResponseCache {
       // A Response of our own with a plain header object: on Node the server writes it without
       // building a Headers per request (c.body would, costing hot paths a fifth of their rate).
       // As for any handler returning its own Response, headers outer middleware prepared with
-      // c.header() before next() are not merged; those set on c.res are.
+      // c.header() before next() are not merged (nosniff is stored with the entry); those set on
+      // c.res after next() are.
       const status = etagMatches(c.req.header('if-none-match'), cached.etag) ? 304 : 200;
       return new Response(status === 304 ? null : cached.body, { status, headers: cached.headers });
     }
@@ -142,7 +146,9 @@ export function responseCache(options: ResponseCacheOptions): ResponseCache {
     const etag = same ? cached.etag : `"${nonce}-${generation}-${++builds}"`;
     c.header('etag', etag);
     c.header('cache-control', cacheControl);
-    const headers: Record<string, string> = {};
+    // nosniff whatever set it: the app's own middleware sets it before this one runs, so it is among
+    // the preset headers, and a hit would go without it.
+    const headers: Record<string, string> = { [CONTENT_TYPE_OPTIONS]: 'nosniff' };
     let headerChars = etag.length + contentType.length;
     c.res.headers.forEach((value, name) => {
       if (name === 'content-length' || preset.has(name)) return;

@@ -236,6 +236,7 @@ describe('response cache options for the hot paths', () => {
       'cache-control': 'public, max-age=30',
       'content-type': 'application/json',
       etag: first.headers.get('etag'),
+      'x-content-type-options': 'nosniff',
     });
     expect(state.calls).toBe(1);
   });
