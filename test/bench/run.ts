@@ -4,6 +4,7 @@
  */
 import { cpus } from 'node:os';
 import { BenchBroken, type Goal, type SectionReport } from './harness.ts';
+import { benchCacheMemory, type CacheMemoryOptions } from './cache-memory.ts';
 import { benchHotPaths, type HotPathsOptions } from './hot-paths.ts';
 import { benchIncidentsQuery, type IncidentsQueryOptions } from './incidents-query.ts';
 import { benchNotifications, type NotificationsOptions } from './notifications.ts';
@@ -68,6 +69,15 @@ const PAGES: PagesBenchOptions = {
   warmUpRounds: QUICK ? 3 : 5,
 };
 
+// Full: a million requests, 5-8 minutes on two cores (misses all: each builds its answer); quick:
+// 30,000 in about 20 s. A seed of 2,000 incidents: the answers' size, not the archive's, matters.
+const CACHE_MEMORY: CacheMemoryOptions = {
+  archiveIncidents: 2_000,
+  requests: QUICK ? 30_000 : 1_000_000,
+  warmUpRequests: 200,
+  concurrency: 4,
+};
+
 const started = performance.now();
 const cpu = cpus()[0]?.model ?? 'unknown CPU';
 console.log(`statuswatch benchmarks${QUICK ? ' (BENCH_QUICK: small data, few rounds; figures are rough)' : ''}`);
@@ -82,6 +92,7 @@ for (const [name, section] of [
   ['reliability', () => benchReliabilityQuery(RELIABILITY)],
   ['notifications', () => benchNotifications(NOTIFICATIONS)],
   ['dashboard pages', () => benchPages(PAGES)],
+  ['memory under unique URLs', () => benchCacheMemory(CACHE_MEMORY)],
 ] as const satisfies readonly (readonly [string, () => Promise<SectionReport>])[]) {
   try {
     const report = await section();
