@@ -69,8 +69,9 @@ const PAGES: PagesBenchOptions = {
   warmUpRounds: QUICK ? 3 : 5,
 };
 
-// Full: a million requests, 5-8 minutes on two cores (misses all: each builds its answer); quick:
-// 30,000 in about 20 s. A seed of 2,000 incidents: the answers' size, not the archive's, matters.
+// Full: a million requests, every one a miss that builds its answer: 10-20 minutes on two cores
+// (150-300 req/s measured under 5x contention); quick: 30,000. A seed of 2,000 incidents: the
+// answers' size matters here, not the archive's.
 const CACHE_MEMORY: CacheMemoryOptions = {
   archiveIncidents: 2_000,
   requests: QUICK ? 30_000 : 1_000_000,
