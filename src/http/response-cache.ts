@@ -1,7 +1,8 @@
 /**
  * Caches GET responses of the read API until the archive changes: the archive only changes when
  * a poll writes, so between two writes every request for the same URL gets the same body, built
- * once, with a strong ETag, and a 304 when the client already has it.
+ * once, with a strong ETag, and a 304 when the client already has it. Clients choose the URLs,
+ * so it is bounded in entries and in bytes with the keys counted, and old entries leave on their own.
  */
 import type { MiddlewareHandler } from 'hono';
 import { toHex } from '../core/bytes.ts';
@@ -44,7 +45,7 @@ type Entry = { generation: number; storedAt: number; body: string; etag: string;
 /** Sent as `nosniff` with every answer, hits and 304s included. */
 export const CONTENT_TYPE_OPTIONS = 'x-content-type-options';
 
-/** What a cache holds, for tests and the service's own checks. */
+/** What a cache holds by its own count: for tests. */
 export type ResponseCacheStats = { entries: number; bytes: number };
 
 export type ResponseCache = MiddlewareHandler & { stats(): ResponseCacheStats };
@@ -60,7 +61,7 @@ export const MAX_KEY_CHARS = 2048;
  * What an entry costs beyond its characters: its objects, Map slot, string headers. An entry with a
  * short key, a small body and seven headers measured ~470 bytes of heap in all (20,000 entries).
  */
-export const ENTRY_OVERHEAD_BYTES = 512;
+const ENTRY_OVERHEAD_BYTES = 512;
 /**
  * Entries stay this many maxAge after they were built: served during the first, kept during the
  * second so a client revalidating just after maxAge still gets a 304 when the rebuild gives the
