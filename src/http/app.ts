@@ -3,7 +3,7 @@ import { Hono } from 'hono';
 import type { AppDeps } from './deps.ts';
 import { createErrorHandler, notFound } from './errors.ts';
 import { PUBLIC_PAGE_PATHS, publicPageCache } from './page-cache.ts';
-import { responseCache } from './response-cache.ts';
+import { CONTENT_TYPE_OPTIONS, responseCache } from './response-cache.ts';
 import { adminPageRoutes } from './routes/admin-pages.tsx';
 import { adminRoutes } from './routes/admin.ts';
 import { dashboardRoutes } from './routes/dashboard.tsx';
@@ -21,17 +21,27 @@ import { widgetRoutes } from './routes/widget.ts';
 
 /** Answers that move with the clock alone (v1's last hour, the history window) are at most this old. */
 const RESPONSE_CACHE_MAX_AGE_MS = 60_000;
+/** Keys, bodies and headers (see ResponseCacheOptions.maxBytes): pages of 100 incidents are ~100 KB. */
 const RESPONSE_CACHE_MAX_BYTES = 32 * 1024 * 1024;
+const RESPONSE_CACHE_MAX_ENTRIES = 10_000;
 
 export function createApp(deps: AppDeps): Hono {
   const app = new Hono();
   app.onError(createErrorHandler(deps.logger, deps.clock));
   app.notFound(notFound);
+  // Every answer is taken as the type it declares: JSON, feeds and /metrics carry vendor text that
+  // a browser must never sniff into HTML. Set before the routes run, so errors and 404s have it
+  // too; the response cache replays it on hits (see responseCache), which skip what is set here.
+  app.use('*', async (c, next) => {
+    c.header(CONTENT_TYPE_OPTIONS, 'nosniff');
+    await next();
+  });
   const cache = responseCache({
     generation: () => deps.store.archiveGeneration(),
     clock: deps.clock,
     maxAgeMs: RESPONSE_CACHE_MAX_AGE_MS,
     maxBytes: RESPONSE_CACHE_MAX_BYTES,
+    maxEntries: RESPONSE_CACHE_MAX_ENTRIES,
   });
   // Only the archive's reads are cached: admin answers (poll runs, subscriptions, deliveries)
   // change without the archive changing, and must never be served from a shared cache.

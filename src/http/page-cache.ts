@@ -27,6 +27,8 @@ const GENERATION_TTL_MS = 1_000;
  * least used pages, never grow the cache.
  */
 export const PAGE_CACHE_MAX_BYTES = 16 * 1024 * 1024;
+/** Even small pages (an empty search) are bounded in number, their URL keys counted in the bytes. */
+export const PAGE_CACHE_MAX_ENTRIES = 2_000;
 
 export type PageCacheOptions = {
   store: Pick<Store, 'archiveGeneration' | 'feedHealth'>;
@@ -40,6 +42,7 @@ export function publicPageCache(options: PageCacheOptions): MiddlewareHandler {
     clock: options.clock,
     maxAgeMs: PAGE_MAX_AGE_MS,
     maxBytes: options.maxBytes ?? PAGE_CACHE_MAX_BYTES,
+    maxEntries: PAGE_CACHE_MAX_ENTRIES,
     cacheControl: 'no-cache',
     generationTtlMs: GENERATION_TTL_MS,
   });

@@ -1,11 +1,13 @@
 /**
  * Caches GET responses of the read API until the archive changes: the archive only changes when
  * a poll writes, so between two writes every request for the same URL gets the same body, built
- * once, with a strong ETag, and a 304 when the client already has it.
+ * once, with a strong ETag, and a 304 when the client already has it. Clients choose the URLs,
+ * so it is bounded in entries and in bytes with the keys counted, and old entries leave on their own.
  */
 import type { MiddlewareHandler } from 'hono';
 import { toHex } from '../core/bytes.ts';
 import type { Clock } from '../core/ports.ts';
+import { createRecencyMap } from './recency-map.ts';
 
 export type ResponseCacheOptions = {
   /** Changes whenever the archive is written (store.archiveGeneration). */
@@ -16,8 +18,14 @@ export type ResponseCacheOptions = {
    * history window): no entry is served older than this.
    */
   maxAgeMs: number;
-  /** Memory bound, in bytes of cached bodies. */
+  /**
+   * Memory bound, in bytes: each entry's key, body and headers at two bytes a character (V8's
+   * most), plus ENTRY_OVERHEAD_BYTES. Keys count because a client chooses them: unique 14 KB URLs
+   * with 300-byte bodies once took the process to 4 GB under a budget that counted bodies alone.
+   */
   maxBytes: number;
+  /** At most this many entries, however small: each costs its Map slot and objects whatever its size. */
+  maxEntries: number;
   /** Sent with every answer, 200 and 304. Default `no-cache`: clients revalidate before each use. */
   cacheControl?: string;
   /**
@@ -28,15 +36,43 @@ export type ResponseCacheOptions = {
   generationTtlMs?: number;
 };
 
-/** `headers`: those the route set on the built response (ETag and Cache-Control included), sent again on every hit. */
-type Entry = { generation: number; storedAt: number; body: string; etag: string; contentType: string; headers: Record<string, string> };
+/**
+ * `headers`: those the route set on the built response (ETag and Cache-Control included), sent
+ * again on every hit. `bytes`: what the entry counts against maxBytes.
+ */
+type Entry = { generation: number; storedAt: number; body: string; etag: string; contentType: string; headers: Record<string, string>; bytes: number };
 
-/** A response body larger than this share of the budget is served but not cached. */
+/** Sent as `nosniff` with every answer, hits and 304s included. */
+export const CONTENT_TYPE_OPTIONS = 'x-content-type-options';
+
+/** What a cache holds by its own count: for tests. */
+export type ResponseCacheStats = { entries: number; bytes: number };
+
+export type ResponseCache = MiddlewareHandler & { stats(): ResponseCacheStats };
+
+/** An entry larger than this share of the budget is served but not cached. */
 const MAX_ENTRY_SHARE = 0.25;
+/**
+ * A URL longer than this is answered but never cached: no client needs one, and an attacker's
+ * padded URLs would otherwise be most of what the cache holds.
+ */
+export const MAX_KEY_CHARS = 2048;
+/**
+ * What an entry costs beyond its characters: its objects, Map slot, string headers. An entry with a
+ * short key, a small body and seven headers measured ~470 bytes of heap in all (20,000 entries).
+ */
+const ENTRY_OVERHEAD_BYTES = 512;
+/**
+ * Entries stay this many maxAge after they were built: served during the first, kept during the
+ * second so a client revalidating just after maxAge still gets a 304 when the rebuild gives the
+ * same bytes. Older ones are dropped by the sweep below, with or without byte pressure.
+ */
+const KEEP_MAX_AGES = 2;
+/** Each request looks at this many entries at the least recently used end: enough to outpace one new entry per request. */
+const SWEEP_PER_REQUEST = 4;
 
-export function responseCache(options: ResponseCacheOptions): MiddlewareHandler {
-  // A Map iterates in insertion order: deleting and re-setting on a hit keeps it least-recent first.
-  const entries = new Map<string, Entry>();
+export function responseCache(options: ResponseCacheOptions): ResponseCache {
+  const entries = createRecencyMap<Entry>();
   let bytes = 0;
   // A strong ETag names one build of one body: this process (a random nonce, so a restarted
   // process never reuses a tag), the archive generation, and a build counter. Hashing the body
@@ -51,14 +87,27 @@ export function responseCache(options: ResponseCacheOptions): MiddlewareHandler 
     return lastRead.generation;
   };
 
+  const maxEntryBytes = options.maxBytes * MAX_ENTRY_SHARE;
+  const keepMs = options.maxAgeMs * KEEP_MAX_AGES;
+
   const forget = (key: string) => {
-    const entry = entries.get(key);
-    if (!entry) return;
-    bytes -= entry.body.length;
-    entries.delete(key);
+    const entry = entries.delete(key);
+    if (entry) bytes -= entry.bytes;
   };
 
-  return async (c, next) => {
+  // No timers (Workers have none between requests): each request drops a few entries past their
+  // keep time from the least recently used end. It may stop at the first one still kept: every
+  // entry behind it was used more recently, so within the keep time too.
+  const sweep = (now: number) => {
+    for (let looked = 0; looked < SWEEP_PER_REQUEST; looked++) {
+      const oldest = entries.oldest();
+      const age = oldest ? now - oldest.value.storedAt : 0;
+      if (!oldest || (age >= 0 && age <= keepMs)) return;
+      forget(oldest.key);
+    }
+  };
+
+  const middleware: MiddlewareHandler = async (c, next) => {
     // A request's `Cache-Control: no-cache` asks for revalidation with the origin: this cache is
     // the origin's own and never older than the archive, so it answers those too (fetch adds the
     // header to every request that carries If-None-Match).
@@ -70,13 +119,15 @@ export function responseCache(options: ResponseCacheOptions): MiddlewareHandler 
     const trusted = now - lastRead.atMs < generationTtlMs && now >= lastRead.atMs;
     const generation = trusted ? lastRead.generation : await readGeneration(now);
     const cached = entries.get(key);
-    if (cached && cached.generation === generation && now - cached.storedAt <= options.maxAgeMs) {
-      entries.delete(key); // and set again below: now the most recently used
-      entries.set(key, cached);
+    sweep(now);
+    // A clock that went back counts as expired; so a servable entry is never one the sweep drops.
+    if (cached && cached.generation === generation && now >= cached.storedAt && now - cached.storedAt <= options.maxAgeMs) {
+      entries.touch(key);
       // A Response of our own with a plain header object: on Node the server writes it without
       // building a Headers per request (c.body would, costing hot paths a fifth of their rate).
       // As for any handler returning its own Response, headers outer middleware prepared with
-      // c.header() before next() are not merged; those set on c.res are.
+      // c.header() before next() are not merged (nosniff is stored with the entry); those set on
+      // c.res after next() are.
       const status = etagMatches(c.req.header('if-none-match'), cached.etag) ? 304 : 200;
       return new Response(status === 304 ? null : cached.body, { status, headers: cached.headers });
     }
@@ -96,20 +147,25 @@ export function responseCache(options: ResponseCacheOptions): MiddlewareHandler 
     const etag = same ? cached.etag : `"${nonce}-${generation}-${++builds}"`;
     c.header('etag', etag);
     c.header('cache-control', cacheControl);
-    const headers: Record<string, string> = {};
+    // nosniff whatever set it: the app's own middleware sets it before this one runs, so it is among
+    // the preset headers, and a hit would go without it.
+    const headers: Record<string, string> = { [CONTENT_TYPE_OPTIONS]: 'nosniff' };
+    let headerChars = etag.length + contentType.length;
     c.res.headers.forEach((value, name) => {
-      if (name !== 'content-length' && !preset.has(name)) headers[name] = value;
+      if (name === 'content-length' || preset.has(name)) return;
+      headers[name] = value;
+      headerChars += name.length + value.length;
     });
-    const entry: Entry = { generation, storedAt: now, body, etag, contentType, headers };
     if (same && etagMatches(c.req.header('if-none-match'), etag)) c.res = new Response(null, { status: 304, headers });
-    if (body.length > options.maxBytes * MAX_ENTRY_SHARE) return;
-    entries.set(key, entry);
-    bytes += body.length;
-    for (const oldest of entries.keys()) {
-      if (bytes <= options.maxBytes) break;
-      forget(oldest);
-    }
+    const entryBytes = 2 * (key.length + body.length + headerChars) + ENTRY_OVERHEAD_BYTES;
+    if (key.length > MAX_KEY_CHARS || entryBytes > maxEntryBytes) return;
+    forget(key); // a concurrent request for the same URL may have stored it meanwhile
+    entries.set(key, { generation, storedAt: now, body, etag, contentType, headers, bytes: entryBytes });
+    bytes += entryBytes;
+    while (bytes > options.maxBytes || entries.size() > options.maxEntries) forget(entries.oldest()!.key);
   };
+
+  return Object.assign(middleware, { stats: (): ResponseCacheStats => ({ entries: entries.size(), bytes }) });
 }
 
 /** `If-None-Match` may list several tags, or `*`. */

@@ -4,6 +4,7 @@
  */
 import { cpus } from 'node:os';
 import { BenchBroken, type Goal, type SectionReport } from './harness.ts';
+import { benchCacheMemory, type CacheMemoryOptions } from './cache-memory.ts';
 import { benchHotPaths, type HotPathsOptions } from './hot-paths.ts';
 import { benchIncidentsQuery, type IncidentsQueryOptions } from './incidents-query.ts';
 import { benchNotifications, type NotificationsOptions } from './notifications.ts';
@@ -87,6 +88,16 @@ const RETENTION: RetentionBenchOptions = {
   warmUpRounds: QUICK ? 2 : 5,
 };
 
+// Full: a million requests, every one a miss that builds its answer: 10-20 minutes on two cores
+// (150-300 req/s measured under 5x contention); quick: 30,000. A seed of 2,000 incidents: the
+// answers' size matters here, not the archive's.
+const CACHE_MEMORY: CacheMemoryOptions = {
+  archiveIncidents: 2_000,
+  requests: QUICK ? 30_000 : 1_000_000,
+  warmUpRequests: 200,
+  concurrency: 4,
+};
+
 const started = performance.now();
 const cpu = cpus()[0]?.model ?? 'unknown CPU';
 console.log(`statuswatch benchmarks${QUICK ? ' (BENCH_QUICK: small data, few rounds; figures are rough)' : ''}`);
@@ -103,6 +114,7 @@ for (const [name, section] of [
   ['dashboard pages', () => benchPages(PAGES)],
   ['start-up', () => benchStartup(STARTUP)],
   ['retention', () => benchRetention(RETENTION)],
+  ['memory under unique URLs', () => benchCacheMemory(CACHE_MEMORY)],
 ] as const satisfies readonly (readonly [string, () => Promise<SectionReport>])[]) {
   try {
     const report = await section();

@@ -1,22 +1,23 @@
 /** The read API's response cache: one body and ETag per archive generation, 304s, bounds. */
 import { Hono } from 'hono';
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import { describe, expect, it } from 'vitest';
 import { responseCache } from '../../src/http/response-cache.ts';
 import { rawIncident } from '../fixtures/vendor-builders.ts';
 import { startTestService, startTestVendor } from '../helpers/service.ts';
 
-function appWithCache(options: { maxAgeMs?: number; maxBytes?: number } = {}) {
+function appWithCache(options: { maxAgeMs?: number; maxBytes?: number; maxEntries?: number } = {}) {
   const state = { generation: 1, now: 0, calls: 0 };
   const app = new Hono();
-  app.use(
-    '*',
-    responseCache({
-      generation: async () => state.generation,
-      clock: { now: () => state.now },
-      maxAgeMs: options.maxAgeMs ?? 60_000,
-      maxBytes: options.maxBytes ?? 1_000_000,
-    }),
-  );
+  const cache = responseCache({
+    generation: async () => state.generation,
+    clock: { now: () => state.now },
+    maxAgeMs: options.maxAgeMs ?? 60_000,
+    maxBytes: options.maxBytes ?? 1_000_000,
+    maxEntries: options.maxEntries ?? 1_000,
+  });
+  app.use('*', cache);
   app.get('/page', (c) => {
     state.calls++;
     return c.json({ n: state.calls, size: c.req.query('size') ? 'x'.repeat(Number(c.req.query('size'))) : '' });
@@ -25,7 +26,31 @@ function appWithCache(options: { maxAgeMs?: number; maxBytes?: number } = {}) {
     state.calls++;
     return c.json({ ok: false }, 400);
   });
-  return { app, state };
+  return { app, state, cache };
+}
+
+/**
+ * The heap in use after full collections: the oracle of what the cache really holds, independent
+ * of its own accounting. Turns of the event loop between them let cloned bodies' finalizers run.
+ */
+async function heapAfterGc(): Promise<number> {
+  setFlagsFromString('--expose-gc');
+  const gc = runInNewContext('gc') as () => void;
+  for (let i = 0; i < 3; i++) {
+    gc();
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+  return process.memoryUsage().heapUsed;
+}
+
+const MB = 1024 * 1024;
+/** The longest URL the cache keeps, as the README states it (written out: the test must not follow the code's constant). */
+const MAX_KEY_CHARS = 2048;
+
+/** A URL of `chars` characters that no other request uses: how the issue's attacker padded theirs. */
+function uniqueUrl(i: number, chars: number): string {
+  const start = `http://localhost/page?n=${i}&pad=`;
+  return start + 'z'.repeat(chars - start.length);
 }
 
 describe('response cache', () => {
@@ -62,8 +87,10 @@ describe('response cache', () => {
   });
 
   it('keeps within its byte budget, evicting the least recently used', async () => {
-    const { app, state } = appWithCache({ maxBytes: 1000 });
-    for (const size of [200, 201, 202, 203]) await app.request(`/page?size=${size}`); // ~220 bytes each: all fit
+    // Each entry counts ~1.25 KB here (key, body and headers at two bytes a character, plus 512): four fit in 6,000.
+    const { app, state, cache } = appWithCache({ maxBytes: 6000 });
+    for (const size of [200, 201, 202, 203]) await app.request(`/page?size=${size}`);
+    expect(cache.stats().entries).toBe(4);
     await app.request('/page?size=200'); // a hit: now the most recent
     expect(state.calls).toBe(4);
     await app.request('/page?size=204'); // over budget: evicts size=201, the least recently used
@@ -74,6 +101,72 @@ describe('response cache', () => {
     await app.request('/page?size=900'); // more than a quarter of the budget: served, not kept
     await app.request('/page?size=900');
     expect(state.calls).toBe(8);
+  });
+
+  it('stays within its bounds, keys included, under 20,000 unique URLs of nearly 2 KB', { timeout: 120_000 }, async () => {
+    const maxBytes = 8 * MB;
+    const { app, state, cache } = appWithCache({ maxBytes, maxEntries: 100_000 });
+    await app.request('/page'); // the router and the first-use costs, before the baseline
+    const before = await heapAfterGc();
+    for (let i = 0; i < 20_000; i++) {
+      const response = await app.request(uniqueUrl(i, MAX_KEY_CHARS - 1));
+      expect(response.status).toBe(200);
+      if (i % 1_000 === 0) expect(cache.stats().bytes).toBeLessThanOrEqual(maxBytes);
+    }
+    expect(state.calls).toBe(20_001);
+    expect(cache.stats().bytes).toBeLessThanOrEqual(maxBytes);
+    // The keys alone are 40 MB: the heap may hold the budget (which counts each character twice) and little more.
+    expect((await heapAfterGc()) - before).toBeLessThan(maxBytes + 4 * MB);
+    // The most recent ones are still served from the cache.
+    await app.request(uniqueUrl(19_999, MAX_KEY_CHARS - 1));
+    expect(state.calls).toBe(20_001);
+  });
+
+  it('holds at most maxEntries, however small they are', async () => {
+    const { app, cache } = appWithCache({ maxBytes: 1_000 * MB, maxEntries: 500 });
+    for (let i = 0; i < 5_000; i++) await app.request(`/page?n=${i}`);
+    expect(cache.stats().entries).toBe(500);
+  });
+
+  it('answers a URL longer than 2 KB but never keeps it', async () => {
+    const { app, state, cache } = appWithCache();
+    const url = uniqueUrl(1, MAX_KEY_CHARS + 1);
+    for (const n of [1, 2]) {
+      const response = await app.request(url);
+      expect(response.status).toBe(200);
+      expect(await response.json()).toEqual({ n, size: '' });
+    }
+    expect(state.calls).toBe(2);
+    expect(cache.stats()).toEqual({ entries: 0, bytes: 0 });
+  });
+
+  it('drops entries past twice maxAge on its own, with no byte pressure, while other requests come', { timeout: 120_000 }, async () => {
+    const { app, state, cache } = appWithCache({ maxAgeMs: 1000, maxBytes: 200 * MB, maxEntries: 100_000 });
+    await app.request('/warm-up');
+    const before = await heapAfterGc();
+    for (let i = 0; i < 10_000; i++) await app.request(uniqueUrl(i, MAX_KEY_CHARS - 1));
+    expect((await heapAfterGc()) - before).toBeGreaterThan(15 * MB); // the 20 MB of keys are held
+
+    state.now = 2000; // served until 1000, kept until 2000 for identical rebuilds
+    await app.request('/page');
+    expect(cache.stats().entries).toBe(10_001);
+    state.now = 2001;
+    // The one URL a quiet dashboard keeps asking for: hits, never a byte of pressure.
+    for (let i = 0; i < 3_000; i++) expect((await app.request('/page')).status).toBe(200);
+    expect(cache.stats().entries).toBe(1);
+    expect((await heapAfterGc()) - before).toBeLessThan(5 * MB);
+  });
+
+  it('keeps the tag of an identical rebuild just after maxAge, though the generation moved', async () => {
+    const { app, state } = appWithCache({ maxAgeMs: 1000 });
+    const first = await app.request('/page');
+    state.calls = 0; // the same body again
+    state.generation = 2;
+    state.now = 1500;
+    for (let i = 0; i < 10; i++) await app.request(`/page?other=${i}`);
+    state.calls = 0;
+    const again = await app.request('/page', { headers: { 'if-none-match': first.headers.get('etag')! } });
+    expect(again.status).toBe(304);
   });
 });
 
@@ -118,6 +211,7 @@ describe('response cache options for the hot paths', () => {
         clock: { now: () => state.now },
         maxAgeMs: 60_000,
         maxBytes: 1_000_000,
+        maxEntries: 1_000,
         cacheControl: 'public, max-age=30',
         generationTtlMs: 1000,
       }),
@@ -142,6 +236,7 @@ describe('response cache options for the hot paths', () => {
       'cache-control': 'public, max-age=30',
       'content-type': 'application/json',
       etag: first.headers.get('etag'),
+      'x-content-type-options': 'nosniff',
     });
     expect(state.calls).toBe(1);
   });

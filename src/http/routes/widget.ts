@@ -25,8 +25,12 @@ export const HOT_PATH_CACHE_CONTROL = 'public, max-age=30, stale-while-revalidat
 const CACHE_MAX_AGE_MS = 30_000;
 /** An archive change reaches the hot paths within this (see ResponseCacheOptions.generationTtlMs). */
 const GENERATION_TTL_MS = 1_000;
-/** Bodies are ~1 KB; a client varying the query can only push out the least used ones. */
+/**
+ * Bodies are ~1 KB, an entry ~4 KB with its key and headers counted; a client varying the query
+ * can only push out the least used ones.
+ */
 const CACHE_MAX_BYTES = 4 * 1024 * 1024;
+const CACHE_MAX_ENTRIES = 2_000;
 
 /**
  * Any origin may read these (they are public); cross-origin-resource-policy lets pages that
@@ -66,6 +70,7 @@ export function widgetRoutes({ store, clock, assets, publicUrl }: AppDeps) {
     clock,
     maxAgeMs: CACHE_MAX_AGE_MS,
     maxBytes: CACHE_MAX_BYTES,
+    maxEntries: CACHE_MAX_ENTRIES,
     cacheControl: HOT_PATH_CACHE_CONTROL,
     generationTtlMs: GENERATION_TTL_MS,
   });
