@@ -7,20 +7,38 @@ import { z } from 'zod';
 import type { Incident, Note } from './incident.ts';
 import { parseVendorTime, type VendorTime } from './vendor-time.ts';
 
+/**
+ * The vendor's feed began around 2012 (status.slack.com) and the oldest real data is from 2019:
+ * a time before 2000 is a broken value, not history. Kept well clear of the real data on purpose.
+ */
+export const EARLIEST_VENDOR_TIME_MS = Date.UTC(2000, 0, 1);
+
 const vendorTime = z.string().transform((text, ctx): VendorTime => {
   const parsed = parseVendorTime(text);
   if (!parsed) {
-    ctx.addIssue({ code: 'custom', message: `expected an ISO 8601 timestamp with offset, got ${JSON.stringify(text)}` });
+    ctx.addIssue({ code: 'custom', message: `expected an ISO 8601 timestamp with a real offset (at most ±14:00), got ${JSON.stringify(text.slice(0, 64))}` });
+    return z.NEVER;
+  }
+  if (parsed.ms < EARLIEST_VENDOR_TIME_MS) {
+    ctx.addIssue({ code: 'custom', message: `expected a time in 2000 or later, got ${JSON.stringify(text.slice(0, 64))}` });
     return z.NEVER;
   }
   return parsed;
 });
 
+/** Longest incident id accepted, digits or not: real ids are three or four digits. */
+export const INCIDENT_ID_MAX_CHARS = 64;
+
 const incidentId = z.union([z.number(), z.string()]).transform((value, ctx): string => {
-  const text = String(value).trim();
-  if (/^\d+$/.test(text)) return String(BigInt(text)); // "0622", "622" and 622 are one incident
-  if (/^[A-Za-z0-9_.:-]{1,64}$/.test(text)) return text;
-  ctx.addIssue({ code: 'custom', message: `expected an incident id (number or short string), got ${JSON.stringify(value)}` });
+  // A JSON number past 2^53 has already lost digits (a 400-digit one is Infinity): two ids could
+  // become one, so only exact non-negative integers are taken as numbers.
+  const text = typeof value === 'number' ? (Number.isSafeInteger(value) && value >= 0 ? String(value) : '') : value.trim();
+  if (text.length <= INCIDENT_ID_MAX_CHARS) {
+    if (/^\d+$/.test(text)) return String(BigInt(text)); // "0622", "622" and 622 are one incident
+    if (/^[A-Za-z0-9_.:-]+$/.test(text)) return text;
+  }
+  const shown = typeof value === 'number' ? String(value) : JSON.stringify(value.slice(0, INCIDENT_ID_MAX_CHARS + 1));
+  ctx.addIssue({ code: 'custom', message: `expected an incident id (a whole number or up to ${INCIDENT_ID_MAX_CHARS} characters), got ${shown}` });
   return z.NEVER;
 });
 
@@ -151,7 +169,8 @@ export function parseIncidentList(items: unknown[]): FeedDocument {
 function parseEntry(item: unknown, index: number): { incident: Incident } | { problem: ParseProblem } {
   const parsed = rawIncident.safeParse(item);
   if (parsed.success) return { incident: normalizeIncident(parsed.data) };
-  const id = isObject(item) && (typeof item.id === 'string' || typeof item.id === 'number') ? String(item.id) : undefined;
+  // Cut: the id may be the very value that was refused, and problems are logged.
+  const id = isObject(item) && (typeof item.id === 'string' || typeof item.id === 'number') ? String(item.id).slice(0, INCIDENT_ID_MAX_CHARS) : undefined;
   return { problem: { index, id, message: z.prettifyError(parsed.error).replace(/\n/g, '; ') } };
 }
 
