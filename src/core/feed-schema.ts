@@ -93,52 +93,85 @@ export class NotAFeedError extends Error {
 /** Reads the entries of an incident list; `parseIncidentList`, or a memoised one. */
 export type IncidentListParser = (items: unknown[]) => FeedDocument;
 
-/** v2.0.0 `current`. Throws NotAFeedError when the payload is not that object at all. */
-export function parseCurrentV2(json: unknown, parseList: IncidentListParser = parseIncidentList): FeedDocument {
+/** v2.0.0 `current`'s entries, unread. Throws NotAFeedError when the payload is not that object at all. */
+export function currentV2Entries(json: unknown): unknown[] {
   const envelope = currentEnvelope.safeParse(json);
   if (!envelope.success) throw new NotAFeedError('an object with status and active_incidents[]', describe(json));
-  return parseList(envelope.data.active_incidents);
+  return envelope.data.active_incidents;
+}
+
+/** v1.0.0 `current`'s entries: one flat incident object, or none for the terse ok. */
+export function currentV1Entries(json: unknown): unknown[] {
+  if (isObject(json) && 'id' in json) return [json];
+  if (isObject(json) && Array.isArray(json.active_incidents)) return currentV2Entries(json);
+  if (terseOk.safeParse(json).success) return [];
+  throw new NotAFeedError('an incident object or {status: "ok"}', describe(json));
+}
+
+/** `history`'s entries (v1 and v2 alike): a bare array of incidents. */
+export function historyEntries(json: unknown): unknown[] {
+  if (!Array.isArray(json)) throw new NotAFeedError('an array of incidents', describe(json));
+  return json;
+}
+
+/** v2.0.0 `current`. Throws NotAFeedError when the payload is not that object at all. */
+export function parseCurrentV2(json: unknown, parseList: IncidentListParser = parseIncidentList): FeedDocument {
+  return parseList(currentV2Entries(json));
 }
 
 /** v1.0.0 `current`: one flat incident object, or the terse ok. */
 export function parseCurrentV1(json: unknown, parseList: IncidentListParser = parseIncidentList): FeedDocument {
-  if (isObject(json) && 'id' in json) return parseList([json]);
-  if (isObject(json) && Array.isArray(json.active_incidents)) return parseCurrentV2(json, parseList);
-  if (terseOk.safeParse(json).success) return { incidents: [], problems: [] };
-  throw new NotAFeedError('an incident object or {status: "ok"}', describe(json));
+  return parseList(currentV1Entries(json));
 }
 
 /** `history` (v1 and v2 alike): a bare array of incidents. */
 export function parseHistory(json: unknown, parseList: IncidentListParser = parseIncidentList): FeedDocument {
-  if (!Array.isArray(json)) throw new NotAFeedError('an array of incidents', describe(json));
-  return parseList(json);
+  return parseList(historyEntries(json));
 }
 
+/** One reading of a list in slices: `add` each slice in order (with its first index), then `finish`. */
+export type IncidentListSession = { add(items: readonly unknown[], firstIndex: number): void; finish(): FeedDocument };
+
+/** A memoised list parser that can also read a long list a slice at a time, so callers can yield between slices. */
+export type MemoizedIncidentParser = IncidentListParser & { begin(): IncidentListSession };
+
 /**
- * A parser that remembers the previous call's entries: from one poll to the next almost every
+ * A parser that remembers the previous reading's entries: from one poll to the next almost every
  * incident is the same, and comparing its fields with last time's is many times cheaper than
- * validating it again (or serialising it to compare). Entries not seen in the latest call are
- * forgotten.
+ * validating it again (or serialising it to compare). Entries not seen in the latest finished
+ * reading are forgotten; a reading never finished (the caller gave up) changes nothing.
  */
-export function createMemoizedIncidentParser(): IncidentListParser {
+export function createMemoizedIncidentParser(): MemoizedIncidentParser {
   let previous = new Map<string, { raw: Record<string, unknown>; incident: Incident }>();
-  return (items) => {
+  const begin = (): IncidentListSession => {
     const next = new Map<string, { raw: Record<string, unknown>; incident: Incident }>();
     const document: FeedDocument = { incidents: [], problems: [] };
-    items.forEach((item, index) => {
-      const key = isObject(item) && (typeof item.id === 'string' || typeof item.id === 'number') ? String(item.id) : null;
-      const known = key === null ? undefined : previous.get(key);
-      const result = known && sameParsedFields(known.raw, item as Record<string, unknown>) ? { incident: known.incident } : parseEntry(item, index);
-      if ('problem' in result) {
-        document.problems.push(result.problem);
-      } else {
-        if (key !== null) next.set(key, { raw: item as Record<string, unknown>, incident: result.incident });
-        document.incidents.push(result.incident);
-      }
-    });
-    previous = next;
-    return document;
+    return {
+      add(items, firstIndex) {
+        items.forEach((item, offset) => {
+          const key = isObject(item) && (typeof item.id === 'string' || typeof item.id === 'number') ? String(item.id) : null;
+          const known = key === null ? undefined : previous.get(key);
+          const result = known && sameParsedFields(known.raw, item as Record<string, unknown>) ? { incident: known.incident } : parseEntry(item, firstIndex + offset);
+          if ('problem' in result) {
+            document.problems.push(result.problem);
+          } else {
+            if (key !== null) next.set(key, { raw: item as Record<string, unknown>, incident: result.incident });
+            document.incidents.push(result.incident);
+          }
+        });
+      },
+      finish() {
+        previous = next;
+        return document;
+      },
+    };
   };
+  const parse: IncidentListParser = (items) => {
+    const session = begin();
+    session.add(items, 0);
+    return session.finish();
+  };
+  return Object.assign(parse, { begin });
 }
 
 /** The fields rawIncident reads are equal (===), so parsing `b` would give what `a` gave. */
