@@ -124,14 +124,20 @@ function applyTier({ incident, before, found }: Candidate): number {
 /**
  * The plan in atomic pieces of at most `maxWrites` incidents, each with its incidents' events
  * (still in time order): a large poll is written piece by piece, yielding in between, and a crash
- * leaves whole pieces. Always at least one piece, so an empty plan is still applied once.
+ * leaves whole pieces. Incidents go in the order of their first event, so the event log of a
+ * large backfill still reads oldest first. Always at least one piece, so an empty plan is still
+ * applied once.
  */
 export function splitPlan(plan: PollPlan, maxWrites: number): PollPlan[] {
   const size = Math.max(1, maxWrites);
   if (plan.writes.length <= size) return [{ writes: plan.writes, events: plan.events }];
+  const firstEventAt = new Map<string, number>();
+  for (const event of plan.events) if (!firstEventAt.has(event.incidentId)) firstEventAt.set(event.incidentId, event.occurredAt);
+  const at = (write: IncidentWrite) => firstEventAt.get(write.incident.id) ?? write.incident.dateUpdated.ms;
+  const ordered = [...plan.writes].sort((a, b) => at(a) - at(b));
   const pieces: PollPlan[] = [];
-  for (let start = 0; start < plan.writes.length; start += size) {
-    const writes = plan.writes.slice(start, start + size);
+  for (let start = 0; start < ordered.length; start += size) {
+    const writes = ordered.slice(start, start + size);
     const ids = new Set(writes.map((w) => w.incident.id));
     pieces.push({ writes, events: plan.events.filter((e) => ids.has(e.incidentId)) });
   }

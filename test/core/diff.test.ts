@@ -215,6 +215,10 @@ describe('planPoll with a budget of incidents per poll', () => {
       expect(piece.events.every((e) => ids.has(e.incidentId))).toBe(true);
     }
     expect(pieces.flatMap((p) => p.events.map((e) => e.id)).sort()).toEqual(plan.events.map((e) => e.id).sort());
+    // A backfill of more than one piece still logs oldest first, whatever order the feed used.
+    const newestFirst = [5, 4, 3, 2, 1].map((n) => one(titled(n, `Incident ${n}`, { date_created: `2026-0${n}-01T00:00:00-08:00`, date_updated: `2026-0${n}-01T00:00:00-08:00`, notes: [] })));
+    const backfill = splitPlan(planPoll({ observed: newestFirst, archived: new Map(), now: NOW, backfill: true }), 2);
+    expect(backfill.flatMap((p) => p.events.map((e) => e.incidentId))).toEqual(['1', '2', '3', '4', '5']);
     expect(splitPlan({ writes: [], events: [] }, 10)).toEqual([{ writes: [], events: [] }]);
   });
 });
