@@ -53,6 +53,9 @@ export const APPLY_PIECE_INCIDENTS = 10;
  */
 const SLICE_ENTRIES = 100;
 
+/** Skipped entries described in the log line of one body; the rest are counted. */
+export const LOGGED_PROBLEMS_MAX = 10;
+
 /** setTimeout exists on Node and Workers alike; a microtask would not let I/O in. */
 const yieldToEventLoop = () => new Promise<void>((resolve) => setTimeout(resolve, 0));
 
@@ -154,8 +157,11 @@ export function createPoller(deps: PollerDeps): Poller {
       session.add(entries.slice(start, start + SLICE_ENTRIES), start);
     }
     const document = session.finish();
-    // Logged when first seen, not every minute while the vendor keeps serving the same entry.
-    if (document.problems.length > 0) logger.warn('skipped malformed incidents', { source, problems: document.problems });
+    // Logged when first seen, not every minute while the vendor keeps serving the same entry; the
+    // first few say why, the count says how many (a hostile feed can hold thousands).
+    if (document.problems.length > 0) {
+      logger.warn('skipped malformed incidents', { source, skipped: document.problems.length, problems: document.problems.slice(0, LOGGED_PROBLEMS_MAX) });
+    }
     return document;
   }
 

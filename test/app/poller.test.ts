@@ -160,3 +160,41 @@ describe('poller, when the vendor changes more incidents than one poll may write
   });
 });
 
+describe('poller, when the vendor sends thousands of malformed entries', () => {
+  it('skips them all, keeps the good ones with their times, and logs one bounded line', async () => {
+    const vendor = await startTestVendor();
+    const archive = openTempArchive();
+    const lines: string[] = [];
+    try {
+      const now = Date.UTC(2026, 10, 22, 10, 0, 0);
+      const poller = createPoller({
+        store: archive.store,
+        feed: createFetchFeedClient({ baseUrl: vendor.url, timeoutMs: 5000, maxBytes: 5_000_000, userAgent: 'test', clock: { now: () => now } }),
+        clock: { now: () => now },
+        logger: createConsoleLogger({ level: 'warn', format: 'json', write: (line) => void lines.push(line) }),
+        instanceId: 'malformed',
+        newId: randomUUID,
+      });
+      // Served raw: the simulated vendor's world holds only incidents it can read itself.
+      const bad = ['+99:99', '+2400', '-07:60'];
+      const history = [
+        rawIncident({ id: 1 }),
+        ...Array.from({ length: 2000 }, (_, i) => rawIncident({ id: 100 + i, date_updated: `2026-10-01T05:56:59${bad[i % 3]}` })),
+        rawIncident({ id: '9'.repeat(400) }),
+        rawIncident({ id: 2, date_created: '0050-10-01T05:39:35-07:00' }),
+      ];
+      await vendor.fault({ target: 'v2/history', kind: 'body', body: JSON.stringify(history) });
+      const result = await poller.pollOnce();
+      expect(result.status !== 'skipped' && result.events.map((e) => e.id)).toEqual(['1.r1.created']);
+      expect((await archive.store.getIncident('1'))?.dateCreated.ms).toBe(Date.UTC(2026, 9, 1, 12, 39, 35));
+      const warnings = lines.filter((line) => line.includes('skipped malformed incidents'));
+      expect(warnings.length).toBeGreaterThan(0);
+      for (const line of warnings) expect(line.length).toBeLessThan(5_000);
+      expect(warnings.some((line) => JSON.parse(line).skipped === 2002)).toBe(true);
+    } finally {
+      archive.remove();
+      await vendor.close();
+    }
+  });
+});
+
