@@ -17,6 +17,7 @@ import {
 } from '../core/feed-schema.ts';
 import { mergeObservations, type FeedSource, type Observation } from '../core/observe.ts';
 import type { Clock, FeedClient, Logger, PollRun, PollStore, RejectedPayload, SourceReport } from '../core/ports.ts';
+import { forEachSlice, yieldToEventLoop } from './event-loop-slices.ts';
 
 export const FEED_PATHS = {
   'v2/current': '/api/v2.0.0/current',
@@ -55,9 +56,6 @@ const SLICE_ENTRIES = 100;
 
 /** Skipped entries described in the log line of one body; the rest are counted. */
 export const LOGGED_PROBLEMS_MAX = 10;
-
-/** setTimeout exists on Node and Workers alike; a microtask would not let I/O in. */
-const yieldToEventLoop = () => new Promise<void>((resolve) => setTimeout(resolve, 0));
 
 export type PollResult =
   | { status: 'skipped'; reason: 'another poll is running' }
@@ -152,10 +150,7 @@ export function createPoller(deps: PollerDeps): Poller {
     if (!parser) incidentParsers.set(source, (parser = createMemoizedIncidentParser()));
     const entries = ENTRIES[source](JSON.parse(body));
     const session = parser.begin();
-    for (let start = 0; start < entries.length; start += SLICE_ENTRIES) {
-      if (start > 0) await yieldToEventLoop();
-      session.add(entries.slice(start, start + SLICE_ENTRIES), start);
-    }
+    await forEachSlice(entries, SLICE_ENTRIES, (slice, start) => session.add(slice, start));
     const document = session.finish();
     // Logged when first seen, not every minute while the vendor keeps serving the same entry; the
     // first few say why, the count says how many (a hostile feed can hold thousands).
@@ -212,10 +207,7 @@ export function createPoller(deps: PollerDeps): Poller {
       const seeded = await store.isSeeded();
       const archived = await loadArchived(seenIds, attempt > 1);
       const candidates: Candidate[] = [];
-      for (let start = 0; start < observed.length; start += SLICE_ENTRIES) {
-        if (start > 0) await yieldToEventLoop();
-        candidates.push(...findChanges(observed.slice(start, start + SLICE_ENTRIES), archived));
-      }
+      await forEachSlice(observed, SLICE_ENTRIES, (slice) => candidates.push(...findChanges(slice, archived)));
       const plan = planChanges(candidates, { now: startedAt, backfill: !seeded, maxWrites: maxIncidentWrites });
       if (plan.pending > 0) run.pendingIncidents = plan.pending;
       else delete run.pendingIncidents;
@@ -286,10 +278,9 @@ export function createPoller(deps: PollerDeps): Poller {
       if (!bypassCache && cached?.revision === revision) archived.set(id, cached);
       else stale.push(id);
     }
-    for (let start = 0; start < stale.length; start += SLICE_ENTRIES) {
-      if (start > 0) await yieldToEventLoop();
-      for (const [id, incident] of await store.loadIncidents(stale.slice(start, start + SLICE_ENTRIES))) archived.set(id, incident);
-    }
+    await forEachSlice(stale, SLICE_ENTRIES, async (slice) => {
+      for (const [id, incident] of await store.loadIncidents(slice)) archived.set(id, incident);
+    });
     archivedCache = new Map(archived);
     return archived;
   }
