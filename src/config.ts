@@ -1,6 +1,7 @@
 /** All settings, from the environment (and --flags), parsed once by one zod schema with clear errors. */
 import { z } from 'zod';
 import { DEFAULT_RETENTION, type RetentionSettings } from './core/retention.ts';
+import { DEFAULT_MAX_INCIDENT_WRITES_PER_POLL } from './core/diff.ts';
 
 const integer = (name: string, min: number, max: number) =>
   z.coerce
@@ -36,6 +37,8 @@ export const configSchema = z.object({
   POLL_ON_START: boolean('POLL_ON_START').default(true),
   POLL_TIMEOUT_MS: integer('POLL_TIMEOUT_MS', 1000, 120_000).default(10_000),
   FEED_MAX_BYTES: integer('FEED_MAX_BYTES', 10_000, 100_000_000).default(5_000_000),
+  // Changed incidents one poll writes; a feed that changes more is applied over the next polls.
+  POLL_MAX_INCIDENT_CHANGES: integer('POLL_MAX_INCIDENT_CHANGES', 1, 100_000).default(DEFAULT_MAX_INCIDENT_WRITES_PER_POLL),
   ADMIN_TOKEN: z
     .string()
     .min(16, 'ADMIN_TOKEN must be at least 16 characters (try: openssl rand -hex 32)')

@@ -102,6 +102,6 @@ describe.skipIf(files.length === 0)('real recorded feed responses (../shared/fix
     });
     const reread = await archive.store.loadIncidents(incidents.map((i) => i.id));
     expect(reread.size).toBe(incidents.length);
-    expect(planPoll({ observed: incidents, archived: reread, now: NOW + 1, backfill: false })).toEqual({ writes: [], events: [] });
+    expect(planPoll({ observed: incidents, archived: reread, now: NOW + 1, backfill: false })).toEqual({ writes: [], events: [], pending: 0 });
   });
 });

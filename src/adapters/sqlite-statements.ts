@@ -179,7 +179,21 @@ export function preparePollStatements(db: Db) {
         sourcesJson: p('sourcesJson'),
         changesJson: p('changesJson'),
         eventCount: p('eventCount'),
+        pendingIncidents: p('pendingIncidents'),
         error: p('error'),
+      })
+      // A poll applied in pieces records its run with each piece: the latest piece says it all.
+      .onConflictDoUpdate({
+        target: t.pollRuns.id,
+        set: {
+          finishedMs: sql`excluded.finished_ms`,
+          outcome: sql`excluded.outcome`,
+          sourcesJson: sql`excluded.sources_json`,
+          changesJson: sql`excluded.changes_json`,
+          eventCount: sql`excluded.event_count`,
+          pendingIncidents: sql`excluded.pending_incidents`,
+          error: sql`excluded.error`,
+        },
       })
       .prepare(),
     // One copy per distinct body: a body seen before only counts, and its text is not written again.

@@ -163,7 +163,9 @@ export function createSqliteStore(db: SqliteDatabase): Store {
     return Number(st.metaValue.get({ key: GENERATION_KEY })?.value ?? 0);
   }
 
-  function insertPollRun(run: PollRun, eventCount: number, rejected: readonly RejectedPayload[]): void {
+  function insertPollRun(run: PollRun, rejected: readonly RejectedPayload[]): void {
+    let eventCount = 0;
+    for (const n of Object.values(run.changes)) eventCount += n ?? 0;
     st.insertPollRun.run({
       id: run.id,
       startedMs: run.startedAt,
@@ -172,6 +174,7 @@ export function createSqliteStore(db: SqliteDatabase): Store {
       sourcesJson: JSON.stringify(run.sources),
       changesJson: JSON.stringify(run.changes),
       eventCount,
+      pendingIncidents: run.pendingIncidents ?? 0,
       error: run.error ?? null,
     });
     // Bytes per distinct body of this run: endpoints down together often answer the same page.
@@ -247,7 +250,7 @@ export function createSqliteStore(db: SqliteDatabase): Store {
       // better-sqlite3 rolls the whole transaction back on any throw, SQLITE_FULL included: the
       // events and the deliveries they cause are written together or not at all (the outbox).
       return db.transaction(() => {
-        insertPollRun(run, plan.events.length, rejected);
+        insertPollRun(run, rejected);
         for (const write of plan.writes) writeIncident(write, now, run.id);
         for (const event of plan.events) {
           st.insertEvent.run({
@@ -275,7 +278,7 @@ export function createSqliteStore(db: SqliteDatabase): Store {
     },
 
     async recordPollRun(run, rejected) {
-      db.transaction(() => insertPollRun(run, 0, rejected));
+      db.transaction(() => insertPollRun(run, rejected));
     },
 
     async tryAcquireLease(name, holder, now, ttlMs) {
@@ -487,6 +490,7 @@ function toPollRun(row: typeof t.pollRuns.$inferSelect): PollRun {
     outcome: row.outcome,
     sources: JSON.parse(row.sourcesJson) as SourceReport[],
     changes: JSON.parse(row.changesJson) as PollRun['changes'],
+    ...(row.pendingIncidents > 0 ? { pendingIncidents: row.pendingIncidents } : {}),
     ...(row.error ? { error: row.error } : {}),
   };
 }

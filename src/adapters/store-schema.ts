@@ -119,6 +119,8 @@ export const pollRuns = sqliteTable(
     sourcesJson: text('sources_json').notNull(),
     changesJson: text('changes_json').notNull(),
     eventCount: integer('event_count').notNull(),
+    // Changed incidents left for the next polls: more changed than one poll may write.
+    pendingIncidents: integer('pending_incidents').notNull().default(0),
     error: text('error'),
   },
   (t) => [index('poll_runs_started').on(t.startedMs), index('poll_runs_outcome').on(t.outcome, t.startedMs)],

@@ -34,22 +34,60 @@ export type PollPlan = {
   events: StatusEvent[];
 };
 
+/** A plan cut to the poll's budget: `pending` changed incidents are left for the next polls. */
+export type BudgetedPlan = PollPlan & { pending: number };
+
+/**
+ * The most incidents one poll writes, unless configured (POLL_MAX_INCIDENT_CHANGES). A real poll
+ * changes one or two, and a first poll backfills the vendor's whole history (about 120); a hostile
+ * feed near the body cap changes thousands, each costing milliseconds of writes and kilobytes of
+ * archive (test/bench/poll-flood.ts).
+ */
+export const DEFAULT_MAX_INCIDENT_WRITES_PER_POLL = 200;
+
 export type PlanInput = {
   observed: readonly Incident[];
   archived: ReadonlyMap<string, ArchivedIncident>;
   now: number;
   backfill: boolean;
+  /** At most this many incidents written; the rest are counted in `pending`. Absent: no limit. */
+  maxWrites?: number;
 };
 
-export function planPoll({ observed, archived, now, backfill }: PlanInput): PollPlan {
-  const writes: IncidentWrite[] = [];
-  const events: StatusEvent[] = [];
+/** An observed incident whose stored state must change, and what changed. */
+export type Candidate = { incident: Incident; before: ArchivedIncident | undefined; found: Change[] };
+
+export function planPoll({ observed, archived, ...rest }: PlanInput): BudgetedPlan {
+  return planChanges(findChanges(observed, archived), rest);
+}
+
+/** The first half of planPoll, which a caller may run over slices of the feed (yielding between them). */
+export function findChanges(observed: readonly Incident[], archived: ReadonlyMap<string, ArchivedIncident>): Candidate[] {
+  const candidates: Candidate[] = [];
   for (const seen of observed) {
     const before = archived.get(seen.id);
     const incident = before ? keepVanishedNotes(seen, before) : seen;
-    const revision = (before?.revision ?? 0) + 1;
     const found: Change[] = before ? diffIncident(before, incident) : [{ what: 'created', type: 'incident.created' }];
     if (before && found.length === 0 && !storedFieldsDiffer(before, incident)) continue;
+    candidates.push({ incident, before, found });
+  }
+  return candidates;
+}
+
+/** The second half of planPoll: the writes and events of the changes found, cut to the budget. */
+export function planChanges(
+  candidates: readonly Candidate[],
+  { now, backfill, maxWrites = Number.POSITIVE_INFINITY }: Omit<PlanInput, 'observed' | 'archived'>,
+): BudgetedPlan {
+  const chosen = candidates.length > maxWrites ? new Set([...candidates].sort(compareApplyOrder).slice(0, Math.max(0, maxWrites))) : null;
+
+  const writes: IncidentWrite[] = [];
+  const events: StatusEvent[] = [];
+  // In the feed's order either way: the budget decides only which incidents are written.
+  for (const candidate of candidates) {
+    if (chosen && !chosen.has(candidate)) continue;
+    const { incident, before, found } = candidate;
+    const revision = (before?.revision ?? 0) + 1;
     writes.push({ incident, previous: before ?? null, baseRevision: before?.revision ?? null, revision, resolvedAt: resolvedAt(before, incident) });
     for (const change of found) {
       events.push(toEvent(change, incident, before, revision, now, backfill));
@@ -58,10 +96,55 @@ export function planPoll({ observed, archived, now, backfill }: PlanInput): Poll
   // The log reads in the order things happened, not the order the feed listed them (history
   // comes newest first): a backfill of six months then replays oldest first.
   events.sort((a, b) => a.occurredAt - b.occurredAt);
-  return { writes, events };
+  return { writes, events, pending: candidates.length - writes.length };
 }
 
-type Change =
+/**
+ * Which changes a capped poll applies first. New incidents and changes of status (what
+ * subscribers and the widget most need) first, then other changes to ongoing incidents, then the
+ * rest. Within each, the incident with the fewest archived versions first: applying a change
+ * raises its revision, so a feed that edits everything on every poll still gives every incident
+ * its turn. Then the oldest vendor update, so a large backfill replays in order; then the id, so
+ * the choice never depends on the feed's order.
+ */
+function compareApplyOrder(a: Candidate, b: Candidate): number {
+  return (
+    applyTier(a) - applyTier(b) ||
+    (a.before?.revision ?? 0) - (b.before?.revision ?? 0) ||
+    a.incident.dateUpdated.ms - b.incident.dateUpdated.ms ||
+    (a.incident.id < b.incident.id ? -1 : a.incident.id > b.incident.id ? 1 : 0)
+  );
+}
+
+function applyTier({ incident, before, found }: Candidate): number {
+  if (!before || found.some((change) => change.what === 'status')) return 0;
+  return isOngoing(incident.status) ? 1 : 2;
+}
+
+/**
+ * The plan in atomic pieces of at most `maxWrites` incidents, each with its incidents' events
+ * (still in time order): a large poll is written piece by piece, yielding in between, and a crash
+ * leaves whole pieces. Incidents go in the order of their first event, so the event log of a
+ * large backfill still reads oldest first. Always at least one piece, so an empty plan is still
+ * applied once.
+ */
+export function splitPlan(plan: PollPlan, maxWrites: number): PollPlan[] {
+  const size = Math.max(1, maxWrites);
+  if (plan.writes.length <= size) return [{ writes: plan.writes, events: plan.events }];
+  const firstEventAt = new Map<string, number>();
+  for (const event of plan.events) if (!firstEventAt.has(event.incidentId)) firstEventAt.set(event.incidentId, event.occurredAt);
+  const at = (write: IncidentWrite) => firstEventAt.get(write.incident.id) ?? write.incident.dateUpdated.ms;
+  const ordered = [...plan.writes].sort((a, b) => at(a) - at(b));
+  const pieces: PollPlan[] = [];
+  for (let start = 0; start < ordered.length; start += size) {
+    const writes = ordered.slice(start, start + size);
+    const ids = new Set(writes.map((w) => w.incident.id));
+    pieces.push({ writes, events: plan.events.filter((e) => ids.has(e.incidentId)) });
+  }
+  return pieces;
+}
+
+export type Change =
   | { what: 'created'; type: 'incident.created' }
   | { what: 'status'; type: 'incident.status_changed'; from: string; to: string }
   | { what: 'updated'; type: 'incident.updated'; changes: IncidentFieldChanges }

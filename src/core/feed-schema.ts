@@ -7,20 +7,38 @@ import { z } from 'zod';
 import type { Incident, Note } from './incident.ts';
 import { parseVendorTime, type VendorTime } from './vendor-time.ts';
 
+/**
+ * The vendor's feed began around 2012 (status.slack.com) and the oldest real data is from 2019:
+ * a time before 2000 is a broken value, not history. Kept well clear of the real data on purpose.
+ */
+export const EARLIEST_VENDOR_TIME_MS = Date.UTC(2000, 0, 1);
+
 const vendorTime = z.string().transform((text, ctx): VendorTime => {
   const parsed = parseVendorTime(text);
   if (!parsed) {
-    ctx.addIssue({ code: 'custom', message: `expected an ISO 8601 timestamp with offset, got ${JSON.stringify(text)}` });
+    ctx.addIssue({ code: 'custom', message: `expected an ISO 8601 timestamp with a real offset (at most ±14:00), got ${JSON.stringify(text.slice(0, 64))}` });
+    return z.NEVER;
+  }
+  if (parsed.ms < EARLIEST_VENDOR_TIME_MS) {
+    ctx.addIssue({ code: 'custom', message: `expected a time in 2000 or later, got ${JSON.stringify(text.slice(0, 64))}` });
     return z.NEVER;
   }
   return parsed;
 });
 
+/** Longest incident id accepted, digits or not: real ids are three or four digits. */
+export const INCIDENT_ID_MAX_CHARS = 64;
+
 const incidentId = z.union([z.number(), z.string()]).transform((value, ctx): string => {
-  const text = String(value).trim();
-  if (/^\d+$/.test(text)) return String(BigInt(text)); // "0622", "622" and 622 are one incident
-  if (/^[A-Za-z0-9_.:-]{1,64}$/.test(text)) return text;
-  ctx.addIssue({ code: 'custom', message: `expected an incident id (number or short string), got ${JSON.stringify(value)}` });
+  // A JSON number past 2^53 has already lost digits (a 400-digit one is Infinity): two ids could
+  // become one, so only exact non-negative integers are taken as numbers.
+  const text = typeof value === 'number' ? (Number.isSafeInteger(value) && value >= 0 ? String(value) : '') : value.trim();
+  if (text.length <= INCIDENT_ID_MAX_CHARS) {
+    if (/^\d+$/.test(text)) return String(BigInt(text)); // "0622", "622" and 622 are one incident
+    if (/^[A-Za-z0-9_.:-]+$/.test(text)) return text;
+  }
+  const shown = typeof value === 'number' ? String(value) : JSON.stringify(value.slice(0, INCIDENT_ID_MAX_CHARS + 1));
+  ctx.addIssue({ code: 'custom', message: `expected an incident id (a whole number or up to ${INCIDENT_ID_MAX_CHARS} characters), got ${shown}` });
   return z.NEVER;
 });
 
@@ -75,52 +93,85 @@ export class NotAFeedError extends Error {
 /** Reads the entries of an incident list; `parseIncidentList`, or a memoised one. */
 export type IncidentListParser = (items: unknown[]) => FeedDocument;
 
-/** v2.0.0 `current`. Throws NotAFeedError when the payload is not that object at all. */
-export function parseCurrentV2(json: unknown, parseList: IncidentListParser = parseIncidentList): FeedDocument {
+/** v2.0.0 `current`'s entries, unread. Throws NotAFeedError when the payload is not that object at all. */
+export function currentV2Entries(json: unknown): unknown[] {
   const envelope = currentEnvelope.safeParse(json);
   if (!envelope.success) throw new NotAFeedError('an object with status and active_incidents[]', describe(json));
-  return parseList(envelope.data.active_incidents);
+  return envelope.data.active_incidents;
+}
+
+/** v1.0.0 `current`'s entries: one flat incident object, or none for the terse ok. */
+export function currentV1Entries(json: unknown): unknown[] {
+  if (isObject(json) && 'id' in json) return [json];
+  if (isObject(json) && Array.isArray(json.active_incidents)) return currentV2Entries(json);
+  if (terseOk.safeParse(json).success) return [];
+  throw new NotAFeedError('an incident object or {status: "ok"}', describe(json));
+}
+
+/** `history`'s entries (v1 and v2 alike): a bare array of incidents. */
+export function historyEntries(json: unknown): unknown[] {
+  if (!Array.isArray(json)) throw new NotAFeedError('an array of incidents', describe(json));
+  return json;
+}
+
+/** v2.0.0 `current`. Throws NotAFeedError when the payload is not that object at all. */
+export function parseCurrentV2(json: unknown, parseList: IncidentListParser = parseIncidentList): FeedDocument {
+  return parseList(currentV2Entries(json));
 }
 
 /** v1.0.0 `current`: one flat incident object, or the terse ok. */
 export function parseCurrentV1(json: unknown, parseList: IncidentListParser = parseIncidentList): FeedDocument {
-  if (isObject(json) && 'id' in json) return parseList([json]);
-  if (isObject(json) && Array.isArray(json.active_incidents)) return parseCurrentV2(json, parseList);
-  if (terseOk.safeParse(json).success) return { incidents: [], problems: [] };
-  throw new NotAFeedError('an incident object or {status: "ok"}', describe(json));
+  return parseList(currentV1Entries(json));
 }
 
 /** `history` (v1 and v2 alike): a bare array of incidents. */
 export function parseHistory(json: unknown, parseList: IncidentListParser = parseIncidentList): FeedDocument {
-  if (!Array.isArray(json)) throw new NotAFeedError('an array of incidents', describe(json));
-  return parseList(json);
+  return parseList(historyEntries(json));
 }
 
+/** One reading of a list in slices: `add` each slice in order (with its first index), then `finish`. */
+export type IncidentListSession = { add(items: readonly unknown[], firstIndex: number): void; finish(): FeedDocument };
+
+/** A memoised list parser that can also read a long list a slice at a time, so callers can yield between slices. */
+export type MemoizedIncidentParser = IncidentListParser & { begin(): IncidentListSession };
+
 /**
- * A parser that remembers the previous call's entries: from one poll to the next almost every
+ * A parser that remembers the previous reading's entries: from one poll to the next almost every
  * incident is the same, and comparing its fields with last time's is many times cheaper than
- * validating it again (or serialising it to compare). Entries not seen in the latest call are
- * forgotten.
+ * validating it again (or serialising it to compare). Entries not seen in the latest finished
+ * reading are forgotten; a reading never finished (the caller gave up) changes nothing.
  */
-export function createMemoizedIncidentParser(): IncidentListParser {
+export function createMemoizedIncidentParser(): MemoizedIncidentParser {
   let previous = new Map<string, { raw: Record<string, unknown>; incident: Incident }>();
-  return (items) => {
+  const begin = (): IncidentListSession => {
     const next = new Map<string, { raw: Record<string, unknown>; incident: Incident }>();
     const document: FeedDocument = { incidents: [], problems: [] };
-    items.forEach((item, index) => {
-      const key = isObject(item) && (typeof item.id === 'string' || typeof item.id === 'number') ? String(item.id) : null;
-      const known = key === null ? undefined : previous.get(key);
-      const result = known && sameParsedFields(known.raw, item as Record<string, unknown>) ? { incident: known.incident } : parseEntry(item, index);
-      if ('problem' in result) {
-        document.problems.push(result.problem);
-      } else {
-        if (key !== null) next.set(key, { raw: item as Record<string, unknown>, incident: result.incident });
-        document.incidents.push(result.incident);
-      }
-    });
-    previous = next;
-    return document;
+    return {
+      add(items, firstIndex) {
+        items.forEach((item, offset) => {
+          const key = isObject(item) && (typeof item.id === 'string' || typeof item.id === 'number') ? String(item.id) : null;
+          const known = key === null ? undefined : previous.get(key);
+          const result = known && sameParsedFields(known.raw, item as Record<string, unknown>) ? { incident: known.incident } : parseEntry(item, firstIndex + offset);
+          if ('problem' in result) {
+            document.problems.push(result.problem);
+          } else {
+            if (key !== null) next.set(key, { raw: item as Record<string, unknown>, incident: result.incident });
+            document.incidents.push(result.incident);
+          }
+        });
+      },
+      finish() {
+        previous = next;
+        return document;
+      },
+    };
   };
+  const parse: IncidentListParser = (items) => {
+    const session = begin();
+    session.add(items, 0);
+    return session.finish();
+  };
+  return Object.assign(parse, { begin });
 }
 
 /** The fields rawIncident reads are equal (===), so parsing `b` would give what `a` gave. */
@@ -151,7 +202,8 @@ export function parseIncidentList(items: unknown[]): FeedDocument {
 function parseEntry(item: unknown, index: number): { incident: Incident } | { problem: ParseProblem } {
   const parsed = rawIncident.safeParse(item);
   if (parsed.success) return { incident: normalizeIncident(parsed.data) };
-  const id = isObject(item) && (typeof item.id === 'string' || typeof item.id === 'number') ? String(item.id) : undefined;
+  // Cut: the id may be the very value that was refused, and problems are logged.
+  const id = isObject(item) && (typeof item.id === 'string' || typeof item.id === 'number') ? String(item.id).slice(0, INCIDENT_ID_MAX_CHARS) : undefined;
   return { problem: { index, id, message: z.prettifyError(parsed.error).replace(/\n/g, '; ') } };
 }
 

@@ -61,6 +61,11 @@ export type PollRun = {
   sources: SourceReport[];
   /** Count of events per type. */
   changes: Partial<Record<EventType, number>>;
+  /**
+   * Changed incidents this poll left for the next polls (more than POLL_MAX_INCIDENT_CHANGES
+   * changed); absent when none.
+   */
+  pendingIncidents?: number;
   error?: string;
 };
 
@@ -87,7 +92,11 @@ export type ApplyPollInput = {
   markSeeded: boolean;
 };
 
-/** The write side of the archive. `applyPoll` is one atomic step (a transaction, or a D1 batch). */
+/**
+ * The write side of the archive. `applyPoll` is one atomic step (a transaction, or a D1 batch); a
+ * large poll calls it once per piece of its plan with the same run, which each call records
+ * anew (the last call's run is what the poll did).
+ */
 export interface PollStore {
   loadIncidents(ids: readonly string[]): Promise<Map<string, ArchivedIncident>>;
   /** Just the current revision of each id that is archived: a cheap check of a cached copy. */

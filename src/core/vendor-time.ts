@@ -9,29 +9,41 @@ export type VendorTime = { raw: string; ms: number };
 const ISO_WITH_OFFSET =
   /^(\d{4})-(\d{2})-(\d{2})[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,9}))?)?(Z|[+-]\d{2}:?\d{2})$/i;
 
+/** Real UTC offsets run from -12:00 to +14:00; `+99:99` or `+2400` would shift a time by days. */
+export const MAX_OFFSET_MINUTES = 14 * 60;
+
 export function parseVendorTime(raw: string): VendorTime | null {
   const text = raw.trim();
   const m = ISO_WITH_OFFSET.exec(text);
   if (!m) return null;
   const [, y, mo, d, h, mi, s = '0', frac = '', offset = 'Z'] = m;
+  const year = Number(y);
   const month = Number(mo);
   const day = Number(d);
   const hour = Number(h);
   const minute = Number(mi);
   const second = Number(s);
   if (month < 1 || month > 12 || day < 1 || day > 31 || hour > 23 || minute > 59 || second > 60) return null;
+  const offsetMin = offsetMinutes(offset);
+  if (offsetMin === null) return null;
   const millis = Number((frac + '000').slice(0, 3));
-  const utc = Date.UTC(Number(y), month - 1, day, hour, minute, second, millis);
-  // Date.UTC rolls 31 February over into March: refuse dates that do not exist.
-  if (new Date(utc).getUTCDate() !== day) return null;
-  return { raw: text, ms: utc - offsetMinutes(offset) * 60_000 };
+  // Date.UTC reads years 0-99 as 1900-1999: set the year apart so "0050" means the year 50.
+  const date = new Date(Date.UTC(2000, month - 1, day, hour, minute, second, millis));
+  date.setUTCFullYear(year, month - 1, day);
+  // A day past the month's end rolls over into the next month: refuse dates that do not exist.
+  if (date.getUTCDate() !== day) return null;
+  return { raw: text, ms: date.getTime() - offsetMin * 60_000 };
 }
 
-function offsetMinutes(offset: string): number {
+/** Minutes east of UTC, or null for an offset no place has (hours past 14, minutes past 59). */
+function offsetMinutes(offset: string): number | null {
   if (offset.toUpperCase() === 'Z') return 0;
   const sign = offset.startsWith('-') ? -1 : 1;
   const digits = offset.slice(1).replace(':', '');
-  return sign * (Number(digits.slice(0, 2)) * 60 + Number(digits.slice(2, 4)));
+  const hours = Number(digits.slice(0, 2));
+  const minutes = Number(digits.slice(2, 4));
+  if (minutes > 59 || hours * 60 + minutes > MAX_OFFSET_MINUTES) return null;
+  return sign * (hours * 60 + minutes);
 }
 
 /** Formats an instant as ISO 8601 in UTC, at second precision like the vendor ("2026-10-01T12:39:35Z"). */

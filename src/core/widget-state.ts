@@ -4,7 +4,7 @@
  */
 import { compareUrgency } from './mirror.ts';
 import type { Incident } from './incident.ts';
-import { incidentPageUrl, oneLine } from './notification-message.ts';
+import { incidentPageUrl, oneLine, truncate } from './notification-message.ts';
 import { toIsoUtc } from './vendor-time.ts';
 
 /** Best first. `maintenance` is a planned window: status `scheduled`, or the type some clients expect. */
@@ -13,6 +13,13 @@ export type WidgetState = (typeof WIDGET_STATES)[number];
 
 /** A filter longer than the vendor's whole service list (15 names, old and new) is cut here. */
 export const WIDGET_SERVICES_MAX = 20;
+
+/**
+ * A title longer than this many characters (code points) is cut, ending in an ellipsis: the widget
+ * is embedded in other sites and answered on every view, and a vendor can send a megabyte of
+ * title. Real titles are under 100 characters; the archive and `/api/incidents/:id` keep the full one.
+ */
+export const WIDGET_TITLE_MAX_CHARS = 200;
 
 /**
  * `/widget.json`, a public API: fields may be added, never renamed or removed.
@@ -26,7 +33,8 @@ export const WIDGET_SERVICES_MAX = 20;
  * - `services`: `{name, state}` for each service asked for, in the order asked; without a filter,
  *   each service an ongoing incident names, by name. A service not listed is `ok`.
  * - `incidents`: the ongoing incidents covered, worst first: `{id, title (one line), type, status,
- *   state, services, updated_at, url}` (`url`: its page on the dashboard).
+ *   state, services, updated_at, url}` (`url`: its page on the dashboard; `title` at most
+ *   WIDGET_TITLE_MAX_CHARS characters).
  *
  * With a filter, an incident is covered when it names one of the services asked for; without one,
  * every ongoing incident is, including those that name no service.
@@ -108,7 +116,7 @@ export function buildWidgetState(input: WidgetStateInput): WidgetJson {
     services: names.map((name) => ({ name, state: byService.get(name) ?? 'ok' })),
     incidents: covered.map(({ incident, state }) => ({
       id: incident.id,
-      title: oneLine(incident.title),
+      title: truncate(oneLine(incident.title), WIDGET_TITLE_MAX_CHARS),
       type: incident.type,
       status: incident.status,
       state,

@@ -26,6 +26,7 @@ const SETTING_HELP: Record<ConfigKey, string> = {
   POLL_ON_START: 'poll once right after starting (true)',
   POLL_TIMEOUT_MS: 'timeout of each feed request, ms (10000)',
   FEED_MAX_BYTES: 'largest feed body accepted, bytes (5000000)',
+  POLL_MAX_INCIDENT_CHANGES: 'changed incidents one poll writes; the rest wait for the next polls (200)',
   ADMIN_TOKEN: 'bearer token for /api/admin/*; admin API off when unset',
   PUBLIC_URL: 'the URL users reach this service at, for links in messages and feeds',
   SECRET_KEY: 'encrypts webhook secrets at rest: 64 hex characters (openssl rand -hex 32)',
@@ -53,7 +54,7 @@ const COMMANDS: Record<string, Command> = {
   },
   poll: {
     summary: 'Run one poll cycle against the archive, print what changed, and exit (1 if the feed could not be read).',
-    settings: ['DATABASE_PATH', 'STATUS_URL', 'POLL_TIMEOUT_MS', 'FEED_MAX_BYTES', 'LOG_LEVEL', 'LOG_FORMAT'],
+    settings: ['DATABASE_PATH', 'STATUS_URL', 'POLL_TIMEOUT_MS', 'FEED_MAX_BYTES', 'POLL_MAX_INCIDENT_CHANGES', 'LOG_LEVEL', 'LOG_FORMAT'],
     extraFlags: { json: { type: 'boolean', help: 'print the result as JSON' } },
     async run(config, flags, logger) {
       const runtime = await createNodeRuntime(config, logger);
@@ -66,6 +67,7 @@ const COMMANDS: Record<string, Command> = {
           process.stdout.write(`skipped: ${result.reason}\n`);
         } else {
           process.stdout.write(`poll ${result.status}${result.unchanged ? ' (feed unchanged)' : ''}: ${result.events.length} change(s)\n`);
+          if (result.run.pendingIncidents) process.stdout.write(`  ${result.run.pendingIncidents} changed incident(s) left for the next polls\n`);
           for (const event of result.events) process.stdout.write(describeEvent(event) + '\n');
           for (const source of result.run.sources) {
             if (source.error) process.stdout.write(`  ${source.source}: ${source.error}\n`);

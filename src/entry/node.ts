@@ -60,7 +60,7 @@ export async function createNodeRuntime(config: Config, logger: Logger, clock: C
   });
   const instanceId = `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
   const metrics = createServiceMetrics();
-  const polls = metrics.instrumentPoller(createPoller({ store, feed, clock, logger, instanceId, newId: randomUUID, isLeaseHolderGone }));
+  const polls = metrics.instrumentPoller(createPoller({ store, feed, clock, logger, instanceId, newId: randomUUID, isLeaseHolderGone, maxIncidentWrites: config.POLL_MAX_INCIDENT_CHANGES }));
   let loop: DeliveryLoop | null = null;
   // Every poll that recorded news wakes the deliverer (scheduled or through the admin API): the
   // news goes out within the poll's second, not at the loop's next idle check.

@@ -66,8 +66,12 @@ export const faultSpecSchema = z
     times: z.number().int().positive().optional(),
     status: z.number().int().min(200).max(599).optional(),
     delayMs: z.number().int().nonnegative().max(600_000).optional(),
+    body: z.string().max(100_000_000).optional(),
   })
   .superRefine((spec, ctx) => {
+    if ((spec.kind === 'body') !== (spec.body !== undefined)) {
+      ctx.addIssue({ code: 'custom', path: ['body'], message: 'a body fault needs a body, and only a body fault takes one' });
+    }
     if (spec.kind === 'redirect' && spec.status !== undefined && !REDIRECT_STATUSES.has(spec.status)) {
       ctx.addIssue({ code: 'custom', path: ['status'], message: 'a redirect status must be 301, 302, 303, 307 or 308' });
     }

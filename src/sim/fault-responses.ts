@@ -110,6 +110,8 @@ export async function faultResponse(fault: Fault, ctx: FaultContext): Promise<Re
         status: fault.status ?? 200,
         headers: { 'Content-Type': 'application/json' },
       });
+    case 'body':
+      return text(fault.body ?? '', fault.status ?? 200, 'application/json');
     case 'redirect':
       return new Response(null, {
         status: fault.status ?? 302,

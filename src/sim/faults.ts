@@ -11,6 +11,9 @@ export const FAULT_KINDS = [
   'missing',
   'oversize',
   'redirect',
+  // A JSON body given by the test, served as is with a 200: hostile or malformed feeds that the
+  // world (which holds only valid incidents) cannot express.
+  'body',
 ] as const;
 export type FaultKind = (typeof FAULT_KINDS)[number];
 
@@ -24,6 +27,8 @@ export type FaultSpec = {
   times?: number;
   status?: number;
   delayMs?: number;
+  /** The body a `body` fault serves. */
+  body?: string;
 };
 
 /** A registered fault; `times` counts down and is null when unlimited. */
@@ -34,6 +39,7 @@ export type Fault = {
   times: number | null;
   status: number | null;
   delayMs: number | null;
+  body: string | null;
 };
 
 export type FaultBook = {
@@ -56,6 +62,7 @@ export function createFaultBook(): FaultBook {
         times: spec.times ?? null,
         status: spec.status ?? null,
         delayMs: spec.delayMs ?? null,
+        body: spec.body ?? null,
       };
       faults.push(fault);
       return { ...fault };

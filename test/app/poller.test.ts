@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createConsoleLogger } from '../../src/adapters/console-logger.ts';
 import { createFetchFeedClient } from '../../src/adapters/fetch-feed-client.ts';
-import { createPoller, LAST_SEEN_PRECISION_MS } from '../../src/app/poller.ts';
+import { createPoller, LAST_SEEN_PRECISION_MS, type Poller, type PollResult } from '../../src/app/poller.ts';
 import type { Clock } from '../../src/core/ports.ts';
 import { rawIncident } from '../fixtures/vendor-builders.ts';
 import { startTestVendor, type TestVendor } from '../helpers/service.ts';
@@ -69,3 +69,132 @@ describe('poller', () => {
     expect(await seen()).toBe(now);
   });
 });
+
+describe('poller, when the vendor changes more incidents than one poll may write', () => {
+  const BUDGET = 4;
+  let vendor: TestVendor;
+  let archive: TempArchive;
+  let now = Date.UTC(2026, 10, 22, 10, 0, 0);
+  const clock: Clock = { now: () => now };
+  const logged: string[] = [];
+
+  const newPoller = () =>
+    createPoller({
+      store: archive.store,
+      feed: createFetchFeedClient({ baseUrl: vendor.url, timeoutMs: 2000, maxBytes: 5_000_000, userAgent: 'test', clock }),
+      clock,
+      logger: createConsoleLogger({ level: 'warn', format: 'json', write: (line) => void logged.push(line) }),
+      instanceId: 'budget',
+      newId: randomUUID,
+      maxIncidentWrites: BUDGET,
+    });
+
+  /** Polls until a poll writes nothing; returns each poll's result. */
+  const pollUntilCurrent = async (poller: Poller) => {
+    const results: Exclude<PollResult, { status: 'skipped' }>[] = [];
+    for (let i = 0; i < 20; i++) {
+      now += 60_000;
+      const result = await poller.pollOnce();
+      if (result.status === 'skipped') throw new Error('skipped');
+      if (result.events.length === 0) return results;
+      results.push(result);
+    }
+    throw new Error('the archive never caught up');
+  };
+
+  // Ten incidents the vendor published, each with its own update time; 3 and 8 still going on.
+  const ids = [1, 2, 3, 4, 5, 6, 7, 8, 9, 10];
+  const published = (title: (id: number) => string) =>
+    ids.map((id) =>
+      rawIncident({
+        id,
+        title: title(id),
+        status: id === 3 || id === 8 ? 'active' : 'resolved',
+        date_created: `2026-10-${String(id).padStart(2, '0')}T05:00:00-07:00`,
+        date_updated: `2026-10-${String(id).padStart(2, '0')}T06:00:00-07:00`,
+        notes: [{ body: `<p>Incident ${id}</p>`, date_created: `2026-10-${String(id).padStart(2, '0')}T05:00:00-07:00` }],
+      }),
+    );
+
+  beforeAll(async () => {
+    vendor = await startTestVendor();
+    archive = openTempArchive();
+  });
+  afterAll(async () => {
+    archive.remove();
+    await vendor.close();
+  });
+
+  it('backfills a history larger than the budget over several polls, every incident once, all of it as backfill', async () => {
+    await vendor.setIncidents(published((id) => `Incident ${id}`));
+    const poller = newPoller();
+    const polls = await pollUntilCurrent(poller);
+
+    expect(polls.map((p) => p.events.length)).toEqual([4, 4, 2]);
+    expect(polls.map((p) => p.run.pendingIncidents)).toEqual([6, 2, undefined]);
+    const eventIds = polls.flatMap((p) => p.events.map((e) => e.id));
+    expect(eventIds.sort()).toEqual(ids.map((id) => `${id}.r1.created`).sort());
+    // Until the whole history is in, it is history: nothing of it may be announced as news.
+    expect(polls.flatMap((p) => p.events).every((e) => e.backfill)).toBe(true);
+    // The run history says the first poll was capped, and one line of log said so.
+    expect((await archive.store.getPollRun(polls[0]!.run.id))?.run.pendingIncidents).toBe(6);
+    expect(logged.filter((line) => line.includes('poll capped'))).toHaveLength(2);
+  });
+
+  it('applies an edit of every incident over several polls while the feed stays the same, each event once', async () => {
+    await vendor.setIncidents(published((id) => `Incident ${id}, edited`));
+    const polls = await pollUntilCurrent(newPoller());
+
+    expect(polls.map((p) => p.events.length)).toEqual([4, 4, 2]);
+    const eventIds = polls.flatMap((p) => p.events.map((e) => e.id));
+    expect(eventIds.sort()).toEqual(ids.map((id) => `${id}.r2.updated`).sort());
+    expect(polls.flatMap((p) => p.events).every((e) => !e.backfill)).toBe(true);
+    // The ongoing incidents (3 and 8) went first.
+    expect(polls[0]!.events.map((e) => e.incidentId)).toEqual(expect.arrayContaining(['3', '8']));
+
+    // The archive holds each event of the scenario exactly once.
+    const stored = await archive.store.listEvents({}, 0, 1000);
+    const expected = [...ids.map((id) => `${id}.r1.created`), ...ids.map((id) => `${id}.r2.updated`)];
+    expect(stored.map((e) => e.id).sort()).toEqual(expected.sort());
+    for (const id of ids) expect((await archive.store.getIncident(String(id)))?.title).toBe(`Incident ${id}, edited`);
+  });
+});
+
+describe('poller, when the vendor sends thousands of malformed entries', () => {
+  it('skips them all, keeps the good ones with their times, and logs one bounded line', async () => {
+    const vendor = await startTestVendor();
+    const archive = openTempArchive();
+    const lines: string[] = [];
+    try {
+      const now = Date.UTC(2026, 10, 22, 10, 0, 0);
+      const poller = createPoller({
+        store: archive.store,
+        feed: createFetchFeedClient({ baseUrl: vendor.url, timeoutMs: 5000, maxBytes: 5_000_000, userAgent: 'test', clock: { now: () => now } }),
+        clock: { now: () => now },
+        logger: createConsoleLogger({ level: 'warn', format: 'json', write: (line) => void lines.push(line) }),
+        instanceId: 'malformed',
+        newId: randomUUID,
+      });
+      // Served raw: the simulated vendor's world holds only incidents it can read itself.
+      const bad = ['+99:99', '+2400', '-07:60'];
+      const history = [
+        rawIncident({ id: 1 }),
+        ...Array.from({ length: 2000 }, (_, i) => rawIncident({ id: 100 + i, date_updated: `2026-10-01T05:56:59${bad[i % 3]}` })),
+        rawIncident({ id: '9'.repeat(400) }),
+        rawIncident({ id: 2, date_created: '0050-10-01T05:39:35-07:00' }),
+      ];
+      await vendor.fault({ target: 'v2/history', kind: 'body', body: JSON.stringify(history) });
+      const result = await poller.pollOnce();
+      expect(result.status !== 'skipped' && result.events.map((e) => e.id)).toEqual(['1.r1.created']);
+      expect((await archive.store.getIncident('1'))?.dateCreated.ms).toBe(Date.UTC(2026, 9, 1, 12, 39, 35));
+      const warnings = lines.filter((line) => line.includes('skipped malformed incidents'));
+      expect(warnings.length).toBeGreaterThan(0);
+      for (const line of warnings) expect(line.length).toBeLessThan(5_000);
+      expect(warnings.some((line) => JSON.parse(line).skipped === 2002)).toBe(true);
+    } finally {
+      archive.remove();
+      await vendor.close();
+    }
+  });
+});
+

@@ -10,6 +10,7 @@ import { benchIncidentsQuery, type IncidentsQueryOptions } from './incidents-que
 import { benchNotifications, type NotificationsOptions } from './notifications.ts';
 import { benchPages, type PagesBenchOptions } from './pages.ts';
 import { benchPollCycle, type PollCycleOptions } from './poll-cycle.ts';
+import { benchPollFlood, type PollFloodOptions } from './poll-flood.ts';
 import { benchReliabilityQuery, type ReliabilityQueryOptions } from './reliability-query.ts';
 import { benchStartup, type StartupOptions } from './startup.ts';
 import { benchRetention, type RetentionBenchOptions } from './retention.ts';
@@ -28,6 +29,14 @@ const POLL: PollCycleOptions = {
   rounds: QUICK ? 20 : 200,
   conditionalRounds: QUICK ? 10 : 100,
   warmUpRounds: QUICK ? 3 : 10,
+};
+
+// Full: about a minute (3,500 incidents seeded through the store, then polls that each write 200
+// of them); quick: a few seconds on 300.
+const POLL_FLOOD: PollFloodOptions = {
+  floodIncidents: QUICK ? 300 : 3_500,
+  normalIncidents: 120,
+  rounds: QUICK ? 2 : 5,
 };
 
 const QUERY: IncidentsQueryOptions = {
@@ -107,6 +116,7 @@ const goals: Goal[] = [];
 const broken: string[] = [];
 for (const [name, section] of [
   ['poll cycle', () => benchPollCycle(POLL)],
+  ['poll flood', () => benchPollFlood(POLL_FLOOD)],
   ['incident queries', () => benchIncidentsQuery(QUERY)],
   ['hot paths', () => benchHotPaths(HOT_PATHS)],
   ['reliability', () => benchReliabilityQuery(RELIABILITY)],

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { planPoll, type ArchivedIncident, type PollPlan } from '../../src/core/diff.ts';
+import { planPoll, splitPlan, type ArchivedIncident, type PollPlan } from '../../src/core/diff.ts';
 import type { Incident } from '../../src/core/incident.ts';
 import { one, rawIncident, type RawIncident } from '../fixtures/vendor-builders.ts';
 
@@ -37,7 +37,7 @@ describe('planPoll', () => {
 
   it('does nothing when nothing changed: no write, no event', () => {
     const archive = seeded(rawIncident());
-    expect(poll(archive, [one(rawIncident())]).plan).toEqual({ writes: [], events: [] });
+    expect(poll(archive, [one(rawIncident())]).plan).toEqual({ writes: [], events: [], pending: 0 });
   });
 
   it('does nothing when only the order of notes or services changed (2019 newest-first vs 2026 oldest-first)', () => {
@@ -49,7 +49,7 @@ describe('planPoll', () => {
 
   it('does nothing for an id sent as a string after being a number', () => {
     const archive = seeded(rawIncident({ id: 622 }));
-    expect(poll(archive, [one(rawIncident({ id: '622' }))]).plan).toEqual({ writes: [], events: [] });
+    expect(poll(archive, [one(rawIncident({ id: '622' }))]).plan).toEqual({ writes: [], events: [], pending: 0 });
   });
 
   it('sees a title edited in place although date_updated did not move (incident 1136)', () => {
@@ -115,14 +115,14 @@ describe('planPoll', () => {
 
   it('never concludes anything from absence: an incident missing from the feed is left alone', () => {
     const archive = seeded(rawIncident({ id: 1 }), rawIncident({ id: 2 }));
-    expect(poll(archive, [one(rawIncident({ id: 1 }))]).plan).toEqual({ writes: [], events: [] });
+    expect(poll(archive, [one(rawIncident({ id: 1 }))]).plan).toEqual({ writes: [], events: [], pending: 0 });
   });
 
   it('keeps a note the feed stopped showing, without an event and without rewriting', () => {
     const base = rawIncident();
     const archive = seeded(base);
     const { plan } = poll(archive, [one(rawIncident({ notes: [base.notes[1]!] }))]);
-    expect(plan).toEqual({ writes: [], events: [] });
+    expect(plan).toEqual({ writes: [], events: [], pending: 0 });
   });
 
   it('produces the same ids when the same poll is planned twice against the same archive', () => {
@@ -159,3 +159,67 @@ describe('event order', () => {
     expect(events.map((e) => e.incidentId)).toEqual(['1', '2', '3']);
   });
 });
+
+describe('planPoll with a budget of incidents per poll', () => {
+  const titled = (id: number, title: string, overrides: Partial<RawIncident> = {}) => rawIncident({ id, title, ...overrides });
+
+  it('writes at most the budget, counts the rest as pending, and applies new incidents and status changes first', () => {
+    const archive = seeded(
+      titled(1, 'Resolved long ago', { status: 'resolved' }),
+      titled(2, 'Going on'),
+      titled(3, 'About to resolve'),
+    );
+    const observed = [
+      titled(1, 'Resolved long ago, edited', { status: 'resolved' }), // last: an edit of a resolved incident
+      titled(2, 'Going on, edited'), // second: an edit of an ongoing one
+      titled(3, 'About to resolve', { status: 'resolved' }), // first: a status change
+      titled(4, 'Brand new'), // first: a new incident
+    ].map(one);
+    const plan = planPoll({ observed, archived: archive, now: NOW, backfill: false, maxWrites: 2 });
+    expect(plan.writes.map((w) => w.incident.id).sort()).toEqual(['3', '4']);
+    expect(plan.events.map((e) => e.id).sort()).toEqual(['3.r2.status', '4.r1.created']);
+    expect(plan.pending).toBe(2);
+    const next = planPoll({ observed, archived: apply(archive, plan), now: NOW, backfill: false, maxWrites: 1 });
+    expect(next.writes.map((w) => w.incident.id)).toEqual(['2']);
+    expect(next.pending).toBe(1);
+  });
+
+  it('gives every incident its turn when the feed edits all of them before every poll', () => {
+    let archive = seeded(...[1, 2, 3, 4, 5].map((id) => titled(id, 'v0', { status: 'resolved' })));
+    const written: string[] = [];
+    for (let round = 1; round <= 5; round++) {
+      const observed = [1, 2, 3, 4, 5].map((id) => one(titled(id, `v${round}`, { status: 'resolved' })));
+      const result = planPoll({ observed, archived: archive, now: NOW, backfill: false, maxWrites: 2 });
+      expect(result.pending).toBe(3);
+      written.push(...result.writes.map((w) => w.incident.id));
+      archive = apply(archive, result);
+    }
+    // Ten writes over five incidents: two each, none left waiting.
+    expect([...written].sort()).toEqual(['1', '1', '2', '2', '3', '3', '4', '4', '5', '5']);
+  });
+
+  it('backfills a history larger than the budget oldest update first, and independent of the feed order', () => {
+    const history = [5, 4, 3, 2, 1].map((n) => titled(n, `Incident ${n}`, { status: 'resolved', date_updated: `2026-0${n}-01T00:00:00-08:00` }));
+    const forward = planPoll({ observed: history.map(one), archived: new Map(), now: NOW, backfill: true, maxWrites: 2 });
+    const backward = planPoll({ observed: [...history].reverse().map(one), archived: new Map(), now: NOW, backfill: true, maxWrites: 2 });
+    expect(forward.writes.map((w) => w.incident.id).sort()).toEqual(['1', '2']);
+    expect(backward.writes.map((w) => w.incident.id).sort()).toEqual(['1', '2']);
+  });
+
+  it('splits a plan into atomic pieces that each carry exactly their incidents\' events, in time order', () => {
+    const plan = planPoll({ observed: [1, 2, 3, 4, 5].map((id) => one(titled(id, `Incident ${id}`))), archived: new Map(), now: NOW, backfill: false });
+    const pieces = splitPlan(plan, 2);
+    expect(pieces.map((p) => p.writes.length)).toEqual([2, 2, 1]);
+    for (const piece of pieces) {
+      const ids = new Set(piece.writes.map((w) => w.incident.id));
+      expect(piece.events.every((e) => ids.has(e.incidentId))).toBe(true);
+    }
+    expect(pieces.flatMap((p) => p.events.map((e) => e.id)).sort()).toEqual(plan.events.map((e) => e.id).sort());
+    // A backfill of more than one piece still logs oldest first, whatever order the feed used.
+    const newestFirst = [5, 4, 3, 2, 1].map((n) => one(titled(n, `Incident ${n}`, { date_created: `2026-0${n}-01T00:00:00-08:00`, date_updated: `2026-0${n}-01T00:00:00-08:00`, notes: [] })));
+    const backfill = splitPlan(planPoll({ observed: newestFirst, archived: new Map(), now: NOW, backfill: true }), 2);
+    expect(backfill.flatMap((p) => p.events.map((e) => e.incidentId))).toEqual(['1', '2', '3', '4', '5']);
+    expect(splitPlan({ writes: [], events: [] }, 10)).toEqual([{ writes: [], events: [] }]);
+  });
+});
+

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { createMemoizedIncidentParser, NotAFeedError, parseCurrentV1, parseCurrentV2, parseHistory, parseIncidentList } from '../../src/core/feed-schema.ts';
-import { one, rawIncident } from '../fixtures/vendor-builders.ts';
+import { one, rawIncident, type RawIncident } from '../fixtures/vendor-builders.ts';
 
 describe('feed parsing', () => {
   it('reads the raw wire format: \\/ escapes, \\u escapes, compact, 2026 key order', () => {
@@ -99,3 +99,41 @@ describe('memoised incident parser', () => {
     expect(parse([extraField])).toEqual(parseIncidentList([extraField]));
   });
 });
+
+describe('malformed vendor values make their entry a skipped, reported one', () => {
+  const problemsOf = (overrides: Partial<RawIncident>) => {
+    const doc = parseHistory([rawIncident({ id: 1 }), rawIncident({ id: 2, ...overrides }), rawIncident({ id: 3 })]);
+    expect(doc.incidents.map((i) => i.id)).toEqual(['1', '3']); // the rest are kept, times unshifted
+    expect(doc.incidents[0]?.dateCreated.ms).toBe(Date.UTC(2026, 9, 1, 12, 39, 35));
+    return doc.problems;
+  };
+
+  it.each(['2026-10-01T05:39:35+99:99', '2026-10-01T05:39:35+2400', '2026-10-01T05:39:35-07:60'])('an impossible offset, %j', (time) => {
+    expect(problemsOf({ date_updated: time })[0]?.message).toMatch(/offset.*at date_updated/s);
+    expect(problemsOf({ notes: [{ body: 'x', date_created: time }] })).toHaveLength(1);
+  });
+
+  it.each(['0000-01-01T00:00:00-08:00', '0050-06-01T00:00:00-08:00', '1999-12-31T15:59:59-08:00'])('a year before the feed existed, %j', (time) => {
+    expect(problemsOf({ date_created: time })[0]?.message).toMatch(/2000 or later.*at date_created/s);
+  });
+
+  it('still reads the first instant of 2000', () => {
+    expect(one(rawIncident({ date_created: '2000-01-01T00:00:00Z' })).dateCreated.ms).toBe(Date.UTC(2000, 0, 1));
+  });
+
+  it('a numeric id longer than the 64 characters a string id may have, as digits or as a JSON number', () => {
+    const digits = '9'.repeat(400);
+    expect(problemsOf({ id: digits })[0]).toMatchObject({ index: 1, id: '9'.repeat(64), message: expect.stringMatching(/incident id/) });
+    const asNumber = parseHistory(JSON.parse(`[{"id":${digits},"title":"t","type":"incident","status":"active","url":"","date_created":"2026-10-01T05:39:35-07:00","date_updated":"2026-10-01T05:39:35-07:00","notes":[],"services":[]}]`));
+    expect(asNumber.incidents).toEqual([]);
+    expect(asNumber.problems).toHaveLength(1);
+    expect(problemsOf({ id: 2 ** 53 + 2 })).toHaveLength(1); // past 2^53 neighbouring ids collapse into one
+    expect(problemsOf({ id: 1.5 })).toHaveLength(1);
+  });
+
+  it('keeps ids up to the cap, digits included', () => {
+    expect(one(rawIncident({ id: '1'.repeat(64) })).id).toBe('1'.repeat(64));
+    expect(one(rawIncident({ id: 'a'.repeat(64) })).id).toBe('a'.repeat(64));
+  });
+});
+

@@ -42,3 +42,23 @@ describe('toIsoUtc', () => {
     for (const ms of [...edges, ...samples]) expect(toIsoUtc(ms), String(ms)).toBe(new Date(ms).toISOString());
   });
 });
+
+describe('parseVendorTime, malformed values a hostile feed may send', () => {
+  it.each(['2026-10-01T05:39:35+99:99', '2026-10-01T05:39:35+2400', '2026-10-01T05:39:35-14:30', '2026-10-01T05:39:35+05:60', '2026-10-01T05:39:35+1500'])(
+    'refuses the offset of %j instead of shifting the time by hours or days',
+    (text) => expect(parseVendorTime(text)).toBeNull(),
+  );
+
+  it('accepts every real offset, from -12:00 to +14:00, with minutes', () => {
+    expect(parseVendorTime('2026-10-01T00:00:00+14:00')?.ms).toBe(Date.UTC(2026, 8, 30, 10));
+    expect(parseVendorTime('2026-10-01T00:00:00-12:00')?.ms).toBe(Date.UTC(2026, 9, 1, 12));
+    expect(parseVendorTime('2026-10-01T00:00:00+0545')?.ms).toBe(Date.UTC(2026, 8, 30, 18, 15));
+  });
+
+  it('reads years before 100 as themselves, not as 1900-1999', () => {
+    expect(new Date(parseVendorTime('0050-06-01T00:00:00Z')!.ms).getUTCFullYear()).toBe(50);
+    expect(new Date(parseVendorTime('0000-01-01T00:00:00Z')!.ms).getUTCFullYear()).toBe(0);
+    expect(parseVendorTime('0001-02-29T00:00:00Z')).toBeNull(); // not a leap year
+    expect(parseVendorTime('2024-02-29T00:00:00Z')?.ms).toBe(Date.UTC(2024, 1, 29));
+  });
+});

@@ -1,6 +1,6 @@
 /** The widget's data from plain incidents: states worst first, per service, the filter, staleness, stable output. */
 import { describe, expect, it } from 'vitest';
-import { buildWidgetState, incidentState, WIDGET_SERVICES_MAX, type WidgetStateInput } from '../../src/core/widget-state.ts';
+import { buildWidgetState, incidentState, WIDGET_SERVICES_MAX, WIDGET_TITLE_MAX_CHARS, type WidgetStateInput } from '../../src/core/widget-state.ts';
 import { one, rawIncident, type RawIncident } from '../fixtures/vendor-builders.ts';
 
 const NOW = Date.UTC(2026, 9, 1, 15, 0, 0);
@@ -124,5 +124,22 @@ describe('buildWidgetState', () => {
     const a = JSON.stringify(buildWidgetState(input({ ongoing: [outage, files, notice, planned, nameless] })));
     const b = JSON.stringify(buildWidgetState(input({ ongoing: [nameless, planned, notice, files, outage] })));
     expect(a).toBe(b);
+  });
+});
+
+describe('widget titles', () => {
+  it('cuts a huge title to WIDGET_TITLE_MAX_CHARS characters with an ellipsis, never splitting an emoji', () => {
+    const huge = incident(9, { title: `Outage ${'\u{1F525}'.repeat(500_000)}` }); // 1 MB of UTF-16
+    const [shown] = buildWidgetState(input({ ongoing: [huge] })).incidents;
+    const chars = Array.from(shown!.title);
+    expect(chars).toHaveLength(WIDGET_TITLE_MAX_CHARS);
+    expect(chars.at(-1)).toBe('…');
+    expect(chars.slice(0, -1).join('')).toBe(`Outage ${'\u{1F525}'.repeat(WIDGET_TITLE_MAX_CHARS - 8)}`);
+    expect(shown!.title).not.toMatch(/[\uD800-\uDBFF](?![\uDC00-\uDFFF])/); // no lone high surrogate
+  });
+
+  it('leaves a title of exactly the limit alone', () => {
+    const title = 'x'.repeat(WIDGET_TITLE_MAX_CHARS);
+    expect(buildWidgetState(input({ ongoing: [incident(9, { title })] })).incidents[0]?.title).toBe(title);
   });
 });

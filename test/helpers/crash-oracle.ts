@@ -41,6 +41,8 @@ export type ArchiveSnapshot = {
   okPolls: number;
 };
 
+const COMPLETE_POLLS = "SELECT count(*) AS n FROM poll_runs WHERE outcome = 'ok' AND pending_incidents = 0";
+
 const EMPTY: ArchiveSnapshot = { integrity: 'ok', incidents: 0, fillers: 0, fillerVersions: new Set(), events: [], okPolls: 0 };
 
 export function readArchive(path: string): ArchiveSnapshot {
@@ -62,20 +64,23 @@ export function readArchive(path: string): ArchiveSnapshot {
       events: (db.prepare('SELECT id, type, backfill, data_json AS dataJson FROM events ORDER BY seq').all() as ArchiveSnapshot['events']).map(
         (e) => ({ ...e, backfill: Boolean(e.backfill) }),
       ),
-      okPolls: (db.prepare("SELECT count(*) AS n FROM poll_runs WHERE outcome = 'ok'").get() as { n: number }).n,
+      okPolls: (db.prepare(COMPLETE_POLLS).get() as { n: number }).n,
     };
   } finally {
     db.close();
   }
 }
 
-/** How many polls have committed a complete read: cheap enough to ask every 100 ms. */
+/**
+ * How many polls have committed a complete read with nothing left for a later poll (a poll writes
+ * at most POLL_MAX_INCIDENT_CHANGES incidents): cheap enough to ask every 100 ms.
+ */
 export function countOkPolls(path: string): number {
   if (!existsSync(path)) return 0;
   const db = new Database(path, { fileMustExist: true });
   try {
     if (!db.prepare("SELECT 1 FROM sqlite_master WHERE name = 'poll_runs'").get()) return 0;
-    return (db.prepare("SELECT count(*) AS n FROM poll_runs WHERE outcome = 'ok'").get() as { n: number }).n;
+    return (db.prepare(COMPLETE_POLLS).get() as { n: number }).n;
   } finally {
     db.close();
   }

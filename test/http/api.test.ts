@@ -30,7 +30,8 @@ describe('HTTP API', () => {
 
   beforeAll(async () => {
     vendor = await startTestVendor({ historyWindowDays: 100_000 });
-    service = await startTestService(vendor.url);
+    // One poll writes the whole archive: more than the default budget of changed incidents per poll.
+    service = await startTestService(vendor.url, { env: { POLL_MAX_INCIDENT_CHANGES: '1000' } });
     await vendor.setIncidents(archiveOf250());
     expect((await service.poll()).events).toHaveLength(250);
   });

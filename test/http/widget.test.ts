@@ -220,3 +220,31 @@ describe('widget, badge and embed', () => {
     expect((await get('/badge.svg?service=Files')).body).toContain('aria-label="Files: outage"');
   });
 });
+
+describe('a vendor that sends a one-megabyte title', () => {
+  const title = `Messaging is down ${'because '.repeat(131_072)}`; // 1 MB
+  let vendor: TestVendor;
+  let service: TestService;
+
+  beforeAll(async () => {
+    vendor = await startTestVendor({ historyWindowDays: 100_000 });
+    service = await startTestService(vendor.url, { clock: { now: () => Date.UTC(2026, 9, 1, 15, 0, 0) } });
+    await vendor.setIncidents([rawIncident({ id: 1700, title })]);
+    expect((await service.poll()).events).toHaveLength(1);
+  });
+  afterAll(async () => {
+    await service?.close();
+    await vendor?.close();
+  });
+
+  it('gets a small /widget.json with the title cut, while the archive keeps all of it', async () => {
+    const res = await fetch(`${service.url}/widget.json`);
+    const body = await res.text();
+    expect(body.length).toBeLessThan(2_000);
+    const shown = JSON.parse(body).incidents[0].title as string;
+    expect(shown).toMatch(/^Messaging is down because because .*…$/);
+    const kept = await (await fetch(`${service.url}/api/incidents/1700`)).json();
+    expect(kept.incident.title).toBe(title);
+  });
+});
+

@@ -1,0 +1,1 @@
+ALTER TABLE `poll_runs` ADD `pending_incidents` integer DEFAULT 0 NOT NULL;
