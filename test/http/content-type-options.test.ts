@@ -44,7 +44,7 @@ describe('X-Content-Type-Options', () => {
     ['/widget.json?service=Files', [200, 200, 304]],
     ['/badge.svg', [200, 200, 304]],
     ['/embed', [200, 200, 304]],
-    ['/', [200, 200]],
+    ['/', [200, 200, 304]],
   ])('GET %s', async (path, statuses) => {
     const got = await answers(path);
     expect(got.map((r) => r.status)).toEqual(statuses);

@@ -9,8 +9,11 @@ import { openTempArchive, type TempArchive } from '../helpers/temp-archive.ts';
 
 const idlePoller: Poller = { pollOnce: async () => ({ status: 'skipped', reason: 'another poll is running' }) };
 const quiet = { debug() {}, info() {}, warn() {}, error() {} };
-/** A few pages' worth: with an empty archive `/` is about 85 KB (the bars of every known service), `/incidents` 6 KB. */
-const MAX_BYTES = 512 * 1024;
+/**
+ * A few pages' worth: with an empty archive `/` is about 85 KB (the bars of every known service),
+ * `/incidents` 6 KB; the cache counts two bytes a character and keeps no page over a quarter of it.
+ */
+const MAX_BYTES = 1024 * 1024;
 
 describe('public page cache', () => {
   let archive: TempArchive | undefined;
