@@ -10,6 +10,7 @@ import { benchNotifications, type NotificationsOptions } from './notifications.t
 import { benchPages, type PagesBenchOptions } from './pages.ts';
 import { benchPollCycle, type PollCycleOptions } from './poll-cycle.ts';
 import { benchReliabilityQuery, type ReliabilityQueryOptions } from './reliability-query.ts';
+import { benchSearchLoad, type SearchLoadOptions } from './search-load.ts';
 import { heading } from './table.ts';
 
 const QUICK = process.env.BENCH_QUICK === '1';
@@ -68,6 +69,17 @@ const PAGES: PagesBenchOptions = {
   warmUpRounds: QUICK ? 3 : 5,
 };
 
+// Full: about 40 s (a 10,000-incident seed, then six phases of widget bursts); quick: a few seconds.
+const SEARCH_LOAD: SearchLoadOptions = {
+  archiveIncidents: QUICK ? 2_000 : 10_000,
+  cpuRounds: QUICK ? 5 : 30,
+  searchesPerSecond: 25,
+  phasePairs: QUICK ? 1 : 3,
+  burstsPerPhase: QUICK ? 4 : 16,
+  burstRequests: QUICK ? 100 : 500,
+  concurrency: 8,
+};
+
 const started = performance.now();
 const cpu = cpus()[0]?.model ?? 'unknown CPU';
 console.log(`statuswatch benchmarks${QUICK ? ' (BENCH_QUICK: small data, few rounds; figures are rough)' : ''}`);
@@ -82,6 +94,7 @@ for (const [name, section] of [
   ['reliability', () => benchReliabilityQuery(RELIABILITY)],
   ['notifications', () => benchNotifications(NOTIFICATIONS)],
   ['dashboard pages', () => benchPages(PAGES)],
+  ['search cost', () => benchSearchLoad(SEARCH_LOAD)],
 ] as const satisfies readonly (readonly [string, () => Promise<SectionReport>])[]) {
   try {
     const report = await section();
