@@ -109,12 +109,18 @@ describe('bounded search', () => {
     expect(narrowed.body.incidents?.map((i) => i.id)).toEqual(['10000']);
   });
 
-  it('still pages a common word without a filter to its end', async () => {
+  it('answers a search at most 100 incidents a page, and pages a common word on without a filter', async () => {
+    type Page = { incidents: { id: string }[]; response_metadata: { next_cursor: string } };
     const first = await request('/api/incidents?q=degraded&limit=1000');
-    const body = (await first.json()) as { incidents: unknown[]; response_metadata: { next_cursor: string } };
+    const body = (await first.json()) as Page;
     expect(first.status).toBe(200);
-    expect(body.incidents).toHaveLength(1000);
-    expect(body.response_metadata.next_cursor).not.toBe('');
+    expect(body.incidents).toHaveLength(100);
+    const next = await request(`/api/incidents?q=degraded&limit=1000&cursor=${encodeURIComponent(body.response_metadata.next_cursor)}`);
+    const second = (await next.json()) as Page;
+    // The newest incidents mention degraded in order: ids 10000 + DEGRADED - 1 downwards.
+    expect(second.incidents.map((i) => Number(i.id))).toEqual(Array.from({ length: 100 }, (_, i) => 10_000 + DEGRADED - 101 - i));
+    // A list without q keeps its larger pages.
+    expect(((await (await request('/api/incidents?limit=1000')).json()) as Page).incidents).toHaveLength(1000);
   });
 
   it('shows the refusals on the /incidents page, with the form to fix them', async () => {

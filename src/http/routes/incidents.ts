@@ -3,7 +3,7 @@ import { Hono } from 'hono';
 import { z } from 'zod';
 import { ApiError, SearchTooBroadError } from '../../core/errors.ts';
 import type { IncidentFilter, IncidentPosition } from '../../core/ports.ts';
-import { parseSearch } from '../../core/search-query.ts';
+import { parseSearch, SEARCH_LIMITS } from '../../core/search-query.ts';
 import { iso, toApiEvent, toApiIncident, toApiListedIncident } from '../api-json.ts';
 import type { AppDeps } from '../deps.ts';
 import { incidentFilterParams, pageLimit, readCursor } from '../query-params.ts';
@@ -16,7 +16,7 @@ export function incidentRoutes({ store, cursors }: AppDeps) {
   const app = new Hono();
 
   app.get('/api/incidents', async (c) => {
-    const limit = pageLimit(c.req.query('limit'));
+    const requestedLimit = pageLimit(c.req.query('limit'));
     const after = await readCursor<IncidentPosition>(cursors, c.req.query('cursor'), (payload) => {
       const parsed = incidentCursor.safeParse(payload);
       return parsed.success ? { sortKey: parsed.data.s } : null;
@@ -28,6 +28,8 @@ export function incidentRoutes({ store, cursors }: AppDeps) {
       if (!search.ok) throw new ApiError(400, search.rule === 'no_words' ? 'invalid_request' : 'invalid_query', `q: ${search.detail}`);
       filter.q = search.match;
     }
+    // A search's pages are smaller than a list's: adjusted, as every limit is, never refused.
+    const limit = filter.q ? Math.min(requestedLimit, SEARCH_LIMITS.maxPageSize) : requestedLimit;
     // One extra row says whether another page exists without a count query.
     const rows = await store.listIncidents(filter, after, limit + 1).catch((error: unknown) => {
       if (!(error instanceof SearchTooBroadError)) throw error;
