@@ -69,12 +69,12 @@ const PAGES: PagesBenchOptions = {
   warmUpRounds: QUICK ? 3 : 5,
 };
 
-// Full: about 40 s (a 10,000-incident seed, then six phases of widget bursts); quick: a few seconds.
+// Full: about a minute (a 10,000-incident seed, then nine phases of widget bursts); quick: a few seconds.
 const SEARCH_LOAD: SearchLoadOptions = {
   archiveIncidents: QUICK ? 2_000 : 10_000,
   cpuRounds: QUICK ? 5 : 30,
   searchesPerSecond: 25,
-  phasePairs: QUICK ? 1 : 3,
+  phaseRounds: QUICK ? 1 : 3,
   burstsPerPhase: QUICK ? 4 : 16,
   burstRequests: QUICK ? 100 : 500,
   concurrency: 8,

@@ -1,7 +1,8 @@
 /**
- * The search benchmark's attacker, run as a child process: sends one search URL at a fixed rate
- * (open loop, as an attacker would: it does not wait for answers) until its stdin closes, then
- * prints what came back. Job as JSON in argv[2]; prints "ready" once its first answer arrived.
+ * The search benchmark's attacker, run as a child process: sends one search at a fixed rate (open
+ * loop, as an attacker would: it does not wait for answers), each request missing the response
+ * cache, until its stdin closes, then prints what came back. Job as JSON in argv[2]; prints
+ * "ready" once its first answer arrived.
  */
 import { performance } from 'node:perf_hooks';
 import { Pool } from 'undici';
@@ -17,14 +18,16 @@ async function main(): Promise<void> {
   const job = JSON.parse(process.argv[2]!) as AttackJob;
   const url = new URL(job.url);
   const pool = new Pool(url.origin, { connections: 8 });
-  const path = url.pathname + url.search;
+  // A fresh parameter on every request, as an attacker would add: each one misses the response cache.
+  let request = 0;
+  const path = () => `${url.pathname}${url.search}${url.search ? '&' : '?'}_attack=${++request}`;
   const report: AttackReport = { sent: 0, statuses: {}, latenciesMs: [], skipped: 0 };
   let inFlight = 0;
   const send = async () => {
     inFlight++;
     const started = performance.now();
     try {
-      const response = await pool.request({ path, method: 'GET' });
+      const response = await pool.request({ path: path(), method: 'GET' });
       await response.body.text();
       report.statuses[response.statusCode] = (report.statuses[response.statusCode] ?? 0) + 1;
       report.latenciesMs.push(performance.now() - started);
