@@ -32,10 +32,10 @@ const RATE_GOAL = 0.5;
 const ISSUE_ATTACK = 'a e i o u s t r n l c d';
 
 /**
- * The searches measured, by their `q` and filters. The worst allowed ones use every bound at
- * once: the most words, the last a three-letter prefix that starts the archive's most frequent
+ * The searches measured, by their `q` and filters. The candidates for the worst allowed push the
+ * bounds: the most words, the last a three-letter prefix that starts the archive's most frequent
  * words (`res`: resolved, response, result), and a filter no incident passes, so every match up
- * to the budget is examined.
+ * to the budget is examined. The costliest of them in this run is the one the load phase sends.
  */
 type Search = { label: string; q: string; params: string; filter: Omit<IncidentFilter, 'q'> };
 const ORDINARY: Search = { label: `ordinary: q=${COMMON_WORD}`, q: COMMON_WORD, params: '', filter: {} };
