@@ -6,9 +6,10 @@
  */
 import { and, asc, count, desc, eq, exists, gt, inArray, isNull, lt, max, sql, type SQL } from 'drizzle-orm';
 import type { IncidentWrite } from '../core/diff.ts';
-import { RevisionConflictError } from '../core/errors.ts';
+import { RevisionConflictError, SearchTooBroadError } from '../core/errors.ts';
 import { htmlToText } from '../core/html-text.ts';
 import { noteSeq, sameServices, type Note } from '../core/incident.ts';
+import { SEARCH_LIMITS } from '../core/search-query.ts';
 import { toVendorIncident, type VendorIncidentJson } from '../core/vendor-format.ts';
 import type {
   EventFilter,
@@ -199,19 +200,28 @@ export function createSqliteStore(db: SqliteDatabase): Store {
     }
   }
 
+  /** The sort keys since, until and the cursor allow: [from, before), either end open. */
+  function sortKeyRange(filter: IncidentFilter, after: IncidentPosition | null): { from?: number; before?: number } {
+    const from = filter.sinceMs === undefined ? undefined : Math.floor(filter.sinceMs / 1000) * t.SORT_KEYS_PER_SECOND;
+    const untilKey = filter.untilMs === undefined ? undefined : (Math.floor((filter.untilMs - 1) / 1000) + 1) * t.SORT_KEYS_PER_SECOND;
+    const before = untilKey === undefined ? after?.sortKey : after === null ? untilKey : Math.min(untilKey, after.sortKey);
+    return { from, before };
+  }
+
   function incidentConditions(filter: IncidentFilter, after: IncidentPosition | null): SQL[] {
     const conditions: SQL[] = [];
     if (filter.types?.length) conditions.push(inArray(t.incidents.type, filter.types));
     if (filter.statuses?.length) conditions.push(inArray(t.incidents.status, filter.statuses));
     // The exact test is on created_ms; the sort_key bounds it implies let SQLite seek the window
     // in the sort_key index instead of walking down to it from the newest incident.
+    const keys = sortKeyRange(filter, after);
     if (filter.sinceMs !== undefined) {
       conditions.push(sql`${t.incidents.createdMs} >= ${filter.sinceMs}`);
-      conditions.push(sql`${t.incidents.sortKey} >= ${Math.floor(filter.sinceMs / 1000) * t.SORT_KEYS_PER_SECOND}`);
+      conditions.push(sql`${t.incidents.sortKey} >= ${keys.from}`);
     }
     if (filter.untilMs !== undefined) {
       conditions.push(lt(t.incidents.createdMs, filter.untilMs));
-      conditions.push(lt(t.incidents.sortKey, (Math.floor((filter.untilMs - 1) / 1000) + 1) * t.SORT_KEYS_PER_SECOND));
+      conditions.push(sql`${t.incidents.sortKey} < ${keys.before}`);
     }
     if (filter.services?.length) {
       conditions.push(
@@ -305,12 +315,25 @@ export function createSqliteStore(db: SqliteDatabase): Store {
       }
       // Driven by the full-text index (CROSS JOIN keeps it the outer loop): FTS5 yields matches in
       // rowid = sort_key order, newest first, so a common word stops after one page of matches
-      // that pass the other filters instead of sorting all of them.
+      // that pass the other filters instead of sorting all of them. The dates and the cursor bound
+      // the rowids FTS5 reads; the other filters are checked on at most maxMatchesExamined matches.
       const fts = sql.identifier(t.INCIDENTS_FTS);
-      const page = db.all<{ pk: number }>(sql`
-        SELECT ${t.incidents.pk} AS pk FROM ${fts} CROSS JOIN ${t.incidents} ON ${t.incidents.sortKey} = ${fts}.rowid
-        WHERE ${t.ftsMatch(filter.q)} ${conditions.length > 0 ? sql`AND ${and(...conditions)}` : sql``}
-        ORDER BY ${fts}.rowid DESC LIMIT ${limit}`);
+      const keys = sortKeyRange(filter, after);
+      const maxMatches = SEARCH_LIMITS.maxMatchesExamined;
+      const matches = sql`SELECT rowid AS k FROM ${fts} WHERE ${t.ftsMatch(filter.q)}
+        ${keys.from === undefined ? sql`` : sql`AND rowid >= ${keys.from}`} ${keys.before === undefined ? sql`` : sql`AND rowid < ${keys.before}`}
+        ORDER BY rowid DESC LIMIT ${maxMatches}`;
+      // Materialized once: the page reads it, and its size says whether the budget ran out.
+      const found = db.all<{ examined: number; pk: number | null }>(sql`
+        WITH m AS MATERIALIZED (${matches})
+        SELECT (SELECT count(*) FROM m) AS examined, p.pk AS pk FROM (SELECT 1) LEFT JOIN (
+          SELECT ${t.incidents.pk} AS pk FROM m CROSS JOIN ${t.incidents} ON ${t.incidents.sortKey} = m.k
+          ${conditions.length > 0 ? sql`WHERE ${and(...conditions)}` : sql``}
+          ORDER BY m.k DESC LIMIT ${limit}) AS p`);
+      const page = found.flatMap((r) => (r.pk === null ? [] : [{ pk: r.pk }]));
+      // A short page is the end of the matches, unless the budget ran out first: then older
+      // matches were never looked at, and a short page would say there are none.
+      if (page.length < limit && (found[0]?.examined ?? 0) >= maxMatches) throw new SearchTooBroadError(maxMatches);
       if (page.length === 0) return [];
       const rows = db
         .select()

@@ -22,6 +22,19 @@ export class RevisionConflictError extends Error {
   }
 }
 
+/**
+ * A search whose words match more incidents than one request may examine (SEARCH_LIMITS), with
+ * filters that left less than a page among them: answering with what was found would hide older
+ * matches, so the search is refused and the reader asked to narrow it.
+ */
+export class SearchTooBroadError extends Error {
+  override readonly name = 'SearchTooBroadError';
+  readonly retryable = false;
+  constructor(readonly maxMatches: number) {
+    super(`more than ${maxMatches} incidents contain these words`);
+  }
+}
+
 /** A request the API refuses; mapped to one error body by the HTTP layer's onError. */
 export class ApiError extends Error {
   override readonly name = 'ApiError';

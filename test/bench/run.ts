@@ -14,6 +14,7 @@ import { benchPollFlood, type PollFloodOptions } from './poll-flood.ts';
 import { benchReliabilityQuery, type ReliabilityQueryOptions } from './reliability-query.ts';
 import { benchStartup, type StartupOptions } from './startup.ts';
 import { benchRetention, type RetentionBenchOptions } from './retention.ts';
+import { benchSearchLoad, type SearchLoadOptions } from './search-load.ts';
 import { heading } from './table.ts';
 
 const QUICK = process.env.BENCH_QUICK === '1';
@@ -107,6 +108,17 @@ const CACHE_MEMORY: CacheMemoryOptions = {
   concurrency: 4,
 };
 
+// Full: about a minute (a 10,000-incident seed, then nine phases of widget bursts); quick: a few seconds.
+const SEARCH_LOAD: SearchLoadOptions = {
+  archiveIncidents: QUICK ? 2_000 : 10_000,
+  cpuRounds: QUICK ? 5 : 30,
+  searchesPerSecond: 25,
+  phaseRounds: QUICK ? 1 : 3,
+  burstsPerPhase: QUICK ? 4 : 16,
+  burstRequests: QUICK ? 100 : 500,
+  concurrency: 8,
+};
+
 const started = performance.now();
 const cpu = cpus()[0]?.model ?? 'unknown CPU';
 console.log(`statuswatch benchmarks${QUICK ? ' (BENCH_QUICK: small data, few rounds; figures are rough)' : ''}`);
@@ -125,6 +137,7 @@ for (const [name, section] of [
   ['start-up', () => benchStartup(STARTUP)],
   ['retention', () => benchRetention(RETENTION)],
   ['memory under unique URLs', () => benchCacheMemory(CACHE_MEMORY)],
+  ['search cost', () => benchSearchLoad(SEARCH_LOAD)],
 ] as const satisfies readonly (readonly [string, () => Promise<SectionReport>])[]) {
   try {
     const report = await section();

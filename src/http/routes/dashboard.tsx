@@ -1,10 +1,10 @@
 /** The dashboard's HTML pages: `/` (the state now), `/incidents` (the searchable history), `/incidents/:id`. */
 import { Hono, type Context } from 'hono';
 import { z } from 'zod';
-import { ApiError } from '../../core/errors.ts';
+import { ApiError, SearchTooBroadError } from '../../core/errors.ts';
 import { compareUrgency } from '../../core/mirror.ts';
-import type { IncidentFilter, IncidentPosition } from '../../core/ports.ts';
-import { toFtsQuery } from '../../core/search-query.ts';
+import type { IncidentFilter, IncidentPosition, ListedIncident } from '../../core/ports.ts';
+import { parseSearch } from '../../core/search-query.ts';
 import { DAY_MS, serviceDays } from '../../core/service-days.ts';
 import type { AppDeps } from '../deps.ts';
 import { generationMemo } from '../generation-memo.ts';
@@ -71,7 +71,14 @@ export function dashboardRoutes(deps: AppDeps) {
     const rawLimit = c.req.query('limit');
     const limit = rawLimit === undefined ? PAGE_SIZE : Math.min(pageLimit(rawLimit), PAGE_SIZE_MAX);
     // One extra row says whether another page exists without a count query.
-    const rows = await store.listIncidents(filter, after, limit + 1);
+    let rows: ListedIncident[];
+    try {
+      rows = await store.listIncidents(filter, after, limit + 1);
+    } catch (error) {
+      if (!(error instanceof SearchTooBroadError)) throw error;
+      const message = `The search is too broad: ${error.message}, too many to filter by service, type or status. Add a word, or narrow the dates.`;
+      return page(c, 'Incidents: bad filters', <BadFiltersPage query={query} message={message} />, 400);
+    }
     const incidents = rows.slice(0, limit);
     const last = incidents.at(-1);
     const nextCursor = rows.length > limit && last ? await cursors.encode({ k: 'incidents', s: last.sortKey }) : '';
@@ -122,9 +129,10 @@ function readFilter(c: Context): IncidentFilter {
   }
   const q = c.req.query('q')?.trim();
   if (q) {
-    const fts = toFtsQuery(q);
-    if (!fts) throw new ApiError(400, 'invalid_request', `The search “${q.slice(0, 40)}” has no words to look for.`);
-    filter.q = fts;
+    const search = parseSearch(q);
+    if (!search.ok && search.rule === 'no_words') throw new ApiError(400, 'invalid_request', `The search “${q.slice(0, 40)}” has no words to look for.`);
+    if (!search.ok) throw new ApiError(400, 'invalid_query', `This search cannot be run: ${search.detail}. Search with fewer words.`);
+    filter.q = search.match;
   }
   return filter;
 }

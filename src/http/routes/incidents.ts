@@ -1,9 +1,9 @@
 /** The archive's incidents: cursor-paginated, filtered, searchable; one incident with its history. */
 import { Hono } from 'hono';
 import { z } from 'zod';
-import { ApiError } from '../../core/errors.ts';
+import { ApiError, SearchTooBroadError } from '../../core/errors.ts';
 import type { IncidentFilter, IncidentPosition } from '../../core/ports.ts';
-import { toFtsQuery } from '../../core/search-query.ts';
+import { parseSearch, SEARCH_LIMITS } from '../../core/search-query.ts';
 import { iso, toApiEvent, toApiIncident, toApiListedIncident } from '../api-json.ts';
 import type { AppDeps } from '../deps.ts';
 import { incidentFilterParams, pageLimit, readCursor } from '../query-params.ts';
@@ -16,7 +16,7 @@ export function incidentRoutes({ store, cursors }: AppDeps) {
   const app = new Hono();
 
   app.get('/api/incidents', async (c) => {
-    const limit = pageLimit(c.req.query('limit'));
+    const requestedLimit = pageLimit(c.req.query('limit'));
     const after = await readCursor<IncidentPosition>(cursors, c.req.query('cursor'), (payload) => {
       const parsed = incidentCursor.safeParse(payload);
       return parsed.success ? { sortKey: parsed.data.s } : null;
@@ -24,12 +24,21 @@ export function incidentRoutes({ store, cursors }: AppDeps) {
     const filter: IncidentFilter = incidentFilterParams(c);
     const q = c.req.query('q')?.trim();
     if (q) {
-      const fts = toFtsQuery(q);
-      if (!fts) throw new ApiError(400, 'invalid_request', 'q: no words to search for');
-      filter.q = fts;
+      const search = parseSearch(q);
+      if (!search.ok) throw new ApiError(400, search.rule === 'no_words' ? 'invalid_request' : 'invalid_query', `q: ${search.detail}`);
+      filter.q = search.match;
     }
+    // A search's pages are smaller than a list's: adjusted, as every limit is, never refused.
+    const limit = filter.q ? Math.min(requestedLimit, SEARCH_LIMITS.maxPageSize) : requestedLimit;
     // One extra row says whether another page exists without a count query.
-    const rows = await store.listIncidents(filter, after, limit + 1);
+    const rows = await store.listIncidents(filter, after, limit + 1).catch((error: unknown) => {
+      if (!(error instanceof SearchTooBroadError)) throw error;
+      throw new ApiError(
+        400,
+        'invalid_query',
+        `q: ${error.message}, too many to filter by service, type or status; add a word, or narrow the dates with since and until`,
+      );
+    });
     const page = rows.slice(0, limit);
     const last = page.at(-1);
     const nextCursor =
