@@ -53,7 +53,7 @@ const COMMANDS: Record<string, Command> = {
     settings: ['DATABASE_PATH', 'STATUS_URL', 'POLL_TIMEOUT_MS', 'FEED_MAX_BYTES', 'LOG_LEVEL', 'LOG_FORMAT'],
     extraFlags: { json: { type: 'boolean', help: 'print the result as JSON' } },
     async run(config, flags, logger) {
-      const runtime = await createNodeRuntime(config, logger);
+      const runtime = await createNodeRuntime(config, logger, undefined, { keepsSecrets: false });
       try {
         // Deliveries this poll causes wait in the outbox for the running service to send.
         const result = await runtime.poller.pollOnce();
@@ -210,5 +210,7 @@ main(process.argv.slice(2)).then(
     const message = error instanceof ConfigError ? error.message : error instanceof Error ? (error.stack ?? error.message) : String(error);
     process.stderr.write(`statuswatch: ${message}\n`);
     process.exitCode = error instanceof ConfigError ? 2 : 1;
+    // A start that failed half way may leave a server or timer open: the command still ends.
+    setTimeout(() => process.exit(), 2000).unref();
   },
 );
