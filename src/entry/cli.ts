@@ -1,7 +1,7 @@
 /** The `statuswatch` command line: serve, poll, simulate, migrate, demo. */
 import { parseArgs } from 'node:util';
 import { createConsoleLogger } from '../adapters/console-logger.ts';
-import { CONFIG_KEYS, ConfigError, flagName, parseConfig, type Config, type ConfigKey } from '../config.ts';
+import { CONFIG_KEYS, ConfigError, flagName, parseConfig, settingError, type Config, type ConfigKey } from '../config.ts';
 import type { StatusEvent } from '../core/events.ts';
 import type { Logger } from '../core/ports.ts';
 import { runDemo } from './demo.ts';
@@ -82,10 +82,9 @@ const COMMANDS: Record<string, Command> = {
       'step-seconds': { type: 'string', help: 'seconds between scenario steps (15; 0 = only on POST /_sim/advance)' },
     },
     async run(config, flags, logger) {
-      const stepSeconds = Number(flags['step-seconds'] ?? 15);
+      const stepSeconds = stepSecondsFlag(flags);
       const port = Number(flags['sim-port'] ?? 4010);
-      if (!Number.isFinite(stepSeconds) || stepSeconds < 0) throw new ConfigError('--step-seconds must be a number of seconds');
-      if (!Number.isInteger(port) || port < 0 || port > 65535) throw new ConfigError('--sim-port must be a port number');
+      if (!Number.isInteger(port) || port < 0 || port > 65535) throw settingError('--sim-port', String(flags['sim-port']), 'not a port number', 'give a whole number from 0 to 65535, e.g. --sim-port 4010');
       const sim = await startSimulatedVendor({ port, host: config.HOST, autoAdvanceMs: stepSeconds * 1000 || undefined });
       logger.info('simulated vendor is serving', { url: sim.url, current: `${sim.url}/api/v2.0.0/current`, control: `${sim.url}/_sim/state` });
       stopOnSignals(logger, () => sim.close());
@@ -102,16 +101,25 @@ const COMMANDS: Record<string, Command> = {
     },
   },
   demo: {
-    summary: 'Start the simulated vendor and statuswatch pointed at it, with a fresh demo database.',
+    summary: 'Start the simulated vendor, a mail catcher and statuswatch pointed at them, on a fresh demo database (./data/demo.db).',
     settings: ['PORT', 'HOST', 'LOG_LEVEL', 'LOG_FORMAT'],
     extraFlags: { 'step-seconds': { type: 'string', help: 'seconds between scenario steps (15)' } },
     async run(config, flags, logger) {
-      const demo = await runDemo(config, logger, Number(flags['step-seconds'] ?? 15));
+      const demo = await runDemo(config, logger, stepSecondsFlag(flags));
       stopOnSignals(logger, () => demo.close());
       return 'running';
     },
   },
 };
+
+/** --step-seconds: a number of seconds, 15 when absent; "abc" or "-1" is refused, not read as 0. */
+function stepSecondsFlag(flags: Record<string, string | boolean | undefined>): number {
+  const raw = flags['step-seconds'];
+  if (raw === undefined) return 15;
+  const seconds = typeof raw === 'string' && raw.trim() !== '' ? Number(raw) : NaN;
+  if (!Number.isFinite(seconds) || seconds < 0) throw settingError('--step-seconds', String(raw), 'not a number of seconds', 'give a number such as --step-seconds 15');
+  return seconds;
+}
 
 function describeEvent(event: StatusEvent): string {
   const d = event.data;
