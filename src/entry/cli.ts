@@ -5,7 +5,7 @@ import { CONFIG_KEYS, ConfigError, flagName, parseConfig, settingError, type Con
 import type { StatusEvent } from '../core/events.ts';
 import type { Logger } from '../core/ports.ts';
 import { runDemo } from './demo.ts';
-import { createNodeRuntime, startService } from './node.ts';
+import { createNodeRuntime, listenError, startService } from './node.ts';
 import { openSqliteArchive } from './open-sqlite.ts';
 import { startSimulatedVendor } from '../sim/server.ts';
 
@@ -85,7 +85,9 @@ const COMMANDS: Record<string, Command> = {
       const stepSeconds = stepSecondsFlag(flags);
       const port = Number(flags['sim-port'] ?? 4010);
       if (!Number.isInteger(port) || port < 0 || port > 65535) throw settingError('--sim-port', String(flags['sim-port']), 'not a port number', 'give a whole number from 0 to 65535, e.g. --sim-port 4010');
-      const sim = await startSimulatedVendor({ port, host: config.HOST, autoAdvanceMs: stepSeconds * 1000 || undefined });
+      const sim = await startSimulatedVendor({ port, host: config.HOST, autoAdvanceMs: stepSeconds * 1000 || undefined }).catch((error: unknown) => {
+        throw listenError(error, { HOST: config.HOST, PORT: port }, '--sim-port');
+      });
       logger.info('simulated vendor is serving', { url: sim.url, current: `${sim.url}/api/v2.0.0/current`, control: `${sim.url}/_sim/state` });
       stopOnSignals(logger, () => sim.close());
       return 'running';

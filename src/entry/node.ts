@@ -131,14 +131,18 @@ export function isLeaseHolderGone(holder: string): boolean {
   }
 }
 
-/** A port in use or a HOST that is no address of this machine, as a one-line ConfigError. */
-export function listenError(error: unknown, config: Pick<Config, 'HOST' | 'PORT'>): unknown {
+/**
+ * A port in use or a HOST that is no address of this machine, as a one-line ConfigError.
+ * `portSetting` names where the port came from (`--sim-port` for the simulator).
+ */
+export function listenError(error: unknown, config: Pick<Config, 'HOST' | 'PORT'>, portSetting = 'PORT (or --port)'): unknown {
   const code = (error as NodeJS.ErrnoException).code;
+  const portName = portSetting.split(' ')[0]!;
   switch (code) {
     case 'EADDRINUSE':
-      return settingError('PORT', String(config.PORT), `another process is already listening on ${config.HOST}:${config.PORT}`, 'stop that process, or set PORT (or --port) to a free port');
+      return settingError(portName, String(config.PORT), `another process is already listening on ${config.HOST}:${config.PORT}`, `stop that process, or set ${portSetting} to a free port`);
     case 'EACCES':
-      return settingError('PORT', String(config.PORT), 'this user may not listen on ports below 1024', 'set PORT (or --port) to 1024 or more, e.g. 3000');
+      return settingError(portName, String(config.PORT), 'this user may not listen on ports below 1024', `set ${portSetting} to 1024 or more`);
     case 'ENOTFOUND':
     case 'EAI_AGAIN':
     case 'EADDRNOTAVAIL':

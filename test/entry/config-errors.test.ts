@@ -81,6 +81,11 @@ describe('settings that fail on this machine', () => {
       const result = await runCli(['serve'], serveEnv(tempDir(), { PORT: String(port) }));
       expect(expectOneLine(result, 'PORT', String(port))).toContain('already listening');
     });
+
+    it('simulate refuses with one line naming --sim-port', async () => {
+      const result = await runCli(['simulate', '--sim-port', String(port)], { HOST: '127.0.0.1' });
+      expect(expectOneLine(result, '--sim-port', String(port))).toContain('set --sim-port to a free port');
+    });
   });
 });
 
