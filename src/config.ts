@@ -104,3 +104,11 @@ export function retentionSettings(config: Config): RetentionSettings {
 export function flagName(key: ConfigKey): string {
   return key.toLowerCase().replace(/_/g, '-');
 }
+
+/**
+ * A setting that parsed but does not work on this machine (a port in use, a file that is not
+ * SQLite): one line naming the setting, what is wrong with its value, and what to do instead.
+ */
+export function settingError(setting: string, value: string, problem: string, fix: string): ConfigError {
+  return new ConfigError(`${setting} ${JSON.stringify(value)}: ${problem}. Fix: ${fix}`);
+}

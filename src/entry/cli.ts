@@ -1,11 +1,11 @@
 /** The `statuswatch` command line: serve, poll, simulate, migrate, demo. */
 import { parseArgs } from 'node:util';
 import { createConsoleLogger } from '../adapters/console-logger.ts';
-import { CONFIG_KEYS, ConfigError, flagName, parseConfig, type Config, type ConfigKey } from '../config.ts';
+import { CONFIG_KEYS, ConfigError, flagName, parseConfig, settingError, type Config, type ConfigKey } from '../config.ts';
 import type { StatusEvent } from '../core/events.ts';
 import type { Logger } from '../core/ports.ts';
 import { runDemo } from './demo.ts';
-import { createNodeRuntime, startService } from './node.ts';
+import { createNodeRuntime, listenError, startService } from './node.ts';
 import { openSqliteArchive } from './open-sqlite.ts';
 import { startSimulatedVendor } from '../sim/server.ts';
 
@@ -57,7 +57,7 @@ const COMMANDS: Record<string, Command> = {
     settings: ['DATABASE_PATH', 'STATUS_URL', 'POLL_TIMEOUT_MS', 'FEED_MAX_BYTES', 'POLL_MAX_INCIDENT_CHANGES', 'LOG_LEVEL', 'LOG_FORMAT'],
     extraFlags: { json: { type: 'boolean', help: 'print the result as JSON' } },
     async run(config, flags, logger) {
-      const runtime = await createNodeRuntime(config, logger);
+      const runtime = await createNodeRuntime(config, logger, undefined, { keepsSecrets: false });
       try {
         // Deliveries this poll causes wait in the outbox for the running service to send.
         const result = await runtime.poller.pollOnce();
@@ -87,11 +87,12 @@ const COMMANDS: Record<string, Command> = {
       'step-seconds': { type: 'string', help: 'seconds between scenario steps (15; 0 = only on POST /_sim/advance)' },
     },
     async run(config, flags, logger) {
-      const stepSeconds = Number(flags['step-seconds'] ?? 15);
+      const stepSeconds = stepSecondsFlag(flags);
       const port = Number(flags['sim-port'] ?? 4010);
-      if (!Number.isFinite(stepSeconds) || stepSeconds < 0) throw new ConfigError('--step-seconds must be a number of seconds');
-      if (!Number.isInteger(port) || port < 0 || port > 65535) throw new ConfigError('--sim-port must be a port number');
-      const sim = await startSimulatedVendor({ port, host: config.HOST, autoAdvanceMs: stepSeconds * 1000 || undefined });
+      if (!Number.isInteger(port) || port < 0 || port > 65535) throw settingError('--sim-port', String(flags['sim-port']), 'not a port number', 'give a whole number from 0 to 65535, e.g. --sim-port 4010');
+      const sim = await startSimulatedVendor({ port, host: config.HOST, autoAdvanceMs: stepSeconds * 1000 || undefined }).catch((error: unknown) => {
+        throw listenError(error, { HOST: config.HOST, PORT: port }, '--sim-port');
+      });
       logger.info('simulated vendor is serving', { url: sim.url, current: `${sim.url}/api/v2.0.0/current`, control: `${sim.url}/_sim/state` });
       stopOnSignals(logger, () => sim.close());
       return 'running';
@@ -107,16 +108,25 @@ const COMMANDS: Record<string, Command> = {
     },
   },
   demo: {
-    summary: 'Start the simulated vendor and statuswatch pointed at it, with a fresh demo database.',
+    summary: 'Start the simulated vendor, a mail catcher and statuswatch pointed at them, on a fresh demo database (./data/demo.db).',
     settings: ['PORT', 'HOST', 'LOG_LEVEL', 'LOG_FORMAT'],
     extraFlags: { 'step-seconds': { type: 'string', help: 'seconds between scenario steps (15)' } },
     async run(config, flags, logger) {
-      const demo = await runDemo(config, logger, Number(flags['step-seconds'] ?? 15));
+      const demo = await runDemo(config, logger, stepSecondsFlag(flags));
       stopOnSignals(logger, () => demo.close());
       return 'running';
     },
   },
 };
+
+/** --step-seconds: a number of seconds, 15 when absent; "abc" or "-1" is refused, not read as 0. */
+function stepSecondsFlag(flags: Record<string, string | boolean | undefined>): number {
+  const raw = flags['step-seconds'];
+  if (raw === undefined) return 15;
+  const seconds = typeof raw === 'string' && raw.trim() !== '' ? Number(raw) : NaN;
+  if (!Number.isFinite(seconds) || seconds < 0) throw settingError('--step-seconds', String(raw), 'not a number of seconds', 'give a number such as --step-seconds 15');
+  return seconds;
+}
 
 function describeEvent(event: StatusEvent): string {
   const d = event.data;
@@ -215,5 +225,7 @@ main(process.argv.slice(2)).then(
     const message = error instanceof ConfigError ? error.message : error instanceof Error ? (error.stack ?? error.message) : String(error);
     process.stderr.write(`statuswatch: ${message}\n`);
     process.exitCode = error instanceof ConfigError ? 2 : 1;
+    // A start that failed half way may leave a server or timer open: the command still ends.
+    setTimeout(() => process.exit(), 2000).unref();
   },
 );

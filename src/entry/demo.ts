@@ -1,47 +1,84 @@
-/** `npm run demo`: the simulated vendor plus statuswatch polling it, on a fresh demo database. */
+/** `npm run demo`: the simulated vendor, a mail catcher, and statuswatch polling the vendor on a fresh demo database. */
+import { randomBytes } from 'node:crypto';
 import { rmSync } from 'node:fs';
 import type { Config } from '../config.ts';
 import type { Logger } from '../core/ports.ts';
+import { generateSecretKey } from '../core/secret-box.ts';
+import { startMailCatcher } from '../sim/mail-catcher.ts';
 import { startSimulatedVendor } from '../sim/server.ts';
+import { acquireDemoLock } from './demo-lock.ts';
 import { startService } from './node.ts';
 
+/** Relative to the folder the demo runs in. */
 export const DEMO_DATABASE = './data/demo.db';
+const DEMO_LOCK = './data/demo.lock';
 
 export async function runDemo(config: Config, logger: Logger, stepSeconds: number): Promise<{ close(): Promise<void> }> {
-  for (const suffix of ['', '-wal', '-shm']) rmSync(DEMO_DATABASE + suffix, { force: true });
-  const sim = await startSimulatedVendor({ port: 0, host: '127.0.0.1', autoAdvanceMs: Math.max(1, stepSeconds) * 1000 });
-  const service = await startService(
-    {
-      ...config,
-      DATABASE_PATH: DEMO_DATABASE,
-      STATUS_URL: sim.url,
-      // Every ten seconds, so each scenario step shows up within moments.
-      POLL_SCHEDULE: '*/10 * * * * *',
-      POLL_ON_START: true,
-      ADMIN_TOKEN: config.ADMIN_TOKEN ?? 'demo-admin-token-not-secret',
-    },
-    logger,
-  );
-  const lines = [
+  // Before anything else: a second demo must neither reset the first one's database nor start.
+  const lock = acquireDemoLock(DEMO_LOCK, DEMO_DATABASE);
+  const started: Array<{ close(): Promise<void> }> = [];
+  const close = async () => {
+    for (const part of started.reverse()) await part.close();
+    lock.release();
+  };
+  try {
+    for (const suffix of ['', '-wal', '-shm']) rmSync(DEMO_DATABASE + suffix, { force: true });
+    const sim = await startSimulatedVendor({ port: 0, host: '127.0.0.1', autoAdvanceMs: Math.max(1, stepSeconds) * 1000 });
+    started.push(sim);
+    const mail = await startMailCatcher();
+    started.push(mail);
+    // A token per run: the demo may listen on every interface, so a published one would open /admin to anyone.
+    const adminToken = config.ADMIN_TOKEN ?? `demo-${randomBytes(12).toString('hex')}`;
+    const service = await startService(
+      {
+        ...config,
+        DATABASE_PATH: DEMO_DATABASE,
+        STATUS_URL: sim.url,
+        // Every ten seconds, so each scenario step shows up within moments.
+        POLL_SCHEDULE: '*/10 * * * * *',
+        POLL_ON_START: true,
+        ADMIN_TOKEN: adminToken,
+        SMTP_URL: mail.smtpUrl,
+        MAIL_FROM: config.MAIL_FROM ?? 'statuswatch demo <status@demo.localhost>',
+        // The demo database is new on every run, so its key is too: no secret.key is left in ./data.
+        SECRET_KEY: config.SECRET_KEY ?? generateSecretKey(),
+      },
+      logger,
+    );
+    started.push(service);
+    process.stdout.write(demoBanner({ url: service.url, adminToken, simUrl: sim.url, mailUrl: mail.pageUrl }));
+    return { close };
+  } catch (error) {
+    await close();
+    throw error;
+  }
+}
+
+/** What a new user wants to open, each a URL that shows something at once. */
+export function demoBanner(urls: { url: string; adminToken: string; simUrl: string; mailUrl: string }): string {
+  const { url } = urls;
+  const rows: Array<[string, string]> = [
+    ['Dashboard', `${url}/`],
+    ['Search (finds seeded history now)', `${url}/incidents?q=huddles`],
+    ['Admin (sign in with the token)', `${url}/admin   token: ${urls.adminToken}`],
+    ['Subscribe by email', `${url}/subscribe`],
+    ['Mail catcher (mail sent lands here)', urls.mailUrl],
+    ['Widget as an embeddable page', `${url}/embed?service=Huddles`],
+    ['Widget script', `<script src="${url}/widget.js" async></script><statuswatch-widget></statuswatch-widget>`],
+    ['Feeds', `${url}/feed.atom  ${url}/feed.rss  ${url}/feed.json`],
+    ['Archive API, with search', `${url}/api/incidents?q=huddles`],
+    ['Vendor-format API', `${url}/api/v2.0.0/current`],
+    ['Poll now', `curl -X POST -H 'Authorization: Bearer ${urls.adminToken}' ${url}/api/admin/poll`],
+    ['Simulated vendor', `${urls.simUrl}/api/v2.0.0/current  (state: ${urls.simUrl}/_sim/state)`],
+  ];
+  const width = Math.max(...rows.map(([label]) => label.length)) + 2;
+  return [
     '',
     'statuswatch demo is running. Incidents appear, gain notes, change and resolve every few seconds.',
     '',
-    `  Active incidents (vendor format)  ${service.url}/api/v2.0.0/current`,
-    `  Archive, newest first             ${service.url}/api/incidents`,
-    `  Full-text search                  ${service.url}/api/incidents?q=upload`,
-    `  Event log                         ${service.url}/api/events`,
-    `  Health                            ${service.url}/healthz`,
-    `  Poll now                          curl -X POST -H 'Authorization: Bearer ${config.ADMIN_TOKEN ?? 'demo-admin-token-not-secret'}' ${service.url}/api/admin/poll`,
-    `  Simulated vendor                  ${sim.url}/api/v2.0.0/current  (state: ${sim.url}/_sim/state)`,
+    ...rows.map(([label, value]) => `  ${label.padEnd(width)}${value}`),
     '',
-    'Ctrl-C stops both.',
+    'Ctrl-C stops it all.',
     '',
-  ];
-  process.stdout.write(lines.join('\n'));
-  return {
-    async close() {
-      await service.close();
-      await sim.close();
-    },
-  };
+  ].join('\n');
 }

@@ -8,7 +8,7 @@ import { sanitizeNoteHtml } from '../adapters/html-sanitizer.ts';
 import { readPublicFolder } from '../adapters/public-folder.ts';
 import { createHttpWebhookSender } from '../adapters/http-webhook-sender.ts';
 import { createNodeHttpServer } from '../adapters/node-http-server.ts';
-import { resolveSecretKey } from '../adapters/secret-key-file.ts';
+import { NO_SECRET_BOX, openSecretBox } from '../adapters/secret-key-file.ts';
 import { createSmtpMailer } from '../adapters/smtp-mailer.ts';
 import { createSqliteStore } from '../adapters/sqlite-store.ts';
 import { checkWebhookUrl } from '../adapters/webhook-target-guard.ts';
@@ -18,9 +18,8 @@ import { createFailureReporter } from '../app/failure-reporter.ts';
 import { startDeliveryLoop, type DeliveryLoop } from '../app/delivery-loop.ts';
 import { createServiceMetrics, type ServiceMetrics } from '../app/service-metrics.ts';
 import { createSubscriptionService, type SubscriptionService } from '../app/subscriptions.ts';
-import { createSecretBox } from '../core/secret-box.ts';
 import { createPoller, type Poller, type PollResult } from '../app/poller.ts';
-import { retentionSettings, type Config } from '../config.ts';
+import { retentionSettings, settingError, type Config } from '../config.ts';
 import { createPruner } from '../app/retention.ts';
 import type { PruneCounts } from '../core/retention.ts';
 import { createCursorCodec, randomSecret } from '../core/cursor.ts';
@@ -48,7 +47,12 @@ export type NodeRuntime = {
   close(): Promise<void>;
 };
 
-export async function createNodeRuntime(config: Config, logger: Logger, clock: Clock = systemClock): Promise<NodeRuntime> {
+export type NodeRuntimeOptions = {
+  /** false for commands that never seal or open a secret (`poll`): no key file is made for them. */
+  keepsSecrets?: boolean;
+};
+
+export async function createNodeRuntime(config: Config, logger: Logger, clock: Clock = systemClock, options: NodeRuntimeOptions = {}): Promise<NodeRuntime> {
   const archive = openSqliteArchive(config.DATABASE_PATH);
   const store = createSqliteStore(archive.db);
   const feed = createFetchFeedClient({
@@ -71,7 +75,7 @@ export async function createNodeRuntime(config: Config, logger: Logger, clock: C
       return result;
     },
   };
-  const secrets = await createSecretBox(resolveSecretKey(config.SECRET_KEY, config.DATABASE_PATH, logger));
+  const secrets = options.keepsSecrets === false ? NO_SECRET_BOX : await openSecretBox(config.SECRET_KEY, config.DATABASE_PATH, logger);
   const webhooks = createHttpWebhookSender({ allowPrivate: config.WEBHOOK_ALLOW_PRIVATE, userAgent: USER_AGENT, clock });
   const mailer = config.SMTP_URL ? createSmtpMailer({ smtpUrl: config.SMTP_URL, from: config.MAIL_FROM ?? 'statuswatch <statuswatch@localhost>' }) : null;
   const publicUrl = config.PUBLIC_URL ?? `http://localhost:${config.PORT}`;
@@ -149,6 +153,28 @@ export function isLeaseHolderGone(holder: string): boolean {
   }
 }
 
+/**
+ * A port in use or a HOST that is no address of this machine, as a one-line ConfigError.
+ * `portSetting` names where the port came from (`--sim-port` for the simulator).
+ */
+export function listenError(error: unknown, config: Pick<Config, 'HOST' | 'PORT'>, portSetting = 'PORT (or --port)'): unknown {
+  const code = (error as NodeJS.ErrnoException).code;
+  const portName = portSetting.split(' ')[0]!;
+  switch (code) {
+    case 'EADDRINUSE':
+      return settingError(portName, String(config.PORT), `another process is already listening on ${config.HOST}:${config.PORT}`, `stop that process, or set ${portSetting} to a free port`);
+    case 'EACCES':
+      return settingError(portName, String(config.PORT), 'this user may not listen on ports below 1024', `set ${portSetting} to 1024 or more`);
+    case 'ENOTFOUND':
+    case 'EAI_AGAIN':
+    case 'EADDRNOTAVAIL':
+    case 'EINVAL':
+      return settingError('HOST', config.HOST, `not an address of this machine (${code})`, 'set HOST (or --host) to 0.0.0.0 for every interface, 127.0.0.1 for this machine only, or one of its own addresses');
+    default:
+      return error;
+  }
+}
+
 export type RunningService = {
   url: string;
   /** Runs a delivery round now and resolves when it is done (tests; the loop runs on its own). */
@@ -158,7 +184,9 @@ export type RunningService = {
 
 /** Serves HTTP and polls on the schedule until close(). */
 export async function startService(config: Config, logger: Logger, clock: Clock = systemClock): Promise<RunningService> {
-  if (!cron.validate(config.POLL_SCHEDULE)) throw new Error(`POLL_SCHEDULE: not a valid cron expression: "${config.POLL_SCHEDULE}"`);
+  if (!cron.validate(config.POLL_SCHEDULE)) {
+    throw settingError('POLL_SCHEDULE', config.POLL_SCHEDULE, 'not a valid cron expression (a step of 0, or a value out of range)', 'use five fields such as "* * * * *" (every minute) or six with seconds first, such as "*/10 * * * * *"');
+  }
   const runtime = await createNodeRuntime(config, logger, clock);
   const delivery = runtime.startDelivering();
   const cursors = await createCursorCodec(await runtime.store.secret('cursor', () => randomSecret()));
@@ -182,19 +210,29 @@ export async function startService(config: Config, logger: Logger, clock: Clock 
   });
 
   const server = createNodeHttpServer({ fetch: app.fetch, hostname: config.HOST, logger });
-  await new Promise<void>((resolve, reject) => {
-    server.once('listening', resolve);
-    server.once('error', reject);
-    server.listen(config.PORT, config.HOST);
-  });
+  try {
+    await new Promise<void>((resolve, reject) => {
+      server.once('listening', resolve);
+      server.once('error', reject);
+      server.listen(config.PORT, config.HOST);
+    });
+  } catch (error) {
+    // Nothing may keep the process alive after a failed start: the delivery loop stops too.
+    await runtime.close();
+    throw listenError(error, config);
+  }
   const address = server.address();
   const port = typeof address === 'object' && address ? address.port : config.PORT;
   const shownHost = config.HOST === '0.0.0.0' || config.HOST === '::' ? '127.0.0.1' : config.HOST;
   const url = `http://${shownHost.includes(':') ? `[${shownHost}]` : shownHost}:${port}`;
 
-  let inFlight: Promise<unknown> = Promise.resolve();
-  const poll = () => (inFlight = runtime.pollSafely());
-  // noOverlap: a slow vendor never stacks polls in this process; the lease covers other processes.
+  // One poll at a time in this process: the poll at start and a scheduled one could otherwise
+  // overlap, and the lease (which covers other processes) lets its own holder in again.
+  let inFlight: Promise<unknown> | null = null;
+  const poll = () =>
+    (inFlight ??= runtime.pollSafely().finally(() => {
+      inFlight = null;
+    }));
   const task = cron.schedule(config.POLL_SCHEDULE, poll, { name: 'poll', noOverlap: true });
   if (config.POLL_ON_START) void poll();
   let pruning: Promise<unknown> = Promise.resolve();

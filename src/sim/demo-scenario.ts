@@ -153,15 +153,16 @@ function seedIncident(seed: Seed, startMs: number): SimIncident {
   };
 }
 
-// Each loop names its incidents differently so a long-running demo does not look stuck.
-const FIRST_TITLES = [
-  ['Some users are having trouble sending messages', 'Some users are having trouble sending and editing messages'],
-  ['Files may fail to upload', 'Files and images may fail to upload'],
-  ['Canvases are slow to open', 'Canvases and lists are slow to open'],
+// Each loop names its incidents differently so a long-running demo does not look stuck; each
+// names the service its title is about.
+const FIRST_INCIDENTS = [
+  { titles: ['Some users are having trouble sending messages', 'Some users are having trouble sending and editing messages'], services: ['Messaging'] },
+  { titles: ['Files may fail to upload', 'Files and images may fail to upload'], services: ['Files'] },
+  { titles: ['Canvases are slow to open', 'Canvases and lists are slow to open'], services: ['Canvases'] },
 ] as const;
 
-function titlesFor(ctx: StepContext): readonly [string, string] {
-  return FIRST_TITLES[(ctx.cycle - 1) % FIRST_TITLES.length] ?? FIRST_TITLES[0];
+function firstIncidentFor(ctx: StepContext): (typeof FIRST_INCIDENTS)[number] {
+  return FIRST_INCIDENTS[(ctx.cycle - 1) % FIRST_INCIDENTS.length] ?? FIRST_INCIDENTS[0];
 }
 
 const DEMO_STEPS: readonly ScenarioStep[] = [
@@ -172,9 +173,9 @@ const DEMO_STEPS: readonly ScenarioStep[] = [
       ctx.roles.set('first', id);
       return openIncident(world, {
         id,
-        title: titlesFor(ctx)[0],
+        title: firstIncidentFor(ctx).titles[0],
         type: 'incident',
-        services: ['Messaging'],
+        services: [...firstIncidentFor(ctx).services],
         firstNote:
           '<p>We\u2019re investigating reports of trouble for some users.&nbsp;<br><br>We\u2019ll provide an update in 30 minutes or sooner.</p>',
         atMs: ctx.nowMs,
@@ -188,7 +189,7 @@ const DEMO_STEPS: readonly ScenarioStep[] = [
   },
   {
     name: 'incident-title-edited',
-    apply: (world, ctx) => editTitle(world, ctx.roles.get('first'), titlesFor(ctx)[1]),
+    apply: (world, ctx) => editTitle(world, ctx.roles.get('first'), firstIncidentFor(ctx).titles[1]),
   },
   {
     name: 'outage-opens',

@@ -31,7 +31,9 @@ export function startSimulatedVendor(options: StartSimulatedVendorOptions = {}):
     });
     server.once('listening', () => {
       const actualPort = (server.address() as AddressInfo).port;
-      const urlHost = host.includes(':') ? `[${host}]` : host;
+      // A wildcard address is where to listen, not where to connect: the URL names loopback.
+      const shownHost = host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host;
+      const urlHost = shownHost.includes(':') ? `[${shownHost}]` : shownHost;
       let closing: Promise<void> | undefined;
       resolve({
         url: `http://${urlHost}:${actualPort}`,

@@ -6,8 +6,9 @@ export const CLI = fileURLToPath(new URL('../../src/entry/cli.mjs', import.meta.
 
 export type CliResult = { code: number | null; signal: NodeJS.Signals | null; stdout: string; stderr: string };
 
-export function spawnCli(args: string[], env: Record<string, string> = {}): { child: ChildProcess; done: Promise<CliResult> } {
+export function spawnCli(args: string[], env: Record<string, string> = {}, options: { cwd?: string } = {}): { child: ChildProcess; done: Promise<CliResult> } {
   const child = spawn(process.execPath, [CLI, ...args], {
+    cwd: options.cwd,
     env: { ...process.env, LOG_FORMAT: 'json', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -19,6 +20,6 @@ export function spawnCli(args: string[], env: Record<string, string> = {}): { ch
   return { child, done };
 }
 
-export function runCli(args: string[], env: Record<string, string> = {}): Promise<CliResult> {
-  return spawnCli(args, env).done;
+export function runCli(args: string[], env: Record<string, string> = {}, options: { cwd?: string } = {}): Promise<CliResult> {
+  return spawnCli(args, env, options).done;
 }

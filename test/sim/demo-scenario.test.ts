@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { VendorIncidentJson } from '../../src/core/vendor-format.ts';
 import { createSimulatedVendor } from '../../src/sim/app.ts';
 import { demoScenario } from '../../src/sim/demo-scenario.ts';
+import { spawnCli } from '../helpers/cli.ts';
 import { getJson, setClock, startSim, SUMMER_NOON_MS } from './helpers.ts';
 
 /** The sim's modern wire shape: the vendor's incident, with numeric ids as v2 sends them. */
@@ -102,6 +103,17 @@ describe('demo scenario: timeline', () => {
     vendor.close();
   });
 
+  it('tags the first incident of each loop with the service its title names', () => {
+    const vendor = createSimulatedVendor({ scenario: demoScenario(SUMMER_NOON_MS), clock: () => SUMMER_NOON_MS });
+    const stepCount = vendor.snapshot().stepCount;
+    for (let i = 0; i < 3 * stepCount; i++) vendor.advance();
+    const servicesByTitle = new Map(vendor.snapshot().incidents.map((i) => [i.title, i.services]));
+    vendor.close();
+    expect(servicesByTitle.get('Some users are having trouble sending and editing messages')).toEqual(['Messaging']);
+    expect(servicesByTitle.get('Files and images may fail to upload')).toEqual(['Files']);
+    expect(servicesByTitle.get('Canvases and lists are slow to open')).toEqual(['Canvases']);
+  });
+
   it('auto-advances on an interval until closed', async () => {
     const sim = await startSim({ scenario: demoScenario(SUMMER_NOON_MS), autoAdvanceMs: 20 });
     await new Promise((resolve) => setTimeout(resolve, 150));
@@ -112,5 +124,26 @@ describe('demo scenario: timeline', () => {
     const stopped = position();
     await new Promise((resolve) => setTimeout(resolve, 80));
     expect(position()).toEqual(stopped);
+  });
+});
+
+describe('statuswatch simulate', () => {
+  it('logs a URL a browser can open when it listens on every interface', async () => {
+    const { child } = spawnCli(['simulate', '--sim-port', '0', '--step-seconds', '0'], { HOST: '0.0.0.0' });
+    let stderr = '';
+    const url = await new Promise<string>((resolve, reject) => {
+      child.stderr!.on('data', (chunk) => {
+        stderr += chunk;
+        const match = /"msg":"simulated vendor is serving","url":"([^"]+)"/.exec(stderr);
+        if (match) resolve(match[1]!);
+      });
+      child.on('exit', () => reject(new Error(`simulate exited early: ${stderr}`)));
+    });
+    try {
+      expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+      expect((await fetch(`${url}/api/v2.0.0/current`)).status).toBe(200);
+    } finally {
+      child.kill('SIGTERM');
+    }
   });
 });

@@ -1,0 +1,105 @@
+/**
+ * The demo's mail catcher: an SMTP server on loopback that keeps the last mails it received, and
+ * a page listing them, so `/subscribe` works end to end in `npm run demo` without a real mailbox.
+ */
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { simpleParser, type AddressObject } from 'mailparser';
+import { SMTPServer } from 'smtp-server';
+import { renderMailCatcherPage, type CaughtMail } from './mail-catcher-page.ts';
+
+export type MailCatcherOptions = {
+  /** Default 127.0.0.1: the page shows every mail, so it is not for other machines. */
+  host?: string;
+  /** Mails kept; older ones are dropped (default 50). */
+  maxMails?: number;
+  /** Larger messages are refused with 552 (default 1 MB). */
+  maxMessageBytes?: number;
+};
+
+export type RunningMailCatcher = {
+  /** For SMTP_URL, e.g. smtp://127.0.0.1:40123 */
+  smtpUrl: string;
+  /** The page listing what arrived. */
+  pageUrl: string;
+  mails(): readonly CaughtMail[];
+  close(): Promise<void>;
+};
+
+export async function startMailCatcher(options: MailCatcherOptions = {}): Promise<RunningMailCatcher> {
+  const { host = '127.0.0.1', maxMails = 50, maxMessageBytes = 1_000_000 } = options;
+  const mails: CaughtMail[] = [];
+  const keep = (mail: CaughtMail) => {
+    mails.push(mail);
+    if (mails.length > maxMails) mails.splice(0, mails.length - maxMails);
+  };
+
+  const smtp = new SMTPServer({
+    disabledCommands: ['STARTTLS'],
+    authOptional: true,
+    logger: false,
+    size: maxMessageBytes,
+    rejectOversized: true,
+    maxClients: 20,
+    onData(stream, session, callback) {
+      const chunks: Buffer[] = [];
+      stream.on('data', (chunk: Buffer) => {
+        if (!stream.sizeExceeded) chunks.push(chunk); // an oversized mail is refused: keep none of it
+      });
+      stream.on('end', () => {
+        if (stream.sizeExceeded) return callback();
+        simpleParser(Buffer.concat(chunks)).then(
+          (parsed) => {
+            const envelopeTo = session.envelope.rcptTo.map((r) => r.address);
+            keep({
+              receivedAtMs: Date.now(),
+              from: parsed.from?.text || (session.envelope.mailFrom ? session.envelope.mailFrom.address : ''),
+              to: parsed.to ? addressesOf(parsed.to) : envelopeTo,
+              subject: parsed.subject ?? '',
+              text: parsed.text ?? '',
+            });
+            callback();
+          },
+          (error: Error) => callback(error),
+        );
+      });
+    },
+  });
+  await new Promise<void>((resolve, reject) => {
+    smtp.once('error', reject);
+    smtp.listen(0, host, () => resolve());
+  });
+
+  const page = createServer((req, res) => {
+    if (req.method !== 'GET' || (req.url ?? '/').split('?')[0] !== '/') {
+      res.writeHead(404, { 'content-type': 'text/plain; charset=utf-8' }).end('not found\n');
+      return;
+    }
+    res.writeHead(200, {
+      'content-type': 'text/html; charset=utf-8',
+      // Belt and braces over the escaping: no script, no frames, nothing loaded from elsewhere.
+      'content-security-policy': "default-src 'none'; style-src 'unsafe-inline'; base-uri 'none'; form-action 'none'",
+      'cache-control': 'no-store',
+    });
+    res.end(renderMailCatcherPage(mails, maxMails));
+  });
+  await new Promise<void>((resolve, reject) => {
+    page.once('error', reject);
+    page.listen(0, host, () => resolve());
+  });
+
+  const urlHost = host.includes(':') ? `[${host}]` : host;
+  return {
+    smtpUrl: `smtp://${urlHost}:${(smtp.server.address() as AddressInfo).port}`,
+    pageUrl: `http://${urlHost}:${(page.address() as AddressInfo).port}/`,
+    mails: () => mails,
+    async close() {
+      page.closeAllConnections();
+      await Promise.all([new Promise<void>((resolve) => page.close(() => resolve())), new Promise<void>((resolve) => smtp.close(() => resolve()))]);
+    },
+  };
+}
+
+function addressesOf(field: AddressObject | AddressObject[]): string[] {
+  return (Array.isArray(field) ? field : [field]).flatMap((group) => group.value.map((a) => (a.name ? `${a.name} <${a.address ?? ''}>` : (a.address ?? ''))));
+}

@@ -1,0 +1,159 @@
+/** `statuswatch demo` as a new user meets it: what it prints works, mail arrives, a second demo or a busy port is refused cleanly. */
+import { existsSync, statSync } from 'node:fs';
+import { createServer, type Server } from 'node:net';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { spawnCli, type CliResult } from '../helpers/cli.ts';
+import { tempDir } from '../helpers/temp-archive.ts';
+
+type RunningDemo = { stdout: string; url: (label: string) => string; stop(): Promise<CliResult> };
+
+/** Starts a demo in `cwd` (its ./data is the test's), resolving once it printed its URLs. */
+async function startDemo(cwd: string): Promise<RunningDemo> {
+  const { child, done } = spawnCli(['demo', '--port', '0', '--host', '127.0.0.1', '--step-seconds', '3600'], {}, { cwd });
+  let stdout = '';
+  let stderr = '';
+  child.stderr!.on('data', (chunk) => (stderr += chunk));
+  await new Promise<void>((resolve, reject) => {
+    child.stdout!.on('data', (chunk) => {
+      stdout += chunk;
+      if (stdout.includes('Ctrl-C stops')) resolve();
+    });
+    child.on('exit', (code) => reject(new Error(`demo exited early (${code}): ${stderr}`)));
+  });
+  return {
+    stdout,
+    url(label) {
+      const line = stdout.split('\n').find((l) => l.trimStart().startsWith(label));
+      const match = line && /(https?:\/\/\S+)/.exec(line.slice(line.indexOf(label) + label.length));
+      if (!match) throw new Error(`no "${label}" URL in:\n${stdout}`);
+      return match[1]!;
+    },
+    stop() {
+      child.kill('SIGTERM');
+      return done;
+    },
+  };
+}
+
+/** Runs a command that must end by itself; a hang is killed after `limitMs` and shows as code null. */
+async function runBounded(args: string[], cwd: string, limitMs = 20_000): Promise<CliResult> {
+  const { child, done } = spawnCli(args, {}, { cwd });
+  const timer = setTimeout(() => child.kill('SIGKILL'), limitMs);
+  try {
+    return await done;
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+async function until<T>(read: () => Promise<T | undefined>, what: string, limitMs = 15_000): Promise<T> {
+  const deadline = Date.now() + limitMs;
+  for (;;) {
+    const value = await read();
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}
+
+const oneLine = (result: CliResult) => result.stderr.split('\n').filter((l) => l !== '' && !l.startsWith('{'));
+
+describe('a running demo', () => {
+  const cwd = tempDir('statuswatch-demo-');
+  let demo: RunningDemo;
+  beforeAll(async () => {
+    demo = await startDemo(cwd);
+  }, 60_000);
+  afterAll(async () => {
+    const result = await demo.stop();
+    expect(result.code).toBe(0);
+    expect(existsSync(join(cwd, 'data', 'demo.lock'))).toBe(false);
+  });
+
+  it('prints pages a new user can open: dashboard, admin with its token, widget, feeds, mail catcher', async () => {
+    const token = /token: (\S+)/.exec(demo.stdout)?.[1];
+    expect(token).toMatch(/^demo-[0-9a-f]{24}$/);
+    expect((await fetch(demo.url('Dashboard'))).status).toBe(200);
+    expect((await fetch(demo.url('Admin'))).status).toBe(200);
+    expect((await fetch(demo.url('Widget as an embeddable page'))).status).toBe(200);
+    expect(demo.stdout).toMatch(/<script src="http:\/\/127\.0\.0\.1:\d+\/widget\.js"/);
+    const feeds = demo.stdout.split('\n').find((l) => l.trimStart().startsWith('Feeds'))!;
+    for (const feed of ['feed.atom', 'feed.rss', 'feed.json']) {
+      const url = new RegExp(`(http://\\S+/${feed.replace('.', '\\.')})`).exec(feeds)?.[1];
+      expect((await fetch(url!)).status, feed).toBe(200);
+    }
+    // The admin token printed opens the admin API.
+    const polls = await fetch(new URL('/api/admin/polls', demo.url('Dashboard')), { headers: { authorization: `Bearer ${token}` } });
+    expect(polls.status).toBe(200);
+  });
+
+  it('prints a search that finds something within seconds of starting', async () => {
+    const found = await until(async () => {
+      const body = (await (await fetch(demo.url('Archive API, with search'))).json()) as { incidents: { title: string }[] };
+      return body.incidents.length > 0 ? body.incidents : undefined;
+    }, 'the printed search to find an incident');
+    expect(found.map((i) => i.title).join('\n')).toMatch(/huddles/i);
+    const page = await (await fetch(demo.url('Search'))).text();
+    expect(page).toContain('Huddles failing to connect for some users');
+  });
+
+  it('delivers the /subscribe confirmation to its mail catcher, which lists it', async () => {
+    const subscribe = new URL(demo.url('Subscribe by email'));
+    const answer = await fetch(subscribe, {
+      method: 'POST',
+      headers: { origin: subscribe.origin, 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ email: 'new.user@example.com', timezone: 'UTC' }),
+      redirect: 'manual',
+    });
+    expect(answer.status, await answer.text()).toBeLessThan(400);
+    const page = await until(async () => {
+      const html = await (await fetch(demo.url('Mail catcher'))).text();
+      return html.includes('new.user@example.com') ? html : undefined;
+    }, 'the confirmation mail on the catcher page');
+    expect(page).toMatch(/<a href="http:\/\/[^"]+\/subscribe\/confirm\?token=[^"]+"/);
+    expect(page).toContain('status@demo.localhost');
+  });
+
+  it('a second demo on the same folder refuses in one line, exits, and leaves the running one and its database alone', async () => {
+    const database = join(cwd, 'data', 'demo.db');
+    const before = statSync(database);
+    const second = await runBounded(['demo', '--port', '0', '--host', '127.0.0.1'], cwd);
+    expect(second.code, second.stderr).toBe(2);
+    expect(oneLine(second)).toHaveLength(1);
+    expect(oneLine(second)[0]).toMatch(/^statuswatch: another demo \(pid \d+\) is running on \.\/data\/demo\.db.*Fix: /);
+    expect(second.stdout).toBe('');
+    const after = statSync(database);
+    expect([after.ino, after.birthtimeMs]).toEqual([before.ino, before.birthtimeMs]);
+    const body = (await (await fetch(demo.url('Archive API, with search'))).json()) as { ok: boolean; incidents: unknown[] };
+    expect(body.ok).toBe(true);
+    expect(body.incidents.length).toBeGreaterThan(0);
+  });
+});
+
+describe('demo refusals', () => {
+  let squatter: Server;
+  let port: number;
+  beforeAll(async () => {
+    squatter = createServer();
+    await new Promise<void>((resolve) => squatter.listen(0, '127.0.0.1', resolve));
+    port = (squatter.address() as { port: number }).port;
+  });
+  afterAll(() => new Promise<void>((resolve) => squatter.close(() => resolve())));
+
+  it('a busy port: one line naming PORT, exit 2, and the process ends (it used to hang)', async () => {
+    const cwd = tempDir('statuswatch-demo-');
+    const result = await runBounded(['demo', '--port', String(port), '--host', '127.0.0.1'], cwd);
+    expect(result.code, result.stderr).toBe(2);
+    expect(oneLine(result)).toEqual([expect.stringMatching(new RegExp(`^statuswatch: PORT "${port}": another process is already listening.*Fix: `))]);
+    expect(existsSync(join(cwd, 'data', 'demo.lock'))).toBe(false);
+  });
+
+  it('--step-seconds abc is refused before anything starts', async () => {
+    const cwd = tempDir('statuswatch-demo-');
+    const result = await runBounded(['demo', '--port', '0', '--step-seconds', 'abc'], cwd);
+    expect(result.code).toBe(2);
+    expect(oneLine(result)).toEqual([expect.stringMatching(/^statuswatch: --step-seconds "abc": not a number of seconds\. Fix: /)]);
+    expect(existsSync(join(cwd, 'data'))).toBe(false);
+  });
+});

@@ -1,0 +1,57 @@
+/** The demo's mail catcher: real SMTP in (nodemailer), a page out that shows hostile mail inert, bounded. */
+import { createTransport } from 'nodemailer';
+import { afterEach, describe, expect, it } from 'vitest';
+import { startMailCatcher, type RunningMailCatcher } from '../../src/sim/mail-catcher.ts';
+
+const running: RunningMailCatcher[] = [];
+afterEach(async () => {
+  await Promise.all(running.splice(0).map((c) => c.close()));
+});
+
+async function catcher(options: Parameters<typeof startMailCatcher>[0] = {}): Promise<RunningMailCatcher> {
+  const started = await startMailCatcher(options);
+  running.push(started);
+  return started;
+}
+
+function send(smtpUrl: string, mail: { from?: string; subject: string; text: string }) {
+  const transport = createTransport(smtpUrl);
+  return transport.sendMail({ from: 'statuswatch <status@demo.localhost>', to: 'reader@example.com', ...mail }).finally(() => transport.close());
+}
+
+describe('mail catcher', () => {
+  it('lists what arrived with every value escaped, and only http(s) URLs as links', async () => {
+    const c = await catcher();
+    await send(c.smtpUrl, {
+      from: '"<img src=x onerror=alert(1)>" <evil@example.com>',
+      subject: '<script>alert("subject")</script>',
+      text: 'Confirm: https://status.example.com/subscribe/confirm?token=a&b=<c>. Or javascript:alert(1) <b>bold</b>',
+    });
+    const res = await fetch(c.pageUrl);
+    expect(res.headers.get('content-security-policy')).toContain("default-src 'none'");
+    const html = await res.text();
+    expect(html).not.toMatch(/<script|<img|<b>/i);
+    expect(html).toContain('&lt;script&gt;alert(&quot;subject&quot;)&lt;/script&gt;');
+    expect(html).toContain('&lt;img src=x onerror=alert(1)&gt;');
+    const links = [...html.matchAll(/<a href="([^"]*)"/g)].map((m) => m[1]);
+    // The URL stops at "<" and loses its trailing full stop; "javascript:" stays text.
+    expect(links).toEqual(['https://status.example.com/subscribe/confirm?token=a&amp;b=']);
+    expect(html).toContain('reader@example.com');
+  });
+
+  it('keeps only the last N mails', async () => {
+    const c = await catcher({ maxMails: 3 });
+    for (let n = 1; n <= 5; n++) await send(c.smtpUrl, { subject: `mail number ${n}`, text: 'x' });
+    expect(c.mails().map((m) => m.subject)).toEqual(['mail number 3', 'mail number 4', 'mail number 5']);
+    const html = await (await fetch(c.pageUrl)).text();
+    expect(html).not.toContain('mail number 2');
+    expect(html.indexOf('mail number 5')).toBeLessThan(html.indexOf('mail number 3')); // newest first
+  });
+
+  it('refuses a message over its size limit and keeps nothing of it', async () => {
+    const c = await catcher({ maxMessageBytes: 2_000 });
+    await expect(send(c.smtpUrl, { subject: 'big', text: 'y'.repeat(10_000) })).rejects.toMatchObject({ responseCode: 552 });
+    expect(c.mails()).toHaveLength(0);
+    expect((await fetch(new URL('/other', c.pageUrl))).status).toBe(404);
+  });
+});
