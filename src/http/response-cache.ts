@@ -139,7 +139,13 @@ export function responseCache(options: ResponseCacheOptions): ResponseCache {
     await next();
     // A response that sets a cookie belongs to one client: never replayed to others.
     if (c.res.status !== 200 || c.res.headers.has('set-cookie')) return;
-    const body = await c.res.clone().text();
+    // Read, then answered anew from the string, rather than c.res.clone(): a clone tees the body,
+    // and undici keeps each tee'd stream reachable until a finalizer runs after a collection. Under
+    // a flood of misses they piled up between collections: 51 MB of heap for a full 16 MB page
+    // cache with no turn of the event loop (12.6 MB without the clone), and twice the RSS left
+    // behind by the flood in the memory benchmark.
+    const body = await c.res.text();
+    c.res = new Response(body, c.res);
     const contentType = c.res.headers.get('content-type') ?? 'application/json';
     // A rebuild that gives the same bytes (the generation moved for other answers, or maxAge ran
     // out) keeps its tag, so clients holding it keep getting 304s.

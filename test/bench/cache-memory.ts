@@ -21,6 +21,8 @@ export type CacheMemoryOptions = {
   requests: number;
   warmUpRequests: number;
   concurrency: number;
+  /** The routes the URLs vary; default: every cache a request can fill. */
+  paths?: string[];
 };
 
 const MB = 1024 * 1024;
@@ -57,7 +59,8 @@ export async function benchCacheMemory(options: CacheMemoryOptions): Promise<Sec
   try {
     const baseUrl = await servingUrl(child.stderr!);
     const pid = child.pid!;
-    const job = { baseUrl, paths: PATHS, pathChars: PATH_CHARS, concurrency: options.concurrency };
+    const paths = options.paths ?? PATHS;
+    const job = { baseUrl, paths, pathChars: PATH_CHARS, concurrency: options.concurrency };
     const warmUp = await runClient({ ...job, requests: options.warmUpRequests, firstRequest: 0 });
     expectBench(warmUp.statuses['200'] === warmUp.sent, `warm-up: ${JSON.stringify(warmUp.statuses)}, expected ${warmUp.sent} x 200`);
     const baseline = memoryOf(pid);
@@ -132,7 +135,7 @@ function report(options: CacheMemoryOptions, baseline: Memory, after: Memory, fl
   const text = [
     heading('7. Memory under unique URLs'),
     `${options.requests.toLocaleString('en')} GETs, every URL different, half padded to ${PATH_CHARS[0]!.toLocaleString('en')} characters and half to ` +
-      `${PATH_CHARS[1]!.toLocaleString('en')} (the longest a cache keeps), over ${PATHS.length} cached routes, ${options.concurrency} in flight, ` +
+      `${PATH_CHARS[1]!.toLocaleString('en')} (the longest a cache keeps), over ${(options.paths ?? PATHS).length} cached routes, ${options.concurrency} in flight, ` +
       `from a client in another process, against \`statuswatch serve\` in a child process over ${options.archiveIncidents.toLocaleString('en')} incidents ` +
       `(${((flood.sent * 1000) / flood.elapsedMs).toFixed(0)} req/s). Baseline: the server's RSS after ${options.warmUpRequests} such requests. ` +
       `Goal: peak RSS at most the baseline plus the caches' budgets (${mb(CACHE_BUDGET_BYTES)}, keys included) plus ${mb(FIXED_OVERHEAD_BYTES)}.`,
