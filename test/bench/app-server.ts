@@ -13,6 +13,7 @@ import type { Poller } from '../../src/app/poller.ts';
 import type { Store } from '../../src/core/ports.ts';
 import { createApp } from '../../src/http/app.ts';
 import { buildAppDeps } from '../helpers/app-deps.ts';
+import { nodeAppPorts } from '../helpers/node-app-ports.ts';
 import { expectBench, silentLogger } from './harness.ts';
 import type { HotPathJob, HotPathSamples } from './hot-paths-client.ts';
 import type { ClientJob } from './http-client.ts';
@@ -34,7 +35,7 @@ export type BaselineOptions = {
 };
 
 export async function serveAppWithBaseline(store: Store, options: BaselineOptions): Promise<ServedApp> {
-  const app = createApp(await buildAppDeps(store, { poller: idlePoller, logger: silentLogger, startedAt: options.startedAt }));
+  const app = createApp(await buildAppDeps({ ...(await nodeAppPorts(store, silentLogger)), poller: idlePoller }, { startedAt: options.startedAt }));
   const body = options.baselineBody ?? { ok: true };
   const page = options.baselinePage ?? (() => '');
   const baseline = new Hono().get(BASELINE_PATH, (c) => c.json(body)).get(BASELINE_PAGE_PATH, (c) => c.html(page()));

@@ -1,45 +1,114 @@
-/** Real AppDeps around a store for tests and benchmarks that build the Hono app without the Node entry. */
-import { randomUUID } from 'node:crypto';
-import { sanitizeNoteHtml } from '../../src/adapters/html-sanitizer.ts';
-import { createHttpWebhookSender } from '../../src/adapters/http-webhook-sender.ts';
-import { checkWebhookUrl } from '../../src/adapters/webhook-target-guard.ts';
+/**
+ * Real AppDeps, poller and deliverer built from ports, for tests and benchmarks that exercise the
+ * Hono app through `createApp(deps).request()`. It imports no Node API and no adapter: the runtime
+ * hands in its store, feed client, webhook sender, mailer and sanitizer (app-ports-node.ts over a
+ * SQLite file on Node), so a Workers-pool run can build the same deps over D1.
+ */
+import type { Context } from 'hono';
 import { createChannelSender } from '../../src/app/channel-sender.ts';
-import type { Poller } from '../../src/app/poller.ts';
+import { createDeliverer, type Deliverer } from '../../src/app/deliverer.ts';
+import { createPoller, type Poller } from '../../src/app/poller.ts';
 import { createServiceMetrics } from '../../src/app/service-metrics.ts';
 import { createSubscriptionService } from '../../src/app/subscriptions.ts';
 import { createCursorCodec, randomSecret } from '../../src/core/cursor.ts';
-import type { Logger, Store } from '../../src/core/ports.ts';
-import { createSecretBox, generateSecretKey } from '../../src/core/secret-box.ts';
+import type { Clock, FeedClient, Logger, Mailer, Store, WebhookSender } from '../../src/core/ports.ts';
+import type { SecretBox } from '../../src/core/secret-box.ts';
+import { clientAddressFrom } from '../../src/http/client-address.ts';
 import type { AppDeps } from '../../src/http/deps.ts';
+import type { StaticAssets } from '../../src/http/routes/static-assets.ts';
 
-export async function buildAppDeps(store: Store, options: { poller: Poller; logger: Logger; startedAt: number }): Promise<AppDeps> {
-  const clock = { now: () => Date.now() };
-  const webhooks = createHttpWebhookSender({ allowPrivate: false, userAgent: 'statuswatch-test' });
-  const secrets = await createSecretBox(generateSecretKey());
-  const sender = createChannelSender({ store, webhooks, mailer: null, secrets, clock, publicUrl: 'http://localhost', sanitizeHtml: sanitizeNoteHtml });
+/** What a runtime supplies. */
+export type AppPorts = {
+  store: Store;
+  logger: Logger;
+  webhooks: WebhookSender;
+  secrets: SecretBox;
+  /** WEBHOOK_ALLOW_PRIVATE's check of a webhook URL (adapters/webhook-target-guard.ts on Node). */
+  checkWebhookTarget: (url: string, options: { allowPrivate: boolean }) => { ok: true } | { ok: false; reason: string };
+  sanitizeHtml: (html: string) => string;
+  clock?: Clock;
+  /** The vendor's feed: polls go through the app's real poller. Without it, `poller` or a poller that skips. */
+  feed?: FeedClient;
+  poller?: Poller;
+  /** null when SMTP_URL is unset. */
+  mailer?: Mailer | null;
+  assets?: StaticAssets;
+  /** The socket's peer, as the runtime knows it; loopback by default. */
+  peerAddress?: (c: Context) => string | undefined;
+};
+
+/** The settings the tests vary, as config.ts names them (camelCase). */
+export type AppSettings = {
+  adminToken?: string;
+  publicUrl?: string;
+  allowPrivateWebhooks?: boolean;
+  trustProxy?: boolean;
+  maxIncidentWrites?: number;
+  adminEmail?: string;
+  /** When the service started, epoch ms; the clock's now by default. */
+  startedAt?: number;
+};
+
+export type TestAppDeps = AppDeps & { deliverer: Deliverer };
+
+const skippingPoller: Poller = { pollOnce: async () => ({ status: 'skipped', reason: 'another poll is running' }) };
+
+export async function buildAppDeps(ports: AppPorts, settings: AppSettings = {}): Promise<TestAppDeps> {
+  const { store, logger, secrets } = ports;
+  const clock = ports.clock ?? { now: () => Date.now() };
+  const mailer = ports.mailer ?? null;
+  const allowPrivate = settings.allowPrivateWebhooks ?? false;
+  // As the Node entry: links in messages fall back to the local origin when PUBLIC_URL is unset.
+  const publicUrl = settings.publicUrl ?? 'http://localhost';
+  const instanceId = `test:${crypto.randomUUID()}`;
+  const metrics = createServiceMetrics();
+  const sender = createChannelSender({ store, webhooks: ports.webhooks, mailer, secrets, clock, publicUrl, sanitizeHtml: ports.sanitizeHtml });
   const subscriptions = createSubscriptionService({
     store,
     secrets,
     sender,
-    mailer: null,
+    mailer,
     clock,
-    logger: options.logger,
-    newId: () => `sub_${randomUUID()}`,
-    checkTarget: (url) => checkWebhookUrl(url, { allowPrivate: false }),
+    logger,
+    newId: () => `sub_${crypto.randomUUID().replace(/-/g, '')}`,
+    checkTarget: (url) => ports.checkWebhookTarget(url, { allowPrivate }),
+  });
+  const poller =
+    ports.poller ??
+    (ports.feed
+      ? metrics.instrumentPoller(
+          createPoller({ store, feed: ports.feed, clock, logger, instanceId, newId: () => crypto.randomUUID(), maxIncidentWrites: settings.maxIncidentWrites }),
+        )
+      : skippingPoller);
+  const deliverer = createDeliverer({
+    store,
+    sender,
+    mailer,
+    clock,
+    logger,
+    publicUrl,
+    instanceId,
+    isHolderGone: () => false,
+    adminEmail: settings.adminEmail,
+    onAttempt: metrics.recordAttempt,
   });
   return {
     store,
-    poller: options.poller,
+    poller,
     clock,
-    logger: options.logger,
+    logger,
     cursors: await createCursorCodec(await store.secret('cursor', () => randomSecret())),
-    assets: new Map(),
-    startedAt: options.startedAt,
-    sanitizeHtml: sanitizeNoteHtml,
+    adminToken: settings.adminToken,
+    publicUrl: settings.publicUrl,
+    assets: ports.assets ?? new Map(),
+    startedAt: settings.startedAt ?? clock.now(),
+    sanitizeHtml: ports.sanitizeHtml,
     subscriptions,
-    metrics: createServiceMetrics(),
-    allowPrivateWebhooks: false,
+    metrics,
+    allowPrivateWebhooks: allowPrivate,
+    // Tests deliver by hand (deliverer.deliverDue()): the runtime's loop is not part of the app.
     wakeDeliverer: () => {},
-    clientAddress: () => '127.0.0.1',
+    clientAddress: clientAddressFrom(ports.peerAddress ?? (() => '127.0.0.1'), settings.trustProxy ?? false),
+    deliverer,
   };
 }

@@ -1,11 +1,12 @@
 /**
- * The admin pages over real HTTP against the real service: sign-in and its cookie, pages that need
+ * The admin pages through the service's app (a real SQLite file, no port): sign-in and its cookie, pages that need
  * it, CSRF tokens and Origin checks on every form, no-store, escaping of hostile strings, and a
  * replay through the page form that a real webhook receiver sees.
  */
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { rawIncident } from '../fixtures/vendor-builders.ts';
-import { ADMIN_TOKEN, startTestService, startTestVendor, type TestService, type TestVendor } from '../helpers/service.ts';
+import { ADMIN_TOKEN, startTestApp, type TestApp } from '../helpers/app-service.ts';
+import { startTestVendor, type TestVendor } from '../helpers/service.ts';
 import { startWebhookReceiver, type WebhookReceiver } from '../helpers/webhook-receiver.ts';
 
 type Page = { status: number; headers: Headers; html: string };
@@ -15,7 +16,7 @@ const HOSTILE_URL = 'https://hooks.example.test/<script>alert(1)</script>?q="><i
 describe('admin pages', () => {
   let vendor: TestVendor;
   let receiver: WebhookReceiver;
-  let service: TestService;
+  let service: TestApp;
 
   beforeAll(async () => {
     vendor = await startTestVendor({ historyWindowDays: 100_000 });
@@ -27,7 +28,7 @@ describe('admin pages', () => {
     await vendor.setIncidents([]);
     await vendor.clearFaults();
     receiver = await startWebhookReceiver();
-    service = await startTestService(vendor.url, { env: { WEBHOOK_ALLOW_PRIVATE: 'true' } });
+    service = await startTestApp(vendor.url, { env: { WEBHOOK_ALLOW_PRIVATE: 'true' } });
   });
   afterEach(async () => {
     await service.close();
@@ -35,13 +36,13 @@ describe('admin pages', () => {
   });
 
   const get = async (path: string, cookie?: string): Promise<Page> => {
-    const res = await fetch(service.url + path, { redirect: 'manual', headers: cookie ? { cookie } : {} });
+    const res = await service.fetch(service.url + path, { redirect: 'manual', headers: cookie ? { cookie } : {} });
     return { status: res.status, headers: res.headers, html: await res.text() };
   };
   const post = async (path: string, fields: Record<string, string>, options: { cookie?: string; origin?: string | null } = {}): Promise<Page> => {
     const origin = options.origin === undefined ? service.url : options.origin;
     const headers: Record<string, string> = { ...(origin ? { origin } : {}), ...(options.cookie ? { cookie: options.cookie } : {}) };
-    const res = await fetch(service.url + path, { method: 'POST', body: new URLSearchParams(fields), headers, redirect: 'manual' });
+    const res = await service.fetch(service.url + path, { method: 'POST', body: new URLSearchParams(fields), headers, redirect: 'manual' });
     return { status: res.status, headers: res.headers, html: await res.text() };
   };
   /** Signs in through the form; returns the cookie to send back, and the raw Set-Cookie. */
@@ -86,7 +87,7 @@ describe('admin pages', () => {
     // the throttle lets them, told each time how long to wait.
     await service.close();
     let skewMs = 0;
-    service = await startTestService(vendor.url, { clock: { now: () => Date.now() + skewMs } });
+    service = await startTestApp(vendor.url, { clock: { now: () => Date.now() + skewMs } });
     const waits: number[] = [];
     for (let wrong = 0; wrong < 15; ) {
       const res = await post('/admin/sign-in', { token: `guess-${wrong}` });
@@ -150,14 +151,14 @@ describe('admin pages', () => {
     const restart = async (env: Record<string, string>) => {
       const dir = service.dir;
       await service.close();
-      service = await startTestService(vendor.url, { dir, env });
+      service = await startTestApp(vendor.url, { dir, env });
     };
     await restart({});
     expect((await get('/admin', cookie)).status).toBe(200);
 
     await restart({ ADMIN_TOKEN: newToken });
     expect((await get('/admin', cookie)).status).toBe(303);
-    const oldBearer = await fetch(`${service.url}/api/admin/polls`, { headers: { authorization: `Bearer ${ADMIN_TOKEN}` } });
+    const oldBearer = await service.fetch(`${service.url}/api/admin/polls`, { headers: { authorization: `Bearer ${ADMIN_TOKEN}` } });
     expect(oldBearer.status).toBe(401);
     const fresh = await post('/admin/sign-in', { token: newToken });
     expect(fresh.status).toBe(303);
@@ -179,7 +180,7 @@ describe('admin pages', () => {
 
   it('marks the cookie Secure, as __Secure-, exactly when PUBLIC_URL is https, even over a proxy that forwards plain http', async () => {
     await service.close();
-    service = await startTestService(vendor.url, { env: { PUBLIC_URL: 'https://status.example.test' } });
+    service = await startTestApp(vendor.url, { env: { PUBLIC_URL: 'https://status.example.test' } });
     const { cookie, setCookie } = await signIn();
     expect(cookie).toMatch(/^__Secure-statuswatch_admin=/);
     expect(setCookie.split(';').map((a) => a.trim().toLowerCase())).toEqual(expect.arrayContaining(['secure', 'httponly', 'path=/admin']));
@@ -211,10 +212,10 @@ describe('admin pages', () => {
   });
 
   it('says the admin area is disabled when ADMIN_TOKEN is unset', async () => {
-    const plain = await startTestService(vendor.url, { env: { ADMIN_TOKEN: '' } });
+    const plain = await startTestApp(vendor.url, { env: { ADMIN_TOKEN: '' } });
     try {
       for (const path of ['/admin', '/admin/sign-in']) {
-        const res = await fetch(plain.url + path, { redirect: 'manual' });
+        const res = await plain.fetch(plain.url + path, { redirect: 'manual' });
         expect(res.status, path).toBe(403);
         expect(await res.text(), path).toContain('Admin area disabled');
       }

@@ -1,7 +1,8 @@
-/** The JSON API over real HTTP: cursor pagination, filters, search, bad input, admin auth, one error shape. */
+/** The JSON API through the service's app, over a real SQLite file filled by real polls of the simulated vendor: cursor pagination, filters, search, bad input, admin auth, one error shape. */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { rawIncident, type RawIncident } from '../fixtures/vendor-builders.ts';
-import { ADMIN_TOKEN, startTestService, startTestVendor, type TestService, type TestVendor } from '../helpers/service.ts';
+import { ADMIN_TOKEN, startTestApp, type TestApp } from '../helpers/app-service.ts';
+import { startTestVendor, type TestVendor } from '../helpers/service.ts';
 
 const SERVICES = ['Files', 'Messaging', 'Search', 'Huddles'];
 const pad = (n: number) => String(n).padStart(2, '0');
@@ -26,12 +27,12 @@ function archiveOf250(): RawIncident[] {
 
 describe('HTTP API', () => {
   let vendor: TestVendor;
-  let service: TestService;
+  let service: TestApp;
 
   beforeAll(async () => {
     vendor = await startTestVendor({ historyWindowDays: 100_000 });
     // One poll writes the whole archive: more than the default budget of changed incidents per poll.
-    service = await startTestService(vendor.url, { env: { POLL_MAX_INCIDENT_CHANGES: '1000' } });
+    service = await startTestApp(vendor.url, { env: { POLL_MAX_INCIDENT_CHANGES: '1000' } });
     await vendor.setIncidents(archiveOf250());
     expect((await service.poll()).events).toHaveLength(250);
   });
@@ -197,7 +198,7 @@ describe('HTTP API', () => {
   });
 
   describe('admin and errors', () => {
-    const post = (path: string, headers: Record<string, string> = {}) => fetch(service.url + path, { method: 'POST', headers });
+    const post = (path: string, headers: Record<string, string> = {}) => service.fetch(service.url + path, { method: 'POST', headers });
 
     it('requires the bearer token', async () => {
       const none = await post('/api/admin/poll');
@@ -212,21 +213,21 @@ describe('HTTP API', () => {
     });
 
     it('lists poll runs for admins', async () => {
-      const res = await fetch(`${service.url}/api/admin/polls?limit=2`, { headers: { authorization: `Bearer ${ADMIN_TOKEN}` } });
+      const res = await service.fetch(`${service.url}/api/admin/polls?limit=2`, { headers: { authorization: `Bearer ${ADMIN_TOKEN}` } });
       const body = await res.json();
       expect(body.polls).toHaveLength(2);
       expect(body.polls[0]).toMatchObject({ outcome: 'ok', sources: expect.any(Array) });
     });
 
     it('answers an unknown poll run with 404 poll_not_found', async () => {
-      const res = await fetch(`${service.url}/api/admin/polls/nope`, { headers: { authorization: `Bearer ${ADMIN_TOKEN}` } });
+      const res = await service.fetch(`${service.url}/api/admin/polls/nope`, { headers: { authorization: `Bearer ${ADMIN_TOKEN}` } });
       expect(res.status).toBe(404);
       expect(await res.json()).toEqual({ ok: false, error: 'poll_not_found', detail: 'no poll run with that id' });
     });
 
     it('answers unknown routes and methods with the same error shape', async () => {
       expect(await service.get('/api/nope')).toEqual({ status: 404, body: { ok: false, error: 'not_found', detail: 'no route for GET /api/nope' } });
-      const del = await fetch(`${service.url}/api/incidents`, { method: 'DELETE' });
+      const del = await service.fetch(`${service.url}/api/incidents`, { method: 'DELETE' });
       expect(del.status).toBe(404);
       expect((await del.json()).ok).toBe(false);
     });
@@ -236,9 +237,9 @@ describe('HTTP API', () => {
 describe('admin API with no ADMIN_TOKEN', () => {
   it('is off: 403 admin_disabled', async () => {
     const vendor = await startTestVendor();
-    const service = await startTestService(vendor.url, { env: { ADMIN_TOKEN: '' } });
+    const service = await startTestApp(vendor.url, { env: { ADMIN_TOKEN: '' } });
     try {
-      const res = await fetch(`${service.url}/api/admin/poll`, { method: 'POST', headers: { authorization: 'Bearer anything-at-all-here' } });
+      const res = await service.fetch(`${service.url}/api/admin/poll`, { method: 'POST', headers: { authorization: 'Bearer anything-at-all-here' } });
       expect(res.status).toBe(403);
       expect(await res.json()).toEqual({ ok: false, error: 'admin_disabled', detail: 'set ADMIN_TOKEN to enable the admin API' });
     } finally {

@@ -1,19 +1,20 @@
 /**
- * `X-Content-Type-Options: nosniff` on every answer the service makes, over real HTTP: JSON,
+ * `X-Content-Type-Options: nosniff` on every answer the service's app makes: JSON,
  * feeds, /metrics, errors, the hot paths, cache hits and 304s included. Vendor text travels in
  * JSON and feeds; a browser sniffing one of them as HTML would run it.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { rawIncident } from '../fixtures/vendor-builders.ts';
-import { startTestService, startTestVendor, type TestService, type TestVendor } from '../helpers/service.ts';
+import { startTestApp, type TestApp } from '../helpers/app-service.ts';
+import { startTestVendor, type TestVendor } from '../helpers/service.ts';
 
 describe('X-Content-Type-Options', () => {
   let vendor: TestVendor;
-  let service: TestService;
+  let service: TestApp;
 
   beforeAll(async () => {
     vendor = await startTestVendor();
-    service = await startTestService(vendor.url);
+    service = await startTestApp(vendor.url);
     await vendor.setIncidents([rawIncident({ id: 1, title: '<script>alert(1)</script> uploads fail', services: ['Files'] })]);
     await service.poll();
   });
@@ -25,10 +26,10 @@ describe('X-Content-Type-Options', () => {
 
   /** Each URL twice (a miss, then a hit of the response caches), then with the ETag it got (a 304 where it has one). */
   async function answers(path: string, init?: RequestInit): Promise<Response[]> {
-    const first = await fetch(service.url + path, init);
-    const second = await fetch(service.url + path, init);
+    const first = await service.fetch(service.url + path, init);
+    const second = await service.fetch(service.url + path, init);
     const etag = second.headers.get('etag');
-    const revalidated = etag ? [await fetch(service.url + path, { ...init, headers: { ...init?.headers, 'if-none-match': etag } })] : [];
+    const revalidated = etag ? [await service.fetch(service.url + path, { ...init, headers: { ...init?.headers, 'if-none-match': etag } })] : [];
     return [first, second, ...revalidated];
   }
 
@@ -58,7 +59,7 @@ describe('X-Content-Type-Options', () => {
     ['an unknown incident', '/api/incidents/404404', {}, 404, 'incident_not_found'],
     ['a bad subscription body', '/api/subscriptions', { method: 'POST', headers: { authorization: 'Bearer test-admin-token-0123456789', 'content-type': 'application/json' }, body: '{' }, 400, null],
   ] as const)('errors: %s', async (_what, path, init, status, code) => {
-    const response = await fetch(service.url + path, init as RequestInit);
+    const response = await service.fetch(service.url + path, init as RequestInit);
     expect(response.status).toBe(status);
     const body = (await response.json()) as { ok: boolean; error: string };
     expect(body.ok).toBe(false);

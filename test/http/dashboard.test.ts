@@ -1,8 +1,9 @@
-/** The dashboard pages over real HTTP: security headers, escaping of hostile vendor text, filters, pages, history. */
+/** The dashboard pages through the service's app over a real SQLite file: security headers, escaping of hostile vendor text, filters, pages, history. */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Clock } from '../../src/core/ports.ts';
 import { rawIncident, type RawIncident } from '../fixtures/vendor-builders.ts';
-import { startTestService, startTestVendor, type TestService, type TestVendor } from '../helpers/service.ts';
+import { startTestApp, type TestApp } from '../helpers/app-service.ts';
+import { startTestVendor, type TestVendor } from '../helpers/service.ts';
 
 /** The service's clock: 2026-10-01 15:00 UTC, one second later at each reading, so polls keep their order. */
 function steppingClock(startMs: number): Clock {
@@ -88,15 +89,15 @@ const idsOn = (html: string) => [...html.matchAll(/<li class="incident-row[^"]*"
 
 describe('dashboard pages', () => {
   let vendor: TestVendor;
-  let service: TestService;
+  let service: TestApp;
   const get = async (path: string): Promise<Page> => {
-    const res = await fetch(service.url + path);
+    const res = await service.fetch(service.url + path);
     return { status: res.status, headers: res.headers, html: await res.text() };
   };
 
   beforeAll(async () => {
     vendor = await startTestVendor({ historyWindowDays: 100_000 });
-    service = await startTestService(vendor.url, { clock: steppingClock(NOW_MS) });
+    service = await startTestApp(vendor.url, { clock: steppingClock(NOW_MS) });
     await vendor.setIncidents([outage, files, search, ...routine]);
     expect((await service.poll()).outcome).toBe('ok');
   });
@@ -334,7 +335,7 @@ describe('dashboard pages', () => {
         expect(second.headers.get('etag'), path).toBe(etag);
         expect(second.html, path).toBe(first.html);
 
-        const res = await fetch(service.url + path, { headers: { 'if-none-match': etag! } });
+        const res = await service.fetch(service.url + path, { headers: { 'if-none-match': etag! } });
         expect(res.status, path).toBe(304);
         expect(await res.text(), path).toBe('');
         expect(res.headers.get('etag'), path).toBe(etag);
@@ -362,7 +363,7 @@ describe('dashboard pages', () => {
       await vendor.setIncidents([outageEdited, resolved, search, ...routine]);
       expect((await service.poll()).outcome).toBe('ok');
 
-      const after = await fetch(`${service.url}/`, { headers: { 'if-none-match': home.headers.get('etag')! } });
+      const after = await service.fetch(`${service.url}/`, { headers: { 'if-none-match': home.headers.get('etag')! } });
       expect(after.status).toBe(200);
       expect(after.headers.get('etag')).not.toBe(home.headers.get('etag'));
       const html = await after.text();
@@ -370,7 +371,7 @@ describe('dashboard pages', () => {
       expect(html).not.toContain('<a href="/incidents/2002">Some files fail to upload</a>');
 
       // An incident the poll did not touch: the same bytes, so clients holding it keep their 304.
-      const again = await fetch(`${service.url}/incidents/2003`, { headers: { 'if-none-match': incident.headers.get('etag')! } });
+      const again = await service.fetch(`${service.url}/incidents/2003`, { headers: { 'if-none-match': incident.headers.get('etag')! } });
       expect(again.status).toBe(304);
     });
   });

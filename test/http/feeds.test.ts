@@ -1,8 +1,9 @@
-/** The Atom, RSS and JSON feeds over real HTTP against the simulated vendor: spec elements, filters, hostile vendor text, caching. */
+/** The Atom, RSS and JSON feeds through the service's app, polling the simulated vendor over HTTP: spec elements, filters, hostile vendor text, caching. */
 import { XMLParser, XMLValidator } from 'fast-xml-parser';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { rawIncident, type RawIncident } from '../fixtures/vendor-builders.ts';
-import { startTestService, startTestVendor, type TestService, type TestVendor } from '../helpers/service.ts';
+import { startTestApp, type TestApp } from '../helpers/app-service.ts';
+import { startTestVendor, type TestVendor } from '../helpers/service.ts';
 
 const pad = (n: number) => String(n).padStart(2, '0');
 const SERVICES = ['Files', 'Messaging', 'Search'];
@@ -110,10 +111,10 @@ type Fetched = { status: number; headers: Headers; body: string };
 
 describe('feeds', () => {
   let vendor: TestVendor;
-  let service: TestService;
+  let service: TestApp;
 
   const fetchFeed = async (path: string, headers: Record<string, string> = {}): Promise<Fetched> => {
-    const res = await fetch(service.url + path, { headers });
+    const res = await service.fetch(service.url + path, { headers });
     return { status: res.status, headers: res.headers, body: await res.text() };
   };
   const atom = async (query = '') => {
@@ -137,7 +138,7 @@ describe('feeds', () => {
 
   beforeAll(async () => {
     vendor = await startTestVendor({ historyWindowDays: 100_000 });
-    service = await startTestService(vendor.url);
+    service = await startTestApp(vendor.url);
     await vendor.setIncidents([longRunning, hostile, plainTextNote, ...pastIncidents()]);
     expect((await service.poll()).events).toHaveLength(58);
   });
@@ -355,7 +356,7 @@ describe('feeds', () => {
   it('keeps every id after a restart on another port', async () => {
     const before = await jsonFeed();
     await service.close();
-    service = await startTestService(vendor.url, { dir: service.dir });
+    service = await startTestApp(vendor.url, { dir: service.dir, origin: 'http://statuswatch.localhost:8081' });
     const after = await jsonFeed();
     expect(after.feed_url).not.toBe(before.feed_url);
     expect(after.items.map((i: any) => i.id)).toEqual(before.items.map((i: any) => i.id));

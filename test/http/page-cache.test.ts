@@ -5,6 +5,7 @@ import type { Poller } from '../../src/app/poller.ts';
 import { PUBLIC_PAGE_PATHS, publicPageCache } from '../../src/http/page-cache.ts';
 import { dashboardRoutes } from '../../src/http/routes/dashboard.tsx';
 import { buildAppDeps } from '../helpers/app-deps.ts';
+import { nodeAppPorts } from '../helpers/node-app-ports.ts';
 import { openTempArchive, type TempArchive } from '../helpers/temp-archive.ts';
 
 const idlePoller: Poller = { pollOnce: async () => ({ status: 'skipped', reason: 'another poll is running' }) };
@@ -21,7 +22,7 @@ describe('public page cache', () => {
 
   async function pagesApp() {
     archive = openTempArchive();
-    const deps = await buildAppDeps(archive.store, { poller: idlePoller, logger: quiet, startedAt: 0 });
+    const deps = await buildAppDeps({ ...(await nodeAppPorts(archive.store, quiet)), poller: idlePoller }, { startedAt: 0 });
     const app = new Hono();
     const cache = publicPageCache({ store: archive.store, clock: deps.clock, maxBytes: MAX_BYTES });
     for (const path of PUBLIC_PAGE_PATHS) app.use(path, cache);

@@ -1,7 +1,8 @@
-/** The track record over real HTTP: the simulated vendor, a real poll, the real service, a set clock. */
+/** The track record through the service's app: the simulated vendor over HTTP, a real poll, a real SQLite file, a set clock. */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { rawIncident } from '../fixtures/vendor-builders.ts';
-import { startTestService, startTestVendor, type TestService, type TestVendor } from '../helpers/service.ts';
+import { startTestApp, type TestApp } from '../helpers/app-service.ts';
+import { startTestVendor, type TestVendor } from '../helpers/service.ts';
 
 const MINUTE = 60_000;
 const HOUR = 60 * MINUTE;
@@ -53,12 +54,12 @@ const NOW = Date.UTC(2026, 9, 10, 15, 0, 0);
 
 describe('/api/reliability and /reliability', () => {
   let vendor: TestVendor;
-  let service: TestService;
+  let service: TestApp;
   const clock = { ms: Date.UTC(2026, 9, 5), now: () => clock.ms };
 
   beforeAll(async () => {
     vendor = await startTestVendor({ historyWindowDays: 100_000 });
-    service = await startTestService(vendor.url, { clock });
+    service = await startTestApp(vendor.url, { clock });
     await vendor.setIncidents([filesOutage, hostile]);
     expect((await service.poll()).events.length).toBeGreaterThan(0);
     clock.ms = SEARCH_START + 2 * MINUTE;
@@ -115,7 +116,7 @@ describe('/api/reliability and /reliability', () => {
   });
 
   it('renders the page: SVG charts with titles, the figures in tables, vendor text escaped', async () => {
-    const res = await fetch(`${service.url}/reliability`);
+    const res = await service.fetch(`${service.url}/reliability`);
     expect(res.status).toBe(200);
     expect(res.headers.get('content-type')).toMatch(/^text\/html/);
     expect(res.headers.get('content-security-policy')).toContain("style-src 'self'");
@@ -134,10 +135,10 @@ describe('/api/reliability and /reliability', () => {
   });
 
   it('serves the JSON with an ETag, and 304 while the archive has not changed', async () => {
-    const first = await fetch(`${service.url}/api/reliability`);
+    const first = await service.fetch(`${service.url}/api/reliability`);
     const etag = first.headers.get('etag');
     expect(etag).toBeTruthy();
-    const again = await fetch(`${service.url}/api/reliability`, { headers: { 'if-none-match': etag! } });
+    const again = await service.fetch(`${service.url}/api/reliability`, { headers: { 'if-none-match': etag! } });
     expect(again.status).toBe(304);
   });
 
@@ -161,12 +162,12 @@ describe('/api/reliability and /reliability', () => {
 
 describe('/reliability of an empty archive', () => {
   let vendor: TestVendor;
-  let service: TestService;
+  let service: TestApp;
   const clock = { now: () => NOW };
 
   beforeAll(async () => {
     vendor = await startTestVendor();
-    service = await startTestService(vendor.url, { clock });
+    service = await startTestApp(vendor.url, { clock });
   });
   afterAll(async () => {
     await service?.close();
@@ -179,7 +180,7 @@ describe('/reliability of an empty archive', () => {
     expect(body.availability.services.every((s: { windows: { availability: number }[] }) => s.windows.every((w) => w.availability === 1))).toBe(true);
     expect(body.months.every((m: { incidents: { total: number } }) => m.incidents.total === 0)).toBe(true);
 
-    const html = await (await fetch(`${service.url}/reliability`)).text();
+    const html = await (await service.fetch(`${service.url}/reliability`)).text();
     // Downtime and incidents per month are drawn (all zero); the three duration charts say why they are not.
     expect(html.match(/<svg /g)).toHaveLength(2);
     expect(html.match(/<p class="muted chart-empty">/g)).toHaveLength(3);

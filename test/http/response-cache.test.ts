@@ -5,7 +5,8 @@ import { runInNewContext } from 'node:vm';
 import { describe, expect, it } from 'vitest';
 import { responseCache } from '../../src/http/response-cache.ts';
 import { rawIncident } from '../fixtures/vendor-builders.ts';
-import { startTestService, startTestVendor } from '../helpers/service.ts';
+import { startTestApp } from '../helpers/app-service.ts';
+import { startTestVendor } from '../helpers/service.ts';
 
 function appWithCache(options: { maxAgeMs?: number; maxBytes?: number; maxEntries?: number } = {}) {
   const state = { generation: 1, now: 0, calls: 0 };
@@ -173,20 +174,20 @@ describe('response cache', () => {
 describe('response cache in the service', () => {
   it('gives mirror clients 304s until a poll changes the archive', async () => {
     const vendor = await startTestVendor();
-    const service = await startTestService(vendor.url);
+    const service = await startTestApp(vendor.url);
     try {
       await vendor.setIncidents([rawIncident({ id: 1 })]);
       await service.poll();
-      const first = await fetch(`${service.url}/api/v2.0.0/current`);
+      const first = await service.fetch(`${service.url}/api/v2.0.0/current`);
       const etag = first.headers.get('etag')!;
       await service.poll(); // nothing changed
-      expect((await fetch(`${service.url}/api/v2.0.0/current`, { headers: { 'if-none-match': etag } })).status).toBe(304);
+      expect((await service.fetch(`${service.url}/api/v2.0.0/current`, { headers: { 'if-none-match': etag } })).status).toBe(304);
       await vendor.setIncidents([rawIncident({ id: 1, status: 'resolved' })]);
       await service.poll();
-      const changed = await fetch(`${service.url}/api/v2.0.0/current`, { headers: { 'if-none-match': etag } });
+      const changed = await service.fetch(`${service.url}/api/v2.0.0/current`, { headers: { 'if-none-match': etag } });
       expect(changed.status).toBe(200);
       expect((await changed.json()).status).toBe('ok');
-      const admin = await fetch(`${service.url}/api/admin/polls`, { headers: { authorization: 'Bearer test-admin-token-0123456789' } });
+      const admin = await service.fetch(`${service.url}/api/admin/polls`, { headers: { authorization: 'Bearer test-admin-token-0123456789' } });
       expect(admin.headers.get('etag')).toBeNull();
     } finally {
       await service.close();

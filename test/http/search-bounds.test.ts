@@ -8,6 +8,7 @@ import { createApp } from '../../src/http/app.ts';
 import { seedDirect } from '../bench/seed.ts';
 import { parsed, rawIncident, type RawIncident } from '../fixtures/vendor-builders.ts';
 import { buildAppDeps } from '../helpers/app-deps.ts';
+import { nodeAppPorts } from '../helpers/node-app-ports.ts';
 import { openTempArchive, tempDir, type TempArchive } from '../helpers/temp-archive.ts';
 
 const DAY_MS = 86_400_000;
@@ -59,7 +60,7 @@ describe('bounded search', () => {
     seedDirect(archive.sqlite, parsed(...archiveIncidents()), Date.now());
     const poller = { pollOnce: async () => ({ status: 'skipped' as const, reason: 'another poll is running' as const }) };
     const logger = { debug() {}, info() {}, warn() {}, error() {} };
-    const app = createApp(await buildAppDeps(archive.store, { poller, logger, startedAt: Date.now() }));
+    const app = createApp(await buildAppDeps({ ...(await nodeAppPorts(archive.store, logger)), poller }));
     request = async (path) => app.request(`http://localhost${path}`);
   });
   afterAll(() => archive.remove());

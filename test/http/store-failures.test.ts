@@ -8,6 +8,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createConsoleLogger } from '../../src/adapters/console-logger.ts';
 import { createApp } from '../../src/http/app.ts';
 import { buildAppDeps } from '../helpers/app-deps.ts';
+import { nodeAppPorts } from '../helpers/node-app-ports.ts';
 import { openTempArchive, type TempArchive } from '../helpers/temp-archive.ts';
 
 type LogLine = { level: string; msg: string; [field: string]: unknown };
@@ -24,7 +25,7 @@ describe('requests while the database is locked', () => {
     const logs: LogLine[] = [];
     const logger = createConsoleLogger({ level: 'debug', format: 'json', write: (line) => logs.push(JSON.parse(line) as LogLine) });
     const poller = { pollOnce: async () => ({ status: 'skipped' as const, reason: 'another poll is running' as const }) };
-    const app = createApp({ ...(await buildAppDeps(archive.store, { poller, logger, startedAt: Date.now() })), adminToken: ADMIN_TOKEN });
+    const app = createApp(await buildAppDeps({ ...(await nodeAppPorts(archive.store, logger)), poller }, { adminToken: ADMIN_TOKEN }));
     // A wrong token is counted against the client's address: a write, from anyone on the internet.
     const wrongToken = () =>
       app.request('http://localhost/admin/sign-in', {

@@ -1,12 +1,13 @@
 /**
- * The email subscription pages over real HTTP, with the real service and a real SMTP server on
- * loopback: double opt-in through the form and the mailed link, the same answer for known
+ * The email subscription pages through the service's app, with a real SQLite file and a real SMTP
+ * server on loopback: double opt-in through the form and the mailed link, the same answer for known
  * addresses, rate limits, RFC 8058 one-click unsubscribe, the manage page, CSRF and bad links.
  */
 import type { ParsedMail } from 'mailparser';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { rawIncident } from '../fixtures/vendor-builders.ts';
-import { startTestService, startTestVendor, type TestService, type TestVendor } from '../helpers/service.ts';
+import { startTestApp, type TestApp } from '../helpers/app-service.ts';
+import { startTestVendor, type TestVendor } from '../helpers/service.ts';
 import { startSmtp, type TestSmtp } from '../helpers/smtp.ts';
 
 const PUBLIC_URL = 'https://status.example.test';
@@ -17,7 +18,7 @@ type Page = { status: number; headers: Headers; html: string };
 describe('email subscription pages', () => {
   let vendor: TestVendor;
   let smtp: TestSmtp;
-  let service: TestService;
+  let service: TestApp;
   let offsetMs = 0;
   const clock = { now: () => Date.now() + offsetMs };
 
@@ -34,7 +35,7 @@ describe('email subscription pages', () => {
     smtp.received.length = 0;
     await vendor.setIncidents([]);
     // A fresh archive per test: the rate limits start from zero.
-    service = await startTestService(vendor.url, {
+    service = await startTestApp(vendor.url, {
       clock,
       env: { SMTP_URL: smtp.url, MAIL_FROM: 'statuswatch <status@example.test>', PUBLIC_URL },
     });
@@ -44,14 +45,14 @@ describe('email subscription pages', () => {
   });
 
   const get = async (path: string): Promise<Page> => {
-    const res = await fetch(service.url + path, { redirect: 'manual' });
+    const res = await service.fetch(service.url + path, { redirect: 'manual' });
     return { status: res.status, headers: res.headers, html: await res.text() };
   };
   /** A form post as a browser on this site sends it (Origin included), unless `headers` says otherwise. */
   const post = async (path: string, fields: Record<string, string | string[]>, headers: Record<string, string> = { origin: service.url }): Promise<Page> => {
     const body = new URLSearchParams();
     for (const [name, value] of Object.entries(fields)) for (const v of [value].flat()) body.append(name, v);
-    const res = await fetch(service.url + path, { method: 'POST', body, headers, redirect: 'manual' });
+    const res = await service.fetch(service.url + path, { method: 'POST', body, headers, redirect: 'manual' });
     return { status: res.status, headers: res.headers, html: await res.text() };
   };
   const subscriptions = async () => (await service.admin('GET', '/api/subscriptions')).body.subscriptions as any[];
@@ -198,7 +199,7 @@ describe('email subscription pages', () => {
     expect(await subscriptions()).toHaveLength(1);
 
     // What a mail provider sends: multipart or urlencoded, no Origin, no cookie.
-    const res = await fetch(service.url + link, {
+    const res = await service.fetch(service.url + link, {
       method: 'POST',
       headers: { 'content-type': 'application/x-www-form-urlencoded' },
       body: 'List-Unsubscribe=One-Click',
@@ -207,7 +208,7 @@ describe('email subscription pages', () => {
     expect(await res.text()).toContain('You are unsubscribed');
     expect((await subscriptions()).find((s) => s.id === sub.id)).toBeUndefined();
 
-    const repeat = await fetch(service.url + link, { method: 'POST', body: new URLSearchParams({ 'List-Unsubscribe': 'One-Click' }) });
+    const repeat = await service.fetch(service.url + link, { method: 'POST', body: new URLSearchParams({ 'List-Unsubscribe': 'One-Click' }) });
     expect(repeat.status).toBe(404);
   });
 

@@ -1,11 +1,12 @@
-/** The embeddables over real HTTP against the simulated vendor: hot-path headers, ETags and 304s, CORS, staleness, escaping. */
+/** The embeddables through the service's app, polling the simulated vendor over HTTP: hot-path headers, ETags and 304s, CORS, staleness, escaping. */
 import { XMLValidator } from 'fast-xml-parser';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PUBLIC_DIR } from '../../src/adapters/public-folder.ts';
 import { rawIncident } from '../fixtures/vendor-builders.ts';
-import { startTestService, startTestVendor, type TestService, type TestVendor } from '../helpers/service.ts';
+import { startTestApp, type TestApp } from '../helpers/app-service.ts';
+import { startTestVendor, type TestVendor } from '../helpers/service.ts';
 
 const HOT_PATH_CACHE_CONTROL = 'public, max-age=30, stale-while-revalidate=60, stale-if-error=86400';
 const EVIL_SERVICE = `<script>alert(1)</script> & "Co"`;
@@ -24,12 +25,12 @@ type Fetched = { status: number; headers: Headers; body: string };
 
 describe('widget, badge and embed', () => {
   let vendor: TestVendor;
-  let service: TestService;
+  let service: TestApp;
   /** The service's clock: tests move it instead of waiting. */
   let nowMs = Date.UTC(2026, 9, 1, 15, 0, 0);
 
   const get = async (path: string, headers: Record<string, string> = {}, method = 'GET'): Promise<Fetched> => {
-    const res = await fetch(service.url + path, { method, headers });
+    const res = await service.fetch(service.url + path, { method, headers });
     return { status: res.status, headers: res.headers, body: await res.text() };
   };
   const widget = async (query = '') => JSON.parse((await get(`/widget.json${query}`)).body);
@@ -43,7 +44,7 @@ describe('widget, badge and embed', () => {
 
   beforeAll(async () => {
     vendor = await startTestVendor({ historyWindowDays: 100_000 });
-    service = await startTestService(vendor.url, { clock: { now: () => nowMs } });
+    service = await startTestApp(vendor.url, { clock: { now: () => nowMs } });
     await vendor.setIncidents([filesOutage, messagingNotice, searchResolved]);
     expect((await service.poll()).events).toHaveLength(3);
   });
@@ -188,10 +189,10 @@ describe('widget, badge and embed', () => {
   });
 
   it('links to PUBLIC_URL when it is set', async () => {
-    const other = await startTestService(vendor.url, { env: { PUBLIC_URL: 'https://status.example.com/' } });
+    const other = await startTestApp(vendor.url, { env: { PUBLIC_URL: 'https://status.example.com/' } });
     try {
       await other.poll();
-      const res = await fetch(`${other.url}/widget.json`);
+      const res = await other.fetch(`${other.url}/widget.json`);
       const body = await res.json();
       expect(body.url).toBe('https://status.example.com/');
       expect(body.incidents[0].url).toBe('https://status.example.com/incidents/1600');
@@ -224,11 +225,11 @@ describe('widget, badge and embed', () => {
 describe('a vendor that sends a one-megabyte title', () => {
   const title = `Messaging is down ${'because '.repeat(131_072)}`; // 1 MB
   let vendor: TestVendor;
-  let service: TestService;
+  let service: TestApp;
 
   beforeAll(async () => {
     vendor = await startTestVendor({ historyWindowDays: 100_000 });
-    service = await startTestService(vendor.url, { clock: { now: () => Date.UTC(2026, 9, 1, 15, 0, 0) } });
+    service = await startTestApp(vendor.url, { clock: { now: () => Date.UTC(2026, 9, 1, 15, 0, 0) } });
     await vendor.setIncidents([rawIncident({ id: 1700, title })]);
     expect((await service.poll()).events).toHaveLength(1);
   });
@@ -238,12 +239,12 @@ describe('a vendor that sends a one-megabyte title', () => {
   });
 
   it('gets a small /widget.json with the title cut, while the archive keeps all of it', async () => {
-    const res = await fetch(`${service.url}/widget.json`);
+    const res = await service.fetch(`${service.url}/widget.json`);
     const body = await res.text();
     expect(body.length).toBeLessThan(2_000);
     const shown = JSON.parse(body).incidents[0].title as string;
     expect(shown).toMatch(/^Messaging is down because because .*…$/);
-    const kept = await (await fetch(`${service.url}/api/incidents/1700`)).json();
+    const kept = await (await service.fetch(`${service.url}/api/incidents/1700`)).json();
     expect(kept.incident.title).toBe(title);
   });
 });
