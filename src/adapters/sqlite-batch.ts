@@ -11,7 +11,8 @@
  * - A precondition that must abort the whole step is a statement that violates a constraint
  *   when it does not hold (e.g. NULL into a NOT NULL column from a sub-select): the statement
  *   fails, so the transaction (or the batch) rolls back as a whole.
- * - Parameters are positional `?` (D1 binds no names); values are numbers, strings or null.
+ * - Parameters are positional `?` (D1 binds no names), at most 100 a statement (D1's limit; lists
+ *   of ids or rows go in as one JSON text, read with json_each); values are numbers, strings or null.
  * - Reads that return something to the caller come after the last write.
  */
 import type Database from 'better-sqlite3';

@@ -85,7 +85,8 @@ describe('SQLite store', () => {
     await expect(
       archive.store.applyPoll({ deliveries: [], run: run('ok'), plan, seenIds: [], seenBefore: Number.MAX_SAFE_INTEGER, rejected: [], markSeeded: false }),
     ).rejects.toBeInstanceOf(RevisionConflictError);
-    expect(archive.sqlite.prepare('SELECT count(*) AS n FROM events').get()).toEqual({ n: 1 });
+    // Nothing of the refused piece stays: not its run, not its version, not its event.
+    expect(archive.sqlite.prepare('SELECT (SELECT count(*) FROM events) AS events, (SELECT count(*) FROM poll_runs) AS runs, (SELECT count(*) FROM incident_versions) AS versions').get()).toEqual({ events: 1, runs: 1, versions: 1 });
   });
 
   it('writes all of a poll or none of it when the disk fills up', async () => {
