@@ -96,6 +96,7 @@ describe.skipIf(files.length === 0)('real recorded feed responses (../shared/fix
     await archive.store.applyPoll({
       run: { id: 'real', startedAt: NOW, finishedAt: NOW, outcome: 'ok', sources: [], changes: {} },
       plan,
+      deliveries: [],
       seenIds: incidents.map((i) => i.id), seenBefore: Number.MAX_SAFE_INTEGER,
       rejected: [],
       markSeeded: true,

@@ -1,6 +1,7 @@
 /**
  * Subscriptions, the delivery outbox, attempts, link tokens and rate limits in SQLite: the
- * NotificationStore port, plus the outbox writer the poll's transaction calls (sqlite-store.ts).
+ * NotificationStore port, plus the active subscriptions the poller plans deliveries for (the
+ * outbox rows themselves are written with the poll, sqlite-poll-apply.ts).
  */
 import { and, asc, desc, eq, gt, gte, lt, sql, type SQL } from 'drizzle-orm';
 
@@ -8,7 +9,6 @@ const p = sql.placeholder;
 /** A placeholder where Drizzle's types want SQL (update().set() takes no bare placeholders). */
 const v = (name: string) => sql`${p(name)}`;
 import type { StatusEvent, EventData, EventType } from '../core/events.ts';
-import { planDeliveries } from '../core/fanout.ts';
 import type {
   AttemptToRecord,
   ClaimedDelivery,
@@ -27,48 +27,23 @@ import * as t from './store-schema.ts';
 /** Bumped by every write to subscriptions, from any process: tells a cached list it is stale. */
 const SUBSCRIPTIONS_VERSION_KEY = 'subscriptions_version';
 
-export type OutboxWriter = {
+export type ActiveSubscriptionsReader = {
   /**
-   * Active subscriptions, read before the poll's transaction. Reading and parsing 10,000 of them
-   * took 130 ms, so the list is kept until any process changes a subscription.
+   * Active subscriptions, which the poller plans deliveries for. Reading and parsing 10,000 of
+   * them took 130 ms, so the list is kept until any process changes a subscription.
    */
   loadActiveSubscriptions(): StoredSubscription[];
-  /** Inside the poll's transaction: one row per planned delivery; a key already there is left alone. */
-  writeOutbox(events: readonly StatusEvent[], subscriptions: readonly StoredSubscription[], now: number): number;
 };
 
-export function createOutboxWriter(db: SqliteDatabase): OutboxWriter {
+export function createActiveSubscriptionsReader(db: SqliteDatabase): ActiveSubscriptionsReader {
   const activeSubscriptions = db.select().from(t.subscriptions).where(eq(t.subscriptions.status, 'active')).orderBy(asc(t.subscriptions.id)).prepare();
   const version = db.select({ value: t.meta.value }).from(t.meta).where(eq(t.meta.key, SUBSCRIPTIONS_VERSION_KEY)).prepare();
-  // One prepared row at a time: Drizzle's multi-row INSERTs are built and prepared anew on each
-  // call, and took three times as long, inside the poll's write transaction.
-  const insert = db
-    .insert(t.deliveries)
-    .values({
-      key: p('key'),
-      subscriptionId: p('subscriptionId'),
-      channel: p('channel'),
-      eventIdsJson: p('eventIdsJson'),
-      state: 'pending',
-      attempts: 0,
-      nextAttemptMs: p('now'),
-      createdMs: p('now'),
-    })
-    .onConflictDoNothing()
-    .prepare();
   let cached: { version: string; subscriptions: StoredSubscription[] } | null = null;
   return {
     loadActiveSubscriptions() {
       const current = version.get()?.value ?? '0';
       if (cached?.version !== current) cached = { version: current, subscriptions: activeSubscriptions.all().map(toSubscription) };
       return cached.subscriptions;
-    },
-    writeOutbox(events, subscriptions, now) {
-      const planned = planDeliveries(events, subscriptions);
-      for (const d of planned) {
-        insert.run({ key: d.key, subscriptionId: d.subscriptionId, channel: d.channel, eventIdsJson: JSON.stringify(d.eventIds), now });
-      }
-      return planned.length;
     },
   };
 }

@@ -1,16 +1,15 @@
 /**
- * The archive in SQLite through Drizzle over better-sqlite3: the Store port. Each poll is applied
- * in one synchronous transaction, so a crash or a full disk leaves the archive as it was. The poll
- * path runs prepared statements (sqlite-statements.ts); the API's queries are built per request,
- * since their filters vary.
+ * The archive in SQLite through Drizzle over better-sqlite3: the Store port. Each planned piece of
+ * a poll is written as one fixed list of statements in one transaction (sqlite-poll-apply.ts), so
+ * a crash or a full disk leaves the archive as it was. The poll path's reads are prepared once
+ * (sqlite-statements.ts); the API's queries are built per request, since their filters vary.
  */
 import { and, asc, count, desc, eq, exists, gt, inArray, isNull, lt, max, sql, type SQL } from 'drizzle-orm';
 import type { IncidentWrite } from '../core/diff.ts';
 import { RevisionConflictError, SearchTooBroadError } from '../core/errors.ts';
-import { htmlToText } from '../core/html-text.ts';
-import { noteSeq, sameServices, type Note } from '../core/incident.ts';
+import type { Note } from '../core/incident.ts';
 import { SEARCH_LIMITS } from '../core/search-query.ts';
-import { toVendorIncident, type VendorIncidentJson } from '../core/vendor-format.ts';
+import type { VendorIncidentJson } from '../core/vendor-format.ts';
 import type {
   EventFilter,
   FeedHealth,
@@ -20,7 +19,6 @@ import type {
   ListedNote,
   PollRun,
   RecordedRejection,
-  RejectedPayload,
   SourceReport,
   Store,
   StoredEvent,
@@ -29,22 +27,24 @@ import type {
 import { prepareIncidentSpans } from './sqlite-reliability.ts';
 import { createSqliteAdminAccessStore } from './sqlite-admin-access.ts';
 import { createSqliteRetentionStore } from './sqlite-retention.ts';
-import { createOutboxWriter, createSqliteNotificationStore, toStatusEvent } from './sqlite-notifications.ts';
+import { createActiveSubscriptionsReader, createSqliteNotificationStore, toStatusEvent } from './sqlite-notifications.ts';
+import { createBatchRunner } from './sqlite-batch.ts';
+import { applyPollStatements, GENERATION_KEY, isRevisionGuardFailure, pollRunStatements, SEEDED_KEY } from './sqlite-poll-apply.ts';
 import { preparePollStatements, type SqliteDatabase } from './sqlite-statements.ts';
 import * as t from './store-schema.ts';
 
 export type { SqliteDatabase };
 
-/** Enough for a human to see what came; bodies are capped by the feed client long before this. */
-const REJECTED_BODY_MAX_CHARS = 1_000_000;
-const utf8 = new TextEncoder();
-
-const SEEDED_KEY = 'seeded_at';
-const GENERATION_KEY = 'generation';
+/** The generation the apply list's last statement read (READ_GENERATION). */
+function generationOf(rows: unknown[] | undefined): number {
+  const row = rows?.[0] as { value?: string } | undefined;
+  return Number(row?.value ?? 0);
+}
 
 export function createSqliteStore(db: SqliteDatabase): Store {
   const st = preparePollStatements(db);
-  const outbox = createOutboxWriter(db);
+  const subscriptions = createActiveSubscriptionsReader(db);
+  const batch = createBatchRunner(db.$client);
   const notifications = createSqliteNotificationStore(db);
   const retention = createSqliteRetentionStore(db);
   const incidentSpans = prepareIncidentSpans(db);
@@ -62,86 +62,6 @@ export function createSqliteStore(db: SqliteDatabase): Store {
       notesById.set(n.incidentId, list);
     }
     return rows.map((row) => toStoredIncident(row, notesById.get(row.id) ?? []));
-  }
-
-  function writeIncident(write: IncidentWrite, now: number, pollRunId: string): void {
-    const { incident } = write;
-    const current = st.incidentHead.get({ id: incident.id });
-    if ((current?.revision ?? null) !== write.baseRevision) {
-      throw new RevisionConflictError(incident.id, write.baseRevision, current?.revision ?? null);
-    }
-    const sortKey = current && current.createdMs === incident.dateCreated.ms ? current.sortKey : nextSortKey(incident.dateCreated.ms);
-    const columns = {
-      sortKey,
-      title: incident.title,
-      type: incident.type,
-      status: incident.status,
-      url: incident.url,
-      servicesJson: JSON.stringify(incident.services),
-      dateCreated: incident.dateCreated.raw,
-      dateUpdated: incident.dateUpdated.raw,
-      createdMs: incident.dateCreated.ms,
-      updatedMs: incident.dateUpdated.ms,
-      resolvedMs: write.resolvedAt,
-      now,
-      revision: write.revision,
-    };
-    let pk: number;
-    if (current) {
-      pk = current.pk;
-      st.updateIncident.run({ ...columns, pk });
-    } else {
-      pk = st.insertIncident.get({ ...columns, id: incident.id })!.pk;
-    }
-
-    // Only what differs from the version the plan saw (the revision check above proves it is the
-    // archived one): a status change rewrites no note, no service and no search row.
-    const { previous } = write;
-    const sortKeyMoved = current?.sortKey !== sortKey;
-    if (!previous || sortKeyMoved || !sameServices(previous.services, incident.services)) {
-      st.deleteServices.run({ pk });
-      for (const service of incident.services) st.insertService.run({ pk, service, sortKey });
-    }
-    // Each note's text is derived once, for its row and for the search row alike.
-    const texts = new Map<string, string>();
-    const textOf = (note: Note) => texts.get(note.key) ?? texts.set(note.key, htmlToText(note.body)).get(note.key)!;
-    const previousNotes = new Map(previous?.notes.map((n) => [n.key, n]));
-    const changedNotes = incident.notes.filter((note) => {
-      const before = previousNotes.get(note.key);
-      return !before || before.body !== note.body || before.dateCreated.raw !== note.dateCreated.raw;
-    });
-    for (const note of changedNotes) {
-      st.upsertNote.run({
-        incidentId: incident.id,
-        key: note.key,
-        dateCreated: note.dateCreated.raw,
-        createdMs: note.dateCreated.ms,
-        seq: noteSeq(note),
-        body: note.body,
-        text: textOf(note),
-        now,
-      });
-    }
-    st.insertVersion.run({
-      incidentId: incident.id,
-      revision: write.revision,
-      snapshotJson: JSON.stringify(toVendorIncident(incident)),
-      now,
-      pollRunId,
-    });
-    if (!previous || sortKeyMoved || previous.title !== incident.title || changedNotes.length > 0) {
-      if (current) st.deleteSearchRow.run(current.sortKey);
-      st.insertSearchRow.run(sortKey, incident.title, incident.notes.map(textOf).join('\n\n'));
-    }
-  }
-
-  /** date_created in seconds times a million, plus one more than any incident created in that second. */
-  function nextSortKey(createdMs: number): number {
-    const base = Math.floor(createdMs / 1000) * t.SORT_KEYS_PER_SECOND;
-    const taken = st.topSortKeyBetween.get({ low: base, high: base + t.SORT_KEYS_PER_SECOND })?.top;
-    const next = taken === null || taken === undefined ? base : taken + 1;
-    if (next >= base + t.SORT_KEYS_PER_SECOND) throw new Error(`more than ${t.SORT_KEYS_PER_SECOND} incidents created at ${new Date(createdMs).toISOString()}`);
-    return next;
   }
 
   /** Incidents as lists show them: no notes but the latest, read by one seek each, and a count. */
@@ -164,40 +84,16 @@ export function createSqliteStore(db: SqliteDatabase): Store {
     return Number(st.metaValue.get({ key: GENERATION_KEY })?.value ?? 0);
   }
 
-  function insertPollRun(run: PollRun, rejected: readonly RejectedPayload[]): void {
-    let eventCount = 0;
-    for (const n of Object.values(run.changes)) eventCount += n ?? 0;
-    st.insertPollRun.run({
-      id: run.id,
-      startedMs: run.startedAt,
-      finishedMs: run.finishedAt,
-      outcome: run.outcome,
-      sourcesJson: JSON.stringify(run.sources),
-      changesJson: JSON.stringify(run.changes),
-      eventCount,
-      pendingIncidents: run.pendingIncidents ?? 0,
-      error: run.error ?? null,
-    });
-    // Bytes per distinct body of this run: endpoints down together often answer the same page.
-    const bytesByHash = new Map<string, number>();
-    for (const payload of rejected) {
-      let bytes = bytesByHash.get(payload.sha256);
-      if (bytes === undefined) {
-        const body = payload.body.slice(0, REJECTED_BODY_MAX_CHARS);
-        bytesByHash.set(payload.sha256, (bytes = utf8.encode(body).length));
-        // A body already kept conflicts on its hash and is not written again.
-        st.insertRejectedText.run({ hash: payload.sha256, body });
-      }
-      st.countRejectedBody.run({ hash: payload.sha256, bytes, receivedMs: run.startedAt });
-      st.insertRejection.run({
-        pollRunId: run.id,
-        source: payload.source,
-        url: payload.url,
-        error: payload.error,
-        hash: payload.sha256,
-        receivedMs: run.startedAt,
-      });
-    }
+  /**
+   * Which incident moved, for the error: read after the failed list rolled back, so nothing is
+   * decided by it. Revisions only grow, so the one that moved still differs.
+   */
+  function revisionConflict(writes: readonly IncidentWrite[], cause: unknown): Error {
+    const current = st.revisions.all({ ids: JSON.stringify(writes.map((w) => w.incident.id)) });
+    const revisionOf = new Map(current.map((row) => [row.id, row.revision]));
+    const moved = writes.find((w) => (revisionOf.get(w.incident.id) ?? null) !== w.baseRevision);
+    if (!moved) return cause instanceof Error ? cause : new Error(String(cause));
+    return new RevisionConflictError(moved.incident.id, moved.baseRevision, revisionOf.get(moved.incident.id) ?? null, { cause });
   }
 
   /** The sort keys since, until and the cursor allow: [from, before), either end open. */
@@ -253,34 +149,22 @@ export function createSqliteStore(db: SqliteDatabase): Store {
       return st.metaValue.get({ key: SEEDED_KEY }) !== undefined;
     },
 
-    async applyPoll({ run, plan, seenIds, seenBefore, rejected, markSeeded }) {
-      const now = run.startedAt;
-      // Backfill causes no deliveries (fanout.ts), so seeding never reads the subscriptions.
-      const subscriptions = plan.events.some((e) => !e.backfill) ? outbox.loadActiveSubscriptions() : [];
-      // better-sqlite3 rolls the whole transaction back on any throw, SQLITE_FULL included: the
-      // events and the deliveries they cause are written together or not at all (the outbox).
-      return db.transaction(() => {
-        insertPollRun(run, rejected);
-        for (const write of plan.writes) writeIncident(write, now, run.id);
-        for (const event of plan.events) {
-          st.insertEvent.run({
-            id: event.id,
-            type: event.type,
-            incidentId: event.incidentId,
-            revision: event.revision,
-            occurredMs: event.occurredAt,
-            detectedMs: event.detectedAt,
-            backfill: event.backfill ? 1 : 0,
-            dataJson: JSON.stringify(event.data),
-            pollRunId: run.id,
-          });
-        }
-        if (subscriptions.length > 0) outbox.writeOutbox(plan.events, subscriptions, now);
-        const touched = st.touchSeen.run({ now, ids: JSON.stringify(seenIds), before: seenBefore }).changes;
-        if (markSeeded) st.metaInsertIfAbsent.run({ key: SEEDED_KEY, value: String(now) });
-        if (plan.writes.length > 0 || touched > 0) st.bumpGeneration.run({ key: GENERATION_KEY });
-        return readGeneration();
-      });
+    async activeSubscriptions() {
+      return subscriptions.loadActiveSubscriptions();
+    },
+
+    async applyPoll(input) {
+      // One transaction (a D1 batch on Workers): the events and the deliveries they cause are
+      // written together or not at all (the outbox). better-sqlite3 rolls the whole of it back on
+      // any throw, SQLITE_FULL included.
+      let results: unknown[][];
+      try {
+        results = batch.runAtomically(applyPollStatements(input));
+      } catch (error) {
+        if (isRevisionGuardFailure(error)) throw revisionConflict(input.plan.writes, error);
+        throw error;
+      }
+      return generationOf(results.at(-1));
     },
 
     async archiveGeneration() {
@@ -288,7 +172,7 @@ export function createSqliteStore(db: SqliteDatabase): Store {
     },
 
     async recordPollRun(run, rejected) {
-      db.transaction(() => insertPollRun(run, rejected));
+      batch.runAtomically(pollRunStatements(run, rejected));
     },
 
     async tryAcquireLease(name, holder, now, ttlMs) {

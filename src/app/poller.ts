@@ -1,12 +1,14 @@
 /**
  * The poll cycle: read the vendor's feed (v2 current and history, v1 when v2 current fails), diff it
- * against the archive, and apply versions and events atomically: at most POLL_MAX_INCIDENT_CHANGES
- * incidents per poll, in pieces that each commit whole.
+ * against the archive, plan the versions, events and deliveries, and have the store write them
+ * atomically: at most POLL_MAX_INCIDENT_CHANGES incidents per poll, in pieces that each commit
+ * whole. A piece planned against a revision another process moved is refused whole and planned again.
  */
 import { sha256Hex } from '../core/content-hash.ts';
 import { DEFAULT_MAX_INCIDENT_WRITES_PER_POLL, findChanges, planChanges, splitPlan, type ArchivedIncident, type Candidate } from '../core/diff.ts';
 import { FeedFetchError, RevisionConflictError } from '../core/errors.ts';
 import type { StatusEvent } from '../core/events.ts';
+import { planDeliveries } from '../core/fanout.ts';
 import {
   createMemoizedIncidentParser,
   currentV1Entries,
@@ -215,6 +217,13 @@ export function createPoller(deps: PollerDeps): Poller {
       if (plan.pending > 0) run.pendingIncidents = plan.pending;
       else delete run.pendingIncidents;
       const pieces = splitPlan(plan, APPLY_PIECE_INCIDENTS);
+      // Read before the writes, so a subscription may change in between. That is acceptable: one
+      // created or resumed meanwhile misses this poll as if it came a moment later, filters
+      // edited meanwhile apply from the next poll, and the store leaves out rows for one no
+      // longer active (a deleted one would leave rows no one claims). Guarding with a
+      // subscriptions version instead would let a stream of sign-ups stall polling.
+      // Backfill causes no deliveries (fanout.ts), so seeding never reads the subscriptions.
+      const subscriptions = plan.events.some((e) => !e.backfill) ? await store.activeSubscriptions() : [];
       let generation = 0;
       try {
         for (const [index, piece] of pieces.entries()) {
@@ -225,6 +234,7 @@ export function createPoller(deps: PollerDeps): Poller {
           generation = await store.applyPoll({
             run,
             plan: piece,
+            deliveries: planDeliveries(piece.events, subscriptions),
             seenIds: last ? seenIds : [],
             seenBefore: startedAt - LAST_SEEN_PRECISION_MS,
             rejected: runRecorded ? [] : rejected,

@@ -1,6 +1,7 @@
 /** The interfaces the core and the use cases need from the outside world; adapters implement them. */
 import type { ArchivedIncident, PollPlan } from './diff.ts';
 import type { EventType, StatusEvent } from './events.ts';
+import type { PlannedDelivery } from './fanout.ts';
 import type { Note } from './incident.ts';
 import type { FeedSource } from './observe.ts';
 import type { VendorIncidentJson } from './vendor-format.ts';
@@ -84,6 +85,8 @@ export type RecordedRejection = Omit<RejectedPayload, 'body'> & {
 export type ApplyPollInput = {
   run: PollRun;
   plan: PollPlan;
+  /** The outbox rows the plan's events cause (fanout.ts planDeliveries), planned by the poller. */
+  deliveries: readonly PlannedDelivery[];
   /** Every incident id the poll saw: their last_seen_at is refreshed if older than `seenBefore`. */
   seenIds: readonly string[];
   seenBefore: number;
@@ -93,17 +96,22 @@ export type ApplyPollInput = {
 };
 
 /**
- * The write side of the archive. `applyPoll` is one atomic step (a transaction, or a D1 batch); a
- * large poll calls it once per piece of its plan with the same run, which each call records
- * anew (the last call's run is what the poll did).
+ * The write side of the archive. `applyPoll` is one atomic step (a transaction, or a D1 batch)
+ * that writes what the poller planned and decides nothing; a large poll calls it once per piece
+ * of its plan with the same run, which each call records anew (the last call's run is what the
+ * poll did).
  */
 export interface PollStore {
   loadIncidents(ids: readonly string[]): Promise<Map<string, ArchivedIncident>>;
   /** Just the current revision of each id that is archived: a cheap check of a cached copy. */
   loadRevisions(ids: readonly string[]): Promise<Map<string, number>>;
   isSeeded(): Promise<boolean>;
+  /** The subscriptions a poll's deliveries are planned for (status active). */
+  activeSubscriptions(): Promise<readonly Subscription[]>;
   /**
-   * Throws RevisionConflictError when an incident moved past the plan's base revision. Returns
+   * Throws RevisionConflictError when an incident moved past the plan's base revision: nothing of
+   * the piece is written, and the poll plans again. Deliveries for a subscription no longer
+   * active when the piece is written are left out. Returns
    * the archive generation after the poll (see `archiveGeneration`).
    */
   applyPoll(input: ApplyPollInput): Promise<number>;

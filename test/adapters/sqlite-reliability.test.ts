@@ -15,7 +15,7 @@ async function poll(store: Store, raws: RawIncident[], now: number, historyRead 
   const seeded = await store.isSeeded();
   const plan = planPoll({ observed, archived, now, backfill: !seeded });
   const run = { id: `run-${++runCounter}`, startedAt: now, finishedAt: now, outcome: 'ok' as const, sources: [], changes: {} };
-  await store.applyPoll({ run, plan, seenIds: observed.map((i) => i.id), seenBefore: Number.MAX_SAFE_INTEGER, rejected: [], markSeeded: !seeded && historyRead });
+  await store.applyPoll({ deliveries: [], run, plan, seenIds: observed.map((i) => i.id), seenBefore: Number.MAX_SAFE_INTEGER, rejected: [], markSeeded: !seeded && historyRead });
 }
 
 /** Resolved, with its opening note at date_created, an update 20 minutes later and the resolution. */

@@ -23,7 +23,7 @@ function run(outcome: PollRun['outcome'], startedAt = T0): PollRun {
 async function applyObserved(store: Store, observed: Incident[], now = T0, backfill = false) {
   const archived = await store.loadIncidents(observed.map((i) => i.id));
   const plan = planPoll({ observed, archived, now, backfill });
-  await store.applyPoll({ run: run('ok', now), plan, seenIds: observed.map((i) => i.id), seenBefore: Number.MAX_SAFE_INTEGER, rejected: [], markSeeded: true });
+  await store.applyPoll({ deliveries: [], run: run('ok', now), plan, seenIds: observed.map((i) => i.id), seenBefore: Number.MAX_SAFE_INTEGER, rejected: [], markSeeded: true });
   return plan;
 }
 
@@ -83,9 +83,10 @@ describe('SQLite store', () => {
     await applyObserved(archive.store, [one(rawIncident())]);
     const plan = planPoll({ observed: [one(rawIncident())], archived: stale, now: T0, backfill: false });
     await expect(
-      archive.store.applyPoll({ run: run('ok'), plan, seenIds: [], seenBefore: Number.MAX_SAFE_INTEGER, rejected: [], markSeeded: false }),
+      archive.store.applyPoll({ deliveries: [], run: run('ok'), plan, seenIds: [], seenBefore: Number.MAX_SAFE_INTEGER, rejected: [], markSeeded: false }),
     ).rejects.toBeInstanceOf(RevisionConflictError);
-    expect(archive.sqlite.prepare('SELECT count(*) AS n FROM events').get()).toEqual({ n: 1 });
+    // Nothing of the refused piece stays: not its run, not its version, not its event.
+    expect(archive.sqlite.prepare('SELECT (SELECT count(*) FROM events) AS events, (SELECT count(*) FROM poll_runs) AS runs, (SELECT count(*) FROM incident_versions) AS versions').get()).toEqual({ events: 1, runs: 1, versions: 1 });
   });
 
   it('writes all of a poll or none of it when the disk fills up', async () => {

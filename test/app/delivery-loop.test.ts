@@ -10,7 +10,7 @@ import { sanitizeNoteHtml } from '../../src/adapters/html-sanitizer.ts';
 import { createChannelSender } from '../../src/app/channel-sender.ts';
 import { createDeliverer } from '../../src/app/deliverer.ts';
 import { startDeliveryLoop, type DeliveryLoop } from '../../src/app/delivery-loop.ts';
-import { benchSecrets, newsPoll, openSubscribedArchive } from '../bench/notifications-world.ts';
+import { applyAsPoller, benchSecrets, newsPoll, openSubscribedArchive } from '../bench/notifications-world.ts';
 import { fillDisk } from '../helpers/full-disk.ts';
 import type { TempArchive } from '../helpers/temp-archive.ts';
 import { startWebhookReceiver, type WebhookReceiver } from '../helpers/webhook-receiver.ts';
@@ -33,7 +33,7 @@ describe('delivery loop on a full disk', () => {
     receiver = await startWebhookReceiver();
     const secrets = await benchSecrets();
     archive = await openSubscribedArchive('statuswatch-full-disk-', SUBSCRIBERS, receiver.url, secrets.sealed);
-    await archive.store.applyPoll(newsPoll(1).input);
+    await applyAsPoller(archive.store, newsPoll(1).input);
     const clock = { now: () => Date.now() };
     const logger = createConsoleLogger({ level: 'debug', format: 'json', write: (line) => logs.push(JSON.parse(line) as LogLine) });
     const deliverer = createDeliverer({

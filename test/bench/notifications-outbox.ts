@@ -1,10 +1,11 @@
 /**
  * Notifications, case 1: the poll's write when one piece of news meets many webhook subscribers
- * (the outbox rows are written in the poll's transaction), next to the same write with none.
+ * (deliveries planned as the poller plans them, the outbox rows written in the poll's
+ * transaction), next to the same write with none.
  */
 import type { TempArchive } from '../helpers/temp-archive.ts';
 import { expectBench } from './harness.ts';
-import { deliveryRows, newsPoll, openSubscribedArchive } from './notifications-world.ts';
+import { applyAsPoller, deliveryRows, newsPoll, openSubscribedArchive } from './notifications-world.ts';
 import { interleave, summarize, type BenchCase, type Summary } from './stats.ts';
 
 export type OutboxOptions = { subscribers: number; rounds: number; warmUpRounds: number };
@@ -35,7 +36,7 @@ export async function benchOutboxWrite(options: OutboxOptions, sealed: string): 
           input = newsPoll(news++).input;
           before = deliveryRows(archive);
         },
-        run: () => archive.store.applyPoll(input!),
+        run: () => applyAsPoller(archive.store, input!),
         after() {
           const rows = deliveryRows(archive) - before;
           expectBench(rows === subscribers, `${name}: one event should write ${subscribers} deliveries, wrote ${rows}`);

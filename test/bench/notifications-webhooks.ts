@@ -15,7 +15,7 @@ import { toWebhookPayload } from '../../src/core/webhook-payload.ts';
 import { USER_AGENT } from '../../src/entry/node.ts';
 import { expectBench, silentLogger } from './harness.ts';
 import type { Collected } from './notifications-receiver.ts';
-import { newsPoll, openSubscribedArchive, type BenchSecrets, type ReceiverProcess } from './notifications-world.ts';
+import { applyAsPoller, newsPoll, openSubscribedArchive, type BenchSecrets, type ReceiverProcess } from './notifications-world.ts';
 import { interleave, summarize, type BenchCase, type Summary } from './stats.ts';
 
 export type WebhookThroughputOptions = { deliveries: number; rounds: number; warmUpRounds: number };
@@ -58,7 +58,7 @@ export async function benchWebhookThroughput(options: WebhookThroughputOptions, 
     const ours: BenchCase = {
       name: 'deliverer.deliverDue()',
       async before() {
-        await archive.store.applyPoll(newsPoll(news++).input);
+        await applyAsPoller(archive.store, newsPoll(news++).input);
         await receiver.reset();
       },
       run: () => deliverer.deliverDue(),
@@ -70,7 +70,7 @@ export async function benchWebhookThroughput(options: WebhookThroughputOptions, 
     };
     // A first round, untimed, checks the setup and gives the event whose body the baseline posts.
     const first = newsPoll(news++);
-    await archive.store.applyPoll(first.input);
+    await applyAsPoller(archive.store, first.input);
     await receiver.reset();
     await ours.after!(await deliverer.deliverDue());
     const bare = bareClient(bareAgent, receiver.url, await signedLikeOurs(first.event, secrets.secret), n);

@@ -6,7 +6,8 @@ import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { planPoll } from '../../src/core/diff.ts';
 import type { StatusEvent } from '../../src/core/events.ts';
-import type { ApplyPollInput } from '../../src/core/ports.ts';
+import { planDeliveries } from '../../src/core/fanout.ts';
+import type { ApplyPollInput, PollStore } from '../../src/core/ports.ts';
 import { createSecretBox, generateSecretKey, type SecretBox } from '../../src/core/secret-box.ts';
 import { generateWebhookSecret } from '../../src/core/webhook-signing.ts';
 import { one, rawIncident, type RawIncident } from '../fixtures/vendor-builders.ts';
@@ -31,14 +32,22 @@ export function benchIncident(n: number): RawIncident {
   return rawIncident({ id: FIRST_BENCH_INCIDENT_ID + n, title: `Benchmark incident ${n}: some messages fail to send` });
 }
 
+/** A planned piece without its deliveries: applyAsPoller plans them against the archive's subscribers. */
+export type NewsInput = Omit<ApplyPollInput, 'deliveries'>;
+
 /** A poll that finds incident `n` new: exactly one non-backfill event, planned as the poller plans it. */
-export function newsPoll(n: number, nowMs = Date.now()): { input: ApplyPollInput; event: StatusEvent } {
+export function newsPoll(n: number, nowMs = Date.now()): { input: NewsInput; event: StatusEvent } {
   const incident = one(benchIncident(n));
   const plan = planPoll({ observed: [incident], archived: new Map(), now: nowMs, backfill: false });
   const [event, ...rest] = plan.events;
   expectBench(event?.type === 'incident.created' && rest.length === 0, `a new incident should make one incident.created, got ${plan.events.map((e) => e.type).join(', ')}`);
   const run = { id: `bench-news-${n}-${nowMs}`, startedAt: nowMs, finishedAt: nowMs, outcome: 'ok' as const, sources: [], changes: { 'incident.created': 1 } };
   return { input: { run, plan, seenIds: [incident.id], seenBefore: nowMs, rejected: [], markSeeded: false }, event };
+}
+
+/** What the poller does with a planned piece: deliveries planned for the active subscriptions, then one apply. */
+export async function applyAsPoller(store: PollStore, input: NewsInput): Promise<number> {
+  return store.applyPoll({ ...input, deliveries: planDeliveries(input.plan.events, await store.activeSubscriptions()) });
 }
 
 /**
@@ -50,7 +59,7 @@ export async function openSubscribedArchive(prefix: string, subscribers: number,
   try {
     const nowMs = Date.now();
     const seedRun = { id: 'bench-seed', startedAt: nowMs, finishedAt: nowMs, outcome: 'ok' as const, sources: [], changes: {} };
-    await archive.store.applyPoll({ run: seedRun, plan: { writes: [], events: [] }, seenIds: [], seenBefore: nowMs, rejected: [], markSeeded: true });
+    await archive.store.applyPoll({ deliveries: [], run: seedRun, plan: { writes: [], events: [] }, seenIds: [], seenBefore: nowMs, rejected: [], markSeeded: true });
     expectBench(await archive.store.isSeeded(), 'the benchmark archive should be seeded');
     // The store's createSubscription writes synchronously; one transaction around all keeps 10,000 fast.
     archive.sqlite.exec('BEGIN');

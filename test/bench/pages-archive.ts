@@ -93,7 +93,7 @@ async function tellStory(archive: TempArchive, story: SimIncident, nowMs: number
     const plan = planPoll({ observed: [incident!], archived: await archive.store.loadIncidents([incident!.id]), now, backfill: i === 0 });
     expectBench(plan.writes.length === 1, `poll ${i + 1} of incident ${story.id} would write nothing`);
     const run: PollRun = { id: `bench-pages-story-${i + 1}`, startedAt: now, finishedAt: now, outcome: 'ok', sources: [], changes: {} };
-    await archive.store.applyPoll({ run, plan, seenIds: [incident!.id], seenBefore: now, rejected: [], markSeeded: false });
+    await archive.store.applyPoll({ deliveries: [], run, plan, seenIds: [incident!.id], seenBefore: now, rejected: [], markSeeded: false });
     events += plan.events.length;
   }
   return events;

@@ -20,7 +20,7 @@ export async function seedThroughStore(store: Store, incidents: readonly Inciden
     const last = start + chunkSize >= incidents.length;
     // poll_runs.id is unique; every chunk after the first gets a suffix.
     const run = seedRun(start === 0 ? SEED_RUN_ID : `${SEED_RUN_ID}-${start}`, nowMs, plan.events.length);
-    await store.applyPoll({ run, plan, seenIds: ids, seenBefore: Number.MAX_SAFE_INTEGER, rejected: [], markSeeded: last });
+    await store.applyPoll({ deliveries: [], run, plan, seenIds: ids, seenBefore: Number.MAX_SAFE_INTEGER, rejected: [], markSeeded: last });
   }
 }
 

@@ -1,0 +1,127 @@
+/**
+ * The poll's apply as a fixed list of statements: on a real SQLite file, every statement the
+ * connection executes while applying a piece is logged (better-sqlite3's `verbose`), and none
+ * reads before a write. A read whose result decided a later write could not run as one D1 batch.
+ */
+import Database from 'better-sqlite3';
+import { drizzle } from 'drizzle-orm/better-sqlite3';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { createSqliteStore } from '../../src/adapters/sqlite-store.ts';
+import * as schema from '../../src/adapters/store-schema.ts';
+import { planPoll } from '../../src/core/diff.ts';
+import { planDeliveries } from '../../src/core/fanout.ts';
+import type { Incident } from '../../src/core/incident.ts';
+import type { PollRun, Store } from '../../src/core/ports.ts';
+import { toFtsQuery } from '../../src/core/search-query.ts';
+import { one, rawIncident } from '../fixtures/vendor-builders.ts';
+import { openTempArchive, type TempArchive } from '../helpers/temp-archive.ts';
+
+const T0 = Date.UTC(2026, 9, 1, 12, 0, 0);
+
+const run = (id: string, startedAt: number): PollRun => ({ id, startedAt, finishedAt: startedAt, outcome: 'ok', sources: [], changes: {} });
+
+/** Plans a poll of `observed` as the poller does: versions and events, then the deliveries. */
+async function planned(store: Store, observed: Incident[], now: number, backfill: boolean) {
+  const plan = planPoll({ observed, archived: await store.loadIncidents(observed.map((i) => i.id)), now, backfill });
+  const deliveries = planDeliveries(plan.events, await store.activeSubscriptions());
+  return { plan, deliveries };
+}
+
+/** Top-level statements only: a sub-select inside a write is part of that write. */
+async function subscribe(store: Store, id: string) {
+  await store.createSubscription({
+    id,
+    channel: 'webhook',
+    target: `https://hooks.example.test/${id}`,
+    filters: {},
+    timeZone: 'UTC',
+    status: 'active',
+    origin: 'admin',
+    pausedReason: null,
+    secretSealed: 'sealed',
+    previousSecretSealed: null,
+    previousSecretUntil: null,
+    failingSince: null,
+    lastSuccessAt: null,
+    createdAt: T0,
+    updatedAt: T0,
+  });
+}
+
+const isRead = (statement: string) => /^\s*(SELECT|WITH)\b/i.test(statement);
+const isWrite = (statement: string) => /^\s*(INSERT|UPDATE|DELETE|REPLACE)\b/i.test(statement);
+
+describe('SQLite poll apply', () => {
+  let archive: TempArchive;
+  let traced: Database.Database;
+  let executed: string[];
+  let store: Store;
+
+  beforeEach(async () => {
+    archive = openTempArchive();
+    // A second connection to the same file that logs every statement it executes.
+    executed = [];
+    traced = new Database(archive.path, { verbose: (sql) => executed.push(String(sql)) });
+    traced.pragma('busy_timeout = 5000');
+    store = createSqliteStore(drizzle(traced, { schema }));
+  });
+  afterEach(() => {
+    traced.close();
+    archive.remove();
+  });
+
+  it('writes a piece with no read before its last write: ids, sort keys and checks come from sub-selects', async () => {
+    // Seeded with one incident, and one subscriber who hears of everything.
+    const first = one(rawIncident({ id: 1, services: ['Messaging'] }));
+    const seed = await planned(store, [first], T0, true);
+    await store.applyPoll({ run: run('seed', T0), ...seed, seenIds: [first.id], seenBefore: T0, rejected: [], markSeeded: true });
+    await subscribe(store, 'sub_all');
+
+    // The next poll touches every kind of write: an edited incident (title, services, a new
+    // note, another creation date), a new one, events, a delivery, a rejected body, last_seen.
+    const now = T0 + 60_000;
+    const edited = one(
+      rawIncident({
+        id: 1,
+        title: 'Edited title',
+        services: ['Messaging', 'Files'],
+        date_created: '2026-10-01T05:40:00-07:00',
+        notes: [...rawIncident().notes, { body: '<p>Resolved.</p>', date_created: '2026-10-01T06:10:00-07:00' }],
+      }),
+    );
+    const added = one(rawIncident({ id: 2, title: 'Second incident' }));
+    const poll = await planned(store, [edited, added], now, false);
+    expect(poll.deliveries.length).toBeGreaterThan(0);
+    const rejected = [{ source: 'v1/current' as const, url: 'http://x/v1', body: '<html>down</html>', error: 'invalid JSON', sha256: 'b'.repeat(64) }];
+
+    executed = [];
+    await store.applyPoll({ run: run('news', now), ...poll, seenIds: [edited.id, added.id], seenBefore: now, rejected, markSeeded: false });
+    const lastWrite = executed.findLastIndex(isWrite);
+    expect(lastWrite).toBeGreaterThan(0);
+    expect(executed.slice(0, lastWrite).filter(isRead)).toEqual([]);
+
+    // And it wrote what the scenario says: both incidents as the feed shows them, found by search
+    // and by service, one event per change, one delivery per event.
+    expect((await store.getIncident('1'))).toMatchObject({ title: 'Edited title', services: ['Messaging', 'Files'], revision: 2 });
+    expect((await store.getIncident('2'))).toMatchObject({ title: 'Second incident', revision: 1 });
+    expect((await store.listIncidents({ q: toFtsQuery('resolved')! }, null, 10)).map((i) => i.id)).toEqual(['1']);
+    expect((await store.listIncidents({ services: ['Files'] }, null, 10)).map((i) => i.id)).toEqual(['1']);
+    const news = (await store.listEvents({ includeBackfill: false }, 0, 100)).map((e) => `${e.incidentId} ${e.type}`).sort();
+    expect(news).toEqual(['1 incident.note_added', '1 incident.updated', '2 incident.created']);
+    // A webhook hears of each event once.
+    expect(traced.prepare('SELECT subscription_id FROM deliveries').all()).toEqual(news.map(() => ({ subscription_id: 'sub_all' })));
+  });
+
+  it('writes no delivery for a subscription deleted between planning and the write', async () => {
+    const seed = one(rawIncident({ id: 1 }));
+    await store.applyPoll({ run: run('seed', T0), plan: { writes: [], events: [] }, deliveries: [], seenIds: [], seenBefore: T0, rejected: [], markSeeded: true });
+    await subscribe(store, 'sub_stays');
+    await subscribe(store, 'sub_leaves');
+    const poll = await planned(store, [seed], T0 + 60_000, false);
+    expect(poll.deliveries.map((d) => d.subscriptionId)).toEqual(['sub_leaves', 'sub_stays']);
+    expect(await store.deleteSubscription('sub_leaves')).toBe(true);
+    await store.applyPoll({ run: run('news', T0 + 60_000), ...poll, seenIds: [seed.id], seenBefore: T0, rejected: [], markSeeded: false });
+    // No row is left that no deliverer would ever claim.
+    expect(traced.prepare('SELECT subscription_id AS subscription FROM deliveries').all()).toEqual([{ subscription: 'sub_stays' }]);
+  });
+});
