@@ -8,11 +8,15 @@ import type { Poller } from '../../src/app/poller.ts';
 import { createServiceMetrics } from '../../src/app/service-metrics.ts';
 import { createSubscriptionService } from '../../src/app/subscriptions.ts';
 import { createCursorCodec, randomSecret } from '../../src/core/cursor.ts';
-import type { Logger, Store } from '../../src/core/ports.ts';
+import type { Logger, OutboxSignal, Store } from '../../src/core/ports.ts';
 import { createSecretBox, generateSecretKey } from '../../src/core/secret-box.ts';
 import type { AppDeps } from '../../src/http/deps.ts';
 
-export async function buildAppDeps(store: Store, options: { poller: Poller; logger: Logger; startedAt: number }): Promise<AppDeps> {
+/** Routes tested without a runtime: nothing schedules delivery rounds, so a signal has no one to wake. */
+const NOBODY_DELIVERS: OutboxSignal = { outboxChanged: () => {} };
+
+export async function buildAppDeps(store: Store, options: { poller: Poller; logger: Logger; startedAt: number; outbox?: OutboxSignal }): Promise<AppDeps> {
+  const outbox = options.outbox ?? NOBODY_DELIVERS;
   const clock = { now: () => Date.now() };
   const webhooks = createHttpWebhookSender({ allowPrivate: false, userAgent: 'statuswatch-test' });
   const secrets = await createSecretBox(generateSecretKey());
@@ -26,6 +30,7 @@ export async function buildAppDeps(store: Store, options: { poller: Poller; logg
     logger: options.logger,
     newId: () => `sub_${randomUUID()}`,
     checkTarget: (url) => checkWebhookUrl(url, { allowPrivate: false }),
+    outbox,
   });
   return {
     store,
@@ -39,7 +44,7 @@ export async function buildAppDeps(store: Store, options: { poller: Poller; logg
     subscriptions,
     metrics: createServiceMetrics(),
     allowPrivateWebhooks: false,
-    wakeDeliverer: () => {},
+    outbox,
     clientAddress: () => '127.0.0.1',
   };
 }
