@@ -209,7 +209,9 @@ export function createSqliteNotificationStore(db: SqliteDatabase): NotificationS
       const row = db
         .select({ at: sql<number | null>`MIN(MAX(${d.nextAttemptMs}, COALESCE(${d.claimUntilMs}, 0)))` })
         .from(d)
-        .where(eq(d.state, 'pending'))
+        // Only what a claim can take: a paused subscription's rows counted as due in the past made
+        // the scheduler run an empty round every 50 ms until it was resumed (a resume signals).
+        .where(and(eq(d.state, 'pending'), sql`${d.subscriptionId} IN (SELECT ${s.id} FROM ${s} WHERE ${s.status} = 'active')`))
         .get();
       return row?.at ?? null;
     },

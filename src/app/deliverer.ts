@@ -7,6 +7,7 @@ import { decideOutcome } from '../core/delivery-outcome.ts';
 import { webhookMessageId } from '../core/fanout.ts';
 import type { AttemptToRecord, ClaimedDelivery, Clock, DeliveryAttemptRecord, Logger, Mailer, NotificationStore, StoredSubscription } from '../core/ports.ts';
 import type { ChannelSender, SendResult } from './channel-sender.ts';
+import { yieldToEventLoop } from './event-loop-slices.ts';
 
 /** Long enough for a webhook's 15 s timeout and a slow SMTP exchange, with margin. */
 export const DELIVERY_LEASE_MS = 60_000;
@@ -57,12 +58,13 @@ export function createDeliverer(deps: DelivererDeps): Deliverer {
 
   // Group commit: the attempts that end while one commit is being prepared share it. A commit per
   // attempt was the deliverer's largest cost; a batch holds at most what was in flight, so a crash
-  // re-sends no more than it would have anyway.
+  // re-sends no more than it would have anyway. The batch closes after one turn of the event loop
+  // (a runtime-neutral yield), which lets every send whose response has arrived join it.
   let batch: { items: AttemptToRecord[]; done: Promise<boolean[]> } | null = null;
   function recordAttempt(item: AttemptToRecord): Promise<boolean> {
     if (!batch) {
       const items: AttemptToRecord[] = [];
-      const done = new Promise<void>((resolve) => setTimeout(resolve, 0)).then(() => {
+      const done = yieldToEventLoop().then(() => {
         batch = null;
         return store.recordAttempts(deps.instanceId, items);
       });

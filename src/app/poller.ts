@@ -19,7 +19,7 @@ import {
   type MemoizedIncidentParser,
 } from '../core/feed-schema.ts';
 import { mergeObservations, type FeedSource, type Observation } from '../core/observe.ts';
-import type { Clock, FeedClient, Logger, PollRun, PollStore, RejectedPayload, SourceReport } from '../core/ports.ts';
+import type { Clock, FeedClient, Logger, OutboxSignal, PollRun, PollStore, RejectedPayload, SourceReport } from '../core/ports.ts';
 import { forEachSlice, yieldToEventLoop } from './event-loop-slices.ts';
 
 export const FEED_PATHS = {
@@ -79,6 +79,8 @@ export type PollerDeps = {
   newId: () => string;
   /** POLL_MAX_INCIDENT_CHANGES: changed incidents one poll writes; the rest wait for the next polls. */
   maxIncidentWrites?: number;
+  /** Told when a poll wrote news (and so outbox rows); absent where nothing delivers (tests). */
+  outbox?: OutboxSignal;
 };
 
 type SourceRead = {
@@ -343,11 +345,16 @@ export function createPoller(deps: PollerDeps): Poller {
         logger.info('poll skipped: another poll holds the lease');
         return { status: 'skipped', reason: 'another poll is running' };
       }
+      let result: PollResult;
       try {
-        return await pollLocked(startedAt);
+        result = await pollLocked(startedAt);
       } finally {
         await store.releaseLease(POLL_LEASE, deps.instanceId);
       }
+      // News (not a backfill's history) wrote outbox rows with its events: it goes out within the
+      // poll's second, not at the runtime's next check.
+      if (result.status !== 'skipped' && result.events.some((e) => !e.backfill)) deps.outbox?.outboxChanged();
+      return result;
     },
   };
 }

@@ -5,6 +5,7 @@
  */
 import type { Logger, RetentionStore } from '../core/ports.ts';
 import { pruneCutoffs, type PruneCounts, type RetentionSettings } from '../core/retention.ts';
+import { yieldToEventLoop } from './event-loop-slices.ts';
 
 /** Rows per batch: each batch is one short transaction (or D1 batch). */
 export const PRUNE_BATCH_ROWS = 500;
@@ -27,7 +28,7 @@ export function createPruner({ store, logger, settings, batchRows = PRUNE_BATCH_
       total += removed;
       if (removed < batchRows) break;
       // Lets requests waiting on this process run between two batches.
-      await new Promise((resolve) => setTimeout(resolve, 0));
+      await yieldToEventLoop();
     }
     return total;
   }

@@ -7,7 +7,7 @@ import { checkToken, hashToken, type TokenPurpose } from '../core/confirmation-t
 import { escapeHtml } from '../core/email-render.ts';
 import { ApiError } from '../core/errors.ts';
 import { EVENT_TYPES, type EventData, type EventType, type IncidentSummary, type StatusEvent } from '../core/events.ts';
-import type { Clock, Logger, Mailer, NotificationStore, StoredSubscription, SubscriptionPatch } from '../core/ports.ts';
+import type { Clock, Logger, Mailer, NotificationStore, OutboxSignal, StoredSubscription, SubscriptionPatch } from '../core/ports.ts';
 import { limitKeyForAddress, limitKeyForRecipient, signupLimits } from '../core/rate-limit.ts';
 import type { SecretBox } from '../core/secret-box.ts';
 import type { NewSubscription, SubscriptionFilters } from '../core/subscription.ts';
@@ -28,6 +28,8 @@ export type SubscriptionServiceDeps = {
   newId: () => string;
   /** Checks a webhook URL before it is stored (the sender checks again at connect time). */
   checkTarget: (url: string) => { ok: true } | { ok: false; reason: string };
+  /** Told when a resume lets held deliveries go out. */
+  outbox: OutboxSignal;
 };
 
 export type TestSendResult = { eventType: EventType; ok: boolean; status: number | null; error: string | null };
@@ -93,7 +95,9 @@ export function createSubscriptionService(deps: SubscriptionServiceDeps) {
     async resume(id: string): Promise<StoredSubscription> {
       const current = await mustGet(id);
       if (current.status === 'pending') throw new ApiError(409, 'not_confirmed', 'this subscription waits for its email confirmation');
-      return (await store.updateSubscription(id, { status: 'active', pausedReason: null, failingSince: null }, clock.now())) ?? notFound();
+      const resumed = (await store.updateSubscription(id, { status: 'active', pausedReason: null, failingSince: null }, clock.now())) ?? notFound();
+      deps.outbox.outboxChanged();
+      return resumed;
     },
 
     async remove(id: string): Promise<void> {

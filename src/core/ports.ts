@@ -14,6 +14,18 @@ export interface Clock {
   now(): number;
 }
 
+/**
+ * Told that the outbox gained work that may be due now: a poll wrote deliveries, an admin replayed
+ * some, a paused subscription was resumed. The runtime decides when the next round of
+ * `deliverDue` (app/due-deliveries.ts) runs: on Node a timer is moved forward
+ * (adapters/node-delivery-scheduler.ts); on Workers this will send one Queue message whose consumer
+ * calls the same `deliverDue`. A hint only, never awaited: the outbox rows are already committed,
+ * and a runtime that misses it still finds them at its next check.
+ */
+export interface OutboxSignal {
+  outboxChanged(): void;
+}
+
 export type LogFields = Record<string, unknown>;
 
 export interface Logger {
@@ -397,7 +409,7 @@ export interface NotificationStore {
   claimHolders(): Promise<string[]>;
   /** Frees the claims of a holder known to be dead, so their deliveries go out now. */
   releaseClaims(holder: string): Promise<number>;
-  /** When the next pending delivery is due, if any. */
+  /** When the next pending delivery of an active subscription is due (what a claim could take), if any. */
   nextDueAt(): Promise<number | null>;
   /** Newest first, before the delivery with id `beforeId`. */
   listDeliveries(filter: DeliveryFilter, beforeId: number | null, limit: number): Promise<Delivery[]>;

@@ -7,6 +7,7 @@ import { createFetchFeedClient } from '../adapters/fetch-feed-client.ts';
 import { sanitizeNoteHtml } from '../adapters/html-sanitizer.ts';
 import { readPublicFolder } from '../adapters/public-folder.ts';
 import { createHttpWebhookSender } from '../adapters/http-webhook-sender.ts';
+import { startNodeDeliveryScheduler, type NodeDeliveryScheduler } from '../adapters/node-delivery-scheduler.ts';
 import { createNodeHttpServer } from '../adapters/node-http-server.ts';
 import { NO_SECRET_BOX, openSecretBox } from '../adapters/secret-key-file.ts';
 import { createSmtpMailer } from '../adapters/smtp-mailer.ts';
@@ -15,7 +16,7 @@ import { checkWebhookUrl } from '../adapters/webhook-target-guard.ts';
 import { createChannelSender } from '../app/channel-sender.ts';
 import { createDeliverer } from '../app/deliverer.ts';
 import { createFailureReporter } from '../app/failure-reporter.ts';
-import { startDeliveryLoop, type DeliveryLoop } from '../app/delivery-loop.ts';
+import { createDueDeliveries } from '../app/due-deliveries.ts';
 import { createServiceMetrics, type ServiceMetrics } from '../app/service-metrics.ts';
 import { createSubscriptionService, type SubscriptionService } from '../app/subscriptions.ts';
 import { createPoller, type Poller, type PollResult } from '../app/poller.ts';
@@ -23,7 +24,7 @@ import { retentionSettings, settingError, type Config } from '../config.ts';
 import { createPruner } from '../app/retention.ts';
 import type { PruneCounts } from '../core/retention.ts';
 import { createCursorCodec, randomSecret } from '../core/cursor.ts';
-import type { Clock, Logger, Store } from '../core/ports.ts';
+import type { Clock, Logger, OutboxSignal, Store } from '../core/ports.ts';
 import { createApp } from '../http/app.ts';
 import { clientAddressFrom } from '../http/client-address.ts';
 import { openSqliteArchive } from './open-sqlite.ts';
@@ -38,8 +39,10 @@ export type NodeRuntime = {
   poller: Poller;
   subscriptions: SubscriptionService;
   metrics: ServiceMetrics;
-  /** Sends the outbox; started by startService, or by hand (tests, the poll command). */
-  startDelivering(): DeliveryLoop;
+  /** Told when deliveries were written: wakes the scheduler once it is started. */
+  outbox: OutboxSignal;
+  /** Sends the outbox on Node's timers; started by startService, or by hand (tests). */
+  startDelivering(): NodeDeliveryScheduler;
   /** Polls once, logging instead of throwing: what the scheduler calls. */
   pollSafely(): Promise<PollResult | null>;
   /** Prunes what retention no longer keeps, logging instead of throwing: what the scheduler calls. */
@@ -64,17 +67,12 @@ export async function createNodeRuntime(config: Config, logger: Logger, clock: C
   });
   const instanceId = `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
   const metrics = createServiceMetrics();
-  const polls = metrics.instrumentPoller(createPoller({ store, feed, clock, logger, instanceId, newId: randomUUID, isLeaseHolderGone, maxIncidentWrites: config.POLL_MAX_INCIDENT_CHANGES }));
-  let loop: DeliveryLoop | null = null;
-  // Every poll that recorded news wakes the deliverer (scheduled or through the admin API): the
-  // news goes out within the poll's second, not at the loop's next idle check.
-  const poller: Poller = {
-    async pollOnce() {
-      const result = await polls.pollOnce();
-      if (result.status !== 'skipped' && result.events.some((e) => !e.backfill)) loop?.wake();
-      return result;
-    },
-  };
+  let scheduler: NodeDeliveryScheduler | null = null;
+  // Bound before the scheduler exists: a command that never delivers (`poll`) has none to wake.
+  const outbox: OutboxSignal = { outboxChanged: () => scheduler?.outboxChanged() };
+  const poller: Poller = metrics.instrumentPoller(
+    createPoller({ store, feed, clock, logger, instanceId, newId: randomUUID, isLeaseHolderGone, maxIncidentWrites: config.POLL_MAX_INCIDENT_CHANGES, outbox }),
+  );
   const secrets = options.keepsSecrets === false ? NO_SECRET_BOX : await openSecretBox(config.SECRET_KEY, config.DATABASE_PATH, logger);
   const webhooks = createHttpWebhookSender({ allowPrivate: config.WEBHOOK_ALLOW_PRIVATE, userAgent: USER_AGENT, clock });
   const mailer = config.SMTP_URL ? createSmtpMailer({ smtpUrl: config.SMTP_URL, from: config.MAIL_FROM ?? 'statuswatch <statuswatch@localhost>' }) : null;
@@ -89,6 +87,7 @@ export async function createNodeRuntime(config: Config, logger: Logger, clock: C
     logger,
     newId: () => `sub_${randomUUID().replace(/-/g, '')}`,
     checkTarget: (url) => checkWebhookUrl(url, { allowPrivate: config.WEBHOOK_ALLOW_PRIVATE }),
+    outbox,
   });
   const deliverer = createDeliverer({
     store,
@@ -111,7 +110,8 @@ export async function createNodeRuntime(config: Config, logger: Logger, clock: C
     poller,
     subscriptions,
     metrics,
-    startDelivering: () => (loop ??= startDeliveryLoop({ deliverer, store, clock, logger })),
+    outbox,
+    startDelivering: () => (scheduler ??= startNodeDeliveryScheduler({ due: createDueDeliveries({ deliverer, store, clock, logger }), clock })),
     async pollSafely() {
       try {
         const result = await poller.pollOnce();
@@ -132,7 +132,7 @@ export async function createNodeRuntime(config: Config, logger: Logger, clock: C
       }
     },
     async close() {
-      await loop?.stop();
+      await scheduler?.stop();
       await webhooks.close();
       mailer?.close();
       archive.close();
@@ -177,7 +177,7 @@ export function listenError(error: unknown, config: Pick<Config, 'HOST' | 'PORT'
 
 export type RunningService = {
   url: string;
-  /** Runs a delivery round now and resolves when it is done (tests; the loop runs on its own). */
+  /** Runs a delivery round now and resolves when it is done (tests; the scheduler runs on its own). */
   deliverNow(): Promise<void>;
   close(): Promise<void>;
 };
@@ -201,7 +201,7 @@ export async function startService(config: Config, logger: Logger, clock: Clock 
     subscriptions: runtime.subscriptions,
     metrics: runtime.metrics,
     allowPrivateWebhooks: config.WEBHOOK_ALLOW_PRIVATE,
-    wakeDeliverer: () => delivery.wake(),
+    outbox: runtime.outbox,
     assets: readPublicFolder(),
     startedAt: clock.now(),
     sanitizeHtml: sanitizeNoteHtml,
@@ -217,7 +217,7 @@ export async function startService(config: Config, logger: Logger, clock: Clock 
       server.listen(config.PORT, config.HOST);
     });
   } catch (error) {
-    // Nothing may keep the process alive after a failed start: the delivery loop stops too.
+    // Nothing may keep the process alive after a failed start: the delivery scheduler stops too.
     await runtime.close();
     throw listenError(error, config);
   }

@@ -4,7 +4,7 @@ import type { Poller } from '../app/poller.ts';
 import type { ServiceMetrics } from '../app/service-metrics.ts';
 import type { SubscriptionService } from '../app/subscriptions.ts';
 import type { CursorCodec } from '../core/cursor.ts';
-import type { Clock, Logger, Store } from '../core/ports.ts';
+import type { Clock, Logger, OutboxSignal, Store } from '../core/ports.ts';
 import type { StaticAssets } from './routes/static-assets.ts';
 
 export type AppDeps = {
@@ -23,8 +23,8 @@ export type AppDeps = {
   metrics: ServiceMetrics;
   /** WEBHOOK_ALLOW_PRIVATE: plain http: URLs are accepted for webhooks too. */
   allowPrivateWebhooks: boolean;
-  /** Asks the deliverer to look for due deliveries now (after a replay or a resume). */
-  wakeDeliverer: () => void;
+  /** Told when a route wrote deliveries (a replay), so the runtime runs a delivery round soon. */
+  outbox: OutboxSignal;
   /** When this process started, epoch ms: /healthz allows a first poll this long to succeed. */
   startedAt: number;
   /** Cleans a vendor note body (HTML) for a page: adapters/html-sanitizer.ts, whose parser needs Node's path and url. */

@@ -49,7 +49,7 @@ export async function benchPollToWebhook(options: PollToWebhookOptions, receiver
       await receiver.reset();
       const polled = await service.poll();
       const pollEndedAt = Date.now();
-      // A poll with news wakes the delivery loop itself (entry/node.ts), admin-triggered or scheduled.
+      // A poll with news signals the outbox itself (app/poller.ts), admin-triggered or scheduled.
       expectBench(
         polled.outcome === 'ok' && polled.events?.length === 1,
         `the poll should find the one new incident, got ${JSON.stringify(polled).slice(0, 300)}`,

@@ -91,7 +91,7 @@ function report(options: NotificationsOptions, outbox: OutboxFigures, webhooks: 
     '',
     `5d. Poll to webhook: the real service (startTestService, in this process) with ${count(latency.subscribers)} webhook subscriptions to the child`,
     `receiver, made through the admin API in ${(latency.subscribeMs / 1000).toFixed(1)} s. ${latency.rounds} rounds after ${warmUp(options.latency.warmUpRounds)}: the vendor gets one new incident;`,
-    'POST /api/admin/poll (a poll with news wakes the delivery loop); from when that call returns, the time until each webhook',
+    'POST /api/admin/poll (a poll with news signals the outbox); from when that call returns, the time until each webhook',
     'arrives (Date.now() on both sides). No baseline: this is a latency, not a cost next to a floor.',
     '',
     table(

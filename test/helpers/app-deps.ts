@@ -11,7 +11,7 @@ import { createPoller, type Poller } from '../../src/app/poller.ts';
 import { createServiceMetrics } from '../../src/app/service-metrics.ts';
 import { createSubscriptionService } from '../../src/app/subscriptions.ts';
 import { createCursorCodec, randomSecret } from '../../src/core/cursor.ts';
-import type { Clock, FeedClient, Logger, Mailer, Store, WebhookSender } from '../../src/core/ports.ts';
+import type { Clock, FeedClient, Logger, Mailer, OutboxSignal, Store, WebhookSender } from '../../src/core/ports.ts';
 import type { SecretBox } from '../../src/core/secret-box.ts';
 import { clientAddressFrom } from '../../src/http/client-address.ts';
 import type { AppDeps } from '../../src/http/deps.ts';
@@ -35,7 +35,12 @@ export type AppPorts = {
   assets?: StaticAssets;
   /** The socket's peer, as the runtime knows it; loopback by default. */
   peerAddress?: (c: Context) => string | undefined;
+  /** Told when deliveries are written; by default nobody listens (tests deliver by hand). */
+  outbox?: OutboxSignal;
 };
+
+/** Routes tested without a runtime: nothing schedules delivery rounds, so a signal has no one to wake. */
+const NOBODY_DELIVERS: OutboxSignal = { outboxChanged: () => {} };
 
 /** The settings the tests vary, as config.ts names them (camelCase). */
 export type AppSettings = {
@@ -57,6 +62,7 @@ export async function buildAppDeps(ports: AppPorts, settings: AppSettings = {}):
   const { store, logger, secrets } = ports;
   const clock = ports.clock ?? { now: () => Date.now() };
   const mailer = ports.mailer ?? null;
+  const outbox = ports.outbox ?? NOBODY_DELIVERS;
   const allowPrivate = settings.allowPrivateWebhooks ?? false;
   // As the Node entry: links in messages fall back to the local origin when PUBLIC_URL is unset.
   const publicUrl = settings.publicUrl ?? 'http://localhost';
@@ -72,12 +78,13 @@ export async function buildAppDeps(ports: AppPorts, settings: AppSettings = {}):
     logger,
     newId: () => `sub_${crypto.randomUUID().replace(/-/g, '')}`,
     checkTarget: (url) => ports.checkWebhookTarget(url, { allowPrivate }),
+    outbox,
   });
   const poller =
     ports.poller ??
     (ports.feed
       ? metrics.instrumentPoller(
-          createPoller({ store, feed: ports.feed, clock, logger, instanceId, newId: () => crypto.randomUUID(), maxIncidentWrites: settings.maxIncidentWrites }),
+          createPoller({ store, feed: ports.feed, clock, logger, instanceId, newId: () => crypto.randomUUID(), maxIncidentWrites: settings.maxIncidentWrites, outbox }),
         )
       : skippingPoller);
   const deliverer = createDeliverer({
@@ -106,8 +113,8 @@ export async function buildAppDeps(ports: AppPorts, settings: AppSettings = {}):
     subscriptions,
     metrics,
     allowPrivateWebhooks: allowPrivate,
-    // Tests deliver by hand (deliverer.deliverDue()): the runtime's loop is not part of the app.
-    wakeDeliverer: () => {},
+    // Tests deliver by hand (deliverer.deliverDue()): the runtime's scheduler is not part of the app.
+    outbox,
     clientAddress: clientAddressFrom(ports.peerAddress ?? (() => '127.0.0.1'), settings.trustProxy ?? false),
     deliverer,
   };

@@ -162,7 +162,6 @@ export function adminPageRoutes(deps: AppDeps) {
       } catch (error) {
         return refused(c, error, '/admin/subscriptions');
       }
-      if (action === 'resume') deps.wakeDeliverer();
       return c.redirect(`/admin/subscriptions?done=${done}`, 303);
     });
   subscriptionAction('pause', 'paused');
@@ -208,7 +207,7 @@ export function adminPageRoutes(deps: AppDeps) {
     const subscriptionId = formValue(form.subscription).trim() || undefined;
     const state = oneOf(formValue(form.state), DELIVERY_STATES);
     const replayed = await store.replayDeliveriesSince(sinceMs, { subscriptionId, state }, clock.now());
-    deps.wakeDeliverer();
+    deps.outbox.outboxChanged();
     return c.redirect(`/admin/deliveries?replayed=${replayed}`, 303);
   });
 
@@ -229,7 +228,7 @@ export function adminPageRoutes(deps: AppDeps) {
   app.post('/admin/deliveries/:id/replay', async (c) => {
     const id = deliveryId(c.req.param('id'));
     if (id === null || !(await store.replayDelivery(id, clock.now()))) return problem(c, 404, 'Not found', 'No delivery with that id.', '/admin/deliveries');
-    deps.wakeDeliverer();
+    deps.outbox.outboxChanged();
     return c.redirect(`/admin/deliveries/${id}?done=replayed`, 303);
   });
 

@@ -78,7 +78,6 @@ export function subscriptionRoutes(deps: AppDeps) {
 
   app.post('/api/subscriptions/:id/resume', async (c) => {
     const subscription = await subscriptions.resume(c.req.param('id'));
-    deps.wakeDeliverer();
     return c.json({ ok: true, subscription: toApiSubscription(subscription) });
   });
 
@@ -121,7 +120,7 @@ export function subscriptionRoutes(deps: AppDeps) {
   app.post('/api/deliveries/:id/replay', async (c) => {
     const id = deliveryId(c.req.param('id'));
     if (!(await store.replayDelivery(id, deps.clock.now()))) throw new ApiError(404, 'delivery_not_found', 'no delivery with that id');
-    deps.wakeDeliverer();
+    deps.outbox.outboxChanged();
     return c.json({ ok: true, replayed: 1 });
   });
 
@@ -138,7 +137,7 @@ export function subscriptionRoutes(deps: AppDeps) {
     const sinceMs = Date.parse(/^\d{4}-\d{2}-\d{2}$/.test(body.since) ? `${body.since}T00:00:00Z` : body.since);
     if (!Number.isFinite(sinceMs)) throw new ApiError(400, 'invalid_request', `since: expected a date or an ISO 8601 time, got "${body.since.slice(0, 40)}"`);
     const replayed = await store.replayDeliveriesSince(sinceMs, { subscriptionId: body.subscription, state: body.state }, deps.clock.now());
-    deps.wakeDeliverer();
+    deps.outbox.outboxChanged();
     return c.json({ ok: true, replayed });
   });
 
