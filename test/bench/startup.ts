@@ -5,7 +5,6 @@
  */
 import { spawn } from 'node:child_process';
 import { rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { DIST_CLI, isBuildFresh } from '../../src/entry/built-output.mjs';
@@ -17,48 +16,49 @@ import { heading, ms, ratio, table } from './table.ts';
 export type StartupOptions = { rounds: number; warmUpRounds: number };
 
 const CLI_SOURCE = fileURLToPath(new URL('../../src/entry/cli.ts', import.meta.url));
-const BARE_SERVER = `require('node:http').createServer((q, s) => s.end('{"ok":true}')).listen(+process.env.PORT, '127.0.0.1')`;
+/** Logs its URL as serve does, so both are timed to the same first answer. */
+const BARE_SERVER = `const s = require('node:http').createServer((q, r) => r.end('{"ok":true}')).listen(0, '127.0.0.1', () => console.error(JSON.stringify({ url: 'http://127.0.0.1:' + s.address().port })))`;
 /** Set, so no start writes a key file or logs a warning. */
 const SECRET_KEY_HEX = Buffer.from(crypto.getRandomValues(new Uint8Array(32))).toString('hex');
 /** A start that takes longer than this is broken, not slow. */
 const START_TIMEOUT_MS = 30_000;
 
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
-}
-
-/** Spawns `args`, polls /healthz until it answers, kills the process; resolves when it answered. */
+/**
+ * Spawns `args` on port 0, reads its URL from the "serving" log line, polls /healthz until it
+ * answers, kills the process; resolves when it answered. Port 0, because a port found free and then
+ * passed on could be taken by anything else on the machine in between.
+ */
 async function startAndAnswer(args: string[]): Promise<void> {
   const dir = tempDir('statuswatch-startup-');
-  const port = await freePort();
   const child = spawn(process.execPath, args, {
-    stdio: 'ignore',
+    stdio: ['ignore', 'ignore', 'pipe'],
     env: {
       ...process.env,
-      PORT: String(port),
+      PORT: '0',
       HOST: '127.0.0.1',
       DATABASE_PATH: join(dir, 'archive.db'),
       STATUS_URL: 'http://127.0.0.1:9/',
       POLL_ON_START: 'false',
       SECRET_KEY: SECRET_KEY_HEX,
-      LOG_LEVEL: 'error',
+      LOG_LEVEL: 'info',
+      LOG_FORMAT: 'json',
     },
+  });
+  let stderr = '';
+  child.stderr!.setEncoding('utf8').on('data', (chunk: string) => {
+    stderr += chunk;
   });
   try {
     const deadline = Date.now() + START_TIMEOUT_MS;
     while (Date.now() < deadline) {
-      expectBench(child.exitCode === null, `${args.join(' ')} exited with ${child.exitCode} before answering`);
-      const answered = await fetch(`http://127.0.0.1:${port}/healthz`).then(
-        (r) => r.ok,
-        () => false,
-      );
+      expectBench(child.exitCode === null, `${args.join(' ')} exited with ${child.exitCode} before answering: ${stderr.slice(-500)}`);
+      const url = /"url":"(http:[^"]+)"/.exec(stderr)?.[1];
+      const answered =
+        url !== undefined &&
+        (await fetch(`${url}/healthz`).then(
+          (r) => r.ok,
+          () => false,
+        ));
       if (answered) return;
       await new Promise((r) => setTimeout(r, 5));
     }
