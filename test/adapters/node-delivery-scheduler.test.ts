@@ -7,12 +7,9 @@
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createConsoleLogger } from '../../src/adapters/console-logger.ts';
 import { createHttpWebhookSender } from '../../src/adapters/http-webhook-sender.ts';
-import { sanitizeNoteHtml } from '../../src/adapters/html-sanitizer.ts';
-import { createChannelSender } from '../../src/app/channel-sender.ts';
-import { createDeliverer } from '../../src/app/deliverer.ts';
 import { createDueDeliveries } from '../../src/app/due-deliveries.ts';
 import { startNodeDeliveryScheduler, type NodeDeliveryScheduler } from '../../src/adapters/node-delivery-scheduler.ts';
-import { applyAsPoller, benchSecrets, newsPoll, openSubscribedArchive, type BenchSecrets } from '../bench/notifications-world.ts';
+import { applyAsPoller, benchSecrets, type BenchSecrets, newsPoll, openSubscribedArchive, webhookDeliverer } from '../bench/notifications-world.ts';
 import { fillDisk } from '../helpers/full-disk.ts';
 import type { TempArchive } from '../helpers/temp-archive.ts';
 import { startWebhookReceiver, type WebhookReceiver } from '../helpers/webhook-receiver.ts';
@@ -38,16 +35,7 @@ describe('node delivery scheduler on a full disk', () => {
     await applyAsPoller(archive.store, newsPoll(1).input);
     const clock = { now: () => Date.now() };
     const logger = createConsoleLogger({ level: 'debug', format: 'json', write: (line) => logs.push(JSON.parse(line) as LogLine) });
-    const deliverer = createDeliverer({
-      store: archive.store,
-      sender: createChannelSender({ store: archive.store, webhooks, mailer: null, secrets: secrets.box, clock, publicUrl: 'http://status.test', sanitizeHtml: sanitizeNoteHtml }),
-      mailer: null,
-      clock,
-      logger,
-      publicUrl: 'http://status.test',
-      instanceId: `test:${process.pid}:full-disk`,
-      isHolderGone: () => false,
-    });
+    const deliverer = webhookDeliverer(archive.store, secrets, webhooks, { clock, logger, name: 'full-disk' });
     // The scheduler starts on a disk that is already full.
     freeSpace = fillDisk(archive.sqlite);
     loop = startNodeDeliveryScheduler({ due: createDueDeliveries({ deliverer, store: archive.store, clock, logger }), clock });
@@ -102,16 +90,7 @@ describe('node delivery scheduler wake-ups', () => {
   async function idleScheduler(idleCheckMs: number): Promise<NodeDeliveryScheduler> {
     const clock = { now: () => Date.now() };
     const logger = createConsoleLogger({ level: 'error', format: 'json', write: () => {} });
-    const deliverer = createDeliverer({
-      store: archive.store,
-      sender: createChannelSender({ store: archive.store, webhooks, mailer: null, secrets: secrets.box, clock, publicUrl: 'http://status.test', sanitizeHtml: sanitizeNoteHtml }),
-      mailer: null,
-      clock,
-      logger,
-      publicUrl: 'http://status.test',
-      instanceId: `test:${process.pid}:wakeups`,
-      isHolderGone: () => false,
-    });
+    const deliverer = webhookDeliverer(archive.store, secrets, webhooks, { clock, logger, name: 'wakeups' });
     const started = startNodeDeliveryScheduler({ due: createDueDeliveries({ deliverer, store: archive.store, clock, logger }), clock, idleCheckMs });
     await started.settled();
     return started;

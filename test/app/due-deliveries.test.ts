@@ -6,11 +6,8 @@
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { createConsoleLogger } from '../../src/adapters/console-logger.ts';
 import { createHttpWebhookSender } from '../../src/adapters/http-webhook-sender.ts';
-import { sanitizeNoteHtml } from '../../src/adapters/html-sanitizer.ts';
-import { createChannelSender } from '../../src/app/channel-sender.ts';
-import { createDeliverer } from '../../src/app/deliverer.ts';
 import { createDueDeliveries, type DueDeliveries } from '../../src/app/due-deliveries.ts';
-import { applyAsPoller, benchSecrets, newsPoll, openSubscribedArchive } from '../bench/notifications-world.ts';
+import { applyAsPoller, benchSecrets, newsPoll, openSubscribedArchive, webhookDeliverer } from '../bench/notifications-world.ts';
 import { fillDisk } from '../helpers/full-disk.ts';
 import type { TempArchive } from '../helpers/temp-archive.ts';
 import { startWebhookReceiver, type WebhookReceiver } from '../helpers/webhook-receiver.ts';
@@ -35,18 +32,8 @@ describe('deliver what is due now', () => {
     logs = [];
     const clock = { now: () => Date.now() };
     const logger = createConsoleLogger({ level: 'info', format: 'json', write: (line) => logs.push(JSON.parse(line) as LogLine) });
-    const deliverer = createDeliverer({
-      store: archive.store,
-      sender: createChannelSender({ store: archive.store, webhooks, mailer: null, secrets: secrets.box, clock, publicUrl: 'http://status.test', sanitizeHtml: sanitizeNoteHtml }),
-      mailer: null,
-      clock,
-      logger,
-      publicUrl: 'http://status.test',
-      instanceId: `test:${process.pid}:due`,
-      isHolderGone: () => false,
-      // The middle of the jitter range: a retry lands exactly on its scheduled delay.
-      random: () => 0.5,
-    });
+    // The middle of the jitter range: a retry lands exactly on its scheduled delay.
+    const deliverer = webhookDeliverer(archive.store, secrets, webhooks, { clock, logger, name: 'due', random: () => 0.5 });
     return { due: createDueDeliveries({ deliverer, store: archive.store, clock, logger }), archive, receiver };
   }
 

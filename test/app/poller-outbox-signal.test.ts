@@ -8,13 +8,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createConsoleLogger } from '../../src/adapters/console-logger.ts';
 import { createFetchFeedClient } from '../../src/adapters/fetch-feed-client.ts';
 import { createHttpWebhookSender } from '../../src/adapters/http-webhook-sender.ts';
-import { sanitizeNoteHtml } from '../../src/adapters/html-sanitizer.ts';
 import { startNodeDeliveryScheduler, type NodeDeliveryScheduler } from '../../src/adapters/node-delivery-scheduler.ts';
-import { createChannelSender } from '../../src/app/channel-sender.ts';
-import { createDeliverer } from '../../src/app/deliverer.ts';
 import { createDueDeliveries } from '../../src/app/due-deliveries.ts';
 import { createPoller } from '../../src/app/poller.ts';
-import { benchSecrets, openSubscribedArchive } from '../bench/notifications-world.ts';
+import { benchSecrets, openSubscribedArchive, webhookDeliverer } from '../bench/notifications-world.ts';
 import { rawIncident } from '../fixtures/vendor-builders.ts';
 import { startTestVendor, type TestVendor } from '../helpers/service.ts';
 import type { TempArchive } from '../helpers/temp-archive.ts';
@@ -46,16 +43,7 @@ describe('a poll with news signals the outbox', () => {
     archive = await openSubscribedArchive('statuswatch-poll-signal-', RECIPIENTS, receiver.url, secrets.sealed);
     const clock = { now: () => Date.now() };
     const logger = createConsoleLogger({ level: 'error', format: 'json', write: () => {} });
-    const deliverer = createDeliverer({
-      store: archive.store,
-      sender: createChannelSender({ store: archive.store, webhooks, mailer: null, secrets: secrets.box, clock, publicUrl: 'http://status.test', sanitizeHtml: sanitizeNoteHtml }),
-      mailer: null,
-      clock,
-      logger,
-      publicUrl: 'http://status.test',
-      instanceId: `test:${process.pid}:poll-signal`,
-      isHolderGone: () => false,
-    });
+    const deliverer = webhookDeliverer(archive.store, secrets, webhooks, { clock, logger, name: 'poll-signal' });
     scheduler = startNodeDeliveryScheduler({ due: createDueDeliveries({ deliverer, store: archive.store, clock, logger }), clock, idleCheckMs: 10 * 60_000 });
     await scheduler.settled(); // its first round is done: it now sleeps until the idle check
     const poller = createPoller({

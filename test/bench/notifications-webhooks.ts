@@ -5,8 +5,6 @@
  */
 import { Agent, request } from 'undici';
 import { createHttpWebhookSender } from '../../src/adapters/http-webhook-sender.ts';
-import { sanitizeNoteHtml } from '../../src/adapters/html-sanitizer.ts';
-import { createChannelSender } from '../../src/app/channel-sender.ts';
 import { createDeliverer, type DeliveryRound } from '../../src/app/deliverer.ts';
 import type { StatusEvent } from '../../src/core/events.ts';
 import { webhookMessageId } from '../../src/core/fanout.ts';
@@ -15,7 +13,7 @@ import { toWebhookPayload } from '../../src/core/webhook-payload.ts';
 import { USER_AGENT } from '../../src/entry/node.ts';
 import { expectBench, silentLogger } from './harness.ts';
 import type { Collected } from './notifications-receiver.ts';
-import { applyAsPoller, newsPoll, openSubscribedArchive, type BenchSecrets, type ReceiverProcess } from './notifications-world.ts';
+import { applyAsPoller, type BenchSecrets, newsPoll, openSubscribedArchive, type ReceiverProcess, webhookDeliverer } from './notifications-world.ts';
 import { interleave, summarize, type BenchCase, type Summary } from './stats.ts';
 
 export type WebhookThroughputOptions = { deliveries: number; rounds: number; warmUpRounds: number };
@@ -42,16 +40,7 @@ export async function benchWebhookThroughput(options: WebhookThroughputOptions, 
   try {
     const clock = { now: () => Date.now() };
     const publicUrl = 'https://status.example.test';
-    const deliverer = createDeliverer({
-      store: archive.store,
-      sender: createChannelSender({ store: archive.store, webhooks, mailer: null, secrets: secrets.box, clock, publicUrl, sanitizeHtml: sanitizeNoteHtml }),
-      mailer: null,
-      clock,
-      logger: silentLogger,
-      publicUrl,
-      instanceId: `bench:${process.pid}:webhooks`,
-      isHolderGone: () => false,
-    });
+    const deliverer = webhookDeliverer(archive.store, secrets, webhooks, { clock, logger: silentLogger, name: 'webhooks', publicUrl });
     let news = 0;
     const received = { deliverer: [] as Collected[], bare: [] as Collected[] };
 

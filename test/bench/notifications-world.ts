@@ -7,7 +7,10 @@ import { fileURLToPath } from 'node:url';
 import { planPoll } from '../../src/core/diff.ts';
 import type { StatusEvent } from '../../src/core/events.ts';
 import { planDeliveries } from '../../src/core/fanout.ts';
-import type { ApplyPollInput, PollStore } from '../../src/core/ports.ts';
+import { sanitizeNoteHtml } from '../../src/adapters/html-sanitizer.ts';
+import { createChannelSender } from '../../src/app/channel-sender.ts';
+import { createDeliverer, type Deliverer } from '../../src/app/deliverer.ts';
+import type { ApplyPollInput, Clock, Logger, PollStore, Store, WebhookSender } from '../../src/core/ports.ts';
 import { createSecretBox, generateSecretKey, type SecretBox } from '../../src/core/secret-box.ts';
 import { generateWebhookSecret } from '../../src/core/webhook-signing.ts';
 import { one, rawIncident, type RawIncident } from '../fixtures/vendor-builders.ts';
@@ -54,6 +57,31 @@ export async function applyAsPoller(store: PollStore, input: NewsInput): Promise
  * An empty archive marked seeded (so later events are news, not backfill) with `subscribers`
  * active webhook subscriptions to `target`, written in one transaction through the store.
  */
+/**
+ * A deliverer of webhooks (no mailer) over an archive of webhook subscriptions sealed with
+ * `secrets`, built as the service builds its own; `name` tells its claims apart in the database.
+ */
+export function webhookDeliverer(
+  store: Store,
+  secrets: BenchSecrets,
+  webhooks: WebhookSender,
+  options: { clock: Clock; logger: Logger; name: string; publicUrl?: string; random?: () => number },
+): Deliverer {
+  const { clock, logger, random } = options;
+  const publicUrl = options.publicUrl ?? 'http://status.test';
+  return createDeliverer({
+    store,
+    sender: createChannelSender({ store, webhooks, mailer: null, secrets: secrets.box, clock, publicUrl, sanitizeHtml: sanitizeNoteHtml }),
+    mailer: null,
+    clock,
+    logger,
+    publicUrl,
+    instanceId: `test:${process.pid}:${options.name}`,
+    isHolderGone: () => false,
+    ...(random ? { random } : {}),
+  });
+}
+
 export async function openSubscribedArchive(prefix: string, subscribers: number, target: string, sealed: string): Promise<TempArchive> {
   const archive = openTempArchive(tempDir(prefix));
   try {

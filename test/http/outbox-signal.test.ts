@@ -7,13 +7,10 @@
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createConsoleLogger } from '../../src/adapters/console-logger.ts';
 import { createHttpWebhookSender } from '../../src/adapters/http-webhook-sender.ts';
-import { sanitizeNoteHtml } from '../../src/adapters/html-sanitizer.ts';
 import { startNodeDeliveryScheduler, type NodeDeliveryScheduler } from '../../src/adapters/node-delivery-scheduler.ts';
-import { createChannelSender } from '../../src/app/channel-sender.ts';
-import { createDeliverer } from '../../src/app/deliverer.ts';
 import { createDueDeliveries } from '../../src/app/due-deliveries.ts';
 import { createApp } from '../../src/http/app.ts';
-import { applyAsPoller, benchSecrets, newsPoll, openSubscribedArchive } from '../bench/notifications-world.ts';
+import { applyAsPoller, benchSecrets, newsPoll, openSubscribedArchive, webhookDeliverer } from '../bench/notifications-world.ts';
 import { buildAppDeps } from '../helpers/app-deps.ts';
 import { nodeAppPorts } from '../helpers/node-app-ports.ts';
 import type { TempArchive } from '../helpers/temp-archive.ts';
@@ -36,16 +33,7 @@ describe('routes that write deliveries signal the outbox', () => {
     archive = await openSubscribedArchive('statuswatch-outbox-signal-', RECIPIENTS, receiver.url, secrets.sealed);
     const clock = { now: () => Date.now() };
     const logger = createConsoleLogger({ level: 'error', format: 'json', write: () => {} });
-    const deliverer = createDeliverer({
-      store: archive.store,
-      sender: createChannelSender({ store: archive.store, webhooks, mailer: null, secrets: secrets.box, clock, publicUrl: 'http://status.test', sanitizeHtml: sanitizeNoteHtml }),
-      mailer: null,
-      clock,
-      logger,
-      publicUrl: 'http://status.test',
-      instanceId: `test:${process.pid}:outbox-signal`,
-      isHolderGone: () => false,
-    });
+    const deliverer = webhookDeliverer(archive.store, secrets, webhooks, { clock, logger, name: 'outbox-signal' });
     scheduler = startNodeDeliveryScheduler({ due: createDueDeliveries({ deliverer, store: archive.store, clock, logger }), clock, idleCheckMs: IDLE_CHECK_MS });
     await scheduler.settled(); // its first round is done: it now sleeps until the idle check
     const poller = { pollOnce: async () => ({ status: 'skipped' as const, reason: 'another poll is running' as const }) };
