@@ -33,7 +33,10 @@ export function createBatchRunner(client: Database.Database): BatchRunner {
   const prepared = new Map<string, Database.Statement>();
   const statement = (sql: string): Database.Statement => {
     let found = prepared.get(sql);
-    if (!found) prepared.set(sql, (found = client.prepare(sql)));
+    if (!found) {
+      found = client.prepare(sql);
+      prepared.set(sql, found);
+    }
     return found;
   };
   const run = client.transaction((list: readonly BatchStatement[]): unknown[][] =>

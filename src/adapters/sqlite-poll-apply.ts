@@ -149,7 +149,8 @@ export function pollRunStatements(run: PollRun, rejected: readonly RejectedPaylo
     let bytes = bytesByHash.get(payload.sha256);
     if (bytes === undefined) {
       const body = payload.body.slice(0, REJECTED_BODY_MAX_CHARS);
-      bytesByHash.set(payload.sha256, (bytes = utf8.encode(body).length));
+      bytes = utf8.encode(body).length;
+      bytesByHash.set(payload.sha256, bytes);
       list.push({ sql: INSERT_REJECTED_TEXT, params: [payload.sha256, body] });
     }
     list.push({ sql: COUNT_REJECTED_BODY, params: [payload.sha256, bytes, run.startedAt, run.startedAt] });

@@ -19,7 +19,7 @@ import {
   type MemoizedIncidentParser,
 } from '../core/feed-schema.ts';
 import { mergeObservations, type FeedSource, type Observation } from '../core/observe.ts';
-import type { Clock, FeedClient, Logger, OutboxSignal, PollRun, PollStore, RejectedPayload, SourceReport } from '../core/ports.ts';
+import type { Clock, FeedClient, FeedResponse, Logger, OutboxSignal, PollRun, PollStore, RejectedPayload, SourceReport } from '../core/ports.ts';
 import { forEachSlice, yieldToEventLoop } from './event-loop-slices.ts';
 
 export const FEED_PATHS = {
@@ -112,7 +112,7 @@ export function createPoller(deps: PollerDeps): Poller {
   async function read(source: FeedSource): Promise<SourceRead> {
     const path = FEED_PATHS[source];
     const started = clock.now();
-    let response;
+    let response: FeedResponse;
     try {
       response = await feed.get(path);
     } catch (error) {
@@ -154,7 +154,10 @@ export function createPoller(deps: PollerDeps): Poller {
    */
   async function parse(source: FeedSource, body: string): Promise<FeedDocument> {
     let parser = incidentParsers.get(source);
-    if (!parser) incidentParsers.set(source, (parser = createMemoizedIncidentParser()));
+    if (!parser) {
+      parser = createMemoizedIncidentParser();
+      incidentParsers.set(source, parser);
+    }
     const entries = ENTRIES[source](JSON.parse(body));
     const session = parser.begin();
     await forEachSlice(entries, SLICE_ENTRIES, (slice, start) => session.add(slice, start));

@@ -71,7 +71,7 @@ export function createMetricsRegistry(): MetricsRegistry {
           for (const { labels, value } of def.values.values()) lines.push(`${def.name}${formatLabels(labels)} ${formatNumber(value)}`);
         } else {
           for (const { labels, counts, sum, count } of def.series.values()) {
-            def.buckets.forEach((le, i) => lines.push(`${def.name}_bucket${formatLabels({ ...labels, le: formatNumber(le) })} ${counts[i]}`));
+            for (const [i, le] of def.buckets.entries()) lines.push(`${def.name}_bucket${formatLabels({ ...labels, le: formatNumber(le) })} ${counts[i]}`);
             lines.push(`${def.name}_bucket${formatLabels({ ...labels, le: '+Inf' })} ${count}`);
             lines.push(`${def.name}_sum${formatLabels(labels)} ${formatNumber(sum)}`, `${def.name}_count${formatLabels(labels)} ${count}`);
           }

@@ -79,7 +79,10 @@ export function lineChart(spec: ChartSpec): string {
       run = [];
     };
     series.values.forEach((value, i) => {
-      if (value === null) return flush();
+      if (value === null) {
+        flush();
+        return;
+      }
       const px = x(i);
       const py = plot.y(value / axis.top);
       run.push(`${n(px)},${n(py)}`);

@@ -39,7 +39,10 @@ async function main(): Promise<void> {
   const pools = new Map<string, Pool>();
   const poolFor = (url: URL) => {
     let pool = pools.get(url.origin);
-    if (!pool) pools.set(url.origin, (pool = new Pool(url.origin, { connections: job.concurrency })));
+    if (!pool) {
+      pool = new Pool(url.origin, { connections: job.concurrency });
+      pools.set(url.origin, pool);
+    }
     return pool;
   };
 

@@ -53,7 +53,9 @@ export async function benchRetention(options: RetentionBenchOptions): Promise<Se
     const grown = new Map<string, number[]>([['failed poll, nothing refused', []], ['failed poll, the same 1 MB page refused 3 times', []]]);
     const recording = (name: string, rejected: RejectedPayload[]) => {
       let before = 0;
-      return { name, before: () => void (before = fileBytes()), run: () => empty.store.recordPollRun(failedRun(), rejected), after: () => grown.get(name)!.push(fileBytes() - before) };
+      return { name, before: () => {
+        before = fileBytes();
+      }, run: () => empty.store.recordPollRun(failedRun(), rejected), after: () => grown.get(name)!.push(fileBytes() - before) };
     };
 
     const cases = [

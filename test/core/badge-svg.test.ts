@@ -62,6 +62,7 @@ describe('renderBadge', () => {
     const raw = renderBadge(badgeFor(hostile, 'ok', false));
     const svg = parse(raw);
     expect(raw).not.toContain('<script');
+    // biome-ignore lint/suspicious/noControlCharactersInRegex: no control character may reach the SVG
     expect(raw).not.toMatch(/[\u0000-\u0008\u000b\u000c\u000e-\u001f]/);
     const shown = `<script>x()</script> & 'Co' "]]>`;
     expect(svg['@aria-label']).toBe(`${shown}: operational`);

@@ -38,7 +38,10 @@ describe('toIsoUtc', () => {
   it('writes exactly what toISOString writes, across centuries, leap days and every millisecond digit', () => {
     const edges = [0, 1, 951_782_400_000 /* 2000-02-29 */, 4_107_542_399_999 /* 2100-02-28T23:59:59.999 */, 253_402_300_799_999, -1, 253_402_300_800_000, 1.5];
     let x = 0;
-    const samples = Array.from({ length: 20_000 }, () => (x = (x * 1103515245 + 12345) % 2 ** 31) * 117_000 + (x % 1000));
+    const samples = Array.from({ length: 20_000 }, () => {
+      x = (x * 1103515245 + 12345) % 2 ** 31;
+      return x * 117_000 + (x % 1000);
+    });
     for (const ms of [...edges, ...samples]) expect(toIsoUtc(ms), String(ms)).toBe(new Date(ms).toISOString());
   });
 });

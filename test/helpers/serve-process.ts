@@ -92,9 +92,9 @@ export async function serveUntilSettled(env: Record<string, string>, isPolled: (
 /**
  * When to SIGKILL a serve process: at a random moment within `withinMs` of its spawn (set it to how
  * long startup plus the first poll took last time, and the kill lands before the commit), or once
- * a poll has committed and `then` has resolved (fan-out, the next scheduled polls).
+ * a poll has committed and `wait` has resolved (fan-out, the next scheduled polls).
  */
-export type KillMoment = { beforeCommit: { withinMs: number } } | { afterCommit: { then: () => Promise<unknown> } };
+export type KillMoment = { beforeCommit: { withinMs: number } } | { afterCommit: { wait: () => Promise<unknown> } };
 
 export type KillOutcome = {
   /** A poll committed a complete read before the kill: the vendor's state is archived. */
@@ -120,7 +120,7 @@ export async function spawnAndKill(env: Record<string, string>, moment: KillMome
         await new Promise((r) => setTimeout(r, 25));
       }
       spawnToCommitMs = Date.now() - spawnedAt;
-      await moment.afterCommit.then();
+      await moment.afterCommit.wait();
     }
   } finally {
     await serve.kill('SIGKILL');

@@ -68,7 +68,7 @@ describe('delivery durability', () => {
           ? { beforeCommit: { withinMs: 0.8 * spawnToCommitMs } }
           : {
               afterCommit: {
-                then: async () => {
+                wait: async () => {
                   await receiver.waitFor(before + 1, 5_000).catch(() => {});
                   await new Promise((r) => setTimeout(r, Math.random() * 30));
                 },

@@ -83,7 +83,7 @@ describe('durability', () => {
       const outcome = await spawnAndKill(
         env,
         round % 2 === 1
-          ? { afterCommit: { then: () => new Promise((r) => setTimeout(r, Math.random() * 1000)) } }
+          ? { afterCommit: { wait: () => new Promise((r) => setTimeout(r, Math.random() * 1000)) } }
           : { beforeCommit: { withinMs: 0.8 * spawnToCommitMs } },
       );
       spawnToCommitMs = outcome.spawnToCommitMs ?? spawnToCommitMs;

@@ -132,7 +132,8 @@ export function PollPage(props: { run: PollRun; rejected: RecordedRejection[] })
                   </p>
                 )}
                 {/* As the vendor sent it, escaped: an HTML error page shows as its source, never as markup. */}
-                <pre class="payload" tabindex={0} aria-label={`Body of the refused ${r.source} payload`}>
+                {/* biome-ignore lint/a11y/useSemanticElements: the <pre> is what scrolls, so it is the focusable, named region itself */}
+                <pre class="payload" tabindex={0} role="region" aria-label={`Body of the refused ${r.source} payload`}>
                   {r.body.text.length > PAYLOAD_SHOWN_CHARS ? r.body.text.slice(0, PAYLOAD_SHOWN_CHARS) : r.body.text}
                 </pre>
                 {r.body.text.length > PAYLOAD_SHOWN_CHARS && (

@@ -3,7 +3,7 @@ import type { Child } from 'hono/jsx';
 
 export function DataTable(props: { labelledBy: string; columns: readonly string[]; caption?: string; children: Child }) {
   return (
-    <div class="table-scroll" role="region" aria-labelledby={props.labelledBy} tabindex={0}>
+    <section class="table-scroll" aria-labelledby={props.labelledBy} tabindex={0}>
       <table class="data-table">
         {props.caption ? <caption id={props.labelledBy}>{props.caption}</caption> : null}
         <thead>
@@ -15,6 +15,6 @@ export function DataTable(props: { labelledBy: string; columns: readonly string[
         </thead>
         <tbody>{props.children}</tbody>
       </table>
-    </div>
+    </section>
   );
 }

@@ -52,6 +52,7 @@ function Choice(props: ChoiceProps) {
 export function IncidentFilters(props: { query: IncidentQuery }) {
   const { query } = props;
   return (
+    // biome-ignore lint/a11y/useSemanticElements: <search> is too new for some browsers; role=search on the form means the same
     <form method="get" action="/incidents" class="filters" role="search" aria-label="Filter incidents">
       <div class="field field-wide">
         <label for="f-q">Search titles and notes</label>
