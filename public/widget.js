@@ -2,8 +2,8 @@
  * statuswatch's embeddable status: <statuswatch-widget services="Files,Messaging" theme="auto">,
  * loaded with <script src="https://status.example.com/widget.js" async>. No dependencies, shadow
  * DOM, and data only ever set as text. Markup for styling (::part) and tests: the root is
- * part="widget" with class "state-<state>" and data-state="<state>" (ok, maintenance, notice,
- * incident, outage; loading and unavailable before and instead of data), data-stale="true" when
+ * part="widget" with class "state-<state>" and data-state="<state>" (ok, unknown (a service name
+ * statuswatch never saw), maintenance, notice, incident, outage; loading and unavailable before and instead of data), data-stale="true" when
  * the feed was not read recently; parts "headline", "services", "service", "incidents",
  * "incident", "stale"; each service and incident carries data-state too.
  */
@@ -19,9 +19,11 @@
   const REFRESH_MS = 60_000;
   const INCIDENTS_SHOWN = 5;
 
-  const LABELS = { ok: 'Operational', maintenance: 'Maintenance', notice: 'Notice', incident: 'Incident', outage: 'Outage' };
+  const LABELS = { ok: 'Operational', unknown: 'Unknown service', maintenance: 'Maintenance', notice: 'Notice', incident: 'Incident', outage: 'Outage' };
   const HEADLINES = {
     ok: 'All systems operational',
+    // Grey, never green: nothing is known about a name the vendor never used (often a typo).
+    unknown: 'Unknown service',
     maintenance: 'Scheduled maintenance',
     notice: 'Service notice',
     incident: 'Ongoing incident',
@@ -45,7 +47,7 @@ a { color: inherit; }
 a.headline:hover, .incident a:hover { text-decoration: underline; }
 .dot { flex: none; width: 10px; height: 10px; border-radius: 50%; background: var(--sw-c, var(--sw-unknown)); }
 .state-ok { --sw-c: var(--sw-ok); } .state-maintenance { --sw-c: var(--sw-maintenance); } .state-notice { --sw-c: var(--sw-notice); }
-.state-incident { --sw-c: var(--sw-incident); } .state-outage { --sw-c: var(--sw-outage); }
+.state-incident { --sw-c: var(--sw-incident); } .state-outage { --sw-c: var(--sw-outage); } .state-unknown { --sw-c: var(--sw-unknown); }
 ul { list-style: none; margin: 8px 0 0; padding: 0; }
 li { display: flex; align-items: baseline; gap: 8px; margin: 2px 0; }
 .name { flex: 1; min-width: 0; overflow-wrap: anywhere; }

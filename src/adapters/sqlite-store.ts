@@ -299,6 +299,12 @@ export function createSqliteStore(db: SqliteDatabase): Store {
       return incidentSpans(sinceMs);
     },
 
+    async knownServices(limit) {
+      // DISTINCT over the (service, sort_key) index: one step per name, not per incident row.
+      const rows = db.selectDistinct({ service: t.incidentServices.service }).from(t.incidentServices).orderBy(asc(t.incidentServices.service)).limit(limit).all();
+      return rows.map((row) => row.service);
+    },
+
     async latestCreatedIncident() {
       const row = db.select().from(t.incidents).orderBy(desc(t.incidents.createdMs), desc(t.incidents.id)).limit(1).get();
       return row ? (withNotes([row])[0] ?? null) : null;

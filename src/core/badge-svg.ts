@@ -18,6 +18,7 @@ const STATE_BADGES: Record<WidgetState, { message: string; color: string }> = {
   notice: { message: 'notice', color: COLORS.yellow },
   incident: { message: 'incident', color: COLORS.orange },
   outage: { message: 'outage', color: COLORS.red },
+  unknown: { message: 'unknown service', color: COLORS.lightgrey },
 };
 
 /** A label this long is cut: the label comes from the query string, so anyone can make it. */
@@ -25,7 +26,7 @@ export const BADGE_LABEL_MAX_CHARS = 40;
 
 /** Stale data gives no state at all: a green "operational" from a feed we cannot read would be a claim we cannot back. */
 export function badgeFor(label: string, state: WidgetState, stale: boolean): Badge {
-  const { message, color } = stale ? { message: 'unknown', color: COLORS.lightgrey } : STATE_BADGES[state];
+  const { message, color } = stale && state !== 'unknown' ? { message: 'unknown', color: COLORS.lightgrey } : STATE_BADGES[state];
   return { label, message, color };
 }
 

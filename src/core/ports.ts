@@ -218,6 +218,8 @@ export interface ArchiveQueries {
   /** Incidents updated at or after `sinceMs`, newest update first. */
   incidentsUpdatedSince(sinceMs: number, limit: number): Promise<StoredIncident[]>;
   latestCreatedIncident(): Promise<StoredIncident | null>;
+  /** Every service name an archived incident names, in code-unit order, at most `limit` of them. */
+  knownServices(limit: number): Promise<string[]>;
   /** Incidents going on at any time since `sinceMs`: not resolved before it (ongoing included). */
   incidentSpans(sinceMs: number): Promise<IncidentSpan[]>;
   feedHealth(): Promise<FeedHealth>;

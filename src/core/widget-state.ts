@@ -7,8 +7,12 @@ import type { Incident } from './incident.ts';
 import { incidentPageUrl, oneLine, truncate } from './notification-message.ts';
 import { toIsoUtc } from './vendor-time.ts';
 
-/** Best first. `maintenance` is a planned window: status `scheduled`, or the type some clients expect. */
-export const WIDGET_STATES = ['ok', 'maintenance', 'notice', 'incident', 'outage'] as const;
+/**
+ * Best first. `maintenance` is a planned window: status `scheduled`, or the type some clients expect.
+ * `unknown` is a service name the archive has never seen: nothing can be claimed about it, so it
+ * outranks only `ok` (a known service in trouble is still shown as such).
+ */
+export const WIDGET_STATES = ['ok', 'unknown', 'maintenance', 'notice', 'incident', 'outage'] as const;
 export type WidgetState = (typeof WIDGET_STATES)[number];
 
 /** A filter longer than the vendor's whole service list (15 names, old and new) is cut here. */
@@ -24,14 +28,16 @@ export const WIDGET_TITLE_MAX_CHARS = 200;
 /**
  * `/widget.json`, a public API: fields may be added, never renamed or removed.
  *
- * - `state`: the worst state among what the widget covers, `ok` when nothing is going on.
+ * - `state`: the worst state among what the widget covers, `ok` when nothing is going on;
+ *   `unknown` when a service asked for is one statuswatch never saw and nothing worse goes on.
  * - `stale`: the vendor's feed has not been read successfully for a while (or never): the state
  *   may be out of date.
  * - `updated_at`: the vendor's latest update to an incident the widget covers, ongoing or over
  *   (UTC, ISO 8601); null when the archive holds none. It moves only when the state can have.
  * - `url`: the dashboard.
  * - `services`: `{name, state}` for each service asked for, in the order asked; without a filter,
- *   each service an ongoing incident names, by name. A service not listed is `ok`.
+ *   each service an ongoing incident names, by name. A service not listed is `ok`; a name never
+ *   seen is `unknown`.
  * - `incidents`: the ongoing incidents covered, worst first: `{id, title (one line), type, status,
  *   state, services, updated_at, url}` (`url`: its page on the dashboard; `title` at most
  *   WIDGET_TITLE_MAX_CHARS characters).
@@ -73,12 +79,14 @@ export type WidgetStateInput = {
   services?: readonly string[];
   /** Origin (and path, if any) of the dashboard: PUBLIC_URL, or the request's own. */
   baseUrl: string;
+  /** Names asked for that statuswatch does not know (see known-services.ts): their state is `unknown`. */
+  unknownServices?: readonly string[];
 };
 
-const RANK: Record<WidgetState, number> = { ok: 0, maintenance: 1, notice: 2, incident: 3, outage: 4 };
+const RANK: Record<WidgetState, number> = { ok: 0, unknown: 1, maintenance: 2, notice: 3, incident: 4, outage: 5 };
 
 /** The documented types by name; an unknown type is something going on, shown as a notice. */
-export function incidentState(incident: Pick<Incident, 'type' | 'status'>): Exclude<WidgetState, 'ok'> {
+export function incidentState(incident: Pick<Incident, 'type' | 'status'>): Exclude<WidgetState, 'ok' | 'unknown'> {
   if (incident.status === 'scheduled' || incident.type === 'maintenance') return 'maintenance';
   return incident.type === 'outage' || incident.type === 'incident' ? incident.type : 'notice';
 }
@@ -97,7 +105,8 @@ export function buildWidgetState(input: WidgetStateInput): WidgetJson {
     .map((incident) => ({ incident, state: incidentState(incident) }))
     .sort((a, b) => RANK[b.state] - RANK[a.state] || compareUrgency(a.incident, b.incident));
 
-  const byService = new Map<string, WidgetState>(filter?.map((name) => [name, 'ok']));
+  const unknown = new Set(input.unknownServices);
+  const byService = new Map<string, WidgetState>(filter?.map((name) => [name, unknown.has(name) ? 'unknown' : 'ok']));
   for (const { incident, state } of covered) {
     for (const name of incident.services) {
       if (wanted && !wanted.has(name)) continue;
@@ -109,7 +118,7 @@ export function buildWidgetState(input: WidgetStateInput): WidgetJson {
 
   const updatedMs = Math.max(input.latest?.dateUpdated.ms ?? -Infinity, ...covered.map(({ incident }) => incident.dateUpdated.ms));
   return {
-    state: worstState(covered.map(({ state }) => state)),
+    state: worstState([...covered.map(({ state }) => state), ...(filter?.some((name) => unknown.has(name)) ? ['unknown' as const] : [])]),
     stale: input.lastSuccessAt === null || input.now - input.lastSuccessAt >= input.staleAfterMs,
     updated_at: Number.isFinite(updatedMs) ? toIsoUtc(updatedMs) : null,
     url: `${input.baseUrl.replace(/\/+$/, '')}/`,

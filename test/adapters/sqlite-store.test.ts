@@ -103,6 +103,17 @@ describe('SQLite store', () => {
     expect(counts).toEqual({ incidents: 1, events: 1, runs: 1 });
   });
 
+  it('lists every service name an incident ever used, each once, in code-unit order, at most the limit', async () => {
+    await applyObserved(archive.store, [
+      one(rawIncident({ id: 1, services: ['Search', 'Files'] })),
+      one(rawIncident({ id: 2, services: ['Files', 'Old Name'] })),
+      one(rawIncident({ id: 3, status: 'resolved', services: ['Calls'] })),
+    ]);
+    expect(await archive.store.knownServices(100)).toEqual(['Calls', 'Files', 'Old Name', 'Search']);
+    // The bound: a feed that invents names cannot grow the list (and its cache) past it.
+    expect(await archive.store.knownServices(2)).toEqual(['Calls', 'Files']);
+  });
+
   it('gives a lease to one holder at a time and frees it when it expires or is released', async () => {
     const { store } = archive;
     expect(await store.tryAcquireLease('poll', 'a', T0, 1000)).toBe(true);

@@ -113,4 +113,27 @@ describe('widget in Chromium, on another origin', () => {
     await screenshot(page, 'widget-other-origin-dark');
     expect(problems).toEqual({ consoleErrors: [], pageErrors: [], cspViolations: [], dialogs: [] });
   });
+
+  it('shows a service name never seen as an unknown service in grey, never as operational', async () => {
+    current = await watchedPage(browser);
+    const { page, problems } = current;
+    await page.goto(`${service.url}/embed?service=Nope`, { waitUntil: 'load' });
+    const widget = page.locator('statuswatch-widget');
+    const root = widget.locator('[part~="widget"]');
+    await expect.poll(() => root.getAttribute('data-state')).toBe('unknown');
+    expect(await widget.locator('[part~="headline"]').textContent()).toBe('Unknown service');
+    const nope = widget.locator('[part~="service"]');
+    expect(await nope.getAttribute('data-state')).toBe('unknown');
+    expect(await nope.textContent()).toBe('NopeUnknown service');
+    // The dot is the grey of "unknown", not the green of ok (#1a7f37 in the light theme).
+    const dot = await widget.locator('[part~="headline"] .dot').evaluate((el) => getComputedStyle(el).backgroundColor);
+    expect(dot).toBe('rgb(129, 139, 152)');
+    // Opened on its own, the embed page has the browser ask for a favicon (a 404 in the console).
+    expect({ ...problems, consoleErrors: problems.consoleErrors.filter((line) => !line.includes('/favicon.ico')) }).toEqual({
+      consoleErrors: [],
+      pageErrors: [],
+      cspViolations: [],
+      dialogs: [],
+    });
+  });
 });

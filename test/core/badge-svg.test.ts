@@ -38,6 +38,11 @@ describe('badgeFor', () => {
     expect(badgeFor('Files', 'outage', false)).toEqual({ label: 'Files', message: 'outage', color: '#e05d44' });
     expect(badgeFor('Files', 'outage', true)).toEqual({ label: 'Files', message: 'unknown', color: '#9f9f9f' });
   });
+
+  it('draws a name never seen as a grey "unknown service", stale or not', () => {
+    expect(badgeFor('Nope', 'unknown', false)).toEqual({ label: 'Nope', message: 'unknown service', color: '#9f9f9f' });
+    expect(badgeFor('Nope', 'unknown', true)).toEqual({ label: 'Nope', message: 'unknown service', color: '#9f9f9f' });
+  });
 });
 
 describe('renderBadge', () => {

@@ -37,6 +37,20 @@ describe('incidentState', () => {
 });
 
 describe('buildWidgetState', () => {
+  it('shows a name never seen as unknown, overall too unless a known service asked for is worse off', () => {
+    const alone = buildWidgetState(input({ ongoing: [outage], services: ['Nope'], unknownServices: ['Nope'] }));
+    expect(alone.state).toBe('unknown');
+    expect(alone.services).toEqual([{ name: 'Nope', state: 'unknown' }]);
+    const withQuiet = buildWidgetState(input({ ongoing: [outage], services: ['Search', 'Nope'], unknownServices: ['Nope'] }));
+    expect(withQuiet.state).toBe('unknown');
+    const withTrouble = buildWidgetState(input({ ongoing: [outage], services: ['Nope', 'Files'], unknownServices: ['Nope'] }));
+    expect(withTrouble.state).toBe('outage');
+    expect(withTrouble.services).toEqual([
+      { name: 'Nope', state: 'unknown' },
+      { name: 'Files', state: 'outage' },
+    ]);
+  });
+
   it('is ok with no incidents going on, dated by the latest update the archive holds', () => {
     const latest = incident(9, { status: 'resolved', date_updated: '2026-09-30T10:00:00-07:00' });
     expect(buildWidgetState(input({ latest }))).toEqual({

@@ -165,6 +165,16 @@ describe('email subscription pages', () => {
     expect(await subscriptions()).toHaveLength(0);
   });
 
+  it('refuses a service the vendor never named, says which ones it knows, and sends nothing', async () => {
+    const page = await signUp('filez@example.test', { service: ['Files', 'Filez'] });
+    expect(page.status).toBe(400);
+    expect(page.html).toMatch(/<div class="error-summary" role="alert"/);
+    expect(page.html).toContain('Unknown service &quot;Filez&quot;');
+    expect(page.html).toContain('Workspace/Org Administration');
+    expect(smtp.received).toHaveLength(0);
+    expect(await subscriptions()).toHaveLength(0);
+  });
+
   it('refuses forms posted from another site, but not the one-click unsubscribe', async () => {
     const fromHere = await signUp('dee@example.test');
     expect(fromHere.status).toBe(303); // the same post from this site is fine

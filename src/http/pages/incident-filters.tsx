@@ -1,6 +1,6 @@
 /** The filter and search form of `/incidents`: a plain GET form, so it works without scripts. */
 import { statusWord } from '../../core/notification-message.ts';
-import { VENDOR_SERVICES } from '../../core/service-days.ts';
+import { DOCUMENTED_SERVICES } from '../../core/known-services.ts';
 
 /** What the reader asked for, as typed: the form shows it back as it came. */
 export type IncidentQuery = {
@@ -16,7 +16,7 @@ export type IncidentQuery = {
  * The vendor's current services, then the names only past incidents use (developer-interface.md).
  * Services beyond these still filter by URL (`?service=`); the form adds them when asked for.
  */
-export const KNOWN_SERVICES: readonly string[] = [...VENDOR_SERVICES, 'Connections', 'Posts/Files', 'Calls', 'Link Previews'];
+export const KNOWN_SERVICES: readonly string[] = DOCUMENTED_SERVICES;
 export const KNOWN_TYPES: readonly string[] = ['outage', 'incident', 'notice'];
 export const KNOWN_STATUSES: readonly string[] = ['active', 'resolved', 'scheduled', 'completed', 'cancelled'];
 

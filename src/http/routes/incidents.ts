@@ -6,14 +6,16 @@ import type { IncidentFilter, IncidentPosition } from '../../core/ports.ts';
 import { parseSearch, SEARCH_LIMITS } from '../../core/search-query.ts';
 import { iso, toApiEvent, toApiIncident, toApiListedIncident } from '../api-json.ts';
 import type { AppDeps } from '../deps.ts';
+import { knownServiceNames, requireKnownServices } from '../known-services.ts';
 import { incidentFilterParams, pageLimit, readCursor } from '../query-params.ts';
 
 const incidentCursor = z.object({ k: z.literal('incidents'), s: z.number().int() });
 const HISTORY_EVENTS_MAX = 1000;
 const VERSIONS_MAX = 1000;
 
-export function incidentRoutes({ store, cursors }: AppDeps) {
+export function incidentRoutes({ store, cursors, clock }: AppDeps) {
   const app = new Hono();
+  const known = knownServiceNames(store, clock);
 
   app.get('/api/incidents', async (c) => {
     const requestedLimit = pageLimit(c.req.query('limit'));
@@ -22,6 +24,8 @@ export function incidentRoutes({ store, cursors }: AppDeps) {
       return parsed.success ? { sortKey: parsed.data.s } : null;
     });
     const filter: IncidentFilter = incidentFilterParams(c);
+    // An empty list for a misspelt name would read as "no incidents ever": say the name is unknown.
+    await requireKnownServices(known, 'service', filter.services);
     const q = c.req.query('q')?.trim();
     if (q) {
       const search = parseSearch(q);

@@ -8,7 +8,9 @@ import { isWellFormedToken, type TokenPurpose } from '../../core/confirmation-to
 import { ApiError } from '../../core/errors.ts';
 import type { StoredSubscription } from '../../core/ports.ts';
 import { createSubscriptionSchema } from '../../core/subscription.ts';
+import { unknownServices, unknownServiceDetail } from '../../core/known-services.ts';
 import type { AppDeps } from '../deps.ts';
+import { knownServiceNames } from '../known-services.ts';
 import { formValue, formValues, readForm, type FormBody } from '../form-body.ts';
 import { sameOriginForms } from '../form-origin.ts';
 import { ErrorMessage } from '../pages/error-page.tsx';
@@ -96,7 +98,8 @@ export function subscribePageRoutes(deps: AppDeps) {
   }
 
   /** The same checks as the API's sign-up body, so a form and a JSON client follow one set of rules. */
-  const check = (email: string, choices: ChoiceValues, kept: StoredSubscription['filters'] = {}) => {
+  const known = knownServiceNames(deps.store, deps.clock);
+  const check = async (email: string, choices: ChoiceValues, kept: StoredSubscription['filters'] = {}) => {
     const parsed = schema.safeParse({
       channel: 'email',
       email,
@@ -107,7 +110,12 @@ export function subscribePageRoutes(deps: AppDeps) {
       },
       timezone: choices.timeZone || undefined,
     });
-    return parsed.success ? { ok: true as const, input: parsed.data } : { ok: false as const, errors: fieldErrors(parsed.error.issues) };
+    if (!parsed.success) return { ok: false as const, errors: fieldErrors(parsed.error.issues) };
+    // A service the vendor never named would never match: the reader is told, with the known names.
+    const names = parsed.data.filters.services?.length ? await known() : [];
+    const unknown = unknownServices(parsed.data.filters.services, names);
+    if (unknown.length > 0) return { ok: false as const, errors: { services: `${capitalise(unknownServiceDetail('services', unknown, names).replace(/^services: /, ''))}.` } as FieldErrors };
+    return { ok: true as const, input: parsed.data };
   };
 
   app.get('/subscribe', formPage, (c) =>
@@ -119,7 +127,7 @@ export function subscribePageRoutes(deps: AppDeps) {
   app.post('/subscribe', formPage, limit, sameOrigin, async (c) => {
     const form = await readForm(c);
     const values: SubscribeValues = { email: formValue(form.email).trim(), ...readChoices(form) };
-    const checked = check(values.email, values);
+    const checked = await check(values.email, values);
     if (!checked.ok) return page(c, 'Subscribe: please fix the form', <SubscribePage values={values} errors={checked.errors} />, 400);
     try {
       await subscriptions.signUp(checked.input, deps.clientAddress(c));
@@ -184,7 +192,7 @@ export function subscribePageRoutes(deps: AppDeps) {
       const current = await subscriptions.peek('manage', token);
       const values = readChoices(form);
       // The form has no field for event types (an admin may have set them): they are kept as they are.
-      const checked = check(current.target, values, { events: current.filters.events });
+      const checked = await check(current.target, values, { events: current.filters.events });
       if (!checked.ok) {
         return page(c, 'Your email updates: please fix the form', <ManagePage token={token} email={current.target} values={values} errors={checked.errors} />, 400);
       }

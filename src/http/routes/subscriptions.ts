@@ -7,6 +7,7 @@ import type { Delivery, DeliveryAttemptRecord, DeliveryState, StoredSubscription
 import { CHANNELS, createSubscriptionSchema, subscriptionFiltersSchema, type Channel, type SubscriptionStatus } from '../../core/subscription.ts';
 import { iso } from '../api-json.ts';
 import type { AppDeps } from '../deps.ts';
+import { knownServiceNames, requireKnownServices } from '../known-services.ts';
 import { instantParam, pageLimit, readCursor } from '../query-params.ts';
 import { requireAdmin } from './admin.ts';
 
@@ -23,9 +24,12 @@ export function subscriptionRoutes(deps: AppDeps) {
   app.use('/api/delivery-replays', requireAdmin(deps));
 
   const createSchema = createSubscriptionSchema({ allowPlainHttp: deps.allowPrivateWebhooks });
+  // A filter on a name the vendor never uses would silently never match: refused with the known names.
+  const known = knownServiceNames(store, deps.clock);
 
   app.post('/api/subscriptions', async (c) => {
     const input = parse(createSchema, await jsonBody(c));
+    await requireKnownServices(known, 'filters.services', input.filters.services);
     const { subscription, secret } = await subscriptions.create(input);
     return c.json({ ok: true, subscription: toApiSubscription(subscription), ...(secret ? { secret } : {}) }, 201);
   });
@@ -59,6 +63,7 @@ export function subscriptionRoutes(deps: AppDeps) {
     const current = await store.getSubscription(id);
     if (!current) throw new ApiError(404, 'subscription_not_found', 'no subscription with that id');
     const body = parse(updateSchema, await jsonBody(c));
+    await requireKnownServices(known, 'filters.services', body.filters?.services);
     // Validated as a whole subscription, so an update obeys the same rules as a creation.
     const merged = parse(createSchema, {
       channel: current.channel,

@@ -7,7 +7,9 @@ import { Hono, type Context } from 'hono';
 import { html } from 'hono/html';
 import { badgeFor, renderBadge } from '../../core/badge-svg.ts';
 import { buildWidgetState, WIDGET_SERVICES_MAX, type WidgetJson } from '../../core/widget-state.ts';
+import { unknownServices } from '../../core/known-services.ts';
 import type { AppDeps } from '../deps.ts';
+import { knownServiceNames } from '../known-services.ts';
 import { listParam } from '../query-params.ts';
 import { etagMatches, responseCache } from '../response-cache.ts';
 import { STALE_AFTER_MS } from './health.ts';
@@ -65,6 +67,7 @@ const THEMES = new Set(['light', 'dark', 'auto']);
 
 export function widgetRoutes({ store, clock, assets, publicUrl }: AppDeps) {
   const app = new Hono();
+  const known = knownServiceNames(store, clock);
   const cache = responseCache({
     generation: () => store.archiveGeneration(),
     clock,
@@ -79,7 +82,12 @@ export function widgetRoutes({ store, clock, assets, publicUrl }: AppDeps) {
   const servicesAsked = (c: Context) => listParam(c, 'service')?.slice(0, WIDGET_SERVICES_MAX);
 
   const state = async (c: Context, services: string[] | undefined): Promise<WidgetJson> => {
-    const [ongoing, latest, health] = await Promise.all([store.ongoingIncidents(), store.recentlyUpdated({ services }, 1), store.feedHealth()]);
+    const [ongoing, latest, health, knownNames] = await Promise.all([
+      store.ongoingIncidents(),
+      store.recentlyUpdated({ services }, 1),
+      store.feedHealth(),
+      services ? known() : Promise.resolve([]),
+    ]);
     return buildWidgetState({
       ongoing,
       latest: latest[0] ?? null,
@@ -87,6 +95,7 @@ export function widgetRoutes({ store, clock, assets, publicUrl }: AppDeps) {
       now: clock.now(),
       staleAfterMs: STALE_AFTER_MS,
       services,
+      unknownServices: unknownServices(services, knownNames),
       baseUrl: publicUrl ?? new URL(c.req.url).origin,
     });
   };

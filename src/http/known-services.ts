@@ -1,0 +1,36 @@
+/**
+ * The known service names for the routes that check a `service` parameter or filter: read once per
+ * archive generation and shared by every route of the same store.
+ */
+import { ApiError } from '../core/errors.ts';
+import { KNOWN_SERVICES_MAX, mergeKnownServices, unknownServiceDetail, unknownServices } from '../core/known-services.ts';
+import type { Clock, Store } from '../core/ports.ts';
+import { generationMemo } from './generation-memo.ts';
+
+/** The names only change with the archive; the age bound is a backstop, not a refresh rule. */
+const KNOWN_SERVICES_MAX_AGE_MS = 60_000;
+
+// One memo per store (a WeakMap, so a store that goes away takes its memo along).
+const memos = new WeakMap<Store, () => Promise<string[]>>();
+
+export function knownServiceNames(store: Store, clock: Clock): () => Promise<string[]> {
+  let memo = memos.get(store);
+  if (!memo) {
+    memo = generationMemo({
+      generation: () => store.archiveGeneration(),
+      clock,
+      maxAgeMs: KNOWN_SERVICES_MAX_AGE_MS,
+      build: async () => mergeKnownServices(await store.knownServices(KNOWN_SERVICES_MAX)),
+    });
+    memos.set(store, memo);
+  }
+  return memo;
+}
+
+/** A 400 `unknown_service` naming the known services when any name asked for is not one. */
+export async function requireKnownServices(known: () => Promise<string[]>, field: string, asked: readonly string[] | undefined): Promise<void> {
+  if (!asked || asked.length === 0) return;
+  const names = await known();
+  const unknown = unknownServices(asked, names);
+  if (unknown.length > 0) throw new ApiError(400, 'unknown_service', unknownServiceDetail(field, unknown, names));
+}
