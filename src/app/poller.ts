@@ -236,6 +236,12 @@ export function createPoller(deps: PollerDeps): Poller {
           if (index > 0) await yieldToEventLoop();
           run.changes = countByType([...applied, ...piece.events]);
           run.finishedAt = clock.now();
+          // Each piece records the run as it stands once that piece is in: the incidents beyond
+          // this poll's budget plus those of its pieces still to come. A process killed between
+          // two pieces leaves a run that says how much is left, never "nothing pending".
+          const pending = plan.pending + pieces.slice(index + 1).reduce((sum, rest) => sum + rest.writes.length, 0);
+          if (pending > 0) run.pendingIncidents = pending;
+          else delete run.pendingIncidents;
           generation = await store.applyPoll({
             run,
             plan: piece,
