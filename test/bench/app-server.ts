@@ -72,7 +72,8 @@ export async function runConcurrentClient(job: HotPathJob): Promise<HotPathSampl
   return runClientProcess<HotPathSamples>(CONCURRENT_CLIENT, job);
 }
 
-async function runClientProcess<T>(script: string, job: unknown): Promise<T> {
+/** Runs a client script in its own process: the job goes in on stdin, its JSON answer comes out on stdout. */
+export async function runClientProcess<T>(script: string, job: unknown): Promise<T> {
   const child = spawn(process.execPath, ['--import', 'tsx', script], { stdio: ['pipe', 'pipe', 'inherit'] });
   let output = '';
   child.stdout.on('data', (chunk) => (output += chunk));

@@ -4,12 +4,12 @@
  * a flood of GETs to the cached routes, every URL different, and the server's peak RSS (VmHWM) is
  * compared with its RSS after a warm-up, and with the caches' stated budgets.
  */
-import { spawn } from 'node:child_process';
 import { readFileSync, rmSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { MAX_KEY_CHARS } from '../../src/http/response-cache.ts';
 import { spawnCli } from '../helpers/cli.ts';
 import { openTempArchive, tempDir } from '../helpers/temp-archive.ts';
+import { runClientProcess } from './app-server.ts';
 import { expectBench, type Goal, type SectionReport } from './harness.ts';
 import type { CacheMemoryJob, CacheMemoryResult } from './cache-memory-client.ts';
 import { seedDirect } from './seed.ts';
@@ -115,16 +115,7 @@ function memoryOf(pid: number): Memory {
 
 const CLIENT = fileURLToPath(new URL('./cache-memory-client.ts', import.meta.url));
 
-async function runClient(job: CacheMemoryJob): Promise<CacheMemoryResult> {
-  const child = spawn(process.execPath, ['--import', 'tsx', CLIENT], { stdio: ['pipe', 'pipe', 'inherit'] });
-  let output = '';
-  child.stdout.on('data', (chunk) => (output += chunk));
-  const exited = new Promise<number | null>((resolve) => child.on('close', resolve));
-  child.stdin.end(JSON.stringify(job));
-  const code = await exited;
-  expectBench(code === 0, `the cache-memory client exited with ${code}`);
-  return JSON.parse(output) as CacheMemoryResult;
-}
+const runClient = (job: CacheMemoryJob) => runClientProcess<CacheMemoryResult>(CLIENT, job);
 
 const mb = (bytes: number) => `${(bytes / MB).toFixed(0)} MB`;
 

@@ -4,7 +4,6 @@
  */
 import { serve } from '@hono/node-server';
 import { Hono } from 'hono';
-import { spawn } from 'node:child_process';
 import { rmSync } from 'node:fs';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -14,6 +13,7 @@ import { parseConfig } from '../../src/config.ts';
 import { startService, type RunningService } from '../../src/entry/node.ts';
 import { startSimulatedVendor, type RunningSimulatedVendor } from '../../src/sim/server.ts';
 import { tempDir } from '../helpers/temp-archive.ts';
+import { runClientProcess } from './app-server.ts';
 import { expectBench, silentLogger, type Goal, type SectionReport } from './harness.ts';
 import type { BurstSamples, HotPathJob, HotPathSamples, HotPathTarget } from './hot-paths-client.ts';
 import { summarize } from './stats.ts';
@@ -141,16 +141,7 @@ async function buildTargets(world: HotPathWorld, widget: { current: unknown }): 
 
 const CLIENT = fileURLToPath(new URL('./hot-paths-client.ts', import.meta.url));
 
-async function runClient(job: HotPathJob): Promise<HotPathSamples> {
-  const child = spawn(process.execPath, ['--import', 'tsx', CLIENT], { stdio: ['pipe', 'pipe', 'inherit'] });
-  let output = '';
-  child.stdout.on('data', (chunk) => (output += chunk));
-  const exited = new Promise<number | null>((resolve) => child.on('close', resolve));
-  child.stdin.end(JSON.stringify(job));
-  const code = await exited;
-  expectBench(code === 0, `the benchmark client exited with ${code}`);
-  return JSON.parse(output) as HotPathSamples;
-}
+const runClient = (job: HotPathJob) => runClientProcess<HotPathSamples>(CLIENT, job);
 
 const rps = (s: BurstSamples) => (s.latenciesMs.length * 1000) / s.elapsedMs;
 
