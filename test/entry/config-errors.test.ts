@@ -1,8 +1,8 @@
 /** Settings that parse but cannot work here: each stops the command with one line, exit 2, no stack. */
-import { createServer, type Server } from 'node:net';
 import { existsSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { occupyPort, type BusyPort } from '../helpers/busy-port.ts';
 import { rawIncident } from '../fixtures/vendor-builders.ts';
 import { runCli, type CliResult } from '../helpers/cli.ts';
 import { startTestVendor, type TestVendor } from '../helpers/service.ts';
@@ -68,14 +68,13 @@ describe('settings that fail on this machine', () => {
   });
 
   describe('a busy port', () => {
-    let squatter: Server;
+    let busy: BusyPort;
     let port: number;
     beforeAll(async () => {
-      squatter = createServer();
-      await new Promise<void>((resolve) => squatter.listen(0, '127.0.0.1', resolve));
-      port = (squatter.address() as { port: number }).port;
+      busy = await occupyPort();
+      port = busy.port;
     });
-    afterAll(() => new Promise<void>((resolve) => squatter.close(() => resolve())));
+    afterAll(() => busy.close());
 
     it('serve refuses with one line and exits (it used to keep running)', async () => {
       const result = await runCli(['serve'], serveEnv(tempDir(), { PORT: String(port) }));

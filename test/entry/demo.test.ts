@@ -1,8 +1,8 @@
 /** `statuswatch demo` as a new user meets it: what it prints works, mail arrives, a second demo or a busy port is refused cleanly. */
 import { existsSync, statSync } from 'node:fs';
-import { createServer, type Server } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { occupyPort, type BusyPort } from '../helpers/busy-port.ts';
 import { spawnCli, type CliResult } from '../helpers/cli.ts';
 import { tempDir } from '../helpers/temp-archive.ts';
 
@@ -132,14 +132,13 @@ describe('a running demo', () => {
 });
 
 describe('demo refusals', () => {
-  let squatter: Server;
+  let busy: BusyPort;
   let port: number;
   beforeAll(async () => {
-    squatter = createServer();
-    await new Promise<void>((resolve) => squatter.listen(0, '127.0.0.1', resolve));
-    port = (squatter.address() as { port: number }).port;
+    busy = await occupyPort();
+    port = busy.port;
   });
-  afterAll(() => new Promise<void>((resolve) => squatter.close(() => resolve())));
+  afterAll(() => busy.close());
 
   it('a busy port: one line naming PORT, exit 2, and the process ends (it used to hang)', async () => {
     const cwd = tempDir('statuswatch-demo-');
