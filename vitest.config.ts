@@ -1,11 +1,41 @@
+import { cloudflareTest, readD1Migrations } from '@cloudflare/vitest-pool-workers';
 import { defineConfig } from 'vitest/config';
 
-export default defineConfig({
+/**
+ * Two projects, one `npm test`: the Node suite, and the suites that run inside workerd (the
+ * Workers runtime, from npm: nothing to install) against D1, Miniflare's local implementation.
+ */
+export default defineConfig(async () => ({
   test: {
-    include: ['test/**/*.test.ts'],
-    exclude: ['test/browser/**', 'node_modules/**'],
-    // Integration tests start real servers and child processes; two cores on CI.
-    testTimeout: 30_000,
-    hookTimeout: 30_000,
+    projects: [
+      {
+        test: {
+          name: 'node',
+          include: ['test/**/*.test.ts'],
+          exclude: ['test/browser/**', 'test/workers/**', 'node_modules/**'],
+          // Integration tests start real servers and child processes; two cores on CI.
+          testTimeout: 30_000,
+          hookTimeout: 30_000,
+        },
+      },
+      {
+        plugins: [
+          cloudflareTest({
+            miniflare: {
+              compatibilityDate: '2026-04-26',
+              compatibilityFlags: ['nodejs_compat'],
+              d1Databases: ['DB'],
+              bindings: { TEST_MIGRATIONS: await readD1Migrations('drizzle') },
+            },
+          }),
+        ],
+        test: {
+          name: 'workers',
+          include: ['test/workers/**/*.test.ts'],
+          setupFiles: ['test/workers/apply-migrations.ts'],
+          testTimeout: 30_000,
+        },
+      },
+    ],
   },
-});
+}));

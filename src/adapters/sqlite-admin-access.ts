@@ -1,14 +1,16 @@
 /**
  * Admin sessions and the admin-token guess throttle in SQLite: the AdminAccessStore port. Each
- * session step is a fixed list of statements (no read-then-branch), as D1's batch will need.
+ * step is a fixed list of statements (no read-then-branch), one transaction or one D1 batch.
  */
 import { and, desc, eq, lt, ne, notInArray, or, sql } from 'drizzle-orm';
-import { decideGuess } from '../core/guess-throttle.ts';
+import { decideGuess, type GuessDecision } from '../core/guess-throttle.ts';
 import type { AdminAccessStore, AdminSessionRecord } from '../core/ports.ts';
-import type { SqliteDatabase } from './sqlite-statements.ts';
+import { LimitLogContention, swapLimitLogs } from './sqlite-limit-logs.ts';
+import { statementOf, type SqliteConnection } from './sqlite-connection.ts';
 import * as t from './store-schema.ts';
 
-export function createSqliteAdminAccessStore(db: SqliteDatabase): AdminAccessStore {
+export function createSqliteAdminAccessStore(connection: SqliteConnection): AdminAccessStore {
+  const { db } = connection;
   const s = t.adminSessions;
   const toRecord = (row: typeof s.$inferSelect): AdminSessionRecord => ({
     idHash: row.idHash,
@@ -19,55 +21,79 @@ export function createSqliteAdminAccessStore(db: SqliteDatabase): AdminAccessSto
 
   return {
     async createAdminSession(session, maxLive) {
-      db.transaction(() => {
-        db.insert(s)
-          .values({ idHash: session.idHash, tokenFingerprint: session.tokenFingerprint, createdMs: session.createdAt, expiresMs: session.expiresAt, lastSeenMs: session.createdAt })
-          .run();
-        db.delete(s).where(or(lt(s.expiresMs, session.createdAt), ne(s.tokenFingerprint, session.tokenFingerprint))).run();
-        // rowid breaks ties between sessions made in the same millisecond: the newest always stays.
-        const newest = db.select({ idHash: s.idHash }).from(s).orderBy(desc(s.createdMs), desc(sql`rowid`)).limit(maxLive);
-        db.delete(s).where(notInArray(s.idHash, newest)).run();
-      });
+      // rowid breaks ties between sessions made in the same millisecond: the newest always stays.
+      const newest = db.select({ idHash: s.idHash }).from(s).orderBy(desc(s.createdMs), desc(sql`rowid`)).limit(maxLive);
+      await connection.runAtomically([
+        statementOf(
+          db.insert(s).values({
+            idHash: session.idHash,
+            tokenFingerprint: session.tokenFingerprint,
+            createdMs: session.createdAt,
+            expiresMs: session.expiresAt,
+            lastSeenMs: session.createdAt,
+          }),
+        ),
+        statementOf(db.delete(s).where(or(lt(s.expiresMs, session.createdAt), ne(s.tokenFingerprint, session.tokenFingerprint)))),
+        statementOf(db.delete(s).where(notInArray(s.idHash, newest))),
+      ]);
     },
 
     async touchAdminSession(idHash, tokenFingerprint, now) {
-      return db.transaction(() => {
-        db.delete(s).where(ne(s.tokenFingerprint, tokenFingerprint)).run();
-        const row = db
-          .update(s)
-          .set({ lastSeenMs: now })
-          .where(and(eq(s.idHash, idHash), eq(s.tokenFingerprint, tokenFingerprint), sql`${now} < ${s.expiresMs}`))
-          .returning()
-          .get();
-        return row ? toRecord(row) : null;
-      });
+      const [, touched] = await connection.runAtomically([
+        statementOf(db.delete(s).where(ne(s.tokenFingerprint, tokenFingerprint))),
+        statementOf(
+          db
+            .update(s)
+            .set({ lastSeenMs: now })
+            .where(and(eq(s.idHash, idHash), eq(s.tokenFingerprint, tokenFingerprint), sql`${now} < ${s.expiresMs}`))
+            .returning(),
+        ),
+      ]);
+      const row = touched?.[0] as Record<string, number | string> | undefined;
+      return row
+        ? toRecord({
+            idHash: String(row.id_hash),
+            tokenFingerprint: String(row.token_fingerprint),
+            createdMs: Number(row.created_ms),
+            expiresMs: Number(row.expires_ms),
+            lastSeenMs: Number(row.last_seen_ms),
+          })
+        : null;
     },
 
     async deleteAdminSession(idHash) {
-      db.delete(s).where(eq(s.idHash, idHash)).run();
+      await db.delete(s).where(eq(s.idHash, idHash)).run();
     },
 
-    // Logs share rate_limits with the sign-up limiter ({hitsMs} JSON, distinct keys). Reading and
-    // writing in one transaction makes concurrent guesses queue: none slips past a full log. A
-    // wrong guess may write, so it takes the write lock first: upgrading a read transaction would
-    // fail with SQLITE_BUSY when another process wrote in between. A right one only reads.
+    // Logs share rate_limits with the sign-up limiter ({hitsMs} JSON, distinct keys). A wrong guess
+    // swaps its logs in only if no other guess wrote them since they were read (sqlite-limit-logs.ts),
+    // so none slips past a full log however many run at once. A right one only reads.
     async throttleGuess(limits, wrong, now) {
-      const r = t.rateLimits;
-      return db.transaction(() => {
-        const logs = limits.map(({ key }) => {
-          const row = db.select().from(r).where(eq(r.key, key)).get();
-          const parsed = row ? (JSON.parse(row.hitsJson) as { hitsMs?: unknown }) : null;
-          return Array.isArray(parsed?.hitsMs) ? (parsed.hitsMs as number[]) : undefined;
-        });
-        const decision = decideGuess(logs, limits, wrong, now);
-        if (!decision.allowed || decision.writes.length === 0) return decision;
-        for (const write of decision.writes) {
-          const hitsJson = JSON.stringify({ hitsMs: write.failuresMs });
-          db.insert(r).values({ key: write.key, hitsJson, expiresMs: write.expiresMs }).onConflictDoUpdate({ target: r.key, set: { hitsJson, expiresMs: write.expiresMs } }).run();
-        }
-        db.delete(r).where(lt(r.expiresMs, now)).run();
-        return decision;
-      }, { behavior: wrong ? 'immediate' : 'deferred' });
+      try {
+        return await swapLimitLogs<GuessDecision>(
+          connection,
+          limits.map((limit) => limit.key),
+          (texts) => {
+            const logs = texts.map((text) => {
+              const parsed = text === null ? null : (JSON.parse(text) as { hitsMs?: unknown });
+              return Array.isArray(parsed?.hitsMs) ? (parsed.hitsMs as number[]) : undefined;
+            });
+            const decision = decideGuess(logs, limits, wrong, now);
+            if (!decision.allowed) return { writes: [], result: decision };
+            return {
+              writes: decision.writes.map((w) => ({ key: w.key, hitsJson: JSON.stringify({ hitsMs: w.failuresMs }), expiresMs: w.expiresMs })),
+              // Logs a flood of addresses leaves behind go with the next wrong guess (one index seek),
+              // not only at the next retention run.
+              extra: decision.writes.length > 0 ? [statementOf(db.delete(t.rateLimits).where(lt(t.rateLimits.expiresMs, now)))] : [],
+              result: decision,
+            };
+          },
+        );
+      } catch (error) {
+        // Fail closed: a guess that could not be recorded is not let through.
+        if (error instanceof LimitLogContention) return { allowed: false, retryAfterMs: 1000 };
+        throw error;
+      }
     },
   };
 }

@@ -21,7 +21,8 @@ import type {
 } from '../core/ports.ts';
 import { checkLimit, type LimitState } from '../core/rate-limit.ts';
 import type { SubscriptionFilters } from '../core/subscription.ts';
-import type { SqliteDatabase } from './sqlite-statements.ts';
+import { changedRows, statementOf, type BatchStatement, type SqlDb, type SqliteConnection } from './sqlite-connection.ts';
+import { LimitLogContention, swapLimitLogs } from './sqlite-limit-logs.ts';
 import * as t from './store-schema.ts';
 
 /** Bumped by every write to subscriptions, from any process: tells a cached list it is stale. */
@@ -32,32 +33,81 @@ export type ActiveSubscriptionsReader = {
    * Active subscriptions, which the poller plans deliveries for. Reading and parsing 10,000 of
    * them took 130 ms, so the list is kept until any process changes a subscription.
    */
-  loadActiveSubscriptions(): StoredSubscription[];
+  loadActiveSubscriptions(): Promise<StoredSubscription[]>;
 };
 
-export function createActiveSubscriptionsReader(db: SqliteDatabase): ActiveSubscriptionsReader {
+export function createActiveSubscriptionsReader(db: SqlDb): ActiveSubscriptionsReader {
   const activeSubscriptions = db.select().from(t.subscriptions).where(eq(t.subscriptions.status, 'active')).orderBy(asc(t.subscriptions.id)).prepare();
   const version = db.select({ value: t.meta.value }).from(t.meta).where(eq(t.meta.key, SUBSCRIPTIONS_VERSION_KEY)).prepare();
   let cached: { version: string; subscriptions: StoredSubscription[] } | null = null;
   return {
-    loadActiveSubscriptions() {
-      const current = version.get()?.value ?? '0';
-      if (cached?.version !== current) cached = { version: current, subscriptions: activeSubscriptions.all().map(toSubscription) };
+    async loadActiveSubscriptions() {
+      const current = (await version.get())?.value ?? '0';
+      if (cached?.version !== current) cached = { version: current, subscriptions: (await activeSubscriptions.all()).map(toSubscription) };
       return cached.subscriptions;
     },
   };
 }
 
+/** Bumps the version of the subscriptions list: the last statement of every list that writes subscriptions. */
+const BUMP_SUBSCRIPTIONS_VERSION: BatchStatement = {
+  sql: `INSERT INTO meta (key, value) VALUES ('${SUBSCRIPTIONS_VERSION_KEY}', '1')
+    ON CONFLICT (key) DO UPDATE SET value = CAST(value AS INTEGER) + 1`,
+  params: [],
+};
+
+/** The subscription of a delivery while `holder` still holds its claim (params: delivery id, holder). */
+const HELD_SUBSCRIPTION = `(SELECT subscription_id FROM deliveries WHERE id = ? AND claimed_by = ? AND state = 'pending')`;
+
+const INSERT_ATTEMPT = `INSERT INTO delivery_attempts (delivery_id, attempted_ms, ok, status, duration_ms, response_excerpt, error)
+  SELECT ?, ?, ?, ?, ?, ?, ? WHERE ${HELD_SUBSCRIPTION} IS NOT NULL`;
+const MARK_SUCCEEDED = `UPDATE subscriptions SET failing_since_ms = NULL, last_success_ms = ? WHERE id = ${HELD_SUBSCRIPTION}`;
+const MARK_FAILING = `UPDATE subscriptions SET failing_since_ms = ? WHERE failing_since_ms IS NULL AND id = ${HELD_SUBSCRIPTION}`;
+const MARK_PAUSED = `UPDATE subscriptions SET status = 'paused', paused_reason = ?, updated_ms = ? WHERE status <> 'paused' AND id = ${HELD_SUBSCRIPTION}`;
+/** Last of an attempt's statements: it ends the claim the others checked, and says whether it held. */
+const FINISH_ATTEMPT = `UPDATE deliveries SET attempts = attempts + 1, claimed_by = NULL, claim_until_ms = NULL,
+    state = ?, next_attempt_ms = coalesce(?, next_attempt_ms), finished_ms = ?, last_error = ?
+  WHERE id = ? AND claimed_by = ? AND state = 'pending' RETURNING id`;
+
+/**
+ * One attempt as statements that each apply only while `holder` holds the claim: the attempt, the
+ * subscription's health, then the delivery's new state, whose RETURNING row says the claim held.
+ * A pause bumps the subscriptions version whether or not it applied: a spare bump only makes a
+ * cached list read again.
+ */
+function attemptStatements(holder: string, { deliveryId, attempt, outcome, health }: AttemptToRecord): BatchStatement[] {
+  const held = [deliveryId, holder];
+  const finishedMs = attempt.attemptedAt + attempt.durationMs;
+  const list: BatchStatement[] = [
+    {
+      sql: INSERT_ATTEMPT,
+      params: [deliveryId, attempt.attemptedAt, attempt.ok ? 1 : 0, attempt.status, attempt.durationMs, attempt.responseExcerpt, attempt.error, ...held],
+    },
+  ];
+  if (health.kind === 'succeeded') {
+    list.push({ sql: MARK_SUCCEEDED, params: [finishedMs, ...held] });
+  } else {
+    list.push({ sql: MARK_FAILING, params: [attempt.attemptedAt, ...held] });
+    if (health.kind === 'paused') list.push({ sql: MARK_PAUSED, params: [health.reason, finishedMs, ...held] }, BUMP_SUBSCRIPTIONS_VERSION);
+  }
+  list.push({
+    sql: FINISH_ATTEMPT,
+    params: [
+      outcome.kind === 'done' ? 'done' : outcome.kind === 'dead' ? 'dead' : 'pending',
+      outcome.kind === 'retry' ? outcome.at : null,
+      outcome.kind === 'retry' ? null : finishedMs,
+      outcome.kind === 'retry' ? outcome.error : outcome.kind === 'dead' ? outcome.reason : null,
+      ...held,
+    ],
+  });
+  return list;
+}
+
 /** The statements of the deliverer's path, prepared once: built and prepared per call they took most of its time. */
-function prepareDeliveryStatements(db: SqliteDatabase) {
+function prepareDeliveryStatements(db: SqlDb) {
   const s = t.subscriptions;
   const d = t.deliveries;
   return {
-    bumpSubscriptionsVersion: db
-      .insert(t.meta)
-      .values({ key: SUBSCRIPTIONS_VERSION_KEY, value: '1' })
-      .onConflictDoUpdate({ target: t.meta.key, set: { value: sql`CAST(${t.meta.value} AS INTEGER) + 1` } })
-      .prepare(),
     // The claim is one UPDATE: two deliverers can never both hold a row. Only active
     // subscriptions' rows are claimed: a paused one's wait until it is resumed.
     claim: db
@@ -72,6 +122,11 @@ function prepareDeliveryStatements(db: SqliteDatabase) {
       .returning()
       .prepare(),
     subscriptionById: db.select().from(s).where(eq(s.id, p('id'))).prepare(),
+    subscriptionsByIds: db
+      .select()
+      .from(s)
+      .where(sql`${s.id} IN (SELECT value FROM json_each(${p('ids')}))`)
+      .prepare(),
     deliveryById: db.select().from(d).where(eq(d.id, p('id'))).prepare(),
     eventsByIds: db
       .select()
@@ -79,65 +134,25 @@ function prepareDeliveryStatements(db: SqliteDatabase) {
       .where(sql`${t.events.id} IN (SELECT value FROM json_each(${p('ids')}))`)
       .orderBy(asc(t.events.seq))
       .prepare(),
-    insertAttempt: db
-      .insert(t.deliveryAttempts)
-      .values({
-        deliveryId: p('deliveryId'),
-        attemptedMs: p('attemptedMs'),
-        ok: p('ok'),
-        status: p('status'),
-        durationMs: p('durationMs'),
-        responseExcerpt: p('responseExcerpt'),
-        error: p('error'),
-      })
-      .prepare(),
-    finishAttempt: db
-      .update(d)
-      .set({
-        attempts: sql`${d.attempts} + 1`,
-        claimedBy: null,
-        claimUntilMs: null,
-        state: v('state'),
-        nextAttemptMs: v('nextAttemptMs'),
-        finishedMs: v('finishedMs'),
-        lastError: v('lastError'),
-      })
-      .where(eq(d.id, p('id')))
-      .prepare(),
-    markSucceeded: db.update(s).set({ failingSinceMs: null, lastSuccessMs: v('at') }).where(eq(s.id, p('id'))).prepare(),
-    markFailing: db.update(s).set({ failingSinceMs: v('since') }).where(and(eq(s.id, p('id')), sql`${s.failingSinceMs} IS NULL`)).prepare(),
-    markPaused: db
-      .update(s)
-      .set({ status: 'paused', pausedReason: v('reason'), updatedMs: v('at') })
-      .where(and(eq(s.id, p('id')), sql`${s.status} <> 'paused'`))
-      .prepare(),
   };
 }
 
-export function createSqliteNotificationStore(db: SqliteDatabase): NotificationStore {
+export function createSqliteNotificationStore(connection: SqliteConnection): NotificationStore {
+  const { db } = connection;
   const s = t.subscriptions;
   const d = t.deliveries;
   const st = prepareDeliveryStatements(db);
 
-  const eventsByIds = (ids: readonly string[]): StatusEvent[] => st.eventsByIds.all({ ids: JSON.stringify(ids) }).map(toStatusEvent);
-
-  const subscriptionRow = (id: string) => st.subscriptionById.get({ id });
-
   /** Every write to subscriptions goes through here, so cached lists of them see it. */
-  const changingSubscriptions = <T>(write: () => T): T =>
-    db.transaction(() => {
-      const result = write();
-      st.bumpSubscriptionsVersion.run();
-      return result;
-    });
+  const changingSubscriptions = (...writes: BatchStatement[]) => connection.runAtomically([...writes, BUMP_SUBSCRIPTIONS_VERSION]);
 
   return {
     async createSubscription(sub) {
-      changingSubscriptions(() => db.insert(s).values(toSubscriptionRow(sub)).run());
+      await changingSubscriptions(statementOf(db.insert(s).values(toSubscriptionRow(sub))));
     },
 
     async getSubscription(id) {
-      const row = subscriptionRow(id);
+      const row = await st.subscriptionById.get({ id });
       return row ? toSubscription(row) : null;
     },
 
@@ -146,67 +161,76 @@ export function createSqliteNotificationStore(db: SqliteDatabase): NotificationS
       if (filter.status) conditions.push(eq(s.status, filter.status));
       if (filter.channel) conditions.push(eq(s.channel, filter.channel));
       if (afterId !== null) conditions.push(gt(s.id, afterId));
-      return db.select().from(s).where(and(...conditions)).orderBy(asc(s.id)).limit(limit).all().map(toSubscription);
+      const rows = await db.select().from(s).where(and(...conditions)).orderBy(asc(s.id)).limit(limit).all();
+      return rows.map(toSubscription);
     },
 
     async findSubscription(channel, target) {
-      const row = db.select().from(s).where(and(eq(s.channel, channel), eq(s.target, target))).get();
+      const row = await db.select().from(s).where(and(eq(s.channel, channel), eq(s.target, target))).get();
       return row ? toSubscription(row) : null;
     },
 
     async updateSubscription(id, patch, now) {
       const set = patchColumns(patch);
-      const row = changingSubscriptions(() => db.update(s).set({ ...set, updatedMs: now }).where(eq(s.id, id)).returning().get());
+      const [updated] = await changingSubscriptions(statementOf(db.update(s).set({ ...set, updatedMs: now }).where(eq(s.id, id)).returning({ id: s.id })));
+      if (!updated?.length) return null;
+      const row = await st.subscriptionById.get({ id });
       return row ? toSubscription(row) : null;
     },
 
     async deleteSubscription(id) {
-      return changingSubscriptions(() => {
-        const deleted = db.delete(s).where(eq(s.id, id)).run().changes > 0;
-        db.delete(t.linkTokens).where(eq(t.linkTokens.subscriptionId, id)).run();
+      const [deleted] = await changingSubscriptions(
+        statementOf(db.delete(s).where(eq(s.id, id)).returning({ id: s.id })),
+        statementOf(db.delete(t.linkTokens).where(eq(t.linkTokens.subscriptionId, id))),
         // Sent and dead deliveries stay, with their attempts, as the record of what went out.
-        db.delete(d).where(and(eq(d.subscriptionId, id), eq(d.state, 'pending'))).run();
-        return deleted;
-      });
+        statementOf(db.delete(d).where(and(eq(d.subscriptionId, id), eq(d.state, 'pending')))),
+      );
+      return (deleted?.length ?? 0) > 0;
     },
 
     async claimDueDeliveries(holder, now, leaseMs, limit) {
-      return db.transaction(() => {
-        const claimed = st.claim.all({ holder, until: now + leaseMs, now, limit });
-        const subscriptions = new Map<string, StoredSubscription>();
-        for (const row of claimed) {
-          if (subscriptions.has(row.subscriptionId)) continue;
-          const sub = subscriptionRow(row.subscriptionId);
-          if (sub) subscriptions.set(row.subscriptionId, toSubscription(sub));
-        }
-        return claimed.map((row): ClaimedDelivery => {
-          const delivery = toDelivery(row);
-          return { delivery, subscription: subscriptions.get(row.subscriptionId)!, events: eventsByIds(delivery.eventIds) };
-        });
+      // The claim is the atomic step; what follows only reads what sending needs. A subscription
+      // deleted in between took its pending deliveries with it: those are dropped here.
+      const claimed = await st.claim.all({ holder, until: now + leaseMs, now, limit });
+      if (claimed.length === 0) return [];
+      const subscriptionIds = [...new Set(claimed.map((row) => row.subscriptionId))];
+      const subscriptions = new Map((await st.subscriptionsByIds.all({ ids: JSON.stringify(subscriptionIds) })).map((row) => [row.id, toSubscription(row)]));
+      const eventIds = [...new Set(claimed.flatMap((row) => JSON.parse(row.eventIdsJson) as string[]))];
+      const events = new Map((await st.eventsByIds.all({ ids: JSON.stringify(eventIds) })).map((row) => [row.id, toStatusEvent(row)]));
+      return claimed.flatMap((row): ClaimedDelivery[] => {
+        const subscription = subscriptions.get(row.subscriptionId);
+        if (!subscription) return [];
+        const delivery = toDelivery(row);
+        return [{ delivery, subscription, events: delivery.eventIds.flatMap((eventId) => events.get(eventId) ?? []) }];
       });
     },
 
     async recordAttempts(holder, attempts) {
-      // One transaction for all: a commit per attempt was the deliverer's largest cost.
-      return db.transaction(() => attempts.map((item) => recordOne(holder, item)));
+      // One list for all: a commit per attempt was the deliverer's largest cost.
+      const lists = attempts.map((item) => attemptStatements(holder, item));
+      const results = await connection.runAtomically(lists.flat());
+      let end = 0;
+      return lists.map((list) => {
+        end += list.length;
+        return (results[end - 1]?.length ?? 0) > 0;
+      });
     },
 
-
     async claimHolders() {
-      return db
+      const rows = await db
         .selectDistinct({ holder: d.claimedBy })
         .from(d)
         .where(and(eq(d.state, 'pending'), sql`${d.claimedBy} IS NOT NULL`))
-        .all()
-        .map((r) => r.holder!);
+        .all();
+      return rows.map((r) => r.holder!);
     },
 
     async releaseClaims(holder) {
-      return db.update(d).set({ claimedBy: null, claimUntilMs: null }).where(and(eq(d.claimedBy, holder), eq(d.state, 'pending'))).run().changes;
+      return changedRows(await db.update(d).set({ claimedBy: null, claimUntilMs: null }).where(and(eq(d.claimedBy, holder), eq(d.state, 'pending'))).run());
     },
 
     async nextDueAt() {
-      const row = db
+      const row = await db
         .select({ at: sql<number | null>`MIN(MAX(${d.nextAttemptMs}, COALESCE(${d.claimUntilMs}, 0)))` })
         .from(d)
         // Only what a claim can take: a paused subscription's rows counted as due in the past made
@@ -219,48 +243,46 @@ export function createSqliteNotificationStore(db: SqliteDatabase): NotificationS
     async listDeliveries(filter, beforeId, limit) {
       const conditions = deliveryConditions(filter);
       if (beforeId !== null) conditions.push(lt(d.id, beforeId));
-      return db.select().from(d).where(and(...conditions)).orderBy(desc(d.id)).limit(limit).all().map(toDelivery);
+      const rows = await db.select().from(d).where(and(...conditions)).orderBy(desc(d.id)).limit(limit).all();
+      return rows.map(toDelivery);
     },
 
     async getDelivery(id) {
-      const row = st.deliveryById.get({ id });
+      const row = await st.deliveryById.get({ id });
       if (!row) return null;
-      const attempts = db
-        .select()
-        .from(t.deliveryAttempts)
-        .where(eq(t.deliveryAttempts.deliveryId, id))
-        .orderBy(asc(t.deliveryAttempts.id))
-        .all()
-        .map(
-          (a): DeliveryAttemptRecord => ({
-            attemptedAt: a.attemptedMs,
-            ok: a.ok,
-            status: a.status,
-            durationMs: a.durationMs,
-            responseExcerpt: a.responseExcerpt,
-            error: a.error,
-          }),
-        );
+      const rows = await db.select().from(t.deliveryAttempts).where(eq(t.deliveryAttempts.deliveryId, id)).orderBy(asc(t.deliveryAttempts.id)).all();
+      const attempts = rows.map(
+        (a): DeliveryAttemptRecord => ({
+          attemptedAt: a.attemptedMs,
+          ok: a.ok,
+          status: a.status,
+          durationMs: a.durationMs,
+          responseExcerpt: a.responseExcerpt,
+          error: a.error,
+        }),
+      );
       return { delivery: toDelivery(row), attempts };
     },
 
     async replayDelivery(id, now) {
-      return db.update(d).set(replayed(now)).where(eq(d.id, id)).run().changes > 0;
+      return changedRows(await db.update(d).set(replayed(now)).where(eq(d.id, id)).run()) > 0;
     },
 
     async replayDeliveriesSince(sinceMs, filter, now) {
-      return db
-        .update(d)
-        .set(replayed(now))
-        .where(and(...deliveryConditions({ ...filter, sinceMs })))
-        .run().changes;
+      return changedRows(
+        await db
+          .update(d)
+          .set(replayed(now))
+          .where(and(...deliveryConditions({ ...filter, sinceMs })))
+          .run(),
+      );
     },
 
     async deliveryCounts(now) {
-      const rows = db.select({ state: d.state, n: sql<number>`count(*)` }).from(d).groupBy(d.state).all();
+      const rows = await db.select({ state: d.state, n: sql<number>`count(*)` }).from(d).groupBy(d.state).all();
       const counts = { pending: 0, done: 0, dead: 0 };
       for (const r of rows) counts[r.state] = r.n;
-      const pending = db
+      const pending = await db
         .select({ due: sql<number>`count(*)`, oldest: sql<number | null>`MIN(${d.createdMs})` })
         .from(d)
         .where(and(eq(d.state, 'pending'), sql`${d.nextAttemptMs} <= ${now}`))
@@ -269,71 +291,38 @@ export function createSqliteNotificationStore(db: SqliteDatabase): NotificationS
     },
 
     async saveToken(record) {
-      db.insert(t.linkTokens)
+      await db
+        .insert(t.linkTokens)
         .values({ hash: record.hash, purpose: record.purpose, subscriptionId: record.subscriptionId, expiresMs: record.expiresAt })
         .run();
     },
 
     async findToken(hash) {
-      const row = db.select().from(t.linkTokens).where(eq(t.linkTokens.hash, hash)).get();
+      const row = await db.select().from(t.linkTokens).where(eq(t.linkTokens.hash, hash)).get();
       return row ? { hash: row.hash, purpose: row.purpose, subscriptionId: row.subscriptionId, expiresAt: row.expiresMs, usedAt: row.usedMs } : null;
     },
 
     async markTokenUsed(hash, now) {
       // Expired tokens are pruned in the background (sqlite-retention.ts), not on this path.
-      db.update(t.linkTokens).set({ usedMs: now }).where(eq(t.linkTokens.hash, hash)).run();
+      await db.update(t.linkTokens).set({ usedMs: now }).where(eq(t.linkTokens.hash, hash)).run();
     },
 
     async hitRateLimit(key, rule, now, options = {}) {
-      return db.transaction(() => {
-        const row = db.select().from(t.rateLimits).where(eq(t.rateLimits.key, key)).get();
-        const state = row ? (JSON.parse(row.hitsJson) as LimitState) : undefined;
-        const decision = checkLimit(state, rule, now);
-        if (options.peek) return decision;
-        const hitsJson = JSON.stringify(decision.state);
-        const expiresMs = now + rule.windowMs;
-        db.insert(t.rateLimits)
-          .values({ key, hitsJson, expiresMs })
-          .onConflictDoUpdate({ target: t.rateLimits.key, set: { hitsJson, expiresMs } })
-          .run();
-        // Expired logs are pruned in the background (sqlite-retention.ts): deleting them here
-        // scanned the whole table on every hit.
-        return decision;
-      });
+      // Expired logs are pruned in the background (sqlite-retention.ts): deleting them here
+      // scanned the whole table on every hit.
+      try {
+        return await swapLimitLogs(connection, [key], ([text]) => {
+          const decision = checkLimit(text ? (JSON.parse(text) as LimitState) : undefined, rule, now);
+          if (options.peek) return { writes: [], result: decision };
+          return { writes: [{ key, hitsJson: JSON.stringify(decision.state), expiresMs: now + rule.windowMs }], result: decision };
+        });
+      } catch (error) {
+        // Fail closed: a hit that could not be recorded is not let through.
+        if (error instanceof LimitLogContention) return { ...checkLimit(undefined, rule, now), allowed: false, retryAfterMs: rule.windowMs };
+        throw error;
+      }
     },
   };
-
-  function recordOne(holder: string, { deliveryId, attempt, outcome, health }: AttemptToRecord): boolean {
-    const row = st.deliveryById.get({ id: deliveryId });
-    if (!row || row.claimedBy !== holder || row.state !== 'pending') return false;
-    st.insertAttempt.run({
-      deliveryId,
-      attemptedMs: attempt.attemptedAt,
-      ok: attempt.ok ? 1 : 0,
-      status: attempt.status,
-      durationMs: attempt.durationMs,
-      responseExcerpt: attempt.responseExcerpt,
-      error: attempt.error,
-    });
-    const finishedMs = attempt.attemptedAt + attempt.durationMs;
-    st.finishAttempt.run({
-      id: deliveryId,
-      state: outcome.kind === 'done' ? 'done' : outcome.kind === 'dead' ? 'dead' : 'pending',
-      nextAttemptMs: outcome.kind === 'retry' ? outcome.at : row.nextAttemptMs,
-      finishedMs: outcome.kind === 'retry' ? null : finishedMs,
-      lastError: outcome.kind === 'retry' ? outcome.error : outcome.kind === 'dead' ? outcome.reason : null,
-    });
-    if (health.kind === 'succeeded') {
-      st.markSucceeded.run({ id: row.subscriptionId, at: finishedMs });
-    } else {
-      st.markFailing.run({ id: row.subscriptionId, since: attempt.attemptedAt });
-      // A pause changes which subscriptions are active: the outbox's cached list must see it.
-      if (health.kind === 'paused' && st.markPaused.run({ id: row.subscriptionId, reason: health.reason, at: finishedMs }).changes > 0) {
-        st.bumpSubscriptionsVersion.run();
-      }
-    }
-    return true;
-  }
 
   function deliveryConditions(filter: DeliveryFilter): SQL[] {
     const conditions: SQL[] = [];

@@ -11,7 +11,7 @@ import { htmlToText } from '../core/html-text.ts';
 import { noteSeq, sameServices, type Note } from '../core/incident.ts';
 import type { ApplyPollInput, PollRun, RejectedPayload } from '../core/ports.ts';
 import { toVendorIncident } from '../core/vendor-format.ts';
-import type { BatchStatement, SqlValue } from './sqlite-batch.ts';
+import type { BatchStatement, SqlValue } from './sqlite-connection.ts';
 import { INCIDENTS_FTS, SORT_KEYS_PER_SECOND } from './store-schema.ts';
 
 export const SEEDED_KEY = 'seeded_at';

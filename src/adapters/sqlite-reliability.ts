@@ -1,6 +1,6 @@
 /** The archive's incident spans in SQLite: what the track record and the daily service bars are computed from. */
 import type { IncidentSpan } from '../core/ports.ts';
-import type { SqliteDatabase } from './sqlite-statements.ts';
+import type { SqliteConnection } from './sqlite-connection.ts';
 
 /** Where the store keeps when the archive was seeded (sqlite-store.ts SEEDED_KEY). */
 const SEEDED_KEY = 'seeded_at';
@@ -19,7 +19,7 @@ type SpanRow = [
 ];
 
 /**
- * Prepared once. The spans are the ongoing incidents plus those resolved since `sinceMs`: two
+ * The spans are the ongoing incidents plus those resolved since `sinceMs`: two
  * seeks in incidents_resolved, written as a UNION because SQLite's planner scans the whole table
  * for the equivalent `IS NULL OR >=` (created_ms cannot bound it: an incident resolved this week
  * may have begun years ago). The first-update subquery runs only for the rows kept, one seek each in notes_latest
@@ -33,19 +33,18 @@ type SpanRow = [
  * event, without a seek per incident. (A clock stepped back after seeding could class a few new
  * incidents as backfill: they would then be left out of the detection lag, not miscounted.)
  */
-export function prepareIncidentSpans(db: SqliteDatabase): (sinceMs: number) => IncidentSpan[] {
-  const statement = db.$client
-    .prepare<[string, number]>(`
+const INCIDENT_SPANS_SQL = `
       SELECT i.id, i.title, i.type, i.status, i.services_json, i.created_ms, i.resolved_ms, i.first_seen_ms,
              (SELECT min(n.created_ms) FROM notes n WHERE n.incident_id = i.id AND n.created_ms > i.created_ms),
              coalesce(i.first_seen_ms <= (SELECT CAST(m.value AS INTEGER) FROM meta m WHERE m.key = ?), 1)
       FROM incidents i
       WHERE i.pk IN (SELECT pk FROM incidents WHERE resolved_ms IS NULL
                      UNION ALL SELECT pk FROM incidents WHERE resolved_ms >= ?)
-      ORDER BY i.sort_key`)
-    .raw(true);
-  return (sinceMs) =>
-    (statement.all(SEEDED_KEY, sinceMs) as SpanRow[]).map(
+      ORDER BY i.sort_key`;
+
+export function prepareIncidentSpans(connection: SqliteConnection): (sinceMs: number) => Promise<IncidentSpan[]> {
+  return async (sinceMs) =>
+    (await connection.rows<SpanRow>(INCIDENT_SPANS_SQL, [SEEDED_KEY, sinceMs])).map(
       ([id, title, type, status, servicesJson, createdMs, resolvedMs, firstSeenMs, firstNoteMs, backfill]) => ({
         id,
         title,

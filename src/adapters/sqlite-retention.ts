@@ -3,25 +3,24 @@
  * transaction whose subqueries pick at most `limit` rows, so it maps to one D1 batch unchanged
  * (no read, branch, then write); each but the size cap seeks an index instead of scanning.
  */
-import type { Statement } from 'better-sqlite3';
 import type { RetentionStore } from '../core/ports.ts';
-import type { SqliteDatabase } from './sqlite-statements.ts';
+import type { SqliteConnection, SqlValue } from './sqlite-connection.ts';
 
 /**
- * Poll runs that may go: old, and neither the newest run (/healthz's last poll) nor the newest
+ * Poll runs that may go (params: before, at most): old, and neither the newest run (/healthz's last poll) nor the newest
  * success (its last success time), by start time. Each max() is one seek in an index; `outcome IN
  * (...)` would have read every success. Named once, used by both deletes of a batch: within one
  * transaction the same query picks the same rows.
  */
 const OLD_POLL_RUNS = `
   SELECT id FROM poll_runs
-  WHERE started_ms < @beforeMs
+  WHERE started_ms < ?
     AND started_ms <> (SELECT max(started_ms) FROM poll_runs)
     AND started_ms <> max(coalesce((SELECT max(started_ms) FROM poll_runs WHERE outcome = 'ok'), -1),
                           coalesce((SELECT max(started_ms) FROM poll_runs WHERE outcome = 'partial'), -1))
-  ORDER BY started_ms LIMIT @limit`;
+  ORDER BY started_ms LIMIT ?`;
 
-const STALE_BODIES = `SELECT hash FROM rejected_bodies WHERE last_seen_ms < @beforeMs ORDER BY last_seen_ms LIMIT @limit`;
+const STALE_BODIES = `SELECT hash FROM rejected_bodies WHERE last_seen_ms < ? ORDER BY last_seen_ms LIMIT ?`;
 
 /**
  * Bodies beyond the size cap: a running total newest first, and a body goes when it and the
@@ -33,8 +32,8 @@ const OVERSIZE_BODIES = `
     SELECT hash, bytes, last_seen_ms,
            sum(bytes) OVER (ORDER BY last_seen_ms DESC, hash DESC ROWS UNBOUNDED PRECEDING) AS total
     FROM rejected_bodies)
-  WHERE total > @maxBytes AND total > bytes
-  ORDER BY last_seen_ms LIMIT @limit`;
+  WHERE total > ? AND total > bytes
+  ORDER BY last_seen_ms LIMIT ?`;
 
 /** Every prune statement, exported so a test can check each one's query plan. */
 export const PRUNE_SQL = {
@@ -52,54 +51,52 @@ export const PRUNE_SQL = {
   pendingSignups: `
     DELETE FROM subscriptions WHERE id IN (
       SELECT s.id FROM subscriptions s INDEXED BY subscriptions_pending_created
-      WHERE s.status = 'pending' AND s.created_ms < @createdBeforeMs
-        AND NOT EXISTS (SELECT 1 FROM link_tokens k WHERE k.subscription_id = s.id AND k.expires_ms > @now)
-      ORDER BY s.created_ms LIMIT @limit)`,
+      WHERE s.status = 'pending' AND s.created_ms < ?
+        AND NOT EXISTS (SELECT 1 FROM link_tokens k WHERE k.subscription_id = s.id AND k.expires_ms > ?)
+      ORDER BY s.created_ms LIMIT ?)`,
   linkTokens: `
     DELETE FROM link_tokens WHERE hash IN (
-      SELECT hash FROM link_tokens WHERE expires_ms < @expiredBeforeMs ORDER BY expires_ms LIMIT @limit)`,
+      SELECT hash FROM link_tokens WHERE expires_ms < ? ORDER BY expires_ms LIMIT ?)`,
   rateLimits: `
     DELETE FROM rate_limits WHERE key IN (
-      SELECT key FROM rate_limits WHERE expires_ms <= @expiredByMs ORDER BY expires_ms LIMIT @limit)`,
+      SELECT key FROM rate_limits WHERE expires_ms <= ? ORDER BY expires_ms LIMIT ?)`,
 } as const;
 
-type Params = Record<string, number>;
+/** One prune statement with its values; RETURNING says which rows went (D1 reports no change count per batch statement). */
+const prune = (name: keyof typeof PRUNE_SQL, params: readonly SqlValue[]) => ({ sql: `${PRUNE_SQL[name]} RETURNING 1`, params });
 
-export function createSqliteRetentionStore(db: SqliteDatabase): RetentionStore {
-  const sqlite = db.$client;
-  const prepared = Object.fromEntries(Object.entries(PRUNE_SQL).map(([name, text]) => [name, sqlite.prepare<Params>(text)])) as Record<
-    keyof typeof PRUNE_SQL,
-    Statement<Params>
-  >;
-  const run = (name: keyof typeof PRUNE_SQL, params: Params) => prepared[name].run(params).changes;
+export function createSqliteRetentionStore(connection: SqliteConnection): RetentionStore {
+  const removed = async (...list: ReturnType<typeof prune>[]): Promise<number[]> => (await connection.runAtomically(list)).map((rows) => rows.length);
 
   return {
     async prunePollRuns(beforeMs, limit) {
-      return sqlite.transaction(() => {
-        run('pollRunRejections', { beforeMs, limit });
-        return run('pollRuns', { beforeMs, limit });
-      })();
+      const [, runs] = await removed(prune('pollRunRejections', [beforeMs, limit]), prune('pollRuns', [beforeMs, limit]));
+      return runs!;
     },
 
     async pruneRejectedBodies(beforeMs, maxBytes, limit) {
-      return sqlite.transaction(() => {
-        run('staleTexts', { beforeMs, limit });
-        const stale = run('staleBodies', { beforeMs, limit });
-        run('oversizeTexts', { maxBytes, limit });
-        return stale + run('oversizeBodies', { maxBytes, limit });
-      })();
+      const [, stale, , oversize] = await removed(
+        prune('staleTexts', [beforeMs, limit]),
+        prune('staleBodies', [beforeMs, limit]),
+        prune('oversizeTexts', [maxBytes, limit]),
+        prune('oversizeBodies', [maxBytes, limit]),
+      );
+      return stale! + oversize!;
     },
 
     async prunePendingSignups(createdBeforeMs, now, limit) {
-      return run('pendingSignups', { createdBeforeMs, now, limit });
+      const [count] = await removed(prune('pendingSignups', [createdBeforeMs, now, limit]));
+      return count!;
     },
 
     async pruneLinkTokens(expiredBeforeMs, limit) {
-      return run('linkTokens', { expiredBeforeMs, limit });
+      const [count] = await removed(prune('linkTokens', [expiredBeforeMs, limit]));
+      return count!;
     },
 
     async pruneRateLimits(expiredByMs, limit) {
-      return run('rateLimits', { expiredByMs, limit });
+      const [count] = await removed(prune('rateLimits', [expiredByMs, limit]));
+      return count!;
     },
   };
 }

@@ -6,14 +6,10 @@
  * are a statement list of their own (sqlite-poll-apply.ts).
  */
 import { and, asc, eq, or, sql } from 'drizzle-orm';
-import type Database from 'better-sqlite3';
-import type { BetterSQLite3Database } from 'drizzle-orm/better-sqlite3';
+import type { SqlDb } from './sqlite-connection.ts';
 import * as t from './store-schema.ts';
 
-/** What drizzle() returns over better-sqlite3: the query builder, and the connection under it. */
-export type SqliteDatabase = BetterSQLite3Database<typeof t> & { $client: Database.Database };
-
-type Db = SqliteDatabase;
+type Db = SqlDb;
 
 const p = sql.placeholder;
 /** A placeholder where Drizzle's types want SQL (update().set() takes no bare placeholders). */
@@ -54,17 +50,19 @@ export function preparePollStatements(db: Db) {
       .where(inJsonList(t.notes.incidentId, 'ids'))
       .orderBy(asc(t.notes.incidentId), asc(t.notes.createdMs), asc(t.notes.seq))
       .prepare(),
-
-    /** Per incident id, its newest note (one seek in notes_latest) and how many notes it has. */
-    latestNotes: db.$client.prepare<[string], { incident_id: string; key: string; date_created: string; created_ms: number; body: string; text: string; note_count: number }>(`
-      SELECT n.incident_id, n.key, n.date_created, n.created_ms, n.body, n.text,
-             (SELECT count(*) FROM notes c WHERE c.incident_id = n.incident_id) AS note_count
-      FROM notes n
-      WHERE n.rowid IN (
-        SELECT (SELECT m.rowid FROM notes m WHERE m.incident_id = page.value ORDER BY m.created_ms DESC, m.seq DESC LIMIT 1)
-        FROM json_each(?) page
-      )`),
   };
 }
 
 export type PollStatements = ReturnType<typeof preparePollStatements>;
+
+export type LatestNoteRow = { incident_id: string; key: string; date_created: string; created_ms: number; body: string; text: string; note_count: number };
+
+/** Per incident id of a JSON list, its newest note (one seek in notes_latest) and how many notes it has. */
+export const LATEST_NOTES_SQL = `
+  SELECT n.incident_id, n.key, n.date_created, n.created_ms, n.body, n.text,
+         (SELECT count(*) FROM notes c WHERE c.incident_id = n.incident_id) AS note_count
+  FROM notes n
+  WHERE n.rowid IN (
+    SELECT (SELECT m.rowid FROM notes m WHERE m.incident_id = page.value ORDER BY m.created_ms DESC, m.seq DESC LIMIT 1)
+    FROM json_each(?) page
+  )`;

@@ -28,12 +28,10 @@ import { prepareIncidentSpans } from './sqlite-reliability.ts';
 import { createSqliteAdminAccessStore } from './sqlite-admin-access.ts';
 import { createSqliteRetentionStore } from './sqlite-retention.ts';
 import { createActiveSubscriptionsReader, createSqliteNotificationStore, toStatusEvent } from './sqlite-notifications.ts';
-import { createBatchRunner } from './sqlite-batch.ts';
+import { changedRows, type SqliteConnection } from './sqlite-connection.ts';
 import { applyPollStatements, GENERATION_KEY, isRevisionGuardFailure, pollRunStatements, SEEDED_KEY } from './sqlite-poll-apply.ts';
-import { preparePollStatements, type SqliteDatabase } from './sqlite-statements.ts';
+import { LATEST_NOTES_SQL, preparePollStatements, type LatestNoteRow } from './sqlite-statements.ts';
 import * as t from './store-schema.ts';
-
-export type { SqliteDatabase };
 
 /** The generation the apply list's last statement read (READ_GENERATION). */
 function generationOf(rows: unknown[] | undefined): number {
@@ -41,22 +39,23 @@ function generationOf(rows: unknown[] | undefined): number {
   return Number(row?.value ?? 0);
 }
 
-export function createSqliteStore(db: SqliteDatabase): Store {
+/** The whole Store over one SQLite connection (better-sqlite3 on Node, D1 on Workers). */
+export function createSqliteStore(connection: SqliteConnection): Store {
+  const { db } = connection;
   const st = preparePollStatements(db);
   const subscriptions = createActiveSubscriptionsReader(db);
-  const batch = createBatchRunner(db.$client);
-  const notifications = createSqliteNotificationStore(db);
-  const retention = createSqliteRetentionStore(db);
-  const incidentSpans = prepareIncidentSpans(db);
+  const notifications = createSqliteNotificationStore(connection);
+  const retention = createSqliteRetentionStore(connection);
+  const incidentSpans = prepareIncidentSpans(connection);
 
-  function loadByIds(ids: readonly string[]): StoredIncident[] {
-    return withNotes(st.incidentsByIds.all({ ids: JSON.stringify(ids) }));
+  async function loadByIds(ids: readonly string[]): Promise<StoredIncident[]> {
+    return withNotes(await st.incidentsByIds.all({ ids: JSON.stringify(ids) }));
   }
 
-  function withNotes(rows: (typeof t.incidents.$inferSelect)[]): StoredIncident[] {
+  async function withNotes(rows: (typeof t.incidents.$inferSelect)[]): Promise<StoredIncident[]> {
     // Notes carry the text stored with them, so no reader converts their HTML again.
     const notesById = new Map<string, ListedNote[]>();
-    for (const n of st.notesByIncidentIds.all({ ids: JSON.stringify(rows.map((r) => r.id)) })) {
+    for (const n of await st.notesByIncidentIds.all({ ids: JSON.stringify(rows.map((r) => r.id)) })) {
       const list = notesById.get(n.incidentId) ?? [];
       list.push({ key: n.key, dateCreated: { raw: n.dateCreated, ms: n.createdMs }, body: n.body, text: n.text });
       notesById.set(n.incidentId, list);
@@ -65,8 +64,9 @@ export function createSqliteStore(db: SqliteDatabase): Store {
   }
 
   /** Incidents as lists show them: no notes but the latest, read by one seek each, and a count. */
-  function toListed(rows: (typeof t.incidents.$inferSelect)[]): ListedIncident[] {
-    const latest = new Map(st.latestNotes.all(JSON.stringify(rows.map((r) => r.id))).map((n) => [n.incident_id, n]));
+  async function toListed(rows: (typeof t.incidents.$inferSelect)[]): Promise<ListedIncident[]> {
+    const latestRows = await connection.all<LatestNoteRow>(LATEST_NOTES_SQL, [JSON.stringify(rows.map((r) => r.id))]);
+    const latest = new Map(latestRows.map((n) => [n.incident_id, n]));
     return rows.map((row) => {
       const note = latest.get(row.id);
       return {
@@ -80,16 +80,16 @@ export function createSqliteStore(db: SqliteDatabase): Store {
     });
   }
 
-  function readGeneration(): number {
-    return Number(st.metaValue.get({ key: GENERATION_KEY })?.value ?? 0);
+  async function readGeneration(): Promise<number> {
+    return Number((await st.metaValue.get({ key: GENERATION_KEY }))?.value ?? 0);
   }
 
   /**
    * Which incident moved, for the error: read after the failed list rolled back, so nothing is
    * decided by it. Revisions only grow, so the one that moved still differs.
    */
-  function revisionConflict(writes: readonly IncidentWrite[], cause: unknown): Error {
-    const current = st.revisions.all({ ids: JSON.stringify(writes.map((w) => w.incident.id)) });
+  async function revisionConflict(writes: readonly IncidentWrite[], cause: unknown): Promise<Error> {
+    const current = await st.revisions.all({ ids: JSON.stringify(writes.map((w) => w.incident.id)) });
     const revisionOf = new Map(current.map((row) => [row.id, row.revision]));
     const moved = writes.find((w) => (revisionOf.get(w.incident.id) ?? null) !== w.baseRevision);
     if (!moved) return cause instanceof Error ? cause : new Error(String(cause));
@@ -135,22 +135,22 @@ export function createSqliteStore(db: SqliteDatabase): Store {
 
   return {
     ...notifications,
-    ...createSqliteAdminAccessStore(db),
+    ...createSqliteAdminAccessStore(connection),
     ...retention,
     async loadIncidents(ids) {
-      return new Map(loadByIds(ids).map((incident) => [incident.id, incident]));
+      return new Map((await loadByIds(ids)).map((incident) => [incident.id, incident]));
     },
 
     async loadRevisions(ids) {
-      return new Map(st.revisions.all({ ids: JSON.stringify(ids) }).map((row) => [row.id, row.revision]));
+      return new Map((await st.revisions.all({ ids: JSON.stringify(ids) })).map((row) => [row.id, row.revision]));
     },
 
     async isSeeded() {
-      return st.metaValue.get({ key: SEEDED_KEY }) !== undefined;
+      return (await st.metaValue.get({ key: SEEDED_KEY })) !== undefined;
     },
 
     async activeSubscriptions() {
-      return subscriptions.loadActiveSubscriptions();
+      return await subscriptions.loadActiveSubscriptions();
     },
 
     async applyPoll(input) {
@@ -159,9 +159,9 @@ export function createSqliteStore(db: SqliteDatabase): Store {
       // any throw, SQLITE_FULL included.
       let results: unknown[][];
       try {
-        results = batch.runAtomically(applyPollStatements(input));
+        results = await connection.runAtomically(applyPollStatements(input));
       } catch (error) {
-        if (isRevisionGuardFailure(error)) throw revisionConflict(input.plan.writes, error);
+        if (isRevisionGuardFailure(error)) throw await revisionConflict(input.plan.writes, error);
         throw error;
       }
       return generationOf(results.at(-1));
@@ -172,29 +172,29 @@ export function createSqliteStore(db: SqliteDatabase): Store {
     },
 
     async recordPollRun(run, rejected) {
-      batch.runAtomically(pollRunStatements(run, rejected));
+      await connection.runAtomically(pollRunStatements(run, rejected));
     },
 
     async tryAcquireLease(name, holder, now, ttlMs) {
-      return st.acquireLease.run({ name, holder, expiresMs: now + ttlMs, now }).changes === 1;
+      return changedRows(await st.acquireLease.run({ name, holder, expiresMs: now + ttlMs, now })) === 1;
     },
 
     async releaseLease(name, holder) {
-      st.releaseLease.run({ name, holder });
+      await st.releaseLease.run({ name, holder });
     },
 
     async leaseHolder(name) {
-      return st.leaseHolder.get({ name })?.holder ?? null;
+      return (await st.leaseHolder.get({ name }))?.holder ?? null;
     },
 
     async takeOverLease(name, previous, holder, now, ttlMs) {
-      return st.takeOverLease.run({ name, previous, holder, expiresMs: now + ttlMs }).changes === 1;
+      return changedRows(await st.takeOverLease.run({ name, previous, holder, expiresMs: now + ttlMs })) === 1;
     },
 
     async listIncidents(filter, after, limit) {
       const conditions = incidentConditions(filter, after);
       if (!filter.q) {
-        const rows = db.select().from(t.incidents).where(and(...conditions)).orderBy(desc(t.incidents.sortKey)).limit(limit).all();
+        const rows = await db.select().from(t.incidents).where(and(...conditions)).orderBy(desc(t.incidents.sortKey)).limit(limit).all();
         return toListed(rows);
       }
       // Driven by the full-text index (CROSS JOIN keeps it the outer loop): FTS5 yields matches in
@@ -208,7 +208,7 @@ export function createSqliteStore(db: SqliteDatabase): Store {
         ${keys.from === undefined ? sql`` : sql`AND rowid >= ${keys.from}`} ${keys.before === undefined ? sql`` : sql`AND rowid < ${keys.before}`}
         ORDER BY rowid DESC LIMIT ${maxMatches}`;
       // Materialized once: the page reads it, and its size says whether the budget ran out.
-      const found = db.all<{ examined: number; pk: number | null }>(sql`
+      const found = await db.all<{ examined: number; pk: number | null }>(sql`
         WITH m AS MATERIALIZED (${matches})
         SELECT (SELECT count(*) FROM m) AS examined, p.pk AS pk FROM (SELECT 1) LEFT JOIN (
           SELECT ${t.incidents.pk} AS pk FROM m CROSS JOIN ${t.incidents} ON ${t.incidents.sortKey} = m.k
@@ -219,7 +219,7 @@ export function createSqliteStore(db: SqliteDatabase): Store {
       // matches were never looked at, and a short page would say there are none.
       if (page.length < limit && (found[0]?.examined ?? 0) >= maxMatches) throw new SearchTooBroadError(maxMatches);
       if (page.length === 0) return [];
-      const rows = db
+      const rows = await db
         .select()
         .from(t.incidents)
         .where(inArray(t.incidents.pk, page.map((r) => r.pk)))
@@ -229,7 +229,7 @@ export function createSqliteStore(db: SqliteDatabase): Store {
     },
 
     async recentlyUpdated(filter, limit) {
-      const rows = db
+      const rows = await db
         .select()
         .from(t.incidents)
         .where(and(...incidentConditions(filter, null)))
@@ -240,18 +240,18 @@ export function createSqliteStore(db: SqliteDatabase): Store {
     },
 
     async getIncident(id) {
-      return loadByIds([id])[0] ?? null;
+      return (await loadByIds([id]))[0] ?? null;
     },
 
     async listVersions(incidentId, limit) {
-      return db
+      const rows = await db
         .select()
         .from(t.incidentVersions)
         .where(eq(t.incidentVersions.incidentId, incidentId))
         .orderBy(asc(t.incidentVersions.revision))
         .limit(limit)
-        .all()
-        .map((row) => ({
+        .all();
+      return rows.map((row) => ({
           revision: row.revision,
           recordedAt: row.recordedMs,
           pollRunId: row.pollRunId,
@@ -264,18 +264,12 @@ export function createSqliteStore(db: SqliteDatabase): Store {
       if (filter.types?.length) conditions.push(inArray(t.events.type, filter.types));
       if (filter.incidentId) conditions.push(eq(t.events.incidentId, filter.incidentId));
       if (filter.includeBackfill === false) conditions.push(eq(t.events.backfill, false));
-      return db
-        .select()
-        .from(t.events)
-        .where(and(...conditions))
-        .orderBy(asc(t.events.seq))
-        .limit(limit)
-        .all()
-        .map(toStoredEvent);
+      const rows = await db.select().from(t.events).where(and(...conditions)).orderBy(asc(t.events.seq)).limit(limit).all();
+      return rows.map(toStoredEvent);
     },
 
     async ongoingIncidents() {
-      const rows = db
+      const rows = await db
         .select()
         .from(t.incidents)
         .where(isNull(t.incidents.resolvedMs))
@@ -285,7 +279,7 @@ export function createSqliteStore(db: SqliteDatabase): Store {
     },
 
     async incidentsUpdatedSince(sinceMs, limit) {
-      const rows = db
+      const rows = await db
         .select()
         .from(t.incidents)
         .where(sql`${t.incidents.updatedMs} >= ${sinceMs}`)
@@ -301,24 +295,24 @@ export function createSqliteStore(db: SqliteDatabase): Store {
 
     async knownServices(limit) {
       // DISTINCT over the (service, sort_key) index: one step per name, not per incident row.
-      const rows = db.selectDistinct({ service: t.incidentServices.service }).from(t.incidentServices).orderBy(asc(t.incidentServices.service)).limit(limit).all();
+      const rows = await db.selectDistinct({ service: t.incidentServices.service }).from(t.incidentServices).orderBy(asc(t.incidentServices.service)).limit(limit).all();
       return rows.map((row) => row.service);
     },
 
     async latestCreatedIncident() {
-      const row = db.select().from(t.incidents).orderBy(desc(t.incidents.createdMs), desc(t.incidents.id)).limit(1).get();
-      return row ? (withNotes([row])[0] ?? null) : null;
+      const row = await db.select().from(t.incidents).orderBy(desc(t.incidents.createdMs), desc(t.incidents.id)).limit(1).get();
+      return row ? ((await withNotes([row]))[0] ?? null) : null;
     },
 
     async feedHealth(): Promise<FeedHealth> {
-      const last = db.select().from(t.pollRuns).orderBy(desc(t.pollRuns.startedMs)).limit(1).get();
-      const success = db
+      const last = await db.select().from(t.pollRuns).orderBy(desc(t.pollRuns.startedMs)).limit(1).get();
+      const success = await db
         .select({ at: max(t.pollRuns.startedMs) })
         .from(t.pollRuns)
         .where(inArray(t.pollRuns.outcome, ['ok', 'partial']))
         .get();
       const lastSuccessAt = success?.at ?? null;
-      const failures = db
+      const failures = await db
         .select({ n: count() })
         .from(t.pollRuns)
         .where(and(eq(t.pollRuns.outcome, 'failed'), gt(t.pollRuns.startedMs, lastSuccessAt ?? -1)))
@@ -327,30 +321,30 @@ export function createSqliteStore(db: SqliteDatabase): Store {
     },
 
     async listPollRuns(beforeStartedAt, limit) {
-      return db
+      const rows = await db
         .select()
         .from(t.pollRuns)
         .where(beforeStartedAt === null ? undefined : lt(t.pollRuns.startedMs, beforeStartedAt))
         .orderBy(desc(t.pollRuns.startedMs))
         .limit(limit)
-        .all()
-        .map(toPollRun);
+        .all();
+      return rows.map(toPollRun);
     },
 
     async getPollRun(id) {
-      const row = db.select().from(t.pollRuns).where(eq(t.pollRuns.id, id)).get();
+      const row = await db.select().from(t.pollRuns).where(eq(t.pollRuns.id, id)).get();
       if (!row) return null;
       const r = t.pollRunRejections;
       const b = t.rejectedBodies;
-      const rejected = db
+      const rows = await db
         .select({ rejection: r, body: b, text: t.rejectedBodyTexts.body })
         .from(r)
         .leftJoin(b, eq(b.hash, r.bodyHash))
         .leftJoin(t.rejectedBodyTexts, eq(t.rejectedBodyTexts.hash, r.bodyHash))
         .where(eq(r.pollRunId, id))
         .orderBy(asc(r.receivedMs), asc(sql`${r}.rowid`))
-        .all()
-        .map(({ rejection, body, text }): RecordedRejection => ({
+        .all();
+      const rejected = rows.map(({ rejection, body, text }): RecordedRejection => ({
           source: rejection.source as RecordedRejection['source'],
           url: rejection.url,
           error: rejection.error,
@@ -363,8 +357,8 @@ export function createSqliteStore(db: SqliteDatabase): Store {
 
     async secret(name, generate) {
       const key = `secret:${name}`;
-      db.insert(t.meta).values({ key, value: generate() }).onConflictDoNothing().run();
-      return db.select().from(t.meta).where(eq(t.meta.key, key)).get()!.value;
+      await db.insert(t.meta).values({ key, value: generate() }).onConflictDoNothing().run();
+      return (await db.select().from(t.meta).where(eq(t.meta.key, key)).get())!.value;
     },
   };
 }

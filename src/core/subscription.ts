@@ -111,7 +111,7 @@ function urlSchema(channel: 'webhook' | 'channel', { allowPlainHttp = false }: C
     .trim()
     .max(URL_MAX_CHARS, `url must be at most ${URL_MAX_CHARS} characters`)
     .superRefine((text, ctx) => {
-      const url = URL.canParse(text) ? new URL(text) : null;
+      const url = parseUrl(text);
       if (!url) {
         ctx.addIssue({ code: 'custom', message: `url must be ${expected}, got ${JSON.stringify(text.slice(0, 100))}` });
       } else if (url.protocol !== 'https:' && !(allowPlainHttp && url.protocol === 'http:')) {
@@ -151,4 +151,13 @@ export function canonicalTimeZone(zone: string): string | null {
 
 function dedupe<T>(entries: T[]): T[] {
   return [...new Set(entries)];
+}
+
+/** The URL, or null if it is none (URL.canParse is missing from Workers' type definitions). */
+function parseUrl(text: string): URL | null {
+  try {
+    return new URL(text);
+  } catch {
+    return null;
+  }
 }

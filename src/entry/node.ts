@@ -57,7 +57,7 @@ export type NodeRuntimeOptions = {
 
 export async function createNodeRuntime(config: Config, logger: Logger, clock: Clock = systemClock, options: NodeRuntimeOptions = {}): Promise<NodeRuntime> {
   const archive = openSqliteArchive(config.DATABASE_PATH);
-  const store = createSqliteStore(archive.db);
+  const store = createSqliteStore(archive.connection);
   const feed = createFetchFeedClient({
     baseUrl: config.STATUS_URL,
     timeoutMs: config.POLL_TIMEOUT_MS,

@@ -1,12 +1,11 @@
 /** Opens (and migrates) the archive's SQLite file for Node: WAL, a busy timeout, drizzle/ applied. */
 import Database from 'better-sqlite3';
-import { drizzle } from 'drizzle-orm/better-sqlite3';
 import { migrate } from 'drizzle-orm/better-sqlite3/migrator';
 import { mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { SqliteDatabase } from '../adapters/sqlite-store.ts';
-import * as schema from '../adapters/store-schema.ts';
+import { betterSqlite3Connection, type BetterSqlite3Db } from '../adapters/better-sqlite3-connection.ts';
+import type { SqliteConnection } from '../adapters/sqlite-connection.ts';
 import { settingError } from '../config.ts';
 
 export const MIGRATIONS_DIR = fileURLToPath(new URL('../../drizzle', import.meta.url));
@@ -14,15 +13,23 @@ export const MIGRATIONS_DIR = fileURLToPath(new URL('../../drizzle', import.meta
 /** Two processes on one file wait this long for each other's write instead of failing at once. */
 const BUSY_TIMEOUT_MS = 5000;
 
-export type SqliteArchive = { db: SqliteDatabase; sqlite: Database.Database; close(): void };
+export type SqliteArchive = {
+  /** What the store adapters run on (sqlite-connection.ts). */
+  connection: SqliteConnection;
+  /** Drizzle and the raw handle, for migrations, tools and tests. */
+  db: BetterSqlite3Db;
+  sqlite: Database.Database;
+  close(): void;
+};
 
 export function openSqliteArchive(path: string, options: { migrate?: boolean } = {}): SqliteArchive {
   const sqlite = openWalFile(path);
   // NORMAL is durable across process crashes in WAL mode; only a power loss can drop the last commit.
   sqlite.pragma('synchronous = NORMAL');
-  const db = drizzle(sqlite, { schema });
+  const connection = betterSqlite3Connection(sqlite);
+  const db = connection.db as unknown as BetterSqlite3Db;
   if (options.migrate !== false) migrate(db, { migrationsFolder: MIGRATIONS_DIR });
-  return { db, sqlite, close: () => sqlite.close() };
+  return { connection, db, sqlite, close: () => sqlite.close() };
 }
 
 function openWalFile(path: string): Database.Database {

@@ -37,7 +37,7 @@ describe('sqlite admin access', () => {
   it('shares the throttle between processes on the same file', async () => {
     const other = openSqliteArchive(archive.path);
     try {
-      const otherStore = createSqliteStore(other.db);
+      const otherStore = createSqliteStore(other.connection);
       const limits = [{ key: 'admin-guess:ip4:192.0.2.1', rule: PER_ADDRESS_GUESSES }];
       for (let i = 0; i < 5; i++) expect((await archive.store.throttleGuess(limits, true, t0)).allowed).toBe(true);
       expect(await otherStore.throttleGuess(limits, false, t0 + 500)).toEqual({ allowed: false, retryAfterMs: 500 });

@@ -4,10 +4,9 @@
  * reads before a write. A read whose result decided a later write could not run as one D1 batch.
  */
 import Database from 'better-sqlite3';
-import { drizzle } from 'drizzle-orm/better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createSqliteStore } from '../../src/adapters/sqlite-store.ts';
-import * as schema from '../../src/adapters/store-schema.ts';
+import { betterSqlite3Connection } from '../../src/adapters/better-sqlite3-connection.ts';
 import { planPoll } from '../../src/core/diff.ts';
 import { planDeliveries } from '../../src/core/fanout.ts';
 import type { Incident } from '../../src/core/incident.ts';
@@ -63,7 +62,7 @@ describe('SQLite poll apply', () => {
     executed = [];
     traced = new Database(archive.path, { verbose: (sql) => executed.push(String(sql)) });
     traced.pragma('busy_timeout = 5000');
-    store = createSqliteStore(drizzle(traced, { schema }));
+    store = createSqliteStore(betterSqlite3Connection(traced));
   });
   afterEach(() => {
     traced.close();

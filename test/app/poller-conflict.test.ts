@@ -49,7 +49,7 @@ describe('two pollers racing on one archive', () => {
 
   it('refuses the stale piece, plans it again, and records the change once', async () => {
     const storeA = archive.store;
-    const storeB = createSqliteStore(second.db);
+    const storeB = createSqliteStore(second.connection);
     // a believes b is gone (stalled, say), so it takes b's poll lease over and polls meanwhile.
     const a = newPoller('a', storeA, (holder) => holder === 'b');
     const original = rawIncident({ id: 1 });

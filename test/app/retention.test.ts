@@ -118,12 +118,12 @@ describe('pruning expired rows', () => {
 
   describe('query plans', () => {
     const plan = (text: string) =>
-      (archive.sqlite.prepare(`EXPLAIN QUERY PLAN ${text}`).all({ beforeMs: 0, limit: 1, maxBytes: 0, createdBeforeMs: 0, now: 0, expiredBeforeMs: 0, expiredByMs: 0 }) as { detail: string }[]).map(
+      (archive.sqlite.prepare(`EXPLAIN QUERY PLAN ${text}`).all(...Array.from({ length: (text.match(/\?/g) ?? []).length }, () => 0)) as { detail: string }[]).map(
         (r) => r.detail,
       );
 
     it('finds expired rate-limit rows through rate_limits_expires, not a scan', () => {
-      expect(plan('DELETE FROM rate_limits WHERE expires_ms < @now')).toContainEqual(expect.stringMatching(/SEARCH rate_limits USING (COVERING )?INDEX rate_limits_expires/));
+      expect(plan('DELETE FROM rate_limits WHERE expires_ms < ?')).toContainEqual(expect.stringMatching(/SEARCH rate_limits USING (COVERING )?INDEX rate_limits_expires/));
       expect(plan(PRUNE_SQL.rateLimits)).toContainEqual(expect.stringMatching(/SEARCH rate_limits USING (COVERING )?INDEX rate_limits_expires/));
     });
 

@@ -83,7 +83,7 @@ async function checkDirectSeed(incidents: readonly Incident[], nowMs: number): P
   const viaStore = openSqliteArchive(':memory:');
   const direct = openSqliteArchive(':memory:');
   try {
-    await seedThroughStore(createSqliteStore(viaStore.db), incidents, nowMs, incidents.length);
+    await seedThroughStore(createSqliteStore(viaStore.connection), incidents, nowMs, incidents.length);
     seedDirect(direct.sqlite, incidents, nowMs);
     const differs = firstDifference(viaStore.sqlite, direct.sqlite);
     expectBench(differs === null, `the direct seed differs from store.applyPoll in: ${differs}`);

@@ -17,7 +17,7 @@ export function openTempArchive(dir = tempDir()): TempArchive {
   const archive = openSqliteArchive(path);
   return {
     ...archive,
-    store: createSqliteStore(archive.db),
+    store: createSqliteStore(archive.connection),
     path,
     dir,
     reopen() {

@@ -1,0 +1,25 @@
+/** The store's port contracts against better-sqlite3: a fresh archive file per test. */
+import { createSqliteStore } from '../../src/adapters/sqlite-store.ts';
+import { openSqliteArchive, type SqliteArchive } from '../../src/entry/open-sqlite.ts';
+import { storeContracts } from '../contracts/all-contracts.ts';
+import { openTempArchive } from '../helpers/temp-archive.ts';
+
+storeContracts({
+  name: 'better-sqlite3',
+  async open() {
+    const archive = openTempArchive();
+    const others: SqliteArchive[] = [];
+    return {
+      store: archive.store,
+      openAnother() {
+        const other = openSqliteArchive(archive.path);
+        others.push(other);
+        return createSqliteStore(other.connection);
+      },
+      async close() {
+        for (const other of others) other.close();
+        archive.remove();
+      },
+    };
+  },
+});

@@ -1,0 +1,7 @@
+/** Every port's contract suite, registered against one store implementation. */
+import { leaseContract } from './leases.contract.ts';
+import type { StoreTarget } from './store-target.ts';
+
+export function storeContracts(target: StoreTarget): void {
+  leaseContract(target);
+}

@@ -1,0 +1,24 @@
+/**
+ * A store implementation under contract: each port's suite (test/contracts/*.contract.ts) is one
+ * function of a target, registered once per implementation, as hono's router/common.case.test.ts
+ * does for its routers. The same files run on Node against better-sqlite3
+ * (test/adapters/sqlite-contracts.test.ts) and inside workerd against D1
+ * (test/workers/d1-contracts.test.ts), so they use nothing but the port and Web-standard APIs.
+ */
+import type { Store } from '../../src/core/ports.ts';
+
+export type OpenedStore = {
+  store: Store;
+  /**
+   * A second store on the same database, as another process (Node) or another isolate (Workers)
+   * would open it: for what must hold across them.
+   */
+  openAnother(): Store;
+  close(): Promise<void>;
+};
+
+export type StoreTarget = {
+  name: string;
+  /** An empty, migrated archive: a new file on Node, emptied tables on D1. */
+  open(): Promise<OpenedStore>;
+};
