@@ -33,15 +33,17 @@ export function createFetchWebhookSender(options: FetchWebhookSenderOptions): We
   const maxResponseBytes = options.maxResponseBytes ?? WEBHOOK_MAX_RESPONSE_BYTES;
   const clock = options.clock ?? { now: () => Date.now() };
   const encoder = new TextEncoder();
-  // close() aborts what is in flight and refuses what comes after, as destroying undici's Agent does.
-  const closing = new AbortController();
+  // Only plain values live across sends: on Workers an I/O object (an AbortController, a stream)
+  // made while handling one request cannot be used while handling another, and an entry may well
+  // make the sender once and use it for every cron run and queue batch.
+  let closed = false;
 
   return {
     async send(webhook) {
       const attempt = startAttempt();
       const check = checkWebhookUrlWithoutDns(webhook.url, { allowPrivate: options.allowPrivate });
       if (!check.ok) return attempt.finish({ error: `target refused: ${check.reason}`, permanent: true });
-      if (closing.signal.aborted) return attempt.finish({ error: 'the webhook sender is closed' });
+      if (closed) return attempt.finish({ error: 'the webhook sender is closed' });
 
       const timeout = AbortSignal.timeout(timeoutMs);
       let status: number | null = null;
@@ -57,7 +59,7 @@ export function createFetchWebhookSender(options: FetchWebhookSenderOptions): We
           // A 3xx comes back as it is: a receiver must answer at the URL it registered, and a
           // redirect must not carry the signed request to a target never checked.
           redirect: 'manual',
-          signal: AbortSignal.any([timeout, closing.signal]),
+          signal: timeout,
         });
         status = response.status;
         retryAfterMs = parseRetryAfterMs(response.headers.get('retry-after'), clock.now());
@@ -67,12 +69,12 @@ export function createFetchWebhookSender(options: FetchWebhookSenderOptions): We
       } catch (error) {
         // A body cut short counts as a failed exchange even after a 2xx: the webhook-id lets the
         // receiver drop the duplicate when we try again.
-        const failure = closing.signal.aborted ? { error: 'the webhook sender was closed during the request', permanent: false } : describeFailure(error, timeout, timeoutMs);
-        return attempt.finish({ status, retryAfterMs, responseExcerpt: excerpt.text, ...failure });
+        return attempt.finish({ status, retryAfterMs, responseExcerpt: excerpt.text, ...describeFailure(error, timeout, timeoutMs) });
       }
     },
     async close() {
-      closing.abort();
+      // Sends already under way end by themselves, within the timeout; fetch pools nothing of ours.
+      closed = true;
     },
   };
 }

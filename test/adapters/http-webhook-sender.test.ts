@@ -24,10 +24,40 @@ afterEach(async () => {
 
 const body = JSON.stringify({ type: 'incident.created', data: { incident: { id: '1579' } } });
 
+describe('undici sender: what its Agent adds', () => {
+  const receivers: Receiver[] = [];
+  afterEach(async () => {
+    await Promise.all(receivers.splice(0).map((r) => r.close()));
+  });
+
+  it('keeps the connection after an answer within the cap, and drops it mid-answer past the cap', async () => {
+    const socketClosed = new Map<string, boolean>();
+    const target = await startReceiver((req, res) => {
+      const path = req.url ?? '';
+      socketClosed.set(path, false);
+      req.socket.once('close', () => socketClosed.set(path, true));
+      res.writeHead(200).end(path === '/big' ? 'x'.repeat(1024 * 1024) : 'ok');
+    });
+    receivers.push(target);
+    const s = sender({ maxResponseBytes: 1000 });
+    expect(await s.send({ url: `${target.url}/small`, headers: {}, body })).toMatchObject({ ok: true, responseExcerpt: 'ok' });
+    expect(await s.send({ url: `${target.url}/big`, headers: {}, body })).toMatchObject({ ok: true, responseExcerpt: 'x'.repeat(1000) });
+    await expect.poll(() => socketClosed.get('/big')).toBe(true);
+    expect(socketClosed.get('/small')).toBe(false);
+  });
+
+  it("names the network failure in the runtime's words", async () => {
+    const target = await startReceiver((_req, res) => res.end());
+    await target.close();
+    const attempt = await sender().send({ url: target.url, headers: {}, body });
+    expect(attempt.error).toMatch(/ECONNREFUSED/);
+  });
+});
+
 describe('SSRF: with private targets refused, no attempt reaches the canary', () => {
   let canary: Receiver;
   let canary6: Receiver | null = null;
-  let lookupCalls: string[] = [];
+  const lookupCalls: string[] = [];
   let rebindCalls = 0;
 
   const answers: Record<string, LookupAddress[]> = {

@@ -137,18 +137,21 @@ describe('createPostmarkMailer when the API misbehaves or cannot be reached', ()
   const servers: Server[] = [];
   const sockets = new Set<Socket>();
 
-  async function serve(handler: (res: ServerResponse) => void): Promise<{ url: string; requests: () => number; closedAfterBytes: () => number }> {
+  /** `written` is for the handler to count what it wrote; `closedAfterBytes` is that count when the answer closed. */
+  async function serve(
+    handler: (res: ServerResponse, written: { bytes: number }) => void,
+  ): Promise<{ url: string; requests: () => number; closedAfterBytes: () => number }> {
     let requests = 0;
     let closedAfterBytes = -1;
     const server = createServer((req, res) => {
       requests++;
       req.resume();
       req.on('end', () => {
-        let written = 0;
-        const write = res.write.bind(res);
-        res.write = ((chunk: Buffer, ...rest: never[]) => ((written += chunk.byteLength), write(chunk, ...rest))) as typeof res.write;
-        res.on('close', () => (closedAfterBytes = written));
-        handler(res);
+        const written = { bytes: 0 };
+        res.on('close', () => {
+          closedAfterBytes = written.bytes;
+        });
+        handler(res, written);
       });
     });
     server.on('connection', (socket) => sockets.add(socket));
@@ -175,12 +178,16 @@ describe('createPostmarkMailer when the API misbehaves or cannot be reached', ()
   });
 
   it('does not read an endless answer whole: it stops at the cap, drops the connection and retries later', async () => {
-    const endless = await serve((res) => {
+    const endless = await serve((res, written) => {
       res.writeHead(200, { 'content-type': 'application/json' });
       const chunk = Buffer.alloc(64 * 1024, ' ');
       res.write(Buffer.from('{"ErrorCode":0,"Message":"OK","MessageID":"x","Padding":"'));
       const pump = () => {
-        while (!res.destroyed) if (!res.write(chunk)) return void res.once('drain', pump);
+        while (!res.destroyed) {
+          const more = res.write(chunk);
+          written.bytes += chunk.byteLength;
+          if (!more) return void res.once('drain', pump);
+        }
       };
       pump();
     });

@@ -78,7 +78,11 @@ export async function startPostmark(token = 'test-server-token-6a1f'): Promise<T
   return Object.assign(state, {
     url: `http://127.0.0.1:${port}`,
     token,
-    close: () => new Promise<void>((resolve) => (server.closeAllConnections(), server.close(() => resolve()))),
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
   });
 }
 
