@@ -124,7 +124,9 @@ export function createSubscriptionService(deps: SubscriptionServiceDeps) {
       const results: TestSendResult[] = [];
       for (const event of sampleEvents(clock.now())) {
         const sent = await deps.sender.send(subscription, [event], {
-          messageId: async () => `msg_test_${event.id.replace(/[^a-z0-9]/gi, '_')}`,
+          // A new webhook-id for every test send: receivers that drop repeated ids (as they
+          // should) would otherwise drop every test after the first.
+          messageId: async () => `msg_test_${crypto.randomUUID().replace(/-/g, '')}`,
           subjectPrefix: '[Test] ',
         });
         results.push({ eventType: event.type, ok: sent.ok, status: sent.status, error: sent.ok ? null : sent.error });
