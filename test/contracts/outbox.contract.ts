@@ -57,20 +57,24 @@ export function outboxContract(target: StoreTarget): void {
       expect(await store.deliveryCounts(T0 - 1)).toMatchObject({ pending: 4, due: 0 });
     });
 
-    it('writes no delivery for a subscription paused between planning and the write', async () => {
+    it('writes no delivery for a subscription paused or deleted between planning and the write', async () => {
       await subscribe('sub_a');
       await subscribe('sub_b');
+      await subscribe('sub_c');
       const planning: Store = {
         ...store,
-        // The poller read the active list; an admin pauses sub_b before the piece is written.
+        // The poller read the active list; an admin elsewhere pauses sub_b and deletes sub_c
+        // before the piece is written.
         async activeSubscriptions() {
           const active = await store.activeSubscriptions();
-          await opened.openAnother().updateSubscription('sub_b', { status: 'paused', pausedReason: 'paused by an admin' }, T0);
+          const admin = opened.openAnother();
+          await admin.updateSubscription('sub_b', { status: 'paused', pausedReason: 'paused by an admin' }, T0);
+          await admin.deleteSubscription('sub_c');
           return active;
         },
       };
       const { deliveries } = await pollNews(planning, [incident(1)], T0);
-      expect(deliveries.map((d) => d.subscriptionId)).toEqual(['sub_a', 'sub_b']);
+      expect(deliveries.map((d) => d.subscriptionId)).toEqual(['sub_a', 'sub_b', 'sub_c']);
       expect((await store.listDeliveries({}, null, 10)).map((d) => d.subscriptionId)).toEqual(['sub_a']);
     });
 
