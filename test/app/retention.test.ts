@@ -103,14 +103,16 @@ describe('pruning expired rows', () => {
   });
 
   it('deletes in bounded batches until nothing is left, and says what it removed in one log line', async () => {
-    const insert = archive.sqlite.prepare('INSERT INTO rate_limits (key, hits_json, expires_ms) VALUES (?, ?, ?)');
-    for (let i = 0; i < 25; i++) insert.run(`ip4:10.0.0.${i}`, '{"hitsMs":[]}', NOW - 1);
-    insert.run('ip4:10.0.1.1', '{"hitsMs":[]}', NOW + 60_000); // its window is still open
+    // Sign-up logs as the limiter leaves them: 25 whose window ended a millisecond ago, one still open.
+    const rule = { limit: 1, windowMs: 60_000 };
+    for (let i = 0; i < 25; i++) expect((await archive.store.hitRateLimit(`ip4:10.0.0.${i}`, rule, NOW - 60_001)).allowed).toBe(true);
+    expect((await archive.store.hitRateLimit('ip4:10.0.1.1', rule, NOW)).allowed).toBe(true);
 
     const counts = await pruneAt(NOW, {}, 10);
 
     expect(counts).toEqual({ pollRuns: 0, rejectedBodies: 0, pendingSignups: 0, linkTokens: 0, rateLimits: 25 });
-    expect(count('rate_limits')).toBe(1);
+    // The open window's log is the one left: it still refuses a second sign-up.
+    expect((await archive.store.hitRateLimit('ip4:10.0.1.1', rule, NOW + 1, { peek: true })).allowed).toBe(false);
     const lines = logs.map((l) => JSON.parse(l)).filter((l) => l.msg === 'pruned expired rows');
     expect(lines).toHaveLength(1);
     expect(lines[0]).toMatchObject({ level: 'info', rateLimits: 25, pollRuns: 0 });

@@ -1,0 +1,306 @@
+/**
+ * The outbox contract: deliveries get in the way the poller puts them there (a planned poll with
+ * its fanout), and deliverers in several processes or isolates claim, record and replay them.
+ * What must hold whatever runs it: a row is never held by two deliverers, a deliverer whose claim
+ * was taken over changes nothing, and a pause is seen by every store at once.
+ */
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { Store } from '../../src/core/ports.ts';
+import { attemptOf, pollNews, storedSubscription } from '../fixtures/notification-builders.ts';
+import { rawIncident } from '../fixtures/vendor-builders.ts';
+import type { OpenedStore, StoreTarget } from './store-target.ts';
+
+const T0 = Date.UTC(2026, 9, 1, 15, 0, 0);
+const LEASE_MS = 60_000;
+const DONE = { kind: 'done' } as const;
+
+/** The n-th new incident: one incident.created event, so one delivery per webhook subscriber. */
+const incident = (n: number) => rawIncident({ id: 5000 + n, title: `Incident ${n}: messages fail to send` });
+
+export function outboxContract(target: StoreTarget): void {
+  describe(`outbox (${target.name})`, () => {
+    let opened: OpenedStore;
+    let store: Store;
+    beforeEach(async () => {
+      opened = await target.open();
+      store = opened.store;
+    });
+    afterEach(() => opened.close());
+
+    const subscribe = (id: string, overrides = {}) => store.createSubscription(storedSubscription(id, overrides, T0 - 1000));
+    const idsOf = (list: readonly { delivery: { id: number } }[]) => list.map((c) => c.delivery.id).sort((a, b) => a - b);
+
+    it('holds one pending delivery per webhook event and per email incident, due when the poll ran', async () => {
+      await subscribe('sub_hook');
+      await subscribe('sub_mail', { channel: 'email', target: 'ops@example.test' });
+      await subscribe('sub_files', { filters: { services: ['Files'] } });
+      await subscribe('sub_paused', { status: 'paused', pausedReason: 'gone' });
+      const { events, deliveries } = await pollNews(store, [incident(1), incident(2)], T0);
+      expect(events).toHaveLength(2);
+      expect(deliveries).toHaveLength(4);
+
+      const listed = await opened.openAnother().listDeliveries({}, null, 10);
+      expect(listed.map((d) => [d.subscriptionId, d.channel, d.eventIds]).sort()).toEqual(
+        [
+          ['sub_hook', 'webhook', [events[0]!.id]],
+          ['sub_hook', 'webhook', [events[1]!.id]],
+          ['sub_mail', 'email', [events[0]!.id]],
+          ['sub_mail', 'email', [events[1]!.id]],
+        ].sort(),
+      );
+      expect(new Set(listed.map((d) => d.key))).toEqual(new Set(deliveries.map((d) => d.key)));
+      for (const delivery of listed) {
+        expect(delivery).toMatchObject({ state: 'pending', attempts: 0, nextAttemptAt: T0, createdAt: T0, finishedAt: null, lastError: null });
+      }
+      expect(await store.nextDueAt()).toBe(T0);
+      expect(await store.deliveryCounts(T0)).toEqual({ pending: 4, done: 0, dead: 0, due: 4, oldestPendingAt: T0 });
+      expect(await store.deliveryCounts(T0 - 1)).toMatchObject({ pending: 4, due: 0 });
+    });
+
+    it('writes no delivery for a subscription paused or deleted between planning and the write', async () => {
+      await subscribe('sub_a');
+      await subscribe('sub_b');
+      await subscribe('sub_c');
+      const planning: Store = {
+        ...store,
+        // The poller read the active list; an admin elsewhere pauses sub_b and deletes sub_c
+        // before the piece is written.
+        async activeSubscriptions() {
+          const active = await store.activeSubscriptions();
+          const admin = opened.openAnother();
+          await admin.updateSubscription('sub_b', { status: 'paused', pausedReason: 'paused by an admin' }, T0);
+          await admin.deleteSubscription('sub_c');
+          return active;
+        },
+      };
+      const { deliveries } = await pollNews(planning, [incident(1)], T0);
+      expect(deliveries.map((d) => d.subscriptionId)).toEqual(['sub_a', 'sub_b', 'sub_c']);
+      expect((await store.listDeliveries({}, null, 10)).map((d) => d.subscriptionId)).toEqual(['sub_a']);
+    });
+
+    it('gives each delivery to one of many deliverers claiming at once, and each exactly once', async () => {
+      for (const id of ['sub_1', 'sub_2', 'sub_3']) await subscribe(id);
+      await pollNews(store, [incident(1), incident(2), incident(3)], T0);
+      const stores = [store, opened.openAnother(), opened.openAnother()];
+      const claims = await Promise.all(Array.from({ length: 6 }, (_, i) => stores[i % 3]!.claimDueDeliveries(`deliverer-${i}`, T0, LEASE_MS, 2)));
+      const all = claims.flatMap((claimed) => idsOf(claimed));
+      expect(all).toHaveLength(9);
+      expect(new Set(all).size).toBe(9);
+      // Each holder got what it was told, and nobody can take the rows while the claims live.
+      expect((await store.claimHolders()).sort()).toEqual(claims.flatMap((c, i) => (c.length > 0 ? [`deliverer-${i}`] : [])).sort());
+      expect(await stores[1]!.claimDueDeliveries('late', T0 + LEASE_MS - 1, LEASE_MS, 100)).toEqual([]);
+    });
+
+    it('claims what is due, oldest first, up to the limit, with its subscription and events', async () => {
+      await subscribe('sub_hook');
+      const first = await pollNews(store, [incident(1)], T0);
+      const second = await pollNews(store, [incident(2)], T0 + 1000);
+      expect(await store.claimDueDeliveries('a', T0 - 1, LEASE_MS, 10)).toEqual([]);
+      const [claimed, ...more] = await store.claimDueDeliveries('a', T0 + 1000, LEASE_MS, 1);
+      expect(more).toEqual([]);
+      expect(claimed?.delivery).toMatchObject({ key: first.deliveries[0]!.key, state: 'pending', attempts: 0 });
+      expect(claimed?.subscription).toEqual(await store.getSubscription('sub_hook'));
+      expect(claimed?.events).toEqual(first.events);
+      // Its claim holds it past the other's due time: the next claim takes the second one.
+      expect(await store.nextDueAt()).toBe(T0 + 1000);
+      expect((await store.claimDueDeliveries('b', T0 + 1000, LEASE_MS, 10)).map((c) => c.events)).toEqual([second.events]);
+      // Both held until their claims end: the first claim's end is the next time anything is due.
+      expect(await store.nextDueAt()).toBe(T0 + 1000 + LEASE_MS);
+    });
+
+    it('records nothing from a deliverer whose expired claim was taken over, and all from the one that took it', async () => {
+      await subscribe('sub_hook');
+      await pollNews(store, [incident(1)], T0);
+      const other = opened.openAnother();
+      const [mine] = await store.claimDueDeliveries('a', T0, LEASE_MS, 10);
+      const id = mine!.delivery.id;
+      const [taken] = await other.claimDueDeliveries('b', T0 + LEASE_MS, LEASE_MS, 10);
+      expect(taken?.delivery.id).toBe(id);
+
+      // a comes back late with a 410: neither its attempt nor the pause may land.
+      const late = attemptOf(id, T0 + LEASE_MS + 5, { kind: 'dead', reason: 'gone' }, { kind: 'paused', reason: 'the receiver answered 410 Gone' });
+      expect(await store.recordAttempts('a', [late])).toEqual([false]);
+      expect(await other.getDelivery(id)).toEqual({ delivery: { ...mine!.delivery }, attempts: [] });
+      expect(await other.getSubscription('sub_hook')).toMatchObject({ status: 'active', pausedReason: null, failingSince: null, lastSuccessAt: null });
+      expect((await other.activeSubscriptions()).map((s) => s.id)).toEqual(['sub_hook']);
+
+      expect(await other.recordAttempts('b', [attemptOf(id, T0 + LEASE_MS + 10, DONE)])).toEqual([true]);
+      const after = await store.getDelivery(id);
+      expect(after?.delivery).toMatchObject({ state: 'done', attempts: 1, finishedAt: T0 + LEASE_MS + 30, lastError: null });
+      expect(after?.attempts).toEqual([{ attemptedAt: T0 + LEASE_MS + 10, ok: true, status: 200, durationMs: 20, responseExcerpt: 'ok', error: null }]);
+      expect(await store.getSubscription('sub_hook')).toMatchObject({ lastSuccessAt: T0 + LEASE_MS + 30, failingSince: null });
+      // Once finished, not even its holder records on it again.
+      expect(await other.recordAttempts('b', [attemptOf(id, T0 + LEASE_MS + 40, DONE)])).toEqual([false]);
+      expect((await store.getDelivery(id))?.attempts).toHaveLength(1);
+    });
+
+    it('answers each attempt of one call on its own: held ones land, the others do not', async () => {
+      await subscribe('sub_hook');
+      await pollNews(store, [incident(1), incident(2)], T0);
+      const [x] = await store.claimDueDeliveries('a', T0, LEASE_MS, 1);
+      const [y] = await store.claimDueDeliveries('b', T0, LEASE_MS, 1);
+      const recorded = await store.recordAttempts('a', [attemptOf(x!.delivery.id, T0 + 1, DONE), attemptOf(y!.delivery.id, T0 + 1, DONE)]);
+      expect(recorded).toEqual([true, false]);
+      expect((await store.getDelivery(x!.delivery.id))?.delivery.state).toBe('done');
+      expect(await store.getDelivery(y!.delivery.id)).toMatchObject({ delivery: { state: 'pending', attempts: 0 }, attempts: [] });
+    });
+
+    it('keeps a retried delivery pending until its time, and a dead one finished with its reason', async () => {
+      await subscribe('sub_hook');
+      await pollNews(store, [incident(1), incident(2)], T0);
+      const [x, y] = await store.claimDueDeliveries('a', T0, LEASE_MS, 2);
+      expect(
+        await store.recordAttempts('a', [
+          attemptOf(x!.delivery.id, T0 + 100, { kind: 'retry', at: T0 + 5000, error: 'HTTP 503' }),
+          attemptOf(y!.delivery.id, T0 + 100, { kind: 'dead', reason: 'invalid URL' }),
+        ]),
+      ).toEqual([true, true]);
+      expect((await store.getDelivery(x!.delivery.id))?.delivery).toMatchObject({ state: 'pending', attempts: 1, nextAttemptAt: T0 + 5000, finishedAt: null, lastError: 'HTTP 503' });
+      expect((await store.getDelivery(y!.delivery.id))?.delivery).toMatchObject({ state: 'dead', attempts: 1, finishedAt: T0 + 120, lastError: 'invalid URL' });
+      expect(await store.claimHolders()).toEqual([]);
+      expect(await store.nextDueAt()).toBe(T0 + 5000);
+      expect(await store.deliveryCounts(T0 + 4999)).toEqual({ pending: 1, done: 0, dead: 1, due: 0, oldestPendingAt: null });
+      expect(await store.claimDueDeliveries('b', T0 + 4999, LEASE_MS, 10)).toEqual([]);
+      expect(idsOf(await store.claimDueDeliveries('b', T0 + 5000, LEASE_MS, 10))).toEqual([x!.delivery.id]);
+    });
+
+    it('marks a subscription failing from its first failure until a success', async () => {
+      await subscribe('sub_hook');
+      await pollNews(store, [incident(1)], T0);
+      const retry = (n: number) => ({ kind: 'retry', at: T0 + n * 1000, error: 'HTTP 503' }) as const;
+      const [first] = await store.claimDueDeliveries('a', T0, LEASE_MS, 1);
+      await store.recordAttempts('a', [attemptOf(first!.delivery.id, T0 + 10, retry(1))]);
+      const [second] = await store.claimDueDeliveries('a', T0 + 1000, LEASE_MS, 1);
+      expect(second?.subscription).toMatchObject({ failingSince: T0 + 10, lastSuccessAt: null });
+      await store.recordAttempts('a', [attemptOf(second!.delivery.id, T0 + 1010, retry(2))]);
+      expect(await store.getSubscription('sub_hook')).toMatchObject({ failingSince: T0 + 10 });
+      const [third] = await store.claimDueDeliveries('a', T0 + 2000, LEASE_MS, 1);
+      await store.recordAttempts('a', [attemptOf(third!.delivery.id, T0 + 2010, DONE)]);
+      expect(await store.getSubscription('sub_hook')).toMatchObject({ status: 'active', failingSince: null, lastSuccessAt: T0 + 2030 });
+      expect((await store.getDelivery(first!.delivery.id))?.attempts.map((a) => [a.attemptedAt, a.ok, a.status])).toEqual([
+        [T0 + 10, false, 503],
+        [T0 + 1010, false, 503],
+        [T0 + 2010, true, 200],
+      ]);
+    });
+
+    it('takes a subscription paused by a 410 out of every store at once: its list, its claims, its due time', async () => {
+      await subscribe('sub_gone');
+      await subscribe('sub_ok');
+      await pollNews(store, [incident(1), incident(2)], T0);
+      const other = opened.openAnother();
+      expect((await other.activeSubscriptions()).map((s) => s.id)).toEqual(['sub_gone', 'sub_ok']);
+
+      const [claimed] = (await store.claimDueDeliveries('a', T0, LEASE_MS, 10)).filter((c) => c.subscription.id === 'sub_gone');
+      const gone = attemptOf(claimed!.delivery.id, T0 + 10, { kind: 'dead', reason: 'the receiver answered 410 Gone' }, { kind: 'paused', reason: 'the receiver answered 410 Gone' });
+      expect(await store.recordAttempts('a', [gone])).toEqual([true]);
+      await store.releaseClaims('a');
+
+      expect((await other.activeSubscriptions()).map((s) => s.id)).toEqual(['sub_ok']);
+      expect(await other.getSubscription('sub_gone')).toMatchObject({ status: 'paused', pausedReason: 'the receiver answered 410 Gone', failingSince: T0 + 10, updatedAt: T0 + 30 });
+      // Its other delivery waits, unclaimed and not counted as due, until it is resumed.
+      const claimable = await other.claimDueDeliveries('b', T0 + 100, LEASE_MS, 10);
+      expect(claimable.map((c) => c.subscription.id)).toEqual(['sub_ok', 'sub_ok']);
+      await other.recordAttempts('b', claimable.map((c) => attemptOf(c.delivery.id, T0 + 110, DONE)));
+      expect(await other.nextDueAt()).toBeNull();
+      const news = await pollNews(other, [incident(3)], T0 + 200);
+      expect(news.deliveries.map((d) => d.subscriptionId)).toEqual(['sub_ok']);
+
+      await store.updateSubscription('sub_gone', { status: 'active', pausedReason: null }, T0 + 300);
+      expect((await other.activeSubscriptions()).map((s) => s.id)).toEqual(['sub_gone', 'sub_ok']);
+      expect(await other.nextDueAt()).toBe(T0);
+    });
+
+    it("frees a dead holder's claims so they go out at once", async () => {
+      await subscribe('sub_hook');
+      await pollNews(store, [incident(1), incident(2)], T0);
+      expect(await store.claimHolders()).toEqual([]);
+      expect(await store.claimDueDeliveries('dead', T0, LEASE_MS, 10)).toHaveLength(2);
+      const other = opened.openAnother();
+      expect(await other.claimHolders()).toEqual(['dead']);
+      expect(await other.releaseClaims('someone-else')).toBe(0);
+      expect(await other.releaseClaims('dead')).toBe(2);
+      expect(await other.claimHolders()).toEqual([]);
+      expect(await other.nextDueAt()).toBe(T0);
+      expect(await other.claimDueDeliveries('b', T0 + 1, LEASE_MS, 10)).toHaveLength(2);
+    });
+
+    it('drops the pending deliveries of a deleted subscription and keeps what was sent, with its attempts', async () => {
+      await subscribe('sub_hook');
+      await subscribe('sub_other');
+      await pollNews(store, [incident(1), incident(2)], T0);
+      const [sent] = (await store.claimDueDeliveries('a', T0, LEASE_MS, 10)).filter((c) => c.subscription.id === 'sub_hook');
+      await store.recordAttempts('a', [attemptOf(sent!.delivery.id, T0 + 10, DONE)]);
+      await store.releaseClaims('a');
+      expect(await store.listDeliveries({ subscriptionId: 'sub_hook' }, null, 10)).toHaveLength(2);
+
+      expect(await opened.openAnother().deleteSubscription('sub_hook')).toBe(true);
+      const kept = await store.listDeliveries({ subscriptionId: 'sub_hook' }, null, 10);
+      expect(kept.map((d) => [d.id, d.state])).toEqual([[sent!.delivery.id, 'done']]);
+      expect((await store.getDelivery(sent!.delivery.id))?.attempts).toHaveLength(1);
+      expect(await store.listDeliveries({ subscriptionId: 'sub_other' }, null, 10)).toHaveLength(2);
+      expect(await store.deliveryCounts(T0)).toMatchObject({ pending: 2, done: 1 });
+    });
+
+    it('replays a delivery with the same key, at once, keeping its attempts on record', async () => {
+      await subscribe('sub_hook');
+      await pollNews(store, [incident(1)], T0);
+      const [claimed] = await store.claimDueDeliveries('a', T0, LEASE_MS, 1);
+      const { id, key } = claimed!.delivery;
+      await store.recordAttempts('a', [attemptOf(id, T0 + 10, { kind: 'dead', reason: 'HTTP 400' })]);
+
+      expect(await opened.openAnother().replayDelivery(id, T0 + 60_000)).toBe(true);
+      const replayed = await store.getDelivery(id);
+      expect(replayed?.delivery).toMatchObject({ id, key, state: 'pending', attempts: 1, nextAttemptAt: T0 + 60_000, finishedAt: null, lastError: null });
+      expect(replayed?.attempts).toHaveLength(1);
+      expect(await store.nextDueAt()).toBe(T0 + 60_000);
+      const [again] = await store.claimDueDeliveries('b', T0 + 60_000, LEASE_MS, 10);
+      expect(again?.delivery).toMatchObject({ id, key, attempts: 1 });
+      expect(await store.replayDelivery(id + 1000, T0)).toBe(false);
+      expect(await store.listDeliveries({}, null, 10)).toHaveLength(1);
+    });
+
+    it('replays what was created since a time, of one subscription or one state, and counts it', async () => {
+      await subscribe('sub_a');
+      await subscribe('sub_b');
+      await pollNews(store, [incident(1)], T0);
+      await pollNews(store, [incident(2)], T0 + 60_000);
+      const claimed = await store.claimDueDeliveries('a', T0 + 60_000, LEASE_MS, 10);
+      await store.recordAttempts(
+        'a',
+        claimed.map((c) => attemptOf(c.delivery.id, T0 + 60_010, c.subscription.id === 'sub_a' ? DONE : { kind: 'dead', reason: 'HTTP 404' })),
+      );
+      const REPLAY_AT = T0 + 120_000;
+      expect(await store.replayDeliveriesSince(T0 + 60_000, { subscriptionId: 'sub_a' }, REPLAY_AT)).toBe(1);
+      expect(await store.replayDeliveriesSince(T0, { state: 'dead' }, REPLAY_AT)).toBe(2);
+      expect(await store.replayDeliveriesSince(T0 + 60_001, {}, REPLAY_AT)).toBe(0);
+      const states = (await store.listDeliveries({}, null, 10)).map((d) => [d.subscriptionId, d.createdAt, d.state, d.nextAttemptAt === REPLAY_AT]);
+      expect(states.sort()).toEqual(
+        [
+          ['sub_a', T0, 'done', false],
+          ['sub_a', T0 + 60_000, 'pending', true],
+          ['sub_b', T0, 'pending', true],
+          ['sub_b', T0 + 60_000, 'pending', true],
+        ].sort(),
+      );
+    });
+
+    it('lists deliveries newest first, in pages before an id, by subscription and state', async () => {
+      await subscribe('sub_a');
+      await subscribe('sub_b');
+      await pollNews(store, [incident(1)], T0);
+      await pollNews(store, [incident(2)], T0 + 1000);
+      const all = await store.listDeliveries({}, null, 10);
+      expect(all).toHaveLength(4);
+      expect(all.map((d) => d.id)).toEqual([...all.map((d) => d.id)].sort((a, b) => b - a));
+      expect(all.map((d) => d.createdAt)).toEqual([T0 + 1000, T0 + 1000, T0, T0]);
+      const page = await store.listDeliveries({}, all[1]!.id, 2);
+      expect(page.map((d) => d.id)).toEqual([all[2]!.id, all[3]!.id]);
+      expect((await store.listDeliveries({ subscriptionId: 'sub_b' }, null, 10)).every((d) => d.subscriptionId === 'sub_b')).toBe(true);
+      expect(await store.listDeliveries({ subscriptionId: 'sub_b' }, null, 10)).toHaveLength(2);
+      expect(await store.listDeliveries({ state: 'done' }, null, 10)).toEqual([]);
+      expect(await store.listDeliveries({ sinceMs: T0 + 1 }, null, 10)).toEqual(all.slice(0, 2));
+      expect(await store.getDelivery(all[0]!.id + 1000)).toBeNull();
+    });
+  });
+}
