@@ -33,6 +33,17 @@ import { applyPollStatements, GENERATION_KEY, isRevisionGuardFailure, pollRunSta
 import { LATEST_NOTES_SQL, preparePollStatements, type LatestNoteRow } from './sqlite-statements.ts';
 import * as t from './store-schema.ts';
 
+/**
+ * `column IN (the values)` with one bound value whatever their number: D1 binds at most 100 a
+ * statement, and the list comes from the query string (`?service=a,b,...`) or is a page of
+ * search results. One value stays an equality, so SQLite still walks (type, sort_key) in order
+ * and stops at the limit; several are sorted either way (IN (?, ?) plans the same as json_each).
+ */
+function inValues(column: Parameters<typeof eq>[0], values: readonly (string | number)[]): SQL {
+  if (values.length === 1) return eq(column, values[0]);
+  return sql`${column} IN (SELECT value FROM json_each(${JSON.stringify(values)}))`;
+}
+
 /** The generation the apply list's last statement read (READ_GENERATION). */
 function generationOf(rows: unknown[] | undefined): number {
   const row = rows?.[0] as { value?: string } | undefined;
@@ -106,8 +117,8 @@ export function createSqliteStore(connection: SqliteConnection): Store {
 
   function incidentConditions(filter: IncidentFilter, after: IncidentPosition | null): SQL[] {
     const conditions: SQL[] = [];
-    if (filter.types?.length) conditions.push(inArray(t.incidents.type, filter.types));
-    if (filter.statuses?.length) conditions.push(inArray(t.incidents.status, filter.statuses));
+    if (filter.types?.length) conditions.push(inValues(t.incidents.type, filter.types));
+    if (filter.statuses?.length) conditions.push(inValues(t.incidents.status, filter.statuses));
     // The exact test is on created_ms; the sort_key bounds it implies let SQLite seek the window
     // in the sort_key index instead of walking down to it from the newest incident.
     const keys = sortKeyRange(filter, after);
@@ -125,7 +136,7 @@ export function createSqliteStore(connection: SqliteConnection): Store {
           db
             .select({ one: sql`1` })
             .from(t.incidentServices)
-            .where(and(eq(t.incidentServices.incidentPk, t.incidents.pk), inArray(t.incidentServices.service, filter.services))),
+            .where(and(eq(t.incidentServices.incidentPk, t.incidents.pk), inValues(t.incidentServices.service, filter.services))),
         ),
       );
     }
@@ -222,7 +233,7 @@ export function createSqliteStore(connection: SqliteConnection): Store {
       const rows = await db
         .select()
         .from(t.incidents)
-        .where(inArray(t.incidents.pk, page.map((r) => r.pk)))
+        .where(inValues(t.incidents.pk, page.map((r) => r.pk)))
         .orderBy(desc(t.incidents.sortKey))
         .all();
       return toListed(rows);

@@ -1,7 +1,13 @@
 /** Every port's contract suite, registered against one store implementation. */
+import { archiveReadsContract } from './archive-reads.contract.ts';
+import { archiveWritesContract } from './archive-writes.contract.ts';
 import { leaseContract } from './leases.contract.ts';
+import { retentionContract } from './retention.contract.ts';
 import type { StoreTarget } from './store-target.ts';
 
 export function storeContracts(target: StoreTarget): void {
   leaseContract(target);
+  archiveWritesContract(target);
+  archiveReadsContract(target);
+  retentionContract(target);
 }
