@@ -110,6 +110,14 @@ export function archiveReadsContract(target: StoreTarget): void {
         expect(ids(await store.listIncidents({ q: q('upload huddles') }, null, 10))).toEqual([]);
       });
 
+      it('finds words whatever their accents or case, in any script', async () => {
+        await applyPollOf(store, [rawIncident({ id: 7, title: 'Café OUTAGE in Zürich', notes: [{ body: '<p>Сообщения задерживаются</p>', date_created: '2026-10-01T05:39:35-07:00' }] })], T0 + 1);
+        expect(ids(await store.listIncidents({ q: q('cafe') }, null, 10))).toEqual(['7']);
+        expect(ids(await store.listIncidents({ q: q('ZURICH outage') }, null, 10))).toEqual(['7']);
+        expect(ids(await store.listIncidents({ q: q('сообщения') }, null, 10))).toEqual(['7']);
+        expect(ids(await store.listIncidents({ q: q('задерж') }, null, 10))).toEqual(['7']);
+      });
+
       it('keeps an incident renamed in place, found by its new words only', async () => {
         const renamed = { ...threeIncidents()[1]!, title: 'Calls drop' };
         await applyPollOf(store, [renamed], T0 + 1);
@@ -376,6 +384,13 @@ export function archiveReadsContract(target: StoreTarget): void {
       expect(await store.secret('cursor', generate)).toBe('secret-1');
       expect(await opened.openAnother().secret('cursor', generate)).toBe('secret-1');
       expect(await store.secret('other', generate)).not.toBe('secret-1');
+    });
+
+    it('gives every store racing to make a secret the same one', async () => {
+      const stores = [store, opened.openAnother(), opened.openAnother()];
+      const secrets = await Promise.all(stores.map((s, i) => s.secret('signing', () => `made-by-${i}`)));
+      expect(new Set(secrets).size).toBe(1);
+      expect(await store.secret('signing', () => 'late')).toBe(secrets[0]);
     });
 
     describe('incident spans', () => {

@@ -129,6 +129,24 @@ export function archiveWritesContract(target: StoreTarget): void {
       expect(await store.getPollRun(mine.run.id)).toBeNull();
     });
 
+    it('lets exactly one of two pollers racing to write the same change win, and records it once', async () => {
+      await applyPollOf(store, [rawIncident({ id: 1 })], T0);
+      const others = [opened.openAnother(), opened.openAnother()];
+      // Both planned against revision 1, before either writes: two processes polling at once.
+      const plans = await Promise.all(others.map((other, i) => planPollOf(other, [resolvedFirst], T0 + (i + 1) * MINUTE_MS)));
+      const outcomes = await Promise.allSettled(others.map((other, i) => other.applyPoll(plans[i]!)));
+      const won = outcomes.flatMap((o, i) => (o.status === 'fulfilled' ? [i] : []));
+      expect(won).toHaveLength(1);
+      const lost = outcomes.find((o) => o.status === 'rejected') as PromiseRejectedResult;
+      expect(lost.reason).toBeInstanceOf(RevisionConflictError);
+      expect((await store.listVersions('1', 10)).map((v) => [v.revision, v.pollRunId])).toEqual([
+        [1, expect.any(String)],
+        [2, plans[won[0]!]!.run.id],
+      ]);
+      expect((await store.listEvents({ incidentId: '1', includeBackfill: false }, 0, 10)).map((e) => e.pollRunId)).toEqual(plans[won[0]!]!.plan.events.map(() => plans[won[0]!]!.run.id));
+      expect(await store.getPollRun(plans[1 - won[0]!]!.run.id)).toBeNull();
+    });
+
     it('moves the generation on every incident write, a last_seen refresh included, and every store reads the same', async () => {
       const other = opened.openAnother();
       const empty = await store.archiveGeneration();
@@ -215,6 +233,21 @@ export function archiveWritesContract(target: StoreTarget): void {
       expect(written.flatMap((d) => d.eventIds).every((id) => archivedIds.has(id))).toBe(true);
       // The email subscriber gets one message for the resolution and its note together.
       expect(written.filter((d) => d.channel === 'email').map((d) => d.eventIds.length)).toEqual([poll.plan.events.length]);
+    });
+
+    it('writes an outbox row for every one of more than a thousand events of one poll', async () => {
+      // Outbox rows go in as JSON lists of a thousand: the row after the first list must not be lost.
+      await applyPollOf(store, [], T0);
+      await subscribe(store, 'sub_all', T0);
+      const incidents = Array.from({ length: 1001 }, (_, i) => rawIncident({ id: 20_000 + i, notes: [] }));
+      const poll = await planPollOf(store, incidents, T0 + MINUTE_MS);
+      expect(poll.deliveries).toHaveLength(incidents.length);
+      await store.applyPoll(poll);
+      const written = new Set<string>();
+      for (let before: number | null = null, page = await store.listDeliveries({}, null, 400); page.length > 0; before = page.at(-1)!.id, page = await store.listDeliveries({}, before, 400)) {
+        for (const delivery of page) written.add(delivery.key);
+      }
+      expect(written).toEqual(new Set(poll.deliveries.map((d) => d.key)));
     });
 
     it('records a poll written in pieces as its last piece says, once', async () => {
