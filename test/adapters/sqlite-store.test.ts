@@ -78,18 +78,6 @@ describe('SQLite store', () => {
     expect(await store.listPollRuns(null, 100)).toHaveLength(1);
   });
 
-  it('gives a lease to one holder at a time and frees it when it expires or is released', async () => {
-    const { store } = archive;
-    expect(await store.tryAcquireLease('poll', 'a', T0, 1000)).toBe(true);
-    expect(await store.tryAcquireLease('poll', 'b', T0 + 10, 1000)).toBe(false);
-    expect(await store.tryAcquireLease('poll', 'a', T0 + 20, 1000)).toBe(true); // renewal by the holder
-    expect(await store.tryAcquireLease('poll', 'b', T0 + 1020, 1000)).toBe(true); // a's expired
-    await store.releaseLease('poll', 'a'); // not a's to release any more
-    expect(await store.tryAcquireLease('poll', 'a', T0 + 1030, 1000)).toBe(false);
-    await store.releaseLease('poll', 'b');
-    expect(await store.tryAcquireLease('poll', 'a', T0 + 1040, 1000)).toBe(true);
-  });
-
   it('leaves no stale search row when date_created is re-stamped (the row is keyed by sort key)', async () => {
     // Through the port a stale row is invisible (it joins no incident), but it would still count
     // against the search budget and grow the index: only the table can tell.
