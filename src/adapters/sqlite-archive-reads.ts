@@ -14,6 +14,17 @@ import { toStatusEvent } from './sqlite-rows.ts';
 import type { PollStatements } from './sqlite-statements.ts';
 import * as t from './store-schema.ts';
 
+/**
+ * `column IN (the values)` with one bound value whatever their number: D1 binds at most 100 a
+ * statement, and the list comes from the query string (`?service=a,b,...`) or is a page of
+ * search results. One value stays an equality, so SQLite still walks (type, sort_key) in order
+ * and stops at the limit; several are sorted either way (IN (?, ?) plans the same as json_each).
+ */
+function inValues(column: Parameters<typeof eq>[0], values: readonly (string | number)[]): SQL {
+  if (values.length === 1) return eq(column, values[0]);
+  return sql`${column} IN (SELECT value FROM json_each(${JSON.stringify(values)}))`;
+}
+
 export function createSqliteArchiveReads(connection: SqliteConnection, st: PollStatements): ArchiveQueries {
   const { db } = connection;
   const { loadByIds, withNotes, toListed } = createIncidentRows(connection, st);
@@ -29,8 +40,8 @@ export function createSqliteArchiveReads(connection: SqliteConnection, st: PollS
 
   function incidentConditions(filter: IncidentFilter, after: IncidentPosition | null): SQL[] {
     const conditions: SQL[] = [];
-    if (filter.types?.length) conditions.push(inArray(t.incidents.type, filter.types));
-    if (filter.statuses?.length) conditions.push(inArray(t.incidents.status, filter.statuses));
+    if (filter.types?.length) conditions.push(inValues(t.incidents.type, filter.types));
+    if (filter.statuses?.length) conditions.push(inValues(t.incidents.status, filter.statuses));
     // The exact test is on created_ms; the sort_key bounds it implies let SQLite seek the window
     // in the sort_key index instead of walking down to it from the newest incident.
     const keys = sortKeyRange(filter, after);
@@ -48,7 +59,7 @@ export function createSqliteArchiveReads(connection: SqliteConnection, st: PollS
           db
             .select({ one: sql`1` })
             .from(t.incidentServices)
-            .where(and(eq(t.incidentServices.incidentPk, t.incidents.pk), inArray(t.incidentServices.service, filter.services))),
+            .where(and(eq(t.incidentServices.incidentPk, t.incidents.pk), inValues(t.incidentServices.service, filter.services))),
         ),
       );
     }
@@ -88,7 +99,7 @@ export function createSqliteArchiveReads(connection: SqliteConnection, st: PollS
       const rows = await db
         .select()
         .from(t.incidents)
-        .where(inArray(t.incidents.pk, page.map((r) => r.pk)))
+        .where(inValues(t.incidents.pk, page.map((r) => r.pk)))
         .orderBy(desc(t.incidents.sortKey))
         .all();
       return toListed(rows);

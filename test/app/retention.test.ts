@@ -1,7 +1,7 @@
 /**
- * Pruning on a real SQLite file: poll runs past their retention (never what /healthz reads),
- * rejected payloads by age and by the size cap, in bounded batches, and the query plans that
- * keep each prune a seek rather than a scan.
+ * The pruner on a real SQLite file: its batches and its one log line, no row left unreachable,
+ * and the query plans that keep each prune a seek rather than a scan. What each prune removes and
+ * keeps is the RetentionStore contract (test/contracts/retention.contract.ts), on Node and on D1.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createConsoleLogger } from '../../src/adapters/console-logger.ts';
@@ -37,69 +37,24 @@ describe('pruning expired rows', () => {
   });
   afterEach(() => archive.remove());
 
-  it('drops poll runs older than the retention with what they refused, and keeps the recent ones', async () => {
-    const old = [run('ok', NOW - 45 * DAY_MS), run('failed', NOW - 40 * DAY_MS), run('partial', NOW - 31 * DAY_MS)];
-    const recent = [run('ok', NOW - 29 * DAY_MS), run('failed', NOW - 2 * DAY_MS), run('ok', NOW - 60_000)];
-    for (const r of [...old, ...recent]) await archive.store.recordPollRun(r, r.outcome === 'failed' ? [rejected('<html>down</html>', 'aa')] : []);
+  it('leaves no rejection record or body text behind that no poll run or counter can reach', async () => {
+    // The contract suites (test/contracts/retention.contract.ts) check what the port shows; what
+    // it cannot show is a row left unreachable, which no later prune would ever find.
+    const old = run('failed', NOW - 45 * DAY_MS);
+    const recent = run('failed', NOW - 2 * DAY_MS);
+    await archive.store.recordPollRun(old, [rejected('<html>down</html>', 'aa'), { ...rejected('<html>old page</html>', 'bb'), source: 'v2/history' }]);
+    await archive.store.recordPollRun(recent, [rejected('<html>down</html>', 'aa')]);
+    const page = (n: number) => `<html>${String(n).repeat(400_000)}</html>`;
+    for (let i = 1; i <= 3; i++) await archive.store.recordPollRun(run('failed', NOW - (10 - i) * 60_000), [rejected(page(i), `d${i}`)]);
 
-    const counts = await pruneAt(NOW, { pollRunsDays: 30 });
+    const counts = await pruneAt(NOW, { pollRunsDays: 30, rejectedPayloadsDays: 7, rejectedPayloadsMaxBytes: 1_000_000 });
 
-    expect(counts.pollRuns).toBe(3);
-    for (const r of old) expect(await archive.store.getPollRun(r.id)).toBeNull();
-    const kept = await archive.store.listPollRuns(null, 100);
-    expect(kept.map((r) => r.id)).toEqual(recent.map((r) => r.id).reverse());
-    // The old failed run's rejection record went with it; the recent one still shows the body.
-    expect(count('poll_run_rejections')).toBe(1);
-    expect((await archive.store.getPollRun(recent[1]!.id))?.rejected[0]?.body?.text).toBe('<html>down</html>');
-  });
-
-  it('never prunes what /healthz reads: the last success and the last run, however old', async () => {
-    // The vendor has been failing for 40 days (a poll a day here, for brevity); 30 days are kept.
-    const lastSuccess = run('ok', NOW - 41 * DAY_MS);
-    await archive.store.recordPollRun(run('ok', NOW - 50 * DAY_MS), []);
-    await archive.store.recordPollRun(lastSuccess, []);
-    for (let day = 40; day >= 1; day--) await archive.store.recordPollRun(run('failed', NOW - day * DAY_MS), []);
-    const before = await archive.store.feedHealth();
-
-    await pruneAt(NOW, { pollRunsDays: 30 });
-
-    const after = await archive.store.feedHealth();
-    expect(after.lastSuccessAt).toBe(lastSuccess.startedAt);
-    expect(after.lastRun).toEqual(before.lastRun);
-    // Failures older than the retention are no longer counted, but the feed still reads as failing.
-    expect(before.consecutiveFailures).toBe(40);
-    expect(after.consecutiveFailures).toBe(30);
-    expect(count('poll_runs')).toBe(1 + 30);
-  });
-
-  it('drops rejected bodies not seen within their retention; a run that kept one says it was pruned', async () => {
-    const stale = run('failed', NOW - 10 * DAY_MS);
-    const fresh = run('failed', NOW - 1 * DAY_MS);
-    await archive.store.recordPollRun(stale, [rejected('<html>old page</html>', 'bb')]);
-    await archive.store.recordPollRun(fresh, [rejected('<html>new page</html>', 'cc')]);
-
-    const counts = await pruneAt(NOW, { pollRunsDays: 30, rejectedPayloadsDays: 7 });
-
-    expect(counts.rejectedBodies).toBe(1);
-    const staleShown = await archive.store.getPollRun(stale.id);
-    expect(staleShown?.rejected).toMatchObject([{ source: 'v2/current', error: 'invalid JSON', sha256: 'bb'.padEnd(64, '0'), body: null }]);
-    expect((await archive.store.getPollRun(fresh.id))?.rejected[0]?.body).toMatchObject({ text: '<html>new page</html>', seenCount: 1 });
-    expect([count('rejected_bodies'), count('rejected_body_texts')]).toEqual([1, 1]);
-  });
-
-  it('keeps the most recently seen bodies within the size cap, and always the newest one', async () => {
-    const page = (n: number) => `<html>${String(n).repeat(400_000)}</html>`; // about 400 KB each
-    for (let i = 1; i <= 5; i++) await archive.store.recordPollRun(run('failed', NOW - (10 - i) * 60_000), [rejected(page(i), `d${i}`)]);
-
-    await pruneAt(NOW, { rejectedPayloadsMaxBytes: 1_000_000 });
-    const keptHashes = () => (archive.sqlite.prepare('SELECT hash FROM rejected_bodies ORDER BY hash').all() as { hash: string }[]).map((r) => r.hash.slice(0, 2));
-    expect(keptHashes()).toEqual(['d4', 'd5']);
-    expect(count('rejected_body_texts')).toBe(2);
-
-    // One body larger than the whole cap is still kept when it is the newest: an admin must see it.
-    await archive.store.recordPollRun(run('failed', NOW), [rejected('x'.repeat(1_500_000), 'ee')]);
-    await pruneAt(NOW, { rejectedPayloadsMaxBytes: 1_000_000 });
-    expect(keptHashes()).toEqual(['ee']);
+    expect(counts).toMatchObject({ pollRuns: 1, rejectedBodies: 3 });
+    // The old run and its two records go; bb by age, then d1 and aa by the 1 MB cap (d3 and d2
+    // are the most recently seen). Every record left belongs to a run; every text to a counter.
+    expect(count('poll_run_rejections')).toBe(4);
+    expect([count('rejected_bodies'), count('rejected_body_texts')]).toEqual([2, 2]);
+    expect((await archive.store.getPollRun(recent.id))?.rejected[0]?.body).toBeNull();
   });
 
   it('deletes in bounded batches until nothing is left, and says what it removed in one log line', async () => {

@@ -1,12 +1,18 @@
 /** Every port's contract suite, registered against one store implementation. */
 import { accessContract } from './access.contract.ts';
+import { archiveReadsContract } from './archive-reads.contract.ts';
+import { archiveWritesContract } from './archive-writes.contract.ts';
 import { leaseContract } from './leases.contract.ts';
 import { outboxContract } from './outbox.contract.ts';
+import { retentionContract } from './retention.contract.ts';
 import { subscriptionsContract } from './subscriptions.contract.ts';
 import type { StoreTarget } from './store-target.ts';
 
 export function storeContracts(target: StoreTarget): void {
   leaseContract(target);
+  archiveWritesContract(target);
+  archiveReadsContract(target);
+  retentionContract(target);
   subscriptionsContract(target);
   outboxContract(target);
   accessContract(target);
