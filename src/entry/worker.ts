@@ -26,12 +26,20 @@ const PRUNE_EVERY_MINUTES = 10;
 // the archive generation read from D1 is the one they were built at, so a stale isolate cannot
 // serve an older archive. Rate limits, admin sessions and the guess throttle are rows in D1.
 const apps = new WeakMap<object, Promise<Hono>>();
-const isolateId = crypto.randomUUID().slice(0, 8);
 const metrics = createServiceMetrics();
-const startedAt = Date.now();
+
+/**
+ * Made on first use: workerd refuses random values at module scope, and a clock read there says
+ * nothing about when the isolate began serving.
+ */
+let isolate: { id: string; startedAt: number } | null = null;
+function thisIsolate(): { id: string; startedAt: number } {
+  isolate ??= { id: crypto.randomUUID().slice(0, 8), startedAt: Date.now() };
+  return isolate;
+}
 
 async function buildApp(env: WorkerEnv): Promise<Hono> {
-  const instanceId = `worker:${isolateId}:http`;
+  const instanceId = `worker:${thisIsolate().id}:http`;
   const core = createWorkerCore(env, { instanceId, keepAlive: waitUntil, metrics });
   const { subscriptions } = await createWorkerNotifications(core, { instanceId, metrics });
   const cursors = await createCursorCodec(await core.store.secret('cursor', () => randomSecret()));
@@ -49,7 +57,7 @@ async function buildApp(env: WorkerEnv): Promise<Hono> {
     outbox: core.outbox,
     // public/ is served by Workers Static Assets (wrangler.toml [assets]) before this Worker runs.
     assets: new Map(),
-    startedAt,
+    startedAt: thisIsolate().startedAt,
     sanitizeHtml: sanitizeNoteHtml,
     // Cloudflare sets CF-Connecting-IP to the client's address and overwrites what a client sent.
     clientAddress: clientAddressFrom((c) => c.req.header('cf-connecting-ip'), core.config.TRUST_PROXY),
@@ -75,7 +83,7 @@ function misconfigured(error: ConfigError): Response {
 }
 
 function newInstanceId(role: string): string {
-  return `worker:${isolateId}:${role}:${crypto.randomUUID().slice(0, 8)}`;
+  return `worker:${thisIsolate().id}:${role}:${crypto.randomUUID().slice(0, 8)}`;
 }
 
 /** After a poll or a round: one wake-up when deliveries are due now (retries, or work left over). */
