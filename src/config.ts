@@ -52,6 +52,19 @@ export const configSchema = z.object({
     .url({ protocol: /^smtps?$/, error: 'SMTP_URL must be smtp://user:pass@host:587 or smtps://...' })
     .optional(),
   MAIL_FROM: z.string().trim().min(3).optional(),
+  // Email through Postmark's HTTP API instead of SMTP: what the Workers form uses, where no SMTP
+  // connection can be made. The server token is a secret: no message ever prints it.
+  MAIL_API_TOKEN: z
+    .string()
+    .trim()
+    .regex(/^[\x21-\x7e]+$/, 'MAIL_API_TOKEN must be a Postmark server token: printable characters, no spaces')
+    .optional(),
+  MAIL_API_URL: httpUrl('MAIL_API_URL').default('https://api.postmarkapp.com'),
+  MAIL_API_STREAM: z
+    .string()
+    .trim()
+    .regex(/^[A-Za-z0-9_-]{1,100}$/, 'MAIL_API_STREAM must be a Postmark message stream ID such as "outbound" (letters, digits, - and _)')
+    .default('outbound'),
   // Told when a subscription is paused (a 410, or five days of failures), besides the log.
   ADMIN_EMAIL: z.email({ error: 'ADMIN_EMAIL must be an email address' }).optional(),
   // Lets webhooks reach loopback and private addresses: receivers on an internal network, local tests.
@@ -66,11 +79,32 @@ export const configSchema = z.object({
   REJECTED_PAYLOADS_MAX_BYTES: integer('REJECTED_PAYLOADS_MAX_BYTES', 1_000_000, 10_000_000_000).default(DEFAULT_RETENTION.rejectedPayloadsMaxBytes),
   LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error'], { error: 'LOG_LEVEL must be debug, info, warn or error' }).default('info'),
   LOG_FORMAT: z.enum(['json', 'pretty'], { error: 'LOG_FORMAT must be json or pretty' }).optional(),
-});
+})
+  .check((ctx) => {
+    const settings = ctx.value;
+    // Two ways to send mail would leave which one is used to the entry: say so instead.
+    if (settings.SMTP_URL && settings.MAIL_API_TOKEN) {
+      ctx.issues.push({ code: 'custom', input: settings, path: ['MAIL_API_TOKEN'], message: 'set either SMTP_URL or MAIL_API_TOKEN, not both' });
+    }
+    // Postmark sends only from a confirmed sender signature; the SMTP default From would fail every mail.
+    if (settings.MAIL_API_TOKEN && !settings.MAIL_FROM) {
+      ctx.issues.push({ code: 'custom', input: settings, path: ['MAIL_FROM'], message: 'MAIL_API_TOKEN needs MAIL_FROM: an address confirmed as a sender signature on the Postmark server' });
+    }
+  });
 
 export type Config = z.output<typeof configSchema>;
-export type ConfigKey = keyof typeof configSchema.shape;
-export const CONFIG_KEYS = Object.keys(configSchema.shape) as ConfigKey[];
+type SettingKey = keyof typeof configSchema.shape;
+
+/**
+ * Settings only the Workers form reads (mail through Postmark's HTTP API): the Node command
+ * takes no --flag for them, though its environment is parsed (and checked) with them.
+ */
+export const WORKERS_ONLY_KEYS = ['MAIL_API_TOKEN', 'MAIL_API_URL', 'MAIL_API_STREAM'] as const satisfies readonly SettingKey[];
+
+/** The settings of the Node command, each also a --flag. */
+export type ConfigKey = Exclude<SettingKey, (typeof WORKERS_ONLY_KEYS)[number]>;
+const SETTING_KEYS = Object.keys(configSchema.shape) as SettingKey[];
+export const CONFIG_KEYS = SETTING_KEYS.filter((key): key is ConfigKey => !(WORKERS_ONLY_KEYS as readonly string[]).includes(key));
 
 export class ConfigError extends Error {
   override readonly name = 'ConfigError';
@@ -79,7 +113,7 @@ export class ConfigError extends Error {
 /** Parses settings; empty strings count as unset, so `ADMIN_TOKEN=` leaves the admin API off. */
 export function parseConfig(source: Record<string, string | undefined>): Config {
   const input: Record<string, string> = {};
-  for (const key of CONFIG_KEYS) {
+  for (const key of SETTING_KEYS) {
     const value = source[key];
     if (value !== undefined && value !== '') input[key] = value;
   }

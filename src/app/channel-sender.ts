@@ -20,7 +20,7 @@ const OPENED_SECRETS_MAX = 50_000;
 export type ChannelSenderDeps = {
   store: Pick<NotificationStore, 'saveToken'>;
   webhooks: WebhookSender;
-  /** Null when SMTP_URL is unset: email sends fail, permanently, with that reason. */
+  /** Null when no mail is configured (SMTP_URL or MAIL_API_TOKEN): email sends fail, permanently, with that reason. */
   mailer: Mailer | null;
   secrets: SecretBox;
   clock: Clock;
@@ -100,7 +100,7 @@ export function createChannelSender(deps: ChannelSenderDeps): ChannelSender {
         const body = JSON.stringify(renderChannelMessage(update, { publicUrl: deps.publicUrl }));
         return fromWebhookAttempt(await deps.webhooks.send({ url: subscription.target, headers: { 'content-type': 'application/json' }, body }));
       }
-      if (!deps.mailer) return failure('email is not configured (SMTP_URL is unset)', true);
+      if (!deps.mailer) return failure('email is not configured (neither SMTP_URL nor MAIL_API_TOKEN is set)', true);
       const email = renderEmail(update, {
         publicUrl: deps.publicUrl,
         timeZone: subscription.timeZone,

@@ -21,7 +21,7 @@ export type SubscriptionServiceDeps = {
   store: NotificationStore;
   secrets: SecretBox;
   sender: ChannelSender;
-  /** Null when SMTP_URL is unset: no email subscriptions then. */
+  /** Null when no mail is configured (SMTP_URL or MAIL_API_TOKEN): no email subscriptions then. */
   mailer: Mailer | null;
   clock: Clock;
   logger: Logger;
@@ -40,7 +40,7 @@ export function createSubscriptionService(deps: SubscriptionServiceDeps) {
   const { store, clock } = deps;
 
   function checkNew(input: NewSubscription): void {
-    if (input.channel === 'email' && !deps.mailer) throw new ApiError(409, 'email_disabled', 'email is not configured: set SMTP_URL and MAIL_FROM');
+    if (input.channel === 'email' && !deps.mailer) throw new ApiError(409, 'email_disabled', 'email is not configured: set SMTP_URL (or MAIL_API_TOKEN) and MAIL_FROM');
     if (input.channel !== 'email') {
       const check = deps.checkTarget(input.target);
       if (!check.ok) throw new ApiError(400, 'invalid_request', `url is not allowed: ${check.reason}`);
@@ -124,7 +124,9 @@ export function createSubscriptionService(deps: SubscriptionServiceDeps) {
       const results: TestSendResult[] = [];
       for (const event of sampleEvents(clock.now())) {
         const sent = await deps.sender.send(subscription, [event], {
-          messageId: async () => `msg_test_${event.id.replace(/[^a-z0-9]/gi, '_')}`,
+          // A new webhook-id for every test send: receivers that drop repeated ids (as they
+          // should) would otherwise drop every test after the first.
+          messageId: async () => `msg_test_${crypto.randomUUID().replace(/-/g, '')}`,
           subjectPrefix: '[Test] ',
         });
         results.push({ eventType: event.type, ok: sent.ok, status: sent.status, error: sent.ok ? null : sent.error });

@@ -10,7 +10,6 @@ import { createHttpWebhookSender } from '../adapters/http-webhook-sender.ts';
 import { startNodeDeliveryScheduler, type NodeDeliveryScheduler } from '../adapters/node-delivery-scheduler.ts';
 import { createNodeHttpServer } from '../adapters/node-http-server.ts';
 import { NO_SECRET_BOX, openSecretBox } from '../adapters/secret-key-file.ts';
-import { createSmtpMailer } from '../adapters/smtp-mailer.ts';
 import { createSqliteStore } from '../adapters/sqlite-store.ts';
 import { checkWebhookUrl } from '../adapters/webhook-target-guard.ts';
 import { createChannelSender } from '../app/channel-sender.ts';
@@ -27,6 +26,7 @@ import { createCursorCodec, randomSecret } from '../core/cursor.ts';
 import type { Clock, Logger, OutboxSignal, Store } from '../core/ports.ts';
 import { createApp } from '../http/app.ts';
 import { clientAddressFrom } from '../http/client-address.ts';
+import { createNodeMailer } from './node-mailer.ts';
 import { openSqliteArchive } from './open-sqlite.ts';
 
 export const USER_AGENT = 'statuswatch/0.1 (self-hosted status feed monitor)';
@@ -75,7 +75,7 @@ export async function createNodeRuntime(config: Config, logger: Logger, clock: C
   );
   const secrets = options.keepsSecrets === false ? NO_SECRET_BOX : await openSecretBox(config.SECRET_KEY, config.DATABASE_PATH, logger);
   const webhooks = createHttpWebhookSender({ allowPrivate: config.WEBHOOK_ALLOW_PRIVATE, userAgent: USER_AGENT, clock });
-  const mailer = config.SMTP_URL ? createSmtpMailer({ smtpUrl: config.SMTP_URL, from: config.MAIL_FROM ?? 'statuswatch <statuswatch@localhost>' }) : null;
+  const mailer = createNodeMailer(config);
   const publicUrl = config.PUBLIC_URL ?? `http://localhost:${config.PORT}`;
   const sender = createChannelSender({ store, webhooks, mailer, secrets, clock, publicUrl, sanitizeHtml: sanitizeNoteHtml });
   const subscriptions = createSubscriptionService({

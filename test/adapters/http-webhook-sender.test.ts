@@ -1,53 +1,16 @@
 import type { LookupAddress } from 'node:dns';
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo, LookupFunction } from 'node:net';
-import { Webhook } from 'standardwebhooks';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { LookupFunction } from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { createHttpWebhookSender, parseRetryAfterMs } from '../../src/adapters/http-webhook-sender.ts';
+import { createHttpWebhookSender } from '../../src/adapters/http-webhook-sender.ts';
 import type { WebhookSender } from '../../src/core/ports.ts';
-import { generateWebhookSecret, webhookHeaders } from '../../src/core/webhook-signing.ts';
+import { describeWebhookSender, startReceiver, type Receiver } from './webhook-sender-cases.ts';
+
+describeWebhookSender('undici sender (Node)', createHttpWebhookSender);
 
 type Handler = (req: IncomingMessage, res: ServerResponse, body: string) => void;
 
-type Receiver = {
-  url: string;
-  port: number;
-  /** TCP connections accepted, whatever came over them. */
-  connections: number;
-  requests: { method: string; path: string; headers: IncomingMessage['headers']; body: string }[];
-  close(): Promise<void>;
-};
-
-const open: Receiver[] = [];
 const senders: WebhookSender[] = [];
-
-async function startReceiver(handler: Handler, host = '127.0.0.1'): Promise<Receiver> {
-  const server: Server = createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (chunk: Buffer) => chunks.push(chunk));
-    req.on('end', () => {
-      const body = Buffer.concat(chunks).toString('utf8');
-      receiver.requests.push({ method: req.method ?? '', path: req.url ?? '', headers: req.headers, body });
-      handler(req, res, body);
-    });
-  });
-  server.on('connection', () => receiver.connections++);
-  await new Promise<void>((resolve, reject) => server.once('error', reject).listen(0, host, () => resolve()));
-  const { port } = server.address() as AddressInfo;
-  const receiver: Receiver = {
-    url: `http://${host.includes(':') ? `[${host}]` : host}:${port}`,
-    port,
-    connections: 0,
-    requests: [],
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
-  };
-  open.push(receiver);
-  return receiver;
-}
 
 function sender(options: Partial<Parameters<typeof createHttpWebhookSender>[0]> = {}): WebhookSender {
   const created = createHttpWebhookSender({ allowPrivate: true, userAgent: 'statuswatch-test/1', ...options });
@@ -57,163 +20,44 @@ function sender(options: Partial<Parameters<typeof createHttpWebhookSender>[0]> 
 
 afterEach(async () => {
   await Promise.all(senders.splice(0).map((s) => s.close()));
-  await Promise.all(open.splice(0).map((r) => r.close()));
 });
 
 const body = JSON.stringify({ type: 'incident.created', data: { incident: { id: '1579' } } });
-const nowSeconds = () => Math.floor(Date.now() / 1000);
 
-describe('http webhook sender', () => {
-  it('delivers a signed webhook that a Standard Webhooks receiver accepts', async () => {
-    const secret = generateWebhookSecret();
-    const verified: unknown[] = [];
-    const receiver = await startReceiver((req, res, received) => {
-      verified.push(new Webhook(secret).verify(received, req.headers as Record<string, string>));
-      res.writeHead(200, { 'content-type': 'text/plain' }).end('thanks');
-    });
-    const headers = await webhookHeaders({ id: 'msg_1579.r1.created', timestampSeconds: nowSeconds(), body, secrets: [secret] });
-    const attempt = await sender().send({ url: `${receiver.url}/hooks`, headers, body });
-
-    expect(attempt).toMatchObject({ ok: true, status: 200, responseExcerpt: 'thanks', error: null, gone: false, permanent: false, retryAfterMs: null });
-    expect(attempt.durationMs).toBeGreaterThanOrEqual(0);
-    expect(verified).toEqual([JSON.parse(body)]);
-    expect(receiver.requests[0]).toMatchObject({ method: 'POST', path: '/hooks' });
-    expect(receiver.requests[0]?.headers['user-agent']).toBe('statuswatch-test/1');
-    expect(receiver.requests[0]?.headers['content-type']).toBe('application/json');
-  });
-
-  it('reports a 500 as a failure worth retrying', async () => {
-    const receiver = await startReceiver((_req, res) => res.writeHead(500).end('database is down'));
-    const attempt = await sender().send({ url: receiver.url, headers: {}, body });
-    expect(attempt).toMatchObject({ ok: false, status: 500, error: 'HTTP 500', responseExcerpt: 'database is down', gone: false, permanent: false });
-  });
-
-  it('reports a 410 as gone: permanent, the subscription should pause', async () => {
-    const receiver = await startReceiver((_req, res) => res.writeHead(410).end());
-    const attempt = await sender().send({ url: receiver.url, headers: {}, body });
-    expect(attempt).toMatchObject({ ok: false, status: 410, error: 'HTTP 410', gone: true, permanent: true });
-  });
-
-  it('reads Retry-After as seconds or as an HTTP-date', async () => {
-    const nowMs = Date.UTC(2026, 6, 1, 12, 0, 0);
-    const receiver = await startReceiver((req, res) => {
-      if (req.url === '/seconds') res.writeHead(429, { 'retry-after': '7' }).end();
-      else res.writeHead(503, { 'retry-after': new Date(nowMs + 120_000).toUTCString() }).end();
-    });
-    const s = sender({ clock: { now: () => nowMs } });
-    expect(await s.send({ url: `${receiver.url}/seconds`, headers: {}, body })).toMatchObject({ ok: false, status: 429, retryAfterMs: 7000, permanent: false });
-    expect(await s.send({ url: `${receiver.url}/date`, headers: {}, body })).toMatchObject({ ok: false, status: 503, retryAfterMs: 120_000, permanent: false });
-  });
-
-  it('does not follow redirects: a 3xx is a failure and its target receives nothing', async () => {
-    const receiver = await startReceiver((req, res) => {
-      if (req.url === '/moved') res.writeHead(301, { location: '/elsewhere' }).end();
-      else if (req.url === '/found') res.writeHead(302, { location: `${receiver.url}/elsewhere` }).end();
-      else res.writeHead(200).end('should not be reached');
-    });
-    const s = sender();
-    const moved = await s.send({ url: `${receiver.url}/moved`, headers: {}, body });
-    expect(moved).toMatchObject({ ok: false, status: 301, error: 'HTTP 301 to /elsewhere: redirects are not followed', permanent: false });
-    const found = await s.send({ url: `${receiver.url}/found`, headers: {}, body });
-    expect(found).toMatchObject({ ok: false, status: 302 });
-    expect(found.error).toMatch(/redirects are not followed/);
-    expect(receiver.requests.map((r) => r.path)).toEqual(['/moved', '/found']);
-  });
-
-  it('gives up on a receiver that never answers within the timeout', async () => {
-    const receiver = await startReceiver(() => {});
-    const attempt = await sender({ timeoutMs: 300 }).send({ url: receiver.url, headers: {}, body });
-    expect(attempt).toMatchObject({ ok: false, status: null, error: 'no complete answer within 300 ms', permanent: false });
-    expect(attempt.durationMs).toBeGreaterThanOrEqual(250);
-    expect(attempt.durationMs).toBeLessThan(1500);
-  });
-
-  it('counts a body that stalls after a 2xx as an incomplete exchange', async () => {
-    const receiver = await startReceiver((_req, res) => {
-      res.writeHead(200, { 'content-type': 'text/plain' });
-      res.write('accepted, but then');
-    });
-    const attempt = await sender({ timeoutMs: 300 }).send({ url: receiver.url, headers: {}, body });
-    expect(attempt).toMatchObject({ ok: false, status: 200, error: 'no complete answer within 300 ms', responseExcerpt: 'accepted, but then' });
-  });
-
-  it('reads at most the cap of an endless answer, keeps a 1 KB excerpt, and returns promptly', async () => {
-    let closedAfterBytes = -1;
-    const receiver = await startReceiver((_req, res) => {
-      res.writeHead(200, { 'content-type': 'text/plain' });
-      const chunk = Buffer.alloc(64 * 1024, 'é'.repeat(32 * 1024));
-      let written = 0;
-      res.on('close', () => (closedAfterBytes = written));
-      // Endless: had the sender read it all, the call would only end at the timeout.
-      const pump = () => {
-        while (!res.destroyed) {
-          const more = res.write(chunk);
-          written += chunk.byteLength;
-          if (!more) return void res.once('drain', pump);
-        }
-      };
-      pump();
-    });
-    const started = performance.now();
-    const attempt = await sender({ timeoutMs: 5000 }).send({ url: receiver.url, headers: {}, body });
-    expect(performance.now() - started).toBeLessThan(2000);
-    expect(attempt).toMatchObject({ ok: true, status: 200, error: null });
-    // 1 KB of two-byte characters, none cut in half.
-    expect(new TextEncoder().encode(attempt.responseExcerpt).byteLength).toBe(1024);
-    expect(attempt.responseExcerpt).toBe('é'.repeat(512));
-    await expect.poll(() => closedAfterBytes).toBeGreaterThan(0);
+describe('undici sender: what its Agent adds', () => {
+  const receivers: Receiver[] = [];
+  afterEach(async () => {
+    await Promise.all(receivers.splice(0).map((r) => r.close()));
   });
 
   it('keeps the connection after an answer within the cap, and drops it mid-answer past the cap', async () => {
     const socketClosed = new Map<string, boolean>();
-    const receiver = await startReceiver((req, res) => {
+    const target = await startReceiver((req, res) => {
       const path = req.url ?? '';
       socketClosed.set(path, false);
       req.socket.once('close', () => socketClosed.set(path, true));
       res.writeHead(200).end(path === '/big' ? 'x'.repeat(1024 * 1024) : 'ok');
     });
+    receivers.push(target);
     const s = sender({ maxResponseBytes: 1000 });
-    expect(await s.send({ url: `${receiver.url}/small`, headers: {}, body })).toMatchObject({ ok: true, responseExcerpt: 'ok' });
-    const big = await s.send({ url: `${receiver.url}/big`, headers: {}, body });
-    expect(big).toMatchObject({ ok: true, responseExcerpt: 'x'.repeat(1024) });
+    expect(await s.send({ url: `${target.url}/small`, headers: {}, body })).toMatchObject({ ok: true, responseExcerpt: 'ok' });
+    expect(await s.send({ url: `${target.url}/big`, headers: {}, body })).toMatchObject({ ok: true, responseExcerpt: 'x'.repeat(1000) });
     await expect.poll(() => socketClosed.get('/big')).toBe(true);
     expect(socketClosed.get('/small')).toBe(false);
   });
 
-  it('reports network failures without throwing', async () => {
-    const receiver = await startReceiver((_req, res) => res.end());
-    const url = receiver.url;
-    await receiver.close();
-    const attempt = await sender().send({ url, headers: {}, body });
-    expect(attempt).toMatchObject({ ok: false, status: null, permanent: false });
+  it("names the network failure in the runtime's words", async () => {
+    const target = await startReceiver((_req, res) => res.end());
+    await target.close();
+    const attempt = await sender().send({ url: target.url, headers: {}, body });
     expect(attempt.error).toMatch(/ECONNREFUSED/);
-  });
-
-  it('refuses an invalid URL for good', async () => {
-    expect(await sender().send({ url: 'hooks.example.com/in', headers: {}, body })).toMatchObject({
-      ok: false,
-      status: null,
-      error: 'target refused: not a valid absolute URL',
-      permanent: true,
-    });
-  });
-});
-
-describe('parseRetryAfterMs', () => {
-  const now = Date.UTC(2026, 0, 1);
-  it('reads seconds and dates, and ignores the rest', () => {
-    expect(parseRetryAfterMs('0', now)).toBe(0);
-    expect(parseRetryAfterMs(' 120 ', now)).toBe(120_000);
-    expect(parseRetryAfterMs('Thu, 01 Jan 2026 00:01:00 GMT', now)).toBe(60_000);
-    expect(parseRetryAfterMs('Wed, 31 Dec 2025 00:00:00 GMT', now)).toBe(0);
-    for (const value of [null, '', '-5', '1.5', 'soon', '1e3', '12:00']) expect(parseRetryAfterMs(value, now), String(value)).toBeNull();
   });
 });
 
 describe('SSRF: with private targets refused, no attempt reaches the canary', () => {
   let canary: Receiver;
   let canary6: Receiver | null = null;
-  let lookupCalls: string[] = [];
+  const lookupCalls: string[] = [];
   let rebindCalls = 0;
 
   const answers: Record<string, LookupAddress[]> = {
@@ -245,7 +89,6 @@ describe('SSRF: with private targets refused, no attempt reaches the canary', ()
     } catch {
       canary6 = null; // no IPv6 loopback here; the [::1] attempts are refused all the same
     }
-    open.splice(0); // kept for the whole describe, closed in afterAll
   });
 
   afterAll(async () => {

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { createConsoleLogger } from '../../src/adapters/console-logger.ts';
 import { createFetchFeedClient } from '../../src/adapters/fetch-feed-client.ts';
 import { openSecretBox } from '../../src/adapters/secret-key-file.ts';
-import { createSmtpMailer } from '../../src/adapters/smtp-mailer.ts';
+import { createNodeMailer } from '../../src/entry/node-mailer.ts';
 import { parseConfig, type Config } from '../../src/config.ts';
 import type { Clock } from '../../src/core/ports.ts';
 import { createApp } from '../../src/http/app.ts';
@@ -53,7 +53,7 @@ export async function startTestApp(statusUrl: string, options: { dir?: string; e
     secrets: await openSecretBox(config.SECRET_KEY, config.DATABASE_PATH, logger),
     withAssets: true,
   });
-  const mailer = config.SMTP_URL ? createSmtpMailer({ smtpUrl: config.SMTP_URL, from: config.MAIL_FROM ?? 'statuswatch <statuswatch@localhost>' }) : null;
+  const mailer = createNodeMailer(config);
   const feed = createFetchFeedClient({ baseUrl: config.STATUS_URL, timeoutMs: config.POLL_TIMEOUT_MS, maxBytes: config.FEED_MAX_BYTES, userAgent: 'statuswatch-test', clock });
   const deps = await buildAppDeps(
     { ...ports, feed, mailer },

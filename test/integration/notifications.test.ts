@@ -211,6 +211,11 @@ describe('notifications', () => {
       'incident.note_edited',
       'incident.updated',
     ]);
+    // A receiver that drops repeated webhook-ids (as the README tells it to) must still see a second test.
+    await service.admin('POST', `/api/subscriptions/${subscription.id}/test`);
+    const ids = receiver.received.map((r) => String(r.headers['webhook-id']));
+    expect(new Set(ids).size).toBe(10);
+    receiver.received.splice(5);
     await vendor.setIncidents([rawIncident({ id: 7 }), rawIncident({ id: 8 })]);
     await service.poll();
     await service.deliverNow();

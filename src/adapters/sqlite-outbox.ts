@@ -1,60 +1,18 @@
 /**
- * Subscriptions, the delivery outbox, attempts, link tokens and rate limits in SQLite: the
- * NotificationStore port, plus the active subscriptions the poller plans deliveries for (the
- * outbox rows themselves are written with the poll, sqlite-poll-apply.ts).
+ * The delivery outbox in SQLite: the OutboxStore port. Its rows are written with the poll that
+ * caused them (sqlite-poll-apply.ts); here they are claimed (one UPDATE ... RETURNING), their
+ * attempts recorded (one fixed list, each statement conditional on the claim), listed and replayed.
  */
-import { and, asc, desc, eq, gt, gte, lt, sql, type SQL } from 'drizzle-orm';
+import { and, asc, desc, eq, gte, lt, sql, type SQL } from 'drizzle-orm';
+import type { AttemptToRecord, ClaimedDelivery, DeliveryAttemptRecord, DeliveryFilter, OutboxStore } from '../core/ports.ts';
+import { changedRows, type BatchStatement, type SqlDb, type SqliteConnection } from './sqlite-connection.ts';
+import { toDelivery, toStatusEvent, toSubscription } from './sqlite-rows.ts';
+import { BUMP_SUBSCRIPTIONS_VERSION } from './sqlite-subscriptions.ts';
+import * as t from './store-schema.ts';
 
 const p = sql.placeholder;
 /** A placeholder where Drizzle's types want SQL (update().set() takes no bare placeholders). */
 const v = (name: string) => sql`${p(name)}`;
-import type { StatusEvent, EventData, EventType } from '../core/events.ts';
-import type {
-  AttemptToRecord,
-  ClaimedDelivery,
-  Delivery,
-  DeliveryAttemptRecord,
-  DeliveryFilter,
-  NotificationStore,
-  StoredSubscription,
-  SubscriptionPatch,
-} from '../core/ports.ts';
-import { checkLimit, type LimitState } from '../core/rate-limit.ts';
-import type { SubscriptionFilters } from '../core/subscription.ts';
-import { changedRows, statementOf, type BatchStatement, type SqlDb, type SqliteConnection } from './sqlite-connection.ts';
-import { LimitLogContention, swapLimitLogs } from './sqlite-limit-logs.ts';
-import * as t from './store-schema.ts';
-
-/** Bumped by every write to subscriptions, from any process: tells a cached list it is stale. */
-const SUBSCRIPTIONS_VERSION_KEY = 'subscriptions_version';
-
-export type ActiveSubscriptionsReader = {
-  /**
-   * Active subscriptions, which the poller plans deliveries for. Reading and parsing 10,000 of
-   * them took 130 ms, so the list is kept until any process changes a subscription.
-   */
-  loadActiveSubscriptions(): Promise<StoredSubscription[]>;
-};
-
-export function createActiveSubscriptionsReader(db: SqlDb): ActiveSubscriptionsReader {
-  const activeSubscriptions = db.select().from(t.subscriptions).where(eq(t.subscriptions.status, 'active')).orderBy(asc(t.subscriptions.id)).prepare();
-  const version = db.select({ value: t.meta.value }).from(t.meta).where(eq(t.meta.key, SUBSCRIPTIONS_VERSION_KEY)).prepare();
-  let cached: { version: string; subscriptions: StoredSubscription[] } | null = null;
-  return {
-    async loadActiveSubscriptions() {
-      const current = (await version.get())?.value ?? '0';
-      if (cached?.version !== current) cached = { version: current, subscriptions: (await activeSubscriptions.all()).map(toSubscription) };
-      return cached.subscriptions;
-    },
-  };
-}
-
-/** Bumps the version of the subscriptions list: the last statement of every list that writes subscriptions. */
-const BUMP_SUBSCRIPTIONS_VERSION: BatchStatement = {
-  sql: `INSERT INTO meta (key, value) VALUES ('${SUBSCRIPTIONS_VERSION_KEY}', '1')
-    ON CONFLICT (key) DO UPDATE SET value = CAST(value AS INTEGER) + 1`,
-  params: [],
-};
 
 /** The subscription of a delivery while `holder` still holds its claim (params: delivery id, holder). */
 const HELD_SUBSCRIPTION = `(SELECT subscription_id FROM deliveries WHERE id = ? AND claimed_by = ? AND state = 'pending')`;
@@ -121,7 +79,6 @@ function prepareDeliveryStatements(db: SqlDb) {
       )
       .returning()
       .prepare(),
-    subscriptionById: db.select().from(s).where(eq(s.id, p('id'))).prepare(),
     subscriptionsByIds: db
       .select()
       .from(s)
@@ -137,57 +94,13 @@ function prepareDeliveryStatements(db: SqlDb) {
   };
 }
 
-export function createSqliteNotificationStore(connection: SqliteConnection): NotificationStore {
+export function createSqliteOutboxStore(connection: SqliteConnection): OutboxStore {
   const { db } = connection;
   const s = t.subscriptions;
   const d = t.deliveries;
   const st = prepareDeliveryStatements(db);
 
-  /** Every write to subscriptions goes through here, so cached lists of them see it. */
-  const changingSubscriptions = (...writes: BatchStatement[]) => connection.runAtomically([...writes, BUMP_SUBSCRIPTIONS_VERSION]);
-
   return {
-    async createSubscription(sub) {
-      await changingSubscriptions(statementOf(db.insert(s).values(toSubscriptionRow(sub))));
-    },
-
-    async getSubscription(id) {
-      const row = await st.subscriptionById.get({ id });
-      return row ? toSubscription(row) : null;
-    },
-
-    async listSubscriptions(filter, afterId, limit) {
-      const conditions: SQL[] = [];
-      if (filter.status) conditions.push(eq(s.status, filter.status));
-      if (filter.channel) conditions.push(eq(s.channel, filter.channel));
-      if (afterId !== null) conditions.push(gt(s.id, afterId));
-      const rows = await db.select().from(s).where(and(...conditions)).orderBy(asc(s.id)).limit(limit).all();
-      return rows.map(toSubscription);
-    },
-
-    async findSubscription(channel, target) {
-      const row = await db.select().from(s).where(and(eq(s.channel, channel), eq(s.target, target))).get();
-      return row ? toSubscription(row) : null;
-    },
-
-    async updateSubscription(id, patch, now) {
-      const set = patchColumns(patch);
-      const [updated] = await changingSubscriptions(statementOf(db.update(s).set({ ...set, updatedMs: now }).where(eq(s.id, id)).returning({ id: s.id })));
-      if (!updated?.length) return null;
-      const row = await st.subscriptionById.get({ id });
-      return row ? toSubscription(row) : null;
-    },
-
-    async deleteSubscription(id) {
-      const [deleted] = await changingSubscriptions(
-        statementOf(db.delete(s).where(eq(s.id, id)).returning({ id: s.id })),
-        statementOf(db.delete(t.linkTokens).where(eq(t.linkTokens.subscriptionId, id))),
-        // Sent and dead deliveries stay, with their attempts, as the record of what went out.
-        statementOf(db.delete(d).where(and(eq(d.subscriptionId, id), eq(d.state, 'pending')))),
-      );
-      return (deleted?.length ?? 0) > 0;
-    },
-
     async claimDueDeliveries(holder, now, leaseMs, limit) {
       // The claim is the atomic step; what follows only reads what sending needs. A subscription
       // deleted in between took its pending deliveries with it: those are dropped here.
@@ -289,39 +202,6 @@ export function createSqliteNotificationStore(connection: SqliteConnection): Not
         .get();
       return { ...counts, due: pending?.due ?? 0, oldestPendingAt: pending?.oldest ?? null };
     },
-
-    async saveToken(record) {
-      await db
-        .insert(t.linkTokens)
-        .values({ hash: record.hash, purpose: record.purpose, subscriptionId: record.subscriptionId, expiresMs: record.expiresAt })
-        .run();
-    },
-
-    async findToken(hash) {
-      const row = await db.select().from(t.linkTokens).where(eq(t.linkTokens.hash, hash)).get();
-      return row ? { hash: row.hash, purpose: row.purpose, subscriptionId: row.subscriptionId, expiresAt: row.expiresMs, usedAt: row.usedMs } : null;
-    },
-
-    async markTokenUsed(hash, now) {
-      // Expired tokens are pruned in the background (sqlite-retention.ts), not on this path.
-      await db.update(t.linkTokens).set({ usedMs: now }).where(eq(t.linkTokens.hash, hash)).run();
-    },
-
-    async hitRateLimit(key, rule, now, options = {}) {
-      // Expired logs are pruned in the background (sqlite-retention.ts): deleting them here
-      // scanned the whole table on every hit.
-      try {
-        return await swapLimitLogs(connection, [key], ([text]) => {
-          const decision = checkLimit(text ? (JSON.parse(text) as LimitState) : undefined, rule, now);
-          if (options.peek) return { writes: [], result: decision };
-          return { writes: [{ key, hitsJson: JSON.stringify(decision.state), expiresMs: now + rule.windowMs }], result: decision };
-        });
-      } catch (error) {
-        // Fail closed: a hit that could not be recorded is not let through.
-        if (error instanceof LimitLogContention) return { ...checkLimit(undefined, rule, now), allowed: false, retryAfterMs: rule.windowMs };
-        throw error;
-      }
-    },
   };
 
   function deliveryConditions(filter: DeliveryFilter): SQL[] {
@@ -333,91 +213,7 @@ export function createSqliteNotificationStore(connection: SqliteConnection): Not
   }
 }
 
-/** An events row as the core's event (the store's StoredEvent adds its sequence and poll run). */
-export function toStatusEvent(row: typeof t.events.$inferSelect): StatusEvent {
-  return {
-    id: row.id,
-    type: row.type as EventType,
-    incidentId: row.incidentId,
-    revision: row.revision,
-    occurredAt: row.occurredMs,
-    detectedAt: row.detectedMs,
-    backfill: row.backfill,
-    data: JSON.parse(row.dataJson) as EventData,
-  };
-}
-
 /** A replayed delivery goes out at once with the same key (so the same webhook-id); its attempts stay on record. */
 function replayed(now: number) {
   return { state: 'pending' as const, nextAttemptMs: now, claimedBy: null, claimUntilMs: null, finishedMs: null, lastError: null };
-}
-
-function toSubscription(row: typeof t.subscriptions.$inferSelect): StoredSubscription {
-  return {
-    id: row.id,
-    channel: row.channel,
-    target: row.target,
-    filters: JSON.parse(row.filtersJson) as SubscriptionFilters,
-    timeZone: row.timeZone,
-    status: row.status,
-    origin: row.origin,
-    pausedReason: row.pausedReason,
-    secretSealed: row.secretSealed,
-    previousSecretSealed: row.previousSecretSealed,
-    previousSecretUntil: row.previousSecretUntilMs,
-    failingSince: row.failingSinceMs,
-    lastSuccessAt: row.lastSuccessMs,
-    createdAt: row.createdMs,
-    updatedAt: row.updatedMs,
-  };
-}
-
-function toSubscriptionRow(sub: StoredSubscription): typeof t.subscriptions.$inferInsert {
-  return {
-    id: sub.id,
-    channel: sub.channel,
-    target: sub.target,
-    filtersJson: JSON.stringify(sub.filters),
-    timeZone: sub.timeZone,
-    status: sub.status,
-    origin: sub.origin,
-    pausedReason: sub.pausedReason,
-    secretSealed: sub.secretSealed,
-    previousSecretSealed: sub.previousSecretSealed,
-    previousSecretUntilMs: sub.previousSecretUntil,
-    failingSinceMs: sub.failingSince,
-    lastSuccessMs: sub.lastSuccessAt,
-    createdMs: sub.createdAt,
-    updatedMs: sub.updatedAt,
-  };
-}
-
-function patchColumns(patch: SubscriptionPatch): Partial<typeof t.subscriptions.$inferInsert> {
-  const set: Partial<typeof t.subscriptions.$inferInsert> = {};
-  if (patch.target !== undefined) set.target = patch.target;
-  if (patch.filters !== undefined) set.filtersJson = JSON.stringify(patch.filters);
-  if (patch.timeZone !== undefined) set.timeZone = patch.timeZone;
-  if (patch.status !== undefined) set.status = patch.status;
-  if (patch.pausedReason !== undefined) set.pausedReason = patch.pausedReason;
-  if (patch.secretSealed !== undefined) set.secretSealed = patch.secretSealed;
-  if (patch.previousSecretSealed !== undefined) set.previousSecretSealed = patch.previousSecretSealed;
-  if (patch.previousSecretUntil !== undefined) set.previousSecretUntilMs = patch.previousSecretUntil;
-  if (patch.failingSince !== undefined) set.failingSinceMs = patch.failingSince;
-  return set;
-}
-
-function toDelivery(row: typeof t.deliveries.$inferSelect): Delivery {
-  return {
-    id: row.id,
-    key: row.key,
-    subscriptionId: row.subscriptionId,
-    channel: row.channel,
-    eventIds: JSON.parse(row.eventIdsJson) as string[],
-    state: row.state,
-    attempts: row.attempts,
-    nextAttemptAt: row.nextAttemptMs,
-    createdAt: row.createdMs,
-    finishedAt: row.finishedMs,
-    lastError: row.lastError,
-  };
 }

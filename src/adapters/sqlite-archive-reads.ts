@@ -1,0 +1,234 @@
+/**
+ * The archive's read side in SQLite: the ArchiveQueries port, for the API, the pages and the
+ * vendor mirror. These queries are built per request, since their filters vary.
+ */
+import { and, asc, count, desc, eq, exists, gt, inArray, isNull, lt, max, sql, type SQL } from 'drizzle-orm';
+import { SearchTooBroadError } from '../core/errors.ts';
+import { SEARCH_LIMITS } from '../core/search-query.ts';
+import type { VendorIncidentJson } from '../core/vendor-format.ts';
+import type { ArchiveQueries, EventFilter, FeedHealth, IncidentFilter, IncidentPosition, RecordedRejection, StoredEvent } from '../core/ports.ts';
+import type { SqliteConnection } from './sqlite-connection.ts';
+import { createIncidentRows, toPollRun } from './sqlite-incident-rows.ts';
+import { prepareIncidentSpans } from './sqlite-reliability.ts';
+import { toStatusEvent } from './sqlite-rows.ts';
+import type { PollStatements } from './sqlite-statements.ts';
+import * as t from './store-schema.ts';
+
+export function createSqliteArchiveReads(connection: SqliteConnection, st: PollStatements): ArchiveQueries {
+  const { db } = connection;
+  const { loadByIds, withNotes, toListed } = createIncidentRows(connection, st);
+  const incidentSpans = prepareIncidentSpans(connection);
+
+  /** The sort keys since, until and the cursor allow: [from, before), either end open. */
+  function sortKeyRange(filter: IncidentFilter, after: IncidentPosition | null): { from?: number; before?: number } {
+    const from = filter.sinceMs === undefined ? undefined : Math.floor(filter.sinceMs / 1000) * t.SORT_KEYS_PER_SECOND;
+    const untilKey = filter.untilMs === undefined ? undefined : (Math.floor((filter.untilMs - 1) / 1000) + 1) * t.SORT_KEYS_PER_SECOND;
+    const before = untilKey === undefined ? after?.sortKey : after === null ? untilKey : Math.min(untilKey, after.sortKey);
+    return { from, before };
+  }
+
+  function incidentConditions(filter: IncidentFilter, after: IncidentPosition | null): SQL[] {
+    const conditions: SQL[] = [];
+    if (filter.types?.length) conditions.push(inArray(t.incidents.type, filter.types));
+    if (filter.statuses?.length) conditions.push(inArray(t.incidents.status, filter.statuses));
+    // The exact test is on created_ms; the sort_key bounds it implies let SQLite seek the window
+    // in the sort_key index instead of walking down to it from the newest incident.
+    const keys = sortKeyRange(filter, after);
+    if (filter.sinceMs !== undefined) {
+      conditions.push(sql`${t.incidents.createdMs} >= ${filter.sinceMs}`);
+      conditions.push(sql`${t.incidents.sortKey} >= ${keys.from}`);
+    }
+    if (filter.untilMs !== undefined) {
+      conditions.push(lt(t.incidents.createdMs, filter.untilMs));
+      conditions.push(sql`${t.incidents.sortKey} < ${keys.before}`);
+    }
+    if (filter.services?.length) {
+      conditions.push(
+        exists(
+          db
+            .select({ one: sql`1` })
+            .from(t.incidentServices)
+            .where(and(eq(t.incidentServices.incidentPk, t.incidents.pk), inArray(t.incidentServices.service, filter.services))),
+        ),
+      );
+    }
+    if (after) conditions.push(lt(t.incidents.sortKey, after.sortKey));
+    return conditions;
+  }
+
+  return {
+    async listIncidents(filter, after, limit) {
+      const conditions = incidentConditions(filter, after);
+      if (!filter.q) {
+        const rows = await db.select().from(t.incidents).where(and(...conditions)).orderBy(desc(t.incidents.sortKey)).limit(limit).all();
+        return toListed(rows);
+      }
+      // Driven by the full-text index (CROSS JOIN keeps it the outer loop): FTS5 yields matches in
+      // rowid = sort_key order, newest first, so a common word stops after one page of matches
+      // that pass the other filters instead of sorting all of them. The dates and the cursor bound
+      // the rowids FTS5 reads; the other filters are checked on at most maxMatchesExamined matches.
+      const fts = sql.identifier(t.INCIDENTS_FTS);
+      const keys = sortKeyRange(filter, after);
+      const maxMatches = SEARCH_LIMITS.maxMatchesExamined;
+      const matches = sql`SELECT rowid AS k FROM ${fts} WHERE ${t.ftsMatch(filter.q)}
+        ${keys.from === undefined ? sql`` : sql`AND rowid >= ${keys.from}`} ${keys.before === undefined ? sql`` : sql`AND rowid < ${keys.before}`}
+        ORDER BY rowid DESC LIMIT ${maxMatches}`;
+      // Materialized once: the page reads it, and its size says whether the budget ran out.
+      const found = await db.all<{ examined: number; pk: number | null }>(sql`
+        WITH m AS MATERIALIZED (${matches})
+        SELECT (SELECT count(*) FROM m) AS examined, p.pk AS pk FROM (SELECT 1) LEFT JOIN (
+          SELECT ${t.incidents.pk} AS pk FROM m CROSS JOIN ${t.incidents} ON ${t.incidents.sortKey} = m.k
+          ${conditions.length > 0 ? sql`WHERE ${and(...conditions)}` : sql``}
+          ORDER BY m.k DESC LIMIT ${limit}) AS p`);
+      const page = found.flatMap((r) => (r.pk === null ? [] : [{ pk: r.pk }]));
+      // A short page is the end of the matches, unless the budget ran out first: then older
+      // matches were never looked at, and a short page would say there are none.
+      if (page.length < limit && (found[0]?.examined ?? 0) >= maxMatches) throw new SearchTooBroadError(maxMatches);
+      if (page.length === 0) return [];
+      const rows = await db
+        .select()
+        .from(t.incidents)
+        .where(inArray(t.incidents.pk, page.map((r) => r.pk)))
+        .orderBy(desc(t.incidents.sortKey))
+        .all();
+      return toListed(rows);
+    },
+
+    async recentlyUpdated(filter, limit) {
+      const rows = await db
+        .select()
+        .from(t.incidents)
+        .where(and(...incidentConditions(filter, null)))
+        .orderBy(desc(t.incidents.updatedMs), desc(t.incidents.sortKey))
+        .limit(limit)
+        .all();
+      return toListed(rows);
+    },
+
+    async getIncident(id) {
+      return (await loadByIds([id]))[0] ?? null;
+    },
+
+    async listVersions(incidentId, limit) {
+      const rows = await db
+        .select()
+        .from(t.incidentVersions)
+        .where(eq(t.incidentVersions.incidentId, incidentId))
+        .orderBy(asc(t.incidentVersions.revision))
+        .limit(limit)
+        .all();
+      return rows.map((row) => ({
+          revision: row.revision,
+          recordedAt: row.recordedMs,
+          pollRunId: row.pollRunId,
+          incident: JSON.parse(row.snapshotJson) as VendorIncidentJson,
+        }));
+    },
+
+    async listEvents(filter: EventFilter, afterSeq, limit) {
+      const conditions: SQL[] = [gt(t.events.seq, afterSeq)];
+      if (filter.types?.length) conditions.push(inArray(t.events.type, filter.types));
+      if (filter.incidentId) conditions.push(eq(t.events.incidentId, filter.incidentId));
+      if (filter.includeBackfill === false) conditions.push(eq(t.events.backfill, false));
+      const rows = await db.select().from(t.events).where(and(...conditions)).orderBy(asc(t.events.seq)).limit(limit).all();
+      return rows.map(toStoredEvent);
+    },
+
+    async ongoingIncidents() {
+      const rows = await db
+        .select()
+        .from(t.incidents)
+        .where(isNull(t.incidents.resolvedMs))
+        .orderBy(desc(t.incidents.updatedMs))
+        .all();
+      return withNotes(rows);
+    },
+
+    async incidentsUpdatedSince(sinceMs, limit) {
+      const rows = await db
+        .select()
+        .from(t.incidents)
+        .where(sql`${t.incidents.updatedMs} >= ${sinceMs}`)
+        .orderBy(desc(t.incidents.updatedMs), desc(t.incidents.id))
+        .limit(limit)
+        .all();
+      return withNotes(rows);
+    },
+
+    async incidentSpans(sinceMs) {
+      return incidentSpans(sinceMs);
+    },
+
+    async knownServices(limit) {
+      // DISTINCT over the (service, sort_key) index: one step per name, not per incident row.
+      const rows = await db.selectDistinct({ service: t.incidentServices.service }).from(t.incidentServices).orderBy(asc(t.incidentServices.service)).limit(limit).all();
+      return rows.map((row) => row.service);
+    },
+
+    async latestCreatedIncident() {
+      const row = await db.select().from(t.incidents).orderBy(desc(t.incidents.createdMs), desc(t.incidents.id)).limit(1).get();
+      return row ? ((await withNotes([row]))[0] ?? null) : null;
+    },
+
+    async feedHealth(): Promise<FeedHealth> {
+      const last = await db.select().from(t.pollRuns).orderBy(desc(t.pollRuns.startedMs)).limit(1).get();
+      const success = await db
+        .select({ at: max(t.pollRuns.startedMs) })
+        .from(t.pollRuns)
+        .where(inArray(t.pollRuns.outcome, ['ok', 'partial']))
+        .get();
+      const lastSuccessAt = success?.at ?? null;
+      const failures = await db
+        .select({ n: count() })
+        .from(t.pollRuns)
+        .where(and(eq(t.pollRuns.outcome, 'failed'), gt(t.pollRuns.startedMs, lastSuccessAt ?? -1)))
+        .get();
+      return { lastRun: last ? toPollRun(last) : null, lastSuccessAt, consecutiveFailures: failures?.n ?? 0 };
+    },
+
+    async listPollRuns(beforeStartedAt, limit) {
+      const rows = await db
+        .select()
+        .from(t.pollRuns)
+        .where(beforeStartedAt === null ? undefined : lt(t.pollRuns.startedMs, beforeStartedAt))
+        .orderBy(desc(t.pollRuns.startedMs))
+        .limit(limit)
+        .all();
+      return rows.map(toPollRun);
+    },
+
+    async getPollRun(id) {
+      const row = await db.select().from(t.pollRuns).where(eq(t.pollRuns.id, id)).get();
+      if (!row) return null;
+      const r = t.pollRunRejections;
+      const b = t.rejectedBodies;
+      const rows = await db
+        .select({ rejection: r, body: b, text: t.rejectedBodyTexts.body })
+        .from(r)
+        .leftJoin(b, eq(b.hash, r.bodyHash))
+        .leftJoin(t.rejectedBodyTexts, eq(t.rejectedBodyTexts.hash, r.bodyHash))
+        .where(eq(r.pollRunId, id))
+        .orderBy(asc(r.receivedMs), asc(sql`${r}.rowid`))
+        .all();
+      const rejected = rows.map(({ rejection, body, text }): RecordedRejection => ({
+          source: rejection.source as RecordedRejection['source'],
+          url: rejection.url,
+          error: rejection.error,
+          sha256: rejection.bodyHash,
+          receivedAt: rejection.receivedMs,
+          body: body && text !== null ? { text, seenCount: body.seenCount, firstSeenAt: body.firstSeenMs, lastSeenAt: body.lastSeenMs } : null,
+        }));
+      return { run: toPollRun(row), rejected };
+    },
+
+    async secret(name, generate) {
+      const key = `secret:${name}`;
+      await db.insert(t.meta).values({ key, value: generate() }).onConflictDoNothing().run();
+      return (await db.select().from(t.meta).where(eq(t.meta.key, key)).get())!.value;
+    },
+  };
+}
+
+function toStoredEvent(row: typeof t.events.$inferSelect): StoredEvent {
+  return { ...toStatusEvent(row), seq: row.seq, pollRunId: row.pollRunId };
+}

@@ -1,0 +1,74 @@
+/**
+ * The archive's write side in SQLite: the ArchiveWrites port. Each planned piece of a poll is
+ * written as one fixed list of statements (sqlite-poll-apply.ts), one transaction or one D1 batch,
+ * so a crash, a full disk or a revision that moved leaves the archive as it was.
+ */
+import type { IncidentWrite } from '../core/diff.ts';
+import { RevisionConflictError } from '../core/errors.ts';
+import type { ArchiveWrites } from '../core/ports.ts';
+import type { SqliteConnection } from './sqlite-connection.ts';
+import { createIncidentRows } from './sqlite-incident-rows.ts';
+import { applyPollStatements, GENERATION_KEY, isRevisionGuardFailure, pollRunStatements, SEEDED_KEY } from './sqlite-poll-apply.ts';
+import type { PollStatements } from './sqlite-statements.ts';
+
+/** The generation the apply list's last statement read (READ_GENERATION). */
+function generationOf(rows: unknown[] | undefined): number {
+  const row = rows?.[0] as { value?: string } | undefined;
+  return Number(row?.value ?? 0);
+}
+
+export function createSqliteArchiveWrites(connection: SqliteConnection, st: PollStatements): ArchiveWrites {
+  const { loadByIds } = createIncidentRows(connection, st);
+
+  async function readGeneration(): Promise<number> {
+    return Number((await st.metaValue.get({ key: GENERATION_KEY }))?.value ?? 0);
+  }
+
+  /**
+   * Which incident moved, for the error: read after the failed list rolled back, so nothing is
+   * decided by it. Revisions only grow, so the one that moved still differs.
+   */
+  async function revisionConflict(writes: readonly IncidentWrite[], cause: unknown): Promise<Error> {
+    const current = await st.revisions.all({ ids: JSON.stringify(writes.map((w) => w.incident.id)) });
+    const revisionOf = new Map(current.map((row) => [row.id, row.revision]));
+    const moved = writes.find((w) => (revisionOf.get(w.incident.id) ?? null) !== w.baseRevision);
+    if (!moved) return cause instanceof Error ? cause : new Error(String(cause));
+    return new RevisionConflictError(moved.incident.id, moved.baseRevision, revisionOf.get(moved.incident.id) ?? null, { cause });
+  }
+
+  return {
+    async loadIncidents(ids) {
+      return new Map((await loadByIds(ids)).map((incident) => [incident.id, incident]));
+    },
+
+    async loadRevisions(ids) {
+      return new Map((await st.revisions.all({ ids: JSON.stringify(ids) })).map((row) => [row.id, row.revision]));
+    },
+
+    async isSeeded() {
+      return (await st.metaValue.get({ key: SEEDED_KEY })) !== undefined;
+    },
+
+    async applyPoll(input) {
+      // One transaction (a D1 batch on Workers): the events and the deliveries they cause are
+      // written together or not at all (the outbox). better-sqlite3 rolls the whole of it back on
+      // any throw, SQLITE_FULL included.
+      let results: unknown[][];
+      try {
+        results = await connection.runAtomically(applyPollStatements(input));
+      } catch (error) {
+        if (isRevisionGuardFailure(error)) throw await revisionConflict(input.plan.writes, error);
+        throw error;
+      }
+      return generationOf(results.at(-1));
+    },
+
+    async archiveGeneration() {
+      return readGeneration();
+    },
+
+    async recordPollRun(run, rejected) {
+      await connection.runAtomically(pollRunStatements(run, rejected));
+    },
+  };
+}

@@ -1,0 +1,99 @@
+/**
+ * Subscriptions in SQLite: the SubscriptionStore port. Every write carries, in the same atomic
+ * list, a bump of the list's version in meta, so a cached list of active subscriptions (the
+ * poller's, in any process or isolate) sees it.
+ */
+import { and, asc, eq, gt, sql, type SQL } from 'drizzle-orm';
+import type { StoredSubscription, SubscriptionStore } from '../core/ports.ts';
+import { statementOf, type BatchStatement, type SqlDb, type SqliteConnection } from './sqlite-connection.ts';
+import { patchColumns, toSubscription, toSubscriptionRow } from './sqlite-rows.ts';
+import * as t from './store-schema.ts';
+
+/** Bumped by every write to subscriptions, from any process: tells a cached list it is stale. */
+const SUBSCRIPTIONS_VERSION_KEY = 'subscriptions_version';
+
+export type ActiveSubscriptionsReader = {
+  /**
+   * Active subscriptions, which the poller plans deliveries for. Reading and parsing 10,000 of
+   * them took 130 ms, so the list is kept until any process changes a subscription.
+   */
+  loadActiveSubscriptions(): Promise<StoredSubscription[]>;
+};
+
+export function createActiveSubscriptionsReader(db: SqlDb): ActiveSubscriptionsReader {
+  const activeSubscriptions = db.select().from(t.subscriptions).where(eq(t.subscriptions.status, 'active')).orderBy(asc(t.subscriptions.id)).prepare();
+  const version = db.select({ value: t.meta.value }).from(t.meta).where(eq(t.meta.key, SUBSCRIPTIONS_VERSION_KEY)).prepare();
+  let cached: { version: string; subscriptions: StoredSubscription[] } | null = null;
+  return {
+    async loadActiveSubscriptions() {
+      const current = (await version.get())?.value ?? '0';
+      if (cached?.version !== current) cached = { version: current, subscriptions: (await activeSubscriptions.all()).map(toSubscription) };
+      return cached.subscriptions;
+    },
+  };
+}
+
+/** Bumps the version of the subscriptions list: the last statement of every list that writes subscriptions. */
+export const BUMP_SUBSCRIPTIONS_VERSION: BatchStatement = {
+  sql: `INSERT INTO meta (key, value) VALUES ('${SUBSCRIPTIONS_VERSION_KEY}', '1')
+    ON CONFLICT (key) DO UPDATE SET value = CAST(value AS INTEGER) + 1`,
+  params: [],
+};
+
+export function createSqliteSubscriptionStore(connection: SqliteConnection): SubscriptionStore {
+  const { db } = connection;
+  const s = t.subscriptions;
+  const d = t.deliveries;
+  const active = createActiveSubscriptionsReader(db);
+  const subscriptionById = db.select().from(s).where(eq(s.id, sql.placeholder('id'))).prepare();
+
+  /** Every write to subscriptions goes through here, so cached lists of them see it. */
+  const changingSubscriptions = (...writes: BatchStatement[]) => connection.runAtomically([...writes, BUMP_SUBSCRIPTIONS_VERSION]);
+
+  return {
+    async createSubscription(sub) {
+      await changingSubscriptions(statementOf(db.insert(s).values(toSubscriptionRow(sub))));
+    },
+
+    async getSubscription(id) {
+      const row = await subscriptionById.get({ id });
+      return row ? toSubscription(row) : null;
+    },
+
+    async listSubscriptions(filter, afterId, limit) {
+      const conditions: SQL[] = [];
+      if (filter.status) conditions.push(eq(s.status, filter.status));
+      if (filter.channel) conditions.push(eq(s.channel, filter.channel));
+      if (afterId !== null) conditions.push(gt(s.id, afterId));
+      const rows = await db.select().from(s).where(and(...conditions)).orderBy(asc(s.id)).limit(limit).all();
+      return rows.map(toSubscription);
+    },
+
+    async findSubscription(channel, target) {
+      const row = await db.select().from(s).where(and(eq(s.channel, channel), eq(s.target, target))).get();
+      return row ? toSubscription(row) : null;
+    },
+
+    async updateSubscription(id, patch, now) {
+      const set = patchColumns(patch);
+      const [updated] = await changingSubscriptions(statementOf(db.update(s).set({ ...set, updatedMs: now }).where(eq(s.id, id)).returning({ id: s.id })));
+      if (!updated?.length) return null;
+      const row = await subscriptionById.get({ id });
+      return row ? toSubscription(row) : null;
+    },
+
+    async deleteSubscription(id) {
+      const [deleted] = await changingSubscriptions(
+        statementOf(db.delete(s).where(eq(s.id, id)).returning({ id: s.id })),
+        statementOf(db.delete(t.linkTokens).where(eq(t.linkTokens.subscriptionId, id))),
+        // Sent and dead deliveries stay, with their attempts, as the record of what went out.
+        statementOf(db.delete(d).where(and(eq(d.subscriptionId, id), eq(d.state, 'pending')))),
+      );
+      return (deleted?.length ?? 0) > 0;
+    },
+
+    async activeSubscriptions() {
+      return active.loadActiveSubscriptions();
+    },
+  };
+}

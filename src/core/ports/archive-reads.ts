@@ -1,0 +1,96 @@
+/** The read side of the archive: what the HTTP API, the pages and the vendor mirror ask. */
+import type { ArchivedIncident } from '../diff.ts';
+import type { EventType, StatusEvent } from '../events.ts';
+import type { Note } from '../incident.ts';
+import type { VendorIncidentJson } from '../vendor-format.ts';
+import type { PollRun, RecordedRejection } from './archive-writes.ts';
+
+export type StoredIncident = ArchivedIncident & {
+  firstSeenAt: number;
+  lastSeenAt: number;
+  resolvedAt: number | null;
+};
+
+export type IncidentFilter = {
+  services?: string[];
+  types?: string[];
+  statuses?: string[];
+  /** On date_created, epoch ms, inclusive. */
+  sinceMs?: number;
+  /** On date_created, epoch ms, exclusive. */
+  untilMs?: number;
+  /** Words to find in titles and note bodies. */
+  q?: string;
+};
+
+/** Position after which the next page starts: the archive's sort key (newest first by date_created). */
+export type IncidentPosition = { sortKey: number };
+
+/** A note as lists show it: with its plain text, stored when the note was written. */
+export type ListedNote = Note & { text: string };
+
+/** An incident in a list: everything but the notes, of which only the count and the latest. */
+export type ListedIncident = Omit<StoredIncident, 'notes'> & { sortKey: number; noteCount: number; latestNote: ListedNote | null };
+
+export type IncidentVersion = { revision: number; recordedAt: number; pollRunId: string | null; incident: VendorIncidentJson };
+
+export type EventFilter = { types?: EventType[]; incidentId?: string; includeBackfill?: boolean };
+
+export type StoredEvent = StatusEvent & { seq: number; pollRunId: string | null };
+
+/**
+ * An incident as the track record and the daily bars read it: when it went on, and when we and
+ * the vendor's notes caught up with it. Instants are epoch ms.
+ */
+export type IncidentSpan = {
+  id: string;
+  title: string;
+  type: string;
+  status: string;
+  services: string[];
+  /** The vendor's date_created: when it says the incident began. */
+  createdAt: number;
+  /** Null while it goes on. */
+  resolvedAt: number | null;
+  firstSeenAt: number;
+  /**
+   * The vendor's first update: its earliest note dated after date_created. The opening note is
+   * stamped with date_created itself (all 2026 data, FACTS.md), so it is the announcement, not an
+   * update. Null when no later note exists.
+   */
+  firstNoteAt: number | null;
+  /** First archived while seeding the archive: firstSeenAt is when we started, not a detection. */
+  backfill: boolean;
+};
+
+export type FeedHealth = {
+  lastRun: PollRun | null;
+  lastSuccessAt: number | null;
+  consecutiveFailures: number;
+};
+
+/** The read side of the archive, for the HTTP API and the vendor mirror. */
+export interface ArchiveQueries {
+  listIncidents(filter: IncidentFilter, after: IncidentPosition | null, limit: number): Promise<ListedIncident[]>;
+  /** Newest date_updated first (then newest created): what a feed of the latest changes shows. */
+  recentlyUpdated(filter: Pick<IncidentFilter, 'services'>, limit: number): Promise<ListedIncident[]>;
+  getIncident(id: string): Promise<StoredIncident | null>;
+  /** Every stored version of an incident, oldest first: the whole incident as the feed showed it. */
+  listVersions(incidentId: string, limit: number): Promise<IncidentVersion[]>;
+  listEvents(filter: EventFilter, afterSeq: number, limit: number): Promise<StoredEvent[]>;
+  /** Incidents still going on (any status that is not finished). */
+  ongoingIncidents(): Promise<StoredIncident[]>;
+  /** Incidents updated at or after `sinceMs`, newest update first. */
+  incidentsUpdatedSince(sinceMs: number, limit: number): Promise<StoredIncident[]>;
+  latestCreatedIncident(): Promise<StoredIncident | null>;
+  /** Every service name an archived incident names, in code-unit order, at most `limit` of them. */
+  knownServices(limit: number): Promise<string[]>;
+  /** Incidents going on at any time since `sinceMs`: not resolved before it (ongoing included). */
+  incidentSpans(sinceMs: number): Promise<IncidentSpan[]>;
+  feedHealth(): Promise<FeedHealth>;
+  listPollRuns(beforeStartedAt: number | null, limit: number): Promise<PollRun[]>;
+  /** One poll run and the payloads it kept because they were not a feed. */
+  getPollRun(id: string): Promise<{ run: PollRun; rejected: RecordedRejection[] } | null>;
+  /** A random secret that lives with the archive (e.g. the cursor signing key), made on first use. */
+  secret(name: string, generate: () => string): Promise<string>;
+}

@@ -1,0 +1,86 @@
+/** The write side of the archive: what the poller reads to plan a poll, and the atomic step that writes the plan. */
+import type { ArchivedIncident, PollPlan } from '../diff.ts';
+import type { EventType } from '../events.ts';
+import type { PlannedDelivery } from '../fanout.ts';
+import type { FeedSource } from '../observe.ts';
+
+/** What one endpoint gave in one poll, kept with the poll run. */
+export type SourceReport = {
+  source: FeedSource;
+  path: string;
+  url?: string;
+  httpStatus?: number;
+  bytes?: number;
+  durationMs: number;
+  notModified?: boolean;
+  incidents?: number;
+  skipped?: number;
+  error?: string;
+};
+
+export type PollOutcome = 'ok' | 'partial' | 'failed';
+
+export type PollRun = {
+  id: string;
+  startedAt: number;
+  finishedAt: number;
+  outcome: PollOutcome;
+  sources: SourceReport[];
+  /** Count of events per type. */
+  changes: Partial<Record<EventType, number>>;
+  /**
+   * Changed incidents this poll left for the next polls (more than POLL_MAX_INCIDENT_CHANGES
+   * changed); absent when none.
+   */
+  pendingIncidents?: number;
+  error?: string;
+};
+
+/** A payload that was not a feed at all, kept raw for a human to inspect (once per distinct `sha256`). */
+export type RejectedPayload = { source: FeedSource; url: string; body: string; error: string; sha256: string };
+
+/**
+ * A rejected payload as a poll run shows it: its body is the one copy kept for every poll that got
+ * the same bytes, with how often and when they came; null once retention pruned it.
+ */
+export type RecordedRejection = Omit<RejectedPayload, 'body'> & {
+  receivedAt: number;
+  body: { text: string; seenCount: number; firstSeenAt: number; lastSeenAt: number } | null;
+};
+
+export type ApplyPollInput = {
+  run: PollRun;
+  plan: PollPlan;
+  /** The outbox rows the plan's events cause (fanout.ts planDeliveries), planned by the poller. */
+  deliveries: readonly PlannedDelivery[];
+  /** Every incident id the poll saw: their last_seen_at is refreshed if older than `seenBefore`. */
+  seenIds: readonly string[];
+  seenBefore: number;
+  rejected: readonly RejectedPayload[];
+  /** Mark the archive seeded: later events are news, not backfill. */
+  markSeeded: boolean;
+};
+
+/**
+ * The write side of the archive. `applyPoll` is one atomic step (a transaction, or a D1 batch)
+ * that writes what the poller planned and decides nothing; a large poll calls it once per piece
+ * of its plan with the same run, which each call records anew (the last call's run is what the
+ * poll did).
+ */
+export interface ArchiveWrites {
+  loadIncidents(ids: readonly string[]): Promise<Map<string, ArchivedIncident>>;
+  /** Just the current revision of each id that is archived: a cheap check of a cached copy. */
+  loadRevisions(ids: readonly string[]): Promise<Map<string, number>>;
+  isSeeded(): Promise<boolean>;
+  /**
+   * Throws RevisionConflictError when an incident moved past the plan's base revision: nothing of
+   * the piece is written, and the poll plans again. Deliveries for a subscription no longer
+   * active when the piece is written are left out. Returns
+   * the archive generation after the poll (see `archiveGeneration`).
+   */
+  applyPoll(input: ApplyPollInput): Promise<number>;
+  /** A number that changes whenever any incident row is written (last_seen_at included), by any process. */
+  archiveGeneration(): Promise<number>;
+  /** A poll that applied nothing: a failure, or a feed unchanged since the last one. */
+  recordPollRun(run: PollRun, rejected: readonly RejectedPayload[]): Promise<void>;
+}

@@ -1,0 +1,76 @@
+/** The delivery outbox: rows written with the poll that caused them, claimed, attempted and recorded by deliverers. */
+import type { Channel } from '../subscription.ts';
+import type { StatusEvent } from '../events.ts';
+import type { StoredSubscription } from './subscriptions.ts';
+
+export type DeliveryState = 'pending' | 'done' | 'dead';
+
+export type Delivery = {
+  id: number;
+  key: string;
+  subscriptionId: string;
+  channel: Channel;
+  eventIds: string[];
+  state: DeliveryState;
+  attempts: number;
+  nextAttemptAt: number;
+  createdAt: number;
+  finishedAt: number | null;
+  lastError: string | null;
+};
+
+export type DeliveryAttemptRecord = {
+  attemptedAt: number;
+  ok: boolean;
+  status: number | null;
+  durationMs: number;
+  responseExcerpt: string;
+  error: string | null;
+};
+
+/** A claimed delivery with what sending it needs. */
+export type ClaimedDelivery = { delivery: Delivery; subscription: StoredSubscription; events: StatusEvent[] };
+
+/** How an attempt ends a delivery's turn: confirmed, tried again later, or given up. */
+export type DeliveryOutcome = { kind: 'done' } | { kind: 'retry'; at: number; error: string } | { kind: 'dead'; reason: string };
+
+/** What an attempt does to its subscription's health. */
+export type SubscriptionHealthChange =
+  | { kind: 'succeeded' }
+  | { kind: 'failed' }
+  | { kind: 'paused'; reason: string };
+
+export type AttemptToRecord = {
+  deliveryId: number;
+  attempt: DeliveryAttemptRecord;
+  outcome: DeliveryOutcome;
+  health: SubscriptionHealthChange;
+};
+
+export type DeliveryFilter = { subscriptionId?: string; state?: DeliveryState; sinceMs?: number };
+
+export type DeliveryCounts = Record<DeliveryState, number> & { due: number; oldestPendingAt: number | null };
+
+export interface OutboxStore {
+  /** Claims up to `limit` due pending deliveries for `holder` until `now + leaseMs`, oldest due first. */
+  claimDueDeliveries(holder: string, now: number, leaseMs: number, limit: number): Promise<ClaimedDelivery[]>;
+  /**
+   * Records attempts and their outcomes in one step, each only while `holder` still holds its
+   * claim (false for that one otherwise: another deliverer took it over, and its result wins).
+   */
+  recordAttempts(holder: string, attempts: readonly AttemptToRecord[]): Promise<boolean[]>;
+  /** Holders with live claims: a deliverer checks whether they are still running. */
+  claimHolders(): Promise<string[]>;
+  /** Frees the claims of a holder known to be dead, so their deliveries go out now. */
+  releaseClaims(holder: string): Promise<number>;
+  /** When the next pending delivery of an active subscription is due (what a claim could take), if any. */
+  nextDueAt(): Promise<number | null>;
+  /** Newest first, before the delivery with id `beforeId`. */
+  listDeliveries(filter: DeliveryFilter, beforeId: number | null, limit: number): Promise<Delivery[]>;
+  getDelivery(id: number): Promise<{ delivery: Delivery; attempts: DeliveryAttemptRecord[] } | null>;
+  /** Sends a delivery again, whatever its state (same webhook-id); false when there is no such delivery. */
+  replayDelivery(id: number, now: number): Promise<boolean>;
+  /** Replays every delivery created at or after `sinceMs` (optionally of one subscription, or one state); returns the count. */
+  replayDeliveriesSince(sinceMs: number, filter: Omit<DeliveryFilter, 'sinceMs'>, now: number): Promise<number>;
+  deliveryCounts(now: number): Promise<DeliveryCounts>;
+}

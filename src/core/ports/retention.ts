@@ -1,0 +1,19 @@
+/** Removing what retention no longer keeps. */
+
+/**
+ * Deletes what retention no longer keeps (core/retention.ts has the rules). Each call removes at
+ * most `limit` rows in one atomic step (a fixed list of statements: one transaction, or one D1
+ * batch) and returns how many went; the caller repeats while a call comes back full.
+ */
+export interface RetentionStore {
+  /** Poll runs started before `beforeMs` and their rejection records; never the newest run nor the newest ok/partial one. */
+  prunePollRuns(beforeMs: number, limit: number): Promise<number>;
+  /** Rejected bodies last seen before `beforeMs`, then the least recently seen beyond `maxBytes` in total (the newest stays). */
+  pruneRejectedBodies(beforeMs: number, maxBytes: number, limit: number): Promise<number>;
+  /** Pending (unconfirmed) subscriptions created before `createdBeforeMs` with no link valid at `now`. */
+  prunePendingSignups(createdBeforeMs: number, now: number, limit: number): Promise<number>;
+  /** Link tokens that expired before `expiredBeforeMs`. */
+  pruneLinkTokens(expiredBeforeMs: number, limit: number): Promise<number>;
+  /** Rate-limit logs whose window ended at or before `expiredByMs`. */
+  pruneRateLimits(expiredByMs: number, limit: number): Promise<number>;
+}

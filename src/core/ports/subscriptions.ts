@@ -1,0 +1,35 @@
+/** Subscriptions as the store keeps them, and the port that keeps them. */
+import type { Channel, Subscription, SubscriptionStatus } from '../subscription.ts';
+
+/** A subscription as the store keeps it: the core's Subscription plus its bookkeeping. */
+export type StoredSubscription = Subscription & {
+  origin: 'admin' | 'public';
+  pausedReason: string | null;
+  /** Sealed (secret-box.ts) signing secrets of a webhook: the current one, and during a rotation the previous one. */
+  secretSealed: string | null;
+  previousSecretSealed: string | null;
+  previousSecretUntil: number | null;
+  failingSince: number | null;
+  lastSuccessAt: number | null;
+  createdAt: number;
+  updatedAt: number;
+};
+
+export type SubscriptionPatch = Partial<
+  Pick<StoredSubscription, 'target' | 'filters' | 'timeZone' | 'status' | 'pausedReason' | 'secretSealed' | 'previousSecretSealed' | 'previousSecretUntil' | 'failingSince'>
+>;
+
+export type SubscriptionFilter = { status?: SubscriptionStatus; channel?: Channel };
+
+export interface SubscriptionStore {
+  createSubscription(subscription: StoredSubscription): Promise<void>;
+  getSubscription(id: string): Promise<StoredSubscription | null>;
+  /** Oldest first, after the subscription with id `afterId`. */
+  listSubscriptions(filter: SubscriptionFilter, afterId: string | null, limit: number): Promise<StoredSubscription[]>;
+  findSubscription(channel: Channel, target: string): Promise<StoredSubscription | null>;
+  updateSubscription(id: string, patch: SubscriptionPatch, now: number): Promise<StoredSubscription | null>;
+  /** Deletes it, its link tokens, and its deliveries not yet sent. */
+  deleteSubscription(id: string): Promise<boolean>;
+  /** The subscriptions a poll's deliveries are planned for (status active). */
+  activeSubscriptions(): Promise<readonly Subscription[]>;
+}

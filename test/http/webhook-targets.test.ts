@@ -1,0 +1,45 @@
+/**
+ * Webhook URLs a subscriber may not register, through the service's app (Node half, a real SQLite
+ * file): names that are private whatever DNS says are refused at subscription time, in the one
+ * error shape, and nothing is stored.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestApp, type TestApp } from '../helpers/app-service.ts';
+import { startTestVendor, type TestVendor } from '../helpers/service.ts';
+
+describe('webhook targets refused at subscription time', () => {
+  let vendor: TestVendor;
+  let service: TestApp;
+
+  beforeAll(async () => {
+    vendor = await startTestVendor();
+    service = await startTestApp(vendor.url);
+  });
+  afterAll(async () => {
+    await service?.close();
+    await vendor?.close();
+  });
+
+  it('refuses .local, .internal, .home.arpa and single-label names with a reason, storing nothing', async () => {
+    const refused: Record<string, string> = {
+      'https://printer.local/hook': 'url is not allowed: printer.local is a multicast DNS name of the local link (RFC 6762)',
+      'https://metadata.google.internal/computeMetadata/v1/': 'url is not allowed: metadata.google.internal is a name reserved for private networks (.internal)',
+      'https://nas.home.arpa/hook': 'url is not allowed: nas.home.arpa is a home network name (RFC 8375)',
+      'https://intranet/hook': 'url is not allowed: intranet is a single-label name, resolved inside the local network',
+    };
+    for (const [url, detail] of Object.entries(refused)) {
+      for (const channel of ['webhook', 'channel']) {
+        const answer = await service.admin('POST', '/api/subscriptions', { channel, url });
+        expect(answer.status, url).toBe(400);
+        expect(answer.body, url).toEqual({ ok: false, error: 'invalid_request', detail });
+      }
+    }
+    expect((await service.admin('GET', '/api/subscriptions')).body.subscriptions).toEqual([]);
+  });
+
+  it('accepts a public name that only looks like one of them (so the refusals can fail)', async () => {
+    const created = await service.admin('POST', '/api/subscriptions', { channel: 'webhook', url: 'https://local.hooks.example.org/internal' });
+    expect(created.status).toBe(201);
+    expect((await service.admin('GET', '/api/subscriptions')).body.subscriptions).toHaveLength(1);
+  });
+});
