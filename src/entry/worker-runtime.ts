@@ -17,7 +17,7 @@ import { createPoller, type Poller } from '../app/poller.ts';
 import { createPruner, type Pruner } from '../app/retention.ts';
 import { createServiceMetrics, type ServiceMetrics } from '../app/service-metrics.ts';
 import { createSubscriptionService, type SubscriptionService } from '../app/subscriptions.ts';
-import { CONFIG_KEYS, parseConfig, retentionSettings, type Config } from '../config.ts';
+import { configSchema, parseConfig, retentionSettings, type Config } from '../config.ts';
 import type { Clock, Logger, Store } from '../core/ports.ts';
 import type { SecretBox } from '../core/secret-box.ts';
 import { checkWorkerWebhookUrl, createWorkerSenders, WORKER_USER_AGENT } from './worker-senders.ts';
@@ -46,7 +46,8 @@ const systemClock: Clock = { now: () => Date.now() };
  */
 export function workerConfig(env: Record<string, unknown>): Config {
   const source: Record<string, string | undefined> = {};
-  for (const key of CONFIG_KEYS) {
+  // Every setting, the Workers-only mail API ones included.
+  for (const key of Object.keys(configSchema.shape)) {
     const value = env[key];
     if (typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean') source[key] = String(value);
   }
