@@ -183,6 +183,21 @@ describe('the Worker', () => {
     ]);
   });
 
+  it('never serves an archive older than D1 holds, though the answer was cached before a poll elsewhere', async () => {
+    const ids = async () => {
+      const res = await SELF.fetch('http://statuswatch.test/api/incidents');
+      return ((await res.json()) as { incidents: { id: string }[] }).incidents.map((i) => i.id).sort();
+    };
+    await publish([rawIncident({ id: 21, title: 'First', status: 'resolved' })]);
+    await runScheduled();
+    expect(await ids()).toEqual(['21']);
+    expect(await ids()).toEqual(['21']); // now served from this isolate's cache
+    // The poll runs in another invocation with its own store: only D1 tells this isolate of it.
+    await publish([rawIncident({ id: 21, title: 'First', status: 'resolved' }), rawIncident({ id: 22, title: 'Second' })]);
+    await runScheduled();
+    expect(await ids()).toEqual(['21', '22']);
+  });
+
   it('polls once when two cron invocations overlap: the lease in D1', async () => {
     await publish([rawIncident({ id: 7, title: 'Overlap' })]);
     // The first poll holds the lease while its read of v2 current waits a second.
