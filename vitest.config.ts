@@ -38,6 +38,8 @@ export default defineConfig(async () => ({
               // A real queue nobody consumes: tests that count one invocation's work send their
               // wake-ups here, so the local consumer of the deliveries queue cannot join in.
               queueProducers: { PARKED: { queueName: 'statuswatch-test-parked' } },
+              // A second D1 that no migration touches: a Worker deployed before its migrations.
+              d1Databases: { EMPTY_DB: 'statuswatch-test-empty' },
             },
           })),
         ],

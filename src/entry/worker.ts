@@ -75,11 +75,18 @@ function appFor(env: WorkerEnv): Promise<Hono> {
   return app;
 }
 
-/** A setting that stops the Worker: the one error shape, with the reason in the log, not in the answer. */
-function misconfigured(error: ConfigError): Response {
-  console.error(JSON.stringify({ level: 'error', msg: 'statuswatch is misconfigured', error: error.message }));
-  const body = { ok: false, error: 'misconfigured', detail: 'a setting of this Worker is missing or invalid; its log says which' };
-  return Response.json(body, { status: 503, headers: { 'retry-after': '60' } });
+/**
+ * The app could not be built: a setting is wrong, or D1 cannot be read (not migrated yet, or
+ * failing). The one error shape, with the reason in the log, not in the answer; never a bare 500.
+ */
+function cannotServe(error: unknown): Response {
+  const configProblem = error instanceof ConfigError;
+  const reason = error instanceof Error ? error.message : String(error);
+  console.error(JSON.stringify({ level: 'error', msg: configProblem ? 'statuswatch is misconfigured' : 'statuswatch cannot read its database', error: reason }));
+  const body = configProblem
+    ? { ok: false, error: 'misconfigured', detail: 'a setting of this Worker is missing or invalid; its log says which' }
+    : { ok: false, error: 'storage_unavailable', detail: 'the database cannot be used right now (are the migrations applied?); try again later' };
+  return Response.json(body, { status: 503, headers: { 'retry-after': configProblem ? '60' : '30' } });
 }
 
 function newInstanceId(role: string): string {
@@ -99,8 +106,7 @@ export default {
     try {
       app = await appFor(env);
     } catch (error) {
-      if (error instanceof ConfigError) return misconfigured(error);
-      throw error;
+      return cannotServe(error);
     }
     return app.fetch(request, env, ctx);
   },

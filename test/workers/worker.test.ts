@@ -15,7 +15,7 @@ import type {} from './provided-context.ts';
 
 const simUrl = inject('simUrl');
 const receiverUrl = inject('receiverUrl');
-const testEnv = env as unknown as WorkerEnv & { ADMIN_TOKEN: string; PARKED: Queue<unknown> };
+const testEnv = env as unknown as WorkerEnv & { ADMIN_TOKEN: string; PARKED: Queue<unknown>; EMPTY_DB: D1Database };
 /** The free plan's subrequest limit per invocation. */
 const SUBREQUESTS_PER_INVOCATION = 50;
 
@@ -214,5 +214,13 @@ describe('the Worker', () => {
     const res = await worker.fetch(new Request('http://statuswatch.test/api/incidents') as never, { ...testEnv, STATUS_URL: 'ftp://nope' } as WorkerEnv, ctx);
     expect(res.status).toBe(503);
     expect(await res.json()).toEqual({ ok: false, error: 'misconfigured', detail: expect.stringContaining('log') });
+  });
+
+  it('answers 503 storage_unavailable, not a bare 500, before the migrations are applied', async () => {
+    const ctx = createExecutionContext();
+    // A database with no tables: what a first deploy serves until `migrations apply --remote`.
+    const res = await worker.fetch(new Request('http://statuswatch.test/api/incidents') as never, { ...testEnv, DB: testEnv.EMPTY_DB } as WorkerEnv, ctx);
+    expect(res.status).toBe(503);
+    expect(await res.json()).toEqual({ ok: false, error: 'storage_unavailable', detail: expect.stringContaining('migrations') });
   });
 });
