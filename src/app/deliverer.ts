@@ -32,6 +32,12 @@ export type DelivererDeps = {
   adminEmail?: string;
   random?: () => number;
   concurrency?: number;
+  /**
+   * Most deliveries one round claims; default unbounded (Node: a round sends all that is due).
+   * A Worker bounds it so one invocation stays inside its subrequest limit; what is left is
+   * still due, for the next round.
+   */
+  maxClaimsPerRound?: number;
   /** Called once per attempt: metrics. */
   onAttempt?: (channel: string, outcome: 'done' | 'retry' | 'dead', latencyMs: number) => void;
 };
@@ -39,7 +45,7 @@ export type DelivererDeps = {
 export type DeliveryRound = { claimed: number; done: number; retried: number; dead: number };
 
 export type Deliverer = {
-  /** Claims and sends everything due now, in batches, until nothing is due. */
+  /** Claims and sends everything due now (at most maxClaimsPerRound), in batches, until nothing is due. */
   deliverDue(): Promise<DeliveryRound>;
 };
 
@@ -47,6 +53,7 @@ export function createDeliverer(deps: DelivererDeps): Deliverer {
   const { store, clock, logger } = deps;
   const random = deps.random ?? Math.random;
   const concurrency = deps.concurrency ?? DEFAULT_CONCURRENCY;
+  const maxClaimsPerRound = deps.maxClaimsPerRound ?? Infinity;
 
   async function freeDeadHoldersClaims(): Promise<void> {
     for (const holder of await store.claimHolders()) {
@@ -138,7 +145,9 @@ export function createDeliverer(deps: DelivererDeps): Deliverer {
       const round: DeliveryRound = { claimed: 0, done: 0, retried: 0, dead: 0 };
       await freeDeadHoldersClaims();
       for (;;) {
-        const claimed = await store.claimDueDeliveries(deps.instanceId, clock.now(), DELIVERY_LEASE_MS, CLAIM_BATCH);
+        const limit = Math.min(CLAIM_BATCH, maxClaimsPerRound - round.claimed);
+        if (limit <= 0) return round;
+        const claimed = await store.claimDueDeliveries(deps.instanceId, clock.now(), DELIVERY_LEASE_MS, limit);
         if (claimed.length === 0) return round;
         round.claimed += claimed.length;
         await runBySubscription(claimed, concurrency, (c) => deliverOne(c, round));

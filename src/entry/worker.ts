@@ -1,0 +1,152 @@
+/**
+ * The Cloudflare Workers runtime: `fetch` serves the same Hono app as Node, `scheduled` (a Cron
+ * Trigger every minute) polls and wakes the delivery queue, `queue` sends one bounded round of the
+ * outbox. D1 holds everything that must be right across isolates; the Queue only says "look".
+ */
+import { waitUntil } from 'cloudflare:workers';
+import type { Hono } from 'hono';
+import { sanitizeNoteHtml } from '../adapters/html-sanitizer.ts';
+import type { OutboxWakeUp } from '../adapters/queue-outbox-signal.ts';
+import { ConfigError } from '../config.ts';
+import { createCursorCodec, randomSecret } from '../core/cursor.ts';
+import { createApp } from '../http/app.ts';
+import { clientAddressFrom } from '../http/client-address.ts';
+import { createServiceMetrics, createWorkerCore, createWorkerNotifications, QUEUE_ROUND_MAX_DELIVERIES, type WorkerCore } from './worker-runtime.ts';
+
+/** The bindings of wrangler.toml, and the settings by Node's names (`[vars]` and secrets). */
+export type WorkerEnv = {
+  DB: D1Database;
+  DELIVERIES: Queue<OutboxWakeUp>;
+} & Record<string, unknown>;
+
+/** Retention runs on the cron ticks of every tenth minute, as Node's `*\/10 * * * *`. */
+const PRUNE_EVERY_MINUTES = 10;
+
+// One app per isolate (per env object): its response cache and memos are only ever served while
+// the archive generation read from D1 is the one they were built at, so a stale isolate cannot
+// serve an older archive. Rate limits, admin sessions and the guess throttle are rows in D1.
+const apps = new WeakMap<object, Promise<Hono>>();
+const metrics = createServiceMetrics();
+
+/**
+ * Made on first use: workerd refuses random values at module scope, and a clock read there says
+ * nothing about when the isolate began serving.
+ */
+let isolate: { id: string; startedAt: number } | null = null;
+function thisIsolate(): { id: string; startedAt: number } {
+  isolate ??= { id: crypto.randomUUID().slice(0, 8), startedAt: Date.now() };
+  return isolate;
+}
+
+async function buildApp(env: WorkerEnv): Promise<Hono> {
+  const instanceId = `worker:${thisIsolate().id}:http`;
+  const core = createWorkerCore(env, { instanceId, keepAlive: waitUntil, metrics });
+  const { subscriptions } = await createWorkerNotifications(core, { instanceId, metrics });
+  const cursors = await createCursorCodec(await core.store.secret('cursor', () => randomSecret()));
+  return createApp({
+    store: core.store,
+    poller: core.poller,
+    clock: core.clock,
+    logger: core.logger,
+    cursors,
+    adminToken: core.config.ADMIN_TOKEN,
+    publicUrl: core.config.PUBLIC_URL,
+    subscriptions,
+    metrics,
+    allowPrivateWebhooks: core.config.WEBHOOK_ALLOW_PRIVATE,
+    outbox: core.outbox,
+    // public/ is served by Workers Static Assets (wrangler.toml [assets]) before this Worker runs.
+    assets: new Map(),
+    startedAt: thisIsolate().startedAt,
+    sanitizeHtml: sanitizeNoteHtml,
+    // Cloudflare sets CF-Connecting-IP to the client's address and overwrites what a client sent.
+    clientAddress: clientAddressFrom((c) => c.req.header('cf-connecting-ip'), core.config.TRUST_PROXY),
+  });
+}
+
+function appFor(env: WorkerEnv): Promise<Hono> {
+  let app = apps.get(env);
+  if (!app) {
+    app = buildApp(env);
+    apps.set(env, app);
+    // A failed build (a bad setting, D1 unreachable) is not kept: the next request tries again.
+    app.catch(() => apps.delete(env));
+  }
+  return app;
+}
+
+/**
+ * The app could not be built: a setting is wrong, or D1 cannot be read (not migrated yet, or
+ * failing). The one error shape, with the reason in the log, not in the answer; never a bare 500.
+ */
+function cannotServe(error: unknown): Response {
+  const configProblem = error instanceof ConfigError;
+  const reason = error instanceof Error ? error.message : String(error);
+  console.error(JSON.stringify({ level: 'error', msg: configProblem ? 'statuswatch is misconfigured' : 'statuswatch cannot read its database', error: reason }));
+  const body = configProblem
+    ? { ok: false, error: 'misconfigured', detail: 'a setting of this Worker is missing or invalid; its log says which' }
+    : { ok: false, error: 'storage_unavailable', detail: 'the database cannot be used right now (are the migrations applied?); try again later' };
+  return Response.json(body, { status: 503, headers: { 'retry-after': configProblem ? '60' : '30' } });
+}
+
+function newInstanceId(role: string): string {
+  return `worker:${thisIsolate().id}:${role}:${crypto.randomUUID().slice(0, 8)}`;
+}
+
+/** After a poll or a round: one wake-up when deliveries are due now (retries, or work left over). */
+async function wakeIfDue(core: WorkerCore): Promise<void> {
+  const nextDueAt = await core.store.nextDueAt();
+  if (nextDueAt !== null && nextDueAt <= core.clock.now()) core.outbox.outboxChanged();
+  await core.outbox.settled();
+}
+
+export default {
+  async fetch(request, env, ctx) {
+    let app: Hono;
+    try {
+      app = await appFor(env);
+    } catch (error) {
+      return cannotServe(error);
+    }
+    return app.fetch(request, env, ctx);
+  },
+
+  async scheduled(controller, env, ctx) {
+    const core = createWorkerCore(env, { instanceId: newInstanceId('cron'), keepAlive: (p) => ctx.waitUntil(p) });
+    try {
+      // The lease in D1 lets one poll run at a time, across invocations and isolates.
+      const result = await core.poller.pollOnce();
+      if (result.status === 'skipped') core.logger.info('poll skipped: another invocation holds the lease');
+    } catch (error) {
+      core.logger.error('poll failed', { error: error instanceof Error ? error.message : String(error) });
+    }
+    if (new Date(controller.scheduledTime).getUTCMinutes() % PRUNE_EVERY_MINUTES === 0) {
+      try {
+        await core.pruner.pruneExpired(core.clock.now());
+      } catch (error) {
+        core.logger.error('prune failed', { error: error instanceof Error ? error.message : String(error) });
+      }
+    }
+    // The safety net of the queue: whatever is due now (a retry, a lost message, a claim of a
+    // killed invocation that expired) gets a wake-up within a minute.
+    await wakeIfDue(core);
+  },
+
+  async queue(batch, env, ctx) {
+    // However many wake-ups came together, one bounded round: they all mean "look at the outbox".
+    const instanceId = newInstanceId('queue');
+    const core = createWorkerCore(env, { instanceId, keepAlive: (p) => ctx.waitUntil(p) });
+    const { deliveries } = await createWorkerNotifications(core, { instanceId, maxClaimsPerRound: QUEUE_ROUND_MAX_DELIVERIES });
+    const result = await deliveries.deliverDue();
+    if (result.kind === 'store_failed') {
+      // D1 failed: the messages come back after the backoff; after max_retries they go to the
+      // dead-letter queue, and the cron tick still finds the outbox rows.
+      batch.retryAll({ delaySeconds: Math.max(1, Math.ceil((result.nextDueAt - core.clock.now()) / 1000)) });
+      return;
+    }
+    // Work left over (more than one round's worth, or due during the round) wakes the next round.
+    if (result.nextDueAt !== null && result.nextDueAt <= core.clock.now()) core.outbox.outboxChanged();
+    await core.outbox.settled();
+    batch.ackAll();
+  },
+} satisfies ExportedHandler<WorkerEnv, OutboxWakeUp>;

@@ -1,0 +1,10 @@
+/** What the workers project's global setup (test/helpers/workers-global-setup.ts) provides to the tests. */
+declare module 'vitest' {
+  export interface ProvidedContext {
+    /** The simulated vendor on loopback, e.g. http://127.0.0.1:40123 */
+    simUrl: string;
+    /** The verifying webhook receiver on loopback (POST /hook/<name>, POST /_verify?path=). */
+    receiverUrl: string;
+  }
+}
+export {};
