@@ -6,7 +6,8 @@
 import { Hono } from 'hono';
 import { ApiError, apiErrorResponse } from './api-error.ts';
 import type { CallLogEntry } from './call-log.ts';
-import { faultAnswer } from './fault-answers.ts';
+import { faultAnswer, faultErrorCode } from './fault-answers.ts';
+import type { WebApiFault } from './faults.ts';
 import type { CallContext, OkBody } from './method-types.ts';
 import { METHODS } from './methods.ts';
 import { readCallParams, stringArg } from './request-params.ts';
@@ -55,7 +56,10 @@ export function apiRoutes(state: WebApiState): Hono {
 
     const fault = state.faults.take(method);
     if (fault) entry.fault = `${fault.kind}${fault.after ? ' after' : ''}`;
-    if (fault && !fault.after) return fault.kind === 'timeout' ? faultAnswer(fault, c.req.raw, state.held) : answer(await faultAnswer(fault, c.req.raw, state.held));
+    // A held call has no status to log; the others log what the client got, not what the method did.
+    const answerFault = async (f: WebApiFault): Promise<Response> =>
+      f.kind === 'timeout' ? faultAnswer(f, c.req.raw, state.held) : answer(await faultAnswer(f, c.req.raw, state.held), faultErrorCode(f));
+    if (fault && !fault.after) return answerFault(fault);
 
     let response: Response;
     let error: string | null = null;
@@ -67,7 +71,7 @@ export function apiRoutes(state: WebApiState): Hono {
       error = cause.code;
     }
     // An "after" fault: the method ran (tokens rotated, message posted) but its answer is lost.
-    if (fault) return fault.kind === 'timeout' ? faultAnswer(fault, c.req.raw, state.held) : answer(await faultAnswer(fault, c.req.raw, state.held));
+    if (fault) return answerFault(fault);
     return answer(response, error);
   });
   return app;

@@ -20,6 +20,12 @@ function hang(request: Request, held: HeldRequests): Promise<Response> {
   });
 }
 
+/** The `error` a fault's answer carries, for the call log; null when it carries none (an error page, no answer). */
+export function faultErrorCode(fault: WebApiFault): string | null {
+  if (fault.kind === 'error') return fault.error ?? 'internal_error';
+  return fault.kind === 'ratelimited' ? 'ratelimited' : null;
+}
+
 export function faultAnswer(fault: WebApiFault, request: Request, held: HeldRequests): Response | Promise<Response> {
   switch (fault.kind) {
     case 'error':
