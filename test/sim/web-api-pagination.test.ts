@@ -4,6 +4,7 @@
  * that are not the end, invalid_cursor for gibberish, mangled or old cursors.
  */
 import { describe, expect, it } from 'vitest';
+import { decodeCursor, encodeCursor } from '../../src/sim/web-api/pagination.ts';
 import { failure, startWebApi, T0, type Answer, type WebApiClient } from './web-api-helpers.ts';
 
 /** A channel holding `count` messages "m0".."m<count-1>", oldest first. */
@@ -22,6 +23,7 @@ const nextCursor = (a: Answer): unknown => (a.body.response_metadata as { next_c
 async function readAll(api: WebApiClient, method: string, fields: Record<string, string>, token: string, key: string) {
   const pages: number[] = [];
   const items: unknown[] = [];
+  const cursors: string[] = [];
   let cursor: string | null = null;
   for (let guard = 0; guard < 1000; guard += 1) {
     const res = await api.form(method, cursor ? { ...fields, cursor } : fields, token);
@@ -30,8 +32,9 @@ async function readAll(api: WebApiClient, method: string, fields: Record<string,
     pages.push(page.length);
     items.push(...page);
     const next = nextCursor(res);
-    if (next === '' || next === null || next === undefined) return { pages, items };
+    if (next === '' || next === null || next === undefined) return { pages, items, cursors };
     cursor = next as string;
+    cursors.push(cursor);
   }
   throw new Error('pagination did not end');
 }
@@ -100,6 +103,14 @@ describe('conversations.history pages', () => {
 });
 
 describe('cursors', () => {
+  it('every cursor ends in "=" whatever its position, and reads back to that position', () => {
+    for (const after of ['1', '12', '123', '1234', '1700000000.000001']) {
+      const cursor = encodeCursor({ method: 'conversations.list', scope: 'T1', after, issuedMs: T0 });
+      expect(cursor).toMatch(/[^=]=$/);
+      expect(decodeCursor(cursor, { method: 'conversations.list', scope: 'T1', nowMs: T0, lifetimeMs: 1000 })).toBe(after);
+    }
+  });
+
   it('cursors end in "=" and must come back URL-encoded; mangled, made-up or foreign ones are invalid_cursor', async () => {
     const api = await startWebApi();
     const { ws, channel } = await channelWith(api, 5);
@@ -151,6 +162,8 @@ describe('conversations.list pages', () => {
     const publicOnly = await readAll(api, 'conversations.list', { limit: '10' }, ws.token, 'channels');
     expect(publicOnly.pages).toEqual([3, 3, 3, 3, 3, 3, 3]);
     expect(publicOnly.items.map((c) => (c as { name: string }).name)).toEqual([...channels.map((c) => c.name), 'old']);
+    // Positions of different lengths: each cursor still ends in "=", as the spec's rule 3 expects of them.
+    expect(publicOnly.cursors.filter((c) => !c.endsWith('='))).toEqual([]);
     const both = await readAll(api, 'conversations.list', { limit: '10', types: 'public_channel,private_channel', exclude_archived: 'true' }, ws.token, 'channels');
     expect(both.items.map((c) => (c as { name: string }).name)).toEqual([...channels.map((c) => c.name), 'secret']);
     expect(both.items[20]).toMatchObject({ name: 'secret', is_private: true, is_channel: false, is_member: true });
