@@ -5,3 +5,4 @@ export { ACCESS_TOKEN_LIFETIME_SECONDS, type SimApp, type WebApiSettings } from 
 export { MISUSE_KINDS, type MisuseCounters, type MisuseKind } from './token-misuse.ts';
 export type { WebApiFaultSpec, WebApiFaultKind } from './faults.ts';
 export type { CallLogEntry } from './call-log.ts';
+export { seedDemoWorkspace, DEMO_CHANNEL_NAME, type DemoWorkspace } from './demo-workspace.ts';
