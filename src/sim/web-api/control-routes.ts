@@ -74,7 +74,7 @@ export function workspaceSummary(state: WebApiState, workspace: Workspace) {
 }
 
 /** A channel with every message, its earlier texts and its thread: what a reader could have seen. */
-export function channelDetail(state: WebApiState, channel: Channel) {
+export function channelDetail(channel: Channel) {
   return {
     ...channelSummary(channel),
     teamId: channel.teamId,
@@ -176,7 +176,7 @@ export function webApiControlRoutes(state: WebApiState): Hono {
     return c.json(channelSummary(addChannel(workspace, await parseBody(c.req.raw, channelSchema))), 201);
   });
 
-  app.get('/channels/:channelId', (c) => c.json(channelDetail(state, channelOr404(c.req.param('channelId')))));
+  app.get('/channels/:channelId', (c) => c.json(channelDetail(channelOr404(c.req.param('channelId')))));
 
   app.post('/channels/:channelId/messages', async (c) => {
     const channel = channelOr404(c.req.param('channelId'));

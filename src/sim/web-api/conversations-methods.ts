@@ -61,7 +61,7 @@ function inWindow(ctx: TokenCallContext): (message: Message) => boolean {
   const latest = stringArg(ctx.params, 'latest');
   const inclusive = booleanArg(ctx.params, 'inclusive');
   for (const [name, value] of [['oldest', oldest], ['latest', latest]] as const) {
-    if (value !== null && !/^\d{1,12}(\.\d{1,6})?$/.test(value)) throw new ApiError('invalid_ts_' + name, `${name} must be a ts such as 1700000000.000100`);
+    if (value !== null && !/^\d{1,12}(\.\d{1,6})?$/.test(value)) throw new ApiError(`invalid_ts_${name}`, `${name} must be a ts such as 1700000000.000100`);
   }
   return (message) => {
     if (oldest !== null && (inclusive ? compareTs(message.ts, oldest) < 0 : compareTs(message.ts, oldest) <= 0)) return false;

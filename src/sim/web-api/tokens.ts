@@ -134,7 +134,7 @@ export function createTokenBook(workspaces: WorkspaceBook): TokenBook {
 
     exchange(tokenValue, nowMs, settings) {
       const token = tokens.get(tokenValue);
-      if (!token || token.kind !== 'access') throw new ApiError('invalid_token', 'the token given is not a token this workspace issued');
+      if (token?.kind !== 'access') throw new ApiError('invalid_token', 'the token given is not a token this workspace issued');
       if (token.expiring) throw new ApiError('invalid_token', 'only a long-lived (xoxb-/xoxp-) token can be exchanged; this one already expires');
       if (token.exchanged) throw new ApiError('token_already_exchanged', 'this token was exchanged before; the same token cannot be exchanged twice');
       if (token.revokedAtMs !== null) throw new ApiError('authorization_not_found', `the token was revoked (${token.revokedBy})`);
@@ -147,7 +147,7 @@ export function createTokenBook(workspaces: WorkspaceBook): TokenBook {
 
     refresh(refreshValue, nowMs, settings) {
       const token = tokens.get(refreshValue);
-      if (!token || token.kind !== 'refresh') throw new ApiError('invalid_refresh_token', 'not a refresh token this app issued');
+      if (token?.kind !== 'refresh') throw new ApiError('invalid_refresh_token', 'not a refresh token this app issued');
       if (token.revokedAtMs !== null) {
         misuse(token.teamId, 'revokedRefreshUsed', 'oauth.v2.access', nowMs);
         throw new ApiError('invalid_refresh_token', 'the refresh token was revoked (the app was uninstalled or its authorization revoked)');
