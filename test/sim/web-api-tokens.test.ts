@@ -297,3 +297,33 @@ describe('client credentials and install', () => {
     expect(res.body).not.toHaveProperty('expires_in');
   });
 });
+
+describe('the authorize step', () => {
+  it('approves at once and redirects with a code and the state, which oauth.v2.access turns into an install', async () => {
+    const api = await startWebApi();
+    const ws = await api.workspace({ installed: false });
+    // No path: the code must be redeemable with the same text, not a normalised 'http://127.0.0.1:3000/'.
+    const redirectUri = 'http://127.0.0.1:3000';
+    const query = new URLSearchParams({ client_id: api.clientId, scope: 'chat:write,channels:read', redirect_uri: redirectUri, state: 'a b&c', team: ws.teamId });
+    const res = await fetch(`${api.url}/oauth/v2/authorize?${query}`, { redirect: 'manual' });
+    expect(res.status).toBe(302);
+    const location = new URL(res.headers.get('location')!);
+    expect(`${location.origin}${location.pathname}`).toBe(`${redirectUri}/`);
+    expect(location.searchParams.get('state')).toBe('a b&c');
+    const code = location.searchParams.get('code')!;
+    const installed = await api.form('oauth.v2.access', { client_id: api.clientId, client_secret: api.clientSecret, code, redirect_uri: redirectUri });
+    expect(installed.body).toMatchObject({ ok: true, scope: 'chat:write,channels:read', team: { id: ws.teamId } });
+  });
+
+  it('redirects with error=access_denied when told to refuse, and refuses a wrong client or a non-http redirect', async () => {
+    const api = await startWebApi();
+    await api.workspace();
+    const base = { client_id: api.clientId, redirect_uri: 'https://app.example/cb', state: 's1' };
+    const denied = await fetch(`${api.url}/oauth/v2/authorize?${new URLSearchParams({ ...base, deny: '1' })}`, { redirect: 'manual' });
+    expect(denied.headers.get('location')).toBe('https://app.example/cb?error=access_denied&state=s1');
+    const wrongClient = await fetch(`${api.url}/oauth/v2/authorize?${new URLSearchParams({ ...base, client_id: 'other' })}`, { redirect: 'manual' });
+    expect([wrongClient.status, ((await wrongClient.json()) as { error: string }).error]).toEqual([400, 'invalid_client_id']);
+    const script = await fetch(`${api.url}/oauth/v2/authorize?${new URLSearchParams({ ...base, redirect_uri: 'javascript:alert(1)' })}`, { redirect: 'manual' });
+    expect([script.status, ((await script.json()) as { error: string }).error]).toEqual([400, 'bad_redirect_uri']);
+  });
+});

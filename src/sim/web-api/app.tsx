@@ -1,7 +1,8 @@
-/** The simulated vendor Web API as a runtime-free Hono app: `/api/<method>`, the `/_sim` control API, and the channel pages. */
+/** The simulated vendor Web API as a runtime-free Hono app: `/api/<method>`, the install's authorize step, the `/_sim` control API, and the channel pages. */
 import { Hono } from 'hono';
 import { apiErrorResponse, ApiError } from './api-error.ts';
 import { apiRoutes } from './api-routes.ts';
+import { AUTHORIZE_PATH, authorizeRoute } from './authorize-route.ts';
 import { ChannelPage, IndexPage, PAGE_HEADERS } from './channel-page.tsx';
 import { WEB_API_CONTROL_PREFIX, webApiControlRoutes } from './control-routes.ts';
 import { createWebApiState, type SimulatedWebApiOptions, type WebApiState } from './state.ts';
@@ -38,11 +39,13 @@ export function createSimulatedWebApi(options: SimulatedWebApiOptions = {}): Sim
   const api = apiRoutes(state);
   const control = webApiControlRoutes(state);
   const pages = pageRoutes(state);
+  const authorize = authorizeRoute(state);
   const app = new Hono();
   app.all('*', (c) => {
     const path = c.req.path;
     if (path === WEB_API_CONTROL_PREFIX || path.startsWith(`${WEB_API_CONTROL_PREFIX}/`)) return control.fetch(c.req.raw);
     if (path.startsWith('/api/')) return api.fetch(c.req.raw);
+    if (path === AUTHORIZE_PATH) return authorize.fetch(c.req.raw);
     return pages.fetch(c.req.raw);
   });
   app.onError((error) => apiErrorResponse(new ApiError('internal_error', error.message, 500)));
