@@ -73,3 +73,17 @@ describe('argument forms', () => {
     expect(channel.messageCount).toBe(0);
   });
 });
+
+describe('paths that name nothing', () => {
+  it('answer 404 in the one error shape, and a long made-up method name is logged cut short', async () => {
+    const api = await startWebApi();
+    const longName = `x${'y'.repeat(5000)}`;
+    for (const path of ['/api/', '/api/a/b', '/nothing-here', '/channels/C0MISSING', `/api/${longName}`]) {
+      const res = await fetch(`${api.url}${path}`, { method: 'POST' });
+      expect(res.status, path).toBe(404);
+      expect(await res.json(), path).toMatchObject({ ok: false, error: expect.stringMatching(/^(unknown_method|not_found)$/), detail: expect.any(String) });
+    }
+    const calls = (await api.control('GET', '/calls')).body.calls as { method: string }[];
+    expect(calls.at(-1)!.method).toHaveLength(100);
+  });
+});

@@ -13,6 +13,9 @@ import { METHODS } from './methods.ts';
 import { readCallParams, stringArg } from './request-params.ts';
 import type { WebApiState } from './state.ts';
 
+/** Longer method names (all unknown) are cut in the call log. */
+const METHOD_NAME_LOGGED_MAX = 100;
+
 const okResponse = (body: OkBody): Response =>
   new Response(JSON.stringify(body), { status: 200, headers: { 'Content-Type': 'application/json; charset=utf-8' } });
 
@@ -46,7 +49,8 @@ export function apiRoutes(state: WebApiState): Hono {
   const app = new Hono();
   app.all('/api/:method', async (c) => {
     const method = c.req.param('method');
-    const entry = state.calls.record({ atMs: state.now(), method });
+    // The name is the caller's text: the log keeps a bounded prefix of it.
+    const entry = state.calls.record({ atMs: state.now(), method: method.slice(0, METHOD_NAME_LOGGED_MAX) });
     const answer = (response: Response, error: string | null = null): Response => {
       entry.status = response.status;
       entry.error = error;
@@ -74,5 +78,7 @@ export function apiRoutes(state: WebApiState): Hono {
     if (fault) return answerFault(fault);
     return answer(response, error);
   });
+  // `/api/a/b` and `/api/` name no method either.
+  app.notFound((c) => apiErrorResponse(new ApiError('unknown_method', `no method at ${c.req.path}`, 404)));
   return app;
 }

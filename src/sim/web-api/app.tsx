@@ -28,11 +28,15 @@ function pageRoutes(state: WebApiState): Hono {
   app.get('/channels/:channelId', (c) => {
     const channel = state.channels.get(c.req.param('channelId'));
     const workspace = channel && state.workspaces.get(channel.teamId);
-    if (!channel || !workspace) return new Response('no such channel\n', { status: 404, headers: { 'Content-Type': 'text/plain; charset=utf-8' } });
+    if (!channel || !workspace) return notFound(`no channel ${c.req.param('channelId')}`);
     return html(<ChannelPage channel={channel} workspace={workspace} roots={state.channels.roots(channel)} repliesOf={(ts) => state.channels.replies(channel, ts)} />);
   });
+  app.notFound((c) => notFound(`no page ${c.req.path}`));
   return app;
 }
+
+const notFound = (detail: string): Response =>
+  new Response(JSON.stringify({ ok: false, error: 'not_found', detail }), { status: 404, headers: { 'Content-Type': 'application/json; charset=utf-8' } });
 
 export function createSimulatedWebApi(options: SimulatedWebApiOptions = {}): SimulatedWebApi {
   const state = createWebApiState(options);
