@@ -87,6 +87,19 @@ describe('exchange', () => {
     expect(failure(await api.exchange('xoxb-not-a-token'))).toEqual([200, false, 'invalid_token']);
   });
 
+  it('exchanging a revoked or expired long-lived token is authorization_not_found, counted like any call with it', async () => {
+    const api = await startWebApi();
+    const revoked = await api.workspace();
+    await api.form('auth.revoke', {}, revoked.token);
+    expect(failure(await api.exchange(revoked.token))).toEqual([200, false, 'authorization_not_found']);
+    expect(await api.misuse(revoked.teamId)).toMatchObject({ total: 1, revokedTokenCalls: 1 });
+    // The long-lived token expires at the first refresh: exchanging it again is refused, and counted.
+    const { ws, refresh } = await exchanged(api);
+    await api.refresh(refresh);
+    expect(failure(await api.exchange(ws.token))).toEqual([200, false, 'token_already_exchanged']);
+    expect(await api.misuse(ws.teamId)).toMatchObject({ total: 1, expiredTokenCalls: 1 });
+  });
+
   it('an app without token rotation cannot exchange', async () => {
     const api = await startWebApi({ app: { tokenRotationEnabled: false } });
     const ws = await api.workspace();

@@ -136,9 +136,13 @@ export function createTokenBook(workspaces: WorkspaceBook): TokenBook {
       const token = tokens.get(tokenValue);
       if (token?.kind !== 'access') throw new ApiError('invalid_token', 'the token given is not a token this workspace issued');
       if (token.expiring) throw new ApiError('invalid_token', 'only a long-lived (xoxb-/xoxp-) token can be exchanged; this one already expires');
+      // A call with a revoked or expired token is counted whichever refusal it gets.
+      const expired = token.expiresAtMs !== null && nowMs >= token.expiresAtMs;
+      if (token.revokedAtMs !== null) misuse(token.teamId, 'revokedTokenCalls', 'oauth.v2.exchange', nowMs);
+      else if (expired) misuse(token.teamId, 'expiredTokenCalls', 'oauth.v2.exchange', nowMs);
       if (token.exchanged) throw new ApiError('token_already_exchanged', 'this token was exchanged before; the same token cannot be exchanged twice');
       if (token.revokedAtMs !== null) throw new ApiError('authorization_not_found', `the token was revoked (${token.revokedBy})`);
-      if (token.expiresAtMs !== null && nowMs >= token.expiresAtMs) throw new ApiError('authorization_not_found', 'the token has expired');
+      if (expired) throw new ApiError('authorization_not_found', 'the token has expired');
       const workspace = workspaceOf(token.teamId);
       token.exchanged = true;
       workspace.stats.exchanges += 1;
