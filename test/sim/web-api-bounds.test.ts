@@ -1,7 +1,7 @@
 /** Every table the simulated Web API keeps has a cap: what outside input can grow stops growing, and the newest stays. */
 import { describe, expect, it } from 'vitest';
 import { createCallLog, CALL_LOG_MAX } from '../../src/sim/web-api/call-log.ts';
-import { EDITS_PER_MESSAGE_MAX, MESSAGES_PER_CHANNEL_MAX } from '../../src/sim/web-api/channels.ts';
+import { CHANNELS_PER_WORKSPACE_MAX, EDITS_PER_MESSAGE_MAX, MESSAGES_PER_CHANNEL_MAX } from '../../src/sim/web-api/channels.ts';
 import { WEB_API_FAULTS_MAX } from '../../src/sim/web-api/faults.ts';
 import { createRateLimits, RATE_LIMIT_RULES_MAX } from '../../src/sim/web-api/rate-limits.ts';
 import { defaultSettings } from '../../src/sim/web-api/settings.ts';
@@ -36,6 +36,16 @@ describe('bounds over HTTP', () => {
     const last = stored.messages.at(-1)!;
     expect(last).toMatchObject({ text: `v${EDITS_PER_MESSAGE_MAX + 5}`, editCount: EDITS_PER_MESSAGE_MAX + 5 });
     expect(last.previous.map((p) => p.text)).toEqual(Array.from({ length: EDITS_PER_MESSAGE_MAX }, (_, i) => `v${i + 5}`));
+  });
+
+  it('channels per workspace stop at their cap, and a name is used once', async () => {
+    const api = await startWebApi();
+    const ws = await api.workspace({ channels: [] });
+    for (let i = 0; i < CHANNELS_PER_WORKSPACE_MAX; i += 1) expect((await api.control('POST', `/workspaces/${ws.teamId}/channels`, { name: `c${i}` })).status).toBe(201);
+    expect((await api.control('POST', `/workspaces/${ws.teamId}/channels`, { name: 'one-more' })).body).toMatchObject({ ok: false, error: 'conflict' });
+    const other = await api.workspace({ name: 'Other', channels: [] });
+    expect((await api.control('POST', `/workspaces/${other.teamId}/channels`, { name: 'c0' })).status).toBe(201);
+    expect((await api.control('POST', `/workspaces/${other.teamId}/channels`, { name: '#c0' })).status).toBe(409);
   });
 
   it('workspaces and faults stop at their caps with a 409', async () => {
