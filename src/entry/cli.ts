@@ -8,6 +8,8 @@ import { runDemo } from './demo.ts';
 import { createNodeRuntime, listenError, startService } from './node.ts';
 import { openSqliteArchive } from './open-sqlite.ts';
 import { startSimulatedVendor } from '../sim/server.ts';
+import { seedDemoWorkspace } from '../sim/web-api/demo-workspace.ts';
+import { startSimulatedWebApi } from '../sim/web-api/server.ts';
 
 type Command = {
   summary: string;
@@ -80,21 +82,38 @@ const COMMANDS: Record<string, Command> = {
     },
   },
   simulate: {
-    summary: 'Run the simulated vendor alone: a status feed that plays a scenario of incidents.',
+    summary: 'Run the simulated vendor alone: a status feed that plays a scenario of incidents (and, with --web-api, its Web API).',
     settings: ['HOST', 'LOG_LEVEL', 'LOG_FORMAT'],
     extraFlags: {
       'sim-port': { type: 'string', help: 'port of the simulated vendor (4010)' },
       'step-seconds': { type: 'string', help: 'seconds between scenario steps (15; 0 = only on POST /_sim/advance)' },
+      'web-api': { type: 'boolean', help: 'also run the simulated Web API (APP_API_URL for the workspace app)' },
+      'web-api-port': { type: 'string', help: 'port of the simulated Web API (4011; implies --web-api)' },
     },
     async run(config, flags, logger) {
       const stepSeconds = stepSecondsFlag(flags);
-      const port = Number(flags['sim-port'] ?? 4010);
-      if (!Number.isInteger(port) || port < 0 || port > 65535) throw settingError('--sim-port', String(flags['sim-port']), 'not a port number', 'give a whole number from 0 to 65535, e.g. --sim-port 4010');
+      const port = portFlag(flags, 'sim-port', 4010);
+      const webApiPort = flags['web-api'] || flags['web-api-port'] !== undefined ? portFlag(flags, 'web-api-port', 4011) : null;
       const sim = await startSimulatedVendor({ port, host: config.HOST, autoAdvanceMs: stepSeconds * 1000 || undefined }).catch((error: unknown) => {
         throw listenError(error, { HOST: config.HOST, PORT: port }, '--sim-port');
       });
       logger.info('simulated vendor is serving', { url: sim.url, current: `${sim.url}/api/v2.0.0/current`, control: `${sim.url}/_sim/state` });
-      stopOnSignals(logger, () => sim.close());
+      if (webApiPort === null) {
+        stopOnSignals(logger, () => sim.close());
+        return 'running';
+      }
+      const webApi = await startSimulatedWebApi({ port: webApiPort, host: config.HOST }).catch(async (error: unknown) => {
+        await sim.close();
+        throw listenError(error, { HOST: config.HOST, PORT: webApiPort }, '--web-api-port');
+      });
+      const demo = seedDemoWorkspace(webApi.webApi.state);
+      const { clientId, clientSecret } = webApi.webApi.state.app;
+      // A simulator's made-up credentials: printed so a local app can be pointed at it.
+      logger.info('simulated Web API is serving', { url: webApi.url, channel: `${webApi.url}/channels/${demo.channelId}`, control: `${webApi.url}/_sim/state`, clientId, clientSecret, botToken: demo.botToken });
+      stopOnSignals(logger, async () => {
+        await webApi.close();
+        await sim.close();
+      });
       return 'running';
     },
   },
@@ -118,6 +137,14 @@ const COMMANDS: Record<string, Command> = {
     },
   },
 };
+
+/** A port flag, `fallback` when absent; anything but a whole number from 0 to 65535 is refused. */
+function portFlag(flags: Record<string, string | boolean | undefined>, name: string, fallback: number): number {
+  const raw = flags[name];
+  const port = raw === undefined ? fallback : typeof raw === 'string' && /^\d+$/.test(raw.trim()) ? Number(raw) : NaN;
+  if (!Number.isInteger(port) || port < 0 || port > 65535) throw settingError(`--${name}`, String(raw), 'not a port number', `give a whole number from 0 to 65535, e.g. --${name} ${fallback}`);
+  return port;
+}
 
 /** --step-seconds: a number of seconds, 15 when absent; "abc" or "-1" is refused, not read as 0. */
 function stepSecondsFlag(flags: Record<string, string | boolean | undefined>): number {

@@ -1,4 +1,4 @@
-/** `npm run demo`: the simulated vendor, a mail catcher, and statuswatch polling the vendor on a fresh demo database. */
+/** `npm run demo`: the simulated vendor (status feed and Web API), a mail catcher, and statuswatch polling the vendor on a fresh demo database. */
 import { randomBytes } from 'node:crypto';
 import { rmSync } from 'node:fs';
 import type { Config } from '../config.ts';
@@ -6,6 +6,8 @@ import type { Logger } from '../core/ports.ts';
 import { generateSecretKey } from '../core/secret-box.ts';
 import { startMailCatcher } from '../sim/mail-catcher.ts';
 import { startSimulatedVendor } from '../sim/server.ts';
+import { seedDemoWorkspace } from '../sim/web-api/demo-workspace.ts';
+import { startSimulatedWebApi } from '../sim/web-api/server.ts';
 import { acquireDemoLock } from './demo-lock.ts';
 import { startService } from './node.ts';
 
@@ -27,6 +29,10 @@ export async function runDemo(config: Config, logger: Logger, stepSeconds: numbe
     started.push(sim);
     const mail = await startMailCatcher();
     started.push(mail);
+    // The vendor's Web API with a workspace and a channel, whose page shows the messages posted there.
+    const webApi = await startSimulatedWebApi({ port: 0, host: '127.0.0.1' });
+    started.push(webApi);
+    const chat = seedDemoWorkspace(webApi.webApi.state);
     // A token per run: the demo may listen on every interface, so a published one would open /admin to anyone.
     const adminToken = config.ADMIN_TOKEN ?? `demo-${randomBytes(12).toString('hex')}`;
     const service = await startService(
@@ -46,7 +52,9 @@ export async function runDemo(config: Config, logger: Logger, stepSeconds: numbe
       logger,
     );
     started.push(service);
-    process.stdout.write(demoBanner({ url: service.url, adminToken, simUrl: sim.url, mailUrl: mail.pageUrl }));
+    process.stdout.write(
+      demoBanner({ url: service.url, adminToken, simUrl: sim.url, mailUrl: mail.pageUrl, webApiUrl: webApi.url, channelUrl: `${webApi.url}/channels/${chat.channelId}` }),
+    );
     return { close };
   } catch (error) {
     await close();
@@ -55,7 +63,7 @@ export async function runDemo(config: Config, logger: Logger, stepSeconds: numbe
 }
 
 /** What a new user wants to open, each a URL that shows something at once. */
-export function demoBanner(urls: { url: string; adminToken: string; simUrl: string; mailUrl: string }): string {
+export function demoBanner(urls: { url: string; adminToken: string; simUrl: string; mailUrl: string; webApiUrl: string; channelUrl: string }): string {
   const { url } = urls;
   const rows: Array<[string, string]> = [
     ['Dashboard', `${url}/`],
@@ -70,6 +78,8 @@ export function demoBanner(urls: { url: string; adminToken: string; simUrl: stri
     ['Vendor-format API', `${url}/api/v2.0.0/current`],
     ['Poll now', `curl -X POST -H 'Authorization: Bearer ${urls.adminToken}' ${url}/api/admin/poll`],
     ['Simulated vendor', `${urls.simUrl}/api/v2.0.0/current  (state: ${urls.simUrl}/_sim/state)`],
+    ['Team-chat channel (simulated)', urls.channelUrl],
+    ['Simulated Web API', `${urls.webApiUrl}/api/<method>  (state: ${urls.webApiUrl}/_sim/state)`],
   ];
   const width = Math.max(...rows.map(([label]) => label.length)) + 2;
   return [

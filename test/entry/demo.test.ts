@@ -88,6 +88,15 @@ describe('a running demo', () => {
     expect(polls.status).toBe(200);
   });
 
+  it('prints the simulated team-chat channel page, and the Web API it belongs to answers like the vendor', async () => {
+    const page = await fetch(demo.url('Team-chat channel (simulated)'));
+    expect(page.status).toBe(200);
+    expect(await page.text()).toContain('<h1>#status-updates</h1>');
+    const api = /(http:\/\/\S+)\/api\/<method>/.exec(demo.stdout)?.[1];
+    const answer = await fetch(`${api}/api/auth.test`, { method: 'POST' });
+    expect(await answer.json()).toMatchObject({ ok: false, error: 'not_authed' });
+  });
+
   it('prints a search that finds something within seconds of starting', async () => {
     const found = await until(async () => {
       const body = (await (await fetch(demo.url('Archive API, with search'))).json()) as { incidents: { title: string }[] };

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { VendorIncidentJson } from '../../src/core/vendor-format.ts';
 import { createSimulatedVendor } from '../../src/sim/app.ts';
 import { demoScenario } from '../../src/sim/demo-scenario.ts';
-import { spawnCli } from '../helpers/cli.ts';
+import { runCli, spawnCli } from '../helpers/cli.ts';
 import { getJson, setClock, startSim, SUMMER_NOON_MS } from './helpers.ts';
 
 /** The sim's modern wire shape: the vendor's incident, with numeric ids as v2 sends them. */
@@ -128,6 +128,32 @@ describe('demo scenario: timeline', () => {
 });
 
 describe('statuswatch simulate', () => {
+  it('with --web-api also serves the Web API, with a workspace whose bot token works and whose channel page opens', async () => {
+    const { child } = spawnCli(['simulate', '--sim-port', '0', '--web-api-port', '0', '--step-seconds', '0'], { HOST: '127.0.0.1' });
+    let stderr = '';
+    const logged = await new Promise<{ url: string; channel: string; botToken: string }>((resolve, reject) => {
+      child.stderr!.on('data', (chunk) => {
+        stderr += chunk;
+        const line = stderr.split('\n').find((l) => l.includes('"msg":"simulated Web API is serving"'));
+        if (line) resolve(JSON.parse(line) as { url: string; channel: string; botToken: string });
+      });
+      child.on('exit', () => reject(new Error(`simulate exited early: ${stderr}`)));
+    });
+    try {
+      const who = await fetch(`${logged.url}/api/auth.test`, { method: 'POST', headers: { Authorization: `Bearer ${logged.botToken}` } });
+      expect(await who.json()).toMatchObject({ ok: true, team: 'Demo workspace' });
+      expect((await fetch(logged.channel)).status).toBe(200);
+    } finally {
+      child.kill('SIGTERM');
+    }
+  });
+
+  it('refuses a --web-api-port that is not a port, in one line', async () => {
+    const result = await runCli(['simulate', '--sim-port', '0', '--web-api-port', 'abc'], { HOST: '127.0.0.1' });
+    expect(result.code).toBe(2);
+    expect(result.stderr.trim().split('\n')).toEqual([expect.stringMatching(/^statuswatch: --web-api-port "abc": not a port number/)]);
+  });
+
   it('logs a URL a browser can open when it listens on every interface', async () => {
     const { child } = spawnCli(['simulate', '--sim-port', '0', '--step-seconds', '0'], { HOST: '0.0.0.0' });
     let stderr = '';

@@ -1,0 +1,33 @@
+/** The readable text of Block Kit blocks (header, section, context, rich text), so the channel page shows what a reader sees. */
+
+export type BlockLine = { kind: 'header' | 'section' | 'context' | 'other'; text: string };
+
+const textOf = (value: unknown): string | null => {
+  if (typeof value !== 'object' || value === null) return null;
+  const text = (value as { text?: unknown }).text;
+  return typeof text === 'string' ? text : null;
+};
+
+/** One line per block; a block the page does not know is named by its type, never dropped silently. */
+export function blockLines(blocks: readonly unknown[]): BlockLine[] {
+  return blocks.map((block): BlockLine => {
+    const record = (typeof block === 'object' && block !== null ? block : {}) as Record<string, unknown>;
+    const type = typeof record.type === 'string' ? record.type : 'unknown';
+    switch (type) {
+      case 'header':
+        return { kind: 'header', text: textOf(record.text) ?? '' };
+      case 'section': {
+        const fields = Array.isArray(record.fields) ? record.fields.map(textOf).filter((t) => t !== null) : [];
+        return { kind: 'section', text: [textOf(record.text), ...fields].filter((t) => t !== null).join('\n') };
+      }
+      case 'context': {
+        const elements = Array.isArray(record.elements) ? record.elements.map(textOf).filter((t) => t !== null) : [];
+        return { kind: 'context', text: elements.join('  ') };
+      }
+      case 'divider':
+        return { kind: 'other', text: '\u2014' };
+      default:
+        return { kind: 'other', text: `[${type} block]` };
+    }
+  });
+}

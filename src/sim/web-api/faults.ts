@@ -1,0 +1,80 @@
+/**
+ * Failures a test injects into Web API methods: an `{ok:false}` error, an HTTP status, a 429, or
+ * no answer at all; before the method runs, or after it (the change is made, the answer is lost:
+ * the case a refresh-token grace period exists for).
+ */
+
+export const WEB_API_FAULT_KINDS = ['error', 'status', 'ratelimited', 'timeout'] as const;
+export type WebApiFaultKind = (typeof WEB_API_FAULT_KINDS)[number];
+
+export type WebApiFaultSpec = {
+  /** A method name, or '*' for every method. */
+  method: string;
+  kind: WebApiFaultKind;
+  /** The `error` of an error fault (default internal_error). */
+  error?: string;
+  /** The HTTP status of a status fault (default 500). */
+  status?: number;
+  /** Retry-After of a ratelimited fault (default 1). */
+  retryAfterSeconds?: number;
+  /** Run the method first, then answer with the fault. */
+  after?: boolean;
+  /** How many calls it affects; absent means until cleared. */
+  times?: number;
+};
+
+export type WebApiFault = Required<Pick<WebApiFaultSpec, 'method' | 'kind' | 'after'>> & {
+  id: number;
+  error: string | null;
+  status: number | null;
+  retryAfterSeconds: number | null;
+  times: number | null;
+};
+
+/** Faults registered at once; more are refused. */
+export const WEB_API_FAULTS_MAX = 100;
+
+export type WebApiFaultBook = {
+  /** Null when WEB_API_FAULTS_MAX are registered. */
+  add(spec: WebApiFaultSpec): WebApiFault | null;
+  /** The first fault matching this call, consuming one of its `times`. */
+  take(method: string): WebApiFault | null;
+  list(): WebApiFault[];
+  clear(): void;
+};
+
+export function createWebApiFaultBook(): WebApiFaultBook {
+  let faults: WebApiFault[] = [];
+  let nextId = 1;
+  return {
+    add(spec) {
+      if (faults.length >= WEB_API_FAULTS_MAX) return null;
+      const fault: WebApiFault = {
+        id: nextId++,
+        method: spec.method,
+        kind: spec.kind,
+        after: spec.after ?? false,
+        error: spec.error ?? null,
+        status: spec.status ?? null,
+        retryAfterSeconds: spec.retryAfterSeconds ?? null,
+        times: spec.times ?? null,
+      };
+      faults.push(fault);
+      return { ...fault };
+    },
+    take(method) {
+      // First registered wins, so "twice 500, then a 429" can be stacked in order.
+      const fault = faults.find((f) => f.method === '*' || f.method === method);
+      if (!fault) return null;
+      if (fault.times !== null) {
+        fault.times -= 1;
+        if (fault.times <= 0) faults = faults.filter((f) => f !== fault);
+      }
+      return { ...fault };
+    },
+    list: () => faults.map((f) => ({ ...f })),
+    clear() {
+      faults = [];
+    },
+  };
+}
