@@ -33,6 +33,9 @@ export default defineConfig(async () => ({
           name: 'workers',
           include: ['test/workers/**/*.test.ts'],
           setupFiles: ['test/workers/apply-migrations.ts'],
+          // sanitize-html is CommonJS whose postcss requires nanoid's ESM build: vite's module runner
+          // hands workerd `undefined` for it. Pre-bundled with esbuild, as wrangler bundles it, it loads.
+          deps: { optimizer: { ssr: { enabled: true, include: ['sanitize-html'] } } },
           testTimeout: 30_000,
         },
       },
