@@ -8,13 +8,14 @@
 export type DumpValue = null | bigint | number | string | Uint8Array;
 
 /**
- * D1's "maximum SQL statement length", 100,000 bytes (developers.cloudflare.com/d1/platform/limits/,
- * as published in 2026). Every statement written, its `;` and newline included, stays within it.
+ * D1's "maximum SQL statement length", 100,000 bytes (developers.cloudflare.com/d1/platform/limits/;
+ * every copy of that page read, up to April 2026). Every statement written, its `;` and newline
+ * included, stays within it.
  */
 export const D1_MAX_STATEMENT_BYTES = 100_000;
 
-/** D1's "maximum string, BLOB or table row size", 2,000,000 bytes (same page): a row beyond it cannot be stored. */
-export const D1_MAX_ROW_BYTES = 2_000_000;
+/** D1's "maximum string, BLOB or table row size", 1,000,000 bytes (same page, same copies): a row beyond it cannot be stored. */
+export const D1_MAX_ROW_BYTES = 1_000_000;
 
 /** Rows one INSERT carries at most: fewer statements, each well within SQLite's own limits. */
 const MAX_ROWS_PER_INSERT = 500;

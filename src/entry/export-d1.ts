@@ -59,7 +59,16 @@ export function exportArchiveForD1(databasePath: string, outPath: string): Expor
   }
   try {
     // One read transaction: a snapshot, even while a running serve keeps polling into the file.
-    const summary = archive.sqlite.transaction(() => writeDump(archive.sqlite, (text) => writeSync(fd, text)))();
+    let bytes = 0;
+    const write = (text: string) => {
+      writeSync(fd, text);
+      bytes += Buffer.byteLength(text);
+    };
+    write(
+      `-- statuswatch archive data for D1 (statuswatch export-d1), schema at ${latestMigration()}.\n` +
+        `-- Apply drizzle/ first (wrangler d1 migrations apply DB --remote), into a database with no archive rows yet.\n`,
+    );
+    const summary = { ...archive.sqlite.transaction(() => dumpStatements(archive.sqlite, write))(), bytes };
     closeSync(fd);
     return summary;
   } catch (error) {
@@ -81,16 +90,12 @@ export function exportArchiveForD1(databasePath: string, outPath: string): Expor
   }
 }
 
-function writeDump(sqlite: Database.Database, write: (text: string) => void): ExportSummary {
-  const summary: ExportSummary = { tables: [], statements: 0, bytes: 0 };
-  const emit = (text: string) => {
-    write(text);
-    summary.bytes += Buffer.byteLength(text);
-  };
-  emit(
-    `-- statuswatch archive data for D1 (statuswatch export-d1), schema at ${latestMigration()}.\n` +
-      `-- Apply drizzle/ first (wrangler d1 migrations apply DB --remote), into a database with no archive rows yet.\n`,
-  );
+/**
+ * Every row of the archive as statements, table by table, each handed to `onStatement`. The caller
+ * runs it inside a read transaction for a consistent snapshot. Also loads the workerd benchmark's D1.
+ */
+export function dumpStatements(sqlite: Database.Database, onStatement: (statement: string) => void): Omit<ExportSummary, 'bytes'> {
+  const summary: Omit<ExportSummary, 'bytes'> = { tables: [], statements: 0 };
   for (const table of dumpTables(sqlite)) {
     const select = sqlite.prepare(`SELECT ${table.columns.map(quoteName).join(', ')} FROM ${quoteName(table.name)} ORDER BY ${table.keyColumns.map(quoteName).join(', ')}`);
     select.safeIntegers(true).raw(true);
@@ -102,7 +107,7 @@ function writeDump(sqlite: Database.Database, write: (text: string) => void): Ex
       }
     })();
     for (const statement of insertStatements(table, counted)) {
-      emit(statement);
+      onStatement(statement);
       summary.statements++;
     }
     summary.tables.push({ name: table.name, rows });
