@@ -5,7 +5,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { execFile } from 'node:child_process';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
@@ -211,6 +211,26 @@ describe('statuswatch export-d1, refusals', () => {
       expect(taken.code).toBe(2);
       expect(taken.stderr).toContain('the file exists already');
       expect(readFileSync(join(archive.dir, 'taken.sql'), 'utf8')).toBe('keep me');
+    } finally {
+      archive.remove();
+    }
+  });
+
+  it('refuses an archive holding a row D1 cannot store, names it, and leaves no half-written file', async () => {
+    const archive = openTempArchive();
+    try {
+      // A 1.2 MB error page the vendor served, kept for inspection as its first 1,000,000 characters:
+      // with its key that is still more than the 1,000,000 bytes D1 holds in a row.
+      const body = `<html>${'x'.repeat(1_200_000)}</html>`;
+      await archive.store.recordPollRun({ id: 'run-1', startedAt: 1, finishedAt: 2, outcome: 'failed', sources: [], changes: {} }, [
+        { source: 'v2/history', url: 'https://slack-status.com/api/v2.0.0/history', body, error: 'not JSON', sha256: 'a'.repeat(64) },
+      ]);
+      const out = join(archive.dir, 'archive.sql');
+      const refused = await runCli(['export-d1', '--database-path', archive.path, '--out', out]);
+      expect(refused.code).toBe(2);
+      expect(refused.stderr).toMatch(/a row of rejected_body_texts \(hash a{64}\) holds 1000064 bytes, more than D1's 1000000 per row/);
+      expect(refused.stderr).toContain('let retention remove it');
+      expect(existsSync(out)).toBe(false);
     } finally {
       archive.remove();
     }
