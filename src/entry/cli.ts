@@ -1,10 +1,11 @@
-/** The `statuswatch` command line: serve, poll, simulate, migrate, demo. */
+/** The `statuswatch` command line: serve, poll, simulate, migrate, export-d1, demo. */
 import { parseArgs } from 'node:util';
 import { createConsoleLogger } from '../adapters/console-logger.ts';
 import { CONFIG_KEYS, ConfigError, flagName, parseConfig, settingError, type Config, type ConfigKey } from '../config.ts';
 import type { StatusEvent } from '../core/events.ts';
 import type { Logger } from '../core/ports.ts';
 import { runDemo } from './demo.ts';
+import { exportArchiveForD1 } from './export-d1.ts';
 import { createNodeRuntime, listenError, startService } from './node.ts';
 import { openSqliteArchive } from './open-sqlite.ts';
 import { startSimulatedVendor } from '../sim/server.ts';
@@ -123,6 +124,20 @@ const COMMANDS: Record<string, Command> = {
     async run(config, _flags, logger) {
       openSqliteArchive(config.DATABASE_PATH).close();
       logger.info('database is up to date', { database: config.DATABASE_PATH });
+      return 0;
+    },
+  },
+  'export-d1': {
+    summary: "Write the archive's data as SQL for Workers' D1 (wrangler d1 execute DB --remote --file FILE).",
+    settings: ['DATABASE_PATH', 'LOG_LEVEL', 'LOG_FORMAT'],
+    extraFlags: { out: { type: 'string', help: 'the SQL file to write; must not exist yet (e.g. archive.sql)' } },
+    async run(config, flags, logger) {
+      const out = flags.out;
+      if (typeof out !== 'string' || out.trim() === '') throw settingError('--out', String(out ?? ''), 'missing', 'name the SQL file to write, e.g. --out archive.sql');
+      const summary = exportArchiveForD1(config.DATABASE_PATH, out);
+      for (const table of summary.tables) process.stdout.write(`  ${table.name.padEnd(22)} ${table.rows} row(s)\n`);
+      process.stdout.write(`wrote ${out}: ${summary.statements} statement(s), ${summary.bytes} bytes\n`);
+      logger.info('archive exported for D1', { database: config.DATABASE_PATH, out });
       return 0;
     },
   },
