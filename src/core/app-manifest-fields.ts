@@ -22,28 +22,36 @@ export function shown(value: unknown): string {
   return text.length > 60 ? `${text.slice(0, 57)}...` : text;
 }
 
+type TextRules = { maxChars?: number; minChars?: number };
+
 /** A string of at most `maxChars` (and at least `minChars`) characters. */
-export function text(limits: { maxChars?: number; minChars?: number } = {}) {
+export function text(limits: TextRules = {}) {
   return z.string().superRefine((value, ctx) => {
-    const count = charCount(value);
-    if (limits.maxChars !== undefined && count > limits.maxChars) {
-      ctx.addIssue({ code: 'custom', message: `at most ${limits.maxChars} characters, got ${count}` });
-    }
-    if (limits.minChars !== undefined && count < limits.minChars) {
-      ctx.addIssue({ code: 'custom', message: limits.minChars === 1 ? 'must not be empty' : `at least ${limits.minChars} characters, got ${count}` });
-    }
+    const problem = lengthProblem(value, limits);
+    if (problem) ctx.addIssue({ code: 'custom', message: problem });
   });
 }
 
-/** A string that matches `pattern`; `expected` names the rule in words. */
-export function matching(pattern: RegExp, expected: string, limits: { maxChars?: number; minChars?: number } = {}) {
-  return text(limits).regex(pattern, { error: (issue) => `expected ${expected}, got ${shown(issue.input)}` });
+function lengthProblem(value: string, limits: TextRules): string | undefined {
+  const count = charCount(value);
+  if (limits.maxChars !== undefined && count > limits.maxChars) return `at most ${limits.maxChars} characters, got ${count}`;
+  if (limits.minChars !== undefined && count < limits.minChars) return limits.minChars === 1 ? 'must not be empty' : `at least ${limits.minChars} characters, got ${count}`;
+  return undefined;
+}
+
+/** A string that matches `pattern`; `expected` names the rule in words. One problem is reported, the length first. */
+export function matching(pattern: RegExp, expected: string, limits: TextRules = {}) {
+  return z.string().superRefine((value, ctx) => {
+    const problem = lengthProblem(value, limits) ?? (pattern.test(value) ? undefined : `expected ${expected}, got ${shown(value)}`);
+    if (problem) ctx.addIssue({ code: 'custom', message: problem });
+  });
 }
 
 /** An absolute https URL (the spec's "https URL"), not merely a string that starts with https://. */
-export function httpsUrl(limits: { maxChars?: number; minChars?: number } = {}) {
-  return text(limits).superRefine((value, ctx) => {
-    if (!isUrl(value, ['https:'])) ctx.addIssue({ code: 'custom', message: `expected an https URL, got ${shown(value)}` });
+export function httpsUrl(limits: TextRules = {}) {
+  return z.string().superRefine((value, ctx) => {
+    const problem = lengthProblem(value, limits) ?? (isUrl(value, ['https:']) ? undefined : `expected an https URL, got ${shown(value)}`);
+    if (problem) ctx.addIssue({ code: 'custom', message: problem });
   });
 }
 
@@ -80,6 +88,18 @@ export function keyedMap<T extends z.ZodType>(value: T, options: { maxEntries?: 
   );
 }
 
+/**
+ * A list or a map of `item` (the spec's "map/array of"): checked as whichever it is, so a
+ * broken entry is reported at its own path rather than as "matches neither".
+ */
+export function listOrMap<T extends z.ZodType>(item: T) {
+  return z.unknown().superRefine((value, ctx) => {
+    if (Array.isArray(value)) addIssuesFrom(list(item), value, ctx, []);
+    else if (isPlainObject(value)) addIssuesFrom(keyedMap(item), value, ctx, []);
+    else ctx.addIssue({ code: 'custom', message: `expected a list or a map, got ${shown(value)}` });
+  });
+}
+
 /** An IP address or a range in CIDR form (10.0.0.0/8, 2001:db8::/32). */
 export const ipAddressRange = z.string().superRefine((value, ctx) => {
   const [address = '', prefix, ...rest] = value.split('/');
@@ -111,13 +131,17 @@ export const manifestMessages: z.core.$ZodErrorMap = (issue) => {
     case 'invalid_type':
       return issue.input === undefined ? 'required' : `expected ${article(issue.expected)}, got ${shown(issue.input)}`;
     case 'invalid_value':
-      return `expected ${issue.values.map((v) => JSON.stringify(v)).join(' or ')}, got ${shown(issue.input)}`;
+      return `expected ${oneOf(issue.values.map((v) => JSON.stringify(v)))}, got ${shown(issue.input)}`;
     case 'invalid_union':
       return issue.input === undefined ? 'required' : `not one of the accepted shapes, got ${shown(issue.input)}`;
     default:
       return undefined;
   }
 };
+
+function oneOf(values: string[]): string {
+  return values.length <= 2 ? values.join(' or ') : `one of ${values.join(', ')}`;
+}
 
 function article(expected: string): string {
   if (expected === 'array') return 'a list';

@@ -22,6 +22,7 @@ import {
   isPlainObject,
   keyedMap,
   list,
+  listOrMap,
   manifestMessages,
   matching,
   text,
@@ -215,7 +216,7 @@ const workflow = z.strictObject({
   input_parameters: workflowParameters.optional(),
   output_parameters: workflowParameters.optional(),
   steps: list(workflowStep),
-  suggested_triggers: z.union([list(suggestedTrigger), keyedMap(suggestedTrigger)]).optional(),
+  suggested_triggers: listOrMap(suggestedTrigger).optional(),
 });
 
 const datastore = z.strictObject({

@@ -2,15 +2,25 @@
  * A manifest as text: JSON or YAML in (one parser, YAML 1.2 reads both), JSON or YAML out.
  * Problems of the text itself (syntax, a key given twice) are violations like the schema's.
  */
-import { isMap, isScalar, isSeq, parseDocument, stringify, type Node } from 'yaml';
+import { Lexer, isMap, isScalar, isSeq, parseDocument, stringify, type Node } from 'yaml';
 import { manifestPath, type ManifestViolation } from './app-manifest-fields.ts';
+import { MANIFEST_MAX_DEPTH } from './app-manifest.ts';
 
 export type ManifestText = { ok: true; manifest: unknown } | { ok: false; violations: ManifestViolation[] };
 
 /** Aliases a YAML file may expand: a few small anchors are normal, a billion laughs is not. */
 const MAX_ALIAS_COUNT = 100;
 
+/**
+ * Indentation no manifest needs (64 levels of 8 spaces). The YAML parser recurses per level: a
+ * thousand levels exhausted its stack, ten thousand brackets the process's memory (a crash).
+ */
+const MAX_INDENT_COLUMNS = MANIFEST_MAX_DEPTH * 8;
+const DEEP_INDENT = new RegExp(`^ {${MAX_INDENT_COLUMNS + 1}}`, 'm');
+
 export function parseManifestText(source: string): ManifestText {
+  const tooDeep = nestingProblem(source);
+  if (tooDeep) return { ok: false, violations: [{ path: '(root)', message: tooDeep }] };
   try {
     // uniqueKeys off: a key given twice is reported below with its path, not as a syntax error.
     const document = parseDocument(source, { uniqueKeys: false, prettyErrors: false });
@@ -18,8 +28,7 @@ export function parseManifestText(source: string): ManifestText {
       return {
         ok: false,
         violations: document.errors.map((error) => {
-          const at = error.linePos?.[0];
-          return { path: at ? `line ${at.line}, column ${at.col}` : '(root)', message: `not valid JSON or YAML: ${error.message}` };
+          return { path: lineAndColumn(source, error.pos[0]), message: `not valid JSON or YAML: ${error.message}` };
         }),
       };
     }
@@ -31,6 +40,35 @@ export function parseManifestText(source: string): ManifestText {
     const reason = error instanceof RangeError ? 'nested too deeply' : error instanceof Error ? error.message : String(error);
     return { ok: false, violations: [{ path: '(root)', message: `cannot be read: ${reason}` }] };
   }
+}
+
+function lineAndColumn(source: string, offset: number): string {
+  const before = source.slice(0, offset).split('\n');
+  return `line ${before.length}, column ${before.at(-1)!.length + 1}`;
+}
+
+/**
+ * Refuses nesting deeper than any manifest before the parser, which recurses per level, sees it:
+ * flow brackets and compact block indicators (`- - - x`) counted on YAML's own tokens (so
+ * brackets inside strings and comments are text), and the indentation of block style.
+ */
+function nestingProblem(source: string): string | undefined {
+  if (DEEP_INDENT.test(source)) return `indented more than ${MAX_INDENT_COLUMNS} columns: nested deeper than a manifest can be`;
+  const tooDeep = `nested more than ${MANIFEST_MAX_DEPTH} levels deep`;
+  let flowDepth = 0;
+  let indicatorsOnLine = 0;
+  for (const token of new Lexer().lex(source)) {
+    if (token === '[' || token === '{') {
+      if (++flowDepth > MANIFEST_MAX_DEPTH) return tooDeep;
+    } else if (token === ']' || token === '}') {
+      flowDepth = Math.max(0, flowDepth - 1);
+    } else if (token === '-' || token === '?') {
+      if (++indicatorsOnLine > MANIFEST_MAX_DEPTH) return tooDeep;
+    } else if (token.includes('\n')) {
+      indicatorsOnLine = 0;
+    }
+  }
+  return undefined;
 }
 
 /**
