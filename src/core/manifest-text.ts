@@ -89,7 +89,9 @@ function duplicateKeys(root: Node | null): ManifestViolation[] {
         pending.push({ node: pair.value, path: [...path, key] });
       }
     } else if (isSeq(node)) {
-      node.items.forEach((item, index) => pending.push({ node: item, path: [...path, index] }));
+      node.items.forEach((item, index) => {
+        pending.push({ node: item, path: [...path, index] });
+      });
     }
   }
   return found;
