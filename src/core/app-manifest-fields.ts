@@ -19,7 +19,7 @@ export function shown(value: unknown): string {
   if (Array.isArray(value)) return `a list of ${value.length}`;
   if (typeof value === 'object') return 'an object';
   const text = JSON.stringify(value) ?? String(value);
-  return text.length > 60 ? `${text.slice(0, 57)}...` : text;
+  return printable(text.length > 60 ? `${text.slice(0, 57)}...` : text);
 }
 
 type TextRules = { maxChars?: number; minChars?: number };
@@ -115,14 +115,28 @@ export function isPlainObject(value: unknown): value is Record<string, unknown> 
 /** One broken rule: where (`features.slash_commands[0].command`) and what. */
 export type ManifestViolation = { path: string; message: string };
 
-/** `['features', 'slash_commands', 0, 'command']` as `features.slash_commands[0].command`. */
+/**
+ * `['features', 'slash_commands', 0, 'command']` as `features.slash_commands[0].command`. A key
+ * that is not a plain name is quoted (`functions["a.b"]`), so a path read back is unambiguous.
+ */
 export function manifestPath(path: readonly PropertyKey[]): string {
   let out = '';
   for (const part of path) {
     if (typeof part === 'number') out += `[${part}]`;
-    else out += out === '' ? String(part) : `.${String(part)}`;
+    else if (typeof part === 'string' && /^[A-Za-z0-9_-]+$/.test(part)) out += out === '' ? part : `.${part}`;
+    else out += `[${JSON.stringify(String(part))}]`;
   }
   return out === '' ? '(root)' : out;
+}
+
+/**
+ * Text safe to print on a terminal: control characters (C0, DEL, C1, which JSON.stringify leaves
+ * as they are past U+001F), line separators and bidirectional overrides become \u escapes, so a
+ * key or value in a hostile manifest cannot move the cursor, clear the screen or fake a line.
+ */
+export function printable(text: string): string {
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what this escapes
+  return text.replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g, (char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, '0')}`);
 }
 
 /** Messages for the issues a field's own rules do not word: missing, wrong type, unknown value. */

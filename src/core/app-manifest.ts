@@ -25,6 +25,7 @@ import {
   listOrMap,
   manifestMessages,
   matching,
+  shown,
   text,
   toViolations,
   type ManifestViolation,
@@ -121,7 +122,7 @@ const scopes = z
         const optionals: unknown[] = Array.isArray(value[optional]) ? value[optional] : [];
         optionals.forEach((scope, index) => {
           if (typeof scope === 'string' && !listed.has(scope)) {
-            ctx.addIssue({ code: 'custom', path: [optional, index], message: `optional scope "${scope}" must also be listed in oauth_config.scopes.${full}` });
+            ctx.addIssue({ code: 'custom', path: [optional, index], message: `optional scope ${shown(scope)} must also be listed in oauth_config.scopes.${full}` });
           }
         });
       }
@@ -187,7 +188,7 @@ const parametersV2 = z
   })
   .superRefine((value, ctx) => {
     (value.required ?? []).forEach((name, index) => {
-      if (!Object.hasOwn(value.properties, name)) ctx.addIssue({ code: 'custom', path: ['required', index], message: `"${name}" is not one of the properties` });
+      if (!Object.hasOwn(value.properties, name)) ctx.addIssue({ code: 'custom', path: ['required', index], message: `${shown(name)} is not one of the properties` });
     });
   });
 
@@ -251,7 +252,7 @@ const REFERENCE_PATTERN = /^[^\s#/]+#\/[^\s/]+\/[^\s/]+$/;
 const VENDOR_WORD = 'service';
 const metadataEventReference = z.strictObject({
   type: z.string().superRefine((type, ctx) => {
-    if (!REFERENCE_PATTERN.test(type)) ctx.addIssue({ code: 'custom', message: `expected a reference <namespace>#/<segment>/<segment>, got ${JSON.stringify(type)}` });
+    if (!REFERENCE_PATTERN.test(type)) ctx.addIssue({ code: 'custom', message: `expected a reference <namespace>#/<segment>/<segment>, got ${shown(type)}` });
     else if (type.toLowerCase().startsWith(VENDOR_WORD)) ctx.addIssue({ code: 'custom', message: `a reference of the app's own must not start with "${VENDOR_WORD}"` });
   }),
   examples: list(z.unknown(), 10).optional(),

@@ -42,13 +42,12 @@ export function appManifest(settings: AppManifestSettings): AppManifest {
       description: "Posts the vendor's status incidents to a channel as they happen, and answers /status.",
     },
     features: {
-      bot_user: { display_name: 'statuswatch', always_online: false },
+      bot_user: { display_name: 'statuswatch' },
       slash_commands: [
         {
           command: '/status',
           description: "The vendor's current status: open incidents and the services they affect",
           url: `${base}${APP_PATHS.slashCommand}`,
-          should_escape: false,
         },
       ],
     },

@@ -1,6 +1,7 @@
 /** `statuswatch manifest`: prints the workspace app's manifest, or checks a manifest file against the spec. */
 import { readFileSync, statSync } from 'node:fs';
 import { ConfigError, settingError, type Config } from '../config.ts';
+import { printable } from '../core/app-manifest-fields.ts';
 import { checkAppManifest, type ManifestViolation } from '../core/app-manifest.ts';
 import { formatManifest, parseManifestText } from '../core/manifest-text.ts';
 import { appManifest } from '../core/statuswatch-app-manifest.ts';
@@ -35,7 +36,8 @@ export function checkManifestFile(path: string): number {
     process.stdout.write(`${path}: a valid manifest\n`);
     return 0;
   }
-  const printed = violations.slice(0, MAX_PRINTED_VIOLATIONS).map((v) => `${v.path}: ${v.message}\n`);
+  // Paths and messages quote the file's own keys and values: printed inert, one line each.
+  const printed = violations.slice(0, MAX_PRINTED_VIOLATIONS).map((v) => `${printable(v.path)}: ${printable(v.message)}\n`);
   if (violations.length > MAX_PRINTED_VIOLATIONS) printed.push(`... and ${violations.length - MAX_PRINTED_VIOLATIONS} more\n`);
   process.stdout.write(printed.join(''));
   process.stderr.write(`statuswatch manifest: ${path}: ${violations.length} violation${violations.length === 1 ? '' : 's'}\n`);

@@ -502,3 +502,22 @@ describe('shapes the spec allows two ways', () => {
     ]);
   });
 });
+
+describe('paths and messages from a hostile manifest', () => {
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: no control character may reach the terminal
+  const RAW_CONTROLS = /[\u0000-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/;
+
+  it('quote keys that are not plain names, so a path is unambiguous and prints inert', () => {
+    const manifest = edited(FULL_V2, [
+      ['oauth_config.scopes.bot_optional', ['commands', 'x\u009b31m\u202e']],
+    ]);
+    (manifest.functions as JsonObject)['bad\u001b[2J\nfake: line'] = NOTIFY_STATUS;
+    (manifest.metadata_events as JsonObject)['a.b'] = { title: 'dotted' };
+    const violations = checkAppManifest(manifest);
+    expect(violations.map((v) => v.path).sort()).toEqual(['functions["bad\\u001b[2J\\nfake: line"]', 'metadata_events["a.b"].type', 'oauth_config.scopes.bot_optional[1]']);
+    for (const violation of violations) {
+      expect(violation.path).not.toMatch(RAW_CONTROLS);
+      expect(violation.message).not.toMatch(RAW_CONTROLS);
+    }
+  });
+});

@@ -89,11 +89,19 @@ describe('statuswatch manifest', { timeout: 90_000 }, () => {
     expect(messageLines(result)).toEqual([`statuswatch manifest: ${file}: 6 violations`]);
   });
 
-  it('reports JSON that does not parse, and a key given twice, as violations: exit 1', async () => {
+  it('reports JSON that does not parse, a key given twice, and hostile keys, printed inert: exit 1', async () => {
     const dir = tempDir();
     writeFileSync(join(dir, 'truncated.json'), '{\n  "display_information": {"name": "statuswatch"\n');
     writeFileSync(join(dir, 'twice.json'), '{"display_information": {"name": "a", "name": "b"}}');
-    const [truncated, twice] = await Promise.all([runCli(['manifest', '--check', join(dir, 'truncated.json')]), runCli(['manifest', '--check', join(dir, 'twice.json')])]);
+    // Keys and values that would move the cursor, clear the screen and fake a line of output.
+    writeFileSync(join(dir, 'hostile.json'), JSON.stringify({ display_information: { name: 'a' }, 'x\u001b[2J\nfake: line': 1, features: { unfurl_domains: 'a\u009b31m' } }));
+    const [truncated, twice, hostile] = (await Promise.all(
+      ['truncated.json', 'twice.json', 'hostile.json'].map((file) => runCli(['manifest', '--check', join(dir, file)])),
+    )) as [CliResult, CliResult, CliResult];
+    expect(hostile.code).toBe(1);
+    // biome-ignore lint/suspicious/noControlCharactersInRegex: no control character but the line feeds may reach the terminal
+    expect(hostile.stdout).not.toMatch(/[\u0000-\u0009\u000b-\u001f\u007f-\u009f]/);
+    expect(hostile.stdout.trim().split('\n')).toHaveLength(2);
     expect(truncated.code).toBe(1);
     expect(truncated.stdout).toMatch(/^line \d+, column \d+: not valid JSON or YAML/);
     expect(twice.code).toBe(1);
