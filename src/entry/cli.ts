@@ -1,4 +1,4 @@
-/** The `statuswatch` command line: serve, poll, simulate, migrate, export-d1, demo. */
+/** The `statuswatch` command line: serve, poll, simulate, migrate, export-d1, demo, manifest. */
 import { parseArgs } from 'node:util';
 import { createConsoleLogger } from '../adapters/console-logger.ts';
 import { CONFIG_KEYS, ConfigError, flagName, parseConfig, settingError, type Config, type ConfigKey } from '../config.ts';
@@ -6,6 +6,7 @@ import type { StatusEvent } from '../core/events.ts';
 import type { Logger } from '../core/ports.ts';
 import { runDemo } from './demo.ts';
 import { exportArchiveForD1 } from './export-d1.ts';
+import { checkManifestFile, printManifest } from './manifest-command.ts';
 import { createNodeRuntime, listenError, startService } from './node.ts';
 import { openSqliteArchive } from './open-sqlite.ts';
 import { startSimulatedVendor } from '../sim/server.ts';
@@ -149,6 +150,19 @@ const COMMANDS: Record<string, Command> = {
       const demo = await runDemo(config, logger, stepSecondsFlag(flags));
       stopOnSignals(logger, () => demo.close());
       return 'running';
+    },
+  },
+  manifest: {
+    summary: "Print the workspace app's manifest from PUBLIC_URL (JSON, or YAML with --yaml), or --check FILE against the spec (exit 1 on violations).",
+    settings: ['PUBLIC_URL'],
+    extraFlags: {
+      yaml: { type: 'boolean', help: 'print YAML instead of JSON' },
+      check: { type: 'string', help: 'check this manifest file (JSON or YAML): each violation as "path: message", exit 1 if any' },
+    },
+    async run(config, flags) {
+      if (flags.check === undefined) return printManifest(config, flags.yaml ? 'yaml' : 'json');
+      if (flags.yaml) throw new ConfigError('--yaml is for printing the manifest; --check reads JSON and YAML alike. Fix: leave out --yaml');
+      return checkManifestFile(String(flags.check));
     },
   },
 };

@@ -1,0 +1,430 @@
+/**
+ * The workspace app manifest as the vendor's spec states it (developer-interface.md, "App
+ * manifest", Limits and Versioning): one zod schema, the source of the manifest we generate and
+ * of `statuswatch manifest --check`, which lists every violation with its path.
+ *
+ * How the spec's table is read:
+ * - A group or shape whose fields the spec lists is closed: an unknown field is a violation, so a
+ *   typo (`slash_command`) is caught instead of silently ignored. Definitions (function and
+ *   workflow parameters, custom types) stay open: they carry type-specific fields the spec does
+ *   not list (`items` of an array, `default`).
+ * - In a `{a, b}` shape every field is required unless the spec marks which ones are; a field
+ *   is otherwise optional unless marked "required".
+ * - Lengths count characters (code points). Rules about changes over time (background_color
+ *   cannot be removed, token rotation cannot be turned off, the in-product editor's 174-character
+ *   minimum of long_description) cannot be seen in one manifest and are not checked.
+ */
+import { z } from 'zod';
+import {
+  addIssuesFrom,
+  httpsUrl,
+  ipAddressRange,
+  isPlainObject,
+  keyedMap,
+  list,
+  listOrMap,
+  manifestMessages,
+  matching,
+  shown,
+  text,
+  toViolations,
+  type ManifestViolation,
+} from './app-manifest-fields.ts';
+
+export type { ManifestViolation } from './app-manifest-fields.ts';
+
+const flag = z.boolean();
+const anyObject = z.record(z.string(), z.unknown());
+const httpOrHttpsUrl = matching(/^https?:\/\//, 'a URL that starts with http:// or https://');
+
+const appDirectory = z.strictObject({
+  app_directory_categories: list(z.string()).optional(),
+  use_direct_install: flag.optional(),
+  direct_install_url: httpOrHttpsUrl.optional(),
+  installation_landing_page: httpOrHttpsUrl,
+  privacy_policy_url: z.string(),
+  support_url: z.string(),
+  support_email: z.string(),
+  supported_languages: list(z.string()),
+  pricing: z.string(),
+});
+
+const displayInformation = z.strictObject({
+  name: text({ minChars: 1, maxChars: 35 }),
+  description: text({ maxChars: 140 }).optional(),
+  long_description: text({ maxChars: 4000 }).optional(),
+  background_color: matching(/^#(?:[0-9a-fA-F]{3}|[0-9a-fA-F]{6})$/, 'a hex colour: # and 3 or 6 hex digits').optional(),
+});
+
+const viewAction = z.strictObject({ name: z.string(), description: z.string() });
+const suggestedPrompt = z.strictObject({ title: z.string(), message: z.string() });
+
+const features = z.strictObject({
+  app_home: z
+    .strictObject({ home_tab_enabled: flag.optional(), messages_tab_enabled: flag.optional(), messages_tab_read_only_enabled: flag.optional() })
+    .optional(),
+  agent_view: z
+    .strictObject({ actions: list(viewAction).optional(), agent_description: text({ maxChars: 300 }), suggested_prompts: list(suggestedPrompt).optional() })
+    .optional(),
+  assistant_view: z
+    .strictObject({ actions: list(viewAction).optional(), assistant_description: z.string(), suggested_prompts: list(suggestedPrompt).optional() })
+    .optional(),
+  bot_user: z
+    .strictObject({
+      display_name: matching(/^[a-z0-9._-]+$/, 'only the characters a-z, 0-9, -, _ and .', { maxChars: 80 }),
+      always_online: flag.optional(),
+    })
+    .optional(),
+  rich_previews: z.strictObject({ is_active: flag.optional(), entity_types: list(z.string()).optional() }).optional(),
+  search: z
+    .strictObject({
+      search_function_callback_id: z.string(),
+      search_filters_function_callback_id: z.string().optional(),
+      slackbot_metadata: z.strictObject({ description: z.string(), examples: list(z.string(), 5), example_query: z.string() }).optional(),
+    })
+    .optional(),
+  shortcuts: list(
+    z.strictObject({
+      name: z.string(),
+      callback_id: text({ maxChars: 255 }),
+      description: text({ maxChars: 150 }),
+      type: z.enum(['message', 'global']),
+    }),
+    10,
+  ).optional(),
+  slash_commands: list(
+    z.strictObject({
+      command: matching(/^\/\S+$/, 'a leading / and a name without spaces, like /status', { maxChars: 32 }),
+      description: text({ maxChars: 2000 }),
+      should_escape: flag.optional(),
+      url: httpsUrl().optional(),
+      usage_hint: text({ maxChars: 1000 }).optional(),
+    }),
+    50,
+  ).optional(),
+  unfurl_domains: list(z.string(), 5).optional(),
+  // Legacy and deprecated, still checked while manifests carry it.
+  workflow_steps: list(z.strictObject({ name: text({ maxChars: 50 }), callback_id: text({ maxChars: 50 }) }), 10).optional(),
+});
+
+const scopes = z
+  .strictObject({
+    bot: list(z.string(), 255).optional(),
+    user: list(z.string(), 255).optional(),
+    bot_optional: list(z.string()).optional(),
+    user_optional: list(z.string()).optional(),
+  })
+  .superRefine(
+    (value, ctx) => {
+      if (!isPlainObject(value)) return;
+      for (const [optional, full] of [['bot_optional', 'bot'], ['user_optional', 'user']] as const) {
+        const listed = new Set(Array.isArray(value[full]) ? value[full] : []);
+        const optionals: unknown[] = Array.isArray(value[optional]) ? value[optional] : [];
+        optionals.forEach((scope, index) => {
+          if (typeof scope === 'string' && !listed.has(scope)) {
+            ctx.addIssue({ code: 'custom', path: [optional, index], message: `optional scope ${shown(scope)} must also be listed in oauth_config.scopes.${full}` });
+          }
+        });
+      }
+    },
+    { when: () => true },
+  );
+
+const oauthConfig = z.strictObject({
+  pkce_enabled: flag.optional(),
+  redirect_urls: list(z.string(), 1000).optional(),
+  scopes: scopes.optional(),
+  token_management_enabled: flag.optional(),
+  is_enterprise_managed_auth_supported: flag.optional(),
+});
+
+const settings = z.strictObject({
+  allowed_ip_address_ranges: list(ipAddressRange, 10).optional(),
+  event_subscriptions: z
+    .strictObject({
+      request_url: httpsUrl().optional(),
+      bot_events: list(z.string(), 100).optional(),
+      user_events: list(z.string(), 100).optional(),
+      // app_id may be "*": any app's events of that type.
+      metadata_subscriptions: list(z.strictObject({ app_id: z.string(), event_type: z.string() })).optional(),
+    })
+    .optional(),
+  incoming_webhooks: z.strictObject({ incoming_webhooks_enabled: flag.optional() }).optional(),
+  interactivity: z
+    .strictObject({ is_enabled: flag, request_url: httpsUrl().optional(), message_menu_options_url: httpsUrl().optional() })
+    .optional(),
+  org_deploy_enabled: flag.optional(),
+  socket_mode_enabled: flag.optional(),
+  token_rotation_enabled: flag.optional(),
+  is_hosted: flag.optional(),
+  is_mcp_enabled: flag.optional(),
+  siws_links: z.strictObject({ initiate_uri: matching(/^https:\/\//, 'a URL that starts with https://').optional() }).optional(),
+  function_runtime: z.enum(['remote', 'slack']).optional(),
+});
+
+// Function parameters: the manifest's major version decides their shape (Versioning 3), so
+// they are checked in the cross-field rules below, with one of these two.
+const parameterCommon = {
+  // A parameter without a type cannot be filled in by anyone.
+  type: z.string(),
+  title: z.string().optional(),
+  description: z.string().optional(),
+  hint: z.string().optional(),
+  name: z.string().optional(),
+};
+/** v1: parameter names map straight to definitions, each with its own is_required. */
+const parametersV1 = keyedMap(z.looseObject({ ...parameterCommon, is_required: flag.optional() }));
+/** v2: a properties map (definitions without is_required) and a required list of its names. */
+const parametersV2 = z
+  .strictObject({
+    properties: keyedMap(
+      z.looseObject(parameterCommon).superRefine((definition, ctx) => {
+        if ('is_required' in definition) {
+          ctx.addIssue({ code: 'custom', path: ['is_required'], message: 'not in manifest v2: list the parameter in "required" instead' });
+        }
+      }),
+    ),
+    required: list(z.string()).optional(),
+  })
+  .superRefine((value, ctx) => {
+    (value.required ?? []).forEach((name, index) => {
+      if (!Object.hasOwn(value.properties, name)) ctx.addIssue({ code: 'custom', path: ['required', index], message: `${shown(name)} is not one of the properties` });
+    });
+  });
+
+const appFunction = z.strictObject({
+  title: text({ maxChars: 255 }),
+  description: z.string(),
+  input_parameters: anyObject,
+  output_parameters: anyObject,
+});
+
+const workflowParameters = z.strictObject({
+  properties: keyedMap(z.looseObject({ type: z.string() })),
+  required: list(z.string()).optional(),
+});
+const workflowStep = z.strictObject({
+  id: z.string(),
+  function_id: z.string(),
+  inputs: anyObject,
+  // Manifest v2 only; the cross-field rules refuse it in v1.
+  type: z.enum(['function', 'switch', 'conditional']).optional(),
+});
+const suggestedTrigger = z.strictObject({ name: z.string(), description: z.string(), type: z.string(), inputs: anyObject });
+const workflow = z.strictObject({
+  title: z.string(),
+  description: z.string(),
+  input_parameters: workflowParameters.optional(),
+  output_parameters: workflowParameters.optional(),
+  steps: list(workflowStep),
+  suggested_triggers: listOrMap(suggestedTrigger).optional(),
+});
+
+const datastore = z.strictObject({
+  primary_key: z.string(),
+  attributes: keyedMap(
+    z.strictObject({
+      type: z.string(),
+      items: z.strictObject({ type: z.string().optional(), properties: anyObject.optional() }).optional(),
+      properties: anyObject.optional(),
+    }),
+  ).optional(),
+  time_to_live_attribute: z.string().optional(),
+});
+
+const domain = matching(/^[A-Za-z0-9](?:[A-Za-z0-9.-]*[A-Za-z0-9])?$/, 'a domain: letters, digits, . and -, not starting with . or -, ending with a letter or digit');
+
+const customType = z.looseObject({
+  type: z.string(),
+  title: z.string().optional(),
+  description: z.string().optional(),
+  is_required: flag.optional(),
+  is_hidden: flag.optional(),
+  hint: z.string().optional(),
+});
+
+/**
+ * A metadata event's definition: a reference (`type` is `<namespace>#/<segment>/<segment>`, a
+ * namespace of the app's own: the vendor's word is reserved), or an object definition whose
+ * properties are definitions again.
+ */
+const REFERENCE_PATTERN = /^[^\s#/]+#\/[^\s/]+\/[^\s/]+$/;
+const VENDOR_WORD = 'service';
+const metadataEventReference = z.strictObject({
+  type: z.string().superRefine((type, ctx) => {
+    if (!REFERENCE_PATTERN.test(type)) ctx.addIssue({ code: 'custom', message: `expected a reference <namespace>#/<segment>/<segment>, got ${shown(type)}` });
+    else if (type.toLowerCase().startsWith(VENDOR_WORD)) ctx.addIssue({ code: 'custom', message: `a reference of the app's own must not start with "${VENDOR_WORD}"` });
+  }),
+  examples: list(z.unknown(), 10).optional(),
+});
+const metadataEventDefinition: z.ZodType<unknown> = z.unknown().superRefine((value, ctx) => {
+  const isReference = isPlainObject(value) && typeof value.type === 'string' && value.type.includes('#');
+  addIssuesFrom(isReference ? metadataEventReference : metadataEventObject, value, ctx, []);
+});
+const metadataEventObject = z.strictObject({
+  type: z.string(),
+  title: z.string().optional(),
+  description: z.string().optional(),
+  default: z.unknown().optional(),
+  examples: list(z.unknown(), 10).optional(),
+  required: list(z.string()).optional(),
+  additionalProperties: flag.optional(),
+  nullable: flag.optional(),
+  properties: keyedMap(metadataEventDefinition, { maxEntries: 50 }).optional(),
+  is_required: flag.optional(),
+  is_hidden: flag.optional(),
+  hint: z.string().optional(),
+  choices: list(
+    z.strictObject({
+      value: z.union([z.string(), z.number(), z.boolean()]),
+      title: z.string(),
+      description: z.string().optional(),
+      is_hidden: flag.optional(),
+      hint: z.string().optional(),
+    }),
+  ).optional(),
+  render_condition: z.strictObject({ operator: z.string(), conditions: list(z.unknown()), is_required: flag.optional() }).optional(),
+});
+
+const identityConfig = z.strictObject({
+  url: httpsUrl({ minChars: 5, maxChars: 255 }),
+  // The spec gives account_identifier an https pattern too; taken as written.
+  account_identifier: matching(/^https:\/\//, 'a value that starts with https://', { minChars: 1, maxChars: 255 }),
+  headers: anyObject.optional(),
+  body: anyObject.optional(),
+  http_method_type: z.enum(['GET', 'POST']).optional(),
+});
+const CUSTOM_PROVIDER_FIELDS = ['provider_name', 'authorization_url', 'token_url', 'identity_config'] as const;
+const externalAuthProviders = z
+  .strictObject({
+    provider_type: z.enum(['CUSTOM', 'SLACK_PROVIDED']),
+    options: z.strictObject({
+      client_id: text({ maxChars: 1024 }),
+      scope: list(z.string()),
+      provider_name: text({ maxChars: 255 }).optional(),
+      authorization_url: httpsUrl({ maxChars: 255 }).optional(),
+      token_url: httpsUrl({ maxChars: 255 }).optional(),
+      identity_config: identityConfig.optional(),
+      authorization_url_extras: anyObject.optional(),
+      use_pkce: flag.optional(),
+      token_url_config: z.strictObject({ use_basic_auth_scheme: flag.optional() }).optional(),
+    }),
+  })
+  .superRefine(
+    (value, ctx) => {
+      if (!isPlainObject(value) || value.provider_type !== 'CUSTOM' || !isPlainObject(value.options)) return;
+      for (const field of CUSTOM_PROVIDER_FIELDS) {
+        if (value.options[field] === undefined) ctx.addIssue({ code: 'custom', path: ['options', field], message: 'required for provider_type CUSTOM' });
+      }
+    },
+    { when: () => true },
+  );
+
+const mcpServer = z.strictObject({
+  url: text({ maxChars: 500 }),
+  auth_provider_key: text({ maxChars: 255 }).optional(),
+  auth_type: z.enum(['dynamic_client_registration', 'no_auth', 'manual_auth', 'slack_identity_auth']).optional(),
+  headers: anyObject.optional(),
+});
+
+/** The manifest schema versions the spec describes (samples show major 2, minor 1). */
+export const MANIFEST_MAJOR_VERSIONS = [1, 2] as const;
+
+export const appManifestSchema = z
+  .strictObject({
+    _metadata: z.strictObject({ major_version: z.literal(MANIFEST_MAJOR_VERSIONS).optional(), minor_version: z.int().min(0).optional() }).optional(),
+    app_directory: appDirectory.optional(),
+    display_information: displayInformation,
+    features: features.optional(),
+    oauth_config: oauthConfig.optional(),
+    settings: settings.optional(),
+    functions: keyedMap(appFunction, { key: matching(/^[a-z][a-z0-9_]*$/, 'a snake_case callback id (a-z, 0-9 and _)', { maxChars: 100 }) }).optional(),
+    workflows: keyedMap(workflow).optional(),
+    datastores: keyedMap(datastore).optional(),
+    outgoing_domains: list(domain, 10).optional(),
+    types: keyedMap(customType, { maxEntries: 50 }).optional(),
+    metadata_events: keyedMap(metadataEventDefinition).optional(),
+    external_auth_providers: externalAuthProviders.optional(),
+    compliance: z
+      .strictObject({ fedramp_authorization: z.string().optional(), dod_srg_ilx: z.string().optional(), itar_compliant: z.string().optional() })
+      .optional(),
+    mcp_servers: keyedMap(mcpServer, { maxEntries: 20 }).optional(),
+  })
+  // Rules that join two parts of the manifest; run even when a part is broken, so that every
+  // violation is listed at once. The value may be malformed here: each rule reads defensively.
+  .superRefine((manifest, ctx) => crossFieldRules(manifest, ctx), { when: () => true });
+
+export type AppManifest = z.infer<typeof appManifestSchema>;
+
+function crossFieldRules(manifest: unknown, ctx: z.RefinementCtx): void {
+  if (!isPlainObject(manifest)) return;
+  const settingsGroup = isPlainObject(manifest.settings) ? manifest.settings : {};
+  const functions = isPlainObject(manifest.functions) ? manifest.functions : {};
+  const version = manifestMajorVersion(manifest);
+
+  if (Object.keys(functions).length > 0) {
+    if (settingsGroup.function_runtime === undefined) {
+      ctx.addIssue({ code: 'custom', path: ['settings', 'function_runtime'], message: 'required when the manifest declares functions: "remote" or "slack"' });
+    }
+    if (settingsGroup.org_deploy_enabled !== true) {
+      ctx.addIssue({ code: 'custom', path: ['settings', 'org_deploy_enabled'], message: 'must be true when the manifest declares functions' });
+    }
+  }
+  if (manifest.outgoing_domains !== undefined && settingsGroup.function_runtime !== 'slack') {
+    ctx.addIssue({ code: 'custom', path: ['outgoing_domains'], message: 'outgoing domains apply to settings.function_runtime "slack" only' });
+  }
+  if (version === undefined) return; // an unknown version is reported; its shapes are not known
+  for (const [callbackId, fn] of Object.entries(functions)) {
+    if (!isPlainObject(fn)) continue;
+    for (const key of ['input_parameters', 'output_parameters'] as const) {
+      if (isPlainObject(fn[key])) addIssuesFrom(version === 1 ? parametersV1 : parametersV2, fn[key], ctx, ['functions', callbackId, key]);
+    }
+  }
+  if (version === 1 && isPlainObject(manifest.workflows)) {
+    for (const [name, flow] of Object.entries(manifest.workflows)) {
+      const steps = isPlainObject(flow) && Array.isArray(flow.steps) ? flow.steps : [];
+      steps.forEach((step, index) => {
+        if (isPlainObject(step) && step.type !== undefined) {
+          ctx.addIssue({ code: 'custom', path: ['workflows', name, 'steps', index, 'type'], message: 'step types are manifest v2: set _metadata.major_version to 2' });
+        }
+      });
+    }
+  }
+}
+
+/**
+ * 1 or 2; a manifest without `_metadata.major_version` is read as version 1, since nothing in
+ * it selects version 2. Undefined when the version given is not one the spec describes.
+ */
+function manifestMajorVersion(manifest: Record<string, unknown>): 1 | 2 | undefined {
+  const given = isPlainObject(manifest._metadata) ? manifest._metadata.major_version : undefined;
+  if (given === undefined) return 1;
+  return given === 1 || given === 2 ? given : undefined;
+}
+
+/** Deeper nesting than any manifest needs: the check refuses it before recursing into it. */
+export const MANIFEST_MAX_DEPTH = 64;
+
+/** Every rule the manifest breaks, each with its path; empty when it is valid. */
+export function checkAppManifest(manifest: unknown): ManifestViolation[] {
+  if (depthOf(manifest, MANIFEST_MAX_DEPTH) > MANIFEST_MAX_DEPTH) {
+    return [{ path: '(root)', message: `nested more than ${MANIFEST_MAX_DEPTH} levels deep` }];
+  }
+  const result = appManifestSchema.safeParse(manifest, { error: manifestMessages });
+  return result.success ? [] : toViolations(result.error.issues);
+}
+
+/** Nesting depth, counted without recursion and stopping once past `limit`. */
+function depthOf(value: unknown, limit: number): number {
+  let deepest = 0;
+  const pending: [unknown, number][] = [[value, 0]];
+  while (pending.length > 0) {
+    const [current, depth] = pending.pop()!;
+    deepest = Math.max(deepest, depth);
+    if (deepest > limit) return deepest;
+    if (typeof current === 'object' && current !== null) {
+      for (const child of Object.values(current)) pending.push([child, depth + 1]);
+    }
+  }
+  return deepest;
+}

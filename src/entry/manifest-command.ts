@@ -1,0 +1,78 @@
+/** `statuswatch manifest`: prints the workspace app's manifest, or checks a manifest file against the spec. */
+import { readFileSync, statSync } from 'node:fs';
+import { ConfigError, settingError, type Config } from '../config.ts';
+import { printable } from '../core/app-manifest-fields.ts';
+import { checkAppManifest, type ManifestViolation } from '../core/app-manifest.ts';
+import { formatManifest, parseManifestText } from '../core/manifest-text.ts';
+import { appManifest } from '../core/statuswatch-app-manifest.ts';
+
+/** Far above any real manifest (1,000 redirect URLs of 200 characters are 0.2 MB). */
+export const MANIFEST_FILE_MAX_BYTES = 1_000_000;
+/** Violations printed; the rest are counted, so a hostile file cannot flood the terminal. */
+export const MAX_PRINTED_VIOLATIONS = 100;
+
+/** Exit 0; a missing or unusable PUBLIC_URL is a settings error (exit 2). */
+export function printManifest(config: Config, format: 'json' | 'yaml'): number {
+  if (!config.PUBLIC_URL) {
+    throw new ConfigError(
+      'PUBLIC_URL is not set: the manifest\'s URLs are made from it. Fix: set PUBLIC_URL (or --public-url) to the https:// address the workspace reaches this service at',
+    );
+  }
+  const manifest = appManifest({ publicUrl: config.PUBLIC_URL });
+  // The schema --check uses decides here too: an http:// PUBLIC_URL makes URLs the spec refuses.
+  const [first, ...more] = checkAppManifest(manifest);
+  if (first) {
+    const others = more.length > 0 ? ` (and ${more.length} more)` : '';
+    throw settingError('PUBLIC_URL', config.PUBLIC_URL, `the manifest made from it breaks the spec: ${first.path}: ${first.message}${others}`, 'set it to the https:// address the workspace reaches this service at');
+  }
+  process.stdout.write(formatManifest(manifest, format));
+  return 0;
+}
+
+/** Exit 0 when the file is a valid manifest, 1 when it breaks a rule, 2 when it cannot be read. */
+export function checkManifestFile(path: string): number {
+  const violations = checkAppManifestText(readManifestFile(path));
+  if (violations.length === 0) {
+    process.stdout.write(`${path}: a valid manifest\n`);
+    return 0;
+  }
+  // Paths and messages quote the file's own keys and values: printed inert, one line each.
+  const printed = violations.slice(0, MAX_PRINTED_VIOLATIONS).map((v) => `${printable(v.path)}: ${printable(v.message)}\n`);
+  if (violations.length > MAX_PRINTED_VIOLATIONS) printed.push(`... and ${violations.length - MAX_PRINTED_VIOLATIONS} more\n`);
+  process.stdout.write(printed.join(''));
+  process.stderr.write(`statuswatch manifest: ${path}: ${violations.length} violation${violations.length === 1 ? '' : 's'}\n`);
+  return 1;
+}
+
+function checkAppManifestText(source: string): ManifestViolation[] {
+  const parsed = parseManifestText(source);
+  return parsed.ok ? checkAppManifest(parsed.manifest) : parsed.violations;
+}
+
+function readManifestFile(path: string): string {
+  const fix = 'give the path of a manifest file, JSON or YAML';
+  let size: number;
+  try {
+    const stat = statSync(path);
+    if (!stat.isFile()) throw settingError('--check', path, 'not a file', fix);
+    size = stat.size;
+  } catch (error) {
+    if (error instanceof ConfigError) throw error;
+    throw settingError('--check', path, fileProblem(error), fix);
+  }
+  if (size > MANIFEST_FILE_MAX_BYTES) {
+    throw settingError('--check', path, `${size} bytes, more than a manifest can be (${MANIFEST_FILE_MAX_BYTES})`, fix);
+  }
+  try {
+    return readFileSync(path, 'utf8');
+  } catch (error) {
+    throw settingError('--check', path, fileProblem(error), fix);
+  }
+}
+
+function fileProblem(error: unknown): string {
+  const code = (error as NodeJS.ErrnoException | undefined)?.code;
+  if (code === 'ENOENT') return 'no such file';
+  if (code === 'EACCES' || code === 'EPERM') return 'cannot be read (permission denied)';
+  return `cannot be read (${code ?? String(error)})`;
+}
