@@ -1,9 +1,32 @@
+import { resolve } from 'node:path';
 import { cloudflareTest, readD1Migrations } from '@cloudflare/vitest-pool-workers';
 import { defineConfig } from 'vitest/config';
+import { readPublicFolder } from './src/adapters/public-folder.ts';
+import { HARNESS_D1_BINDINGS } from './test/workers/harness/d1-bindings.ts';
+
+/** The test/http files that stay on Node, each for a Node-only reason. */
+const NODE_ONLY_HTTP_TESTS = [
+  'test/http/app-router.test.ts', // builds the app over a SQLite file (temp-archive, node-app-ports) to read Hono's router: nothing runtime-specific to learn twice
+  'test/http/outbox-signal.test.ts', // the Node delivery scheduler (timers woken by the outbox signal) is the subject
+  'test/http/page-cache.test.ts', // seeds and reads a SQLite file around the page cache (temp-archive)
+  'test/http/response-cache.test.ts', // measures the cache's heap with node:v8 and node:vm
+  'test/http/search-bounds.test.ts', // seeds 10,000 incidents straight into the SQLite file (bench/seed.ts)
+  'test/http/store-failures.test.ts', // a second better-sqlite3 connection holds the write lock: SQLITE_BUSY is Node's failure
+];
+
+/** The Node test harness modules, and their workerd stand-ins (test/workers/harness), for test/http files run in the workers project. */
+const WORKERS_HARNESS = ['app-service', 'service', 'webhook-receiver', 'smtp'].map((name) => ({
+  find: new RegExp(`^\\.\\./helpers/${name}\\.ts$`),
+  replacement: resolve(`test/workers/harness/${name}.ts`),
+}));
+
+/** public/ as the Node form serves it, for the app inside workerd (test/workers/harness/public-assets.ts). */
+const PUBLIC_ASSETS = [...readPublicFolder().values()].map((a) => ({ path: a.path, base64: Buffer.from(a.body).toString('base64'), contentType: a.contentType, etag: a.etag }));
 
 /**
  * Two projects, one `npm test`: the Node suite, and the suites that run inside workerd (the
  * Workers runtime, from npm: nothing to install) against D1, Miniflare's local implementation.
+ * The route tests of test/http run in both.
  */
 export default defineConfig(async () => ({
   test: {
@@ -24,16 +47,25 @@ export default defineConfig(async () => ({
             miniflare: {
               compatibilityDate: '2026-04-26',
               compatibilityFlags: ['nodejs_compat'],
-              d1Databases: ['DB'],
-              bindings: { TEST_MIGRATIONS: await readD1Migrations('drizzle') },
+              // The pool gives each test file its own Miniflare, so each file its own databases.
+              d1Databases: ['DB', ...HARNESS_D1_BINDINGS],
+              bindings: { TEST_MIGRATIONS: await readD1Migrations('drizzle'), PUBLIC_ASSETS },
             },
           }),
         ],
+        resolve: { alias: WORKERS_HARNESS },
         test: {
           name: 'workers',
-          include: ['test/workers/**/*.test.ts'],
+          include: ['test/workers/**/*.test.ts', 'test/http/**/*.test.ts'],
+          exclude: NODE_ONLY_HTTP_TESTS,
           setupFiles: ['test/workers/apply-migrations.ts'],
+          // sanitize-html is CommonJS that requires an ESM-only nanoid through postcss: bundled
+          // first, as wrangler's esbuild does for a deploy, or workerd's loader cannot run it.
+          deps: { optimizer: { ssr: { enabled: true, include: ['sanitize-html'] } } },
+          // The simulated vendor, webhook receivers and the mail stand-in, started on request from Node.
+          globalSetup: ['test/helpers/fixture-factory-setup.ts'],
           testTimeout: 30_000,
+          hookTimeout: 30_000,
         },
       },
     ],

@@ -10,7 +10,8 @@ export function createConsoleLogger(options: {
   write?: (line: string) => void;
   base?: LogFields;
 }): Logger {
-  const write = options.write ?? ((line: string) => process.stderr.write(line + '\n'));
+  // console.error is stderr on Node and the log on Workers.
+  const write = options.write ?? ((line: string) => console.error(line));
   const threshold = LEVELS[options.level];
   const log = (level: LogLevel) => (message: string, fields: LogFields = {}) => {
     if (LEVELS[level] < threshold) return;

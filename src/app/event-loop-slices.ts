@@ -8,8 +8,9 @@
  * one (Node), which comes back within microseconds, where setTimeout(0) waits at least a
  * millisecond (a poll of one changed incident spent ~3 ms in such waits); setTimeout elsewhere.
  */
+const setImmediateIfAny = (globalThis as { setImmediate?: (resume: () => void) => unknown }).setImmediate;
 const nextMacrotask: (resume: () => void) => void =
-  typeof globalThis.setImmediate === 'function' ? (resume) => globalThis.setImmediate(resume) : (resume) => setTimeout(resume, 0);
+  typeof setImmediateIfAny === 'function' ? (resume) => setImmediateIfAny(resume) : (resume) => setTimeout(resume, 0);
 
 export const yieldToEventLoop = (): Promise<void> => new Promise((resolve) => nextMacrotask(resolve));
 

@@ -35,7 +35,7 @@ export async function createCursorCodec(secret: string): Promise<CursorCodec> {
       const json = fromBase64Url(body);
       if (!json) return null;
       try {
-        return JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(json));
+        return JSON.parse(new TextDecoder('utf-8', { fatal: true, ignoreBOM: false }).decode(json));
       } catch {
         return null;
       }

@@ -24,7 +24,7 @@ export const PASSPHRASE_HKDF_INFO = 'statuswatch secret-box v1 AES-256-GCM key';
 const KEY_ID_LABEL = 'statuswatch/secret-box/key-id\0';
 
 const encoder = new TextEncoder();
-const decoder = new TextDecoder('utf-8', { fatal: true });
+const decoder = new TextDecoder('utf-8', { fatal: true, ignoreBOM: false });
 
 export type SecretBox = {
   /** `v1.<key id>.<base64url IV>.<base64url ciphertext and tag>`, different on every call. */

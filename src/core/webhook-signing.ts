@@ -109,7 +109,8 @@ export function decodeWebhookSecret(secret: string): Uint8Array<ArrayBuffer> {
 const importedKeys = new Map<string, Promise<CryptoKey>>();
 const IMPORTED_KEYS_MAX = 10_000;
 
-function importKey(secret: string, usages: KeyUsage[]): Promise<CryptoKey> {
+// The usages as a literal union: Workers' types have no global KeyUsage.
+function importKey(secret: string, usages: ('sign' | 'verify')[]): Promise<CryptoKey> {
   const cacheKey = `${usages.join(',')}:${secret}`;
   let key = importedKeys.get(cacheKey);
   if (!key) {
