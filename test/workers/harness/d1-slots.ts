@@ -29,7 +29,10 @@ function databaseOf(slot: SlotState): D1DatabaseLike {
 function handOut(slot: SlotState): D1Slot {
   slot.open = true;
   slot.lastUsed = ++generation;
-  return { dir: slot.owner!, db: databaseOf(slot), secretKey: slot.secretKey, release: () => void (slot.open = false) };
+  const release = () => {
+    slot.open = false;
+  };
+  return { dir: slot.owner!, db: databaseOf(slot), secretKey: slot.secretKey, release };
 }
 
 /** The database of the archive `dir`, or a fresh empty one when `dir` is undefined. */
