@@ -6,16 +6,14 @@ import { HARNESS_D1_BINDINGS } from './test/workers/harness/d1-bindings.ts';
 
 /** The test/http files that stay on Node, each for a Node-only reason. */
 const NODE_ONLY_HTTP_TESTS = [
-  'test/http/app-router.test.ts', // builds the app over a SQLite file (temp-archive, node-app-ports) to read Hono's router: nothing runtime-specific to learn twice
   'test/http/outbox-signal.test.ts', // the Node delivery scheduler (timers woken by the outbox signal) is the subject
-  'test/http/page-cache.test.ts', // seeds and reads a SQLite file around the page cache (temp-archive)
   'test/http/response-cache.test.ts', // measures the cache's heap with node:v8 and node:vm
   'test/http/search-bounds.test.ts', // seeds 10,000 incidents straight into the SQLite file (bench/seed.ts)
   'test/http/store-failures.test.ts', // a second better-sqlite3 connection holds the write lock: SQLITE_BUSY is Node's failure
 ];
 
 /** The Node test harness modules, and their workerd stand-ins (test/workers/harness), for test/http files run in the workers project. */
-const WORKERS_HARNESS = ['app-service', 'service', 'webhook-receiver', 'smtp'].map((name) => ({
+const WORKERS_HARNESS = ['app-service', 'app-ports', 'service', 'webhook-receiver', 'smtp'].map((name) => ({
   find: new RegExp(`^\\.\\./helpers/${name}\\.ts$`),
   replacement: resolve(`test/workers/harness/${name}.ts`),
 }));

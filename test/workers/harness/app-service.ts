@@ -5,20 +5,14 @@
  * Postmark mailer, a Web Crypto secret box, and the same sanitiser.
  */
 import { createConsoleLogger } from '../../../src/adapters/console-logger.ts';
-import { d1Connection } from '../../../src/adapters/d1-connection.ts';
 import { createFetchFeedClient } from '../../../src/adapters/fetch-feed-client.ts';
-import { checkWebhookUrlWithoutDns, createFetchWebhookSender } from '../../../src/adapters/fetch-webhook-sender.ts';
-import { sanitizeNoteHtml } from '../../../src/adapters/html-sanitizer.ts';
 import { createMailApiMailerFromConfig, createPostmarkMailer } from '../../../src/adapters/postmark-mailer.ts';
-import { createSqliteStore } from '../../../src/adapters/sqlite-store.ts';
 import { parseConfig, type Config } from '../../../src/config.ts';
 import type { Clock, Mailer, Store } from '../../../src/core/ports.ts';
-import { createSecretBox } from '../../../src/core/secret-box.ts';
 import { createApp } from '../../../src/http/app.ts';
 import { buildAppDeps } from '../../helpers/app-deps.ts';
 import { flushCatchers, pullCatchers } from './fixture-client.ts';
-import { openD1Slot } from './d1-slots.ts';
-import { publicAssets } from './public-assets.ts';
+import { openWorkersPorts } from './app-ports.ts';
 import { ADMIN_TOKEN } from './service.ts';
 import { mailApiFor } from './smtp.ts';
 
@@ -58,20 +52,11 @@ export async function startTestApp(statusUrl: string, options: { dir?: string; e
   const clock = options.clock ?? { now: () => Date.now() };
   const logs: string[] = [];
   const logger = createConsoleLogger({ level: 'debug', format: 'json', write: (line) => logs.push(line) });
-  const slot = await openD1Slot(options.dir);
-  const webhooks = createFetchWebhookSender({ allowPrivate: config.WEBHOOK_ALLOW_PRIVATE, userAgent: 'statuswatch-test', clock });
+  const opened = await openWorkersPorts(logger, { dir: options.dir, clock, allowPrivateWebhooks: config.WEBHOOK_ALLOW_PRIVATE, secretKey: config.SECRET_KEY });
   const mailer = workersMailer(config);
   const deps = await buildAppDeps(
     {
-      store: createSqliteStore(d1Connection(slot.db)),
-      logger,
-      clock,
-      webhooks,
-      // As the Worker keeps SECRET_KEY as a secret: the key stays with the archive across a restart.
-      secrets: await createSecretBox(config.SECRET_KEY ?? slot.secretKey),
-      checkWebhookTarget: checkWebhookUrlWithoutDns,
-      sanitizeHtml: sanitizeNoteHtml,
-      assets: publicAssets(),
+      ...opened.ports,
       feed: createFetchFeedClient({ baseUrl: config.STATUS_URL, timeoutMs: config.POLL_TIMEOUT_MS, maxBytes: config.FEED_MAX_BYTES, userAgent: 'statuswatch-test', clock }),
       mailer,
     },
@@ -104,7 +89,7 @@ export async function startTestApp(statusUrl: string, options: { dir?: string; e
   let closed = false;
   return {
     url: origin,
-    dir: slot.dir,
+    dir: opened.slot.dir,
     config,
     logs,
     store: deps.store,
@@ -119,9 +104,8 @@ export async function startTestApp(statusUrl: string, options: { dir?: string; e
     async close() {
       if (closed) return;
       closed = true;
-      await webhooks.close();
       mailer?.close();
-      slot.release();
+      await opened.close();
     },
   };
 }
