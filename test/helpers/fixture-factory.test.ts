@@ -23,6 +23,12 @@ describe('fixture factory', () => {
   };
   const reachable = (url: string) => fetch(url).then(() => true, () => false);
 
+  it('closes the connection after each answer: workerd would reuse one Node closed after 5 s idle, and fail', async () => {
+    const res = await fetch(`${factory.url}/nope`);
+    expect(res.headers.get('connection')).toBe('close');
+    await res.body?.cancel();
+  });
+
   it('starts a simulated vendor that serves the feed, and closes it on request', async () => {
     const started = await call('POST', '/vendors', { historyWindowDays: 100_000 });
     expect(started).toEqual({ status: 201, body: { ok: true, id: expect.any(String), url: expect.stringMatching(/^http:\/\/127\.0\.0\.1:\d+$/) } });
