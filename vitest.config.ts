@@ -1,9 +1,30 @@
+import { resolve } from 'node:path';
 import { cloudflareTest, readD1Migrations } from '@cloudflare/vitest-pool-workers';
 import { defineConfig } from 'vitest/config';
+import { readPublicFolder } from './src/adapters/public-folder.ts';
+import { HARNESS_D1_BINDINGS } from './test/workers/harness/d1-bindings.ts';
+
+/** The test/http files that stay on Node, each for a Node-only reason. */
+const NODE_ONLY_HTTP_TESTS = [
+  'test/http/outbox-signal.test.ts', // the Node delivery scheduler (timers woken by the outbox signal) is the subject
+  'test/http/response-cache.test.ts', // measures the cache's heap with node:v8 and node:vm
+  'test/http/search-bounds.test.ts', // seeds 10,000 incidents straight into the SQLite file (bench/seed.ts)
+  'test/http/store-failures.test.ts', // a second better-sqlite3 connection holds the write lock: SQLITE_BUSY is Node's failure
+];
+
+/** The Node test harness modules, and their workerd stand-ins (test/workers/harness), for test/http files run in the workers project. */
+const WORKERS_HARNESS = ['app-service', 'app-ports', 'service', 'webhook-receiver', 'smtp'].map((name) => ({
+  find: new RegExp(`^\\.\\./helpers/${name}\\.ts$`),
+  replacement: resolve(`test/workers/harness/${name}.ts`),
+}));
+
+/** public/ as the Node form serves it, for the app inside workerd (test/workers/harness/public-assets.ts). */
+const PUBLIC_ASSETS = [...readPublicFolder().values()].map((a) => ({ path: a.path, base64: Buffer.from(a.body).toString('base64'), contentType: a.contentType, etag: a.etag }));
 
 /**
  * Two projects, one `npm test`: the Node suite, and the suites that run inside workerd (the
  * Workers runtime, from npm: nothing to install) against D1, Miniflare's local implementation.
+ * The route tests of test/http run in both.
  */
 export default defineConfig(async () => ({
   test: {
@@ -28,6 +49,7 @@ export default defineConfig(async () => ({
             miniflare: {
               bindings: {
                 TEST_MIGRATIONS: await readD1Migrations('drizzle'),
+                PUBLIC_ASSETS,
                 STATUS_URL: inject('simUrl'),
                 ADMIN_TOKEN: 'workers-test-admin-token-0123456789',
                 SECRET_KEY: '4f1c9a7e2b8d6035c1e7a9f4b2d80c6e5a3f71d9c8b6e4a2f0d1c3b5a7e9f8d6',
@@ -38,22 +60,29 @@ export default defineConfig(async () => ({
               // A real queue nobody consumes: tests that count one invocation's work send their
               // wake-ups here, so the local consumer of the deliveries queue cannot join in.
               queueProducers: { PARKED: { queueName: 'statuswatch-test-parked' } },
-              // A second D1 that no migration touches: a Worker deployed before its migrations.
-              d1Databases: { EMPTY_DB: 'statuswatch-test-empty' },
+              d1Databases: {
+                // A second D1 that no migration touches: a Worker deployed before its migrations.
+                EMPTY_DB: 'statuswatch-test-empty',
+                // The route tests' apps, one database each (test/workers/harness/d1-slots.ts).
+                ...Object.fromEntries(HARNESS_D1_BINDINGS.map((name) => [name, `statuswatch-test-${name.toLowerCase()}`])),
+              },
             },
           })),
         ],
+        resolve: { alias: WORKERS_HARNESS },
         test: {
           name: 'workers',
-          include: ['test/workers/**/*.test.ts'],
+          include: ['test/workers/**/*.test.ts', 'test/http/**/*.test.ts'],
+          exclude: NODE_ONLY_HTTP_TESTS,
           setupFiles: ['test/workers/apply-migrations.ts'],
-          globalSetup: ['test/helpers/workers-global-setup.ts'],
+          globalSetup: ['test/helpers/workers-global-setup.ts', 'test/helpers/fixture-factory-setup.ts'],
           // sanitize-html is CommonJS that requires an ESM-only nanoid through postcss: bundled
           // first, as wrangler's esbuild does for a deploy, or workerd's loader cannot run it.
           deps: { optimizer: { ssr: { enabled: true, include: ['sanitize-html'] } } },
           // The files share the D1 database of wrangler.toml, and the contract suites empty it.
           fileParallelism: false,
           testTimeout: 30_000,
+          hookTimeout: 30_000,
         },
       },
     ],

@@ -10,7 +10,7 @@ import { createFetchFeedClient } from '../../src/adapters/fetch-feed-client.ts';
 import { openSecretBox } from '../../src/adapters/secret-key-file.ts';
 import { createNodeMailer } from '../../src/entry/node-mailer.ts';
 import { parseConfig, type Config } from '../../src/config.ts';
-import type { Clock } from '../../src/core/ports.ts';
+import type { Clock, Store } from '../../src/core/ports.ts';
 import { createApp } from '../../src/http/app.ts';
 import { buildAppDeps } from './app-deps.ts';
 import { nodeAppPorts } from './node-app-ports.ts';
@@ -28,6 +28,8 @@ export type TestApp = {
   dir: string;
   config: Config;
   logs: string[];
+  /** The app's store, for what a test checks through a port rather than over HTTP. */
+  store: Store;
   /** A request to the app; `url` is absolute (`service.url + path`). */
   fetch(url: string, init?: RequestInit): Promise<Response>;
   get(path: string): Promise<{ status: number; body: any }>;
@@ -81,6 +83,7 @@ export async function startTestApp(statusUrl: string, options: { dir?: string; e
     dir,
     config,
     logs,
+    store: deps.store,
     fetch: request,
     async get(path) {
       const res = await request(origin + path);

@@ -7,9 +7,10 @@ import { startService } from '../../src/entry/node.ts';
 import type { RequestLogEntry } from '../../src/sim/request-log.ts';
 import { startSimulatedVendor, type RunningSimulatedVendor } from '../../src/sim/server.ts';
 import type { RawIncident } from '../fixtures/vendor-builders.ts';
+import { ADMIN_TOKEN } from './admin-token.ts';
 import { tempDir } from './temp-archive.ts';
 
-export const ADMIN_TOKEN = 'test-admin-token-0123456789';
+export { ADMIN_TOKEN } from './admin-token.ts';
 
 export type TestService = {
   url: string;

@@ -2,20 +2,19 @@
 import { describe, expect, it } from 'vitest';
 import { createApp } from '../../src/http/app.ts';
 import { buildAppDeps } from '../helpers/app-deps.ts';
-import { nodeAppPorts } from '../helpers/node-app-ports.ts';
-import { openTempArchive, tempDir } from '../helpers/temp-archive.ts';
+import { openAppPorts } from '../helpers/app-ports.ts';
 
 describe('the app', () => {
   it('is routed by RegExpRouter', async () => {
-    const archive = openTempArchive(tempDir());
+    const logger = { debug() {}, info() {}, warn() {}, error() {} };
+    const opened = await openAppPorts(logger);
     try {
-      const logger = { debug() {}, info() {}, warn() {}, error() {} };
       const poller = { pollOnce: async () => ({ status: 'skipped' as const, reason: 'another poll is running' as const }) };
-      const app = createApp(await buildAppDeps({ ...(await nodeAppPorts(archive.store, logger)), poller }));
+      const app = createApp(await buildAppDeps({ ...opened.ports, poller }));
       await app.request('/healthz'); // SmartRouter picks its router on the first match
       expect((app.router as { name: string }).name).toBe('SmartRouter + RegExpRouter');
     } finally {
-      archive.close();
+      await opened.close();
     }
   });
 });

@@ -5,8 +5,7 @@ import type { Poller } from '../../src/app/poller.ts';
 import { PUBLIC_PAGE_PATHS, publicPageCache } from '../../src/http/page-cache.ts';
 import { dashboardRoutes } from '../../src/http/routes/dashboard.tsx';
 import { buildAppDeps } from '../helpers/app-deps.ts';
-import { nodeAppPorts } from '../helpers/node-app-ports.ts';
-import { openTempArchive, type TempArchive } from '../helpers/temp-archive.ts';
+import { openAppPorts, type OpenedAppPorts } from '../helpers/app-ports.ts';
 
 const idlePoller: Poller = { pollOnce: async () => ({ status: 'skipped', reason: 'another poll is running' }) };
 const quiet = { debug() {}, info() {}, warn() {}, error() {} };
@@ -17,14 +16,14 @@ const quiet = { debug() {}, info() {}, warn() {}, error() {} };
 const MAX_BYTES = 1024 * 1024;
 
 describe('public page cache', () => {
-  let archive: TempArchive | undefined;
-  afterEach(() => archive?.remove());
+  let opened: OpenedAppPorts | undefined;
+  afterEach(() => opened?.close());
 
   async function pagesApp() {
-    archive = openTempArchive();
-    const deps = await buildAppDeps({ ...(await nodeAppPorts(archive.store, quiet)), poller: idlePoller }, { startedAt: 0 });
+    opened = await openAppPorts(quiet);
+    const deps = await buildAppDeps({ ...opened.ports, poller: idlePoller }, { startedAt: 0 });
     const app = new Hono();
-    const cache = publicPageCache({ store: archive.store, clock: deps.clock, maxBytes: MAX_BYTES });
+    const cache = publicPageCache({ store: opened.ports.store, clock: deps.clock, maxBytes: MAX_BYTES });
     for (const path of PUBLIC_PAGE_PATHS) app.use(path, cache);
     app.route('/', dashboardRoutes(deps));
     return app;

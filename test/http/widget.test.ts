@@ -1,9 +1,8 @@
 /** The embeddables through the service's app, polling the simulated vendor over HTTP: hot-path headers, ETags and 304s, CORS, staleness, escaping. */
 import { XMLValidator } from 'fast-xml-parser';
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { PUBLIC_DIR } from '../../src/adapters/public-folder.ts';
+// The file as it is in the repository, read by Vite: the same in Node and in workerd.
+import widgetSource from '../../public/widget.js?raw';
 import { rawIncident } from '../fixtures/vendor-builders.ts';
 import { startTestApp, type TestApp } from '../helpers/app-service.ts';
 import { startTestVendor, type TestVendor } from '../helpers/service.ts';
@@ -183,7 +182,7 @@ describe('widget, badge and embed', () => {
     expect(res.status).toBe(200);
     expect(res.headers.get('content-type')).toBe('text/javascript; charset=utf-8');
     expectHotPathHeaders(res);
-    expect(res.body).toBe(readFileSync(join(PUBLIC_DIR, 'widget.js'), 'utf8'));
+    expect(res.body).toBe(widgetSource);
     expect(res.body).toContain("customElements.define(TAG, StatuswatchWidget)");
     expect((await get('/widget.js', { 'if-none-match': res.headers.get('etag')! })).status).toBe(304);
   });
