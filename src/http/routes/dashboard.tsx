@@ -2,6 +2,7 @@
 import { Hono, type Context } from 'hono';
 import { z } from 'zod';
 import { ApiError, SearchTooBroadError } from '../../core/errors.ts';
+import { assessKnowledge } from '../../core/knowledge.ts';
 import { compareUrgency } from '../../core/mirror.ts';
 import type { IncidentFilter, IncidentPosition, ListedIncident } from '../../core/ports.ts';
 import { parseSearch } from '../../core/search-query.ts';
@@ -46,7 +47,8 @@ export function dashboardRoutes(deps: AppDeps) {
 
   app.get('/', secure, async (c) => {
     const [ongoing, health, rows] = await Promise.all([store.ongoingIncidents(), store.feedHealth(), bars()]);
-    const data = { ongoing: [...ongoing].sort(compareUrgency), health, rows, days: BAR_DAYS };
+    const knowledge = assessKnowledge({ lastSuccessAt: health.lastSuccessAt, now: clock.now() });
+    const data = { ongoing: [...ongoing].sort(compareUrgency), health, knowledge, rows, days: BAR_DAYS };
     return page(c, 'Status', <StatusPage data={data} sanitize={deps.sanitizeHtml} />);
   });
 
