@@ -210,15 +210,17 @@ describe('notifications', () => {
       'incident.note_added',
       'incident.note_edited',
       'incident.updated',
+      'monitor.blind',
+      'monitor.recovered',
     ]);
     await vendor.setIncidents([rawIncident({ id: 7 }), rawIncident({ id: 8 })]);
     await service.poll();
     await service.deliverNow();
-    expect(receiver.received).toHaveLength(7);
+    expect(receiver.received).toHaveLength(9);
     const replay = await service.admin('POST', '/api/delivery-replays', { since: new Date(clock.now() - 60_000).toISOString() });
     expect(replay.body.replayed).toBe(2);
     await service.deliverNow();
-    expect(receiver.received).toHaveLength(9);
+    expect(receiver.received).toHaveLength(11);
   });
 
   it('refuses bad requests with a clear error, and keeps the admin API behind the token', async () => {
