@@ -35,9 +35,15 @@ export function monitorEventsContract(target: StoreTarget): void {
       expect(latest).toMatchObject({ id: `monitor.blind.${T0}`, type: 'monitor.blind', incidentId: '', data: { since: new Date(T0).toISOString() } });
       expect((await store.listEvents({ types: ['monitor.blind'] }, 0, 10)).map((e) => e.id)).toEqual([`monitor.blind.${T0}`]);
 
+      // While it lasts, the blindness is a no-data stretch with no end yet.
+      expect(await store.dataCoverage(T0 - MINUTE_MS)).toEqual({ beganAt: null, blind: [{ since: T0, until: null }] });
+
       const recovered = decideMonitorEvent({ ...base, read: true, now: T0 + 9 * MINUTE_MS, latest })!;
       await write(recovered, 'run-3');
       expect(await store.latestMonitorEvent()).toMatchObject({ id: `monitor.recovered.${T0}`, data: { blind_for_ms: 9 * MINUTE_MS } });
+      expect(await store.dataCoverage(T0 - MINUTE_MS)).toEqual({ beganAt: null, blind: [{ since: T0, until: T0 + 9 * MINUTE_MS }] });
+      // The newest episode is read whatever the time asked (it could still be going on).
+      expect(await store.dataCoverage(T0 + 10 * MINUTE_MS)).toEqual({ beganAt: null, blind: [{ since: T0, until: T0 + 9 * MINUTE_MS }] });
     });
   });
 }

@@ -54,6 +54,15 @@ describe('every face while the feed cannot be read', () => {
     expect((await json('/api/v2.0.0/current')).status).toBe('unknown');
     expect((await json('/api/v1.0.0/current')).status).toBe('unknown');
     expect((await json('/api/current')).status).toBe('unknown');
+
+    // No day is green and no service is 100%: there is no data at all yet.
+    expect(home).not.toContain('class="day day-none"');
+    expect(home).toContain('class="day day-nodata"');
+    const reliability = await json('/api/reliability');
+    expect(reliability.availability.services[0].windows).toMatchObject([{ availability: null }, { availability: null }]);
+    const page = await text('/reliability');
+    expect(page).not.toContain('<td>100%</td>');
+    expect(page).toContain('<td>no data</td>');
   });
 
   it('once read, the faces show the state; past the limit without a read, they say unknown since the last read', async () => {

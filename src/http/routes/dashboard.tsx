@@ -1,6 +1,7 @@
 /** The dashboard's HTML pages: `/` (the state now), `/incidents` (the searchable history), `/incidents/:id`. */
 import { Hono, type Context } from 'hono';
 import { z } from 'zod';
+import { noDataIntervals } from '../../core/coverage.ts';
 import { ApiError, SearchTooBroadError } from '../../core/errors.ts';
 import { assessKnowledge } from '../../core/knowledge.ts';
 import { compareUrgency } from '../../core/mirror.ts';
@@ -42,7 +43,11 @@ export function dashboardRoutes(deps: AppDeps) {
     clock,
     maxAgeMs: BARS_MAX_AGE_MS,
     // A span that began before the window can still touch its first day.
-    build: async (nowMs) => serviceDays(await store.incidentSpans(nowMs - BAR_DAYS * DAY_MS), { nowMs, days: BAR_DAYS }),
+    build: async (nowMs) => {
+      const since = nowMs - BAR_DAYS * DAY_MS;
+      const [spans, coverage, health] = await Promise.all([store.incidentSpans(since), store.dataCoverage(since), store.feedHealth()]);
+      return serviceDays(spans, { nowMs, days: BAR_DAYS, noData: noDataIntervals(coverage, health.lastSuccessAt, nowMs) });
+    },
   });
 
   app.get('/', secure, async (c) => {
