@@ -331,17 +331,23 @@ export function createPoller(deps: PollerDeps): Poller {
       ongoing: [...ongoing].sort(compareUrgency),
     });
     if (!event) return null;
+    try {
+      await store.applyPoll({
+        run: { ...run, changes: { [event.type]: 1 }, finishedAt: clock.now() },
+        plan: { writes: [], events: [event] },
+        deliveries: planDeliveries([event], await store.activeSubscriptions()),
+        seenIds: [],
+        seenBefore: now,
+        rejected,
+        markSeeded: false,
+      });
+    } catch (error) {
+      // Nothing of it was written (one atomic step): the next poll decides it again. The poll
+      // itself goes on, and records its own failure as it would have.
+      logger.warn('could not record the monitor event; the next poll tries again', { event: event.id, error: String(error) });
+      return null;
+    }
     run.changes = { [event.type]: 1 };
-    run.finishedAt = clock.now();
-    await store.applyPoll({
-      run,
-      plan: { writes: [], events: [event] },
-      deliveries: planDeliveries([event], await store.activeSubscriptions()),
-      seenIds: [],
-      seenBefore: now,
-      rejected,
-      markSeeded: false,
-    });
     if (event.data.type === 'monitor.blind') {
       logger.error('monitor blind: the feed has not been read for the staleness limit', { since: event.data.since, error: event.data.last_error });
     } else {

@@ -15,6 +15,11 @@ import type { Incident } from './incident.ts';
 import { MONITOR_ERROR_MAX_CHARS, MONITOR_KNOWN_INCIDENTS_MAX } from './monitor-message.ts';
 import { truncate } from './notification-message.ts';
 
+/** Bounds of "what we last knew" in a stored blind event (the widget cuts titles at 200 too). */
+const KNOWN_TITLE_MAX_CHARS = 200;
+const KNOWN_WORD_MAX_CHARS = 100;
+const KNOWN_SERVICES_MAX = 20;
+
 /** After a recovery, this long before a new blind episode may be announced. */
 export const MONITOR_QUIET_MS = 30 * 60_000;
 
@@ -59,12 +64,13 @@ export function decideMonitorEvent(input: MonitorInput): MonitorEvent | null {
   const episode = input.lastSuccessAt === null ? 'never' : String(input.lastSuccessAt);
   // A recovery of this very episode means it was told already (a read moves lastSuccessAt on).
   if (latest?.id === `monitor.recovered.${episode}`) return null;
+  // Cut as the event is made: it is stored, and a vendor can send a megabyte of title.
   const known: KnownIncident[] = input.ongoing.slice(0, MONITOR_KNOWN_INCIDENTS_MAX).map((incident) => ({
     id: incident.id,
-    title: incident.title,
-    type: incident.type,
-    status: incident.status,
-    services: incident.services,
+    title: truncate(incident.title, KNOWN_TITLE_MAX_CHARS),
+    type: truncate(incident.type, KNOWN_WORD_MAX_CHARS),
+    status: truncate(incident.status, KNOWN_WORD_MAX_CHARS),
+    services: incident.services.slice(0, KNOWN_SERVICES_MAX).map((name) => truncate(name, KNOWN_WORD_MAX_CHARS)),
   }));
   return monitorEvent(`monitor.blind.${episode}`, now, {
     type: 'monitor.blind',

@@ -40,6 +40,16 @@ describe('decideMonitorEvent', () => {
     for (let i = 1; i < blinds.length; i++) expect(blinds[i]!.detectedAt - blinds[i - 1]!.detectedAt).toBeGreaterThanOrEqual(MONITOR_QUIET_MS);
   });
 
+  it('keeps what we last knew small: five incidents at most, titles cut, the rest counted', () => {
+    const incident = (id: string) => ({ id, title: 'x'.repeat(1_000_000), type: 'outage', status: 'active', services: Array(100).fill('Files') }) as never;
+    const event = decideMonitorEvent({
+      read: false, now: t0 + STALE_AFTER_MS, lastSuccessAt: t0, pollingSince: t0, staleAfterMs: STALE_AFTER_MS, latest: null, error: 'e'.repeat(10_000),
+      ongoing: Array.from({ length: 8 }, (_, i) => incident(String(i))),
+    })!;
+    expect(JSON.stringify(event.data).length).toBeLessThan(20_000);
+    expect(event.data).toMatchObject({ last_known: { more: 3 } });
+  });
+
   it('a feed never read is blind from when polling began, under one id', () => {
     const input: MonitorInput = { read: false, now: t0 + STALE_AFTER_MS, lastSuccessAt: null, pollingSince: t0, staleAfterMs: STALE_AFTER_MS, latest: null, error: 'refused', ongoing: [] };
     expect(decideMonitorEvent({ ...input, now: t0 + STALE_AFTER_MS - 1 })).toBeNull();
