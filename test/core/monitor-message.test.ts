@@ -43,7 +43,7 @@ describe('monitor messages', () => {
 
   it('a webhook body stays within the payload bound whatever the vendor and the error say', () => {
     const huge = 'é\u0000'.repeat(200_000);
-    const ongoing = Array.from({ length: 5 }, (_, i) => ({ id: huge, title: huge, type: huge, status: huge, services: Array(40).fill(huge) }));
+    const ongoing = Array.from({ length: 5 }, () => ({ id: huge, title: huge, type: huge, status: huge, services: Array(40).fill(huge) }));
     const payload = toMonitorWebhookPayload(event({ ...blind, last_error: huge, last_known: { ongoing, more: 100 } }));
     expect(new TextEncoder().encode(JSON.stringify(payload)).length).toBeLessThanOrEqual(WEBHOOK_PAYLOAD_MAX_BYTES);
     expect(payload.data).toMatchObject({ truncated: true, since: blind.since });
