@@ -3,8 +3,8 @@
  * loaded with <script src="https://status.example.com/widget.js" async>. No dependencies, shadow
  * DOM, and data only ever set as text. Markup for styling (::part) and tests: the root is
  * part="widget" with class "state-<state>" and data-state="<state>" (ok, unknown (a service name
- * statuswatch never saw), maintenance, notice, incident, outage; loading and unavailable before and instead of data), data-stale="true" when
- * the feed was not read recently; parts "headline", "services", "service", "incidents",
+ * statuswatch never saw, or every state while the feed cannot be read), maintenance, notice, incident, outage; loading and unavailable before and instead of data), data-stale="true" when
+ * the feed was not read recently (headline "Status unknown"); parts "headline", "services", "service", "incidents",
  * "incident", "stale"; each service and incident carries data-state too.
  */
 (() => {
@@ -177,10 +177,21 @@ li { display: flex; align-items: baseline; gap: 8px; margin: 2px 0; }
 
     _render(data) {
       const state = known(data.state);
-      const root = this._frame(state, HEADLINES[state], data.url);
+      // Blind: grey and "unknown", never a state we cannot back; what we last knew is said as such.
+      const root = this._frame(state, data.stale ? 'Status unknown' : HEADLINES[state], data.url);
       if (data.stale) {
         root.dataset.stale = 'true';
-        root.append(el('p', 'stale', 'The status feed has not been read recently: this may be out of date.'));
+        const since = typeof data.unknown_since === 'string' ? new Date(data.unknown_since) : null;
+        const last = data.last_known_state && HEADLINES[known(data.last_known_state)];
+        root.append(
+          el(
+            'p',
+            'stale',
+            since && !Number.isNaN(since.getTime())
+              ? `The vendor's status feed cannot be read: no data since ${since.toLocaleString()}.${last ? ` Last known: ${last}.` : ''}`
+              : "The vendor's status feed has not been read yet: no data.",
+          ),
+        );
       }
       const services = Array.isArray(data.services) ? data.services : [];
       if (services.length > 0) {
@@ -191,7 +202,7 @@ li { display: flex; align-items: baseline; gap: 8px; margin: 2px 0; }
           item.dataset.state = serviceState;
           const dot = el('span', 'dot');
           dot.setAttribute('aria-hidden', 'true');
-          item.append(dot, el('span', 'name', service.name), el('span', 'label', LABELS[serviceState]));
+          item.append(dot, el('span', 'name', service.name), el('span', 'label', data.stale ? 'Unknown' : LABELS[serviceState]));
           list.append(item);
         }
         root.append(list);

@@ -9,7 +9,7 @@ import type { VendorIncidentJson } from '../core/vendor-format.ts';
 import type { ArchiveQueries, EventFilter, FeedHealth, IncidentFilter, IncidentPosition, RecordedRejection, StoredEvent } from '../core/ports.ts';
 import type { SqliteConnection } from './sqlite-connection.ts';
 import { createIncidentRows, toPollRun } from './sqlite-incident-rows.ts';
-import { prepareIncidentSpans } from './sqlite-reliability.ts';
+import { prepareDataCoverage, prepareIncidentSpans } from './sqlite-reliability.ts';
 import { toStatusEvent } from './sqlite-rows.ts';
 import type { PollStatements } from './sqlite-statements.ts';
 import * as t from './store-schema.ts';
@@ -29,6 +29,7 @@ export function createSqliteArchiveReads(connection: SqliteConnection, st: PollS
   const { db } = connection;
   const { loadByIds, withNotes, toListed } = createIncidentRows(connection, st);
   const incidentSpans = prepareIncidentSpans(connection);
+  const dataCoverage = prepareDataCoverage(connection);
 
   /** The sort keys since, until and the cursor allow: [from, before), either end open. */
   function sortKeyRange(filter: IncidentFilter, after: IncidentPosition | null): { from?: number; before?: number } {
@@ -168,6 +169,10 @@ export function createSqliteArchiveReads(connection: SqliteConnection, st: PollS
 
     async incidentSpans(sinceMs) {
       return incidentSpans(sinceMs);
+    },
+
+    async dataCoverage(sinceMs) {
+      return dataCoverage(sinceMs);
     },
 
     async knownServices(limit) {

@@ -3,13 +3,23 @@
  * written as one fixed list of statements (sqlite-poll-apply.ts), one transaction or one D1 batch,
  * so a crash, a full disk or a revision that moved leaves the archive as it was.
  */
+import { eq, sql } from 'drizzle-orm';
 import type { IncidentWrite } from '../core/diff.ts';
 import { RevisionConflictError } from '../core/errors.ts';
+import { isMonitorEvent, MONITOR_EVENT_TYPES } from '../core/events.ts';
 import type { ArchiveWrites } from '../core/ports.ts';
 import type { SqliteConnection } from './sqlite-connection.ts';
 import { createIncidentRows } from './sqlite-incident-rows.ts';
 import { applyPollStatements, GENERATION_KEY, isRevisionGuardFailure, pollRunStatements, SEEDED_KEY } from './sqlite-poll-apply.ts';
+import { toStatusEvent } from './sqlite-rows.ts';
 import type { PollStatements } from './sqlite-statements.ts';
+import * as t from './store-schema.ts';
+
+/**
+ * Through the events_type index, which holds few monitor events (at most two per quiet time), so
+ * the cost does not grow with the archive.
+ */
+const LATEST_MONITOR_SEQ = sql`(SELECT max(seq) FROM events WHERE type IN (SELECT value FROM json_each(${JSON.stringify(MONITOR_EVENT_TYPES)})))`;
 
 /** The generation the apply list's last statement read (READ_GENERATION). */
 function generationOf(rows: unknown[] | undefined): number {
@@ -65,6 +75,13 @@ export function createSqliteArchiveWrites(connection: SqliteConnection, st: Poll
 
     async archiveGeneration() {
       return readGeneration();
+    },
+
+    async latestMonitorEvent() {
+      const [row] = await connection.db.select().from(t.events).where(eq(t.events.seq, LATEST_MONITOR_SEQ));
+      if (!row) return null;
+      const event = toStatusEvent(row);
+      return isMonitorEvent(event) ? event : null;
     },
 
     async recordPollRun(run, rejected) {

@@ -1,4 +1,6 @@
 /** The archive's incident spans in SQLite: what the track record and the daily service bars are computed from. */
+import type { DataCoverage } from '../core/coverage.ts';
+import { MONITOR_EVENT_TYPES, type MonitorEventData } from '../core/events.ts';
 import type { IncidentSpan } from '../core/ports.ts';
 import type { SqliteConnection } from './sqlite-connection.ts';
 
@@ -58,4 +60,34 @@ export function prepareIncidentSpans(connection: SqliteConnection): (sinceMs: nu
         backfill: backfill === 1,
       }),
     );
+}
+
+/** The oldest incident by the sort_key index (date_created order), or when the archive was seeded. */
+const ARCHIVE_BEGAN_SQL = `SELECT coalesce((SELECT created_ms FROM incidents ORDER BY sort_key LIMIT 1), (SELECT CAST(value AS INTEGER) FROM meta WHERE key = ?))`;
+/**
+ * Monitor events since a time, through the events_type index: at most two per quiet time
+ * (monitor-episode.ts), so a year holds a few thousand at worst. The newest one is read too, so a
+ * blindness begun before `sinceMs` and still going on is found.
+ */
+const MONITOR_EVENTS_SQL = `SELECT type, data_json FROM events
+  WHERE type IN (SELECT value FROM json_each(?)) AND (detected_ms >= ? OR seq = (SELECT max(seq) FROM events WHERE type IN (SELECT value FROM json_each(?))))
+  ORDER BY seq`;
+
+export function prepareDataCoverage(connection: SqliteConnection): (sinceMs: number) => Promise<DataCoverage> {
+  const types = JSON.stringify(MONITOR_EVENT_TYPES);
+  return async (sinceMs) => {
+    const [[beganRow], events] = await Promise.all([
+      connection.rows<[number | null]>(ARCHIVE_BEGAN_SQL, [SEEDED_KEY]),
+      connection.rows<[string, string]>(MONITOR_EVENTS_SQL, [types, sinceMs, types]),
+    ]);
+    const blind: DataCoverage['blind'] = [];
+    events.forEach(([type, dataJson], index) => {
+      const data = JSON.parse(dataJson) as MonitorEventData;
+      // A never-read feed's blindness is the time before the archive began: covered by beganAt.
+      if (data.since === null) return;
+      if (data.type === 'monitor.recovered') blind.push({ since: Date.parse(data.since), until: Date.parse(data.recovered_at) });
+      else if (type === 'monitor.blind' && index === events.length - 1) blind.push({ since: Date.parse(data.since), until: null });
+    });
+    return { beganAt: beganRow?.[0] ?? null, blind };
+  };
 }

@@ -8,12 +8,13 @@ import { renderChannelMessage } from '../core/channel-message.ts';
 import { issueToken, type TokenPurpose } from '../core/confirmation-token.ts';
 import type { AttemptResult } from '../core/delivery-outcome.ts';
 import { renderEmail } from '../core/email-render.ts';
-import type { StatusEvent } from '../core/events.ts';
+import { isMonitorEvent, type StatusEvent } from '../core/events.ts';
+import { renderMonitorChannelMessage, renderMonitorEmail } from '../core/monitor-message.ts';
 import { groupForMessages } from '../core/notification-message.ts';
 import type { Clock, Mailer, NotificationStore, StoredSubscription, WebhookAttempt, WebhookSender } from '../core/ports.ts';
 import type { SecretBox } from '../core/secret-box.ts';
 import { webhookHeaders } from '../core/webhook-signing.ts';
-import { toWebhookPayload } from '../core/webhook-payload.ts';
+import { webhookPayloadOf } from '../core/webhook-payload.ts';
 
 const OPENED_SECRETS_MAX = 50_000;
 
@@ -85,7 +86,7 @@ export function createChannelSender(deps: ChannelSenderDeps): ChannelSender {
     async send(subscription, events, options) {
       if (events.length === 0) return failure('the events of this delivery are no longer in the archive', true);
       if (subscription.channel === 'webhook') {
-        const body = JSON.stringify(toWebhookPayload(events[0]!));
+        const body = JSON.stringify(webhookPayloadOf(events[0]!));
         const headers = await webhookHeaders({
           id: await options.messageId(),
           timestampSeconds: Math.floor(clock.now() / 1000),
@@ -94,20 +95,25 @@ export function createChannelSender(deps: ChannelSenderDeps): ChannelSender {
         });
         return fromWebhookAttempt(await deps.webhooks.send({ url: subscription.target, headers: { ...headers }, body }));
       }
-      const update = groupForMessages(events)[0];
-      if (!update) return failure('nothing to say: every event of this delivery is backfill', true);
+      // A monitor event is alone in its delivery: it concerns no incident, so nothing groups with it.
+      const first = events[0]!;
+      const monitor = isMonitorEvent(first) ? first.data : null;
+      const update = monitor ? null : groupForMessages(events)[0];
+      if (!monitor && !update) return failure('nothing to say: every event of this delivery is backfill', true);
       if (subscription.channel === 'channel') {
-        const body = JSON.stringify(renderChannelMessage(update, { publicUrl: deps.publicUrl }));
+        const message = monitor ? renderMonitorChannelMessage(monitor) : renderChannelMessage(update!, { publicUrl: deps.publicUrl });
+        const body = JSON.stringify(message);
         return fromWebhookAttempt(await deps.webhooks.send({ url: subscription.target, headers: { 'content-type': 'application/json' }, body }));
       }
       if (!deps.mailer) return failure('email is not configured (neither SMTP_URL nor MAIL_API_TOKEN is set)', true);
-      const email = renderEmail(update, {
+      const context = {
         publicUrl: deps.publicUrl,
         timeZone: subscription.timeZone,
         unsubscribeUrl: await linkFor(subscription.id, 'unsubscribe'),
         manageUrl: await linkFor(subscription.id, 'manage'),
         sanitizeHtml: deps.sanitizeHtml,
-      });
+      };
+      const email = monitor ? renderMonitorEmail(monitor, context) : renderEmail(update!, context);
       const sent = await deps.mailer.send({ to: subscription.target, ...email, subject: (options.subjectPrefix ?? '') + email.subject });
       if (sent.ok) return { ok: true, permanent: false, gone: false, retryAfterMs: null, status: 250, excerpt: sent.response, error: '' };
       return {

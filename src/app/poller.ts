@@ -7,8 +7,11 @@
 import { sha256Hex } from '../core/content-hash.ts';
 import { DEFAULT_MAX_INCIDENT_WRITES_PER_POLL, findChanges, planChanges, splitPlan, type ArchivedIncident, type Candidate } from '../core/diff.ts';
 import { FeedFetchError, RevisionConflictError } from '../core/errors.ts';
-import type { StatusEvent } from '../core/events.ts';
+import type { MonitorEvent, StatusEvent } from '../core/events.ts';
 import { planDeliveries } from '../core/fanout.ts';
+import { STALE_AFTER_MS } from '../core/knowledge.ts';
+import { compareUrgency } from '../core/mirror.ts';
+import { decideMonitorEvent } from '../core/monitor-episode.ts';
 import {
   createMemoizedIncidentParser,
   currentV1Entries,
@@ -81,6 +84,11 @@ export type PollerDeps = {
   maxIncidentWrites?: number;
   /** Told when a poll wrote news (and so outbox rows); absent where nothing delivers (tests). */
   outbox?: OutboxSignal;
+  /**
+   * Told of a monitor event this poll wrote (the feed went blind, or is read again), after it is
+   * in the archive with its deliveries: the admin's email (admin-notice.ts).
+   */
+  announce?: (event: MonitorEvent) => Promise<void>;
 };
 
 type SourceRead = {
@@ -95,6 +103,8 @@ export type Poller = { pollOnce(): Promise<PollResult> };
 
 export function createPoller(deps: PollerDeps): Poller {
   const { store, feed, clock, logger } = deps;
+  // A feed never read is blind from when polling began here (as /healthz counts a fresh start).
+  const pollingSince = clock.now();
   const maxIncidentWrites = deps.maxIncidentWrites ?? DEFAULT_MAX_INCIDENT_WRITES_PER_POLL;
   // Bodies of the last poll that was diffed in full. Equal bodies cannot hold a change, so the
   // common minute (nothing happened) costs two fetches and two string comparisons.
@@ -181,7 +191,7 @@ export function createPoller(deps: PollerDeps): Poller {
     const [currentReads, historyRead] = await Promise.all([readCurrent(), read('v2/history')]);
     const reads = [...currentReads, historyRead];
     const good = reads.filter((r) => r.document);
-    const rejected = reads.flatMap((r) => (r.rejected ? [r.rejected] : []));
+    let rejected = reads.flatMap((r) => (r.rejected ? [r.rejected] : []));
     // ok: v2 current and history both read; partial: something was read (v1 instead of v2 counts).
     const complete = currentReads.length === 1 && currentReads[0]!.document !== undefined && historyRead.document !== undefined;
     const outcome: PollRun['outcome'] = good.length === 0 ? 'failed' : complete ? 'ok' : 'partial';
@@ -195,12 +205,19 @@ export function createPoller(deps: PollerDeps): Poller {
       ...(outcome === 'failed' ? { error: reads.map((r) => `${r.source}: ${r.report.error}`).join('; ') } : {}),
     };
 
+    // Blind past the limit, or reading again after: news of its own, written before the poll's
+    // changes so a subscriber hears "recovered" first and the changes found on recovery after it.
+    const monitor = await monitorNews(run, outcome !== 'failed', rejected, startedAt);
+    // Its step recorded the run with the refused payloads: later steps upsert the run alone.
+    if (monitor) rejected = [];
+    const monitorEvents = monitor ? [monitor] : [];
+
     if (outcome === 'failed' || (await unchangedSinceLastDiff(good, startedAt))) {
       run.finishedAt = clock.now();
       await store.recordPollRun(run, rejected);
       if (outcome === 'failed') logger.error('poll failed', { run: run.id, error: run.error });
       else logger.debug('poll: feed unchanged', { run: run.id });
-      return { status: outcome, run, events: [], unchanged: outcome !== 'failed' };
+      return { status: outcome, run, events: monitorEvents, unchanged: outcome !== 'failed' };
     }
 
     const observations: Observation[] = good.map((r) => ({ source: r.source, incidents: r.document!.incidents }));
@@ -211,7 +228,7 @@ export function createPoller(deps: PollerDeps): Poller {
     // Applied in pieces of APPLY_PIECE_INCIDENTS, yielding between them, so a large poll does not
     // stop the server answering; each piece is atomic with its events and outbox rows. Across a
     // conflict retry, the pieces already written stay written and count as this poll's.
-    const applied: StatusEvent[] = [];
+    const applied: StatusEvent[] = [...monitorEvents];
     let runRecorded = false;
     for (let attempt = 1; ; attempt++) {
       const seeded = await store.isSeeded();
@@ -290,6 +307,58 @@ export function createPoller(deps: PollerDeps): Poller {
       }
       return { status: outcome, run, events: applied, unchanged: false };
     }
+  }
+
+  /**
+   * Decides the monitor's news for this poll (monitor-episode.ts) and writes it, with the run, the
+   * payloads it refused and its deliveries, in one atomic step. Its id is the episode's, so a poll
+   * planned twice, or by two processes, records and sends it once.
+   */
+  async function monitorNews(run: PollRun, read: boolean, rejected: readonly RejectedPayload[], now: number): Promise<MonitorEvent | null> {
+    const latest = await store.latestMonitorEvent();
+    const blindnessOpen = latest?.type === 'monitor.blind';
+    // The common minutes, one indexed read: reading with no blindness open, or failing within one.
+    if (read ? !blindnessOpen : blindnessOpen) return null;
+    const [health, ongoing] = read ? [null, []] : await Promise.all([store.feedHealth(), store.ongoingIncidents()]);
+    const event = decideMonitorEvent({
+      read,
+      now,
+      lastSuccessAt: health?.lastSuccessAt ?? null,
+      pollingSince,
+      staleAfterMs: STALE_AFTER_MS,
+      latest,
+      error: run.error ?? '',
+      ongoing: [...ongoing].sort(compareUrgency),
+    });
+    if (!event) return null;
+    try {
+      await store.applyPoll({
+        run: { ...run, changes: { [event.type]: 1 }, finishedAt: clock.now() },
+        plan: { writes: [], events: [event] },
+        deliveries: planDeliveries([event], await store.activeSubscriptions()),
+        seenIds: [],
+        seenBefore: now,
+        rejected,
+        markSeeded: false,
+      });
+    } catch (error) {
+      // Nothing of it was written (one atomic step): the next poll decides it again. The poll
+      // itself goes on, and records its own failure as it would have.
+      logger.warn('could not record the monitor event; the next poll tries again', { event: event.id, error: String(error) });
+      return null;
+    }
+    run.changes = { [event.type]: 1 };
+    if (event.data.type === 'monitor.blind') {
+      logger.error('monitor blind: the feed has not been read for the staleness limit', { since: event.data.since, error: event.data.last_error });
+    } else {
+      logger.info('monitor recovered: the feed is read again', { since: event.data.since, blindForMs: event.data.blind_for_ms });
+    }
+    try {
+      await deps.announce?.(event);
+    } catch (error) {
+      logger.warn('could not tell the admin of the monitor event', { event: event.id, error: String(error) });
+    }
+    return event;
   }
 
   /** The archive's state of these incidents: cached copies whose revision still holds, the rest read. */

@@ -256,11 +256,18 @@ export function sampleEvents(now: number): StatusEvent[] {
     'incident.note_added': { type: 'incident.note_added', incident, note },
     'incident.note_edited': { type: 'incident.note_edited', incident, note, from: 'This is a test note.', to: note.body },
     'incident.updated': { type: 'incident.updated', incident, changes: { title: { from: 'Test', to: incident.title } } },
+    'monitor.blind': {
+      type: 'monitor.blind',
+      since: iso,
+      last_error: 'Test: this is a test message from statuswatch; the feed is being read.',
+      last_known: { ongoing: [], more: 0 },
+    },
+    'monitor.recovered': { type: 'monitor.recovered', since: iso, recovered_at: iso, blind_for_ms: 0 },
   };
   return EVENT_TYPES.map((type) => ({
     id: `test.r1.${type.replace('incident.', '')}`,
     type,
-    incidentId: 'test',
+    incidentId: type.startsWith('monitor.') ? '' : 'test',
     revision: 1,
     occurredAt: now,
     detectedAt: now,

@@ -24,9 +24,12 @@ const STATE_BADGES: Record<WidgetState, { message: string; color: string }> = {
 /** A label this long is cut: the label comes from the query string, so anyone can make it. */
 export const BADGE_LABEL_MAX_CHARS = 40;
 
-/** Stale data gives no state at all: a green "operational" from a feed we cannot read would be a claim we cannot back. */
+/**
+ * Stale data gives no state at all: a green "operational" from a feed we cannot read would be a
+ * claim we cannot back. A name never seen is then just as unknown as the rest.
+ */
 export function badgeFor(label: string, state: WidgetState, stale: boolean): Badge {
-  const { message, color } = stale && state !== 'unknown' ? { message: 'unknown', color: COLORS.lightgrey } : STATE_BADGES[state];
+  const { message, color } = stale ? { message: 'unknown', color: COLORS.lightgrey } : STATE_BADGES[state];
   return { label, message, color };
 }
 

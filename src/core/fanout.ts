@@ -1,5 +1,5 @@
 /** Decides which deliveries one poll's events cause, as outbox rows with keys that are the same however often the poll is planned. */
-import type { StatusEvent } from './events.ts';
+import { isIncidentEvent, type StatusEvent } from './events.ts';
 import type { Channel, Subscription, SubscriptionFilters } from './subscription.ts';
 
 /** One outbox row: written in the same transaction as the events, unique by `key`. */
@@ -23,8 +23,14 @@ export type PlannedDelivery = {
  * - types: the incident's type is listed, ignoring case. A changed type counts both ways, for the
  *   same reason as services.
  * - events: the event's type is listed.
+ *
+ * Monitor events (`monitor.blind`, `monitor.recovered`) concern the whole feed, so services and
+ * types do not narrow them: they pass when `events` lists them, or, with no `events` list, when
+ * `monitor` is true (the default of subscriptions made since they exist; older ones keep what
+ * they asked for until they opt in).
  */
 export function matchesFilters(filters: SubscriptionFilters, event: StatusEvent): boolean {
+  if (!isIncidentEvent(event)) return isSet(filters.events) ? filters.events.includes(event.type) : filters.monitor === true;
   const { data } = event;
   const changes = data.type === 'incident.updated' ? data.changes : {};
 

@@ -27,8 +27,16 @@ export function compareUrgency(a: Incident, b: Incident): number {
 const typeRank = (type: string) => ({ outage: 0, incident: 1, notice: 2 })[type] ?? 3;
 const statusRank = (status: string) => (status === 'active' ? 0 : 1);
 
+/**
+ * The top-level status while statuswatch cannot read the vendor's feed (knowledge.ts): the format
+ * makes `status` a string, documented as `ok` or `active` here. Neither is true when we do not
+ * know, and a client that checks for `ok` must not find it; `active_incidents` then lists what we
+ * last knew of.
+ */
+export const MIRROR_UNKNOWN_STATUS = 'unknown';
+
 export type CurrentV2Json = {
-  status: 'ok' | 'active';
+  status: 'ok' | 'active' | typeof MIRROR_UNKNOWN_STATUS;
   date_created: string;
   date_updated: string;
   active_incidents: VendorIncidentJson[];
@@ -38,28 +46,33 @@ export type CurrentV2Json = {
  * v2 current. Top-level dates as the real feed sets them: those of the most recently updated
  * active incident, or when all is well those of the latest incident (FACTS.md).
  */
-export function renderCurrentV2(ongoing: readonly Incident[], latest: Incident | null, now: number): CurrentV2Json {
+export function renderCurrentV2(ongoing: readonly Incident[], latest: Incident | null, now: number, known = true): CurrentV2Json {
   const byUpdate = [...ongoing].sort((a, b) => b.dateUpdated.ms - a.dateUpdated.ms);
   const datesFrom = byUpdate[0] ?? latest;
   return {
-    status: ongoing.length > 0 ? 'active' : 'ok',
+    status: !known ? MIRROR_UNKNOWN_STATUS : ongoing.length > 0 ? 'active' : 'ok',
     date_created: datesFrom?.dateCreated.raw ?? toIsoSeconds(now),
     date_updated: datesFrom?.dateUpdated.raw ?? toIsoSeconds(now),
     active_incidents: byUpdate.map(toVendorIncident),
   };
 }
 
-/** v1 current: one flat incident with its id as a string, as v1 sent it, or the terse ok. */
+/**
+ * v1 current: one flat incident with its id as a string, as v1 sent it, or the terse ok. Blind
+ * (`known` false), the most urgent ongoing incident we last knew of is still shown (its status is
+ * not "ok"); with none, the terse form says `unknown` instead of `ok`.
+ */
 export function renderCurrentV1(
   ongoing: readonly Incident[],
   recentlyUpdated: Incident | null,
   latest: Incident | null,
   now: number,
-): (Omit<VendorIncidentJson, 'id'> & { id: string }) | { status: 'ok'; date_created: string; date_updated: string; active_incidents: [] } {
-  const shown = [...ongoing].sort(compareUrgency)[0] ?? recentlyUpdated;
+  known = true,
+): (Omit<VendorIncidentJson, 'id'> & { id: string }) | { status: 'ok' | typeof MIRROR_UNKNOWN_STATUS; date_created: string; date_updated: string; active_incidents: [] } {
+  const shown = [...ongoing].sort(compareUrgency)[0] ?? (known ? recentlyUpdated : null);
   if (shown) return { ...toVendorIncident(shown), id: shown.id };
   return {
-    status: 'ok',
+    status: known ? 'ok' : MIRROR_UNKNOWN_STATUS,
     date_created: latest?.dateCreated.raw ?? toIsoSeconds(now),
     date_updated: latest?.dateUpdated.raw ?? toIsoSeconds(now),
     active_incidents: [],

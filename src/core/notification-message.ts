@@ -1,5 +1,5 @@
 /** Turns one poll's events into one update per incident, and says in a headline what happened to it. */
-import type { IncidentFieldChanges, IncidentSummary, NoteRef, StatusEvent } from './events.ts';
+import { isIncidentEvent, type IncidentEvent, type IncidentFieldChanges, type IncidentSummary, type NoteRef, type StatusEvent } from './events.ts';
 import { htmlToText } from './html-text.ts';
 import { isOngoing, noteSeq } from './incident.ts';
 import { parseVendorTime } from './vendor-time.ts';
@@ -26,12 +26,13 @@ export type IncidentUpdate = {
 
 /**
  * One update per incident, in the order each incident's first event came. Backfill events are
- * left out: they are history recorded while seeding, never news (events.ts).
+ * left out: they are history recorded while seeding, never news (events.ts); so are monitor
+ * events, which are about no incident (monitor-message.ts renders them).
  */
 export function groupForMessages(events: readonly StatusEvent[]): IncidentUpdate[] {
-  const groups = new Map<string, StatusEvent[]>();
+  const groups = new Map<string, IncidentEvent[]>();
   for (const event of events) {
-    if (event.backfill) continue;
+    if (event.backfill || !isIncidentEvent(event)) continue;
     const group = groups.get(event.incidentId);
     if (group) group.push(event);
     else groups.set(event.incidentId, [event]);
@@ -39,7 +40,7 @@ export function groupForMessages(events: readonly StatusEvent[]): IncidentUpdate
   return [...groups.values()].map(toUpdate);
 }
 
-function toUpdate(events: StatusEvent[]): IncidentUpdate {
+function toUpdate(events: IncidentEvent[]): IncidentUpdate {
   const first = events[0]!;
   // The newest revision carries the newest summary; within a revision the later event wins.
   let latest = first;

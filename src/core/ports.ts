@@ -22,8 +22,11 @@ export type * from './ports/runtime.ts';
 export type * from './ports/senders.ts';
 export type * from './ports/subscriptions.ts';
 
-/** What the poller needs: the archive's write side, the lease, and whom deliveries are planned for. */
-export type PollStore = ArchiveWrites & Leases & Pick<SubscriptionStore, 'activeSubscriptions'>;
+/**
+ * What the poller needs: the archive's write side, the lease, whom deliveries are planned for, and
+ * the feed's health and the ongoing incidents, for the monitor's own events (monitor-episode.ts).
+ */
+export type PollStore = ArchiveWrites & Leases & Pick<SubscriptionStore, 'activeSubscriptions'> & Pick<ArchiveQueries, 'feedHealth' | 'ongoingIncidents'>;
 
 /** What the notification use cases need: subscriptions, the outbox, link tokens and rate limits. */
 export type NotificationStore = SubscriptionStore & OutboxStore & LinkTokenStore & RateLimitStore;

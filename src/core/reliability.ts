@@ -1,4 +1,5 @@
 /** The vendor's track record from the archive: availability per service, and monthly incident figures. */
+import { coveredMs, subtractIntervals, type Interval as CoverageInterval } from './coverage.ts';
 import type { IncidentSpan } from './ports.ts';
 import { DAY_MS, severityOf, VENDOR_SERVICES } from './service-days.ts';
 
@@ -20,8 +21,13 @@ export type WindowAvailability = {
   days: number;
   startMs: number;
   endMs: number;
-  /** 1 minus the weighted downtime over the window's length: 1 is never down. */
-  availability: number;
+  /**
+   * 1 minus the weighted downtime over the time the archive can speak for (`observedMs`): 1 is
+   * never down; null when it can speak for none of the window (before it began, or blind).
+   */
+  availability: number | null;
+  /** The window's length less its no-data time (coverage.ts). */
+  observedMs: number;
   /** Time under an outage. */
   outageMs: number;
   /** Time under an incident but no outage. */
@@ -63,6 +69,8 @@ export type Reliability = {
 
 export type ReliabilityOptions = {
   nowMs: number;
+  /** Merged no-data intervals (coverage.ts noDataIntervals): left out of availability, downtime included. */
+  noData?: readonly CoverageInterval[];
   /** The rows always shown; default VENDOR_SERVICES. Others seen in the longest window follow, sorted. */
   services?: readonly string[];
 };
@@ -96,7 +104,7 @@ export function computeReliability(spans: readonly IncidentSpan[], options: Reli
     .sort();
   const services = [...known, ...others].map((service) => ({
     service,
-    windows: AVAILABILITY_WINDOWS_DAYS.map((days) => windowAvailability(byService.get(service) ?? [], days, nowMs)),
+    windows: AVAILABILITY_WINDOWS_DAYS.map((days) => windowAvailability(byService.get(service) ?? [], days, nowMs, options.noData ?? [])),
   }));
 
   const starts = monthStarts(nowMs);
@@ -111,7 +119,7 @@ export function computeReliability(spans: readonly IncidentSpan[], options: Reli
   return { nowMs, partialOutageWeight: PARTIAL_OUTAGE_WEIGHT, services, months };
 }
 
-function windowAvailability(spans: readonly IncidentSpan[], days: number, nowMs: number): WindowAvailability {
+function windowAvailability(spans: readonly IncidentSpan[], days: number, nowMs: number, noData: readonly CoverageInterval[]): WindowAvailability {
   const endMs = nowMs;
   const startMs = nowMs - days * DAY_MS;
   const outage: Interval[] = [];
@@ -129,11 +137,14 @@ function windowAvailability(spans: readonly IncidentSpan[], days: number, nowMs:
     if (severity === 'outage') outage.push(interval);
   }
   // Overlapping incidents are merged so no instant counts twice, and an instant under both an
-  // outage and an incident counts as outage only.
-  const outageMs = unionLength(outage);
-  const partialMs = unionLength(down) - outageMs;
+  // outage and an incident counts as outage only. Time without data counts neither way: an
+  // outage we last knew of is not assumed to go on while we cannot see.
+  const outageMs = unionLength(subtractIntervals(outage, noData));
+  const partialMs = unionLength(subtractIntervals(down, noData)) - outageMs;
   const downtimeMs = outageMs + PARTIAL_OUTAGE_WEIGHT * partialMs;
-  return { days, startMs, endMs, availability: 1 - downtimeMs / (endMs - startMs), outageMs, partialMs, downtimeMs, incidents };
+  const observedMs = endMs - startMs - coveredMs(startMs, endMs, noData);
+  const availability = observedMs > 0 ? 1 - downtimeMs / observedMs : null;
+  return { days, startMs, endMs, availability, observedMs, outageMs, partialMs, downtimeMs, incidents };
 }
 
 function monthFigures(spans: readonly IncidentSpan[], startMs: number, endMs: number): MonthFigures {

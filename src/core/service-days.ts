@@ -1,4 +1,5 @@
 /** Per service, one entry per UTC day with the worst incident that touched it: the data of the daily bars. */
+import { coveredMs, type Interval } from './coverage.ts';
 import type { IncidentSpan } from './ports.ts';
 
 export const DAY_MS = 86_400_000;
@@ -30,6 +31,8 @@ export type ServiceDay = {
   /** YYYY-MM-DD, UTC. */
   date: string;
   worst: DaySeverity | null;
+  /** The archive cannot speak for the whole day (before it began, or blind): "no data", not "no incident". */
+  noData: boolean;
   /** Oldest first. */
   incidents: { id: string; title: string; type: string }[];
 };
@@ -41,6 +44,8 @@ export type ServiceDaysOptions = {
   days: number;
   /** The rows always shown, in this order; default VENDOR_SERVICES. Others seen in spans follow. */
   services?: readonly string[];
+  /** Merged no-data intervals (coverage.ts noDataIntervals); none: every day has data. */
+  noData?: readonly Interval[];
 };
 
 const RANK: Record<DaySeverity, number> = { notice: 1, incident: 2, outage: 3 };
@@ -68,10 +73,16 @@ export function serviceDays(spans: readonly IncidentSpan[], options: ServiceDays
   const start = firstDayStart(nowMs, days);
   const known = options.services ?? VENDOR_SERVICES;
   const rows = new Map<string, ServiceDay[]>();
+  // Today counts up to now: a day is without data when nothing of it that has passed is covered.
+  const noData = Array.from({ length: days }, (_, i) => {
+    const dayStart = start + i * DAY_MS;
+    const dayEnd = Math.min(dayStart + DAY_MS, nowMs);
+    return dayEnd > dayStart && coveredMs(dayStart, dayEnd, options.noData ?? []) >= dayEnd - dayStart;
+  });
   const rowOf = (service: string) => {
     let row = rows.get(service);
     if (!row) {
-      row = Array.from({ length: days }, (_, i) => ({ date: utcDate(start + i * DAY_MS), worst: null, incidents: [] }));
+      row = Array.from({ length: days }, (_, i) => ({ date: utcDate(start + i * DAY_MS), worst: null, noData: noData[i]!, incidents: [] }));
       rows.set(service, row);
     }
     return row;

@@ -7,8 +7,11 @@ export type Channel = 'webhook' | 'email' | 'channel';
 
 export const CHANNELS: readonly Channel[] = ['webhook', 'email', 'channel'];
 
-/** Each list narrows what is sent; an absent or empty list lets everything through (fanout.ts). */
-export type SubscriptionFilters = { services?: string[]; types?: string[]; events?: EventType[] };
+/**
+ * Each list narrows what is sent; an absent or empty list lets everything through (fanout.ts).
+ * `monitor`: with no `events` list, whether `monitor.*` events come too; true for new subscriptions.
+ */
+export type SubscriptionFilters = { services?: string[]; types?: string[]; events?: EventType[]; monitor?: boolean };
 
 /** Only `active` subscriptions are sent anything (fanout.ts). */
 export type SubscriptionStatus = 'pending' | 'active' | 'paused';
@@ -62,6 +65,7 @@ export const subscriptionFiltersSchema = z.strictObject({
     .max(FILTER_MAX_ENTRIES, `filters.events may list at most ${FILTER_MAX_ENTRIES} entries`)
     .transform(dedupe)
     .optional(),
+  monitor: z.boolean({ error: 'filters.monitor must be true or false' }).optional(),
 });
 
 export type SubscriptionFiltersInput = z.input<typeof subscriptionFiltersSchema>;
@@ -96,7 +100,8 @@ export function createSubscriptionSchema(options: CreateSubscriptionOptions = {}
       (body): NewSubscription => ({
         channel: body.channel,
         target: body.channel === 'email' ? body.email : body.url,
-        filters: body.filters ?? {},
+        // Being told the monitor went blind is on unless asked otherwise (issue 12).
+        filters: { ...body.filters, monitor: body.filters?.monitor ?? true },
         timeZone: body.timezone ?? DEFAULT_TIME_ZONE,
       }),
     );

@@ -1,5 +1,17 @@
 /** Turns one event into the small JSON body of a webhook request: `{type, timestamp, data: {incident, changes?, note?}}`. */
-import type { EventType, IncidentFieldChanges, IncidentSummary, NoteRef, StatusEvent } from './events.ts';
+import {
+  isMonitorEvent,
+  type EventType,
+  type IncidentEvent,
+  type IncidentFieldChanges,
+  type IncidentSummary,
+  type KnownIncident,
+  type MonitorEvent,
+  type MonitorEventData,
+  type MonitorEventType,
+  type NoteRef,
+  type StatusEvent,
+} from './events.ts';
 import { noteText } from './notification-message.ts';
 
 export type WebhookNote = {
@@ -31,6 +43,18 @@ export type WebhookPayload = {
   data: WebhookPayloadData;
 };
 
+/** `monitor.blind` and `monitor.recovered`: the data is the event's own (events.ts MonitorEventData, without `type`), bounded. */
+export type MonitorWebhookPayload = {
+  type: MonitorEventType;
+  timestamp: string;
+  data: (Omit<Extract<MonitorEventData, { type: 'monitor.blind' }>, 'type'> & { truncated?: true }) | Omit<Extract<MonitorEventData, { type: 'monitor.recovered' }>, 'type'>;
+};
+
+/** The body of a webhook request for any event. */
+export function webhookPayloadOf(event: StatusEvent): WebhookPayload | MonitorWebhookPayload {
+  return isMonitorEvent(event) ? toMonitorWebhookPayload(event) : toWebhookPayload(event);
+}
+
 /**
  * Upper bound of the serialised payload in UTF-8 bytes, whatever the vendor sends: receivers
  * often cap bodies, and one hostile 1 MB note must not fail or bloat every delivery. The limits
@@ -59,9 +83,11 @@ const TEXT_SOURCE_MAX_CHARS = 4096;
 const ELLIPSIS = '…';
 const ELLIPSIS_BYTES = 3;
 
+/** An incident event's body; a monitor event's is toMonitorWebhookPayload's (webhookPayloadOf picks). */
 export function toWebhookPayload(event: StatusEvent): WebhookPayload {
+  if (isMonitorEvent(event)) throw new TypeError(`${event.type} is not about an incident: use webhookPayloadOf`);
   const fit = new Fitter();
-  const { data } = event;
+  const { data } = event as IncidentEvent;
   const incident = fitIncident(fit, data.incident);
   let payloadData: WebhookPayloadData;
   switch (data.type) {
@@ -88,6 +114,38 @@ export function toWebhookPayload(event: StatusEvent): WebhookPayload {
   }
   if (fit.cut) payloadData.truncated = true;
   return { type: event.type, timestamp: new Date(event.detectedAt).toISOString(), data: payloadData };
+}
+
+/** An error text of a failed poll names every endpoint; a kilobyte says what went wrong. */
+const MONITOR_ERROR_MAX_BYTES = 1024;
+/** Services named per last-known incident: the list is context, the incident page has it whole. */
+const MONITOR_SERVICES_MAX = 5;
+
+/**
+ * Worst case: 1 KB of error and at most MONITOR_KNOWN_INCIDENTS_MAX (5) incidents of about 1 KB
+ * each (64 + 300 + 64 + 64 + 5 x 100 bytes and their keys): under WEBHOOK_PAYLOAD_MAX_BYTES.
+ */
+export function toMonitorWebhookPayload(event: MonitorEvent): MonitorWebhookPayload {
+  const fit = new Fitter();
+  const { type, data } = event;
+  const timestamp = new Date(event.detectedAt).toISOString();
+  if (data.type === 'monitor.recovered') {
+    const { since, recovered_at, blind_for_ms } = data;
+    return { type, timestamp, data: { since, recovered_at, blind_for_ms } };
+  }
+  const known = (incident: KnownIncident): KnownIncident => ({
+    id: fit.text(incident.id, SHORT_MAX_BYTES),
+    title: fit.text(incident.title, TITLE_MAX_BYTES),
+    type: fit.text(incident.type, SHORT_MAX_BYTES),
+    status: fit.text(incident.status, SHORT_MAX_BYTES),
+    services: incident.services.slice(0, MONITOR_SERVICES_MAX).map((name) => fit.text(name, SERVICE_NAME_MAX_BYTES)),
+  });
+  const payload = {
+    since: data.since,
+    last_error: fit.text(data.last_error, MONITOR_ERROR_MAX_BYTES),
+    last_known: { ongoing: data.last_known.ongoing.slice(0, 5).map(known), more: data.last_known.more },
+  };
+  return { type, timestamp, data: fit.cut ? { ...payload, truncated: true } : payload };
 }
 
 function fitIncident(fit: Fitter, incident: IncidentSummary): IncidentSummary {

@@ -2,6 +2,7 @@
  * The embeddable widget's data (`/widget.json`, also behind the badge and the element): how the
  * vendor's services stand now, small and stable, built from the ongoing incidents and feed health.
  */
+import { assessKnowledge } from './knowledge.ts';
 import { compareUrgency } from './mirror.ts';
 import type { Incident } from './incident.ts';
 import { incidentPageUrl, oneLine, truncate } from './notification-message.ts';
@@ -29,9 +30,12 @@ export const WIDGET_TITLE_MAX_CHARS = 200;
  * `/widget.json`, a public API: fields may be added, never renamed or removed.
  *
  * - `state`: the worst state among what the widget covers, `ok` when nothing is going on;
- *   `unknown` when a service asked for is one statuswatch never saw and nothing worse goes on.
- * - `stale`: the vendor's feed has not been read successfully for a while (or never): the state
- *   may be out of date.
+ *   `unknown` when a service asked for is one statuswatch never saw and nothing worse goes on;
+ *   `unknown` too, and for every service, while `stale`: a state we cannot back is not shown.
+ * - `stale`: the vendor's feed has not been read successfully for STALE_AFTER_MS (or never).
+ * - `unknown_since`: while stale, the last good read (UTC, ISO 8601); null when fresh or never read.
+ * - `last_known_state`: while stale, what the archive last said (`state` as it would be if
+ *   fresh); null when fresh, and when the feed was never read (the archive says nothing then).
  * - `updated_at`: the vendor's latest update to an incident the widget covers, ongoing or over
  *   (UTC, ISO 8601); null when the archive holds none. It moves only when the state can have.
  * - `url`: the dashboard.
@@ -48,6 +52,8 @@ export const WIDGET_TITLE_MAX_CHARS = 200;
 export type WidgetJson = {
   state: WidgetState;
   stale: boolean;
+  unknown_since: string | null;
+  last_known_state: WidgetState | null;
   updated_at: string | null;
   url: string;
   services: { name: string; state: WidgetState }[];
@@ -117,12 +123,18 @@ export function buildWidgetState(input: WidgetStateInput): WidgetJson {
   const names = filter ?? [...byService.keys()].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
 
   const updatedMs = Math.max(input.latest?.dateUpdated.ms ?? -Infinity, ...covered.map(({ incident }) => incident.dateUpdated.ms));
+  const lastKnown = worstState([...covered.map(({ state }) => state), ...(filter?.some((name) => unknown.has(name)) ? ['unknown' as const] : [])]);
+  const knowledge = assessKnowledge({ lastSuccessAt: input.lastSuccessAt, now: input.now, staleAfterMs: input.staleAfterMs });
+  const known = knowledge.kind === 'known';
   return {
-    state: worstState([...covered.map(({ state }) => state), ...(filter?.some((name) => unknown.has(name)) ? ['unknown' as const] : [])]),
-    stale: input.lastSuccessAt === null || input.now - input.lastSuccessAt >= input.staleAfterMs,
+    state: known ? lastKnown : 'unknown',
+    stale: !known,
+    unknown_since: knowledge.kind === 'stale' ? toIsoUtc(knowledge.since) : null,
+    last_known_state: knowledge.kind === 'stale' ? lastKnown : null,
     updated_at: Number.isFinite(updatedMs) ? toIsoUtc(updatedMs) : null,
     url: `${input.baseUrl.replace(/\/+$/, '')}/`,
-    services: names.map((name) => ({ name, state: byService.get(name) ?? 'ok' })),
+    // Blind, no service is shown in a state: the ongoing incidents below are what we last knew.
+    services: names.map((name) => ({ name, state: known ? (byService.get(name) ?? 'ok') : 'unknown' })),
     incidents: covered.map(({ incident, state }) => ({
       id: incident.id,
       title: truncate(oneLine(incident.title), WIDGET_TITLE_MAX_CHARS),

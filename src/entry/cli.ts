@@ -194,6 +194,10 @@ function describeEvent(event: StatusEvent): string {
       return `${head} ${d.from} -> ${d.to}: ${d.incident.title}`;
     case 'incident.updated':
       return `${head} ${Object.keys(d.changes).join(', ')} changed`;
+    case 'monitor.blind':
+      return `${head} the feed has not been read since ${d.since ?? 'ever'}: ${d.last_error}`;
+    case 'monitor.recovered':
+      return `${head} the feed is read again (unread since ${d.since ?? 'ever'})`;
     case 'incident.note_added':
     case 'incident.note_edited':
       return `${head} note ${d.note.date_created}`;

@@ -13,6 +13,7 @@ import { NO_SECRET_BOX, openSecretBox } from '../adapters/secret-key-file.ts';
 import { createSqliteStore } from '../adapters/sqlite-store.ts';
 import { checkWebhookUrl } from '../adapters/webhook-target-guard.ts';
 import { createChannelSender } from '../app/channel-sender.ts';
+import { createAdminNotice } from '../app/admin-notice.ts';
 import { createDeliverer } from '../app/deliverer.ts';
 import { createFailureReporter } from '../app/failure-reporter.ts';
 import { createDueDeliveries } from '../app/due-deliveries.ts';
@@ -70,13 +71,14 @@ export async function createNodeRuntime(config: Config, logger: Logger, clock: C
   let scheduler: NodeDeliveryScheduler | null = null;
   // Bound before the scheduler exists: a command that never delivers (`poll`) has none to wake.
   const outbox: OutboxSignal = { outboxChanged: () => scheduler?.outboxChanged() };
+  const mailer = createNodeMailer(config);
+  const publicUrl = config.PUBLIC_URL ?? `http://localhost:${config.PORT}`;
+  const announce = createAdminNotice({ mailer, adminEmail: config.ADMIN_EMAIL, publicUrl, logger });
   const poller: Poller = metrics.instrumentPoller(
-    createPoller({ store, feed, clock, logger, instanceId, newId: randomUUID, isLeaseHolderGone, maxIncidentWrites: config.POLL_MAX_INCIDENT_CHANGES, outbox }),
+    createPoller({ store, feed, clock, logger, instanceId, newId: randomUUID, isLeaseHolderGone, maxIncidentWrites: config.POLL_MAX_INCIDENT_CHANGES, outbox, announce }),
   );
   const secrets = options.keepsSecrets === false ? NO_SECRET_BOX : await openSecretBox(config.SECRET_KEY, config.DATABASE_PATH, logger);
   const webhooks = createHttpWebhookSender({ allowPrivate: config.WEBHOOK_ALLOW_PRIVATE, userAgent: USER_AGENT, clock });
-  const mailer = createNodeMailer(config);
-  const publicUrl = config.PUBLIC_URL ?? `http://localhost:${config.PORT}`;
   const sender = createChannelSender({ store, webhooks, mailer, secrets, clock, publicUrl, sanitizeHtml: sanitizeNoteHtml });
   const subscriptions = createSubscriptionService({
     store,

@@ -59,7 +59,8 @@ export function toApiEvent(event: StatusEvent) {
   return {
     id: event.id,
     type: event.type,
-    incident_id: event.incidentId,
+    // A monitor event (monitor.blind, monitor.recovered) is about the feed, not an incident.
+    incident_id: event.incidentId === '' ? null : event.incidentId,
     revision: event.revision,
     occurred_at: iso(event.occurredAt),
     detected_at: iso(event.detectedAt),

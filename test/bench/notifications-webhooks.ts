@@ -9,7 +9,7 @@ import { createDeliverer, type DeliveryRound } from '../../src/app/deliverer.ts'
 import type { StatusEvent } from '../../src/core/events.ts';
 import { webhookMessageId } from '../../src/core/fanout.ts';
 import { webhookHeaders } from '../../src/core/webhook-signing.ts';
-import { toWebhookPayload } from '../../src/core/webhook-payload.ts';
+import { webhookPayloadOf } from '../../src/core/webhook-payload.ts';
 import { USER_AGENT } from '../../src/entry/node.ts';
 import { expectBench, silentLogger } from './harness.ts';
 import type { Collected } from './notifications-receiver.ts';
@@ -99,7 +99,7 @@ export async function benchWebhookThroughput(options: WebhookThroughputOptions, 
 
 /** The body and headers the deliverer sends for `event`, signed once: the baseline sends them as they are. */
 async function signedLikeOurs(event: StatusEvent, secret: string): Promise<{ body: string; headers: Record<string, string> }> {
-  const body = JSON.stringify(toWebhookPayload(event));
+  const body = JSON.stringify(webhookPayloadOf(event));
   const headers = await webhookHeaders({
     id: await webhookMessageId(`${event.id}|sub_bench000000`),
     timestampSeconds: Math.floor(Date.now() / 1000),

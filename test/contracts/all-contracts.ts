@@ -3,6 +3,7 @@ import { accessContract } from './access.contract.ts';
 import { archiveReadsContract } from './archive-reads.contract.ts';
 import { archiveWritesContract } from './archive-writes.contract.ts';
 import { leaseContract } from './leases.contract.ts';
+import { monitorEventsContract } from './monitor-events.contract.ts';
 import { outboxContract } from './outbox.contract.ts';
 import { retentionContract } from './retention.contract.ts';
 import { subscriptionsContract } from './subscriptions.contract.ts';
@@ -16,4 +17,5 @@ export function storeContracts(target: StoreTarget): void {
   subscriptionsContract(target);
   outboxContract(target);
   accessContract(target);
+  monitorEventsContract(target);
 }

@@ -39,9 +39,9 @@ describe('badgeFor', () => {
     expect(badgeFor('Files', 'outage', true)).toEqual({ label: 'Files', message: 'unknown', color: '#9f9f9f' });
   });
 
-  it('draws a name never seen as a grey "unknown service", stale or not', () => {
+  it('draws a name never seen as a grey "unknown service"; stale, everything is a grey "unknown"', () => {
     expect(badgeFor('Nope', 'unknown', false)).toEqual({ label: 'Nope', message: 'unknown service', color: '#9f9f9f' });
-    expect(badgeFor('Nope', 'unknown', true)).toEqual({ label: 'Nope', message: 'unknown service', color: '#9f9f9f' });
+    expect(badgeFor('Nope', 'unknown', true)).toEqual({ label: 'Nope', message: 'unknown', color: '#9f9f9f' });
   });
 });
 

@@ -130,17 +130,17 @@ describe('filters from a request to subscribe', () => {
       channel: 'email',
       target: 'ops@example.com',
       timeZone: 'Europe/Berlin',
-      filters: { services: ['Messaging'], types: ['outage'], events: ['incident.created'] },
+      filters: { services: ['Messaging'], types: ['outage'], events: ['incident.created'], monitor: true },
     });
     const [created] = pollEvents([rawIncident({ type: 'outage' })]);
     expect(matchesFilters(parsed.filters, created!)).toBe(true);
   });
 
-  it('defaults to every event, in UTC', () => {
+  it("defaults to every event, the monitor's own too, in UTC", () => {
     expect(schema.parse({ channel: 'webhook', url: 'https://hooks.example.com/in' })).toEqual({
       channel: 'webhook',
       target: 'https://hooks.example.com/in',
-      filters: {},
+      filters: { monitor: true },
       timeZone: 'UTC',
     });
   });
@@ -155,7 +155,7 @@ describe('filters from a request to subscribe', () => {
     ]);
     expect(issues({ channel: 'email', email: 'ops@example.com', filters: { events: ['incident.deleted'], services: Array(51).fill('x') } })).toEqual([
       'filters.services: filters.services may list at most 50 entries',
-      'filters.events.0: filters.events entries must be one of incident.created, incident.status_changed, incident.note_added, incident.note_edited, incident.updated',
+      'filters.events.0: filters.events entries must be one of incident.created, incident.status_changed, incident.note_added, incident.note_edited, incident.updated, monitor.blind, monitor.recovered',
     ]);
     // A misspelt key must not quietly subscribe someone to everything.
     expect(issues({ channel: 'email', email: 'ops@example.com', filter: { services: ['Files'] } })).toEqual([': Unrecognized key: "filter"']);

@@ -47,11 +47,26 @@ describe('availability', () => {
     expect(result.services.map((s) => s.service)).toEqual(VENDOR_SERVICES);
     for (const service of result.services) {
       expect(service.windows).toEqual([
-        { days: 30, startMs: NOW - WINDOW_30_MS, endMs: NOW, availability: 1, outageMs: 0, partialMs: 0, downtimeMs: 0, incidents: 0 },
-        { days: 90, startMs: NOW - WINDOW_90_MS, endMs: NOW, availability: 1, outageMs: 0, partialMs: 0, downtimeMs: 0, incidents: 0 },
+        { days: 30, startMs: NOW - WINDOW_30_MS, endMs: NOW, availability: 1, observedMs: WINDOW_30_MS, outageMs: 0, partialMs: 0, downtimeMs: 0, incidents: 0 },
+        { days: 90, startMs: NOW - WINDOW_90_MS, endMs: NOW, availability: 1, observedMs: WINDOW_90_MS, outageMs: 0, partialMs: 0, downtimeMs: 0, incidents: 0 },
       ]);
     }
     expect(result.partialOutageWeight).toBe(PARTIAL_OUTAGE_WEIGHT);
+  });
+
+  it('leaves time without data out of availability, downtime included, and claims nothing without any', () => {
+    // The archive began 10 days ago; an outage of an hour, then 2 days blind during a second outage.
+    const began = NOW - 10 * DAY;
+    const blind: [number, number] = [NOW - 4 * DAY, NOW - 2 * DAY];
+    const noData: [number, number][] = [[Number.NEGATIVE_INFINITY, began], blind];
+    const spans = [span({ type: 'outage', createdAt: NOW - 7 * DAY }), span({ id: '2', type: 'outage', createdAt: NOW - 5 * DAY, resolvedAt: NOW - 3 * DAY })];
+    const window = computeReliability(spans, { nowMs: NOW, noData }).services.find((s) => s.service === 'Files')!.windows[0]!;
+    expect(window.observedMs).toBe(8 * DAY);
+    // The second outage counts only for the day before the blindness began.
+    expect(window.outageMs).toBe(HOUR + DAY);
+    expect(window.availability).toBeCloseTo(1 - (HOUR + DAY) / (8 * DAY), 12);
+    const none = computeReliability([], { nowMs: NOW, noData: [[Number.NEGATIVE_INFINITY, NOW]] }).services[0]!.windows[0]!;
+    expect(none).toMatchObject({ availability: null, observedMs: 0 });
   });
 
   it('counts an outage in full, an incident at the partial weight, and a notice not at all', () => {

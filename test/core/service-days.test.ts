@@ -36,6 +36,24 @@ function touched(rows: ReturnType<typeof serviceDays>, service: string) {
 }
 
 describe('serviceDays', () => {
+  it('marks days the archive cannot speak for as no data: wholly before it began, or wholly blind up to now', () => {
+    const began = at('2026-10-06T12:00:00Z');
+    const noData: [number, number][] = [
+      [Number.NEGATIVE_INFINITY, began],
+      [at('2026-10-08T00:00:00Z'), at('2026-10-09T00:00:00Z')],
+      [at('2026-10-10T00:00:00Z'), NOW],
+    ];
+    const [row] = serviceDays([], { nowMs: NOW, days: 6, services: ['Files'], noData });
+    expect(row!.days.map((d) => [d.date, d.noData])).toEqual([
+      ['2026-10-05', true],
+      ['2026-10-06', false], // half of it was read
+      ['2026-10-07', false],
+      ['2026-10-08', true],
+      ['2026-10-09', false],
+      ['2026-10-10', true], // blind since midnight, up to now
+    ]);
+  });
+
   it('shows every known service, oldest day first, ending today, even with an empty archive', () => {
     const rows = serviceDays([], { nowMs: NOW, days: 90 });
     expect(rows.map((r) => r.service)).toEqual(VENDOR_SERVICES);
@@ -86,6 +104,7 @@ describe('serviceDays', () => {
     expect(days[0]).toEqual({
       date: '2026-10-08',
       worst: 'outage',
+      noData: false,
       incidents: [
         { id: '1', title: 'Slow', type: 'incident' },
         { id: '2', title: 'Down', type: 'outage' },

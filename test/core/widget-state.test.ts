@@ -56,6 +56,8 @@ describe('buildWidgetState', () => {
     expect(buildWidgetState(input({ latest }))).toEqual({
       state: 'ok',
       stale: false,
+      unknown_since: null,
+      last_known_state: null,
       updated_at: '2026-09-30T17:00:00.000Z',
       url: 'https://status.example.com/',
       services: [],

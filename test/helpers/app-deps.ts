@@ -5,6 +5,7 @@
  * SQLite file on Node), so a Workers-pool run can build the same deps over D1.
  */
 import type { Context } from 'hono';
+import { createAdminNotice } from '../../src/app/admin-notice.ts';
 import { createChannelSender } from '../../src/app/channel-sender.ts';
 import { createDeliverer, type Deliverer } from '../../src/app/deliverer.ts';
 import { createPoller, type Poller } from '../../src/app/poller.ts';
@@ -84,7 +85,17 @@ export async function buildAppDeps(ports: AppPorts, settings: AppSettings = {}):
     ports.poller ??
     (ports.feed
       ? metrics.instrumentPoller(
-          createPoller({ store, feed: ports.feed, clock, logger, instanceId, newId: () => crypto.randomUUID(), maxIncidentWrites: settings.maxIncidentWrites, outbox }),
+          createPoller({
+            store,
+            feed: ports.feed,
+            clock,
+            logger,
+            instanceId,
+            newId: () => crypto.randomUUID(),
+            maxIncidentWrites: settings.maxIncidentWrites,
+            outbox,
+            announce: createAdminNotice({ mailer, adminEmail: settings.adminEmail, publicUrl, logger }),
+          }),
         )
       : skippingPoller);
   const deliverer = createDeliverer({

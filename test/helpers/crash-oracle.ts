@@ -28,6 +28,10 @@ function keyOf(type: EventType, incident: IncidentFields, data: ChangeFields): s
       const fields = Object.entries(data.changes ?? {}).sort(([a], [b]) => (a < b ? -1 : 1));
       return changeKey(incident.id, type, fields.map(([field, c]) => `${field}:${String(c.from)}>${String(c.to)}`).join(';'));
     }
+    // The crash stories' vendor never goes dark: a monitor event would be a change no story told.
+    case 'monitor.blind':
+    case 'monitor.recovered':
+      return type;
   }
 }
 

@@ -330,6 +330,7 @@ describe('admin pages', () => {
     expect(page.status).toBe(200);
     expect(page.html).toContain('All were accepted.');
     expect(page.html).toContain('<th scope="row">incident.note_edited</th>');
-    expect(receiver.received).toHaveLength(5);
+    expect(page.html).toContain('<th scope="row">monitor.blind</th>');
+    expect(receiver.received).toHaveLength(7);
   });
 });

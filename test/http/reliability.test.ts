@@ -66,6 +66,8 @@ describe('/api/reliability and /reliability', () => {
     await vendor.setIncidents([filesOutage, hostile, searchIncident]);
     expect((await service.poll()).events.map((e: { type: string }) => e.type)).toEqual(['incident.created']);
     clock.ms = NOW;
+    // Still reading the feed at NOW: a last read days old would make the days since "no data".
+    expect((await service.poll()).outcome).toBe('ok');
   });
   afterAll(async () => {
     await service?.close();
@@ -87,6 +89,7 @@ describe('/api/reliability and /reliability', () => {
       end_at: '2026-10-10T15:00:00.000Z',
       availability: 1 - (2 * HOUR) / (30 * DAY),
       availability_percent: 99.722,
+      observed_ms: 30 * DAY,
       downtime_ms: 2 * HOUR,
       outage_ms: 2 * HOUR,
       partial_ms: 0,
@@ -174,10 +177,15 @@ describe('/reliability of an empty archive', () => {
     await vendor?.close();
   });
 
-  it('reports every known service whole and says why the duration charts are missing', async () => {
+  it('reports every known service, with no data rather than 100%, and says why the duration charts are missing', async () => {
     const { body } = await service.get('/api/reliability');
     expect(body.availability.services).toHaveLength(11);
-    expect(body.availability.services.every((s: { windows: { availability: number }[] }) => s.windows.every((w) => w.availability === 1))).toBe(true);
+    // Never read: nothing is known, so no availability is claimed (issue 12: it said 100%).
+    expect(
+      body.availability.services.every((s: { windows: { availability: number | null; observed_ms: number }[] }) =>
+        s.windows.every((w) => w.availability === null && w.observed_ms === 0),
+      ),
+    ).toBe(true);
     expect(body.months.every((m: { incidents: { total: number } }) => m.incidents.total === 0)).toBe(true);
 
     const html = await (await service.fetch(`${service.url}/reliability`)).text();

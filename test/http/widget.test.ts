@@ -61,6 +61,8 @@ describe('widget, badge and embed', () => {
     expect(JSON.parse(res.body)).toEqual({
       state: 'outage',
       stale: false,
+      unknown_since: null,
+      last_known_state: null,
       updated_at: '2026-10-01T13:30:00.000Z',
       url: `${service.url}/`,
       services: [
@@ -210,7 +212,7 @@ describe('widget, badge and embed', () => {
     expect((await service.poll()).outcome).toBe('failed');
     const stale = await get('/widget.json', { 'if-none-match': fresh.headers.get('etag')! });
     expect(stale.status).toBe(200);
-    expect(JSON.parse(stale.body)).toMatchObject({ stale: true, state: 'outage' });
+    expect(JSON.parse(stale.body)).toMatchObject({ stale: true, state: 'unknown', last_known_state: 'outage' });
     expect((await get('/badge.svg?service=Files')).body).toContain('aria-label="Files: unknown"');
 
     await vendor.clearFaults();

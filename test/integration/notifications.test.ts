@@ -210,6 +210,8 @@ describe('notifications', () => {
       'incident.note_added',
       'incident.note_edited',
       'incident.updated',
+      'monitor.blind',
+      'monitor.recovered',
     ]);
     // A receiver that drops repeated webhook-ids (as the README tells it to) must still see a second test.
     await service.admin('POST', `/api/subscriptions/${subscription.id}/test`);
@@ -219,11 +221,11 @@ describe('notifications', () => {
     await vendor.setIncidents([rawIncident({ id: 7 }), rawIncident({ id: 8 })]);
     await service.poll();
     await service.deliverNow();
-    expect(receiver.received).toHaveLength(7);
+    expect(receiver.received).toHaveLength(9);
     const replay = await service.admin('POST', '/api/delivery-replays', { since: new Date(clock.now() - 60_000).toISOString() });
     expect(replay.body.replayed).toBe(2);
     await service.deliverNow();
-    expect(receiver.received).toHaveLength(9);
+    expect(receiver.received).toHaveLength(11);
   });
 
   it('refuses bad requests with a clear error, and keeps the admin API behind the token', async () => {

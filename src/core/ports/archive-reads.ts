@@ -1,4 +1,5 @@
 /** The read side of the archive: what the HTTP API, the pages and the vendor mirror ask. */
+import type { DataCoverage } from '../coverage.ts';
 import type { ArchivedIncident } from '../diff.ts';
 import type { EventType, StatusEvent } from '../events.ts';
 import type { Note } from '../incident.ts';
@@ -87,6 +88,8 @@ export interface ArchiveQueries {
   knownServices(limit: number): Promise<string[]>;
   /** Incidents going on at any time since `sinceMs`: not resolved before it (ongoing included). */
   incidentSpans(sinceMs: number): Promise<IncidentSpan[]>;
+  /** When the archive began and the blind episodes that ended at or after `sinceMs` or go on (coverage.ts). */
+  dataCoverage(sinceMs: number): Promise<DataCoverage>;
   feedHealth(): Promise<FeedHealth>;
   listPollRuns(beforeStartedAt: number | null, limit: number): Promise<PollRun[]>;
   /** One poll run and the payloads it kept because they were not a feed. */

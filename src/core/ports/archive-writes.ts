@@ -1,6 +1,6 @@
 /** The write side of the archive: what the poller reads to plan a poll, and the atomic step that writes the plan. */
 import type { ArchivedIncident, PollPlan } from '../diff.ts';
-import type { EventType } from '../events.ts';
+import type { EventType, MonitorEvent } from '../events.ts';
 import type { PlannedDelivery } from '../fanout.ts';
 import type { FeedSource } from '../observe.ts';
 
@@ -81,6 +81,8 @@ export interface ArchiveWrites {
   applyPoll(input: ApplyPollInput): Promise<number>;
   /** A number that changes whenever any incident row is written (last_seen_at included), by any process. */
   archiveGeneration(): Promise<number>;
+  /** The newest `monitor.blind` or `monitor.recovered` event (monitor-episode.ts), if any. */
+  latestMonitorEvent(): Promise<MonitorEvent | null>;
   /** A poll that applied nothing: a failure, or a feed unchanged since the last one. */
   recordPollRun(run: PollRun, rejected: readonly RejectedPayload[]): Promise<void>;
 }

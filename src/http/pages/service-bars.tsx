@@ -14,7 +14,7 @@ function moreText(day: ServiceDay): string | null {
 
 /** What a day says to a screen reader and in its tooltip: the date, then each incident with its type. */
 export function dayLabel(day: ServiceDay): string {
-  if (day.incidents.length === 0) return `${day.date}: no incidents`;
+  if (day.incidents.length === 0) return day.noData ? `${day.date}: no data` : `${day.date}: no incidents`;
   const named = day.incidents.slice(0, DAY_INCIDENTS_SHOWN).map((i) => `${i.title} (${i.type})`);
   const more = moreText(day);
   return `${day.date}: ${[...named, ...(more ? [more] : [])].join('; ')}`;
@@ -23,7 +23,9 @@ export function dayLabel(day: ServiceDay): string {
 function rowSummary(row: ServiceDayRow): string {
   const touched = row.days.filter((d) => d.worst !== null).length;
   const outages = row.days.filter((d) => d.worst === 'outage').length;
-  if (touched === 0) return 'No incidents';
+  const blank = row.days.filter((d) => d.noData && d.worst === null).length;
+  if (blank === row.days.length) return 'No data';
+  if (touched === 0) return blank > 0 ? `No incidents; ${blank} ${blank === 1 ? 'day' : 'days'} without data` : 'No incidents';
   const days = `${touched} ${touched === 1 ? 'day' : 'days'} with incidents`;
   return outages > 0 ? `${days}, ${outages} with an outage` : days;
 }
@@ -41,6 +43,9 @@ export function ServiceBars(props: { rows: ServiceDayRow[] }) {
       <ul class="bar-legend" aria-label="Legend">
         <li>
           <span class="swatch day-none" aria-hidden="true"></span>No incident
+        </li>
+        <li>
+          <span class="swatch day-nodata" aria-hidden="true"></span>No data
         </li>
         <li>
           <span class="swatch day-notice" aria-hidden="true"></span>Notice
@@ -63,7 +68,7 @@ export function ServiceBars(props: { rows: ServiceDayRow[] }) {
             </div>
             <ol class="day-bars" aria-labelledby={`service-bars-${index}`} aria-describedby={range ? 'service-bars-range' : undefined}>
               {row.days.map((day) => (
-                <li class={`day day-${day.worst ?? 'none'}`} tabindex={0} aria-label={dayLabel(day)}></li>
+                <li class={`day day-${day.worst ?? (day.noData ? 'nodata' : 'none')}`} tabindex={0} aria-label={dayLabel(day)}></li>
               ))}
             </ol>
           </li>

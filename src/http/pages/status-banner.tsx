@@ -1,9 +1,16 @@
-/** The state right now, in one line at the top of `/`: all clear, or how many incidents and the worst. */
+/**
+ * The state right now, in one line at the top of `/`: all clear, or how many incidents and the
+ * worst; grey "Status unknown" while the feed cannot be read (knowledge.ts), never all clear.
+ */
+import type { Knowledge } from '../../core/knowledge.ts';
 import type { StoredIncident } from '../../core/ports.ts';
 import { statusWord } from '../../core/notification-message.ts';
+import { Time } from './time.tsx';
 
 /** `ongoing` is sorted worst first (compareUrgency). */
-export function StatusBanner(props: { ongoing: readonly StoredIncident[] }) {
+export function StatusBanner(props: { ongoing: readonly StoredIncident[]; knowledge: Knowledge }) {
+  const { knowledge } = props;
+  if (knowledge.kind !== 'known') return <UnknownBanner knowledge={knowledge} ongoing={props.ongoing} />;
   const worst = props.ongoing[0];
   if (!worst) {
     return (
@@ -18,6 +25,24 @@ export function StatusBanner(props: { ongoing: readonly StoredIncident[] }) {
     <section class={`banner banner-${bannerLevel(worst.type)}`} aria-labelledby="banner-title">
       <h1 id="banner-title">{count === 1 ? '1 incident going on' : `${count} incidents going on`}</h1>
       <p>{typeCounts(props.ongoing)}</p>
+    </section>
+  );
+}
+
+/** Blind: what we last knew is said as the past, in grey. */
+function UnknownBanner(props: { knowledge: Exclude<Knowledge, { kind: 'known' }>; ongoing: readonly StoredIncident[] }) {
+  const count = props.ongoing.length;
+  return (
+    <section class="banner banner-unknown" aria-labelledby="banner-title">
+      <h1 id="banner-title">Status unknown</h1>
+      {props.knowledge.kind === 'never-read' ? (
+        <p>The vendor's status feed has not been read yet: there is no data on how its services stand.</p>
+      ) : (
+        <p>
+          The vendor's status feed cannot be read: no data since <Time ms={props.knowledge.since} />. Then,{' '}
+          {count === 0 ? 'no incident was going on' : count === 1 ? '1 incident was going on' : `${count} incidents were going on`}.
+        </p>
+      )}
     </section>
   );
 }

@@ -1,4 +1,5 @@
 /** The body of `/`: the state now, the incidents going on, 90 days of each service, and the feed's health. */
+import type { Knowledge } from '../../core/knowledge.ts';
 import type { FeedHealth, StoredIncident } from '../../core/ports.ts';
 import type { ServiceDayRow } from '../../core/service-days.ts';
 import { FeedHealthNote } from './feed-health.tsx';
@@ -11,19 +12,21 @@ export type StatusPageData = {
   /** Worst first. */
   ongoing: StoredIncident[];
   health: FeedHealth;
+  /** What the page may claim: blind, the banner says "Status unknown". */
+  knowledge: Knowledge;
   rows: ServiceDayRow[];
   days: number;
 };
 
 export function StatusPage(props: { data: StatusPageData; sanitize: Sanitize }) {
-  const { ongoing, health, rows, days } = props.data;
+  const { ongoing, health, rows, days, knowledge } = props.data;
   return (
     <>
-      <StatusBanner ongoing={ongoing} />
+      <StatusBanner ongoing={ongoing} knowledge={knowledge} />
       <FeedHealthNote health={health} />
       {ongoing.length > 0 && (
         <section aria-labelledby="ongoing-title">
-          <h2 id="ongoing-title">Going on now</h2>
+          <h2 id="ongoing-title">{knowledge.kind === 'known' ? 'Going on now' : 'Going on when the feed was last read'}</h2>
           {ongoing.map((incident) => (
             <IncidentCard incident={incident} sanitize={props.sanitize} />
           ))}

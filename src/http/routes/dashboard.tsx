@@ -1,7 +1,9 @@
 /** The dashboard's HTML pages: `/` (the state now), `/incidents` (the searchable history), `/incidents/:id`. */
 import { Hono, type Context } from 'hono';
 import { z } from 'zod';
+import { noDataIntervals } from '../../core/coverage.ts';
 import { ApiError, SearchTooBroadError } from '../../core/errors.ts';
+import { assessKnowledge } from '../../core/knowledge.ts';
 import { compareUrgency } from '../../core/mirror.ts';
 import type { IncidentFilter, IncidentPosition, ListedIncident } from '../../core/ports.ts';
 import { parseSearch } from '../../core/search-query.ts';
@@ -41,12 +43,17 @@ export function dashboardRoutes(deps: AppDeps) {
     clock,
     maxAgeMs: BARS_MAX_AGE_MS,
     // A span that began before the window can still touch its first day.
-    build: async (nowMs) => serviceDays(await store.incidentSpans(nowMs - BAR_DAYS * DAY_MS), { nowMs, days: BAR_DAYS }),
+    build: async (nowMs) => {
+      const since = nowMs - BAR_DAYS * DAY_MS;
+      const [spans, coverage, health] = await Promise.all([store.incidentSpans(since), store.dataCoverage(since), store.feedHealth()]);
+      return serviceDays(spans, { nowMs, days: BAR_DAYS, noData: noDataIntervals(coverage, health.lastSuccessAt, nowMs) });
+    },
   });
 
   app.get('/', secure, async (c) => {
     const [ongoing, health, rows] = await Promise.all([store.ongoingIncidents(), store.feedHealth(), bars()]);
-    const data = { ongoing: [...ongoing].sort(compareUrgency), health, rows, days: BAR_DAYS };
+    const knowledge = assessKnowledge({ lastSuccessAt: health.lastSuccessAt, now: clock.now() });
+    const data = { ongoing: [...ongoing].sort(compareUrgency), health, knowledge, rows, days: BAR_DAYS };
     return page(c, 'Status', <StatusPage data={data} sanitize={deps.sanitizeHtml} />);
   });
 

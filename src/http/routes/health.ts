@@ -1,9 +1,11 @@
 /** /healthz: 503 once the feed has not been read successfully for five minutes. */
 import { Hono } from 'hono';
 import { iso, toApiPollRun } from '../api-json.ts';
+import { STALE_AFTER_MS } from '../../core/knowledge.ts';
 import type { AppDeps } from '../deps.ts';
 
-export const STALE_AFTER_MS = 5 * 60_000;
+/** The limit every face shares (core/knowledge.ts), re-exported under the name it always had here. */
+export { STALE_AFTER_MS };
 
 export function healthRoutes({ store, clock, startedAt }: AppDeps) {
   const app = new Hono();

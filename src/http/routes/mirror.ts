@@ -1,5 +1,6 @@
 /** The vendor's own endpoints, served from our archive: existing clients can point at us instead. */
 import { Hono } from 'hono';
+import { assessKnowledge } from '../../core/knowledge.ts';
 import { renderCurrentV1, renderCurrentV2, V1_RECENT_WINDOW_MS } from '../../core/mirror.ts';
 import { toVendorIncident } from '../../core/vendor-format.ts';
 import type { AppDeps } from '../deps.ts';
@@ -11,19 +12,24 @@ const MIRROR_HISTORY_MAX = 1000;
 export function mirrorRoutes({ store, clock }: AppDeps) {
   const app = new Hono();
 
+  /** Whether the feed was read within the staleness limit: blind, `status` is never `ok`. */
+  const known = async (now: number) => assessKnowledge({ lastSuccessAt: (await store.feedHealth()).lastSuccessAt, now }).kind === 'known';
+
   app.get('/api/v2.0.0/current', async (c) => {
-    const [ongoing, latest] = await Promise.all([store.ongoingIncidents(), store.latestCreatedIncident()]);
-    return c.json(renderCurrentV2(ongoing, latest, clock.now()));
+    const now = clock.now();
+    const [ongoing, latest, isKnown] = await Promise.all([store.ongoingIncidents(), store.latestCreatedIncident(), known(now)]);
+    return c.json(renderCurrentV2(ongoing, latest, now, isKnown));
   });
 
   const v1Current = async () => {
     const now = clock.now();
-    const [ongoing, recent, latest] = await Promise.all([
+    const [ongoing, recent, latest, isKnown] = await Promise.all([
       store.ongoingIncidents(),
       store.incidentsUpdatedSince(now - V1_RECENT_WINDOW_MS, 1),
       store.latestCreatedIncident(),
+      known(now),
     ]);
-    return renderCurrentV1(ongoing, recent[0] ?? null, latest, now);
+    return renderCurrentV1(ongoing, recent[0] ?? null, latest, now, isKnown);
   };
   app.get('/api/v1.0.0/current', async (c) => c.json(await v1Current()));
   // No version in the path means v1, as on the vendor.

@@ -1,6 +1,7 @@
 /** The vendor's track record: `/api/reliability` (JSON) and `/reliability` (the same figures, charted and tabled). */
 import { Hono } from 'hono';
 import { raw } from 'hono/html';
+import { noDataIntervals } from '../../core/coverage.ts';
 import {
   AVAILABILITY_WINDOWS_DAYS,
   computeReliability,
@@ -36,7 +37,11 @@ export function reliabilityRoutes(deps: Pick<AppDeps, 'store' | 'clock' | 'asset
     generation: () => store.archiveGeneration(),
     clock,
     maxAgeMs: FIGURES_MAX_AGE_MS,
-    build: async (nowMs) => computeReliability(await store.incidentSpans(reliabilitySince(nowMs)), { nowMs }),
+    build: async (nowMs) => {
+      const since = reliabilitySince(nowMs);
+      const [spans, coverage, health] = await Promise.all([store.incidentSpans(since), store.dataCoverage(since), store.feedHealth()]);
+      return computeReliability(spans, { nowMs, noData: noDataIntervals(coverage, health.lastSuccessAt, nowMs) });
+    },
   });
 
   app.get('/api/reliability', async (c) => c.json(toApiReliability(await figures())));
@@ -56,7 +61,8 @@ export function toApiReliability(r: Reliability) {
     availability: {
       method:
         `outage: down for its whole duration; incident: partial outage counted at ${WEIGHT_PERCENT}% (as Atlassian Statuspage does); ` +
-        'notice: not downtime. Overlaps merged per service; ongoing incidents count until now; rolling windows ending now.',
+        'notice: not downtime. Overlaps merged per service; ongoing incidents count until now; rolling windows ending now. ' +
+        'Time without data (before the archive began, or while the feed could not be read) counts neither way: availability is over observed_ms, null when there is none.',
       partial_outage_weight: r.partialOutageWeight,
       window_days: AVAILABILITY_WINDOWS_DAYS,
       services: r.services.map((s) => ({
@@ -65,8 +71,10 @@ export function toApiReliability(r: Reliability) {
           days: w.days,
           start_at: iso(w.startMs),
           end_at: iso(w.endMs),
+          // null: no data for the whole window (before the archive began, or blind).
           availability: w.availability,
-          availability_percent: percentFloor(w.availability),
+          availability_percent: w.availability === null ? null : percentFloor(w.availability),
+          observed_ms: w.observedMs,
           downtime_ms: Math.round(w.downtimeMs),
           outage_ms: w.outageMs,
           partial_ms: w.partialMs,
@@ -91,7 +99,8 @@ function percentFloor(ratio: number): number {
   return Math.floor(ratio * 100_000) / 1000;
 }
 
-function percentText(ratio: number): string {
+function percentText(ratio: number | null): string {
+  if (ratio === null) return 'no data';
   return ratio === 1 ? '100%' : `${percentFloor(ratio).toFixed(3)}%`;
 }
 

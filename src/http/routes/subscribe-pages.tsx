@@ -192,7 +192,7 @@ export function subscribePageRoutes(deps: AppDeps) {
       const current = await subscriptions.peek('manage', token);
       const values = readChoices(form);
       // The form has no field for event types (an admin may have set them): they are kept as they are.
-      const checked = await check(current.target, values, { events: current.filters.events });
+      const checked = await check(current.target, values, { events: current.filters.events, monitor: current.filters.monitor ?? false });
       if (!checked.ok) {
         return page(c, 'Your email updates: please fix the form', <ManagePage token={token} email={current.target} values={values} errors={checked.errors} />, 400);
       }

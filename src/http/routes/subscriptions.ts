@@ -68,7 +68,8 @@ export function subscriptionRoutes(deps: AppDeps) {
     const merged = parse(createSchema, {
       channel: current.channel,
       ...(current.channel === 'email' ? { email: body.email ?? current.target } : { url: body.url ?? current.target }),
-      filters: body.filters ?? current.filters,
+      // `monitor` stays as it was unless the patch says: an older subscription is not opted in by an edit.
+      filters: { ...(body.filters ?? current.filters), monitor: body.filters?.monitor ?? current.filters.monitor ?? false },
       timezone: body.timezone ?? current.timeZone,
     });
     if (current.channel === 'email' && body.url !== undefined) throw new ApiError(400, 'invalid_request', 'an email subscription has email, not url');

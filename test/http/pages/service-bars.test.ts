@@ -8,10 +8,11 @@ const rows: ServiceDayRow[] = [
   {
     service: '<b>Files</b>',
     days: [
-      { date: '2026-10-08', worst: null, incidents: [] },
+      { date: '2026-10-08', worst: null, noData: false, incidents: [] },
       {
         date: '2026-10-09',
         worst: 'outage',
+        noData: false,
         incidents: [
           { id: '1', title: HOSTILE_TITLE, type: 'outage' },
           { id: '2', title: 'Slow uploads', type: 'incident' },
@@ -41,7 +42,7 @@ describe('ServiceBars', () => {
   });
 
   it('names at most three incidents a day and counts the rest, so a busy archive keeps the page small', () => {
-    const busy = { date: '2026-10-10', worst: 'incident' as const, incidents: ['a', 'b', 'c', 'd', 'e'].map((id) => ({ id, title: `Title ${id}`, type: 'incident' })) };
+    const busy = { date: '2026-10-10', worst: 'incident' as const, noData: false, incidents: ['a', 'b', 'c', 'd', 'e'].map((id) => ({ id, title: `Title ${id}`, type: 'incident' })) };
     expect(dayLabel(busy)).toBe('2026-10-10: Title a (incident); Title b (incident); Title c (incident); and 2 more');
     const page = String(ServiceBars({ rows: [{ service: 'Files', days: [busy] }] }));
     expect(page).not.toContain('Title d');

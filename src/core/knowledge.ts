@@ -1,0 +1,39 @@
+/**
+ * What statuswatch knows about the vendor right now: every public face renders from this, so none
+ * says "all clear" from a feed it has not read (issue 12). Pure: the caller passes the clock.
+ */
+
+/**
+ * The last successful read older than this, the data is stale: /healthz answers 503, and every
+ * face says "unknown" instead of a state. Five minutes is five missed polls at the default schedule.
+ */
+export const STALE_AFTER_MS = 5 * 60_000;
+
+/**
+ * - `known`: the feed was read within the limit; what the archive says is the state.
+ * - `never-read`: no poll has ever read the feed: the archive says nothing about now.
+ * - `stale`: the last good read (`since`) is older than the limit: the archive says how things
+ *   stood then, not now.
+ */
+export type Knowledge =
+  | { kind: 'known'; lastSuccessAt: number }
+  | { kind: 'never-read' }
+  | { kind: 'stale'; since: number };
+
+export type KnowledgeInput = {
+  /** feedHealth().lastSuccessAt: the last poll that read the feed, epoch ms. */
+  lastSuccessAt: number | null;
+  now: number;
+  staleAfterMs?: number;
+};
+
+export function assessKnowledge({ lastSuccessAt, now, staleAfterMs = STALE_AFTER_MS }: KnowledgeInput): Knowledge {
+  if (lastSuccessAt === null) return { kind: 'never-read' };
+  if (now - lastSuccessAt >= staleAfterMs) return { kind: 'stale', since: lastSuccessAt };
+  return { kind: 'known', lastSuccessAt };
+}
+
+/** The last good read while blind (null: never), for "no data since …". */
+export function blindSince(knowledge: Knowledge): number | null {
+  return knowledge.kind === 'stale' ? knowledge.since : null;
+}
