@@ -89,6 +89,12 @@ export type PollerDeps = {
    * in the archive with its deliveries: the admin's email (admin-notice.ts).
    */
   announce?: (event: MonitorEvent) => Promise<void>;
+  /**
+   * When polling began, for a feed never read: blind counts from then. By default the poller's
+   * creation (a Node process polls for its whole life); a runtime that makes a poller per
+   * invocation (Workers' cron) passes a time kept with the archive instead.
+   */
+  pollingSince?: () => Promise<number>;
 };
 
 type SourceRead = {
@@ -103,8 +109,9 @@ export type Poller = { pollOnce(): Promise<PollResult> };
 
 export function createPoller(deps: PollerDeps): Poller {
   const { store, feed, clock, logger } = deps;
-  // A feed never read is blind from when polling began here (as /healthz counts a fresh start).
-  const pollingSince = clock.now();
+  // A feed never read is blind from when polling began (as /healthz counts a fresh start).
+  const createdAt = clock.now();
+  const pollingSince = deps.pollingSince ?? (async () => createdAt);
   const maxIncidentWrites = deps.maxIncidentWrites ?? DEFAULT_MAX_INCIDENT_WRITES_PER_POLL;
   // Bodies of the last poll that was diffed in full. Equal bodies cannot hold a change, so the
   // common minute (nothing happened) costs two fetches and two string comparisons.
@@ -324,7 +331,7 @@ export function createPoller(deps: PollerDeps): Poller {
       read,
       now,
       lastSuccessAt: health?.lastSuccessAt ?? null,
-      pollingSince,
+      pollingSince: await pollingSince(),
       staleAfterMs: STALE_AFTER_MS,
       latest,
       error: run.error ?? '',

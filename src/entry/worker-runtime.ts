@@ -10,6 +10,7 @@ import { sanitizeNoteHtml } from '../adapters/html-sanitizer.ts';
 import { createQueueOutboxSignal, type QueueOutboxSignal, type WakeUpQueue } from '../adapters/queue-outbox-signal.ts';
 import { secretBoxFromSetting } from '../adapters/secret-key-setting.ts';
 import { createSqliteStore } from '../adapters/sqlite-store.ts';
+import { createAdminNotice } from '../app/admin-notice.ts';
 import { createChannelSender } from '../app/channel-sender.ts';
 import { createDeliverer } from '../app/deliverer.ts';
 import { createDueDeliveries, type DueDeliveries } from '../app/due-deliveries.ts';
@@ -59,6 +60,14 @@ export function workerLogger(config: Config): Logger {
   return createConsoleLogger({ level: config.LOG_LEVEL, format: 'json', write: (line) => console.log(line), base: { runtime: 'workers' } });
 }
 
+/**
+ * Each cron invocation makes its own poller, so a feed never read is blind from the first
+ * invocation's time, kept in the archive (D1), not from this one's.
+ */
+export function pollingSinceKeptIn(store: Pick<Store, 'secret'>, clock: Clock): () => Promise<number> {
+  return async () => Number(await store.secret('polling_since', () => String(clock.now())));
+}
+
 export type WorkerCore = {
   config: Config;
   logger: Logger;
@@ -83,7 +92,19 @@ export function createWorkerCore(env: WorkerBindings & Record<string, unknown>, 
   const store = createSqliteStore(d1Connection(env.DB));
   const outbox = createQueueOutboxSignal({ queue: env.DELIVERIES, logger, keepAlive: options.keepAlive });
   const feed = createFetchFeedClient({ baseUrl: config.STATUS_URL, timeoutMs: config.POLL_TIMEOUT_MS, maxBytes: config.FEED_MAX_BYTES, userAgent: WORKER_USER_AGENT, clock });
-  const poller = createPoller({ store, feed, clock, logger, instanceId: options.instanceId, newId: () => crypto.randomUUID(), maxIncidentWrites: config.POLL_MAX_INCIDENT_CHANGES, outbox });
+  const publicUrl = config.PUBLIC_URL ?? FALLBACK_PUBLIC_URL;
+  const poller = createPoller({
+    store,
+    feed,
+    clock,
+    logger,
+    instanceId: options.instanceId,
+    newId: () => crypto.randomUUID(),
+    maxIncidentWrites: config.POLL_MAX_INCIDENT_CHANGES,
+    outbox,
+    pollingSince: pollingSinceKeptIn(store, clock),
+    announce: createAdminNotice({ mailer: createWorkerSenders(config).mailer, adminEmail: config.ADMIN_EMAIL, publicUrl, logger }),
+  });
   return {
     config,
     logger,
@@ -91,7 +112,7 @@ export function createWorkerCore(env: WorkerBindings & Record<string, unknown>, 
     store,
     poller: options.metrics ? options.metrics.instrumentPoller(poller) : poller,
     outbox,
-    publicUrl: config.PUBLIC_URL ?? FALLBACK_PUBLIC_URL,
+    publicUrl,
     pruner: createPruner({ store, logger, settings: retentionSettings(config) }),
   };
 }

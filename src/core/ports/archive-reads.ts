@@ -94,6 +94,9 @@ export interface ArchiveQueries {
   listPollRuns(beforeStartedAt: number | null, limit: number): Promise<PollRun[]>;
   /** One poll run and the payloads it kept because they were not a feed. */
   getPollRun(id: string): Promise<{ run: PollRun; rejected: RecordedRejection[] } | null>;
-  /** A random secret that lives with the archive (e.g. the cursor signing key), made on first use. */
+  /**
+   * A value that lives with the archive, made on first use and the same for every process after:
+   * random secrets (the cursor signing key), and on Workers the time polling began.
+   */
   secret(name: string, generate: () => string): Promise<string>;
 }
