@@ -17,8 +17,12 @@ import { INCIDENTS_FTS, SORT_KEYS_PER_SECOND } from './store-schema.ts';
 export const SEEDED_KEY = 'seeded_at';
 export const GENERATION_KEY = 'generation';
 
-/** Enough for a human to see what came; bodies are capped by the feed client long before this. */
-const REJECTED_BODY_MAX_CHARS = 1_000_000;
+/**
+ * Enough for a human to see what came (an error page, the start of a broken feed), and small
+ * enough for any row: D1 stores at most 1,000,000 bytes a row, and 65,536 characters are at most
+ * 262,144 bytes of UTF-8.
+ */
+const REJECTED_BODY_MAX_CHARS = 65_536;
 /**
  * Outbox rows per INSERT: one JSON parameter of about 100 bytes a row stays near 100 KB, well
  * inside what D1 binds, and 10,000 subscribers take ten statements instead of 10,000.
@@ -148,7 +152,7 @@ export function pollRunStatements(run: PollRun, rejected: readonly RejectedPaylo
   for (const payload of rejected) {
     let bytes = bytesByHash.get(payload.sha256);
     if (bytes === undefined) {
-      const body = payload.body.slice(0, REJECTED_BODY_MAX_CHARS);
+      const body = keptPrefix(payload.body, REJECTED_BODY_MAX_CHARS);
       bytes = utf8.encode(body).length;
       bytesByHash.set(payload.sha256, bytes);
       list.push({ sql: INSERT_REJECTED_TEXT, params: [payload.sha256, body] });
@@ -217,4 +221,11 @@ function deliveryStatements(deliveries: readonly PlannedDelivery[], now: number)
     list.push({ sql: INSERT_DELIVERIES, params: [now, now, JSON.stringify(rows)] });
   }
   return list;
+}
+
+/** The first `maxChars` UTF-16 units, never cutting a surrogate pair in half. */
+function keptPrefix(text: string, maxChars: number): string {
+  if (text.length <= maxChars) return text;
+  const code = text.charCodeAt(maxChars - 1);
+  return text.slice(0, code >= 0xd800 && code <= 0xdbff ? maxChars - 1 : maxChars);
 }

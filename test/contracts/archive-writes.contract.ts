@@ -313,6 +313,17 @@ export function archiveWritesContract(target: StoreTarget): void {
       expect(await store.pruneRejectedBodies(Number.MAX_SAFE_INTEGER, 0, 100)).toBe(1);
     });
 
+    it('keeps the start of a huge rejected body, small enough for any row of either database', async () => {
+      // 3 MB of a broken feed in four-byte characters: D1 refuses rows over 1 MB.
+      const huge = '\u{1F4A5}'.repeat(400_000) + '<html>';
+      const run = pollRun(T0, 'failed');
+      await store.recordPollRun(run, [rejectedPayload(huge, 'd')]);
+      const kept = (await store.getPollRun(run.id))?.rejected[0]?.body?.text ?? '';
+      expect(kept.length).toBeGreaterThan(10_000);
+      expect(huge.startsWith(kept)).toBe(true);
+      expect(new TextEncoder().encode(kept).length).toBeLessThanOrEqual(262_144);
+    });
+
     it('keeps a rejected body in full, whatever characters it holds', async () => {
       const text = `<html>été \u{1F600} \u0000 ${'x'.repeat(200_000)}</html>`;
       const run = pollRun(T0, 'failed');
