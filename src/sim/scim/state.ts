@@ -1,0 +1,62 @@
+/** The simulated SCIM service's mutable state: directory, clock, rate limits, faults, short pages and counters. */
+import { createHeldRequests, type HeldRequests } from '../held-requests.ts';
+import { createScimCounters, type ScimCounters } from './counters.ts';
+import { createDirectory, DEFAULT_DIRECTORY_LIMITS, type Directory, type DirectoryLimits } from './directory.ts';
+import { createScimFaultBook, type ScimFaultBook } from './faults.ts';
+import { createRateLimiter, type RateLimiter } from './rate-limits.ts';
+
+export const DEFAULT_SCIM_TOKEN = 'xoxp-scim-sim-token';
+
+export type SimulatedScimOptions = {
+  /** The bearer token clients must send; default DEFAULT_SCIM_TOKEN. */
+  token?: string;
+  /** "Now" for created times and the rate-limit buckets; default Date.now. */
+  clock?: () => number;
+  /** Enforce the spec's rate-limit table; default true. */
+  rateLimits?: boolean;
+  limits?: Partial<DirectoryLimits>;
+};
+
+export type ShortPages = { users: number | null; groups: number | null };
+
+export type ScimState = {
+  readonly token: string;
+  readonly directory: Directory;
+  readonly limiter: RateLimiter;
+  readonly faults: ScimFaultBook;
+  readonly counters: ScimCounters;
+  readonly held: HeldRequests;
+  rateLimitsEnabled: boolean;
+  shortPages: ShortPages;
+  now(): number;
+  setClock(nowMs: number | null): void;
+  /** Empties the directory and forgets faults, short pages, counters and rate-limit buckets. */
+  reset(): void;
+};
+
+export function createScimState(options: SimulatedScimOptions = {}): ScimState {
+  const baseClock = options.clock ?? Date.now;
+  let fixedNowMs: number | null = null;
+  const state: ScimState = {
+    token: options.token ?? DEFAULT_SCIM_TOKEN,
+    directory: createDirectory({ ...DEFAULT_DIRECTORY_LIMITS, ...options.limits }),
+    limiter: createRateLimiter(),
+    faults: createScimFaultBook(),
+    counters: createScimCounters(),
+    held: createHeldRequests(),
+    rateLimitsEnabled: options.rateLimits ?? true,
+    shortPages: { users: null, groups: null },
+    now: () => fixedNowMs ?? baseClock(),
+    setClock(nowMs) {
+      fixedNowMs = nowMs;
+    },
+    reset() {
+      state.directory.clear();
+      state.limiter.reset();
+      state.faults.clear();
+      state.counters.clear();
+      state.shortPages = { users: null, groups: null };
+    },
+  };
+  return state;
+}
