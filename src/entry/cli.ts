@@ -8,6 +8,7 @@ import { runDemo } from './demo.ts';
 import { createNodeRuntime, listenError, startService } from './node.ts';
 import { openSqliteArchive } from './open-sqlite.ts';
 import { startSimulatedVendor } from '../sim/server.ts';
+import { startSimulatedScim } from '../sim/scim/server.ts';
 
 type Command = {
   summary: string;
@@ -80,10 +81,11 @@ const COMMANDS: Record<string, Command> = {
     },
   },
   simulate: {
-    summary: 'Run the simulated vendor alone: a status feed that plays a scenario of incidents.',
+    summary: 'Run the simulated vendor alone: a status feed that plays a scenario of incidents, and its SCIM directory.',
     settings: ['HOST', 'LOG_LEVEL', 'LOG_FORMAT'],
     extraFlags: {
       'sim-port': { type: 'string', help: 'port of the simulated vendor (4010)' },
+      'scim-port': { type: 'string', help: 'port of the simulated SCIM directory (4011)' },
       'step-seconds': { type: 'string', help: 'seconds between scenario steps (15; 0 = only on POST /_sim/advance)' },
     },
     async run(config, flags, logger) {
@@ -94,7 +96,17 @@ const COMMANDS: Record<string, Command> = {
         throw listenError(error, { HOST: config.HOST, PORT: port }, '--sim-port');
       });
       logger.info('simulated vendor is serving', { url: sim.url, current: `${sim.url}/api/v2.0.0/current`, control: `${sim.url}/_sim/state` });
-      stopOnSignals(logger, () => sim.close());
+      const scimPort = Number(flags['scim-port'] ?? 4011);
+      if (!Number.isInteger(scimPort) || scimPort < 0 || scimPort > 65535) throw settingError('--scim-port', String(flags['scim-port']), 'not a port number', 'give a whole number from 0 to 65535, e.g. --scim-port 4011');
+      const scim = await startSimulatedScim({ port: scimPort, host: config.HOST }).catch(async (error: unknown) => {
+        await sim.close();
+        throw listenError(error, { HOST: config.HOST, PORT: scimPort }, '--scim-port');
+      });
+      logger.info('simulated SCIM directory is serving', { url: `${scim.url}/scim/v2`, v1: `${scim.url}/scim/v1`, token: scim.token, control: `${scim.url}/_sim/state` });
+      stopOnSignals(logger, async () => {
+        await scim.close();
+        await sim.close();
+      });
       return 'running';
     },
   },

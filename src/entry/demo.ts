@@ -6,6 +6,7 @@ import type { Logger } from '../core/ports.ts';
 import { generateSecretKey } from '../core/secret-box.ts';
 import { startMailCatcher } from '../sim/mail-catcher.ts';
 import { startSimulatedVendor } from '../sim/server.ts';
+import { startSimulatedScim } from '../sim/scim/server.ts';
 import { acquireDemoLock } from './demo-lock.ts';
 import { startService } from './node.ts';
 
@@ -25,6 +26,16 @@ export async function runDemo(config: Config, logger: Logger, stepSeconds: numbe
     for (const suffix of ['', '-wal', '-shm']) rmSync(DEMO_DATABASE + suffix, { force: true });
     const sim = await startSimulatedVendor({ port: 0, host: '127.0.0.1', autoAdvanceMs: Math.max(1, stepSeconds) * 1000 });
     started.push(sim);
+    // The directory issue 11's group subscriptions sync from; seeded so a SCIM client sees people at once.
+    const scim = await startSimulatedScim({ port: 0, host: '127.0.0.1' });
+    started.push(scim);
+    await scim.scim.fetch(
+      new Request(`${scim.url}/_sim/seed`, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json' },
+        body: JSON.stringify({ users: 40, multiChannelGuests: 3, groups: [{ displayName: 'Engineering', members: 25 }, { displayName: 'Support', members: 10 }] }),
+      }),
+    );
     const mail = await startMailCatcher();
     started.push(mail);
     // A token per run: the demo may listen on every interface, so a published one would open /admin to anyone.
@@ -46,7 +57,7 @@ export async function runDemo(config: Config, logger: Logger, stepSeconds: numbe
       logger,
     );
     started.push(service);
-    process.stdout.write(demoBanner({ url: service.url, adminToken, simUrl: sim.url, mailUrl: mail.pageUrl }));
+    process.stdout.write(demoBanner({ url: service.url, adminToken, simUrl: sim.url, mailUrl: mail.pageUrl, scimUrl: scim.url, scimToken: scim.token }));
     return { close };
   } catch (error) {
     await close();
@@ -55,7 +66,7 @@ export async function runDemo(config: Config, logger: Logger, stepSeconds: numbe
 }
 
 /** What a new user wants to open, each a URL that shows something at once. */
-export function demoBanner(urls: { url: string; adminToken: string; simUrl: string; mailUrl: string }): string {
+export function demoBanner(urls: { url: string; adminToken: string; simUrl: string; mailUrl: string; scimUrl?: string; scimToken?: string }): string {
   const { url } = urls;
   const rows: Array<[string, string]> = [
     ['Dashboard', `${url}/`],
@@ -71,6 +82,9 @@ export function demoBanner(urls: { url: string; adminToken: string; simUrl: stri
     ['Poll now', `curl -X POST -H 'Authorization: Bearer ${urls.adminToken}' ${url}/api/admin/poll`],
     ['Simulated vendor', `${urls.simUrl}/api/v2.0.0/current  (state: ${urls.simUrl}/_sim/state)`],
   ];
+  if (urls.scimUrl !== undefined) {
+    rows.push(['Simulated SCIM directory', `${urls.scimUrl}/scim/v2/Users  token: ${urls.scimToken ?? ''}  (state: ${urls.scimUrl}/_sim/state)`]);
+  }
   const width = Math.max(...rows.map(([label]) => label.length)) + 2;
   return [
     '',
