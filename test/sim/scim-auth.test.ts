@@ -1,6 +1,6 @@
 /** Authentication, versions and endpoints of the simulated SCIM service, as a client meets them. */
 import { describe, expect, it } from 'vitest';
-import { scim, startScim, v2Error } from './scim-helpers.ts';
+import { control, scim, startScim, v2Error } from './scim-helpers.ts';
 
 describe('SCIM authentication', () => {
   it('answers a request without a token with missing_authentication', async () => {
@@ -23,6 +23,18 @@ describe('SCIM authentication', () => {
     const sim = await startScim({ token: 'xoxp-custom' });
     expect((await scim(sim, 'v2', '/Users', { token: 'xoxp-custom' })).status).toBe(200);
     expect((await scim(sim, 'v2', '/Users', { token: 'xoxp-scim-sim-token' })).status).toBe(401);
+  });
+
+  it('refuses every call of a workspace on the wrong plan or install, with the spec code', async () => {
+    const sim = await startScim();
+    for (const code of ['plus_teams_only', 'non_org_teams_only', 'permission_denied']) {
+      await control(sim, 'PUT', '/workspace', { refuse: code });
+      const reply = await scim(sim, 'v2', '/Users');
+      expect(reply.status).toBe(403);
+      expect(reply.body).toEqual(v2Error(code, 403));
+    }
+    await control(sim, 'PUT', '/workspace', { refuse: null });
+    expect((await scim(sim, 'v2', '/Users')).status).toBe(200);
   });
 
   it('sends v1.1 errors in the v1.1 body, not the v2.0 one', async () => {

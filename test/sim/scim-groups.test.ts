@@ -34,6 +34,17 @@ describe('POST, GET, PUT and DELETE /Groups', () => {
     expect(v2.body).toMatchObject({ displayName: 'engineering', members: [] });
   });
 
+  it('refuses to DELETE a group linked to channels with idp_group_linked_to_channels, until the links are gone', async () => {
+    const sim = await startScim();
+    const group = await control(sim, 'POST', '/groups', { displayName: 'eng' });
+    await control(sim, 'PUT', `/groups/${group.id}/channels`, { linkedChannels: 2 });
+    const refused = await scim(sim, 'v2', `/Groups/${group.id}`, { method: 'DELETE' });
+    expect(refused.body.detail).toBe('idp_group_linked_to_channels');
+    expect((await scim(sim, 'v2', `/Groups/${group.id}`)).status).toBe(200);
+    await control(sim, 'PUT', `/groups/${group.id}/channels`, { linkedChannels: 0 });
+    expect((await scim(sim, 'v2', `/Groups/${group.id}`, { method: 'DELETE' })).status).toBe(204);
+  });
+
   it('DELETE removes the group for good but not its members', async () => {
     const sim = await startScim();
     const a = await createUser(sim, 'a1');
@@ -66,6 +77,27 @@ describe('PATCH /Groups/<id>', () => {
     expect(memberIds((await patch({ op: 'remove', path: `members[value eq "${b.id}"]` })).body)).toEqual([c.id]);
     expect(memberIds((await patch({ op: 'add', path: 'members', value: [{ value: a.id }] })).body)).toEqual([c.id, a.id]);
     expect(memberIds((await patch({ op: 'remove', path: 'members' })).body)).toEqual([]);
+  });
+
+  it('v2.0: applies operations in the order sent', async () => {
+    const sim = await startScim();
+    const [a, b] = [await createUser(sim, 'a1'), await createUser(sim, 'b1')];
+    const group = await control(sim, 'POST', '/groups', { displayName: 'eng', members: [a.id] });
+    const patch = (...Operations: unknown[]) => scim(sim, 'v2', `/Groups/${group.id}`, { method: 'PATCH', body: { schemas: [PATCH_OP], Operations } });
+    // Added then removed: gone. Removed then added back: there.
+    expect(memberIds((await patch({ op: 'add', path: 'members', value: [{ value: b.id }] }, { op: 'remove', path: `members[value eq "${b.id}"]` })).body)).toEqual([a.id]);
+    expect(memberIds((await patch({ op: 'remove', path: 'members' }, { op: 'add', path: 'members', value: [{ value: b.id }] })).body)).toEqual([b.id]);
+  });
+
+  it('v1.1: applies member entries in the order sent, after meta.attributes ["members"] empties the group', async () => {
+    const sim = await startScim();
+    const [a, b] = [await createUser(sim, 'a1'), await createUser(sim, 'b1')];
+    const group = await control(sim, 'POST', '/groups', { displayName: 'eng', members: [a.id] });
+    const reply = await scim(sim, 'v1', `/Groups/${group.id}`, {
+      method: 'PATCH',
+      body: { schemas: [V1_CORE], meta: { attributes: ['members'] }, members: [{ value: b.id }, { value: b.id, operation: 'delete' }, { value: a.id }] },
+    });
+    expect(memberIds(reply.body)).toEqual([a.id]);
   });
 
   it('refuses deactivated users and single-channel guests, accepts multi-channel guests', async () => {

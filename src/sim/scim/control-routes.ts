@@ -7,11 +7,13 @@ import {
   clockSchema,
   controlGroupSchema,
   controlUserSchema,
+  linkedChannelsSchema,
   memberChangeSchema,
   rateLimitSwitchSchema,
   scimFaultSchema,
   seedSchema,
   shortPagesSchema,
+  workspaceSchema,
 } from './control-schemas.ts';
 import type { ScimState } from './state.ts';
 import { userFromCreate } from './user-writes.ts';
@@ -70,6 +72,7 @@ function snapshot(state: ScimState) {
     nowMs: state.now(),
     rateLimits: state.rateLimitsEnabled,
     shortPages: state.shortPages,
+    workspaceRefusal: state.workspaceRefusal,
     faults: state.faults.list(),
   };
 }
@@ -137,8 +140,22 @@ export function scimControlRoutes(state: ScimState): Hono {
   });
   app.post('/groups/:id/members', async (c) => {
     const change = await parseJson(c.req.raw, memberChangeSchema);
-    const group = state.directory.changeMembers(c.req.param('id'), change);
+    const group = state.directory.changeMembers(c.req.param('id'), [
+      { kind: 'remove', ids: change.remove ?? [] },
+      { kind: 'add', ids: change.add ?? [] },
+    ]);
     return c.json({ ok: true, id: group.id, members: group.members.size });
+  });
+  app.put('/groups/:id/channels', async (c) => {
+    const { linkedChannels } = await parseJson(c.req.raw, linkedChannelsSchema);
+    const group = state.directory.group(c.req.param('id'));
+    if (!group) throw new ScimError('no_such_group', `no group ${c.req.param('id')}`);
+    group.linkedChannels = linkedChannels;
+    return c.json({ ok: true, id: group.id, linkedChannels });
+  });
+  app.put('/workspace', async (c) => {
+    state.workspaceRefusal = (await parseJson(c.req.raw, workspaceSchema)).refuse;
+    return c.json({ ok: true, refuse: state.workspaceRefusal });
   });
   app.delete('/groups/:id', (c) => {
     if (!state.directory.deleteGroup(c.req.param('id'))) throw new ScimError('no_such_group', `no group ${c.req.param('id')}`);

@@ -1,6 +1,7 @@
 /** Zod schemas for the SCIM sim's control API bodies. */
 import { z } from 'zod';
 import { SCIM_ENDPOINTS, SCIM_FAULT_KINDS } from './faults.ts';
+import { WORKSPACE_REFUSALS } from './state.ts';
 
 const count = z.number().int().nonnegative();
 
@@ -49,3 +50,6 @@ export const scimFaultSchema = z.strictObject({
   retryAfterSeconds: z.number().int().nonnegative().max(3600).optional(),
   startIndex: z.number().int().positive().optional(),
 });
+
+export const linkedChannelsSchema = z.strictObject({ linkedChannels: z.number().int().nonnegative().max(10_000) });
+export const workspaceSchema = z.strictObject({ refuse: z.enum(WORKSPACE_REFUSALS).nullable() });

@@ -25,7 +25,8 @@ export const DEFAULT_DIRECTORY_LIMITS: DirectoryLimits = {
   maxMembersPerCall: 15_000,
 };
 
-export type MemberChange = { add?: readonly string[]; remove?: readonly string[]; removeAll?: boolean };
+/** One step of a membership change; a change is a list of steps applied in order, all or nothing. */
+export type MemberStep = { kind: 'add' | 'remove'; ids: readonly string[] } | { kind: 'removeAll' };
 
 export type Directory = {
   readonly limits: DirectoryLimits;
@@ -45,7 +46,7 @@ export type Directory = {
   /** Refuses a name another group has (checked before a change that must not half-apply). */
   checkGroupName(displayName: string, exceptId: string | null): void;
   renameGroup(id: string, displayName: string): GroupRecord;
-  changeMembers(id: string, change: MemberChange): GroupRecord;
+  changeMembers(id: string, steps: readonly MemberStep[]): GroupRecord;
   deleteGroup(id: string): boolean;
   groupsOf(userId: string): GroupRecord[];
   membershipCount(): number;
@@ -142,7 +143,7 @@ export function createDirectory(limits: DirectoryLimits = DEFAULT_DIRECTORY_LIMI
       uniqueName(displayName, null);
       checkMembers(memberIds);
       groupCounter += 1;
-      const group: GroupRecord = { id: groupId(groupCounter), createdMs: nowMs, displayName, members: new Set() };
+      const group: GroupRecord = { id: groupId(groupCounter), createdMs: nowMs, displayName, members: new Set(), linkedChannels: 0 };
       setMembers(group, new Set(memberIds));
       groups.set(group.id, group);
       return group;
@@ -155,18 +156,18 @@ export function createDirectory(limits: DirectoryLimits = DEFAULT_DIRECTORY_LIMI
       group.displayName = displayName;
       return group;
     },
-    changeMembers(id, change) {
+    changeMembers(id, steps) {
       const group = groups.get(id);
       if (!group) throw new ScimError('no_such_group', `no group ${JSON.stringify(id)}`);
-      const add = change.add ?? [];
-      const remove = change.remove ?? [];
-      if (add.length + remove.length > limits.maxMembersPerCall) {
-        throw new ScimError('too_many_users', `${add.length + remove.length} members in one call; at most ${limits.maxMembersPerCall}`);
+      const touched = steps.reduce((n, step) => n + (step.kind === 'removeAll' ? 0 : step.ids.length), 0);
+      if (touched > limits.maxMembersPerCall) throw new ScimError('too_many_users', `${touched} members in one call; at most ${limits.maxMembersPerCall}`);
+      for (const step of steps) if (step.kind === 'add') checkMembers(step.ids);
+      const next = new Set(group.members);
+      for (const step of steps) {
+        if (step.kind === 'removeAll') next.clear();
+        else if (step.kind === 'remove') for (const m of step.ids) next.delete(m);
+        else for (const m of step.ids) next.add(m);
       }
-      checkMembers(add);
-      const next = change.removeAll ? new Set<string>() : new Set(group.members);
-      for (const m of remove) next.delete(m);
-      for (const m of add) next.add(m);
       setMembers(group, next);
       return group;
     },

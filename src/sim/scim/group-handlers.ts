@@ -64,7 +64,7 @@ export function replaceGroup(state: ScimState, id: string, raw: unknown, ctx: Vi
   findGroup(state, id);
   const { displayName, members } = groupBody(raw);
   state.directory.checkGroupName(displayName, id);
-  state.directory.changeMembers(id, { removeAll: true, add: members });
+  state.directory.changeMembers(id, [{ kind: 'removeAll' }, { kind: 'add', ids: members }]);
   return { status: 200, body: show(state, state.directory.renameGroup(id, displayName), ctx) };
 }
 
@@ -72,13 +72,15 @@ export function patchGroup(state: ScimState, id: string, raw: unknown, ctx: View
   findGroup(state, id);
   const patch = ctx.version === 'v1' ? groupPatchV1(raw) : groupPatchV2(raw);
   if (patch.displayName !== null) state.directory.checkGroupName(patch.displayName, id);
-  state.directory.changeMembers(id, patch.change);
+  state.directory.changeMembers(id, patch.steps);
   const group = patch.displayName !== null ? state.directory.renameGroup(id, patch.displayName) : findGroup(state, id);
   return { status: 200, body: show(state, group, ctx) };
 }
 
 /** Removes the group for good; its members stay in the directory. */
 export function deleteGroup(state: ScimState, id: string): HandlerResult {
-  if (!state.directory.deleteGroup(id)) throw new ScimError('no_such_group', `no group ${id}`);
+  const group = findGroup(state, id);
+  if (group.linkedChannels > 0) throw new ScimError('idp_group_linked_to_channels', `${id} is linked to ${group.linkedChannels} channel(s)`, 409);
+  state.directory.deleteGroup(id);
   return { status: 204, body: null };
 }

@@ -6,6 +6,7 @@ import { deleteUserAttribute } from './user-deletes.ts';
 import { applyUserBody, type ManagerLookup } from './user-writes.ts';
 import { PATCH_OP_URN, URNS } from './urns.ts';
 import type { GroupPatch } from './patch-v1.ts';
+import type { MemberStep } from './directory.ts';
 
 export type PatchOperation = { op: 'add' | 'replace' | 'remove'; path: string | null; value: unknown };
 
@@ -80,36 +81,25 @@ function memberValues(value: unknown): string[] {
  */
 export function groupPatchV2(raw: unknown): GroupPatch {
   let displayName: string | null = null;
-  const add: string[] = [];
-  const remove: string[] = [];
-  let removeAll = false;
+  const steps: MemberStep[] = [];
   for (const operation of parsePatchOp(raw)) {
     const path = operation.path;
     const one = path === null ? null : ONE_MEMBER.exec(path);
     if (one) {
       if (operation.op !== 'remove') throw new ScimError('invalid_request_payload', `${operation.op} cannot take a filtered members path`);
-      remove.push((one[1] ?? one[2]) as string);
+      steps.push({ kind: 'remove', ids: [(one[1] ?? one[2]) as string] });
     } else if (path !== null && path.toLowerCase() === 'members') {
       if (operation.op === 'remove') {
-        if (operation.value === undefined) {
-          removeAll = true;
-          add.length = 0;
-        } else remove.push(...memberValues(operation.value));
+        steps.push(operation.value === undefined ? { kind: 'removeAll' } : { kind: 'remove', ids: memberValues(operation.value) });
       } else {
-        if (operation.op === 'replace') {
-          removeAll = true;
-          add.length = 0;
-        }
-        add.push(...memberValues(operation.value));
+        if (operation.op === 'replace') steps.push({ kind: 'removeAll' });
+        steps.push({ kind: 'add', ids: memberValues(operation.value) });
       }
     } else if ((path === null && isObject(operation.value)) || path === 'displayName') {
       const value = path === null ? (operation.value as Record<string, unknown>).displayName : operation.value;
       if (path === null && isObject(operation.value) && operation.value.members !== undefined) {
-        if (operation.op === 'replace') {
-          removeAll = true;
-          add.length = 0;
-        }
-        add.push(...memberValues(operation.value.members));
+        if (operation.op === 'replace') steps.push({ kind: 'removeAll' });
+        steps.push({ kind: 'add', ids: memberValues(operation.value.members) });
       }
       if (value !== undefined) {
         if (typeof value !== 'string' || value.trim() === '') throw new ScimError('invalid_attribute_format', 'displayName must be a non-empty string');
@@ -119,5 +109,5 @@ export function groupPatchV2(raw: unknown): GroupPatch {
       throw new ScimError('invalid_request_payload', `unsupported group path ${JSON.stringify(path)}`);
     }
   }
-  return { displayName, change: { add, remove, removeAll } };
+  return { displayName, steps };
 }

@@ -52,6 +52,8 @@ export type GroupRecord = {
   displayName: string;
   /** Insertion order is the order members are listed in. */
   members: Set<string>;
+  /** Channels linked to the group in the product; while any remain, DELETE is refused. */
+  linkedChannels: number;
 };
 
 export function blankEnterprise(): Enterprise {

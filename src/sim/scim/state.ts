@@ -17,6 +17,10 @@ export type SimulatedScimOptions = {
   limits?: Partial<DirectoryLimits>;
 };
 
+/** Why the workspace refuses every SCIM call, as the spec's plan and install checks would; null when it accepts them. */
+export const WORKSPACE_REFUSALS = ['plus_teams_only', 'non_org_teams_only', 'permission_denied'] as const;
+export type WorkspaceRefusal = (typeof WORKSPACE_REFUSALS)[number];
+
 export type ShortPages = { users: number | null; groups: number | null };
 
 export type ScimState = {
@@ -28,6 +32,7 @@ export type ScimState = {
   readonly held: HeldRequests;
   rateLimitsEnabled: boolean;
   shortPages: ShortPages;
+  workspaceRefusal: WorkspaceRefusal | null;
   now(): number;
   setClock(nowMs: number | null): void;
   /** Empties the directory and forgets faults, short pages, counters and rate-limit buckets. */
@@ -46,6 +51,7 @@ export function createScimState(options: SimulatedScimOptions = {}): ScimState {
     held: createHeldRequests(),
     rateLimitsEnabled: options.rateLimits ?? true,
     shortPages: { users: null, groups: null },
+    workspaceRefusal: null,
     now: () => fixedNowMs ?? baseClock(),
     setClock(nowMs) {
       fixedNowMs = nowMs;
@@ -56,6 +62,7 @@ export function createScimState(options: SimulatedScimOptions = {}): ScimState {
       state.faults.clear();
       state.counters.clear();
       state.shortPages = { users: null, groups: null };
+      state.workspaceRefusal = null;
     },
   };
   return state;
