@@ -38,6 +38,15 @@ describe('SCIM rate limits', () => {
     expect((await control(sim, 'GET', '/state')).users).toBe(41);
   });
 
+  it('a refused call draws nothing: after a run of 429s, the advised wait is still enough', async () => {
+    const { sim, first } = await seeded(1);
+    await statuses(20, () => scim(sim, 'v2', `/Users/${first}`, { method: 'DELETE' }));
+    const refused = await statuses(10, () => scim(sim, 'v2', `/Users/${first}`, { method: 'DELETE' }));
+    expect(refused.every((s) => s === 429)).toBe(true);
+    await control(sim, 'POST', '/clock/advance', { ms: 1000 });
+    expect((await scim(sim, 'v2', `/Users/${first}`, { method: 'DELETE' })).status).toBe(204);
+  });
+
   it('PUT and PATCH /Users/<id> share one row of 180 a minute with a burst of 20', async () => {
     const { sim, first } = await seeded(1);
     const put = await statuses(10, () => scim(sim, 'v2', `/Users/${first}`, { method: 'PUT', body: newUser('v2', 'user00001', { emails: [{ value: 'user00001@example.com' }] }) }));
