@@ -1,5 +1,5 @@
 /** The /Users endpoints of both versions over the directory. */
-import { ScimError, type ScimVersion } from './errors.ts';
+import { ScimError } from './errors.ts';
 import { matchesFilter, parseFilter } from './filter.ts';
 import { parsePaging, selectPage } from './paging.ts';
 import { patchUserV1 } from './patch-v1.ts';
@@ -66,7 +66,7 @@ export function replaceUser(state: ScimState, id: string, body: unknown, ctx: Vi
 export function patchUser(state: ScimState, id: string, body: unknown, ctx: ViewContext): HandlerResult {
   const lookup = (ref: string) => state.directory.resolveUserRef(ref);
   const existing = findUser(state, id);
-  const patched = (ctx.version satisfies ScimVersion) === 'v1' ? patchUserV1(existing, body, lookup) : patchUserV2(existing, body, lookup);
+  const patched = ctx.version === 'v1' ? patchUserV1(existing, body, lookup) : patchUserV2(existing, body, lookup);
   if (patched.userName === '') throw new ScimError('username_empty', 'userName cannot be empty');
   return { status: 200, body: show(state, state.directory.saveUser(patched), ctx) };
 }
