@@ -80,6 +80,28 @@ describe('faults', () => {
     expect((await scim(sim, 'v2', '/Users')).status).toBe(200);
   });
 
+  it('a write still in progress on a user locks it: another write answers 429 with Retry-After, reads and other users go on', async () => {
+    const sim = await startScim();
+    const [ada, bob] = [await createUser(sim, 'ada'), await createUser(sim, 'bob')];
+    await control(sim, 'POST', '/faults', { target: 'users.patch', kind: 'timeout', times: 1 });
+    const patch = (id: string, signal?: AbortSignal) =>
+      scim(sim, 'v2', `/Users/${id}`, { method: 'PATCH', body: { schemas: [PATCH_OP], Operations: [{ op: 'replace', path: 'title', value: 't' }] }, signal });
+    const abort = new AbortController();
+    const first = patch(ada.id, abort.signal).catch((error: unknown) => error);
+    await vi.waitFor(() => expect(sim.scim.state.held.size).toBe(1));
+    const locked = await patch(ada.id);
+    expect(locked.status).toBe(429);
+    expect(locked.body).toEqual(v2Error('resource_locked', 429));
+    expect(locked.headers.get('retry-after')).toBe('1');
+    expect((await scim(sim, 'v2', `/Users/${ada.id}`, { method: 'DELETE' })).status).toBe(429);
+    expect((await scim(sim, 'v2', `/Users/${ada.id}`)).status).toBe(200);
+    expect((await patch(bob.id)).status).toBe(200);
+    abort.abort();
+    await first;
+    await vi.waitFor(() => expect(sim.scim.state.updating.size).toBe(0));
+    expect((await patch(ada.id)).status).toBe(200);
+  });
+
   it('closing the sim ends a held response', async () => {
     const sim = await startScim();
     await control(sim, 'POST', '/faults', { target: 'users.get', kind: 'timeout' });

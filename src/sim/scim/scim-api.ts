@@ -124,6 +124,22 @@ function faultResponse(fault: ScimFault, version: ScimVersion, request: Request,
   }
 }
 
+/** Past auth, routing and rate limits: an injected fault, or the handler's answer. */
+async function answer(state: ScimState, route: ScimRoute, request: Request, version: ScimVersion, url: URL): Promise<Response> {
+  const isList = route.endpoint === 'users.list' || route.endpoint === 'groups.list';
+  const startIndex = isList ? Number(url.searchParams.get('startIndex') ?? '1') : null;
+  const fault = state.faults.take(route.endpoint, startIndex);
+  if (fault) {
+    state.counters.count(route.endpoint, 'faulted');
+    if (fault.kind === 'rate-limit' || (fault.kind === 'status' && fault.status === 429)) state.counters.count(route.endpoint, 'rateLimited');
+    // A missing page is the list handler's to answer; on any other endpoint it changes nothing.
+    if (fault.kind !== 'missing-page') return await faultResponse(fault, version, request, state);
+  }
+  const ctx: ViewContext = { version, baseUrl: url.origin };
+  const result = await dispatch(state, route, request, ctx, fault?.kind === 'missing-page' && isList);
+  return json(result.body, result.status);
+}
+
 export async function handleScimRequest(state: ScimState, request: Request): Promise<Response> {
   const url = new URL(request.url);
   const match = /^\/scim\/([^/]*)(\/.*)?$/.exec(url.pathname);
@@ -142,18 +158,19 @@ export async function handleScimRequest(state: ScimState, request: Request): Pro
         return errorResponse(version, 'too_many_requests', 429, { 'Retry-After': String(decision.retryAfterSeconds) });
       }
     }
-    const isList = route.endpoint === 'users.list' || route.endpoint === 'groups.list';
-    const startIndex = isList ? Number(url.searchParams.get('startIndex') ?? '1') : null;
-    const fault = state.faults.take(route.endpoint, startIndex);
-    if (fault) {
-      state.counters.count(route.endpoint, 'faulted');
-      if (fault.kind === 'rate-limit' || (fault.kind === 'status' && fault.status === 429)) state.counters.count(route.endpoint, 'rateLimited');
-      // A missing page is the list handler's to answer; on any other endpoint it changes nothing.
-      if (fault.kind !== 'missing-page') return await faultResponse(fault, version, request, state);
+    // "A non-GET request to a user or group still being updated by an earlier request yields
+    // HTTP 429 with a retry-after header": the resource is held from here to the answer.
+    const lockKey = request.method !== 'GET' && route.endpoint !== 'config' && route.id !== null ? `${route.endpoint.split('.')[0]}:${route.id}` : null;
+    if (lockKey !== null && state.updating.has(lockKey)) {
+      state.counters.count(route.endpoint, 'rateLimited');
+      return errorResponse(version, 'resource_locked', 429, { 'Retry-After': '1' });
     }
-    const ctx: ViewContext = { version, baseUrl: url.origin };
-    const result = await dispatch(state, route, request, ctx, fault?.kind === 'missing-page' && isList);
-    return json(result.body, result.status);
+    if (lockKey !== null) state.updating.add(lockKey);
+    try {
+      return await answer(state, route, request, version, url);
+    } finally {
+      if (lockKey !== null) state.updating.delete(lockKey);
+    }
   } catch (error) {
     if (error instanceof ScimError) return errorResponse(version, error.code, error.status);
     return errorResponse(version, 'internal_error', 500);

@@ -33,6 +33,8 @@ export type ScimState = {
   rateLimitsEnabled: boolean;
   shortPages: ShortPages;
   workspaceRefusal: WorkspaceRefusal | null;
+  /** Users and groups ("users:<id>") a write is in progress on; at most one entry per open request. */
+  readonly updating: Set<string>;
   now(): number;
   setClock(nowMs: number | null): void;
   /** Empties the directory and forgets faults, short pages, counters and rate-limit buckets. */
@@ -52,6 +54,7 @@ export function createScimState(options: SimulatedScimOptions = {}): ScimState {
     rateLimitsEnabled: options.rateLimits ?? true,
     shortPages: { users: null, groups: null },
     workspaceRefusal: null,
+    updating: new Set(),
     now: () => fixedNowMs ?? baseClock(),
     setClock(nowMs) {
       fixedNowMs = nowMs;
