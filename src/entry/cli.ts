@@ -12,6 +12,7 @@ import { openSqliteArchive } from './open-sqlite.ts';
 import { startSimulatedVendor } from '../sim/server.ts';
 import { seedDemoWorkspace } from '../sim/web-api/demo-workspace.ts';
 import { startSimulatedWebApi } from '../sim/web-api/server.ts';
+import { startSimulatedScim } from '../sim/scim/server.ts';
 
 type Command = {
   summary: string;
@@ -84,10 +85,11 @@ const COMMANDS: Record<string, Command> = {
     },
   },
   simulate: {
-    summary: 'Run the simulated vendor alone: a status feed that plays a scenario of incidents (and, with --web-api, its Web API).',
+    summary: 'Run the simulated vendor alone: a status feed that plays a scenario of incidents, its SCIM directory, and with --web-api its Web API.',
     settings: ['HOST', 'LOG_LEVEL', 'LOG_FORMAT'],
     extraFlags: {
       'sim-port': { type: 'string', help: 'port of the simulated vendor (4010)' },
+      'scim-port': { type: 'string', help: 'port of the simulated SCIM directory (4012)' },
       'step-seconds': { type: 'string', help: 'seconds between scenario steps (15; 0 = only on POST /_sim/advance)' },
       'web-api': { type: 'boolean', help: 'also run the simulated Web API (APP_API_URL for the workspace app)' },
       'web-api-port': { type: 'string', help: 'port of the simulated Web API (4011; implies --web-api)' },
@@ -100,11 +102,22 @@ const COMMANDS: Record<string, Command> = {
         throw listenError(error, { HOST: config.HOST, PORT: port }, '--sim-port');
       });
       logger.info('simulated vendor is serving', { url: sim.url, current: `${sim.url}/api/v2.0.0/current`, control: `${sim.url}/_sim/state` });
+      // The SCIM directory always (issue 11's group subscriptions read it); the Web API on request.
+      const scimPort = portFlag(flags, 'scim-port', 4012);
+      const scim = await startSimulatedScim({ port: scimPort, host: config.HOST }).catch(async (error: unknown) => {
+        await sim.close();
+        throw listenError(error, { HOST: config.HOST, PORT: scimPort }, '--scim-port');
+      });
+      logger.info('simulated SCIM directory is serving', { url: `${scim.url}/scim/v2`, v1: `${scim.url}/scim/v1`, token: scim.token, control: `${scim.url}/_sim/state` });
       if (webApiPort === null) {
-        stopOnSignals(logger, () => sim.close());
+        stopOnSignals(logger, async () => {
+          await scim.close();
+          await sim.close();
+        });
         return 'running';
       }
       const webApi = await startSimulatedWebApi({ port: webApiPort, host: config.HOST }).catch(async (error: unknown) => {
+        await scim.close();
         await sim.close();
         throw listenError(error, { HOST: config.HOST, PORT: webApiPort }, '--web-api-port');
       });
@@ -114,6 +127,7 @@ const COMMANDS: Record<string, Command> = {
       logger.info('simulated Web API is serving', { url: webApi.url, channel: `${webApi.url}/channels/${demo.channelId}`, control: `${webApi.url}/_sim/state`, clientId, clientSecret, botToken: demo.botToken });
       stopOnSignals(logger, async () => {
         await webApi.close();
+        await scim.close();
         await sim.close();
       });
       return 'running';

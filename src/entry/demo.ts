@@ -8,6 +8,7 @@ import { startMailCatcher } from '../sim/mail-catcher.ts';
 import { startSimulatedVendor } from '../sim/server.ts';
 import { seedDemoWorkspace } from '../sim/web-api/demo-workspace.ts';
 import { startSimulatedWebApi } from '../sim/web-api/server.ts';
+import { startSimulatedScim } from '../sim/scim/server.ts';
 import { acquireDemoLock } from './demo-lock.ts';
 import { startService } from './node.ts';
 
@@ -27,6 +28,16 @@ export async function runDemo(config: Config, logger: Logger, stepSeconds: numbe
     for (const suffix of ['', '-wal', '-shm']) rmSync(DEMO_DATABASE + suffix, { force: true });
     const sim = await startSimulatedVendor({ port: 0, host: '127.0.0.1', autoAdvanceMs: Math.max(1, stepSeconds) * 1000 });
     started.push(sim);
+    // The directory issue 11's group subscriptions sync from; seeded so a SCIM client sees people at once.
+    const scim = await startSimulatedScim({ port: 0, host: '127.0.0.1' });
+    started.push(scim);
+    await scim.scim.fetch(
+      new Request(`${scim.url}/_sim/seed`, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json' },
+        body: JSON.stringify({ users: 40, multiChannelGuests: 3, groups: [{ displayName: 'Engineering', members: 25 }, { displayName: 'Support', members: 10 }] }),
+      }),
+    );
     const mail = await startMailCatcher();
     started.push(mail);
     // The vendor's Web API with a workspace and a channel, whose page shows the messages posted there.
@@ -53,7 +64,16 @@ export async function runDemo(config: Config, logger: Logger, stepSeconds: numbe
     );
     started.push(service);
     process.stdout.write(
-      demoBanner({ url: service.url, adminToken, simUrl: sim.url, mailUrl: mail.pageUrl, webApiUrl: webApi.url, channelUrl: `${webApi.url}/channels/${chat.channelId}` }),
+      demoBanner({
+        url: service.url,
+        adminToken,
+        simUrl: sim.url,
+        mailUrl: mail.pageUrl,
+        webApiUrl: webApi.url,
+        channelUrl: `${webApi.url}/channels/${chat.channelId}`,
+        scimUrl: scim.url,
+        scimToken: scim.token,
+      }),
     );
     return { close };
   } catch (error) {
@@ -63,7 +83,7 @@ export async function runDemo(config: Config, logger: Logger, stepSeconds: numbe
 }
 
 /** What a new user wants to open, each a URL that shows something at once. */
-export function demoBanner(urls: { url: string; adminToken: string; simUrl: string; mailUrl: string; webApiUrl: string; channelUrl: string }): string {
+export function demoBanner(urls: { url: string; adminToken: string; simUrl: string; mailUrl: string; webApiUrl: string; channelUrl: string; scimUrl?: string; scimToken?: string }): string {
   const { url } = urls;
   const rows: Array<[string, string]> = [
     ['Dashboard', `${url}/`],
@@ -81,6 +101,9 @@ export function demoBanner(urls: { url: string; adminToken: string; simUrl: stri
     ['Team-chat channel (simulated)', urls.channelUrl],
     ['Simulated Web API', `${urls.webApiUrl}/api/<method>  (state: ${urls.webApiUrl}/_sim/state)`],
   ];
+  if (urls.scimUrl !== undefined) {
+    rows.push(['Simulated SCIM directory', `${urls.scimUrl}/scim/v2/Users  token: ${urls.scimToken ?? ''}  (state: ${urls.scimUrl}/_sim/state)`]);
+  }
   const width = Math.max(...rows.map(([label]) => label.length)) + 2;
   return [
     '',

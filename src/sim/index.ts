@@ -11,3 +11,4 @@ export type { FeedStyle } from './wire.ts';
 export { formatVendorTime } from './vendor-time-format.ts';
 export { encodePhpJson } from './php-json.ts';
 export * as worldEdits from './world-edits.ts';
+export { startSimulatedScim, createSimulatedScim, type RunningSimulatedScim } from './scim/index.ts';

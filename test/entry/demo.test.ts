@@ -97,6 +97,15 @@ describe('a running demo', () => {
     expect(await answer.json()).toMatchObject({ ok: false, error: 'not_authed' });
   });
 
+  it('prints the simulated SCIM directory with a token that opens it, seeded with people and groups', async () => {
+    const line = demo.stdout.split('\n').find((l) => l.trimStart().startsWith('Simulated SCIM directory'))!;
+    const scimToken = /token: (\S+)/.exec(line)?.[1];
+    const users = await fetch(demo.url('Simulated SCIM directory'), { headers: { authorization: `Bearer ${scimToken}` } });
+    expect(users.status).toBe(200);
+    expect(((await users.json()) as { totalResults: number }).totalResults).toBe(40);
+    expect((await fetch(demo.url('Simulated SCIM directory'))).status).toBe(401);
+  });
+
   it('prints a search that finds something within seconds of starting', async () => {
     const found = await until(async () => {
       const body = (await (await fetch(demo.url('Archive API, with search'))).json()) as { incidents: { title: string }[] };

@@ -1,0 +1,96 @@
+/** Injected failures of the SCIM endpoints, and which request each one hits next. */
+
+export const SCIM_ENDPOINTS = [
+  'config',
+  'users.list',
+  'users.get',
+  'users.create',
+  'users.replace',
+  'users.patch',
+  'users.delete',
+  'groups.list',
+  'groups.get',
+  'groups.create',
+  'groups.replace',
+  'groups.patch',
+  'groups.delete',
+] as const;
+export type ScimEndpoint = (typeof SCIM_ENDPOINTS)[number];
+
+/**
+ * status: an error status with the version's error body (500 by default).
+ * rate-limit: a 429 with Retry-After, as a burst from other SCIM apps in the org would cause.
+ * timeout: the response is held open until the client gives up or the sim closes.
+ * missing-page: a list page comes back with no Resources although totalResults says more remain.
+ */
+export const SCIM_FAULT_KINDS = ['status', 'rate-limit', 'timeout', 'missing-page'] as const;
+export type ScimFaultKind = (typeof SCIM_FAULT_KINDS)[number];
+
+export type ScimFaultSpec = {
+  target: ScimEndpoint | '*';
+  kind: ScimFaultKind;
+  /** How many requests it affects; absent means until cleared. */
+  times?: number;
+  status?: number;
+  retryAfterSeconds?: number;
+  /** Only list requests at this startIndex (a page that goes missing); absent means any request. */
+  startIndex?: number;
+};
+
+export type ScimFault = {
+  id: number;
+  target: ScimEndpoint | '*';
+  kind: ScimFaultKind;
+  times: number | null;
+  status: number | null;
+  retryAfterSeconds: number | null;
+  startIndex: number | null;
+};
+
+// Tests stack a handful; a cap keeps a runaway script from growing the list without end.
+export const MAX_SCIM_FAULTS = 100;
+
+export type ScimFaultBook = {
+  /** Returns null when the book is full. */
+  add(spec: ScimFaultSpec): ScimFault | null;
+  take(endpoint: ScimEndpoint, startIndex: number | null): ScimFault | null;
+  list(): ScimFault[];
+  clear(): void;
+};
+
+export function createScimFaultBook(): ScimFaultBook {
+  let faults: ScimFault[] = [];
+  let nextId = 1;
+  return {
+    add(spec) {
+      if (faults.length >= MAX_SCIM_FAULTS) return null;
+      const fault: ScimFault = {
+        id: nextId++,
+        target: spec.target,
+        kind: spec.kind,
+        times: spec.times ?? null,
+        status: spec.status ?? null,
+        retryAfterSeconds: spec.retryAfterSeconds ?? null,
+        startIndex: spec.startIndex ?? null,
+      };
+      faults.push(fault);
+      return { ...fault };
+    },
+    take(endpoint, startIndex) {
+      // First registered wins, so a test can stack "a 429 burst, then a 500" in order.
+      const fault = faults.find(
+        (f) => (f.target === '*' || f.target === endpoint) && (f.startIndex === null || f.startIndex === startIndex),
+      );
+      if (!fault) return null;
+      if (fault.times !== null) {
+        fault.times -= 1;
+        if (fault.times <= 0) faults = faults.filter((f) => f !== fault);
+      }
+      return { ...fault };
+    },
+    list: () => faults.map((f) => ({ ...f })),
+    clear() {
+      faults = [];
+    },
+  };
+}
