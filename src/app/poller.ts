@@ -24,6 +24,7 @@ import {
 import { mergeObservations, type FeedSource, type Observation } from '../core/observe.ts';
 import type { Clock, FeedClient, FeedResponse, Logger, OutboxSignal, PollRun, PollStore, RejectedPayload, SourceReport } from '../core/ports.ts';
 import { forEachSlice, yieldToEventLoop } from './event-loop-slices.ts';
+import { createFeedFailureLog } from './feed-failure-log.ts';
 
 export const FEED_PATHS = {
   'v2/current': '/api/v2.0.0/current',
@@ -113,6 +114,7 @@ export function createPoller(deps: PollerDeps): Poller {
   const createdAt = clock.now();
   const pollingSince = deps.pollingSince ?? (async () => createdAt);
   const maxIncidentWrites = deps.maxIncidentWrites ?? DEFAULT_MAX_INCIDENT_WRITES_PER_POLL;
+  const feedFailures = createFeedFailureLog(logger);
   // Bodies of the last poll that was diffed in full. Equal bodies cannot hold a change, so the
   // common minute (nothing happened) costs two fetches and two string comparisons.
   let lastDiffed: { bodies: Map<FeedSource, string>; at: number; generation: number } | null = null;
@@ -190,7 +192,8 @@ export function createPoller(deps: PollerDeps): Poller {
   async function readCurrent(): Promise<SourceRead[]> {
     const v2 = await read('v2/current');
     if (v2.document) return [v2];
-    logger.warn('v2 current failed, falling back to v1', { error: v2.report.error });
+    // Debug: the poll's own line says how it ended (v1 read instead: partial; nothing: failed).
+    logger.debug('v2 current failed, falling back to v1', { error: v2.report.error });
     return [v2, await read('v1/current')];
   }
 
@@ -222,8 +225,11 @@ export function createPoller(deps: PollerDeps): Poller {
     if (outcome === 'failed' || (await unchangedSinceLastDiff(good, startedAt))) {
       run.finishedAt = clock.now();
       await store.recordPollRun(run, rejected);
-      if (outcome === 'failed') logger.error('poll failed', { run: run.id, error: run.error });
-      else logger.debug('poll: feed unchanged', { run: run.id });
+      if (outcome === 'failed') feedFailures.failed(run);
+      else {
+        feedFailures.read(run);
+        logger.debug('poll: feed unchanged', { run: run.id });
+      }
       return { status: outcome, run, events: monitorEvents, unchanged: outcome !== 'failed' };
     }
 
@@ -312,6 +318,7 @@ export function createPoller(deps: PollerDeps): Poller {
       } else if (outcome === 'partial') {
         logger.warn('poll partial', { run: run.id, sources: run.sources.filter((s) => s.error) });
       }
+      feedFailures.read(run);
       return { status: outcome, run, events: applied, unchanged: false };
     }
   }

@@ -86,6 +86,9 @@ describe('vendor faults', () => {
     ['oversize', /exceeds the 1000000-byte limit/],
     ['status', /HTTP 500/],
   ])('a %s on every endpoint fails the poll with a clear error and changes nothing', async (kind, message) => {
+    // Read once first: a failure repeating the previous one is logged only at debug level.
+    await vendor.clearFaults();
+    await service.poll();
     await vendor.fault({ target: '*', kind, ...(kind === 'slow' ? { delayMs: 3000 } : {}) });
     const before = (await service.get('/api/events?limit=1000')).body.events.length;
     const result = await service.poll();
