@@ -36,7 +36,7 @@ const ENTRIES: Record<FeedSource, (json: unknown) => unknown[]> = {
 
 const POLL_LEASE = 'poll';
 /** Longer than the worst poll (three reads at their timeout); a crashed holder frees it by then. */
-const POLL_LEASE_TTL_MS = 120_000;
+export const POLL_LEASE_TTL_MS = 120_000;
 /**
  * How fresh last_seen_at is kept. Unchanged bodies skip the diff, but not for longer than this;
  * and a diff rewrites last_seen_at only where it is older, so a change to one incident does not
@@ -76,6 +76,8 @@ export type PollerDeps = {
    * its lease is taken over at once instead of after the TTL, so a crash does not stall polling.
    */
   isLeaseHolderGone?: (holder: string) => boolean;
+  /** How long the lease outlives a holder that died without releasing it; POLL_LEASE_TTL_MS by default. */
+  leaseTtlMs?: number;
   newId: () => string;
   /** POLL_MAX_INCIDENT_CHANGES: changed incidents one poll writes; the rest wait for the next polls. */
   maxIncidentWrites?: number;
@@ -95,6 +97,7 @@ export type Poller = { pollOnce(): Promise<PollResult> };
 
 export function createPoller(deps: PollerDeps): Poller {
   const { store, feed, clock, logger } = deps;
+  const leaseTtlMs = deps.leaseTtlMs ?? POLL_LEASE_TTL_MS;
   const maxIncidentWrites = deps.maxIncidentWrites ?? DEFAULT_MAX_INCIDENT_WRITES_PER_POLL;
   // Bodies of the last poll that was diffed in full. Equal bodies cannot hold a change, so the
   // common minute (nothing happened) costs two fetches and two string comparisons.
@@ -328,11 +331,11 @@ export function createPoller(deps: PollerDeps): Poller {
   }
 
   async function acquireLease(now: number): Promise<boolean> {
-    if (await store.tryAcquireLease(POLL_LEASE, deps.instanceId, now, POLL_LEASE_TTL_MS)) return true;
+    if (await store.tryAcquireLease(POLL_LEASE, deps.instanceId, now, leaseTtlMs)) return true;
     const holder = await store.leaseHolder(POLL_LEASE);
     if (!holder || !deps.isLeaseHolderGone?.(holder)) return false;
     logger.warn('taking over the poll lease of a process that is gone', { holder });
-    return store.takeOverLease(POLL_LEASE, holder, deps.instanceId, now, POLL_LEASE_TTL_MS);
+    return store.takeOverLease(POLL_LEASE, holder, deps.instanceId, now, leaseTtlMs);
   }
 
   /**

@@ -83,7 +83,7 @@ export function createWorkerCore(env: WorkerBindings & Record<string, unknown>, 
   const store = createSqliteStore(d1Connection(env.DB));
   const outbox = createQueueOutboxSignal({ queue: env.DELIVERIES, logger, keepAlive: options.keepAlive });
   const feed = createFetchFeedClient({ baseUrl: config.STATUS_URL, timeoutMs: config.POLL_TIMEOUT_MS, maxBytes: config.FEED_MAX_BYTES, userAgent: WORKER_USER_AGENT, clock });
-  const poller = createPoller({ store, feed, clock, logger, instanceId: options.instanceId, newId: () => crypto.randomUUID(), maxIncidentWrites: config.POLL_MAX_INCIDENT_CHANGES, outbox });
+  const poller = createPoller({ store, feed, clock, logger, instanceId: options.instanceId, newId: () => crypto.randomUUID(), maxIncidentWrites: config.POLL_MAX_INCIDENT_CHANGES, leaseTtlMs: config.POLL_LEASE_MS, outbox });
   return {
     config,
     logger,
@@ -124,6 +124,7 @@ export async function createWorkerNotifications(core: WorkerCore, options: { ins
     publicUrl,
     instanceId: options.instanceId,
     isHolderGone: () => false,
+    claimLeaseMs: config.DELIVERY_CLAIM_MS,
     adminEmail: config.ADMIN_EMAIL,
     maxClaimsPerRound: options.maxClaimsPerRound,
     onAttempt: options.metrics?.recordAttempt,
