@@ -170,6 +170,7 @@ describe('the Workers form under kills', () => {
       // lands within it.
       let cronMs = 300;
       let kind: KillKind = 'fan-out';
+      const restartsMs: number[] = [];
       const roundsStartedAt = Date.now();
       for (let round = 1; round <= CRASH_ROUNDS; round++) {
         const before = receiver.received.length;
@@ -183,7 +184,10 @@ describe('the Workers form under kills', () => {
         let cronEnded = false;
         // Killed runtimes reject this: only a finished invocation tells how long one takes.
         const cron = runtime.scheduled().then(
-          () => ((cronMs = Date.now() - firedAt), (cronEnded = true)),
+          () => {
+            cronMs = Date.now() - firedAt;
+            cronEnded = true;
+          },
           () => {},
         );
         if (kind === 'poll') {
@@ -200,7 +204,9 @@ describe('the Workers form under kills', () => {
         }
         await runtime.dispose();
         await cron;
+        const restartedAt = Date.now();
         runtime = await start();
+        restartsMs.push(Date.now() - restartedAt);
 
         const left = await leftByTheKill(runtime, holdersBefore);
         if (left.pollLease) landed.duringPoll++;
@@ -271,7 +277,8 @@ describe('the Workers form under kills', () => {
           `with ${claimsLeft} claims left behind, ${landed.elsewhere} elsewhere, of which ${wakeUpsRecovered} lost a wake-up the next cron tick made good), ` +
           `${step} vendor states, ${webhooks.distinctIds} webhooks, ` +
           `${resent} re-sent under their own webhook-id; ${Math.round(roundsMs / CRASH_ROUNDS)} ms a round, ` +
-          `the settling and the second runtime included (a cron invocation: ${cronMs} ms)`,
+          `the settling and the second runtime included (a restart of the runtime on its D1: ` +
+          `${Math.round(restartsMs.reduce((a, b) => a + b, 0) / restartsMs.length)} ms; a cron invocation: ${cronMs} ms)`,
       );
       // The first rounds are a fan-out kill and a lost wake-up; the third and later try the poll.
       if (CRASH_ROUNDS >= 2) {
