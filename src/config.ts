@@ -77,6 +77,12 @@ export const configSchema = z.object({
   RETENTION_POLL_RUNS_DAYS: integer('RETENTION_POLL_RUNS_DAYS', 1, 3650).default(DEFAULT_RETENTION.pollRunsDays),
   RETENTION_REJECTED_PAYLOADS_DAYS: integer('RETENTION_REJECTED_PAYLOADS_DAYS', 1, 3650).default(DEFAULT_RETENTION.rejectedPayloadsDays),
   REJECTED_PAYLOADS_MAX_BYTES: integer('REJECTED_PAYLOADS_MAX_BYTES', 1_000_000, 10_000_000_000).default(DEFAULT_RETENTION.rejectedPayloadsMaxBytes),
+  // Workers only: how long a poll lease and a delivery claim outlive an invocation that was killed
+  // holding them (a Worker cannot see that another invocation died; Node can, and frees them at
+  // once). Shorter lets a slow poll overlap the next one, or a slow webhook be sent again under
+  // its own webhook-id: both safe, both wasted work.
+  POLL_LEASE_MS: integer('POLL_LEASE_MS', 1000, 900_000).default(120_000),
+  DELIVERY_CLAIM_MS: integer('DELIVERY_CLAIM_MS', 1000, 900_000).default(60_000),
   LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error'], { error: 'LOG_LEVEL must be debug, info, warn or error' }).default('info'),
   LOG_FORMAT: z.enum(['json', 'pretty'], { error: 'LOG_FORMAT must be json or pretty' }).optional(),
 })
@@ -96,10 +102,11 @@ export type Config = z.output<typeof configSchema>;
 type SettingKey = keyof typeof configSchema.shape;
 
 /**
- * Settings only the Workers form reads (mail through Postmark's HTTP API): the Node command
+ * Settings only the Workers form reads (mail through Postmark's HTTP API, how long a killed
+ * invocation's lease and claims last): the Node command
  * takes no --flag for them, though its environment is parsed (and checked) with them.
  */
-export const WORKERS_ONLY_KEYS = ['MAIL_API_TOKEN', 'MAIL_API_URL', 'MAIL_API_STREAM'] as const satisfies readonly SettingKey[];
+export const WORKERS_ONLY_KEYS = ['MAIL_API_TOKEN', 'MAIL_API_URL', 'MAIL_API_STREAM', 'POLL_LEASE_MS', 'DELIVERY_CLAIM_MS'] as const satisfies readonly SettingKey[];
 
 /** The settings of the Node command, each also a --flag. */
 export type ConfigKey = Exclude<SettingKey, (typeof WORKERS_ONLY_KEYS)[number]>;

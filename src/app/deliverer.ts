@@ -28,6 +28,8 @@ export type DelivererDeps = {
   instanceId: string;
   /** Whether a claim holder is a process known to be gone: its claims are freed at once. */
   isHolderGone: (holder: string) => boolean;
+  /** How long a claim lasts; DELIVERY_LEASE_MS by default. A holder that died frees it by then. */
+  claimLeaseMs?: number;
   /** Told when a subscription is paused, besides the log (ADMIN_EMAIL). */
   adminEmail?: string;
   random?: () => number;
@@ -54,6 +56,7 @@ export function createDeliverer(deps: DelivererDeps): Deliverer {
   const random = deps.random ?? Math.random;
   const concurrency = deps.concurrency ?? DEFAULT_CONCURRENCY;
   const maxClaimsPerRound = deps.maxClaimsPerRound ?? Infinity;
+  const claimLeaseMs = deps.claimLeaseMs ?? DELIVERY_LEASE_MS;
 
   async function freeDeadHoldersClaims(): Promise<void> {
     for (const holder of await store.claimHolders()) {
@@ -147,7 +150,7 @@ export function createDeliverer(deps: DelivererDeps): Deliverer {
       for (;;) {
         const limit = Math.min(CLAIM_BATCH, maxClaimsPerRound - round.claimed);
         if (limit <= 0) return round;
-        const claimed = await store.claimDueDeliveries(deps.instanceId, clock.now(), DELIVERY_LEASE_MS, limit);
+        const claimed = await store.claimDueDeliveries(deps.instanceId, clock.now(), claimLeaseMs, limit);
         if (claimed.length === 0) return round;
         round.claimed += claimed.length;
         await runBySubscription(claimed, concurrency, (c) => deliverOne(c, round));

@@ -40,7 +40,7 @@ const ENTRIES: Record<FeedSource, (json: unknown) => unknown[]> = {
 
 const POLL_LEASE = 'poll';
 /** Longer than the worst poll (three reads at their timeout); a crashed holder frees it by then. */
-const POLL_LEASE_TTL_MS = 120_000;
+export const POLL_LEASE_TTL_MS = 120_000;
 /**
  * How fresh last_seen_at is kept. Unchanged bodies skip the diff, but not for longer than this;
  * and a diff rewrites last_seen_at only where it is older, so a change to one incident does not
@@ -80,6 +80,8 @@ export type PollerDeps = {
    * its lease is taken over at once instead of after the TTL, so a crash does not stall polling.
    */
   isLeaseHolderGone?: (holder: string) => boolean;
+  /** How long the lease outlives a holder that died without releasing it; POLL_LEASE_TTL_MS by default. */
+  leaseTtlMs?: number;
   newId: () => string;
   /** POLL_MAX_INCIDENT_CHANGES: changed incidents one poll writes; the rest wait for the next polls. */
   maxIncidentWrites?: number;
@@ -113,6 +115,7 @@ export function createPoller(deps: PollerDeps): Poller {
   // A feed never read is blind from when polling began (as /healthz counts a fresh start).
   const createdAt = clock.now();
   const pollingSince = deps.pollingSince ?? (async () => createdAt);
+  const leaseTtlMs = deps.leaseTtlMs ?? POLL_LEASE_TTL_MS;
   const maxIncidentWrites = deps.maxIncidentWrites ?? DEFAULT_MAX_INCIDENT_WRITES_PER_POLL;
   const feedFailures = createFeedFailureLog(logger);
   // Bodies of the last poll that was diffed in full. Equal bodies cannot hold a change, so the
@@ -411,11 +414,11 @@ export function createPoller(deps: PollerDeps): Poller {
   }
 
   async function acquireLease(now: number): Promise<boolean> {
-    if (await store.tryAcquireLease(POLL_LEASE, deps.instanceId, now, POLL_LEASE_TTL_MS)) return true;
+    if (await store.tryAcquireLease(POLL_LEASE, deps.instanceId, now, leaseTtlMs)) return true;
     const holder = await store.leaseHolder(POLL_LEASE);
     if (!holder || !deps.isLeaseHolderGone?.(holder)) return false;
     logger.warn('taking over the poll lease of a process that is gone', { holder });
-    return store.takeOverLease(POLL_LEASE, holder, deps.instanceId, now, POLL_LEASE_TTL_MS);
+    return store.takeOverLease(POLL_LEASE, holder, deps.instanceId, now, leaseTtlMs);
   }
 
   /**
