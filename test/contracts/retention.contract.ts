@@ -117,7 +117,7 @@ export function retentionContract(target: StoreTarget): void {
       });
 
       it('keeps the most recently seen bodies within the size cap, and always the newest one', async () => {
-        const page = (n: number) => `<html>${String(n).repeat(400_000)}</html>`; // about 400 KB each
+        const page = (n: number) => `<html>${String(n).repeat(20_000)}</html>`; // about 20 KB each, kept whole
         const runs: PollRun[] = [];
         for (let i = 1; i <= 5; i++) {
           const run = pollRun(NOW - (10 - i) * 60_000, 'failed');
@@ -129,7 +129,7 @@ export function retentionContract(target: StoreTarget): void {
           return shown.flatMap((s) => (s?.rejected[0]?.body ? [s.rejected[0].sha256.slice(0, 2)] : []));
         };
 
-        expect(await store.pruneRejectedBodies(NOW - 30 * DAY_MS, 1_000_000, 100)).toBe(3);
+        expect(await store.pruneRejectedBodies(NOW - 30 * DAY_MS, 50_000, 100)).toBe(3);
         expect(await kept()).toEqual(['d4', 'd5']);
         expect((await store.getPollRun(runs[4]!.id))?.rejected[0]?.body?.text).toBe(page(5));
 
@@ -137,7 +137,7 @@ export function retentionContract(target: StoreTarget): void {
         const huge = pollRun(NOW, 'failed');
         runs.push(huge);
         await store.recordPollRun(huge, [rejectedPayload('x'.repeat(1_500_000), 'ee')]);
-        expect(await store.pruneRejectedBodies(NOW - 30 * DAY_MS, 1_000_000, 100)).toBe(2);
+        expect(await store.pruneRejectedBodies(NOW - 30 * DAY_MS, 50_000, 100)).toBe(2);
         expect(await kept()).toEqual(['ee']);
         expect(await store.pruneRejectedBodies(NOW - 30 * DAY_MS, 1_000_000, 100)).toBe(0);
       });
