@@ -77,6 +77,12 @@ export const configSchema = z.object({
   RETENTION_POLL_RUNS_DAYS: integer('RETENTION_POLL_RUNS_DAYS', 1, 3650).default(DEFAULT_RETENTION.pollRunsDays),
   RETENTION_REJECTED_PAYLOADS_DAYS: integer('RETENTION_REJECTED_PAYLOADS_DAYS', 1, 3650).default(DEFAULT_RETENTION.rejectedPayloadsDays),
   REJECTED_PAYLOADS_MAX_BYTES: integer('REJECTED_PAYLOADS_MAX_BYTES', 1_000_000, 10_000_000_000).default(DEFAULT_RETENTION.rejectedPayloadsMaxBytes),
+  // The workspace app (issue 10): the vendor's Web API and the app's credentials. The secret and
+  // the signing secret are never printed; tokens the app gets are sealed with SECRET_KEY.
+  APP_API_URL: httpUrl('APP_API_URL').default('https://slack.com'),
+  APP_CLIENT_ID: z.string().trim().min(1).max(200).optional(),
+  APP_CLIENT_SECRET: z.string().trim().min(1).max(200).optional(),
+  APP_SIGNING_SECRET: z.string().trim().min(1).max(200).optional(),
   LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error'], { error: 'LOG_LEVEL must be debug, info, warn or error' }).default('info'),
   LOG_FORMAT: z.enum(['json', 'pretty'], { error: 'LOG_FORMAT must be json or pretty' }).optional(),
 })

@@ -23,6 +23,7 @@ export type * from './ports/retention.ts';
 export type * from './ports/runtime.ts';
 export type * from './ports/senders.ts';
 export type * from './ports/subscriptions.ts';
+export type * from './ports/web-api.ts';
 
 /**
  * What the poller needs: the archive's write side, the lease, whom deliveries are planned for, and
