@@ -83,6 +83,12 @@ export const configSchema = z.object({
   // its own webhook-id: both safe, both wasted work.
   POLL_LEASE_MS: integer('POLL_LEASE_MS', 1000, 900_000).default(120_000),
   DELIVERY_CLAIM_MS: integer('DELIVERY_CLAIM_MS', 1000, 900_000).default(60_000),
+  // The workspace app (issue 10): the vendor's Web API and the app's credentials. The secret and
+  // the signing secret are never printed; tokens the app gets are sealed with SECRET_KEY.
+  APP_API_URL: httpUrl('APP_API_URL').default('https://slack.com'),
+  APP_CLIENT_ID: z.string().trim().min(1).max(200).optional(),
+  APP_CLIENT_SECRET: z.string().trim().min(1).max(200).optional(),
+  APP_SIGNING_SECRET: z.string().trim().min(1).max(200).optional(),
   LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error'], { error: 'LOG_LEVEL must be debug, info, warn or error' }).default('info'),
   LOG_FORMAT: z.enum(['json', 'pretty'], { error: 'LOG_FORMAT must be json or pretty' }).optional(),
 })

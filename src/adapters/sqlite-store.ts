@@ -8,6 +8,7 @@ import { createSqliteAdminAccessStore } from './sqlite-admin-access.ts';
 import { createSqliteArchiveReads } from './sqlite-archive-reads.ts';
 import { createSqliteArchiveWrites } from './sqlite-archive-writes.ts';
 import type { SqliteConnection } from './sqlite-connection.ts';
+import { createSqliteInstallationStore } from './sqlite-installations.ts';
 import { createSqliteLeases } from './sqlite-leases.ts';
 import { createSqliteLinkTokenStore } from './sqlite-link-tokens.ts';
 import { createSqliteOutboxStore } from './sqlite-outbox.ts';
@@ -28,5 +29,6 @@ export function createSqliteStore(connection: SqliteConnection): Store {
     ...createSqliteRateLimitStore(connection),
     ...createSqliteAdminAccessStore(connection),
     ...createSqliteRetentionStore(connection),
+    ...createSqliteInstallationStore(connection),
   };
 }

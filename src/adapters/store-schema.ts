@@ -314,3 +314,23 @@ export const adminSessions = sqliteTable('admin_sessions', {
   expiresMs: integer('expires_ms').notNull(),
   lastSeenMs: integer('last_seen_ms').notNull(),
 });
+
+/**
+ * The vendor app's installations (issue 10), one per team. Tokens only sealed by the secret box.
+ * The refresh token's sealed text is the compare-and-swap key of a rotation: sealing is random, so
+ * it names one issued token. `refresh_claimed_ms` records a refresh before the vendor is called.
+ */
+export const appInstallations = sqliteTable('app_installations', {
+  id: text('id').primaryKey(),
+  teamId: text('team_id').notNull().unique(),
+  botUserId: text('bot_user_id').notNull(),
+  scopesJson: text('scopes_json').notNull(),
+  accessTokenSealed: text('access_token_sealed'),
+  refreshTokenSealed: text('refresh_token_sealed'),
+  accessExpiresMs: integer('access_expires_ms').notNull(),
+  state: text('state', { enum: ['active', 'broken', 'uninstalled'] }).notNull(),
+  reason: text('reason'),
+  refreshClaimedMs: integer('refresh_claimed_ms'),
+  createdMs: integer('created_ms').notNull(),
+  updatedMs: integer('updated_ms').notNull(),
+});

@@ -48,3 +48,22 @@ export class ApiError extends Error {
     super(detail ? `${code}: ${detail}` : code);
   }
 }
+
+/** A failed call to the vendor's Web API (adapters/web-api-client.ts). */
+/**
+ * Why a call failed. `code` is the vendor's error code when it answered `{ok: false}`
+ * (`invalid_refresh_token`, `token_expired`, `token_revoked`, `token_already_exchanged`, ...), or
+ * ours for what came instead: `timeout`, `network`, `http_<status>`, `too_large`, `malformed`.
+ */
+export class WebApiError extends Error {
+  override readonly name = 'WebApiError';
+  constructor(
+    readonly method: string,
+    readonly code: string,
+    /** True when the same call may work later: a timeout, a lost connection, a 429 or a 5xx. */
+    readonly retryable: boolean,
+    options?: { cause?: unknown; detail?: string },
+  ) {
+    super(`${method}: ${code}${options?.detail ? ` (${options.detail})` : ''}`, options);
+  }
+}

@@ -43,6 +43,10 @@ const SETTING_HELP: Record<ConfigKey, string> = {
   RETENTION_POLL_RUNS_DAYS: 'days poll runs are kept (30; the newest and the last successful one always stay)',
   RETENTION_REJECTED_PAYLOADS_DAYS: 'days a refused payload is kept after it was last seen (30)',
   REJECTED_PAYLOADS_MAX_BYTES: 'total size of refused payloads kept, bytes (50000000; the newest always stays)',
+  APP_API_URL: "the vendor's Web API host for the workspace app (https://slack.com)",
+  APP_CLIENT_ID: "the workspace app's client id",
+  APP_CLIENT_SECRET: "the workspace app's client secret (a secret: never printed)",
+  APP_SIGNING_SECRET: "the workspace app's signing secret (a secret: never printed)",
   LOG_LEVEL: 'debug, info, warn or error (info)',
   LOG_FORMAT: 'json or pretty (pretty on a terminal, else json)',
 };

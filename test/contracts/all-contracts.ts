@@ -2,6 +2,7 @@
 import { accessContract } from './access.contract.ts';
 import { archiveReadsContract } from './archive-reads.contract.ts';
 import { archiveWritesContract } from './archive-writes.contract.ts';
+import { installationsContract } from './installations.contract.ts';
 import { leaseContract } from './leases.contract.ts';
 import { monitorEventsContract } from './monitor-events.contract.ts';
 import { outboxContract } from './outbox.contract.ts';
@@ -18,4 +19,5 @@ export function storeContracts(target: StoreTarget): void {
   outboxContract(target);
   accessContract(target);
   monitorEventsContract(target);
+  installationsContract(target);
 }

@@ -1,0 +1,111 @@
+/**
+ * The vendor's Web API over fetch (Web-standard: runs on Node and Workers): oauth.v2.access with
+ * the refresh grant, oauth.v2.exchange and auth.test, form-encoded as the spec writes them. Every
+ * call has a timeout and reads at most MAX_ANSWER_BYTES; the vendor's error codes come back as
+ * WebApiError codes.
+ */
+import { z } from 'zod';
+import { WebApiError } from '../core/errors.ts';
+import type { TokenGrant, TokenIdentity, VendorWebApi } from '../core/ports.ts';
+import { createTextPrefix, readCappedBody } from './capped-body.ts';
+
+// A token response is under 1 KB; 64 KB leaves room for a verbose error page and no more.
+const MAX_ANSWER_BYTES = 65_536;
+export const WEB_API_TIMEOUT_MS = 10_000;
+
+export type WebApiClientOptions = {
+  /** APP_API_URL: `https://slack.com`, or the simulated Web API. */
+  baseUrl: string;
+  clientId: string;
+  clientSecret: string;
+  timeoutMs?: number;
+  fetch?: typeof fetch;
+};
+
+const errorAnswer = z.object({ ok: z.literal(false), error: z.string().min(1).max(200) });
+const tokenAnswer = z.object({
+  ok: z.literal(true),
+  access_token: z.string().min(1),
+  refresh_token: z.string().min(1),
+  expires_in: z.number().int().positive(),
+  scope: z.string().default(''),
+  bot_user_id: z.string().min(1),
+  team: z.object({ id: z.string().min(1) }),
+});
+const identityAnswer = z.object({ ok: z.literal(true), team_id: z.string().min(1), user_id: z.string().min(1), bot_id: z.string().optional() });
+
+function toGrant(answer: z.infer<typeof tokenAnswer>): TokenGrant {
+  return {
+    accessToken: answer.access_token,
+    refreshToken: answer.refresh_token,
+    expiresInSeconds: answer.expires_in,
+    scopes: answer.scope.split(',').filter((s) => s !== ''),
+    botUserId: answer.bot_user_id,
+    teamId: answer.team.id,
+  };
+}
+
+export function createWebApiClient(options: WebApiClientOptions): VendorWebApi {
+  const base = options.baseUrl.replace(/\/+$/, '');
+  const timeoutMs = options.timeoutMs ?? WEB_API_TIMEOUT_MS;
+  const doFetch = options.fetch ?? fetch;
+
+  /** One form-encoded POST; the parsed JSON of an `ok: true` answer, or a WebApiError. */
+  async function call(method: string, fields: Record<string, string>, bearer?: string): Promise<unknown> {
+    let response: Response;
+    const signal = AbortSignal.timeout(timeoutMs);
+    try {
+      response = await doFetch(`${base}/api/${method}`, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/x-www-form-urlencoded', ...(bearer ? { Authorization: `Bearer ${bearer}` } : {}) },
+        body: new URLSearchParams(fields).toString(),
+        signal,
+        redirect: 'error',
+      });
+    } catch (cause) {
+      throw new WebApiError(method, signal.aborted ? 'timeout' : 'network', true, { cause });
+    }
+    const text = createTextPrefix(MAX_ANSWER_BYTES);
+    let cut: boolean;
+    try {
+      ({ cut } = await readCappedBody(response.body, MAX_ANSWER_BYTES, text.add));
+    } catch (cause) {
+      throw new WebApiError(method, signal.aborted ? 'timeout' : 'network', true, { cause });
+    }
+    if (response.status === 429 || response.status >= 500) throw new WebApiError(method, `http_${response.status}`, true);
+    if (cut) throw new WebApiError(method, 'too_large', false, { detail: `answer over ${MAX_ANSWER_BYTES} bytes` });
+    let json: unknown;
+    try {
+      json = JSON.parse(text.text);
+    } catch (cause) {
+      throw new WebApiError(method, response.ok ? 'malformed' : `http_${response.status}`, false, { cause, detail: 'not JSON' });
+    }
+    const failed = errorAnswer.safeParse(json);
+    // The vendor's own refusals: trying the same call again gives the same answer, except a rate limit.
+    if (failed.success) throw new WebApiError(method, failed.data.error, failed.data.error === 'ratelimited');
+    if (!response.ok) throw new WebApiError(method, `http_${response.status}`, false);
+    return json;
+  }
+
+  function parse<T>(method: string, schema: z.ZodType<T>, json: unknown): T {
+    const parsed = schema.safeParse(json);
+    if (!parsed.success) throw new WebApiError(method, 'malformed', false, { detail: parsed.error.issues[0]?.message ?? 'unexpected answer' });
+    return parsed.data;
+  }
+
+  const credentials = { client_id: options.clientId, client_secret: options.clientSecret };
+  return {
+    async refresh(refreshToken) {
+      const json = await call('oauth.v2.access', { ...credentials, grant_type: 'refresh_token', refresh_token: refreshToken });
+      return toGrant(parse('oauth.v2.access', tokenAnswer, json));
+    },
+    async exchange(longLivedToken) {
+      const json = await call('oauth.v2.exchange', { ...credentials, token: longLivedToken });
+      return toGrant(parse('oauth.v2.exchange', tokenAnswer, json));
+    },
+    async identify(accessToken): Promise<TokenIdentity> {
+      const answer = parse('auth.test', identityAnswer, await call('auth.test', {}, accessToken));
+      return { teamId: answer.team_id, userId: answer.user_id, botUserId: answer.bot_id === undefined ? null : answer.user_id };
+    },
+  };
+}

@@ -1,0 +1,127 @@
+/**
+ * The app's tokens (issue 10): a valid access token for an installation, rotated ahead of expiry
+ * by one process at a time, and installs from a long-lived token. A refresh token is single use:
+ * the refresh is claimed in the store before the vendor is called, and the new pair is written by
+ * one compare-and-swap on the old refresh token, so a race or a crash never spends one twice.
+ */
+import { WebApiError } from '../core/errors.ts';
+import type { Clock, InstallationRecord, InstallationStore, SealedTokenPair, TokenGrant, VendorWebApi } from '../core/ports.ts';
+import type { SecretBox } from '../core/secret-box.ts';
+import { decideTokenStep, DEFAULT_ROTATION, type RotationSettings } from '../core/token-rotation.ts';
+
+/** The vendor's answers that mean the installation's grant is gone: only a re-install helps. */
+const GRANT_GONE = new Set(['invalid_refresh_token', 'token_revoked', 'invalid_auth', 'account_inactive', 'app_uninstalled', 'invalid_client_id', 'bad_client_secret']);
+
+/** An installation that cannot give a token: unknown, broken (with the vendor's reason) or uninstalled. */
+export class InstallationUnavailableError extends Error {
+  override readonly name = 'InstallationUnavailableError';
+  readonly retryable = false;
+  constructor(readonly installationId: string, readonly state: 'unknown' | 'broken' | 'uninstalled', readonly reason: string | null) {
+    super(`installation ${installationId} is ${state}${reason ? `: ${reason}` : ''}`);
+  }
+}
+
+/** Another process held the refresh for longer than we would wait. */
+export class TokenBusyError extends Error {
+  override readonly name = 'TokenBusyError';
+  readonly retryable = true;
+  constructor(readonly installationId: string) {
+    super(`installation ${installationId}: another process is refreshing its token`);
+  }
+}
+
+export type AppTokensDeps = {
+  store: InstallationStore;
+  webApi: VendorWebApi;
+  box: SecretBox;
+  clock: Clock;
+  rotation?: RotationSettings;
+  /** Waits between reads while another process refreshes; a timer on Node and Workers alike. */
+  sleep?: (ms: number) => Promise<void>;
+  newId?: () => string;
+};
+
+export type AppTokens = {
+  /**
+   * A valid access token. With `rejected` (the token the vendor just answered `token_expired` to),
+   * refreshes once even if our clock thinks it is still good.
+   */
+  accessToken(installationId: string, options?: { rejected?: string }): Promise<string>;
+  /** Exchanges a long-lived token once (oauth.v2.exchange), checks it (auth.test), stores it sealed. */
+  installFromToken(longLivedToken: string): Promise<InstallationRecord>;
+};
+
+const WAIT_STEP_MS = 100;
+// Enough reads to outlast one claim: claimTtlMs / WAIT_STEP_MS, and a few more.
+const extraReads = 5;
+
+export function createAppTokens(deps: AppTokensDeps): AppTokens {
+  const rotation = deps.rotation ?? DEFAULT_ROTATION;
+  const sleep = deps.sleep ?? ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)));
+  const newId = deps.newId ?? (() => crypto.randomUUID());
+  const { store, webApi, box, clock } = deps;
+
+  async function sealGrant(grant: TokenGrant, now: number): Promise<SealedTokenPair> {
+    return {
+      accessTokenSealed: await box.seal(grant.accessToken),
+      refreshTokenSealed: await box.seal(grant.refreshToken),
+      // expires_in as sent: the spec says 43,200 s, a test or a future vendor may say otherwise.
+      accessExpiresAt: now + grant.expiresInSeconds * 1000,
+    };
+  }
+
+  /** One refresh with the claim held: the new access token, or null when another process swapped first. */
+  async function refreshClaimed(row: InstallationRecord & { refreshTokenSealed: string }): Promise<string | null> {
+    let grant: TokenGrant;
+    try {
+      grant = await webApi.refresh(await box.open(row.refreshTokenSealed));
+    } catch (error) {
+      if (error instanceof WebApiError && GRANT_GONE.has(error.code)) {
+        await store.markBroken(row.id, error.code, clock.now());
+        throw new InstallationUnavailableError(row.id, 'broken', error.code);
+      }
+      // The claim stays: if the vendor did act, the next try spends the same token inside grace.
+      throw error;
+    }
+    const now = clock.now();
+    const swapped = await store.swapTokens(row.id, row.refreshTokenSealed, await sealGrant(grant, now), now);
+    return swapped ? grant.accessToken : null;
+  }
+
+  return {
+    async accessToken(installationId, options = {}) {
+      let rejected = options.rejected;
+      const maxReads = Math.ceil(rotation.claimTtlMs / WAIT_STEP_MS) + extraReads;
+      for (let read = 0; read < maxReads; read++) {
+        const row = await store.findInstallation(installationId);
+        if (!row) throw new InstallationUnavailableError(installationId, 'unknown', null);
+        const now = clock.now();
+        const stored = row.accessTokenSealed === null ? null : await box.open(row.accessTokenSealed);
+        const step = decideTokenStep(row, now, rotation, rejected !== undefined && rejected === stored);
+        if (step.kind === 'gone') throw new InstallationUnavailableError(installationId, step.state, step.reason);
+        if (step.kind === 'use' && stored !== null) return stored;
+        if (step.kind === 'refresh' && row.refreshTokenSealed !== null) {
+          if (await store.claimRefresh(row.id, row.refreshTokenSealed, now, rotation.claimTtlMs)) {
+            const fresh = await refreshClaimed({ ...row, refreshTokenSealed: row.refreshTokenSealed });
+            if (fresh !== null) return fresh;
+          }
+          // We lost the claim or the swap: the winner's token is read next time round.
+          rejected = undefined;
+          continue;
+        }
+        await sleep(WAIT_STEP_MS);
+      }
+      throw new TokenBusyError(installationId);
+    },
+
+    async installFromToken(longLivedToken) {
+      const grant = await webApi.exchange(longLivedToken);
+      const identity = await webApi.identify(grant.accessToken);
+      const now = clock.now();
+      return store.saveInstallation(
+        { id: newId(), teamId: identity.teamId, botUserId: grant.botUserId, scopes: grant.scopes, ...(await sealGrant(grant, now)) },
+        now,
+      );
+    },
+  };
+}

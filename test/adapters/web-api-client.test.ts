@@ -1,0 +1,86 @@
+/**
+ * The Web API client against misbehaving servers on loopback: one that never answers, one that
+ * answers without end, one that answers an HTML error page. Each call ends in bounded time and
+ * bounded memory with a WebApiError that says whether a retry can help.
+ */
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterEach, describe, expect, it } from 'vitest';
+import { createWebApiClient } from '../../src/adapters/web-api-client.ts';
+import { WebApiError } from '../../src/core/errors.ts';
+
+const servers: Server[] = [];
+afterEach(async () => {
+  await Promise.all(servers.splice(0).map((s) => new Promise((resolve) => s.close(resolve)).catch(() => {})));
+});
+
+async function serve(handler: Parameters<typeof createServer>[1]): Promise<string> {
+  const server = createServer(handler);
+  servers.push(server);
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+}
+
+const client = (baseUrl: string, timeoutMs = 500) => createWebApiClient({ baseUrl, clientId: 'id', clientSecret: 'secret', timeoutMs });
+
+describe('web api client', () => {
+  it('gives up on a server that never answers, after its timeout, as retryable', async () => {
+    const url = await serve((_req, res) => {
+      servers[0]?.on('close', () => res.destroy());
+    });
+    const started = Date.now();
+    const error = await client(url).refresh('xoxe-1-r').catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(WebApiError);
+    expect(error).toMatchObject({ method: 'oauth.v2.access', code: 'timeout', retryable: true });
+    expect(Date.now() - started).toBeLessThan(3_000);
+    servers.splice(0).forEach((s) => s.closeAllConnections());
+  });
+
+  it('stops reading an answer that never ends, and says it was too large', async () => {
+    const url = await serve((_req, res) => {
+      res.writeHead(200, { 'Content-Type': 'application/json' });
+      const chunk = Buffer.alloc(16_384, 0x20);
+      const pump = () => {
+        while (res.write(chunk)) {}
+        res.once('drain', pump);
+      };
+      res.write('{"ok":true,"pad":"');
+      pump();
+    });
+    const error = await client(url, 5_000).exchange('xoxb-long').catch((e: unknown) => e);
+    expect(error).toMatchObject({ code: 'too_large', retryable: false });
+    servers.splice(0).forEach((s) => s.closeAllConnections());
+  });
+
+  it('surfaces the vendor error code, and an error page by its status', async () => {
+    const url = await serve((req, res) => {
+      if (req.url?.endsWith('oauth.v2.access')) {
+        res.writeHead(200, { 'Content-Type': 'application/json' });
+        res.end('{"ok":false,"error":"invalid_refresh_token"}');
+      } else {
+        res.writeHead(502, { 'Content-Type': 'text/html' });
+        res.end('<html>bad gateway</html>');
+      }
+    });
+    await expect(client(url).refresh('r')).rejects.toMatchObject({ code: 'invalid_refresh_token', retryable: false });
+    await expect(client(url).identify('t')).rejects.toMatchObject({ method: 'auth.test', code: 'http_502', retryable: true });
+  });
+
+  it('sends the refresh grant form-encoded with the client credentials', async () => {
+    let seen = '';
+    let type = '';
+    const url = await serve((req, res) => {
+      type = req.headers['content-type'] ?? '';
+      req.on('data', (c: Buffer) => (seen += c.toString()));
+      req.on('end', () => {
+        res.writeHead(200, { 'Content-Type': 'application/json' });
+        res.end(JSON.stringify({ ok: true, access_token: 'xoxe.xoxb-1', refresh_token: 'xoxe-1-n', expires_in: 77, token_type: 'bot', scope: 'chat:write,channels:read', bot_user_id: 'U1', team: { id: 'T1', name: 'A' } }));
+      });
+    });
+    const grant = await client(url).refresh('xoxe-1-old');
+    expect(type).toBe('application/x-www-form-urlencoded');
+    expect(Object.fromEntries(new URLSearchParams(seen))).toEqual({ client_id: 'id', client_secret: 'secret', grant_type: 'refresh_token', refresh_token: 'xoxe-1-old' });
+    // expires_in as sent, not the spec's 43,200.
+    expect(grant).toEqual({ accessToken: 'xoxe.xoxb-1', refreshToken: 'xoxe-1-n', expiresInSeconds: 77, scopes: ['chat:write', 'channels:read'], botUserId: 'U1', teamId: 'T1' });
+  });
+});
