@@ -8,7 +8,7 @@ import { startTestApp, type TestApp } from '../helpers/app-service.ts';
 import { startTestVendor, type TestVendor } from '../helpers/service.ts';
 
 /** JSON routes by where they live: the API, the health check, the widget's status and the document itself. */
-const isJsonPath = (path: string) => path.startsWith('/api/') || ['/healthz', '/widget.json', '/openapi.json'].includes(path);
+const isJsonPath = (path: string) => (path.startsWith('/api/') && path !== '/api/reference') || ['/healthz', '/widget.json', '/openapi.json'].includes(path);
 
 /** Middleware (ALL) and CORS preflights (OPTIONS, the widget's) are not operations a client calls. */
 const NOT_OPERATIONS = ['ALL', 'OPTIONS'];
@@ -68,6 +68,16 @@ describe('OpenAPI document', () => {
     const refused = await service.get('/api/incidents?cursor=not-ours');
     expect(refused.status).toBe(400);
     expect(apiErrorSchema.parse(refused.body).error).toBe('invalid_cursor');
+  });
+
+  it('has a reference page on our own origin, linked from the footer, listing every operation', async () => {
+    const res = await service.fetch(`${service.url}/api/reference`);
+    expect(res.status).toBe(200);
+    const html = await res.text();
+    for (const op of API_OPERATIONS) expect(html).toContain(toOpenApiPath(op.path));
+    expect(html).not.toMatch(/<script[^>]+src="https?:/);
+    const home = await (await service.fetch(`${service.url}/`)).text();
+    expect(home).toContain('href="/api/reference"');
   });
 
   it('is served with a validator, and 304 when unchanged', async () => {

@@ -1,11 +1,15 @@
-/** `/openapi.json`: the API's OpenAPI 3.1 document, built once from the zod schemas and served as the same bytes. */
+/** `/openapi.json` (the API's OpenAPI 3.1 document, built once from the zod schemas) and `/api/reference`, the page of it. */
 import { Hono } from 'hono';
-import { buildOpenApiDocument } from '../openapi/openapi-document.ts';
+import type { AppDeps } from '../deps.ts';
+import { API_OPERATIONS, buildOpenApiDocument } from '../openapi/openapi-document.ts';
+import { ApiReferencePage } from '../pages/api-reference-page.tsx';
+import { pageResponder } from '../pages/layout.tsx';
+import { pageSecurity } from '../pages/page-security.ts';
 
 /** The document depends on code alone: a day's caching is safe, and the ETag says when a deploy changed it. */
 const MAX_AGE_SECONDS = 86_400;
 
-export function openApiRoutes() {
+export function openApiRoutes(deps: AppDeps) {
   const app = new Hono();
   let built: { body: string; etag: string } | null = null;
   const document = async () => {
@@ -24,5 +28,7 @@ export function openApiRoutes() {
     c.header('content-type', 'application/json; charset=UTF-8');
     return c.body(body);
   });
+  const page = pageResponder(deps.assets);
+  app.get('/api/reference', pageSecurity(), (c) => page(c, 'API reference', <ApiReferencePage operations={API_OPERATIONS} />));
   return app;
 }
