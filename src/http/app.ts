@@ -13,6 +13,7 @@ import { healthRoutes } from './routes/health.ts';
 import { incidentRoutes } from './routes/incidents.ts';
 import { metricsRoutes } from './routes/metrics.ts';
 import { mirrorRoutes } from './routes/mirror.ts';
+import { openApiRoutes } from './routes/openapi.tsx';
 import { reliabilityRoutes } from './routes/reliability.tsx';
 import { staticAssetRoutes } from './routes/static-assets.ts';
 import { subscribePageRoutes } from './routes/subscribe-pages.tsx';
@@ -59,6 +60,7 @@ export function createApp(deps: AppDeps): Hono {
   app.route('/', adminRoutes(deps));
   app.route('/', subscriptionRoutes(deps));
   app.route('/', metricsRoutes(deps));
+  app.route('/', openApiRoutes(deps));
   // Before the pages: the embeddables keep their own headers (CORS, framing by anyone, caching).
   app.route('/', widgetRoutes(deps));
   app.route('/', dashboardRoutes(deps));

@@ -4,15 +4,13 @@ import type { CursorCodec } from '../core/cursor.ts';
 import { ApiError } from '../core/errors.ts';
 import type { IncidentFilter } from '../core/ports.ts';
 import { parseVendorTime } from '../core/vendor-time.ts';
+import { DEFAULT_LIMIT, limitParamSchema, MAX_LIMIT } from './openapi/api-schemas.ts';
 
-export const DEFAULT_LIMIT = 100;
-export const MAX_LIMIT = 1000;
+export { DEFAULT_LIMIT, MAX_LIMIT };
 
-/** The spec: invalid limits are adjusted silently, never refused. */
+/** The spec: invalid limits are adjusted silently, never refused (the schema /openapi.json describes). */
 export function pageLimit(raw: string | undefined): number {
-  const n = Number(raw);
-  if (raw === undefined || raw.trim() === '' || !Number.isFinite(n) || n < 1) return DEFAULT_LIMIT;
-  return Math.min(Math.floor(n), MAX_LIMIT);
+  return limitParamSchema.parse(raw);
 }
 
 /** Decodes a cursor of the given kind; anything else (gibberish, tampered, another list's) is invalid_cursor. */

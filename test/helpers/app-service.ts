@@ -30,6 +30,8 @@ export type TestApp = {
   logs: string[];
   /** The app's store, for what a test checks through a port rather than over HTTP. */
   store: Store;
+  /** The routes the app registered (Hono's own list), to check the OpenAPI document against. */
+  routes: { method: string; path: string }[];
   /** A request to the app; `url` is absolute (`service.url + path`). */
   fetch(url: string, init?: RequestInit): Promise<Response>;
   get(path: string): Promise<{ status: number; body: any }>;
@@ -84,6 +86,7 @@ export async function startTestApp(statusUrl: string, options: { dir?: string; e
     config,
     logs,
     store: deps.store,
+    routes: app.routes.map((r) => ({ method: r.method, path: r.path })),
     fetch: request,
     async get(path) {
       const res = await request(origin + path);

@@ -63,7 +63,7 @@ export function Layout(props: LayoutProps) {
           <footer class="site-footer">
             <p>
               An independent archive of the vendor's public status feed. Times are shown in your time zone when scripts
-              run, else in UTC. <a href="/feed.atom">Atom feed</a> · <a href="/api/incidents">JSON API</a>
+              run, else in UTC. <a href="/feed.atom">Atom feed</a> · <a href="/api/incidents">JSON API</a> · <a href="/api/reference">API reference</a>
             </p>
           </footer>
         </body>

@@ -9,6 +9,7 @@ import { iso } from '../api-json.ts';
 import type { AppDeps } from '../deps.ts';
 import { knownServiceNames, requireKnownServices } from '../known-services.ts';
 import { instantParam, pageLimit, readCursor } from '../query-params.ts';
+import { replayRequestSchema, updateSubscriptionSchema } from '../openapi/openapi-document.ts';
 import { requireAdmin } from './admin.ts';
 
 const STATUSES: SubscriptionStatus[] = ['pending', 'active', 'paused'];
@@ -51,12 +52,8 @@ export function subscriptionRoutes(deps: AppDeps) {
     return c.json({ ok: true, subscription: toApiSubscription(subscription) });
   });
 
-  const updateSchema = z.strictObject({
-    url: z.string().optional(),
-    email: z.string().optional(),
-    filters: subscriptionFiltersSchema.optional(),
-    timezone: z.string().optional(),
-  });
+  // The same schemas /openapi.json describes, so the document and the checks cannot drift.
+  const updateSchema = updateSubscriptionSchema;
 
   app.patch('/api/subscriptions/:id', async (c) => {
     const id = c.req.param('id');
@@ -130,11 +127,7 @@ export function subscriptionRoutes(deps: AppDeps) {
     return c.json({ ok: true, replayed: 1 });
   });
 
-  const replaySchema = z.strictObject({
-    since: z.string({ error: 'since must be a date or an ISO 8601 time' }),
-    subscription: z.string().optional(),
-    state: z.enum(DELIVERY_STATES).optional(),
-  });
+  const replaySchema = replayRequestSchema;
 
   // Not /api/deliveries/replay: beside /api/deliveries/:id/replay that shape makes Hono's
   // RegExpRouter give up, and every request of the app would be routed by the slower trie.

@@ -1,0 +1,67 @@
+/** The zod schemas the JSON API's requests are read with and its answers described by: one source for the code and /openapi.json. */
+import { z } from 'zod';
+
+export const DEFAULT_LIMIT = 100;
+export const MAX_LIMIT = 1000;
+
+/** The spec: invalid limits are adjusted silently, never refused; so the schema accepts any text. */
+export const limitParamSchema = z
+  .string()
+  .optional()
+  .describe(`Page size, ${DEFAULT_LIMIT} by default, at most ${MAX_LIMIT}; anything else is adjusted, never refused.`)
+  .transform((raw) => {
+    const n = Number(raw);
+    if (raw === undefined || raw.trim() === '' || !Number.isFinite(n) || n < 1) return DEFAULT_LIMIT;
+    return Math.min(Math.floor(n), MAX_LIMIT);
+  });
+
+export const cursorParamSchema = z.string().optional().describe('The `next_cursor` of the previous page; an invalid one is `invalid_cursor`.');
+export const instantParamSchema = z.string().optional().describe('A date (2026-07-01, taken as UTC midnight) or an ISO 8601 time with offset.');
+export const listParamSchema = z.string().optional().describe('One value, several separated by commas, or the parameter repeated.');
+
+/** The one error shape of every refusal. */
+export const apiErrorSchema = z.object({
+  ok: z.literal(false),
+  error: z.string().describe('A stable code: invalid_request, invalid_cursor, unauthorized, ...'),
+  detail: z.string().describe('What was expected and what came, for a person.'),
+});
+
+export const pageMetadataSchema = z.object({
+  next_cursor: z.string().describe('Empty on the last page.'),
+});
+
+const isoTime = z.string().describe('ISO 8601 time, UTC');
+
+export const apiEventSchema = z.looseObject({ id: z.string(), type: z.string(), incident_id: z.string().nullable().optional() });
+export const apiIncidentSchema = z.looseObject({ id: z.string(), title: z.string(), status: z.string(), type: z.string() });
+export const apiSubscriptionSchema = z.looseObject({
+  id: z.string(),
+  channel: z.string(),
+  status: z.string(),
+  created_at: isoTime,
+  updated_at: isoTime,
+});
+export const apiDeliverySchema = z.looseObject({ id: z.number().int(), subscription_id: z.string(), state: z.string(), attempts: z.number().int() });
+export const apiPollRunSchema = z.looseObject({ id: z.string() });
+
+const ok = <T extends z.ZodRawShape>(shape: T) => z.looseObject({ ok: z.literal(true), ...shape });
+
+export const incidentListSchema = ok({ incidents: z.array(apiIncidentSchema), response_metadata: pageMetadataSchema });
+export const incidentDetailSchema = ok({ incident: apiIncidentSchema, events: z.array(apiEventSchema) });
+export const incidentVersionsSchema = ok({ versions: z.array(z.looseObject({ revision: z.number().int(), recorded_at: isoTime })) });
+export const eventListSchema = ok({ events: z.array(apiEventSchema), response_metadata: pageMetadataSchema, resume_cursor: z.string() });
+export const subscriptionListSchema = ok({ subscriptions: z.array(apiSubscriptionSchema), response_metadata: pageMetadataSchema });
+export const subscriptionOneSchema = ok({ subscription: apiSubscriptionSchema, secret: z.string().optional() });
+export const deliveryListSchema = ok({ deliveries: z.array(apiDeliverySchema), response_metadata: pageMetadataSchema });
+export const deliveryOneSchema = ok({ delivery: apiDeliverySchema });
+export const replayedSchema = ok({ replayed: z.number().int() });
+export const okSchema = ok({});
+export const pollListSchema = ok({ polls: z.array(apiPollRunSchema) });
+export const pollOneSchema = ok({ poll: apiPollRunSchema, rejected_payloads: z.array(z.looseObject({})) });
+export const pollResultSchema = ok({ outcome: z.string(), run: apiPollRunSchema, events: z.array(apiEventSchema) });
+export const healthSchema = z.looseObject({ ok: z.boolean(), status: z.enum(['ok', 'starting', 'stale']), consecutive_failures: z.number().int() });
+export const testSendSchema = z.looseObject({ ok: z.boolean(), results: z.array(z.looseObject({ event_type: z.string(), ok: z.boolean() })) });
+/** The vendor's own shapes, as the vendor documents them (spec/developer-interface.md). */
+export const vendorCurrentSchema = z.looseObject({ status: z.string() });
+export const vendorHistorySchema = z.array(z.looseObject({ id: z.number(), title: z.string() }));
+export const looseJsonSchema = z.looseObject({});

@@ -1,0 +1,126 @@
+/** The OpenAPI 3.1 document of the JSON API, generated from the zod schemas in api-schemas.ts (never written by hand). */
+import { z } from 'zod';
+import { createSubscriptionSchema, subscriptionFiltersSchema } from '../../core/subscription.ts';
+import * as s from './api-schemas.ts';
+
+type Method = 'get' | 'post' | 'patch' | 'delete';
+type QueryParam = { name: string; schema: z.ZodType };
+
+/** One operation of the API: what the document says, and what the route test checks is served. */
+export type ApiOperation = {
+  method: Method;
+  /** Hono's form (`:id`); the document gets OpenAPI's (`{id}`). */
+  path: string;
+  summary: string;
+  admin?: boolean;
+  query?: QueryParam[];
+  body?: z.ZodType;
+  ok: { status: number; schema: z.ZodType };
+};
+
+const page = (...extra: QueryParam[]): QueryParam[] => [
+  { name: 'limit', schema: s.limitParamSchema },
+  { name: 'cursor', schema: s.cursorParamSchema },
+  ...extra,
+];
+
+const vendorMirror = (version: string, label: string): ApiOperation[] => [
+  { method: 'get', path: `/api${version}/current`, summary: `Vendor mirror: current status (${label})`, ok: { status: 200, schema: s.vendorCurrentSchema } },
+  { method: 'get', path: `/api${version}/history`, summary: `Vendor mirror: about six months of history (${label})`, ok: { status: 200, schema: s.vendorHistorySchema } },
+];
+
+const updateSubscriptionSchema = z.strictObject({
+  url: z.string().optional(),
+  email: z.string().optional(),
+  filters: subscriptionFiltersSchema.optional(),
+  timezone: z.string().optional(),
+});
+
+export const replayRequestSchema = z.strictObject({
+  since: z.string({ error: 'since must be a date or an ISO 8601 time' }),
+  subscription: z.string().optional(),
+  state: z.enum(['pending', 'done', 'dead']).optional(),
+});
+
+export { updateSubscriptionSchema };
+
+export const API_OPERATIONS: ApiOperation[] = [
+  { method: 'get', path: '/healthz', summary: 'Health: 503 once the feed has not been read for five minutes', ok: { status: 200, schema: s.healthSchema } },
+  { method: 'get', path: '/openapi.json', summary: 'This document', ok: { status: 200, schema: s.looseJsonSchema } },
+  { method: 'get', path: '/widget.json', summary: 'The embeddable widget’s status', ok: { status: 200, schema: s.looseJsonSchema } },
+  { method: 'get', path: '/api/reliability', summary: 'The vendor’s track record', ok: { status: 200, schema: s.looseJsonSchema } },
+  {
+    method: 'get',
+    path: '/api/incidents',
+    summary: 'Incidents, newest first: filtered, searchable, cursor-paginated',
+    query: page(
+      { name: 'service', schema: s.listParamSchema },
+      { name: 'type', schema: s.listParamSchema },
+      { name: 'status', schema: s.listParamSchema },
+      { name: 'since', schema: s.instantParamSchema },
+      { name: 'until', schema: s.instantParamSchema },
+      { name: 'q', schema: z.string().optional().describe('Words to search for') },
+    ),
+    ok: { status: 200, schema: s.incidentListSchema },
+  },
+  { method: 'get', path: '/api/incidents/:id', summary: 'One incident with its history', ok: { status: 200, schema: s.incidentDetailSchema } },
+  { method: 'get', path: '/api/incidents/:id/versions', summary: 'Every recorded version of an incident', ok: { status: 200, schema: s.incidentVersionsSchema } },
+  {
+    method: 'get',
+    path: '/api/events',
+    summary: 'The event log, oldest first',
+    query: page(
+      { name: 'type', schema: s.listParamSchema },
+      { name: 'incident', schema: z.string().optional() },
+      { name: 'include_backfill', schema: z.enum(['true', 'false']).optional() },
+    ),
+    ok: { status: 200, schema: s.eventListSchema },
+  },
+  ...vendorMirror('/v2.0.0', 'v2'),
+  ...vendorMirror('/v1.0.0', 'v1'),
+  ...vendorMirror('', 'v1, unversioned'),
+  { method: 'post', path: '/api/admin/poll', summary: 'Poll the feed now', admin: true, ok: { status: 200, schema: s.pollResultSchema } },
+  { method: 'get', path: '/api/admin/polls', summary: 'Poll runs, newest first', admin: true, query: [{ name: 'limit', schema: s.limitParamSchema }, { name: 'before', schema: z.string().optional() }], ok: { status: 200, schema: s.pollListSchema } },
+  { method: 'get', path: '/api/admin/polls/:id', summary: 'One poll run and the bodies it refused', admin: true, ok: { status: 200, schema: s.pollOneSchema } },
+  { method: 'post', path: '/api/subscriptions', summary: 'Create a subscription', admin: true, body: createSubscriptionSchema({ allowPlainHttp: false }), ok: { status: 201, schema: s.subscriptionOneSchema } },
+  { method: 'get', path: '/api/subscriptions', summary: 'Subscriptions', admin: true, query: page({ name: 'status', schema: z.enum(['pending', 'active', 'paused']).optional() }, { name: 'channel', schema: z.string().optional() }), ok: { status: 200, schema: s.subscriptionListSchema } },
+  { method: 'get', path: '/api/subscriptions/:id', summary: 'One subscription', admin: true, ok: { status: 200, schema: s.subscriptionOneSchema } },
+  { method: 'patch', path: '/api/subscriptions/:id', summary: 'Change a subscription', admin: true, body: updateSubscriptionSchema, ok: { status: 200, schema: s.subscriptionOneSchema } },
+  { method: 'delete', path: '/api/subscriptions/:id', summary: 'Delete a subscription', admin: true, ok: { status: 200, schema: s.okSchema } },
+  { method: 'post', path: '/api/subscriptions/:id/pause', summary: 'Pause a subscription', admin: true, ok: { status: 200, schema: s.subscriptionOneSchema } },
+  { method: 'post', path: '/api/subscriptions/:id/resume', summary: 'Resume a subscription', admin: true, ok: { status: 200, schema: s.subscriptionOneSchema } },
+  { method: 'post', path: '/api/subscriptions/:id/rotate-secret', summary: 'Rotate a webhook secret', admin: true, ok: { status: 200, schema: s.subscriptionOneSchema } },
+  { method: 'post', path: '/api/subscriptions/:id/test', summary: 'Send a test message', admin: true, ok: { status: 200, schema: s.testSendSchema } },
+  { method: 'get', path: '/api/deliveries', summary: 'Deliveries, newest first', admin: true, query: page({ name: 'state', schema: z.enum(['pending', 'done', 'dead']).optional() }, { name: 'subscription', schema: z.string().optional() }, { name: 'since', schema: s.instantParamSchema }), ok: { status: 200, schema: s.deliveryListSchema } },
+  { method: 'get', path: '/api/deliveries/:id', summary: 'One delivery with its attempts', admin: true, ok: { status: 200, schema: s.deliveryOneSchema } },
+  { method: 'post', path: '/api/deliveries/:id/replay', summary: 'Send a delivery again', admin: true, ok: { status: 200, schema: s.replayedSchema } },
+  { method: 'post', path: '/api/delivery-replays', summary: 'Send again every delivery since a time', admin: true, body: replayRequestSchema, ok: { status: 200, schema: s.replayedSchema } },
+];
+
+const jsonSchema = (schema: z.ZodType) => z.toJSONSchema(schema, { io: 'input', unrepresentable: 'any' });
+const json = (schema: z.ZodType) => ({ 'application/json': { schema: jsonSchema(schema) } });
+const errorResponse = { description: 'Refused: the one error shape', content: json(s.apiErrorSchema) };
+
+export const toOpenApiPath = (path: string) => path.replace(/:(\w+)/g, '{$1}');
+
+export function buildOpenApiDocument(): Record<string, unknown> {
+  const paths: Record<string, Record<string, unknown>> = {};
+  for (const op of API_OPERATIONS) {
+    const params = [...op.path.matchAll(/:(\w+)/g)].map((m) => ({ name: m[1], in: 'path', required: true, schema: { type: 'string' } }));
+    const query = (op.query ?? []).map((q) => ({ name: q.name, in: 'query', required: false, schema: jsonSchema(q.schema) }));
+    (paths[toOpenApiPath(op.path)] ??= {})[op.method] = {
+      summary: op.summary,
+      operationId: `${op.method}${toOpenApiPath(op.path).replace(/[^A-Za-z0-9]+(.)?/g, (_, c: string | undefined) => (c ?? '').toUpperCase())}`,
+      ...(params.length + query.length ? { parameters: [...params, ...query] } : {}),
+      ...(op.body ? { requestBody: { required: true, content: json(op.body) } } : {}),
+      ...(op.admin ? { security: [{ adminBearer: [] }] } : {}),
+      responses: { [String(op.ok.status)]: { description: 'OK', content: json(op.ok.schema) }, default: errorResponse },
+    };
+  }
+  return {
+    openapi: '3.1.0',
+    info: { title: 'statuswatch', version: '1', description: 'A self-hosted monitor and archive of a SaaS vendor’s public status feed.' },
+    paths,
+    components: { securitySchemes: { adminBearer: { type: 'http', scheme: 'bearer', description: 'ADMIN_TOKEN' } } },
+  };
+}
