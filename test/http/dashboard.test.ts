@@ -297,9 +297,10 @@ describe('dashboard pages', () => {
       expect([...page.html.matchAll(/<script\b/gi)]).toHaveLength(1);
       expect(page.html).not.toMatch(/javascript:/i);
 
-      // The notes are newest first; the change history oldest first.
+      // One order on the page, newest first, as status pages read: the notes and the changes alike.
       expect(page.html.indexOf('All fixed.')).toBeLessThan(page.html.indexOf('<em>edited</em>'));
-      expect(page.html.indexOf('Archived from the vendor’s history.')).toBeLessThan(page.html.indexOf('Status changed from'));
+      expect(page.html.indexOf('Status changed from')).toBeLessThan(page.html.indexOf('Archived from the vendor’s history.'));
+      expect(page.html).toContain('aria-label="Changes, newest first"');
 
       const home = await get('/');
       expect(home.html).toContain('1 incident going on');
