@@ -249,7 +249,9 @@ describe('dashboard pages', () => {
 
     it('answers 400 with the reason and the form for filters it cannot use', async () => {
       const cases: [string, string][] = [
-        ['/incidents?since=yesterday', 'since: expected a date (2026-07-01)'],
+        // Named as the form names the fields, not as the URL does.
+        ['/incidents?since=yesterday', '“From”: expected a date (2026-07-01)'],
+        ['/incidents?until=soon', '“Before”: expected a date (2026-07-01)'],
         ['/incidents?since=2026-09-01&until=2026-08-01', '“From” must be earlier than “Before”'],
         ['/incidents?q=%21%21%21', 'has no words to look for'],
         ['/incidents?cursor=made-up', 'The link to this page of results is not valid'],
