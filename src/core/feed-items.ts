@@ -4,7 +4,6 @@
  */
 import { escapeUTF8 } from 'entities';
 import { toHex } from './bytes.ts';
-import { isOngoing } from './incident.ts';
 import { incidentPageUrl, noteText, oneLine, servicesLabel, statusWord, truncate, vendorUrl } from './notification-message.ts';
 import type { ListedIncident } from './ports.ts';
 import { toIsoSeconds } from './vendor-time.ts';
@@ -96,14 +95,14 @@ export async function toFeedItem(incident: ListedIncident, baseUrl: string): Pro
   };
 }
 
-/** What the reader sees first: how it ended, or how bad it is while it lasts. */
+/**
+ * What the reader sees first, by one rule for every item: the incident's type, then its status,
+ * `Outage · active`, `Incident · resolved`. The vendor's spelling "canceled" reads "cancelled".
+ */
 function itemLabel({ status, type }: Pick<ListedIncident, 'status' | 'type'>): string {
-  if (status === 'completed') return 'Completed';
-  if (status === 'cancelled' || status === 'canceled') return 'Cancelled';
-  if (!isOngoing(status)) return 'Resolved';
-  if (type === 'outage') return 'Outage';
-  if (type === 'notice') return 'Notice';
-  return truncate(statusWord(xmlChars(status)), 40) || 'Ongoing';
+  const kind = truncate(statusWord(xmlChars(type)), 40) || 'Incident';
+  const state = status === 'canceled' ? 'cancelled' : truncate(oneLine(xmlChars(status)).toLowerCase(), 40) || 'ongoing';
+  return `${kind} · ${state}`;
 }
 
 /**

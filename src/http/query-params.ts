@@ -35,14 +35,14 @@ export function listParam(c: Context, name: string, normalise: (v: string) => st
   return values.length > 0 ? [...new Set(values)] : undefined;
 }
 
-/** A date (2026-07-01, taken as UTC midnight) or a full ISO 8601 time with offset. */
-export function instantParam(c: Context, name: string): number | undefined {
+/** A date (2026-07-01, taken as UTC midnight) or a full ISO 8601 time with offset; errors name it `label`. */
+export function instantParam(c: Context, name: string, label: string = name): number | undefined {
   const raw = c.req.query(name)?.trim();
   if (!raw) return undefined;
   const asDate = /^\d{4}-\d{2}-\d{2}$/.test(raw) ? `${raw}T00:00:00Z` : raw;
   const parsed = parseVendorTime(asDate);
   if (!parsed) {
-    throw new ApiError(400, 'invalid_request', `${name}: expected a date (2026-07-01) or an ISO 8601 time with offset, got "${raw.slice(0, 40)}"`);
+    throw new ApiError(400, 'invalid_request', `${label}: expected a date (2026-07-01) or an ISO 8601 time with offset, got "${raw.slice(0, 40)}"`);
   }
   return parsed.ms;
 }
@@ -50,14 +50,15 @@ export function instantParam(c: Context, name: string): number | undefined {
 /**
  * The incident list's filters from the query, shared by `GET /api/incidents` and the `/incidents`
  * page: services exact, types and statuses lower-cased, since/until as instants. The search (q)
- * is left to each caller, which words its own error for a query with no words.
+ * is left to each caller, which words its own error for a query with no words. `labels` names the
+ * date fields in errors as the caller's form does (the page's "From" is the API's `since`).
  */
-export function incidentFilterParams(c: Context): IncidentFilter {
+export function incidentFilterParams(c: Context, labels: { since: string; until: string } = { since: 'since', until: 'until' }): IncidentFilter {
   return {
     services: listParam(c, 'service'),
     types: listParam(c, 'type', (v) => v.toLowerCase()),
     statuses: listParam(c, 'status', (v) => v.toLowerCase()),
-    sinceMs: instantParam(c, 'since'),
-    untilMs: instantParam(c, 'until'),
+    sinceMs: instantParam(c, 'since', labels.since),
+    untilMs: instantParam(c, 'until', labels.until),
   };
 }

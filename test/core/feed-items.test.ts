@@ -80,7 +80,7 @@ describe('toFeedItem', () => {
     const item = await toFeedItem(listed({ id: 1577, title: 'Some files fail to upload', status: 'resolved', services: ['Files'] }, { revision: 4 }), BASE);
     expect(item).toEqual({
       id: await syndicationId('incident\n1577\nr4'),
-      title: '[Resolved] Files: Some files fail to upload',
+      title: '[Incident · resolved] Files: Some files fail to upload',
       url: `${BASE}/incidents/1577`,
       externalUrl: 'https://slack-status.com/2026-10/6c28dfb7b670dc02',
       publishedMs: Date.parse('2026-10-01T12:39:35Z'),
@@ -91,14 +91,16 @@ describe('toFeedItem', () => {
   });
 
   it.each([
-    [{ status: 'completed' }, '[Completed] Messaging'],
-    [{ status: 'canceled' }, '[Cancelled] Messaging'],
-    [{ status: 'active', type: 'outage' }, '[Outage] Messaging'],
-    [{ status: 'active', type: 'notice' }, '[Notice] Messaging'],
-    [{ status: 'active', type: 'incident' }, '[Active] Messaging'],
-    [{ status: 'scheduled', type: 'maintenance' }, '[Scheduled] Messaging'],
-    [{ status: 'active', services: [] }, '[Active] All services'],
-    [{ status: 'active', services: ['A', 'B', 'C', 'D'] }, '[Active] A, B, C +1 more'],
+    // One rule (issue 12): type, then status, for an outage and an incident alike.
+    [{ status: 'completed', type: 'maintenance' }, '[Maintenance · completed] Messaging'],
+    [{ status: 'canceled', type: 'maintenance' }, '[Maintenance · cancelled] Messaging'],
+    [{ status: 'active', type: 'outage' }, '[Outage · active] Messaging'],
+    [{ status: 'active', type: 'notice' }, '[Notice · active] Messaging'],
+    [{ status: 'active', type: 'incident' }, '[Incident · active] Messaging'],
+    [{ status: 'resolved', type: 'outage' }, '[Outage · resolved] Messaging'],
+    [{ status: 'scheduled', type: 'maintenance' }, '[Maintenance · scheduled] Messaging'],
+    [{ status: 'active', type: 'incident', services: [] }, '[Incident · active] All services'],
+    [{ status: 'active', type: 'incident', services: ['A', 'B', 'C', 'D'] }, '[Incident · active] A, B, C +1 more'],
   ] as [Partial<RawIncident>, string][])('labels %j as %s', async (overrides, start) => {
     expect((await toFeedItem(listed(overrides), BASE)).title.startsWith(`${start}: `)).toBe(true);
   });
@@ -120,7 +122,7 @@ describe('toFeedItem', () => {
       BASE,
     );
     expect(item.title).toHaveLength(300);
-    expect(item.title.startsWith('[Active] Files: xxx')).toBe(true);
+    expect(item.title.startsWith('[Incident · active] Files: xxx')).toBe(true);
     expect(item.categories).toEqual(['Files']);
     expect(item.externalUrl).toBeNull();
     expect(xmlChars(item.text)).toBe(item.text);

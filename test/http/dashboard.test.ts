@@ -249,7 +249,9 @@ describe('dashboard pages', () => {
 
     it('answers 400 with the reason and the form for filters it cannot use', async () => {
       const cases: [string, string][] = [
-        ['/incidents?since=yesterday', 'since: expected a date (2026-07-01)'],
+        // Named as the form names the fields, not as the URL does.
+        ['/incidents?since=yesterday', '“From”: expected a date (2026-07-01)'],
+        ['/incidents?until=soon', '“Before”: expected a date (2026-07-01)'],
         ['/incidents?since=2026-09-01&until=2026-08-01', '“From” must be earlier than “Before”'],
         ['/incidents?q=%21%21%21', 'has no words to look for'],
         ['/incidents?cursor=made-up', 'The link to this page of results is not valid'],
@@ -297,9 +299,10 @@ describe('dashboard pages', () => {
       expect([...page.html.matchAll(/<script\b/gi)]).toHaveLength(1);
       expect(page.html).not.toMatch(/javascript:/i);
 
-      // The notes are newest first; the change history oldest first.
+      // One order on the page, newest first, as status pages read: the notes and the changes alike.
       expect(page.html.indexOf('All fixed.')).toBeLessThan(page.html.indexOf('<em>edited</em>'));
-      expect(page.html.indexOf('Archived from the vendor’s history.')).toBeLessThan(page.html.indexOf('Status changed from'));
+      expect(page.html.indexOf('Status changed from')).toBeLessThan(page.html.indexOf('Archived from the vendor’s history.'));
+      expect(page.html).toContain('aria-label="Changes, newest first"');
 
       const home = await get('/');
       expect(home.html).toContain('1 incident going on');

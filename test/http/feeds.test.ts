@@ -166,7 +166,7 @@ describe('feeds', () => {
     expect(feed.entry).toHaveLength(50);
     for (const entry of feed.entry) {
       expect(entry.id).toMatch(UUID_URN);
-      expect(entry.title['#text']).toMatch(/^\[\w+\] /);
+      expect(entry.title['#text']).toMatch(/^\[[A-Z]\w* · \w+\] /);
       expect(entry.updated).toMatch(RFC3339);
       expect(entry.published).toMatch(RFC3339);
       expect(entry.link[0]).toMatchObject({ '@rel': 'alternate', '@href': expect.stringMatching(new RegExp(`^${service.url}/incidents/\\d+$`)) });
@@ -179,7 +179,7 @@ describe('feeds', () => {
     // Oldest created of all, updated last: first. Then the hostile one, then the latest past ones.
     const [first, second, third] = feed.entry;
     expect(first).toMatchObject({
-      title: { '#text': '[Outage] Huddles: Huddles drop after a few minutes' },
+      title: { '#text': '[Outage · active] Huddles: Huddles drop after a few minutes' },
       published: '2026-02-01T17:00:00Z',
       updated: '2026-11-20T17:00:00Z',
       category: [{ '@term': 'Huddles' }],
@@ -187,7 +187,7 @@ describe('feeds', () => {
     });
     expect(first.link).toContainEqual({ '@rel': 'related', '@type': 'text/html', '@href': 'https://slack-status.com/2026-10/6c28dfb7b670dc02' });
     expect(second.link[0]['@href']).toBe(`${service.url}/incidents/1700`);
-    expect(third.title['#text']).toBe('[Resolved] Files: Past incident 54');
+    expect(third.title['#text']).toBe('[Incident · resolved] Files: Past incident 54');
     expect(third.content['#text']).toBe('Resolved 54.');
     // 58 incidents, 50 items: the 2019 one and the earliest past ones are left out.
     expect(entryFor(feed, '800')).toBeUndefined();
@@ -205,13 +205,13 @@ describe('feeds', () => {
     expect(channel['atom:link']).toEqual([{ '@rel': 'self', '@type': 'application/rss+xml', '@href': `${service.url}/feed.rss` }]);
     expect(channel.item).toHaveLength(50);
     for (const item of channel.item) {
-      expect(item.title).toMatch(/^\[\w+\] /);
+      expect(item.title).toMatch(/^\[[A-Z]\w* · \w+\] /);
       expect(item.link).toMatch(new RegExp(`^${service.url}/incidents/\\d+$`));
       expect(item.guid).toMatchObject({ '@isPermaLink': 'false', '#text': expect.stringMatching(UUID_URN) });
       expect(item.pubDate).toMatch(RFC822);
     }
     expect(channel.item[0]).toMatchObject({
-      title: '[Outage] Huddles: Huddles drop after a few minutes',
+      title: '[Outage · active] Huddles: Huddles drop after a few minutes',
       pubDate: 'Fri, 20 Nov 2026 17:00:00 GMT',
       category: ['Huddles'],
       // HTML, as RSS readers expect in a description: the note's text, escaped.
@@ -241,7 +241,7 @@ describe('feeds', () => {
       id: expect.stringMatching(UUID_URN),
       url: `${service.url}/incidents/900`,
       external_url: 'https://slack-status.com/2026-10/6c28dfb7b670dc02',
-      title: '[Outage] Huddles: Huddles drop after a few minutes',
+      title: '[Outage · active] Huddles: Huddles drop after a few minutes',
       content_text: 'Still investigating.\n\nNext update in an hour.',
       date_published: '2026-02-01T17:00:00Z',
       date_modified: '2026-11-20T17:00:00Z',
@@ -267,7 +267,7 @@ describe('feeds', () => {
     );
     expect(both.channel.item).toHaveLength(1 + 18 + 1);
     expect((await jsonFeed('?service=Huddles,Search')).items.map((i: any) => i.id)).toEqual(both.channel.item.map((i: any) => i.guid['#text']));
-    expect(both.channel.item.at(-1)).toMatchObject({ title: '[Resolved] Search: Slow search', pubDate: 'Wed, 01 May 2019 17:00:00 GMT' });
+    expect(both.channel.item.at(-1)).toMatchObject({ title: '[Incident · resolved] Search: Slow search', pubDate: 'Wed, 01 May 2019 17:00:00 GMT' });
     // A plain-text note keeps its "<" as text, escaped twice in HTML within XML.
     expect(both.channel.item.at(-1).description).toBe('<p>Latency &lt; 5s &amp; falling &lt;for now&gt;</p>');
   });
@@ -298,7 +298,7 @@ describe('feeds', () => {
   });
 
   it('keeps hostile vendor text as inert text in every format', async () => {
-    const expectedTitle = `[Active] Files, <b>Evil</b> & "Co" ]]>: ${SCRIPT} ]]> Files & uploads ]]> fail[31m`;
+    const expectedTitle = `[Incident · active] Files, <b>Evil</b> & "Co" ]]>: ${SCRIPT} ]]> Files & uploads ]]> fail[31m`;
     const expectedText = 'Fixed & verified alert(1) ]]> done';
 
     const entry = entryFor(await atom(), '1700');
@@ -348,7 +348,7 @@ describe('feeds', () => {
     expect(changed.headers.get('etag')).not.toBe(etag);
 
     const after = await atom();
-    expect(after.entry[0]).toMatchObject({ title: { '#text': '[Resolved] Huddles: Huddles drop after a few minutes' }, content: { '#text': 'Huddles are stable again.' } });
+    expect(after.entry[0]).toMatchObject({ title: { '#text': '[Outage · resolved] Huddles: Huddles drop after a few minutes' }, content: { '#text': 'Huddles are stable again.' } });
     expect(after.entry[0].id).not.toBe(before.entry[0].id);
     expect(after.entry.slice(1).map((e: any) => e.id)).toEqual(before.entry.slice(1).map((e: any) => e.id));
   });

@@ -7,10 +7,10 @@ import type { StoredEvent } from '../../core/ports.ts';
 import { noteText, servicesList, statusWord } from '../../core/notification-message.ts';
 import { Time } from './time.tsx';
 
-export function ChangeList(props: { events: readonly StoredEvent[] }) {
+export function ChangeList(props: { events: readonly StoredEvent[]; label: string }) {
   if (props.events.length === 0) return <p class="muted">No changes recorded.</p>;
   return (
-    <ol class="change-list">
+    <ol class="change-list" aria-label={props.label}>
       {props.events.map((event) => (
         <li>
           <p class="timeline-time">

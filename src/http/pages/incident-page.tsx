@@ -66,7 +66,8 @@ export function IncidentPage(props: { incident: StoredIncident; events: StoredEv
       </section>
       <section aria-labelledby="changes-title">
         <h2 id="changes-title">Changes</h2>
-        <ChangeList events={events} />
+        {/* The store lists events oldest first; the page reads newest first, like the notes above. */}
+        <ChangeList events={[...events].reverse()} label="Changes, newest first" />
       </section>
     </article>
   );

@@ -130,7 +130,8 @@ function readQuery(c: Context): IncidentQuery {
 
 /** The same parameters, parsed the same way, as `GET /api/incidents`; throws ApiError(400) on a bad one. */
 function readFilter(c: Context): IncidentFilter {
-  const filter: IncidentFilter = incidentFilterParams(c);
+  // The form's words, so the reader can tell which field to fix.
+  const filter: IncidentFilter = incidentFilterParams(c, { since: '“From”', until: '“Before”' });
   if (filter.sinceMs !== undefined && filter.untilMs !== undefined && filter.untilMs <= filter.sinceMs) {
     throw new ApiError(400, 'invalid_request', '“From” must be earlier than “Before”: no incident can fall between them.');
   }

@@ -21,8 +21,14 @@ export function assetUrl(assets: StaticAssets, path: string): string {
   return asset ? `${path}?v=${asset.etag.slice(1, 13)}` : path;
 }
 
+/** A day: a browser that asked once (a page opened without our layout, e.g. /embed) asks no more. */
+const FAVICON_ICO_CACHE = 'public, max-age=86400';
+
 export function staticAssetRoutes({ assets }: Pick<AppDeps, 'assets'>) {
   const app = new Hono();
+  // Browsers ask for /favicon.ico where a page links no icon; "no content" ends that without a 404
+  // in the console or the logs. The pages link /favicon.svg.
+  app.get('/favicon.ico', (c) => c.body(null, 204, { 'cache-control': FAVICON_ICO_CACHE, 'x-content-type-options': 'nosniff' }));
   app.get('*', async (c, next) => {
     const asset = assets.get(c.req.path);
     if (!asset) return next();
