@@ -311,6 +311,13 @@ describe('admin pages', () => {
     expect(borderColour).not.toContain('--ok-');
   });
 
+  it('keeps each date in the admin tables on one line', async () => {
+    const css = (await (await service.fetch(`${service.url}/style.css`)).text()).replace(/\/\*[\s\S]*?\*\//g, '');
+    const rules = [...css.matchAll(/([^{}]+)\{([^}]*)\}/g)];
+    const forTableDates = rules.filter((r) => (r[1] ?? '').split(',').some((sel) => /^\.data-table\s+(td\s+)?time$/.test(sel.trim())));
+    expect(forTableDates.map((r) => r[2] ?? '').join(';')).toMatch(/white-space\s*:\s*nowrap/);
+  });
+
   it('replays a delivery from its page, and all since a date; the receiver gets the same webhook-id', async () => {
     expect((await service.poll()).outcome).toBe('ok'); // seeds the archive: nothing is news yet
     const sub = await webhook();
