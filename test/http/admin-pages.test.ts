@@ -286,6 +286,38 @@ describe('admin pages', () => {
     expect(run.html).toContain('The same body came 2 times');
   });
 
+  it('gives a refused payload a warning accent, never the green of all clear', async () => {
+    await vendor.fault({ target: 'v2/current', kind: 'html' });
+    await service.poll();
+    const { cookie } = await signIn();
+    const polls = await get('/admin/polls', cookie);
+    const id = /href="\/admin\/polls\/([^"]+)"/.exec(polls.html)?.[1];
+    const run = await get(`/admin/polls/${id}`, cookie);
+    const card = /<article class="([^"]*)" aria-labelledby="rejected-0">/.exec(run.html);
+    expect(card, 'the refused payload is shown in a card').toBeTruthy();
+    const classes = (card?.[1] ?? '').split(' ');
+
+    // What a reader sees is the stylesheet's last word on the card's left border.
+    const css = (await (await service.fetch(`${service.url}/style.css`)).text()).replace(/\/\*[\s\S]*?\*\//g, '');
+    let borderColour = '';
+    for (const rule of css.matchAll(/([^{}]+)\{([^}]*)\}/g)) {
+      const selectors = (rule[1] ?? '').split(',').map((sel) => sel.trim());
+      const applies = selectors.some((sel) => /^\.admin-card(\.[\w-]+)*$/.test(sel) && sel.split('.').slice(1).every((cls) => classes.includes(cls)));
+      if (!applies) continue;
+      const decl = /border-left(?:-color)?\s*:\s*([^;]+);/g;
+      for (const m of (rule[2] ?? '').matchAll(decl)) borderColour = m[1] ?? '';
+    }
+    expect(borderColour).toMatch(/var\(--(warning|danger)-/);
+    expect(borderColour).not.toContain('--ok-');
+  });
+
+  it('keeps each date in the admin tables on one line', async () => {
+    const css = (await (await service.fetch(`${service.url}/style.css`)).text()).replace(/\/\*[\s\S]*?\*\//g, '');
+    const rules = [...css.matchAll(/([^{}]+)\{([^}]*)\}/g)];
+    const forTableDates = rules.filter((r) => (r[1] ?? '').split(',').some((sel) => /^\.data-table\s+(td\s+)?time$/.test(sel.trim())));
+    expect(forTableDates.map((r) => r[2] ?? '').join(';')).toMatch(/white-space\s*:\s*nowrap/);
+  });
+
   it('replays a delivery from its page, and all since a date; the receiver gets the same webhook-id', async () => {
     expect((await service.poll()).outcome).toBe('ok'); // seeds the archive: nothing is news yet
     const sub = await webhook();

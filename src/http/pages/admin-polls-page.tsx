@@ -115,7 +115,7 @@ export function PollPage(props: { run: PollRun; rejected: RecordedRejection[] })
       <section aria-labelledby="rejected-title">
         <h2 id="rejected-title">{rejected.length === 0 ? 'No refused payloads' : `${rejected.length} refused ${rejected.length === 1 ? 'payload' : 'payloads'}`}</h2>
         {rejected.map((r, i) => (
-          <article class="admin-card" aria-labelledby={`rejected-${i}`}>
+          <article class="admin-card refused" aria-labelledby={`rejected-${i}`}>
             <h3 id={`rejected-${i}`}>
               {r.source}: {r.error}
             </h3>
