@@ -58,9 +58,34 @@
     select.value = zone;
   }
 
+  // A row of day bars is one tab stop (the server marks its newest day); arrow keys, Home and End
+  // move focus, and the day that has it keeps the row's one tabindex="0" for the next Tab back.
+  var DAY_KEYS = { ArrowLeft: -1, ArrowUp: -1, ArrowRight: 1, ArrowDown: 1 };
+  function roveDays(root) {
+    root.addEventListener('keydown', function (event) {
+      var day = event.target;
+      var row = day && day.parentElement;
+      if (!row || !row.hasAttribute || !row.hasAttribute('data-roving-days')) return;
+      var days = row.children;
+      var index = Array.prototype.indexOf.call(days, day);
+      var next;
+      if (event.key === 'Home') next = 0;
+      else if (event.key === 'End') next = days.length - 1;
+      else if (Object.prototype.hasOwnProperty.call(DAY_KEYS, event.key)) next = index + DAY_KEYS[event.key];
+      else return;
+      event.preventDefault();
+      next = Math.max(0, Math.min(days.length - 1, next));
+      if (next === index) return;
+      day.setAttribute('tabindex', '-1');
+      days[next].setAttribute('tabindex', '0');
+      days[next].focus();
+    });
+  }
+
   function start() {
     localiseTimes(document);
     suggestZone(document);
+    roveDays(document);
   }
 
   if (document.readyState === 'loading') document.addEventListener('DOMContentLoaded', start);

@@ -213,7 +213,11 @@ export function chartTable(spec: ChartSpec): string {
         })
         .join('')}${extra.map((column) => `<td>${esc(column.values[i] ?? EMPTY_CELL)}</td>`).join('')}</tr>`,
   );
-  return `<div class="chart-table-wrap"><table class="chart-table"><caption>${esc(`${spec.title}: the figures`)}</caption><thead>${head}</thead><tbody>${rows.join('')}</tbody></table></div>`;
+  // Folded by default: four open twelve-month tables, mostly dashes, made /reliability 4,646 px
+  // tall at 1,280 px. The summary says what opening it shows.
+  const columns = 1 + spec.series.length + extra.length;
+  const summary = `Table of the figures: ${spec.categories.length} rows, one per ${spec.categoryName}, ${columns} columns`;
+  return `<details class="chart-table-details"><summary>${esc(summary)}</summary><div class="chart-table-wrap"><table class="chart-table"><caption>${esc(`${spec.title}: the figures`)}</caption><thead>${head}</thead><tbody>${rows.join('')}</tbody></table></div></details>`;
 }
 
 function truncate(text: string, max: number): string {

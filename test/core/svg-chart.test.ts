@@ -59,6 +59,8 @@ describe('SVG charts', () => {
     expect(html).toContain(`<tr><th scope="col">Month</th><th scope="col">Series ${ESCAPED}</th><th scope="col">Other</th><th scope="col">Count</th></tr>`);
     expect(html).toContain('<tr><th scope="row">a</th><td>1</td><td>3</td><td>7</td></tr>');
     expect(html).toContain('<tr><th scope="row">b</th><td>2</td><td>—</td><td>8</td></tr>');
+    // Folded by default, under a summary that says what opening it shows.
+    expect(html).toMatch(/^<details class="chart-table-details"><summary>Table of the figures: 2 rows, one per Month, 4 columns<\/summary>/);
   });
 
   it('leaves the table out when the page has the figures in one already', () => {

@@ -30,8 +30,9 @@ describe('ServiceBars', () => {
     expect(dayLabel(rows[0]!.days[1]!)).toBe(`2026-10-09: ${HOSTILE_TITLE} (outage); Slow uploads (incident)`);
   });
 
-  it('renders a focusable, labelled element per day in a list named by its service, vendor text escaped', () => {
-    expect(html.match(/<li class="day day-[a-z]+" tabindex="0" aria-label="/g)).toHaveLength(2);
+  it('renders a labelled element per day in a list named by its service, one tab stop on the newest day, vendor text escaped', () => {
+    expect(html.match(/<li class="day day-[a-z]+" tabindex="-1" aria-label="/g)).toHaveLength(1);
+    expect(html.match(/<li class="day day-[a-z]+" tabindex="0" aria-label="/g)).toHaveLength(1);
     expect(html).toContain('<li class="day day-outage" tabindex="0" aria-label="2026-10-09: &lt;img src=x onerror=alert(1)&gt; &amp; &quot;more&quot; (outage); Slow uploads (incident)">');
     expect(html).toContain('<span class="service-name" id="service-bars-0">&lt;b&gt;Files&lt;/b&gt;</span>');
     expect(html).toContain('<ol class="day-bars" aria-labelledby="service-bars-0"');
