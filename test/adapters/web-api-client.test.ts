@@ -33,7 +33,7 @@ describe('web api client', () => {
     expect(error).toBeInstanceOf(WebApiError);
     expect(error).toMatchObject({ method: 'oauth.v2.access', code: 'timeout', retryable: true });
     expect(Date.now() - started).toBeLessThan(3_000);
-    servers.splice(0).forEach((s) => s.closeAllConnections());
+    for (const s of servers.splice(0)) s.closeAllConnections();
   });
 
   it('stops reading an answer that never ends, and says it was too large', async () => {
@@ -49,7 +49,7 @@ describe('web api client', () => {
     });
     const error = await client(url, 5_000).exchange('xoxb-long').catch((e: unknown) => e);
     expect(error).toMatchObject({ code: 'too_large', retryable: false });
-    servers.splice(0).forEach((s) => s.closeAllConnections());
+    for (const s of servers.splice(0)) s.closeAllConnections();
   });
 
   it('surfaces the vendor error code, and an error page by its status', async () => {

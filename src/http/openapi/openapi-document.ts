@@ -108,7 +108,9 @@ export function buildOpenApiDocument(): Record<string, unknown> {
   for (const op of API_OPERATIONS) {
     const params = [...op.path.matchAll(/:(\w+)/g)].map((m) => ({ name: m[1], in: 'path', required: true, schema: { type: 'string' } }));
     const query = (op.query ?? []).map((q) => ({ name: q.name, in: 'query', required: false, schema: jsonSchema(q.schema) }));
-    (paths[toOpenApiPath(op.path)] ??= {})[op.method] = {
+    const path = toOpenApiPath(op.path);
+    paths[path] ??= {};
+    paths[path][op.method] = {
       summary: op.summary,
       operationId: `${op.method}${toOpenApiPath(op.path).replace(/[^A-Za-z0-9]+(.)?/g, (_, c: string | undefined) => (c ?? '').toUpperCase())}`,
       ...(params.length + query.length ? { parameters: [...params, ...query] } : {}),
