@@ -18,80 +18,73 @@ const boolean = (name: string) =>
     .refine((v) => ['true', 'false', '1', '0', 'yes', 'no'].includes(v), `${name} must be true or false`)
     .transform((v) => ['true', '1', 'yes'].includes(v));
 
-const httpUrl = (name: string) =>
-  z
-    .url({ protocol: /^https?$/, error: `${name} must be an http(s) URL` })
-    .transform((u) => u.replace(/\/+$/, ''));
+const httpUrl = (name: string) => z.url({ protocol: /^https?$/, error: `${name} must be an http(s) URL` }).transform((u) => u.replace(/\/+$/, ''));
 
-export const configSchema = z.object({
-  PORT: integer('PORT', 0, 65535).default(3000),
-  HOST: z.string().trim().min(1).default('0.0.0.0'),
-  DATABASE_PATH: z.string().trim().min(1).default('./data/statuswatch.db'),
-  STATUS_URL: httpUrl('STATUS_URL').default('https://slack-status.com'),
-  // Five fields, or six with seconds first; node-cron checks the values when the scheduler starts.
-  POLL_SCHEDULE: z
-    .string()
-    .trim()
-    .refine((s) => [5, 6].includes(s.split(/\s+/).length), 'POLL_SCHEDULE must be a cron expression such as "* * * * *"')
-    .default('* * * * *'),
-  POLL_ON_START: boolean('POLL_ON_START').default(true),
-  POLL_TIMEOUT_MS: integer('POLL_TIMEOUT_MS', 1000, 120_000).default(10_000),
-  FEED_MAX_BYTES: integer('FEED_MAX_BYTES', 10_000, 100_000_000).default(5_000_000),
-  // Changed incidents one poll writes; a feed that changes more is applied over the next polls.
-  POLL_MAX_INCIDENT_CHANGES: integer('POLL_MAX_INCIDENT_CHANGES', 1, 100_000).default(DEFAULT_MAX_INCIDENT_WRITES_PER_POLL),
-  ADMIN_TOKEN: z
-    .string()
-    .min(16, 'ADMIN_TOKEN must be at least 16 characters (try: openssl rand -hex 32)')
-    .optional(),
-  // Where users reach this service: links in emails, webhooks and feeds. Unset, pages link to the
-  // origin a request came to, and messages sent in the background use http://localhost:PORT.
-  PUBLIC_URL: httpUrl('PUBLIC_URL').optional(),
-  // 32 bytes as 64 hex characters or base64: encrypts webhook secrets at rest (AES-256-GCM).
-  SECRET_KEY: z.string().trim().optional(),
-  SMTP_URL: z
-    .url({ protocol: /^smtps?$/, error: 'SMTP_URL must be smtp://user:pass@host:587 or smtps://...' })
-    .optional(),
-  MAIL_FROM: z.string().trim().min(3).optional(),
-  // Email through Postmark's HTTP API instead of SMTP: what the Workers form uses, where no SMTP
-  // connection can be made. The server token is a secret: no message ever prints it.
-  MAIL_API_TOKEN: z
-    .string()
-    .trim()
-    .regex(/^[\x21-\x7e]+$/, 'MAIL_API_TOKEN must be a Postmark server token: printable characters, no spaces')
-    .optional(),
-  MAIL_API_URL: httpUrl('MAIL_API_URL').default('https://api.postmarkapp.com'),
-  MAIL_API_STREAM: z
-    .string()
-    .trim()
-    .regex(/^[A-Za-z0-9_-]{1,100}$/, 'MAIL_API_STREAM must be a Postmark message stream ID such as "outbound" (letters, digits, - and _)')
-    .default('outbound'),
-  // Told when a subscription is paused (a 410, or five days of failures), besides the log.
-  ADMIN_EMAIL: z.email({ error: 'ADMIN_EMAIL must be an email address' }).optional(),
-  // Lets webhooks reach loopback and private addresses: receivers on an internal network, local tests.
-  WEBHOOK_ALLOW_PRIVATE: boolean('WEBHOOK_ALLOW_PRIVATE').default(false),
-  // Behind a reverse proxy: rate limits key on the last X-Forwarded-For entry, not the proxy's address.
-  TRUST_PROXY: boolean('TRUST_PROXY').default(false),
-  // Retention (core/retention.ts). Poll runs are diagnostics, one a minute: a month answers "what
-  // happened last week" in about 45k rows. Rejected payloads are kept once per distinct body; the
-  // size cap bounds a vendor that sends a different error page every minute.
-  RETENTION_POLL_RUNS_DAYS: integer('RETENTION_POLL_RUNS_DAYS', 1, 3650).default(DEFAULT_RETENTION.pollRunsDays),
-  RETENTION_REJECTED_PAYLOADS_DAYS: integer('RETENTION_REJECTED_PAYLOADS_DAYS', 1, 3650).default(DEFAULT_RETENTION.rejectedPayloadsDays),
-  REJECTED_PAYLOADS_MAX_BYTES: integer('REJECTED_PAYLOADS_MAX_BYTES', 1_000_000, 10_000_000_000).default(DEFAULT_RETENTION.rejectedPayloadsMaxBytes),
-  // Workers only: how long a poll lease and a delivery claim outlive an invocation that was killed
-  // holding them (a Worker cannot see that another invocation died; Node can, and frees them at
-  // once). Shorter lets a slow poll overlap the next one, or a slow webhook be sent again under
-  // its own webhook-id: both safe, both wasted work.
-  POLL_LEASE_MS: integer('POLL_LEASE_MS', 1000, 900_000).default(120_000),
-  DELIVERY_CLAIM_MS: integer('DELIVERY_CLAIM_MS', 1000, 900_000).default(60_000),
-  // The workspace app (issue 10): the vendor's Web API and the app's credentials. The secret and
-  // the signing secret are never printed; tokens the app gets are sealed with SECRET_KEY.
-  APP_API_URL: httpUrl('APP_API_URL').default('https://slack.com'),
-  APP_CLIENT_ID: z.string().trim().min(1).max(200).optional(),
-  APP_CLIENT_SECRET: z.string().trim().min(1).max(200).optional(),
-  APP_SIGNING_SECRET: z.string().trim().min(1).max(200).optional(),
-  LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error'], { error: 'LOG_LEVEL must be debug, info, warn or error' }).default('info'),
-  LOG_FORMAT: z.enum(['json', 'pretty'], { error: 'LOG_FORMAT must be json or pretty' }).optional(),
-})
+export const configSchema = z
+  .object({
+    PORT: integer('PORT', 0, 65535).default(3000),
+    HOST: z.string().trim().min(1).default('0.0.0.0'),
+    DATABASE_PATH: z.string().trim().min(1).default('./data/statuswatch.db'),
+    STATUS_URL: httpUrl('STATUS_URL').default('https://slack-status.com'),
+    // Five fields, or six with seconds first; node-cron checks the values when the scheduler starts.
+    POLL_SCHEDULE: z
+      .string()
+      .trim()
+      .refine((s) => [5, 6].includes(s.split(/\s+/).length), 'POLL_SCHEDULE must be a cron expression such as "* * * * *"')
+      .default('* * * * *'),
+    POLL_ON_START: boolean('POLL_ON_START').default(true),
+    POLL_TIMEOUT_MS: integer('POLL_TIMEOUT_MS', 1000, 120_000).default(10_000),
+    FEED_MAX_BYTES: integer('FEED_MAX_BYTES', 10_000, 100_000_000).default(5_000_000),
+    // Changed incidents one poll writes; a feed that changes more is applied over the next polls.
+    POLL_MAX_INCIDENT_CHANGES: integer('POLL_MAX_INCIDENT_CHANGES', 1, 100_000).default(DEFAULT_MAX_INCIDENT_WRITES_PER_POLL),
+    ADMIN_TOKEN: z.string().min(16, 'ADMIN_TOKEN must be at least 16 characters (try: openssl rand -hex 32)').optional(),
+    // Where users reach this service: links in emails, webhooks and feeds. Unset, pages link to the
+    // origin a request came to, and messages sent in the background use http://localhost:PORT.
+    PUBLIC_URL: httpUrl('PUBLIC_URL').optional(),
+    // 32 bytes as 64 hex characters or base64: encrypts webhook secrets at rest (AES-256-GCM).
+    SECRET_KEY: z.string().trim().optional(),
+    SMTP_URL: z.url({ protocol: /^smtps?$/, error: 'SMTP_URL must be smtp://user:pass@host:587 or smtps://...' }).optional(),
+    MAIL_FROM: z.string().trim().min(3).optional(),
+    // Email through Postmark's HTTP API instead of SMTP: what the Workers form uses, where no SMTP
+    // connection can be made. The server token is a secret: no message ever prints it.
+    MAIL_API_TOKEN: z
+      .string()
+      .trim()
+      .regex(/^[\x21-\x7e]+$/, 'MAIL_API_TOKEN must be a Postmark server token: printable characters, no spaces')
+      .optional(),
+    MAIL_API_URL: httpUrl('MAIL_API_URL').default('https://api.postmarkapp.com'),
+    MAIL_API_STREAM: z
+      .string()
+      .trim()
+      .regex(/^[A-Za-z0-9_-]{1,100}$/, 'MAIL_API_STREAM must be a Postmark message stream ID such as "outbound" (letters, digits, - and _)')
+      .default('outbound'),
+    // Told when a subscription is paused (a 410, or five days of failures), besides the log.
+    ADMIN_EMAIL: z.email({ error: 'ADMIN_EMAIL must be an email address' }).optional(),
+    // Lets webhooks reach loopback and private addresses: receivers on an internal network, local tests.
+    WEBHOOK_ALLOW_PRIVATE: boolean('WEBHOOK_ALLOW_PRIVATE').default(false),
+    // Behind a reverse proxy: rate limits key on the last X-Forwarded-For entry, not the proxy's address.
+    TRUST_PROXY: boolean('TRUST_PROXY').default(false),
+    // Retention (core/retention.ts). Poll runs are diagnostics, one a minute: a month answers "what
+    // happened last week" in about 45k rows. Rejected payloads are kept once per distinct body; the
+    // size cap bounds a vendor that sends a different error page every minute.
+    RETENTION_POLL_RUNS_DAYS: integer('RETENTION_POLL_RUNS_DAYS', 1, 3650).default(DEFAULT_RETENTION.pollRunsDays),
+    RETENTION_REJECTED_PAYLOADS_DAYS: integer('RETENTION_REJECTED_PAYLOADS_DAYS', 1, 3650).default(DEFAULT_RETENTION.rejectedPayloadsDays),
+    REJECTED_PAYLOADS_MAX_BYTES: integer('REJECTED_PAYLOADS_MAX_BYTES', 1_000_000, 10_000_000_000).default(DEFAULT_RETENTION.rejectedPayloadsMaxBytes),
+    // Workers only: how long a poll lease and a delivery claim outlive an invocation that was killed
+    // holding them (a Worker cannot see that another invocation died; Node can, and frees them at
+    // once). Shorter lets a slow poll overlap the next one, or a slow webhook be sent again under
+    // its own webhook-id: both safe, both wasted work.
+    POLL_LEASE_MS: integer('POLL_LEASE_MS', 1000, 900_000).default(120_000),
+    DELIVERY_CLAIM_MS: integer('DELIVERY_CLAIM_MS', 1000, 900_000).default(60_000),
+    // The workspace app (issue 10): the vendor's Web API and the app's credentials. The secret and
+    // the signing secret are never printed; tokens the app gets are sealed with SECRET_KEY.
+    APP_API_URL: httpUrl('APP_API_URL').default('https://slack.com'),
+    APP_CLIENT_ID: z.string().trim().min(1).max(200).optional(),
+    APP_CLIENT_SECRET: z.string().trim().min(1).max(200).optional(),
+    APP_SIGNING_SECRET: z.string().trim().min(1).max(200).optional(),
+    LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error'], { error: 'LOG_LEVEL must be debug, info, warn or error' }).default('info'),
+    LOG_FORMAT: z.enum(['json', 'pretty'], { error: 'LOG_FORMAT must be json or pretty' }).optional(),
+  })
   .check((ctx) => {
     const settings = ctx.value;
     // Two ways to send mail would leave which one is used to the entry: say so instead.
@@ -100,7 +93,12 @@ export const configSchema = z.object({
     }
     // Postmark sends only from a confirmed sender signature; the SMTP default From would fail every mail.
     if (settings.MAIL_API_TOKEN && !settings.MAIL_FROM) {
-      ctx.issues.push({ code: 'custom', input: settings, path: ['MAIL_FROM'], message: 'MAIL_API_TOKEN needs MAIL_FROM: an address confirmed as a sender signature on the Postmark server' });
+      ctx.issues.push({
+        code: 'custom',
+        input: settings,
+        path: ['MAIL_FROM'],
+        message: 'MAIL_API_TOKEN needs MAIL_FROM: an address confirmed as a sender signature on the Postmark server',
+      });
     }
   });
 
@@ -112,7 +110,13 @@ type SettingKey = keyof typeof configSchema.shape;
  * invocation's lease and claims last): the Node command
  * takes no --flag for them, though its environment is parsed (and checked) with them.
  */
-export const WORKERS_ONLY_KEYS = ['MAIL_API_TOKEN', 'MAIL_API_URL', 'MAIL_API_STREAM', 'POLL_LEASE_MS', 'DELIVERY_CLAIM_MS'] as const satisfies readonly SettingKey[];
+export const WORKERS_ONLY_KEYS = [
+  'MAIL_API_TOKEN',
+  'MAIL_API_URL',
+  'MAIL_API_STREAM',
+  'POLL_LEASE_MS',
+  'DELIVERY_CLAIM_MS',
+] as const satisfies readonly SettingKey[];
 
 /** The settings of the Node command, each also a --flag. */
 export type ConfigKey = Exclude<SettingKey, (typeof WORKERS_ONLY_KEYS)[number]>;

@@ -12,10 +12,7 @@ import { openTempArchive } from './helpers/temp-archive.ts';
 
 const REAL_DIR = resolve(import.meta.dirname, '../../shared/fixtures/real');
 const files = existsSync(REAL_DIR)
-  ? [
-      ...readdirSync(REAL_DIR).filter((f) => f.endsWith('.json')),
-      ...readdirSync(join(REAL_DIR, 'partial')).map((f) => `partial/${f}`),
-    ]
+  ? [...readdirSync(REAL_DIR).filter((f) => f.endsWith('.json')), ...readdirSync(join(REAL_DIR, 'partial')).map((f) => `partial/${f}`)]
   : [];
 const NOW = Date.UTC(2026, 10, 1);
 
@@ -54,7 +51,13 @@ describe.skipIf(files.length === 0)('real recorded feed responses (../shared/fix
     const json: unknown = JSON.parse(readFileSync(join(REAL_DIR, file), 'utf8'));
     const doc = parseAny(json);
     expect(doc.problems).toEqual([]);
-    const expectedCount = Array.isArray(json) ? json.length : 'active_incidents' in (json as object) ? (json as { active_incidents: unknown[] }).active_incidents.length : 'id' in (json as object) ? 1 : 0;
+    const expectedCount = Array.isArray(json)
+      ? json.length
+      : 'active_incidents' in (json as object)
+        ? (json as { active_incidents: unknown[] }).active_incidents.length
+        : 'id' in (json as object)
+          ? 1
+          : 0;
     expect(doc.incidents).toHaveLength(expectedCount);
 
     // Snapshot files list one incident several times: poll them one by one, in recorded order.
@@ -97,7 +100,8 @@ describe.skipIf(files.length === 0)('real recorded feed responses (../shared/fix
       run: { id: 'real', startedAt: NOW, finishedAt: NOW, outcome: 'ok', sources: [], changes: {} },
       plan,
       deliveries: [],
-      seenIds: incidents.map((i) => i.id), seenBefore: Number.MAX_SAFE_INTEGER,
+      seenIds: incidents.map((i) => i.id),
+      seenBefore: Number.MAX_SAFE_INTEGER,
       rejected: [],
       markSeeded: true,
     });

@@ -15,7 +15,11 @@ const YIELD_FILE = 'src/app/event-loop-slices.ts';
 function sourceFiles(folder: string): string[] {
   return readdirSync(join(ROOT, folder), { recursive: true, encoding: 'utf8' })
     .filter((name) => /\.(ts|tsx|mts|js|mjs)$/.test(name))
-    .map((name) => relative(ROOT, join(ROOT, folder, name)).split('\\').join('/'));
+    .map((name) =>
+      relative(ROOT, join(ROOT, folder, name))
+        .split('\\')
+        .join('/'),
+    );
 }
 
 /** `file:line: text` for every line of code (whole-line comments aside) that names a timer API. */

@@ -11,11 +11,7 @@ export type CappedRead = { bytes: number; cut: boolean };
  * stops once `maxBytes` have come and cancels the stream. Rejects when the stream errors, as it
  * does when the request's signal aborts.
  */
-export async function readCappedBody(
-  body: ReadableStream<Uint8Array> | null,
-  maxBytes: number,
-  onChunk: (chunk: Uint8Array) => void,
-): Promise<CappedRead> {
+export async function readCappedBody(body: ReadableStream<Uint8Array> | null, maxBytes: number, onChunk: (chunk: Uint8Array) => void): Promise<CappedRead> {
   if (body === null) return { bytes: 0, cut: false };
   const reader = body.getReader();
   let bytes = 0;

@@ -76,7 +76,12 @@ export function createPostmarkMailer(options: PostmarkMailerOptions): Mailer {
  */
 export function createMailApiMailerFromConfig(config: Pick<Config, 'MAIL_API_TOKEN' | 'MAIL_API_URL' | 'MAIL_API_STREAM' | 'MAIL_FROM'>): Mailer | null {
   if (!config.MAIL_API_TOKEN || !config.MAIL_FROM) return null;
-  return createPostmarkMailer({ serverToken: config.MAIL_API_TOKEN, from: config.MAIL_FROM, apiUrl: config.MAIL_API_URL, messageStream: config.MAIL_API_STREAM });
+  return createPostmarkMailer({
+    serverToken: config.MAIL_API_TOKEN,
+    from: config.MAIL_FROM,
+    apiUrl: config.MAIL_API_URL,
+    messageStream: config.MAIL_API_STREAM,
+  });
 }
 
 type PostmarkAnswer = { ErrorCode?: unknown; Message?: unknown; MessageID?: unknown };

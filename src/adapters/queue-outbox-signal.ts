@@ -28,7 +28,8 @@ export function createQueueOutboxSignal(options: { queue: WakeUpQueue; logger: L
       if (inFlight) return;
       const sending = options.queue.send(OUTBOX_WAKE_UP).then(
         () => undefined,
-        (error: unknown) => options.logger.warn('could not wake the delivery queue; the next cron tick will', { error: error instanceof Error ? error.message : String(error) }),
+        (error: unknown) =>
+          options.logger.warn('could not wake the delivery queue; the next cron tick will', { error: error instanceof Error ? error.message : String(error) }),
       );
       inFlight = sending.finally(() => {
         inFlight = null;

@@ -28,8 +28,16 @@ export async function openSecretBox(configured: string | undefined, databasePath
     if (!(error instanceof SecretBoxError) || error.kind !== 'invalid_key') throw error;
     // The value is a secret: its length is shown, never the value.
     const problem = `not a usable key (${key.length} characters; expected 64 hex characters, 44 base64 characters, or a passphrase of 32 or more varied characters)`;
-    if (configured) throw settingError('SECRET_KEY', `<${key.length} characters>`, problem, 'set it to the output of `openssl rand -hex 32`, or unset it to keep a key file beside the database');
-    throw new ConfigError(`SECRET_KEY is unset and its key file ${JSON.stringify(secretKeyFile(databasePath))} holds ${problem}. Fix: restore the file from a backup, or set SECRET_KEY to the key your webhook secrets were sealed with`);
+    if (configured)
+      throw settingError(
+        'SECRET_KEY',
+        `<${key.length} characters>`,
+        problem,
+        'set it to the output of `openssl rand -hex 32`, or unset it to keep a key file beside the database',
+      );
+    throw new ConfigError(
+      `SECRET_KEY is unset and its key file ${JSON.stringify(secretKeyFile(databasePath))} holds ${problem}. Fix: restore the file from a backup, or set SECRET_KEY to the key your webhook secrets were sealed with`,
+    );
   }
 }
 

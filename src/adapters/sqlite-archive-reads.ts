@@ -72,7 +72,13 @@ export function createSqliteArchiveReads(connection: SqliteConnection, st: PollS
     async listIncidents(filter, after, limit) {
       const conditions = incidentConditions(filter, after);
       if (!filter.q) {
-        const rows = await db.select().from(t.incidents).where(and(...conditions)).orderBy(desc(t.incidents.sortKey)).limit(limit).all();
+        const rows = await db
+          .select()
+          .from(t.incidents)
+          .where(and(...conditions))
+          .orderBy(desc(t.incidents.sortKey))
+          .limit(limit)
+          .all();
         return toListed(rows);
       }
       // Driven by the full-text index (CROSS JOIN keeps it the outer loop): FTS5 yields matches in
@@ -100,7 +106,12 @@ export function createSqliteArchiveReads(connection: SqliteConnection, st: PollS
       const rows = await db
         .select()
         .from(t.incidents)
-        .where(inValues(t.incidents.pk, page.map((r) => r.pk)))
+        .where(
+          inValues(
+            t.incidents.pk,
+            page.map((r) => r.pk),
+          ),
+        )
         .orderBy(desc(t.incidents.sortKey))
         .all();
       return toListed(rows);
@@ -130,11 +141,11 @@ export function createSqliteArchiveReads(connection: SqliteConnection, st: PollS
         .limit(limit)
         .all();
       return rows.map((row) => ({
-          revision: row.revision,
-          recordedAt: row.recordedMs,
-          pollRunId: row.pollRunId,
-          incident: JSON.parse(row.snapshotJson) as VendorIncidentJson,
-        }));
+        revision: row.revision,
+        recordedAt: row.recordedMs,
+        pollRunId: row.pollRunId,
+        incident: JSON.parse(row.snapshotJson) as VendorIncidentJson,
+      }));
     },
 
     async listEvents(filter: EventFilter, afterSeq, limit) {
@@ -142,17 +153,18 @@ export function createSqliteArchiveReads(connection: SqliteConnection, st: PollS
       if (filter.types?.length) conditions.push(inArray(t.events.type, filter.types));
       if (filter.incidentId) conditions.push(eq(t.events.incidentId, filter.incidentId));
       if (filter.includeBackfill === false) conditions.push(eq(t.events.backfill, false));
-      const rows = await db.select().from(t.events).where(and(...conditions)).orderBy(asc(t.events.seq)).limit(limit).all();
+      const rows = await db
+        .select()
+        .from(t.events)
+        .where(and(...conditions))
+        .orderBy(asc(t.events.seq))
+        .limit(limit)
+        .all();
       return rows.map(toStoredEvent);
     },
 
     async ongoingIncidents() {
-      const rows = await db
-        .select()
-        .from(t.incidents)
-        .where(isNull(t.incidents.resolvedMs))
-        .orderBy(desc(t.incidents.updatedMs))
-        .all();
+      const rows = await db.select().from(t.incidents).where(isNull(t.incidents.resolvedMs)).orderBy(desc(t.incidents.updatedMs)).all();
       return withNotes(rows);
     },
 
@@ -177,7 +189,12 @@ export function createSqliteArchiveReads(connection: SqliteConnection, st: PollS
 
     async knownServices(limit) {
       // DISTINCT over the (service, sort_key) index: one step per name, not per incident row.
-      const rows = await db.selectDistinct({ service: t.incidentServices.service }).from(t.incidentServices).orderBy(asc(t.incidentServices.service)).limit(limit).all();
+      const rows = await db
+        .selectDistinct({ service: t.incidentServices.service })
+        .from(t.incidentServices)
+        .orderBy(asc(t.incidentServices.service))
+        .limit(limit)
+        .all();
       return rows.map((row) => row.service);
     },
 
@@ -226,14 +243,16 @@ export function createSqliteArchiveReads(connection: SqliteConnection, st: PollS
         .where(eq(r.pollRunId, id))
         .orderBy(asc(r.receivedMs), asc(sql`${r}.rowid`))
         .all();
-      const rejected = rows.map(({ rejection, body, text }): RecordedRejection => ({
+      const rejected = rows.map(
+        ({ rejection, body, text }): RecordedRejection => ({
           source: rejection.source as RecordedRejection['source'],
           url: rejection.url,
           error: rejection.error,
           sha256: rejection.bodyHash,
           receivedAt: rejection.receivedMs,
           body: body && text !== null ? { text, seenCount: body.seenCount, firstSeenAt: body.firstSeenMs, lastSeenAt: body.lastSeenMs } : null,
-        }));
+        }),
+      );
       return { run: toPollRun(row), rejected };
     },
 

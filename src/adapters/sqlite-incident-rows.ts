@@ -40,9 +40,7 @@ export function createIncidentRows(connection: SqliteConnection, st: PollStateme
         ...incidentColumns(row),
         sortKey: row.sortKey,
         noteCount: note?.note_count ?? 0,
-        latestNote: note
-          ? { key: note.key, dateCreated: { raw: note.date_created, ms: note.created_ms }, body: note.body, text: note.text }
-          : null,
+        latestNote: note ? { key: note.key, dateCreated: { raw: note.date_created, ms: note.created_ms }, body: note.body, text: note.text } : null,
       };
     });
   }

@@ -41,11 +41,7 @@ export class LimitLogContention extends Error {
  * retrying on a concurrent change. Throws LimitLogContention after LIMIT_LOG_TRIES: callers fail
  * closed on it.
  */
-export async function swapLimitLogs<T>(
-  connection: SqliteConnection,
-  keys: readonly string[],
-  decide: (logs: (string | null)[]) => LogStep<T>,
-): Promise<T> {
+export async function swapLimitLogs<T>(connection: SqliteConnection, keys: readonly string[], decide: (logs: (string | null)[]) => LogStep<T>): Promise<T> {
   for (let attempt = 0; attempt < LIMIT_LOG_TRIES; attempt++) {
     const rows = await connection.all<{ key: string; hits_json: string }>(READ_LOGS, [JSON.stringify(keys)]);
     const read = keys.map((key) => rows.find((row) => row.key === key)?.hits_json ?? null);

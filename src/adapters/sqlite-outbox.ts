@@ -84,7 +84,11 @@ function prepareDeliveryStatements(db: SqlDb) {
       .from(s)
       .where(sql`${s.id} IN (SELECT value FROM json_each(${p('ids')}))`)
       .prepare(),
-    deliveryById: db.select().from(d).where(eq(d.id, p('id'))).prepare(),
+    deliveryById: db
+      .select()
+      .from(d)
+      .where(eq(d.id, p('id')))
+      .prepare(),
     eventsByIds: db
       .select()
       .from(t.events)
@@ -139,7 +143,13 @@ export function createSqliteOutboxStore(connection: SqliteConnection): OutboxSto
     },
 
     async releaseClaims(holder) {
-      return changedRows(await db.update(d).set({ claimedBy: null, claimUntilMs: null }).where(and(eq(d.claimedBy, holder), eq(d.state, 'pending'))).run());
+      return changedRows(
+        await db
+          .update(d)
+          .set({ claimedBy: null, claimUntilMs: null })
+          .where(and(eq(d.claimedBy, holder), eq(d.state, 'pending')))
+          .run(),
+      );
     },
 
     async nextDueAt() {
@@ -156,7 +166,13 @@ export function createSqliteOutboxStore(connection: SqliteConnection): OutboxSto
     async listDeliveries(filter, beforeId, limit) {
       const conditions = deliveryConditions(filter);
       if (beforeId !== null) conditions.push(lt(d.id, beforeId));
-      const rows = await db.select().from(d).where(and(...conditions)).orderBy(desc(d.id)).limit(limit).all();
+      const rows = await db
+        .select()
+        .from(d)
+        .where(and(...conditions))
+        .orderBy(desc(d.id))
+        .limit(limit)
+        .all();
       return rows.map(toDelivery);
     },
 

@@ -144,7 +144,17 @@ export function pollRunStatements(run: PollRun, rejected: readonly RejectedPaylo
   const list: BatchStatement[] = [
     {
       sql: UPSERT_POLL_RUN,
-      params: [run.id, run.startedAt, run.finishedAt, run.outcome, JSON.stringify(run.sources), JSON.stringify(run.changes), eventCount, run.pendingIncidents ?? 0, run.error ?? null],
+      params: [
+        run.id,
+        run.startedAt,
+        run.finishedAt,
+        run.outcome,
+        JSON.stringify(run.sources),
+        JSON.stringify(run.changes),
+        eventCount,
+        run.pendingIncidents ?? 0,
+        run.error ?? null,
+      ],
     },
   ];
   // Bytes per distinct body of this run: endpoints down together often answer the same page.
@@ -175,7 +185,19 @@ function incidentStatements(write: IncidentWrite, now: number, pollRunId: string
   const block = Math.floor(createdMs / 1000) * SORT_KEYS_PER_SECOND;
   const nextSortKey: SqlValue[] = [block + SORT_KEYS_PER_SECOND, block, block, block + SORT_KEYS_PER_SECOND];
   const servicesJson = JSON.stringify(incident.services);
-  const fields: SqlValue[] = [incident.title, incident.type, incident.status, incident.url, servicesJson, incident.dateCreated.raw, incident.dateUpdated.raw, createdMs, incident.dateUpdated.ms, write.resolvedAt, write.revision];
+  const fields: SqlValue[] = [
+    incident.title,
+    incident.type,
+    incident.status,
+    incident.url,
+    servicesJson,
+    incident.dateCreated.raw,
+    incident.dateUpdated.raw,
+    createdMs,
+    incident.dateUpdated.ms,
+    write.resolvedAt,
+    write.revision,
+  ];
 
   // Each note's text is derived once, for its row and for the search row alike.
   const texts = new Map<string, string>();
@@ -210,7 +232,17 @@ function incidentStatements(write: IncidentWrite, now: number, pollRunId: string
 function eventStatement(event: StatusEvent, pollRunId: string): BatchStatement {
   return {
     sql: INSERT_EVENT,
-    params: [event.id, event.type, event.incidentId, event.revision, event.occurredAt, event.detectedAt, event.backfill ? 1 : 0, JSON.stringify(event.data), pollRunId],
+    params: [
+      event.id,
+      event.type,
+      event.incidentId,
+      event.revision,
+      event.occurredAt,
+      event.detectedAt,
+      event.backfill ? 1 : 0,
+      JSON.stringify(event.data),
+      pollRunId,
+    ],
   };
 }
 

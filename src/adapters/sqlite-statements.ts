@@ -19,7 +19,11 @@ const inJsonList = (column: Parameters<typeof eq>[0], name: string) => sql`${col
 
 export function preparePollStatements(db: Db) {
   return {
-    metaValue: db.select({ value: t.meta.value }).from(t.meta).where(eq(t.meta.key, p('key'))).prepare(),
+    metaValue: db
+      .select({ value: t.meta.value })
+      .from(t.meta)
+      .where(eq(t.meta.key, p('key')))
+      .prepare(),
 
     acquireLease: db
       .insert(t.leases)
@@ -30,19 +34,22 @@ export function preparePollStatements(db: Db) {
         setWhere: or(sql`${t.leases.expiresMs} <= ${p('now')}`, sql`${t.leases.holder} = excluded.holder`),
       })
       .prepare(),
-    releaseLease: db.delete(t.leases).where(and(eq(t.leases.name, p('name')), eq(t.leases.holder, p('holder')))).prepare(),
-    leaseHolder: db.select({ holder: t.leases.holder }).from(t.leases).where(eq(t.leases.name, p('name'))).prepare(),
+    releaseLease: db
+      .delete(t.leases)
+      .where(and(eq(t.leases.name, p('name')), eq(t.leases.holder, p('holder'))))
+      .prepare(),
+    leaseHolder: db
+      .select({ holder: t.leases.holder })
+      .from(t.leases)
+      .where(eq(t.leases.name, p('name')))
+      .prepare(),
     takeOverLease: db
       .update(t.leases)
       .set({ holder: v('holder'), expiresMs: v('expiresMs') })
       .where(and(eq(t.leases.name, p('name')), eq(t.leases.holder, p('previous'))))
       .prepare(),
 
-    revisions: db
-      .select({ id: t.incidents.id, revision: t.incidents.revision })
-      .from(t.incidents)
-      .where(inJsonList(t.incidents.id, 'ids'))
-      .prepare(),
+    revisions: db.select({ id: t.incidents.id, revision: t.incidents.revision }).from(t.incidents).where(inJsonList(t.incidents.id, 'ids')).prepare(),
     incidentsByIds: db.select().from(t.incidents).where(inJsonList(t.incidents.id, 'ids')).prepare(),
     notesByIncidentIds: db
       .select()

@@ -45,7 +45,11 @@ export function createSqliteSubscriptionStore(connection: SqliteConnection): Sub
   const s = t.subscriptions;
   const d = t.deliveries;
   const active = createActiveSubscriptionsReader(db);
-  const subscriptionById = db.select().from(s).where(eq(s.id, sql.placeholder('id'))).prepare();
+  const subscriptionById = db
+    .select()
+    .from(s)
+    .where(eq(s.id, sql.placeholder('id')))
+    .prepare();
 
   /** Every write to subscriptions goes through here, so cached lists of them see it. */
   const changingSubscriptions = (...writes: BatchStatement[]) => connection.runAtomically([...writes, BUMP_SUBSCRIPTIONS_VERSION]);
@@ -65,18 +69,36 @@ export function createSqliteSubscriptionStore(connection: SqliteConnection): Sub
       if (filter.status) conditions.push(eq(s.status, filter.status));
       if (filter.channel) conditions.push(eq(s.channel, filter.channel));
       if (afterId !== null) conditions.push(gt(s.id, afterId));
-      const rows = await db.select().from(s).where(and(...conditions)).orderBy(asc(s.id)).limit(limit).all();
+      const rows = await db
+        .select()
+        .from(s)
+        .where(and(...conditions))
+        .orderBy(asc(s.id))
+        .limit(limit)
+        .all();
       return rows.map(toSubscription);
     },
 
     async findSubscription(channel, target) {
-      const row = await db.select().from(s).where(and(eq(s.channel, channel), eq(s.target, target))).get();
+      const row = await db
+        .select()
+        .from(s)
+        .where(and(eq(s.channel, channel), eq(s.target, target)))
+        .get();
       return row ? toSubscription(row) : null;
     },
 
     async updateSubscription(id, patch, now) {
       const set = patchColumns(patch);
-      const [updated] = await changingSubscriptions(statementOf(db.update(s).set({ ...set, updatedMs: now }).where(eq(s.id, id)).returning({ id: s.id })));
+      const [updated] = await changingSubscriptions(
+        statementOf(
+          db
+            .update(s)
+            .set({ ...set, updatedMs: now })
+            .where(eq(s.id, id))
+            .returning({ id: s.id }),
+        ),
+      );
       if (!updated?.length) return null;
       const row = await subscriptionById.get({ id });
       return row ? toSubscription(row) : null;

@@ -102,11 +102,7 @@ export const events = sqliteTable(
     dataJson: text('data_json').notNull(),
     pollRunId: text('poll_run_id'),
   },
-  (t) => [
-    uniqueIndex('events_id').on(t.id),
-    index('events_incident').on(t.incidentId, t.seq),
-    index('events_type').on(t.type, t.seq),
-  ],
+  (t) => [uniqueIndex('events_id').on(t.id), index('events_incident').on(t.incidentId, t.seq), index('events_type').on(t.type, t.seq)],
 );
 
 export const pollRuns = sqliteTable(

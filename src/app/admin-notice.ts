@@ -7,7 +7,12 @@ import type { MonitorEvent } from '../core/events.ts';
 import { renderMonitorAdminEmail } from '../core/monitor-message.ts';
 import type { Logger, Mailer } from '../core/ports.ts';
 
-export function createAdminNotice(deps: { mailer: Mailer | null; adminEmail?: string; publicUrl: string; logger: Logger }): ((event: MonitorEvent) => Promise<void>) | undefined {
+export function createAdminNotice(deps: {
+  mailer: Mailer | null;
+  adminEmail?: string;
+  publicUrl: string;
+  logger: Logger;
+}): ((event: MonitorEvent) => Promise<void>) | undefined {
   const { mailer, adminEmail } = deps;
   if (!mailer || !adminEmail) return undefined;
   return async (event) => {

@@ -10,13 +10,25 @@ import type { SecretBox } from '../core/secret-box.ts';
 import { decideTokenStep, DEFAULT_ROTATION, type RotationSettings } from '../core/token-rotation.ts';
 
 /** The vendor's answers that mean the installation's grant is gone: only a re-install helps. */
-const GRANT_GONE = new Set(['invalid_refresh_token', 'token_revoked', 'invalid_auth', 'account_inactive', 'app_uninstalled', 'invalid_client_id', 'bad_client_secret']);
+const GRANT_GONE = new Set([
+  'invalid_refresh_token',
+  'token_revoked',
+  'invalid_auth',
+  'account_inactive',
+  'app_uninstalled',
+  'invalid_client_id',
+  'bad_client_secret',
+]);
 
 /** An installation that cannot give a token: unknown, broken (with the vendor's reason) or uninstalled. */
 export class InstallationUnavailableError extends Error {
   override readonly name = 'InstallationUnavailableError';
   readonly retryable = false;
-  constructor(readonly installationId: string, readonly state: 'unknown' | 'broken' | 'uninstalled', readonly reason: string | null) {
+  constructor(
+    readonly installationId: string,
+    readonly state: 'unknown' | 'broken' | 'uninstalled',
+    readonly reason: string | null,
+  ) {
     super(`installation ${installationId} is ${state}${reason ? `: ${reason}` : ''}`);
   }
 }

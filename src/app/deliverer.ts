@@ -122,7 +122,14 @@ export function createDeliverer(deps: DelivererDeps): Deliverer {
     if (outcome.kind === 'done') round.done++;
     else if (outcome.kind === 'retry') round.retried++;
     else round.dead++;
-    const fields = { delivery: delivery.id, subscription: subscription.id, channel: delivery.channel, attempt: delivery.attempts + 1, status: result.status, durationMs };
+    const fields = {
+      delivery: delivery.id,
+      subscription: subscription.id,
+      channel: delivery.channel,
+      attempt: delivery.attempts + 1,
+      status: result.status,
+      durationMs,
+    };
     if (outcome.kind === 'retry') logger.info('delivery failed; will retry', { ...fields, error: outcome.error, retryAt: new Date(outcome.at).toISOString() });
     if (outcome.kind === 'dead') logger.warn('delivery given up', { ...fields, reason: outcome.reason });
     if (health.kind === 'paused' && subscription.status === 'active') await announcePause(subscription, health.reason);
@@ -139,7 +146,13 @@ export function createDeliverer(deps: DelivererDeps): Deliverer {
       '',
       `Nothing more is sent to it until it is resumed: POST ${deps.publicUrl}/api/subscriptions/${subscription.id}/resume`,
     ].join('\n');
-    const sent = await deps.mailer.send({ to: deps.adminEmail, subject: `[statuswatch] Subscription paused: ${subscription.channel}`, text, html: '', headers: {} });
+    const sent = await deps.mailer.send({
+      to: deps.adminEmail,
+      subject: `[statuswatch] Subscription paused: ${subscription.channel}`,
+      text,
+      html: '',
+      headers: {},
+    });
     if (!sent.ok) logger.warn('could not tell the admin of a paused subscription', { error: sent.response });
   }
 

@@ -59,7 +59,11 @@ export function createServiceMetrics(): ServiceMetrics {
           help: 'Age of the oldest pending delivery that is due, in seconds (0 when none).',
           values: [{ value: counts.oldestPendingAt === null ? 0 : Math.max(0, (now - counts.oldestPendingAt) / 1000) }],
         },
-        { name: 'statuswatch_feed_consecutive_failures', help: 'Polls that failed since the last successful one.', values: [{ value: health.consecutiveFailures }] },
+        {
+          name: 'statuswatch_feed_consecutive_failures',
+          help: 'Polls that failed since the last successful one.',
+          values: [{ value: health.consecutiveFailures }],
+        },
         {
           name: 'statuswatch_feed_last_success_timestamp_seconds',
           help: 'When the feed was last read successfully, Unix time (0 when never).',

@@ -40,7 +40,8 @@ export function createSubscriptionService(deps: SubscriptionServiceDeps) {
   const { store, clock } = deps;
 
   function checkNew(input: NewSubscription): void {
-    if (input.channel === 'email' && !deps.mailer) throw new ApiError(409, 'email_disabled', 'email is not configured: set SMTP_URL (or MAIL_API_TOKEN) and MAIL_FROM');
+    if (input.channel === 'email' && !deps.mailer)
+      throw new ApiError(409, 'email_disabled', 'email is not configured: set SMTP_URL (or MAIL_API_TOKEN) and MAIL_FROM');
     if (input.channel !== 'email') {
       const check = deps.checkTarget(input.target);
       if (!check.ok) throw new ApiError(400, 'invalid_request', `url is not allowed: ${check.reason}`);
@@ -192,11 +193,7 @@ export function createSubscriptionService(deps: SubscriptionServiceDeps) {
     },
   };
 
-  function newRecord(
-    input: NewSubscription,
-    fields: Pick<StoredSubscription, 'status' | 'origin' | 'secretSealed'>,
-    now: number,
-  ): StoredSubscription {
+  function newRecord(input: NewSubscription, fields: Pick<StoredSubscription, 'status' | 'origin' | 'secretSealed'>, now: number): StoredSubscription {
     return {
       ...input,
       ...fields,

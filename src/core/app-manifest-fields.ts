@@ -35,7 +35,8 @@ export function text(limits: TextRules = {}) {
 function lengthProblem(value: string, limits: TextRules): string | undefined {
   const count = charCount(value);
   if (limits.maxChars !== undefined && count > limits.maxChars) return `at most ${limits.maxChars} characters, got ${count}`;
-  if (limits.minChars !== undefined && count < limits.minChars) return limits.minChars === 1 ? 'must not be empty' : `at least ${limits.minChars} characters, got ${count}`;
+  if (limits.minChars !== undefined && count < limits.minChars)
+    return limits.minChars === 1 ? 'must not be empty' : `at least ${limits.minChars} characters, got ${count}`;
   return undefined;
 }
 
@@ -135,8 +136,11 @@ export function manifestPath(path: readonly PropertyKey[]): string {
  * key or value in a hostile manifest cannot move the cursor, clear the screen or fake a line.
  */
 export function printable(text: string): string {
-  // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what this escapes
-  return text.replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g, (char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, '0')}`);
+  return text.replace(
+    // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what this escapes
+    /[\u0000-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g,
+    (char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, '0')}`,
+  );
 }
 
 /** Messages for the issues a field's own rules do not word: missing, wrong type, unknown value. */

@@ -117,12 +117,19 @@ const scopes = z
   .superRefine(
     (value, ctx) => {
       if (!isPlainObject(value)) return;
-      for (const [optional, full] of [['bot_optional', 'bot'], ['user_optional', 'user']] as const) {
+      for (const [optional, full] of [
+        ['bot_optional', 'bot'],
+        ['user_optional', 'user'],
+      ] as const) {
         const listed = new Set(Array.isArray(value[full]) ? value[full] : []);
         const optionals: unknown[] = Array.isArray(value[optional]) ? value[optional] : [];
         optionals.forEach((scope, index) => {
           if (typeof scope === 'string' && !listed.has(scope)) {
-            ctx.addIssue({ code: 'custom', path: [optional, index], message: `optional scope ${shown(scope)} must also be listed in oauth_config.scopes.${full}` });
+            ctx.addIssue({
+              code: 'custom',
+              path: [optional, index],
+              message: `optional scope ${shown(scope)} must also be listed in oauth_config.scopes.${full}`,
+            });
           }
         });
       }
@@ -150,9 +157,7 @@ const settings = z.strictObject({
     })
     .optional(),
   incoming_webhooks: z.strictObject({ incoming_webhooks_enabled: flag.optional() }).optional(),
-  interactivity: z
-    .strictObject({ is_enabled: flag, request_url: httpsUrl().optional(), message_menu_options_url: httpsUrl().optional() })
-    .optional(),
+  interactivity: z.strictObject({ is_enabled: flag, request_url: httpsUrl().optional(), message_menu_options_url: httpsUrl().optional() }).optional(),
   org_deploy_enabled: flag.optional(),
   socket_mode_enabled: flag.optional(),
   token_rotation_enabled: flag.optional(),
@@ -188,7 +193,8 @@ const parametersV2 = z
   })
   .superRefine((value, ctx) => {
     (value.required ?? []).forEach((name, index) => {
-      if (!Object.hasOwn(value.properties, name)) ctx.addIssue({ code: 'custom', path: ['required', index], message: `${shown(name)} is not one of the properties` });
+      if (!Object.hasOwn(value.properties, name))
+        ctx.addIssue({ code: 'custom', path: ['required', index], message: `${shown(name)} is not one of the properties` });
     });
   });
 
@@ -232,7 +238,10 @@ const datastore = z.strictObject({
   time_to_live_attribute: z.string().optional(),
 });
 
-const domain = matching(/^[A-Za-z0-9](?:[A-Za-z0-9.-]*[A-Za-z0-9])?$/, 'a domain: letters, digits, . and -, not starting with . or -, ending with a letter or digit');
+const domain = matching(
+  /^[A-Za-z0-9](?:[A-Za-z0-9.-]*[A-Za-z0-9])?$/,
+  'a domain: letters, digits, . and -, not starting with . or -, ending with a letter or digit',
+);
 
 const customType = z.looseObject({
   type: z.string(),
@@ -253,7 +262,8 @@ const VENDOR_WORD = 'service';
 const metadataEventReference = z.strictObject({
   type: z.string().superRefine((type, ctx) => {
     if (!REFERENCE_PATTERN.test(type)) ctx.addIssue({ code: 'custom', message: `expected a reference <namespace>#/<segment>/<segment>, got ${shown(type)}` });
-    else if (type.toLowerCase().startsWith(VENDOR_WORD)) ctx.addIssue({ code: 'custom', message: `a reference of the app's own must not start with "${VENDOR_WORD}"` });
+    else if (type.toLowerCase().startsWith(VENDOR_WORD))
+      ctx.addIssue({ code: 'custom', message: `a reference of the app's own must not start with "${VENDOR_WORD}"` });
   }),
   examples: list(z.unknown(), 10).optional(),
 });
@@ -385,7 +395,11 @@ function crossFieldRules(manifest: unknown, ctx: z.RefinementCtx): void {
       const steps = isPlainObject(flow) && Array.isArray(flow.steps) ? flow.steps : [];
       steps.forEach((step, index) => {
         if (isPlainObject(step) && step.type !== undefined) {
-          ctx.addIssue({ code: 'custom', path: ['workflows', name, 'steps', index, 'type'], message: 'step types are manifest v2: set _metadata.major_version to 2' });
+          ctx.addIssue({
+            code: 'custom',
+            path: ['workflows', name, 'steps', index, 'type'],
+            message: 'step types are manifest v2: set _metadata.major_version to 2',
+          });
         }
       });
     }

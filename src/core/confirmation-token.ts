@@ -90,11 +90,7 @@ export function isWellFormedToken(token: unknown): token is string {
  * token learns that it expired or was used. Used is reported before expired: "already confirmed"
  * is the truer answer to a second click a month later.
  */
-export async function checkToken(
-  record: StoredToken | null,
-  presented: { purpose: TokenPurpose; token: string },
-  now: number,
-): Promise<TokenCheck> {
+export async function checkToken(record: StoredToken | null, presented: { purpose: TokenPurpose; token: string }, now: number): Promise<TokenCheck> {
   if (!record || !isWellFormedToken(presented.token) || !isPurpose(record.purpose) || !isPurpose(presented.purpose)) {
     return { ok: false, reason: 'unknown' };
   }
@@ -114,4 +110,3 @@ function isPurpose(value: unknown): value is TokenPurpose {
 function checkPurpose(purpose: TokenPurpose): void {
   if (!isPurpose(purpose)) throw new Error(`token purpose: expected one of ${TOKEN_PURPOSES.join(', ')}, got ${JSON.stringify(purpose)}`);
 }
-

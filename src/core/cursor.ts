@@ -14,10 +14,7 @@ export type CursorCodec = {
 };
 
 export async function createCursorCodec(secret: string): Promise<CursorCodec> {
-  const key = await crypto.subtle.importKey('raw', encoder.encode(secret), { name: 'HMAC', hash: 'SHA-256' }, false, [
-    'sign',
-    'verify',
-  ]);
+  const key = await crypto.subtle.importKey('raw', encoder.encode(secret), { name: 'HMAC', hash: 'SHA-256' }, false, ['sign', 'verify']);
   const mac = async (data: string) => new Uint8Array(await crypto.subtle.sign('HMAC', key, encoder.encode(data))).slice(0, MAC_BYTES);
 
   return {
@@ -47,4 +44,3 @@ export async function createCursorCodec(secret: string): Promise<CursorCodec> {
 export function randomSecret(bytes = 32): string {
   return toBase64Url(crypto.getRandomValues(new Uint8Array(bytes)));
 }
-

@@ -4,13 +4,7 @@
  */
 import type { Incident, Note } from './incident.ts';
 import { compareNotes, isOngoing, sameServices } from './incident.ts';
-import {
-  eventId,
-  summarize,
-  type IncidentFieldChanges,
-  type NoteRef,
-  type StatusEvent,
-} from './events.ts';
+import { eventId, summarize, type IncidentFieldChanges, type NoteRef, type StatusEvent } from './events.ts';
 
 /** An incident as the archive holds it: the latest version, its revision, and when it ended. */
 export type ArchivedIncident = Incident & { revision: number; resolvedAt: number | null };
@@ -219,14 +213,7 @@ export function keepVanishedNotes(observed: Incident, archived: Incident): Incid
   return { ...observed, notes: [...observed.notes, ...vanished].sort(compareNotes) };
 }
 
-function toEvent(
-  change: Change,
-  incident: Incident,
-  before: Incident | undefined,
-  revision: number,
-  now: number,
-  backfill: boolean,
-): StatusEvent {
+function toEvent(change: Change, incident: Incident, before: Incident | undefined, revision: number, now: number, backfill: boolean): StatusEvent {
   const base = {
     id: eventId(incident.id, revision, change.what),
     type: change.type,

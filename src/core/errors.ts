@@ -17,7 +17,12 @@ export class FeedFetchError extends Error {
 export class RevisionConflictError extends Error {
   override readonly name = 'RevisionConflictError';
   readonly retryable = true;
-  constructor(readonly incidentId: string, readonly expected: number | null, readonly found: number | null, options?: { cause?: unknown }) {
+  constructor(
+    readonly incidentId: string,
+    readonly expected: number | null,
+    readonly found: number | null,
+    options?: { cause?: unknown },
+  ) {
     super(`incident ${incidentId}: expected revision ${expected ?? 'none'}, found ${found ?? 'none'}`, options);
   }
 }

@@ -71,7 +71,13 @@ export function planDeliveries(events: readonly StatusEvent[], subscriptions: re
     if (subscription.channel === 'webhook') {
       for (const event of wanted) deliveries.push(delivery(subscription, [event.id]));
     } else {
-      for (const group of byIncident(wanted)) deliveries.push(delivery(subscription, group.map((e) => e.id)));
+      for (const group of byIncident(wanted))
+        deliveries.push(
+          delivery(
+            subscription,
+            group.map((e) => e.id),
+          ),
+        );
     }
   }
   return deliveries;

@@ -110,7 +110,9 @@ function itemLabel({ status, type }: Pick<ListedIncident, 'status' | 'type'>): s
  * for JSON Feed, and unlike a tag: or http: id it does not depend on the host name we serve.
  */
 export async function syndicationId(name: string): Promise<string> {
-  const namespace = ID_NAMESPACE.replace(/-/g, '').match(/../g)!.map((hex) => parseInt(hex, 16));
+  const namespace = ID_NAMESPACE.replace(/-/g, '')
+    .match(/../g)!
+    .map((hex) => parseInt(hex, 16));
   const input = new Uint8Array([...namespace, ...new TextEncoder().encode(name)]);
   const bytes = new Uint8Array(await crypto.subtle.digest('SHA-1', input)).slice(0, 16);
   bytes[6] = (bytes[6]! & 0x0f) | 0x50;

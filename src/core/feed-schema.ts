@@ -43,7 +43,10 @@ const incidentId = z.union([z.number(), z.string()]).transform((value, ctx): str
 });
 
 const lowerLabel = z.string().transform((s) => s.trim().toLowerCase());
-const text = z.string().nullish().transform((s) => s ?? '');
+const text = z
+  .string()
+  .nullish()
+  .transform((s) => s ?? '');
 
 const rawNote = z.object({ date_created: vendorTime, body: text });
 
@@ -55,8 +58,14 @@ const rawIncident = z.object({
   url: text,
   date_created: vendorTime,
   date_updated: vendorTime.nullish(),
-  services: z.array(z.string()).nullish().transform((s) => s ?? []),
-  notes: z.array(rawNote).nullish().transform((n) => n ?? []),
+  services: z
+    .array(z.string())
+    .nullish()
+    .transform((s) => s ?? []),
+  notes: z
+    .array(rawNote)
+    .nullish()
+    .transform((n) => n ?? []),
 });
 
 export type RawIncident = z.input<typeof rawIncident>;
@@ -151,7 +160,8 @@ export function createMemoizedIncidentParser(): MemoizedIncidentParser {
         items.forEach((item, offset) => {
           const key = isObject(item) && (typeof item.id === 'string' || typeof item.id === 'number') ? String(item.id) : null;
           const known = key === null ? undefined : previous.get(key);
-          const result = known && sameParsedFields(known.raw, item as Record<string, unknown>) ? { incident: known.incident } : parseEntry(item, firstIndex + offset);
+          const result =
+            known && sameParsedFields(known.raw, item as Record<string, unknown>) ? { incident: known.incident } : parseEntry(item, firstIndex + offset);
           if ('problem' in result) {
             document.problems.push(result.problem);
           } else {

@@ -16,9 +16,7 @@ export type GuessLog = readonly number[];
 
 export type GuessLimit = { key: string; rule: GuessRule };
 
-export type GuessDecision =
-  | { allowed: true; writes: { key: string; failuresMs: number[]; expiresMs: number }[] }
-  | { allowed: false; retryAfterMs: number };
+export type GuessDecision = { allowed: true; writes: { key: string; failuresMs: number[]; expiresMs: number }[] } | { allowed: false; retryAfterMs: number };
 
 /**
  * Per client address (or known browser): five typos are free, then waits of 1, 2, 4, 8, 10, 10...

@@ -15,10 +15,7 @@ export const STALE_AFTER_MS = 5 * 60_000;
  * - `stale`: the last good read (`since`) is older than the limit: the archive says how things
  *   stood then, not now.
  */
-export type Knowledge =
-  | { kind: 'known'; lastSuccessAt: number }
-  | { kind: 'never-read' }
-  | { kind: 'stale'; since: number };
+export type Knowledge = { kind: 'known'; lastSuccessAt: number } | { kind: 'never-read' } | { kind: 'stale'; since: number };
 
 export type KnowledgeInput = {
   /** feedHealth().lastSuccessAt: the last poll that read the feed, epoch ms. */

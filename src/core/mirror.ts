@@ -68,7 +68,9 @@ export function renderCurrentV1(
   latest: Incident | null,
   now: number,
   known = true,
-): (Omit<VendorIncidentJson, 'id'> & { id: string }) | { status: 'ok' | typeof MIRROR_UNKNOWN_STATUS; date_created: string; date_updated: string; active_incidents: [] } {
+):
+  | (Omit<VendorIncidentJson, 'id'> & { id: string })
+  | { status: 'ok' | typeof MIRROR_UNKNOWN_STATUS; date_created: string; date_updated: string; active_incidents: [] } {
   const shown = [...ongoing].sort(compareUrgency)[0] ?? (known ? recentlyUpdated : null);
   if (shown) return { ...toVendorIncident(shown), id: shown.id };
   return {

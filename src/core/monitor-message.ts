@@ -40,7 +40,8 @@ export function monitorLines(data: MonitorEventData, formatTime: (ms: number) =>
     ];
   }
   const ongoing = data.last_known.ongoing.map(
-    (incident) => `- ${truncate(oneLine(incident.title), TITLE_MAX_CHARS)} (${oneLine(incident.type)}, ${oneLine(incident.status)}; ${servicesLabel(incident.services)})`,
+    (incident) =>
+      `- ${truncate(oneLine(incident.title), TITLE_MAX_CHARS)} (${oneLine(incident.type)}, ${oneLine(incident.status)}; ${servicesLabel(incident.services)})`,
   );
   return [
     since === null
@@ -61,7 +62,18 @@ export function renderMonitorEmail(data: MonitorEventData, context: Omit<EmailCo
   const unsubscribeUrl = oneLine(context.unsubscribeUrl);
   const manageUrl = oneLine(context.manageUrl);
   const dashboard = `${context.publicUrl.replace(/\/+$/, '')}/`;
-  const text = [subject, '', ...lines, '', `Dashboard: ${dashboard}`, '', '-- ', `Change what you receive: ${manageUrl}`, `Unsubscribe: ${unsubscribeUrl}`, ''].join('\n');
+  const text = [
+    subject,
+    '',
+    ...lines,
+    '',
+    `Dashboard: ${dashboard}`,
+    '',
+    '-- ',
+    `Change what you receive: ${manageUrl}`,
+    `Unsubscribe: ${unsubscribeUrl}`,
+    '',
+  ].join('\n');
   const html = [
     '<!doctype html>',
     '<html><head><meta charset="utf-8"><meta name="viewport" content="width=device-width"></head>',
@@ -83,7 +95,10 @@ export function renderMonitorEmail(data: MonitorEventData, context: Omit<EmailCo
 /** For the admin (ADMIN_EMAIL): the same words, no subscriber links. */
 export function renderMonitorAdminEmail(data: MonitorEventData, publicUrl: string): { subject: string; text: string } {
   const lines = monitorLines(data, timeFormatter('UTC'));
-  return { subject: `[statuswatch] ${monitorSubject(data).replace(/^\[\w+\] statuswatch /, '')}`, text: [...lines, '', `Dashboard: ${publicUrl.replace(/\/+$/, '')}/`, ''].join('\n') };
+  return {
+    subject: `[statuswatch] ${monitorSubject(data).replace(/^\[\w+\] statuswatch /, '')}`,
+    text: [...lines, '', `Dashboard: ${publicUrl.replace(/\/+$/, '')}/`, ''].join('\n'),
+  };
 }
 
 export function renderMonitorChannelMessage(data: MonitorEventData): ChannelMessage {

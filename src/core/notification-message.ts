@@ -170,15 +170,25 @@ export function servicesList(services: readonly string[]): string {
  */
 export function oneLine(text: string): string {
   // eslint-disable-next-line no-control-regex
-  // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what this removes
-  return text.replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029]+/g, ' ').replace(/\s+/g, ' ').trim();
+  return (
+    text
+      // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what this removes
+      .replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029]+/g, ' ')
+      .replace(/\s+/g, ' ')
+      .trim()
+  );
 }
 
 /** At most `maxChars` code points, the last one an ellipsis when cut; never splits a surrogate pair. */
 export function truncate(text: string, maxChars: number): string {
   const chars = Array.from(text);
   if (chars.length <= maxChars) return text;
-  return chars.slice(0, Math.max(0, maxChars - 1)).join('').trimEnd() + '…';
+  return (
+    chars
+      .slice(0, Math.max(0, maxChars - 1))
+      .join('')
+      .trimEnd() + '…'
+  );
 }
 
 /** "resolved" → "Resolved": statuses arrive lower-cased (incident.ts). */

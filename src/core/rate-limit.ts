@@ -43,9 +43,7 @@ export const signupLimits: { perClientAddress: LimitRule; perRecipient: LimitRul
 export function checkLimit(state: LimitState | undefined, rule: LimitRule, now: number): LimitDecision {
   checkRule(rule);
   // Stored state comes back from JSON or SQLite: keep only numbers, in order.
-  const hitsMs = (state?.hitsMs ?? [])
-    .filter((t) => Number.isFinite(t) && now < t + rule.windowMs)
-    .sort((a, b) => a - b);
+  const hitsMs = (state?.hitsMs ?? []).filter((t) => Number.isFinite(t) && now < t + rule.windowMs).sort((a, b) => a - b);
   if (hitsMs.length < rule.limit) return { allowed: true, state: { hitsMs: [...hitsMs, now] }, retryAfterMs: 0 };
   // Normally hitsMs.length === limit; more are left over when the rule was lowered since.
   const freesUpAtMs = hitsMs[hitsMs.length - rule.limit]! + rule.windowMs;
@@ -60,7 +58,11 @@ export function checkLimit(state: LimitState | undefined, rule: LimitRule, now: 
  */
 export function limitKeyForAddress(ip: string): string {
   // Tolerate the decorations proxies and URLs add: brackets and an interface zone.
-  const text = ip.trim().toLowerCase().replace(/^\[(.*)\]$/, '$1').replace(/%.*$/, '');
+  const text = ip
+    .trim()
+    .toLowerCase()
+    .replace(/^\[(.*)\]$/, '$1')
+    .replace(/%.*$/, '');
   const v4 = parseIPv4(text);
   if (v4 !== null) return `ip4:${v4 >>> 24}.${(v4 >>> 16) & 255}.${(v4 >>> 8) & 255}.${v4 & 255}`;
   const v6 = parseIPv6(text);
@@ -70,7 +72,10 @@ export function limitKeyForAddress(ip: string): string {
     const [hi = 0, lo = 0] = v6.slice(6);
     return `ip4:${hi >> 8}.${hi & 0xff}.${lo >> 8}.${lo & 0xff}`;
   }
-  return `ip6:${v6.slice(0, 4).map((g) => g.toString(16)).join(':')}::/64`;
+  return `ip6:${v6
+    .slice(0, 4)
+    .map((g) => g.toString(16))
+    .join(':')}::/64`;
 }
 
 /**
@@ -119,4 +124,3 @@ function checkRule(rule: LimitRule): void {
   if (!Number.isSafeInteger(rule.limit) || rule.limit < 1) throw new Error(`limit rule: expected limit to be a positive integer, got ${rule.limit}`);
   if (!Number.isFinite(rule.windowMs) || rule.windowMs <= 0) throw new Error(`limit rule: expected windowMs to be a positive number, got ${rule.windowMs}`);
 }
-

@@ -16,15 +16,7 @@ const DAY_MS = 24 * HOUR_MS;
  * it to three days because receivers and their docs already know this schedule, and a receiver
  * that stays down longer is caught by the five-day pause rule below, not by longer retries.
  */
-export const RETRY_DELAYS_MS = [
-  5 * SECOND_MS,
-  5 * MINUTE_MS,
-  30 * MINUTE_MS,
-  2 * HOUR_MS,
-  5 * HOUR_MS,
-  10 * HOUR_MS,
-  10 * HOUR_MS,
-] as const;
+export const RETRY_DELAYS_MS = [5 * SECOND_MS, 5 * MINUTE_MS, 30 * MINUTE_MS, 2 * HOUR_MS, 5 * HOUR_MS, 10 * HOUR_MS, 10 * HOUR_MS] as const;
 
 /** The first attempt plus one per scheduled delay. */
 export const MAX_ATTEMPTS = RETRY_DELAYS_MS.length + 1;

@@ -41,7 +41,11 @@ export type SecretBoxErrorKind = 'invalid_key' | 'malformed' | 'unknown_version'
 export class SecretBoxError extends Error {
   override readonly name = 'SecretBoxError';
   readonly retryable = false;
-  constructor(readonly kind: SecretBoxErrorKind, message: string, options?: { cause?: unknown }) {
+  constructor(
+    readonly kind: SecretBoxErrorKind,
+    message: string,
+    options?: { cause?: unknown },
+  ) {
     super(message, options);
   }
 }
@@ -83,7 +87,10 @@ export async function createSecretBox(secretKey: string): Promise<SecretBox> {
       if (!match) throw new SecretBoxError('malformed', 'secret box: expected v1.<key id>.<iv>.<ciphertext>');
       const [, sealedKeyId = '', ivText = '', ciphertextText = ''] = match;
       if (sealedKeyId !== keyId) {
-        throw new SecretBoxError('other_key', `secret box: sealed under another SECRET_KEY (key id ${sealedKeyId}; the current SECRET_KEY has key id ${keyId})`);
+        throw new SecretBoxError(
+          'other_key',
+          `secret box: sealed under another SECRET_KEY (key id ${sealedKeyId}; the current SECRET_KEY has key id ${keyId})`,
+        );
       }
       const iv = fromBase64Url(ivText);
       const ciphertext = fromBase64Url(ciphertextText);
@@ -96,7 +103,11 @@ export async function createSecretBox(secretKey: string): Promise<SecretBox> {
         plaintext = await crypto.subtle.decrypt({ name: 'AES-GCM', iv, additionalData }, key, ciphertext);
       } catch (cause) {
         // A 32-bit key id can collide, so "another key" stays a possibility here.
-        throw new SecretBoxError('tampered', 'secret box: authentication failed; the sealed text was altered (or sealed under another key with the same key id)', { cause });
+        throw new SecretBoxError(
+          'tampered',
+          'secret box: authentication failed; the sealed text was altered (or sealed under another key with the same key id)',
+          { cause },
+        );
       }
       return decoder.decode(plaintext);
     },
@@ -164,4 +175,3 @@ async function computeKeyId(rawKey: Uint8Array<ArrayBuffer>): Promise<string> {
   input.set(rawKey, label.byteLength);
   return toHex(new Uint8Array(await crypto.subtle.digest('SHA-256', input)).slice(0, 4));
 }
-

@@ -13,7 +13,11 @@ export type StoreFailure = {
 
 const KINDS: readonly { reason: string; codePrefixes: readonly string[]; message: RegExp }[] = [
   { reason: 'disk full', codePrefixes: ['SQLITE_FULL'], message: /database or disk is full|SQLITE_FULL/i },
-  { reason: 'database busy', codePrefixes: ['SQLITE_BUSY', 'SQLITE_LOCKED'], message: /database is locked|database table is locked|SQLITE_BUSY|SQLITE_LOCKED/i },
+  {
+    reason: 'database busy',
+    codePrefixes: ['SQLITE_BUSY', 'SQLITE_LOCKED'],
+    message: /database is locked|database table is locked|SQLITE_BUSY|SQLITE_LOCKED/i,
+  },
   { reason: 'storage I/O error', codePrefixes: ['SQLITE_IOERR'], message: /disk I\/O error|SQLITE_IOERR/i },
   { reason: 'database read-only', codePrefixes: ['SQLITE_READONLY'], message: /readonly database|SQLITE_READONLY/i },
   { reason: 'database cannot be opened', codePrefixes: ['SQLITE_CANTOPEN'], message: /unable to open database|SQLITE_CANTOPEN/i },

@@ -201,9 +201,7 @@ function figure(spec: ChartSpec, body: string, height = HEIGHT): string {
 export function chartTable(spec: ChartSpec): string {
   const extra = spec.tableOnly ?? [];
   const head =
-    `<tr><th scope="col">${esc(spec.categoryName)}</th>` +
-    [...spec.series, ...extra].map((s) => `<th scope="col">${esc(s.name)}</th>`).join('') +
-    '</tr>';
+    `<tr><th scope="col">${esc(spec.categoryName)}</th>` + [...spec.series, ...extra].map((s) => `<th scope="col">${esc(s.name)}</th>`).join('') + '</tr>';
   const rows = spec.categories.map(
     (category, i) =>
       `<tr><th scope="row">${esc(category)}</th>${spec.series

@@ -47,7 +47,9 @@ export type WebhookPayload = {
 export type MonitorWebhookPayload = {
   type: MonitorEventType;
   timestamp: string;
-  data: (Omit<Extract<MonitorEventData, { type: 'monitor.blind' }>, 'type'> & { truncated?: true }) | Omit<Extract<MonitorEventData, { type: 'monitor.recovered' }>, 'type'>;
+  data:
+    | (Omit<Extract<MonitorEventData, { type: 'monitor.blind' }>, 'type'> & { truncated?: true })
+    | Omit<Extract<MonitorEventData, { type: 'monitor.recovered' }>, 'type'>;
 };
 
 /** The body of a webhook request for any event. */
@@ -189,7 +191,10 @@ function textSource(body: string): string {
   if (body.length <= TEXT_SOURCE_MAX_CHARS) return body;
   let end = TEXT_SOURCE_MAX_CHARS;
   if (isHighSurrogate(body.charCodeAt(end - 1))) end -= 1;
-  return body.slice(0, end).replace(/<[^<>]*$/, '').replace(/&#?[a-z0-9]*$/i, '');
+  return body
+    .slice(0, end)
+    .replace(/<[^<>]*$/, '')
+    .replace(/&#?[a-z0-9]*$/i, '');
 }
 
 /** Cuts strings to a byte budget and remembers whether it had to. */

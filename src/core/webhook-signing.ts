@@ -132,4 +132,3 @@ function checkId(id: string): void {
 function checkTimestamp(seconds: number): void {
   if (!Number.isSafeInteger(seconds) || seconds < 0) throw new Error(`webhook timestamp: expected whole seconds since the epoch, got ${seconds}`);
 }
-

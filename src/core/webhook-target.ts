@@ -116,7 +116,7 @@ export function isForbiddenAddress(ip: string): string | null {
 
 function forbiddenV4(address: number): string | null {
   for (const range of FORBIDDEN_V4_NUMERIC) {
-    if (((address & range.mask) >>> 0) === range.base) return range.reason;
+    if ((address & range.mask) >>> 0 === range.base) return range.reason;
   }
   return null;
 }
@@ -125,7 +125,7 @@ function forbiddenV4(address: number): string | null {
 function forbiddenV6(g: readonly number[]): string | null {
   const at = (i: number) => g[i] ?? 0;
   const zeroUpTo = (n: number) => g.slice(0, n).every((x) => x === 0);
-  const embedded = (hi: number, lo: number) => (((hi << 16) | lo) >>> 0);
+  const embedded = (hi: number, lo: number) => ((hi << 16) | lo) >>> 0;
   const viaV4 = (kind: string, v4: number) => {
     const reason = forbiddenV4(v4);
     return reason ? `${kind} ${formatIPv4(v4)}: ${reason}` : null;

@@ -112,7 +112,12 @@ const COMMANDS: Record<string, Command> = {
         await sim.close();
         throw listenError(error, { HOST: config.HOST, PORT: scimPort }, '--scim-port');
       });
-      logger.info('simulated SCIM directory is serving', { url: `${scim.url}/scim/v2`, v1: `${scim.url}/scim/v1`, token: scim.token, control: `${scim.url}/_sim/state` });
+      logger.info('simulated SCIM directory is serving', {
+        url: `${scim.url}/scim/v2`,
+        v1: `${scim.url}/scim/v1`,
+        token: scim.token,
+        control: `${scim.url}/_sim/state`,
+      });
       if (webApiPort === null) {
         stopOnSignals(logger, async () => {
           await scim.close();
@@ -128,7 +133,14 @@ const COMMANDS: Record<string, Command> = {
       const demo = seedDemoWorkspace(webApi.webApi.state);
       const { clientId, clientSecret } = webApi.webApi.state.app;
       // A simulator's made-up credentials: printed so a local app can be pointed at it.
-      logger.info('simulated Web API is serving', { url: webApi.url, channel: `${webApi.url}/channels/${demo.channelId}`, control: `${webApi.url}/_sim/state`, clientId, clientSecret, botToken: demo.botToken });
+      logger.info('simulated Web API is serving', {
+        url: webApi.url,
+        channel: `${webApi.url}/channels/${demo.channelId}`,
+        control: `${webApi.url}/_sim/state`,
+        clientId,
+        clientSecret,
+        botToken: demo.botToken,
+      });
       stopOnSignals(logger, async () => {
         await webApi.close();
         await scim.close();
@@ -152,7 +164,8 @@ const COMMANDS: Record<string, Command> = {
     extraFlags: { out: { type: 'string', help: 'the SQL file to write; must not exist yet (e.g. archive.sql)' } },
     async run(config, flags, logger) {
       const out = flags.out;
-      if (typeof out !== 'string' || out.trim() === '') throw settingError('--out', String(out ?? ''), 'missing', 'name the SQL file to write, e.g. --out archive.sql');
+      if (typeof out !== 'string' || out.trim() === '')
+        throw settingError('--out', String(out ?? ''), 'missing', 'name the SQL file to write, e.g. --out archive.sql');
       const summary = exportArchiveForD1(config.DATABASE_PATH, out);
       for (const table of summary.tables) process.stdout.write(`  ${table.name.padEnd(22)} ${table.rows} row(s)\n`);
       process.stdout.write(`wrote ${out}: ${summary.statements} statement(s), ${summary.bytes} bytes\n`);
@@ -189,7 +202,8 @@ const COMMANDS: Record<string, Command> = {
 function portFlag(flags: Record<string, string | boolean | undefined>, name: string, fallback: number): number {
   const raw = flags[name];
   const port = raw === undefined ? fallback : typeof raw === 'string' && /^\d+$/.test(raw.trim()) ? Number(raw) : NaN;
-  if (!Number.isInteger(port) || port < 0 || port > 65535) throw settingError(`--${name}`, String(raw), 'not a port number', `give a whole number from 0 to 65535, e.g. --${name} ${fallback}`);
+  if (!Number.isInteger(port) || port < 0 || port > 65535)
+    throw settingError(`--${name}`, String(raw), 'not a port number', `give a whole number from 0 to 65535, e.g. --${name} ${fallback}`);
   return port;
 }
 
@@ -198,7 +212,8 @@ function stepSecondsFlag(flags: Record<string, string | boolean | undefined>): n
   const raw = flags['step-seconds'];
   if (raw === undefined) return 15;
   const seconds = typeof raw === 'string' && raw.trim() !== '' ? Number(raw) : NaN;
-  if (!Number.isFinite(seconds) || seconds < 0) throw settingError('--step-seconds', String(raw), 'not a number of seconds', 'give a number such as --step-seconds 15');
+  if (!Number.isFinite(seconds) || seconds < 0)
+    throw settingError('--step-seconds', String(raw), 'not a number of seconds', 'give a number such as --step-seconds 15');
   return seconds;
 }
 

@@ -35,7 +35,14 @@ export async function runDemo(config: Config, logger: Logger, stepSeconds: numbe
       new Request(`${scim.url}/_sim/seed`, {
         method: 'POST',
         headers: { 'Content-Type': 'application/json' },
-        body: JSON.stringify({ users: 40, multiChannelGuests: 3, groups: [{ displayName: 'Engineering', members: 25 }, { displayName: 'Support', members: 10 }] }),
+        body: JSON.stringify({
+          users: 40,
+          multiChannelGuests: 3,
+          groups: [
+            { displayName: 'Engineering', members: 25 },
+            { displayName: 'Support', members: 10 },
+          ],
+        }),
       }),
     );
     const mail = await startMailCatcher();
@@ -83,7 +90,16 @@ export async function runDemo(config: Config, logger: Logger, stepSeconds: numbe
 }
 
 /** What a new user wants to open, each a URL that shows something at once. */
-export function demoBanner(urls: { url: string; adminToken: string; simUrl: string; mailUrl: string; webApiUrl: string; channelUrl: string; scimUrl?: string; scimToken?: string }): string {
+export function demoBanner(urls: {
+  url: string;
+  adminToken: string;
+  simUrl: string;
+  mailUrl: string;
+  webApiUrl: string;
+  channelUrl: string;
+  scimUrl?: string;
+  scimToken?: string;
+}): string {
   const { url } = urls;
   const rows: Array<[string, string]> = [
     ['Dashboard', `${url}/`],

@@ -44,7 +44,12 @@ export type ExportSummary = { tables: { name: string; rows: number }[]; statemen
 
 export function exportArchiveForD1(databasePath: string, outPath: string): ExportSummary {
   if (databasePath === ':memory:' || !existsSync(databasePath)) {
-    throw settingError('DATABASE_PATH', databasePath, 'no archive there', 'point DATABASE_PATH (or --database-path) at the Node archive to export, e.g. ./data/statuswatch.db');
+    throw settingError(
+      'DATABASE_PATH',
+      databasePath,
+      'no archive there',
+      'point DATABASE_PATH (or --database-path) at the Node archive to export, e.g. ./data/statuswatch.db',
+    );
   }
   // Migrated first, so its tables have the columns D1's copy of drizzle/ gives them.
   const archive = openSqliteArchive(databasePath);
@@ -97,7 +102,9 @@ export function exportArchiveForD1(databasePath: string, outPath: string): Expor
 export function dumpStatements(sqlite: Database.Database, onStatement: (statement: string) => void): Omit<ExportSummary, 'bytes'> {
   const summary: Omit<ExportSummary, 'bytes'> = { tables: [], statements: 0 };
   for (const table of dumpTables(sqlite)) {
-    const select = sqlite.prepare(`SELECT ${table.columns.map(quoteName).join(', ')} FROM ${quoteName(table.name)} ORDER BY ${table.keyColumns.map(quoteName).join(', ')}`);
+    const select = sqlite.prepare(
+      `SELECT ${table.columns.map(quoteName).join(', ')} FROM ${quoteName(table.name)} ORDER BY ${table.keyColumns.map(quoteName).join(', ')}`,
+    );
     select.safeIntegers(true).raw(true);
     let rows = 0;
     const counted = (function* () {
@@ -125,13 +132,18 @@ function dumpTables(sqlite: Database.Database): DumpTable[] {
 
 function describeTable(sqlite: Database.Database, name: string): DumpTable {
   const info = sqlite.prepare(`SELECT name, pk FROM pragma_table_info(?) ORDER BY cid`).all(name) as { name: string; pk: number }[];
-  const keys = info.filter((column) => column.pk > 0).sort((a, b) => a.pk - b.pk).map((column) => column.name);
+  const keys = info
+    .filter((column) => column.pk > 0)
+    .sort((a, b) => a.pk - b.pk)
+    .map((column) => column.name);
   const columns = info.map((column) => column.name);
   // A table with no declared key (the FTS table) is keyed by its rowid, written out with the row.
   return keys.length > 0 ? { name, columns, keyColumns: keys } : { name, columns: ['rowid', ...columns], keyColumns: ['rowid'] };
 }
 
 function latestMigration(): string {
-  const files = readdirSync(MIGRATIONS_DIR).filter((file) => file.endsWith('.sql')).sort();
+  const files = readdirSync(MIGRATIONS_DIR)
+    .filter((file) => file.endsWith('.sql'))
+    .sort();
   return files.at(-1)?.replace(/\.sql$/, '') ?? 'no migration';
 }

@@ -15,7 +15,7 @@ export const MAX_PRINTED_VIOLATIONS = 100;
 export function printManifest(config: Config, format: 'json' | 'yaml'): number {
   if (!config.PUBLIC_URL) {
     throw new ConfigError(
-      'PUBLIC_URL is not set: the manifest\'s URLs are made from it. Fix: set PUBLIC_URL (or --public-url) to the https:// address the workspace reaches this service at',
+      "PUBLIC_URL is not set: the manifest's URLs are made from it. Fix: set PUBLIC_URL (or --public-url) to the https:// address the workspace reaches this service at",
     );
   }
   const manifest = appManifest({ publicUrl: config.PUBLIC_URL });
@@ -23,7 +23,12 @@ export function printManifest(config: Config, format: 'json' | 'yaml'): number {
   const [first, ...more] = checkAppManifest(manifest);
   if (first) {
     const others = more.length > 0 ? ` (and ${more.length} more)` : '';
-    throw settingError('PUBLIC_URL', config.PUBLIC_URL, `the manifest made from it breaks the spec: ${first.path}: ${first.message}${others}`, 'set it to the https:// address the workspace reaches this service at');
+    throw settingError(
+      'PUBLIC_URL',
+      config.PUBLIC_URL,
+      `the manifest made from it breaks the spec: ${first.path}: ${first.message}${others}`,
+      'set it to the https:// address the workspace reaches this service at',
+    );
   }
   process.stdout.write(formatManifest(manifest, format));
   return 0;

@@ -75,7 +75,18 @@ export async function createNodeRuntime(config: Config, logger: Logger, clock: C
   const publicUrl = config.PUBLIC_URL ?? `http://localhost:${config.PORT}`;
   const announce = createAdminNotice({ mailer, adminEmail: config.ADMIN_EMAIL, publicUrl, logger });
   const poller: Poller = metrics.instrumentPoller(
-    createPoller({ store, feed, clock, logger, instanceId, newId: randomUUID, isLeaseHolderGone, maxIncidentWrites: config.POLL_MAX_INCIDENT_CHANGES, outbox, announce }),
+    createPoller({
+      store,
+      feed,
+      clock,
+      logger,
+      instanceId,
+      newId: randomUUID,
+      isLeaseHolderGone,
+      maxIncidentWrites: config.POLL_MAX_INCIDENT_CHANGES,
+      outbox,
+      announce,
+    }),
   );
   const secrets = options.keepsSecrets === false ? NO_SECRET_BOX : await openSecretBox(config.SECRET_KEY, config.DATABASE_PATH, logger);
   const webhooks = createHttpWebhookSender({ allowPrivate: config.WEBHOOK_ALLOW_PRIVATE, userAgent: USER_AGENT, clock });
@@ -164,14 +175,24 @@ export function listenError(error: unknown, config: Pick<Config, 'HOST' | 'PORT'
   const portName = portSetting.split(' ')[0]!;
   switch (code) {
     case 'EADDRINUSE':
-      return settingError(portName, String(config.PORT), `another process is already listening on ${config.HOST}:${config.PORT}`, `stop that process, or set ${portSetting} to a free port`);
+      return settingError(
+        portName,
+        String(config.PORT),
+        `another process is already listening on ${config.HOST}:${config.PORT}`,
+        `stop that process, or set ${portSetting} to a free port`,
+      );
     case 'EACCES':
       return settingError(portName, String(config.PORT), 'this user may not listen on ports below 1024', `set ${portSetting} to 1024 or more`);
     case 'ENOTFOUND':
     case 'EAI_AGAIN':
     case 'EADDRNOTAVAIL':
     case 'EINVAL':
-      return settingError('HOST', config.HOST, `not an address of this machine (${code})`, 'set HOST (or --host) to 0.0.0.0 for every interface, 127.0.0.1 for this machine only, or one of its own addresses');
+      return settingError(
+        'HOST',
+        config.HOST,
+        `not an address of this machine (${code})`,
+        'set HOST (or --host) to 0.0.0.0 for every interface, 127.0.0.1 for this machine only, or one of its own addresses',
+      );
     default:
       return error;
   }
@@ -187,7 +208,12 @@ export type RunningService = {
 /** Serves HTTP and polls on the schedule until close(). */
 export async function startService(config: Config, logger: Logger, clock: Clock = systemClock): Promise<RunningService> {
   if (!cron.validate(config.POLL_SCHEDULE)) {
-    throw settingError('POLL_SCHEDULE', config.POLL_SCHEDULE, 'not a valid cron expression (a step of 0, or a value out of range)', 'use five fields such as "* * * * *" (every minute) or six with seconds first, such as "*/10 * * * * *"');
+    throw settingError(
+      'POLL_SCHEDULE',
+      config.POLL_SCHEDULE,
+      'not a valid cron expression (a step of 0, or a value out of range)',
+      'use five fields such as "* * * * *" (every minute) or six with seconds first, such as "*/10 * * * * *"',
+    );
   }
   const runtime = await createNodeRuntime(config, logger, clock);
   const delivery = runtime.startDelivering();
@@ -242,7 +268,13 @@ export async function startService(config: Config, logger: Logger, clock: Clock 
   // Several processes on one file may each prune: the deletes are idempotent, and each batch is short.
   const pruneTask = cron.schedule(PRUNE_SCHEDULE, prune, { name: 'prune', noOverlap: true });
   void prune();
-  logger.info('statuswatch is serving', { url, database: config.DATABASE_PATH, feed: config.STATUS_URL, schedule: config.POLL_SCHEDULE, admin: Boolean(config.ADMIN_TOKEN) });
+  logger.info('statuswatch is serving', {
+    url,
+    database: config.DATABASE_PATH,
+    feed: config.STATUS_URL,
+    schedule: config.POLL_SCHEDULE,
+    admin: Boolean(config.ADMIN_TOKEN),
+  });
 
   return {
     url,

@@ -53,7 +53,12 @@ function databasePathError(path: string, error: unknown): unknown {
   const fix = 'set DATABASE_PATH (or --database-path) to a file in a folder this user can write, e.g. ./data/statuswatch.db';
   switch (code) {
     case 'SQLITE_NOTADB':
-      return settingError('DATABASE_PATH', path, 'the file exists but is not an SQLite database', 'point DATABASE_PATH at the archive, or at a path where none exists yet to start a new one');
+      return settingError(
+        'DATABASE_PATH',
+        path,
+        'the file exists but is not an SQLite database',
+        'point DATABASE_PATH at the archive, or at a path where none exists yet to start a new one',
+      );
     case 'SQLITE_CANTOPEN':
     case 'SQLITE_READONLY':
     case 'SQLITE_PERM':

@@ -85,13 +85,22 @@ export type WorkerCore = {
  * invocations meet at the lease in D1 even inside one isolate. A Worker cannot tell whether another
  * holder is gone, so a killed invocation's lease and claims free themselves when they expire.
  */
-export function createWorkerCore(env: WorkerBindings & Record<string, unknown>, options: { instanceId: string; keepAlive: (promise: Promise<unknown>) => void; metrics?: ServiceMetrics; clock?: Clock }): WorkerCore {
+export function createWorkerCore(
+  env: WorkerBindings & Record<string, unknown>,
+  options: { instanceId: string; keepAlive: (promise: Promise<unknown>) => void; metrics?: ServiceMetrics; clock?: Clock },
+): WorkerCore {
   const config = workerConfig(env);
   const logger = workerLogger(config);
   const clock = options.clock ?? systemClock;
   const store = createSqliteStore(d1Connection(env.DB));
   const outbox = createQueueOutboxSignal({ queue: env.DELIVERIES, logger, keepAlive: options.keepAlive });
-  const feed = createFetchFeedClient({ baseUrl: config.STATUS_URL, timeoutMs: config.POLL_TIMEOUT_MS, maxBytes: config.FEED_MAX_BYTES, userAgent: WORKER_USER_AGENT, clock });
+  const feed = createFetchFeedClient({
+    baseUrl: config.STATUS_URL,
+    timeoutMs: config.POLL_TIMEOUT_MS,
+    maxBytes: config.FEED_MAX_BYTES,
+    userAgent: WORKER_USER_AGENT,
+    clock,
+  });
   const publicUrl = config.PUBLIC_URL ?? FALLBACK_PUBLIC_URL;
   const poller = createPoller({
     store,
@@ -121,7 +130,10 @@ export function createWorkerCore(env: WorkerBindings & Record<string, unknown>, 
 export type WorkerNotifications = { secrets: SecretBox; subscriptions: SubscriptionService; deliveries: DueDeliveries };
 
 /** Subscriptions and delivery: these open webhook secrets, so SECRET_KEY must be set. */
-export async function createWorkerNotifications(core: WorkerCore, options: { instanceId: string; metrics?: ServiceMetrics; maxClaimsPerRound?: number }): Promise<WorkerNotifications> {
+export async function createWorkerNotifications(
+  core: WorkerCore,
+  options: { instanceId: string; metrics?: ServiceMetrics; maxClaimsPerRound?: number },
+): Promise<WorkerNotifications> {
   const { config, store, clock, logger, outbox, publicUrl } = core;
   const secrets = await secretBoxFromSetting(config.SECRET_KEY, HOW_TO_SET_SECRET_KEY);
   const { webhooks, mailer } = createWorkerSenders(config);

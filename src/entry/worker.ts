@@ -82,7 +82,9 @@ function appFor(env: WorkerEnv): Promise<Hono> {
 function cannotServe(error: unknown): Response {
   const configProblem = error instanceof ConfigError;
   const reason = error instanceof Error ? error.message : String(error);
-  console.error(JSON.stringify({ level: 'error', msg: configProblem ? 'statuswatch is misconfigured' : 'statuswatch cannot read its database', error: reason }));
+  console.error(
+    JSON.stringify({ level: 'error', msg: configProblem ? 'statuswatch is misconfigured' : 'statuswatch cannot read its database', error: reason }),
+  );
   const body = configProblem
     ? { ok: false, error: 'misconfigured', detail: 'a setting of this Worker is missing or invalid; its log says which' }
     : { ok: false, error: 'storage_unavailable', detail: 'the database cannot be used right now (are the migrations applied?); try again later' };

@@ -65,7 +65,10 @@ export async function createAdminSessions(secret: string, adminToken: string, st
   return {
     async issue(now) {
       const session = { id: randomSecret(32), expiresAt: now + ADMIN_SESSION_MS };
-      await store.createAdminSession({ idHash: await sha256(session.id), tokenFingerprint: fingerprint, createdAt: now, expiresAt: session.expiresAt }, MAX_LIVE_ADMIN_SESSIONS);
+      await store.createAdminSession(
+        { idHash: await sha256(session.id), tokenFingerprint: fingerprint, createdAt: now, expiresAt: session.expiresAt },
+        MAX_LIVE_ADMIN_SESSIONS,
+      );
       return { session, cookie: await codec.encode({ k: 'admin-session', s: session.id }) };
     },
     async read(cookie, now) {
@@ -100,7 +103,11 @@ export async function createAdminSessions(secret: string, adminToken: string, st
  */
 async function tokenFingerprint(token: string, salt: string): Promise<string> {
   const material = await crypto.subtle.importKey('raw', new TextEncoder().encode(token), 'PBKDF2', false, ['deriveBits']);
-  const bits = await crypto.subtle.deriveBits({ name: 'PBKDF2', hash: 'SHA-256', salt: new TextEncoder().encode(`admin-token:${salt}`), iterations: 100_000 }, material, 256);
+  const bits = await crypto.subtle.deriveBits(
+    { name: 'PBKDF2', hash: 'SHA-256', salt: new TextEncoder().encode(`admin-token:${salt}`), iterations: 100_000 },
+    material,
+    256,
+  );
   return toBase64Url(new Uint8Array(bits));
 }
 

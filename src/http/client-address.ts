@@ -8,7 +8,12 @@ import type { Context } from 'hono';
 export function clientAddressFrom(socketAddress: (c: Context) => string | undefined, trustProxy: boolean): (c: Context) => string {
   return (c) => {
     if (trustProxy) {
-      const forwarded = c.req.header('x-forwarded-for')?.split(',').map((s) => s.trim()).filter(Boolean).at(-1);
+      const forwarded = c.req
+        .header('x-forwarded-for')
+        ?.split(',')
+        .map((s) => s.trim())
+        .filter(Boolean)
+        .at(-1);
       if (forwarded) return forwarded;
     }
     return socketAddress(c) ?? 'unknown';

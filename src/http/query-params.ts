@@ -14,11 +14,7 @@ export function pageLimit(raw: string | undefined): number {
 }
 
 /** Decodes a cursor of the given kind; anything else (gibberish, tampered, another list's) is invalid_cursor. */
-export async function readCursor<T>(
-  cursors: CursorCodec,
-  raw: string | undefined,
-  parse: (payload: unknown) => T | null,
-): Promise<T | null> {
+export async function readCursor<T>(cursors: CursorCodec, raw: string | undefined, parse: (payload: unknown) => T | null): Promise<T | null> {
   if (raw === undefined || raw === '') return null;
   const payload = await cursors.decode(raw);
   const position = payload === null ? null : parse(payload);

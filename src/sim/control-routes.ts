@@ -48,9 +48,7 @@ async function parseJson<S extends z.ZodType>(request: Request, schema: S): Prom
   }
   const parsed = schema.safeParse(body);
   if (!parsed.success) {
-    const detail = parsed.error.issues
-      .map((issue) => `${issue.path.length > 0 ? issue.path.join('.') : '(body)'}: ${issue.message}`)
-      .join('; ');
+    const detail = parsed.error.issues.map((issue) => `${issue.path.length > 0 ? issue.path.join('.') : '(body)'}: ${issue.message}`).join('; ');
     throw new InvalidRequestError(detail);
   }
   return parsed.data;
@@ -111,9 +109,7 @@ export function controlRoutes(state: VendorState): Hono {
     return c.json({ ok: true });
   });
 
-  app.notFound((c) =>
-    c.json<ErrorBody>({ ok: false, error: 'not_found', detail: `no control route ${c.req.method} ${c.req.path}` }, 404),
-  );
+  app.notFound((c) => c.json<ErrorBody>({ ok: false, error: 'not_found', detail: `no control route ${c.req.method} ${c.req.path}` }, 404));
 
   app.onError((err, c) => {
     if (err instanceof InvalidRequestError) {

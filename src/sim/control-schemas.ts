@@ -15,10 +15,7 @@ const vendorTime = z.string().transform((text, ctx): number => {
 });
 
 // v1 sent ids as strings, so a test may paste either form.
-const incidentId = z.union([
-  z.number().int().nonnegative(),
-  z.string().regex(/^\d+$/, 'expected a numeric id').transform(Number),
-]);
+const incidentId = z.union([z.number().int().nonnegative(), z.string().regex(/^\d+$/, 'expected a numeric id').transform(Number)]);
 
 /** An incident in the vendor's own shape, as a test would paste it from a feed. */
 export const vendorIncidentSchema = z

@@ -176,16 +176,14 @@ const DEMO_STEPS: readonly ScenarioStep[] = [
         title: firstIncidentFor(ctx).titles[0],
         type: 'incident',
         services: [...firstIncidentFor(ctx).services],
-        firstNote:
-          '<p>We\u2019re investigating reports of trouble for some users.&nbsp;<br><br>We\u2019ll provide an update in 30 minutes or sooner.</p>',
+        firstNote: '<p>We\u2019re investigating reports of trouble for some users.&nbsp;<br><br>We\u2019ll provide an update in 30 minutes or sooner.</p>',
         atMs: ctx.nowMs,
       });
     },
   },
   {
     name: 'incident-second-note',
-    apply: (world, ctx) =>
-      addNote(world, ctx.roles.get('first'), '<p>We\u2019ve identified the cause and are working on a fix.&nbsp;</p>', ctx.nowMs),
+    apply: (world, ctx) => addNote(world, ctx.roles.get('first'), '<p>We\u2019ve identified the cause and are working on a fix.&nbsp;</p>', ctx.nowMs),
   },
   {
     name: 'incident-title-edited',
@@ -214,12 +212,7 @@ const DEMO_STEPS: readonly ScenarioStep[] = [
   {
     name: 'outage-note-edited',
     apply: (world, ctx) =>
-      editNoteBody(
-        world,
-        ctx.roles.get('outage'),
-        0,
-        '<p><strong>Users can\u2019t start or join huddles &amp; calls.</strong> We\u2019re investigating.</p>',
-      ),
+      editNoteBody(world, ctx.roles.get('outage'), 0, '<p><strong>Users can\u2019t start or join huddles &amp; calls.</strong> We\u2019re investigating.</p>'),
   },
   {
     name: 'incident-resolved',

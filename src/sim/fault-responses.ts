@@ -22,8 +22,7 @@ export type FaultContext = {
   held: HeldRequests;
 };
 
-const text = (body: string, status: number, type = 'text/plain; charset=utf-8'): Response =>
-  new Response(body, { status, headers: { 'Content-Type': type } });
+const text = (body: string, status: number, type = 'text/plain; charset=utf-8'): Response => new Response(body, { status, headers: { 'Content-Type': type } });
 
 /** Never answers until the client gives up or the sim closes; then a 503 nobody is waiting for. */
 function hang(request: Request, held: HeldRequests): Promise<Response> {

@@ -18,8 +18,7 @@ export const FEED_PATHS: Readonly<Record<string, FeedEndpoint>> = {
 
 export type FeedEnv = { Variables: { logEntry: RequestLogEntry } };
 
-const notFound = (): Response =>
-  new Response(NOT_FOUND_TEXT, { status: 404, headers: { 'Content-Type': 'text/plain; charset=utf-8' } });
+const notFound = (): Response => new Response(NOT_FOUND_TEXT, { status: 404, headers: { 'Content-Type': 'text/plain; charset=utf-8' } });
 
 function pathAndQuery(url: string): { path: string; query: string } {
   const parsed = new URL(url);

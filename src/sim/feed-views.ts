@@ -14,15 +14,11 @@ export type CurrentV2View = {
   active: SimIncident[];
 };
 
-export type CurrentV1View =
-  | { kind: 'incident'; incident: SimIncident }
-  | { kind: 'ok'; dateCreatedMs: number; dateUpdatedMs: number };
+export type CurrentV1View = { kind: 'incident'; incident: SimIncident } | { kind: 'ok'; dateCreatedMs: number; dateUpdatedMs: number };
 
-const byCreatedDesc = (a: SimIncident, b: SimIncident): number =>
-  b.dateCreatedMs - a.dateCreatedMs || b.dateUpdatedMs - a.dateUpdatedMs || b.id - a.id;
+const byCreatedDesc = (a: SimIncident, b: SimIncident): number => b.dateCreatedMs - a.dateCreatedMs || b.dateUpdatedMs - a.dateUpdatedMs || b.id - a.id;
 
-const byUpdatedDesc = (a: SimIncident, b: SimIncident): number =>
-  b.dateUpdatedMs - a.dateUpdatedMs || b.dateCreatedMs - a.dateCreatedMs || b.id - a.id;
+const byUpdatedDesc = (a: SimIncident, b: SimIncident): number => b.dateUpdatedMs - a.dateUpdatedMs || b.dateCreatedMs - a.dateCreatedMs || b.id - a.id;
 
 /**
  * v2 current lists every ongoing incident. The top-level dates are not the request time: when ok

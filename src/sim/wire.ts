@@ -34,8 +34,7 @@ export function toWireIncident(incident: SimIncident, options: WireOptions): Rec
   return { id, date_created: created, date_updated: updated, title, type, status, url, services, notes };
 }
 
-const maxUpdated = (incidents: readonly SimIncident[]): number | null =>
-  incidents.length === 0 ? null : Math.max(...incidents.map((i) => i.dateUpdatedMs));
+const maxUpdated = (incidents: readonly SimIncident[]): number | null => (incidents.length === 0 ? null : Math.max(...incidents.map((i) => i.dateUpdatedMs)));
 
 export function renderCurrentV2(view: CurrentV2View, style: FeedStyle): FeedDocument {
   const body = encodePhpJson({

@@ -28,11 +28,7 @@ export function openIncident(world: readonly SimIncident[], spec: NewIncident): 
   return [...world.filter((i) => i.id !== spec.id), incident];
 }
 
-function editIncident(
-  world: readonly SimIncident[],
-  id: number | undefined,
-  edit: (incident: SimIncident) => void,
-): SimIncident[] {
+function editIncident(world: readonly SimIncident[], id: number | undefined, edit: (incident: SimIncident) => void): SimIncident[] {
   return world.map((i) => {
     if (i.id !== id) return i;
     const copy = cloneIncident(i);
@@ -57,12 +53,7 @@ export function editTitle(world: readonly SimIncident[], id: number | undefined,
 }
 
 /** Rewrites one note's body in place; neither the note's date nor date_updated change. */
-export function editNoteBody(
-  world: readonly SimIncident[],
-  id: number | undefined,
-  noteIndex: number,
-  body: string,
-): SimIncident[] {
+export function editNoteBody(world: readonly SimIncident[], id: number | undefined, noteIndex: number, body: string): SimIncident[] {
   return editIncident(world, id, (i) => {
     const note = i.notes[noteIndex];
     if (note) note.body = body;
@@ -70,13 +61,7 @@ export function editNoteBody(
 }
 
 /** A status change with its closing note, e.g. to `resolved`. */
-export function changeStatus(
-  world: readonly SimIncident[],
-  id: number | undefined,
-  status: string,
-  finalNote: string,
-  atMs: number,
-): SimIncident[] {
+export function changeStatus(world: readonly SimIncident[], id: number | undefined, status: string, finalNote: string, atMs: number): SimIncident[] {
   return editIncident(addNote(world, id, finalNote, atMs), id, (i) => {
     i.status = status;
   });

@@ -66,7 +66,10 @@ describe('SSRF: with private targets refused, no attempt reaches the canary', ()
     'loopback6.test': [{ address: '::1', family: 6 }],
     'metadata.test': [{ address: '169.254.169.254', family: 4 }],
     // One public answer and one private: any forbidden address refuses the lot.
-    'mixed.test': [{ address: '93.184.216.34', family: 4 }, { address: '127.0.0.1', family: 4 }],
+    'mixed.test': [
+      { address: '93.184.216.34', family: 4 },
+      { address: '127.0.0.1', family: 4 },
+    ],
   };
 
   /** The test's DNS: a table, plus a rebinding name that is public once and loopback after. */

@@ -201,7 +201,9 @@ describe('createPostmarkMailer when the API misbehaves or cannot be reached', ()
   });
 
   it('does not follow a redirect away from the API', async () => {
-    const elsewhere = await serve((res) => res.writeHead(200, { 'content-type': 'application/json' }).end('{"ErrorCode":0,"Message":"OK","MessageID":"stolen"}'));
+    const elsewhere = await serve((res) =>
+      res.writeHead(200, { 'content-type': 'application/json' }).end('{"ErrorCode":0,"Message":"OK","MessageID":"stolen"}'),
+    );
     const redirecting = await serve((res) => res.writeHead(307, { location: `${elsewhere.url}/email` }).end());
     const mailer = createPostmarkMailer({ serverToken: 't', from: FROM, apiUrl: redirecting.url });
     expect(await mailer.send(mailTo('ada@example.com'))).toMatchObject({ ok: false, kind: 'connection', code: 307, retryable: true });
@@ -211,7 +213,13 @@ describe('createPostmarkMailer when the API misbehaves or cannot be reached', ()
   it('reports a 200 that is not Postmark talking as connection, not as sent', async () => {
     const portal = await serve((res) => res.writeHead(200, { 'content-type': 'text/html' }).end('<html>Sign in to the Wi-Fi</html>'));
     const mailer = createPostmarkMailer({ serverToken: 't', from: FROM, apiUrl: portal.url });
-    expect(await mailer.send(mailTo('ada@example.com'))).toMatchObject({ ok: false, kind: 'connection', code: 200, retryable: true, response: 'Postmark HTTP 200' });
+    expect(await mailer.send(mailTo('ada@example.com'))).toMatchObject({
+      ok: false,
+      kind: 'connection',
+      code: 200,
+      retryable: true,
+      response: 'Postmark HTTP 200',
+    });
   });
 
   it('reports a refused connection as connection, to retry', async () => {

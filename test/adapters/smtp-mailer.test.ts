@@ -10,7 +10,6 @@ import type { Mailer, OutgoingMail } from '../../src/core/ports.ts';
 import { groupForMessages, type IncidentUpdate } from '../../src/core/notification-message.ts';
 import { filesIncidentResolved, one, type RawIncident } from '../fixtures/vendor-builders.ts';
 
-
 function update(after: RawIncident, before?: RawIncident): IncidentUpdate {
   const archived = new Map<string, ArchivedIncident>();
   if (before) archived.set(String(before.id), { ...one(before), revision: 1, resolvedAt: null });
@@ -18,7 +17,9 @@ function update(after: RawIncident, before?: RawIncident): IncidentUpdate {
   return groupForMessages(events)[0]!;
 }
 
-const { active, resolved } = filesIncidentResolved('<p>Uploads work again.&nbsp;<br><br>See <a href="https://slack.com/help"><span style="text-decoration: underline;">help</span></a>.</p>');
+const { active, resolved } = filesIncidentResolved(
+  '<p>Uploads work again.&nbsp;<br><br>See <a href="https://slack.com/help"><span style="text-decoration: underline;">help</span></a>.</p>',
+);
 
 function context(timeZone: string): EmailContext {
   return {
@@ -145,7 +146,10 @@ describe('createSmtpMailer when the server cannot be reached', () => {
 describe('classifySmtpError', () => {
   it('sorts nodemailer errors by reply code, command and code', () => {
     const err = (fields: Record<string, unknown>) => Object.assign(new Error('x'), fields);
-    expect(classifySmtpError(err({ responseCode: 535, command: 'AUTH PLAIN', response: '535 bad login' }))).toMatchObject({ kind: 'connection', retryable: true });
+    expect(classifySmtpError(err({ responseCode: 535, command: 'AUTH PLAIN', response: '535 bad login' }))).toMatchObject({
+      kind: 'connection',
+      retryable: true,
+    });
     expect(classifySmtpError(err({ responseCode: 503, command: 'RCPT TO', response: '503 bad sequence' }))).toMatchObject({ kind: 'temporary' });
     expect(classifySmtpError(err({ responseCode: 550, command: 'MAIL FROM', response: '550 sender' }))).toMatchObject({ kind: 'message_rejected' });
     expect(classifySmtpError(err({ code: 'EENVELOPE', command: 'API' }))).toMatchObject({ kind: 'recipient_rejected', code: null });

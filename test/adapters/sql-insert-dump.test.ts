@@ -1,7 +1,15 @@
 /** The INSERT dump D1 imports, run into a real SQLite database: every value must come back as it was. */
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
-import { D1_MAX_ROW_BYTES, insertStatements, RowTooLargeError, sqlLiteral, utf8Bytes, type DumpTable, type DumpValue } from '../../src/adapters/sql-insert-dump.ts';
+import {
+  D1_MAX_ROW_BYTES,
+  insertStatements,
+  RowTooLargeError,
+  sqlLiteral,
+  utf8Bytes,
+  type DumpTable,
+  type DumpValue,
+} from '../../src/adapters/sql-insert-dump.ts';
 
 const TABLE: DumpTable = { name: 'things', columns: ['id', 'a', 'b', 'n'], keyColumns: ['id'] };
 
@@ -39,8 +47,13 @@ describe('insertStatements', () => {
   });
 
   it('keeps each statement within the limit, packing short rows and appending long text in pieces', () => {
-    const long = `${'ab🎉\'é'.repeat(500)}\0${'z'.repeat(700)}`;
-    const rows: DumpValue[][] = [[1n, 'short', null, 1n], [2n, long, long.slice(4), 2n], [3n, 'x', 'y', 3n], [4n, 'x', 'y', 4n]];
+    const long = `${"ab🎉'é".repeat(500)}\0${'z'.repeat(700)}`;
+    const rows: DumpValue[][] = [
+      [1n, 'short', null, 1n],
+      [2n, long, long.slice(4), 2n],
+      [3n, 'x', 'y', 3n],
+      [4n, 'x', 'y', 4n],
+    ];
     const { statements, back } = roundTrip(rows, 400);
     expect(back).toEqual(rows);
     for (const statement of statements) expect(utf8Bytes(statement)).toBeLessThanOrEqual(400);

@@ -101,8 +101,8 @@ describe('SQLite poll apply', () => {
 
     // And it wrote what the scenario says: both incidents as the feed shows them, found by search
     // and by service, one event per change, one delivery per event.
-    expect((await store.getIncident('1'))).toMatchObject({ title: 'Edited title', services: ['Messaging', 'Files'], revision: 2 });
-    expect((await store.getIncident('2'))).toMatchObject({ title: 'Second incident', revision: 1 });
+    expect(await store.getIncident('1')).toMatchObject({ title: 'Edited title', services: ['Messaging', 'Files'], revision: 2 });
+    expect(await store.getIncident('2')).toMatchObject({ title: 'Second incident', revision: 1 });
     expect((await store.listIncidents({ q: toFtsQuery('resolved')! }, null, 10)).map((i) => i.id)).toEqual(['1']);
     expect((await store.listIncidents({ services: ['Files'] }, null, 10)).map((i) => i.id)).toEqual(['1']);
     const news = (await store.listEvents({ includeBackfill: false }, 0, 100)).map((e) => `${e.incidentId} ${e.type}`).sort();

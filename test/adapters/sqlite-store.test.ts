@@ -27,7 +27,15 @@ function run(outcome: PollRun['outcome'], startedAt = T0): PollRun {
 async function applyObserved(store: Store, observed: Incident[], now = T0, backfill = false) {
   const archived = await store.loadIncidents(observed.map((i) => i.id));
   const plan = planPoll({ observed, archived, now, backfill });
-  await store.applyPoll({ deliveries: [], run: run('ok', now), plan, seenIds: observed.map((i) => i.id), seenBefore: Number.MAX_SAFE_INTEGER, rejected: [], markSeeded: true });
+  await store.applyPoll({
+    deliveries: [],
+    run: run('ok', now),
+    plan,
+    seenIds: observed.map((i) => i.id),
+    seenBefore: Number.MAX_SAFE_INTEGER,
+    rejected: [],
+    markSeeded: true,
+  });
   return plan;
 }
 
@@ -102,8 +110,16 @@ describe('upgrading an archive from before refused payloads were deduplicated', 
     const path = join(dir, 'archive.db');
     const old = new Database(path);
     migrate(drizzle(old), { migrationsFolder: oldMigrations });
-    old.prepare(`INSERT INTO poll_runs (id, started_ms, finished_ms, outcome, sources_json, changes_json, event_count) VALUES ('r1', ?, ?, 'failed', '[]', '{}', 0)`).run(T0, T0 + 5);
-    old.prepare(`INSERT INTO rejected_payloads (poll_run_id, source, url, body, error, received_ms) VALUES ('r1', 'v2/history', 'http://x/api', '<html>été</html>', 'invalid JSON', ?)`).run(T0);
+    old
+      .prepare(
+        `INSERT INTO poll_runs (id, started_ms, finished_ms, outcome, sources_json, changes_json, event_count) VALUES ('r1', ?, ?, 'failed', '[]', '{}', 0)`,
+      )
+      .run(T0, T0 + 5);
+    old
+      .prepare(
+        `INSERT INTO rejected_payloads (poll_run_id, source, url, body, error, received_ms) VALUES ('r1', 'v2/history', 'http://x/api', '<html>été</html>', 'invalid JSON', ?)`,
+      )
+      .run(T0);
     old.close();
 
     const archive = openTempArchive(dir); // migrates to the current schema

@@ -29,7 +29,9 @@ describe('web api client', () => {
       servers[0]?.on('close', () => res.destroy());
     });
     const started = Date.now();
-    const error = await client(url).refresh('xoxe-1-r').catch((e: unknown) => e);
+    const error = await client(url)
+      .refresh('xoxe-1-r')
+      .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(WebApiError);
     expect(error).toMatchObject({ method: 'oauth.v2.access', code: 'timeout', retryable: true });
     expect(Date.now() - started).toBeLessThan(3_000);
@@ -47,7 +49,9 @@ describe('web api client', () => {
       res.write('{"ok":true,"pad":"');
       pump();
     });
-    const error = await client(url, 5_000).exchange('xoxb-long').catch((e: unknown) => e);
+    const error = await client(url, 5_000)
+      .exchange('xoxb-long')
+      .catch((e: unknown) => e);
     expect(error).toMatchObject({ code: 'too_large', retryable: false });
     for (const s of servers.splice(0)) s.closeAllConnections();
   });
@@ -74,13 +78,36 @@ describe('web api client', () => {
       req.on('data', (c: Buffer) => (seen += c.toString()));
       req.on('end', () => {
         res.writeHead(200, { 'Content-Type': 'application/json' });
-        res.end(JSON.stringify({ ok: true, access_token: 'xoxe.xoxb-1', refresh_token: 'xoxe-1-n', expires_in: 77, token_type: 'bot', scope: 'chat:write,channels:read', bot_user_id: 'U1', team: { id: 'T1', name: 'A' } }));
+        res.end(
+          JSON.stringify({
+            ok: true,
+            access_token: 'xoxe.xoxb-1',
+            refresh_token: 'xoxe-1-n',
+            expires_in: 77,
+            token_type: 'bot',
+            scope: 'chat:write,channels:read',
+            bot_user_id: 'U1',
+            team: { id: 'T1', name: 'A' },
+          }),
+        );
       });
     });
     const grant = await client(url).refresh('xoxe-1-old');
     expect(type).toBe('application/x-www-form-urlencoded');
-    expect(Object.fromEntries(new URLSearchParams(seen))).toEqual({ client_id: 'id', client_secret: 'secret', grant_type: 'refresh_token', refresh_token: 'xoxe-1-old' });
+    expect(Object.fromEntries(new URLSearchParams(seen))).toEqual({
+      client_id: 'id',
+      client_secret: 'secret',
+      grant_type: 'refresh_token',
+      refresh_token: 'xoxe-1-old',
+    });
     // expires_in as sent, not the spec's 43,200.
-    expect(grant).toEqual({ accessToken: 'xoxe.xoxb-1', refreshToken: 'xoxe-1-n', expiresInSeconds: 77, scopes: ['chat:write', 'channels:read'], botUserId: 'U1', teamId: 'T1' });
+    expect(grant).toEqual({
+      accessToken: 'xoxe.xoxb-1',
+      refreshToken: 'xoxe-1-n',
+      expiresInSeconds: 77,
+      scopes: ['chat:write', 'channels:read'],
+      botUserId: 'U1',
+      teamId: 'T1',
+    });
   });
 });

@@ -19,15 +19,25 @@ function fakeLookup(table: Record<string, Answer>, calls: unknown[] = []): Looku
   };
 }
 
-function lookupOnce(lookup: LookupFunction, hostname: string, all: boolean): Promise<{ error: NodeJS.ErrnoException | null; address: unknown; family?: number }> {
+function lookupOnce(
+  lookup: LookupFunction,
+  hostname: string,
+  all: boolean,
+): Promise<{ error: NodeJS.ErrnoException | null; address: unknown; family?: number }> {
   return new Promise((resolve) => lookup(hostname, { all }, (error, address, family) => resolve({ error, address, family })));
 }
 
 describe('guardedLookup', () => {
   const table: Record<string, Answer> = {
-    'public.test': [{ address: '93.184.216.34', family: 4 }, { address: '2606:2800:220:1::1', family: 6 }],
+    'public.test': [
+      { address: '93.184.216.34', family: 4 },
+      { address: '2606:2800:220:1::1', family: 6 },
+    ],
     'loopback.test': [{ address: '127.0.0.1', family: 4 }],
-    'mixed.test': [{ address: '93.184.216.34', family: 4 }, { address: '::ffff:10.0.0.1', family: 6 }],
+    'mixed.test': [
+      { address: '93.184.216.34', family: 4 },
+      { address: '::ffff:10.0.0.1', family: 6 },
+    ],
   };
 
   it('passes public answers through in the shape asked for, always asking for all addresses', async () => {
@@ -35,7 +45,10 @@ describe('guardedLookup', () => {
     const lookup = guardedLookup(false, fakeLookup(table, calls));
     expect(await lookupOnce(lookup, 'public.test', true)).toEqual({ error: null, address: table['public.test'], family: undefined });
     expect(await lookupOnce(lookup, 'public.test', false)).toEqual({ error: null, address: '93.184.216.34', family: 4 });
-    expect(calls).toEqual([{ hostname: 'public.test', all: true }, { hostname: 'public.test', all: true }]);
+    expect(calls).toEqual([
+      { hostname: 'public.test', all: true },
+      { hostname: 'public.test', all: true },
+    ]);
   });
 
   it('refuses when any address is forbidden, naming it', async () => {

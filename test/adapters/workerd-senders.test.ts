@@ -82,7 +82,11 @@ describe('Postmark mailer in workerd', () => {
       ],
       MessageStream: 'outbound',
     });
-    expect(postmark.requests.at(-1)?.headers).toMatchObject({ accept: 'application/json', 'content-type': 'application/json', 'x-postmark-server-token': postmark.token });
+    expect(postmark.requests.at(-1)?.headers).toMatchObject({
+      accept: 'application/json',
+      'content-type': 'application/json',
+      'x-postmark-server-token': postmark.token,
+    });
     expect(await mailer.send({ ...mail, to: 'inactive@example.com' })).toMatchObject({ ok: false, kind: 'recipient_rejected', code: 422, retryable: false });
     expect(await mailer.send({ ...mail, to: 'unavailable@example.com' })).toMatchObject({ ok: false, kind: 'temporary', code: 503, retryable: true });
   });

@@ -23,11 +23,15 @@ describe('forEachSlice', () => {
       });
       // Each slice holds the thread for 5 ms; with no macrotask between slices (a microtask, say)
       // the answer could only come after all 60.
-      await forEachSlice(Array.from({ length: 60 }, (_, i) => i), 1, () => {
-        order.push('slice');
-        const until = performance.now() + 5;
-        while (performance.now() < until);
-      });
+      await forEachSlice(
+        Array.from({ length: 60 }, (_, i) => i),
+        1,
+        () => {
+          order.push('slice');
+          const until = performance.now() + 5;
+          while (performance.now() < until);
+        },
+      );
       await answered;
       expect(order.indexOf('answered')).toBeLessThan(60);
     } finally {

@@ -10,9 +10,13 @@ function setUp(backsOff: boolean) {
   const logs: LogLine[] = [];
   const logger = createConsoleLogger({ level: 'debug', format: 'json', write: (line) => logs.push(JSON.parse(line) as LogLine) });
   const reporter = createFailureReporter({ activity: 'delivery', logger, clock: { now: () => now }, backsOff });
-  return { reporter, logs, advance: (ms: number) => {
-    now += ms;
-  } };
+  return {
+    reporter,
+    logs,
+    advance: (ms: number) => {
+      now += ms;
+    },
+  };
 }
 
 const diskFull = Object.assign(new Error('database or disk is full'), { code: 'SQLITE_FULL' });

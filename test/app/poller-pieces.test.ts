@@ -29,7 +29,13 @@ describe('a poll written in pieces', () => {
   it('records with each piece the incidents still to be written, reaching none only with the last', async () => {
     await vendor.setIncidents(
       Array.from({ length: INCIDENTS }, (_, i) =>
-        rawIncident({ id: 100 + i, title: `Incident ${i}`, status: 'resolved', date_created: '2026-10-01T05:00:00-07:00', date_updated: '2026-10-01T06:00:00-07:00' }),
+        rawIncident({
+          id: 100 + i,
+          title: `Incident ${i}`,
+          status: 'resolved',
+          date_created: '2026-10-01T05:00:00-07:00',
+          date_updated: '2026-10-01T06:00:00-07:00',
+        }),
       ),
     );
     // The real store, watched: what each piece's statement list records as the run's state.

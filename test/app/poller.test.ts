@@ -197,4 +197,3 @@ describe('poller, when the vendor sends thousands of malformed entries', () => {
     }
   });
 });
-

@@ -75,12 +75,14 @@ describe('pruning expired rows', () => {
 
   describe('query plans', () => {
     const plan = (text: string) =>
-      (archive.sqlite.prepare(`EXPLAIN QUERY PLAN ${text}`).all(...Array.from({ length: (text.match(/\?/g) ?? []).length }, () => 0)) as { detail: string }[]).map(
-        (r) => r.detail,
-      );
+      (
+        archive.sqlite.prepare(`EXPLAIN QUERY PLAN ${text}`).all(...Array.from({ length: (text.match(/\?/g) ?? []).length }, () => 0)) as { detail: string }[]
+      ).map((r) => r.detail);
 
     it('finds expired rate-limit rows through rate_limits_expires, not a scan', () => {
-      expect(plan('DELETE FROM rate_limits WHERE expires_ms < ?')).toContainEqual(expect.stringMatching(/SEARCH rate_limits USING (COVERING )?INDEX rate_limits_expires/));
+      expect(plan('DELETE FROM rate_limits WHERE expires_ms < ?')).toContainEqual(
+        expect.stringMatching(/SEARCH rate_limits USING (COVERING )?INDEX rate_limits_expires/),
+      );
       expect(plan(PRUNE_SQL.rateLimits)).toContainEqual(expect.stringMatching(/SEARCH rate_limits USING (COVERING )?INDEX rate_limits_expires/));
     });
 

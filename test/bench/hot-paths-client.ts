@@ -60,7 +60,8 @@ async function main(): Promise<void> {
         const response = await pool.request({ path: sent, method: 'GET', headers: target.headers });
         const body = await response.body.text();
         into.latenciesMs.push(performance.now() - started);
-        if (response.statusCode !== target.status) throw new Error(`${target.name}: HTTP ${response.statusCode}, expected ${target.status}: ${body.slice(0, 200)}`);
+        if (response.statusCode !== target.status)
+          throw new Error(`${target.name}: HTTP ${response.statusCode}, expected ${target.status}: ${body.slice(0, 200)}`);
       }
     };
     const started = performance.now();

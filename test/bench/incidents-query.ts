@@ -121,4 +121,3 @@ type Page = { incidents: unknown[]; response_metadata: { next_cursor: string } }
 async function getPage(url: string): Promise<Page> {
   return JSON.parse(await getText(url)) as Page;
 }
-

@@ -43,7 +43,10 @@ export function newsPoll(n: number, nowMs = Date.now()): { input: NewsInput; eve
   const incident = one(benchIncident(n));
   const plan = planPoll({ observed: [incident], archived: new Map(), now: nowMs, backfill: false });
   const [event, ...rest] = plan.events;
-  expectBench(event?.type === 'incident.created' && rest.length === 0, `a new incident should make one incident.created, got ${plan.events.map((e) => e.type).join(', ')}`);
+  expectBench(
+    event?.type === 'incident.created' && rest.length === 0,
+    `a new incident should make one incident.created, got ${plan.events.map((e) => e.type).join(', ')}`,
+  );
   const run = { id: `bench-news-${n}-${nowMs}`, startedAt: nowMs, finishedAt: nowMs, outcome: 'ok' as const, sources: [], changes: { 'incident.created': 1 } };
   return { input: { run, plan, seenIds: [incident.id], seenBefore: nowMs, rejected: [], markSeeded: false }, event };
 }
@@ -87,7 +90,15 @@ export async function openSubscribedArchive(prefix: string, subscribers: number,
   try {
     const nowMs = Date.now();
     const seedRun = { id: 'bench-seed', startedAt: nowMs, finishedAt: nowMs, outcome: 'ok' as const, sources: [], changes: {} };
-    await archive.store.applyPoll({ deliveries: [], run: seedRun, plan: { writes: [], events: [] }, seenIds: [], seenBefore: nowMs, rejected: [], markSeeded: true });
+    await archive.store.applyPoll({
+      deliveries: [],
+      run: seedRun,
+      plan: { writes: [], events: [] },
+      seenIds: [],
+      seenBefore: nowMs,
+      rejected: [],
+      markSeeded: true,
+    });
     expectBench(await archive.store.isSeeded(), 'the benchmark archive should be seeded');
     // The store's createSubscription writes synchronously; one transaction around all keeps 10,000 fast.
     archive.sqlite.exec('BEGIN');

@@ -40,7 +40,10 @@ const count = (value: number) => value.toLocaleString('en-US');
 const warmUp = (rounds: number) => `${rounds} warm-up round${rounds === 1 ? '' : 's'}`;
 
 function report(options: NotificationsOptions, outbox: OutboxFigures, webhooks: WebhookFigures, smtp: SmtpFigures, latency: PollToWebhookFigures): string {
-  expectBench(outbox.deliveriesPerRound.every((n) => n === outbox.subscribers), 'every measured outbox write should have written one delivery per subscriber');
+  expectBench(
+    outbox.deliveriesPerRound.every((n) => n === outbox.subscribers),
+    'every measured outbox write should have written one delivery per subscriber',
+  );
   const extraMs = outbox.subscribed.p50 - outbox.baseline.p50;
   const outboxRow = (name: string, s: Summary, deliveries: number) => [name, s.n, ms(s.p50), ms(s.p95), ms(s.max), count(deliveries)];
   const rateRow = (name: string, items: number, s: Summary) => [name, s.n, ms(s.p50), ms(s.max), rate(perSecond(items, s.p50)), rate(perSecond(items, s.max))];
@@ -70,7 +73,10 @@ function report(options: NotificationsOptions, outbox: OutboxFigures, webhooks: 
     '',
     table(
       ['case', 'rounds', 'p50 ms/round', 'max ms/round', 'per s (p50)', 'per s (worst)'],
-      [rateRow('bare undici client (baseline)', webhooks.deliveries, webhooks.bare), rateRow('deliverer.deliverDue()', webhooks.deliveries, webhooks.deliverer)],
+      [
+        rateRow('bare undici client (baseline)', webhooks.deliveries, webhooks.bare),
+        rateRow('deliverer.deliverDue()', webhooks.deliveries, webhooks.deliverer),
+      ],
     ),
     `Deliveries per second: ${ratio(webhooks.bare.p50 / webhooks.deliverer.p50)} the bare client's requests per second (p50 round times).`,
     '',

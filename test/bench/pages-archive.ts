@@ -50,7 +50,10 @@ export async function seedPagesArchive(count: number, nowMs: number): Promise<Pa
     const newest = <T>(list: T[]) => list.at(-1);
     const recent = sims.findLast((s) => s.status === 'resolved' && s.dateCreatedMs > nowMs - 80 * DAY_MS && s !== story)!;
     const expected: PagesExpectations = {
-      active: sims.slice(-ACTIVE).reverse().map((s) => ({ id: String(s.id), title: s.title })),
+      active: sims
+        .slice(-ACTIVE)
+        .reverse()
+        .map((s) => ({ id: String(s.id), title: s.title })),
       recent: { title: recent.title, type: recent.type },
       newestId: String(sims.at(-1)!.id),
       newestCommonId: String(newest(sims.filter(mentions))!.id),

@@ -121,8 +121,22 @@ async function benchCrowd(url: string, baselinePage: { body: string }, options: 
   const built: HotPathTarget = { name: '/ built for each request (no cache)', url: `${url}/`, status: 200, fresh: true };
   const { concurrency } = options;
   const samples: HotPathSamples = {
-    ...(await runConcurrentClient({ baseline, cases: cached, concurrency, burstRequests: options.burstRequests, rounds: options.rounds, warmUpRounds: options.warmUpRounds })),
-    ...(await runConcurrentClient({ baseline, cases: [built], concurrency, burstRequests: options.buildBurstRequests, rounds: options.buildRounds, warmUpRounds: 0 })),
+    ...(await runConcurrentClient({
+      baseline,
+      cases: cached,
+      concurrency,
+      burstRequests: options.burstRequests,
+      rounds: options.rounds,
+      warmUpRounds: options.warmUpRounds,
+    })),
+    ...(await runConcurrentClient({
+      baseline,
+      cases: [built],
+      concurrency,
+      burstRequests: options.buildBurstRequests,
+      rounds: options.buildRounds,
+      warmUpRounds: 0,
+    })),
   };
 
   const rows = [...cached, built].map(({ name }) => {
@@ -191,4 +205,3 @@ function pageCases(expected: PagesExpectations): PageCase[] {
     },
   ];
 }
-

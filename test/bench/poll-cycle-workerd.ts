@@ -108,7 +108,9 @@ async function bundleWorker(dir: string): Promise<string> {
  */
 async function loadArchive(mf: Miniflare, world: PollWorld): Promise<void> {
   const db = await mf.getD1Database('DB');
-  for (const file of readdirSync(MIGRATIONS_DIR).filter((f) => f.endsWith('.sql')).sort()) {
+  for (const file of readdirSync(MIGRATIONS_DIR)
+    .filter((f) => f.endsWith('.sql'))
+    .sort()) {
     const statements = readFileSync(join(MIGRATIONS_DIR, file), 'utf8')
       .split('--> statement-breakpoint')
       .map((s) => s.trim())

@@ -89,10 +89,7 @@ async function measure(normal: PollWorld, flood: PollWorld, options: PollFloodOp
   const floodCase = pollCase('flood: every incident edited', flood, floodPoller, () => {
     flood.vendor.vendor.setIncidents(floodWorld.map((incident) => edited(incident, round)));
   });
-  const timings = await interleave(
-    [normalCase, floodCase, { name: 'next round', run: async () => void round++ }],
-    options.rounds,
-  );
+  const timings = await interleave([normalCase, floodCase, { name: 'next round', run: async () => void round++ }], options.rounds);
   const floodBytes = flood.vendor.vendor.state.render('v2/history').body.length;
 
   // Then the vendor stops: polls continue until the archive holds its last version of everything.

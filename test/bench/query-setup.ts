@@ -30,7 +30,6 @@ export type QueryWorld = {
   close(): Promise<void>;
 };
 
-
 export async function setUpQueryWorld(count: number): Promise<QueryWorld> {
   const nowMs = Date.now();
   const { archive, seedMs } = await seedQueryArchive(count, nowMs);

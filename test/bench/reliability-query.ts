@@ -30,7 +30,6 @@ const P95_GOAL_MS = 10;
  */
 const BUILD_P95_GOAL_MS = 200;
 
-
 export async function benchReliabilityQuery(options: ReliabilityQueryOptions): Promise<SectionReport> {
   const nowMs = Date.now();
   const archive = openTempArchive(tempDir('statuswatch-bench-reliability-'));
@@ -40,10 +39,16 @@ export async function benchReliabilityQuery(options: ReliabilityQueryOptions): P
     const { ms: seedMs } = await timed(() => seedDirect(archive.sqlite, toIncidents(sims), nowMs));
     const spans = await archive.store.incidentSpans(reliabilitySince(nowMs));
     expectBench(spans.length === options.archiveIncidents, `incidentSpans read ${spans.length} of ${options.archiveIncidents} incidents`);
-    expectBench(spans.every((s) => s.backfill), 'incidentSpans did not class the seeded incidents as backfill');
+    expectBench(
+      spans.every((s) => s.backfill),
+      'incidentSpans did not class the seeded incidents as backfill',
+    );
 
     // What a change of the archive costs: the route builds the figures once, then serves them.
-    const build = new Map<string, number[]>([['read', []], ['compute', []]]);
+    const build = new Map<string, number[]>([
+      ['read', []],
+      ['compute', []],
+    ]);
     for (let round = 0; round < options.warmUpRounds + options.buildRounds; round++) {
       const read = await timed(() => archive.store.incidentSpans(reliabilitySince(nowMs)));
       const compute = await timed(() => computeReliability(read.value, { nowMs }));
@@ -127,4 +132,3 @@ export async function benchReliabilityQuery(options: ReliabilityQueryOptions): P
     archive.remove();
   }
 }
-

@@ -32,11 +32,13 @@ export async function benchRetention(options: RetentionBenchOptions): Promise<Se
     // The flood's rows, windows still open: a hit must not pay for them.
     const insert = crowded.sqlite.prepare('INSERT INTO rate_limits (key, hits_json, expires_ms) VALUES (?, ?, ?)');
     crowded.sqlite.transaction(() => {
-      for (let i = 0; i < options.rateLimitRows; i++) insert.run(`ip4:10.${(i >> 16) & 255}.${(i >> 8) & 255}.${i & 255}`, `{"hitsMs":[${now}]}`, now + 3_600_000);
+      for (let i = 0; i < options.rateLimitRows; i++)
+        insert.run(`ip4:10.${(i >> 16) & 255}.${(i >> 8) & 255}.${i & 255}`, `{"hitsMs":[${now}]}`, now + 3_600_000);
     })();
     let hit = 0;
     // A new key each time (a new client), as in a flood; the rule allows it, so every hit writes.
-    const hitIn = (archive: TempArchive) => () => archive.store.hitRateLimit(`ip4:192.0.${(hit >> 8) & 255}.${hit++ & 255}`, signupLimits.perClientAddress, now);
+    const hitIn = (archive: TempArchive) => () =>
+      archive.store.hitRateLimit(`ip4:192.0.${(hit >> 8) & 255}.${hit++ & 255}`, signupLimits.perClientAddress, now);
 
     const page = '<html><body>' + 'maintenance '.repeat(PAGE_BYTES / 12) + '</body></html>';
     const sha256 = createHash('sha256').update(page).digest('hex');
@@ -48,14 +50,30 @@ export async function benchRetention(options: RetentionBenchOptions): Promise<Se
       sha256,
     }));
     let runs = 0;
-    const failedRun = (): PollRun => ({ id: `bench-${++runs}`, startedAt: now + runs, finishedAt: now + runs, outcome: 'failed', sources: [], changes: {}, error: 'not a feed' });
+    const failedRun = (): PollRun => ({
+      id: `bench-${++runs}`,
+      startedAt: now + runs,
+      finishedAt: now + runs,
+      outcome: 'failed',
+      sources: [],
+      changes: {},
+      error: 'not a feed',
+    });
     const fileBytes = () => (empty.sqlite.pragma('page_count', { simple: true }) as number) * (empty.sqlite.pragma('page_size', { simple: true }) as number);
-    const grown = new Map<string, number[]>([['failed poll, nothing refused', []], ['failed poll, the same 1 MB page refused 3 times', []]]);
+    const grown = new Map<string, number[]>([
+      ['failed poll, nothing refused', []],
+      ['failed poll, the same 1 MB page refused 3 times', []],
+    ]);
     const recording = (name: string, rejected: RejectedPayload[]) => {
       let before = 0;
-      return { name, before: () => {
-        before = fileBytes();
-      }, run: () => empty.store.recordPollRun(failedRun(), rejected), after: () => grown.get(name)!.push(fileBytes() - before) };
+      return {
+        name,
+        before: () => {
+          before = fileBytes();
+        },
+        run: () => empty.store.recordPollRun(failedRun(), rejected),
+        after: () => grown.get(name)!.push(fileBytes() - before),
+      };
     };
 
     const cases = [
@@ -70,9 +88,7 @@ export async function benchRetention(options: RetentionBenchOptions): Promise<Se
     const get = (name: string) => stats.get(name)!;
 
     // The flood expires: one prune a week later takes every row.
-    const expired = await timed(() =>
-      createPruner({ store: crowded.store, logger: silentLogger, settings: DEFAULT_RETENTION }).pruneExpired(now + 8 * DAY_MS),
-    );
+    const expired = await timed(() => createPruner({ store: crowded.store, logger: silentLogger, settings: DEFAULT_RETENTION }).pruneExpired(now + 8 * DAY_MS));
     const left = (crowded.sqlite.prepare('SELECT count(*) AS n FROM rate_limits').get() as { n: number }).n;
     expectBench(left === 0, `the prune left ${left} expired rate-limit rows`);
     expectBench(expired.value.rateLimits >= options.rateLimitRows, `the prune removed ${expired.value.rateLimits} rate-limit rows`);

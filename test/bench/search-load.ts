@@ -69,7 +69,9 @@ type CpuRow = { search: Search; cpuMs: number; outcome: string };
  */
 async function measureCpu(world: QueryWorld, options: SearchLoadOptions): Promise<{ rows: CpuRow[] }> {
   const store = world.archive.store;
-  const issueBefore = ISSUE_ATTACK.split(' ').map((w) => `"${w}"*`).join(' ');
+  const issueBefore = ISSUE_ATTACK.split(' ')
+    .map((w) => `"${w}"*`)
+    .join(' ');
   const cases = [ORDINARY, ...WORST_ALLOWED].map((search) => {
     const parsed = parseSearch(search.q);
     expectBench(parsed.ok, `the allowed search "${search.q}" is refused`);

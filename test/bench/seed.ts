@@ -41,9 +41,7 @@ export function seedDirect(sqlite: SqliteArchive['sqlite'], incidents: readonly 
   const insertNote = sqlite.prepare(
     `INSERT INTO notes (incident_id, key, date_created, created_ms, seq, body, text, first_seen_ms, changed_ms) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
   );
-  const insertVersion = sqlite.prepare(
-    'INSERT INTO incident_versions (incident_id, revision, snapshot_json, recorded_ms, poll_run_id) VALUES (?, 1, ?, ?, ?)',
-  );
+  const insertVersion = sqlite.prepare('INSERT INTO incident_versions (incident_id, revision, snapshot_json, recorded_ms, poll_run_id) VALUES (?, 1, ?, ?, ?)');
   const insertFts = sqlite.prepare('INSERT INTO incidents_fts (rowid, title, notes) VALUES (?, ?, ?)');
   const insertRun = sqlite.prepare(
     `INSERT INTO poll_runs (id, started_ms, finished_ms, outcome, sources_json, changes_json, event_count, error)

@@ -9,7 +9,6 @@ import { toWireIncident } from '../../src/sim/wire.ts';
 import type { SimIncident, SimNote } from '../../src/sim/world.ts';
 import { VENDOR_SERVICES } from '../../src/core/service-days.ts';
 
-
 // The two full-text cases of the query benchmark. No other template contains a word that starts
 // with either, so their share is what these constants say (FTS queries are prefix queries).
 export const COMMON_WORD = 'degraded';
@@ -118,7 +117,7 @@ function resolvedNote(service: string, pick: <T>(list: readonly T[]) => T): stri
 const UPDATES = [
   "<p>Our engineering team is continuing to look into the cause of this issue. Affected users may need to refresh their client (Ctrl/Cmd + Shift + R) once we've deployed a fix. Thanks for bearing with us.</p>",
   "<p>We've identified the cause and are working on a fix. We'll share more news as soon as it becomes available.</p>",
-  '<p>We\'re still working on a fix. In the meantime, a subset of customers may see errors or slow responses.&nbsp;</p>',
+  "<p>We're still working on a fix. In the meantime, a subset of customers may see errors or slow responses.&nbsp;</p>",
   "<p>We've deployed a fix to a subset of workspaces and are monitoring the results before rolling it out everywhere.</p><p><br></p><p>We'll provide another update within the next hour.</p>",
   '<p>We are continuing to monitor the situation. Apps &amp; integrations should be working normally for most users now.</p>',
 ];

@@ -7,7 +7,10 @@ export function table(header: Row, rows: readonly Row[]): string {
   const all = [header, ...rows].map((row) => row.map(String));
   const widths = header.map((_, i) => Math.max(...all.map((row) => (row[i] ?? '').length)));
   const line = (row: string[]) =>
-    row.map((cell, i) => (i === 0 ? cell.padEnd(widths[i]!) : cell.padStart(widths[i]!))).join('  ').trimEnd();
+    row
+      .map((cell, i) => (i === 0 ? cell.padEnd(widths[i]!) : cell.padStart(widths[i]!)))
+      .join('  ')
+      .trimEnd();
   const rule = widths.map((w) => '-'.repeat(w)).join('  ');
   return [line(all[0]!), rule, ...all.slice(1).map(line)].join('\n');
 }

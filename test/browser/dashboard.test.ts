@@ -118,7 +118,10 @@ describe('dashboard in Chromium', () => {
     await screenshotLooks(page, 'dashboard-status');
 
     // Keyboard focus on today's Files bar shows its tooltip: the day's label, drawn by the CSS.
-    const today = page.locator('.service-row', { has: page.locator('.service-name', { hasText: /^Files$/ }) }).locator('li.day').last();
+    const today = page
+      .locator('.service-row', { has: page.locator('.service-name', { hasText: /^Files$/ }) })
+      .locator('li.day')
+      .last();
     await today.focus();
     const tooltip = await today.evaluate((el) => {
       const after = getComputedStyle(el, '::after');
@@ -178,7 +181,10 @@ describe('dashboard in Chromium', () => {
     const quotes = changes.locator('details[open] blockquote');
     expect(await quotes.allTextContents()).toEqual(['Calls end after about a minute.', 'Some calls end after about a minute.']);
     // Newest first: the edited note is the older one.
-    expect(await page.locator('.timeline .note-body').allTextContents()).toEqual(['Calls last as long as they should again.', 'Some calls end after about a minute.']);
+    expect(await page.locator('.timeline .note-body').allTextContents()).toEqual([
+      'Calls last as long as they should again.',
+      'Some calls end after about a minute.',
+    ]);
 
     await screenshotLooks(page, 'dashboard-incident-edited');
     expect(problems).toEqual({ consoleErrors: [], pageErrors: [], cspViolations: [], dialogs: [] });

@@ -12,7 +12,12 @@ import type { OpenedStore, StoreTarget } from './store-target.ts';
 
 const T0 = Date.UTC(2026, 10, 23, 6);
 const SESSION_MS = 12 * 3600_000;
-const session = (id: string, fingerprint = 'fp-a', createdAt = T0): AdminSessionRecord => ({ idHash: id, tokenFingerprint: fingerprint, createdAt, expiresAt: createdAt + SESSION_MS });
+const session = (id: string, fingerprint = 'fp-a', createdAt = T0): AdminSessionRecord => ({
+  idHash: id,
+  tokenFingerprint: fingerprint,
+  createdAt,
+  expiresAt: createdAt + SESSION_MS,
+});
 
 const ADDRESS = [{ key: 'admin-guess:ip4:192.0.2.1', rule: PER_ADDRESS_GUESSES }] satisfies GuessLimit[];
 const SIGNUPS: LimitRule = { limit: 5, windowMs: 10 * 60_000 };
@@ -58,7 +63,8 @@ export function accessContract(target: StoreTarget): void {
         const other = opened.openAnother();
         // Created in the same millisecond: arrival decides which are newest.
         for (let i = 0; i < 5; i++) await (i % 2 ? other : store).createAdminSession(session(`s${i}`), 3);
-        const live = async () => (await Promise.all([0, 1, 2, 3, 4].map((i) => store.touchAdminSession(`s${i}`, 'fp-a', T0 + 1)))).map((s) => s?.idHash ?? null);
+        const live = async () =>
+          (await Promise.all([0, 1, 2, 3, 4].map((i) => store.touchAdminSession(`s${i}`, 'fp-a', T0 + 1)))).map((s) => s?.idHash ?? null);
         expect(await live()).toEqual([null, null, 's2', 's3', 's4']);
         await store.createAdminSession(session('s5', 'fp-a', T0 + 2), 1);
         expect(await other.touchAdminSession('s5', 'fp-a', T0 + 3)).toMatchObject({ idHash: 's5' });

@@ -56,7 +56,13 @@ export async function applyPollOf(store: Store, raws: readonly RawIncident[], no
 }
 
 /** An active subscription, as an admin would add it, hearing of what its filters let through. */
-export async function subscribe(store: Store, id: string, now: number, filters: SubscriptionFilters = {}, channel: Channel = 'webhook'): Promise<StoredSubscription> {
+export async function subscribe(
+  store: Store,
+  id: string,
+  now: number,
+  filters: SubscriptionFilters = {},
+  channel: Channel = 'webhook',
+): Promise<StoredSubscription> {
   const subscription: StoredSubscription = {
     id,
     channel,

@@ -20,8 +20,22 @@ const q = (words: string) => toFtsQuery(words)!;
 
 /** Three incidents, oldest first: a resolved Files one, an outage of Huddles and Files, a Search one with an HTML note. */
 const threeIncidents = (): RawIncident[] => [
-  rawIncident({ id: 1, title: 'Files fail to upload', services: ['Files'], date_created: '2026-07-01T10:00:00-07:00', date_updated: '2026-07-02T10:00:00-07:00', status: 'resolved' }),
-  rawIncident({ id: 2, title: 'Huddles drop', services: ['Huddles', 'Files'], type: 'outage', date_created: '2026-08-01T10:00:00-07:00', date_updated: '2026-08-02T10:00:00-07:00' }),
+  rawIncident({
+    id: 1,
+    title: 'Files fail to upload',
+    services: ['Files'],
+    date_created: '2026-07-01T10:00:00-07:00',
+    date_updated: '2026-07-02T10:00:00-07:00',
+    status: 'resolved',
+  }),
+  rawIncident({
+    id: 2,
+    title: 'Huddles drop',
+    services: ['Huddles', 'Files'],
+    type: 'outage',
+    date_created: '2026-08-01T10:00:00-07:00',
+    date_updated: '2026-08-02T10:00:00-07:00',
+  }),
   rawIncident({
     id: 3,
     title: 'Search is slow',
@@ -90,7 +104,9 @@ export function archiveReadsContract(target: StoreTarget): void {
         expect(ids(await store.listIncidents({ types: ['outage'] }, null, 10))).toEqual(['2']);
         expect(ids(await store.listIncidents({ statuses: ['resolved'] }, null, 10))).toEqual(['1']);
         expect(ids(await store.listIncidents({ statuses: ['resolved', 'active'], types: ['incident'] }, null, 10))).toEqual(['3', '1']);
-        expect(ids(await store.listIncidents({ sinceMs: Date.parse('2026-07-15T00:00:00Z'), untilMs: Date.parse('2026-08-15T00:00:00Z') }, null, 10))).toEqual(['2']);
+        expect(ids(await store.listIncidents({ sinceMs: Date.parse('2026-07-15T00:00:00Z'), untilMs: Date.parse('2026-08-15T00:00:00Z') }, null, 10))).toEqual([
+          '2',
+        ]);
         expect(ids(await store.listIncidents({ services: ['Nothing'] }, null, 10))).toEqual([]);
       });
 
@@ -99,7 +115,7 @@ export function archiveReadsContract(target: StoreTarget): void {
         expect(ids(await store.listIncidents({ q: q('attachments delayed') }, null, 10))).toEqual(['3']);
         expect(ids(await store.listIncidents({ q: q('nbsp') }, null, 10))).toEqual([]);
         expect(ids(await store.listIncidents({ q: q('p') }, null, 10))).toEqual([]);
-        expect(ids(await store.listIncidents({ q: q('upload') , services: ['Files'] }, null, 10))).toEqual(['1']);
+        expect(ids(await store.listIncidents({ q: q('upload'), services: ['Files'] }, null, 10))).toEqual(['1']);
         // The last word is a prefix from three characters on (a search box's type-ahead)...
         expect(ids(await store.listIncidents({ q: q('hud') }, null, 10))).toEqual(['2']);
         expect(ids(await store.listIncidents({ q: q('search attach') }, null, 10))).toEqual(['3']);
@@ -111,7 +127,17 @@ export function archiveReadsContract(target: StoreTarget): void {
       });
 
       it('finds words whatever their accents or case, in any script', async () => {
-        await applyPollOf(store, [rawIncident({ id: 7, title: 'Café OUTAGE in Zürich', notes: [{ body: '<p>Сообщения задерживаются</p>', date_created: '2026-10-01T05:39:35-07:00' }] })], T0 + 1);
+        await applyPollOf(
+          store,
+          [
+            rawIncident({
+              id: 7,
+              title: 'Café OUTAGE in Zürich',
+              notes: [{ body: '<p>Сообщения задерживаются</p>', date_created: '2026-10-01T05:39:35-07:00' }],
+            }),
+          ],
+          T0 + 1,
+        );
         expect(ids(await store.listIncidents({ q: q('cafe') }, null, 10))).toEqual(['7']);
         expect(ids(await store.listIncidents({ q: q('ZURICH outage') }, null, 10))).toEqual(['7']);
         expect(ids(await store.listIncidents({ q: q('сообщения') }, null, 10))).toEqual(['7']);
@@ -143,7 +169,11 @@ export function archiveReadsContract(target: StoreTarget): void {
 
       it('orders incidents created in the same instant by arrival, each once across pages', async () => {
         const same = '2026-09-05T10:00:00-07:00';
-        await applyPollOf(store, [4, 5, 6].map((id) => rawIncident({ id, date_created: same, date_updated: same })), T0 + 1);
+        await applyPollOf(
+          store,
+          [4, 5, 6].map((id) => rawIncident({ id, date_created: same, date_updated: same })),
+          T0 + 1,
+        );
         const first = await store.listIncidents({}, null, 2);
         const rest = await store.listIncidents({}, { sortKey: first.at(-1)!.sortKey }, 10);
         expect([...ids(first), ...ids(rest)]).toEqual(['6', '5', '4', '3', '2', '1']);
@@ -159,7 +189,11 @@ export function archiveReadsContract(target: StoreTarget): void {
         ];
         await applyPollOf(store, [rawIncident({ id: 9, date_created: '2026-09-10T09:00:00-07:00', notes })], T0 + 1);
         const [listed] = await store.listIncidents({ q: q('second') }, null, 10);
-        expect(listed).toMatchObject({ id: '9', noteCount: 3, latestNote: { body: '<b>second</b>, same second', text: 'second, same second', dateCreated: { raw: at } } });
+        expect(listed).toMatchObject({
+          id: '9',
+          noteCount: 3,
+          latestNote: { body: '<b>second</b>, same second', text: 'second, same second', dateCreated: { raw: at } },
+        });
         expect(listed).not.toHaveProperty('notes');
         const withoutNotes = (await store.listIncidents({}, null, 10)).find((r) => r.id === '3');
         expect(withoutNotes).toMatchObject({ noteCount: 1, latestNote: { text: 'Uploading attachments is delayed' } });
@@ -167,8 +201,14 @@ export function archiveReadsContract(target: StoreTarget): void {
 
       it('counts as ongoing exactly what isOngoing says, whatever the status is called', async () => {
         const statuses = ['canceled', 'completed', 'scheduled', 'investigating'];
-        await applyPollOf(store, statuses.map((status, i) => rawIncident({ id: 20 + i, status })), T0 + 1);
-        const ongoing = ids(await store.ongoingIncidents()).filter((id) => Number(id) >= 20).sort();
+        await applyPollOf(
+          store,
+          statuses.map((status, i) => rawIncident({ id: 20 + i, status })),
+          T0 + 1,
+        );
+        const ongoing = ids(await store.ongoingIncidents())
+          .filter((id) => Number(id) >= 20)
+          .sort();
         expect(ongoing).toEqual(['22', '23']);
         expect(statuses.filter((status) => isOngoing(status))).toEqual(['scheduled', 'investigating']);
       });
@@ -194,7 +234,9 @@ export function archiveReadsContract(target: StoreTarget): void {
       });
 
       it('gives the incident created last, with its notes', async () => {
-        expect(await store.latestCreatedIncident()).toEqual(archivedAs(threeIncidents()[2]!, { revision: 1, resolvedAt: null, firstSeenAt: T0, lastSeenAt: T0 }));
+        expect(await store.latestCreatedIncident()).toEqual(
+          archivedAs(threeIncidents()[2]!, { revision: 1, resolvedAt: null, firstSeenAt: T0, lastSeenAt: T0 }),
+        );
       });
     });
 
@@ -212,11 +254,15 @@ export function archiveReadsContract(target: StoreTarget): void {
     });
 
     it('lists every service name an archived incident names, each once, in code-unit order, at most the limit', async () => {
-      await applyPollOf(store, [
-        rawIncident({ id: 1, services: ['Search', 'Files'] }),
-        rawIncident({ id: 2, services: ['Files', 'Old Name'] }),
-        rawIncident({ id: 3, status: 'resolved', services: ['Calls', 'apps'] }),
-      ], T0);
+      await applyPollOf(
+        store,
+        [
+          rawIncident({ id: 1, services: ['Search', 'Files'] }),
+          rawIncident({ id: 2, services: ['Files', 'Old Name'] }),
+          rawIncident({ id: 3, status: 'resolved', services: ['Calls', 'apps'] }),
+        ],
+        T0,
+      );
       expect(await store.knownServices(100)).toEqual(['Calls', 'Files', 'Old Name', 'Search', 'apps']);
       // The bound: a feed that invents names cannot grow the list (and its cache) past it.
       expect(await store.knownServices(2)).toEqual(['Calls', 'Files']);
@@ -286,7 +332,10 @@ export function archiveReadsContract(target: StoreTarget): void {
         [{ q: q('region upl') }, (r) => r.title.startsWith('Uploads')],
         [{ q: q('note'), services: ['Messaging'], statuses: ['resolved'] }, (r) => r.services.includes('Messaging') && r.status === 'resolved'],
         [{ q: q('calls'), sinceMs: g(2) + 1, untilMs: g(8) }, (r, i) => r.title.startsWith('Calls') && createdMs(i) > g(2) && createdMs(i) < g(8)],
-        [{ types: ['incident'], statuses: ['resolved'], services: ['Files'], untilMs: g(9) }, (r, i) => r.type === 'incident' && r.status === 'resolved' && r.services.includes('Files') && createdMs(i) < g(9)],
+        [
+          { types: ['incident'], statuses: ['resolved'], services: ['Files'], untilMs: g(9) },
+          (r, i) => r.type === 'incident' && r.status === 'resolved' && r.services.includes('Files') && createdMs(i) < g(9),
+        ],
       ];
       for (const [filter, wanted] of cases) {
         const expected = newestFirst.filter(({ raw, i }) => wanted(raw, i)).map(({ raw }) => String(raw.id));
@@ -303,7 +352,15 @@ export function archiveReadsContract(target: StoreTarget): void {
       const day = Date.UTC(2010, 0, 1, 12);
       const raws = Array.from({ length: count }, (_, i) => {
         const at = new Date(day + i * 86_400_000).toISOString();
-        return rawIncident({ id: 10_000 + i, title: `Degraded messages ${i}`, status: 'resolved', services: [i === 0 ? 'Calls' : 'Messaging'], date_created: at, date_updated: at, notes: [] });
+        return rawIncident({
+          id: 10_000 + i,
+          title: `Degraded messages ${i}`,
+          status: 'resolved',
+          services: [i === 0 ? 'Calls' : 'Messaging'],
+          date_created: at,
+          date_updated: at,
+          notes: [],
+        });
       });
       // In pieces, as the poller writes a large backfill.
       for (let start = 0; start < count; start += 1000) await applyPollOf(store, raws.slice(start, start + 1000), T0 + start);
@@ -331,7 +388,10 @@ export function archiveReadsContract(target: StoreTarget): void {
         notes: [...rawIncident().notes, { body: '<p>Resolved.</p>', date_created: '2026-10-01T06:30:00-07:00' }],
       });
       const news = await applyPollOf(store, [resolved, rawIncident({ id: 2 })], T0 + 1);
-      const planned = [...seeding.input.plan.events.map((e) => ({ ...e, pollRunId: seeding.input.run.id })), ...news.input.plan.events.map((e) => ({ ...e, pollRunId: news.input.run.id }))];
+      const planned = [
+        ...seeding.input.plan.events.map((e) => ({ ...e, pollRunId: seeding.input.run.id })),
+        ...news.input.plan.events.map((e) => ({ ...e, pollRunId: news.input.run.id })),
+      ];
 
       const all = await store.listEvents({}, 0, 100);
       // Each event exactly as planned, with the run that wrote it, in a strictly rising sequence.
@@ -413,7 +473,11 @@ export function archiveReadsContract(target: StoreTarget): void {
         });
 
       it('returns incidents going on at any time since the instant: ongoing, or resolved at or after it', async () => {
-        await applyPollOf(store, [resolvedOn(1, '2026-09-01'), resolvedOn(2, '2026-09-10'), rawIncident({ id: 3, date_created: '2026-08-01T10:00:00-07:00' })], SEEDING_POLL);
+        await applyPollOf(
+          store,
+          [resolvedOn(1, '2026-09-01'), resolvedOn(2, '2026-09-10'), rawIncident({ id: 3, date_created: '2026-08-01T10:00:00-07:00' })],
+          SEEDING_POLL,
+        );
         const resolvedAt2 = Date.parse('2026-09-10T12:00:00-07:00');
         expect((await store.incidentSpans(resolvedAt2)).map((s) => s.id)).toEqual(['3', '2']);
         expect((await store.incidentSpans(resolvedAt2 + 1)).map((s) => s.id)).toEqual(['3']);
@@ -447,7 +511,11 @@ export function archiveReadsContract(target: StoreTarget): void {
         await applyPollOf(store, [rawIncident({ id: 1 }), rawIncident({ id: 2, date_created: '2026-10-01T06:00:00-07:00' })], SEEDING_POLL);
         await applyPollOf(
           store,
-          [rawIncident({ id: 1, status: 'resolved' }), rawIncident({ id: 2, date_created: '2026-10-01T06:00:00-07:00' }), rawIncident({ id: 3, date_created: '2026-10-02T04:00:00-07:00' })],
+          [
+            rawIncident({ id: 1, status: 'resolved' }),
+            rawIncident({ id: 2, date_created: '2026-10-01T06:00:00-07:00' }),
+            rawIncident({ id: 3, date_created: '2026-10-02T04:00:00-07:00' }),
+          ],
           LATER_POLL,
         );
         const spans = await store.incidentSpans(0);

@@ -143,7 +143,9 @@ export function archiveWritesContract(target: StoreTarget): void {
         [1, expect.any(String)],
         [2, plans[won[0]!]!.run.id],
       ]);
-      expect((await store.listEvents({ incidentId: '1', includeBackfill: false }, 0, 10)).map((e) => e.pollRunId)).toEqual(plans[won[0]!]!.plan.events.map(() => plans[won[0]!]!.run.id));
+      expect((await store.listEvents({ incidentId: '1', includeBackfill: false }, 0, 10)).map((e) => e.pollRunId)).toEqual(
+        plans[won[0]!]!.plan.events.map(() => plans[won[0]!]!.run.id),
+      );
       expect(await store.getPollRun(plans[1 - won[0]!]!.run.id)).toBeNull();
     });
 
@@ -244,7 +246,11 @@ export function archiveWritesContract(target: StoreTarget): void {
       expect(poll.deliveries).toHaveLength(incidents.length);
       await store.applyPoll(poll);
       const written = new Set<string>();
-      for (let before: number | null = null, page = await store.listDeliveries({}, null, 400); page.length > 0; before = page.at(-1)!.id, page = await store.listDeliveries({}, before, 400)) {
+      for (
+        let before: number | null = null, page = await store.listDeliveries({}, null, 400);
+        page.length > 0;
+        before = page.at(-1)!.id, page = await store.listDeliveries({}, before, 400)
+      ) {
         for (const delivery of page) written.add(delivery.key);
       }
       expect(written).toEqual(new Set(poll.deliveries.map((d) => d.key)));

@@ -54,9 +54,9 @@ export function htmlSanitizerContract(runtime: string, sanitizeNoteHtml: Sanitiz
       expect(sanitizeNoteHtml('<ul><li><strong>Messaging</strong>: fixed &amp; verified</li><li>T<strong>he</strong> rest</li></ul>')).toBe(
         '<ul><li><strong>Messaging</strong>: fixed &amp; verified</li><li>T<strong>he</strong> rest</li></ul>',
       );
-      expect(
-        sanitizeNoteHtml('<p>See <a href="https://slack-status.com"><span style="text-decoration: underline;">status</span></a>.</p>'),
-      ).toBe(`<p>See <a href="https://slack-status.com" ${LINK_ATTRS}><span>status</span></a>.</p>`);
+      expect(sanitizeNoteHtml('<p>See <a href="https://slack-status.com"><span style="text-decoration: underline;">status</span></a>.</p>')).toBe(
+        `<p>See <a href="https://slack-status.com" ${LINK_ATTRS}><span>status</span></a>.</p>`,
+      );
       expect(sanitizeNoteHtml('<em>e</em><i>i</i><b>b</b><u>u</u><ol><li>1</li></ol>')).toBe('<em>e</em><i>i</i><b>b</b><u>u</u><ol><li>1</li></ol>');
     });
 

@@ -20,7 +20,11 @@ const install = (over: Partial<NewInstallation> = {}): NewInstallation => ({
   accessExpiresAt: T0 + 43_200_000,
   ...over,
 });
-const pair = (n: number): SealedTokenPair => ({ accessTokenSealed: `sealed-access-${n}`, refreshTokenSealed: `sealed-refresh-${n}`, accessExpiresAt: T0 + n * 1000 });
+const pair = (n: number): SealedTokenPair => ({
+  accessTokenSealed: `sealed-access-${n}`,
+  refreshTokenSealed: `sealed-refresh-${n}`,
+  accessExpiresAt: T0 + n * 1000,
+});
 
 export function installationsContract(target: StoreTarget): void {
   describe(`installations (${target.name})`, () => {
@@ -91,7 +95,12 @@ export function installationsContract(target: StoreTarget): void {
     it('uninstalling removes the tokens', async () => {
       await store.saveInstallation(install(), T0);
       await store.markUninstalled('inst-1', 'app_uninstalled', T0 + 1);
-      expect(await store.findInstallation('inst-1')).toMatchObject({ state: 'uninstalled', reason: 'app_uninstalled', accessTokenSealed: null, refreshTokenSealed: null });
+      expect(await store.findInstallation('inst-1')).toMatchObject({
+        state: 'uninstalled',
+        reason: 'app_uninstalled',
+        accessTokenSealed: null,
+        refreshTokenSealed: null,
+      });
       expect(await store.claimRefresh('inst-1', 'sealed-refresh-1', T0 + 2, CLAIM_TTL_MS)).toBe(false);
     });
 

@@ -21,16 +21,41 @@ export function monitorEventsContract(target: StoreTarget): void {
     afterEach(() => opened.close());
 
     const write = (event: StatusEvent, runId: string) =>
-      opened.store.applyPoll({ run: run(runId, event.detectedAt), plan: { writes: [], events: [event] }, deliveries: [], seenIds: [], seenBefore: T0, rejected: [], markSeeded: false });
+      opened.store.applyPoll({
+        run: run(runId, event.detectedAt),
+        plan: { writes: [], events: [event] },
+        deliveries: [],
+        seenIds: [],
+        seenBefore: T0,
+        rejected: [],
+        markSeeded: false,
+      });
 
     it('keeps one event per episode id, and answers the newest of them', async () => {
       const { store } = opened;
       expect(await store.latestMonitorEvent()).toBeNull();
-      const base: MonitorInput = { read: false, now: T0 + 6 * MINUTE_MS, lastSuccessAt: T0, pollingSince: T0, staleAfterMs: 5 * MINUTE_MS, latest: null, error: 'HTTP 503', ongoing: [] };
+      const base: MonitorInput = {
+        read: false,
+        now: T0 + 6 * MINUTE_MS,
+        lastSuccessAt: T0,
+        pollingSince: T0,
+        staleAfterMs: 5 * MINUTE_MS,
+        latest: null,
+        error: 'HTTP 503',
+        ongoing: [],
+      };
       const blind = decideMonitorEvent(base)!;
       await write(blind, 'run-1');
       // Planned again by another process: the same id, not a second event.
-      await opened.openAnother().applyPoll({ run: run('run-2', blind.detectedAt), plan: { writes: [], events: [blind] }, deliveries: [], seenIds: [], seenBefore: T0, rejected: [], markSeeded: false });
+      await opened.openAnother().applyPoll({
+        run: run('run-2', blind.detectedAt),
+        plan: { writes: [], events: [blind] },
+        deliveries: [],
+        seenIds: [],
+        seenBefore: T0,
+        rejected: [],
+        markSeeded: false,
+      });
       const latest = await store.latestMonitorEvent();
       expect(latest).toMatchObject({ id: `monitor.blind.${T0}`, type: 'monitor.blind', incidentId: '', data: { since: new Date(T0).toISOString() } });
       expect((await store.listEvents({ types: ['monitor.blind'] }, 0, 10)).map((e) => e.id)).toEqual([`monitor.blind.${T0}`]);

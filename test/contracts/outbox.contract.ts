@@ -155,7 +155,13 @@ export function outboxContract(target: StoreTarget): void {
           attemptOf(y!.delivery.id, T0 + 100, { kind: 'dead', reason: 'invalid URL' }),
         ]),
       ).toEqual([true, true]);
-      expect((await store.getDelivery(x!.delivery.id))?.delivery).toMatchObject({ state: 'pending', attempts: 1, nextAttemptAt: T0 + 5000, finishedAt: null, lastError: 'HTTP 503' });
+      expect((await store.getDelivery(x!.delivery.id))?.delivery).toMatchObject({
+        state: 'pending',
+        attempts: 1,
+        nextAttemptAt: T0 + 5000,
+        finishedAt: null,
+        lastError: 'HTTP 503',
+      });
       expect((await store.getDelivery(y!.delivery.id))?.delivery).toMatchObject({ state: 'dead', attempts: 1, finishedAt: T0 + 120, lastError: 'invalid URL' });
       expect(await store.claimHolders()).toEqual([]);
       expect(await store.nextDueAt()).toBe(T0 + 5000);
@@ -192,16 +198,29 @@ export function outboxContract(target: StoreTarget): void {
       expect((await other.activeSubscriptions()).map((s) => s.id)).toEqual(['sub_gone', 'sub_ok']);
 
       const [claimed] = (await store.claimDueDeliveries('a', T0, LEASE_MS, 10)).filter((c) => c.subscription.id === 'sub_gone');
-      const gone = attemptOf(claimed!.delivery.id, T0 + 10, { kind: 'dead', reason: 'the receiver answered 410 Gone' }, { kind: 'paused', reason: 'the receiver answered 410 Gone' });
+      const gone = attemptOf(
+        claimed!.delivery.id,
+        T0 + 10,
+        { kind: 'dead', reason: 'the receiver answered 410 Gone' },
+        { kind: 'paused', reason: 'the receiver answered 410 Gone' },
+      );
       expect(await store.recordAttempts('a', [gone])).toEqual([true]);
       await store.releaseClaims('a');
 
       expect((await other.activeSubscriptions()).map((s) => s.id)).toEqual(['sub_ok']);
-      expect(await other.getSubscription('sub_gone')).toMatchObject({ status: 'paused', pausedReason: 'the receiver answered 410 Gone', failingSince: T0 + 10, updatedAt: T0 + 30 });
+      expect(await other.getSubscription('sub_gone')).toMatchObject({
+        status: 'paused',
+        pausedReason: 'the receiver answered 410 Gone',
+        failingSince: T0 + 10,
+        updatedAt: T0 + 30,
+      });
       // Its other delivery waits, unclaimed and not counted as due, until it is resumed.
       const claimable = await other.claimDueDeliveries('b', T0 + 100, LEASE_MS, 10);
       expect(claimable.map((c) => c.subscription.id)).toEqual(['sub_ok', 'sub_ok']);
-      await other.recordAttempts('b', claimable.map((c) => attemptOf(c.delivery.id, T0 + 110, DONE)));
+      await other.recordAttempts(
+        'b',
+        claimable.map((c) => attemptOf(c.delivery.id, T0 + 110, DONE)),
+      );
       expect(await other.nextDueAt()).toBeNull();
       const news = await pollNews(other, [incident(3)], T0 + 200);
       expect(news.deliveries.map((d) => d.subscriptionId)).toEqual(['sub_ok']);

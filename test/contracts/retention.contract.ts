@@ -85,7 +85,12 @@ export function retentionContract(target: StoreTarget): void {
         await record(...runs);
         // Five are older than the cutoff; the newest of them is not the newest success (runs[6] is).
         expect(await store.prunePollRuns(NOW - 2 * DAY_MS, 2)).toBe(2);
-        expect((await store.listPollRuns(null, 10)).map((r) => r.id)).toEqual(runs.slice(2).reverse().map((r) => r.id));
+        expect((await store.listPollRuns(null, 10)).map((r) => r.id)).toEqual(
+          runs
+            .slice(2)
+            .reverse()
+            .map((r) => r.id),
+        );
         expect(await inBatches((limit) => store.prunePollRuns(NOW - 2 * DAY_MS, limit), 2)).toEqual([2, 1]);
         expect((await store.listPollRuns(null, 10)).map((r) => r.id)).toEqual([runs[6]!.id, runs[5]!.id]);
       });
@@ -101,7 +106,14 @@ export function retentionContract(target: StoreTarget): void {
         expect(await store.pruneRejectedBodies(NOW - 7 * DAY_MS, 50_000_000, 100)).toBe(1);
 
         expect((await store.getPollRun(stale.id))?.rejected).toEqual([
-          { source: 'v2/current', url: 'http://vendor.test/api/v2/current', error: 'invalid JSON', sha256: 'bb'.padEnd(64, '0'), receivedAt: stale.startedAt, body: null },
+          {
+            source: 'v2/current',
+            url: 'http://vendor.test/api/v2/current',
+            error: 'invalid JSON',
+            sha256: 'bb'.padEnd(64, '0'),
+            receivedAt: stale.startedAt,
+            body: null,
+          },
         ]);
         expect((await store.getPollRun(fresh.id))?.rejected[0]?.body).toMatchObject({ text: '<html>new page</html>', seenCount: 1 });
         expect(await store.pruneRejectedBodies(NOW - 7 * DAY_MS, 50_000_000, 100)).toBe(0);

@@ -22,15 +22,19 @@ export function subscriptionsContract(target: StoreTarget): void {
 
     it('reads a subscription back exactly as created, by id and by channel and target, from another store too', async () => {
       const { store } = opened;
-      const hook = storedSubscription('sub_hook', {
-        filters: { services: ['Files', 'Login/SSO'], types: ['outage'], events: ['incident.created'] },
-        timeZone: 'Europe/Berlin',
-        origin: 'public',
-        previousSecretSealed: 'old-sealed',
-        previousSecretUntil: T0 + 86_400_000,
-        failingSince: T0 - 1,
-        lastSuccessAt: T0 - 2,
-      }, T0);
+      const hook = storedSubscription(
+        'sub_hook',
+        {
+          filters: { services: ['Files', 'Login/SSO'], types: ['outage'], events: ['incident.created'] },
+          timeZone: 'Europe/Berlin',
+          origin: 'public',
+          previousSecretSealed: 'old-sealed',
+          previousSecretUntil: T0 + 86_400_000,
+          failingSince: T0 - 1,
+          lastSuccessAt: T0 - 2,
+        },
+        T0,
+      );
       await store.createSubscription(hook);
       const other = opened.openAnother();
       expect(await other.getSubscription('sub_hook')).toEqual(hook);
@@ -64,7 +68,11 @@ export function subscriptionsContract(target: StoreTarget): void {
       const { store } = opened;
       const created = storedSubscription('sub_a', { previousSecretSealed: 'old', previousSecretUntil: T0 + 5 }, T0);
       await store.createSubscription(created);
-      const updated = await store.updateSubscription('sub_a', { filters: { services: ['Calls'] }, previousSecretSealed: null, previousSecretUntil: null }, T0 + 60_000);
+      const updated = await store.updateSubscription(
+        'sub_a',
+        { filters: { services: ['Calls'] }, previousSecretSealed: null, previousSecretUntil: null },
+        T0 + 60_000,
+      );
       const expected = { ...created, filters: { services: ['Calls'] }, previousSecretSealed: null, previousSecretUntil: null, updatedAt: T0 + 60_000 };
       expect(updated).toEqual(expected);
       expect(await opened.openAnother().getSubscription('sub_a')).toEqual(expected);

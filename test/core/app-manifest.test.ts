@@ -106,7 +106,11 @@ const FULL_V2: JsonObject = {
   datastores: {
     drafts: {
       primary_key: 'id',
-      attributes: { id: { type: 'string' }, tags: { type: 'array', items: { type: 'string' } }, author: { type: 'object', properties: { name: { type: 'string' } } } },
+      attributes: {
+        id: { type: 'string' },
+        tags: { type: 'array', items: { type: 'string' } },
+        author: { type: 'object', properties: { name: { type: 'string' } } },
+      },
       time_to_live_attribute: 'expires_at',
     },
   },
@@ -244,123 +248,378 @@ const BROKEN: BrokenCase[] = [
   { rule: '_metadata.minor_version is an integer', edits: [['_metadata.minor_version', '1']], path: '_metadata.minor_version' },
   { rule: 'major_version selects a schema version the spec describes (1 or 2)', edits: [['_metadata.major_version', 3]], path: '_metadata.major_version' },
   ...['installation_landing_page', 'privacy_policy_url', 'support_url', 'support_email', 'supported_languages', 'pricing'].map(
-    (field): BrokenCase => ({ rule: `app_directory.${field} is required if app_directory is present`, edits: [[`app_directory.${field}`, undefined]], path: `app_directory.${field}` }),
+    (field): BrokenCase => ({
+      rule: `app_directory.${field} is required if app_directory is present`,
+      edits: [[`app_directory.${field}`, undefined]],
+      path: `app_directory.${field}`,
+    }),
   ),
-  { rule: 'direct_install_url matches ^https?://', edits: [['app_directory.direct_install_url', 'ftp://status.example.com/']], path: 'app_directory.direct_install_url' },
-  { rule: 'installation_landing_page matches ^https?://', edits: [['app_directory.installation_landing_page', 'status.example.com']], path: 'app_directory.installation_landing_page' },
-  { rule: 'app_directory_categories is an array of string', edits: [['app_directory.app_directory_categories', [1]]], path: 'app_directory.app_directory_categories[0]' },
+  {
+    rule: 'direct_install_url matches ^https?://',
+    edits: [['app_directory.direct_install_url', 'ftp://status.example.com/']],
+    path: 'app_directory.direct_install_url',
+  },
+  {
+    rule: 'installation_landing_page matches ^https?://',
+    edits: [['app_directory.installation_landing_page', 'status.example.com']],
+    path: 'app_directory.installation_landing_page',
+  },
+  {
+    rule: 'app_directory_categories is an array of string',
+    edits: [['app_directory.app_directory_categories', [1]]],
+    path: 'app_directory.app_directory_categories[0]',
+  },
   { rule: 'use_direct_install is a boolean', edits: [['app_directory.use_direct_install', 'true']], path: 'app_directory.use_direct_install' },
   { rule: 'display_information is required', edits: [['display_information', undefined]], path: 'display_information' },
   { rule: 'display_information.name is required', edits: [['display_information.name', undefined]], path: 'display_information.name' },
   { rule: 'display_information.name is at most 35 characters', edits: [['display_information.name', chars(36)]], path: 'display_information.name' },
   { rule: 'description is at most 140 characters', edits: [['display_information.description', chars(141)]], path: 'display_information.description' },
-  { rule: 'long_description is at most 4000 characters', edits: [['display_information.long_description', chars(4001)]], path: 'display_information.long_description' },
+  {
+    rule: 'long_description is at most 4000 characters',
+    edits: [['display_information.long_description', chars(4001)]],
+    path: 'display_information.long_description',
+  },
   ...['#12', '1d4ed8', '#1d4ed', '#1d4ed8ff', '#ggg', 'blue'].map(
-    (colour): BrokenCase => ({ rule: `background_color is hex with a leading #, 3 or 6 digits (${colour})`, edits: [['display_information.background_color', colour]], path: 'display_information.background_color' }),
+    (colour): BrokenCase => ({
+      rule: `background_color is hex with a leading #, 3 or 6 digits (${colour})`,
+      edits: [['display_information.background_color', colour]],
+      path: 'display_information.background_color',
+    }),
   ),
-  { rule: 'app_home flags are booleans', edits: [['features.app_home.messages_tab_read_only_enabled', 'false']], path: 'features.app_home.messages_tab_read_only_enabled' },
-  { rule: 'agent_description is required if agent_view is present', edits: [['features.agent_view.agent_description', undefined]], path: 'features.agent_view.agent_description' },
-  { rule: 'agent_description is at most 300 characters', edits: [['features.agent_view.agent_description', chars(301)]], path: 'features.agent_view.agent_description' },
-  { rule: 'agent_view.actions are {name, description}', edits: [['features.agent_view.actions[0].description', undefined]], path: 'features.agent_view.actions[0].description' },
-  { rule: 'agent_view.suggested_prompts are {title, message}', edits: [['features.agent_view.suggested_prompts[0].message', 7]], path: 'features.agent_view.suggested_prompts[0].message' },
-  { rule: 'assistant_description is required if assistant_view is present', edits: [['features.assistant_view.assistant_description', undefined]], path: 'features.assistant_view.assistant_description' },
-  { rule: 'assistant_view.actions have agent_view\'s shape', edits: [['features.assistant_view.actions[0].name', undefined]], path: 'features.assistant_view.actions[0].name' },
-  { rule: 'bot_user.display_name is required if bot_user is present', edits: [['features.bot_user.display_name', undefined]], path: 'features.bot_user.display_name' },
+  {
+    rule: 'app_home flags are booleans',
+    edits: [['features.app_home.messages_tab_read_only_enabled', 'false']],
+    path: 'features.app_home.messages_tab_read_only_enabled',
+  },
+  {
+    rule: 'agent_description is required if agent_view is present',
+    edits: [['features.agent_view.agent_description', undefined]],
+    path: 'features.agent_view.agent_description',
+  },
+  {
+    rule: 'agent_description is at most 300 characters',
+    edits: [['features.agent_view.agent_description', chars(301)]],
+    path: 'features.agent_view.agent_description',
+  },
+  {
+    rule: 'agent_view.actions are {name, description}',
+    edits: [['features.agent_view.actions[0].description', undefined]],
+    path: 'features.agent_view.actions[0].description',
+  },
+  {
+    rule: 'agent_view.suggested_prompts are {title, message}',
+    edits: [['features.agent_view.suggested_prompts[0].message', 7]],
+    path: 'features.agent_view.suggested_prompts[0].message',
+  },
+  {
+    rule: 'assistant_description is required if assistant_view is present',
+    edits: [['features.assistant_view.assistant_description', undefined]],
+    path: 'features.assistant_view.assistant_description',
+  },
+  {
+    rule: "assistant_view.actions have agent_view's shape",
+    edits: [['features.assistant_view.actions[0].name', undefined]],
+    path: 'features.assistant_view.actions[0].name',
+  },
+  {
+    rule: 'bot_user.display_name is required if bot_user is present',
+    edits: [['features.bot_user.display_name', undefined]],
+    path: 'features.bot_user.display_name',
+  },
   { rule: 'bot_user.display_name is at most 80 characters', edits: [['features.bot_user.display_name', chars(81)]], path: 'features.bot_user.display_name' },
   ...['Status', 'status watch', 'status@watch', 'statüs', 'status/watch'].map(
-    (name): BrokenCase => ({ rule: `bot_user.display_name allows only a-z, 0-9, -, _, . (${name})`, edits: [['features.bot_user.display_name', name]], path: 'features.bot_user.display_name' }),
+    (name): BrokenCase => ({
+      rule: `bot_user.display_name allows only a-z, 0-9, -, _, . (${name})`,
+      edits: [['features.bot_user.display_name', name]],
+      path: 'features.bot_user.display_name',
+    }),
   ),
   { rule: 'bot_user.always_online is a boolean', edits: [['features.bot_user.always_online', 1]], path: 'features.bot_user.always_online' },
   { rule: 'rich_previews.is_active is a boolean', edits: [['features.rich_previews.is_active', 'yes']], path: 'features.rich_previews.is_active' },
-  { rule: 'search_function_callback_id is required if search is present', edits: [['features.search.search_function_callback_id', undefined]], path: 'features.search.search_function_callback_id' },
-  { rule: 'slackbot_metadata.examples is an array of at most 5', edits: [['features.search.slackbot_metadata.examples', many(6, (i) => `e${i}`)]], path: 'features.search.slackbot_metadata.examples' },
-  { rule: 'shortcuts: at most 10', edits: [['features.shortcuts', many(11, (i) => ({ name: `s${i}`, callback_id: `s${i}`, description: 'd', type: 'global' }))]], path: 'features.shortcuts' },
+  {
+    rule: 'search_function_callback_id is required if search is present',
+    edits: [['features.search.search_function_callback_id', undefined]],
+    path: 'features.search.search_function_callback_id',
+  },
+  {
+    rule: 'slackbot_metadata.examples is an array of at most 5',
+    edits: [['features.search.slackbot_metadata.examples', many(6, (i) => `e${i}`)]],
+    path: 'features.search.slackbot_metadata.examples',
+  },
+  {
+    rule: 'shortcuts: at most 10',
+    edits: [['features.shortcuts', many(11, (i) => ({ name: `s${i}`, callback_id: `s${i}`, description: 'd', type: 'global' }))]],
+    path: 'features.shortcuts',
+  },
   { rule: 'each shortcut requires a name', edits: [['features.shortcuts[0].name', undefined]], path: 'features.shortcuts[0].name' },
   { rule: 'shortcut callback_id is at most 255', edits: [['features.shortcuts[0].callback_id', chars(256)]], path: 'features.shortcuts[0].callback_id' },
   { rule: 'shortcut description is at most 150', edits: [['features.shortcuts[0].description', chars(151)]], path: 'features.shortcuts[0].description' },
   { rule: 'shortcut type is message or global', edits: [['features.shortcuts[0].type', 'channel']], path: 'features.shortcuts[0].type' },
-  { rule: 'slash_commands: at most 50', edits: [['features.slash_commands', many(51, (i) => ({ command: `/c${i}`, description: 'd' }))]], path: 'features.slash_commands' },
+  {
+    rule: 'slash_commands: at most 50',
+    edits: [['features.slash_commands', many(51, (i) => ({ command: `/c${i}`, description: 'd' }))]],
+    path: 'features.slash_commands',
+  },
   { rule: 'slash command: command is required', edits: [['features.slash_commands[0].command', undefined]], path: 'features.slash_commands[0].command' },
-  { rule: 'slash command: command includes the leading /', edits: [['features.slash_commands[0].command', 'status']], path: 'features.slash_commands[0].command' },
-  { rule: 'slash command: command is at most 32', edits: [['features.slash_commands[0].command', `/${chars(32)}`]], path: 'features.slash_commands[0].command' },
-  { rule: 'slash command: description is required', edits: [['features.slash_commands[0].description', undefined]], path: 'features.slash_commands[0].description' },
-  { rule: 'slash command: description is at most 2000', edits: [['features.slash_commands[0].description', chars(2001)]], path: 'features.slash_commands[0].description' },
-  { rule: 'slash command: should_escape is a boolean', edits: [['features.slash_commands[0].should_escape', 'false']], path: 'features.slash_commands[0].should_escape' },
-  { rule: 'slash command: url is an https URL', edits: [['features.slash_commands[0].url', 'http://status.example.com/app/commands']], path: 'features.slash_commands[0].url' },
+  {
+    rule: 'slash command: command includes the leading /',
+    edits: [['features.slash_commands[0].command', 'status']],
+    path: 'features.slash_commands[0].command',
+  },
+  {
+    rule: 'slash command: command is at most 32',
+    edits: [['features.slash_commands[0].command', `/${chars(32)}`]],
+    path: 'features.slash_commands[0].command',
+  },
+  {
+    rule: 'slash command: description is required',
+    edits: [['features.slash_commands[0].description', undefined]],
+    path: 'features.slash_commands[0].description',
+  },
+  {
+    rule: 'slash command: description is at most 2000',
+    edits: [['features.slash_commands[0].description', chars(2001)]],
+    path: 'features.slash_commands[0].description',
+  },
+  {
+    rule: 'slash command: should_escape is a boolean',
+    edits: [['features.slash_commands[0].should_escape', 'false']],
+    path: 'features.slash_commands[0].should_escape',
+  },
+  {
+    rule: 'slash command: url is an https URL',
+    edits: [['features.slash_commands[0].url', 'http://status.example.com/app/commands']],
+    path: 'features.slash_commands[0].url',
+  },
   { rule: 'slash command: url is a URL', edits: [['features.slash_commands[0].url', 'https://']], path: 'features.slash_commands[0].url' },
-  { rule: 'slash command: usage_hint is at most 1000', edits: [['features.slash_commands[0].usage_hint', chars(1001)]], path: 'features.slash_commands[0].usage_hint' },
+  {
+    rule: 'slash command: usage_hint is at most 1000',
+    edits: [['features.slash_commands[0].usage_hint', chars(1001)]],
+    path: 'features.slash_commands[0].usage_hint',
+  },
   { rule: 'unfurl_domains: at most 5', edits: [['features.unfurl_domains', many(6, (i) => `d${i}.example.com`)]], path: 'features.unfurl_domains' },
-  { rule: 'workflow_steps: at most 10', edits: [['features.workflow_steps', many(11, (i) => ({ name: `n${i}`, callback_id: `c${i}` }))]], path: 'features.workflow_steps' },
+  {
+    rule: 'workflow_steps: at most 10',
+    edits: [['features.workflow_steps', many(11, (i) => ({ name: `n${i}`, callback_id: `c${i}` }))]],
+    path: 'features.workflow_steps',
+  },
   { rule: 'workflow step name is at most 50', edits: [['features.workflow_steps[0].name', chars(51)]], path: 'features.workflow_steps[0].name' },
-  { rule: 'workflow step requires callback_id', edits: [['features.workflow_steps[0].callback_id', undefined]], path: 'features.workflow_steps[0].callback_id' },
-  { rule: 'workflow step callback_id is at most 50', edits: [['features.workflow_steps[0].callback_id', chars(51)]], path: 'features.workflow_steps[0].callback_id' },
+  {
+    rule: 'workflow step requires callback_id',
+    edits: [['features.workflow_steps[0].callback_id', undefined]],
+    path: 'features.workflow_steps[0].callback_id',
+  },
+  {
+    rule: 'workflow step callback_id is at most 50',
+    edits: [['features.workflow_steps[0].callback_id', chars(51)]],
+    path: 'features.workflow_steps[0].callback_id',
+  },
   { rule: 'features has no group the spec does not list', edits: [['features.slash_command', []]], path: 'features.slash_command' },
-  { rule: 'redirect_urls: at most 1000', edits: [['oauth_config.redirect_urls', many(1001, (i) => `https://status.example.com/cb/${i}`)]], path: 'oauth_config.redirect_urls' },
+  {
+    rule: 'redirect_urls: at most 1000',
+    edits: [['oauth_config.redirect_urls', many(1001, (i) => `https://status.example.com/cb/${i}`)]],
+    path: 'oauth_config.redirect_urls',
+  },
   { rule: 'scopes.bot: at most 255', edits: [['oauth_config.scopes.bot', many(256, (i) => `scope:${i}`)]], path: 'oauth_config.scopes.bot' },
-  { rule: 'scopes.user: at most 255', edits: [['oauth_config.scopes.user', many(256, (i) => `scope:${i}`)], ['oauth_config.scopes.user_optional', undefined]], path: 'oauth_config.scopes.user' },
-  { rule: 'bot_optional scopes are also in bot', edits: [['oauth_config.scopes.bot_optional', ['commands', 'channels:join']]], path: 'oauth_config.scopes.bot_optional[1]' },
+  {
+    rule: 'scopes.user: at most 255',
+    edits: [
+      ['oauth_config.scopes.user', many(256, (i) => `scope:${i}`)],
+      ['oauth_config.scopes.user_optional', undefined],
+    ],
+    path: 'oauth_config.scopes.user',
+  },
+  {
+    rule: 'bot_optional scopes are also in bot',
+    edits: [['oauth_config.scopes.bot_optional', ['commands', 'channels:join']]],
+    path: 'oauth_config.scopes.bot_optional[1]',
+  },
   { rule: 'user_optional scopes are also in user', edits: [['oauth_config.scopes.user_optional', ['admin']]], path: 'oauth_config.scopes.user_optional[0]' },
   { rule: 'user_optional needs user even when user is absent', edits: [['oauth_config.scopes.user', undefined]], path: 'oauth_config.scopes.user_optional[0]' },
   { rule: 'pkce_enabled is a boolean', edits: [['oauth_config.pkce_enabled', 'true']], path: 'oauth_config.pkce_enabled' },
   { rule: 'token_management_enabled is a boolean', edits: [['oauth_config.token_management_enabled', 0]], path: 'oauth_config.token_management_enabled' },
-  { rule: 'is_enterprise_managed_auth_supported is a boolean', edits: [['oauth_config.is_enterprise_managed_auth_supported', 'yes']], path: 'oauth_config.is_enterprise_managed_auth_supported' },
-  { rule: 'allowed_ip_address_ranges: at most 10', edits: [['settings.allowed_ip_address_ranges', many(11, (i) => `10.0.${i}.1`)]], path: 'settings.allowed_ip_address_ranges' },
+  {
+    rule: 'is_enterprise_managed_auth_supported is a boolean',
+    edits: [['oauth_config.is_enterprise_managed_auth_supported', 'yes']],
+    path: 'oauth_config.is_enterprise_managed_auth_supported',
+  },
+  {
+    rule: 'allowed_ip_address_ranges: at most 10',
+    edits: [['settings.allowed_ip_address_ranges', many(11, (i) => `10.0.${i}.1`)]],
+    path: 'settings.allowed_ip_address_ranges',
+  },
   ...['status.example.com', '10.0.0.256', '10.0.0.0/33', '2001:db8::/129', ''].map(
-    (range): BrokenCase => ({ rule: `allowed_ip_address_ranges are IP addresses (${range})`, edits: [['settings.allowed_ip_address_ranges[1]', range]], path: 'settings.allowed_ip_address_ranges[1]' }),
+    (range): BrokenCase => ({
+      rule: `allowed_ip_address_ranges are IP addresses (${range})`,
+      edits: [['settings.allowed_ip_address_ranges[1]', range]],
+      path: 'settings.allowed_ip_address_ranges[1]',
+    }),
   ),
-  { rule: 'event_subscriptions.request_url is an https URL', edits: [['settings.event_subscriptions.request_url', 'http://status.example.com/events']], path: 'settings.event_subscriptions.request_url' },
-  { rule: 'bot_events: at most 100', edits: [['settings.event_subscriptions.bot_events', many(101, (i) => `e${i}`)]], path: 'settings.event_subscriptions.bot_events' },
-  { rule: 'user_events: at most 100', edits: [['settings.event_subscriptions.user_events', many(101, (i) => `e${i}`)]], path: 'settings.event_subscriptions.user_events' },
-  { rule: 'metadata_subscriptions are {app_id, event_type}', edits: [['settings.event_subscriptions.metadata_subscriptions[0].event_type', undefined]], path: 'settings.event_subscriptions.metadata_subscriptions[0].event_type' },
-  { rule: 'incoming_webhooks_enabled is a boolean', edits: [['settings.incoming_webhooks.incoming_webhooks_enabled', 'on']], path: 'settings.incoming_webhooks.incoming_webhooks_enabled' },
-  { rule: 'interactivity.is_enabled is required when interactivity is present', edits: [['settings.interactivity.is_enabled', undefined]], path: 'settings.interactivity.is_enabled' },
-  { rule: 'interactivity.request_url is an https URL', edits: [['settings.interactivity.request_url', 'http://status.example.com/app/interactivity']], path: 'settings.interactivity.request_url' },
-  { rule: 'interactivity.message_menu_options_url is an https URL', edits: [['settings.interactivity.message_menu_options_url', 'not a url']], path: 'settings.interactivity.message_menu_options_url' },
+  {
+    rule: 'event_subscriptions.request_url is an https URL',
+    edits: [['settings.event_subscriptions.request_url', 'http://status.example.com/events']],
+    path: 'settings.event_subscriptions.request_url',
+  },
+  {
+    rule: 'bot_events: at most 100',
+    edits: [['settings.event_subscriptions.bot_events', many(101, (i) => `e${i}`)]],
+    path: 'settings.event_subscriptions.bot_events',
+  },
+  {
+    rule: 'user_events: at most 100',
+    edits: [['settings.event_subscriptions.user_events', many(101, (i) => `e${i}`)]],
+    path: 'settings.event_subscriptions.user_events',
+  },
+  {
+    rule: 'metadata_subscriptions are {app_id, event_type}',
+    edits: [['settings.event_subscriptions.metadata_subscriptions[0].event_type', undefined]],
+    path: 'settings.event_subscriptions.metadata_subscriptions[0].event_type',
+  },
+  {
+    rule: 'incoming_webhooks_enabled is a boolean',
+    edits: [['settings.incoming_webhooks.incoming_webhooks_enabled', 'on']],
+    path: 'settings.incoming_webhooks.incoming_webhooks_enabled',
+  },
+  {
+    rule: 'interactivity.is_enabled is required when interactivity is present',
+    edits: [['settings.interactivity.is_enabled', undefined]],
+    path: 'settings.interactivity.is_enabled',
+  },
+  {
+    rule: 'interactivity.request_url is an https URL',
+    edits: [['settings.interactivity.request_url', 'http://status.example.com/app/interactivity']],
+    path: 'settings.interactivity.request_url',
+  },
+  {
+    rule: 'interactivity.message_menu_options_url is an https URL',
+    edits: [['settings.interactivity.message_menu_options_url', 'not a url']],
+    path: 'settings.interactivity.message_menu_options_url',
+  },
   { rule: 'org_deploy_enabled is required for functions', edits: [['settings.org_deploy_enabled', undefined]], path: 'settings.org_deploy_enabled' },
   { rule: 'org_deploy_enabled must be on for functions', edits: [['settings.org_deploy_enabled', false]], path: 'settings.org_deploy_enabled' },
   ...['socket_mode_enabled', 'token_rotation_enabled', 'is_hosted', 'is_mcp_enabled'].map(
     (field): BrokenCase => ({ rule: `settings.${field} is a boolean`, edits: [[`settings.${field}`, 'true']], path: `settings.${field}` }),
   ),
-  { rule: 'siws_links.initiate_uri matches ^https://', edits: [['settings.siws_links.initiate_uri', 'http://status.example.com/siws']], path: 'settings.siws_links.initiate_uri' },
-  { rule: 'function_runtime is required if functions are used', edits: [['settings.function_runtime', undefined], ['outgoing_domains', undefined]], path: 'settings.function_runtime' },
-  { rule: 'function_runtime is remote or slack', edits: [['settings.function_runtime', 'lambda'], ['outgoing_domains', undefined]], path: 'settings.function_runtime' },
+  {
+    rule: 'siws_links.initiate_uri matches ^https://',
+    edits: [['settings.siws_links.initiate_uri', 'http://status.example.com/siws']],
+    path: 'settings.siws_links.initiate_uri',
+  },
+  {
+    rule: 'function_runtime is required if functions are used',
+    edits: [
+      ['settings.function_runtime', undefined],
+      ['outgoing_domains', undefined],
+    ],
+    path: 'settings.function_runtime',
+  },
+  {
+    rule: 'function_runtime is remote or slack',
+    edits: [
+      ['settings.function_runtime', 'lambda'],
+      ['outgoing_domains', undefined],
+    ],
+    path: 'settings.function_runtime',
+  },
   { rule: 'function callback_id is snake_case', edits: [['functions.NotifyStatus', NOTIFY_STATUS]], path: 'functions.NotifyStatus' },
   { rule: 'function callback_id is at most 100', edits: [[`functions.${chars(101, 'f')}`, NOTIFY_STATUS]], path: `functions.${chars(101, 'f')}` },
   { rule: 'function title is required', edits: [['functions.notify_status.title', undefined]], path: 'functions.notify_status.title' },
   { rule: 'function title is at most 255', edits: [['functions.notify_status.title', chars(256)]], path: 'functions.notify_status.title' },
   { rule: 'function description is required', edits: [['functions.notify_status.description', undefined]], path: 'functions.notify_status.description' },
-  { rule: 'function input_parameters is required', edits: [['functions.notify_status.input_parameters', undefined]], path: 'functions.notify_status.input_parameters' },
-  { rule: 'function output_parameters is a required object', edits: [['functions.notify_status.output_parameters', []]], path: 'functions.notify_status.output_parameters' },
+  {
+    rule: 'function input_parameters is required',
+    edits: [['functions.notify_status.input_parameters', undefined]],
+    path: 'functions.notify_status.input_parameters',
+  },
+  {
+    rule: 'function output_parameters is a required object',
+    edits: [['functions.notify_status.output_parameters', []]],
+    path: 'functions.notify_status.output_parameters',
+  },
   {
     rule: 'v2 parameter definitions have no is_required',
     edits: [['functions.notify_status.input_parameters.properties.channel_id.is_required', true]],
     path: 'functions.notify_status.input_parameters.properties.channel_id.is_required',
   },
-  { rule: 'v2 parameters hold a properties map', edits: [['functions.notify_status.output_parameters', { required: [] }]], path: 'functions.notify_status.output_parameters.properties' },
-  { rule: 'v2 required lists names of properties', edits: [['functions.notify_status.input_parameters.required', ['channel']]], path: 'functions.notify_status.input_parameters.required[0]' },
+  {
+    rule: 'v2 parameters hold a properties map',
+    edits: [['functions.notify_status.output_parameters', { required: [] }]],
+    path: 'functions.notify_status.output_parameters.properties',
+  },
+  {
+    rule: 'v2 required lists names of properties',
+    edits: [['functions.notify_status.input_parameters.required', ['channel']]],
+    path: 'functions.notify_status.input_parameters.required[0]',
+  },
   {
     rule: 'v1 parameters are definitions, not a required list',
     base: FULL_V1,
     edits: [['functions.notify_status.output_parameters', { message_ts: { type: 'string' }, required: ['message_ts'] }]],
     path: 'functions.notify_status.output_parameters.required',
   },
-  { rule: 'v1 definitions are objects {type, title, ...}', base: FULL_V1, edits: [['functions.notify_status.input_parameters.channel_id.title', 5]], path: 'functions.notify_status.input_parameters.channel_id.title' },
-  { rule: 'a manifest without _metadata is v1: v1 definitions are objects', base: FULL_V1, edits: [['_metadata', undefined], ['functions.notify_status.input_parameters.channel_id', 'channel']], path: 'functions.notify_status.input_parameters.channel_id' },
+  {
+    rule: 'v1 definitions are objects {type, title, ...}',
+    base: FULL_V1,
+    edits: [['functions.notify_status.input_parameters.channel_id.title', 5]],
+    path: 'functions.notify_status.input_parameters.channel_id.title',
+  },
+  {
+    rule: 'a manifest without _metadata is v1: v1 definitions are objects',
+    base: FULL_V1,
+    edits: [
+      ['_metadata', undefined],
+      ['functions.notify_status.input_parameters.channel_id', 'channel'],
+    ],
+    path: 'functions.notify_status.input_parameters.channel_id',
+  },
   { rule: 'workflow title is required', edits: [['workflows.post_status.title', undefined]], path: 'workflows.post_status.title' },
   { rule: 'workflow description is required', edits: [['workflows.post_status.description', undefined]], path: 'workflows.post_status.description' },
   { rule: 'workflow steps are required', edits: [['workflows.post_status.steps', undefined]], path: 'workflows.post_status.steps' },
-  { rule: 'workflow steps are {id, function_id, inputs}', edits: [['workflows.post_status.steps[0].function_id', undefined]], path: 'workflows.post_status.steps[0].function_id' },
-  { rule: 'v2 step type is function, switch or conditional', edits: [['workflows.post_status.steps[0].type', 'loop']], path: 'workflows.post_status.steps[0].type' },
-  { rule: 'v1 steps have no type (v2 adds it)', base: FULL_V1, edits: [['workflows.post_status.steps[0].type', 'function']], path: 'workflows.post_status.steps[0].type' },
-  { rule: 'workflow parameters: properties with types', edits: [['workflows.post_status.input_parameters.properties.channel_id.type', undefined]], path: 'workflows.post_status.input_parameters.properties.channel_id.type' },
-  { rule: 'workflow parameters: a required list', edits: [['workflows.post_status.input_parameters.required', 'channel_id']], path: 'workflows.post_status.input_parameters.required' },
-  { rule: 'suggested triggers are {name, description, type, inputs}', edits: [['workflows.post_status.suggested_triggers.from_link.type', undefined]], path: 'workflows.post_status.suggested_triggers.from_link.type' },
+  {
+    rule: 'workflow steps are {id, function_id, inputs}',
+    edits: [['workflows.post_status.steps[0].function_id', undefined]],
+    path: 'workflows.post_status.steps[0].function_id',
+  },
+  {
+    rule: 'v2 step type is function, switch or conditional',
+    edits: [['workflows.post_status.steps[0].type', 'loop']],
+    path: 'workflows.post_status.steps[0].type',
+  },
+  {
+    rule: 'v1 steps have no type (v2 adds it)',
+    base: FULL_V1,
+    edits: [['workflows.post_status.steps[0].type', 'function']],
+    path: 'workflows.post_status.steps[0].type',
+  },
+  {
+    rule: 'workflow parameters: properties with types',
+    edits: [['workflows.post_status.input_parameters.properties.channel_id.type', undefined]],
+    path: 'workflows.post_status.input_parameters.properties.channel_id.type',
+  },
+  {
+    rule: 'workflow parameters: a required list',
+    edits: [['workflows.post_status.input_parameters.required', 'channel_id']],
+    path: 'workflows.post_status.input_parameters.required',
+  },
+  {
+    rule: 'suggested triggers are {name, description, type, inputs}',
+    edits: [['workflows.post_status.suggested_triggers.from_link.type', undefined]],
+    path: 'workflows.post_status.suggested_triggers.from_link.type',
+  },
   { rule: 'datastore primary_key is required', edits: [['datastores.drafts.primary_key', undefined]], path: 'datastores.drafts.primary_key' },
   { rule: 'datastore attribute type is required', edits: [['datastores.drafts.attributes.id.type', undefined]], path: 'datastores.drafts.attributes.id.type' },
-  { rule: 'datastore time_to_live_attribute is a string', edits: [['datastores.drafts.time_to_live_attribute', 5]], path: 'datastores.drafts.time_to_live_attribute' },
+  {
+    rule: 'datastore time_to_live_attribute is a string',
+    edits: [['datastores.drafts.time_to_live_attribute', 5]],
+    path: 'datastores.drafts.time_to_live_attribute',
+  },
   { rule: 'outgoing_domains: at most 10', edits: [['outgoing_domains', many(11, (i) => `api${i}.example.com`)]], path: 'outgoing_domains' },
   ...['.example.com', '-example.com', 'example.com-', 'example.com.', 'exa mple.com', 'example_com.net', 'https://example.com'].map(
-    (name): BrokenCase => ({ rule: `outgoing domains match the domain pattern (${name})`, edits: [['outgoing_domains[1]', name]], path: 'outgoing_domains[1]' }),
+    (name): BrokenCase => ({
+      rule: `outgoing domains match the domain pattern (${name})`,
+      edits: [['outgoing_domains[1]', name]],
+      path: 'outgoing_domains[1]',
+    }),
   ),
   { rule: 'outgoing_domains are for function_runtime slack', edits: [['settings.function_runtime', 'remote']], path: 'outgoing_domains' },
   { rule: 'types: at most 50', edits: [['types', Object.fromEntries(many(51, (i) => [`type_${i}`, { type: 'string' }]))]], path: 'types' },
@@ -368,14 +627,37 @@ const BROKEN: BrokenCase[] = [
   { rule: 'metadata event object requires type', edits: [['metadata_events.incident_changed.type', undefined]], path: 'metadata_events.incident_changed.type' },
   {
     rule: 'metadata event properties: at most 50',
-    edits: [['metadata_events.incident_changed.properties', Object.fromEntries(many(51, (i) => [`p${i}`, { type: 'string' }]))], ['metadata_events.incident_changed.required', []]],
+    edits: [
+      ['metadata_events.incident_changed.properties', Object.fromEntries(many(51, (i) => [`p${i}`, { type: 'string' }]))],
+      ['metadata_events.incident_changed.required', []],
+    ],
     path: 'metadata_events.incident_changed.properties',
   },
-  { rule: 'choices items require title', edits: [['metadata_events.incident_changed.properties.severity.choices[0].title', undefined]], path: 'metadata_events.incident_changed.properties.severity.choices[0].title' },
-  { rule: 'choices items require value', edits: [['metadata_events.incident_changed.properties.severity.choices[0].value', undefined]], path: 'metadata_events.incident_changed.properties.severity.choices[0].value' },
-  { rule: 'render_condition requires operator', edits: [['metadata_events.incident_changed.render_condition.operator', undefined]], path: 'metadata_events.incident_changed.render_condition.operator' },
-  { rule: 'render_condition requires conditions', edits: [['metadata_events.incident_changed.render_condition.conditions', undefined]], path: 'metadata_events.incident_changed.render_condition.conditions' },
-  { rule: 'metadata event examples: at most 10', edits: [['metadata_events.incident_changed.examples', many(11, (i) => ({ id: String(i) }))]], path: 'metadata_events.incident_changed.examples' },
+  {
+    rule: 'choices items require title',
+    edits: [['metadata_events.incident_changed.properties.severity.choices[0].title', undefined]],
+    path: 'metadata_events.incident_changed.properties.severity.choices[0].title',
+  },
+  {
+    rule: 'choices items require value',
+    edits: [['metadata_events.incident_changed.properties.severity.choices[0].value', undefined]],
+    path: 'metadata_events.incident_changed.properties.severity.choices[0].value',
+  },
+  {
+    rule: 'render_condition requires operator',
+    edits: [['metadata_events.incident_changed.render_condition.operator', undefined]],
+    path: 'metadata_events.incident_changed.render_condition.operator',
+  },
+  {
+    rule: 'render_condition requires conditions',
+    edits: [['metadata_events.incident_changed.render_condition.conditions', undefined]],
+    path: 'metadata_events.incident_changed.render_condition.conditions',
+  },
+  {
+    rule: 'metadata event examples: at most 10',
+    edits: [['metadata_events.incident_changed.examples', many(11, (i) => ({ id: String(i) }))]],
+    path: 'metadata_events.incident_changed.examples',
+  },
   ...['service#/types/user', 'acme#/types', 'acme#types/person', 'acme#/types/person/name', '#/types/person'].map(
     (type): BrokenCase => ({
       rule: `a reference is <namespace>#/<segment>/<segment>, not the vendor's (${type})`,
@@ -383,25 +665,73 @@ const BROKEN: BrokenCase[] = [
       path: 'metadata_events.incident_changed.properties.owner.type',
     }),
   ),
-  { rule: 'provider_type is CUSTOM or SLACK_PROVIDED', edits: [['external_auth_providers.provider_type', 'OTHER']], path: 'external_auth_providers.provider_type' },
-  { rule: 'options.client_id is at most 1024', edits: [['external_auth_providers.options.client_id', chars(1025)]], path: 'external_auth_providers.options.client_id' },
+  {
+    rule: 'provider_type is CUSTOM or SLACK_PROVIDED',
+    edits: [['external_auth_providers.provider_type', 'OTHER']],
+    path: 'external_auth_providers.provider_type',
+  },
+  {
+    rule: 'options.client_id is at most 1024',
+    edits: [['external_auth_providers.options.client_id', chars(1025)]],
+    path: 'external_auth_providers.options.client_id',
+  },
   { rule: 'options.scope is an array of string', edits: [['external_auth_providers.options.scope', 'read']], path: 'external_auth_providers.options.scope' },
   ...['provider_name', 'authorization_url', 'token_url', 'identity_config'].map(
-    (field): BrokenCase => ({ rule: `CUSTOM providers give ${field}`, edits: [[`external_auth_providers.options.${field}`, undefined]], path: `external_auth_providers.options.${field}` }),
+    (field): BrokenCase => ({
+      rule: `CUSTOM providers give ${field}`,
+      edits: [[`external_auth_providers.options.${field}`, undefined]],
+      path: `external_auth_providers.options.${field}`,
+    }),
   ),
-  { rule: 'provider_name is at most 255', edits: [['external_auth_providers.options.provider_name', chars(256)]], path: 'external_auth_providers.options.provider_name' },
-  { rule: 'authorization_url is https', edits: [['external_auth_providers.options.authorization_url', 'http://auth.example.com/authorize']], path: 'external_auth_providers.options.authorization_url' },
-  { rule: 'token_url is at most 255', edits: [['external_auth_providers.options.token_url', `https://auth.example.com/${chars(231)}`]], path: 'external_auth_providers.options.token_url' },
-  { rule: 'identity_config.url is https, 5-255', edits: [['external_auth_providers.options.identity_config.url', `https://auth.example.com/${chars(231)}`]], path: 'external_auth_providers.options.identity_config.url' },
-  { rule: 'identity_config.account_identifier is 1-255 long', edits: [['external_auth_providers.options.identity_config.account_identifier', '']], path: 'external_auth_providers.options.identity_config.account_identifier' },
-  { rule: 'identity_config.http_method_type is GET or POST', edits: [['external_auth_providers.options.identity_config.http_method_type', 'PUT']], path: 'external_auth_providers.options.identity_config.http_method_type' },
+  {
+    rule: 'provider_name is at most 255',
+    edits: [['external_auth_providers.options.provider_name', chars(256)]],
+    path: 'external_auth_providers.options.provider_name',
+  },
+  {
+    rule: 'authorization_url is https',
+    edits: [['external_auth_providers.options.authorization_url', 'http://auth.example.com/authorize']],
+    path: 'external_auth_providers.options.authorization_url',
+  },
+  {
+    rule: 'token_url is at most 255',
+    edits: [['external_auth_providers.options.token_url', `https://auth.example.com/${chars(231)}`]],
+    path: 'external_auth_providers.options.token_url',
+  },
+  {
+    rule: 'identity_config.url is https, 5-255',
+    edits: [['external_auth_providers.options.identity_config.url', `https://auth.example.com/${chars(231)}`]],
+    path: 'external_auth_providers.options.identity_config.url',
+  },
+  {
+    rule: 'identity_config.account_identifier is 1-255 long',
+    edits: [['external_auth_providers.options.identity_config.account_identifier', '']],
+    path: 'external_auth_providers.options.identity_config.account_identifier',
+  },
+  {
+    rule: 'identity_config.http_method_type is GET or POST',
+    edits: [['external_auth_providers.options.identity_config.http_method_type', 'PUT']],
+    path: 'external_auth_providers.options.identity_config.http_method_type',
+  },
   { rule: 'use_pkce is a boolean', edits: [['external_auth_providers.options.use_pkce', 'yes']], path: 'external_auth_providers.options.use_pkce' },
-  { rule: 'token_url_config.use_basic_auth_scheme is a boolean', edits: [['external_auth_providers.options.token_url_config.use_basic_auth_scheme', 'no']], path: 'external_auth_providers.options.token_url_config.use_basic_auth_scheme' },
+  {
+    rule: 'token_url_config.use_basic_auth_scheme is a boolean',
+    edits: [['external_auth_providers.options.token_url_config.use_basic_auth_scheme', 'no']],
+    path: 'external_auth_providers.options.token_url_config.use_basic_auth_scheme',
+  },
   { rule: 'compliance values are strings', edits: [['compliance.itar_compliant', true]], path: 'compliance.itar_compliant' },
-  { rule: 'mcp_servers: at most 20', edits: [['mcp_servers', Object.fromEntries(many(21, (i) => [`s${i}`, { url: 'https://mcp.example.com' }]))]], path: 'mcp_servers' },
+  {
+    rule: 'mcp_servers: at most 20',
+    edits: [['mcp_servers', Object.fromEntries(many(21, (i) => [`s${i}`, { url: 'https://mcp.example.com' }]))]],
+    path: 'mcp_servers',
+  },
   { rule: 'mcp server url is required', edits: [['mcp_servers.status.url', undefined]], path: 'mcp_servers.status.url' },
   { rule: 'mcp server url is at most 500', edits: [['mcp_servers.status.url', `https://mcp.example.com/${chars(477)}`]], path: 'mcp_servers.status.url' },
-  { rule: 'mcp server auth_provider_key is at most 255', edits: [['mcp_servers.status.auth_provider_key', chars(256)]], path: 'mcp_servers.status.auth_provider_key' },
+  {
+    rule: 'mcp server auth_provider_key is at most 255',
+    edits: [['mcp_servers.status.auth_provider_key', chars(256)]],
+    path: 'mcp_servers.status.auth_provider_key',
+  },
   { rule: 'mcp server auth_type is one of the four', edits: [['mcp_servers.status.auth_type', 'oauth']], path: 'mcp_servers.status.auth_type' },
 ];
 
@@ -421,7 +751,13 @@ describe('one broken manifest per rule of the spec', () => {
       ['types.incident_ref.type', undefined],
     ]);
     expect(paths(manifest).sort()).toEqual(
-      ['display_information.name', 'features.slash_commands[0].command', 'oauth_config.scopes.bot_optional[0]', 'settings.org_deploy_enabled', 'types.incident_ref.type'].sort(),
+      [
+        'display_information.name',
+        'features.slash_commands[0].command',
+        'oauth_config.scopes.bot_optional[0]',
+        'settings.org_deploy_enabled',
+        'types.incident_ref.type',
+      ].sort(),
     );
   });
 
@@ -434,9 +770,13 @@ describe('one broken manifest per rule of the spec', () => {
     const messages = (manifest: JsonObject) => checkAppManifest(manifest).map((v) => `${v.path}: ${v.message}`);
     expect(messages(edited(FULL_V2, [['display_information.name', chars(36)]]))).toEqual(['display_information.name: at most 35 characters, got 36']);
     expect(messages(edited(FULL_V2, [['display_information', undefined]]))).toEqual(['display_information: required']);
-    expect(messages(edited(FULL_V2, [['features.shortcuts[0].type', 'channel']]))).toEqual(['features.shortcuts[0].type: expected "message" or "global", got "channel"']);
+    expect(messages(edited(FULL_V2, [['features.shortcuts[0].type', 'channel']]))).toEqual([
+      'features.shortcuts[0].type: expected "message" or "global", got "channel"',
+    ]);
     expect(messages(edited(FULL_V2, [['oauth_config.scopes.bot_optional', ['channels:join']]]))[0]).toContain('channels:join');
-    expect(messages(edited(FULL_V2, [['oauth_config.redirect_urls', many(1001, () => 'https://x.example')]]))).toEqual(['oauth_config.redirect_urls: at most 1000 items, got 1001']);
+    expect(messages(edited(FULL_V2, [['oauth_config.redirect_urls', many(1001, () => 'https://x.example')]]))).toEqual([
+      'oauth_config.redirect_urls: at most 1000 items, got 1001',
+    ]);
   });
 
   it('refuses nesting deeper than any manifest, without exhausting the stack', () => {
@@ -481,7 +821,10 @@ describe("statuswatch's own manifest", () => {
   });
 
   it('with an http:// PUBLIC_URL breaks the spec where it asks for https, which the command refuses', () => {
-    expect(paths(appManifest({ publicUrl: 'http://status.example.com' })).sort()).toEqual(['features.slash_commands[0].url', 'settings.interactivity.request_url']);
+    expect(paths(appManifest({ publicUrl: 'http://status.example.com' })).sort()).toEqual([
+      'features.slash_commands[0].url',
+      'settings.interactivity.request_url',
+    ]);
   });
 });
 
@@ -489,9 +832,9 @@ describe('shapes the spec allows two ways', () => {
   it('suggested_triggers as a list or a map, each entry checked at its own path', () => {
     const trigger = { name: 'Post', description: 'Post now', type: 'shortcut', inputs: {} };
     expect(paths(edited(FULL_V2, [['workflows.post_status.suggested_triggers', [trigger]]]))).toEqual([]);
-    expect(paths(edited(FULL_V2, [['workflows.post_status.suggested_triggers', [trigger, { name: 'Post', description: 'Post now', type: 'shortcut' }]]]))).toEqual([
-      'workflows.post_status.suggested_triggers[1].inputs',
-    ]);
+    expect(
+      paths(edited(FULL_V2, [['workflows.post_status.suggested_triggers', [trigger, { name: 'Post', description: 'Post now', type: 'shortcut' }]]])),
+    ).toEqual(['workflows.post_status.suggested_triggers[1].inputs']);
     expect(paths(edited(FULL_V2, [['workflows.post_status.suggested_triggers', 'shortcut']]))).toEqual(['workflows.post_status.suggested_triggers']);
   });
 
@@ -508,13 +851,15 @@ describe('paths and messages from a hostile manifest', () => {
   const RAW_CONTROLS = /[\u0000-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/;
 
   it('quote keys that are not plain names, so a path is unambiguous and prints inert', () => {
-    const manifest = edited(FULL_V2, [
-      ['oauth_config.scopes.bot_optional', ['commands', 'x\u009b31m\u202e']],
-    ]);
+    const manifest = edited(FULL_V2, [['oauth_config.scopes.bot_optional', ['commands', 'x\u009b31m\u202e']]]);
     (manifest.functions as JsonObject)['bad\u001b[2J\nfake: line'] = NOTIFY_STATUS;
     (manifest.metadata_events as JsonObject)['a.b'] = { title: 'dotted' };
     const violations = checkAppManifest(manifest);
-    expect(violations.map((v) => v.path).sort()).toEqual(['functions["bad\\u001b[2J\\nfake: line"]', 'metadata_events["a.b"].type', 'oauth_config.scopes.bot_optional[1]']);
+    expect(violations.map((v) => v.path).sort()).toEqual([
+      'functions["bad\\u001b[2J\\nfake: line"]',
+      'metadata_events["a.b"].type',
+      'oauth_config.scopes.bot_optional[1]',
+    ]);
     for (const violation of violations) {
       expect(violation.path).not.toMatch(RAW_CONTROLS);
       expect(violation.message).not.toMatch(RAW_CONTROLS);

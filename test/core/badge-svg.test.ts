@@ -3,7 +3,13 @@ import { XMLParser, XMLValidator } from 'fast-xml-parser';
 import { describe, expect, it } from 'vitest';
 import { BADGE_LABEL_MAX_CHARS, badgeFor, renderBadge, textWidthPx } from '../../src/core/badge-svg.ts';
 
-const parser = new XMLParser({ ignoreAttributes: false, attributeNamePrefix: '@', parseTagValue: false, parseAttributeValue: false, isArray: (name) => ['text', 'rect'].includes(name) });
+const parser = new XMLParser({
+  ignoreAttributes: false,
+  attributeNamePrefix: '@',
+  parseTagValue: false,
+  parseAttributeValue: false,
+  isArray: (name) => ['text', 'rect'].includes(name),
+});
 const SVG_TAGS = new Set(['svg', 'title', 'linearGradient', 'stop', 'clipPath', 'rect', 'g', 'text']);
 
 function parse(svg: string) {

@@ -51,7 +51,7 @@ describe('renderChannelMessage', () => {
     expect(JSON.parse(JSON.stringify(message))).toEqual(message);
   });
 
-  it('escapes the platform\'s control characters in vendor text, so a note cannot mention @channel or fake a link', () => {
+  it("escapes the platform's control characters in vendor text, so a note cannot mention @channel or fake a link", () => {
     const hostile = rawIncident({
       title: 'Calls & Huddles <!channel>',
       services: ['<@U123>'],

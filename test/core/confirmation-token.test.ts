@@ -91,7 +91,16 @@ describe('checkToken', () => {
 
   it('says unknown for malformed tokens and records', async () => {
     const { token, record } = await issueToken('confirm', now);
-    for (const bad of ['', token.slice(1), `${token}A`, `${token.slice(0, -1)}=`, `${token.slice(0, -1)}+`, `${token.slice(0, -2)}/a`, 'x'.repeat(100_000), ` ${token.slice(1)}`]) {
+    for (const bad of [
+      '',
+      token.slice(1),
+      `${token}A`,
+      `${token.slice(0, -1)}=`,
+      `${token.slice(0, -1)}+`,
+      `${token.slice(0, -2)}/a`,
+      'x'.repeat(100_000),
+      ` ${token.slice(1)}`,
+    ]) {
       expect(await checkToken(record, { purpose: 'confirm', token: bad }, now), bad.slice(0, 50)).toEqual({ ok: false, reason: 'unknown' });
       expect(isWellFormedToken(bad)).toBe(false);
     }

@@ -15,7 +15,15 @@ describe('cursor codec', () => {
     const cursor = await codec.encode({ k: 'events', s: 10 });
     const [body, mac] = cursor.split('.') as [string, string];
     const forged = Buffer.from(JSON.stringify({ k: 'events', s: 0 })).toString('base64url');
-    for (const bad of ['', 'abc', 'not a cursor', `${forged}.${mac}`, `${body}.${mac.slice(0, -1)}A`, `${body}=.${mac}`, await other.encode({ k: 'events', s: 10 })]) {
+    for (const bad of [
+      '',
+      'abc',
+      'not a cursor',
+      `${forged}.${mac}`,
+      `${body}.${mac.slice(0, -1)}A`,
+      `${body}=.${mac}`,
+      await other.encode({ k: 'events', s: 10 }),
+    ]) {
       expect(await codec.decode(bad), bad).toBeNull();
     }
   });

@@ -3,7 +3,14 @@ import { decideOutcome, type AttemptResult } from '../../src/core/delivery-outco
 import { FIVE_DAYS_MS, MAX_ATTEMPTS } from '../../src/core/retry-schedule.ts';
 
 const NOW = Date.UTC(2026, 10, 22, 12);
-const failed = (fields: Partial<AttemptResult> = {}): AttemptResult => ({ ok: false, permanent: false, gone: false, retryAfterMs: null, error: 'HTTP 500', ...fields });
+const failed = (fields: Partial<AttemptResult> = {}): AttemptResult => ({
+  ok: false,
+  permanent: false,
+  gone: false,
+  retryAfterMs: null,
+  error: 'HTTP 500',
+  ...fields,
+});
 const decide = (result: AttemptResult, attempt = 1, failingSince: number | null = null) =>
   decideOutcome({ result, attempt, now: NOW, firstAttemptAt: NOW - 1000, failingSince, random: () => 0.5 });
 

@@ -59,7 +59,9 @@ describe('planPoll', () => {
     expect(plan.events[0]).toMatchObject({
       id: '1579.r2.updated',
       type: 'incident.updated',
-      data: { changes: { title: { from: 'Free Plan Customers Are Experiencing Message Failures', to: 'Message sending is failing for some Free plan teams' } } },
+      data: {
+        changes: { title: { from: 'Free Plan Customers Are Experiencing Message Failures', to: 'Message sending is failing for some Free plan teams' } },
+      },
     });
   });
 
@@ -164,11 +166,7 @@ describe('planPoll with a budget of incidents per poll', () => {
   const titled = (id: number, title: string, overrides: Partial<RawIncident> = {}) => rawIncident({ id, title, ...overrides });
 
   it('writes at most the budget, counts the rest as pending, and applies new incidents and status changes first', () => {
-    const archive = seeded(
-      titled(1, 'Resolved long ago', { status: 'resolved' }),
-      titled(2, 'Going on'),
-      titled(3, 'About to resolve'),
-    );
+    const archive = seeded(titled(1, 'Resolved long ago', { status: 'resolved' }), titled(2, 'Going on'), titled(3, 'About to resolve'));
     const observed = [
       titled(1, 'Resolved long ago, edited', { status: 'resolved' }), // last: an edit of a resolved incident
       titled(2, 'Going on, edited'), // second: an edit of an ongoing one
@@ -206,7 +204,7 @@ describe('planPoll with a budget of incidents per poll', () => {
     expect(backward.writes.map((w) => w.incident.id).sort()).toEqual(['1', '2']);
   });
 
-  it('splits a plan into atomic pieces that each carry exactly their incidents\' events, in time order', () => {
+  it("splits a plan into atomic pieces that each carry exactly their incidents' events, in time order", () => {
     const plan = planPoll({ observed: [1, 2, 3, 4, 5].map((id) => one(titled(id, `Incident ${id}`))), archived: new Map(), now: NOW, backfill: false });
     const pieces = splitPlan(plan, 2);
     expect(pieces.map((p) => p.writes.length)).toEqual([2, 2, 1]);
@@ -216,10 +214,11 @@ describe('planPoll with a budget of incidents per poll', () => {
     }
     expect(pieces.flatMap((p) => p.events.map((e) => e.id)).sort()).toEqual(plan.events.map((e) => e.id).sort());
     // A backfill of more than one piece still logs oldest first, whatever order the feed used.
-    const newestFirst = [5, 4, 3, 2, 1].map((n) => one(titled(n, `Incident ${n}`, { date_created: `2026-0${n}-01T00:00:00-08:00`, date_updated: `2026-0${n}-01T00:00:00-08:00`, notes: [] })));
+    const newestFirst = [5, 4, 3, 2, 1].map((n) =>
+      one(titled(n, `Incident ${n}`, { date_created: `2026-0${n}-01T00:00:00-08:00`, date_updated: `2026-0${n}-01T00:00:00-08:00`, notes: [] })),
+    );
     const backfill = splitPlan(planPoll({ observed: newestFirst, archived: new Map(), now: NOW, backfill: true }), 2);
     expect(backfill.flatMap((p) => p.events.map((e) => e.incidentId))).toEqual(['1', '2', '3', '4', '5']);
     expect(splitPlan({ writes: [], events: [] }, 10)).toEqual([{ writes: [], events: [] }]);
   });
 });
-

@@ -20,7 +20,9 @@ const context: EmailContext = {
   sanitizeHtml: sanitizeNoteHtml,
 };
 
-const { active, resolved } = filesIncidentResolved('<p>T<strong>he</strong> fix is out.&nbsp;<br><br>See <a href="https://slack.com/help"><span style="text-decoration: underline;">help</span></a> &amp; more.</p><ul><li><strong>Uploads</strong> work</li></ul><p><br></p>');
+const { active, resolved } = filesIncidentResolved(
+  '<p>T<strong>he</strong> fix is out.&nbsp;<br><br>See <a href="https://slack.com/help"><span style="text-decoration: underline;">help</span></a> &amp; more.</p><ul><li><strong>Uploads</strong> work</li></ul><p><br></p>',
+);
 
 describe('renderEmail', () => {
   const email = renderEmail(update(resolved, active), context);
@@ -36,7 +38,7 @@ describe('renderEmail', () => {
     });
   });
 
-  it('writes the text part with the note as text and times in the subscriber\'s zone', () => {
+  it("writes the text part with the note as text and times in the subscriber's zone", () => {
     expect(email.text).toContain('Status: Resolved (was Active)\nServices: Files');
     expect(email.text).toContain('Started: 1 Oct 2026, 05:39 PDT');
     expect(email.text).toContain('Latest note, 1 Oct 2026, 07:10 PDT:\nThe fix is out.\n\nSee help & more.\n\n- Uploads work');
@@ -87,7 +89,7 @@ describe('renderEmail', () => {
     expect(rendered.text).toContain('Line one\nLine <two> & three');
   });
 
-  it('shows clock times in the subscriber\'s zone', () => {
+  it("shows clock times in the subscriber's zone", () => {
     const tokyo = renderEmail(update(resolved, active), { ...context, timeZone: 'Asia/Tokyo' });
     expect(tokyo.text).toContain('Started: 1 Oct 2026, 21:39 GMT+9');
     expect(tokyo.text).toContain('Latest note, 1 Oct 2026, 23:10 GMT+9');

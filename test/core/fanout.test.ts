@@ -173,9 +173,7 @@ describe('planDeliveries', () => {
     const events = twoIncidents();
     expect(events).toHaveLength(3);
     const deliveries = planDeliveries(events, [subscription({ id: 'sub_w' })]);
-    expect(deliveries).toEqual(
-      events.map((e) => ({ key: `${e.id}|sub_w`, subscriptionId: 'sub_w', channel: 'webhook', eventIds: [e.id] })),
-    );
+    expect(deliveries).toEqual(events.map((e) => ({ key: `${e.id}|sub_w`, subscriptionId: 'sub_w', channel: 'webhook', eventIds: [e.id] })));
   });
 
   it('groups the events of one incident into one email or channel delivery, one per incident', () => {
@@ -189,7 +187,15 @@ describe('planDeliveries', () => {
       // 1581 began at 06:30, before 1580 resolved at 07:10: incidents come in the batch's order.
       expect(deliveries).toEqual([
         { key: `${huddles[0]!.id}|sub_m`, subscriptionId: 'sub_m', channel, eventIds: [huddles[0]!.id] },
-        { key: `${files.map((e) => e.id).sort().join('+')}|sub_m`, subscriptionId: 'sub_m', channel, eventIds: files.map((e) => e.id) },
+        {
+          key: `${files
+            .map((e) => e.id)
+            .sort()
+            .join('+')}|sub_m`,
+          subscriptionId: 'sub_m',
+          channel,
+          eventIds: files.map((e) => e.id),
+        },
       ]);
     }
   });
@@ -204,9 +210,7 @@ describe('planDeliveries', () => {
     const events = twoIncidents();
     const statusOnly = subscription({ id: 'sub_s', channel: 'email', filters: { events: ['incident.status_changed'] } });
     const status = eventOf(events, 'incident.status_changed');
-    expect(planDeliveries(events, [statusOnly])).toEqual([
-      { key: `${status.id}|sub_s`, subscriptionId: 'sub_s', channel: 'email', eventIds: [status.id] },
-    ]);
+    expect(planDeliveries(events, [statusOnly])).toEqual([{ key: `${status.id}|sub_s`, subscriptionId: 'sub_s', channel: 'email', eventIds: [status.id] }]);
 
     const huddlesOnly = subscription({ id: 'sub_h', channel: 'channel', filters: { services: ['Huddles'] } });
     expect(planDeliveries(events, [huddlesOnly]).map((d) => d.eventIds)).toEqual([[eventOf(events, 'incident.created').id]]);
@@ -260,7 +264,10 @@ describe('planDeliveries', () => {
   it('keys a group by its events, whatever order they came in', () => {
     const events = twoIncidents();
     const sub = [subscription({ channel: 'email' })];
-    const keys = (batch: StatusEvent[]) => planDeliveries(batch, sub).map((d) => d.key).sort();
+    const keys = (batch: StatusEvent[]) =>
+      planDeliveries(batch, sub)
+        .map((d) => d.key)
+        .sort();
     expect(keys([...events].reverse())).toEqual(keys(events));
   });
 

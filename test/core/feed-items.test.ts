@@ -132,8 +132,17 @@ describe('toFeedItem', () => {
 
 describe('buildFeed', () => {
   it('names the filter, takes the newest update as its own, and says 1970 while empty', async () => {
-    const feed = await buildFeed({ incidents: [listed()], services: ['Files', 'Messaging', 'Files'], baseUrl: `${BASE}/`, selfUrl: `${BASE}/feed.atom?service=Files` });
-    expect(feed).toMatchObject({ title: 'statuswatch: incidents affecting Files, Messaging', homeUrl: `${BASE}/`, updatedMs: Date.parse('2026-10-01T12:56:59Z') });
+    const feed = await buildFeed({
+      incidents: [listed()],
+      services: ['Files', 'Messaging', 'Files'],
+      baseUrl: `${BASE}/`,
+      selfUrl: `${BASE}/feed.atom?service=Files`,
+    });
+    expect(feed).toMatchObject({
+      title: 'statuswatch: incidents affecting Files, Messaging',
+      homeUrl: `${BASE}/`,
+      updatedMs: Date.parse('2026-10-01T12:56:59Z'),
+    });
     expect(feed.id).toBe((await buildFeed({ incidents: [], services: ['Messaging', 'Files'], baseUrl: 'http://other', selfUrl: 'http://other/feed.rss' })).id);
     const empty = await buildFeed({ incidents: [], services: undefined, baseUrl: BASE, selfUrl: `${BASE}/feed.json` });
     expect(empty).toMatchObject({ title: 'statuswatch: incidents', updatedMs: 0, items: [] });

@@ -29,7 +29,12 @@ describe('feed parsing', () => {
 
   it('gives notes that share a second distinct, order-stable keys', () => {
     const same = '2026-10-01T05:39:35-07:00';
-    const raw = rawIncident({ notes: [{ body: 'first', date_created: same }, { body: 'second', date_created: same }] });
+    const raw = rawIncident({
+      notes: [
+        { body: 'first', date_created: same },
+        { body: 'second', date_created: same },
+      ],
+    });
     const keys = one(raw).notes.map((n) => `${n.key}:${n.body}`);
     expect(new Set(keys).size).toBe(2);
     expect(one(raw).notes.map((n) => n.body)).toEqual(['first', 'second']);
@@ -124,7 +129,11 @@ describe('malformed vendor values make their entry a skipped, reported one', () 
   it('a numeric id longer than the 64 characters a string id may have, as digits or as a JSON number', () => {
     const digits = '9'.repeat(400);
     expect(problemsOf({ id: digits })[0]).toMatchObject({ index: 1, id: '9'.repeat(64), message: expect.stringMatching(/incident id/) });
-    const asNumber = parseHistory(JSON.parse(`[{"id":${digits},"title":"t","type":"incident","status":"active","url":"","date_created":"2026-10-01T05:39:35-07:00","date_updated":"2026-10-01T05:39:35-07:00","notes":[],"services":[]}]`));
+    const asNumber = parseHistory(
+      JSON.parse(
+        `[{"id":${digits},"title":"t","type":"incident","status":"active","url":"","date_created":"2026-10-01T05:39:35-07:00","date_updated":"2026-10-01T05:39:35-07:00","notes":[],"services":[]}]`,
+      ),
+    );
     expect(asNumber.incidents).toEqual([]);
     expect(asNumber.problems).toHaveLength(1);
     expect(problemsOf({ id: 2 ** 53 + 2 })).toHaveLength(1); // past 2^53 neighbouring ids collapse into one
@@ -136,4 +145,3 @@ describe('malformed vendor values make their entry a skipped, reported one', () 
     expect(one(rawIncident({ id: 'a'.repeat(64) })).id).toBe('a'.repeat(64));
   });
 });
-

@@ -40,7 +40,10 @@ describe('guess throttle', () => {
     const { log, now } = hammer(500);
     expect(log.length).toBe(guessLogLength(PER_ADDRESS_GUESSES));
     expect(guessWaitMs(log, PER_ADDRESS_GUESSES, log.at(-1)! + 15 * 60_000)).toBe(0);
-    expect(decideGuess([log], perAddress, true, now + 15 * 60_000 + 10_000)).toMatchObject({ allowed: true, writes: [{ failuresMs: [now + 15 * 60_000 + 10_000] }] });
+    expect(decideGuess([log], perAddress, true, now + 15 * 60_000 + 10_000)).toMatchObject({
+      allowed: true,
+      writes: [{ failuresMs: [now + 15 * 60_000 + 10_000] }],
+    });
   });
 
   it('records nothing for refused guesses, and waits for the longest of several logs', () => {

@@ -8,9 +8,7 @@ describe('htmlToText', () => {
   });
 
   it('keeps list items apart and drops odd inline markup (T<strong>he ...)', () => {
-    expect(htmlToText('<ul><li><strong>Files</strong></li><li>Search</li></ul>T<strong>he fix</strong>')).toBe(
-      '- Files\n- Search\nThe fix',
-    );
+    expect(htmlToText('<ul><li><strong>Files</strong></li><li>Search</li></ul>T<strong>he fix</strong>')).toBe('- Files\n- Search\nThe fix');
   });
 
   it('passes plain 2019 bodies through, normalising CRLF', () => {

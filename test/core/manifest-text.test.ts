@@ -44,7 +44,10 @@ describe('reading a manifest file', () => {
 
   it('reports a key given twice, which JSON.parse would silently merge, at its path', () => {
     const json = `{"display_information": {"name": "a"}, "functions": {"notify_status": {"title": "A"}, "notify_status": {"title": "B"}}}`;
-    expect(parseManifestText(json)).toEqual({ ok: false, violations: [{ path: 'functions.notify_status', message: expect.stringContaining('keys must be unique') }] });
+    expect(parseManifestText(json)).toEqual({
+      ok: false,
+      violations: [{ path: 'functions.notify_status', message: expect.stringContaining('keys must be unique') }],
+    });
     const yaml = 'display_information:\n  name: a\nfeatures:\n  slash_commands:\n    - command: /a\n      command: /b\n';
     expect(parseManifestText(yaml)).toMatchObject({ ok: false, violations: [{ path: 'features.slash_commands[0].command' }] });
   });
@@ -59,7 +62,12 @@ describe('reading a manifest file', () => {
 
   it('refuses an alias bomb instead of expanding it', () => {
     const lines = ['a: &a ["x","x","x","x","x","x","x","x","x"]'];
-    for (let i = 1; i < 10; i++) lines.push(`${String.fromCharCode(97 + i)}: &${String.fromCharCode(97 + i)} [${Array(9).fill(`*${String.fromCharCode(96 + i)}`).join(',')}]`);
+    for (let i = 1; i < 10; i++)
+      lines.push(
+        `${String.fromCharCode(97 + i)}: &${String.fromCharCode(97 + i)} [${Array(9)
+          .fill(`*${String.fromCharCode(96 + i)}`)
+          .join(',')}]`,
+      );
     const startedMs = performance.now();
     const parsed = parseManifestText(lines.join('\n'));
     expect(parsed).toMatchObject({ ok: false, violations: [{ path: '(root)' }] });

@@ -12,7 +12,16 @@ function simulate(reads: boolean[], start = t0): MonitorEvent[] {
   let lastSuccessAt: number | null = start;
   reads.forEach((read, i) => {
     const now = start + (i + 1) * MINUTE_MS;
-    const input: MonitorInput = { read, now, lastSuccessAt, pollingSince: start, staleAfterMs: STALE_AFTER_MS, latest: events.at(-1) ?? null, error: 'v2/current: HTTP 503', ongoing: [] };
+    const input: MonitorInput = {
+      read,
+      now,
+      lastSuccessAt,
+      pollingSince: start,
+      staleAfterMs: STALE_AFTER_MS,
+      latest: events.at(-1) ?? null,
+      error: 'v2/current: HTTP 503',
+      ongoing: [],
+    };
     const event = decideMonitorEvent(input);
     if (event && !events.some((e) => e.id === event.id)) events.push(event);
     if (read) lastSuccessAt = now;
@@ -43,7 +52,13 @@ describe('decideMonitorEvent', () => {
   it('keeps what we last knew small: five incidents at most, titles cut, the rest counted', () => {
     const incident = (id: string) => ({ id, title: 'x'.repeat(1_000_000), type: 'outage', status: 'active', services: Array(100).fill('Files') }) as never;
     const event = decideMonitorEvent({
-      read: false, now: t0 + STALE_AFTER_MS, lastSuccessAt: t0, pollingSince: t0, staleAfterMs: STALE_AFTER_MS, latest: null, error: 'e'.repeat(10_000),
+      read: false,
+      now: t0 + STALE_AFTER_MS,
+      lastSuccessAt: t0,
+      pollingSince: t0,
+      staleAfterMs: STALE_AFTER_MS,
+      latest: null,
+      error: 'e'.repeat(10_000),
       ongoing: Array.from({ length: 8 }, (_, i) => incident(String(i))),
     })!;
     expect(JSON.stringify(event.data).length).toBeLessThan(20_000);
@@ -51,7 +66,16 @@ describe('decideMonitorEvent', () => {
   });
 
   it('a feed never read is blind from when polling began, under one id', () => {
-    const input: MonitorInput = { read: false, now: t0 + STALE_AFTER_MS, lastSuccessAt: null, pollingSince: t0, staleAfterMs: STALE_AFTER_MS, latest: null, error: 'refused', ongoing: [] };
+    const input: MonitorInput = {
+      read: false,
+      now: t0 + STALE_AFTER_MS,
+      lastSuccessAt: null,
+      pollingSince: t0,
+      staleAfterMs: STALE_AFTER_MS,
+      latest: null,
+      error: 'refused',
+      ongoing: [],
+    };
     expect(decideMonitorEvent({ ...input, now: t0 + STALE_AFTER_MS - 1 })).toBeNull();
     expect(decideMonitorEvent(input)).toMatchObject({ id: 'monitor.blind.never', data: { since: null, last_known: { ongoing: [], more: 0 } } });
   });

@@ -5,7 +5,12 @@ import { renderMonitorChannelMessage, renderMonitorEmail } from '../../src/core/
 import { toMonitorWebhookPayload, WEBHOOK_PAYLOAD_MAX_BYTES } from '../../src/core/webhook-payload.ts';
 
 const HOSTILE = '<!channel> <script>alert(1)</script> & <https://evil.example|click>';
-const context = { publicUrl: 'https://status.example.test', timeZone: 'UTC', unsubscribeUrl: 'https://status.example.test/unsubscribe?token=t', manageUrl: 'https://status.example.test/manage?token=t' };
+const context = {
+  publicUrl: 'https://status.example.test',
+  timeZone: 'UTC',
+  unsubscribeUrl: 'https://status.example.test/unsubscribe?token=t',
+  manageUrl: 'https://status.example.test/manage?token=t',
+};
 
 const blind: MonitorEventData = {
   type: 'monitor.blind',
@@ -15,7 +20,16 @@ const blind: MonitorEventData = {
 };
 
 function event(data: MonitorEventData): MonitorEvent {
-  return { id: `${data.type}.1`, type: data.type, incidentId: '', revision: 0, occurredAt: 0, detectedAt: Date.parse('2026-10-01T12:06:00Z'), backfill: false, data };
+  return {
+    id: `${data.type}.1`,
+    type: data.type,
+    incidentId: '',
+    revision: 0,
+    occurredAt: 0,
+    detectedAt: Date.parse('2026-10-01T12:06:00Z'),
+    backfill: false,
+    data,
+  };
 }
 
 describe('monitor messages', () => {

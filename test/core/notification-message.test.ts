@@ -1,13 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { StatusEvent } from '../../src/core/events.ts';
-import {
-  emailSubject,
-  groupForMessages,
-  messageHeadline,
-  oneLine,
-  truncate,
-  type IncidentUpdate,
-} from '../../src/core/notification-message.ts';
+import { emailSubject, groupForMessages, messageHeadline, oneLine, truncate, type IncidentUpdate } from '../../src/core/notification-message.ts';
 import { filesIncidentResolved, pollEvents, rawIncident, type RawIncident } from '../fixtures/vendor-builders.ts';
 
 const FINAL_NOTE = { body: '<p>Files upload normally again.&nbsp;</p><p><br></p>', date_created: '2026-10-01T07:10:00-07:00' };
@@ -45,7 +38,7 @@ describe('groupForMessages', () => {
     expect(updates.map((u) => u.eventIds.length)).toEqual([1, 2]);
   });
 
-  it('shows the newest note of the group, by the note\'s own time', () => {
+  it("shows the newest note of the group, by the note's own time", () => {
     const edited = rawIncident({
       ...resolved,
       notes: [{ ...active.notes[0]!, body: '<p>We are aware of <strong>upload</strong> failures.</p>' }, active.notes[1]!, FINAL_NOTE],
@@ -103,9 +96,7 @@ describe('headlines and subjects', () => {
 
   it('says Changed for an edit of title or services alone', () => {
     expect(subjectOf(rawIncident({ ...active, title: 'Uploads fail' }), active)).toBe('[Changed] Files: Uploads fail');
-    expect(subjectOf(rawIncident({ ...active, services: ['Files', 'Canvases'] }), active)).toBe(
-      '[Changed] Files, Canvases: Some files fail to upload',
-    );
+    expect(subjectOf(rawIncident({ ...active, services: ['Files', 'Canvases'] }), active)).toBe('[Changed] Files, Canvases: Some files fail to upload');
   });
 
   it('says "All services" when none is named (FACTS: 1558, 1566, 1571), and shortens long lists', () => {

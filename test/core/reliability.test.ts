@@ -47,8 +47,28 @@ describe('availability', () => {
     expect(result.services.map((s) => s.service)).toEqual(VENDOR_SERVICES);
     for (const service of result.services) {
       expect(service.windows).toEqual([
-        { days: 30, startMs: NOW - WINDOW_30_MS, endMs: NOW, availability: 1, observedMs: WINDOW_30_MS, outageMs: 0, partialMs: 0, downtimeMs: 0, incidents: 0 },
-        { days: 90, startMs: NOW - WINDOW_90_MS, endMs: NOW, availability: 1, observedMs: WINDOW_90_MS, outageMs: 0, partialMs: 0, downtimeMs: 0, incidents: 0 },
+        {
+          days: 30,
+          startMs: NOW - WINDOW_30_MS,
+          endMs: NOW,
+          availability: 1,
+          observedMs: WINDOW_30_MS,
+          outageMs: 0,
+          partialMs: 0,
+          downtimeMs: 0,
+          incidents: 0,
+        },
+        {
+          days: 90,
+          startMs: NOW - WINDOW_90_MS,
+          endMs: NOW,
+          availability: 1,
+          observedMs: WINDOW_90_MS,
+          outageMs: 0,
+          partialMs: 0,
+          downtimeMs: 0,
+          incidents: 0,
+        },
       ]);
     }
     expect(result.partialOutageWeight).toBe(PARTIAL_OUTAGE_WEIGHT);
@@ -112,10 +132,9 @@ describe('availability', () => {
   });
 
   it('counts an incident against each service it names, once each; one naming none against no service', () => {
-    const result = computeReliability(
-      [span({ type: 'outage', services: ['Files', 'Search', 'Files'] }), span({ type: 'outage', services: [] })],
-      { nowMs: NOW },
-    );
+    const result = computeReliability([span({ type: 'outage', services: ['Files', 'Search', 'Files'] }), span({ type: 'outage', services: [] })], {
+      nowMs: NOW,
+    });
     const outageOf = (service: string) => result.services.find((s) => s.service === service)!.windows[0]!.outageMs;
     expect([outageOf('Files'), outageOf('Search'), outageOf('Messaging')]).toEqual([HOUR, HOUR, 0]);
     expect(result.services).toHaveLength(VENDOR_SERVICES.length);
@@ -139,7 +158,18 @@ describe('monthly figures', () => {
   it('covers the last 12 UTC months, the current one included, empty in an empty archive', () => {
     const { months } = computeReliability([], { nowMs: NOW });
     expect(months.map((m) => m.month)).toEqual([
-      '2025-11', '2025-12', '2026-01', '2026-02', '2026-03', '2026-04', '2026-05', '2026-06', '2026-07', '2026-08', '2026-09', '2026-10',
+      '2025-11',
+      '2025-12',
+      '2026-01',
+      '2026-02',
+      '2026-03',
+      '2026-04',
+      '2026-05',
+      '2026-06',
+      '2026-07',
+      '2026-08',
+      '2026-09',
+      '2026-10',
     ]);
     expect(months[0]).toMatchObject({ startMs: Date.UTC(2025, 10, 1), endMs: Date.UTC(2025, 11, 1) });
     expect(months.at(-1)).toEqual({

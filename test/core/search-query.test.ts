@@ -28,7 +28,7 @@ describe('parseSearch bounds', () => {
     expect(parseSearch('日本')).toEqual({ ok: true, match: '"日本"' });
   });
 
-  it('turns the issue\'s attack, twelve one-letter prefixes, into a refusal that names the rule', () => {
+  it("turns the issue's attack, twelve one-letter prefixes, into a refusal that names the rule", () => {
     const attack = parseSearch('a e i o u s t r n l c d');
     expect(attack).toEqual({ ok: false, rule: 'too_many_words', detail: 'a search has at most 8 words; this one has 12' });
   });
@@ -36,7 +36,13 @@ describe('parseSearch bounds', () => {
   it('takes exactly the most words allowed, with no prefix but the last', () => {
     const words = Array.from({ length: SEARCH_LIMITS.maxWords }, (_, i) => `w${i}x`);
     const parsed = parseSearch(words.join(' '));
-    expect(parsed).toEqual({ ok: true, match: `${words.slice(0, -1).map((w) => `"${w}"`).join(' ')} "${words.at(-1)}"*` });
+    expect(parsed).toEqual({
+      ok: true,
+      match: `${words
+        .slice(0, -1)
+        .map((w) => `"${w}"`)
+        .join(' ')} "${words.at(-1)}"*`,
+    });
     expect(parseSearch([...words, 'one'].join(' '))).toMatchObject({ ok: false, rule: 'too_many_words' });
   });
 

@@ -66,8 +66,20 @@ describe('secret box', () => {
   });
 
   it('refuses short, placeholder and whitespace-padded keys, naming SECRET_KEY', async () => {
-    for (const bad of ['', 'short', 'a1b2c3d4e5f6g7h8i9j0k1l2m3n4o5p', 'x'.repeat(64), '0'.repeat(64), 'changeme'.repeat(4), `${HEX_KEY}\n`, ` ${PASSPHRASE}`]) {
-      const error = await createSecretBox(bad).then(() => null, (e: unknown) => e);
+    for (const bad of [
+      '',
+      'short',
+      'a1b2c3d4e5f6g7h8i9j0k1l2m3n4o5p',
+      'x'.repeat(64),
+      '0'.repeat(64),
+      'changeme'.repeat(4),
+      `${HEX_KEY}\n`,
+      ` ${PASSPHRASE}`,
+    ]) {
+      const error = await createSecretBox(bad).then(
+        () => null,
+        (e: unknown) => e,
+      );
       expect(error, JSON.stringify(bad)).toBeInstanceOf(SecretBoxError);
       expect((error as SecretBoxError).kind).toBe('invalid_key');
       expect((error as Error).message).toMatch(/^SECRET_KEY: /);

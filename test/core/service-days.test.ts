@@ -120,10 +120,11 @@ describe('serviceDays', () => {
   });
 
   it('adds services not in the list after it, sorted, and incidents naming no service in a row of their own, last', () => {
-    const rows = serviceDays(
-      [span({ id: '1', services: ['Posts/Files', 'Calls', 'Calls'] }), span({ id: '2', services: [] })],
-      { nowMs: NOW, days: 3, services: ['Files', 'Messaging'] },
-    );
+    const rows = serviceDays([span({ id: '1', services: ['Posts/Files', 'Calls', 'Calls'] }), span({ id: '2', services: [] })], {
+      nowMs: NOW,
+      days: 3,
+      services: ['Files', 'Messaging'],
+    });
     expect(rows.map((r) => r.service)).toEqual(['Files', 'Messaging', 'Calls', 'Posts/Files', NO_SERVICE_ROW]);
     expect(row(rows, 'Calls').days[0]!.incidents.map((i) => i.id)).toEqual(['1']);
     expect(touched(rows, NO_SERVICE_ROW)).toEqual(['2026-10-08 incident']);

@@ -6,8 +6,18 @@ import { decideTokenStep } from '../../src/core/token-rotation.ts';
 const EXPIRES = 1_000_000;
 const settings = { refreshAheadMs: 300, claimTtlMs: 50 };
 const row = (over: Partial<InstallationRecord> = {}): InstallationRecord => ({
-  id: 'i', teamId: 'T', botUserId: 'U', scopes: [], accessTokenSealed: 'a', refreshTokenSealed: 'r',
-  accessExpiresAt: EXPIRES, state: 'active', reason: null, refreshClaimedAt: null, updatedAt: 0, ...over,
+  id: 'i',
+  teamId: 'T',
+  botUserId: 'U',
+  scopes: [],
+  accessTokenSealed: 'a',
+  refreshTokenSealed: 'r',
+  accessExpiresAt: EXPIRES,
+  state: 'active',
+  reason: null,
+  refreshClaimedAt: null,
+  updatedAt: 0,
+  ...over,
 });
 
 describe('decideTokenStep', () => {
@@ -27,7 +37,14 @@ describe('decideTokenStep', () => {
     expect(decideTokenStep(row({ refreshClaimedAt: 0 }), 50, settings)).toEqual({ kind: 'refresh' });
   });
   it('gives nothing for a broken or uninstalled installation', () => {
-    expect(decideTokenStep(row({ state: 'broken', reason: 'invalid_refresh_token' }), 0, settings)).toEqual({ kind: 'gone', state: 'broken', reason: 'invalid_refresh_token' });
-    expect(decideTokenStep(row({ state: 'uninstalled', accessTokenSealed: null, refreshTokenSealed: null }), 0, settings)).toMatchObject({ kind: 'gone', state: 'uninstalled' });
+    expect(decideTokenStep(row({ state: 'broken', reason: 'invalid_refresh_token' }), 0, settings)).toEqual({
+      kind: 'gone',
+      state: 'broken',
+      reason: 'invalid_refresh_token',
+    });
+    expect(decideTokenStep(row({ state: 'uninstalled', accessTokenSealed: null, refreshTokenSealed: null }), 0, settings)).toMatchObject({
+      kind: 'gone',
+      state: 'uninstalled',
+    });
   });
 });

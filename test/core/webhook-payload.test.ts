@@ -37,7 +37,11 @@ describe('toWebhookPayload', () => {
       timestamp: '2026-10-01T15:00:00.000Z',
       data: {
         incident,
-        note: { date_created: '2026-10-01T05:56:59-07:00', body: '<p>A third-party app is stuck in a loop.</p>', text: 'A third-party app is stuck in a loop.' },
+        note: {
+          date_created: '2026-10-01T05:56:59-07:00',
+          body: '<p>A third-party app is stuck in a loop.</p>',
+          text: 'A third-party app is stuck in a loop.',
+        },
       },
     });
   });

@@ -1,12 +1,6 @@
 import { Webhook } from 'standardwebhooks';
 import { describe, expect, it } from 'vitest';
-import {
-  decodeWebhookSecret,
-  generateWebhookSecret,
-  signWebhook,
-  verifyWebhookSignature,
-  webhookHeaders,
-} from '../../src/core/webhook-signing.ts';
+import { decodeWebhookSecret, generateWebhookSecret, signWebhook, verifyWebhookSignature, webhookHeaders } from '../../src/core/webhook-signing.ts';
 
 const nowSeconds = () => Math.floor(Date.now() / 1000);
 const body = JSON.stringify({ type: 'incident.created', data: { id: '1579', title: 'Messages délayed ✉️' } });

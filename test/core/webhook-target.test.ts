@@ -28,14 +28,40 @@ describe('checkWebhookUrl', () => {
   });
 
   it('sees through every IPv4 notation the URL parser knows', () => {
-    for (const host of ['127.0.0.1', '127.1', '2130706433', '0x7f000001', '0x7f.1', '0x7f.0.0.1', '017700000001', '0177.0.0.1', '127.000.000.001', '127.0.0.1.', '127.0.0.1%2e', '0X7F.0X0.0X0.0X1']) {
+    for (const host of [
+      '127.0.0.1',
+      '127.1',
+      '2130706433',
+      '0x7f000001',
+      '0x7f.1',
+      '0x7f.0.0.1',
+      '017700000001',
+      '0177.0.0.1',
+      '127.000.000.001',
+      '127.0.0.1.',
+      '127.0.0.1%2e',
+      '0X7F.0X0.0X0.0X1',
+    ]) {
       const check = checkWebhookUrl(`https://${host}/`, strict);
       expect(check, host).toEqual({ ok: false, reason: 'address 127.0.0.1 is loopback (127.0.0.0/8)' });
     }
   });
 
   it('refuses private IPv6 literals, including the ones that embed IPv4', () => {
-    for (const host of ['[::1]', '[::]', '[::ffff:127.0.0.1]', '[::ffff:7f00:1]', '[0:0:0:0:0:ffff:7f00:1]', '[::127.0.0.1]', '[64:ff9b::7f00:1]', '[2002:7f00:1::]', '[fe80::1]', '[fc00::1]', '[fd12:3456::1]', '[2001::1]']) {
+    for (const host of [
+      '[::1]',
+      '[::]',
+      '[::ffff:127.0.0.1]',
+      '[::ffff:7f00:1]',
+      '[0:0:0:0:0:ffff:7f00:1]',
+      '[::127.0.0.1]',
+      '[64:ff9b::7f00:1]',
+      '[2002:7f00:1::]',
+      '[fe80::1]',
+      '[fc00::1]',
+      '[fd12:3456::1]',
+      '[2001::1]',
+    ]) {
       const check = checkWebhookUrl(`https://${host}/`, strict);
       expect(check.ok, host).toBe(false);
       expect(check.ok ? '' : check.reason, host).toMatch(/^address \S+ is /);
@@ -59,9 +85,29 @@ describe('checkWebhookUrl', () => {
 describe('isForbiddenAddress', () => {
   it('refuses special-purpose IPv4 ranges, edges included', () => {
     const forbidden = [
-      '0.0.0.0', '0.255.255.255', '10.0.0.0', '10.255.255.255', '100.64.0.0', '100.127.255.255', '127.0.0.1', '127.255.255.255',
-      '169.254.169.254', '172.16.0.0', '172.31.255.255', '192.0.0.8', '192.0.2.1', '192.88.99.1', '192.168.0.1', '198.18.0.1',
-      '198.19.255.255', '198.51.100.7', '203.0.113.9', '224.0.0.1', '239.255.255.255', '240.0.0.1', '255.255.255.255',
+      '0.0.0.0',
+      '0.255.255.255',
+      '10.0.0.0',
+      '10.255.255.255',
+      '100.64.0.0',
+      '100.127.255.255',
+      '127.0.0.1',
+      '127.255.255.255',
+      '169.254.169.254',
+      '172.16.0.0',
+      '172.31.255.255',
+      '192.0.0.8',
+      '192.0.2.1',
+      '192.88.99.1',
+      '192.168.0.1',
+      '198.18.0.1',
+      '198.19.255.255',
+      '198.51.100.7',
+      '203.0.113.9',
+      '224.0.0.1',
+      '239.255.255.255',
+      '240.0.0.1',
+      '255.255.255.255',
     ];
     for (const ip of forbidden) expect(isForbiddenAddress(ip), ip).not.toBeNull();
     expect(isForbiddenAddress('100.64.0.1')).toBe('carrier-grade NAT (100.64.0.0/10)');
@@ -69,9 +115,26 @@ describe('isForbiddenAddress', () => {
   });
 
   it('allows public IPv4 just outside those ranges', () => {
-    const allowed = ['1.1.1.1', '8.8.8.8', '9.255.255.255', '11.0.0.0', '100.63.255.255', '100.128.0.0', '126.255.255.255', '128.0.0.0',
-      '169.253.255.255', '169.255.0.0', '172.15.255.255', '172.32.0.0', '192.0.1.0', '192.167.255.255', '192.169.0.0', '198.17.255.255',
-      '198.20.0.0', '223.255.255.255'];
+    const allowed = [
+      '1.1.1.1',
+      '8.8.8.8',
+      '9.255.255.255',
+      '11.0.0.0',
+      '100.63.255.255',
+      '100.128.0.0',
+      '126.255.255.255',
+      '128.0.0.0',
+      '169.253.255.255',
+      '169.255.0.0',
+      '172.15.255.255',
+      '172.32.0.0',
+      '192.0.1.0',
+      '192.167.255.255',
+      '192.169.0.0',
+      '198.17.255.255',
+      '198.20.0.0',
+      '223.255.255.255',
+    ];
     for (const ip of allowed) expect(isForbiddenAddress(ip), ip).toBeNull();
   });
 
@@ -106,7 +169,15 @@ describe('isForbiddenAddress', () => {
   });
 
   it('allows global IPv6 unicast and public IPv4 behind the embedding prefixes', () => {
-    for (const ip of ['2606:4700:4700::1111', '2a00:1450:4001:80b::200e', '3fff:ffff::1', '::ffff:8.8.8.8', '64:ff9b::808:808', '2002:808:808::1', '2001:4860::8888']) {
+    for (const ip of [
+      '2606:4700:4700::1111',
+      '2a00:1450:4001:80b::200e',
+      '3fff:ffff::1',
+      '::ffff:8.8.8.8',
+      '64:ff9b::808:808',
+      '2002:808:808::1',
+      '2001:4860::8888',
+    ]) {
       expect(isForbiddenAddress(ip), ip).toBeNull();
     }
   });
@@ -118,7 +189,6 @@ describe('isForbiddenAddress', () => {
   });
 });
 
-
 describe('checkWebhookUrl: names that are private whatever DNS says', () => {
   const strict = { allowPrivate: false };
   const lax = { allowPrivate: true };
@@ -128,10 +198,10 @@ describe('checkWebhookUrl: names that are private whatever DNS says', () => {
       'printer.local': /RFC 6762/,
       'PRINTER.LOCAL.': /RFC 6762/,
       'metadata.google.internal': /\.internal/,
-      'internal': /\.internal/,
+      internal: /\.internal/,
       'nas.home.arpa': /RFC 8375/,
       'home.arpa': /RFC 8375/,
-      'intranet': /single-label/,
+      intranet: /single-label/,
       'intranet.': /single-label/,
       'api.localhost': /loopback name/,
     };
@@ -153,9 +223,15 @@ describe('checkWebhookUrl: names that are private whatever DNS says', () => {
     const rules = { allowPrivate: false, ipLiterals: 'refuse' } as const;
     expect(checkWebhookUrl('https://8.8.8.8/', rules)).toEqual({ ok: false, reason: 'address 8.8.8.8 is an IP literal: name the receiver by a DNS name' });
     expect(checkWebhookUrl('https://0x8080808/', rules)).toEqual({ ok: false, reason: 'address 8.8.8.8 is an IP literal: name the receiver by a DNS name' });
-    expect(checkWebhookUrl('https://[2606:4700::1111]/', rules)).toEqual({ ok: false, reason: 'address 2606:4700::1111 is an IP literal: name the receiver by a DNS name' });
+    expect(checkWebhookUrl('https://[2606:4700::1111]/', rules)).toEqual({
+      ok: false,
+      reason: 'address 2606:4700::1111 is an IP literal: name the receiver by a DNS name',
+    });
     // A private literal keeps the more telling reason.
-    expect(checkWebhookUrl('https://[::ffff:10.0.0.1]/', rules)).toEqual({ ok: false, reason: 'address ::ffff:a00:1 is IPv4-mapped 10.0.0.1: private (10.0.0.0/8)' });
+    expect(checkWebhookUrl('https://[::ffff:10.0.0.1]/', rules)).toEqual({
+      ok: false,
+      reason: 'address ::ffff:a00:1 is IPv4-mapped 10.0.0.1: private (10.0.0.0/8)',
+    });
     expect(checkWebhookUrl('https://hooks.example.com/', rules).ok).toBe(true);
     expect(checkWebhookUrl('http://10.0.0.1/', { allowPrivate: true, ipLiterals: 'refuse' }).ok).toBe(true);
   });

@@ -32,7 +32,7 @@ const D1_ID = 'statuswatch-export-test';
 // Text a careless dump would break: quotes, unicode, newlines, wrangler's transaction words.
 const TRICKY_NOTE = `<p>It's "fixed" — 修正済み 🎉, naïve café</p>\n<p>-- not a comment; /* nor this */ BEGIN TRANSACTION; COMMIT; END;</p>`;
 // Longer than one D1 statement may be: it must arrive whole, in several statements.
-const LONG_NOTE = `<p>${'Kerberos tickets are being reissued. ü🎉\'s '.repeat(4_000)}</p>`;
+const LONG_NOTE = `<p>${"Kerberos tickets are being reissued. ü🎉's ".repeat(4_000)}</p>`;
 
 describe('statuswatch export-d1, imported by wrangler into D1', () => {
   let vendor: TestVendor;
@@ -89,7 +89,7 @@ describe('statuswatch export-d1, imported by wrangler into D1', () => {
     await archive.store.recordAttempts('node', [
       {
         deliveryId: claimed!.delivery.id,
-        attempt: { attemptedAt: now, ok: false, status: 500, durationMs: 12, responseExcerpt: 'oops \u{1F4A5} \'quoted\'', error: 'HTTP 500' },
+        attempt: { attemptedAt: now, ok: false, status: 500, durationMs: 12, responseExcerpt: "oops \u{1F4A5} 'quoted'", error: 'HTTP 500' },
         outcome: { kind: 'retry', at: now + 30_000, error: 'HTTP 500' },
         health: { kind: 'failed' },
       },
@@ -114,7 +114,13 @@ describe('statuswatch export-d1, imported by wrangler into D1', () => {
     await wrangler('d1', 'migrations', 'apply', 'DB');
     await wrangler('d1', 'execute', 'DB', '--file', out, '--yes');
 
-    mf = new Miniflare({ modules: true, script: 'export default {}', compatibilityDate: '2026-04-26', d1Databases: { DB: D1_ID }, d1Persist: join(persist, 'v3', 'd1') });
+    mf = new Miniflare({
+      modules: true,
+      script: 'export default {}',
+      compatibilityDate: '2026-04-26',
+      d1Databases: { DB: D1_ID },
+      d1Persist: join(persist, 'v3', 'd1'),
+    });
     d1Store = createSqliteStore(d1Connection((await mf.getD1Database('DB')) as unknown as D1DatabaseLike));
   }, 120_000);
 

@@ -15,7 +15,12 @@ describe('email through the mail API on Node', () => {
     vendor = await startTestVendor();
     postmark = await startPostmark();
     service = await startTestService(vendor.url, {
-      env: { MAIL_API_TOKEN: postmark.token, MAIL_API_URL: postmark.url, MAIL_FROM: 'statuswatch <status@example.test>', PUBLIC_URL: 'https://status.example.test' },
+      env: {
+        MAIL_API_TOKEN: postmark.token,
+        MAIL_API_URL: postmark.url,
+        MAIL_FROM: 'statuswatch <status@example.test>',
+        PUBLIC_URL: 'https://status.example.test',
+      },
     });
   });
   afterEach(async () => {

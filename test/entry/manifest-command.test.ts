@@ -75,7 +75,10 @@ describe('statuswatch manifest', { timeout: 90_000 }, () => {
     );
     const result = await runCli(['manifest', '--check', file]);
     expect(result.code, result.stderr).toBe(1);
-    const printed = result.stdout.trim().split('\n').map((line) => line.slice(0, line.indexOf(': ')));
+    const printed = result.stdout
+      .trim()
+      .split('\n')
+      .map((line) => line.slice(0, line.indexOf(': ')));
     expect(printed.sort()).toEqual(
       [
         'display_information.name',
@@ -94,7 +97,10 @@ describe('statuswatch manifest', { timeout: 90_000 }, () => {
     writeFileSync(join(dir, 'truncated.json'), '{\n  "display_information": {"name": "statuswatch"\n');
     writeFileSync(join(dir, 'twice.json'), '{"display_information": {"name": "a", "name": "b"}}');
     // Keys and values that would move the cursor, clear the screen and fake a line of output.
-    writeFileSync(join(dir, 'hostile.json'), JSON.stringify({ display_information: { name: 'a' }, 'x\u001b[2J\nfake: line': 1, features: { unfurl_domains: 'a\u009b31m' } }));
+    writeFileSync(
+      join(dir, 'hostile.json'),
+      JSON.stringify({ display_information: { name: 'a' }, 'x\u001b[2J\nfake: line': 1, features: { unfurl_domains: 'a\u009b31m' } }),
+    );
     const [truncated, twice, hostile] = (await Promise.all(
       ['truncated.json', 'twice.json', 'hostile.json'].map((file) => runCli(['manifest', '--check', join(dir, file)])),
     )) as [CliResult, CliResult, CliResult];

@@ -78,7 +78,12 @@ describe('a client that leaves mid-upload', () => {
   /** Waits until the service has logged something about the request, or the deadline passes. */
   async function settle(since: number, deadlineMs = 5_000) {
     const until = Date.now() + deadlineMs;
-    while (Date.now() < until && !lines().slice(since).some((l) => /went away|request failed/.test(l.msg))) {
+    while (
+      Date.now() < until &&
+      !lines()
+        .slice(since)
+        .some((l) => /went away|request failed/.test(l.msg))
+    ) {
       await new Promise((resolve) => setTimeout(resolve, 25));
     }
     return lines().slice(since);

@@ -42,10 +42,20 @@ export type TestApp = {
   close(): Promise<void>;
 };
 
-export async function startTestApp(statusUrl: string, options: { dir?: string; env?: Record<string, string>; clock?: Clock; origin?: string } = {}): Promise<TestApp> {
+export async function startTestApp(
+  statusUrl: string,
+  options: { dir?: string; env?: Record<string, string>; clock?: Clock; origin?: string } = {},
+): Promise<TestApp> {
   const origin = options.origin ?? DEFAULT_ORIGIN;
   const dir = options.dir ?? tempDir();
-  const config = parseConfig({ DATABASE_PATH: join(dir, 'archive.db'), STATUS_URL: statusUrl, POLL_TIMEOUT_MS: '2000', ADMIN_TOKEN, LOG_LEVEL: 'debug', ...options.env });
+  const config = parseConfig({
+    DATABASE_PATH: join(dir, 'archive.db'),
+    STATUS_URL: statusUrl,
+    POLL_TIMEOUT_MS: '2000',
+    ADMIN_TOKEN,
+    LOG_LEVEL: 'debug',
+    ...options.env,
+  });
   const clock = options.clock ?? { now: () => Date.now() };
   const logs: string[] = [];
   const logger = createConsoleLogger({ level: 'debug', format: 'json', write: (line) => logs.push(line) });
@@ -58,7 +68,13 @@ export async function startTestApp(statusUrl: string, options: { dir?: string; e
     withAssets: true,
   });
   const mailer = createNodeMailer(config);
-  const feed = createFetchFeedClient({ baseUrl: config.STATUS_URL, timeoutMs: config.POLL_TIMEOUT_MS, maxBytes: config.FEED_MAX_BYTES, userAgent: 'statuswatch-test', clock });
+  const feed = createFetchFeedClient({
+    baseUrl: config.STATUS_URL,
+    timeoutMs: config.POLL_TIMEOUT_MS,
+    maxBytes: config.FEED_MAX_BYTES,
+    userAgent: 'statuswatch-test',
+    clock,
+  });
   const deps = await buildAppDeps(
     { ...ports, feed, mailer },
     {

@@ -65,9 +65,10 @@ export function readArchive(path: string): ArchiveSnapshot {
       incidents: (db.prepare('SELECT count(*) AS n FROM incidents').get() as { n: number }).n,
       fillers: titles.length,
       fillerVersions: new Set(titles.map((r) => r.title.replace(/^Incident \d+ /, ''))),
-      events: (db.prepare('SELECT id, type, backfill, data_json AS dataJson FROM events ORDER BY seq').all() as ArchiveSnapshot['events']).map(
-        (e) => ({ ...e, backfill: Boolean(e.backfill) }),
-      ),
+      events: (db.prepare('SELECT id, type, backfill, data_json AS dataJson FROM events ORDER BY seq').all() as ArchiveSnapshot['events']).map((e) => ({
+        ...e,
+        backfill: Boolean(e.backfill),
+      })),
       okPolls: (db.prepare(COMPLETE_POLLS).get() as { n: number }).n,
     };
   } finally {

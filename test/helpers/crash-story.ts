@@ -116,9 +116,7 @@ export function crashStory(options: { fillers: number }): CrashStory {
       title: incident.title,
       services: incident.services,
     });
-    const changes = fillers(step).map((f, i) =>
-      change(f, 'incident.updated', `title:Incident ${i} ${fillerVersion(step - 1)}>${f.title}`),
-    );
+    const changes = fillers(step).map((f, i) => change(f, 'incident.updated', `title:Incident ${i} ${fillerVersion(step - 1)}>${f.title}`));
     const cycle = Math.floor((step - 1) / STEPS_PER_INCIDENT);
     const phase = (step - 1) % STEPS_PER_INCIDENT;
     const incident = now.get(String(STORY_FIRST_ID + cycle))!;

@@ -18,10 +18,18 @@ describe('fixture factory', () => {
   });
 
   const call = async (method: string, path: string, body?: unknown): Promise<Answer> => {
-    const res = await fetch(factory.url + path, { method, headers: { 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });
+    const res = await fetch(factory.url + path, {
+      method,
+      headers: { 'content-type': 'application/json' },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
     return { status: res.status, body: await res.json() };
   };
-  const reachable = (url: string) => fetch(url).then(() => true, () => false);
+  const reachable = (url: string) =>
+    fetch(url).then(
+      () => true,
+      () => false,
+    );
 
   it('closes the connection after each answer: workerd would reuse one Node closed after 5 s idle, and fail', async () => {
     const res = await fetch(`${factory.url}/nope`);
@@ -65,7 +73,9 @@ describe('fixture factory', () => {
     const email = { From: 'a@example.test', To: 'b@example.test', Subject: 'Hello', TextBody: 'Hi', MessageStream: 'outbound' };
     const headers = { accept: 'application/json', 'content-type': 'application/json', 'x-postmark-server-token': api.token };
     expect((await fetch(`${api.url}/email`, { method: 'POST', headers, body: JSON.stringify(email) })).status).toBe(200);
-    expect((await fetch(`${api.url}/email`, { method: 'POST', headers: { ...headers, 'x-postmark-server-token': 'wrong' }, body: JSON.stringify(email) })).status).toBe(401);
+    expect(
+      (await fetch(`${api.url}/email`, { method: 'POST', headers: { ...headers, 'x-postmark-server-token': 'wrong' }, body: JSON.stringify(email) })).status,
+    ).toBe(401);
     expect((await call('GET', `/mail-apis/${api.id}/log?since=0`)).body.items).toEqual([expect.objectContaining({ Subject: 'Hello', To: 'b@example.test' })]);
   });
 

@@ -29,7 +29,9 @@ const vendorOptions = z.strictObject({
   conditional: z.boolean().optional(),
 });
 const mailApiOptions = z.strictObject({ token: z.string().min(1).max(200).optional() });
-const scriptedAnswers = z.array(z.strictObject({ status: z.number().int().min(200).max(599), headers: z.record(z.string(), z.string()).optional(), body: z.string().optional() })).max(100);
+const scriptedAnswers = z
+  .array(z.strictObject({ status: z.number().int().min(200).max(599), headers: z.record(z.string(), z.string()).optional(), body: z.string().optional() }))
+  .max(100);
 type ScriptedAnswers = z.infer<typeof scriptedAnswers>;
 
 class FixtureError extends Error {
@@ -85,7 +87,9 @@ export async function startFixtureFactory(): Promise<FixtureFactory> {
     await next();
     c.header('connection', 'close');
   });
-  app.use(bodyLimit({ maxSize: MAX_BODY_BYTES, onError: (c) => c.json({ ok: false, error: 'payload_too_large', detail: `at most ${MAX_BODY_BYTES} bytes` }, 413) }));
+  app.use(
+    bodyLimit({ maxSize: MAX_BODY_BYTES, onError: (c) => c.json({ ok: false, error: 'payload_too_large', detail: `at most ${MAX_BODY_BYTES} bytes` }, 413) }),
+  );
   app.post('/vendors', async (c) => {
     const options = await parse(vendorOptions, c.req.raw);
     const body = await add('vendors', () => startSimulatedVendor({ scenario: { name: 'empty', initialWorld: () => [], steps: [], loop: false }, ...options }));

@@ -31,7 +31,7 @@ export type TestPostmark = {
 /** Documented failures, by the recipient's local part: [HTTP status, ErrorCode, Message]. */
 const FAULTS: Record<string, [number, number, string]> = {
   inactive: [422, 406, 'You tried to send to recipient(s) that have been marked as inactive. Found inactive addresses: inactive@example.com.'],
-  invalid: [422, 300, 'Invalid email request: Error parsing \'To\': Illegal email address.'],
+  invalid: [422, 300, "Invalid email request: Error parsing 'To': Illegal email address."],
   notallowed: [422, 405, 'Not allowed to send: you have run out of credits.'],
   pending: [422, 412, 'Account is pending: you can only send to recipients at the domain of your From address.'],
   maynotsend: [422, 413, 'Account may not send.'],
@@ -69,7 +69,13 @@ export async function startPostmark(token = 'test-server-token-6a1f'): Promise<T
       const fault = FAULTS[email.To.split('@')[0] ?? ''];
       if (fault) return answer(res, fault[0], { ErrorCode: fault[1], Message: fault[2] });
       state.accepted.push(email);
-      answer(res, 200, { To: email.To, SubmittedAt: new Date().toISOString(), MessageID: `b7bc2f4a-e38e-4336-af7d-${String(state.accepted.length).padStart(12, '0')}`, ErrorCode: 0, Message: 'OK' });
+      answer(res, 200, {
+        To: email.To,
+        SubmittedAt: new Date().toISOString(),
+        MessageID: `b7bc2f4a-e38e-4336-af7d-${String(state.accepted.length).padStart(12, '0')}`,
+        ErrorCode: 0,
+        Message: 'OK',
+      });
     });
   });
   server.on('connection', () => state.connections++);

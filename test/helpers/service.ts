@@ -26,10 +26,7 @@ export type TestService = {
   close(): Promise<void>;
 };
 
-export async function startTestService(
-  statusUrl: string,
-  options: { dir?: string; env?: Record<string, string>; clock?: Clock } = {},
-): Promise<TestService> {
+export async function startTestService(statusUrl: string, options: { dir?: string; env?: Record<string, string>; clock?: Clock } = {}): Promise<TestService> {
   const dir = options.dir ?? tempDir();
   const config = parseConfig({
     PORT: '0',

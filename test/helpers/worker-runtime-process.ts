@@ -78,7 +78,10 @@ export async function startWorkerRuntime(options: WorkerRuntimeOptions): Promise
       return response as unknown as Response;
     },
     async query<T>(sql: string, ...params: unknown[]) {
-      const result = await db.prepare(sql).bind(...params).all<T>();
+      const result = await db
+        .prepare(sql)
+        .bind(...params)
+        .all<T>();
       return result.results;
     },
     dispose: () => mf.dispose(),
@@ -89,7 +92,11 @@ type D1 = Awaited<ReturnType<Miniflare['getD1Database']>>;
 
 /** Applies drizzle/ once, keeping what was applied in the table wrangler uses (d1_migrations). */
 async function migrate(db: D1): Promise<void> {
-  await db.prepare('CREATE TABLE IF NOT EXISTS d1_migrations (id INTEGER PRIMARY KEY AUTOINCREMENT, name TEXT UNIQUE, applied_at TIMESTAMP DEFAULT CURRENT_TIMESTAMP NOT NULL)').run();
+  await db
+    .prepare(
+      'CREATE TABLE IF NOT EXISTS d1_migrations (id INTEGER PRIMARY KEY AUTOINCREMENT, name TEXT UNIQUE, applied_at TIMESTAMP DEFAULT CURRENT_TIMESTAMP NOT NULL)',
+    )
+    .run();
   const applied = new Set((await db.prepare('SELECT name FROM d1_migrations').all<{ name: string }>()).results.map((r) => r.name));
   for (const migration of await readD1Migrations('drizzle')) {
     if (applied.has(migration.name)) continue;

@@ -119,7 +119,11 @@ describe('admin pages', () => {
     const nowMs = Date.now();
     service = await startTestApp(vendor.url, { clock: { now: () => nowMs } });
     const first = await post('/admin/sign-in', { token: ADMIN_TOKEN });
-    const device = first.headers.getSetCookie().find((c) => c.startsWith('statuswatch_admin_device='))?.split(';')[0] ?? '';
+    const device =
+      first.headers
+        .getSetCookie()
+        .find((c) => c.startsWith('statuswatch_admin_device='))
+        ?.split(';')[0] ?? '';
     expect(device).not.toBe('');
     // A stranger behind the same proxy guesses without pause; even the right token from a
     // browser the service has not seen must wait.
@@ -127,7 +131,9 @@ describe('admin pages', () => {
     expect(guesses.filter((g) => g.status === 429).length).toBeGreaterThan(0);
     expect((await post('/admin/sign-in', { token: ADMIN_TOKEN })).status).toBe(429);
     const [name, value] = device.split('=') as [string, string];
-    expect((await post('/admin/sign-in', { token: ADMIN_TOKEN }, { cookie: `${name}=${value.slice(0, -2)}${value.endsWith('AA') ? 'BB' : 'AA'}` })).status).toBe(429);
+    expect(
+      (await post('/admin/sign-in', { token: ADMIN_TOKEN }, { cookie: `${name}=${value.slice(0, -2)}${value.endsWith('AA') ? 'BB' : 'AA'}` })).status,
+    ).toBe(429);
     // The known browser, mid-attack: in at once.
     const attack = Promise.all(Array.from({ length: 20 }, (_, i) => post('/admin/sign-in', { token: `more-${i}` })));
     const known = await post('/admin/sign-in', { token: ADMIN_TOKEN }, { cookie: device });
@@ -302,7 +308,14 @@ describe('admin pages', () => {
     let borderColour = '';
     for (const rule of css.matchAll(/([^{}]+)\{([^}]*)\}/g)) {
       const selectors = (rule[1] ?? '').split(',').map((sel) => sel.trim());
-      const applies = selectors.some((sel) => /^\.admin-card(\.[\w-]+)*$/.test(sel) && sel.split('.').slice(1).every((cls) => classes.includes(cls)));
+      const applies = selectors.some(
+        (sel) =>
+          /^\.admin-card(\.[\w-]+)*$/.test(sel) &&
+          sel
+            .split('.')
+            .slice(1)
+            .every((cls) => classes.includes(cls)),
+      );
       if (!applies) continue;
       const decl = /border-left(?:-color)?\s*:\s*([^;]+);/g;
       for (const m of (rule[2] ?? '').matchAll(decl)) borderColour = m[1] ?? '';

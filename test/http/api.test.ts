@@ -181,7 +181,10 @@ describe('HTTP API', () => {
       expect(seen).toHaveLength(250);
       expect(seen[0]).toBe('1000.r1.created');
 
-      await vendor.setIncidents([...archiveOf250(), rawIncident({ id: 2000, title: 'Fresh', date_created: '2026-11-01T00:00:00-07:00', date_updated: '2026-11-01T00:00:00-07:00' })]);
+      await vendor.setIncidents([
+        ...archiveOf250(),
+        rawIncident({ id: 2000, title: 'Fresh', date_created: '2026-11-01T00:00:00-07:00', date_updated: '2026-11-01T00:00:00-07:00' }),
+      ]);
       await service.poll();
       const news = await service.get(`/api/events?cursor=${resume}`);
       expect(news.body.events.map((e: { id: string; backfill: boolean }) => [e.id, e.backfill])).toEqual([['2000.r1.created', false]]);

@@ -57,7 +57,13 @@ describe('X-Content-Type-Options', () => {
     ['a forged cursor', '/api/incidents?cursor=forged', {}, 400, 'invalid_cursor'],
     ['the admin API without a token', '/api/admin/polls', {}, 401, 'unauthorized'],
     ['an unknown incident', '/api/incidents/404404', {}, 404, 'incident_not_found'],
-    ['a bad subscription body', '/api/subscriptions', { method: 'POST', headers: { authorization: 'Bearer test-admin-token-0123456789', 'content-type': 'application/json' }, body: '{' }, 400, null],
+    [
+      'a bad subscription body',
+      '/api/subscriptions',
+      { method: 'POST', headers: { authorization: 'Bearer test-admin-token-0123456789', 'content-type': 'application/json' }, body: '{' },
+      400,
+      null,
+    ],
   ] as const)('errors: %s', async (_what, path, init, status, code) => {
     const response = await service.fetch(service.url + path, init as RequestInit);
     expect(response.status).toBe(status);

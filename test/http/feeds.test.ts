@@ -83,7 +83,21 @@ const atomParser = xmlParser(['entry', 'link', 'category']);
 const rssParser = xmlParser(['item', 'category', 'atom:link']);
 
 const ATOM_TAGS = new Set(['feed', 'id', 'title', 'subtitle', 'updated', 'link', 'author', 'name', 'generator', 'entry', 'published', 'category', 'content']);
-const RSS_TAGS = new Set(['rss', 'channel', 'title', 'link', 'description', 'atom:link', 'lastBuildDate', 'docs', 'generator', 'item', 'guid', 'pubDate', 'category']);
+const RSS_TAGS = new Set([
+  'rss',
+  'channel',
+  'title',
+  'link',
+  'description',
+  'atom:link',
+  'lastBuildDate',
+  'docs',
+  'generator',
+  'item',
+  'guid',
+  'pubDate',
+  'category',
+]);
 
 /**
  * fast-xml-parser's validator passes `<` in attribute values, `]]>` in text, control characters
@@ -262,9 +276,7 @@ describe('feeds', () => {
     expect(files.title['#text']).toBe('statuswatch: incidents affecting Files');
 
     const both = await rss('?service=Huddles&service=Search');
-    expect(both.channel.item.map((i: any) => i.category)).toEqual(
-      expect.arrayContaining([['Huddles'], ['Search']]),
-    );
+    expect(both.channel.item.map((i: any) => i.category)).toEqual(expect.arrayContaining([['Huddles'], ['Search']]));
     expect(both.channel.item).toHaveLength(1 + 18 + 1);
     expect((await jsonFeed('?service=Huddles,Search')).items.map((i: any) => i.id)).toEqual(both.channel.item.map((i: any) => i.guid['#text']));
     expect(both.channel.item.at(-1)).toMatchObject({ title: '[Incident · resolved] Search: Slow search', pubDate: 'Wed, 01 May 2019 17:00:00 GMT' });
@@ -348,7 +360,10 @@ describe('feeds', () => {
     expect(changed.headers.get('etag')).not.toBe(etag);
 
     const after = await atom();
-    expect(after.entry[0]).toMatchObject({ title: { '#text': '[Outage · resolved] Huddles: Huddles drop after a few minutes' }, content: { '#text': 'Huddles are stable again.' } });
+    expect(after.entry[0]).toMatchObject({
+      title: { '#text': '[Outage · resolved] Huddles: Huddles drop after a few minutes' },
+      content: { '#text': 'Huddles are stable again.' },
+    });
     expect(after.entry[0].id).not.toBe(before.entry[0].id);
     expect(after.entry.slice(1).map((e: any) => e.id)).toEqual(before.entry.slice(1).map((e: any) => e.id));
   });

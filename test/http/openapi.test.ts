@@ -13,7 +13,10 @@ const isJsonPath = (path: string) => (path.startsWith('/api/') && path !== '/api
 /** Middleware (ALL) and CORS preflights (OPTIONS, the widget's) are not operations a client calls. */
 const NOT_OPERATIONS = ['ALL', 'OPTIONS'];
 
-type OpenApiDoc = { openapi: string; paths: Record<string, Record<string, { security?: unknown[]; responses: Record<string, { content: Record<string, { schema: unknown }> }> }>> };
+type OpenApiDoc = {
+  openapi: string;
+  paths: Record<string, Record<string, { security?: unknown[]; responses: Record<string, { content: Record<string, { schema: unknown }> }> }>>;
+};
 
 describe('OpenAPI document', () => {
   let vendor: TestVendor;
@@ -24,7 +27,9 @@ describe('OpenAPI document', () => {
     vendor = await startTestVendor();
     service = await startTestApp(vendor.url);
     const now = new Date().toISOString();
-    await vendor.setIncidents([rawIncident({ id: 4242, title: 'Uploads failing', status: 'active', services: ['Files'], date_created: now, date_updated: now })]);
+    await vendor.setIncidents([
+      rawIncident({ id: 4242, title: 'Uploads failing', status: 'active', services: ['Files'], date_created: now, date_updated: now }),
+    ]);
     await service.poll();
     const res = await service.fetch(`${service.url}/openapi.json`);
     expect(res.status).toBe(200);
@@ -60,7 +65,9 @@ describe('OpenAPI document', () => {
       const res = await service.fetch(`${service.url}${op.path}`);
       const body: unknown = await res.json();
       // The document's own JSON Schema, read back by zod: what a client generated from it would expect.
-      const documented = z.fromJSONSchema(doc.paths[toOpenApiPath(op.path)]!.get!.responses[String(op.ok.status)]!.content['application/json']!.schema as never);
+      const documented = z.fromJSONSchema(
+        doc.paths[toOpenApiPath(op.path)]!.get!.responses[String(op.ok.status)]!.content['application/json']!.schema as never,
+      );
       if (op.path !== '/healthz' || res.status === 200) expect(documented.safeParse(body).success, op.path).toBe(true);
     }
     const incident = await service.get('/api/incidents/4242');

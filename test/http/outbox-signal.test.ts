@@ -78,7 +78,11 @@ describe('routes that write deliveries signal the outbox', () => {
   it("the admin pages' replay and replay-since forms send at once too", async () => {
     await deliverNews(RECIPIENTS);
     const form = (path: string, fields: Record<string, string>, cookie = '') =>
-      app.request(`http://localhost${path}`, { method: 'POST', body: new URLSearchParams(fields), headers: { origin: 'http://localhost', ...(cookie ? { cookie } : {}) } });
+      app.request(`http://localhost${path}`, {
+        method: 'POST',
+        body: new URLSearchParams(fields),
+        headers: { origin: 'http://localhost', ...(cookie ? { cookie } : {}) },
+      });
     const signedIn = await form('/admin/sign-in', { token: ADMIN_TOKEN, next: '/admin/deliveries' });
     expect(signedIn.status).toBe(303);
     const cookie = signedIn.headers.getSetCookie()[0]!.split(';')[0]!;
@@ -88,7 +92,9 @@ describe('routes that write deliveries signal the outbox', () => {
 
     expect((await form(`/admin/deliveries/${deliveryId}/replay`, { csrf }, cookie)).status).toBe(303);
     expect(await receiver.waitFor(RECIPIENTS + 1, 10_000)).toHaveLength(RECIPIENTS + 1);
-    expect((await form('/admin/delivery-replays', { csrf, since: '2000-01-01' }, cookie)).headers.get('location')).toBe(`/admin/deliveries?replayed=${RECIPIENTS}`);
+    expect((await form('/admin/delivery-replays', { csrf, since: '2000-01-01' }, cookie)).headers.get('location')).toBe(
+      `/admin/deliveries?replayed=${RECIPIENTS}`,
+    );
     expect(await receiver.waitFor(2 * RECIPIENTS + 1, 10_000)).toHaveLength(2 * RECIPIENTS + 1);
   });
 

@@ -102,7 +102,18 @@ describe('/api/reliability and /reliability', () => {
     expect(windowOf(HOSTILE_SERVICE, 30)).toMatchObject({ partial_ms: 0, incidents: 0 });
 
     expect(body.months.map((m: { month: string }) => m.month)).toEqual([
-      '2025-11', '2025-12', '2026-01', '2026-02', '2026-03', '2026-04', '2026-05', '2026-06', '2026-07', '2026-08', '2026-09', '2026-10',
+      '2025-11',
+      '2025-12',
+      '2026-01',
+      '2026-02',
+      '2026-03',
+      '2026-04',
+      '2026-05',
+      '2026-06',
+      '2026-07',
+      '2026-08',
+      '2026-09',
+      '2026-10',
     ]);
     expect(body.months.at(-1)).toEqual({
       month: '2026-10',
@@ -150,11 +161,17 @@ describe('/api/reliability and /reliability', () => {
     const totalOf = async () => (await service.get('/api/reliability')).body.months.at(-1).incidents.total;
     expect(await totalOf()).toBe(2);
     clock.ms = NOW + 30_000;
-    await vendor.setIncidents([filesOutage, hostile, searchIncident, rawIncident({ id: 2004, services: ['Files'], date_created: '2026-10-10T07:00:00-07:00' })]);
+    await vendor.setIncidents([
+      filesOutage,
+      hostile,
+      searchIncident,
+      rawIncident({ id: 2004, services: ['Files'], date_created: '2026-10-10T07:00:00-07:00' }),
+    ]);
     await service.poll();
     expect(await totalOf()).toBe(3);
 
-    const ongoingSearch = async () => (await service.get('/api/reliability')).body.availability.services.find((s: { service: string }) => s.service === 'Search').windows[0].partial_ms;
+    const ongoingSearch = async () =>
+      (await service.get('/api/reliability')).body.availability.services.find((s: { service: string }) => s.service === 'Search').windows[0].partial_ms;
     const before = await ongoingSearch();
     clock.ms += 59_000;
     expect(await ongoingSearch()).toBe(before);

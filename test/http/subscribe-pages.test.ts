@@ -159,7 +159,9 @@ describe('email subscription pages', () => {
     expect(page.html).toMatch(/<div class="error-summary" role="alert"/);
     expect(page.html).toContain('<a href="#sub-email">Enter an email address, such as ops@example.com.</a>');
     expect(page.html).toContain('<a href="#sub-timezone">Choose a time zone from the list.</a>');
-    expect(page.html).toMatch(/<input type="email" id="sub-email" name="email" value="not-an-address"[^>]*aria-describedby="sub-email-hint sub-email-error" aria-invalid="true"/);
+    expect(page.html).toMatch(
+      /<input type="email" id="sub-email" name="email" value="not-an-address"[^>]*aria-describedby="sub-email-hint sub-email-error" aria-invalid="true"/,
+    );
     expect(page.html).toMatch(/<select id="sub-timezone"[^>]*aria-invalid="true"/);
     expect(smtp.received).toHaveLength(0);
     expect(await subscriptions()).toHaveLength(0);
@@ -242,12 +244,18 @@ describe('email subscription pages', () => {
     const saved = await post('/manage', { token, service: ['Files', 'Search'], type: 'Outage', timezone: 'america/new_york' });
     expect(saved.status).toBe(200);
     expect(saved.html).toContain('Changes saved');
-    expect((await subscriptions())[0]).toMatchObject({ filters: { services: ['Files', 'Search'], types: ['outage'] }, timezone: 'America/New_York', status: 'active' });
+    expect((await subscriptions())[0]).toMatchObject({
+      filters: { services: ['Files', 'Search'], types: ['outage'] },
+      timezone: 'America/New_York',
+      status: 'active',
+    });
     const reopened = await get(link);
     expect(reopened.html).toMatch(/name="service" value="Files" checked=""/);
     expect(reopened.html).toMatch(/<option value="America\/New_York" selected="">/);
 
-    expect((await post('/manage/unsubscribe', { token }, { 'content-type': 'application/x-www-form-urlencoded', origin: 'https://evil.example' })).status).toBe(403);
+    expect((await post('/manage/unsubscribe', { token }, { 'content-type': 'application/x-www-form-urlencoded', origin: 'https://evil.example' })).status).toBe(
+      403,
+    );
     expect(await subscriptions()).toHaveLength(1);
     const gone = await post('/manage/unsubscribe', { token });
     expect(gone.status).toBe(200);

@@ -107,7 +107,11 @@ describe('unknown service names', () => {
   });
 
   it('refuses a change of filters to an unknown service, keeping the old filters', async () => {
-    const created = await service.admin('POST', '/api/subscriptions', { channel: 'webhook', url: 'https://hooks.example.org/patch', filters: { services: ['Files'] } });
+    const created = await service.admin('POST', '/api/subscriptions', {
+      channel: 'webhook',
+      url: 'https://hooks.example.org/patch',
+      filters: { services: ['Files'] },
+    });
     const id = created.body.subscription.id;
     const patched = await service.admin('PATCH', `/api/subscriptions/${id}`, { filters: { services: ['Nope'] } });
     expect(patched.status).toBe(400);

@@ -23,7 +23,8 @@ describe('webhook targets refused at subscription time', () => {
   it('refuses .local, .internal, .home.arpa and single-label names with a reason, storing nothing', async () => {
     const refused: Record<string, string> = {
       'https://printer.local/hook': 'url is not allowed: printer.local is a multicast DNS name of the local link (RFC 6762)',
-      'https://metadata.google.internal/computeMetadata/v1/': 'url is not allowed: metadata.google.internal is a name reserved for private networks (.internal)',
+      'https://metadata.google.internal/computeMetadata/v1/':
+        'url is not allowed: metadata.google.internal is a name reserved for private networks (.internal)',
       'https://nas.home.arpa/hook': 'url is not allowed: nas.home.arpa is a home network name (RFC 8375)',
       'https://intranet/hook': 'url is not allowed: intranet is a single-label name, resolved inside the local network',
     };

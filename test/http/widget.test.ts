@@ -101,7 +101,11 @@ describe('widget, badge and embed', () => {
     nowMs += 45_000;
     expect((await get('/widget.json', { 'if-none-match': etag })).status).toBe(304);
 
-    await vendor.setIncidents([filesOutage, rawIncident({ ...messagingNotice, status: 'resolved', date_updated: '2026-10-01T08:00:00-07:00' }), searchResolved]);
+    await vendor.setIncidents([
+      filesOutage,
+      rawIncident({ ...messagingNotice, status: 'resolved', date_updated: '2026-10-01T08:00:00-07:00' }),
+      searchResolved,
+    ]);
     await service.poll();
     nowMs += 1_000; // the hot paths look at the archive generation at most once a second
     const changed = await get('/widget.json', { 'if-none-match': etag });
@@ -185,7 +189,7 @@ describe('widget, badge and embed', () => {
     expect(res.headers.get('content-type')).toBe('text/javascript; charset=utf-8');
     expectHotPathHeaders(res);
     expect(res.body).toBe(widgetSource);
-    expect(res.body).toContain("customElements.define(TAG, StatuswatchWidget)");
+    expect(res.body).toContain('customElements.define(TAG, StatuswatchWidget)');
     expect((await get('/widget.js', { 'if-none-match': res.headers.get('etag')! })).status).toBe(304);
   });
 
@@ -249,4 +253,3 @@ describe('a vendor that sends a one-megabyte title', () => {
     expect(kept.incident.title).toBe(title);
   });
 });
-

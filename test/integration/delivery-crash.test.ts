@@ -25,9 +25,7 @@ const FILTERS: StoryFilters[] = [
   { events: ['incident.created', 'incident.status_changed'] },
   { services: ['Calls'], events: ['incident.note_added', 'incident.note_edited'] },
 ];
-const SUBSCRIPTIONS: Record<string, StoryFilters> = Object.fromEntries(
-  Array.from({ length: 20 }, (_, i) => [`s${i}`, FILTERS[i % FILTERS.length]!]),
-);
+const SUBSCRIPTIONS: Record<string, StoryFilters> = Object.fromEntries(Array.from({ length: 20 }, (_, i) => [`s${i}`, FILTERS[i % FILTERS.length]!]));
 
 describe('delivery durability', () => {
   let vendor: TestVendor;
@@ -42,68 +40,72 @@ describe('delivery durability', () => {
     await vendor.close();
   });
 
-  it(`loses no webhook and gives none a second id across ${CRASH_ROUNDS} SIGKILLs during fan-out`, async () => {
-    const story = crashStory({ fillers: 0 });
-    const database = join(tempDir(), 'archive.db');
-    const env = serveEnv(database, vendor.url, { POLL_ON_START: 'true', POLL_SCHEDULE: '* * * * * *' });
-    await subscribeAll(env, receiver.url, SUBSCRIPTIONS);
-    // Seeded before the crashes (an empty archive's first poll is history, never notified).
-    let step = 0;
-    await vendor.setIncidents(story.state(step));
-    expect((await runCli(['poll'], env)).code).toBe(0);
-    await vendor.setIncidents(story.state(++step));
+  it(
+    `loses no webhook and gives none a second id across ${CRASH_ROUNDS} SIGKILLs during fan-out`,
+    async () => {
+      const story = crashStory({ fillers: 0 });
+      const database = join(tempDir(), 'archive.db');
+      const env = serveEnv(database, vendor.url, { POLL_ON_START: 'true', POLL_SCHEDULE: '* * * * * *' });
+      await subscribeAll(env, receiver.url, SUBSCRIPTIONS);
+      // Seeded before the crashes (an empty archive's first poll is history, never notified).
+      let step = 0;
+      await vendor.setIncidents(story.state(step));
+      expect((await runCli(['poll'], env)).code).toBe(0);
+      await vendor.setIncidents(story.state(++step));
 
-    let killedWhileSending = 0;
-    let spawnToCommitMs = 1000;
-    const roundsStartedAt = Date.now();
-    const commitTimesMs: number[] = [];
-    for (let round = 1; round <= CRASH_ROUNDS; round++) {
-      const before = receiver.received.length;
-      // Every third round kills somewhere in startup or the poll itself (reading the feed, or
-      // writing events and outbox); the others in the middle of fan-out, once the first request
-      // of this round has arrived.
-      const outcome = await spawnAndKill(
-        env,
-        round % 3 === 0
-          ? { beforeCommit: { withinMs: 0.8 * spawnToCommitMs } }
-          : {
-              afterCommit: {
-                wait: async () => {
-                  await receiver.waitFor(before + 1, 5_000).catch(() => {});
-                  await new Promise((r) => setTimeout(r, Math.random() * 30));
+      let killedWhileSending = 0;
+      let spawnToCommitMs = 1000;
+      const roundsStartedAt = Date.now();
+      const commitTimesMs: number[] = [];
+      for (let round = 1; round <= CRASH_ROUNDS; round++) {
+        const before = receiver.received.length;
+        // Every third round kills somewhere in startup or the poll itself (reading the feed, or
+        // writing events and outbox); the others in the middle of fan-out, once the first request
+        // of this round has arrived.
+        const outcome = await spawnAndKill(
+          env,
+          round % 3 === 0
+            ? { beforeCommit: { withinMs: 0.8 * spawnToCommitMs } }
+            : {
+                afterCommit: {
+                  wait: async () => {
+                    await receiver.waitFor(before + 1, 5_000).catch(() => {});
+                    await new Promise((r) => setTimeout(r, Math.random() * 30));
+                  },
                 },
               },
-            },
+        );
+        spawnToCommitMs = outcome.spawnToCommitMs ?? spawnToCommitMs;
+        if (outcome.spawnToCommitMs !== null) commitTimesMs.push(outcome.spawnToCommitMs);
+        if (receiver.received.length > before) killedWhileSending++;
+        // The vendor moves on only once its current state is archived: the expectation is exact.
+        if (outcome.committed) await vendor.setIncidents(story.state(++step));
+      }
+
+      // A last process polls and sends what the killed ones left, then stops cleanly.
+      const okBefore = countOkPolls(database);
+      await serveUntilSettled(env, () => countOkPolls(database) > okBefore);
+      // And a second restart polls the same state again: it must find nothing new. A change whose
+      // write was lost behind the first process's cache is recorded again here, under a new id.
+      const okSettled = countOkPolls(database);
+      await serveUntilSettled(env, () => countOkPolls(database) > okSettled);
+      const roundsMs = Date.now() - roundsStartedAt;
+
+      const expected = story.changesUpTo(step);
+      expect(compareArchive(expected, readArchive(database).events)).toEqual({ missing: [], unexpected: [], repeated: [], wrong: [] });
+      const webhooks = compareWebhooks(expected, SUBSCRIPTIONS, receiver.received);
+      expect(webhooks).toMatchObject({ missing: [], unexpected: [], underSeveralIds: [], wrong: [] });
+      // Re-sends are only the deliveries in flight at a kill (at most the deliverer's concurrency each).
+      const resent = webhooks.requests - webhooks.distinctIds;
+      expect(resent).toBeLessThanOrEqual(CRASH_ROUNDS * DELIVERER_CONCURRENCY);
+      console.log(
+        `delivery crash test: ${CRASH_ROUNDS} kills (${killedWhileSending} during fan-out), ${step} vendor states, ` +
+          `${webhooks.distinctIds} webhooks, ${resent} re-sent under their own webhook-id; ` +
+          `${Math.round(roundsMs / CRASH_ROUNDS)} ms a round, the two restarts included (serve's spawn to first commit: ` +
+          `${Math.round(commitTimesMs.reduce((a, b) => a + b, 0) / commitTimesMs.length)} ms)`,
       );
-      spawnToCommitMs = outcome.spawnToCommitMs ?? spawnToCommitMs;
-      if (outcome.spawnToCommitMs !== null) commitTimesMs.push(outcome.spawnToCommitMs);
-      if (receiver.received.length > before) killedWhileSending++;
-      // The vendor moves on only once its current state is archived: the expectation is exact.
-      if (outcome.committed) await vendor.setIncidents(story.state(++step));
-    }
-
-    // A last process polls and sends what the killed ones left, then stops cleanly.
-    const okBefore = countOkPolls(database);
-    await serveUntilSettled(env, () => countOkPolls(database) > okBefore);
-    // And a second restart polls the same state again: it must find nothing new. A change whose
-    // write was lost behind the first process's cache is recorded again here, under a new id.
-    const okSettled = countOkPolls(database);
-    await serveUntilSettled(env, () => countOkPolls(database) > okSettled);
-    const roundsMs = Date.now() - roundsStartedAt;
-
-    const expected = story.changesUpTo(step);
-    expect(compareArchive(expected, readArchive(database).events)).toEqual({ missing: [], unexpected: [], repeated: [], wrong: [] });
-    const webhooks = compareWebhooks(expected, SUBSCRIPTIONS, receiver.received);
-    expect(webhooks).toMatchObject({ missing: [], unexpected: [], underSeveralIds: [], wrong: [] });
-    // Re-sends are only the deliveries in flight at a kill (at most the deliverer's concurrency each).
-    const resent = webhooks.requests - webhooks.distinctIds;
-    expect(resent).toBeLessThanOrEqual(CRASH_ROUNDS * DELIVERER_CONCURRENCY);
-    console.log(
-      `delivery crash test: ${CRASH_ROUNDS} kills (${killedWhileSending} during fan-out), ${step} vendor states, ` +
-        `${webhooks.distinctIds} webhooks, ${resent} re-sent under their own webhook-id; ` +
-        `${Math.round(roundsMs / CRASH_ROUNDS)} ms a round, the two restarts included (serve's spawn to first commit: ` +
-        `${Math.round(commitTimesMs.reduce((a, b) => a + b, 0) / commitTimesMs.length)} ms)`,
-    );
-    expect(killedWhileSending).toBeGreaterThan(0);
-  }, 60_000 + CRASH_ROUNDS * 15_000);
+      expect(killedWhileSending).toBeGreaterThan(0);
+    },
+    60_000 + CRASH_ROUNDS * 15_000,
+  );
 });

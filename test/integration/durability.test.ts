@@ -56,80 +56,84 @@ describe('durability', () => {
     }
   });
 
-  it(`holds exactly the published changes when serve is killed at random (${CRASH_ROUNDS} SIGKILLs)`, async () => {
-    const story = crashStory({ fillers: FILLERS });
-    const database = join(tempDir(), 'archive.db');
-    // Polls every second besides the one at start, and the deliverer runs: a kill can land in any of them.
-    // A poll writes at most POLL_MAX_INCIDENT_CHANGES incidents: 500 makes each vendor state take
-    // three polls (500, 500, then the rest), so kills also land between the polls of one state.
-    const env = serveEnv(database, vendor.url, { POLL_ON_START: 'true', POLL_SCHEDULE: '* * * * * *', POLL_MAX_INCIDENT_CHANGES: '500' });
-    receiver.received.length = 0;
-    await subscribeAll(env, receiver.url, SUBSCRIPTIONS);
+  it(
+    `holds exactly the published changes when serve is killed at random (${CRASH_ROUNDS} SIGKILLs)`,
+    async () => {
+      const story = crashStory({ fillers: FILLERS });
+      const database = join(tempDir(), 'archive.db');
+      // Polls every second besides the one at start, and the deliverer runs: a kill can land in any of them.
+      // A poll writes at most POLL_MAX_INCIDENT_CHANGES incidents: 500 makes each vendor state take
+      // three polls (500, 500, then the rest), so kills also land between the polls of one state.
+      const env = serveEnv(database, vendor.url, { POLL_ON_START: 'true', POLL_SCHEDULE: '* * * * * *', POLL_MAX_INCIDENT_CHANGES: '500' });
+      receiver.received.length = 0;
+      await subscribeAll(env, receiver.url, SUBSCRIPTIONS);
 
-    // The vendor moves to its next state only once a poll has committed the current one, so the
-    // archive must have seen every state in order: the expectation is exact.
-    let step = 0;
-    await vendor.setIncidents(story.state(step));
-    let interrupted = 0;
-    // Startup and a 1,200-incident poll take about a second on a quiet machine, several times that
-    // on a busy one: each waited-for commit measures it again, and a kill meant to land before
-    // the commit comes within 80% of it (startup varies by a fifth from one spawn to the next).
-    let spawnToCommitMs = 1500;
-    const roundsStartedAt = Date.now();
-    const commitTimesMs: number[] = [];
-    for (let round = 1; round <= CRASH_ROUNDS; round++) {
-      // Odd rounds wait for the commit and kill in the fan-out or a scheduled poll after it; even
-      // rounds kill somewhere in startup, migrations, reading or writing the first poll.
-      const outcome = await spawnAndKill(
-        env,
-        round % 2 === 1
-          ? { afterCommit: { wait: () => new Promise((r) => setTimeout(r, Math.random() * 1000)) } }
-          : { beforeCommit: { withinMs: 0.8 * spawnToCommitMs } },
-      );
-      spawnToCommitMs = outcome.spawnToCommitMs ?? spawnToCommitMs;
-      if (outcome.spawnToCommitMs !== null) commitTimesMs.push(outcome.spawnToCommitMs);
+      // The vendor moves to its next state only once a poll has committed the current one, so the
+      // archive must have seen every state in order: the expectation is exact.
+      let step = 0;
+      await vendor.setIncidents(story.state(step));
+      let interrupted = 0;
+      // Startup and a 1,200-incident poll take about a second on a quiet machine, several times that
+      // on a busy one: each waited-for commit measures it again, and a kill meant to land before
+      // the commit comes within 80% of it (startup varies by a fifth from one spawn to the next).
+      let spawnToCommitMs = 1500;
+      const roundsStartedAt = Date.now();
+      const commitTimesMs: number[] = [];
+      for (let round = 1; round <= CRASH_ROUNDS; round++) {
+        // Odd rounds wait for the commit and kill in the fan-out or a scheduled poll after it; even
+        // rounds kill somewhere in startup, migrations, reading or writing the first poll.
+        const outcome = await spawnAndKill(
+          env,
+          round % 2 === 1
+            ? { afterCommit: { wait: () => new Promise((r) => setTimeout(r, Math.random() * 1000)) } }
+            : { beforeCommit: { withinMs: 0.8 * spawnToCommitMs } },
+        );
+        spawnToCommitMs = outcome.spawnToCommitMs ?? spawnToCommitMs;
+        if (outcome.spawnToCommitMs !== null) commitTimesMs.push(outcome.spawnToCommitMs);
 
-      const after = readArchive(database);
-      expect(after.integrity).toBe('ok');
-      // A poll applies its changes in atomic pieces: a kill leaves each incident at the version the
-      // archive had or the one the vendor shows now, never one that did not exist.
-      const versionsNow = new Set([story.fillerVersion(step), ...(step > 0 ? [story.fillerVersion(step - 1)] : [])]);
-      for (const version of after.fillerVersions) expect(versionsNow).toContain(version);
-      if (outcome.committed) {
-        // Committed means a poll found nothing left to write: the whole state is archived.
-        expect(after.fillers).toBe(FILLERS);
-        expect([...after.fillerVersions]).toEqual([story.fillerVersion(step)]);
-        await vendor.setIncidents(story.state(++step));
-      } else {
-        interrupted++;
+        const after = readArchive(database);
+        expect(after.integrity).toBe('ok');
+        // A poll applies its changes in atomic pieces: a kill leaves each incident at the version the
+        // archive had or the one the vendor shows now, never one that did not exist.
+        const versionsNow = new Set([story.fillerVersion(step), ...(step > 0 ? [story.fillerVersion(step - 1)] : [])]);
+        for (const version of after.fillerVersions) expect(versionsNow).toContain(version);
+        if (outcome.committed) {
+          // Committed means a poll found nothing left to write: the whole state is archived.
+          expect(after.fillers).toBe(FILLERS);
+          expect([...after.fillerVersions]).toEqual([story.fillerVersion(step)]);
+          await vendor.setIncidents(story.state(++step));
+        } else {
+          interrupted++;
+        }
       }
-    }
 
-    // A clean restart catches up with whatever the killed ones did not commit or send.
-    const okBefore = countOkPolls(database);
-    await serveUntilSettled(env, () => countOkPolls(database) > okBefore);
-    // And a second restart polls the same state again: it must find nothing new. A change whose
-    // write was lost behind the first process's cache is recorded again here, under a new id.
-    const okSettled = countOkPolls(database);
-    await serveUntilSettled(env, () => countOkPolls(database) > okSettled);
-    const roundsMs = Date.now() - roundsStartedAt;
+      // A clean restart catches up with whatever the killed ones did not commit or send.
+      const okBefore = countOkPolls(database);
+      await serveUntilSettled(env, () => countOkPolls(database) > okBefore);
+      // And a second restart polls the same state again: it must find nothing new. A change whose
+      // write was lost behind the first process's cache is recorded again here, under a new id.
+      const okSettled = countOkPolls(database);
+      await serveUntilSettled(env, () => countOkPolls(database) > okSettled);
+      const roundsMs = Date.now() - roundsStartedAt;
 
-    const archive = readArchive(database);
-    expect(archive.integrity).toBe('ok');
-    expect([...archive.fillerVersions]).toEqual([story.fillerVersion(step)]);
-    const expected = story.changesUpTo(step);
-    expect(compareArchive(expected, archive.events)).toEqual(NO_DIFFERENCES);
-    const webhooks = compareWebhooks(expected, SUBSCRIPTIONS, receiver.received);
-    expect(webhooks).toMatchObject({ missing: [], unexpected: [], underSeveralIds: [], wrong: [] });
-    console.log(
-      `durability crash test: ${CRASH_ROUNDS} kills of serve, ${interrupted} before a poll committed, ${step} vendor states, ` +
-        `${archive.events.length} events, ${webhooks.distinctIds} webhooks (${webhooks.requests - webhooks.distinctIds} re-sent); ` +
-        `${Math.round(roundsMs / CRASH_ROUNDS)} ms a round, the two restarts included (serve's spawn to first commit: ` +
-        `${Math.round(commitTimesMs.reduce((a, b) => a + b, 0) / commitTimesMs.length)} ms)`,
-    );
-    // Some kill landed before a poll committed (startup, reading, or writing).
-    if (CRASH_ROUNDS >= 2) expect(interrupted).toBeGreaterThan(0);
-  }, 60_000 + CRASH_ROUNDS * 10_000);
+      const archive = readArchive(database);
+      expect(archive.integrity).toBe('ok');
+      expect([...archive.fillerVersions]).toEqual([story.fillerVersion(step)]);
+      const expected = story.changesUpTo(step);
+      expect(compareArchive(expected, archive.events)).toEqual(NO_DIFFERENCES);
+      const webhooks = compareWebhooks(expected, SUBSCRIPTIONS, receiver.received);
+      expect(webhooks).toMatchObject({ missing: [], unexpected: [], underSeveralIds: [], wrong: [] });
+      console.log(
+        `durability crash test: ${CRASH_ROUNDS} kills of serve, ${interrupted} before a poll committed, ${step} vendor states, ` +
+          `${archive.events.length} events, ${webhooks.distinctIds} webhooks (${webhooks.requests - webhooks.distinctIds} re-sent); ` +
+          `${Math.round(roundsMs / CRASH_ROUNDS)} ms a round, the two restarts included (serve's spawn to first commit: ` +
+          `${Math.round(commitTimesMs.reduce((a, b) => a + b, 0) / commitTimesMs.length)} ms)`,
+      );
+      // Some kill landed before a poll committed (startup, reading, or writing).
+      if (CRASH_ROUNDS >= 2) expect(interrupted).toBeGreaterThan(0);
+    },
+    60_000 + CRASH_ROUNDS * 10_000,
+  );
 
   it('lets only one of two processes on one database file poll at a time', async () => {
     const story = crashStory({ fillers: 50 });

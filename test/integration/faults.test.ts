@@ -30,7 +30,9 @@ describe('vendor faults', () => {
     const db = new Database(join(service.dir, 'archive.db'), { readonly: true });
     try {
       return db
-        .prepare('SELECT r.source, b.body, r.error FROM poll_run_rejections r JOIN rejected_body_texts b ON b.hash = r.body_hash ORDER BY r.received_ms, r.rowid')
+        .prepare(
+          'SELECT r.source, b.body, r.error FROM poll_run_rejections r JOIN rejected_body_texts b ON b.hash = r.body_hash ORDER BY r.received_ms, r.rowid',
+        )
         .all() as { source: string; body: string; error: string }[];
     } finally {
       db.close();

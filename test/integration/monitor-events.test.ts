@@ -50,7 +50,13 @@ describe('monitor.blind and monitor.recovered', () => {
     optedOut = await startWebhookReceiver();
     service = await startTestApp(vendor.url, {
       clock: { now: () => nowMs },
-      env: { WEBHOOK_ALLOW_PRIVATE: 'true', SMTP_URL: smtp.url, MAIL_FROM: 'statuswatch <status@example.test>', PUBLIC_URL: 'https://status.example.test', ADMIN_EMAIL: 'admin@example.test' },
+      env: {
+        WEBHOOK_ALLOW_PRIVATE: 'true',
+        SMTP_URL: smtp.url,
+        MAIL_FROM: 'statuswatch <status@example.test>',
+        PUBLIC_URL: 'https://status.example.test',
+        ADMIN_EMAIL: 'admin@example.test',
+      },
     });
     await vendor.setIncidents([filesOutage]);
     expect((await service.poll()).outcome).toBe('ok'); // seeds: history, not news
@@ -64,7 +70,10 @@ describe('monitor.blind and monitor.recovered', () => {
     const older = await service.admin('POST', '/api/subscriptions', { channel: 'webhook', url: optedOut.url, filters: { monitor: false } });
     expect(older.status).toBe(201);
     // An edit that does not mention it leaves it as it was.
-    const edited = await service.admin('PATCH', `/api/subscriptions/${older.body.subscription.id}`, { filters: { services: ['Files'] }, timezone: 'Europe/Berlin' });
+    const edited = await service.admin('PATCH', `/api/subscriptions/${older.body.subscription.id}`, {
+      filters: { services: ['Files'] },
+      timezone: 'Europe/Berlin',
+    });
     expect(edited.body.subscription.filters).toEqual({ services: ['Files'], monitor: false });
     expect((await service.admin('POST', '/api/subscriptions', { channel: 'email', email: 'ops@example.test' })).status).toBe(201);
   });

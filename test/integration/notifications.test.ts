@@ -34,7 +34,13 @@ describe('notifications', () => {
     receiver = await startWebhookReceiver();
     service = await startTestService(vendor.url, {
       clock,
-      env: { WEBHOOK_ALLOW_PRIVATE: 'true', SMTP_URL: smtp.url, MAIL_FROM: 'statuswatch <status@example.test>', PUBLIC_URL: 'https://status.example.test', ADMIN_EMAIL: 'admin@example.test' },
+      env: {
+        WEBHOOK_ALLOW_PRIVATE: 'true',
+        SMTP_URL: smtp.url,
+        MAIL_FROM: 'statuswatch <status@example.test>',
+        PUBLIC_URL: 'https://status.example.test',
+        ADMIN_EMAIL: 'admin@example.test',
+      },
     });
     expect((await service.poll()).outcome).toBe('ok'); // seeds the archive: nothing is news yet
   });
@@ -65,14 +71,19 @@ describe('notifications', () => {
     await service.deliverNow();
     const verifier = new Webhook(secret);
     const bodies = receiver.received.map((r) => verifier.verify(r.body, r.headers as Record<string, string>) as { type: string; data: any });
-    expect(bodies.slice(2).map((b) => b.type).sort()).toEqual(['incident.note_added', 'incident.status_changed']);
+    expect(
+      bodies
+        .slice(2)
+        .map((b) => b.type)
+        .sort(),
+    ).toEqual(['incident.note_added', 'incident.status_changed']);
     const ids = receiver.received.map((r) => r.headers['webhook-id']);
     expect(new Set(ids).size).toBe(ids.length);
     expect(bodies[2]!.data.incident.id).toBe('1580');
     expect(receiver.received.every((r) => r.body.length < 8 * 1024)).toBe(true);
   });
 
-  it('groups one incident\'s events of one poll into one email, written in the subscriber\'s zone', async () => {
+  it("groups one incident's events of one poll into one email, written in the subscriber's zone", async () => {
     const created = await service.admin('POST', '/api/subscriptions', { channel: 'email', email: 'ops@example.test', timezone: 'America/Los_Angeles' });
     expect(created.status).toBe(201);
     expect(created.body.subscription.status).toBe('active');
@@ -125,7 +136,10 @@ describe('notifications', () => {
     expect(receiver.received[1]!.headers['webhook-id']).toBe(receiver.received[0]!.headers['webhook-id']);
     const detail = await service.admin('GET', `/api/deliveries/${delivery.id}`);
     expect(detail.body.delivery).toMatchObject({ state: 'done', attempts: 2, webhook_id: receiver.received[0]!.headers['webhook-id'] });
-    expect(detail.body.delivery.attempt_log.map((a: any) => [a.ok, a.status])).toEqual([[false, 500], [true, 200]]);
+    expect(detail.body.delivery.attempt_log.map((a: any) => [a.ok, a.status])).toEqual([
+      [false, 500],
+      [true, 200],
+    ]);
     expect(detail.body.delivery.attempt_log[0].response_excerpt).toBe('down for maintenance');
     list = await service.admin('GET', `/api/subscriptions/${subscription.id}`);
     expect(list.body.subscription.failing_since).toBeNull();

@@ -61,11 +61,7 @@ describe('control API', () => {
     await sendJson(`${sim.url}/_sim/incidents`, 'PUT', []);
     const created = await sendJson(`${sim.url}/_sim/incidents`, 'POST', incident({ id: '42', date_created: '2026-07-15T09:00:00-07:00' }));
     expect([created.status, await created.json()]).toEqual([201, { ok: true, created: true }]);
-    const updated = await sendJson(
-      `${sim.url}/_sim/incidents`,
-      'POST',
-      incident({ id: 42, title: 'Renamed', date_created: '2026-07-15T09:00:00-07:00' }),
-    );
+    const updated = await sendJson(`${sim.url}/_sim/incidents`, 'POST', incident({ id: 42, title: 'Renamed', date_created: '2026-07-15T09:00:00-07:00' }));
     expect([updated.status, await updated.json()]).toEqual([200, { ok: true, created: false }]);
     const state = (await getJson(`${sim.url}/_sim/state`)) as { incidents: { id: number; title: string }[] };
     expect(state.incidents.map((i) => [i.id, i.title])).toEqual([[42, 'Renamed']]);

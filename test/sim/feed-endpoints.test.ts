@@ -17,9 +17,7 @@ describe('v2 current', () => {
     await setClock(sim, SUMMER_NOON_MS);
     await putIncidents(sim, [OLD, NEWER_RESOLVED]);
     const text = await (await fetch(`${sim.url}/api/v2.0.0/current`)).text();
-    expect(text).toBe(
-      '{"status":"ok","date_created":"2026-07-12T08:00:00-07:00","date_updated":"2026-07-12T08:40:00-07:00","active_incidents":[]}',
-    );
+    expect(text).toBe('{"status":"ok","date_created":"2026-07-12T08:00:00-07:00","date_updated":"2026-07-12T08:40:00-07:00","active_incidents":[]}');
   });
 
   it('active: lists the ongoing incident with its dates at the top level', async () => {

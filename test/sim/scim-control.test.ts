@@ -10,7 +10,12 @@ async function allUserNames(sim: Awaited<ReturnType<typeof startScim>>): Promise
 describe('the directory between polls', () => {
   it('seeds users, guests and groups', async () => {
     const sim = await startScim();
-    const seed = await control(sim, 'POST', '/seed', { users: 10, multiChannelGuests: 2, singleChannelGuests: 1, groups: [{ displayName: 'staff', members: 7 }] });
+    const seed = await control(sim, 'POST', '/seed', {
+      users: 10,
+      multiChannelGuests: 2,
+      singleChannelGuests: 1,
+      groups: [{ displayName: 'staff', members: 7 }],
+    });
     expect(seed).toMatchObject({ ok: true, users: 10, groups: [{ displayName: 'staff', members: 7 }] });
     const restricted = await scim(sim, 'v1', `/Users?filter=${encodeURIComponent('restricted eq true')}`);
     expect(restricted.body.totalResults).toBe(2);
@@ -21,7 +26,10 @@ describe('the directory between polls', () => {
     const sim = await startScim();
     const seed = await control(sim, 'POST', '/seed', { users: 2, groups: [{ displayName: 'eng', members: 2 }] });
     const groupId = seed.groups[0].id;
-    expect(await allUserNames(sim)).toEqual([{ userName: 'user00001', active: true }, { userName: 'user00002', active: true }]);
+    expect(await allUserNames(sim)).toEqual([
+      { userName: 'user00001', active: true },
+      { userName: 'user00002', active: true },
+    ]);
 
     const newcomer = await control(sim, 'POST', '/users', { userName: 'newcomer', email: 'new@example.com', displayName: 'New Comer' });
     await control(sim, 'POST', `/groups/${groupId}/members`, { add: [newcomer.id], remove: [seed.firstUserId] });
@@ -32,7 +40,10 @@ describe('the directory between polls', () => {
 
     await control(sim, 'POST', `/users/${seed.lastUserId}/reactivate`);
     await control(sim, 'DELETE', `/users/${seed.firstUserId}`);
-    expect(await allUserNames(sim)).toEqual([{ userName: 'user00002', active: true }, { userName: 'newcomer', active: true }]);
+    expect(await allUserNames(sim)).toEqual([
+      { userName: 'user00002', active: true },
+      { userName: 'newcomer', active: true },
+    ]);
     expect((await scim(sim, 'v2', `/Users/${seed.firstUserId}`)).status).toBe(404);
   });
 
@@ -41,7 +52,11 @@ describe('the directory between polls', () => {
     const res = await fetch(`${sim.url}/_sim/seed`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ users: -1 }) });
     expect(res.status).toBe(400);
     expect(await res.json()).toMatchObject({ ok: false, error: 'invalid_request' });
-    const dup = await fetch(`${sim.url}/_sim/users`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ userName: 'x'.repeat(22), email: 'x@example.com' }) });
+    const dup = await fetch(`${sim.url}/_sim/users`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify({ userName: 'x'.repeat(22), email: 'x@example.com' }),
+    });
     expect(await dup.json()).toEqual({ ok: false, error: 'username_too_long', detail: 'userName is longer than 21 characters' });
     expect((await control(sim, 'GET', '/state')).users).toBe(0);
   });
@@ -140,10 +155,16 @@ describe('bounds', () => {
     expect(fourth.status).toBe(507);
     expect(fourth.body.detail).toBe('user_creation_failed');
     const ids = (await scim(sim, 'v2', '/Users')).body.Resources.map((u: { id: string }) => u.id);
-    const group = await scim(sim, 'v2', '/Groups', { method: 'POST', body: { schemas: [V2_GROUP], displayName: 'a', members: [{ value: ids[0] }, { value: ids[1] }] } });
+    const group = await scim(sim, 'v2', '/Groups', {
+      method: 'POST',
+      body: { schemas: [V2_GROUP], displayName: 'a', members: [{ value: ids[0] }, { value: ids[1] }] },
+    });
     expect(group.status).toBe(201);
     expect((await scim(sim, 'v2', '/Groups', { method: 'POST', body: { schemas: [V2_GROUP], displayName: 'b' } })).body.detail).toBe('group_creation_failed');
-    const third = await scim(sim, 'v2', `/Groups/${group.body.id}`, { method: 'PATCH', body: { schemas: [PATCH_OP], Operations: [{ op: 'add', path: 'members', value: [{ value: ids[2] }] }] } });
+    const third = await scim(sim, 'v2', `/Groups/${group.body.id}`, {
+      method: 'PATCH',
+      body: { schemas: [PATCH_OP], Operations: [{ op: 'add', path: 'members', value: [{ value: ids[2] }] }] },
+    });
     expect(third.body.detail).toBe('group_members_create_failed');
     expect((await scim(sim, 'v2', `/Groups/${group.body.id}`)).body.members).toHaveLength(2);
   });
@@ -161,6 +182,8 @@ describe('bounds', () => {
     expect((await scim(sim, 'v1', `/Users?filter=${encodeURIComponent(longFilter)}`)).body.Errors.description).toBe('invalid_query');
     const user = await createUser(sim, 'ada');
     const ops = Array.from({ length: 1001 }, () => ({ op: 'replace', path: 'title', value: 't' }));
-    expect((await scim(sim, 'v2', `/Users/${user.id}`, { method: 'PATCH', body: { schemas: [PATCH_OP], Operations: ops } })).body.detail).toBe('invalid_request_payload');
+    expect((await scim(sim, 'v2', `/Users/${user.id}`, { method: 'PATCH', body: { schemas: [PATCH_OP], Operations: ops } })).body.detail).toBe(
+      'invalid_request_payload',
+    );
   });
 });

@@ -85,7 +85,9 @@ describe('PATCH /Groups/<id>', () => {
     const group = await control(sim, 'POST', '/groups', { displayName: 'eng', members: [a.id] });
     const patch = (...Operations: unknown[]) => scim(sim, 'v2', `/Groups/${group.id}`, { method: 'PATCH', body: { schemas: [PATCH_OP], Operations } });
     // Added then removed: gone. Removed then added back: there.
-    expect(memberIds((await patch({ op: 'add', path: 'members', value: [{ value: b.id }] }, { op: 'remove', path: `members[value eq "${b.id}"]` })).body)).toEqual([a.id]);
+    expect(
+      memberIds((await patch({ op: 'add', path: 'members', value: [{ value: b.id }] }, { op: 'remove', path: `members[value eq "${b.id}"]` })).body),
+    ).toEqual([a.id]);
     expect(memberIds((await patch({ op: 'remove', path: 'members' }, { op: 'add', path: 'members', value: [{ value: b.id }] })).body)).toEqual([b.id]);
   });
 
@@ -119,7 +121,10 @@ describe('PATCH /Groups/<id>', () => {
     const a = await createUser(sim, 'a1');
     const group = await control(sim, 'POST', '/groups', { displayName: 'eng', members: [a.id] });
     const members = Array.from({ length: 15_001 }, () => ({ value: a.id }));
-    const reply = await scim(sim, 'v2', `/Groups/${group.id}`, { method: 'PATCH', body: { schemas: [PATCH_OP], Operations: [{ op: 'replace', path: 'members', value: members }] } });
+    const reply = await scim(sim, 'v2', `/Groups/${group.id}`, {
+      method: 'PATCH',
+      body: { schemas: [PATCH_OP], Operations: [{ op: 'replace', path: 'members', value: members }] },
+    });
     expect(reply.body.detail).toBe('too_many_users');
     expect(memberIds((await scim(sim, 'v2', `/Groups/${group.id}`)).body)).toEqual([a.id]);
   });

@@ -14,7 +14,17 @@ describe('multi-valued attributes', () => {
   it('phone numbers: primary true or type mobile go to primaryPhone, type work to mobilePhone; each slot deleted by value', async () => {
     const sim = await startScim();
     const user = await createUser(sim, 'ada', 'v1');
-    const set = await scim(sim, 'v1', `/Users/${user.id}`, patchV1({ phoneNumbers: [{ value: '+1 555 0100', primary: true }, { value: '+1 555 0199', type: 'work' }] }));
+    const set = await scim(
+      sim,
+      'v1',
+      `/Users/${user.id}`,
+      patchV1({
+        phoneNumbers: [
+          { value: '+1 555 0100', primary: true },
+          { value: '+1 555 0199', type: 'work' },
+        ],
+      }),
+    );
     // Returned: the mobilePhone slot has type mobile, the primaryPhone slot primary true.
     expect(set.body.phoneNumbers).toEqual([
       { value: '+1 555 0100', type: 'work', primary: true },
@@ -61,6 +71,8 @@ describe('multi-valued attributes', () => {
     expect((await scim(sim, 'v1', `/Users/${user.id}`, patchV1({ photos: {} }))).body.Errors.description).toBe('photos_invalid');
     expect((await scim(sim, 'v1', `/Users/${user.id}`, patchV1({ roles: [7] }))).body.Errors.description).toBe('roles_invalid');
     expect((await scim(sim, 'v1', `/Users/${user.id}`, patchV1({ title: 7 }))).body.Errors.description).toBe('invalid_attribute_format');
-    expect((await scim(sim, 'v1', `/Users/${user.id}`, patchV1({ name: { givenName: '  ', familyName: ' ' } }))).body.Errors.description).toBe('invalid_name_required');
+    expect((await scim(sim, 'v1', `/Users/${user.id}`, patchV1({ name: { givenName: '  ', familyName: ' ' } }))).body.Errors.description).toBe(
+      'invalid_name_required',
+    );
   });
 });

@@ -59,7 +59,14 @@ describe('GET /Users paging', () => {
 describe('short and missing pages', () => {
   it('a short page has fewer than count while more remain; paging by totalResults still sees everyone', async () => {
     const sim = await startScim();
-    await control(sim, 'POST', '/seed', { users: 30, groups: [{ displayName: 'g1', members: 1 }, { displayName: 'g2', members: 1 }, { displayName: 'g3', members: 1 }] });
+    await control(sim, 'POST', '/seed', {
+      users: 30,
+      groups: [
+        { displayName: 'g1', members: 1 },
+        { displayName: 'g2', members: 1 },
+        { displayName: 'g3', members: 1 },
+      ],
+    });
     await control(sim, 'PUT', '/short-pages', { users: 4, groups: 1 });
     const first = await scim(sim, 'v2', '/Users?count=10');
     expect(first.body).toMatchObject({ totalResults: 30, itemsPerPage: 4 });

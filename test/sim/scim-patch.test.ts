@@ -54,12 +54,32 @@ describe('PATCH /Users/<id> in v1.1', () => {
   it('picks the primary email by primary true, else type work, else the first', async () => {
     const sim = await startScim();
     const user = await createUser(sim, 'ada', 'v1');
-    const byWork = await scim(sim, 'v1', `/Users/${user.id}`, patchV1({ emails: [{ value: 'home@example.com', type: 'home' }, { value: 'work@example.com', type: 'work' }] }));
+    const byWork = await scim(
+      sim,
+      'v1',
+      `/Users/${user.id}`,
+      patchV1({
+        emails: [
+          { value: 'home@example.com', type: 'home' },
+          { value: 'work@example.com', type: 'work' },
+        ],
+      }),
+    );
     expect(byWork.body.emails).toEqual([
       { value: 'work@example.com', type: 'work', primary: true },
       { value: 'home@example.com', type: 'home', primary: false },
     ]);
-    const byFlag = await scim(sim, 'v1', `/Users/${user.id}`, patchV1({ emails: [{ value: 'a@example.com', type: 'work' }, { value: 'b@example.com', primary: true }] }));
+    const byFlag = await scim(
+      sim,
+      'v1',
+      `/Users/${user.id}`,
+      patchV1({
+        emails: [
+          { value: 'a@example.com', type: 'work' },
+          { value: 'b@example.com', primary: true },
+        ],
+      }),
+    );
     expect(byFlag.body.emails[0].value).toBe('b@example.com');
   });
 
@@ -85,7 +105,12 @@ describe('PATCH /Users/<id> in v1.1', () => {
     const user = await createUser(sim, 'ada', 'v1');
     const bad = await scim(sim, 'v1', `/Users/${user.id}`, patchV1({ schemas: [V1_CORE, ENTERPRISE_V1], [ENTERPRISE_V1]: { manager: { name: 'boss' } } }));
     expect(bad.body.Errors.description).toBe('improper_enterprise_schema_format');
-    const byName = await scim(sim, 'v1', `/Users/${user.id}`, patchV1({ schemas: [V1_CORE, ENTERPRISE_V1], [ENTERPRISE_V1]: { manager: { managerId: 'boss@example.com' } } }));
+    const byName = await scim(
+      sim,
+      'v1',
+      `/Users/${user.id}`,
+      patchV1({ schemas: [V1_CORE, ENTERPRISE_V1], [ENTERPRISE_V1]: { manager: { managerId: 'boss@example.com' } } }),
+    );
     expect(byName.body[ENTERPRISE_V1].manager.managerId).toBe(boss.id);
   });
 });
@@ -98,7 +123,11 @@ describe('PATCH /Users/<id> in v2.0', () => {
       sim,
       'v2',
       `/Users/${user.id}`,
-      patchV2({ op: 'replace', path: 'title', value: 'Countess' }, { op: 'add', path: 'timezone', value: 'Europe/London' }, { op: 'remove', path: 'displayName' }),
+      patchV2(
+        { op: 'replace', path: 'title', value: 'Countess' },
+        { op: 'add', path: 'timezone', value: 'Europe/London' },
+        { op: 'remove', path: 'displayName' },
+      ),
     );
     expect(reply.status).toBe(200);
     expect(reply.body).toMatchObject({ id: user.id, title: 'Countess', timezone: 'Europe/London', displayName: '', userName: 'ada' });
@@ -141,7 +170,12 @@ describe('PATCH /Users/<id> in v2.0', () => {
   it('leaves the user untouched when a later operation fails', async () => {
     const sim = await startScim();
     const user = await createUser(sim, 'ada');
-    const reply = await scim(sim, 'v2', `/Users/${user.id}`, patchV2({ op: 'replace', path: 'title', value: 'Boss' }, { op: 'replace', path: 'nickName', value: 'n'.repeat(22) }));
+    const reply = await scim(
+      sim,
+      'v2',
+      `/Users/${user.id}`,
+      patchV2({ op: 'replace', path: 'title', value: 'Boss' }, { op: 'replace', path: 'nickName', value: 'n'.repeat(22) }),
+    );
     expect(reply.body.detail).toBe('long_nickname');
     expect((await scim(sim, 'v2', `/Users/${user.id}`)).body.title).toBe('');
     await control(sim, 'GET', '/state');

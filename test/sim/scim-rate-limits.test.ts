@@ -49,8 +49,12 @@ describe('SCIM rate limits', () => {
 
   it('PUT and PATCH /Users/<id> share one row of 180 a minute with a burst of 20', async () => {
     const { sim, first } = await seeded(1);
-    const put = await statuses(10, () => scim(sim, 'v2', `/Users/${first}`, { method: 'PUT', body: newUser('v2', 'user00001', { emails: [{ value: 'user00001@example.com' }] }) }));
-    const patch = await statuses(11, () => scim(sim, 'v2', `/Users/${first}`, { method: 'PATCH', body: { schemas: [PATCH_OP], Operations: [{ op: 'replace', path: 'title', value: 't' }] } }));
+    const put = await statuses(10, () =>
+      scim(sim, 'v2', `/Users/${first}`, { method: 'PUT', body: newUser('v2', 'user00001', { emails: [{ value: 'user00001@example.com' }] }) }),
+    );
+    const patch = await statuses(11, () =>
+      scim(sim, 'v2', `/Users/${first}`, { method: 'PATCH', body: { schemas: [PATCH_OP], Operations: [{ op: 'replace', path: 'title', value: 't' }] } }),
+    );
     expect(okCount(put) + okCount(patch)).toBe(20);
     expect(patch.at(-1)).toBe(429);
   });
@@ -77,7 +81,10 @@ describe('SCIM rate limits', () => {
     expect(okCount(await statuses(21, (i) => scim(sim, 'v2', '/Groups', { method: 'POST', body: { schemas: [V2_GROUP], displayName: `new${i}` } })))).toBe(20);
     expect(okCount(await statuses(21, (i) => scim(sim, 'v2', `/Groups/${groupIds[i]}`, { method: 'DELETE' })))).toBe(20);
     const update = await statuses(81, (i) =>
-      scim(sim, 'v2', `/Groups/${groupIds[20]}`, { method: i % 2 ? 'PUT' : 'PATCH', body: i % 2 ? { schemas: [V2_GROUP], displayName: 'g20' } : { schemas: [PATCH_OP], Operations: [{ op: 'remove', path: 'members' }] } }),
+      scim(sim, 'v2', `/Groups/${groupIds[20]}`, {
+        method: i % 2 ? 'PUT' : 'PATCH',
+        body: i % 2 ? { schemas: [V2_GROUP], displayName: 'g20' } : { schemas: [PATCH_OP], Operations: [{ op: 'remove', path: 'members' }] },
+      }),
     );
     expect(okCount(update)).toBe(80);
   });
@@ -97,18 +104,30 @@ describe('SCIM rate limits', () => {
     const { sim, first, groupIds } = await seeded(2, 40);
     const statusesAll: number[] = [];
     statusesAll.push(...(await statuses(20, (i) => scim(sim, 'v2', '/Users', { method: 'POST', body: newUser('v2', `n${i}`) }))));
-    statusesAll.push(...(await statuses(20, () => scim(sim, 'v2', `/Users/${first}`, { method: 'PATCH', body: { schemas: [PATCH_OP], Operations: [{ op: 'replace', path: 'title', value: 'x' }] } }))));
+    statusesAll.push(
+      ...(await statuses(20, () =>
+        scim(sim, 'v2', `/Users/${first}`, { method: 'PATCH', body: { schemas: [PATCH_OP], Operations: [{ op: 'replace', path: 'title', value: 'x' }] } }),
+      )),
+    );
     statusesAll.push(...(await statuses(20, () => scim(sim, 'v2', `/Users/${first}`, { method: 'DELETE' }))));
     statusesAll.push(...(await statuses(20, (i) => scim(sim, 'v2', '/Groups', { method: 'POST', body: { schemas: [V2_GROUP], displayName: `ng${i}` } }))));
     statusesAll.push(...(await statuses(20, (i) => scim(sim, 'v2', `/Groups/${groupIds[i]}`, { method: 'DELETE' }))));
-    statusesAll.push(...(await statuses(80, () => scim(sim, 'v2', `/Groups/${groupIds[39]}`, { method: 'PATCH', body: { schemas: [PATCH_OP], Operations: [{ op: 'remove', path: 'members' }] } }))));
+    statusesAll.push(
+      ...(await statuses(80, () =>
+        scim(sim, 'v2', `/Groups/${groupIds[39]}`, { method: 'PATCH', body: { schemas: [PATCH_OP], Operations: [{ op: 'remove', path: 'members' }] } }),
+      )),
+    );
     expect(okCount(statusesAll)).toBe(180);
     // Two seconds later each endpoint row has 6 tokens again (180 a minute), 24 in all, but the
     // writes row has only 20 (600 a minute): the org-wide row decides.
     await control(sim, 'POST', '/clock/advance', { ms: 2_000 });
     const after: number[] = [];
     after.push(...(await statuses(6, (i) => scim(sim, 'v2', '/Users', { method: 'POST', body: newUser('v2', `m${i}`) }))));
-    after.push(...(await statuses(6, () => scim(sim, 'v2', `/Users/${first}`, { method: 'PATCH', body: { schemas: [PATCH_OP], Operations: [{ op: 'replace', path: 'title', value: 'y' }] } }))));
+    after.push(
+      ...(await statuses(6, () =>
+        scim(sim, 'v2', `/Users/${first}`, { method: 'PATCH', body: { schemas: [PATCH_OP], Operations: [{ op: 'replace', path: 'title', value: 'y' }] } }),
+      )),
+    );
     after.push(...(await statuses(6, () => scim(sim, 'v2', `/Users/${first}`, { method: 'DELETE' }))));
     after.push(...(await statuses(6, (i) => scim(sim, 'v2', '/Groups', { method: 'POST', body: { schemas: [V2_GROUP], displayName: `mg${i}` } }))));
     expect(okCount(after)).toBe(20);

@@ -8,7 +8,15 @@ describe('POST /Users', () => {
     const reply = await scim(sim, 'v2', '/Users', { method: 'POST', body: newUser('v2', 'ada', { displayName: 'Ada Lovelace', title: 'Analyst' }) });
     expect(reply.status).toBe(201);
     expect(reply.body.id).toMatch(/^[UW]/);
-    expect(reply.body).toMatchObject({ userName: 'ada', nickName: 'ada', displayName: 'Ada Lovelace', title: 'Analyst', active: true, groups: [], externalId: '' });
+    expect(reply.body).toMatchObject({
+      userName: 'ada',
+      nickName: 'ada',
+      displayName: 'Ada Lovelace',
+      title: 'Analyst',
+      active: true,
+      groups: [],
+      externalId: '',
+    });
     expect(reply.body.schemas).toContain(V2_USER);
     expect(reply.body.meta.location).toBe(`${sim.url}/scim/v2/Users/${reply.body.id}`);
     expect(reply.body.meta.created).toBe('2026-11-23T09:00:00+00:00');
@@ -36,10 +44,16 @@ describe('POST /Users', () => {
 
   it('requires a userName and an email', async () => {
     const sim = await startScim();
-    expect((await scim(sim, 'v2', '/Users', { method: 'POST', body: { schemas: [V2_USER], emails: [{ value: 'a@example.com' }] } })).body.detail).toBe('username_required');
-    expect((await scim(sim, 'v2', '/Users', { method: 'POST', body: { schemas: [V2_USER], userName: '', emails: [{ value: 'a@example.com' }] } })).body.detail).toBe('username_empty');
+    expect((await scim(sim, 'v2', '/Users', { method: 'POST', body: { schemas: [V2_USER], emails: [{ value: 'a@example.com' }] } })).body.detail).toBe(
+      'username_required',
+    );
+    expect(
+      (await scim(sim, 'v2', '/Users', { method: 'POST', body: { schemas: [V2_USER], userName: '', emails: [{ value: 'a@example.com' }] } })).body.detail,
+    ).toBe('username_empty');
     expect((await scim(sim, 'v2', '/Users', { method: 'POST', body: { schemas: [V2_USER], userName: 'ada' } })).body.detail).toBe('email_empty');
-    expect((await scim(sim, 'v2', '/Users', { method: 'POST', body: newUser('v2', 'ada', { emails: [{ value: 'not-an-address' }] }) })).body.detail).toBe('bad_email_address');
+    expect((await scim(sim, 'v2', '/Users', { method: 'POST', body: newUser('v2', 'ada', { emails: [{ value: 'not-an-address' }] }) })).body.detail).toBe(
+      'bad_email_address',
+    );
   });
 
   it('keeps userName and nickName unique with username_taken, and primary emails with email_taken', async () => {
@@ -56,7 +70,9 @@ describe('POST /Users', () => {
     const sim = await startScim();
     expect((await scim(sim, 'v2', '/Users', { method: 'POST', body: newUser('v2', 'ada', { shoeSize: 42 }) })).body.detail).toBe('invalid_request_payload');
     const ext = 'urn:ietf:params:scim:schemas:extension:enterprise:2.0:User';
-    expect((await scim(sim, 'v2', '/Users', { method: 'POST', body: newUser('v2', 'ada', { [ext]: { department: 'R&D' } }) })).body.detail).toBe('invalid_request_payload');
+    expect((await scim(sim, 'v2', '/Users', { method: 'POST', body: newUser('v2', 'ada', { [ext]: { department: 'R&D' } }) })).body.detail).toBe(
+      'invalid_request_payload',
+    );
     const ok = await scim(sim, 'v2', '/Users', { method: 'POST', body: newUser('v2', 'ada', { schemas: [V2_USER, ext], [ext]: { department: 'R&D' } }) });
     expect(ok.body[ext].department).toBe('R&D');
   });
@@ -66,7 +82,10 @@ describe('POST /Users', () => {
     const guest = 'urn:ietf:params:scim:schemas:extension:service:guest:2.0:User';
     const user = await createUser(sim, 'visitor', 'v2', { schemas: [V2_USER, guest], [guest]: { type: 'multi', expiration: '2027-01-01T00:00:00Z' } });
     expect(user[guest]).toEqual({ type: 'multi', expiration: '2027-01-01T00:00:00Z' });
-    const wrongType = await scim(sim, 'v2', '/Users', { method: 'POST', body: newUser('v2', 'v2guest', { schemas: [V2_USER, guest], [guest]: { type: 'single' } }) });
+    const wrongType = await scim(sim, 'v2', '/Users', {
+      method: 'POST',
+      body: newUser('v2', 'v2guest', { schemas: [V2_USER, guest], [guest]: { type: 'single' } }),
+    });
     expect(wrongType.body.detail).toBe('invalid_attribute_format');
   });
 });
@@ -100,8 +119,12 @@ describe('userName and nickName', () => {
   it('cannot be emptied, neither on PATCH nor on PUT', async () => {
     const sim = await startScim();
     const user = await createUser(sim, 'ada');
-    expect((await scim(sim, 'v1', `/Users/${user.id}`, { method: 'PATCH', body: { schemas: [V1_CORE], userName: ' ' } })).body.Errors.description).toBe('username_empty');
-    expect((await scim(sim, 'v1', `/Users/${user.id}`, { method: 'PATCH', body: { schemas: [V1_CORE], nickName: '' } })).body.Errors.description).toBe('username_empty');
+    expect((await scim(sim, 'v1', `/Users/${user.id}`, { method: 'PATCH', body: { schemas: [V1_CORE], userName: ' ' } })).body.Errors.description).toBe(
+      'username_empty',
+    );
+    expect((await scim(sim, 'v1', `/Users/${user.id}`, { method: 'PATCH', body: { schemas: [V1_CORE], nickName: '' } })).body.Errors.description).toBe(
+      'username_empty',
+    );
     const { userName: _u, ...noName } = newUser('v2', 'ada');
     expect((await scim(sim, 'v2', `/Users/${user.id}`, { method: 'PUT', body: noName })).body.detail).toBe('username_empty');
   });
@@ -125,9 +148,15 @@ describe('displayName', () => {
 
   it('refuses a leading @ and an @ inside, turns other specials into underscores', async () => {
     const sim = await startScim();
-    expect((await scim(sim, 'v2', '/Users', { method: 'POST', body: newUser('v2', 'a1', { displayName: '@ada' }) })).body.detail).toBe('invalid_starts_with_at');
-    expect((await scim(sim, 'v2', '/Users', { method: 'POST', body: newUser('v2', 'a2', { displayName: 'ada@home' }) })).body.detail).toBe('invalid_name_specials');
-    expect((await scim(sim, 'v2', '/Users', { method: 'POST', body: newUser('v2', 'a3', { displayName: 'Ada 🚀' }) })).body.detail).toBe('invalid_emoji_not_allowed');
+    expect((await scim(sim, 'v2', '/Users', { method: 'POST', body: newUser('v2', 'a1', { displayName: '@ada' }) })).body.detail).toBe(
+      'invalid_starts_with_at',
+    );
+    expect((await scim(sim, 'v2', '/Users', { method: 'POST', body: newUser('v2', 'a2', { displayName: 'ada@home' }) })).body.detail).toBe(
+      'invalid_name_specials',
+    );
+    expect((await scim(sim, 'v2', '/Users', { method: 'POST', body: newUser('v2', 'a3', { displayName: 'Ada 🚀' }) })).body.detail).toBe(
+      'invalid_emoji_not_allowed',
+    );
     expect((await createUser(sim, 'a4', 'v2', { displayName: 'Ada (R&D) Lovelace-King' })).displayName).toBe('Ada _R_D_ Lovelace-King');
   });
 });

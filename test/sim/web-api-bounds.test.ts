@@ -41,7 +41,8 @@ describe('bounds over HTTP', () => {
   it('channels per workspace stop at their cap, and a name is used once', async () => {
     const api = await startWebApi();
     const ws = await api.workspace({ channels: [] });
-    for (let i = 0; i < CHANNELS_PER_WORKSPACE_MAX; i += 1) expect((await api.control('POST', `/workspaces/${ws.teamId}/channels`, { name: `c${i}` })).status).toBe(201);
+    for (let i = 0; i < CHANNELS_PER_WORKSPACE_MAX; i += 1)
+      expect((await api.control('POST', `/workspaces/${ws.teamId}/channels`, { name: `c${i}` })).status).toBe(201);
     expect((await api.control('POST', `/workspaces/${ws.teamId}/channels`, { name: 'one-more' })).body).toMatchObject({ ok: false, error: 'conflict' });
     const other = await api.workspace({ name: 'Other', channels: [] });
     expect((await api.control('POST', `/workspaces/${other.teamId}/channels`, { name: 'c0' })).status).toBe(201);

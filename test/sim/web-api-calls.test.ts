@@ -23,7 +23,15 @@ describe('authentication errors', () => {
     const api = await startWebApi();
     const ws = await api.workspace({ botName: 'status-bot' });
     const res = await api.form('auth.test', {}, ws.token);
-    expect(res.body).toMatchObject({ ok: true, team: 'Acme', team_id: ws.teamId, user: 'status-bot', user_id: ws.botUserId, bot_id: expect.stringMatching(/^B/), url: `${api.url}/` });
+    expect(res.body).toMatchObject({
+      ok: true,
+      team: 'Acme',
+      team_id: ws.teamId,
+      user: 'status-bot',
+      user_id: ws.botUserId,
+      bot_id: expect.stringMatching(/^B/),
+      url: `${api.url}/`,
+    });
   });
 
   it('a method the token lacks the scope for is missing_scope, naming what is needed and what was granted', async () => {
@@ -64,7 +72,9 @@ describe('argument forms', () => {
     const api = await startWebApi();
     const ws = await api.workspace();
     const post = (body: string, type: string) =>
-      fetch(`${api.url}/api/chat.postMessage`, { method: 'POST', headers: { Authorization: `Bearer ${ws.token}`, 'Content-Type': type }, body }).then(async (r) => [r.status, ((await r.json()) as { error: string }).error]);
+      fetch(`${api.url}/api/chat.postMessage`, { method: 'POST', headers: { Authorization: `Bearer ${ws.token}`, 'Content-Type': type }, body }).then(
+        async (r) => [r.status, ((await r.json()) as { error: string }).error],
+      );
     expect(await post('{"channel":', 'application/json')).toEqual([200, 'invalid_json']);
     expect(await post('["a"]', 'application/json')).toEqual([200, 'json_not_object']);
     expect(await post('<x/>', 'application/xml')).toEqual([200, 'invalid_post_type']);

@@ -10,21 +10,37 @@ describe('chat.postMessage and chat.update', () => {
     const ws = await api.workspace();
     const channel = ws.channels.status!;
     const posted = await api.form('chat.postMessage', { channel: '#status', text: 'Investigating' }, ws.token);
-    expect(posted.body).toMatchObject({ ok: true, channel, ts: expect.stringMatching(/^\d{10}\.\d{6}$/), message: { text: 'Investigating', user: ws.botUserId, bot_id: expect.any(String) } });
+    expect(posted.body).toMatchObject({
+      ok: true,
+      channel,
+      ts: expect.stringMatching(/^\d{10}\.\d{6}$/),
+      message: { text: 'Investigating', user: ws.botUserId, bot_id: expect.any(String) },
+    });
     const ts = posted.body.ts as string;
     const updated = await api.form('chat.update', { channel, ts, text: 'Identified' }, ws.token);
     expect(updated.body).toMatchObject({ ok: true, channel, ts, text: 'Identified', message: { edited: { user: ws.botUserId, ts: expect.any(String) } } });
-    expect((await api.json('chat.update', { channel, ts, text: 'Resolved', blocks: [{ type: 'header', text: { type: 'plain_text', text: 'Resolved' } }] }, ws.token)).body.ok).toBe(true);
+    expect(
+      (await api.json('chat.update', { channel, ts, text: 'Resolved', blocks: [{ type: 'header', text: { type: 'plain_text', text: 'Resolved' } }] }, ws.token))
+        .body.ok,
+    ).toBe(true);
     const reply = await api.form('chat.postMessage', { channel, text: 'Details in thread', thread_ts: ts }, ws.token);
     expect(reply.body.message).toMatchObject({ thread_ts: ts });
 
     const stored = (await api.control('GET', `/channels/${channel}`)).body as { messages: StoredMessage[] };
     expect(stored.messages).toHaveLength(2);
-    expect(stored.messages[0]).toMatchObject({ ts, text: 'Resolved', editCount: 2, previous: [{ text: 'Investigating' }, { text: 'Identified' }], threadTs: ts });
+    expect(stored.messages[0]).toMatchObject({
+      ts,
+      text: 'Resolved',
+      editCount: 2,
+      previous: [{ text: 'Investigating' }, { text: 'Identified' }],
+      threadTs: ts,
+    });
     expect(stored.messages[1]).toMatchObject({ text: 'Details in thread', threadTs: ts });
 
     const history = await api.form('conversations.history', { channel }, ws.token);
-    expect(history.body.messages).toEqual([expect.objectContaining({ ts, text: 'Resolved', reply_count: 1, latest_reply: reply.body.ts, edited: expect.any(Object) })]);
+    expect(history.body.messages).toEqual([
+      expect.objectContaining({ ts, text: 'Resolved', reply_count: 1, latest_reply: reply.body.ts, edited: expect.any(Object) }),
+    ]);
   });
 
   it('refuses what the vendor refuses: unknown channel, channel without the bot, archived, no text, too long, bad blocks, others\u2019 messages', async () => {
@@ -37,12 +53,25 @@ describe('chat.postMessage and chat.update', () => {
     expect(failure(await post({ channel: ws.channels.status! }))).toEqual([200, false, 'no_text']);
     expect(failure(await post({ channel: ws.channels.status!, text: 'x'.repeat(40_001) }))).toEqual([200, false, 'msg_too_long']);
     expect(failure(await post({ channel: ws.channels.status!, blocks: '[{"type":' }))).toEqual([200, false, 'invalid_blocks_format']);
-    expect(failure(await post({ channel: ws.channels.status!, blocks: JSON.stringify(Array.from({ length: 51 }, () => ({ type: 'divider' }))) }))).toEqual([200, false, 'invalid_blocks']);
+    expect(failure(await post({ channel: ws.channels.status!, blocks: JSON.stringify(Array.from({ length: 51 }, () => ({ type: 'divider' }))) }))).toEqual([
+      200,
+      false,
+      'invalid_blocks',
+    ]);
     expect(failure(await post({ channel: ws.channels.status!, text: 'x', thread_ts: '1700000000.000001' }))).toEqual([200, false, 'thread_not_found']);
 
-    const [personTs] = (await api.control('POST', `/channels/${ws.channels.status}/messages`, { messages: [{ text: 'a person wrote this' }] })).body.ts as string[];
-    expect(failure(await api.form('chat.update', { channel: ws.channels.status!, ts: personTs!, text: 'hijacked' }, ws.token))).toEqual([200, false, 'cant_update_message']);
-    expect(failure(await api.form('chat.update', { channel: ws.channels.status!, ts: '1700000000.000001', text: 'x' }, ws.token))).toEqual([200, false, 'message_not_found']);
+    const [personTs] = (await api.control('POST', `/channels/${ws.channels.status}/messages`, { messages: [{ text: 'a person wrote this' }] })).body
+      .ts as string[];
+    expect(failure(await api.form('chat.update', { channel: ws.channels.status!, ts: personTs!, text: 'hijacked' }, ws.token))).toEqual([
+      200,
+      false,
+      'cant_update_message',
+    ]);
+    expect(failure(await api.form('chat.update', { channel: ws.channels.status!, ts: '1700000000.000001', text: 'x' }, ws.token))).toEqual([
+      200,
+      false,
+      'message_not_found',
+    ]);
     const stored = (await api.control('GET', `/channels/${ws.channels.status}`)).body as { messages: StoredMessage[] };
     expect(stored.messages.map((m) => m.text)).toEqual(['a person wrote this']);
   });
@@ -57,7 +86,11 @@ describe('the channel page', () => {
     const posted = await api.form('chat.postMessage', { channel, text: `first ${hostile}` }, ws.token);
     const ts = posted.body.ts as string;
     await api.form('chat.update', { channel, ts, text: 'second &amp; final' }, ws.token);
-    await api.form('chat.postMessage', { channel, thread_ts: ts, blocks: JSON.stringify([{ type: 'section', text: { type: 'mrkdwn', text: `reply ${hostile}` } }]) }, ws.token);
+    await api.form(
+      'chat.postMessage',
+      { channel, thread_ts: ts, blocks: JSON.stringify([{ type: 'section', text: { type: 'mrkdwn', text: `reply ${hostile}` } }]) },
+      ws.token,
+    );
     await api.form('chat.postMessage', { channel, text: 'unedited' }, ws.token);
 
     const res = await fetch(`${api.url}/channels/${channel}`);

@@ -54,7 +54,11 @@ describe('faults', () => {
     const api = await startWebApi();
     const ws = await api.workspace();
     await api.control('POST', '/faults', { method: 'auth.test', kind: 'timeout', times: 1 });
-    const outcome = await fetch(`${api.url}/api/auth.test`, { method: 'POST', headers: { Authorization: `Bearer ${ws.token}` }, signal: AbortSignal.timeout(200) }).then(
+    const outcome = await fetch(`${api.url}/api/auth.test`, {
+      method: 'POST',
+      headers: { Authorization: `Bearer ${ws.token}` },
+      signal: AbortSignal.timeout(200),
+    }).then(
       (r) => `answered ${r.status}`,
       (e: Error) => e.name,
     );

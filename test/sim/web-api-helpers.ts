@@ -92,7 +92,12 @@ export async function startWebApi(options: StartSimulatedWebApiOptions = {}): Pr
     },
     exchange: (token) => client.form('oauth.v2.exchange', { client_id: client.clientId, client_secret: client.clientSecret, token }),
     refresh: (refreshToken) =>
-      client.form('oauth.v2.access', { client_id: client.clientId, client_secret: client.clientSecret, grant_type: 'refresh_token', refresh_token: refreshToken }),
+      client.form('oauth.v2.access', {
+        client_id: client.clientId,
+        client_secret: client.clientSecret,
+        grant_type: 'refresh_token',
+        refresh_token: refreshToken,
+      }),
     async setClock(nowMs) {
       expect((await control('PUT', '/clock', { nowMs })).status).toBe(200);
     },

@@ -127,7 +127,11 @@ describe('cursors', () => {
     }
     // Another workspace's channel is not this token's to read, cursor or not.
     const otherWorkspace = await api.workspace({ name: 'Other' });
-    expect(failure(await api.form('conversations.history', { channel: otherWorkspace.channels.status!, cursor }, ws.token))).toEqual([200, false, 'channel_not_found']);
+    expect(failure(await api.form('conversations.history', { channel: otherWorkspace.channels.status!, cursor }, ws.token))).toEqual([
+      200,
+      false,
+      'channel_not_found',
+    ]);
   });
 
   it('a cursor from another list is refused', async () => {
@@ -136,8 +140,16 @@ describe('cursors', () => {
     await api.control('POST', `/channels/${ws.channels.a}/messages`, { messages: [{ text: '1' }, { text: '2' }, { text: '3' }] });
     const listPage = await api.form('conversations.list', { limit: '1' }, ws.token);
     const historyPage = await api.form('conversations.history', { channel: ws.channels.a!, limit: '1' }, ws.token);
-    expect(failure(await api.form('conversations.history', { channel: ws.channels.a!, cursor: nextCursor(listPage) as string }, ws.token))).toEqual([200, false, 'invalid_cursor']);
-    expect(failure(await api.form('conversations.history', { channel: ws.channels.b!, cursor: nextCursor(historyPage) as string }, ws.token))).toEqual([200, false, 'invalid_cursor']);
+    expect(failure(await api.form('conversations.history', { channel: ws.channels.a!, cursor: nextCursor(listPage) as string }, ws.token))).toEqual([
+      200,
+      false,
+      'invalid_cursor',
+    ]);
+    expect(failure(await api.form('conversations.history', { channel: ws.channels.b!, cursor: nextCursor(historyPage) as string }, ws.token))).toEqual([
+      200,
+      false,
+      'invalid_cursor',
+    ]);
   });
 
   it('cursors expire: one older than the cursor lifetime is invalid_cursor', async () => {
@@ -158,13 +170,26 @@ describe('conversations.list pages', () => {
   it('walks every channel once through short pages, private ones only when asked and the bot is in them', async () => {
     const api = await startWebApi({ settings: { maxPageItems: 3 } });
     const channels = Array.from({ length: 20 }, (_, i) => ({ name: `c${i}` }));
-    const ws = await api.workspace({ channels: [...channels, { name: 'secret', isPrivate: true }, { name: 'elsewhere', isPrivate: true, botIsMember: false }, { name: 'old', isArchived: true }] });
+    const ws = await api.workspace({
+      channels: [
+        ...channels,
+        { name: 'secret', isPrivate: true },
+        { name: 'elsewhere', isPrivate: true, botIsMember: false },
+        { name: 'old', isArchived: true },
+      ],
+    });
     const publicOnly = await readAll(api, 'conversations.list', { limit: '10' }, ws.token, 'channels');
     expect(publicOnly.pages).toEqual([3, 3, 3, 3, 3, 3, 3]);
     expect(publicOnly.items.map((c) => (c as { name: string }).name)).toEqual([...channels.map((c) => c.name), 'old']);
     // Positions of different lengths: each cursor still ends in "=", as the spec's rule 3 expects of them.
     expect(publicOnly.cursors.filter((c) => !c.endsWith('='))).toEqual([]);
-    const both = await readAll(api, 'conversations.list', { limit: '10', types: 'public_channel,private_channel', exclude_archived: 'true' }, ws.token, 'channels');
+    const both = await readAll(
+      api,
+      'conversations.list',
+      { limit: '10', types: 'public_channel,private_channel', exclude_archived: 'true' },
+      ws.token,
+      'channels',
+    );
     expect(both.items.map((c) => (c as { name: string }).name)).toEqual([...channels.map((c) => c.name), 'secret']);
     expect(both.items[20]).toMatchObject({ name: 'secret', is_private: true, is_channel: false, is_member: true });
   });

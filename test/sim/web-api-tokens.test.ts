@@ -296,7 +296,11 @@ describe('client credentials and install', () => {
     });
     expect(failure(await api.form('oauth.v2.access', fields))).toEqual([200, false, 'invalid_code']);
     const second = (await api.control('POST', `/workspaces/${ws.teamId}/codes`, { redirectUri })).body.code as string;
-    expect(failure(await api.form('oauth.v2.access', { ...fields, code: second, redirect_uri: 'https://evil.example/' }))).toEqual([200, false, 'bad_redirect_uri']);
+    expect(failure(await api.form('oauth.v2.access', { ...fields, code: second, redirect_uri: 'https://evil.example/' }))).toEqual([
+      200,
+      false,
+      'bad_redirect_uri',
+    ]);
     expect((await api.control('GET', `/workspaces/${ws.teamId}`)).body).toMatchObject({ status: 'installed', stats: { codeInstalls: 1 } });
   });
 
@@ -317,7 +321,13 @@ describe('the authorize step', () => {
     const ws = await api.workspace({ installed: false });
     // No path: the code must be redeemable with the same text, not a normalised 'http://127.0.0.1:3000/'.
     const redirectUri = 'http://127.0.0.1:3000';
-    const query = new URLSearchParams({ client_id: api.clientId, scope: 'chat:write,channels:read', redirect_uri: redirectUri, state: 'a b&c', team: ws.teamId });
+    const query = new URLSearchParams({
+      client_id: api.clientId,
+      scope: 'chat:write,channels:read',
+      redirect_uri: redirectUri,
+      state: 'a b&c',
+      team: ws.teamId,
+    });
     const res = await fetch(`${api.url}/oauth/v2/authorize?${query}`, { redirect: 'manual' });
     expect(res.status).toBe(302);
     const location = new URL(res.headers.get('location')!);
@@ -336,7 +346,9 @@ describe('the authorize step', () => {
     expect(denied.headers.get('location')).toBe('https://app.example/cb?error=access_denied&state=s1');
     const wrongClient = await fetch(`${api.url}/oauth/v2/authorize?${new URLSearchParams({ ...base, client_id: 'other' })}`, { redirect: 'manual' });
     expect([wrongClient.status, ((await wrongClient.json()) as { error: string }).error]).toEqual([400, 'invalid_client_id']);
-    const script = await fetch(`${api.url}/oauth/v2/authorize?${new URLSearchParams({ ...base, redirect_uri: 'javascript:alert(1)' })}`, { redirect: 'manual' });
+    const script = await fetch(`${api.url}/oauth/v2/authorize?${new URLSearchParams({ ...base, redirect_uri: 'javascript:alert(1)' })}`, {
+      redirect: 'manual',
+    });
     expect([script.status, ((await script.json()) as { error: string }).error]).toEqual([400, 'bad_redirect_uri']);
   });
 });

@@ -91,9 +91,18 @@ describe('formatVendorTime around daylight-saving changes', () => {
   const reference = (ms: number) => {
     const parts = Object.fromEntries(
       new Intl.DateTimeFormat('en-CA', {
-        timeZone: 'America/Los_Angeles', hourCycle: 'h23', year: 'numeric', month: '2-digit', day: '2-digit',
-        hour: '2-digit', minute: '2-digit', second: '2-digit', timeZoneName: 'longOffset',
-      }).formatToParts(new Date(ms)).map((p) => [p.type, p.value]),
+        timeZone: 'America/Los_Angeles',
+        hourCycle: 'h23',
+        year: 'numeric',
+        month: '2-digit',
+        day: '2-digit',
+        hour: '2-digit',
+        minute: '2-digit',
+        second: '2-digit',
+        timeZoneName: 'longOffset',
+      })
+        .formatToParts(new Date(ms))
+        .map((p) => [p.type, p.value]),
     );
     return `${parts.year}-${parts.month}-${parts.day}T${parts.hour}:${parts.minute}:${parts.second}${String(parts.timeZoneName).replace('GMT', '')}`;
   };

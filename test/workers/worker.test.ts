@@ -22,7 +22,11 @@ const SUBREQUESTS_PER_INVOCATION = 50;
 type Verified = { verified: boolean; id: string; type?: string; incident?: string; error?: string };
 
 async function control(method: string, path: string, body?: unknown): Promise<unknown> {
-  const res = await fetch(simUrl + path, { method, headers: { 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });
+  const res = await fetch(simUrl + path, {
+    method,
+    headers: { 'content-type': 'application/json' },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
   if (!res.ok) throw new Error(`${method} ${path}: ${res.status} ${await res.text()}`);
   return res.json();
 }
@@ -35,7 +39,9 @@ async function runScheduled(workerEnv: WorkerEnv = testEnv): Promise<void> {
 }
 
 async function runQueue(workerEnv: WorkerEnv = testEnv) {
-  const batch = createMessageBatch('statuswatch-deliveries', [{ id: crypto.randomUUID(), timestamp: new Date(), attempts: 1, body: { kind: 'outbox_changed' } }]);
+  const batch = createMessageBatch('statuswatch-deliveries', [
+    { id: crypto.randomUUID(), timestamp: new Date(), attempts: 1, body: { kind: 'outbox_changed' } },
+  ]);
   const ctx = createExecutionContext();
   await worker.queue(batch as never, workerEnv, ctx);
   return getQueueResult(batch, ctx);

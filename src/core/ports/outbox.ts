@@ -35,10 +35,7 @@ export type ClaimedDelivery = { delivery: Delivery; subscription: StoredSubscrip
 export type DeliveryOutcome = { kind: 'done' } | { kind: 'retry'; at: number; error: string } | { kind: 'dead'; reason: string };
 
 /** What an attempt does to its subscription's health. */
-export type SubscriptionHealthChange =
-  | { kind: 'succeeded' }
-  | { kind: 'failed' }
-  | { kind: 'paused'; reason: string };
+export type SubscriptionHealthChange = { kind: 'succeeded' } | { kind: 'failed' } | { kind: 'paused'; reason: string };
 
 export type AttemptToRecord = {
   deliveryId: number;

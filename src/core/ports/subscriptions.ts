@@ -16,7 +16,10 @@ export type StoredSubscription = Subscription & {
 };
 
 export type SubscriptionPatch = Partial<
-  Pick<StoredSubscription, 'target' | 'filters' | 'timeZone' | 'status' | 'pausedReason' | 'secretSealed' | 'previousSecretSealed' | 'previousSecretUntil' | 'failingSince'>
+  Pick<
+    StoredSubscription,
+    'target' | 'filters' | 'timeZone' | 'status' | 'pausedReason' | 'secretSealed' | 'previousSecretSealed' | 'previousSecretUntil' | 'failingSince'
+  >
 >;
 
 export type SubscriptionFilter = { status?: SubscriptionStatus; channel?: Channel };

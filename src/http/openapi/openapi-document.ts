@@ -26,7 +26,12 @@ const page = (...extra: QueryParam[]): QueryParam[] => [
 
 const vendorMirror = (version: string, label: string): ApiOperation[] => [
   { method: 'get', path: `/api${version}/current`, summary: `Vendor mirror: current status (${label})`, ok: { status: 200, schema: s.vendorCurrentSchema } },
-  { method: 'get', path: `/api${version}/history`, summary: `Vendor mirror: about six months of history (${label})`, ok: { status: 200, schema: s.vendorHistorySchema } },
+  {
+    method: 'get',
+    path: `/api${version}/history`,
+    summary: `Vendor mirror: about six months of history (${label})`,
+    ok: { status: 200, schema: s.vendorHistorySchema },
+  },
 ];
 
 const updateSubscriptionSchema = z.strictObject({
@@ -64,7 +69,12 @@ export const API_OPERATIONS: ApiOperation[] = [
     ok: { status: 200, schema: s.incidentListSchema },
   },
   { method: 'get', path: '/api/incidents/:id', summary: 'One incident with its history', ok: { status: 200, schema: s.incidentDetailSchema } },
-  { method: 'get', path: '/api/incidents/:id/versions', summary: 'Every recorded version of an incident', ok: { status: 200, schema: s.incidentVersionsSchema } },
+  {
+    method: 'get',
+    path: '/api/incidents/:id/versions',
+    summary: 'Every recorded version of an incident',
+    ok: { status: 200, schema: s.incidentVersionsSchema },
+  },
   {
     method: 'get',
     path: '/api/events',
@@ -80,21 +90,82 @@ export const API_OPERATIONS: ApiOperation[] = [
   ...vendorMirror('/v1.0.0', 'v1'),
   ...vendorMirror('', 'v1, unversioned'),
   { method: 'post', path: '/api/admin/poll', summary: 'Poll the feed now', admin: true, ok: { status: 200, schema: s.pollResultSchema } },
-  { method: 'get', path: '/api/admin/polls', summary: 'Poll runs, newest first', admin: true, query: [{ name: 'limit', schema: s.limitParamSchema }, { name: 'before', schema: z.string().optional() }], ok: { status: 200, schema: s.pollListSchema } },
+  {
+    method: 'get',
+    path: '/api/admin/polls',
+    summary: 'Poll runs, newest first',
+    admin: true,
+    query: [
+      { name: 'limit', schema: s.limitParamSchema },
+      { name: 'before', schema: z.string().optional() },
+    ],
+    ok: { status: 200, schema: s.pollListSchema },
+  },
   { method: 'get', path: '/api/admin/polls/:id', summary: 'One poll run and the bodies it refused', admin: true, ok: { status: 200, schema: s.pollOneSchema } },
-  { method: 'post', path: '/api/subscriptions', summary: 'Create a subscription', admin: true, body: createSubscriptionSchema({ allowPlainHttp: false }), ok: { status: 201, schema: s.subscriptionOneSchema } },
-  { method: 'get', path: '/api/subscriptions', summary: 'Subscriptions', admin: true, query: page({ name: 'status', schema: z.enum(['pending', 'active', 'paused']).optional() }, { name: 'channel', schema: z.string().optional() }), ok: { status: 200, schema: s.subscriptionListSchema } },
+  {
+    method: 'post',
+    path: '/api/subscriptions',
+    summary: 'Create a subscription',
+    admin: true,
+    body: createSubscriptionSchema({ allowPlainHttp: false }),
+    ok: { status: 201, schema: s.subscriptionOneSchema },
+  },
+  {
+    method: 'get',
+    path: '/api/subscriptions',
+    summary: 'Subscriptions',
+    admin: true,
+    query: page({ name: 'status', schema: z.enum(['pending', 'active', 'paused']).optional() }, { name: 'channel', schema: z.string().optional() }),
+    ok: { status: 200, schema: s.subscriptionListSchema },
+  },
   { method: 'get', path: '/api/subscriptions/:id', summary: 'One subscription', admin: true, ok: { status: 200, schema: s.subscriptionOneSchema } },
-  { method: 'patch', path: '/api/subscriptions/:id', summary: 'Change a subscription', admin: true, body: updateSubscriptionSchema, ok: { status: 200, schema: s.subscriptionOneSchema } },
+  {
+    method: 'patch',
+    path: '/api/subscriptions/:id',
+    summary: 'Change a subscription',
+    admin: true,
+    body: updateSubscriptionSchema,
+    ok: { status: 200, schema: s.subscriptionOneSchema },
+  },
   { method: 'delete', path: '/api/subscriptions/:id', summary: 'Delete a subscription', admin: true, ok: { status: 200, schema: s.okSchema } },
   { method: 'post', path: '/api/subscriptions/:id/pause', summary: 'Pause a subscription', admin: true, ok: { status: 200, schema: s.subscriptionOneSchema } },
-  { method: 'post', path: '/api/subscriptions/:id/resume', summary: 'Resume a subscription', admin: true, ok: { status: 200, schema: s.subscriptionOneSchema } },
-  { method: 'post', path: '/api/subscriptions/:id/rotate-secret', summary: 'Rotate a webhook secret', admin: true, ok: { status: 200, schema: s.subscriptionOneSchema } },
+  {
+    method: 'post',
+    path: '/api/subscriptions/:id/resume',
+    summary: 'Resume a subscription',
+    admin: true,
+    ok: { status: 200, schema: s.subscriptionOneSchema },
+  },
+  {
+    method: 'post',
+    path: '/api/subscriptions/:id/rotate-secret',
+    summary: 'Rotate a webhook secret',
+    admin: true,
+    ok: { status: 200, schema: s.subscriptionOneSchema },
+  },
   { method: 'post', path: '/api/subscriptions/:id/test', summary: 'Send a test message', admin: true, ok: { status: 200, schema: s.testSendSchema } },
-  { method: 'get', path: '/api/deliveries', summary: 'Deliveries, newest first', admin: true, query: page({ name: 'state', schema: z.enum(['pending', 'done', 'dead']).optional() }, { name: 'subscription', schema: z.string().optional() }, { name: 'since', schema: s.instantParamSchema }), ok: { status: 200, schema: s.deliveryListSchema } },
+  {
+    method: 'get',
+    path: '/api/deliveries',
+    summary: 'Deliveries, newest first',
+    admin: true,
+    query: page(
+      { name: 'state', schema: z.enum(['pending', 'done', 'dead']).optional() },
+      { name: 'subscription', schema: z.string().optional() },
+      { name: 'since', schema: s.instantParamSchema },
+    ),
+    ok: { status: 200, schema: s.deliveryListSchema },
+  },
   { method: 'get', path: '/api/deliveries/:id', summary: 'One delivery with its attempts', admin: true, ok: { status: 200, schema: s.deliveryOneSchema } },
   { method: 'post', path: '/api/deliveries/:id/replay', summary: 'Send a delivery again', admin: true, ok: { status: 200, schema: s.replayedSchema } },
-  { method: 'post', path: '/api/delivery-replays', summary: 'Send again every delivery since a time', admin: true, body: replayRequestSchema, ok: { status: 200, schema: s.replayedSchema } },
+  {
+    method: 'post',
+    path: '/api/delivery-replays',
+    summary: 'Send again every delivery since a time',
+    admin: true,
+    body: replayRequestSchema,
+    ok: { status: 200, schema: s.replayedSchema },
+  },
 ];
 
 const jsonSchema = (schema: z.ZodType) => z.toJSONSchema(schema, { io: 'input', unrepresentable: 'any' });

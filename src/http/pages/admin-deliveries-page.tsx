@@ -78,9 +78,16 @@ export function DeliveriesPage(props: { data: DeliveriesPageData }) {
         </div>
       </form>
       <section aria-labelledby="deliveries-title">
-        <h2 id="deliveries-title">{deliveries.length === 0 ? 'No deliveries' : `${deliveries.length} ${deliveries.length === 1 ? 'delivery' : 'deliveries'}, newest first${onFirstPage ? '' : ', continued'}`}</h2>
+        <h2 id="deliveries-title">
+          {deliveries.length === 0
+            ? 'No deliveries'
+            : `${deliveries.length} ${deliveries.length === 1 ? 'delivery' : 'deliveries'}, newest first${onFirstPage ? '' : ', continued'}`}
+        </h2>
         {deliveries.length > 0 && (
-          <DataTable labelledBy="deliveries-title" columns={['Delivery', 'Subscription', 'Channel', 'State', 'Attempts', 'Created', 'Next attempt or finished', 'Last error']}>
+          <DataTable
+            labelledBy="deliveries-title"
+            columns={['Delivery', 'Subscription', 'Channel', 'State', 'Attempts', 'Created', 'Next attempt or finished', 'Last error']}
+          >
             {deliveries.map((d) => (
               <DeliveryRow d={d} />
             ))}

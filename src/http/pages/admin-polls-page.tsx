@@ -113,7 +113,9 @@ export function PollPage(props: { run: PollRun; rejected: RecordedRejection[] })
         </ul>
       </section>
       <section aria-labelledby="rejected-title">
-        <h2 id="rejected-title">{rejected.length === 0 ? 'No refused payloads' : `${rejected.length} refused ${rejected.length === 1 ? 'payload' : 'payloads'}`}</h2>
+        <h2 id="rejected-title">
+          {rejected.length === 0 ? 'No refused payloads' : `${rejected.length} refused ${rejected.length === 1 ? 'payload' : 'payloads'}`}
+        </h2>
         {rejected.map((r, i) => (
           <article class="admin-card refused" aria-labelledby={`rejected-${i}`}>
             <h3 id={`rejected-${i}`}>
@@ -123,7 +125,9 @@ export function PollPage(props: { run: PollRun; rejected: RecordedRejection[] })
               <Time ms={r.receivedAt} /> from <code>{r.url}</code>
             </p>
             {r.body === null ? (
-              <p class="hint">The body is no longer kept (retention); its SHA-256 was <code>{r.sha256}</code>.</p>
+              <p class="hint">
+                The body is no longer kept (retention); its SHA-256 was <code>{r.sha256}</code>.
+              </p>
             ) : (
               <>
                 {r.body.seenCount > 1 && (

@@ -110,7 +110,11 @@ export function SubscriptionsPage(props: { data: SubscriptionsPageData }) {
         </div>
       </form>
       <section aria-labelledby="subs-title">
-        <h2 id="subs-title">{subscriptions.length === 0 ? 'No subscriptions' : `${subscriptions.length} ${subscriptions.length === 1 ? 'subscription' : 'subscriptions'}${onFirstPage ? '' : ', continued'}`}</h2>
+        <h2 id="subs-title">
+          {subscriptions.length === 0
+            ? 'No subscriptions'
+            : `${subscriptions.length} ${subscriptions.length === 1 ? 'subscription' : 'subscriptions'}${onFirstPage ? '' : ', continued'}`}
+        </h2>
         <ul class="admin-list">
           {subscriptions.map((s) => (
             <SubscriptionCard s={s} csrf={csrf} />

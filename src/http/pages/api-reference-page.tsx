@@ -8,8 +8,7 @@ export function ApiReferencePage({ operations }: { operations: ApiOperation[] })
       <h1>JSON API reference</h1>
       <p>
         The machine-readable form is <a href="/openapi.json">/openapi.json</a> (OpenAPI 3.1). Admin operations need{' '}
-        <code>Authorization: Bearer $ADMIN_TOKEN</code>. Every refusal has one shape:{' '}
-        <code>{'{"ok": false, "error": "<code>", "detail": "..."}'}</code>.
+        <code>Authorization: Bearer $ADMIN_TOKEN</code>. Every refusal has one shape: <code>{'{"ok": false, "error": "<code>", "detail": "..."}'}</code>.
       </p>
       <table>
         <thead>

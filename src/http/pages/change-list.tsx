@@ -87,9 +87,6 @@ function FieldChanges(props: { changes: IncidentFieldChanges }) {
 function servicesChange(from: readonly string[], to: readonly string[]): string {
   const added = to.filter((s) => !from.includes(s));
   const removed = from.filter((s) => !to.includes(s));
-  const parts = [
-    ...(added.length > 0 ? [`${servicesList(added)} added`] : []),
-    ...(removed.length > 0 ? [`${servicesList(removed)} removed`] : []),
-  ];
+  const parts = [...(added.length > 0 ? [`${servicesList(added)} added`] : []), ...(removed.length > 0 ? [`${servicesList(removed)} removed`] : [])];
   return parts.length > 0 ? `Services: ${parts.join('; ')}.` : `Services changed to ${servicesList(to)}.`;
 }

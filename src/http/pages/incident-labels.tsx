@@ -11,9 +11,7 @@ export function TypeLabel(props: { type: string }) {
 }
 
 export function StatusLabel(props: { status: string }) {
-  return (
-    <span class={isOngoing(props.status) ? 'label label-ongoing' : 'label label-finished'}>{statusWord(props.status)}</span>
-  );
+  return <span class={isOngoing(props.status) ? 'label label-ongoing' : 'label label-finished'}>{statusWord(props.status)}</span>;
 }
 
 export function ServicesText(props: { services: readonly string[] }) {

@@ -20,9 +20,7 @@ export function IncidentList(props: { incidents: readonly ListedIncident[] }) {
           </p>
           <p class="incident-meta muted">
             <Time ms={incident.dateCreated.ms} />
-            {incident.resolvedAt === null
-              ? ' · not over yet'
-              : ` · lasted ${durationText(incident.resolvedAt - incident.dateCreated.ms)}`}
+            {incident.resolvedAt === null ? ' · not over yet' : ` · lasted ${durationText(incident.resolvedAt - incident.dateCreated.ms)}`}
             {` · ${incident.noteCount === 1 ? '1 note' : `${incident.noteCount} notes`}`}
           </p>
           {incident.latestNote && <p class="excerpt">{truncate(incident.latestNote.text, EXCERPT_MAX_CHARS)}</p>}

@@ -42,9 +42,13 @@ export function Layout(props: LayoutProps) {
           <script src={assetUrl(props.assets, '/app.js')} defer></script>
         </head>
         <body>
-          <a class="skip-link" href="#main">Skip to content</a>
+          <a class="skip-link" href="#main">
+            Skip to content
+          </a>
           <header class="site-header">
-            <a class="site-name" href="/">statuswatch</a>
+            <a class="site-name" href="/">
+              statuswatch
+            </a>
             <nav aria-label="Main">
               <ul>
                 {NAV.map((item) => (
@@ -62,8 +66,8 @@ export function Layout(props: LayoutProps) {
           </main>
           <footer class="site-footer">
             <p>
-              An independent archive of the vendor's public status feed. Times are shown in your time zone when scripts
-              run, else in UTC. <a href="/feed.atom">Atom feed</a> · <a href="/api/incidents">JSON API</a> · <a href="/api/reference">API reference</a>
+              An independent archive of the vendor's public status feed. Times are shown in your time zone when scripts run, else in UTC.{' '}
+              <a href="/feed.atom">Atom feed</a> · <a href="/api/incidents">JSON API</a> · <a href="/api/reference">API reference</a>
             </p>
           </footer>
         </body>

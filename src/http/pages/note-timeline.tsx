@@ -11,11 +11,7 @@ export type Sanitize = (html: string) => string;
  * a character, are text for JSX to escape, their line breaks kept by CSS.
  */
 export function NoteBody(props: { body: string; sanitize: Sanitize }) {
-  return isHtmlNote(props.body) ? (
-    <div class="note-body">{raw(props.sanitize(props.body))}</div>
-  ) : (
-    <div class="note-body note-plain">{props.body}</div>
-  );
+  return isHtmlNote(props.body) ? <div class="note-body">{raw(props.sanitize(props.body))}</div> : <div class="note-body note-plain">{props.body}</div>;
 }
 
 export function NoteTimeline(props: { notes: readonly Note[]; sanitize: Sanitize; label: string }) {

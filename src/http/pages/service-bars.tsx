@@ -68,12 +68,7 @@ export function ServiceBars(props: { rows: ServiceDayRow[] }) {
               </span>
               <span class="service-summary">{rowSummary(row)}</span>
             </div>
-            <ol
-              class="day-bars"
-              aria-labelledby={`service-bars-${index}`}
-              aria-describedby={range ? 'service-bars-range' : undefined}
-              data-roving-days
-            >
+            <ol class="day-bars" aria-labelledby={`service-bars-${index}`} aria-describedby={range ? 'service-bars-range' : undefined} data-roving-days>
               {row.days.map((day, dayIndex) => (
                 <li
                   class={`day day-${day.worst ?? (day.noData ? 'nodata' : 'none')}`}

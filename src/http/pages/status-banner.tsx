@@ -56,7 +56,5 @@ function bannerLevel(type: string): string {
 function typeCounts(ongoing: readonly StoredIncident[]): string {
   const counts = new Map<string, number>();
   for (const incident of ongoing) counts.set(incident.type, (counts.get(incident.type) ?? 0) + 1);
-  return [...counts]
-    .map(([type, n]) => `${n} ${statusWord(type).toLowerCase()}${n === 1 ? '' : 's'}`)
-    .join(', ');
+  return [...counts].map(([type, n]) => `${n} ${statusWord(type).toLowerCase()}${n === 1 ? '' : 's'}`).join(', ');
 }

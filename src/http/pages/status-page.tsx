@@ -34,9 +34,7 @@ export function StatusPage(props: { data: StatusPageData; sanitize: Sanitize }) 
       )}
       <section aria-labelledby="services-title">
         <h2 id="services-title">Services, last {days} days</h2>
-        <p class="muted">
-          Each bar is a day (UTC), coloured by the worst incident that touched it; hover or focus a day to see which.
-        </p>
+        <p class="muted">Each bar is a day (UTC), coloured by the worst incident that touched it; hover or focus a day to see which.</p>
         <ServiceBars rows={rows} />
       </section>
       <p>

@@ -25,8 +25,8 @@ export function CheckInboxPage() {
     <section class="notice-page" aria-labelledby="done-title">
       <h1 id="done-title">Check your inbox</h1>
       <p>
-        We have sent an email to the address you gave. Open the link in it to confirm your subscription; until then, nothing else
-        is sent. The link works for 7 days.
+        We have sent an email to the address you gave. Open the link in it to confirm your subscription; until then, nothing else is sent. The link works for 7
+        days.
       </p>
       <p class="muted">No email after a few minutes? Look in your spam folder, or try again later.</p>
       <p>
@@ -82,8 +82,7 @@ export function ConfirmedPage(props: { email: string }) {
     <section class="notice-page" aria-labelledby="done-title">
       <h1 id="done-title">You are subscribed</h1>
       <p>
-        Status updates will go to <strong>{props.email}</strong>. Every email has links to change what you receive or to
-        unsubscribe.
+        Status updates will go to <strong>{props.email}</strong>. Every email has links to change what you receive or to unsubscribe.
       </p>
       <p>
         <a href="/">See the status now</a>
@@ -117,8 +116,7 @@ export function UnsubscribedPage(props: { email: string }) {
     <section class="notice-page" aria-labelledby="done-title">
       <h1 id="done-title">You are unsubscribed</h1>
       <p>
-        No more status updates will be sent to <strong>{props.email}</strong>. Changed your mind?{' '}
-        <a href="/subscribe">Subscribe again</a>.
+        No more status updates will be sent to <strong>{props.email}</strong>. Changed your mind? <a href="/subscribe">Subscribe again</a>.
       </p>
     </section>
   );
@@ -163,8 +161,8 @@ export function LinkHelp(props: { purpose: 'confirm' | 'unsubscribe' | 'manage' 
   }
   return (
     <p>
-      Every status email ends with fresh links. Or <a href="/subscribe">sign up again</a> with your address: if it is still
-      subscribed, we email you a new link to manage it.
+      Every status email ends with fresh links. Or <a href="/subscribe">sign up again</a> with your address: if it is still subscribed, we email you a new link
+      to manage it.
     </p>
   );
 }

@@ -94,7 +94,10 @@ export function adminPageRoutes(deps: AppDeps) {
     await next();
   });
   app.use('/admin/*', bodyLimit({ maxSize: FORM_MAX_BYTES, onError: (c) => problem(c, 413, 'Form too large', 'That was more than an admin form holds.') }));
-  app.use('/admin/*', sameOriginForms(deps.publicUrl, (c) => problem(c, 403, 'Form refused', 'This form was sent from another site, so it was not accepted.')));
+  app.use(
+    '/admin/*',
+    sameOriginForms(deps.publicUrl, (c) => problem(c, 403, 'Form refused', 'This form was sent from another site, so it was not accepted.')),
+  );
   app.use('/admin/*', requireSession());
 
   app.get('/admin/sign-in', async (c) => {
@@ -192,8 +195,20 @@ export function adminPageRoutes(deps: AppDeps) {
     if (state) params.set('state', state);
     if (subscription) params.set('subscription', subscription);
     const replayed = Number(c.req.query('replayed'));
-    const notice = Number.isSafeInteger(replayed) && c.req.query('replayed') !== undefined ? `${replayed} ${replayed === 1 ? 'delivery' : 'deliveries'} queued to be sent again.` : null;
-    const data = { deliveries: list, state: state ?? '', subscription, params, nextCursor, onFirstPage: before === null, csrf: c.get('csrf'), today: utcDate(clock.now()) };
+    const notice =
+      Number.isSafeInteger(replayed) && c.req.query('replayed') !== undefined
+        ? `${replayed} ${replayed === 1 ? 'delivery' : 'deliveries'} queued to be sent again.`
+        : null;
+    const data = {
+      deliveries: list,
+      state: state ?? '',
+      subscription,
+      params,
+      nextCursor,
+      onFirstPage: before === null,
+      csrf: c.get('csrf'),
+      today: utcDate(clock.now()),
+    };
     return adminPage(c, 'Deliveries', <DeliveriesPage data={data} />, notice);
   });
 
@@ -202,7 +217,13 @@ export function adminPageRoutes(deps: AppDeps) {
     const since = formValue(form.since).trim();
     const sinceMs = Date.parse(/^\d{4}-\d{2}-\d{2}$/.test(since) ? `${since}T00:00:00Z` : since);
     if (!Number.isFinite(sinceMs)) {
-      return problem(c, 400, 'Replay not done', `“Since” must be a date such as 2026-07-01 or an ISO 8601 time; got “${since.slice(0, 40)}”.`, '/admin/deliveries');
+      return problem(
+        c,
+        400,
+        'Replay not done',
+        `“Since” must be a date such as 2026-07-01 or an ISO 8601 time; got “${since.slice(0, 40)}”.`,
+        '/admin/deliveries',
+      );
     }
     const subscriptionId = formValue(form.subscription).trim() || undefined;
     const state = oneOf(formValue(form.state), DELIVERY_STATES);

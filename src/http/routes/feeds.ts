@@ -20,7 +20,7 @@ export function feedRoutes({ store, publicUrl }: AppDeps) {
       const incidents = await store.recentlyUpdated({ services }, FEED_ITEMS_MAX);
       // Without PUBLIC_URL, links point at the origin the request came to.
       const baseUrl = publicUrl ?? new URL(c.req.url).origin;
-      const selfUrl = publicUrl ? publicUrl + c.req.path + (new URL(c.req.url).search) : c.req.url;
+      const selfUrl = publicUrl ? publicUrl + c.req.path + new URL(c.req.url).search : c.req.url;
       const feed = await buildFeed({ incidents, services, baseUrl, selfUrl });
       return c.body(render(feed), 200, { 'content-type': contentType });
     });

@@ -45,8 +45,7 @@ export function incidentRoutes({ store, cursors, clock }: AppDeps) {
     });
     const page = rows.slice(0, limit);
     const last = page.at(-1);
-    const nextCursor =
-      rows.length > limit && last ? await cursors.encode({ k: 'incidents', s: last.sortKey }) : '';
+    const nextCursor = rows.length > limit && last ? await cursors.encode({ k: 'incidents', s: last.sortKey }) : '';
     return c.json({
       ok: true,
       incidents: page.map(toApiListedIncident),

@@ -254,9 +254,9 @@ export function ReliabilityPage(props: { figures: Reliability }) {
       <section aria-labelledby="availability-title">
         <h2 id="availability-title">Availability by service</h2>
         <p>
-          Over the last {AVAILABILITY_WINDOWS_DAYS.join(' and ')} days, ending now. An <strong>outage</strong> counts as down
-          for its whole duration; an <strong>incident</strong> counts as a partial outage, at {WEIGHT_PERCENT}% of its
-          duration, the weight Atlassian Statuspage gives a partial outage; a <strong>notice</strong> is not downtime.
+          Over the last {AVAILABILITY_WINDOWS_DAYS.join(' and ')} days, ending now. An <strong>outage</strong> counts as down for its whole duration; an{' '}
+          <strong>incident</strong> counts as a partial outage, at {WEIGHT_PERCENT}% of its duration, the weight Atlassian Statuspage gives a partial outage; a{' '}
+          <strong>notice</strong> is not downtime.
         </p>
         <AvailabilityTable services={services} />
         <DowntimeChart services={services} />
@@ -308,36 +308,32 @@ export function ReliabilityPage(props: { figures: Reliability }) {
         <dl class="method">
           <dt>Availability</dt>
           <dd>
-            1 minus the downtime over the window's length. Downtime is the time under an outage plus {WEIGHT_PERCENT}% of
-            the time under an incident but no outage. Incidents of one service that overlap are merged, so no minute counts
-            twice, and a minute under both an outage and an incident counts as outage. Incidents still going on count until
-            now. An incident that names several services counts against each; one that names none counts in the monthly
-            figures but against no service. Percentages are rounded down, so a service that was down at all never reads
-            100%.
+            1 minus the downtime over the window's length. Downtime is the time under an outage plus {WEIGHT_PERCENT}% of the time under an incident but no
+            outage. Incidents of one service that overlap are merged, so no minute counts twice, and a minute under both an outage and an incident counts as
+            outage. Incidents still going on count until now. An incident that names several services counts against each; one that names none counts in the
+            monthly figures but against no service. Percentages are rounded down, so a service that was down at all never reads 100%.
           </dd>
           <dt>Months</dt>
           <dd>
-            An incident belongs to the UTC month of its start (the vendor's <code>date_created</code>). Medians and 90th
-            percentiles interpolate between the two nearest incidents. The archive knows what the vendor's history showed
-            when it was started (about six months) and everything since: earlier months show no incidents.
+            An incident belongs to the UTC month of its start (the vendor's <code>date_created</code>). Medians and 90th percentiles interpolate between the two
+            nearest incidents. The archive knows what the vendor's history showed when it was started (about six months) and everything since: earlier months
+            show no incidents.
           </dd>
           <dt>Time to resolve</dt>
           <dd>
-            From <code>date_created</code> to the resolution: the vendor's time on the version that first showed the
-            incident resolved, or, for incidents first seen already resolved, the time of their last note. Incidents still
-            going on are left out.
+            From <code>date_created</code> to the resolution: the vendor's time on the version that first showed the incident resolved, or, for incidents first
+            seen already resolved, the time of their last note. Incidents still going on are left out.
           </dd>
           <dt>First update</dt>
           <dd>
-            The vendor posts an opening note stamped with the incident's own start time; the first update is the earliest
-            note after that. Incidents with no later note are left out.
+            The vendor posts an opening note stamped with the incident's own start time; the first update is the earliest note after that. Incidents with no
+            later note are left out.
           </dd>
           <dt>Detection lag</dt>
           <dd>
-            From <code>date_created</code> to the poll in which statuswatch first saw the incident. Incidents recorded while
-            the archive was first filled from the vendor's history are left out: we saw them late because we did not exist
-            yet. The vendor's clock and ours differ by a little; a first sighting a few seconds before the vendor's start
-            time counts as no lag.
+            From <code>date_created</code> to the poll in which statuswatch first saw the incident. Incidents recorded while the archive was first filled from
+            the vendor's history are left out: we saw them late because we did not exist yet. The vendor's clock and ours differ by a little; a first sighting a
+            few seconds before the vendor's start time counts as no lag.
           </dd>
         </dl>
       </section>

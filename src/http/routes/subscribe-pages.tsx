@@ -86,7 +86,9 @@ export function subscribePageRoutes(deps: AppDeps) {
   /** Runs `act` with a link token, or answers with the page for a link that does not work. */
   async function withToken(c: Context, purpose: TokenPurpose, token: string | undefined, act: (token: string) => Promise<Response>): Promise<Response> {
     if (!isWellFormedToken(token)) {
-      const detail = token ? 'This link is not valid. It may have been cut short or mistyped: copy the whole link from the email.' : 'This link is missing its token: copy the whole link from the email.';
+      const detail = token
+        ? 'This link is not valid. It may have been cut short or mistyped: copy the whole link from the email.'
+        : 'This link is missing its token: copy the whole link from the email.';
       return linkProblem(c, purpose, new ApiError(404, 'token_unknown', detail));
     }
     try {
@@ -114,14 +116,25 @@ export function subscribePageRoutes(deps: AppDeps) {
     // A service the vendor never named would never match: the reader is told, with the known names.
     const names = parsed.data.filters.services?.length ? await known() : [];
     const unknown = unknownServices(parsed.data.filters.services, names);
-    if (unknown.length > 0) return { ok: false as const, errors: { services: `${capitalise(unknownServiceDetail('services', unknown, names).replace(/^services: /, ''))}.` } as FieldErrors };
+    if (unknown.length > 0)
+      return {
+        ok: false as const,
+        errors: { services: `${capitalise(unknownServiceDetail('services', unknown, names).replace(/^services: /, ''))}.` } as FieldErrors,
+      };
     return { ok: true as const, input: parsed.data };
   };
 
   app.get('/subscribe', formPage, (c) =>
     subscriptions.emailEnabled
       ? page(c, 'Subscribe', <SubscribePage values={{ email: '', ...emptyChoices() }} errors={{}} fresh />)
-      : page(c, 'Email updates unavailable', <ErrorMessage title="Email updates are not available" message="This server has no email set up, so it cannot send updates by email. The feeds (Atom, RSS, JSON) carry the same news." />),
+      : page(
+          c,
+          'Email updates unavailable',
+          <ErrorMessage
+            title="Email updates are not available"
+            message="This server has no email set up, so it cannot send updates by email. The feeds (Atom, RSS, JSON) carry the same news."
+          />,
+        ),
   );
 
   app.post('/subscribe', formPage, limit, sameOrigin, async (c) => {
@@ -134,11 +147,19 @@ export function subscribePageRoutes(deps: AppDeps) {
     } catch (error) {
       if (!(error instanceof ApiError)) throw error;
       if (error.code === 'email_disabled') {
-        return page(c, 'Email updates unavailable', <ErrorMessage title="Email updates are not available" message="This server has no email set up, so it cannot send updates by email." />, 409);
+        return page(
+          c,
+          'Email updates unavailable',
+          <ErrorMessage title="Email updates are not available" message="This server has no email set up, so it cannot send updates by email." />,
+          409,
+        );
       }
       if (error.status !== 429 && error.status !== 503) throw error;
       for (const [name, value] of Object.entries(error.headers)) c.header(name, value);
-      const problem = error.status === 429 ? `Too many sign-ups just now: ${error.detail?.replace(/^too many sign-ups; /, '') ?? 'try again later'}.` : (error.detail ?? 'Please try again later.');
+      const problem =
+        error.status === 429
+          ? `Too many sign-ups just now: ${error.detail?.replace(/^too many sign-ups; /, '') ?? 'try again later'}.`
+          : (error.detail ?? 'Please try again later.');
       return page(c, 'Subscribe: try again later', <SubscribePage values={values} errors={{}} problem={capitalise(problem)} />, error.status);
     }
     // Post/redirect/get: reloading the answer does not send another email (nor use up the limits).
@@ -150,7 +171,11 @@ export function subscribePageRoutes(deps: AppDeps) {
   app.get('/subscribe/confirm', linkPage, (c) =>
     withToken(c, 'confirm', c.req.query('token'), async (token) => {
       const subscription = await subscriptions.peek('confirm', token);
-      return page(c, 'Confirm your subscription', <ConfirmPage token={token} email={subscription.target} filters={subscription.filters} timeZone={subscription.timeZone} />);
+      return page(
+        c,
+        'Confirm your subscription',
+        <ConfirmPage token={token} email={subscription.target} filters={subscription.filters} timeZone={subscription.timeZone} />,
+      );
     }),
   );
 
@@ -194,7 +219,12 @@ export function subscribePageRoutes(deps: AppDeps) {
       // The form has no field for event types (an admin may have set them): they are kept as they are.
       const checked = await check(current.target, values, { events: current.filters.events, monitor: current.filters.monitor ?? false });
       if (!checked.ok) {
-        return page(c, 'Your email updates: please fix the form', <ManagePage token={token} email={current.target} values={values} errors={checked.errors} />, 400);
+        return page(
+          c,
+          'Your email updates: please fix the form',
+          <ManagePage token={token} email={current.target} values={values} errors={checked.errors} />,
+          400,
+        );
       }
       const saved = await subscriptions.manage(token, { filters: checked.input.filters, timeZone: checked.input.timeZone });
       return page(c, 'Changes saved', <SavedPage token={token} email={saved.target} filters={saved.filters} timeZone={saved.timeZone} />);
@@ -228,7 +258,15 @@ function fieldErrors(issues: readonly { path: readonly PropertyKey[]; message: s
   for (const issue of issues) {
     const [head, sub] = issue.path;
     const field: FieldName | null =
-      head === 'email' ? 'email' : head === 'timezone' ? 'timeZone' : head === 'filters' && sub === 'services' ? 'services' : head === 'filters' && sub === 'types' ? 'types' : null;
+      head === 'email'
+        ? 'email'
+        : head === 'timezone'
+          ? 'timeZone'
+          : head === 'filters' && sub === 'services'
+            ? 'services'
+            : head === 'filters' && sub === 'types'
+              ? 'types'
+              : null;
     if (!field || errors[field]) continue;
     errors[field] =
       field === 'email'

@@ -70,7 +70,8 @@ export function subscriptionRoutes(deps: AppDeps) {
       timezone: body.timezone ?? current.timeZone,
     });
     if (current.channel === 'email' && body.url !== undefined) throw new ApiError(400, 'invalid_request', 'an email subscription has email, not url');
-    if (current.channel !== 'email' && body.email !== undefined) throw new ApiError(400, 'invalid_request', `a ${current.channel} subscription has url, not email`);
+    if (current.channel !== 'email' && body.email !== undefined)
+      throw new ApiError(400, 'invalid_request', `a ${current.channel} subscription has url, not email`);
     const updated = await subscriptions.update(id, { target: merged.target, filters: merged.filters, timeZone: merged.timeZone });
     return c.json({ ok: true, subscription: toApiSubscription(updated) });
   });

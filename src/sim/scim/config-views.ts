@@ -44,10 +44,7 @@ export function resourceTypes(baseUrl: string): Record<string, unknown> {
     schemaExtensions: extensions.map((s) => ({ schema: s, required: false })),
     meta: { resourceType: 'ResourceType', location: `${baseUrl}/scim/v2/ResourceTypes/${id}` },
   });
-  const types = [
-    type('User', '/Users', urns.user, [urns.enterprise, urns.guest, urns.profile]),
-    type('Group', '/Groups', urns.group, []),
-  ];
+  const types = [type('User', '/Users', urns.user, [urns.enterprise, urns.guest, urns.profile]), type('Group', '/Groups', urns.group, [])];
   return listView('v2', types, types.length, 1);
 }
 

@@ -96,7 +96,8 @@ export function scimControlRoutes(state: ScimState): Hono {
     if (seed.users > state.directory.limits.maxUsers) throw new InvalidControlRequest(`at most ${state.directory.limits.maxUsers} users`);
     const fullMembers = seed.users - multi - single;
     for (const g of seed.groups ?? []) {
-      if (g.members > fullMembers) throw new InvalidControlRequest(`group ${g.displayName} wants ${g.members} members; only ${fullMembers} full members are seeded`);
+      if (g.members > fullMembers)
+        throw new InvalidControlRequest(`group ${g.displayName} wants ${g.members} members; only ${fullMembers} full members are seeded`);
     }
     state.directory.clear();
     const width = Math.max(5, String(seed.users).length);
@@ -136,7 +137,10 @@ export function scimControlRoutes(state: ScimState): Hono {
   app.post('/groups', async (c) => {
     const input = await parseJson(c.req.raw, controlGroupSchema);
     const group = state.directory.createGroup(input.displayName, input.members ?? [], state.now());
-    return c.json(groupView(group, (id) => state.directory.user(id), ctx(c.req.raw)), 201);
+    return c.json(
+      groupView(group, (id) => state.directory.user(id), ctx(c.req.raw)),
+      201,
+    );
   });
   app.post('/groups/:id/members', async (c) => {
     const change = await parseJson(c.req.raw, memberChangeSchema);

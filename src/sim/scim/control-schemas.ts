@@ -13,7 +13,10 @@ export const seedSchema = z.strictObject({
   /** And this many (before those) single-channel guests. */
   singleChannelGuests: count.optional(),
   /** Groups whose members are the first `members` seeded full members. */
-  groups: z.array(z.strictObject({ displayName: z.string().min(1), members: count })).max(1000).optional(),
+  groups: z
+    .array(z.strictObject({ displayName: z.string().min(1), members: count }))
+    .max(1000)
+    .optional(),
 });
 
 export const controlUserSchema = z.strictObject({

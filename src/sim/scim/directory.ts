@@ -74,14 +74,16 @@ export function createDirectory(limits: DirectoryLimits = DEFAULT_DIRECTORY_LIMI
     for (const id of ids) {
       const user = users.get(id);
       if (!user) throw new ScimError('no_such_group_members', `no user ${JSON.stringify(id)}`);
-      if (!user.active || user.singleChannelGuest) throw new ScimError('unable_to_add_deleted_or_guest_to_group', `${id} is deactivated or a single-channel guest`);
+      if (!user.active || user.singleChannelGuest)
+        throw new ScimError('unable_to_add_deleted_or_guest_to_group', `${id} is deactivated or a single-channel guest`);
     }
   };
 
   const setMembers = (group: GroupRecord, next: Set<string>): void => {
     if (next.size > limits.maxMembersPerGroup) throw new ScimError('group_member_max_exceeded', `a group holds at most ${limits.maxMembersPerGroup} members`);
     const total = memberships - group.members.size + next.size;
-    if (total > limits.maxMemberships) throw new ScimError('group_members_create_failed', `the directory holds at most ${limits.maxMemberships} memberships`, 507);
+    if (total > limits.maxMemberships)
+      throw new ScimError('group_members_create_failed', `the directory holds at most ${limits.maxMemberships} memberships`, 507);
     memberships = total;
     group.members = next;
   };

@@ -78,9 +78,7 @@ export function createScimFaultBook(): ScimFaultBook {
     },
     take(endpoint, startIndex) {
       // First registered wins, so a test can stack "a 429 burst, then a 500" in order.
-      const fault = faults.find(
-        (f) => (f.target === '*' || f.target === endpoint) && (f.startIndex === null || f.startIndex === startIndex),
-      );
+      const fault = faults.find((f) => (f.target === '*' || f.target === endpoint) && (f.startIndex === null || f.startIndex === startIndex));
       if (!fault) return null;
       if (fault.times !== null) {
         fault.times -= 1;

@@ -105,7 +105,8 @@ class Parser {
   private nextSpaced(what: string): Token {
     const token = this.tokens[this.index];
     if (!token) throw new ScimError('incomplete_filter', `expected ${what} at the end of the filter`);
-    if (!token.spaced && token.kind !== 'close') throw new ScimError('incomplete_filter', `${describe(token)} at character ${token.at} must be separated by a space`);
+    if (!token.spaced && token.kind !== 'close')
+      throw new ScimError('incomplete_filter', `${describe(token)} at character ${token.at} must be separated by a space`);
     this.index += 1;
     return token;
   }

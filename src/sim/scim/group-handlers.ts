@@ -47,7 +47,15 @@ export function listGroups(state: ScimState, params: URLSearchParams, ctx: ViewC
   }
   const groups = state.directory.groups();
   const page = missingPage ? [] : selectPage(groups, paging, state.shortPages.groups);
-  return { status: 200, body: listView(ctx.version, page.map((g) => show(state, g, ctx)), groups.length, paging.startIndex) };
+  return {
+    status: 200,
+    body: listView(
+      ctx.version,
+      page.map((g) => show(state, g, ctx)),
+      groups.length,
+      paging.startIndex,
+    ),
+  };
 }
 
 export function getGroup(state: ScimState, id: string, ctx: ViewContext): HandlerResult {

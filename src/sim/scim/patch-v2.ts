@@ -23,7 +23,8 @@ export function parsePatchOp(raw: unknown): PatchOperation[] {
     if (!isObject(item)) throw new ScimError('invalid_request_payload', `Operations[${i}] must be an object`);
     // RFC 7644 §3.5.2: op values are case-insensitive (Azure AD sends "Replace").
     const op = typeof item.op === 'string' ? item.op.toLowerCase() : '';
-    if (op !== 'add' && op !== 'replace' && op !== 'remove') throw new ScimError('invalid_request_payload', `Operations[${i}].op must be add, replace or remove`);
+    if (op !== 'add' && op !== 'replace' && op !== 'remove')
+      throw new ScimError('invalid_request_payload', `Operations[${i}].op must be add, replace or remove`);
     if (item.path !== undefined && typeof item.path !== 'string') throw new ScimError('invalid_request_payload', `Operations[${i}].path must be a string`);
     return { op, path: (item.path as string | undefined) ?? null, value: item.value };
   });

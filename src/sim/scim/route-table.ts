@@ -5,9 +5,7 @@ import type { RateScope } from './rate-limits.ts';
 
 export type ConfigPage = 'ServiceProviderConfigs' | 'ServiceProviderConfig' | 'ResourceTypes' | 'Schemas' | 'Schemas/Users' | 'Schemas/Groups';
 
-export type ScimRoute =
-  | { endpoint: 'config'; page: ConfigPage }
-  | { endpoint: Exclude<ScimEndpoint, 'config'>; id: string | null };
+export type ScimRoute = { endpoint: 'config'; page: ConfigPage } | { endpoint: Exclude<ScimEndpoint, 'config'>; id: string | null };
 
 const METHODS = new Set(['GET', 'POST', 'PUT', 'PATCH', 'DELETE']);
 

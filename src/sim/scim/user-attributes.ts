@@ -47,7 +47,8 @@ export function normalizeDisplayName(value: unknown): string {
   const raw = text(value, 'displayName');
   if (raw.startsWith('@')) throw new ScimError('invalid_starts_with_at', 'displayName starts with @');
   if (raw.includes('@')) throw new ScimError('invalid_name_specials', 'displayName contains @');
-  if ([...raw].length > MAX_DISPLAY_NAME_LENGTH) throw new ScimError('invalid_name_maxlength', `displayName is longer than ${MAX_DISPLAY_NAME_LENGTH} characters`);
+  if ([...raw].length > MAX_DISPLAY_NAME_LENGTH)
+    throw new ScimError('invalid_name_maxlength', `displayName is longer than ${MAX_DISPLAY_NAME_LENGTH} characters`);
   return underscoreSpecials(raw, true);
 }
 
@@ -61,7 +62,12 @@ function entries(value: unknown, attribute: string, code: string, allowStrings =
     if (!isObject(item) || typeof item.value !== 'string') throw new ScimError(code, `each ${attribute} entry needs a string value`);
     if (item.type !== undefined && typeof item.type !== 'string') throw new ScimError(code, `${attribute}.type must be a string`);
     if (item.primary !== undefined && typeof item.primary !== 'boolean') throw new ScimError(code, `${attribute}.primary must be true or false`);
-    return { value: item.value, type: (item.type as string | undefined) ?? null, primary: (item.primary as boolean | undefined) ?? null, remove: item.operation === 'delete' };
+    return {
+      value: item.value,
+      type: (item.type as string | undefined) ?? null,
+      primary: (item.primary as boolean | undefined) ?? null,
+      remove: item.operation === 'delete',
+    };
   });
 }
 
@@ -80,7 +86,8 @@ function applyEmails(user: UserRecord, value: unknown, mode: ApplyMode): void {
   const secondary = kept.find((e) => e !== primary);
   for (const r of removals) {
     const value = r.value.toLowerCase();
-    if (value === user.primaryEmail.toLowerCase() && !primary) throw new ScimError('missing_primary_email', 'the primary email cannot be removed without a replacement');
+    if (value === user.primaryEmail.toLowerCase() && !primary)
+      throw new ScimError('missing_primary_email', 'the primary email cannot be removed without a replacement');
     if (value === user.secondaryEmail?.toLowerCase()) user.secondaryEmail = null;
   }
   if (mode !== 'patch' && !primary) throw new ScimError('email_empty', 'at least one email is required');
@@ -98,7 +105,10 @@ function applyPhones(user: UserRecord, value: unknown, mode: ApplyMode): void {
   for (const e of list) {
     // The spec's slot rule: primary true or type mobile go to primaryPhone; type work (or a
     // non-primary number beside a primary one) goes to mobilePhone.
-    const toPrimary = e.primary === true || (e.type === 'mobile' && e.primary !== false) || (e.primary === null && e.type !== 'work' && !list.some((o) => o !== e && o.primary === true));
+    const toPrimary =
+      e.primary === true ||
+      (e.type === 'mobile' && e.primary !== false) ||
+      (e.primary === null && e.type !== 'work' && !list.some((o) => o !== e && o.primary === true));
     if (e.remove) {
       if (user.primaryPhone === e.value) user.primaryPhone = null;
       if (user.mobilePhone === e.value) user.mobilePhone = null;
@@ -175,8 +185,23 @@ function applyTextField(user: UserRecord, field: TextField, value: unknown, mode
 
 /** Core attributes every version names alike; extensions are the caller's (their keys are URNs). */
 export const CORE_KEYS = new Set([
-  'schemas', 'id', 'meta', 'groups', 'externalId', 'password', 'profileUrl', 'userName', 'nickName', 'name',
-  ...TEXT_FIELDS, 'active', 'emails', 'phoneNumbers', 'photos', 'addresses', 'roles',
+  'schemas',
+  'id',
+  'meta',
+  'groups',
+  'externalId',
+  'password',
+  'profileUrl',
+  'userName',
+  'nickName',
+  'name',
+  ...TEXT_FIELDS,
+  'active',
+  'emails',
+  'phoneNumbers',
+  'photos',
+  'addresses',
+  'roles',
 ]);
 
 export function applyCoreAttributes(user: UserRecord, body: Json, mode: ApplyMode): void {

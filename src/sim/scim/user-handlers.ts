@@ -44,7 +44,15 @@ export function listUsers(state: ScimState, params: URLSearchParams, ctx: ViewCo
       )
     : state.directory.users();
   const page = missingPage ? [] : selectPage(matching, paging, state.shortPages.users);
-  return { status: 200, body: listView(ctx.version, page.map((u) => show(state, u, ctx)), matching.length, paging.startIndex) };
+  return {
+    status: 200,
+    body: listView(
+      ctx.version,
+      page.map((u) => show(state, u, ctx)),
+      matching.length,
+      paging.startIndex,
+    ),
+  };
 }
 
 export function getUser(state: ScimState, id: string, ctx: ViewContext): HandlerResult {

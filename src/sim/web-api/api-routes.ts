@@ -25,7 +25,8 @@ async function runMethod(state: WebApiState, request: Request, method: string, e
   const base: CallContext = { state, params, method, nowMs: entry.atMs, origin: new URL(request.url).origin };
   const limited = (callerKey: string): void => {
     const waitSeconds = state.rateLimits.check(method, callerKey, base.nowMs);
-    if (waitSeconds > 0) throw new ApiError('ratelimited', `${method} is rate limited; retry after ${waitSeconds} s`, 429, {}, { 'Retry-After': String(waitSeconds) });
+    if (waitSeconds > 0)
+      throw new ApiError('ratelimited', `${method} is rate limited; retry after ${waitSeconds} s`, 429, {}, { 'Retry-After': String(waitSeconds) });
   };
   if (spec.auth === 'client') {
     if (spec.formOnly && params.kind === 'json') {

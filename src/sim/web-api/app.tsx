@@ -29,7 +29,9 @@ function pageRoutes(state: WebApiState): Hono {
     const channel = state.channels.get(c.req.param('channelId'));
     const workspace = channel && state.workspaces.get(channel.teamId);
     if (!channel || !workspace) return notFound(`no channel ${c.req.param('channelId')}`);
-    return html(<ChannelPage channel={channel} workspace={workspace} roots={state.channels.roots(channel)} repliesOf={(ts) => state.channels.replies(channel, ts)} />);
+    return html(
+      <ChannelPage channel={channel} workspace={workspace} roots={state.channels.roots(channel)} repliesOf={(ts) => state.channels.replies(channel, ts)} />,
+    );
   });
   app.notFound((c) => notFound(`no page ${c.req.path}`));
   return app;

@@ -32,8 +32,14 @@ export function authorizeRoute(state: WebApiState): Hono {
     const workspace = teamId ? state.workspaces.get(teamId) : state.workspaces.list()[0];
     if (!workspace) return refuse('team_not_found', teamId ? `no workspace ${teamId}` : 'no workspace yet: create one with POST /_sim/workspaces');
     const scopeText = query.get('scope');
-    const scopes = scopeText ? scopeText.split(',').map((s) => s.trim()).filter((s) => s !== '') : null;
-    if (scopes && (scopes.length > SCOPES_MAX || !scopes.every((s) => SCOPE.test(s)))) return refuse('invalid_scope', 'scope is a comma-separated list of scopes such as chat:write');
+    const scopes = scopeText
+      ? scopeText
+          .split(',')
+          .map((s) => s.trim())
+          .filter((s) => s !== '')
+      : null;
+    if (scopes && (scopes.length > SCOPES_MAX || !scopes.every((s) => SCOPE.test(s))))
+      return refuse('invalid_scope', 'scope is a comma-separated list of scopes such as chat:write');
 
     const clientState = query.get('state');
     if (query.get('deny') === '1') {

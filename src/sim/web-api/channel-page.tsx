@@ -55,7 +55,13 @@ function MessageItem(props: { message: Message; workspace: Workspace; replies: r
           <ol>
             {message.previous.map((p) => (
               <li>
-                <p class="plain">{p.blocks ? blockLines(p.blocks).map((l) => l.text).join('\n') : p.text}</p>
+                <p class="plain">
+                  {p.blocks
+                    ? blockLines(p.blocks)
+                        .map((l) => l.text)
+                        .join('\n')
+                    : p.text}
+                </p>
               </li>
             ))}
           </ol>
@@ -89,8 +95,8 @@ export function ChannelPage(props: { channel: Channel; workspace: Workspace; roo
       <body>
         <h1>#{channel.name}</h1>
         <p class="meta">
-          {workspace.name} · {props.roots.length} message{props.roots.length === 1 ? '' : 's'} · the simulated vendor's channel, as a reader sees
-          it; reloads every {CHANNEL_PAGE_REFRESH_SECONDS} s · <a href="/">all channels</a>
+          {workspace.name} · {props.roots.length} message{props.roots.length === 1 ? '' : 's'} · the simulated vendor's channel, as a reader sees it; reloads
+          every {CHANNEL_PAGE_REFRESH_SECONDS} s · <a href="/">all channels</a>
         </p>
         {props.roots.length === 0 ? (
           <p>No messages yet. The app's messages appear here when it posts with chat.postMessage, and change in place on chat.update.</p>
@@ -120,7 +126,10 @@ export function IndexPage(props: { workspaces: ReadonlyArray<{ workspace: Worksp
         {props.workspaces.map(({ workspace, channels }) => (
           <section>
             <h2>
-              {workspace.name} <span class="meta">({workspace.teamId}, app {workspace.status.replace('_', ' ')})</span>
+              {workspace.name}{' '}
+              <span class="meta">
+                ({workspace.teamId}, app {workspace.status.replace('_', ' ')})
+              </span>
             </h2>
             <ul>
               {channels.map((channel) => (

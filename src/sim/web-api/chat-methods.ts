@@ -29,7 +29,8 @@ function messageContent(params: CallParams): { text: string; blocks: unknown[] |
   const blocks = blocksArg(params);
   const text = stringArg(params, 'text');
   if (text === null && blocks === null) throw new ApiError('no_text', 'give text, blocks, or both');
-  if (text !== null && text.length > MESSAGE_TEXT_MAX_CHARS) throw new ApiError('msg_too_long', `text is ${text.length} characters; at most ${MESSAGE_TEXT_MAX_CHARS}`);
+  if (text !== null && text.length > MESSAGE_TEXT_MAX_CHARS)
+    throw new ApiError('msg_too_long', `text is ${text.length} characters; at most ${MESSAGE_TEXT_MAX_CHARS}`);
   return { text: text ?? '', blocks };
 }
 

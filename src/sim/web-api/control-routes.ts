@@ -45,13 +45,24 @@ async function parseBody<S extends z.ZodType>(request: Request, schema: S): Prom
   }
   const parsed = schema.safeParse(body);
   if (!parsed.success) {
-    throw new ControlError(400, 'invalid_request', parsed.error.issues.map((i) => `${i.path.length > 0 ? i.path.join('.') : '(body)'}: ${i.message}`).join('; '));
+    throw new ControlError(
+      400,
+      'invalid_request',
+      parsed.error.issues.map((i) => `${i.path.length > 0 ? i.path.join('.') : '(body)'}: ${i.message}`).join('; '),
+    );
   }
   return parsed.data;
 }
 
 export function channelSummary(channel: Channel) {
-  return { id: channel.id, name: channel.name, isPrivate: channel.isPrivate, isArchived: channel.isArchived, botIsMember: channel.botIsMember, messageCount: channel.messages.length };
+  return {
+    id: channel.id,
+    name: channel.name,
+    isPrivate: channel.isPrivate,
+    isArchived: channel.isArchived,
+    botIsMember: channel.botIsMember,
+    messageCount: channel.messages.length,
+  };
 }
 
 export function workspaceSummary(state: WebApiState, workspace: Workspace) {
@@ -67,7 +78,9 @@ export function workspaceSummary(state: WebApiState, workspace: Workspace) {
     status: workspace.status,
     scopes: workspace.scopes,
     stats: { ...workspace.stats },
-    activeTokens: state.tokens.activeAccessTokens(workspace.teamId, nowMs).map((t) => ({ tokenType: t.tokenType, expiring: t.expiring, issuedAtMs: t.issuedAtMs, expiresAtMs: t.expiresAtMs })),
+    activeTokens: state.tokens
+      .activeAccessTokens(workspace.teamId, nowMs)
+      .map((t) => ({ tokenType: t.tokenType, expiring: t.expiring, issuedAtMs: t.issuedAtMs, expiresAtMs: t.expiresAtMs })),
     misuse: { total: totalMisuse(workspace.misuse.counters), ...workspace.misuse.counters, events: [...workspace.misuse.events] },
     channels: state.channels.ofTeam(workspace.teamId).map(channelSummary),
   };
@@ -189,7 +202,11 @@ export function webApiControlRoutes(state: WebApiState): Hono {
         if (!parent) throw new ControlError(400, 'invalid_request', `threadTs ${m.threadTs} names no message of ${channel.id}`);
         parent.threadTs = parent.ts;
       }
-      return state.channels.post(channel, { userId: m.userId ?? workspace.installerUserId, botId: null, text: m.text, blocks: null, threadTs: m.threadTs ?? null }, nowMs).ts;
+      return state.channels.post(
+        channel,
+        { userId: m.userId ?? workspace.installerUserId, botId: null, text: m.text, blocks: null, threadTs: m.threadTs ?? null },
+        nowMs,
+      ).ts;
     });
     return c.json({ ts }, 201);
   });

@@ -17,9 +17,18 @@ export const channelSchema = z.object({
 
 export const workspaceSchema = z.object({
   name,
-  teamId: z.string().regex(/^T[A-Z0-9]{2,20}$/, 'T and upper-case letters or digits').optional(),
-  enterprise: z.object({ id: z.string().regex(/^E[A-Z0-9]{2,20}$/), name }).nullable().optional(),
-  botName: z.string().regex(/^[a-z0-9._-]{1,80}$/).optional(),
+  teamId: z
+    .string()
+    .regex(/^T[A-Z0-9]{2,20}$/, 'T and upper-case letters or digits')
+    .optional(),
+  enterprise: z
+    .object({ id: z.string().regex(/^E[A-Z0-9]{2,20}$/), name })
+    .nullable()
+    .optional(),
+  botName: z
+    .string()
+    .regex(/^[a-z0-9._-]{1,80}$/)
+    .optional(),
   scopes: scopes.optional(),
   /** Default true: the app is installed and a long-lived bot token is returned. */
   installed: z.boolean().optional(),
@@ -33,14 +42,30 @@ export const appSchema = z.object({
 });
 
 export const settingsSchema = z.object({
-  accessTokenLifetimeSeconds: z.number().int().min(1).max(43_200 * 10).optional(),
+  accessTokenLifetimeSeconds: z
+    .number()
+    .int()
+    .min(1)
+    .max(43_200 * 10)
+    .optional(),
   refreshGraceMs: z.number().int().min(0).max(3_600_000).optional(),
-  cursorLifetimeMs: z.number().int().min(1).max(7 * 86_400_000).optional(),
+  cursorLifetimeMs: z
+    .number()
+    .int()
+    .min(1)
+    .max(7 * 86_400_000)
+    .optional(),
   maxPageItems: z.number().int().min(1).max(1000).nullable().optional(),
   endCursor: z.enum(['empty', 'null', 'absent']).optional(),
 });
 
-export const tokenRequestSchema = z.object({ type: z.enum(['bot', 'user']).default('bot'), userId: z.string().regex(/^[UW][A-Z0-9]{2,20}$/).optional() });
+export const tokenRequestSchema = z.object({
+  type: z.enum(['bot', 'user']).default('bot'),
+  userId: z
+    .string()
+    .regex(/^[UW][A-Z0-9]{2,20}$/)
+    .optional(),
+});
 
 export const codeRequestSchema = z.object({ redirectUri: z.url().max(2000).optional(), scopes: scopes.optional() });
 
@@ -49,7 +74,19 @@ export const SEEDED_MESSAGES_MAX = 2000;
 
 export const messagesSchema = z.object({
   messages: z
-    .array(z.object({ text: z.string().max(40_000), userId: z.string().regex(/^[UW][A-Z0-9]{2,20}$/).optional(), threadTs: z.string().regex(/^\d{1,12}\.\d{6}$/).optional() }))
+    .array(
+      z.object({
+        text: z.string().max(40_000),
+        userId: z
+          .string()
+          .regex(/^[UW][A-Z0-9]{2,20}$/)
+          .optional(),
+        threadTs: z
+          .string()
+          .regex(/^\d{1,12}\.\d{6}$/)
+          .optional(),
+      }),
+    )
     .min(1)
     .max(SEEDED_MESSAGES_MAX),
 });
@@ -57,7 +94,10 @@ export const messagesSchema = z.object({
 export const faultSchema = z.object({
   method,
   kind: z.enum(WEB_API_FAULT_KINDS),
-  error: z.string().regex(/^[a-z_]{1,64}$/).optional(),
+  error: z
+    .string()
+    .regex(/^[a-z_]{1,64}$/)
+    .optional(),
   status: z.number().int().min(200).max(599).optional(),
   retryAfterSeconds: z.number().int().min(0).max(3600).optional(),
   after: z.boolean().optional(),

@@ -25,7 +25,10 @@ const nextCursor = (ctx: TokenCallContext, scope: string, after: string | null):
 const TYPES = ['public_channel', 'private_channel', 'mpim', 'im'] as const;
 
 function requestedTypes(ctx: TokenCallContext): Set<string> {
-  const types = (stringArg(ctx.params, 'types') ?? 'public_channel').split(',').map((t) => t.trim()).filter((t) => t !== '');
+  const types = (stringArg(ctx.params, 'types') ?? 'public_channel')
+    .split(',')
+    .map((t) => t.trim())
+    .filter((t) => t !== '');
   const unknown = types.find((t) => !(TYPES as readonly string[]).includes(t));
   if (unknown !== undefined) throw new ApiError('invalid_types', `unknown type ${unknown}; use ${TYPES.join(', ')}`);
   return new Set(types);
@@ -46,7 +49,13 @@ export const conversationsList: MethodSpec = {
       return types.has('public_channel');
     });
     const scope = `${ctx.workspace.teamId}:${[...types].sort().join(',')}:${excludeArchived}`;
-    const page = pageAfter(visible, (v) => v.position, cursorPosition(ctx, scope), pageSize(ctx), (after, v) => Number(v.position) > Number(after));
+    const page = pageAfter(
+      visible,
+      (v) => v.position,
+      cursorPosition(ctx, scope),
+      pageSize(ctx),
+      (after, v) => Number(v.position) > Number(after),
+    );
     return {
       ok: true,
       channels: page.items.map((v) => wireChannel(v.channel)),
@@ -60,7 +69,10 @@ function inWindow(ctx: TokenCallContext): (message: Message) => boolean {
   const oldest = stringArg(ctx.params, 'oldest');
   const latest = stringArg(ctx.params, 'latest');
   const inclusive = booleanArg(ctx.params, 'inclusive');
-  for (const [name, value] of [['oldest', oldest], ['latest', latest]] as const) {
+  for (const [name, value] of [
+    ['oldest', oldest],
+    ['latest', latest],
+  ] as const) {
     if (value !== null && !/^\d{1,12}(\.\d{1,6})?$/.test(value)) throw new ApiError(`invalid_ts_${name}`, `${name} must be a ts such as 1700000000.000100`);
   }
   return (message) => {
@@ -85,7 +97,13 @@ export const conversationsHistory: MethodSpec = {
     // Newest first, root messages only (replies are read with conversations.replies), as the vendor answers.
     const messages = state.channels.roots(channel).filter(window).reverse();
     const scope = `${channel.id}:${stringArg(ctx.params, 'oldest') ?? ''}:${stringArg(ctx.params, 'latest') ?? ''}`;
-    const page = pageAfter(messages, (m) => m.ts, cursorPosition(ctx, scope), pageSize(ctx), (after, m) => compareTs(m.ts, after) < 0);
+    const page = pageAfter(
+      messages,
+      (m) => m.ts,
+      cursorPosition(ctx, scope),
+      pageSize(ctx),
+      (after, m) => compareTs(m.ts, after) < 0,
+    );
     return {
       ok: true,
       messages: page.items.map((m) => wireMessage(m, workspace, state.channels, state.app.appId)),

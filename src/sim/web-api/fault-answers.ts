@@ -32,7 +32,9 @@ export function faultAnswer(fault: WebApiFault, request: Request, held: HeldRequ
       return apiErrorResponse(new ApiError(fault.error ?? 'internal_error', `simulated fault #${fault.id}`));
     case 'ratelimited': {
       const seconds = fault.retryAfterSeconds ?? 1;
-      return apiErrorResponse(new ApiError('ratelimited', `simulated fault #${fault.id}: retry after ${seconds} s`, 429, {}, { 'Retry-After': String(seconds) }));
+      return apiErrorResponse(
+        new ApiError('ratelimited', `simulated fault #${fault.id}: retry after ${seconds} s`, 429, {}, { 'Retry-After': String(seconds) }),
+      );
     }
     case 'status': {
       const status = fault.status ?? 500;

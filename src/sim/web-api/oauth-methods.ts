@@ -30,7 +30,8 @@ export const oauthV2Access: MethodSpec = {
       const grant = ctx.state.tokens.refresh(requiredArg(ctx.params, 'refresh_token'), ctx.nowMs, ctx.state.settings);
       return tokenResponse(grant, ctx.state.app, ctx.state.settings);
     }
-    if (grantType !== 'authorization_code') throw new ApiError('invalid_grant_type', `grant_type must be authorization_code or refresh_token, not ${grantType}`);
+    if (grantType !== 'authorization_code')
+      throw new ApiError('invalid_grant_type', `grant_type must be authorization_code or refresh_token, not ${grantType}`);
     const code = stringArg(ctx.params, 'code');
     if (code === null) throw new ApiError('invalid_code', 'code is required (or grant_type=refresh_token with refresh_token)');
     return installWithCode(ctx, code);

@@ -55,7 +55,8 @@ export function decodeCursor(cursor: string, check: CursorCheck): string {
   }
   if (method !== check.method || scope !== check.scope) throw new ApiError('invalid_cursor', `the cursor belongs to another list (${method}), not this one`);
   const ageMs = check.nowMs - Number(issued);
-  if (ageMs > check.lifetimeMs) throw new ApiError('invalid_cursor', `the cursor is too old (${Math.round(ageMs / 1000)} s; cursors last ${Math.round(check.lifetimeMs / 1000)} s)`);
+  if (ageMs > check.lifetimeMs)
+    throw new ApiError('invalid_cursor', `the cursor is too old (${Math.round(ageMs / 1000)} s; cursors last ${Math.round(check.lifetimeMs / 1000)} s)`);
   return after;
 }
 
@@ -66,7 +67,13 @@ export type Page<T> = { items: T[]; nextAfter: string | null };
  * accepts. Positions are keys, not offsets, so a message posted between two calls neither
  * repeats nor hides an item, and a dropped item still leaves a place to continue from.
  */
-export function pageAfter<T>(items: readonly T[], keyOf: (item: T) => string, after: string | null, size: number, startsAfter: (after: string, item: T) => boolean): Page<T> {
+export function pageAfter<T>(
+  items: readonly T[],
+  keyOf: (item: T) => string,
+  after: string | null,
+  size: number,
+  startsAfter: (after: string, item: T) => boolean,
+): Page<T> {
   const start = after === null ? 0 : items.findIndex((item) => startsAfter(after, item));
   const from = start === -1 ? items.length : start;
   const slice = items.slice(from, from + size);

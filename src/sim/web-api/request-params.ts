@@ -96,7 +96,8 @@ export async function readCallParams(request: Request): Promise<CallParams> {
     } catch {
       throw new ApiError('invalid_json', 'the body is not valid JSON');
     }
-    if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw new ApiError('json_not_object', 'a JSON body must be an object of arguments');
+    if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed))
+      throw new ApiError('json_not_object', 'a JSON body must be an object of arguments');
     return { kind: 'json', values: { ...query, ...(parsed as Record<string, unknown>) }, token: bearer, basic };
   }
   throw new ApiError('invalid_post_type', `Content-Type ${type} is not one of application/x-www-form-urlencoded, multipart/form-data, application/json`);

@@ -74,8 +74,7 @@ export type TokenBook = {
   readonly size: number;
 };
 
-const isUsable = (token: AccessToken, nowMs: number): boolean =>
-  token.revokedAtMs === null && (token.expiresAtMs === null || nowMs < token.expiresAtMs);
+const isUsable = (token: AccessToken, nowMs: number): boolean => token.revokedAtMs === null && (token.expiresAtMs === null || nowMs < token.expiresAtMs);
 
 export function createTokenBook(workspaces: WorkspaceBook): TokenBook {
   const tokens = new Map<string, AccessToken | RefreshToken>();
@@ -127,7 +126,16 @@ export function createTokenBook(workspaces: WorkspaceBook): TokenBook {
 
     issuePair(workspace, tokenType, userId, nowMs, settings) {
       const access = accessToken(workspace, tokenType, userId, nowMs, settings.accessTokenLifetimeSeconds);
-      const refresh: RefreshToken = { kind: 'refresh', value: newRefreshToken(), teamId: workspace.teamId, tokenType, userId, issuedAtMs: nowMs, usedAtMs: null, revokedAtMs: null };
+      const refresh: RefreshToken = {
+        kind: 'refresh',
+        value: newRefreshToken(),
+        teamId: workspace.teamId,
+        tokenType,
+        userId,
+        issuedAtMs: nowMs,
+        usedAtMs: null,
+        revokedAtMs: null,
+      };
       remember(refresh);
       return { access, refresh, workspace };
     },
@@ -221,7 +229,8 @@ export function createTokenBook(workspaces: WorkspaceBook): TokenBook {
 
     redeemCode(code, redirectUri, nowMs) {
       const entry = codes.get(code);
-      if (!entry || nowMs >= entry.issuedAtMs + AUTH_CODE_LIFETIME_MS) throw new ApiError('invalid_code', 'the code is unknown or expired (codes last 10 minutes)');
+      if (!entry || nowMs >= entry.issuedAtMs + AUTH_CODE_LIFETIME_MS)
+        throw new ApiError('invalid_code', 'the code is unknown or expired (codes last 10 minutes)');
       if (entry.usedAtMs !== null) throw new ApiError('invalid_code', 'the code was already used; a code is good for one oauth.v2.access');
       if (entry.redirectUri !== null && entry.redirectUri !== redirectUri) {
         throw new ApiError('bad_redirect_uri', 'redirect_uri must be the one the authorization was started with');

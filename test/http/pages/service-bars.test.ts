@@ -33,7 +33,9 @@ describe('ServiceBars', () => {
   it('renders a labelled element per day in a list named by its service, one tab stop on the newest day, vendor text escaped', () => {
     expect(html.match(/<li class="day day-[a-z]+" tabindex="-1" aria-label="/g)).toHaveLength(1);
     expect(html.match(/<li class="day day-[a-z]+" tabindex="0" aria-label="/g)).toHaveLength(1);
-    expect(html).toContain('<li class="day day-outage" tabindex="0" aria-label="2026-10-09: &lt;img src=x onerror=alert(1)&gt; &amp; &quot;more&quot; (outage); Slow uploads (incident)">');
+    expect(html).toContain(
+      '<li class="day day-outage" tabindex="0" aria-label="2026-10-09: &lt;img src=x onerror=alert(1)&gt; &amp; &quot;more&quot; (outage); Slow uploads (incident)">',
+    );
     expect(html).toContain('<span class="service-name" id="service-bars-0">&lt;b&gt;Files&lt;/b&gt;</span>');
     expect(html).toContain('<ol class="day-bars" aria-labelledby="service-bars-0"');
     expect(html).not.toContain('<img');
@@ -43,7 +45,12 @@ describe('ServiceBars', () => {
   });
 
   it('names at most three incidents a day and counts the rest, so a busy archive keeps the page small', () => {
-    const busy = { date: '2026-10-10', worst: 'incident' as const, noData: false, incidents: ['a', 'b', 'c', 'd', 'e'].map((id) => ({ id, title: `Title ${id}`, type: 'incident' })) };
+    const busy = {
+      date: '2026-10-10',
+      worst: 'incident' as const,
+      noData: false,
+      incidents: ['a', 'b', 'c', 'd', 'e'].map((id) => ({ id, title: `Title ${id}`, type: 'incident' })),
+    };
     expect(dayLabel(busy)).toBe('2026-10-10: Title a (incident); Title b (incident); Title c (incident); and 2 more');
     const page = String(ServiceBars({ rows: [{ service: 'Files', days: [busy] }] }));
     expect(page).not.toContain('Title d');

@@ -48,7 +48,10 @@ function workersMailer(config: Config): Mailer | null {
   return createPostmarkMailer({ serverToken, apiUrl, from: config.MAIL_FROM ?? 'statuswatch <statuswatch@localhost>', messageStream: config.MAIL_API_STREAM });
 }
 
-export async function startTestApp(statusUrl: string, options: { dir?: string; env?: Record<string, string>; clock?: Clock; origin?: string } = {}): Promise<TestApp> {
+export async function startTestApp(
+  statusUrl: string,
+  options: { dir?: string; env?: Record<string, string>; clock?: Clock; origin?: string } = {},
+): Promise<TestApp> {
   const origin = options.origin ?? DEFAULT_ORIGIN;
   const config = parseConfig({ STATUS_URL: statusUrl, POLL_TIMEOUT_MS: '2000', ADMIN_TOKEN, LOG_LEVEL: 'debug', ...options.env });
   const clock = options.clock ?? { now: () => Date.now() };
@@ -59,7 +62,13 @@ export async function startTestApp(statusUrl: string, options: { dir?: string; e
   const deps = await buildAppDeps(
     {
       ...opened.ports,
-      feed: createFetchFeedClient({ baseUrl: config.STATUS_URL, timeoutMs: config.POLL_TIMEOUT_MS, maxBytes: config.FEED_MAX_BYTES, userAgent: 'statuswatch-test', clock }),
+      feed: createFetchFeedClient({
+        baseUrl: config.STATUS_URL,
+        timeoutMs: config.POLL_TIMEOUT_MS,
+        maxBytes: config.FEED_MAX_BYTES,
+        userAgent: 'statuswatch-test',
+        clock,
+      }),
       mailer,
     },
     {
