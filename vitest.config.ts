@@ -19,7 +19,12 @@ const WORKERS_HARNESS = ['app-service', 'app-ports', 'service', 'webhook-receive
 }));
 
 /** public/ as the Node form serves it, for the app inside workerd (test/workers/harness/public-assets.ts). */
-const PUBLIC_ASSETS = [...readPublicFolder().values()].map((a) => ({ path: a.path, base64: Buffer.from(a.body).toString('base64'), contentType: a.contentType, etag: a.etag }));
+const PUBLIC_ASSETS = [...readPublicFolder().values()].map((a) => ({
+  path: a.path,
+  base64: Buffer.from(a.body).toString('base64'),
+  contentType: a.contentType,
+  etag: a.etag,
+}));
 
 /**
  * Two projects, one `npm test`: the Node suite, and the suites that run inside workerd (the
