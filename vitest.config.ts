@@ -6,6 +6,7 @@ import { HARNESS_D1_BINDINGS } from './test/workers/harness/d1-bindings.ts';
 
 /** The test/http files that stay on Node, each for a Node-only reason. */
 const NODE_ONLY_HTTP_TESTS = [
+  'test/http/blind-faces.test.ts', // brings a vendor up on the very port that was dead: the workers fixture factory starts vendors on fresh ports
   'test/http/outbox-signal.test.ts', // the Node delivery scheduler (timers woken by the outbox signal) is the subject
   'test/http/response-cache.test.ts', // measures the cache's heap with node:v8 and node:vm
   'test/http/search-bounds.test.ts', // seeds 10,000 incidents straight into the SQLite file (bench/seed.ts)

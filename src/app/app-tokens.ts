@@ -48,8 +48,11 @@ export type AppTokensDeps = {
   box: SecretBox;
   clock: Clock;
   rotation?: RotationSettings;
-  /** Waits between reads while another process refreshes; a timer on Node and Workers alike. */
-  sleep?: (ms: number) => Promise<void>;
+  /**
+   * Waits between reads while another process refreshes. Given by the runtime (a timer on Node,
+   * on Workers too): the use cases name no timer API themselves (runtime-neutral-time.test.ts).
+   */
+  sleep: (ms: number) => Promise<void>;
   newId?: () => string;
 };
 
@@ -69,9 +72,8 @@ const extraReads = 5;
 
 export function createAppTokens(deps: AppTokensDeps): AppTokens {
   const rotation = deps.rotation ?? DEFAULT_ROTATION;
-  const sleep = deps.sleep ?? ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)));
   const newId = deps.newId ?? (() => crypto.randomUUID());
-  const { store, webApi, box, clock } = deps;
+  const { store, webApi, box, clock, sleep } = deps;
 
   async function sealGrant(grant: TokenGrant, now: number): Promise<SealedTokenPair> {
     return {

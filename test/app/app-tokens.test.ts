@@ -24,7 +24,7 @@ function processOn(path: string, api: WebApiClient, box: SecretBox, rotation: Ro
   const archive = openSqliteArchive(path);
   const store = wrap(createSqliteStore(archive.connection));
   const webApi = createWebApiClient({ baseUrl: api.url, clientId: api.clientId, clientSecret: api.clientSecret, timeoutMs: 2_000 });
-  return { store, tokens: createAppTokens({ store, webApi, box, clock, rotation }), close: () => archive.close() };
+  return { store, tokens: createAppTokens({ store, webApi, box, clock, rotation, sleep }), close: () => archive.close() };
 }
 
 async function authTest(api: WebApiClient, token: string) {

@@ -44,10 +44,10 @@ describe('pruning expired rows', () => {
     const recent = run('failed', NOW - 2 * DAY_MS);
     await archive.store.recordPollRun(old, [rejected('<html>down</html>', 'aa'), { ...rejected('<html>old page</html>', 'bb'), source: 'v2/history' }]);
     await archive.store.recordPollRun(recent, [rejected('<html>down</html>', 'aa')]);
-    const page = (n: number) => `<html>${String(n).repeat(400_000)}</html>`;
+    const page = (n: number) => `<html>${String(n).repeat(20_000)}</html>`; // about 20 KB, kept whole
     for (let i = 1; i <= 3; i++) await archive.store.recordPollRun(run('failed', NOW - (10 - i) * 60_000), [rejected(page(i), `d${i}`)]);
 
-    const counts = await pruneAt(NOW, { pollRunsDays: 30, rejectedPayloadsDays: 7, rejectedPayloadsMaxBytes: 1_000_000 });
+    const counts = await pruneAt(NOW, { pollRunsDays: 30, rejectedPayloadsDays: 7, rejectedPayloadsMaxBytes: 50_000 });
 
     expect(counts).toMatchObject({ pollRuns: 1, rejectedBodies: 3 });
     // The old run and its two records go; bb by age, then d1 and aa by the 1 MB cap (d3 and d2

@@ -225,12 +225,12 @@ describe('statuswatch export-d1, refusals', () => {
   it('refuses an archive holding a row D1 cannot store, names it, and leaves no half-written file', async () => {
     const archive = openTempArchive();
     try {
-      // A 1.2 MB error page the vendor served, kept for inspection as its first 1,000,000 characters:
-      // with its key that is still more than the 1,000,000 bytes D1 holds in a row.
-      const body = `<html>${'x'.repeat(1_200_000)}</html>`;
+      // A refused page kept as its first 1,000,000 characters, as archives written before the
+      // 65,536-character cap hold them: with its key, more than the 1,000,000 bytes D1 holds in a row.
       await archive.store.recordPollRun({ id: 'run-1', startedAt: 1, finishedAt: 2, outcome: 'failed', sources: [], changes: {} }, [
-        { source: 'v2/history', url: 'https://slack-status.com/api/v2.0.0/history', body, error: 'not JSON', sha256: 'a'.repeat(64) },
+        { source: 'v2/history', url: 'https://slack-status.com/api/v2.0.0/history', body: '<html>', error: 'not JSON', sha256: 'a'.repeat(64) },
       ]);
+      archive.sqlite.prepare('UPDATE rejected_body_texts SET body = ? WHERE hash = ?').run(`<html>${'x'.repeat(999_994)}`, 'a'.repeat(64));
       const out = join(archive.dir, 'archive.sql');
       const refused = await runCli(['export-d1', '--database-path', archive.path, '--out', out]);
       expect(refused.code).toBe(2);
