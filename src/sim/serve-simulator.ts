@@ -17,7 +17,10 @@ export type ListenOptions = {
 export type ServedSimulator = { url: string; port: number; close(): Promise<void> };
 
 /** `simulator.close()` runs when the server fails to listen and when it is closed. */
-export function serveSimulator(simulator: { fetch: (request: Request) => Response | Promise<Response>; close(): void }, options: ListenOptions): Promise<ServedSimulator> {
+export function serveSimulator(
+  simulator: { fetch: (request: Request) => Response | Promise<Response>; close(): void },
+  options: ListenOptions,
+): Promise<ServedSimulator> {
   const { port = 0, host = '127.0.0.1' } = options;
   return new Promise((resolve, reject) => {
     // serve() uses node:http's createServer unless told otherwise, so this is an http.Server.
