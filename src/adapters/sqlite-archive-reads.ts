@@ -2,7 +2,7 @@
  * The archive's read side in SQLite: the ArchiveQueries port, for the API, the pages and the
  * vendor mirror. These queries are built per request, since their filters vary.
  */
-import { and, asc, count, desc, eq, exists, gt, inArray, isNull, lt, max, sql, type SQL } from 'drizzle-orm';
+import { and, asc, count, desc, eq, exists, gt, gte, inArray, isNull, lt, max, sql, type SQL } from 'drizzle-orm';
 import { SearchTooBroadError } from '../core/errors.ts';
 import { SEARCH_LIMITS } from '../core/search-query.ts';
 import type { VendorIncidentJson } from '../core/vendor-format.ts';
@@ -153,6 +153,7 @@ export function createSqliteArchiveReads(connection: SqliteConnection, st: PollS
       if (filter.types?.length) conditions.push(inArray(t.events.type, filter.types));
       if (filter.incidentId) conditions.push(eq(t.events.incidentId, filter.incidentId));
       if (filter.includeBackfill === false) conditions.push(eq(t.events.backfill, false));
+      if (filter.detectedSinceMs !== undefined) conditions.push(gte(t.events.detectedMs, filter.detectedSinceMs));
       const rows = await db
         .select()
         .from(t.events)

@@ -102,7 +102,13 @@ export const events = sqliteTable(
     dataJson: text('data_json').notNull(),
     pollRunId: text('poll_run_id'),
   },
-  (t) => [uniqueIndex('events_id').on(t.id), index('events_incident').on(t.incidentId, t.seq), index('events_type').on(t.type, t.seq)],
+  (t) => [
+    uniqueIndex('events_id').on(t.id),
+    index('events_incident').on(t.incidentId, t.seq),
+    index('events_type').on(t.type, t.seq),
+    // The MCP tool recent_changes asks "what changed since T": without it, a scan of the whole log.
+    index('events_detected').on(t.detectedMs),
+  ],
 );
 
 export const pollRuns = sqliteTable(
@@ -330,3 +336,28 @@ export const appInstallations = sqliteTable('app_installations', {
   createdMs: integer('created_ms').notNull(),
   updatedMs: integer('updated_ms').notNull(),
 });
+
+/**
+ * Bearer tokens the admin made for MCP clients (MCP_AUTH=token, issue 13): only the SHA-256 of the
+ * token is kept, so the table cannot give a token back. Revoking deletes the row; the number of
+ * rows is bounded by the store (MCP_TOKENS_MAX).
+ */
+export const mcpTokens = sqliteTable('mcp_tokens', {
+  id: text('id').primaryKey(),
+  label: text('label').notNull(),
+  tokenHash: text('token_hash').notNull().unique(),
+  createdMs: integer('created_ms').notNull(),
+});
+
+/**
+ * The jti of every ID-JAG spent at the EMA token endpoint, until the assertion expires: a second
+ * use is a replay. Rows go once expired; the count of live rows is bounded by the store.
+ */
+export const mcpSpentAssertions = sqliteTable(
+  'mcp_spent_assertions',
+  {
+    key: text('key').primaryKey(),
+    expiresMs: integer('expires_ms').notNull(),
+  },
+  (t) => [index('mcp_spent_assertions_expires').on(t.expiresMs)],
+);

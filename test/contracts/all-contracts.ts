@@ -4,6 +4,7 @@ import { archiveReadsContract } from './archive-reads.contract.ts';
 import { archiveWritesContract } from './archive-writes.contract.ts';
 import { installationsContract } from './installations.contract.ts';
 import { leaseContract } from './leases.contract.ts';
+import { mcpAccessContract } from './mcp-access.contract.ts';
 import { monitorEventsContract } from './monitor-events.contract.ts';
 import { outboxContract } from './outbox.contract.ts';
 import { retentionContract } from './retention.contract.ts';
@@ -20,4 +21,5 @@ export function storeContracts(target: StoreTarget): void {
   accessContract(target);
   monitorEventsContract(target);
   installationsContract(target);
+  mcpAccessContract(target);
 }

@@ -412,6 +412,11 @@ export function archiveReadsContract(target: StoreTarget): void {
         news.input.plan.events.filter((e) => e.incidentId === '1').map(() => 2),
       );
       expect(await store.listEvents({}, all.at(-1)!.seq, 10)).toEqual([]);
+      // What changed since an instant: the news of the second poll, none of the seeding's.
+      const since = (ms: number) => store.listEvents({ detectedSinceMs: ms }, 0, 100);
+      expect((await since(T0 + 1)).map((e) => e.id)).toEqual(news.input.plan.events.map((e) => e.id));
+      expect(await since(T0 + 2)).toEqual([]);
+      expect(await since(T0)).toHaveLength(all.length);
     });
 
     it('counts consecutive failures since the last success, a partial poll being one', async () => {

@@ -35,7 +35,13 @@ export type ListedIncident = Omit<StoredIncident, 'notes'> & { sortKey: number; 
 
 export type IncidentVersion = { revision: number; recordedAt: number; pollRunId: string | null; incident: VendorIncidentJson };
 
-export type EventFilter = { types?: EventType[]; incidentId?: string; includeBackfill?: boolean };
+export type EventFilter = {
+  types?: EventType[];
+  incidentId?: string;
+  includeBackfill?: boolean;
+  /** Only events statuswatch detected at or after this instant, epoch ms. */
+  detectedSinceMs?: number;
+};
 
 export type StoredEvent = StatusEvent & { seq: number; pollRunId: string | null };
 
