@@ -82,6 +82,20 @@ export const configSchema = z
     APP_CLIENT_ID: z.string().trim().min(1).max(200).optional(),
     APP_CLIENT_SECRET: z.string().trim().min(1).max(200).optional(),
     APP_SIGNING_SECRET: z.string().trim().min(1).max(200).optional(),
+    // The MCP server at /mcp (issue 13): who may use it. none: anyone who reaches it (public data,
+    // for a private network); token: a bearer token an admin created; ema: enterprise-managed
+    // authorization, access tokens issued here for an ID-JAG from the identity provider EMA_ISSUER.
+    MCP_AUTH: z.enum(['none', 'token', 'ema'], { error: 'MCP_AUTH must be none, token or ema' }).default('none'),
+    // Requests to /mcp one client (token, EMA subject, or address) may make in any minute.
+    MCP_RATE_LIMIT_PER_MINUTE: integer('MCP_RATE_LIMIT_PER_MINUTE', 1, 10_000).default(60),
+    // The identity provider whose ID-JAGs /api/oauth.v2.user.access accepts: the `iss` they must
+    // carry, and where its signing keys are published.
+    // Kept exactly as given (a trailing slash too): `iss` is compared as a string.
+    EMA_ISSUER: z.url({ protocol: /^https?$/, error: 'EMA_ISSUER must be an http(s) URL' }).optional(),
+    EMA_JWKS_URL: httpUrl('EMA_JWKS_URL').optional(),
+    // The client credentials the agent platform presents with each ID-JAG. The secret is never printed.
+    EMA_CLIENT_ID: z.string().trim().min(1).max(200).optional(),
+    EMA_CLIENT_SECRET: z.string().trim().min(16, 'EMA_CLIENT_SECRET must be at least 16 characters').max(200).optional(),
     LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error'], { error: 'LOG_LEVEL must be debug, info, warn or error' }).default('info'),
     LOG_FORMAT: z.enum(['json', 'pretty'], { error: 'LOG_FORMAT must be json or pretty' }).optional(),
   })
@@ -98,6 +112,20 @@ export const configSchema = z
         input: settings,
         path: ['MAIL_FROM'],
         message: 'MAIL_API_TOKEN needs MAIL_FROM: an address confirmed as a sender signature on the Postmark server',
+      });
+    }
+    if (settings.MCP_AUTH === 'ema') {
+      for (const key of ['EMA_ISSUER', 'EMA_JWKS_URL', 'EMA_CLIENT_ID', 'EMA_CLIENT_SECRET'] as const) {
+        if (!settings[key]) ctx.issues.push({ code: 'custom', input: settings, path: [key], message: `MCP_AUTH=ema needs ${key}` });
+      }
+    }
+    // Tokens are made through the admin API: without ADMIN_TOKEN nobody could ever use /mcp.
+    if (settings.MCP_AUTH === 'token' && !settings.ADMIN_TOKEN) {
+      ctx.issues.push({
+        code: 'custom',
+        input: settings,
+        path: ['ADMIN_TOKEN'],
+        message: 'MCP_AUTH=token needs ADMIN_TOKEN: tokens are created through the admin API',
       });
     }
   });
@@ -149,6 +177,19 @@ export function retentionSettings(config: Config): RetentionSettings {
     rejectedPayloadsDays: config.RETENTION_REJECTED_PAYLOADS_DAYS,
     rejectedPayloadsMaxBytes: config.REJECTED_PAYLOADS_MAX_BYTES,
   };
+}
+
+/** How /mcp admits clients (see src/http/mcp/mcp-auth.ts). */
+export type McpSettings = {
+  auth: 'none' | 'token' | 'ema';
+  ratePerMinute: number;
+  ema?: { issuer: string; jwksUrl: string; clientId: string; clientSecret: string };
+};
+
+export function mcpSettings(config: Config): McpSettings {
+  const { EMA_ISSUER: issuer, EMA_JWKS_URL: jwksUrl, EMA_CLIENT_ID: clientId, EMA_CLIENT_SECRET: clientSecret } = config;
+  const ema = config.MCP_AUTH === 'ema' && issuer && jwksUrl && clientId && clientSecret ? { issuer, jwksUrl, clientId, clientSecret } : undefined;
+  return { auth: config.MCP_AUTH, ratePerMinute: config.MCP_RATE_LIMIT_PER_MINUTE, ema };
 }
 
 /** `--database-path` for DATABASE_PATH. */

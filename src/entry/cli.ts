@@ -47,6 +47,12 @@ const SETTING_HELP: Record<ConfigKey, string> = {
   APP_CLIENT_ID: "the workspace app's client id",
   APP_CLIENT_SECRET: "the workspace app's client secret (a secret: never printed)",
   APP_SIGNING_SECRET: "the workspace app's signing secret (a secret: never printed)",
+  MCP_AUTH: 'who may use the MCP server at /mcp: none, token (admin-made bearer tokens) or ema (none)',
+  MCP_RATE_LIMIT_PER_MINUTE: 'requests to /mcp one client may make a minute (60)',
+  EMA_ISSUER: "MCP_AUTH=ema: the identity provider's issuer, as its ID-JAGs carry it in iss",
+  EMA_JWKS_URL: "MCP_AUTH=ema: the identity provider's JWKS URL (its signing keys)",
+  EMA_CLIENT_ID: 'MCP_AUTH=ema: the client id the agent platform presents with an ID-JAG',
+  EMA_CLIENT_SECRET: 'MCP_AUTH=ema: its client secret (a secret: never printed)',
   LOG_LEVEL: 'debug, info, warn or error (info)',
   LOG_FORMAT: 'json or pretty (pretty on a terminal, else json)',
 };

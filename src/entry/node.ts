@@ -26,6 +26,7 @@ import type { PruneCounts } from '../core/retention.ts';
 import { createCursorCodec, randomSecret } from '../core/cursor.ts';
 import type { Clock, Logger, OutboxSignal, Store } from '../core/ports.ts';
 import { createApp } from '../http/app.ts';
+import { createMcpDeps } from './mcp-deps.ts';
 import { clientAddressFrom } from '../http/client-address.ts';
 import { createNodeMailer } from './node-mailer.ts';
 import { openSqliteArchive } from './open-sqlite.ts';
@@ -235,6 +236,7 @@ export async function startService(config: Config, logger: Logger, clock: Clock 
     sanitizeHtml: sanitizeNoteHtml,
     // The socket's peer; X-Forwarded-For is not trusted, as any client could write it.
     clientAddress: clientAddressFrom((c) => getConnInfo(c).remote.address, config.TRUST_PROXY),
+    mcp: await createMcpDeps(config, runtime.store),
   });
 
   const server = createNodeHttpServer({ fetch: app.fetch, hostname: config.HOST, logger });

@@ -10,6 +10,7 @@ import type { OutboxWakeUp } from '../adapters/queue-outbox-signal.ts';
 import { ConfigError } from '../config.ts';
 import { createCursorCodec, randomSecret } from '../core/cursor.ts';
 import { createApp } from '../http/app.ts';
+import { createMcpDeps } from './mcp-deps.ts';
 import { clientAddressFrom } from '../http/client-address.ts';
 import { createServiceMetrics, createWorkerCore, createWorkerNotifications, QUEUE_ROUND_MAX_DELIVERIES, type WorkerCore } from './worker-runtime.ts';
 
@@ -61,6 +62,7 @@ async function buildApp(env: WorkerEnv): Promise<Hono> {
     sanitizeHtml: sanitizeNoteHtml,
     // Cloudflare sets CF-Connecting-IP to the client's address and overwrites what a client sent.
     clientAddress: clientAddressFrom((c) => c.req.header('cf-connecting-ip'), core.config.TRUST_PROXY),
+    mcp: await createMcpDeps(core.config, core.store),
   });
 }
 

@@ -11,6 +11,7 @@ import { eventRoutes } from './routes/events.ts';
 import { feedRoutes } from './routes/feeds.ts';
 import { healthRoutes } from './routes/health.ts';
 import { incidentRoutes } from './routes/incidents.ts';
+import { mcpRoutes } from './routes/mcp.ts';
 import { metricsRoutes } from './routes/metrics.ts';
 import { mirrorRoutes } from './routes/mirror.ts';
 import { openApiRoutes } from './routes/openapi.tsx';
@@ -61,6 +62,7 @@ export function createApp(deps: AppDeps): Hono {
   app.route('/', subscriptionRoutes(deps));
   app.route('/', metricsRoutes(deps));
   app.route('/', openApiRoutes(deps));
+  app.route('/', mcpRoutes(deps));
   // Before the pages: the embeddables keep their own headers (CORS, framing by anyone, caching).
   app.route('/', widgetRoutes(deps));
   app.route('/', dashboardRoutes(deps));

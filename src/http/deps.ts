@@ -1,9 +1,11 @@
 /** What the HTTP layer needs, built once by each entry and handed to createApp. */
 import type { Context } from 'hono';
+import type { AccessTokens, IdJagVerifier } from '../adapters/jose-ema-tokens.ts';
 import type { Poller } from '../app/poller.ts';
 import type { ServiceMetrics } from '../app/service-metrics.ts';
 import type { SubscriptionService } from '../app/subscriptions.ts';
 import type { CursorCodec } from '../core/cursor.ts';
+import type { McpSettings } from '../config.ts';
 import type { Clock, Logger, OutboxSignal, Store } from '../core/ports.ts';
 import type { StaticAssets } from './routes/static-assets.ts';
 
@@ -35,4 +37,15 @@ export type AppDeps = {
    * without it, behind a proxy every client shares the proxy's limit.
    */
   clientAddress: (c: Context) => string;
+  /** The MCP server at /mcp (issue 13); without it, MCP_AUTH=none with the default rate limit. */
+  mcp?: McpDeps;
+};
+
+/** What /mcp and the EMA token endpoint need: the settings, and under MCP_AUTH=ema the JOSE side. */
+export type McpDeps = {
+  settings: McpSettings;
+  /** MCP_AUTH=ema: checks an ID-JAG against EMA_ISSUER's keys (adapters/jose-ema-tokens.ts). */
+  verifyIdJag?: IdJagVerifier;
+  /** MCP_AUTH=ema: issues and checks this server's access tokens. */
+  tokens?: AccessTokens;
 };

@@ -33,7 +33,12 @@ export function listParam(c: Context, name: string, normalise: (v: string) => st
 
 /** A date (2026-07-01, taken as UTC midnight) or a full ISO 8601 time with offset; errors name it `label`. */
 export function instantParam(c: Context, name: string, label: string = name): number | undefined {
-  const raw = c.req.query(name)?.trim();
+  return parseInstant(c.req.query(name), label);
+}
+
+/** The same, from any text (an MCP tool's argument): undefined when empty, ApiError 400 when not an instant. */
+export function parseInstant(text: string | undefined, label: string): number | undefined {
+  const raw = text?.trim();
   if (!raw) return undefined;
   const asDate = /^\d{4}-\d{2}-\d{2}$/.test(raw) ? `${raw}T00:00:00Z` : raw;
   const parsed = parseVendorTime(asDate);

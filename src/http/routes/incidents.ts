@@ -1,15 +1,11 @@
 /** The archive's incidents: cursor-paginated, filtered, searchable; one incident with its history. */
 import { Hono } from 'hono';
-import { z } from 'zod';
-import { ApiError, SearchTooBroadError } from '../../core/errors.ts';
-import type { IncidentFilter, IncidentPosition } from '../../core/ports.ts';
-import { parseSearch, SEARCH_LIMITS } from '../../core/search-query.ts';
+import { ApiError } from '../../core/errors.ts';
 import { iso, toApiEvent, toApiIncident, toApiListedIncident } from '../api-json.ts';
 import type { AppDeps } from '../deps.ts';
-import { knownServiceNames, requireKnownServices } from '../known-services.ts';
-import { incidentFilterParams, pageLimit, readCursor } from '../query-params.ts';
-
-const incidentCursor = z.object({ k: z.literal('incidents'), s: z.number().int() });
+import { searchIncidents } from '../incident-search.ts';
+import { knownServiceNames } from '../known-services.ts';
+import { incidentFilterParams, pageLimit } from '../query-params.ts';
 const HISTORY_EVENTS_MAX = 1000;
 const VERSIONS_MAX = 1000;
 
@@ -18,37 +14,13 @@ export function incidentRoutes({ store, cursors, clock }: AppDeps) {
   const known = knownServiceNames(store, clock);
 
   app.get('/api/incidents', async (c) => {
-    const requestedLimit = pageLimit(c.req.query('limit'));
-    const after = await readCursor<IncidentPosition>(cursors, c.req.query('cursor'), (payload) => {
-      const parsed = incidentCursor.safeParse(payload);
-      return parsed.success ? { sortKey: parsed.data.s } : null;
-    });
-    const filter: IncidentFilter = incidentFilterParams(c);
-    // An empty list for a misspelt name would read as "no incidents ever": say the name is unknown.
-    await requireKnownServices(known, 'service', filter.services);
-    const q = c.req.query('q')?.trim();
-    if (q) {
-      const search = parseSearch(q);
-      if (!search.ok) throw new ApiError(400, search.rule === 'no_words' ? 'invalid_request' : 'invalid_query', `q: ${search.detail}`);
-      filter.q = search.match;
-    }
-    // A search's pages are smaller than a list's: adjusted, as every limit is, never refused.
-    const limit = filter.q ? Math.min(requestedLimit, SEARCH_LIMITS.maxPageSize) : requestedLimit;
-    // One extra row says whether another page exists without a count query.
-    const rows = await store.listIncidents(filter, after, limit + 1).catch((error: unknown) => {
-      if (!(error instanceof SearchTooBroadError)) throw error;
-      throw new ApiError(
-        400,
-        'invalid_query',
-        `q: ${error.message}, too many to filter by service, type or status; add a word, or narrow the dates with since and until`,
-      );
-    });
-    const page = rows.slice(0, limit);
-    const last = page.at(-1);
-    const nextCursor = rows.length > limit && last ? await cursors.encode({ k: 'incidents', s: last.sortKey }) : '';
+    const { incidents, nextCursor } = await searchIncidents(
+      { store, cursors, known },
+      { filter: incidentFilterParams(c), query: c.req.query('q'), limit: pageLimit(c.req.query('limit')), cursor: c.req.query('cursor') },
+    );
     return c.json({
       ok: true,
-      incidents: page.map(toApiListedIncident),
+      incidents: incidents.map(toApiListedIncident),
       response_metadata: { next_cursor: nextCursor },
     });
   });

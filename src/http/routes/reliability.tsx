@@ -15,6 +15,7 @@ import {
 import { horizontalBarChart, lineChart, stackedColumnChart, type ChartSeries } from '../../core/svg-chart.ts';
 import { iso } from '../api-json.ts';
 import { generationMemo } from '../generation-memo.ts';
+import type { Clock, Store } from '../../core/ports.ts';
 import type { AppDeps } from '../deps.ts';
 import { pageResponder } from '../pages/layout.tsx';
 import { pageSecurity } from '../pages/page-security.ts';
@@ -30,19 +31,33 @@ const WEIGHT_PERCENT = Math.round(PARTIAL_OUTAGE_WEIGHT * 100);
  */
 const FIGURES_MAX_AGE_MS = 60_000;
 
+// One memo per store, shared by the routes and the MCP tool `reliability` (a WeakMap, so a store
+// that goes away takes its memo along).
+const memos = new WeakMap<Store, () => Promise<Reliability>>();
+
+/** The track record's figures, rebuilt when the archive changed or after FIGURES_MAX_AGE_MS. */
+export function reliabilityFigures(store: Store, clock: Clock): () => Promise<Reliability> {
+  let memo = memos.get(store);
+  if (!memo) {
+    memo = generationMemo({
+      generation: () => store.archiveGeneration(),
+      clock,
+      maxAgeMs: FIGURES_MAX_AGE_MS,
+      build: async (nowMs) => {
+        const since = reliabilitySince(nowMs);
+        const [spans, coverage, health] = await Promise.all([store.incidentSpans(since), store.dataCoverage(since), store.feedHealth()]);
+        return computeReliability(spans, { nowMs, noData: noDataIntervals(coverage, health.lastSuccessAt, nowMs) });
+      },
+    });
+    memos.set(store, memo);
+  }
+  return memo;
+}
+
 export function reliabilityRoutes(deps: Pick<AppDeps, 'store' | 'clock' | 'assets'>) {
   const { store, clock } = deps;
   const app = new Hono();
-  const figures = generationMemo({
-    generation: () => store.archiveGeneration(),
-    clock,
-    maxAgeMs: FIGURES_MAX_AGE_MS,
-    build: async (nowMs) => {
-      const since = reliabilitySince(nowMs);
-      const [spans, coverage, health] = await Promise.all([store.incidentSpans(since), store.dataCoverage(since), store.feedHealth()]);
-      return computeReliability(spans, { nowMs, noData: noDataIntervals(coverage, health.lastSuccessAt, nowMs) });
-    },
-  });
+  const figures = reliabilityFigures(store, clock);
 
   app.get('/api/reliability', async (c) => c.json(toApiReliability(await figures())));
 

@@ -1,0 +1,132 @@
+/**
+ * The JOSE side of enterprise-managed authorization (issue 13), with `jose` (Node and Workers
+ * alike): verifying an identity provider's ID-JAG against its published keys, and issuing and
+ * verifying the short-lived access tokens /mcp accepts (HS256 under a key kept in the archive).
+ */
+import { createRemoteJWKSet, errors, jwtVerify, SignJWT, type JWTPayload } from 'jose';
+
+/** The ID-JAG's JWT type (draft-ietf-oauth-identity-assertion-authz-grant). */
+export const ID_JAG_TYP = 'oauth-id-jag+jwt';
+/** The spec's sample: EMA access tokens live one hour. */
+export const ACCESS_TOKEN_LIFETIME_SECONDS = 3600;
+/** Accepted skew between the identity provider's clock and ours. */
+const CLOCK_TOLERANCE_SECONDS = 30;
+/** Keys are fetched at most this long; a provider that does not answer refuses the grant, never allows it. */
+const JWKS_TIMEOUT_MS = 5000;
+
+/** Why an assertion was refused: logged (never the assertion), and said in the OAuth error body. */
+export type AssertionRefusal =
+  | 'malformed'
+  | 'wrong_type'
+  | 'bad_signature'
+  | 'wrong_issuer'
+  | 'wrong_audience'
+  | 'expired'
+  | 'not_yet_valid'
+  | 'missing_claim'
+  | 'wrong_client'
+  | 'keys_unavailable';
+
+export class AssertionRefused extends Error {
+  override readonly name = 'AssertionRefused';
+  constructor(
+    readonly reason: AssertionRefusal,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+export type IdJagClaims = { iss: string; sub: string; jti: string; exp: number; scope: string | undefined; clientId: string };
+
+export type IdJagVerifier = (assertion: string, expected: { audience: string; clientId: string; nowMs: number }) => Promise<IdJagClaims>;
+
+/** Verifies signature (keys from `jwksUrl`, cached by jose), typ, iss, aud, exp, nbf, and the claims a grant needs. */
+export function createIdJagVerifier(settings: { issuer: string; jwksUrl: string }): IdJagVerifier {
+  const keys = createRemoteJWKSet(new URL(settings.jwksUrl), { timeoutDuration: JWKS_TIMEOUT_MS });
+  return async (assertion, expected) => {
+    let payload: JWTPayload;
+    try {
+      ({ payload } = await jwtVerify(assertion, keys, {
+        issuer: settings.issuer,
+        audience: expected.audience,
+        typ: ID_JAG_TYP,
+        currentDate: new Date(expected.nowMs),
+        clockTolerance: CLOCK_TOLERANCE_SECONDS,
+        requiredClaims: ['exp', 'sub', 'jti'],
+        // Asymmetric only: an HMAC "signed" with a public key must never pass.
+        algorithms: ['RS256', 'PS256', 'ES256', 'ES384', 'EdDSA'],
+      }));
+    } catch (error) {
+      throw classify(error);
+    }
+    const clientId = typeof payload.client_id === 'string' ? payload.client_id : '';
+    if (clientId !== expected.clientId) throw new AssertionRefused('wrong_client', 'the assertion was issued for another client');
+    return {
+      iss: payload.iss!,
+      sub: payload.sub!,
+      jti: payload.jti!,
+      exp: payload.exp!,
+      scope: typeof payload.scope === 'string' ? payload.scope : undefined,
+      clientId,
+    };
+  };
+}
+
+function classify(error: unknown): AssertionRefused {
+  if (error instanceof errors.JWTExpired) return new AssertionRefused('expired', 'the assertion has expired');
+  if (error instanceof errors.JWTClaimValidationFailed) {
+    if (error.claim === 'iss') return new AssertionRefused('wrong_issuer', 'the assertion was not issued by the configured identity provider');
+    if (error.claim === 'aud') return new AssertionRefused('wrong_audience', 'the assertion is not for this MCP server');
+    if (error.claim === 'nbf' || error.claim === 'iat') return new AssertionRefused('not_yet_valid', 'the assertion is not valid yet');
+    if (error.claim === 'typ') return new AssertionRefused('wrong_type', `the assertion is not an ID-JAG (typ ${ID_JAG_TYP})`);
+    return new AssertionRefused('missing_claim', `the assertion lacks a valid ${error.claim} claim`);
+  }
+  if (error instanceof errors.JWSSignatureVerificationFailed || error instanceof errors.JWKSNoMatchingKey || error instanceof errors.JOSEAlgNotAllowed) {
+    return new AssertionRefused('bad_signature', "the assertion's signature does not verify with the identity provider's keys");
+  }
+  if (error instanceof errors.JWKSTimeout || error instanceof errors.JWKSInvalid || (error instanceof TypeError && !(error instanceof errors.JOSEError))) {
+    return new AssertionRefused('keys_unavailable', "the identity provider's keys could not be read");
+  }
+  return new AssertionRefused('malformed', 'the assertion is not a well-formed signed JWT');
+}
+
+export type AccessTokenClaims = { sub: string; scopes: string[]; clientId: string };
+
+/** Access tokens of this server: HS256 under `secret` (a random value kept in the archive). */
+export function accessTokens(secret: string) {
+  const key = new TextEncoder().encode(secret);
+  return {
+    async issue(claims: AccessTokenClaims, settings: { issuer: string; audience: string; nowMs: number }): Promise<string> {
+      const iat = Math.floor(settings.nowMs / 1000);
+      return new SignJWT({ scope: claims.scopes.join(' '), client_id: claims.clientId })
+        .setProtectedHeader({ alg: 'HS256', typ: 'at+jwt' })
+        .setIssuer(settings.issuer)
+        .setAudience(settings.audience)
+        .setSubject(claims.sub)
+        .setIssuedAt(iat)
+        .setExpirationTime(iat + ACCESS_TOKEN_LIFETIME_SECONDS)
+        .setJti(crypto.randomUUID())
+        .sign(key);
+    },
+    /** The claims, or null for anything that is not a live token of ours for `audience`. */
+    async verify(token: string, settings: { issuer: string; audience: string; nowMs: number }): Promise<AccessTokenClaims | null> {
+      try {
+        const { payload } = await jwtVerify(token, key, {
+          issuer: settings.issuer,
+          audience: settings.audience,
+          typ: 'at+jwt',
+          algorithms: ['HS256'],
+          currentDate: new Date(settings.nowMs),
+          requiredClaims: ['exp', 'sub'],
+        });
+        const scope = typeof payload.scope === 'string' ? payload.scope : '';
+        return { sub: payload.sub!, scopes: scope.split(' ').filter(Boolean), clientId: String(payload.client_id ?? '') };
+      } catch {
+        return null;
+      }
+    },
+  };
+}
+
+export type AccessTokens = ReturnType<typeof accessTokens>;

@@ -1,0 +1,238 @@
+/**
+ * The five tools of statuswatch's MCP server (issue 13), each with a zod input schema and a
+ * description an agent can act on. They answer from the same archive reads, limits and cursors as
+ * the HTTP API, so a tool and its endpoint never disagree.
+ */
+import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { z } from 'zod';
+import type { CursorCodec } from '../../core/cursor.ts';
+import { ApiError } from '../../core/errors.ts';
+import { assessKnowledge } from '../../core/knowledge.ts';
+import { unknownServices } from '../../core/known-services.ts';
+import { type McpScope, TOOL_SCOPES } from '../../core/mcp-scopes.ts';
+import type { Clock, Store } from '../../core/ports.ts';
+import { AVAILABILITY_WINDOWS_DAYS, type Reliability } from '../../core/reliability.ts';
+import { SEARCH_LIMITS } from '../../core/search-query.ts';
+import { buildWidgetState, WIDGET_SERVICES_MAX } from '../../core/widget-state.ts';
+import { searchIncidents } from '../incident-search.ts';
+import { requireKnownServices } from '../known-services.ts';
+import { pageLimit, parseInstant } from '../query-params.ts';
+import { STALE_AFTER_MS } from '../routes/health.ts';
+import { currentStatusAnswer, incidentAnswer, incidentPageAnswer, recentChangesAnswer, refusal, reliabilityAnswer, type ToolAnswer } from './tool-answers.ts';
+
+export type McpToolDeps = {
+  store: Store;
+  clock: Clock;
+  cursors: CursorCodec;
+  known: () => Promise<string[]>;
+  reliability: () => Promise<Reliability>;
+  /** PUBLIC_URL, or the request's own origin: every link an answer carries starts with it. */
+  baseUrl: string;
+};
+
+/** As in the API: an incident's change history is read up to this many events. */
+const HISTORY_EVENTS_MAX = 1000;
+/** recent_changes without `since`: the last day. */
+const RECENT_DEFAULT_MS = 24 * 3600_000;
+const WINDOWS = AVAILABILITY_WINDOWS_DAYS.map((days) => `${days}d`) as [string, ...string[]];
+const eventCursor = z.object({ k: z.literal('events'), s: z.number().int().nonnegative(), t: z.number().int() });
+
+/** A list as the API takes it: an array, or one text with commas (`Files,Messaging`). */
+const nameList = (what: string) =>
+  z
+    .union([z.string().max(2000), z.array(z.string().max(200)).max(50)])
+    .optional()
+    .describe(`${what}: exact names, as an array or comma-separated`);
+const listOf = (value: string | string[] | undefined, normalise: (v: string) => string = (v) => v): string[] | undefined => {
+  const values = (Array.isArray(value) ? value : (value?.split(',') ?? [])).map((v) => normalise(v.trim())).filter(Boolean);
+  return values.length > 0 ? [...new Set(values)] : undefined;
+};
+const instant = z.string().max(40).optional();
+const limit = z.number().int().optional().describe('Page size (100 by default, at most 1000; searches at most 100). Anything else is adjusted, never refused.');
+const cursor = z.string().max(2000).optional().describe('next_cursor of the previous answer, to get the next page.');
+
+/** Runs a tool body; the API's refusals (bad cursor, unknown service, search too broad) become tool errors. */
+async function guarded(run: () => Promise<ToolAnswer>): Promise<ToolAnswer> {
+  try {
+    return await run();
+  } catch (error) {
+    if (error instanceof ApiError) return refusal(error.code, error.detail);
+    throw error;
+  }
+}
+
+/** Registers the tools `scopes` open; with fewer scopes, fewer tools are listed and callable. */
+export function registerTools(server: McpServer, deps: McpToolDeps, scopes: readonly McpScope[]): void {
+  const { store, clock, cursors, known, baseUrl } = deps;
+  const allowed = (tool: keyof typeof TOOL_SCOPES) => scopes.includes(TOOL_SCOPES[tool]);
+  const readOnly = { readOnlyHint: true, openWorldHint: false } as const;
+
+  if (allowed('current_status')) {
+    server.registerTool(
+      'current_status',
+      {
+        title: 'Current status',
+        description:
+          "Is the vendor down right now? The state of its services (ok, maintenance, notice, incident, outage) and the incidents going on. Give `services` to ask about some only. Says 'unknown' when statuswatch has not read the vendor's feed lately, or does not know a service name.",
+        inputSchema: z.object({ services: nameList(`Services to ask about, at most ${WIDGET_SERVICES_MAX}`) }),
+        annotations: readOnly,
+      },
+      ({ services: asked }) =>
+        guarded(async () => {
+          const services = listOf(asked)?.slice(0, WIDGET_SERVICES_MAX);
+          const [ongoing, latest, health, names] = await Promise.all([
+            store.ongoingIncidents(),
+            store.recentlyUpdated({ services }, 1),
+            store.feedHealth(),
+            services ? known() : Promise.resolve([]),
+          ]);
+          const widget = buildWidgetState({
+            ongoing,
+            latest: latest[0] ?? null,
+            lastSuccessAt: health.lastSuccessAt,
+            now: clock.now(),
+            staleAfterMs: STALE_AFTER_MS,
+            services,
+            unknownServices: unknownServices(services, names),
+            baseUrl,
+          });
+          return currentStatusAnswer(widget);
+        }),
+    );
+  }
+
+  if (allowed('search_incidents')) {
+    server.registerTool(
+      'search_incidents',
+      {
+        title: 'Search incidents',
+        description:
+          'Search the archive of the vendor\'s incidents, newest first: words in titles and notes (q), services, types (incident, notice, outage), statuses, and a time range on when they began. For "what broke in Files last quarter": service=Files, since and until. Pages with cursor.',
+        inputSchema: z.object({
+          q: z
+            .string()
+            .max(1000)
+            .optional()
+            .describe(`Words to find (all of them; the last may be the start of a word). At most ${SEARCH_LIMITS.maxWords} words.`),
+          service: nameList('Services'),
+          type: nameList('Types: incident, notice, outage'),
+          status: nameList('Statuses: active, resolved, scheduled, completed, cancelled, ok'),
+          since: instant.describe('Began at or after: a date (2026-07-01, UTC) or an ISO 8601 time with offset.'),
+          until: instant.describe('Began before: a date or an ISO 8601 time with offset.'),
+          limit,
+          cursor,
+        }),
+        annotations: readOnly,
+      },
+      (input) =>
+        guarded(async () => {
+          const filter = {
+            services: listOf(input.service),
+            types: listOf(input.type, (v) => v.toLowerCase()),
+            statuses: listOf(input.status, (v) => v.toLowerCase()),
+            sinceMs: parseInstant(input.since, 'since'),
+            untilMs: parseInstant(input.until, 'until'),
+          };
+          const page = await searchIncidents(
+            { store, cursors, known },
+            { filter, query: input.q, limit: pageLimit(input.limit === undefined ? undefined : String(input.limit)), cursor: input.cursor },
+          );
+          return incidentPageAnswer(page.incidents, page.nextCursor, baseUrl, dashboardSearchUrl(baseUrl, input));
+        }),
+    );
+  }
+
+  if (allowed('get_incident')) {
+    server.registerTool(
+      'get_incident',
+      {
+        title: 'Get an incident',
+        description: 'One incident of the archive by its id: every note the vendor posted (as plain text), and each change statuswatch recorded, oldest first.',
+        inputSchema: z.object({ id: z.string().min(1).max(64).describe('The incident id, as search_incidents gives it.') }),
+        annotations: readOnly,
+      },
+      ({ id }) =>
+        guarded(async () => {
+          const incident = await store.getIncident(id);
+          if (!incident) throw new ApiError(404, 'incident_not_found', `no incident ${JSON.stringify(id)} in the archive`);
+          const history = await store.listEvents({ incidentId: id }, 0, HISTORY_EVENTS_MAX);
+          return incidentAnswer(incident, history, baseUrl);
+        }),
+    );
+  }
+
+  if (allowed('reliability')) {
+    server.registerTool(
+      'reliability',
+      {
+        title: 'Reliability',
+        description: `The vendor's track record: availability per service over a rolling window (${WINDOWS.join(' or ')}), its incidents and downtime, and monthly times to resolve. Time without data counts neither way.`,
+        inputSchema: z.object({
+          service: z.string().max(200).optional().describe('One service; all of them when absent.'),
+          window: z
+            .enum(WINDOWS)
+            .optional()
+            .describe(`The rolling window, ${WINDOWS.at(-1)} by default.`),
+        }),
+        annotations: readOnly,
+      },
+      ({ service, window }) =>
+        guarded(async () => {
+          const services = service ? [service.trim()] : [];
+          await requireKnownServices(known, 'service', services);
+          const days = Number((window ?? WINDOWS.at(-1)!).replace('d', ''));
+          return reliabilityAnswer(await deps.reliability(), services, days, baseUrl);
+        }),
+    );
+  }
+
+  if (allowed('recent_changes')) {
+    server.registerTool(
+      'recent_changes',
+      {
+        title: 'Recent changes',
+        description:
+          'What changed since a time, oldest first: incidents opened, updated, given a note, resolved, and the monitor losing or regaining the feed. The last 24 hours when `since` is absent. Says so when the feed was not read lately (later changes unknown).',
+        inputSchema: z.object({ since: instant.describe('A date (2026-07-01, UTC) or an ISO 8601 time with offset.'), limit, cursor }),
+        annotations: readOnly,
+      },
+      (input) =>
+        guarded(async () => {
+          const now = clock.now();
+          const resumed = input.cursor ? await cursors.decode(input.cursor) : null;
+          const position = resumed === null ? null : eventCursor.safeParse(resumed);
+          if (input.cursor && !position?.success) throw new ApiError(400, 'invalid_cursor', 'the cursor is not one this server issued for recent_changes');
+          const since = position?.success ? position.data.t : (parseInstant(input.since, 'since') ?? now - RECENT_DEFAULT_MS);
+          const pageSize = pageLimit(input.limit === undefined ? undefined : String(input.limit));
+          const afterSeq = position?.success ? position.data.s : 0;
+          // Backfill is the archive being seeded, not something that changed.
+          const events = await store.listEvents({ detectedSinceMs: since, includeBackfill: false }, afterSeq, pageSize);
+          const last = events.at(-1);
+          const next = events.length === pageSize && last ? await cursors.encode({ k: 'events', s: last.seq, t: since }) : '';
+          const health = await store.feedHealth();
+          const knowledge = assessKnowledge({ lastSuccessAt: health.lastSuccessAt, now });
+          const feed = { stale: knowledge.kind !== 'known', last_read_at: health.lastSuccessAt === null ? null : new Date(health.lastSuccessAt).toISOString() };
+          return recentChangesAnswer(events, since, next, feed, baseUrl);
+        }),
+    );
+  }
+}
+
+/** The same search on the dashboard's incidents page. */
+function dashboardSearchUrl(
+  baseUrl: string,
+  input: { q?: string; service?: string | string[]; type?: string | string[]; status?: string | string[]; since?: string; until?: string },
+): string {
+  const params = new URLSearchParams();
+  const add = (name: string, value: string | string[] | undefined) => {
+    for (const v of listOf(value) ?? []) params.append(name, v);
+  };
+  if (input.q?.trim()) params.set('q', input.q.trim());
+  add('service', input.service);
+  add('type', input.type);
+  add('status', input.status);
+  if (input.since?.trim()) params.set('since', input.since.trim());
+  if (input.until?.trim()) params.set('until', input.until.trim());
+  const query = params.toString();
+  return `${baseUrl}/incidents${query ? `?${query}` : ''}`;
+}

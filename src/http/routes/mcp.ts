@@ -1,0 +1,51 @@
+/**
+ * `/mcp`: statuswatch's MCP server over Streamable HTTP, stateless (issue 13). Each POST is
+ * authenticated by MCP_AUTH, counted against its client's rate limit, then answered by a fresh
+ * server (mcp/mcp-server.ts). There is no server-to-client stream, so GET and DELETE are 405.
+ */
+import { Hono } from 'hono';
+import type { LimitRule } from '../../core/rate-limit.ts';
+import type { AppDeps } from '../deps.ts';
+import { knownServiceNames } from '../known-services.ts';
+import { baseUrlOf, createMcpAuthenticator } from '../mcp/mcp-auth.ts';
+import { serveMcpRequest } from '../mcp/mcp-server.ts';
+import { reliabilityFigures } from './reliability.tsx';
+
+const DEFAULT_RATE_PER_MINUTE = 60;
+
+/** A JSON-RPC error with no request id: what an MCP client shows when the HTTP layer refuses. */
+const rpcError = (message: string) => ({ jsonrpc: '2.0', error: { code: -32000, message }, id: null });
+
+export function mcpRoutes(deps: AppDeps) {
+  const { store, clock, cursors, logger } = deps;
+  const app = new Hono();
+  const authenticate = createMcpAuthenticator(deps);
+  const known = knownServiceNames(store, clock);
+  const reliability = reliabilityFigures(store, clock);
+  const mode = deps.mcp?.settings.auth ?? 'none';
+  const rule: LimitRule = { limit: deps.mcp?.settings.ratePerMinute ?? DEFAULT_RATE_PER_MINUTE, windowMs: 60_000 };
+
+  app.on(['GET', 'DELETE'], '/mcp', (c) => c.json(rpcError('this server is stateless: send JSON-RPC requests with POST'), 405, { allow: 'POST' }));
+
+  app.post('/mcp', async (c) => {
+    const baseUrl = baseUrlOf(c, deps.publicUrl);
+    const auth = await authenticate(c, baseUrl);
+    if (!auth.ok) {
+      logger.info('mcp request refused', { reason: auth.description, address: deps.clientAddress(c) });
+      // RFC 9728 section 5.1: under EMA the challenge says where the resource metadata is.
+      const challenge =
+        mode === 'ema'
+          ? `Bearer error="${auth.error}", resource_metadata="${baseUrl}/.well-known/oauth-protected-resource/mcp"`
+          : `Bearer realm="statuswatch mcp", error="${auth.error}"`;
+      return c.json({ error: auth.error, error_description: auth.description }, 401, { 'www-authenticate': challenge });
+    }
+    const decision = await store.hitRateLimit(`mcp:${auth.client.key}`, rule, clock.now());
+    if (!decision.allowed) {
+      const seconds = Math.max(1, Math.ceil(decision.retryAfterMs / 1000));
+      return c.json(rpcError(`rate limited: at most ${rule.limit} requests a minute; try again in ${seconds} s`), 429, { 'retry-after': String(seconds) });
+    }
+    return serveMcpRequest(c.req.raw, { store, clock, cursors, known, reliability, baseUrl }, auth.client.scopes);
+  });
+
+  return app;
+}
