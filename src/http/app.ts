@@ -12,6 +12,7 @@ import { feedRoutes } from './routes/feeds.ts';
 import { healthRoutes } from './routes/health.ts';
 import { incidentRoutes } from './routes/incidents.ts';
 import { mcpRoutes } from './routes/mcp.ts';
+import { mcpOAuthRoutes } from './routes/mcp-oauth.ts';
 import { mcpTokenRoutes } from './routes/mcp-tokens.ts';
 import { metricsRoutes } from './routes/metrics.ts';
 import { mirrorRoutes } from './routes/mirror.ts';
@@ -65,6 +66,7 @@ export function createApp(deps: AppDeps): Hono {
   app.route('/', openApiRoutes(deps));
   app.route('/', mcpRoutes(deps));
   app.route('/', mcpTokenRoutes(deps));
+  app.route('/', mcpOAuthRoutes(deps));
   // Before the pages: the embeddables keep their own headers (CORS, framing by anyone, caching).
   app.route('/', widgetRoutes(deps));
   app.route('/', dashboardRoutes(deps));

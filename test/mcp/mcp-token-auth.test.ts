@@ -25,7 +25,7 @@ describe('MCP_AUTH=token', () => {
   });
 
   it('refuses a request without a token, or with one nobody made, with a Bearer challenge', async () => {
-    for (const headers of [{}, { authorization: 'Bearer swmcp_made-up' }, { authorization: `Bearer ${ADMIN_TOKEN}` }]) {
+    for (const headers of [{}, { authorization: 'Bearer swmcp_made-up' }, { authorization: `Bearer ${ADMIN_TOKEN}` }] as Record<string, string>[]) {
       const res = await rawMcpCall(service.url, 'tools/list', headers);
       expect(res.status).toBe(401);
       expect(res.headers.get('www-authenticate')).toMatch(/^Bearer realm="statuswatch mcp", error="invalid_token"/);

@@ -1,0 +1,159 @@
+/**
+ * The token side of enterprise-managed authorization (MCP_AUTH=ema, issue 13): where /mcp's
+ * protected-resource metadata says to go (RFC 9728), and the token endpoint that takes an ID-JAG
+ * as a JWT bearer assertion (RFC 7523) with the client's credentials, as the spec's
+ * oauth.v2.user.access does, and answers with the spec's EMA access token response. Refusals have
+ * the OAuth error body, and are logged with their reason, never with the assertion.
+ */
+import { Hono, type Context } from 'hono';
+import { ACCESS_TOKEN_LIFETIME_SECONDS, AssertionRefused } from '../../adapters/jose-ema-tokens.ts';
+import { sha256Hex } from '../../core/content-hash.ts';
+import { grantedScopes, MCP_SCOPES } from '../../core/mcp-scopes.ts';
+import { type LimitRule, limitKeyForAddress } from '../../core/rate-limit.ts';
+import type { AppDeps } from '../deps.ts';
+import { baseUrlOf } from '../mcp/mcp-auth.ts';
+
+export const JWT_BEARER_GRANT = 'urn:ietf:params:oauth:grant-type:jwt-bearer';
+export const TOKEN_ENDPOINT_PATH = '/api/oauth.v2.user.access';
+/**
+ * ID-JAGs remembered as spent at once. They live 300 s, so this is 33 grants a second sustained
+ * before new ones are refused (503, retry later): far above what people signing in make, and it
+ * bounds the table whatever a client sends.
+ */
+export const SPENT_ASSERTIONS_MAX = 10_000;
+/** Grants one address may ask for in a minute: each one fetches keys and writes to the archive. */
+const TOKEN_REQUESTS_PER_MINUTE: LimitRule = { limit: 30, windowMs: 60_000 };
+
+const NO_STORE = { 'cache-control': 'no-store', pragma: 'no-cache' };
+
+type OAuthErrorCode =
+  | 'invalid_request'
+  | 'invalid_client'
+  | 'invalid_grant'
+  | 'unsupported_grant_type'
+  | 'invalid_scope'
+  | 'temporarily_unavailable'
+  | 'slow_down';
+
+export function mcpOAuthRoutes(deps: AppDeps) {
+  const { store, clock, logger } = deps;
+  const app = new Hono();
+  const ema = deps.mcp?.settings.ema;
+  const verify = deps.mcp?.verifyIdJag;
+  const tokens = deps.mcp?.tokens;
+  if (deps.mcp?.settings.auth !== 'ema' || !ema || !verify || !tokens) return app;
+
+  const metadata = (c: Context) => {
+    const base = baseUrlOf(c, deps.publicUrl);
+    return c.json({
+      resource: `${base}/mcp`,
+      authorization_servers: [base],
+      scopes_supported: [...MCP_SCOPES],
+      bearer_methods_supported: ['header'],
+      resource_name: 'statuswatch',
+    });
+  };
+  app.get('/.well-known/oauth-protected-resource/mcp', metadata);
+  app.get('/.well-known/oauth-protected-resource', metadata);
+
+  // RFC 8414, so a client that found us in the resource metadata finds the token endpoint.
+  app.get('/.well-known/oauth-authorization-server', (c) => {
+    const base = baseUrlOf(c, deps.publicUrl);
+    return c.json({
+      issuer: base,
+      token_endpoint: `${base}${TOKEN_ENDPOINT_PATH}`,
+      grant_types_supported: [JWT_BEARER_GRANT],
+      token_endpoint_auth_methods_supported: ['client_secret_post', 'client_secret_basic'],
+      scopes_supported: [...MCP_SCOPES],
+    });
+  });
+
+  app.post(TOKEN_ENDPOINT_PATH, async (c) => {
+    const address = deps.clientAddress(c);
+    const refuse = (
+      status: 400 | 401 | 429 | 503,
+      error: OAuthErrorCode,
+      description: string,
+      fields: Record<string, unknown> = {},
+      headers: Record<string, string> = {},
+    ) => {
+      // The reason and who asked; never the assertion nor the secret.
+      logger.warn('ema grant refused', { error, reason: description, address, ...fields });
+      return c.json({ error, error_description: description }, status, { ...NO_STORE, ...headers });
+    };
+
+    const limited = await store.hitRateLimit(`ema-token:${limitKeyForAddress(address)}`, TOKEN_REQUESTS_PER_MINUTE, clock.now());
+    if (!limited.allowed) {
+      const seconds = Math.max(1, Math.ceil(limited.retryAfterMs / 1000));
+      return refuse(429, 'slow_down', `too many token requests; try again in ${seconds} s`, {}, { 'retry-after': String(seconds) });
+    }
+
+    const form = await c.req.parseBody().catch(() => ({}) as Record<string, unknown>);
+    const field = (name: string) => (typeof form[name] === 'string' ? (form[name] as string) : '');
+    const client = clientCredentials(c, field);
+    if (!client || !(await sameSecret(client.id, ema.clientId)) || !(await sameSecret(client.secret, ema.clientSecret))) {
+      return refuse(
+        401,
+        'invalid_client',
+        'client authentication failed: send client_id and client_secret',
+        {},
+        { 'www-authenticate': 'Basic realm="statuswatch"' },
+      );
+    }
+    if (field('grant_type') !== JWT_BEARER_GRANT) return refuse(400, 'unsupported_grant_type', `grant_type must be ${JWT_BEARER_GRANT}`);
+    const assertion = field('assertion');
+    if (!assertion) return refuse(400, 'invalid_request', 'assertion is required: the ID-JAG from the identity provider');
+    if (assertion.length > 16_384) return refuse(400, 'invalid_request', 'assertion is longer than any ID-JAG');
+
+    const base = baseUrlOf(c, deps.publicUrl);
+    const now = clock.now();
+    let claims: Awaited<ReturnType<typeof verify>>;
+    try {
+      claims = await verify(assertion, { audience: `${base}/mcp`, clientId: ema.clientId, nowMs: now });
+    } catch (error) {
+      if (!(error instanceof AssertionRefused)) throw error;
+      if (error.reason === 'keys_unavailable')
+        return refuse(503, 'temporarily_unavailable', error.message, { reason_code: error.reason }, { 'retry-after': '30' });
+      return refuse(400, 'invalid_grant', error.message, { reason_code: error.reason });
+    }
+    const spent = await store.spendAssertion(`${claims.iss}|${claims.jti}`, claims.exp * 1000, now, SPENT_ASSERTIONS_MAX);
+    if (spent === 'replayed')
+      return refuse(400, 'invalid_grant', 'the assertion was already used: get a new ID-JAG', { reason_code: 'replayed', jti: claims.jti });
+    if (spent === 'full')
+      return refuse(503, 'temporarily_unavailable', 'too many grants just now; try again shortly', { reason_code: 'full' }, { 'retry-after': '30' });
+
+    const scopes = grantedScopes(claims.scope, field('scope') || undefined);
+    if (scopes.length === 0)
+      return refuse(400, 'invalid_scope', `the assertion grants none of this server's scopes (${MCP_SCOPES.join(', ')})`, { reason_code: 'no_scope' });
+    const accessToken = await tokens.issue({ sub: claims.sub, scopes, clientId: claims.clientId }, { issuer: base, audience: `${base}/mcp`, nowMs: now });
+    logger.info('ema grant issued', { sub_hash: (await sha256Hex(claims.sub)).slice(0, 16), scope: scopes.join(' '), jti: claims.jti });
+    // The spec's EMA access token response: the scopes issued, which may be fewer than asked.
+    return c.json({ token_type: 'Bearer', access_token: accessToken, expires_in: ACCESS_TOKEN_LIFETIME_SECONDS, scope: scopes.join(' ') }, 200, NO_STORE);
+  });
+
+  return app;
+}
+
+/** client_id and client_secret from the form (client_secret_post) or HTTP Basic (client_secret_basic). */
+function clientCredentials(c: Context, field: (name: string) => string): { id: string; secret: string } | null {
+  const basic = /^Basic\s+([A-Za-z0-9+/=]+)$/i.exec(c.req.header('authorization') ?? '');
+  if (basic) {
+    try {
+      const decoded = atob(basic[1]!);
+      const colon = decoded.indexOf(':');
+      if (colon > 0) return { id: decodeURIComponent(decoded.slice(0, colon)), secret: decodeURIComponent(decoded.slice(colon + 1)) };
+    } catch {
+      return null;
+    }
+    return null;
+  }
+  return field('client_id') && field('client_secret') ? { id: field('client_id'), secret: field('client_secret') } : null;
+}
+
+/** Compares digests, so the time taken says nothing about how much of a secret was right. */
+async function sameSecret(given: string, expected: string): Promise<boolean> {
+  const [a, b] = await Promise.all([sha256Hex(given), sha256Hex(expected)]);
+  let diff = 0;
+  for (let i = 0; i < a.length; i++) diff |= a.charCodeAt(i) ^ b.charCodeAt(i);
+  return diff === 0;
+}

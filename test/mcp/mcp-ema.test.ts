@@ -1,0 +1,216 @@
+/**
+ * MCP_AUTH=ema end to end (issue 13): the simulated identity provider signs a user in and
+ * exchanges the ID token for an ID-JAG; statuswatch's token endpoint (oauth.v2.user.access)
+ * verifies it against the provider's JWKS and issues an access token; the SDK's client uses it
+ * over Streamable HTTP. Then each assertion the endpoint must refuse, with the OAuth error body and
+ * a log line that never holds the assertion.
+ */
+import { exportJWK, generateKeyPair, SignJWT } from 'jose';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startSimulatedIdp, type RunningSimulatedIdp } from '../../src/sim/idp/index.ts';
+import { startTestService, startTestVendor, type TestService, type TestVendor } from '../helpers/service.ts';
+import { connectMcp, mcpArchive, rawMcpCall } from './mcp-helpers.ts';
+
+const CLIENT_ID = 'agent-platform';
+const CLIENT_SECRET = 'agent-platform-secret-0123456789';
+const ALL_TOOLS = ['current_status', 'get_incident', 'recent_changes', 'reliability', 'search_incidents'];
+
+describe('MCP_AUTH=ema', () => {
+  let idp: RunningSimulatedIdp;
+  let vendor: TestVendor;
+  let service: TestService;
+  let offsetMs = 0;
+
+  /** SSO, then the token exchange at the identity provider: the spec's ID-JAG response. */
+  const idJagFor = async (sub: string, audience: string, scope = 'status:read incidents:read') => {
+    const login = await (await fetch(`${idp.url}/_sim/login`, { method: 'POST', body: JSON.stringify({ sub }) })).json();
+    const res = await fetch(`${idp.url}/oauth2/token`, {
+      method: 'POST',
+      body: new URLSearchParams({
+        grant_type: 'urn:ietf:params:oauth:grant-type:token-exchange',
+        requested_token_type: 'urn:ietf:params:oauth:token-type:id-jag',
+        subject_token: login.id_token,
+        subject_token_type: 'urn:ietf:params:oauth:token-type:id_token',
+        audience,
+        client_id: CLIENT_ID,
+        scope,
+      }),
+    });
+    expect(res.status).toBe(200);
+    return res.json() as Promise<{ issued_token_type: string; access_token: string; token_type: string; scope: string; expires_in: number }>;
+  };
+  /** statuswatch's oauth.v2.user.access. */
+  const grant = async (assertion: string, extra: Record<string, string> = {}) => {
+    const res = await fetch(`${service.url}/api/oauth.v2.user.access`, {
+      method: 'POST',
+      body: new URLSearchParams({
+        grant_type: 'urn:ietf:params:oauth:grant-type:jwt-bearer',
+        assertion,
+        client_id: CLIENT_ID,
+        client_secret: CLIENT_SECRET,
+        ...extra,
+      }),
+    });
+    return { status: res.status, headers: res.headers, body: (await res.json()) as any };
+  };
+  const mint = async (claims: Record<string, unknown>, typ?: string) =>
+    (await (await fetch(`${idp.url}/_sim/id-jag`, { method: 'POST', body: JSON.stringify({ claims, typ }) })).json()).id_jag as string;
+  const mcpUrl = () => `${service.url}/mcp`;
+
+  beforeAll(async () => {
+    idp = await startSimulatedIdp();
+    vendor = await startTestVendor({ historyWindowDays: 100_000 });
+    await vendor.setIncidents(mcpArchive());
+    service = await startTestService(vendor.url, {
+      env: { MCP_AUTH: 'ema', EMA_ISSUER: idp.url, EMA_JWKS_URL: idp.jwksUrl, EMA_CLIENT_ID: CLIENT_ID, EMA_CLIENT_SECRET: CLIENT_SECRET },
+      clock: { now: () => Date.now() + offsetMs },
+    });
+    await service.poll();
+  });
+  afterAll(async () => {
+    await service?.close();
+    await vendor?.close();
+    await idp?.close();
+  });
+
+  it('publishes the protected-resource metadata, and the 401 says where it is', async () => {
+    const metadata = await service.get('/.well-known/oauth-protected-resource/mcp');
+    expect(metadata.body).toEqual({
+      resource: mcpUrl(),
+      authorization_servers: [service.url],
+      scopes_supported: ['status:read', 'incidents:read'],
+      bearer_methods_supported: ['header'],
+      resource_name: 'statuswatch',
+    });
+    expect((await service.get('/.well-known/oauth-authorization-server')).body).toMatchObject({
+      token_endpoint: `${service.url}/api/oauth.v2.user.access`,
+      grant_types_supported: ['urn:ietf:params:oauth:grant-type:jwt-bearer'],
+    });
+    const refused = await rawMcpCall(service.url, 'tools/list');
+    expect(refused.status).toBe(401);
+    expect(refused.headers.get('www-authenticate')).toBe(
+      `Bearer error="invalid_token", resource_metadata="${service.url}/.well-known/oauth-protected-resource/mcp"`,
+    );
+  });
+
+  it('runs the whole flow: ID token, ID-JAG (300 s), access token (3,600 s) bound to the subject and scopes, tools', async () => {
+    const idJag = await idJagFor('U0ALICE', mcpUrl());
+    expect(idJag).toMatchObject({
+      issued_token_type: 'urn:ietf:params:oauth:token-type:id-jag',
+      token_type: 'N_A',
+      expires_in: 300,
+      scope: 'status:read incidents:read',
+    });
+    const granted = await grant(idJag.access_token);
+    expect(granted.status).toBe(200);
+    expect(granted.headers.get('cache-control')).toBe('no-store');
+    expect(granted.body).toEqual({ token_type: 'Bearer', access_token: expect.any(String), expires_in: 3600, scope: 'status:read incidents:read' });
+
+    const mcp = await connectMcp(service.url, granted.body.access_token);
+    expect((await mcp.client.listTools()).tools.map((t) => t.name).sort()).toEqual(ALL_TOOLS);
+    expect((await mcp.call('search_incidents', { service: 'Files' })).structuredContent.incidents.map((i: any) => i.id)).toEqual(['2001']);
+    await mcp.close();
+
+    // An hour later the access token is over: a new ID-JAG is needed.
+    offsetMs = 3600_000;
+    try {
+      expect((await rawMcpCall(service.url, 'tools/list', { authorization: `Bearer ${granted.body.access_token}` })).status).toBe(401);
+    } finally {
+      offsetMs = 0;
+    }
+  });
+
+  it('issues only the scopes the ID-JAG grants: the policy narrowed them, the answer says which, and fewer tools are open', async () => {
+    idp.idp.setAllowedScopes(['status:read']);
+    try {
+      const idJag = await idJagFor('U0BOB', mcpUrl());
+      expect(idJag.scope).toBe('status:read');
+      const granted = await grant(idJag.access_token, { scope: 'status:read incidents:read' });
+      expect(granted.body.scope).toBe('status:read');
+      const mcp = await connectMcp(service.url, granted.body.access_token);
+      expect((await mcp.client.listTools()).tools.map((t) => t.name).sort()).toEqual(['current_status', 'recent_changes', 'reliability']);
+      expect(await mcp.call('search_incidents', {})).toMatchObject({ isError: true });
+      await mcp.close();
+    } finally {
+      idp.idp.setAllowedScopes(null);
+    }
+  });
+
+  describe('refuses with the OAuth error body, and logs the reason without the assertion', () => {
+    const refusedWith = async (assertion: string, reason: string) => {
+      const before = service.logs.length;
+      const refused = await grant(assertion);
+      expect(refused.status).toBe(400);
+      expect(refused.body).toEqual({ error: 'invalid_grant', error_description: expect.any(String) });
+      const logged = service.logs.slice(before).join('\n');
+      expect(logged).toContain(`"reason_code":"${reason}"`);
+      expect(logged).not.toContain(assertion);
+      expect(logged).not.toContain(assertion.split('.')[2]!);
+      return refused.body.error_description as string;
+    };
+
+    it('an expired assertion', async () => {
+      const idJag = (await idJagFor('U0ALICE', mcpUrl())).access_token;
+      // Past its 300 s and the 30 s of clock skew allowed.
+      offsetMs = 331_000;
+      try {
+        expect(await refusedWith(idJag, 'expired')).toMatch(/expired/);
+      } finally {
+        offsetMs = 0;
+      }
+    });
+
+    it('a forged one: signed by a key the identity provider never published', async () => {
+      const { privateKey, publicKey } = await generateKeyPair('ES256');
+      const { kid } = (await (await fetch(idp.jwksUrl)).json()).keys[0];
+      const now = Math.floor(Date.now() / 1000);
+      const forged = await new SignJWT({ sub: 'U0MALLORY', client_id: CLIENT_ID, scope: 'status:read incidents:read' })
+        .setProtectedHeader({ alg: 'ES256', kid, typ: 'oauth-id-jag+jwt' })
+        .setIssuer(idp.url)
+        .setAudience(mcpUrl())
+        .setIssuedAt(now)
+        .setExpirationTime(now + 300)
+        .setJti(crypto.randomUUID())
+        .sign(privateKey);
+      expect(await exportJWK(publicKey)).toBeDefined();
+      expect(await refusedWith(forged, 'bad_signature')).toMatch(/signature/);
+    });
+
+    it('one for another audience', async () => {
+      const idJag = (await idJagFor('U0ALICE', 'https://other-mcp.example.test/mcp')).access_token;
+      expect(await refusedWith(idJag, 'wrong_audience')).toMatch(/not for this MCP server/);
+    });
+
+    it('one from another issuer', async () => {
+      const idJag = await mint({ iss: 'https://idp.evil.test', sub: 'U0ALICE', aud: mcpUrl(), client_id: CLIENT_ID, scope: 'status:read' });
+      expect(await refusedWith(idJag, 'wrong_issuer')).toMatch(/identity provider/);
+    });
+
+    it('a replayed one: its jti was spent', async () => {
+      const idJag = (await idJagFor('U0ALICE', mcpUrl())).access_token;
+      expect((await grant(idJag)).status).toBe(200);
+      expect(await refusedWith(idJag, 'replayed')).toMatch(/already used/);
+    });
+
+    it('one not valid yet, one that is not an ID-JAG, one without a jti, and one for another client', async () => {
+      const base = { sub: 'U0ALICE', aud: mcpUrl(), client_id: CLIENT_ID, scope: 'status:read' };
+      await refusedWith(await mint({ ...base, nbf: Math.floor(Date.now() / 1000) + 600 }), 'not_yet_valid');
+      await refusedWith(await mint(base, 'JWT'), 'wrong_type');
+      await refusedWith(await mint({ ...base, jti: null }), 'missing_claim');
+      await refusedWith(await mint({ ...base, client_id: 'someone-else' }), 'wrong_client');
+      await refusedWith('not.a.jwt', 'malformed');
+    });
+  });
+
+  it('refuses a client without its credentials, and a grant type it does not speak', async () => {
+    const idJag = (await idJagFor('U0ALICE', mcpUrl())).access_token;
+    const wrongSecret = await grant(idJag, { client_secret: 'not-the-secret-at-all' });
+    expect(wrongSecret).toMatchObject({ status: 401, body: { error: 'invalid_client' } });
+    const wrongGrant = await grant(idJag, { grant_type: 'client_credentials' });
+    expect(wrongGrant).toMatchObject({ status: 400, body: { error: 'unsupported_grant_type' } });
+    expect(await grant('')).toMatchObject({ status: 400, body: { error: 'invalid_request' } });
+    // Neither refusal spent the assertion: it still works once.
+    expect((await grant(idJag)).status).toBe(200);
+    for (const line of service.logs) expect(line).not.toContain(CLIENT_SECRET);
+  });
+});
