@@ -31,7 +31,19 @@ export const APP_BOT_SCOPES = [
 export type AppManifestSettings = {
   /** PUBLIC_URL without a trailing slash: every URL of the manifest is under it. */
   publicUrl: string;
+  /** MCP_AUTH: the MCP server at /mcp is declared with how clients authenticate to it. */
+  mcpAuth?: 'none' | 'token' | 'ema';
 };
+
+/** The key of statuswatch's MCP server under mcp_servers. */
+export const MCP_SERVER_KEY = 'statuswatch';
+
+/**
+ * How the workspace reaches /mcp. none: no authentication. token: a bearer token the admin made
+ * and enters by hand. ema: client credentials registered by hand, then user tokens from ID-JAGs
+ * (oauth_config.is_enterprise_managed_auth_supported says so).
+ */
+const MCP_AUTH_TYPES = { none: 'no_auth', token: 'manual_auth', ema: 'manual_auth' } as const;
 
 export function appManifest(settings: AppManifestSettings): AppManifest {
   const base = settings.publicUrl.replace(/\/+$/, '');
@@ -54,11 +66,14 @@ export function appManifest(settings: AppManifestSettings): AppManifest {
     oauth_config: {
       redirect_urls: [`${base}${APP_PATHS.oauthRedirect}`],
       scopes: { bot: [...APP_BOT_SCOPES] },
+      ...(settings.mcpAuth === 'ema' ? { is_enterprise_managed_auth_supported: true } : {}),
     },
     settings: {
       interactivity: { is_enabled: true, request_url: `${base}${APP_PATHS.interactivity}` },
       // Access tokens then expire after 12 hours and are refreshed; a leaked one stops working.
       token_rotation_enabled: true,
+      ...(settings.mcpAuth ? { is_mcp_enabled: true } : {}),
     },
+    ...(settings.mcpAuth ? { mcp_servers: { [MCP_SERVER_KEY]: { url: `${base}/mcp`, auth_type: MCP_AUTH_TYPES[settings.mcpAuth] } } } : {}),
   };
 }

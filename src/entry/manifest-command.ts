@@ -18,7 +18,7 @@ export function printManifest(config: Config, format: 'json' | 'yaml'): number {
       "PUBLIC_URL is not set: the manifest's URLs are made from it. Fix: set PUBLIC_URL (or --public-url) to the https:// address the workspace reaches this service at",
     );
   }
-  const manifest = appManifest({ publicUrl: config.PUBLIC_URL });
+  const manifest = appManifest({ publicUrl: config.PUBLIC_URL, mcpAuth: config.MCP_AUTH });
   // The schema --check uses decides here too: an http:// PUBLIC_URL makes URLs the spec refuses.
   const [first, ...more] = checkAppManifest(manifest);
   if (first) {
