@@ -13,6 +13,7 @@ import { startSimulatedVendor } from '../sim/server.ts';
 import { seedDemoWorkspace } from '../sim/web-api/demo-workspace.ts';
 import { startSimulatedWebApi } from '../sim/web-api/server.ts';
 import { startSimulatedScim } from '../sim/scim/server.ts';
+import { startSimulatedIdp } from '../sim/idp/server.ts';
 
 type Command = {
   summary: string;
@@ -95,11 +96,14 @@ const COMMANDS: Record<string, Command> = {
     },
   },
   simulate: {
-    summary: 'Run the simulated vendor alone: a status feed that plays a scenario of incidents, its SCIM directory, and with --web-api its Web API.',
+    summary:
+      'Run the simulated vendor alone: a status feed that plays a scenario of incidents, its SCIM directory, with --web-api its Web API, and with --idp an identity provider for EMA.',
     settings: ['HOST', 'LOG_LEVEL', 'LOG_FORMAT'],
     extraFlags: {
       'sim-port': { type: 'string', help: 'port of the simulated vendor (4010)' },
       'scim-port': { type: 'string', help: 'port of the simulated SCIM directory (4012)' },
+      idp: { type: 'boolean', help: 'also run the simulated identity provider (EMA_ISSUER for MCP_AUTH=ema)' },
+      'idp-port': { type: 'string', help: 'port of the simulated identity provider (4013; implies --idp)' },
       'step-seconds': { type: 'string', help: 'seconds between scenario steps (15; 0 = only on POST /_sim/advance)' },
       'web-api': { type: 'boolean', help: 'also run the simulated Web API (APP_API_URL for the workspace app)' },
       'web-api-port': { type: 'string', help: 'port of the simulated Web API (4011; implies --web-api)' },
@@ -124,14 +128,34 @@ const COMMANDS: Record<string, Command> = {
         token: scim.token,
         control: `${scim.url}/_sim/state`,
       });
+      // On request, the identity provider MCP_AUTH=ema trusts, so its flow runs offline (issue 13).
+      const idpPort = flags.idp || flags['idp-port'] !== undefined ? portFlag(flags, 'idp-port', 4013) : null;
+      const idp =
+        idpPort === null
+          ? null
+          : await startSimulatedIdp({ port: idpPort, host: config.HOST }).catch(async (error: unknown) => {
+              await scim.close();
+              await sim.close();
+              throw listenError(error, { HOST: config.HOST, PORT: idpPort }, '--idp-port');
+            });
+      if (idp) {
+        logger.info('simulated identity provider is serving', {
+          EMA_ISSUER: idp.url,
+          EMA_JWKS_URL: idp.jwksUrl,
+          token: `${idp.url}/oauth2/token`,
+          login: `${idp.url}/_sim/login`,
+        });
+      }
       if (webApiPort === null) {
         stopOnSignals(logger, async () => {
+          await idp?.close();
           await scim.close();
           await sim.close();
         });
         return 'running';
       }
       const webApi = await startSimulatedWebApi({ port: webApiPort, host: config.HOST }).catch(async (error: unknown) => {
+        await idp?.close();
         await scim.close();
         await sim.close();
         throw listenError(error, { HOST: config.HOST, PORT: webApiPort }, '--web-api-port');
@@ -149,6 +173,7 @@ const COMMANDS: Record<string, Command> = {
       });
       stopOnSignals(logger, async () => {
         await webApi.close();
+        await idp?.close();
         await scim.close();
         await sim.close();
       });

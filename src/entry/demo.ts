@@ -9,6 +9,8 @@ import { startSimulatedVendor } from '../sim/server.ts';
 import { seedDemoWorkspace } from '../sim/web-api/demo-workspace.ts';
 import { startSimulatedWebApi } from '../sim/web-api/server.ts';
 import { startSimulatedScim } from '../sim/scim/server.ts';
+import { emaAccessToken } from '../sim/idp/agent-flow.ts';
+import { startSimulatedIdp } from '../sim/idp/server.ts';
 import { acquireDemoLock } from './demo-lock.ts';
 import { startService } from './node.ts';
 
@@ -51,6 +53,10 @@ export async function runDemo(config: Config, logger: Logger, stepSeconds: numbe
     const webApi = await startSimulatedWebApi({ port: 0, host: '127.0.0.1' });
     started.push(webApi);
     const chat = seedDemoWorkspace(webApi.webApi.state);
+    // The identity provider EMA trusts: /mcp takes user tokens obtained through it (issue 13).
+    const idp = await startSimulatedIdp({ port: 0, host: '127.0.0.1' });
+    started.push(idp);
+    const ema = { clientId: 'demo-agent-platform', clientSecret: `demo-${randomBytes(16).toString('hex')}` };
     // A token per run: the demo may listen on every interface, so a published one would open /admin to anyone.
     const adminToken = config.ADMIN_TOKEN ?? `demo-${randomBytes(12).toString('hex')}`;
     const service = await startService(
@@ -66,10 +72,17 @@ export async function runDemo(config: Config, logger: Logger, stepSeconds: numbe
         MAIL_FROM: config.MAIL_FROM ?? 'statuswatch demo <status@demo.localhost>',
         // The demo database is new on every run, so its key is too: no secret.key is left in ./data.
         SECRET_KEY: config.SECRET_KEY ?? generateSecretKey(),
+        MCP_AUTH: 'ema',
+        EMA_ISSUER: idp.url,
+        EMA_JWKS_URL: idp.jwksUrl,
+        EMA_CLIENT_ID: ema.clientId,
+        EMA_CLIENT_SECRET: ema.clientSecret,
       },
       logger,
     );
     started.push(service);
+    // The whole EMA flow once, as an agent platform would run it, so the banner hands out a working token.
+    const mcpToken = await emaAccessToken({ idpUrl: idp.url, serviceUrl: service.url, ...ema, sub: 'U0DEMO' });
     process.stdout.write(
       demoBanner({
         url: service.url,
@@ -80,6 +93,8 @@ export async function runDemo(config: Config, logger: Logger, stepSeconds: numbe
         channelUrl: `${webApi.url}/channels/${chat.channelId}`,
         scimUrl: scim.url,
         scimToken: scim.token,
+        mcpToken: mcpToken.access_token,
+        idpUrl: idp.url,
       }),
     );
     return { close };
@@ -99,6 +114,9 @@ export function demoBanner(urls: {
   channelUrl: string;
   scimUrl?: string;
   scimToken?: string;
+  /** An EMA access token for /mcp (an hour), and the identity provider it came through. */
+  mcpToken?: string;
+  idpUrl?: string;
 }): string {
   const { url } = urls;
   const rows: Array<[string, string]> = [
@@ -119,6 +137,10 @@ export function demoBanner(urls: {
   ];
   if (urls.scimUrl !== undefined) {
     rows.push(['Simulated SCIM directory', `${urls.scimUrl}/scim/v2/Users  token: ${urls.scimToken ?? ''}  (state: ${urls.scimUrl}/_sim/state)`]);
+  }
+  if (urls.mcpToken !== undefined) {
+    rows.push(['MCP server (EMA, token valid 1 h)', `${url}/mcp  Authorization: Bearer ${urls.mcpToken}`]);
+    rows.push(['Simulated identity provider', `${urls.idpUrl}/.well-known/jwks.json  (state: ${urls.idpUrl}/_sim/state)`]);
   }
   const width = Math.max(...rows.map(([label]) => label.length)) + 2;
   return [
