@@ -7,6 +7,7 @@ import { BenchBroken, type Goal, type SectionReport } from './harness.ts';
 import { benchCacheMemory, type CacheMemoryOptions } from './cache-memory.ts';
 import { benchHotPaths, type HotPathsOptions } from './hot-paths.ts';
 import { benchIncidentsQuery, type IncidentsQueryOptions } from './incidents-query.ts';
+import { benchMcpSearch, type McpSearchOptions } from './mcp-search.ts';
 import { benchNotifications, type NotificationsOptions } from './notifications.ts';
 import { benchPages, type PagesBenchOptions } from './pages.ts';
 import { benchPollCycle, type PollCycleOptions } from './poll-cycle.ts';
@@ -131,6 +132,9 @@ const SEARCH_LOAD: SearchLoadOptions = {
   concurrency: 8,
 };
 
+// Full: about 20 s (a 10,000-incident seed in SQL, then 3 x 2 x 200 requests); quick: a few seconds.
+const MCP_SEARCH: McpSearchOptions = { archiveIncidents: QUICK ? 2_000 : 10_000, rounds: QUICK ? 20 : 200, warmUpRounds: QUICK ? 2 : 5 };
+
 const started = performance.now();
 const cpu = cpus()[0]?.model ?? 'unknown CPU';
 console.log(`statuswatch benchmarks${QUICK ? ' (BENCH_QUICK: small data, few rounds; figures are rough)' : ''}`);
@@ -151,6 +155,7 @@ for (const [name, section] of [
   ['retention', () => benchRetention(RETENTION)],
   ['memory under unique URLs', () => benchCacheMemory(CACHE_MEMORY)],
   ['search cost', () => benchSearchLoad(SEARCH_LOAD)],
+  ['MCP search', () => benchMcpSearch(MCP_SEARCH)],
 ] as const satisfies readonly (readonly [string, () => Promise<SectionReport>])[]) {
   try {
     const report = await section();
