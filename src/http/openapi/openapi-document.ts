@@ -1,6 +1,7 @@
 /** The OpenAPI 3.1 document of the JSON API, generated from the zod schemas in api-schemas.ts (never written by hand). */
 import { z } from 'zod';
 import { createSubscriptionSchema, subscriptionFiltersSchema } from '../../core/subscription.ts';
+import { newTokenBody } from '../routes/mcp-tokens.ts';
 import * as s from './api-schemas.ts';
 
 type Method = 'get' | 'post' | 'patch' | 'delete';
@@ -48,6 +49,8 @@ export const replayRequestSchema = z.strictObject({
 });
 
 export { updateSubscriptionSchema };
+
+const mcpTokenSchema = z.object({ id: z.string(), label: z.string(), created_at: z.string() });
 
 export const API_OPERATIONS: ApiOperation[] = [
   { method: 'get', path: '/healthz', summary: 'Health: 503 once the feed has not been read for five minutes', ok: { status: 200, schema: s.healthSchema } },
@@ -165,6 +168,28 @@ export const API_OPERATIONS: ApiOperation[] = [
     admin: true,
     body: replayRequestSchema,
     ok: { status: 200, schema: s.replayedSchema },
+  },
+  {
+    method: 'post',
+    path: '/api/admin/mcp-tokens',
+    summary: 'Make a bearer token for an MCP client (MCP_AUTH=token); the token is in `secret`, shown this once',
+    admin: true,
+    body: newTokenBody,
+    ok: { status: 201, schema: z.object({ ok: z.literal(true), token: mcpTokenSchema, secret: z.string() }) },
+  },
+  {
+    method: 'get',
+    path: '/api/admin/mcp-tokens',
+    summary: 'MCP client tokens, oldest first (never the tokens themselves)',
+    admin: true,
+    ok: { status: 200, schema: z.object({ ok: z.literal(true), tokens: z.array(mcpTokenSchema) }) },
+  },
+  {
+    method: 'delete',
+    path: '/api/admin/mcp-tokens/:id',
+    summary: 'Revoke an MCP client token: it stops working at once',
+    admin: true,
+    ok: { status: 200, schema: z.object({ ok: z.literal(true) }) },
   },
 ];
 

@@ -17,7 +17,8 @@ export const MCP_TOKENS_MAX = 100;
 /** Makes a leaked token recognisable to secret scanners and in a log line someone pastes. */
 const TOKEN_PREFIX = 'swmcp_';
 
-const newTokenBody = z.object({
+/** The body of POST /api/admin/mcp-tokens (also in /openapi.json). */
+export const newTokenBody = z.object({
   label: z
     .string({ error: 'label: expected a text naming who the token is for' })
     .trim()
