@@ -209,7 +209,9 @@ describe('MCP_AUTH=ema', () => {
     const wrongGrant = await grant(idJag, { grant_type: 'client_credentials' });
     expect(wrongGrant).toMatchObject({ status: 400, body: { error: 'unsupported_grant_type' } });
     expect(await grant('')).toMatchObject({ status: 400, body: { error: 'invalid_request' } });
-    // Neither refusal spent the assertion: it still works once.
+    const huge = await grant(`${idJag}.${'x'.repeat(40_000)}`);
+    expect(huge).toMatchObject({ status: 413, body: { error: 'invalid_request' } });
+    // No refusal spent the assertion: it still works once.
     expect((await grant(idJag)).status).toBe(200);
     for (const line of service.logs) expect(line).not.toContain(CLIENT_SECRET);
   });

@@ -152,6 +152,11 @@ describe('MCP server over Streamable HTTP', () => {
     expect((await fetch(`${service.url}/mcp`)).status).toBe(405);
   });
 
+  it("refuses a browser page of another origin (DNS rebinding), and answers one of PUBLIC_URL's", async () => {
+    expect((await rawMcpCall(service.url, 'tools/list', { origin: 'https://evil.example' })).status).toBe(403);
+    expect((await rawMcpCall(service.url, 'tools/list', { origin: PUBLIC_URL })).status).toBe(200);
+  });
+
   it("is listed the same by the MCP Inspector's command-line mode", async () => {
     const require = createRequire(import.meta.url);
     const cli = join(dirname(require.resolve('@modelcontextprotocol/inspector-cli/package.json')), 'build', 'index.js');

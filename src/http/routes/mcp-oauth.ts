@@ -6,6 +6,7 @@
  * the OAuth error body, and are logged with their reason, never with the assertion.
  */
 import { Hono, type Context } from 'hono';
+import { bodyLimit } from 'hono/body-limit';
 import { ACCESS_TOKEN_LIFETIME_SECONDS, AssertionRefused } from '../../adapters/jose-ema-tokens.ts';
 import { sha256Hex } from '../../core/content-hash.ts';
 import { grantedScopes, MCP_SCOPES } from '../../core/mcp-scopes.ts';
@@ -25,6 +26,8 @@ export const SPENT_ASSERTIONS_MAX = 10_000;
 const TOKEN_REQUESTS_PER_MINUTE: LimitRule = { limit: 30, windowMs: 60_000 };
 
 const NO_STORE = { 'cache-control': 'no-store', pragma: 'no-cache' };
+/** A grant is an assertion of a few KB and two credentials; more is not a grant. */
+const TOKEN_REQUEST_MAX_BYTES = 32 * 1024;
 
 type OAuthErrorCode =
   | 'invalid_request'
@@ -68,7 +71,12 @@ export function mcpOAuthRoutes(deps: AppDeps) {
     });
   });
 
-  app.post(TOKEN_ENDPOINT_PATH, async (c) => {
+  const limit = bodyLimit({
+    maxSize: TOKEN_REQUEST_MAX_BYTES,
+    onError: (c) => c.json({ error: 'invalid_request', error_description: `the request is larger than ${TOKEN_REQUEST_MAX_BYTES} bytes` }, 413, NO_STORE),
+  });
+
+  app.post(TOKEN_ENDPOINT_PATH, limit, async (c) => {
     const address = deps.clientAddress(c);
     const refuse = (
       status: 400 | 401 | 429 | 503,

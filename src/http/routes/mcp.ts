@@ -29,6 +29,13 @@ export function mcpRoutes(deps: AppDeps) {
 
   app.post('/mcp', async (c) => {
     const baseUrl = baseUrlOf(c, deps.publicUrl);
+    // The MCP transport spec: a server must check Origin, so a web page in a browser on the
+    // network cannot drive an assistant's tools. Clients that are not browsers send none.
+    const origin = c.req.header('origin');
+    if (origin !== undefined && origin !== new URL(baseUrl).origin) {
+      logger.info('mcp request refused', { reason: 'cross-origin request from a browser', origin: origin.slice(0, 200) });
+      return c.json(rpcError('requests from another origin are refused'), 403);
+    }
     const auth = await authenticate(c, baseUrl);
     if (!auth.ok) {
       logger.info('mcp request refused', { reason: auth.description, address: deps.clientAddress(c) });
