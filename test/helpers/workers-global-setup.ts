@@ -8,6 +8,7 @@ import { createServer, type IncomingHttpHeaders } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Webhook } from 'standardwebhooks';
 import type { TestProject } from 'vitest/node';
+import { startSimulatedIdp } from '../../src/sim/idp/server.ts';
 import { startTestVendor } from './service.ts';
 
 import type {} from '../workers/provided-context.ts';
@@ -75,9 +76,13 @@ export default async function setup(project: TestProject): Promise<() => Promise
   // A history window wide enough for fixtures dated in 2026-10 whatever today is.
   const vendor = await startTestVendor({ historyWindowDays: 100_000 });
   const receiver = await startVerifyingReceiver();
+  // The identity provider MCP_AUTH=ema trusts, whose keys the Worker fetches with jose (issue 13).
+  const idp = await startSimulatedIdp();
   project.provide('simUrl', vendor.url);
   project.provide('receiverUrl', receiver.url);
+  project.provide('idpUrl', idp.url);
   return async () => {
+    await idp.close();
     await receiver.close();
     await vendor.close();
   };

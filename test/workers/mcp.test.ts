@@ -52,3 +52,70 @@ describe("the Worker's MCP server", () => {
     }
   });
 });
+
+describe("the Worker's MCP server under MCP_AUTH=ema", () => {
+  const idpUrl = inject('idpUrl');
+  const CLIENT = { id: 'workers-agents', secret: 'workers-agents-secret-0123456789' };
+  // Its own env object: the Worker builds one app per env, so these settings apply to it alone.
+  const emaEnv = {
+    ...(env as unknown as Record<string, unknown>),
+    MCP_AUTH: 'ema',
+    EMA_ISSUER: idpUrl,
+    EMA_JWKS_URL: `${idpUrl}/.well-known/jwks.json`,
+    EMA_CLIENT_ID: CLIENT.id,
+    EMA_CLIENT_SECRET: CLIENT.secret,
+  } as unknown as WorkerEnv;
+  const workerFetch = async (url: string, init?: RequestInit) => {
+    const ctx = createExecutionContext();
+    const res = await worker.fetch(new Request(url, init), emaEnv, ctx);
+    await waitOnExecutionContext(ctx);
+    return res;
+  };
+
+  it('verifies an ID-JAG with jose against the JWKS inside workerd, spends its jti in D1, and lets the access token in', async () => {
+    await emptyD1(testEnv.DB as unknown as D1DatabaseLike);
+    const login = (await (await fetch(`${idpUrl}/_sim/login`, { method: 'POST', body: JSON.stringify({ sub: 'U0WORKER' }) })).json()) as { id_token: string };
+    const exchanged = (await (
+      await fetch(`${idpUrl}/oauth2/token`, {
+        method: 'POST',
+        body: new URLSearchParams({
+          grant_type: 'urn:ietf:params:oauth:grant-type:token-exchange',
+          requested_token_type: 'urn:ietf:params:oauth:token-type:id-jag',
+          subject_token: login.id_token,
+          subject_token_type: 'urn:ietf:params:oauth:token-type:id_token',
+          audience: 'http://statuswatch.test/mcp',
+          client_id: CLIENT.id,
+          scope: 'status:read',
+        }),
+      })
+    ).json()) as { access_token: string };
+    const grant = () =>
+      workerFetch('http://statuswatch.test/api/oauth.v2.user.access', {
+        method: 'POST',
+        body: new URLSearchParams({
+          grant_type: 'urn:ietf:params:oauth:grant-type:jwt-bearer',
+          assertion: exchanged.access_token,
+          client_id: CLIENT.id,
+          client_secret: CLIENT.secret,
+        }),
+      });
+    const granted = await grant();
+    expect(granted.status).toBe(200);
+    const token = (await granted.json()) as { access_token: string; expires_in: number; scope: string };
+    expect(token).toMatchObject({ expires_in: 3600, scope: 'status:read' });
+    expect(await (await grant()).json()).toMatchObject({ error: 'invalid_grant' });
+
+    const client = new Client({ name: 'workers-test', version: '1.0.0' });
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL('http://statuswatch.test/mcp'), {
+        fetch: (input, init) => workerFetch(String(input), init),
+        requestInit: { headers: { authorization: `Bearer ${token.access_token}` } },
+      }),
+    );
+    try {
+      expect((await client.listTools()).tools.map((t) => t.name).sort()).toEqual(['current_status', 'recent_changes', 'reliability']);
+    } finally {
+      await client.close();
+    }
+  });
+});

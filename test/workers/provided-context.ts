@@ -5,6 +5,8 @@ declare module 'vitest' {
     simUrl: string;
     /** The verifying webhook receiver on loopback (POST /hook/<name>, POST /_verify?path=). */
     receiverUrl: string;
+    /** The simulated identity provider on loopback: EMA_ISSUER, with its JWKS at /.well-known/jwks.json. */
+    idpUrl: string;
   }
 }
 export {};
