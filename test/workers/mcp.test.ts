@@ -41,11 +41,13 @@ describe("the Worker's MCP server", () => {
         'reliability',
         'search_incidents',
       ]);
-      const found = (await client.callTool({ name: 'search_incidents', arguments: { q: 'huddles', service: 'Huddles' } })) as {
+      const found = (await client.callTool({ name: 'search_incidents', arguments: { q: 'huddles', service: 'Huddles' } })) as unknown as {
         structuredContent: { incidents: { id: string }[] };
       };
       expect(found.structuredContent.incidents.map((i) => i.id)).toEqual(['31']);
-      const now = (await client.callTool({ name: 'current_status', arguments: { services: ['Huddles'] } })) as { structuredContent: { services: unknown[] } };
+      const now = (await client.callTool({ name: 'current_status', arguments: { services: ['Huddles'] } })) as unknown as {
+        structuredContent: { services: unknown[] };
+      };
       expect(now.structuredContent.services).toEqual([{ name: 'Huddles', state: 'incident' }]);
     } finally {
       await client.close();
