@@ -69,7 +69,7 @@ describe("the Worker's MCP server under MCP_AUTH=ema", () => {
   } as unknown as WorkerEnv;
   const workerFetch = async (url: string, init?: RequestInit) => {
     const ctx = createExecutionContext();
-    const res = await worker.fetch(new Request(url, init), emaEnv, ctx);
+    const res = await worker.fetch(new Request(url, init) as never, emaEnv, ctx);
     await waitOnExecutionContext(ctx);
     return res;
   };
