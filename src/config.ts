@@ -118,6 +118,16 @@ export const configSchema = z
       for (const key of ['EMA_ISSUER', 'EMA_JWKS_URL', 'EMA_CLIENT_ID', 'EMA_CLIENT_SECRET'] as const) {
         if (!settings[key]) ctx.issues.push({ code: 'custom', input: settings, path: [key], message: `MCP_AUTH=ema needs ${key}` });
       }
+      // The ID-JAG's audience is checked against ${PUBLIC_URL}/mcp: taken from the request's Host
+      // instead, a client could pass off an assertion meant for another server by naming its host.
+      if (!settings.PUBLIC_URL) {
+        ctx.issues.push({
+          code: 'custom',
+          input: settings,
+          path: ['PUBLIC_URL'],
+          message: 'MCP_AUTH=ema needs PUBLIC_URL: ID-JAGs must name ${PUBLIC_URL}/mcp as their audience',
+        });
+      }
     }
     // Tokens are made through the admin API: without ADMIN_TOKEN nobody could ever use /mcp.
     if (settings.MCP_AUTH === 'token' && !settings.ADMIN_TOKEN) {

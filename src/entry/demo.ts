@@ -1,6 +1,7 @@
 /** `npm run demo`: the simulated vendor (status feed and Web API), a mail catcher, and statuswatch polling the vendor on a fresh demo database. */
 import { randomBytes } from 'node:crypto';
 import { rmSync } from 'node:fs';
+import { createServer, type AddressInfo } from 'node:net';
 import type { Config } from '../config.ts';
 import type { Logger } from '../core/ports.ts';
 import { generateSecretKey } from '../core/secret-box.ts';
@@ -59,9 +60,13 @@ export async function runDemo(config: Config, logger: Logger, stepSeconds: numbe
     const ema = { clientId: 'demo-agent-platform', clientSecret: `demo-${randomBytes(16).toString('hex')}` };
     // A token per run: the demo may listen on every interface, so a published one would open /admin to anyone.
     const adminToken = config.ADMIN_TOKEN ?? `demo-${randomBytes(12).toString('hex')}`;
+    const served = await demoAddress(config);
     const service = await startService(
       {
         ...config,
+        PORT: served.port,
+        // EMA checks ID-JAGs against ${PUBLIC_URL}/mcp, so the demo needs one before it listens.
+        PUBLIC_URL: served.publicUrl,
         DATABASE_PATH: DEMO_DATABASE,
         STATUS_URL: sim.url,
         // Every ten seconds, so each scenario step shows up within moments.
@@ -82,7 +87,7 @@ export async function runDemo(config: Config, logger: Logger, stepSeconds: numbe
     );
     started.push(service);
     // The whole EMA flow once, as an agent platform would run it, so the banner hands out a working token.
-    const mcpToken = await emaAccessToken({ idpUrl: idp.url, serviceUrl: service.url, ...ema, sub: 'U0DEMO' });
+    const mcpToken = await emaAccessToken({ idpUrl: idp.url, serviceUrl: service.url, publicUrl: served.publicUrl, ...ema, sub: 'U0DEMO' });
     process.stdout.write(
       demoBanner({
         url: service.url,
@@ -102,6 +107,28 @@ export async function runDemo(config: Config, logger: Logger, stepSeconds: numbe
     await close();
     throw error;
   }
+}
+
+/**
+ * The port and PUBLIC_URL the demo serves at. Port 0 (any free one) is chosen here, before the
+ * service starts: PUBLIC_URL must name it. Another process could take it in between; the start
+ * then fails with the port's usual message.
+ */
+async function demoAddress(config: Config): Promise<{ port: number; publicUrl: string }> {
+  const port =
+    config.PORT !== 0
+      ? config.PORT
+      : await new Promise<number>((resolve, reject) => {
+          const probe = createServer();
+          probe.once('error', reject);
+          probe.listen(0, config.HOST, () => {
+            const { port: free } = probe.address() as AddressInfo;
+            probe.close(() => resolve(free));
+          });
+        });
+  if (config.PUBLIC_URL) return { port, publicUrl: config.PUBLIC_URL };
+  const host = config.HOST === '0.0.0.0' || config.HOST === '::' ? '127.0.0.1' : config.HOST;
+  return { port, publicUrl: `http://${host.includes(':') ? `[${host}]` : host}:${port}` };
 }
 
 /** What a new user wants to open, each a URL that shows something at once. */

@@ -5,12 +5,16 @@
  * over Streamable HTTP. Then each assertion the endpoint must refuse, with the OAuth error body and
  * a log line that never holds the assertion.
  */
+import { request } from 'node:http';
 import { exportJWK, generateKeyPair, SignJWT } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSimulatedIdp, type RunningSimulatedIdp } from '../../src/sim/idp/index.ts';
+import { TOKEN_REQUESTS_ALL } from '../../src/http/routes/mcp-oauth.ts';
 import { startTestService, startTestVendor, type TestService, type TestVendor } from '../helpers/service.ts';
 import { connectMcp, mcpArchive, rawMcpCall } from './mcp-helpers.ts';
 
+/** Where the assistant reaches statuswatch: the ID-JAG's audience is ${PUBLIC_URL}/mcp, whatever Host a request names. */
+const PUBLIC_URL = 'https://status.example.test';
 const CLIENT_ID = 'agent-platform';
 const CLIENT_SECRET = 'agent-platform-secret-0123456789';
 const ALL_TOOLS = ['current_status', 'get_incident', 'recent_changes', 'reliability', 'search_incidents'];
@@ -55,14 +59,14 @@ describe('MCP_AUTH=ema', () => {
   };
   const mint = async (claims: Record<string, unknown>, typ?: string) =>
     (await (await fetch(`${idp.url}/_sim/id-jag`, { method: 'POST', body: JSON.stringify({ claims, typ }) })).json()).id_jag as string;
-  const mcpUrl = () => `${service.url}/mcp`;
+  const mcpUrl = () => `${PUBLIC_URL}/mcp`;
 
   beforeAll(async () => {
     idp = await startSimulatedIdp();
     vendor = await startTestVendor({ historyWindowDays: 100_000 });
     await vendor.setIncidents(mcpArchive());
     service = await startTestService(vendor.url, {
-      env: { MCP_AUTH: 'ema', EMA_ISSUER: idp.url, EMA_JWKS_URL: idp.jwksUrl, EMA_CLIENT_ID: CLIENT_ID, EMA_CLIENT_SECRET: CLIENT_SECRET },
+      env: { PUBLIC_URL, MCP_AUTH: 'ema', EMA_ISSUER: idp.url, EMA_JWKS_URL: idp.jwksUrl, EMA_CLIENT_ID: CLIENT_ID, EMA_CLIENT_SECRET: CLIENT_SECRET },
       clock: { now: () => Date.now() + offsetMs },
     });
     await service.poll();
@@ -77,19 +81,19 @@ describe('MCP_AUTH=ema', () => {
     const metadata = await service.get('/.well-known/oauth-protected-resource/mcp');
     expect(metadata.body).toEqual({
       resource: mcpUrl(),
-      authorization_servers: [service.url],
+      authorization_servers: [PUBLIC_URL],
       scopes_supported: ['status:read', 'incidents:read'],
       bearer_methods_supported: ['header'],
       resource_name: 'statuswatch',
     });
     expect((await service.get('/.well-known/oauth-authorization-server')).body).toMatchObject({
-      token_endpoint: `${service.url}/api/oauth.v2.user.access`,
+      token_endpoint: `${PUBLIC_URL}/api/oauth.v2.user.access`,
       grant_types_supported: ['urn:ietf:params:oauth:grant-type:jwt-bearer'],
     });
     const refused = await rawMcpCall(service.url, 'tools/list');
     expect(refused.status).toBe(401);
     expect(refused.headers.get('www-authenticate')).toBe(
-      `Bearer error="invalid_token", resource_metadata="${service.url}/.well-known/oauth-protected-resource/mcp"`,
+      `Bearer error="invalid_token", resource_metadata="${PUBLIC_URL}/.well-known/oauth-protected-resource/mcp"`,
     );
   });
 
@@ -176,9 +180,34 @@ describe('MCP_AUTH=ema', () => {
       expect(await refusedWith(forged, 'bad_signature')).toMatch(/signature/);
     });
 
-    it('one for another audience', async () => {
+    it('one for another audience, though the request names that server as its Host', async () => {
       const idJag = (await idJagFor('U0ALICE', 'https://other-mcp.example.test/mcp')).access_token;
       expect(await refusedWith(idJag, 'wrong_audience')).toMatch(/not for this MCP server/);
+      const viaHost = await new Promise<number>((resolve, reject) => {
+        const body = new URLSearchParams({
+          grant_type: 'urn:ietf:params:oauth:grant-type:jwt-bearer',
+          assertion: idJag,
+          client_id: CLIENT_ID,
+          client_secret: CLIENT_SECRET,
+        }).toString();
+        const { port } = new URL(service.url);
+        const req = request(
+          {
+            host: '127.0.0.1',
+            port,
+            method: 'POST',
+            path: '/api/oauth.v2.user.access',
+            headers: { host: 'other-mcp.example.test', 'content-type': 'application/x-www-form-urlencoded' },
+          },
+          (res) => {
+            res.resume();
+            resolve(res.statusCode ?? 0);
+          },
+        );
+        req.on('error', reject);
+        req.end(body);
+      });
+      expect(viaHost).toBe(400);
     });
 
     it('one from another issuer', async () => {
@@ -214,5 +243,54 @@ describe('MCP_AUTH=ema', () => {
     // No refusal spent the assertion: it still works once.
     expect((await grant(idJag)).status).toBe(200);
     for (const line of service.logs) expect(line).not.toContain(CLIENT_SECRET);
+  });
+});
+
+describe('the EMA token endpoint under a flood', () => {
+  let vendor: TestVendor;
+  let service: TestService;
+  beforeAll(async () => {
+    vendor = await startTestVendor();
+    // Behind a proxy: each request names its client in X-Forwarded-For, so one test plays many addresses.
+    service = await startTestService(vendor.url, {
+      env: {
+        PUBLIC_URL,
+        TRUST_PROXY: 'true',
+        MCP_AUTH: 'ema',
+        EMA_ISSUER: 'https://idp.example.test',
+        EMA_JWKS_URL: 'https://idp.example.test/jwks',
+        EMA_CLIENT_ID: CLIENT_ID,
+        EMA_CLIENT_SECRET: CLIENT_SECRET,
+      },
+    });
+  });
+  afterAll(async () => {
+    await service?.close();
+    await vendor?.close();
+  });
+
+  it('logs at most 30 refusals a minute from one address and TOKEN_REQUESTS_ALL from all, answering the rest 429 unlogged', async () => {
+    const send = (address: string) =>
+      fetch(`${service.url}/api/oauth.v2.user.access`, {
+        method: 'POST',
+        headers: { 'x-forwarded-for': address },
+        body: new URLSearchParams({
+          grant_type: 'urn:ietf:params:oauth:grant-type:jwt-bearer',
+          assertion: 'not.a.jwt',
+          client_id: CLIENT_ID,
+          client_secret: CLIENT_SECRET,
+        }),
+      }).then((res) => res.status);
+    const refusals = () => service.logs.filter((line) => line.includes('ema grant refused')).length;
+
+    const one = [];
+    for (let i = 0; i < 35; i++) one.push(await send('198.51.100.1'));
+    expect(one.filter((s) => s === 400)).toHaveLength(30);
+    expect(one.slice(30)).toEqual([429, 429, 429, 429, 429]);
+    expect(refusals()).toBe(30);
+
+    const many = await Promise.all(Array.from({ length: TOKEN_REQUESTS_ALL.limit + 20 }, (_, i) => send(`203.0.113.${i % 250}`)));
+    expect(many.filter((s) => s === 400)).toHaveLength(TOKEN_REQUESTS_ALL.limit - 30);
+    expect(refusals()).toBe(TOKEN_REQUESTS_ALL.limit);
   });
 });

@@ -96,10 +96,19 @@ describe('MCP_AUTH=token', () => {
 });
 
 describe('MCP_AUTH=token settings', () => {
-  it('needs ADMIN_TOKEN, or nobody could ever make a token', async () => {
+  it('MCP_AUTH=token needs ADMIN_TOKEN (or nobody could make a token); ema needs its settings and PUBLIC_URL', async () => {
     const { parseConfig } = await import('../../src/config.ts');
     expect(() => parseConfig({ MCP_AUTH: 'token' })).toThrow(/ADMIN_TOKEN: MCP_AUTH=token needs ADMIN_TOKEN/);
     expect(() => parseConfig({ MCP_AUTH: 'ema' })).toThrow(/EMA_ISSUER: MCP_AUTH=ema needs EMA_ISSUER/);
+    const ema = {
+      MCP_AUTH: 'ema',
+      EMA_ISSUER: 'https://idp.example.com',
+      EMA_JWKS_URL: 'https://idp.example.com/jwks',
+      EMA_CLIENT_ID: 'a',
+      EMA_CLIENT_SECRET: '0123456789abcdef',
+    };
+    expect(() => parseConfig(ema)).toThrow(/PUBLIC_URL: MCP_AUTH=ema needs PUBLIC_URL/);
+    expect(parseConfig({ ...ema, PUBLIC_URL: 'https://status.example.com' }).MCP_AUTH).toBe('ema');
     expect(() => parseConfig({ MCP_AUTH: 'sometimes' })).toThrow(/MCP_AUTH must be none, token or ema/);
   });
 });

@@ -61,6 +61,7 @@ describe("the Worker's MCP server under MCP_AUTH=ema", () => {
   // Its own env object: the Worker builds one app per env, so these settings apply to it alone.
   const emaEnv = {
     ...(env as unknown as Record<string, unknown>),
+    PUBLIC_URL: 'http://statuswatch.test',
     MCP_AUTH: 'ema',
     EMA_ISSUER: idpUrl,
     EMA_JWKS_URL: `${idpUrl}/.well-known/jwks.json`,

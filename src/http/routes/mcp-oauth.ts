@@ -23,7 +23,12 @@ export const TOKEN_ENDPOINT_PATH = '/api/oauth.v2.user.access';
  */
 export const SPENT_ASSERTIONS_MAX = 10_000;
 /** Grants one address may ask for in a minute: each one fetches keys and writes to the archive. */
-const TOKEN_REQUESTS_PER_MINUTE: LimitRule = { limit: 30, windowMs: 60_000 };
+const TOKEN_REQUESTS_PER_ADDRESS: LimitRule = { limit: 30, windowMs: 60_000 };
+/**
+ * Grants all addresses together may ask for in a minute: what bounds the log of refusals however
+ * many addresses a flood comes from (each refusal is one line), and the work of checking them.
+ */
+export const TOKEN_REQUESTS_ALL: LimitRule = { limit: 300, windowMs: 60_000 };
 
 const NO_STORE = { 'cache-control': 'no-store', pragma: 'no-cache' };
 /** A grant is an assertion of a few KB and two credentials; more is not a grant. */
@@ -90,10 +95,15 @@ export function mcpOAuthRoutes(deps: AppDeps) {
       return c.json({ error, error_description: description }, status, { ...NO_STORE, ...headers });
     };
 
-    const limited = await store.hitRateLimit(`ema-token:${limitKeyForAddress(address)}`, TOKEN_REQUESTS_PER_MINUTE, clock.now());
+    // Before anything is read or logged: a refusal past the limits is answered, never logged.
+    const perAddress = await store.hitRateLimit(`ema-token:${limitKeyForAddress(address)}`, TOKEN_REQUESTS_PER_ADDRESS, clock.now());
+    const limited = perAddress.allowed ? await store.hitRateLimit('ema-token:all', TOKEN_REQUESTS_ALL, clock.now()) : perAddress;
     if (!limited.allowed) {
       const seconds = Math.max(1, Math.ceil(limited.retryAfterMs / 1000));
-      return refuse(429, 'slow_down', `too many token requests; try again in ${seconds} s`, {}, { 'retry-after': String(seconds) });
+      return c.json({ error: 'slow_down', error_description: `too many token requests; try again in ${seconds} s` }, 429, {
+        ...NO_STORE,
+        'retry-after': String(seconds),
+      });
     }
 
     const form = await c.req.parseBody().catch(() => ({}) as Record<string, unknown>);

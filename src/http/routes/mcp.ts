@@ -17,7 +17,7 @@ const DEFAULT_RATE_PER_MINUTE = 60;
 const rpcError = (message: string) => ({ jsonrpc: '2.0', error: { code: -32000, message }, id: null });
 
 export function mcpRoutes(deps: AppDeps) {
-  const { store, clock, cursors, logger } = deps;
+  const { store, clock, cursors } = deps;
   const app = new Hono();
   const authenticate = createMcpAuthenticator(deps);
   const known = knownServiceNames(store, clock);
@@ -32,13 +32,10 @@ export function mcpRoutes(deps: AppDeps) {
     // The MCP transport spec: a server must check Origin, so a web page in a browser on the
     // network cannot drive an assistant's tools. Clients that are not browsers send none.
     const origin = c.req.header('origin');
-    if (origin !== undefined && origin !== new URL(baseUrl).origin) {
-      logger.info('mcp request refused', { reason: 'cross-origin request from a browser', origin: origin.slice(0, 200) });
-      return c.json(rpcError('requests from another origin are refused'), 403);
-    }
+    // Refusals here are not logged: anyone can send them, as often as they like.
+    if (origin !== undefined && origin !== new URL(baseUrl).origin) return c.json(rpcError('requests from another origin are refused'), 403);
     const auth = await authenticate(c, baseUrl);
     if (!auth.ok) {
-      logger.info('mcp request refused', { reason: auth.description, address: deps.clientAddress(c) });
       // RFC 9728 section 5.1: under EMA the challenge says where the resource metadata is.
       const challenge =
         mode === 'ema'

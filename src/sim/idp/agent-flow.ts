@@ -6,8 +6,10 @@
 
 export type AgentFlowSettings = {
   idpUrl: string;
-  /** statuswatch's origin: the MCP URL (the ID-JAG's audience) and the token endpoint are under it. */
+  /** Where statuswatch answers: its token endpoint is under it. */
   serviceUrl: string;
+  /** statuswatch's PUBLIC_URL: the ID-JAG's audience is its /mcp. */
+  publicUrl: string;
   clientId: string;
   clientSecret: string;
   sub: string;
@@ -27,7 +29,7 @@ export async function emaAccessToken(settings: AgentFlowSettings): Promise<EmaAc
       requested_token_type: 'urn:ietf:params:oauth:token-type:id-jag',
       subject_token: login.id_token,
       subject_token_type: 'urn:ietf:params:oauth:token-type:id_token',
-      audience: `${settings.serviceUrl}/mcp`,
+      audience: `${settings.publicUrl}/mcp`,
       client_id: settings.clientId,
       scope: settings.scope ?? 'status:read incidents:read',
     }),
