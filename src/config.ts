@@ -86,8 +86,9 @@ export const configSchema = z
     // for a private network); token: a bearer token an admin created; ema: enterprise-managed
     // authorization, access tokens issued here for an ID-JAG from the identity provider EMA_ISSUER.
     MCP_AUTH: z.enum(['none', 'token', 'ema'], { error: 'MCP_AUTH must be none, token or ema' }).default('none'),
-    // Requests to /mcp one client (token, EMA subject, or address) may make in any minute.
-    MCP_RATE_LIMIT_PER_MINUTE: integer('MCP_RATE_LIMIT_PER_MINUTE', 1, 10_000).default(60),
+    // Requests to /mcp one client (token, EMA subject, or address) may make in any minute. The
+    // limiter keeps each client's hits (core/rate-limit.ts), so the ceiling bounds that log too.
+    MCP_RATE_LIMIT_PER_MINUTE: integer('MCP_RATE_LIMIT_PER_MINUTE', 1, 1000).default(60),
     // The identity provider whose ID-JAGs /api/oauth.v2.user.access accepts: the `iss` they must
     // carry, and where its signing keys are published.
     // Kept exactly as given (a trailing slash too): `iss` is compared as a string.

@@ -14,6 +14,7 @@ import type { Clock, Store } from '../../core/ports.ts';
 import { AVAILABILITY_WINDOWS_DAYS, type Reliability } from '../../core/reliability.ts';
 import { SEARCH_LIMITS } from '../../core/search-query.ts';
 import { buildWidgetState, WIDGET_SERVICES_MAX } from '../../core/widget-state.ts';
+import { iso } from '../api-json.ts';
 import { searchIncidents } from '../incident-search.ts';
 import { requireKnownServices } from '../known-services.ts';
 import { pageLimit, parseInstant } from '../query-params.ts';
@@ -35,7 +36,8 @@ const HISTORY_EVENTS_MAX = 1000;
 /** recent_changes without `since`: the last day. */
 const RECENT_DEFAULT_MS = 24 * 3600_000;
 const WINDOWS = AVAILABILITY_WINDOWS_DAYS.map((days) => `${days}d`) as [string, ...string[]];
-const eventCursor = z.object({ k: z.literal('events'), s: z.number().int().nonnegative(), t: z.number().int() });
+/** Where a page of recent_changes ends: the last event's sequence number, and the `since` asked. */
+const changesCursor = z.object({ k: z.literal('recent_changes'), s: z.number().int().nonnegative(), t: z.number().int() });
 
 /** A list as the API takes it: an array, or one text with commas (`Files,Messaging`). */
 const nameList = (what: string) =>
@@ -200,7 +202,7 @@ export function registerTools(server: McpServer, deps: McpToolDeps, scopes: read
         guarded(async () => {
           const now = clock.now();
           const resumed = input.cursor ? await cursors.decode(input.cursor) : null;
-          const position = resumed === null ? null : eventCursor.safeParse(resumed);
+          const position = resumed === null ? null : changesCursor.safeParse(resumed);
           if (input.cursor && !position?.success) throw new ApiError(400, 'invalid_cursor', 'the cursor is not one this server issued for recent_changes');
           const since = position?.success ? position.data.t : (parseInstant(input.since, 'since') ?? now - RECENT_DEFAULT_MS);
           const pageSize = pageLimit(input.limit === undefined ? undefined : String(input.limit));
@@ -208,10 +210,10 @@ export function registerTools(server: McpServer, deps: McpToolDeps, scopes: read
           // Backfill is the archive being seeded, not something that changed.
           const events = await store.listEvents({ detectedSinceMs: since, includeBackfill: false }, afterSeq, pageSize);
           const last = events.at(-1);
-          const next = events.length === pageSize && last ? await cursors.encode({ k: 'events', s: last.seq, t: since }) : '';
+          const next = events.length === pageSize && last ? await cursors.encode({ k: 'recent_changes', s: last.seq, t: since }) : '';
           const health = await store.feedHealth();
           const knowledge = assessKnowledge({ lastSuccessAt: health.lastSuccessAt, now });
-          const feed = { stale: knowledge.kind !== 'known', last_read_at: health.lastSuccessAt === null ? null : new Date(health.lastSuccessAt).toISOString() };
+          const feed = { stale: knowledge.kind !== 'known', last_read_at: iso(health.lastSuccessAt) };
           return recentChangesAnswer(events, since, next, feed, baseUrl);
         }),
     );
