@@ -1,6 +1,6 @@
 /** Admin API of subscriptions and their deliveries, behind `Authorization: Bearer $ADMIN_TOKEN`. */
 import { Hono, type Context } from 'hono';
-import type { z } from 'zod';
+import { z } from 'zod';
 import { ApiError } from '../../core/errors.ts';
 import { webhookMessageId } from '../../core/fanout.ts';
 import type { Delivery, DeliveryAttemptRecord, DeliveryState, StoredSubscription } from '../../core/ports.ts';
