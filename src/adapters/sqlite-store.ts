@@ -11,6 +11,7 @@ import type { SqliteConnection } from './sqlite-connection.ts';
 import { createSqliteInstallationStore } from './sqlite-installations.ts';
 import { createSqliteLeases } from './sqlite-leases.ts';
 import { createSqliteLinkTokenStore } from './sqlite-link-tokens.ts';
+import { createSqliteOneTimeKeyStore } from './sqlite-one-time-keys.ts';
 import { createSqliteOutboxStore } from './sqlite-outbox.ts';
 import { createSqliteRateLimitStore } from './sqlite-rate-limits.ts';
 import { createSqliteRetentionStore } from './sqlite-retention.ts';
@@ -30,5 +31,6 @@ export function createSqliteStore(connection: SqliteConnection): Store {
     ...createSqliteAdminAccessStore(connection),
     ...createSqliteRetentionStore(connection),
     ...createSqliteInstallationStore(connection),
+    ...createSqliteOneTimeKeyStore(connection),
   };
 }

@@ -5,6 +5,7 @@ import { archiveWritesContract } from './archive-writes.contract.ts';
 import { installationsContract } from './installations.contract.ts';
 import { leaseContract } from './leases.contract.ts';
 import { monitorEventsContract } from './monitor-events.contract.ts';
+import { oneTimeKeysContract } from './one-time-keys.contract.ts';
 import { outboxContract } from './outbox.contract.ts';
 import { retentionContract } from './retention.contract.ts';
 import { subscriptionsContract } from './subscriptions.contract.ts';
@@ -20,4 +21,5 @@ export function storeContracts(target: StoreTarget): void {
   accessContract(target);
   monitorEventsContract(target);
   installationsContract(target);
+  oneTimeKeysContract(target);
 }
