@@ -166,6 +166,29 @@ export const API_OPERATIONS: ApiOperation[] = [
     body: replayRequestSchema,
     ok: { status: 200, schema: s.replayedSchema },
   },
+  {
+    method: 'post',
+    path: '/api/app/installations',
+    summary: 'Install the workspace app from a long-lived token (exchanged once; never echoed)',
+    admin: true,
+    body: s.installFromTokenSchema,
+    ok: { status: 201, schema: s.installationOneSchema },
+  },
+  {
+    method: 'get',
+    path: '/api/app/installations',
+    summary: 'The workspace app’s installations',
+    admin: true,
+    ok: { status: 200, schema: s.installationListSchema },
+  },
+  {
+    method: 'get',
+    path: '/api/app/installations/:id/conversations',
+    summary: 'The conversations an installation can post to, over the vendor’s cursor pagination',
+    admin: true,
+    query: page(),
+    ok: { status: 200, schema: s.conversationListSchema },
+  },
 ];
 
 const jsonSchema = (schema: z.ZodType) => z.toJSONSchema(schema, { io: 'input', unrepresentable: 'any' });
