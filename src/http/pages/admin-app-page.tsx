@@ -50,16 +50,18 @@ export function AdminAppPage(props: { data: AdminAppPageData }) {
       <section aria-labelledby="installations-title">
         <h2 id="installations-title">{installations.length === 0 ? 'Not installed in any workspace yet' : 'Installations'}</h2>
         {installations.length > 0 && (
-          <DataTable labelledBy="installations-title" columns={['Workspace', 'Bot user', 'Scopes', 'State', 'Reason', 'Token expires', 'Actions']}>
+          <DataTable labelledBy="installations-title" columns={['Workspace and bot user', 'Scopes', 'State and reason', 'Token expires', 'Actions']}>
             {installations.map((i) => (
               <tr>
-                <th scope="row">{i.teamId}</th>
-                <td>{i.botUserId}</td>
-                <td class="wrap">{i.scopes.join(', ')}</td>
-                <td>
+                <th scope="row">
+                  {i.teamId}
+                  <p class="hint">bot {i.botUserId}</p>
+                </th>
+                <td class="wrap">{i.scopes.join(' ')}</td>
+                <td class="wrap">
                   <span class={`label label-installation-${i.state}`}>{STATE_LABELS[i.state]}</span>
+                  {i.reason && <p class="hint">{i.reason}</p>}
                 </td>
-                <td class="wrap">{i.reason ?? ''}</td>
                 <td>{i.accessTokenSealed === null ? '' : <Time ms={i.accessExpiresAt} />}</td>
                 <td>
                   {configured && (
