@@ -3,7 +3,7 @@
  * conditional statement with RETURNING, run as an atomic list, so it means the same on D1: the
  * database decides who won a race, and the loser learns it from an empty RETURNING.
  */
-import { and, desc, eq, isNull, lte, or } from 'drizzle-orm';
+import { and, desc, eq, isNull, lte, ne, or } from 'drizzle-orm';
 import type { InstallationRecord, InstallationStore } from '../core/ports.ts';
 import { statementOf, type SqliteConnection } from './sqlite-connection.ts';
 import * as t from './store-schema.ts';
@@ -102,19 +102,23 @@ export function createSqliteInstallationStore(connection: SqliteConnection): Ins
     },
 
     async markBroken(id, reason, now) {
-      await db
-        .update(i)
-        .set({ state: 'broken', reason, refreshClaimedMs: null, updatedMs: now })
-        .where(and(eq(i.id, id), eq(i.state, 'active')))
-        .run();
+      return applied(
+        db
+          .update(i)
+          .set({ state: 'broken', reason, refreshClaimedMs: null, updatedMs: now })
+          .where(and(eq(i.id, id), eq(i.state, 'active')))
+          .returning({ id: i.id }),
+      );
     },
 
     async markUninstalled(id, reason, now) {
-      await db
-        .update(i)
-        .set({ state: 'uninstalled', reason, accessTokenSealed: null, refreshTokenSealed: null, refreshClaimedMs: null, updatedMs: now })
-        .where(eq(i.id, id))
-        .run();
+      return applied(
+        db
+          .update(i)
+          .set({ state: 'uninstalled', reason, accessTokenSealed: null, refreshTokenSealed: null, refreshClaimedMs: null, updatedMs: now })
+          .where(and(eq(i.id, id), ne(i.state, 'uninstalled')))
+          .returning({ id: i.id }),
+      );
     },
   };
 }

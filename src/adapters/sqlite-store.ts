@@ -11,6 +11,7 @@ import type { SqliteConnection } from './sqlite-connection.ts';
 import { createSqliteInstallationStore } from './sqlite-installations.ts';
 import { createSqliteLeases } from './sqlite-leases.ts';
 import { createSqliteLinkTokenStore } from './sqlite-link-tokens.ts';
+import { createSqliteOneTimeKeyStore } from './sqlite-one-time-keys.ts';
 import { createSqliteMcpAccessStore } from './sqlite-mcp-access.ts';
 import { createSqliteOutboxStore } from './sqlite-outbox.ts';
 import { createSqliteRateLimitStore } from './sqlite-rate-limits.ts';
@@ -31,6 +32,7 @@ export function createSqliteStore(connection: SqliteConnection): Store {
     ...createSqliteAdminAccessStore(connection),
     ...createSqliteRetentionStore(connection),
     ...createSqliteInstallationStore(connection),
+    ...createSqliteOneTimeKeyStore(connection),
     ...createSqliteMcpAccessStore(connection),
   };
 }

@@ -338,6 +338,24 @@ export const appInstallations = sqliteTable('app_installations', {
 });
 
 /**
+ * Keys that may be used once, for a while (issue 10): the OAuth `state` of an install in progress
+ * (consumed by its callback), and the signatures of slash commands already answered (a replay is
+ * refused). Each kind holds at most a fixed number of rows (one_time_keys port); expired rows go
+ * on the next write of their kind.
+ */
+export const oneTimeKeys = sqliteTable(
+  'one_time_keys',
+  {
+    kind: text('kind').notNull(),
+    key: text('key').notNull(),
+    payload: text('payload').notNull(),
+    createdMs: integer('created_ms').notNull(),
+    expiresMs: integer('expires_ms').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.kind, t.key] }), index('one_time_keys_kind_created').on(t.kind, t.createdMs)],
+);
+
+/**
  * Bearer tokens the admin made for MCP clients (MCP_AUTH=token, issue 13): only the SHA-256 of the
  * token is kept, so the table cannot give a token back. Revoking deletes the row; the number of
  * rows is bounded by the store (MCP_TOKENS_MAX).

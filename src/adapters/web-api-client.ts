@@ -6,7 +6,7 @@
  */
 import { z } from 'zod';
 import { WebApiError } from '../core/errors.ts';
-import type { TokenGrant, TokenIdentity, VendorWebApi } from '../core/ports.ts';
+import type { TokenGrant, TokenIdentity, VendorInstallApi, VendorWebApi } from '../core/ports.ts';
 import { createTextPrefix, readCappedBody } from './capped-body.ts';
 
 // A token response is under 1 KB; 64 KB leaves room for a verbose error page and no more.
@@ -32,6 +32,21 @@ const tokenAnswer = z.object({
   bot_user_id: z.string().min(1),
   team: z.object({ id: z.string().min(1) }),
 });
+const okAnswer = z.object({ ok: z.literal(true) });
+// "Empty string, null or absent next_cursor means no further results" (spec, Pagination rules).
+const conversationsAnswer = z.object({
+  ok: z.literal(true),
+  channels: z.array(
+    z.object({
+      id: z.string().min(1).max(100),
+      name: z.string().max(200).default(''),
+      is_private: z.boolean().default(false),
+      is_archived: z.boolean().default(false),
+      is_member: z.boolean().default(false),
+    }),
+  ),
+  response_metadata: z.object({ next_cursor: z.string().max(2000).nullish() }).optional(),
+});
 const identityAnswer = z.object({ ok: z.literal(true), team_id: z.string().min(1), user_id: z.string().min(1), bot_id: z.string().optional() });
 
 function toGrant(answer: z.infer<typeof tokenAnswer>): TokenGrant {
@@ -45,7 +60,7 @@ function toGrant(answer: z.infer<typeof tokenAnswer>): TokenGrant {
   };
 }
 
-export function createWebApiClient(options: WebApiClientOptions): VendorWebApi {
+export function createWebApiClient(options: WebApiClientOptions): VendorWebApi & VendorInstallApi {
   const base = options.baseUrl.replace(/\/+$/, '');
   const timeoutMs = options.timeoutMs ?? WEB_API_TIMEOUT_MS;
   const doFetch = options.fetch ?? fetch;
@@ -106,6 +121,23 @@ export function createWebApiClient(options: WebApiClientOptions): VendorWebApi {
     async identify(accessToken): Promise<TokenIdentity> {
       const answer = parse('auth.test', identityAnswer, await call('auth.test', {}, accessToken));
       return { teamId: answer.team_id, userId: answer.user_id, botUserId: answer.bot_id === undefined ? null : answer.user_id };
+    },
+    async accessFromCode(code, redirectUri) {
+      const json = await call('oauth.v2.access', { ...credentials, grant_type: 'authorization_code', code, redirect_uri: redirectUri });
+      return toGrant(parse('oauth.v2.access', tokenAnswer, json));
+    },
+    async uninstall(accessToken) {
+      parse('apps.uninstall', okAnswer, await call('apps.uninstall', credentials, accessToken));
+    },
+    async listConversations(accessToken, page) {
+      const fields: Record<string, string> = { types: 'public_channel,private_channel', exclude_archived: 'true', limit: String(page.limit) };
+      if (page.cursor !== null) fields.cursor = page.cursor;
+      const answer = parse('conversations.list', conversationsAnswer, await call('conversations.list', fields, accessToken));
+      const next = answer.response_metadata?.next_cursor;
+      return {
+        conversations: answer.channels.map((c) => ({ id: c.id, name: c.name, isPrivate: c.is_private, isArchived: c.is_archived, isMember: c.is_member })),
+        nextCursor: next ? next : null,
+      };
     },
   };
 }

@@ -5,7 +5,8 @@
  */
 import type { MonitorEvent } from '../core/events.ts';
 import { renderMonitorAdminEmail } from '../core/monitor-message.ts';
-import type { Logger, Mailer } from '../core/ports.ts';
+import { renderInstallationBrokenEmail } from '../core/installation-message.ts';
+import type { InstallationRecord, Logger, Mailer } from '../core/ports.ts';
 
 export function createAdminNotice(deps: {
   mailer: Mailer | null;
@@ -19,5 +20,29 @@ export function createAdminNotice(deps: {
     const { subject, text } = renderMonitorAdminEmail(event.data, deps.publicUrl);
     const sent = await mailer.send({ to: adminEmail, subject, text, html: '', headers: {} });
     if (!sent.ok) deps.logger.warn('could not tell the admin of the monitor event', { event: event.id, error: sent.response });
+  };
+}
+
+/**
+ * Tells the admin that an installation of the workspace app broke or was uninstalled by the vendor
+ * (issue 10). Called once per break, by the process whose write moved the installation (the
+ * store's markBroken says which); always logged, mailed when ADMIN_EMAIL and mail are set.
+ */
+export function createInstallationNotice(deps: {
+  mailer: Mailer | null;
+  adminEmail?: string;
+  publicUrl: string;
+  logger: Logger;
+}): (installation: InstallationRecord) => Promise<void> {
+  return async (installation) => {
+    deps.logger.warn('the workspace app needs to be installed again', {
+      installation: installation.id,
+      team: installation.teamId,
+      reason: installation.reason,
+    });
+    if (!deps.mailer || !deps.adminEmail) return;
+    const { subject, text } = renderInstallationBrokenEmail(installation, deps.publicUrl);
+    const sent = await deps.mailer.send({ to: deps.adminEmail, subject, text, html: '', headers: {} });
+    if (!sent.ok) deps.logger.warn('could not tell the admin of the broken installation', { installation: installation.id, error: sent.response });
   };
 }

@@ -10,7 +10,7 @@ import type { SecretBox } from '../core/secret-box.ts';
 import { decideTokenStep, DEFAULT_ROTATION, type RotationSettings } from '../core/token-rotation.ts';
 
 /** The vendor's answers that mean the installation's grant is gone: only a re-install helps. */
-const GRANT_GONE = new Set([
+export const GRANT_GONE: ReadonlySet<string> = new Set([
   'invalid_refresh_token',
   'token_revoked',
   'invalid_auth',
@@ -54,6 +54,11 @@ export type AppTokensDeps = {
    */
   sleep: (ms: number) => Promise<void>;
   newId?: () => string;
+  /**
+   * Told once when an installation breaks (the process whose write moved it from active): the admin
+   * is told (app/app-installs.ts). Never told of tokens, only of the installation and the reason.
+   */
+  onBroken?: (installation: InstallationRecord) => Promise<void>;
 };
 
 export type AppTokens = {
@@ -64,6 +69,14 @@ export type AppTokens = {
   accessToken(installationId: string, options?: { rejected?: string }): Promise<string>;
   /** Exchanges a long-lived token once (oauth.v2.exchange), checks it (auth.test), stores it sealed. */
   installFromToken(longLivedToken: string): Promise<InstallationRecord>;
+  /** A grant from an install's code (oauth.v2.access): checked (auth.test) and stored sealed. */
+  installGrant(grant: TokenGrant): Promise<InstallationRecord>;
+  /**
+   * The vendor answered a call made with this installation's token with `code`: when the code means
+   * the grant is gone (GRANT_GONE), the installation is marked broken (`app_uninstalled`:
+   * uninstalled, tokens removed) and the admin told once. True when it was such a code.
+   */
+  reportVendorError(installationId: string, code: string): Promise<boolean>;
 };
 
 const WAIT_STEP_MS = 100;
@@ -84,6 +97,15 @@ export function createAppTokens(deps: AppTokensDeps): AppTokens {
     };
   }
 
+  /** Broken (or uninstalled, when the vendor says so), and the admin told by the process that moved it. */
+  async function markGone(id: string, code: string): Promise<void> {
+    const now = clock.now();
+    const moved = code === 'app_uninstalled' ? await store.markUninstalled(id, code, now) : await store.markBroken(id, code, now);
+    if (!moved || !deps.onBroken) return;
+    const after = await store.findInstallation(id);
+    if (after) await deps.onBroken(after);
+  }
+
   /** One refresh with the claim held: the new access token, or null when another process swapped first. */
   async function refreshClaimed(row: InstallationRecord & { refreshTokenSealed: string }): Promise<string | null> {
     let grant: TokenGrant;
@@ -91,7 +113,7 @@ export function createAppTokens(deps: AppTokensDeps): AppTokens {
       grant = await webApi.refresh(await box.open(row.refreshTokenSealed));
     } catch (error) {
       if (error instanceof WebApiError && GRANT_GONE.has(error.code)) {
-        await store.markBroken(row.id, error.code, clock.now());
+        await markGone(row.id, error.code);
         throw new InstallationUnavailableError(row.id, 'broken', error.code);
       }
       // The claim stays: if the vendor did act, the next try spends the same token inside grace.
@@ -100,6 +122,16 @@ export function createAppTokens(deps: AppTokensDeps): AppTokens {
     const now = clock.now();
     const swapped = await store.swapTokens(row.id, row.refreshTokenSealed, await sealGrant(grant, now), now);
     return swapped ? grant.accessToken : null;
+  }
+
+  /** Checks a new grant's token with the vendor (auth.test) and stores it sealed. */
+  async function installGrant(grant: TokenGrant): Promise<InstallationRecord> {
+    const identity = await webApi.identify(grant.accessToken);
+    const now = clock.now();
+    return store.saveInstallation(
+      { id: newId(), teamId: identity.teamId, botUserId: grant.botUserId, scopes: grant.scopes, ...(await sealGrant(grant, now)) },
+      now,
+    );
   }
 
   return {
@@ -128,14 +160,13 @@ export function createAppTokens(deps: AppTokensDeps): AppTokens {
       throw new TokenBusyError(installationId);
     },
 
-    async installFromToken(longLivedToken) {
-      const grant = await webApi.exchange(longLivedToken);
-      const identity = await webApi.identify(grant.accessToken);
-      const now = clock.now();
-      return store.saveInstallation(
-        { id: newId(), teamId: identity.teamId, botUserId: grant.botUserId, scopes: grant.scopes, ...(await sealGrant(grant, now)) },
-        now,
-      );
+    async reportVendorError(installationId, code) {
+      if (!GRANT_GONE.has(code)) return false;
+      await markGone(installationId, code);
+      return true;
     },
+
+    installFromToken: async (longLivedToken) => installGrant(await webApi.exchange(longLivedToken)),
+    installGrant,
   };
 }

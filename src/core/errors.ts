@@ -44,7 +44,7 @@ export class SearchTooBroadError extends Error {
 export class ApiError extends Error {
   override readonly name = 'ApiError';
   constructor(
-    readonly status: 400 | 401 | 403 | 404 | 409 | 413 | 429 | 503,
+    readonly status: 400 | 401 | 403 | 404 | 409 | 413 | 429 | 502 | 503,
     readonly code: string,
     readonly detail?: string,
     /** Headers the answer carries, such as Retry-After on a 429. */

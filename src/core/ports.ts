@@ -8,6 +8,7 @@ import type { ArchiveWrites } from './ports/archive-writes.ts';
 import type { AdminAccessStore, LinkTokenStore, RateLimitStore } from './ports/access.ts';
 import type { InstallationStore } from './ports/installations.ts';
 import type { Leases } from './ports/leases.ts';
+import type { OneTimeKeyStore } from './ports/one-time-keys.ts';
 import type { McpAccessStore } from './ports/mcp-access.ts';
 import type { OutboxStore } from './ports/outbox.ts';
 import type { RetentionStore } from './ports/retention.ts';
@@ -19,6 +20,7 @@ export type * from './ports/archive-writes.ts';
 export type * from './ports/feed-client.ts';
 export type * from './ports/installations.ts';
 export type * from './ports/leases.ts';
+export type * from './ports/one-time-keys.ts';
 export type * from './ports/mcp-access.ts';
 export type * from './ports/outbox.ts';
 export type * from './ports/retention.ts';
@@ -26,6 +28,7 @@ export type * from './ports/runtime.ts';
 export type * from './ports/senders.ts';
 export type * from './ports/subscriptions.ts';
 export type * from './ports/web-api.ts';
+export type * from './ports/web-api-install.ts';
 
 /**
  * What the poller needs: the archive's write side, the lease, whom deliveries are planned for, and
@@ -37,4 +40,4 @@ export type PollStore = ArchiveWrites & Leases & Pick<SubscriptionStore, 'active
 export type NotificationStore = SubscriptionStore & OutboxStore & LinkTokenStore & RateLimitStore;
 
 /** Every port of the archive's database, as one SQLite adapter (sqlite-store.ts) implements them. */
-export type Store = PollStore & ArchiveQueries & NotificationStore & AdminAccessStore & RetentionStore & InstallationStore & McpAccessStore;
+export type Store = PollStore & ArchiveQueries & NotificationStore & AdminAccessStore & RetentionStore & InstallationStore & OneTimeKeyStore & McpAccessStore;

@@ -9,8 +9,10 @@ import { createFetchFeedClient } from '../adapters/fetch-feed-client.ts';
 import { sanitizeNoteHtml } from '../adapters/html-sanitizer.ts';
 import { createQueueOutboxSignal, type QueueOutboxSignal, type WakeUpQueue } from '../adapters/queue-outbox-signal.ts';
 import { secretBoxFromSetting } from '../adapters/secret-key-setting.ts';
+import { createWebApiClient } from '../adapters/web-api-client.ts';
 import { createSqliteStore } from '../adapters/sqlite-store.ts';
 import { createAdminNotice } from '../app/admin-notice.ts';
+import { createWorkspaceApp, type WorkspaceApp } from '../app/workspace-app.ts';
 import { createChannelSender } from '../app/channel-sender.ts';
 import { createDeliverer } from '../app/deliverer.ts';
 import { createDueDeliveries, type DueDeliveries } from '../app/due-deliveries.ts';
@@ -127,7 +129,13 @@ export function createWorkerCore(
   };
 }
 
-export type WorkerNotifications = { secrets: SecretBox; subscriptions: SubscriptionService; deliveries: DueDeliveries };
+export type WorkerNotifications = {
+  secrets: SecretBox;
+  subscriptions: SubscriptionService;
+  deliveries: DueDeliveries;
+  /** The workspace app (issue 10): absent while APP_CLIENT_ID or APP_CLIENT_SECRET is unset. */
+  workspaceApp?: WorkspaceApp;
+};
 
 /** Subscriptions and delivery: these open webhook secrets, so SECRET_KEY must be set. */
 export async function createWorkerNotifications(
@@ -163,7 +171,23 @@ export async function createWorkerNotifications(
     maxClaimsPerRound: options.maxClaimsPerRound,
     onAttempt: options.metrics?.recordAttempt,
   });
-  return { secrets, subscriptions, deliveries: createDueDeliveries({ deliverer, store, clock, logger }) };
+  const workspaceApp =
+    config.APP_CLIENT_ID && config.APP_CLIENT_SECRET
+      ? createWorkspaceApp({
+          store,
+          webApi: createWebApiClient({ baseUrl: config.APP_API_URL, clientId: config.APP_CLIENT_ID, clientSecret: config.APP_CLIENT_SECRET }),
+          box: secrets,
+          clock,
+          logger,
+          mailer,
+          adminEmail: config.ADMIN_EMAIL,
+          publicUrl,
+          apiUrl: config.APP_API_URL,
+          clientId: config.APP_CLIENT_ID,
+          sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
+        })
+      : undefined;
+  return { secrets, subscriptions, deliveries: createDueDeliveries({ deliverer, store, clock, logger }), workspaceApp };
 }
 
 export { createServiceMetrics };

@@ -42,7 +42,7 @@ function thisIsolate(): { id: string; startedAt: number } {
 async function buildApp(env: WorkerEnv): Promise<Hono> {
   const instanceId = `worker:${thisIsolate().id}:http`;
   const core = createWorkerCore(env, { instanceId, keepAlive: waitUntil, metrics });
-  const { subscriptions } = await createWorkerNotifications(core, { instanceId, metrics });
+  const { subscriptions, workspaceApp } = await createWorkerNotifications(core, { instanceId, metrics });
   const cursors = await createCursorCodec(await core.store.secret('cursor', () => randomSecret()));
   return createApp({
     store: core.store,
@@ -53,6 +53,8 @@ async function buildApp(env: WorkerEnv): Promise<Hono> {
     adminToken: core.config.ADMIN_TOKEN,
     publicUrl: core.config.PUBLIC_URL,
     subscriptions,
+    appInstalls: workspaceApp?.installs,
+    appSigningSecret: core.config.APP_SIGNING_SECRET,
     metrics,
     allowPrivateWebhooks: core.config.WEBHOOK_ALLOW_PRIVATE,
     outbox: core.outbox,

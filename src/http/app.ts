@@ -6,6 +6,9 @@ import { PUBLIC_PAGE_PATHS, publicPageCache } from './page-cache.ts';
 import { CONTENT_TYPE_OPTIONS, responseCache } from './response-cache.ts';
 import { adminPageRoutes } from './routes/admin-pages.tsx';
 import { adminRoutes } from './routes/admin.ts';
+import { appCommandRoutes } from './routes/app-commands.ts';
+import { appInstallationRoutes } from './routes/app-installations.ts';
+import { appOAuthRoutes } from './routes/app-oauth.tsx';
 import { dashboardRoutes } from './routes/dashboard.tsx';
 import { eventRoutes } from './routes/events.ts';
 import { feedRoutes } from './routes/feeds.ts';
@@ -62,6 +65,9 @@ export function createApp(deps: AppDeps): Hono {
   app.route('/', feedRoutes(deps));
   app.route('/', adminRoutes(deps));
   app.route('/', subscriptionRoutes(deps));
+  app.route('/', appInstallationRoutes(deps));
+  app.route('/', appCommandRoutes(deps));
+  app.route('/', appOAuthRoutes(deps));
   app.route('/', metricsRoutes(deps));
   app.route('/', openApiRoutes(deps));
   app.route('/', mcpRoutes(deps));
@@ -77,7 +83,7 @@ export function createApp(deps: AppDeps): Hono {
   return app;
 }
 
-const ADMIN_PREFIXES = ['/api/admin/', '/api/subscriptions', '/api/deliveries', '/api/delivery-replays'];
+const ADMIN_PREFIXES = ['/api/admin/', '/api/subscriptions', '/api/deliveries', '/api/delivery-replays', '/api/app/'];
 
 function isAdminPath(path: string): boolean {
   return ADMIN_PREFIXES.some((prefix) => path.startsWith(prefix));

@@ -1,5 +1,6 @@
 /** What the HTTP layer needs, built once by each entry and handed to createApp. */
 import type { Context } from 'hono';
+import type { AppInstalls } from '../app/app-installs.ts';
 import type { AccessTokens, IdJagVerifier } from '../adapters/jose-ema-tokens.ts';
 import type { Poller } from '../app/poller.ts';
 import type { ServiceMetrics } from '../app/service-metrics.ts';
@@ -37,6 +38,10 @@ export type AppDeps = {
    * without it, behind a proxy every client shares the proxy's limit.
    */
   clientAddress: (c: Context) => string;
+  /** The workspace app's installs (issue 10); absent while APP_CLIENT_ID or APP_CLIENT_SECRET is unset. */
+  appInstalls?: AppInstalls;
+  /** APP_SIGNING_SECRET: every `/status` request is checked with it; unset, none is answered. */
+  appSigningSecret?: string;
   /** The MCP server at /mcp (issue 13); without it, MCP_AUTH=none with the default rate limit. */
   mcp?: McpDeps;
 };

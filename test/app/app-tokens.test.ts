@@ -9,7 +9,7 @@ import { createWebApiClient } from '../../src/adapters/web-api-client.ts';
 import { createSqliteStore } from '../../src/adapters/sqlite-store.ts';
 import { createAppTokens, InstallationUnavailableError, type AppTokens } from '../../src/app/app-tokens.ts';
 import { WebApiError } from '../../src/core/errors.ts';
-import type { InstallationStore } from '../../src/core/ports.ts';
+import type { InstallationRecord, InstallationStore } from '../../src/core/ports.ts';
 import { createSecretBox, generateSecretKey, type SecretBox } from '../../src/core/secret-box.ts';
 import type { RotationSettings } from '../../src/core/token-rotation.ts';
 import { openSqliteArchive } from '../../src/entry/open-sqlite.ts';
@@ -20,11 +20,18 @@ const clock = { now: () => Date.now() };
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 /** One process's view: its own connection to the shared file, its own client and use case. */
-function processOn(path: string, api: WebApiClient, box: SecretBox, rotation: RotationSettings, wrap = (s: InstallationStore) => s) {
+function processOn(
+  path: string,
+  api: WebApiClient,
+  box: SecretBox,
+  rotation: RotationSettings,
+  wrap = (s: InstallationStore) => s,
+  onBroken?: (installation: InstallationRecord) => Promise<void>,
+) {
   const archive = openSqliteArchive(path);
   const store = wrap(createSqliteStore(archive.connection));
   const webApi = createWebApiClient({ baseUrl: api.url, clientId: api.clientId, clientSecret: api.clientSecret, timeoutMs: 2_000 });
-  return { store, tokens: createAppTokens({ store, webApi, box, clock, rotation, sleep }), close: () => archive.close() };
+  return { store, tokens: createAppTokens({ store, webApi, box, clock, rotation, sleep, onBroken }), close: () => archive.close() };
 }
 
 async function authTest(api: WebApiClient, token: string) {
@@ -132,6 +139,47 @@ describe('app tokens against the simulated Web API', () => {
       await expect(p.tokens.accessToken(installed.id)).rejects.toMatchObject({ state: 'broken' });
     } finally {
       p.close();
+      archive.remove();
+    }
+  });
+
+  it('tells the admin once when the grant is gone, however many processes find out', async () => {
+    const api = await startWebApi({ settings: { refreshGraceMs: 0 } });
+    const ws = await api.workspace();
+    const box = await createSecretBox(generateSecretKey());
+    const archive = openTempArchive();
+    const told: InstallationRecord[] = [];
+    const onBroken = async (installation: InstallationRecord) => {
+      told.push(installation);
+    };
+    const rotation = { refreshAheadMs: 1_000, claimTtlMs: 2_000 };
+    const processes = [0, 1, 2].map(() => processOn(archive.path, api, box, rotation, undefined, onBroken));
+    try {
+      const installed = await processes[0]!.tokens.installFromToken(ws.token);
+      // Every process hears the vendor refuse a call (the app was removed on the vendor's side).
+      const reported = await Promise.all(
+        processes.flatMap((p) => [p.tokens.reportVendorError(installed.id, 'token_revoked'), p.tokens.reportVendorError(installed.id, 'token_revoked')]),
+      );
+      expect(reported.every(Boolean)).toBe(true);
+      expect(told).toHaveLength(1);
+      expect(told[0]).toMatchObject({ id: installed.id, state: 'broken', reason: 'token_revoked' });
+      expect(JSON.stringify(told[0])).not.toMatch(/xox/);
+      // A code that says nothing about the grant changes nothing.
+      expect(await processes[1]!.tokens.reportVendorError(installed.id, 'channel_not_found')).toBe(false);
+
+      // Re-installed, then the vendor says it was uninstalled: tokens removed, told once more.
+      const minted = await api.control('POST', `/workspaces/${ws.teamId}/tokens`, {});
+      await processes[0]!.tokens.installFromToken(minted.body.token as string);
+      expect(await processes[0]!.store.findInstallation(installed.id)).toMatchObject({ state: 'active' });
+      await Promise.all(processes.map((p) => p.tokens.reportVendorError(installed.id, 'app_uninstalled')));
+      expect(told).toHaveLength(2);
+      expect(await processes[2]!.store.findInstallation(installed.id)).toMatchObject({
+        state: 'uninstalled',
+        accessTokenSealed: null,
+        refreshTokenSealed: null,
+      });
+    } finally {
+      for (const p of processes) p.close();
       archive.remove();
     }
   });

@@ -6,6 +6,7 @@ import { installationsContract } from './installations.contract.ts';
 import { leaseContract } from './leases.contract.ts';
 import { mcpAccessContract } from './mcp-access.contract.ts';
 import { monitorEventsContract } from './monitor-events.contract.ts';
+import { oneTimeKeysContract } from './one-time-keys.contract.ts';
 import { outboxContract } from './outbox.contract.ts';
 import { retentionContract } from './retention.contract.ts';
 import { subscriptionsContract } from './subscriptions.contract.ts';
@@ -21,5 +22,6 @@ export function storeContracts(target: StoreTarget): void {
   accessContract(target);
   monitorEventsContract(target);
   installationsContract(target);
+  oneTimeKeysContract(target);
   mcpAccessContract(target);
 }

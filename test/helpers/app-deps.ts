@@ -11,8 +11,9 @@ import { createDeliverer, type Deliverer } from '../../src/app/deliverer.ts';
 import { createPoller, type Poller } from '../../src/app/poller.ts';
 import { createServiceMetrics } from '../../src/app/service-metrics.ts';
 import { createSubscriptionService } from '../../src/app/subscriptions.ts';
+import { createWorkspaceApp, type WorkspaceApp } from '../../src/app/workspace-app.ts';
 import { createCursorCodec, randomSecret } from '../../src/core/cursor.ts';
-import type { Clock, FeedClient, Logger, Mailer, OutboxSignal, Store, WebhookSender } from '../../src/core/ports.ts';
+import type { Clock, FeedClient, Logger, Mailer, OutboxSignal, Store, VendorInstallApi, VendorWebApi, WebhookSender } from '../../src/core/ports.ts';
 import type { SecretBox } from '../../src/core/secret-box.ts';
 import { clientAddressFrom } from '../../src/http/client-address.ts';
 import type { AppDeps } from '../../src/http/deps.ts';
@@ -38,6 +39,8 @@ export type AppPorts = {
   peerAddress?: (c: Context) => string | undefined;
   /** Told when deliveries are written; by default nobody listens (tests deliver by hand). */
   outbox?: OutboxSignal;
+  /** The vendor's Web API (adapters/web-api-client.ts, over fetch on both runtimes): with settings.app, the workspace app is on. */
+  webApi?: VendorWebApi & VendorInstallApi;
 };
 
 /** Routes tested without a runtime: nothing schedules delivery rounds, so a signal has no one to wake. */
@@ -53,9 +56,13 @@ export type AppSettings = {
   adminEmail?: string;
   /** When the service started, epoch ms; the clock's now by default. */
   startedAt?: number;
+  /** APP_API_URL and APP_CLIENT_ID: with ports.webApi, the workspace app (issue 10) is on. */
+  app?: { apiUrl: string; clientId: string };
+  /** APP_SIGNING_SECRET: `/status` requests are checked with it. */
+  appSigningSecret?: string;
 };
 
-export type TestAppDeps = AppDeps & { deliverer: Deliverer };
+export type TestAppDeps = AppDeps & { deliverer: Deliverer; workspaceApp?: WorkspaceApp };
 
 const skippingPoller: Poller = { pollOnce: async () => ({ status: 'skipped', reason: 'another poll is running' }) };
 
@@ -110,6 +117,22 @@ export async function buildAppDeps(ports: AppPorts, settings: AppSettings = {}):
     adminEmail: settings.adminEmail,
     onAttempt: metrics.recordAttempt,
   });
+  const workspaceApp =
+    ports.webApi && settings.app
+      ? createWorkspaceApp({
+          store,
+          webApi: ports.webApi,
+          box: secrets,
+          clock,
+          logger,
+          mailer,
+          adminEmail: settings.adminEmail,
+          publicUrl,
+          apiUrl: settings.app.apiUrl,
+          clientId: settings.app.clientId,
+          sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
+        })
+      : undefined;
   return {
     store,
     poller,
@@ -128,5 +151,8 @@ export async function buildAppDeps(ports: AppPorts, settings: AppSettings = {}):
     outbox,
     clientAddress: clientAddressFrom(ports.peerAddress ?? (() => '127.0.0.1'), settings.trustProxy ?? false),
     deliverer,
+    workspaceApp,
+    appInstalls: workspaceApp?.installs,
+    appSigningSecret: settings.appSigningSecret,
   };
 }

@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { createConsoleLogger } from '../../src/adapters/console-logger.ts';
 import { createFetchFeedClient } from '../../src/adapters/fetch-feed-client.ts';
 import { openSecretBox } from '../../src/adapters/secret-key-file.ts';
+import { createWebApiClient } from '../../src/adapters/web-api-client.ts';
 import { createNodeMailer } from '../../src/entry/node-mailer.ts';
 import { parseConfig, type Config } from '../../src/config.ts';
 import type { Clock, Store } from '../../src/core/ports.ts';
@@ -75,8 +76,12 @@ export async function startTestApp(
     userAgent: 'statuswatch-test',
     clock,
   });
+  const webApi =
+    config.APP_CLIENT_ID && config.APP_CLIENT_SECRET
+      ? createWebApiClient({ baseUrl: config.APP_API_URL, clientId: config.APP_CLIENT_ID, clientSecret: config.APP_CLIENT_SECRET })
+      : undefined;
   const deps = await buildAppDeps(
-    { ...ports, feed, mailer },
+    { ...ports, feed, mailer, webApi },
     {
       adminToken: config.ADMIN_TOKEN,
       publicUrl: config.PUBLIC_URL,
@@ -84,6 +89,8 @@ export async function startTestApp(
       trustProxy: config.TRUST_PROXY,
       maxIncidentWrites: config.POLL_MAX_INCIDENT_CHANGES,
       adminEmail: config.ADMIN_EMAIL,
+      app: config.APP_CLIENT_ID ? { apiUrl: config.APP_API_URL, clientId: config.APP_CLIENT_ID } : undefined,
+      appSigningSecret: config.APP_SIGNING_SECRET,
     },
   );
   const app = createApp(deps);

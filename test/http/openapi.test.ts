@@ -54,7 +54,7 @@ describe('OpenAPI document', () => {
   it('puts the bearer scheme on every admin operation and on no public one', () => {
     for (const [path, ops] of Object.entries(doc.paths)) {
       for (const op of Object.values(ops)) {
-        const admin = /^\/api\/(admin|subscriptions|deliveries|delivery-replays)/.test(path);
+        const admin = /^\/api\/(admin|subscriptions|deliveries|delivery-replays|app\/)/.test(path);
         expect(op.security ?? [], path).toEqual(admin ? [{ adminBearer: [] }] : []);
       }
     }

@@ -48,8 +48,11 @@ export interface InstallationStore {
    * token is still the stored one. False when another process swapped first (read its pair).
    */
   swapTokens(id: string, oldRefreshTokenSealed: string, pair: SealedTokenPair, now: number): Promise<boolean>;
-  /** Stops using the installation until it is re-installed; keeps its tokens. */
-  markBroken(id: string, reason: string, now: number): Promise<void>;
-  /** Removes the tokens for good. */
-  markUninstalled(id: string, reason: string, now: number): Promise<void>;
+  /**
+   * Stops using the installation until it is re-installed; keeps its tokens. True only for the
+   * call that moved it from active: the one process that tells the admin.
+   */
+  markBroken(id: string, reason: string, now: number): Promise<boolean>;
+  /** Removes the tokens for good. True only for the call that uninstalled it (it was not already). */
+  markUninstalled(id: string, reason: string, now: number): Promise<boolean>;
 }

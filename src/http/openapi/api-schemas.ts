@@ -61,6 +61,32 @@ export const pollOneSchema = ok({ poll: apiPollRunSchema, rejected_payloads: z.a
 export const pollResultSchema = ok({ outcome: z.string(), run: apiPollRunSchema, events: z.array(apiEventSchema) });
 export const healthSchema = z.looseObject({ ok: z.boolean(), status: z.enum(['ok', 'starting', 'stale']), consecutive_failures: z.number().int() });
 export const testSendSchema = z.looseObject({ ok: z.boolean(), results: z.array(z.looseObject({ event_type: z.string(), ok: z.boolean() })) });
+/** An installation of the workspace app (issue 10): never a token, only what the admin decides by. */
+export const apiInstallationSchema = z.looseObject({
+  id: z.string(),
+  team_id: z.string(),
+  bot_user_id: z.string(),
+  scopes: z.array(z.string()),
+  state: z.enum(['active', 'broken', 'uninstalled']),
+  reason: z.string().nullable().describe('Why it is broken or uninstalled: the vendor’s error code, or the admin’s uninstall.'),
+  access_token_expires_at: isoTime.nullable().describe('When the current access token expires; it is refreshed before. Null once uninstalled.'),
+  updated_at: isoTime,
+});
+/** A pasted long-lived token, exchanged once (oauth.v2.exchange). */
+export const installFromTokenSchema = z.strictObject({
+  token: z
+    .string({ error: 'token must be the long-lived bot token, as a string' })
+    .trim()
+    .min(1, 'token must not be empty')
+    .max(500, 'token is at most 500 characters')
+    .regex(/^[\x21-\x7e]+$/, 'token must be printable characters without spaces'),
+});
+export const installationOneSchema = ok({ installation: apiInstallationSchema });
+export const installationListSchema = ok({ installations: z.array(apiInstallationSchema) });
+export const conversationListSchema = ok({
+  conversations: z.array(z.looseObject({ id: z.string(), name: z.string(), is_private: z.boolean(), is_archived: z.boolean(), is_member: z.boolean() })),
+  response_metadata: pageMetadataSchema,
+});
 /** The vendor's own shapes, as the vendor documents them (spec/developer-interface.md). */
 export const vendorCurrentSchema = z.looseObject({ status: z.string() });
 export const vendorHistorySchema = z.array(z.looseObject({ id: z.number(), title: z.string() }));

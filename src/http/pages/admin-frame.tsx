@@ -5,6 +5,7 @@ const ADMIN_NAV = [
   { href: '/admin/subscriptions', label: 'Subscriptions' },
   { href: '/admin/deliveries', label: 'Deliveries' },
   { href: '/admin/polls', label: 'Poll runs' },
+  { href: '/admin/app', label: 'Workspace app' },
 ];
 
 /** Every admin form carries it; the server refuses a post without the session's token. */
@@ -69,6 +70,9 @@ export function AdminHome() {
       </li>
       <li>
         <a href="/admin/polls">Poll runs</a>: each poll of the vendor's feed, what came back, and payloads that were refused.
+      </li>
+      <li>
+        <a href="/admin/app">Workspace app</a>: install the app in a workspace, see how its installations stand, uninstall.
       </li>
     </ul>
   );

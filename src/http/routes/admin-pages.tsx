@@ -18,6 +18,7 @@ import type { AppDeps } from '../deps.ts';
 import { formValue, readForm } from '../form-body.ts';
 import { sameOriginForms } from '../form-origin.ts';
 import { AdminFrame, AdminHome, SignInPage } from '../pages/admin-frame.tsx';
+import { registerAdminAppPages } from './admin-app-pages.tsx';
 import { DELIVERY_STATES, DeliveriesPage, DeliveryPage } from '../pages/admin-deliveries-page.tsx';
 import { PollPage, PollsPage } from '../pages/admin-polls-page.tsx';
 import { SUBSCRIPTION_STATUSES, SubscriptionsPage, TestResultsPage } from '../pages/admin-subscriptions-page.tsx';
@@ -62,13 +63,14 @@ export function adminPageRoutes(deps: AppDeps) {
   const cookieOptions = { httpOnly: true, sameSite: 'Strict' as const, secure: cookie.secure, path: '/admin' };
 
   const page = pageResponder(deps.assets, ' · admin');
-  const adminPage = (c: Context<AdminEnv>, title: string, body: Child, notice: string | null = null) =>
+  const adminPage = (c: Context<AdminEnv>, title: string, body: Child, notice: string | null = null, status: ContentfulStatusCode = 200) =>
     page(
       c,
       title,
       <AdminFrame path={c.req.path} csrf={c.get('csrf')} title={title} notice={notice}>
         {body}
       </AdminFrame>,
+      status,
     );
   const problem = (c: Context, status: ContentfulStatusCode, title: string, message: string, back = '/admin') =>
     page(
@@ -266,6 +268,8 @@ export function adminPageRoutes(deps: AppDeps) {
     if (!found) return problem(c, 404, 'Not found', 'No poll run with that id.', '/admin/polls');
     return adminPage(c, 'Poll run', <PollPage run={found.run} rejected={found.rejected} />);
   });
+
+  registerAdminAppPages(app, deps, { adminPage, problem });
 
   app.all('/admin/*', (c) => problem(c, 404, 'Not found', `There is no admin page at ${c.req.path.slice(0, 100)}.`));
 

@@ -1,0 +1,45 @@
+/**
+ * The workspace app's use cases wired together (issue 10), the same way by both runtimes and the
+ * tests: its tokens (app-tokens.ts), its installs (app-installs.ts), and the admin told when an
+ * installation breaks. Absent while the app's client id and secret are unset.
+ */
+import { APP_PATHS } from '../core/statuswatch-app-manifest.ts';
+import type { Clock, Logger, Mailer, Store, VendorInstallApi, VendorWebApi } from '../core/ports.ts';
+import type { SecretBox } from '../core/secret-box.ts';
+import { createInstallationNotice } from './admin-notice.ts';
+import { createAppInstalls, type AppInstalls } from './app-installs.ts';
+import { createAppTokens, type AppTokens } from './app-tokens.ts';
+
+export type WorkspaceApp = { tokens: AppTokens; installs: AppInstalls };
+
+export type WorkspaceAppDeps = {
+  store: Store;
+  webApi: VendorWebApi & VendorInstallApi;
+  box: SecretBox;
+  clock: Clock;
+  logger: Logger;
+  mailer: Mailer | null;
+  adminEmail?: string;
+  /** PUBLIC_URL (or the runtime's fallback): the manifest's redirect URL is under it. */
+  publicUrl: string;
+  /** APP_API_URL. */
+  apiUrl: string;
+  clientId: string;
+  /** The runtime's timer, for waiting while another process refreshes a token. */
+  sleep: (ms: number) => Promise<void>;
+};
+
+export function createWorkspaceApp(deps: WorkspaceAppDeps): WorkspaceApp {
+  const onBroken = createInstallationNotice({ mailer: deps.mailer, adminEmail: deps.adminEmail, publicUrl: deps.publicUrl, logger: deps.logger });
+  const tokens = createAppTokens({ store: deps.store, webApi: deps.webApi, box: deps.box, clock: deps.clock, sleep: deps.sleep, onBroken });
+  const installs = createAppInstalls({
+    store: deps.store,
+    webApi: deps.webApi,
+    tokens,
+    clock: deps.clock,
+    apiUrl: deps.apiUrl,
+    clientId: deps.clientId,
+    redirectUri: `${deps.publicUrl.replace(/\/+$/, '')}${APP_PATHS.oauthRedirect}`,
+  });
+  return { tokens, installs };
+}

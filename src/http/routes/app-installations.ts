@@ -1,0 +1,124 @@
+/**
+ * The workspace app's installations as an admin API (issue 10), behind Bearer ADMIN_TOKEN:
+ * install from a pasted long-lived token, list the installations, and page through the
+ * conversations an installation can post to. No answer ever carries a token.
+ */
+import { Hono, type Context } from 'hono';
+import { bodyLimit } from 'hono/body-limit';
+import type { z } from 'zod';
+import { InstallError, type AppInstalls, type ConversationsPosition } from '../../app/app-installs.ts';
+import { ApiError } from '../../core/errors.ts';
+import type { InstallationRecord } from '../../core/ports.ts';
+import { iso } from '../api-json.ts';
+import type { AppDeps } from '../deps.ts';
+import { installFromTokenSchema } from '../openapi/api-schemas.ts';
+import { pageLimit, readCursor } from '../query-params.ts';
+import { requireAdmin } from './admin.ts';
+
+const BODY_MAX_BYTES = 16 * 1024;
+/** Installations are one per workspace: a list of this many is every one a deployment will have. */
+export const INSTALLATIONS_LIST_MAX = 200;
+
+/** An installation as the API shows it: what it is and how it stands, never a token. */
+export function toApiInstallation(installation: InstallationRecord) {
+  return {
+    id: installation.id,
+    team_id: installation.teamId,
+    bot_user_id: installation.botUserId,
+    scopes: installation.scopes,
+    state: installation.state,
+    reason: installation.reason,
+    access_token_expires_at: installation.accessTokenSealed === null ? null : iso(installation.accessExpiresAt),
+    updated_at: iso(installation.updatedAt),
+  };
+}
+
+/** The use case's refusals as the API's one error shape. */
+export function installErrorToApi(error: unknown): never {
+  if (!(error instanceof InstallError)) throw error;
+  const code = error.vendorCode;
+  switch (error.failure) {
+    case 'not_found':
+      throw new ApiError(404, 'installation_not_found', error.message);
+    case 'already_exchanged':
+      throw new ApiError(409, 'token_already_exchanged', error.message);
+    case 'unavailable':
+      throw new ApiError(409, 'installation_unavailable', error.message);
+    case 'vendor':
+      // The vendor refusing a cursor we handed on means it expired: start from the first page.
+      if (code === 'invalid_cursor')
+        throw new ApiError(400, 'invalid_cursor', 'the page link has expired (vendor cursors do not last); start from the first page');
+      throw new ApiError(502, 'vendor_error', error.message);
+    default:
+      throw new ApiError(400, error.failure, error.message);
+  }
+}
+
+export function appInstallationRoutes(deps: AppDeps) {
+  const app = new Hono();
+  app.use('/api/app/*', requireAdmin(deps));
+  const installs = (): AppInstalls => {
+    if (!deps.appInstalls)
+      throw new ApiError(503, 'app_not_configured', 'set APP_CLIENT_ID and APP_CLIENT_SECRET (and SECRET_KEY) to install the workspace app');
+    return deps.appInstalls;
+  };
+
+  app.post(
+    '/api/app/installations',
+    bodyLimit({ maxSize: BODY_MAX_BYTES, onError: () => Promise.reject(new ApiError(413, 'too_large', `the body is at most ${BODY_MAX_BYTES} bytes`)) }),
+    async (c) => {
+      const { token } = parse(installFromTokenSchema, await jsonBody(c));
+      const installation = await installs().installFromToken(token).catch(installErrorToApi);
+      return c.json({ ok: true, installation: toApiInstallation(installation) }, 201);
+    },
+  );
+
+  app.get('/api/app/installations', async (c) => {
+    const all = await deps.store.listInstallations(INSTALLATIONS_LIST_MAX);
+    return c.json({ ok: true, installations: all.map(toApiInstallation) });
+  });
+
+  app.get('/api/app/installations/:id/conversations', async (c) => {
+    const id = c.req.param('id');
+    const from = await readCursor(deps.cursors, c.req.query('cursor'), (p) => conversationsPosition(p, id));
+    const limit = pageLimit(c.req.query('limit'));
+    const page = await installs().conversations(id, from, limit).catch(installErrorToApi);
+    const next = page.next ? await deps.cursors.encode({ k: 'app-conversations', i: id, c: page.next.vendorCursor, s: page.next.skip }) : '';
+    return c.json({
+      ok: true,
+      conversations: page.conversations.map((x) => ({ id: x.id, name: x.name, is_private: x.isPrivate, is_archived: x.isArchived, is_member: x.isMember })),
+      response_metadata: { next_cursor: next },
+    });
+  });
+
+  return app;
+}
+
+/** Our cursor names the installation too: one issued for another installation's list is refused. */
+function conversationsPosition(payload: unknown, id: string): ConversationsPosition | null {
+  const p = payload as { k?: unknown; i?: unknown; c?: unknown; s?: unknown } | null;
+  if (p?.k !== 'app-conversations' || p.i !== id) return null;
+  if (!(p.c === null || typeof p.c === 'string') || typeof p.s !== 'number' || !Number.isSafeInteger(p.s) || p.s < 0) return null;
+  return { vendorCursor: p.c, skip: p.s };
+}
+
+async function jsonBody(c: Context): Promise<unknown> {
+  if (!(c.req.header('content-type') ?? '').toLowerCase().startsWith('application/json')) {
+    throw new ApiError(400, 'invalid_request', 'expected a JSON body (Content-Type: application/json)');
+  }
+  try {
+    return await c.req.json();
+  } catch {
+    throw new ApiError(400, 'invalid_request', 'the body is not valid JSON');
+  }
+}
+
+/** Zod's messages name the field and the rule, never the value: a token sent in the wrong shape is not echoed. */
+function parse<T extends z.ZodType>(schema: T, input: unknown): z.output<T> {
+  const parsed = schema.safeParse(input);
+  if (!parsed.success) {
+    const detail = parsed.error.issues.map((i) => (i.path.length ? `${i.path.join('.')}: ${i.message}` : i.message)).join('; ');
+    throw new ApiError(400, 'invalid_request', detail);
+  }
+  return parsed.data;
+}
