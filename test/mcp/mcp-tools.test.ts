@@ -116,6 +116,10 @@ describe('MCP server over Streamable HTTP', () => {
     ]);
     expect(result.structuredContent.dashboard_url).toBe(`${PUBLIC_URL}/reliability`);
     expect(await mcp.call('reliability', { service: 'Filez' })).toMatchObject({ isError: true, structuredContent: { error: 'unknown_service' } });
+    // A name only the vendor's old history uses is known, but has no figures: said, not left blank.
+    const calls = await mcp.call('reliability', { service: 'Calls' });
+    expect(calls.structuredContent.services).toEqual([]);
+    expect(calls.content[0]!.text).toContain('Calls: no figures');
     // The schema refuses a window there is no figure for.
     expect(await mcp.call('reliability', { window: '7d' })).toMatchObject({ isError: true });
   });

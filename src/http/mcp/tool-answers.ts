@@ -202,6 +202,8 @@ export function reliabilityAnswer(figures: Reliability, services: string[], wind
   }));
   const structured = { ok: true, generated_at: iso(figures.nowMs), window_days: windowDays, services: rows, months, dashboard_url: `${baseUrl}/reliability` };
   const lines = [`Availability over the last ${windowDays} days (no data counts neither way):`];
+  // A name from the vendor's old history (Calls, Posts/Files) may have no row in the window.
+  if (rows.length === 0) lines.push(`- ${services.join(', ')}: no figures; no incident named it in the last ${windowDays} days or it is no longer listed.`);
   for (const row of rows) {
     const percent = row.availability_percent === null ? 'no data' : `${row.availability_percent.toFixed(3)}%`;
     lines.push(`- ${row.service}: ${percent}, ${row.incidents} incident${row.incidents === 1 ? '' : 's'}, down ${durationWords(row.downtime_ms)}`);
