@@ -1,5 +1,5 @@
 /** A row of daily bars per service, each day coloured by its worst incident and named in text (public/charts.css). */
-import type { ServiceDay, ServiceDayRow } from '../../core/service-days.ts';
+import { NO_SERVICE_ROW, type ServiceDay, type ServiceDayRow } from '../../core/service-days.ts';
 
 /**
  * Incidents a day names; the rest are counted. Thirteen rows of 90 days that each listed every
@@ -90,6 +90,7 @@ export function ServiceBars(props: { rows: ServiceDayRow[] }) {
               <span class="service-name" id={`service-bars-${index}`}>
                 {row.service}
               </span>
+              {row.service === NO_SERVICE_ROW ? <span class="service-note muted">Incidents that name no single service</span> : null}
               <span class="service-summary">
                 <ByWidth wide={rowSummary(row.days)} narrow={rowSummary(row.days.slice(-NARROW_BAR_DAYS))} />
               </span>
