@@ -7,7 +7,7 @@ import { parseSearch, SEARCH_LIMITS } from '../../core/search-query.ts';
 import { iso, toApiEvent, toApiIncident, toApiListedIncident } from '../api-json.ts';
 import type { AppDeps } from '../deps.ts';
 import { knownServiceNames, requireKnownServices } from '../known-services.ts';
-import { incidentFilterParams, pageLimit, readCursor } from '../query-params.ts';
+import { INCIDENT_TOTAL_MAX, incidentFilterParams, pageLimit, readCursor } from '../query-params.ts';
 
 const incidentCursor = z.object({ k: z.literal('incidents'), s: z.number().int() });
 const HISTORY_EVENTS_MAX = 1000;
@@ -35,7 +35,7 @@ export function incidentRoutes({ store, cursors, clock }: AppDeps) {
     // A search's pages are smaller than a list's: adjusted, as every limit is, never refused.
     const limit = filter.q ? Math.min(requestedLimit, SEARCH_LIMITS.maxPageSize) : requestedLimit;
     // One extra row says whether another page exists without a count query.
-    const rows = await store.listIncidents(filter, after, limit + 1).catch((error: unknown) => {
+    const [rows, total] = await Promise.all([store.listIncidents(filter, after, limit + 1), store.countIncidents(filter, INCIDENT_TOTAL_MAX)]).catch((error: unknown) => {
       if (!(error instanceof SearchTooBroadError)) throw error;
       throw new ApiError(
         400,
@@ -50,6 +50,8 @@ export function incidentRoutes({ store, cursors, clock }: AppDeps) {
       ok: true,
       incidents: page.map(toApiListedIncident),
       response_metadata: { next_cursor: nextCursor },
+      total: total.count,
+      total_exact: total.exact,
     });
   });
 
