@@ -90,9 +90,7 @@ function widgetContent(widget: WidgetJson): HtmlEscapedString | Promise<HtmlEsca
   return html`<div class="widget state-${state}" data-state="${state}"${widget.stale ? html` data-stale="true"` : ''}><a class="headline" href="./" target="_blank" rel="noopener noreferrer"><span class="dot" aria-hidden="true"></span><span class="summary">${headline}</span></a>${
     widget.stale ? html`<p class="stale">${staleText(widget)}</p>` : ''
   }${services.length > 0 ? html`<ul class="services">${services}</ul>` : ''}${
-    incidents.length > 0
-      ? html`<ul class="incidents">${incidents}${more > 0 ? html`<li class="more">and ${more} more</li>` : ''}</ul>`
-      : ''
+    incidents.length > 0 ? html`<ul class="incidents">${incidents}${more > 0 ? html`<li class="more">and ${more} more</li>` : ''}</ul>` : ''
   }</div>`;
 }
 

@@ -19,6 +19,7 @@ function visibleRows(page: Page) {
       const days = [...row.querySelectorAll('li.day')].filter((day) => day.getClientRects().length > 0);
       return {
         service: row.querySelector('.service-name')?.textContent ?? '',
+        // biome-ignore lint/performance/useDomNodeTextContent: the text a reader sees; textContent would add the hidden other-width version
         summary: (row.querySelector('.service-summary') as HTMLElement | null)?.innerText ?? '',
         labels: days.map((day) => day.getAttribute('aria-label') ?? ''),
         classes: days.map((day) => day.className),
@@ -64,8 +65,10 @@ describe('day bars by screen width', () => {
       const messaging = rows.find((r) => r.service === 'Messaging')!;
       expect(messaging.labels.join(' ')).not.toContain('Messages fail to send');
       // What the page says matches what it shows: 30 days, in the heading, the summaries and the range.
+      // biome-ignore lint/performance/useDomNodeTextContent: the text a reader sees; textContent would add the hidden other-width version
       expect(await page.locator('#services-title').innerText()).toBe('Services, last 30 days');
       expect(messaging.summary).toBe('1 day with incidents');
+      // biome-ignore lint/performance/useDomNodeTextContent: the text a reader sees; textContent would add the hidden other-width version
       const range = await page.locator('.bar-range').innerText();
       const oldest = /(\d{4}-\d{2}-\d{2}) to/.exec(range)?.[1];
       expect(files.labels[0]).toMatch(new RegExp(`^${oldest}:`));
@@ -83,10 +86,12 @@ describe('day bars by screen width', () => {
       await page.goto(`${service.url}/`, { waitUntil: 'load' });
       const rows = await visibleRows(page);
       for (const row of rows) expect(row.labels, row.service).toHaveLength(90);
+      // biome-ignore lint/performance/useDomNodeTextContent: the text a reader sees; textContent would add the hidden other-width version
       expect(await page.locator('#services-title').innerText()).toBe('Services, last 90 days');
       const messaging = rows.find((r) => r.service === 'Messaging')!;
       expect(messaging.labels.join(' ')).toContain('Messages fail to send');
       expect(messaging.summary).toBe('2 days with incidents, 1 with an outage');
+      // biome-ignore lint/performance/useDomNodeTextContent: the text a reader sees; textContent would add the hidden other-width version
       const range = await page.locator('.bar-range').innerText();
       expect(messaging.labels[0]).toMatch(new RegExp(`^${/(\d{4}-\d{2}-\d{2}) to/.exec(range)?.[1]}:`));
     } finally {

@@ -5,10 +5,13 @@
  * the new, and compare the files.
  *
  *     npx tsx test/browser/take-screenshots.ts before   # or: after (the default)
+ *     npx tsx test/browser/take-screenshots.ts after --readme
  *
- * Writes test-results/screenshots/issue12-<page>-<phase>.png and prints the paths.
+ * Writes test-results/screenshots/issue12-<page>-<phase>.png and prints the paths; with --readme,
+ * also the README's picture of the dashboard at 1,280 px (public/screenshots/dashboard.png).
  */
 import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { publicPagesWorld } from '../fixtures/public-pages-world.ts';
@@ -16,6 +19,7 @@ import { startTestService, startTestVendor } from '../helpers/service.ts';
 import { launchBrowser, MOBILE_VIEWPORT, screenshot } from './helpers.ts';
 
 const phase = process.argv[2] ?? 'after';
+const README_PICTURE = fileURLToPath(new URL('../../public/screenshots/dashboard.png', import.meta.url));
 const DESKTOP = { width: 1280, height: 800 };
 
 /** The README's iframe snippet, as a reader would paste it. */
@@ -56,6 +60,14 @@ try {
   await shoot('reliability-390', `${service.url}/reliability`, { viewport: MOBILE_VIEWPORT });
   const siteUrl = `http://localhost:${(site.address() as AddressInfo).port}/`;
   await shoot('embed-noscript', siteUrl, { viewport: { width: 480, height: 400 }, javaScriptEnabled: false });
+  if (process.argv.includes('--readme')) {
+    const context = await browser.newContext({ viewport: DESKTOP, colorScheme: 'light' });
+    const page = await context.newPage();
+    await page.goto(`${service.url}/`, { waitUntil: 'load' });
+    await page.screenshot({ path: README_PICTURE, fullPage: true });
+    paths.push(README_PICTURE);
+    await context.close();
+  }
 } finally {
   await browser.close();
   site.close();

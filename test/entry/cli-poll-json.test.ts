@@ -47,7 +47,9 @@ describe('statuswatch poll --json', () => {
   });
 
   it('answers a failed poll in the same shape, with exit 1', async () => {
-    const result = await runCli(['poll', '--json', '--database-path', join(tempDir(), 'a.db'), '--status-url', 'http://127.0.0.1:9'], { POLL_TIMEOUT_MS: '2000' });
+    const result = await runCli(['poll', '--json', '--database-path', join(tempDir(), 'a.db'), '--status-url', 'http://127.0.0.1:9'], {
+      POLL_TIMEOUT_MS: '2000',
+    });
     expect(result.code).toBe(1);
     const answer = JSON.parse(result.stdout);
     // `ok`: the poll ran (as the API answers); `outcome` and the exit code say the feed was not read.

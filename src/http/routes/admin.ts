@@ -1,7 +1,7 @@
 /** Admin endpoints, behind `Authorization: Bearer $ADMIN_TOKEN`; off (403) when no token is set. */
 import { Hono, type MiddlewareHandler } from 'hono';
 import { ApiError } from '../../core/errors.ts';
-import { iso, toApiEvent, toApiPollResult, toApiPollRun } from '../api-json.ts';
+import { iso, toApiPollResult, toApiPollRun } from '../api-json.ts';
 import { createAdminTokenCheck } from '../admin-token-check.ts';
 import type { AppDeps } from '../deps.ts';
 import { pageLimit } from '../query-params.ts';

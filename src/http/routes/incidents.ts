@@ -35,14 +35,16 @@ export function incidentRoutes({ store, cursors, clock }: AppDeps) {
     // A search's pages are smaller than a list's: adjusted, as every limit is, never refused.
     const limit = filter.q ? Math.min(requestedLimit, SEARCH_LIMITS.maxPageSize) : requestedLimit;
     // One extra row says whether another page exists without a count query.
-    const [rows, total] = await Promise.all([store.listIncidents(filter, after, limit + 1), store.countIncidents(filter, INCIDENT_TOTAL_MAX)]).catch((error: unknown) => {
-      if (!(error instanceof SearchTooBroadError)) throw error;
-      throw new ApiError(
-        400,
-        'invalid_query',
-        `q: ${error.message}, too many to filter by service, type or status; add a word, or narrow the dates with since and until`,
-      );
-    });
+    const [rows, total] = await Promise.all([store.listIncidents(filter, after, limit + 1), store.countIncidents(filter, INCIDENT_TOTAL_MAX)]).catch(
+      (error: unknown) => {
+        if (!(error instanceof SearchTooBroadError)) throw error;
+        throw new ApiError(
+          400,
+          'invalid_query',
+          `q: ${error.message}, too many to filter by service, type or status; add a word, or narrow the dates with since and until`,
+        );
+      },
+    );
     const page = rows.slice(0, limit);
     const last = page.at(-1);
     const nextCursor = rows.length > limit && last ? await cursors.encode({ k: 'incidents', s: last.sortKey }) : '';
