@@ -222,6 +222,12 @@ describe('widget, badge and embed', () => {
     expect(stale.status).toBe(200);
     expect(JSON.parse(stale.body)).toMatchObject({ stale: true, state: 'unknown', last_known_state: 'outage' });
     expect((await get('/badge.svg?service=Files')).body).toContain('aria-label="Files: unknown"');
+    // The embed page says so without scripts too: grey, "Status unknown", since when, what was last known.
+    const embed = (await get('/embed?service=Files')).body;
+    expect(embed).toContain('<div class="widget state-unknown" data-state="unknown" data-stale="true">');
+    expect(embed).toContain('<span class="summary">Status unknown</span>');
+    expect(embed).toMatch(/no data since 2026-10-01 \d\d:\d\d UTC\. Last known: Service outage\./);
+    expect(embed).not.toContain('Service outage</span>');
 
     await vendor.clearFaults();
     expect((await service.poll()).outcome).toBe('ok');
