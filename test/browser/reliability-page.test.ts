@@ -151,4 +151,17 @@ describe('/reliability in Chromium', () => {
       await context.close();
     }
   });
+
+  it.each([600, 1024])('at %i px, between the layouts: every chart drawn, labels whole and at least 11 px', async (width) => {
+    const { context, page } = await watchedPage(browser, { viewport: { width, height: 800 } });
+    try {
+      await page.goto(`${service.url}/reliability`, { waitUntil: 'load' });
+      const labels = await chartLabels(page);
+      expect(new Set(labels.map((l) => l.chart))).toEqual(new Set(CHART_IDS));
+      expect(labels.filter((l) => l.clipped)).toEqual([]);
+      expect(labels.filter((l) => l.renderedPx < 11)).toEqual([]);
+    } finally {
+      await context.close();
+    }
+  });
 });
