@@ -7,7 +7,7 @@ import { parseSearch, SEARCH_LIMITS } from '../../core/search-query.ts';
 import { iso, toApiEvent, toApiIncident, toApiListedIncident } from '../api-json.ts';
 import type { AppDeps } from '../deps.ts';
 import { knownServiceNames, requireKnownServices } from '../known-services.ts';
-import { incidentFilterParams, pageLimit, readCursor } from '../query-params.ts';
+import { INCIDENT_TOTAL_MAX, incidentFilterParams, pageLimit, readCursor } from '../query-params.ts';
 
 const incidentCursor = z.object({ k: z.literal('incidents'), s: z.number().int() });
 const HISTORY_EVENTS_MAX = 1000;
@@ -35,14 +35,16 @@ export function incidentRoutes({ store, cursors, clock }: AppDeps) {
     // A search's pages are smaller than a list's: adjusted, as every limit is, never refused.
     const limit = filter.q ? Math.min(requestedLimit, SEARCH_LIMITS.maxPageSize) : requestedLimit;
     // One extra row says whether another page exists without a count query.
-    const rows = await store.listIncidents(filter, after, limit + 1).catch((error: unknown) => {
-      if (!(error instanceof SearchTooBroadError)) throw error;
-      throw new ApiError(
-        400,
-        'invalid_query',
-        `q: ${error.message}, too many to filter by service, type or status; add a word, or narrow the dates with since and until`,
-      );
-    });
+    const [rows, total] = await Promise.all([store.listIncidents(filter, after, limit + 1), store.countIncidents(filter, INCIDENT_TOTAL_MAX)]).catch(
+      (error: unknown) => {
+        if (!(error instanceof SearchTooBroadError)) throw error;
+        throw new ApiError(
+          400,
+          'invalid_query',
+          `q: ${error.message}, too many to filter by service, type or status; add a word, or narrow the dates with since and until`,
+        );
+      },
+    );
     const page = rows.slice(0, limit);
     const last = page.at(-1);
     const nextCursor = rows.length > limit && last ? await cursors.encode({ k: 'incidents', s: last.sortKey }) : '';
@@ -50,6 +52,8 @@ export function incidentRoutes({ store, cursors, clock }: AppDeps) {
       ok: true,
       incidents: page.map(toApiListedIncident),
       response_metadata: { next_cursor: nextCursor },
+      total: total.count,
+      total_exact: total.exact,
     });
   });
 
