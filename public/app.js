@@ -60,14 +60,37 @@
 
   // A row of day bars is one tab stop (the server marks its newest day); arrow keys, Home and End
   // move focus, and the day that has it keeps the row's one tabindex="0" for the next Tab back.
+  // Only the days that show count: a narrow screen hides the older ones (public/charts.css).
   var DAY_KEYS = { ArrowLeft: -1, ArrowUp: -1, ArrowRight: 1, ArrowDown: 1 };
+  function shownDays(row) {
+    return Array.prototype.filter.call(row.children, function (day) {
+      return day.getClientRects().length > 0;
+    });
+  }
+
+  // A day that held the row's tab stop and is now hidden (the window got narrower) would take the
+  // row out of the tab order: the stop goes back to the newest day.
+  function keepTabStopsShown(root) {
+    var rows = root.querySelectorAll('[data-roving-days]');
+    for (var i = 0; i < rows.length; i++) {
+      var stop = rows[i].querySelector('[tabindex="0"]');
+      var newest = rows[i].lastElementChild;
+      if (!stop || !newest || stop === newest || stop.getClientRects().length > 0) continue;
+      stop.setAttribute('tabindex', '-1');
+      newest.setAttribute('tabindex', '0');
+    }
+  }
+
   function roveDays(root) {
+    window.addEventListener('resize', function () {
+      keepTabStopsShown(root);
+    });
     root.addEventListener('keydown', function (event) {
       var day = event.target;
       var row = day && day.parentElement;
       if (!row || !row.hasAttribute || !row.hasAttribute('data-roving-days')) return;
-      var days = row.children;
-      var index = Array.prototype.indexOf.call(days, day);
+      var days = shownDays(row);
+      var index = days.indexOf(day);
       var next;
       if (event.key === 'Home') next = 0;
       else if (event.key === 'End') next = days.length - 1;

@@ -29,6 +29,35 @@ const OPTIONS: sanitizeHtml.IOptions = {
   },
 };
 
+/**
+ * A paragraph with nothing to read: only spaces, no-break spaces and line breaks, as sanitize-html
+ * writes it (`<p>` has no attributes here, `<br>` is `<br />`).
+ */
+const BLANK_PARAGRAPH = /^<p>(?:[\s\u00a0]|<br \/>)*<\/p>$/;
+
+/**
+ * Drops blank paragraphs that open or close a note: the vendor's editor often ends a note with
+ * `<p><br></p>`, which drew a blank line under its last words. Blank lines between paragraphs stay.
+ * Paragraph by paragraph from each end, so a body of many blank paragraphs costs linear time.
+ */
+function trimBlankParagraphs(html: string): string {
+  let start = 0;
+  let end = html.length;
+  for (;;) {
+    while (start < end && /\s/.test(html[start]!)) start++;
+    const close = html.startsWith('<p>', start) ? html.indexOf('</p>', start) : -1;
+    if (close < 0 || close + 4 > end || !BLANK_PARAGRAPH.test(html.slice(start, close + 4))) break;
+    start = close + 4;
+  }
+  for (;;) {
+    while (end > start && /\s/.test(html[end - 1]!)) end--;
+    const open = html.endsWith('</p>', end) ? html.lastIndexOf('<p>', end - 4) : -1;
+    if (open < start || !BLANK_PARAGRAPH.test(html.slice(open, end))) break;
+    end = open;
+  }
+  return start === 0 && end === html.length ? html : html.slice(start, end);
+}
+
 export function sanitizeNoteHtml(html: string): string {
-  return sanitizeHtml(html, OPTIONS);
+  return trimBlankParagraphs(sanitizeHtml(html, OPTIONS));
 }

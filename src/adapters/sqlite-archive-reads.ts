@@ -117,6 +117,32 @@ export function createSqliteArchiveReads(connection: SqliteConnection, st: PollS
       return toListed(rows);
     },
 
+    async countIncidents(filter, max) {
+      const conditions = incidentConditions(filter, null);
+      // One more than the bound says whether there are more; the scan stops there either way.
+      const bounded = max + 1;
+      if (!filter.q) {
+        const [row] = await db.all<{ n: number }>(
+          sql`SELECT count(*) AS n FROM (SELECT 1 FROM ${t.incidents} ${conditions.length > 0 ? sql`WHERE ${and(...conditions)}` : sql``} LIMIT ${bounded})`,
+        );
+        const n = row?.n ?? 0;
+        return { count: Math.min(n, max), exact: n <= max };
+      }
+      // The matches a search may examine, as listIncidents reads them; past that budget the count is a floor.
+      const fts = sql.identifier(t.INCIDENTS_FTS);
+      const keys = sortKeyRange(filter, null);
+      const maxMatches = SEARCH_LIMITS.maxMatchesExamined;
+      const [row] = await db.all<{ examined: number; n: number }>(sql`
+        WITH m AS MATERIALIZED (SELECT rowid AS k FROM ${fts} WHERE ${t.ftsMatch(filter.q)}
+          ${keys.from === undefined ? sql`` : sql`AND rowid >= ${keys.from}`} ${keys.before === undefined ? sql`` : sql`AND rowid < ${keys.before}`}
+          ORDER BY rowid DESC LIMIT ${maxMatches})
+        SELECT (SELECT count(*) FROM m) AS examined, (SELECT count(*) FROM (
+          SELECT 1 FROM m CROSS JOIN ${t.incidents} ON ${t.incidents.sortKey} = m.k
+          ${conditions.length > 0 ? sql`WHERE ${and(...conditions)}` : sql``} LIMIT ${bounded})) AS n`);
+      const n = row?.n ?? 0;
+      return { count: Math.min(n, max), exact: n <= max && (row?.examined ?? 0) < maxMatches };
+    },
+
     async recentlyUpdated(filter, limit) {
       const rows = await db
         .select()

@@ -21,9 +21,11 @@ export const VENDOR_SERVICES: readonly string[] = [
 
 /**
  * The row of incidents that name no service (FACTS.md: a few a year). Counting them against every
- * service would invent outages; dropping them would hide them; so they get a row of their own.
+ * service would invent outages; dropping them would hide them; so they get a row of their own. It
+ * is called what the incident list, the incident page and every message call such an incident
+ * (servicesList): the vendor names no service when the whole product is concerned.
  */
-export const NO_SERVICE_ROW = 'No service named';
+export const NO_SERVICE_ROW = 'All services';
 
 export type DaySeverity = 'outage' | 'incident' | 'notice';
 

@@ -8,6 +8,7 @@ import { runDemo } from './demo.ts';
 import { exportArchiveForD1 } from './export-d1.ts';
 import { checkManifestFile, printManifest } from './manifest-command.ts';
 import { createNodeRuntime, listenError, startService } from './node.ts';
+import { toApiPollResult } from '../http/api-json.ts';
 import { openSqliteArchive } from './open-sqlite.ts';
 import { startSimulatedVendor } from '../sim/server.ts';
 import { seedDemoWorkspace } from '../sim/web-api/demo-workspace.ts';
@@ -78,7 +79,9 @@ const COMMANDS: Record<string, Command> = {
         // Deliveries this poll causes wait in the outbox for the running service to send.
         const result = await runtime.poller.pollOnce();
         if (flags.json) {
-          process.stdout.write(JSON.stringify(result, null, 2) + '\n');
+          // The API's answer to POST /api/admin/poll, byte for byte in shape: one dialect for scripts.
+          const answer = result.status === 'skipped' ? { ok: false, error: 'poll_in_progress', detail: result.reason } : toApiPollResult(result);
+          process.stdout.write(JSON.stringify(answer, null, 2) + '\n');
         } else if (result.status === 'skipped') {
           process.stdout.write(`skipped: ${result.reason}\n`);
         } else {

@@ -3,7 +3,8 @@ import type { StatusEvent } from '../core/events.ts';
 import { htmlToText } from '../core/html-text.ts';
 import { toIsoUtc } from '../core/vendor-time.ts';
 import type { Note } from '../core/incident.ts';
-import type { ListedIncident, PollRun, StoredIncident } from '../core/ports.ts';
+import type { ListedIncident, PollRun, SourceReport, StoredIncident } from '../core/ports.ts';
+import type { PollResult } from '../app/poller.ts';
 
 /** An instant in the API: ISO 8601 in UTC with milliseconds, or null. */
 export const iso = (ms: number | null) => (ms === null ? null : toIsoUtc(ms));
@@ -76,8 +77,32 @@ export function toApiPollRun(run: PollRun) {
     finished_at: iso(run.finishedAt),
     duration_ms: run.finishedAt - run.startedAt,
     outcome: run.outcome,
-    sources: run.sources,
+    sources: run.sources.map(toApiSourceReport),
     changes: run.changes,
     ...(run.error ? { error: run.error } : {}),
   };
+}
+
+/** One feed read of a poll, in the API's snake_case; fields the read did not reach stay absent. */
+export function toApiSourceReport(report: SourceReport) {
+  return {
+    source: report.source,
+    path: report.path,
+    ...(report.url !== undefined ? { url: report.url } : {}),
+    ...(report.httpStatus !== undefined ? { http_status: report.httpStatus } : {}),
+    ...(report.bytes !== undefined ? { bytes: report.bytes } : {}),
+    duration_ms: report.durationMs,
+    ...(report.notModified !== undefined ? { not_modified: report.notModified } : {}),
+    ...(report.incidents !== undefined ? { incidents: report.incidents } : {}),
+    ...(report.skipped !== undefined ? { skipped: report.skipped } : {}),
+    ...(report.error !== undefined ? { error: report.error } : {}),
+  };
+}
+
+/**
+ * A poll that ran, as `POST /api/admin/poll` answers and `statuswatch poll --json` prints it: one
+ * shape for scripts either way. `ok` says the poll ran; `outcome` says whether the feed was read.
+ */
+export function toApiPollResult(result: Exclude<PollResult, { status: 'skipped' }>) {
+  return { ok: true, outcome: result.status, unchanged: result.unchanged, run: toApiPollRun(result.run), events: result.events.map(toApiEvent) };
 }

@@ -5,10 +5,10 @@
 import { z } from 'zod';
 import type { CursorCodec } from '../core/cursor.ts';
 import { ApiError, SearchTooBroadError } from '../core/errors.ts';
-import type { IncidentFilter, IncidentPosition, ListedIncident, Store } from '../core/ports.ts';
+import type { IncidentCount, IncidentFilter, IncidentPosition, ListedIncident, Store } from '../core/ports.ts';
 import { parseSearch, SEARCH_LIMITS } from '../core/search-query.ts';
 import { requireKnownServices } from './known-services.ts';
-import { readCursor } from './query-params.ts';
+import { INCIDENT_TOTAL_MAX, readCursor } from './query-params.ts';
 
 const incidentCursor = z.object({ k: z.literal('incidents'), s: z.number().int() });
 
@@ -22,7 +22,8 @@ export type IncidentSearch = {
   cursor?: string;
 };
 
-export type IncidentPage = { incidents: ListedIncident[]; nextCursor: string };
+/** `total`: how many match in all, counted up to INCIDENT_TOTAL_MAX (then `exact` is false). */
+export type IncidentPage = { incidents: ListedIncident[]; nextCursor: string; total: IncidentCount };
 
 export type IncidentSearchDeps = { store: Store; cursors: CursorCodec; known: () => Promise<string[]> };
 
@@ -43,17 +44,19 @@ export async function searchIncidents({ store, cursors, known }: IncidentSearchD
   }
   // A search's pages are smaller than a list's: adjusted, as every limit is, never refused.
   const limit = filter.q ? Math.min(search.limit, SEARCH_LIMITS.maxPageSize) : search.limit;
-  // One extra row says whether another page exists without a count query.
-  const rows = await store.listIncidents(filter, after, limit + 1).catch((error: unknown) => {
-    if (!(error instanceof SearchTooBroadError)) throw error;
-    throw new ApiError(
-      400,
-      'invalid_query',
-      `q: ${error.message}, too many to filter by service, type or status; add a word, or narrow the dates with since and until`,
-    );
-  });
+  // One extra row says whether another page exists; the total is counted beside it, bounded.
+  const [rows, total] = await Promise.all([store.listIncidents(filter, after, limit + 1), store.countIncidents(filter, INCIDENT_TOTAL_MAX)]).catch(
+    (error: unknown) => {
+      if (!(error instanceof SearchTooBroadError)) throw error;
+      throw new ApiError(
+        400,
+        'invalid_query',
+        `q: ${error.message}, too many to filter by service, type or status; add a word, or narrow the dates with since and until`,
+      );
+    },
+  );
   const page = rows.slice(0, limit);
   const last = page.at(-1);
   const nextCursor = rows.length > limit && last ? await cursors.encode({ k: 'incidents', s: last.sortKey }) : '';
-  return { incidents: page, nextCursor };
+  return { incidents: page, nextCursor, total };
 }

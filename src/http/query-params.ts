@@ -4,9 +4,9 @@ import type { CursorCodec } from '../core/cursor.ts';
 import { ApiError } from '../core/errors.ts';
 import type { IncidentFilter } from '../core/ports.ts';
 import { parseVendorTime } from '../core/vendor-time.ts';
-import { DEFAULT_LIMIT, limitParamSchema, MAX_LIMIT } from './openapi/api-schemas.ts';
+import { DEFAULT_LIMIT, INCIDENT_TOTAL_MAX, limitParamSchema, MAX_LIMIT } from './openapi/api-schemas.ts';
 
-export { DEFAULT_LIMIT, MAX_LIMIT };
+export { DEFAULT_LIMIT, INCIDENT_TOTAL_MAX, MAX_LIMIT };
 
 /** The spec: invalid limits are adjusted silently, never refused (the schema /openapi.json describes). */
 export function pageLimit(raw: string | undefined): number {

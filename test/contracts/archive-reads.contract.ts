@@ -98,6 +98,20 @@ export function archiveReadsContract(target: StoreTarget): void {
         expect(ids(await store.listIncidents({ q: q('upload') }, { sortKey: two!.sortKey }, 10))).toEqual(['1']);
       });
 
+      it('counts what a filter matches on every page, up to a bound', async () => {
+        expect(await store.countIncidents({}, 100)).toEqual({ count: 3, exact: true });
+        expect(await store.countIncidents({ services: ['Files'] }, 100)).toEqual({ count: 2, exact: true });
+        expect(await store.countIncidents({ types: ['outage'], statuses: ['active'] }, 100)).toEqual({ count: 1, exact: true });
+        expect(await store.countIncidents({ sinceMs: Date.parse('2026-07-15T00:00:00Z') }, 100)).toEqual({ count: 2, exact: true });
+        expect(await store.countIncidents({ q: q('upload') }, 100)).toEqual({ count: 2, exact: true });
+        expect(await store.countIncidents({ q: q('upload'), services: ['Files'] }, 100)).toEqual({ count: 1, exact: true });
+        expect(await store.countIncidents({ services: ['Nothing'] }, 100)).toEqual({ count: 0, exact: true });
+        // The bound: at least two, said as such.
+        expect(await store.countIncidents({}, 2)).toEqual({ count: 2, exact: false });
+        expect(await store.countIncidents({ q: q('upload') }, 1)).toEqual({ count: 1, exact: false });
+        expect(await store.countIncidents({}, 3)).toEqual({ count: 3, exact: true });
+      });
+
       it('filters by service, type, status and time', async () => {
         expect(ids(await store.listIncidents({ services: ['Files'] }, null, 10))).toEqual(['2', '1']);
         expect(ids(await store.listIncidents({ services: ['Huddles', 'Search'] }, null, 10))).toEqual(['2']);
@@ -366,6 +380,10 @@ export function archiveReadsContract(target: StoreTarget): void {
       for (let start = 0; start < count; start += 1000) await applyPollOf(store, raws.slice(start, start + 1000), T0 + start);
 
       await expect(store.listIncidents({ q: q('degraded'), services: ['Calls'] }, null, 10)).rejects.toBeInstanceOf(SearchTooBroadError);
+      // A count reads no more matches than a page does: past the budget it is a floor, said as such.
+      expect(await store.countIncidents({ q: q('degraded') }, 100_000)).toEqual({ count: SEARCH_LIMITS.maxMatchesExamined, exact: false });
+      expect(await store.countIncidents({ q: q('degraded'), services: ['Calls'] }, 100_000)).toEqual({ count: 0, exact: false });
+      expect(await store.countIncidents({ services: ['Messaging'] }, 100_000)).toEqual({ count: count - 1, exact: true });
       // A full page is an answer: the newest matches, and a cursor to the next.
       expect(ids(await store.listIncidents({ q: q('degraded') }, null, 3))).toEqual(['15000', '14999', '14998']);
       // The API's largest search page, plus the row that says another page follows.

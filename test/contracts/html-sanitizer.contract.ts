@@ -48,8 +48,8 @@ export function htmlSanitizerContract(runtime: string, sanitizeNoteHtml: Sanitiz
     });
 
     it('keeps the markup the vendor writes (FACTS.md: p, br, &nbsp;, strong, ul/li, a link with a styled span)', () => {
-      expect(sanitizeNoteHtml('<p>We are aware of message failures.&nbsp;<br><br>More soon.</p><p><br></p>')).toBe(
-        '<p>We are aware of message failures.\u00a0<br /><br />More soon.</p><p><br /></p>',
+      expect(sanitizeNoteHtml('<p>We are aware of message failures.&nbsp;<br><br>More soon.</p><p><br></p><p>Then this.</p>')).toBe(
+        '<p>We are aware of message failures.\u00a0<br /><br />More soon.</p><p><br /></p><p>Then this.</p>',
       );
       expect(sanitizeNoteHtml('<ul><li><strong>Messaging</strong>: fixed &amp; verified</li><li>T<strong>he</strong> rest</li></ul>')).toBe(
         '<ul><li><strong>Messaging</strong>: fixed &amp; verified</li><li>T<strong>he</strong> rest</li></ul>',
@@ -58,6 +58,14 @@ export function htmlSanitizerContract(runtime: string, sanitizeNoteHtml: Sanitiz
         `<p>See <a href="https://slack-status.com" ${LINK_ATTRS}><span>status</span></a>.</p>`,
       );
       expect(sanitizeNoteHtml('<em>e</em><i>i</i><b>b</b><u>u</u><ol><li>1</li></ol>')).toBe('<em>e</em><i>i</i><b>b</b><u>u</u><ol><li>1</li></ol>');
+    });
+
+    it('drops empty paragraphs that open or close a note, so no blank line hangs under its last words', () => {
+      expect(sanitizeNoteHtml('<p>We have found the cause.</p><p><br></p>')).toBe('<p>We have found the cause.</p>');
+      expect(sanitizeNoteHtml('<p><br></p><p>Fixed.</p><p>&nbsp;</p>\n<p> <br> <br/></p>\n')).toBe('<p>Fixed.</p>');
+      // A blank line between paragraphs is the vendor's choice, and stays; so do words in a paragraph that also breaks.
+      expect(sanitizeNoteHtml('<p>One.</p><p><br></p><p>Two.<br></p>')).toBe('<p>One.</p><p><br /></p><p>Two.<br /></p>');
+      expect(sanitizeNoteHtml('<p><br></p>')).toBe('');
     });
 
     it('turns other blocks into paragraphs, so their words do not run together', () => {

@@ -136,8 +136,9 @@ describe('/api/reliability and /reliability', () => {
     expect(res.headers.get('content-security-policy')).toContain("style-src 'self'");
     const html = await res.text();
     expect(html).toContain('/charts.css');
-    expect(html.match(/<svg [^>]*role="img" aria-labelledby="chart-[a-z-]+-title chart-[a-z-]+-desc"/g)).toHaveLength(5);
-    expect(html).toContain('<title id="chart-incidents-title">Incidents per month, by type</title>');
+    // Five charts, each drawn for three widths (the stylesheet shows one).
+    expect(html.match(/<svg [^>]*role="img" aria-labelledby="chart-[a-z-]+-title chart-[a-z-]+-desc"/g)).toHaveLength(15);
+    expect(html).toContain('<title id="chart-incidents-wide-title">Incidents per month, by type</title>');
     // Availability (which also holds the downtime the bar chart draws), then one per month chart.
     expect(html.match(/<table class="chart-table">/g)?.length).toBe(5);
     // The availability table and the methods, in words.
@@ -206,8 +207,8 @@ describe('/reliability of an empty archive', () => {
     expect(body.months.every((m: { incidents: { total: number } }) => m.incidents.total === 0)).toBe(true);
 
     const html = await (await service.fetch(`${service.url}/reliability`)).text();
-    // Downtime and incidents per month are drawn (all zero); the three duration charts say why they are not.
-    expect(html.match(/<svg /g)).toHaveLength(2);
-    expect(html.match(/<p class="muted chart-empty">/g)).toHaveLength(3);
+    // Incidents per month is drawn (all zero, in its three widths); downtime and the three duration charts say why they are not.
+    expect(html.match(/<svg /g)).toHaveLength(3);
+    expect(html.match(/<p class="muted chart-empty">/g)).toHaveLength(4);
   });
 });

@@ -174,13 +174,17 @@ describe('widget, badge and embed', () => {
     expect(csp).toContain("script-src 'self'");
     expect(csp).toContain("connect-src 'self'");
     expect(res.headers.get('x-frame-options')).toBeNull();
-    expect(res.body).toContain('<statuswatch-widget services="Files,&quot;&gt;&lt;script&gt;alert(1)&lt;/script&gt;" theme="dark"></statuswatch-widget>');
+    expect(res.body).toContain('<statuswatch-widget services="Files,&quot;&gt;&lt;script&gt;alert(1)&lt;/script&gt;" theme="dark">');
+    // The state is in the page for readers without scripts, the vendor's words escaped.
+    expect(res.body).toContain('<span class="summary">Service outage</span>');
+    expect(res.body).toContain('href="incidents/1600" target="_blank" rel="noopener noreferrer">Files &lt;img src=x onerror=alert(1)&gt; fail to upload</a>');
+    expect(res.body).not.toContain('<img');
     expect(res.body).toContain('<script src="widget.js" async></script>');
     // Exactly one script, and nothing fetched from anywhere but its own origin.
     expect(res.body.match(/<script/g)).toHaveLength(1);
     expect(res.body).not.toMatch(/(src|href)="?(https?:)?\/\//);
 
-    expect((await get('/embed?theme=purple')).body).toContain('<statuswatch-widget theme="auto"></statuswatch-widget>');
+    expect((await get('/embed?theme=purple')).body).toContain('<statuswatch-widget theme="auto">');
   });
 
   it('serves the element script with the hot-path headers and a 304', async () => {
@@ -218,6 +222,12 @@ describe('widget, badge and embed', () => {
     expect(stale.status).toBe(200);
     expect(JSON.parse(stale.body)).toMatchObject({ stale: true, state: 'unknown', last_known_state: 'outage' });
     expect((await get('/badge.svg?service=Files')).body).toContain('aria-label="Files: unknown"');
+    // The embed page says so without scripts too: grey, "Status unknown", since when, what was last known.
+    const embed = (await get('/embed?service=Files')).body;
+    expect(embed).toContain('<div class="widget state-unknown" data-state="unknown" data-stale="true">');
+    expect(embed).toContain('<span class="summary">Status unknown</span>');
+    expect(embed).toMatch(/no data since 2026-10-01 \d\d:\d\d UTC\. Last known: Service outage\./);
+    expect(embed).not.toContain('Service outage</span>');
 
     await vendor.clearFaults();
     expect((await service.poll()).outcome).toBe('ok');

@@ -44,7 +44,7 @@ describe('vendor faults', () => {
     await vendor.fault({ target: 'v2/history', kind: 'status', status: 503 });
     const result = await service.poll();
     expect(result.outcome).toBe('partial');
-    expect(result.run.sources.map((s: { source: string; httpStatus?: number }) => [s.source, s.httpStatus])).toEqual([
+    expect(result.run.sources.map((s: { source: string; http_status?: number }) => [s.source, s.http_status])).toEqual([
       ['v2/current', 500],
       ['v1/current', 200],
       ['v2/history', 503],

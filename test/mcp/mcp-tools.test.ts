@@ -68,6 +68,7 @@ describe('MCP server over Streamable HTTP', () => {
     expect(result.isError).toBeFalsy();
     const api = await service.get('/api/incidents?service=Files&since=2026-07-01&until=2026-10-01');
     expect(result.structuredContent.incidents.map((i: any) => i.id)).toEqual(api.body.incidents.map((i: any) => i.id));
+    expect(result.structuredContent).toMatchObject({ total: api.body.total, total_exact: api.body.total_exact });
     expect(result.structuredContent.incidents).toEqual([
       expect.objectContaining({ id: '2001', type: 'outage', duration_seconds: 9000, dashboard_url: `${PUBLIC_URL}/incidents/2001`, vendor_url: null }),
     ]);

@@ -76,9 +76,18 @@ export type FeedHealth = {
   consecutiveFailures: number;
 };
 
+/**
+ * How many incidents a filter matches, counted up to a bound: `exact` false means at least `count`
+ * (the count stopped at its bound, or a search's words matched more incidents than one request
+ * examines, SEARCH_LIMITS.maxMatchesExamined).
+ */
+export type IncidentCount = { count: number; exact: boolean };
+
 /** The read side of the archive, for the HTTP API and the vendor mirror. */
 export interface ArchiveQueries {
   listIncidents(filter: IncidentFilter, after: IncidentPosition | null, limit: number): Promise<ListedIncident[]>;
+  /** Every incident `filter` matches, on every page, counting at most `max` of them. */
+  countIncidents(filter: IncidentFilter, max: number): Promise<IncidentCount>;
   /** Newest date_updated first (then newest created): what a feed of the latest changes shows. */
   recentlyUpdated(filter: Pick<IncidentFilter, 'services'>, limit: number): Promise<ListedIncident[]>;
   getIncident(id: string): Promise<StoredIncident | null>;

@@ -7,7 +7,7 @@ import type { EventData, StatusEvent } from '../../core/events.ts';
 import { htmlToText } from '../../core/html-text.ts';
 import type { Note } from '../../core/incident.ts';
 import { incidentPageUrl, oneLine, truncate, vendorUrl } from '../../core/notification-message.ts';
-import type { ListedIncident, StoredIncident } from '../../core/ports.ts';
+import type { IncidentCount, ListedIncident, StoredIncident } from '../../core/ports.ts';
 import type { Reliability } from '../../core/reliability.ts';
 import type { WidgetJson } from '../../core/widget-state.ts';
 import { iso } from '../api-json.ts';
@@ -84,9 +84,12 @@ export function currentStatusAnswer(widget: WidgetJson): ToolAnswer {
   return answer(lines.join('\n'), { ok: true, ...widget });
 }
 
-export function incidentPageAnswer(incidents: ListedIncident[], nextCursor: string, baseUrl: string, searchUrl: string): ToolAnswer {
+export function incidentPageAnswer(incidents: ListedIncident[], nextCursor: string, total: IncidentCount, baseUrl: string, searchUrl: string): ToolAnswer {
   const structured = {
     ok: true,
+    // As /api/incidents counts them: exact up to INCIDENT_TOTAL_MAX, "at least" beyond.
+    total: total.count,
+    total_exact: total.exact,
     incidents: incidents.map((incident) => ({
       ...incidentFields(incident, baseUrl),
       note_count: incident.noteCount,
@@ -95,8 +98,8 @@ export function incidentPageAnswer(incidents: ListedIncident[], nextCursor: stri
     next_cursor: nextCursor,
     dashboard_url: searchUrl,
   };
-  const lines =
-    incidents.length === 0 ? ['No incident in the archive matches.'] : [`${incidents.length} incident${incidents.length === 1 ? '' : 's'}, newest first:`];
+  const matching = `${total.exact ? '' : 'at least '}${total.count} incident${total.count === 1 ? '' : 's'} match`;
+  const lines = incidents.length === 0 ? ['No incident in the archive matches.'] : [`${matching}; ${incidents.length} on this page, newest first:`];
   lines.push(...incidents.slice(0, TEXT_LINES_MAX).map((incident) => incidentLine(incident, baseUrl)));
   if (incidents.length > TEXT_LINES_MAX) lines.push(`... and ${incidents.length - TEXT_LINES_MAX} more in the structured content.`);
   if (nextCursor) lines.push('More match: call again with the same arguments and cursor = next_cursor.');

@@ -139,7 +139,7 @@ export function registerTools(server: McpServer, deps: McpToolDeps, scopes: read
             { store, cursors, known },
             { filter, query: input.q, limit: pageLimit(input.limit === undefined ? undefined : String(input.limit)), cursor: input.cursor },
           );
-          return incidentPageAnswer(page.incidents, page.nextCursor, baseUrl, dashboardSearchUrl(baseUrl, input));
+          return incidentPageAnswer(page.incidents, page.nextCursor, page.total, baseUrl, dashboardSearchUrl(baseUrl, input));
         }),
     );
   }

@@ -3,6 +3,11 @@ import { z } from 'zod';
 
 export const DEFAULT_LIMIT = 100;
 export const MAX_LIMIT = 1000;
+/**
+ * A list's total is counted up to this many incidents: the vendor has a few thousand in all, and
+ * counting past the bound would make a broad query's cost grow with the archive.
+ */
+export const INCIDENT_TOTAL_MAX = 10_000;
 
 /** The spec: invalid limits are adjusted silently, never refused; so the schema accepts any text. */
 export const limitParamSchema = z
@@ -46,7 +51,17 @@ export const apiPollRunSchema = z.looseObject({ id: z.string() });
 
 const ok = <T extends z.ZodRawShape>(shape: T) => z.looseObject({ ok: z.literal(true), ...shape });
 
-export const incidentListSchema = ok({ incidents: z.array(apiIncidentSchema), response_metadata: pageMetadataSchema });
+export const incidentListSchema = ok({
+  incidents: z.array(apiIncidentSchema),
+  response_metadata: pageMetadataSchema,
+  total: z
+    .number()
+    .int()
+    .describe(`Incidents the filters match on every page, counted up to ${INCIDENT_TOTAL_MAX.toLocaleString('en-US')}; a floor when total_exact is false.`),
+  total_exact: z
+    .boolean()
+    .describe('False when the count stopped at its bound, or when the search words matched more incidents than one request examines: at least `total`.'),
+});
 export const incidentDetailSchema = ok({ incident: apiIncidentSchema, events: z.array(apiEventSchema) });
 export const incidentVersionsSchema = ok({ versions: z.array(z.looseObject({ revision: z.number().int(), recorded_at: isoTime })) });
 export const eventListSchema = ok({ events: z.array(apiEventSchema), response_metadata: pageMetadataSchema, resume_cursor: z.string() });

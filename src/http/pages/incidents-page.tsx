@@ -1,5 +1,5 @@
 /** The body of `/incidents`: filters and search, then one page of results. */
-import type { ListedIncident } from '../../core/ports.ts';
+import type { IncidentCount, ListedIncident } from '../../core/ports.ts';
 import { IncidentFilters, type IncidentQuery } from './incident-filters.tsx';
 import { IncidentList } from './incident-list.tsx';
 import { Pagination } from './pagination.tsx';
@@ -11,16 +11,20 @@ export type IncidentsPageData = {
   params: URLSearchParams;
   nextCursor: string;
   onFirstPage: boolean;
+  /** Every incident the filters match, on all pages (a floor when not exact). */
+  total: IncidentCount;
 };
 
 export function IncidentsPage(props: { data: IncidentsPageData }) {
-  const { query, incidents, params, nextCursor, onFirstPage } = props.data;
+  const { query, incidents, params, nextCursor, onFirstPage, total } = props.data;
+  const paged = !onFirstPage || nextCursor !== '';
   return (
     <>
       <h1>Incidents</h1>
       <IncidentFilters query={query} />
       <section aria-labelledby="results-title">
-        <h2 id="results-title">{resultsTitle(incidents.length, isFiltered(query), onFirstPage)}</h2>
+        <h2 id="results-title">{resultsTitle(total, incidents.length, isFiltered(query), onFirstPage)}</h2>
+        {paged && incidents.length > 0 ? <p class="muted">{incidents.length} on this page.</p> : null}
         {incidents.length > 0 && <IncidentList incidents={incidents} />}
         <Pagination path="/incidents" params={params} nextCursor={nextCursor} onFirstPage={onFirstPage} />
       </section>
@@ -32,9 +36,13 @@ function isFiltered(query: IncidentQuery): boolean {
   return query.q !== '' || query.since !== '' || query.until !== '' || [query.services, query.types, query.statuses].some((l) => l.length > 0);
 }
 
-function resultsTitle(count: number, filtered: boolean, onFirstPage: boolean): string {
-  if (count === 0) return filtered ? 'No incident matches these filters' : 'No incidents archived yet';
-  const what = `${count} ${count === 1 ? 'incident' : 'incidents'}${filtered ? ' matching' : ''}`;
+/** "1,234 incidents matching, newest first": the count of every page, not of this one. */
+function resultsTitle(total: IncidentCount, shown: number, filtered: boolean, onFirstPage: boolean): string {
+  if (shown === 0 && onFirstPage) return filtered ? 'No incident matches these filters' : 'No incidents archived yet';
+  // A count that stopped at its bound is a floor, and says so.
+  const count = Math.max(total.count, shown);
+  const number = `${total.exact ? '' : 'At least '}${count.toLocaleString('en-US')}`;
+  const what = `${number} ${count === 1 ? 'incident' : 'incidents'}${filtered ? ' matching' : ''}`;
   return onFirstPage ? `${what}, newest first` : `${what}, continued`;
 }
 

@@ -1,11 +1,17 @@
 /** A row of daily bars per service, each day coloured by its worst incident and named in text (public/charts.css). */
-import type { ServiceDay, ServiceDayRow } from '../../core/service-days.ts';
+import { NO_SERVICE_ROW, type ServiceDay, type ServiceDayRow } from '../../core/service-days.ts';
 
 /**
  * Incidents a day names; the rest are counted. Thirteen rows of 90 days that each listed every
  * title made `/` 700 KB on a busy archive; the incident list has them all.
  */
 export const DAY_INCIDENTS_SHOWN = 3;
+
+/**
+ * Days a narrow screen shows, the newest ones (public/charts.css hides the older, `.day:nth-last-child(n + 31)`):
+ * 90 bars on a 390 px phone were 2 px hairlines; 30 are about 9 px wide, as the best status pages show them.
+ */
+export const NARROW_BAR_DAYS = 30;
 
 function moreText(day: ServiceDay): string | null {
   const more = day.incidents.length - DAY_INCIDENTS_SHOWN;
@@ -20,14 +26,14 @@ export function dayLabel(day: ServiceDay): string {
   return `${day.date}: ${[...named, ...(more ? [more] : [])].join('; ')}`;
 }
 
-function rowSummary(row: ServiceDayRow): string {
-  const touched = row.days.filter((d) => d.worst !== null).length;
-  const outages = row.days.filter((d) => d.worst === 'outage').length;
-  const blank = row.days.filter((d) => d.noData && d.worst === null).length;
-  if (blank === row.days.length) return 'No data';
+function rowSummary(days: ServiceDay[]): string {
+  const touched = days.filter((d) => d.worst !== null).length;
+  const outages = days.filter((d) => d.worst === 'outage').length;
+  const blank = days.filter((d) => d.noData && d.worst === null).length;
+  if (blank === days.length) return 'No data';
   if (touched === 0) return blank > 0 ? `No incidents; ${blank} ${blank === 1 ? 'day' : 'days'} without data` : 'No incidents';
-  const days = `${touched} ${touched === 1 ? 'day' : 'days'} with incidents`;
-  return outages > 0 ? `${days}, ${outages} with an outage` : days;
+  const withIncidents = `${touched} ${touched === 1 ? 'day' : 'days'} with incidents`;
+  return outages > 0 ? `${withIncidents}, ${outages} with an outage` : withIncidents;
 }
 
 /**
@@ -37,9 +43,27 @@ function rowSummary(row: ServiceDayRow): string {
  * page once. Colour is never the only sign: a touched day is also a taller bar, and the legend and
  * labels say the type in words.
  */
+/**
+ * Text that depends on how many days show: both versions are in the page, and public/charts.css
+ * shows the one the screen's width calls for (a hidden one is not read out either).
+ */
+export function ByWidth(props: { wide: string | number; narrow: string | number }) {
+  return (
+    <>
+      <span class="bars-wide">{props.wide}</span>
+      <span class="bars-narrow">{props.narrow}</span>
+    </>
+  );
+}
+
+function rangeText(days: ServiceDay[] | undefined): string {
+  return days && days.length > 0 ? `${days[0]!.date} to ${days.at(-1)!.date}, UTC days` : '';
+}
+
 export function ServiceBars(props: { rows: ServiceDayRow[] }) {
   const span = props.rows[0]?.days;
-  const range = span && span.length > 0 ? `${span[0]!.date} to ${span.at(-1)!.date}, UTC days` : '';
+  const range = rangeText(span);
+  const narrowRange = rangeText(span?.slice(-NARROW_BAR_DAYS));
   return (
     <div class="service-bars">
       <ul class="bar-legend" aria-label="Legend">
@@ -66,7 +90,10 @@ export function ServiceBars(props: { rows: ServiceDayRow[] }) {
               <span class="service-name" id={`service-bars-${index}`}>
                 {row.service}
               </span>
-              <span class="service-summary">{rowSummary(row)}</span>
+              {row.service === NO_SERVICE_ROW ? <span class="service-note muted">Incidents that name no single service</span> : null}
+              <span class="service-summary">
+                <ByWidth wide={rowSummary(row.days)} narrow={rowSummary(row.days.slice(-NARROW_BAR_DAYS))} />
+              </span>
             </div>
             <ol class="day-bars" aria-labelledby={`service-bars-${index}`} aria-describedby={range ? 'service-bars-range' : undefined} data-roving-days>
               {row.days.map((day, dayIndex) => (
@@ -82,7 +109,7 @@ export function ServiceBars(props: { rows: ServiceDayRow[] }) {
       </ul>
       {range ? (
         <p class="bar-range" id="service-bars-range">
-          Oldest day on the left: {range}.
+          Oldest day on the left: <ByWidth wide={range} narrow={narrowRange} />.
         </p>
       ) : null}
     </div>

@@ -1,11 +1,11 @@
-/** The body of `/`: the state now, the incidents going on, 90 days of each service, and the feed's health. */
+/** The body of `/`: the state now, the incidents going on, 90 days of each service (30 on a phone), and the feed's health. */
 import type { Knowledge } from '../../core/knowledge.ts';
 import type { FeedHealth, StoredIncident } from '../../core/ports.ts';
 import type { ServiceDayRow } from '../../core/service-days.ts';
 import { FeedHealthNote } from './feed-health.tsx';
 import { IncidentCard } from './incident-card.tsx';
 import type { Sanitize } from './note-timeline.tsx';
-import { ServiceBars } from './service-bars.tsx';
+import { ByWidth, NARROW_BAR_DAYS, ServiceBars } from './service-bars.tsx';
 import { StatusBanner } from './status-banner.tsx';
 
 export type StatusPageData = {
@@ -33,7 +33,9 @@ export function StatusPage(props: { data: StatusPageData; sanitize: Sanitize }) 
         </section>
       )}
       <section aria-labelledby="services-title">
-        <h2 id="services-title">Services, last {days} days</h2>
+        <h2 id="services-title">
+          Services, last <ByWidth wide={days} narrow={Math.min(days, NARROW_BAR_DAYS)} /> days
+        </h2>
         <p class="muted">Each bar is a day (UTC), coloured by the worst incident that touched it; hover or focus a day to see which.</p>
         <ServiceBars rows={rows} />
       </section>

@@ -1,7 +1,7 @@
 /** Admin endpoints, behind `Authorization: Bearer $ADMIN_TOKEN`; off (403) when no token is set. */
 import { Hono, type MiddlewareHandler } from 'hono';
 import { ApiError } from '../../core/errors.ts';
-import { iso, toApiEvent, toApiPollRun } from '../api-json.ts';
+import { iso, toApiPollResult, toApiPollRun } from '../api-json.ts';
 import { createAdminTokenCheck } from '../admin-token-check.ts';
 import type { AppDeps } from '../deps.ts';
 import { pageLimit } from '../query-params.ts';
@@ -36,7 +36,7 @@ export function adminRoutes(deps: AppDeps) {
   app.post('/api/admin/poll', async (c) => {
     const result = await deps.poller.pollOnce();
     if (result.status === 'skipped') throw new ApiError(409, 'poll_in_progress', 'another poll is running; try again shortly');
-    return c.json({ ok: true, outcome: result.status, unchanged: result.unchanged, run: toApiPollRun(result.run), events: result.events.map(toApiEvent) });
+    return c.json(toApiPollResult(result));
   });
 
   app.get('/api/admin/polls', async (c) => {

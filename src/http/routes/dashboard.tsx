@@ -5,7 +5,7 @@ import { noDataIntervals } from '../../core/coverage.ts';
 import { ApiError, SearchTooBroadError } from '../../core/errors.ts';
 import { assessKnowledge } from '../../core/knowledge.ts';
 import { compareUrgency } from '../../core/mirror.ts';
-import type { IncidentFilter, IncidentPosition, ListedIncident } from '../../core/ports.ts';
+import type { IncidentCount, IncidentFilter, IncidentPosition, ListedIncident } from '../../core/ports.ts';
 import { parseSearch } from '../../core/search-query.ts';
 import { DAY_MS, serviceDays } from '../../core/service-days.ts';
 import type { AppDeps } from '../deps.ts';
@@ -17,7 +17,7 @@ import { BadFiltersPage, IncidentsPage } from '../pages/incidents-page.tsx';
 import { pageResponder } from '../pages/layout.tsx';
 import { pageSecurity } from '../pages/page-security.ts';
 import { StatusPage } from '../pages/status-page.tsx';
-import { incidentFilterParams, listParam, pageLimit, readCursor } from '../query-params.ts';
+import { INCIDENT_TOTAL_MAX, incidentFilterParams, listParam, pageLimit, readCursor } from '../query-params.ts';
 
 const BAR_DAYS = 90;
 /** A page people read, not a batch for a client: smaller than the API's default. */
@@ -79,8 +79,9 @@ export function dashboardRoutes(deps: AppDeps) {
     const limit = rawLimit === undefined ? PAGE_SIZE : Math.min(pageLimit(rawLimit), PAGE_SIZE_MAX);
     // One extra row says whether another page exists without a count query.
     let rows: ListedIncident[];
+    let total: IncidentCount;
     try {
-      rows = await store.listIncidents(filter, after, limit + 1);
+      [rows, total] = await Promise.all([store.listIncidents(filter, after, limit + 1), store.countIncidents(filter, INCIDENT_TOTAL_MAX)]);
     } catch (error) {
       if (!(error instanceof SearchTooBroadError)) throw error;
       const message = `The search is too broad: ${error.message}, too many to filter by service, type or status. Add a word, or narrow the dates.`;
@@ -89,7 +90,7 @@ export function dashboardRoutes(deps: AppDeps) {
     const incidents = rows.slice(0, limit);
     const last = incidents.at(-1);
     const nextCursor = rows.length > limit && last ? await cursors.encode({ k: 'incidents', s: last.sortKey }) : '';
-    const data = { query, incidents, params: filterParams(c), nextCursor, onFirstPage: after === null };
+    const data = { query, incidents, params: filterParams(c), nextCursor, onFirstPage: after === null, total };
     return page(c, 'Incidents', <IncidentsPage data={data} />);
   });
 

@@ -6,6 +6,7 @@ import type { AppDeps } from '../deps.ts';
 import { searchIncidents } from '../incident-search.ts';
 import { knownServiceNames } from '../known-services.ts';
 import { incidentFilterParams, pageLimit } from '../query-params.ts';
+
 const HISTORY_EVENTS_MAX = 1000;
 const VERSIONS_MAX = 1000;
 
@@ -14,7 +15,7 @@ export function incidentRoutes({ store, cursors, clock }: AppDeps) {
   const known = knownServiceNames(store, clock);
 
   app.get('/api/incidents', async (c) => {
-    const { incidents, nextCursor } = await searchIncidents(
+    const { incidents, nextCursor, total } = await searchIncidents(
       { store, cursors, known },
       { filter: incidentFilterParams(c), query: c.req.query('q'), limit: pageLimit(c.req.query('limit')), cursor: c.req.query('cursor') },
     );
@@ -22,6 +23,8 @@ export function incidentRoutes({ store, cursors, clock }: AppDeps) {
       ok: true,
       incidents: incidents.map(toApiListedIncident),
       response_metadata: { next_cursor: nextCursor },
+      total: total.count,
+      total_exact: total.exact,
     });
   });
 

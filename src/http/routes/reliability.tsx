@@ -12,7 +12,7 @@ import {
   type Reliability,
   type WindowAvailability,
 } from '../../core/reliability.ts';
-import { horizontalBarChart, lineChart, stackedColumnChart, type ChartSeries } from '../../core/svg-chart.ts';
+import { durationAxis, horizontalBarChart, lineChart, stackedColumnChart, type ChartSeries } from '../../core/svg-chart.ts';
 import { iso } from '../api-json.ts';
 import { generationMemo } from '../generation-memo.ts';
 import type { Clock, Store } from '../../core/ports.ts';
@@ -22,7 +22,6 @@ import { pageSecurity } from '../pages/page-security.ts';
 import { durationText, Time } from '../pages/time.tsx';
 
 const MINUTE_MS = 60_000;
-const HOUR_MS = 60 * MINUTE_MS;
 const WEIGHT_PERCENT = Math.round(PARTIAL_OUTAGE_WEIGHT * 100);
 /**
  * The figures move with the archive and with the clock (ongoing incidents, the windows): they are
@@ -124,17 +123,10 @@ function durationFigure(ms: number): string {
   return ms < MINUTE_MS ? `${Math.round(ms / 1000)} s` : durationText(ms);
 }
 
-/** The unit a duration chart's axis counts in, so its ticks fall on round numbers of it. */
-function durationScale(maxMs: number): { unitMs: number; format: (value: number) => string } {
-  const unitMs = maxMs < 5 * MINUTE_MS ? 1000 : maxMs < 5 * HOUR_MS ? MINUTE_MS : HOUR_MS;
-  return { unitMs, format: (value) => (value === 0 ? '0' : durationFigure(value * unitMs)) };
-}
-
-function durationSeries(months: MonthFigures[], pick: (m: MonthFigures) => Distribution, unitMs: number): ChartSeries[] {
-  const scaled = (ms: number | null) => (ms === null ? null : ms / unitMs);
+function durationSeries(months: MonthFigures[], pick: (m: MonthFigures) => Distribution): ChartSeries[] {
   return [
-    { name: 'Median', tone: '0', values: months.map((m) => scaled(pick(m).medianMs)) },
-    { name: '90th percentile', tone: '1', values: months.map((m) => scaled(pick(m).p90Ms)) },
+    { name: 'Median', tone: '0', values: months.map((m) => pick(m).medianMs) },
+    { name: '90th percentile', tone: '1', values: months.map((m) => pick(m).p90Ms) },
   ];
 }
 
@@ -149,8 +141,6 @@ function DurationChart(props: {
 }) {
   // An empty chart and a table of dashes would say nothing: say why instead.
   if (props.months.every((m) => props.pick(m).count === 0)) return <p class="muted chart-empty">{props.empty}</p>;
-  const maxMs = Math.max(0, ...props.months.map((m) => props.pick(m).p90Ms ?? 0));
-  const scale = durationScale(maxMs);
   return raw(
     lineChart({
       id: props.id,
@@ -158,8 +148,9 @@ function DurationChart(props: {
       description: `${props.description} A dash in the table: no incident that month had this figure.`,
       categories: props.months.map((m) => m.month),
       categoryName: 'Month (UTC)',
-      series: durationSeries(props.months, props.pick, scale.unitMs),
-      format: scale.format,
+      series: durationSeries(props.months, props.pick),
+      format: durationFigure,
+      axis: durationAxis,
       tableOnly: [{ name: 'Incidents counted', values: props.months.map((m) => String(props.pick(m).count)) }],
     }),
   );
@@ -209,26 +200,29 @@ function AvailabilityTable(props: { services: Reliability['services'] }) {
 }
 
 function DowntimeChart(props: { services: Reliability['services'] }) {
-  const maxMs = Math.max(0, ...props.services.flatMap((s) => s.windows.map((w) => w.downtimeMs)));
-  const scale = durationScale(maxMs);
+  // Rows of no downtime drew empty lines: most services, most months. The table lists every service.
+  const down = props.services.filter((s) => s.windows.some((w) => w.downtimeMs > 0));
+  if (down.length === 0) return <p class="muted chart-empty">No service had downtime in the last {Math.max(...AVAILABILITY_WINDOWS_DAYS)} days.</p>;
   return raw(
     horizontalBarChart({
       id: 'chart-downtime',
       title: 'Downtime by service',
       description:
         `Counted downtime of each service over the last ${AVAILABILITY_WINDOWS_DAYS.join(' and ')} days: ` +
-        `outages in full, incidents at ${WEIGHT_PERCENT}%. Longer bars mean less availability. The figures are in the availability table.`,
-      categories: props.services.map((s) => s.service),
+        `outages in full, incidents at ${WEIGHT_PERCENT}%. Longer bars mean less availability. Services without downtime are left out; ` +
+        'the figures of every service are in the availability table.',
+      categories: down.map((s) => s.service),
       categoryName: 'Service',
       series: AVAILABILITY_WINDOWS_DAYS.map((days, i) => ({
         name: `Last ${days} days`,
         tone: i === 0 ? '0' : '1',
-        values: props.services.map((s) => {
+        values: down.map((s) => {
           const w = s.windows.find((x) => x.days === days);
-          return w ? w.downtimeMs / scale.unitMs : null;
+          return w ? w.downtimeMs : null;
         }),
       })),
-      format: scale.format,
+      format: durationFigure,
+      axis: durationAxis,
       table: false,
     }),
   );
@@ -274,6 +268,7 @@ export function ReliabilityPage(props: { figures: Reliability }) {
           <strong>notice</strong> is not downtime.
         </p>
         <AvailabilityTable services={services} />
+        <h3>Downtime by service</h3>
         <DowntimeChart services={services} />
       </section>
 
@@ -319,38 +314,43 @@ export function ReliabilityPage(props: { figures: Reliability }) {
       </section>
 
       <section aria-labelledby="method-title">
-        <h2 id="method-title">How these figures are computed</h2>
-        <dl class="method">
-          <dt>Availability</dt>
-          <dd>
-            1 minus the downtime over the window's length. Downtime is the time under an outage plus {WEIGHT_PERCENT}% of the time under an incident but no
-            outage. Incidents of one service that overlap are merged, so no minute counts twice, and a minute under both an outage and an incident counts as
-            outage. Incidents still going on count until now. An incident that names several services counts against each; one that names none counts in the
-            monthly figures but against no service. Percentages are rounded down, so a service that was down at all never reads 100%.
-          </dd>
-          <dt>Months</dt>
-          <dd>
-            An incident belongs to the UTC month of its start (the vendor's <code>date_created</code>). Medians and 90th percentiles interpolate between the two
-            nearest incidents. The archive knows what the vendor's history showed when it was started (about six months) and everything since: earlier months
-            show no incidents.
-          </dd>
-          <dt>Time to resolve</dt>
-          <dd>
-            From <code>date_created</code> to the resolution: the vendor's time on the version that first showed the incident resolved, or, for incidents first
-            seen already resolved, the time of their last note. Incidents still going on are left out.
-          </dd>
-          <dt>First update</dt>
-          <dd>
-            The vendor posts an opening note stamped with the incident's own start time; the first update is the earliest note after that. Incidents with no
-            later note are left out.
-          </dd>
-          <dt>Detection lag</dt>
-          <dd>
-            From <code>date_created</code> to the poll in which statuswatch first saw the incident. Incidents recorded while the archive was first filled from
-            the vendor's history are left out: we saw them late because we did not exist yet. The vendor's clock and ours differ by a little; a first sighting a
-            few seconds before the vendor's start time counts as no lag.
-          </dd>
-        </dl>
+        {/* Folded: the method is read once, the figures often; open it was a quarter of the page. */}
+        <details class="method-details">
+          <summary>
+            <h2 id="method-title">How these figures are computed</h2>
+          </summary>
+          <dl class="method">
+            <dt>Availability</dt>
+            <dd>
+              1 minus the downtime over the window's length. Downtime is the time under an outage plus {WEIGHT_PERCENT}% of the time under an incident but no
+              outage. Incidents of one service that overlap are merged, so no minute counts twice, and a minute under both an outage and an incident counts as
+              outage. Incidents still going on count until now. An incident that names several services counts against each; one that names none counts in the
+              monthly figures but against no service. Percentages are rounded down, so a service that was down at all never reads 100%.
+            </dd>
+            <dt>Months</dt>
+            <dd>
+              An incident belongs to the UTC month of its start (the vendor's <code>date_created</code>). Medians and 90th percentiles interpolate between the
+              two nearest incidents. The archive knows what the vendor's history showed when it was started (about six months) and everything since: earlier
+              months show no incidents.
+            </dd>
+            <dt>Time to resolve</dt>
+            <dd>
+              From <code>date_created</code> to the resolution: the vendor's time on the version that first showed the incident resolved, or, for incidents
+              first seen already resolved, the time of their last note. Incidents still going on are left out.
+            </dd>
+            <dt>First update</dt>
+            <dd>
+              The vendor posts an opening note stamped with the incident's own start time; the first update is the earliest note after that. Incidents with no
+              later note are left out.
+            </dd>
+            <dt>Detection lag</dt>
+            <dd>
+              From <code>date_created</code> to the poll in which statuswatch first saw the incident. Incidents recorded while the archive was first filled from
+              the vendor's history are left out: we saw them late because we did not exist yet. The vendor's clock and ours differ by a little; a first sighting
+              a few seconds before the vendor's start time counts as no lag.
+            </dd>
+          </dl>
+        </details>
       </section>
     </>
   );

@@ -4,11 +4,11 @@
  * and query, strong ETags and 304s, cacheable by anyone, readable from any origin, no cookies.
  */
 import { Hono, type Context } from 'hono';
-import { html } from 'hono/html';
 import { badgeFor, renderBadge } from '../../core/badge-svg.ts';
 import { buildWidgetState, WIDGET_SERVICES_MAX, type WidgetJson } from '../../core/widget-state.ts';
 import { unknownServices } from '../../core/known-services.ts';
 import type { AppDeps } from '../deps.ts';
+import { embedPage } from '../embed-page.ts';
 import { knownServiceNames } from '../known-services.ts';
 import { listParam } from '../query-params.ts';
 import { etagMatches, responseCache } from '../response-cache.ts';
@@ -54,8 +54,8 @@ const PREFLIGHT_HEADERS = {
 };
 
 /**
- * The embed page loads only its own script and data. Anyone may frame it; the inline style is
- * the page's own two rules and the element's shadow styles (no vendor text reaches either).
+ * The embed page loads only its own script and data. Anyone may frame it; the inline style is the
+ * page's own sheet (embed-page.ts) and the element's shadow styles (no vendor text reaches either).
  */
 const EMBED_CSP =
   "default-src 'none'; script-src 'self'; connect-src 'self'; style-src 'unsafe-inline'; img-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors *";
@@ -117,24 +117,10 @@ export function widgetRoutes({ store, clock, assets, publicUrl }: AppDeps) {
   });
 
   app.get('/embed', cache, async (c) => {
-    const services = servicesAsked(c)?.join(',');
-    const theme = THEMES.has(c.req.query('theme') ?? '') ? c.req.query('theme') : 'auto';
-    // Relative URLs: the page works the same behind a proxy that serves statuswatch under a path.
-    const page = html`<!doctype html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<meta name="robots" content="noindex">
-<title>Service status</title>
-<style>html,body{margin:0;background:transparent}</style>
-<script src="widget.js" async></script>
-</head>
-<body>
-<statuswatch-widget${services ? html` services="${services}"` : ''} theme="${theme}"></statuswatch-widget>
-</body>
-</html>
-`;
+    const services = servicesAsked(c);
+    const theme = THEMES.has(c.req.query('theme') ?? '') ? (c.req.query('theme') as string) : 'auto';
+    // The state now, written into the page: readers without scripts see it as it was at this answer.
+    const page = embedPage({ widget: await state(c, services), services: services?.join(','), theme });
     return c.html(page, 200, { ...SHARED_HEADERS, 'content-security-policy': EMBED_CSP });
   });
 
