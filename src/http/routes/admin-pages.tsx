@@ -11,20 +11,31 @@ import { randomSecret } from '../../core/cursor.ts';
 import { ApiError } from '../../core/errors.ts';
 import { webhookMessageId } from '../../core/fanout.ts';
 import { utcDate } from '../../core/service-days.ts';
+import type { StoredSubscription } from '../../core/ports.ts';
 import { CHANNELS, type Channel } from '../../core/subscription.ts';
 import { ADMIN_DEVICE_MS, ADMIN_SESSION_MS, adminCookies, createAdminSessions, type AdminSession, type AdminSessions } from '../admin-session.ts';
 import { createAdminTokenCheck } from '../admin-token-check.ts';
 import type { AppDeps } from '../deps.ts';
-import { formValue, readForm } from '../form-body.ts';
+import { formValue, formValues, readForm, type FormBody } from '../form-body.ts';
 import { sameOriginForms } from '../form-origin.ts';
 import { AdminFrame, AdminHome, SignInPage } from '../pages/admin-frame.tsx';
 import { DELIVERY_STATES, DeliveriesPage, DeliveryPage } from '../pages/admin-deliveries-page.tsx';
 import { PollPage, PollsPage } from '../pages/admin-polls-page.tsx';
 import { SUBSCRIPTION_STATUSES, SubscriptionsPage, TestResultsPage } from '../pages/admin-subscriptions-page.tsx';
+import {
+  CreateSubscriptionPage,
+  NEW_SUBSCRIPTION_FIELDS,
+  SecretOncePage,
+  sharedFieldsOf,
+  sharedRequestBody,
+  SubscriptionPage,
+} from '../pages/admin-subscription-form.tsx';
 import { ErrorMessage } from '../pages/error-page.tsx';
 import { pageResponder } from '../pages/layout.tsx';
 import { pageSecurity } from '../pages/page-security.ts';
+import { first, formKind, SUBSCRIPTION_FORM_KINDS, type FormFields, type SubscriptionFormKind } from '../pages/subscription-kinds.tsx';
 import { readCursor } from '../query-params.ts';
+import { subscriptionRequests } from '../subscription-requests.ts';
 
 const PAGE_SIZE = 50;
 const FORM_MAX_BYTES = 16 * 1024;
@@ -36,6 +47,7 @@ const NOTICES: Record<string, string> = {
   paused: 'Subscription paused: nothing is sent to it until it is resumed.',
   resumed: 'Subscription resumed: what waited while it was paused goes out now.',
   deleted: 'Subscription deleted, with its deliveries not yet sent.',
+  saved: 'Changes saved.',
   replayed: 'Delivery queued to be sent again, with the same message id.',
 };
 
@@ -62,13 +74,14 @@ export function adminPageRoutes(deps: AppDeps) {
   const cookieOptions = { httpOnly: true, sameSite: 'Strict' as const, secure: cookie.secure, path: '/admin' };
 
   const page = pageResponder(deps.assets, ' · admin');
-  const adminPage = (c: Context<AdminEnv>, title: string, body: Child, notice: string | null = null) =>
+  const adminPage = (c: Context<AdminEnv>, title: string, body: Child, notice: string | null = null, status: ContentfulStatusCode = 200) =>
     page(
       c,
       title,
       <AdminFrame path={c.req.path} csrf={c.get('csrf')} title={title} notice={notice}>
         {body}
       </AdminFrame>,
+      status,
     );
   const problem = (c: Context, status: ContentfulStatusCode, title: string, message: string, back = '/admin') =>
     page(
@@ -145,14 +158,103 @@ export function adminPageRoutes(deps: AppDeps) {
     } catch {
       return problem(c, 400, 'Page link not valid', 'The link to this page of subscriptions is not valid; start from the first page.', '/admin/subscriptions');
     }
-    const rows = await store.listSubscriptions({ status, channel }, after, PAGE_SIZE + 1);
+    const failing = c.req.query('health') === 'failing';
+    const rows = await store.listSubscriptions({ status, channel, failing }, after, PAGE_SIZE + 1);
     const list = rows.slice(0, PAGE_SIZE);
     const nextCursor = rows.length > PAGE_SIZE ? await deps.cursors.encode({ k: 'admin-subscriptions', a: list.at(-1)!.id }) : '';
     const params = new URLSearchParams();
     if (status) params.set('status', status);
     if (channel) params.set('channel', channel);
-    const data = { subscriptions: list, status: status ?? '', channel: channel ?? '', params, nextCursor, onFirstPage: after === null, csrf: c.get('csrf') };
+    if (failing) params.set('health', 'failing');
+    const data = {
+      subscriptions: list,
+      status: status ?? '',
+      channel: channel ?? '',
+      health: failing ? 'failing' : '',
+      params,
+      nextCursor,
+      onFirstPage: after === null,
+      csrf: c.get('csrf'),
+    };
     return adminPage(c, 'Subscriptions', <SubscriptionsPage data={data} />, NOTICES[c.req.query('done') ?? ''] ?? null);
+  });
+
+  // Forms build the API's request body and go through the API's own checks (subscription-requests.ts).
+  const requests = subscriptionRequests(deps);
+  /** A refusal the admin can fix in the form (400, 409, 404 of a kind's reference): shown above it, values kept. */
+  const formError = (error: unknown): { status: ContentfulStatusCode; message: string } => {
+    if (!(error instanceof ApiError) || error.status >= 500) throw error;
+    return { status: error.status as ContentfulStatusCode, message: sentence(error.detail ?? error.code) };
+  };
+  const createForm = async (
+    c: Context<AdminEnv>,
+    kind: SubscriptionFormKind,
+    fields: FormFields,
+    error: { status: ContentfulStatusCode; message: string } | null,
+  ) => {
+    const kindFields = await kind.fields({ fields, editing: null, deps });
+    const data = { kind, kindFields, fields, error: error?.message ?? null, csrf: c.get('csrf') };
+    return adminPage(c, 'New subscription', <CreateSubscriptionPage data={data} />, null, error?.status ?? 200);
+  };
+  const subscriptionForm = async (
+    c: Context<AdminEnv>,
+    subscription: StoredSubscription,
+    fields: FormFields,
+    error: { status: ContentfulStatusCode; message: string } | null,
+  ) => {
+    const kind = formKind(subscription.channel);
+    const kindFields = kind ? await kind.fields({ fields, editing: subscription, deps }) : null;
+    const data = { subscription, kind, kindFields, fields, error: error?.message ?? null, csrf: c.get('csrf'), now: clock.now() };
+    const notice = error ? null : (NOTICES[c.req.query('done') ?? ''] ?? null);
+    return adminPage(c, 'Subscription', <SubscriptionPage data={data} />, notice, error?.status ?? 200);
+  };
+
+  app.get('/admin/subscriptions/new', (c) => createForm(c, formKind(c.req.query('channel')) ?? SUBSCRIPTION_FORM_KINDS[0]!, NEW_SUBSCRIPTION_FIELDS, null));
+
+  app.post('/admin/subscriptions/new', async (c) => {
+    const fields = postedFields(await readForm(c));
+    const kind = formKind(first(fields, 'channel'));
+    if (!kind) {
+      const kinds = SUBSCRIPTION_FORM_KINDS.map((k) => k.channel).join(', ');
+      return problem(c, 400, 'Not done', `Choose a kind of subscription (${kinds}).`, '/admin/subscriptions/new');
+    }
+    try {
+      const { subscription, secret } = await requests.create({ channel: kind.channel, ...kind.requestBody(fields, null), ...sharedRequestBody(fields) });
+      return adminPage(c, 'Subscription created', <SecretOncePage subscription={subscription} secret={secret} rotated={false} />, null, 201);
+    } catch (error) {
+      return createForm(c, kind, fields, formError(error));
+    }
+  });
+
+  app.get('/admin/subscriptions/:id', async (c) => {
+    const subscription = await store.getSubscription(c.req.param('id'));
+    if (!subscription) return problem(c, 404, 'Not found', 'No subscription with that id.', '/admin/subscriptions');
+    const kind = formKind(subscription.channel);
+    return subscriptionForm(c, subscription, { ...kind?.fieldsOf(subscription), ...sharedFieldsOf(subscription) }, null);
+  });
+
+  app.post('/admin/subscriptions/:id', async (c) => {
+    const id = c.req.param('id');
+    const current = await store.getSubscription(id);
+    if (!current) return problem(c, 404, 'Not found', 'No subscription with that id.', '/admin/subscriptions');
+    const fields = postedFields(await readForm(c));
+    try {
+      // A kind with no form (or whose target cannot change) keeps its target: only filters and zone are sent.
+      await requests.update(id, { ...formKind(current.channel)?.requestBody(fields, current), ...sharedRequestBody(fields) });
+    } catch (error) {
+      return subscriptionForm(c, current, fields, formError(error));
+    }
+    return c.redirect(`/admin/subscriptions/${encodeURIComponent(id)}?done=saved`, 303);
+  });
+
+  app.post('/admin/subscriptions/:id/rotate-secret', async (c) => {
+    const id = c.req.param('id');
+    try {
+      const { subscription, secret } = await subscriptions.rotateSecret(id);
+      return adminPage(c, 'New signing secret', <SecretOncePage subscription={subscription} secret={secret} rotated />);
+    } catch (error) {
+      return refused(c, error, `/admin/subscriptions/${encodeURIComponent(id)}`);
+    }
   });
 
   const subscriptionAction = (action: 'pause' | 'resume' | 'delete', done: string) =>
@@ -305,6 +407,19 @@ export function adminPageRoutes(deps: AppDeps) {
 function safeNext(raw: string | undefined): string {
   if (!raw || !/^\/admin(?:[/?]|$)/.test(raw) || raw.startsWith('//') || raw.includes('\\')) return '/admin';
   return raw;
+}
+
+/** Every text field posted, by name; the CSRF token is not a value to show again. */
+function postedFields(form: FormBody): FormFields {
+  const fields: FormFields = {};
+  for (const [name, value] of Object.entries(form)) if (name !== 'csrf') fields[name] = formValues(value);
+  return fields;
+}
+
+/** An API detail ("url: url must be …") as a sentence above a form. */
+function sentence(text: string): string {
+  const trimmed = text.trim();
+  return `${trimmed.charAt(0).toUpperCase()}${trimmed.slice(1)}${/[.!?]$/.test(trimmed) ? '' : '.'}`;
 }
 
 function oneOf<T extends string>(raw: string | undefined, allowed: readonly T[]): T | undefined {
