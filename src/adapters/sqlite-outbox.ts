@@ -216,7 +216,12 @@ export function createSqliteOutboxStore(connection: SqliteConnection): OutboxSto
         .from(d)
         .where(and(eq(d.state, 'pending'), sql`${d.nextAttemptMs} <= ${now}`))
         .get();
-      return { ...counts, due: pending?.due ?? 0, oldestPendingAt: pending?.oldest ?? null };
+      const retrying = await db
+        .select({ n: sql<number>`count(*)` })
+        .from(d)
+        .where(and(eq(d.state, 'pending'), sql`${d.attempts} > 0`))
+        .get();
+      return { ...counts, due: pending?.due ?? 0, retrying: retrying?.n ?? 0, oldestPendingAt: pending?.oldest ?? null };
     },
   };
 

@@ -53,7 +53,7 @@ export function outboxContract(target: StoreTarget): void {
         expect(delivery).toMatchObject({ state: 'pending', attempts: 0, nextAttemptAt: T0, createdAt: T0, finishedAt: null, lastError: null });
       }
       expect(await store.nextDueAt()).toBe(T0);
-      expect(await store.deliveryCounts(T0)).toEqual({ pending: 4, done: 0, dead: 0, due: 4, oldestPendingAt: T0 });
+      expect(await store.deliveryCounts(T0)).toEqual({ pending: 4, done: 0, dead: 0, due: 4, retrying: 0, oldestPendingAt: T0 });
       expect(await store.deliveryCounts(T0 - 1)).toMatchObject({ pending: 4, due: 0 });
     });
 
@@ -165,7 +165,8 @@ export function outboxContract(target: StoreTarget): void {
       expect((await store.getDelivery(y!.delivery.id))?.delivery).toMatchObject({ state: 'dead', attempts: 1, finishedAt: T0 + 120, lastError: 'invalid URL' });
       expect(await store.claimHolders()).toEqual([]);
       expect(await store.nextDueAt()).toBe(T0 + 5000);
-      expect(await store.deliveryCounts(T0 + 4999)).toEqual({ pending: 1, done: 0, dead: 1, due: 0, oldestPendingAt: null });
+      // The one that failed and waits for its next try is counted as retrying.
+      expect(await store.deliveryCounts(T0 + 4999)).toEqual({ pending: 1, done: 0, dead: 1, due: 0, retrying: 1, oldestPendingAt: null });
       expect(await store.claimDueDeliveries('b', T0 + 4999, LEASE_MS, 10)).toEqual([]);
       expect(idsOf(await store.claimDueDeliveries('b', T0 + 5000, LEASE_MS, 10))).toEqual([x!.delivery.id]);
     });

@@ -46,7 +46,8 @@ export type AttemptToRecord = {
 
 export type DeliveryFilter = { subscriptionId?: string; state?: DeliveryState; sinceMs?: number };
 
-export type DeliveryCounts = Record<DeliveryState, number> & { due: number; oldestPendingAt: number | null };
+/** `retrying`: pending deliveries that have failed at least once (the outbox depth an admin watches). */
+export type DeliveryCounts = Record<DeliveryState, number> & { due: number; retrying: number; oldestPendingAt: number | null };
 
 export interface OutboxStore {
   /** Claims up to `limit` due pending deliveries for `holder` until `now + leaseMs`, oldest due first. */

@@ -9,6 +9,7 @@ import type { Child } from 'hono/jsx';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import { randomSecret } from '../../core/cursor.ts';
 import { ApiError } from '../../core/errors.ts';
+import { feedState } from '../../core/feed-state.ts';
 import { webhookMessageId } from '../../core/fanout.ts';
 import { utcDate } from '../../core/service-days.ts';
 import type { StoredSubscription } from '../../core/ports.ts';
@@ -18,7 +19,8 @@ import { createAdminTokenCheck } from '../admin-token-check.ts';
 import type { AppDeps } from '../deps.ts';
 import { formValue, formValues, readForm, type FormBody } from '../form-body.ts';
 import { sameOriginForms } from '../form-origin.ts';
-import { AdminFrame, AdminHome, SignInPage } from '../pages/admin-frame.tsx';
+import { AdminFrame, SignInPage } from '../pages/admin-frame.tsx';
+import { type FailingSubscription, type Known, OverviewPage } from '../pages/admin-overview-page.tsx';
 import { DELIVERY_STATES, DeliveriesPage, DeliveryPage } from '../pages/admin-deliveries-page.tsx';
 import { PollPage, PollsPage } from '../pages/admin-polls-page.tsx';
 import { SUBSCRIPTION_STATUSES, SubscriptionsPage, TestResultsPage } from '../pages/admin-subscriptions-page.tsx';
@@ -38,6 +40,11 @@ import { readCursor } from '../query-params.ts';
 import { subscriptionRequests } from '../subscription-requests.ts';
 
 const PAGE_SIZE = 50;
+/** The overview's lists are short by design: each links to the whole, paginated list. */
+const OVERVIEW_POLLS = 5;
+const OVERVIEW_FAILING = 10;
+/** Where the overview looks for a failing subscription's last error: its newest deliveries. */
+const RECENT_DELIVERIES_FOR_ERROR = 5;
 const FORM_MAX_BYTES = 16 * 1024;
 
 type AdminEnv = { Variables: { session: AdminSession; csrf: string } };
@@ -147,7 +154,29 @@ export function adminPageRoutes(deps: AppDeps) {
     return c.redirect('/admin/sign-in', 303);
   });
 
-  app.get('/admin', (c) => adminPage(c, 'Admin', <AdminHome />));
+  app.get('/admin', async (c) => {
+    const now = clock.now();
+    // Each part on its own: one that cannot be read says "unknown" while the others still show.
+    const [feed, polls, outbox, failing] = await Promise.all([
+      known(store.feedHealth().then((health) => feedState(health, now))),
+      known(store.listPollRuns(null, OVERVIEW_POLLS)),
+      known(store.deliveryCounts(now)),
+      known(failingSubscriptions()),
+    ]);
+    return adminPage(c, 'Admin', <OverviewPage data={{ now, feed, polls, outbox, failing }} />);
+  });
+
+  /** The first failing subscriptions, each with the error of its latest failed delivery. */
+  async function failingSubscriptions(): Promise<{ list: FailingSubscription[]; more: boolean }> {
+    const rows = await store.listSubscriptions({ failing: true }, null, OVERVIEW_FAILING + 1);
+    const list = await Promise.all(
+      rows.slice(0, OVERVIEW_FAILING).map(async (subscription) => {
+        const recent = await store.listDeliveries({ subscriptionId: subscription.id }, null, RECENT_DELIVERIES_FOR_ERROR);
+        return { subscription, lastError: recent.find((d) => d.lastError !== null)?.lastError ?? null };
+      }),
+    );
+    return { list, more: rows.length > OVERVIEW_FAILING };
+  }
 
   app.get('/admin/subscriptions', async (c) => {
     const status = oneOf(c.req.query('status'), SUBSCRIPTION_STATUSES);
@@ -420,6 +449,15 @@ function postedFields(form: FormBody): FormFields {
 function sentence(text: string): string {
   const trimmed = text.trim();
   return `${trimmed.charAt(0).toUpperCase()}${trimmed.slice(1)}${/[.!?]$/.test(trimmed) ? '' : '.'}`;
+}
+
+/** A part of a page read on its own: its value, or why it is unknown. */
+async function known<T>(reading: Promise<T>): Promise<Known<T>> {
+  try {
+    return { ok: true, value: await reading };
+  } catch (error) {
+    return { ok: false, error: (error instanceof Error ? error.message : String(error)).slice(0, 200) };
+  }
 }
 
 function oneOf<T extends string>(raw: string | undefined, allowed: readonly T[]): T | undefined {
