@@ -223,6 +223,17 @@ export function createSqliteOutboxStore(connection: SqliteConnection): OutboxSto
         .get();
       return { ...counts, due: pending?.due ?? 0, retrying: retrying?.n ?? 0, oldestPendingAt: pending?.oldest ?? null };
     },
+
+    // One JSON value each, not a parameter per id: D1 takes at most 100 bound parameters.
+    async eventsByIds(ids) {
+      if (ids.length === 0) return [];
+      return (await st.eventsByIds.all({ ids: JSON.stringify(ids) })).map(toStatusEvent);
+    },
+
+    async subscriptionsByIds(ids) {
+      if (ids.length === 0) return [];
+      return (await st.subscriptionsByIds.all({ ids: JSON.stringify(ids) })).map(toSubscription);
+    },
   };
 
   function deliveryConditions(filter: DeliveryFilter): SQL[] {

@@ -57,6 +57,27 @@ export function outboxContract(target: StoreTarget): void {
       expect(await store.deliveryCounts(T0 - 1)).toMatchObject({ pending: 4, due: 0 });
     });
 
+    it('reads the events and subscriptions a page of deliveries names, by id, leaving out what is gone', async () => {
+      await subscribe('sub_hook');
+      await subscribe('sub_gone');
+      const { events } = await pollNews(store, [incident(1), incident(2)], T0);
+      await store.deleteSubscription('sub_gone');
+      const other = opened.openAnother();
+      const read = await other.eventsByIds([events[1]!.id, 'evt_missing', events[0]!.id]);
+      expect(read.map((e) => e.id)).toEqual([events[0]!.id, events[1]!.id]);
+      expect(read[0]).toMatchObject({
+        type: 'incident.created',
+        incidentId: events[0]!.incidentId,
+        data: { incident: { title: 'Incident 1: messages fail to send' } },
+      });
+      expect((await other.subscriptionsByIds(['sub_gone', 'sub_hook'])).map((s) => s.id)).toEqual(['sub_hook']);
+      expect(await other.eventsByIds([])).toEqual([]);
+      expect(await other.subscriptionsByIds([])).toEqual([]);
+      // Past D1's 100 bound parameters: the ids go as one JSON value.
+      const many = [...Array.from({ length: 150 }, (_, i) => `evt_${i}`), events[0]!.id];
+      expect((await other.eventsByIds(many)).map((e) => e.id)).toEqual([events[0]!.id]);
+    });
+
     it('writes no delivery for a subscription paused or deleted between planning and the write', async () => {
       await subscribe('sub_a');
       await subscribe('sub_b');

@@ -71,4 +71,8 @@ export interface OutboxStore {
   /** Replays every delivery created at or after `sinceMs` (optionally of one subscription, or one state); returns the count. */
   replayDeliveriesSince(sinceMs: number, filter: Omit<DeliveryFilter, 'sinceMs'>, now: number): Promise<number>;
   deliveryCounts(now: number): Promise<DeliveryCounts>;
+  /** The events of these ids that exist (oldest first): what a list of deliveries shows each one carries. */
+  eventsByIds(ids: readonly string[]): Promise<StatusEvent[]>;
+  /** The subscriptions of these ids that still exist: where a list of deliveries went. */
+  subscriptionsByIds(ids: readonly string[]): Promise<StoredSubscription[]>;
 }

@@ -85,7 +85,7 @@ function PollsTable(props: { runs: PollRun[] }) {
           <td>
             <span class={`label label-outcome-${run.outcome}`}>{run.outcome}</span>
           </td>
-          <td>{run.finishedAt - run.startedAt} ms</td>
+          <td>{run.finishedAt - run.startedAt}&nbsp;ms</td>
           <td>{changesText(run)}</td>
           <td class="wrap">{run.error ?? ''}</td>
         </tr>

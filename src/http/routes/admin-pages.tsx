@@ -21,7 +21,7 @@ import { formValue, formValues, readForm, type FormBody } from '../form-body.ts'
 import { sameOriginForms } from '../form-origin.ts';
 import { AdminFrame, SignInPage } from '../pages/admin-frame.tsx';
 import { type FailingSubscription, type Known, OverviewPage } from '../pages/admin-overview-page.tsx';
-import { DELIVERY_STATES, DeliveriesPage, DeliveryPage } from '../pages/admin-deliveries-page.tsx';
+import { DELIVERY_EVENTS_SHOWN, DELIVERY_STATES, DeliveriesPage, DeliveryPage, type DeliveryView } from '../pages/admin-deliveries-page.tsx';
 import { PollPage, PollsPage } from '../pages/admin-polls-page.tsx';
 import { SUBSCRIPTION_STATUSES, SubscriptionsPage, TestResultsPage } from '../pages/admin-subscriptions-page.tsx';
 import {
@@ -322,6 +322,19 @@ export function adminPageRoutes(deps: AppDeps) {
     const rows = await store.listDeliveries({ state, subscriptionId: subscription || undefined }, before, PAGE_SIZE + 1);
     const list = rows.slice(0, PAGE_SIZE);
     const nextCursor = rows.length > PAGE_SIZE ? await deps.cursors.encode({ k: 'admin-deliveries', b: list.at(-1)!.id }) : '';
+    // What each carries and where it went: two reads for the page, one event per delivery.
+    const [subscribed, events] = await Promise.all([
+      store.subscriptionsByIds([...new Set(list.map((d) => d.subscriptionId))]),
+      store.eventsByIds([...new Set(list.flatMap((d) => d.eventIds.slice(0, 1)))]),
+    ]);
+    const subscriptionById = new Map(subscribed.map((s) => [s.id, s]));
+    const eventById = new Map(events.map((e) => [e.id, e]));
+    const views: DeliveryView[] = list.map((delivery) => ({
+      delivery,
+      subscription: subscriptionById.get(delivery.subscriptionId) ?? null,
+      event: eventById.get(delivery.eventIds[0] ?? '') ?? null,
+      moreEvents: Math.max(0, delivery.eventIds.length - 1),
+    }));
     const params = new URLSearchParams();
     if (state) params.set('state', state);
     if (subscription) params.set('subscription', subscription);
@@ -331,7 +344,7 @@ export function adminPageRoutes(deps: AppDeps) {
         ? `${replayed} ${replayed === 1 ? 'delivery' : 'deliveries'} queued to be sent again.`
         : null;
     const data = {
-      deliveries: list,
+      deliveries: views,
       state: state ?? '',
       subscription,
       params,
@@ -368,11 +381,15 @@ export function adminPageRoutes(deps: AppDeps) {
     const found = id === null ? null : await store.getDelivery(id);
     if (!found) return problem(c, 404, 'Not found', 'No delivery with that id.', '/admin/deliveries');
     const { delivery, attempts } = found;
-    const webhookId = delivery.channel === 'webhook' ? await webhookMessageId(delivery.key) : null;
+    const [webhookId, [subscription], events] = await Promise.all([
+      delivery.channel === 'webhook' ? webhookMessageId(delivery.key) : null,
+      store.subscriptionsByIds([delivery.subscriptionId]),
+      store.eventsByIds(delivery.eventIds.slice(0, DELIVERY_EVENTS_SHOWN)),
+    ]);
     return adminPage(
       c,
       `Delivery #${delivery.id}`,
-      <DeliveryPage delivery={delivery} attempts={attempts} webhookId={webhookId} csrf={c.get('csrf')} />,
+      <DeliveryPage delivery={delivery} attempts={attempts} webhookId={webhookId} csrf={c.get('csrf')} subscription={subscription ?? null} events={events} />,
       NOTICES[c.req.query('done') ?? ''] ?? null,
     );
   });
