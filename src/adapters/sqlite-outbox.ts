@@ -176,10 +176,14 @@ export function createSqliteOutboxStore(connection: SqliteConnection): OutboxSto
       return rows.map(toDelivery);
     },
 
-    async getDelivery(id) {
+    async getDelivery(id, attemptsLimit) {
       const row = await st.deliveryById.get({ id });
       if (!row) return null;
-      const rows = await db.select().from(t.deliveryAttempts).where(eq(t.deliveryAttempts.deliveryId, id)).orderBy(asc(t.deliveryAttempts.id)).all();
+      const a = t.deliveryAttempts;
+      const rows =
+        attemptsLimit === undefined
+          ? await db.select().from(a).where(eq(a.deliveryId, id)).orderBy(asc(a.id)).all()
+          : (await db.select().from(a).where(eq(a.deliveryId, id)).orderBy(desc(a.id)).limit(attemptsLimit).all()).reverse();
       const attempts = rows.map(
         (a): DeliveryAttemptRecord => ({
           attemptedAt: a.attemptedMs,

@@ -155,6 +155,24 @@ export function outboxContract(target: StoreTarget): void {
       expect((await store.getDelivery(id))?.attempts).toHaveLength(1);
     });
 
+    it('reads only the newest attempts of a delivery when asked, oldest of them first', async () => {
+      await subscribe('sub_hook');
+      await pollNews(store, [incident(1)], T0);
+      let id = 0;
+      for (let n = 0; n < 4; n++) {
+        const [claimed] = await store.claimDueDeliveries('a', T0 + n * 10_000, LEASE_MS, 1);
+        id = claimed!.delivery.id;
+        const at = T0 + n * 10_000 + 1;
+        expect(await store.recordAttempts('a', [attemptOf(id, at, { kind: 'retry', at: T0 + (n + 1) * 10_000, error: `try ${n}` })])).toEqual([true]);
+      }
+      const other = opened.openAnother();
+      const all = await other.getDelivery(id);
+      expect(all?.attempts.map((x) => x.attemptedAt)).toEqual([T0 + 1, T0 + 10_001, T0 + 20_001, T0 + 30_001]);
+      const newest = await other.getDelivery(id, 2);
+      expect(newest?.attempts.map((x) => x.attemptedAt)).toEqual([T0 + 20_001, T0 + 30_001]);
+      expect(newest?.delivery.attempts).toBe(4);
+    });
+
     it('answers each attempt of one call on its own: held ones land, the others do not', async () => {
       await subscribe('sub_hook');
       await pollNews(store, [incident(1), incident(2)], T0);

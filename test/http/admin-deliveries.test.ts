@@ -91,4 +91,17 @@ describe('admin deliveries', () => {
     expect(rows(after.html)[0]).toContain(`webhook: ${good.id} (deleted)`);
     expect((await admin.get(`/admin/deliveries/${id}`)).html).toContain('(deleted)');
   });
+
+  it('lists the newest 50 attempts of a delivery that was replayed past that, and says how many there were', async () => {
+    const { good } = await deliverNews();
+    const id = (await service.admin('GET', `/api/deliveries?subscription=${good.id}`)).body.deliveries[0].id;
+    for (let i = 0; i < 52; i++) {
+      expect((await service.admin('POST', `/api/deliveries/${id}/replay`)).status).toBe(200);
+      await service.deliverNow();
+    }
+    const page = await admin.get(`/admin/deliveries/${id}`);
+    expect(page.html).toContain('53 attempts, the newest 50 shown');
+    const attemptsTable = page.html.slice(page.html.indexOf('id="attempts-title"'));
+    expect(attemptsTable.match(/<tr><th scope="row">/g)).toHaveLength(50);
+  });
 });

@@ -118,6 +118,13 @@ describe('admin overview', () => {
     expect(all.html.match(/<li class="admin-card /g)).toHaveLength(12);
   });
 
+  it('lists the last five polls only, with a link to all of them', async () => {
+    for (let i = 0; i < 7; i++) await service.poll();
+    const html = await overview();
+    expect(html.match(/href="\/admin\/polls\/[^"]+"/g)).toHaveLength(5);
+    expect(html).toContain('<a href="/admin/polls">All poll runs</a>');
+  });
+
   it('shows a part it cannot read as unknown, and the rest as usual', async () => {
     expect((await service.poll()).outcome).toBe('ok');
     const admin = await signInAdmin(service);

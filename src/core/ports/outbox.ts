@@ -65,7 +65,11 @@ export interface OutboxStore {
   nextDueAt(): Promise<number | null>;
   /** Newest first, before the delivery with id `beforeId`. */
   listDeliveries(filter: DeliveryFilter, beforeId: number | null, limit: number): Promise<Delivery[]>;
-  getDelivery(id: number): Promise<{ delivery: Delivery; attempts: DeliveryAttemptRecord[] } | null>;
+  /**
+   * A delivery and its attempts, oldest first; with `attemptsLimit`, only the newest that many
+   * (replays add attempts without end; `delivery.attempts` still counts them all).
+   */
+  getDelivery(id: number, attemptsLimit?: number): Promise<{ delivery: Delivery; attempts: DeliveryAttemptRecord[] } | null>;
   /** Sends a delivery again, whatever its state (same webhook-id); false when there is no such delivery. */
   replayDelivery(id: number, now: number): Promise<boolean>;
   /** Replays every delivery created at or after `sinceMs` (optionally of one subscription, or one state); returns the count. */

@@ -9,6 +9,8 @@ import { DataTable } from './data-table.tsx';
 export const DELIVERY_STATES = ['pending', 'done', 'dead'] as const;
 /** A digest can carry many events: its page lists this many and counts the rest. */
 export const DELIVERY_EVENTS_SHOWN = 20;
+/** Every replay adds attempts: a delivery's page lists the newest this many. */
+export const DELIVERY_ATTEMPTS_SHOWN = 50;
 
 /** A delivery with what it carries and where it went, as the admin's lists show it. */
 export type DeliveryView = {
@@ -249,7 +251,11 @@ export function DeliveryPage(props: {
         <PostButton action={`/admin/deliveries/${d.id}/replay`} csrf={csrf} label="Replay this delivery" />
       </div>
       <section aria-labelledby="attempts-title">
-        <h2 id="attempts-title">{attempts.length === 0 ? 'No attempts yet' : `${attempts.length} ${attempts.length === 1 ? 'attempt' : 'attempts'}`}</h2>
+        <h2 id="attempts-title">
+          {attempts.length === 0
+            ? 'No attempts yet'
+            : `${d.attempts} ${d.attempts === 1 ? 'attempt' : 'attempts'}${d.attempts > attempts.length ? `, the newest ${attempts.length} shown` : ''}`}
+        </h2>
         {attempts.length > 0 && (
           <DataTable labelledBy="attempts-title" columns={['When', 'Result', 'Status', 'Took', 'Error', 'Response']}>
             {attempts.map((a) => (

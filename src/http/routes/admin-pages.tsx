@@ -21,7 +21,14 @@ import { formValue, formValues, readForm, type FormBody } from '../form-body.ts'
 import { sameOriginForms } from '../form-origin.ts';
 import { AdminFrame, SignInPage } from '../pages/admin-frame.tsx';
 import { type FailingSubscription, type Known, OverviewPage } from '../pages/admin-overview-page.tsx';
-import { DELIVERY_EVENTS_SHOWN, DELIVERY_STATES, DeliveriesPage, DeliveryPage, type DeliveryView } from '../pages/admin-deliveries-page.tsx';
+import {
+  DELIVERY_ATTEMPTS_SHOWN,
+  DELIVERY_EVENTS_SHOWN,
+  DELIVERY_STATES,
+  DeliveriesPage,
+  DeliveryPage,
+  type DeliveryView,
+} from '../pages/admin-deliveries-page.tsx';
 import { PollPage, PollsPage } from '../pages/admin-polls-page.tsx';
 import { SUBSCRIPTION_STATUSES, SubscriptionsPage, TestResultsPage } from '../pages/admin-subscriptions-page.tsx';
 import {
@@ -378,7 +385,7 @@ export function adminPageRoutes(deps: AppDeps) {
 
   app.get('/admin/deliveries/:id', async (c) => {
     const id = deliveryId(c.req.param('id'));
-    const found = id === null ? null : await store.getDelivery(id);
+    const found = id === null ? null : await store.getDelivery(id, DELIVERY_ATTEMPTS_SHOWN);
     if (!found) return problem(c, 404, 'Not found', 'No delivery with that id.', '/admin/deliveries');
     const { delivery, attempts } = found;
     const [webhookId, [subscription], events] = await Promise.all([
