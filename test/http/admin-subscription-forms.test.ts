@@ -156,6 +156,9 @@ describe('admin subscription forms', () => {
     });
     expect(signedOut.status).toBe(401);
     expect(await apiList()).toEqual([]);
+    // The same form with the session's token and this site's Origin is accepted.
+    expect((await admin.post('/admin/subscriptions/new', fields)).status).toBe(201);
+    expect(await apiList()).toHaveLength(1);
   });
 
   it('edits target, filters and zone on the subscription’s page; a refused edit changes nothing and keeps what was typed', async () => {
