@@ -1,6 +1,11 @@
 /** A signed-in admin's browser without a browser: GETs and form posts to the admin pages with the session cookie, Origin and CSRF token. */
 import { expect } from 'vitest';
-import { ADMIN_TOKEN, type TestApp } from './app-service.ts';
+// Not from app-service.ts: in the workers project that name is swapped for its workerd stand-in,
+// and this module must take whichever app the test file started.
+import { ADMIN_TOKEN } from './admin-token.ts';
+
+/** What this client needs of a started app, Node's or workerd's. */
+type TestApp = { url: string; fetch(url: string, init?: RequestInit): Promise<Response> };
 
 export type AdminPage = { status: number; headers: Headers; html: string };
 
@@ -24,6 +29,17 @@ export function inputValues(html: string, name: string): string[] {
     values.push(/ value="([^"]*)"/.exec(attrs)?.[1] ?? '');
   }
   return values;
+}
+
+/** The text of a part of an admin page, tags removed, from its `<h2 id>` to the next part's heading. */
+export function pageSection(html: string, id: string): string {
+  const start = html.indexOf(`id="${id}"`);
+  expect(start, id).toBeGreaterThan(-1);
+  const end = html.indexOf('<h2 id=', start + 1);
+  return html
+    .slice(start, end === -1 ? undefined : end)
+    .replace(/<[^>]+>/g, ' ')
+    .replace(/\s+/g, ' ');
 }
 
 export async function signInAdmin(service: TestApp): Promise<AdminPageClient> {
