@@ -217,11 +217,19 @@ describe('admin subscription forms', () => {
   it('pauses and resumes from the subscription’s page', async () => {
     const { id } = (await service.admin('POST', '/api/subscriptions', { channel: 'webhook', url: receiver.url })).body.subscription;
     expect((await admin.get(`/admin/subscriptions/${id}`)).html).toContain(`action="/admin/subscriptions/${id}/pause"`);
-    expect((await admin.post(`/admin/subscriptions/${id}/pause`, {})).status).toBe(303);
-    const paused = await admin.get(`/admin/subscriptions/${id}`);
+    // The page's buttons say where they were pressed, and lead back there.
+    const pause = await admin.post(`/admin/subscriptions/${id}/pause`, { from: 'page' });
+    expect(pause.status).toBe(303);
+    expect(pause.headers.get('location')).toBe(`/admin/subscriptions/${id}?done=paused`);
+    const paused = await admin.get(pause.headers.get('location')!);
+    expect(paused.html).toContain('Subscription paused');
     expect(paused.html).toContain('paused by an admin');
     expect(paused.html).toContain(`action="/admin/subscriptions/${id}/resume"`);
-    expect((await admin.post(`/admin/subscriptions/${id}/resume`, {})).status).toBe(303);
+    expect(paused.html).toContain('<input type="hidden" name="from" value="page"/>');
+    const resume = await admin.post(`/admin/subscriptions/${id}/resume`, { from: 'page' });
+    expect(resume.headers.get('location')).toBe(`/admin/subscriptions/${id}?done=resumed`);
+    const tested = await admin.post(`/admin/subscriptions/${id}/test`, {});
+    expect(tested.html).toContain(`href="/admin/subscriptions/${id}">Back to the subscription</a>`);
     expect((await service.admin('GET', `/api/subscriptions/${id}`)).body.subscription.status).toBe('active');
   });
 });

@@ -158,8 +158,16 @@ export function SubscriptionPage(props: { data: SubscriptionPageData }) {
       </dl>
       <div class="actions">
         <a href={`/admin/deliveries?subscription=${encodeURIComponent(s.id)}`}>Deliveries</a>
-        {s.status === 'active' && <PostButton action={`${base}/pause`} csrf={csrf} label="Pause" />}
-        {s.status === 'paused' && <PostButton action={`${base}/resume`} csrf={csrf} label="Resume" />}
+        {s.status === 'active' && (
+          <PostButton action={`${base}/pause`} csrf={csrf} label="Pause">
+            <input type="hidden" name="from" value="page" />
+          </PostButton>
+        )}
+        {s.status === 'paused' && (
+          <PostButton action={`${base}/resume`} csrf={csrf} label="Resume">
+            <input type="hidden" name="from" value="page" />
+          </PostButton>
+        )}
         {s.status !== 'pending' && <PostButton action={`${base}/test`} csrf={csrf} label="Send test" />}
         {s.channel === 'webhook' && (
           <details class="confirm-step">

@@ -178,7 +178,8 @@ export function TestResultsPage(props: { subscription: StoredSubscription; resul
         ))}
       </DataTable>
       <p>
-        <a href="/admin/subscriptions">Back to subscriptions</a>
+        <a href={`/admin/subscriptions/${encodeURIComponent(props.subscription.id)}`}>Back to the subscription</a> ·{' '}
+        <a href="/admin/subscriptions">All subscriptions</a>
       </p>
     </>
   );

@@ -303,7 +303,9 @@ export function adminPageRoutes(deps: AppDeps) {
       } catch (error) {
         return refused(c, error, '/admin/subscriptions');
       }
-      return c.redirect(`/admin/subscriptions?done=${done}`, 303);
+      // Back where the button was: the subscription's own page (unless it is gone), or the list.
+      const fromPage = action !== 'delete' && formValue((await readForm(c)).from) === 'page';
+      return c.redirect(fromPage ? `/admin/subscriptions/${encodeURIComponent(id)}?done=${done}` : `/admin/subscriptions?done=${done}`, 303);
     });
   subscriptionAction('pause', 'paused');
   subscriptionAction('resume', 'resumed');
