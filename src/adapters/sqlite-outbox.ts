@@ -176,10 +176,14 @@ export function createSqliteOutboxStore(connection: SqliteConnection): OutboxSto
       return rows.map(toDelivery);
     },
 
-    async getDelivery(id) {
+    async getDelivery(id, attemptsLimit) {
       const row = await st.deliveryById.get({ id });
       if (!row) return null;
-      const rows = await db.select().from(t.deliveryAttempts).where(eq(t.deliveryAttempts.deliveryId, id)).orderBy(asc(t.deliveryAttempts.id)).all();
+      const a = t.deliveryAttempts;
+      const rows =
+        attemptsLimit === undefined
+          ? await db.select().from(a).where(eq(a.deliveryId, id)).orderBy(asc(a.id)).all()
+          : (await db.select().from(a).where(eq(a.deliveryId, id)).orderBy(desc(a.id)).limit(attemptsLimit).all()).reverse();
       const attempts = rows.map(
         (a): DeliveryAttemptRecord => ({
           attemptedAt: a.attemptedMs,
@@ -216,7 +220,23 @@ export function createSqliteOutboxStore(connection: SqliteConnection): OutboxSto
         .from(d)
         .where(and(eq(d.state, 'pending'), sql`${d.nextAttemptMs} <= ${now}`))
         .get();
-      return { ...counts, due: pending?.due ?? 0, oldestPendingAt: pending?.oldest ?? null };
+      const retrying = await db
+        .select({ n: sql<number>`count(*)` })
+        .from(d)
+        .where(and(eq(d.state, 'pending'), sql`${d.attempts} > 0`))
+        .get();
+      return { ...counts, due: pending?.due ?? 0, retrying: retrying?.n ?? 0, oldestPendingAt: pending?.oldest ?? null };
+    },
+
+    // One JSON value each, not a parameter per id: D1 takes at most 100 bound parameters.
+    async eventsByIds(ids) {
+      if (ids.length === 0) return [];
+      return (await st.eventsByIds.all({ ids: JSON.stringify(ids) })).map(toStatusEvent);
+    },
+
+    async subscriptionsByIds(ids) {
+      if (ids.length === 0) return [];
+      return (await st.subscriptionsByIds.all({ ids: JSON.stringify(ids) })).map(toSubscription);
     },
   };
 

@@ -3,7 +3,7 @@
  * list, a bump of the list's version in meta, so a cached list of active subscriptions (the
  * poller's, in any process or isolate) sees it.
  */
-import { and, asc, eq, gt, sql, type SQL } from 'drizzle-orm';
+import { and, asc, eq, gt, isNotNull, sql, type SQL } from 'drizzle-orm';
 import type { StoredSubscription, SubscriptionStore } from '../core/ports.ts';
 import { statementOf, type BatchStatement, type SqlDb, type SqliteConnection } from './sqlite-connection.ts';
 import { patchColumns, toSubscription, toSubscriptionRow } from './sqlite-rows.ts';
@@ -68,6 +68,7 @@ export function createSqliteSubscriptionStore(connection: SqliteConnection): Sub
       const conditions: SQL[] = [];
       if (filter.status) conditions.push(eq(s.status, filter.status));
       if (filter.channel) conditions.push(eq(s.channel, filter.channel));
+      if (filter.failing) conditions.push(isNotNull(s.failingSinceMs));
       if (afterId !== null) conditions.push(gt(s.id, afterId));
       const rows = await db
         .select()

@@ -53,8 +53,29 @@ export function outboxContract(target: StoreTarget): void {
         expect(delivery).toMatchObject({ state: 'pending', attempts: 0, nextAttemptAt: T0, createdAt: T0, finishedAt: null, lastError: null });
       }
       expect(await store.nextDueAt()).toBe(T0);
-      expect(await store.deliveryCounts(T0)).toEqual({ pending: 4, done: 0, dead: 0, due: 4, oldestPendingAt: T0 });
+      expect(await store.deliveryCounts(T0)).toEqual({ pending: 4, done: 0, dead: 0, due: 4, retrying: 0, oldestPendingAt: T0 });
       expect(await store.deliveryCounts(T0 - 1)).toMatchObject({ pending: 4, due: 0 });
+    });
+
+    it('reads the events and subscriptions a page of deliveries names, by id, leaving out what is gone', async () => {
+      await subscribe('sub_hook');
+      await subscribe('sub_gone');
+      const { events } = await pollNews(store, [incident(1), incident(2)], T0);
+      await store.deleteSubscription('sub_gone');
+      const other = opened.openAnother();
+      const read = await other.eventsByIds([events[1]!.id, 'evt_missing', events[0]!.id]);
+      expect(read.map((e) => e.id)).toEqual([events[0]!.id, events[1]!.id]);
+      expect(read[0]).toMatchObject({
+        type: 'incident.created',
+        incidentId: events[0]!.incidentId,
+        data: { incident: { title: 'Incident 1: messages fail to send' } },
+      });
+      expect((await other.subscriptionsByIds(['sub_gone', 'sub_hook'])).map((s) => s.id)).toEqual(['sub_hook']);
+      expect(await other.eventsByIds([])).toEqual([]);
+      expect(await other.subscriptionsByIds([])).toEqual([]);
+      // Past D1's 100 bound parameters: the ids go as one JSON value.
+      const many = [...Array.from({ length: 150 }, (_, i) => `evt_${i}`), events[0]!.id];
+      expect((await other.eventsByIds(many)).map((e) => e.id)).toEqual([events[0]!.id]);
     });
 
     it('writes no delivery for a subscription paused or deleted between planning and the write', async () => {
@@ -134,6 +155,24 @@ export function outboxContract(target: StoreTarget): void {
       expect((await store.getDelivery(id))?.attempts).toHaveLength(1);
     });
 
+    it('reads only the newest attempts of a delivery when asked, oldest of them first', async () => {
+      await subscribe('sub_hook');
+      await pollNews(store, [incident(1)], T0);
+      let id = 0;
+      for (let n = 0; n < 4; n++) {
+        const [claimed] = await store.claimDueDeliveries('a', T0 + n * 10_000, LEASE_MS, 1);
+        id = claimed!.delivery.id;
+        const at = T0 + n * 10_000 + 1;
+        expect(await store.recordAttempts('a', [attemptOf(id, at, { kind: 'retry', at: T0 + (n + 1) * 10_000, error: `try ${n}` })])).toEqual([true]);
+      }
+      const other = opened.openAnother();
+      const all = await other.getDelivery(id);
+      expect(all?.attempts.map((x) => x.attemptedAt)).toEqual([T0 + 1, T0 + 10_001, T0 + 20_001, T0 + 30_001]);
+      const newest = await other.getDelivery(id, 2);
+      expect(newest?.attempts.map((x) => x.attemptedAt)).toEqual([T0 + 20_001, T0 + 30_001]);
+      expect(newest?.delivery.attempts).toBe(4);
+    });
+
     it('answers each attempt of one call on its own: held ones land, the others do not', async () => {
       await subscribe('sub_hook');
       await pollNews(store, [incident(1), incident(2)], T0);
@@ -165,7 +204,8 @@ export function outboxContract(target: StoreTarget): void {
       expect((await store.getDelivery(y!.delivery.id))?.delivery).toMatchObject({ state: 'dead', attempts: 1, finishedAt: T0 + 120, lastError: 'invalid URL' });
       expect(await store.claimHolders()).toEqual([]);
       expect(await store.nextDueAt()).toBe(T0 + 5000);
-      expect(await store.deliveryCounts(T0 + 4999)).toEqual({ pending: 1, done: 0, dead: 1, due: 0, oldestPendingAt: null });
+      // The one that failed and waits for its next try is counted as retrying.
+      expect(await store.deliveryCounts(T0 + 4999)).toEqual({ pending: 1, done: 0, dead: 1, due: 0, retrying: 1, oldestPendingAt: null });
       expect(await store.claimDueDeliveries('b', T0 + 4999, LEASE_MS, 10)).toEqual([]);
       expect(idsOf(await store.claimDueDeliveries('b', T0 + 5000, LEASE_MS, 10))).toEqual([x!.delivery.id]);
     });

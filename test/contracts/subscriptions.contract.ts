@@ -64,6 +64,18 @@ export function subscriptionsContract(target: StoreTarget): void {
       expect(ids(await store.listSubscriptions({ channel: 'email', status: 'active' }, null, 10))).toEqual([]);
     });
 
+    it('lists the failing subscriptions only, when asked, with the other filters and the cursor', async () => {
+      const { store } = opened;
+      await store.createSubscription(storedSubscription('sub_a', { failingSince: T0 - 60_000 }, T0));
+      await store.createSubscription(storedSubscription('sub_b', {}, T0));
+      await store.createSubscription(storedSubscription('sub_c', { status: 'paused', pausedReason: 'gone', failingSince: T0 - 1 }, T0));
+      await store.createSubscription(storedSubscription('sub_d', { failingSince: T0 }, T0));
+      expect(ids(await store.listSubscriptions({ failing: true }, null, 10))).toEqual(['sub_a', 'sub_c', 'sub_d']);
+      expect(ids(await store.listSubscriptions({ failing: true }, 'sub_a', 1))).toEqual(['sub_c']);
+      expect(ids(await store.listSubscriptions({ failing: true, status: 'active' }, null, 10))).toEqual(['sub_a', 'sub_d']);
+      expect(ids(await store.listSubscriptions({ failing: false }, null, 10))).toEqual(['sub_a', 'sub_b', 'sub_c', 'sub_d']);
+    });
+
     it('changes only the patched fields and when it was updated; nothing for an unknown id', async () => {
       const { store } = opened;
       const created = storedSubscription('sub_a', { previousSecretSealed: 'old', previousSecretUntil: T0 + 5 }, T0);

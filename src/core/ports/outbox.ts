@@ -46,7 +46,8 @@ export type AttemptToRecord = {
 
 export type DeliveryFilter = { subscriptionId?: string; state?: DeliveryState; sinceMs?: number };
 
-export type DeliveryCounts = Record<DeliveryState, number> & { due: number; oldestPendingAt: number | null };
+/** `retrying`: pending deliveries that have failed at least once (the outbox depth an admin watches). */
+export type DeliveryCounts = Record<DeliveryState, number> & { due: number; retrying: number; oldestPendingAt: number | null };
 
 export interface OutboxStore {
   /** Claims up to `limit` due pending deliveries for `holder` until `now + leaseMs`, oldest due first. */
@@ -64,10 +65,18 @@ export interface OutboxStore {
   nextDueAt(): Promise<number | null>;
   /** Newest first, before the delivery with id `beforeId`. */
   listDeliveries(filter: DeliveryFilter, beforeId: number | null, limit: number): Promise<Delivery[]>;
-  getDelivery(id: number): Promise<{ delivery: Delivery; attempts: DeliveryAttemptRecord[] } | null>;
+  /**
+   * A delivery and its attempts, oldest first; with `attemptsLimit`, only the newest that many
+   * (replays add attempts without end; `delivery.attempts` still counts them all).
+   */
+  getDelivery(id: number, attemptsLimit?: number): Promise<{ delivery: Delivery; attempts: DeliveryAttemptRecord[] } | null>;
   /** Sends a delivery again, whatever its state (same webhook-id); false when there is no such delivery. */
   replayDelivery(id: number, now: number): Promise<boolean>;
   /** Replays every delivery created at or after `sinceMs` (optionally of one subscription, or one state); returns the count. */
   replayDeliveriesSince(sinceMs: number, filter: Omit<DeliveryFilter, 'sinceMs'>, now: number): Promise<number>;
   deliveryCounts(now: number): Promise<DeliveryCounts>;
+  /** The events of these ids that exist (oldest first): what a list of deliveries shows each one carries. */
+  eventsByIds(ids: readonly string[]): Promise<StatusEvent[]>;
+  /** The subscriptions of these ids that still exist: where a list of deliveries went. */
+  subscriptionsByIds(ids: readonly string[]): Promise<StoredSubscription[]>;
 }

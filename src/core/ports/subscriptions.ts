@@ -22,7 +22,8 @@ export type SubscriptionPatch = Partial<
   >
 >;
 
-export type SubscriptionFilter = { status?: SubscriptionStatus; channel?: Channel };
+/** `failing`: only those whose last attempt failed (failingSince set), as the admin overview lists them. */
+export type SubscriptionFilter = { status?: SubscriptionStatus; channel?: Channel; failing?: boolean };
 
 export interface SubscriptionStore {
   createSubscription(subscription: StoredSubscription): Promise<void>;

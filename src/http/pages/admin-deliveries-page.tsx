@@ -1,14 +1,29 @@
 /** The admin view of the outbox: deliveries by state and subscription, one delivery's attempts, and replays. */
-import type { Delivery, DeliveryAttemptRecord } from '../../core/ports.ts';
+import type { StatusEvent } from '../../core/events.ts';
+import type { Delivery, DeliveryAttemptRecord, StoredSubscription } from '../../core/ports.ts';
 import { CsrfField, PostButton } from './admin-frame.tsx';
 import { PageLinks } from './admin-subscriptions-page.tsx';
 import { Time } from './time.tsx';
 import { DataTable } from './data-table.tsx';
 
 export const DELIVERY_STATES = ['pending', 'done', 'dead'] as const;
+/** A digest can carry many events: its page lists this many and counts the rest. */
+export const DELIVERY_EVENTS_SHOWN = 20;
+/** Every replay adds attempts: a delivery's page lists the newest this many. */
+export const DELIVERY_ATTEMPTS_SHOWN = 50;
+
+/** A delivery with what it carries and where it went, as the admin's lists show it. */
+export type DeliveryView = {
+  delivery: Delivery;
+  /** Null once the subscription was deleted. */
+  subscription: StoredSubscription | null;
+  /** The first event it carries (null if pruned), and how many more it carries. */
+  event: StatusEvent | null;
+  moreEvents: number;
+};
 
 export type DeliveriesPageData = {
-  deliveries: Delivery[];
+  deliveries: DeliveryView[];
   state: string;
   subscription: string;
   params: URLSearchParams;
@@ -32,27 +47,84 @@ function StateSelect(props: { id: string; value: string }) {
   );
 }
 
-function DeliveryRow(props: { d: Delivery }) {
-  const { d } = props;
+/** An event in a word or two, linked to its incident's public page when it is about one. */
+export function EventSummary(props: { event: StatusEvent | null; id: string }) {
+  const { event } = props;
+  if (!event) {
+    return (
+      <>
+        <code>{props.id}</code> (no longer kept)
+      </>
+    );
+  }
+  const data = event.data;
+  return (
+    <>
+      <code class="event-type">{event.type}</code>{' '}
+      {'incident' in data ? (
+        <>
+          <a href={`/incidents/${encodeURIComponent(data.incident.id)}`}>#{data.incident.id}</a> <span class="wrap">{data.incident.title}</span>
+        </>
+      ) : data.type === 'monitor.blind' ? (
+        'the feed could not be read'
+      ) : (
+        'the feed is read again'
+      )}
+    </>
+  );
+}
+
+/** Where a delivery went: its subscription's target, linked to the subscription's page. */
+export function DeliveryTarget(props: { delivery: Delivery; subscription: StoredSubscription | null }) {
+  const { delivery: d, subscription } = props;
+  return (
+    <>
+      {d.channel}:{' '}
+      {subscription ? (
+        <a class="target" href={`/admin/subscriptions/${encodeURIComponent(subscription.id)}`}>
+          {subscription.target}
+        </a>
+      ) : (
+        <>
+          <code>{d.subscriptionId}</code> (deleted)
+        </>
+      )}
+    </>
+  );
+}
+
+function DeliveryRow(props: { view: DeliveryView }) {
+  const { delivery: d, subscription, event, moreEvents } = props.view;
   return (
     <tr>
       <th scope="row">
         <a href={`/admin/deliveries/${d.id}`}>#{d.id}</a>
-      </th>
-      <td>
-        <a href={`/admin/deliveries?subscription=${encodeURIComponent(d.subscriptionId)}`}>
-          <code>{d.subscriptionId}</code>
-        </a>
-      </td>
-      <td>{d.channel}</td>
-      <td>
+        <br />
         <span class={`label label-state-${d.state}`}>{d.state}</span>
+      </th>
+      <td class="wrap narrow">
+        <EventSummary event={event} id={d.eventIds[0] ?? ''} />
+        {moreEvents > 0 && ` and ${moreEvents} more`}
+      </td>
+      <td class="wrap narrow">
+        <DeliveryTarget delivery={d} subscription={subscription} />
       </td>
       <td>{d.attempts}</td>
       <td>
         <Time ms={d.createdAt} />
+        <br />
+        {d.state === 'pending' ? (
+          <>
+            next <Time ms={d.nextAttemptAt} />
+          </>
+        ) : d.finishedAt === null ? (
+          ''
+        ) : (
+          <>
+            {d.state === 'done' ? 'sent' : 'gave up'} <Time ms={d.finishedAt} />
+          </>
+        )}
       </td>
-      <td>{d.state === 'pending' ? <Time ms={d.nextAttemptAt} /> : d.finishedAt === null ? '–' : <Time ms={d.finishedAt} />}</td>
       <td class="wrap">{d.lastError ?? ''}</td>
     </tr>
   );
@@ -84,12 +156,9 @@ export function DeliveriesPage(props: { data: DeliveriesPageData }) {
             : `${deliveries.length} ${deliveries.length === 1 ? 'delivery' : 'deliveries'}, newest first${onFirstPage ? '' : ', continued'}`}
         </h2>
         {deliveries.length > 0 && (
-          <DataTable
-            labelledBy="deliveries-title"
-            columns={['Delivery', 'Subscription', 'Channel', 'State', 'Attempts', 'Created', 'Next attempt or finished', 'Last error']}
-          >
-            {deliveries.map((d) => (
-              <DeliveryRow d={d} />
+          <DataTable labelledBy="deliveries-title" columns={['Delivery', 'Event', 'To', 'Attempts', 'Created, then next or done', 'Last error']}>
+            {deliveries.map((view) => (
+              <DeliveryRow view={view} />
             ))}
           </DataTable>
         )}
@@ -121,8 +190,18 @@ export function DeliveriesPage(props: { data: DeliveriesPageData }) {
   );
 }
 
-export function DeliveryPage(props: { delivery: Delivery; attempts: DeliveryAttemptRecord[]; webhookId: string | null; csrf: string }) {
+export function DeliveryPage(props: {
+  delivery: Delivery;
+  attempts: DeliveryAttemptRecord[];
+  webhookId: string | null;
+  csrf: string;
+  subscription: StoredSubscription | null;
+  /** The events it carries that are still kept, at most a page's worth. */
+  events: StatusEvent[];
+}) {
   const { delivery: d, attempts, csrf } = props;
+  const byId = new Map(props.events.map((e) => [e.id, e]));
+  const shownIds = d.eventIds.slice(0, DELIVERY_EVENTS_SHOWN);
   return (
     <>
       <dl class="facts">
@@ -130,14 +209,16 @@ export function DeliveryPage(props: { delivery: Delivery; attempts: DeliveryAtte
         <dd>
           <span class={`label label-state-${d.state}`}>{d.state}</span>
         </dd>
+        <dt>To</dt>
+        <dd>
+          <DeliveryTarget delivery={d} subscription={props.subscription} />
+        </dd>
         <dt>Subscription</dt>
         <dd>
           <a href={`/admin/deliveries?subscription=${encodeURIComponent(d.subscriptionId)}`}>
             <code>{d.subscriptionId}</code>
           </a>
         </dd>
-        <dt>Channel</dt>
-        <dd>{d.channel}</dd>
         {props.webhookId && (
           <>
             <dt>webhook-id</dt>
@@ -148,12 +229,14 @@ export function DeliveryPage(props: { delivery: Delivery; attempts: DeliveryAtte
         )}
         <dt>Events</dt>
         <dd>
-          {d.eventIds.map((id, i) => (
-            <>
-              {i > 0 && ', '}
-              <code>{id}</code>
-            </>
-          ))}
+          <ul class="plain-list">
+            {shownIds.map((id) => (
+              <li>
+                <EventSummary event={byId.get(id) ?? null} id={id} />
+              </li>
+            ))}
+            {d.eventIds.length > shownIds.length && <li>and {d.eventIds.length - shownIds.length} more</li>}
+          </ul>
         </dd>
         <dt>Created</dt>
         <dd>
@@ -168,7 +251,11 @@ export function DeliveryPage(props: { delivery: Delivery; attempts: DeliveryAtte
         <PostButton action={`/admin/deliveries/${d.id}/replay`} csrf={csrf} label="Replay this delivery" />
       </div>
       <section aria-labelledby="attempts-title">
-        <h2 id="attempts-title">{attempts.length === 0 ? 'No attempts yet' : `${attempts.length} ${attempts.length === 1 ? 'attempt' : 'attempts'}`}</h2>
+        <h2 id="attempts-title">
+          {attempts.length === 0
+            ? 'No attempts yet'
+            : `${d.attempts} ${d.attempts === 1 ? 'attempt' : 'attempts'}${d.attempts > attempts.length ? `, the newest ${attempts.length} shown` : ''}`}
+        </h2>
         {attempts.length > 0 && (
           <DataTable labelledBy="attempts-title" columns={['When', 'Result', 'Status', 'Took', 'Error', 'Response']}>
             {attempts.map((a) => (

@@ -63,7 +63,8 @@ export function AdminHome() {
   return (
     <ul class="admin-links">
       <li>
-        <a href="/admin/subscriptions">Subscriptions</a>: who gets what, their health; pause, resume, delete, send a test.
+        <a href="/admin/subscriptions">Subscriptions</a>: who gets what, their health; <a href="/admin/subscriptions/new">create one</a>, change, pause, resume,
+        rotate a webhook's secret, send a test, delete.
       </li>
       <li>
         <a href="/admin/deliveries">Deliveries</a>: the outbox and every attempt; replay one, or all since a time.

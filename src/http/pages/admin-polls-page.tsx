@@ -18,7 +18,7 @@ function sourceText(s: SourceReport): string {
   return `${s.source}: ${parts.join(', ')}`;
 }
 
-function changesText(run: PollRun): string {
+export function changesText(run: PollRun): string {
   const entries = Object.entries(run.changes).filter(([, n]) => n);
   return entries.length ? entries.map(([type, n]) => `${n} ${type}`).join(', ') : 'no changes';
 }

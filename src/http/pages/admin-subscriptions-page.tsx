@@ -12,6 +12,8 @@ export type SubscriptionsPageData = {
   subscriptions: StoredSubscription[];
   status: string;
   channel: string;
+  /** `failing`, or '' for any. */
+  health: string;
   /** Filters as URL parameters, without the cursor. */
   params: URLSearchParams;
   nextCursor: string;
@@ -33,7 +35,9 @@ function SubscriptionCard(props: { s: StoredSubscription; csrf: string }) {
   const base = `/admin/subscriptions/${encodeURIComponent(s.id)}`;
   return (
     <li class={`admin-card status-${s.status}`}>
-      <h3 class="target">{s.target}</h3>
+      <h3 class="target">
+        <a href={base}>{s.target}</a>
+      </h3>
       <dl class="facts">
         <dt>Status</dt>
         <dd>
@@ -62,6 +66,7 @@ function SubscriptionCard(props: { s: StoredSubscription; csrf: string }) {
         </dd>
       </dl>
       <div class="actions">
+        <a href={base}>Change…</a>
         <a href={`/admin/deliveries?subscription=${encodeURIComponent(s.id)}`}>Deliveries</a>
         {s.status === 'active' && <PostButton action={`${base}/pause`} csrf={csrf} label="Pause" />}
         {s.status === 'paused' && <PostButton action={`${base}/resume`} csrf={csrf} label="Resume" />}
@@ -77,11 +82,14 @@ function SubscriptionCard(props: { s: StoredSubscription; csrf: string }) {
 }
 
 export function SubscriptionsPage(props: { data: SubscriptionsPageData }) {
-  const { subscriptions, status, channel, params, nextCursor, onFirstPage, csrf } = props.data;
+  const { subscriptions, status, channel, health, params, nextCursor, onFirstPage, csrf } = props.data;
   const next = new URLSearchParams(params);
   next.set('cursor', nextCursor);
   return (
     <>
+      <p>
+        <a href="/admin/subscriptions/new">New subscription</a>: a webhook, a team-chat channel or an email address.
+      </p>
       <form method="get" action="/admin/subscriptions" class="filters" aria-label="Filter subscriptions">
         <div class="field">
           <label for="as-status">Status</label>
@@ -103,6 +111,15 @@ export function SubscriptionsPage(props: { data: SubscriptionsPageData }) {
                 {v}
               </option>
             ))}
+          </select>
+        </div>
+        <div class="field">
+          <label for="as-health">Health</label>
+          <select id="as-health" name="health">
+            <option value="">Failing or not</option>
+            <option value="failing" selected={health === 'failing'}>
+              failing
+            </option>
           </select>
         </div>
         <div class="actions">
@@ -161,7 +178,8 @@ export function TestResultsPage(props: { subscription: StoredSubscription; resul
         ))}
       </DataTable>
       <p>
-        <a href="/admin/subscriptions">Back to subscriptions</a>
+        <a href={`/admin/subscriptions/${encodeURIComponent(props.subscription.id)}`}>Back to the subscription</a> ·{' '}
+        <a href="/admin/subscriptions">All subscriptions</a>
       </p>
     </>
   );

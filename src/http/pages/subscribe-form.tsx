@@ -60,7 +60,8 @@ function FieldError(props: { id: string; message: string | undefined }) {
 }
 
 type BoxesProps = {
-  name: 'service' | 'type';
+  /** The form field's name: `service`, `type`, or in the admin's form `event`. */
+  name: string;
   idPrefix: string;
   legend: string;
   hint: string;
@@ -71,7 +72,7 @@ type BoxesProps = {
 };
 
 /** A group of checkboxes: none ticked means everything, as an empty filter does. */
-function Boxes(props: BoxesProps) {
+export function Boxes(props: BoxesProps) {
   // Values set elsewhere (by an admin, or a service the vendor has since renamed) stay visible and kept.
   const options = [...props.options, ...props.chosen.filter((v) => !props.options.includes(v))];
   const hintId = `${props.idPrefix}-hint`;

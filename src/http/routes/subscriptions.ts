@@ -1,15 +1,14 @@
 /** Admin API of subscriptions and their deliveries, behind `Authorization: Bearer $ADMIN_TOKEN`. */
 import { Hono, type Context } from 'hono';
-import { z } from 'zod';
 import { ApiError } from '../../core/errors.ts';
 import { webhookMessageId } from '../../core/fanout.ts';
 import type { Delivery, DeliveryAttemptRecord, DeliveryState, StoredSubscription } from '../../core/ports.ts';
-import { CHANNELS, createSubscriptionSchema, subscriptionFiltersSchema, type Channel, type SubscriptionStatus } from '../../core/subscription.ts';
+import { CHANNELS, type Channel, type SubscriptionStatus } from '../../core/subscription.ts';
 import { iso } from '../api-json.ts';
 import type { AppDeps } from '../deps.ts';
-import { knownServiceNames, requireKnownServices } from '../known-services.ts';
 import { instantParam, pageLimit, readCursor } from '../query-params.ts';
-import { replayRequestSchema, updateSubscriptionSchema } from '../openapi/openapi-document.ts';
+import { replayRequestSchema } from '../openapi/openapi-document.ts';
+import { parseRequest, subscriptionRequests } from '../subscription-requests.ts';
 import { requireAdmin } from './admin.ts';
 
 const STATUSES: SubscriptionStatus[] = ['pending', 'active', 'paused'];
@@ -24,14 +23,11 @@ export function subscriptionRoutes(deps: AppDeps) {
   app.use('/api/deliveries/*', requireAdmin(deps));
   app.use('/api/delivery-replays', requireAdmin(deps));
 
-  const createSchema = createSubscriptionSchema({ allowPlainHttp: deps.allowPrivateWebhooks });
-  // A filter on a name the vendor never uses would silently never match: refused with the known names.
-  const known = knownServiceNames(store, deps.clock);
+  // The same checks the admin pages' forms go through (subscription-requests.ts).
+  const requests = subscriptionRequests(deps);
 
   app.post('/api/subscriptions', async (c) => {
-    const input = parse(createSchema, await jsonBody(c));
-    await requireKnownServices(known, 'filters.services', input.filters.services);
-    const { subscription, secret } = await subscriptions.create(input);
+    const { subscription, secret } = await requests.create(await jsonBody(c));
     return c.json({ ok: true, subscription: toApiSubscription(subscription), ...(secret ? { secret } : {}) }, 201);
   });
 
@@ -52,27 +48,8 @@ export function subscriptionRoutes(deps: AppDeps) {
     return c.json({ ok: true, subscription: toApiSubscription(subscription) });
   });
 
-  // The same schemas /openapi.json describes, so the document and the checks cannot drift.
-  const updateSchema = updateSubscriptionSchema;
-
   app.patch('/api/subscriptions/:id', async (c) => {
-    const id = c.req.param('id');
-    const current = await store.getSubscription(id);
-    if (!current) throw new ApiError(404, 'subscription_not_found', 'no subscription with that id');
-    const body = parse(updateSchema, await jsonBody(c));
-    await requireKnownServices(known, 'filters.services', body.filters?.services);
-    // Validated as a whole subscription, so an update obeys the same rules as a creation.
-    const merged = parse(createSchema, {
-      channel: current.channel,
-      ...(current.channel === 'email' ? { email: body.email ?? current.target } : { url: body.url ?? current.target }),
-      // `monitor` stays as it was unless the patch says: an older subscription is not opted in by an edit.
-      filters: { ...(body.filters ?? current.filters), monitor: body.filters?.monitor ?? current.filters.monitor ?? false },
-      timezone: body.timezone ?? current.timeZone,
-    });
-    if (current.channel === 'email' && body.url !== undefined) throw new ApiError(400, 'invalid_request', 'an email subscription has email, not url');
-    if (current.channel !== 'email' && body.email !== undefined)
-      throw new ApiError(400, 'invalid_request', `a ${current.channel} subscription has url, not email`);
-    const updated = await subscriptions.update(id, { target: merged.target, filters: merged.filters, timeZone: merged.timeZone });
+    const updated = await requests.update(c.req.param('id'), await jsonBody(c));
     return c.json({ ok: true, subscription: toApiSubscription(updated) });
   });
 
@@ -133,7 +110,7 @@ export function subscriptionRoutes(deps: AppDeps) {
   // Not /api/deliveries/replay: beside /api/deliveries/:id/replay that shape makes Hono's
   // RegExpRouter give up, and every request of the app would be routed by the slower trie.
   app.post('/api/delivery-replays', async (c) => {
-    const body = parse(replaySchema, await jsonBody(c));
+    const body = parseRequest(replaySchema, await jsonBody(c));
     const sinceMs = Date.parse(/^\d{4}-\d{2}-\d{2}$/.test(body.since) ? `${body.since}T00:00:00Z` : body.since);
     if (!Number.isFinite(sinceMs)) throw new ApiError(400, 'invalid_request', `since: expected a date or an ISO 8601 time, got "${body.since.slice(0, 40)}"`);
     const replayed = await store.replayDeliveriesSince(sinceMs, { subscriptionId: body.subscription, state: body.state }, deps.clock.now());
@@ -200,15 +177,6 @@ async function jsonBody(c: Context): Promise<unknown> {
   } catch {
     throw new ApiError(400, 'invalid_request', 'the body is not valid JSON');
   }
-}
-
-function parse<T extends z.ZodType>(schema: T, input: unknown): z.output<T> {
-  const parsed = schema.safeParse(input);
-  if (!parsed.success) {
-    const detail = parsed.error.issues.map((i) => (i.path.length ? `${i.path.join('.')}: ${i.message}` : i.message)).join('; ');
-    throw new ApiError(400, 'invalid_request', detail);
-  }
-  return parsed.data;
 }
 
 function enumParam<T extends string>(raw: string | undefined, allowed: readonly T[], name: string): T | undefined {

@@ -1,0 +1,221 @@
+/**
+ * The admin's subscription forms: create one of any kind (subscription-kinds.tsx), a subscription's
+ * own page with its edit form and actions, and the page that shows a new signing secret once.
+ */
+import type { Child } from 'hono/jsx';
+import { EVENT_TYPES } from '../../core/events.ts';
+import type { StoredSubscription } from '../../core/ports.ts';
+import { DEFAULT_TIME_ZONE } from '../../core/subscription.ts';
+import { CsrfField, PostButton } from './admin-frame.tsx';
+import { Boxes, ChoiceFields } from './subscribe-form.tsx';
+import { first, SUBSCRIPTION_FORM_KINDS, type FormFields, type SubscriptionFormKind } from './subscription-kinds.tsx';
+import { Time } from './time.tsx';
+
+/** Filters and time zone as posted: the part of the API's request body every kind shares. */
+export function sharedRequestBody(fields: FormFields): Record<string, unknown> {
+  const list = (name: string) => {
+    const values = [...new Set((fields[name] ?? []).map((v) => v.trim()).filter(Boolean))];
+    return values.length > 0 ? values : undefined;
+  };
+  return {
+    filters: { services: list('service'), types: list('type'), events: list('event'), monitor: (fields.monitor ?? []).includes('on') },
+    timezone: first(fields, 'timezone').trim() || undefined,
+  };
+}
+
+/** A saved subscription's filters and zone as the form posts them. */
+export function sharedFieldsOf(s: StoredSubscription): FormFields {
+  return {
+    service: s.filters.services ?? [],
+    type: s.filters.types ?? [],
+    event: s.filters.events ?? [],
+    monitor: s.filters.monitor ? ['on'] : [],
+    timezone: [s.timeZone],
+  };
+}
+
+/** A fresh form: monitor.* on, as the API makes it for a new subscription. */
+export const NEW_SUBSCRIPTION_FIELDS: FormFields = { monitor: ['on'], timezone: [DEFAULT_TIME_ZONE] };
+
+function SharedFields(props: { fields: FormFields }) {
+  const { fields } = props;
+  return (
+    <>
+      <ChoiceFields values={{ services: fields.service ?? [], types: fields.type ?? [], timeZone: first(fields, 'timezone') }} errors={{}} />
+      <Boxes
+        name="event"
+        idPrefix="as-event"
+        legend="Updates"
+        hint="Leave all unticked for every update about an incident (and the monitor's own news if ticked below)."
+        options={EVENT_TYPES}
+        chosen={fields.event ?? []}
+        label={(v) => v}
+        error={undefined}
+      />
+      <div class="checkbox">
+        <input type="checkbox" id="as-monitor" name="monitor" value="on" checked={(fields.monitor ?? []).includes('on')} aria-describedby="as-monitor-hint" />
+        <label for="as-monitor">Tell it when the monitor goes blind and when it sees again (monitor.blind, monitor.recovered)</label>
+      </div>
+      <p id="as-monitor-hint" class="hint">
+        Only applies when no updates are ticked above.
+      </p>
+    </>
+  );
+}
+
+function FormError(props: { error: string | null }) {
+  return props.error ? (
+    <div class="error-summary" role="alert">
+      <p>{props.error}</p>
+    </div>
+  ) : null;
+}
+
+export type CreatePageData = { kind: SubscriptionFormKind; kindFields: Child; fields: FormFields; error: string | null; csrf: string };
+
+export function CreateSubscriptionPage(props: { data: CreatePageData }) {
+  const { kind, kindFields, fields, error, csrf } = props.data;
+  return (
+    <>
+      <nav aria-label="Kind of subscription" class="kind-picker">
+        <ul class="plain-list">
+          {SUBSCRIPTION_FORM_KINDS.map((k) => (
+            <li>
+              <a href={`/admin/subscriptions/new?channel=${encodeURIComponent(k.channel)}`} aria-current={k === kind ? 'page' : undefined}>
+                {k.label}
+              </a>
+              : {k.summary}
+            </li>
+          ))}
+        </ul>
+      </nav>
+      <h2 id="create-title">New {kind.label.toLowerCase()} subscription</h2>
+      <FormError error={error} />
+      <form method="post" action="/admin/subscriptions/new" class="form-stack" aria-labelledby="create-title" novalidate>
+        <CsrfField token={csrf} />
+        <input type="hidden" name="channel" value={kind.channel} />
+        {kindFields}
+        <SharedFields fields={fields} />
+        <div class="actions">
+          <button type="submit">Create subscription</button> <a href="/admin/subscriptions">Cancel</a>
+        </div>
+      </form>
+    </>
+  );
+}
+
+export type SubscriptionPageData = {
+  subscription: StoredSubscription;
+  kind: SubscriptionFormKind | undefined;
+  kindFields: Child;
+  fields: FormFields;
+  error: string | null;
+  csrf: string;
+  now: number;
+};
+
+/** One subscription: what it is, what can be done to it, and its edit form. */
+export function SubscriptionPage(props: { data: SubscriptionPageData }) {
+  const { subscription: s, kind, kindFields, fields, error, csrf, now } = props.data;
+  const base = `/admin/subscriptions/${encodeURIComponent(s.id)}`;
+  const rotatingUntil = s.previousSecretUntil !== null && s.previousSecretUntil > now ? s.previousSecretUntil : null;
+  return (
+    <>
+      <dl class="facts">
+        <dt>Where</dt>
+        <dd class="target">{s.target}</dd>
+        <dt>Status</dt>
+        <dd>
+          <span class={`label label-status-${s.status}`}>{s.status}</span>
+          {s.pausedReason ? ` ${s.pausedReason}` : ''}
+        </dd>
+        <dt>Channel</dt>
+        <dd>
+          {kind?.label ?? s.channel} ({s.origin === 'public' ? 'signed up on the site' : 'made by an admin'})
+        </dd>
+        <dt>Failing since</dt>
+        <dd>{s.failingSince === null ? 'not failing' : <Time ms={s.failingSince} />}</dd>
+        <dt>Last success</dt>
+        <dd>{s.lastSuccessAt === null ? 'none yet' : <Time ms={s.lastSuccessAt} />}</dd>
+        {s.channel === 'webhook' && (
+          <>
+            <dt>Signing secret</dt>
+            <dd>
+              {rotatingUntil === null ? (
+                'one secret'
+              ) : (
+                <>
+                  rotating: the previous one also signs until <Time ms={rotatingUntil} />
+                </>
+              )}
+            </dd>
+          </>
+        )}
+        <dt>Id</dt>
+        <dd>
+          <code>{s.id}</code>
+        </dd>
+      </dl>
+      <div class="actions">
+        <a href={`/admin/deliveries?subscription=${encodeURIComponent(s.id)}`}>Deliveries</a>
+        {s.status === 'active' && (
+          <PostButton action={`${base}/pause`} csrf={csrf} label="Pause">
+            <input type="hidden" name="from" value="page" />
+          </PostButton>
+        )}
+        {s.status === 'paused' && (
+          <PostButton action={`${base}/resume`} csrf={csrf} label="Resume">
+            <input type="hidden" name="from" value="page" />
+          </PostButton>
+        )}
+        {s.status !== 'pending' && <PostButton action={`${base}/test`} csrf={csrf} label="Send test" />}
+        {s.channel === 'webhook' && (
+          <details class="confirm-step">
+            <summary>Rotate secret…</summary>
+            <PostButton action={`${base}/rotate-secret`} csrf={csrf} label="Make a new secret" />
+          </details>
+        )}
+        <details class="confirm-step">
+          <summary>Delete…</summary>
+          <PostButton action={`${base}/delete`} csrf={csrf} label="Delete for good" danger />
+        </details>
+      </div>
+      <h2 id="edit-title">Change</h2>
+      <FormError error={error} />
+      <form method="post" action={base} class="form-stack" aria-labelledby="edit-title" novalidate>
+        <CsrfField token={csrf} />
+        {kindFields}
+        <SharedFields fields={fields} />
+        <div class="actions">
+          <button type="submit">Save changes</button>
+        </div>
+      </form>
+    </>
+  );
+}
+
+/** A webhook's signing secret, in the clear this once: never stored so, never shown again. */
+export function SecretOncePage(props: { subscription: StoredSubscription; secret: string | null; rotated: boolean }) {
+  const { subscription: s, secret } = props;
+  const href = `/admin/subscriptions/${encodeURIComponent(s.id)}`;
+  return (
+    <>
+      <p>
+        {props.rotated ? 'A new signing secret was made for' : 'Subscription created for'} <strong class="target">{s.target}</strong>.
+      </p>
+      {secret && (
+        <section class="warning" aria-labelledby="secret-title">
+          <h2 id="secret-title">Signing secret</h2>
+          <p>Copy it now into the receiver's settings: it is shown only this once.</p>
+          <pre class="payload secret">
+            <code>{secret}</code>
+          </pre>
+          {props.rotated && <p>The previous secret keeps signing for 24 hours, so the receiver can switch without missing a message.</p>}
+        </section>
+      )}
+      <p>
+        <a href={href}>Open the subscription</a> · <a href="/admin/subscriptions">All subscriptions</a>
+      </p>
+    </>
+  );
+}

@@ -1,0 +1,115 @@
+/**
+ * The kinds of subscription the admin form can create, one entry each: its own fields (where
+ * messages go), and how they become its part of the API's request body. Filters and time zone are
+ * the same for every kind and live in the form itself (admin-subscription-form.tsx).
+ *
+ * To add a kind: write its fields and `requestBody` (the API body's kind-specific part, which the
+ * API's own schema then checks) and list it in SUBSCRIPTION_FORM_KINDS.
+ */
+import type { Child } from 'hono/jsx';
+import type { StoredSubscription } from '../../core/ports.ts';
+import type { AppDeps } from '../deps.ts';
+
+/** Every text value posted under each name, as the form sent it: what a re-rendered form shows again. */
+export type FormFields = Record<string, string[]>;
+
+export type KindFieldProps = {
+  /** What was posted, or for a saved subscription what `fieldsOf` made of it. */
+  fields: FormFields;
+  /** Set when editing: a kind whose target cannot change shows it instead of a field. */
+  editing: StoredSubscription | null;
+  deps: AppDeps;
+};
+
+export type SubscriptionFormKind = {
+  /** The API's `channel`. */
+  channel: string;
+  /** The kind's name in the picker and on buttons. */
+  label: string;
+  /** One line in the picker: what it sends and where. */
+  summary: string;
+  /** The kind's fields; may read what it offers (installations, groups) from `deps`. */
+  fields(props: KindFieldProps): Child | Promise<Child>;
+  /** The kind's part of the API's request body: `{ url }`, `{ email }`, ... `editing` is set for a PATCH. */
+  requestBody(fields: FormFields, editing: StoredSubscription | null): Record<string, unknown>;
+  /** A saved subscription as this kind's posted fields, to fill the edit form. */
+  fieldsOf(subscription: StoredSubscription): FormFields;
+};
+
+export const first = (fields: FormFields, name: string): string => fields[name]?.[0] ?? '';
+
+function UrlField(props: { fields: FormFields; hint: string }) {
+  return (
+    <div class="field">
+      <label for="as-url">URL</label>
+      <input
+        type="url"
+        id="as-url"
+        name="url"
+        value={first(props.fields, 'url')}
+        required
+        maxlength={2048}
+        spellcheck={false}
+        autocomplete="off"
+        aria-describedby="as-url-hint"
+      />
+      <p id="as-url-hint" class="hint">
+        {props.hint}
+      </p>
+    </div>
+  );
+}
+
+const webhook: SubscriptionFormKind = {
+  channel: 'webhook',
+  label: 'Webhook',
+  summary: 'Signed JSON events (Standard Webhooks) posted to a URL you run.',
+  fields: ({ fields }) => (
+    <UrlField fields={fields} hint="An https: URL that answers 2xx. A signing secret is made for it and shown once, after you create it." />
+  ),
+  requestBody: (fields) => ({ url: first(fields, 'url') }),
+  fieldsOf: (s) => ({ url: [s.target] }),
+};
+
+const channel: SubscriptionFormKind = {
+  channel: 'channel',
+  label: 'Team-chat channel',
+  summary: 'Readable messages posted to a channel through its incoming-webhook URL.',
+  fields: ({ fields }) => <UrlField fields={fields} hint="The channel's incoming-webhook URL, from the workspace's settings." />,
+  requestBody: (fields) => ({ url: first(fields, 'url') }),
+  fieldsOf: (s) => ({ url: [s.target] }),
+};
+
+const email: SubscriptionFormKind = {
+  channel: 'email',
+  label: 'Email',
+  summary: 'An email to one address for each change, active at once (no confirmation asked).',
+  fields: ({ fields }) => (
+    <div class="field">
+      <label for="as-email">Email address</label>
+      <input
+        type="email"
+        id="as-email"
+        name="email"
+        value={first(fields, 'email')}
+        required
+        maxlength={254}
+        spellcheck={false}
+        autocomplete="off"
+        aria-describedby="as-email-hint"
+      />
+      <p id="as-email-hint" class="hint">
+        Needs mail set up on this server (SMTP_URL or MAIL_API_TOKEN, and MAIL_FROM).
+      </p>
+    </div>
+  ),
+  requestBody: (fields) => ({ email: first(fields, 'email') }),
+  fieldsOf: (s) => ({ email: [s.target] }),
+};
+
+/** In the picker's order; the first is the form's default. */
+export const SUBSCRIPTION_FORM_KINDS: readonly SubscriptionFormKind[] = [webhook, channel, email];
+
+export function formKind(channelName: string | undefined): SubscriptionFormKind | undefined {
+  return SUBSCRIPTION_FORM_KINDS.find((kind) => kind.channel === channelName);
+}

@@ -1,0 +1,59 @@
+/**
+ * An admin's request to create or change a subscription, checked one way whether it came as JSON
+ * (the API) or as a form (the admin pages): both build the API's request body and hand it here, so
+ * a form and a JSON client can never be held to different rules.
+ */
+import type { z } from 'zod';
+import { ApiError } from '../core/errors.ts';
+import type { StoredSubscription } from '../core/ports.ts';
+import { createSubscriptionSchema } from '../core/subscription.ts';
+import type { AppDeps } from './deps.ts';
+import { knownServiceNames, requireKnownServices } from './known-services.ts';
+import { updateSubscriptionSchema } from './openapi/openapi-document.ts';
+
+export type SubscriptionRequests = ReturnType<typeof subscriptionRequests>;
+
+export function subscriptionRequests(deps: AppDeps) {
+  const createSchema = createSubscriptionSchema({ allowPlainHttp: deps.allowPrivateWebhooks });
+  // A filter on a name the vendor never uses would silently never match: refused with the known names.
+  const known = knownServiceNames(deps.store, deps.clock);
+
+  return {
+    /** `body` as `POST /api/subscriptions` takes it; the webhook's secret comes back this once. */
+    async create(body: unknown): Promise<{ subscription: StoredSubscription; secret: string | null }> {
+      const input = parseRequest(createSchema, body);
+      await requireKnownServices(known, 'filters.services', input.filters.services);
+      return deps.subscriptions.create(input);
+    },
+
+    /** `body` as `PATCH /api/subscriptions/:id` takes it. */
+    async update(id: string, body: unknown): Promise<StoredSubscription> {
+      const current = await deps.store.getSubscription(id);
+      if (!current) throw new ApiError(404, 'subscription_not_found', 'no subscription with that id');
+      const patch = parseRequest(updateSubscriptionSchema, body);
+      await requireKnownServices(known, 'filters.services', patch.filters?.services);
+      // Validated as a whole subscription, so an update obeys the same rules as a creation.
+      const merged = parseRequest(createSchema, {
+        channel: current.channel,
+        ...(current.channel === 'email' ? { email: patch.email ?? current.target } : { url: patch.url ?? current.target }),
+        // `monitor` stays as it was unless the patch says: an older subscription is not opted in by an edit.
+        filters: { ...(patch.filters ?? current.filters), monitor: patch.filters?.monitor ?? current.filters.monitor ?? false },
+        timezone: patch.timezone ?? current.timeZone,
+      });
+      if (current.channel === 'email' && patch.url !== undefined) throw new ApiError(400, 'invalid_request', 'an email subscription has email, not url');
+      if (current.channel !== 'email' && patch.email !== undefined)
+        throw new ApiError(400, 'invalid_request', `a ${current.channel} subscription has url, not email`);
+      return deps.subscriptions.update(id, { target: merged.target, filters: merged.filters, timeZone: merged.timeZone });
+    },
+  };
+}
+
+/** The parsed value, or a 400 `invalid_request` whose detail names each field and its problem. */
+export function parseRequest<T extends z.ZodType>(schema: T, input: unknown): z.output<T> {
+  const parsed = schema.safeParse(input);
+  if (!parsed.success) {
+    const detail = parsed.error.issues.map((i) => (i.path.length ? `${i.path.join('.')}: ${i.message}` : i.message)).join('; ');
+    throw new ApiError(400, 'invalid_request', detail);
+  }
+  return parsed.data;
+}

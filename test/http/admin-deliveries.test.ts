@@ -1,0 +1,109 @@
+/**
+ * The admin's deliveries table and a delivery's page through the service's app (a real SQLite
+ * file, a real poller, real webhook sends): each row says which event it carries (type, incident
+ * linked, title), where it went, its attempts and its last error, with vendor text escaped.
+ */
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { rawIncident } from '../fixtures/vendor-builders.ts';
+import { type AdminPageClient, signInAdmin } from '../helpers/admin-page-client.ts';
+import { startTestApp, type TestApp } from '../helpers/app-service.ts';
+import { startTestVendor, type TestVendor } from '../helpers/service.ts';
+import { startWebhookReceiver, type WebhookReceiver } from '../helpers/webhook-receiver.ts';
+
+const HOSTILE_TITLE = 'Uploads fail <img src=x onerror=alert(1)>';
+const REFUSING_URL = 'http://127.0.0.1:9/refused';
+
+/** The rows of the deliveries table, tags removed. */
+function rows(html: string): string[] {
+  const body = /<tbody>([\s\S]*?)<\/tbody>/.exec(html)?.[1] ?? '';
+  return [...body.matchAll(/<tr>([\s\S]*?)<\/tr>/g)].map((m) =>
+    (m[1] ?? '')
+      .replace(/<[^>]+>/g, ' ')
+      .replace(/\s+/g, ' ')
+      .trim(),
+  );
+}
+
+describe('admin deliveries', () => {
+  let vendor: TestVendor;
+  let receiver: WebhookReceiver;
+  let service: TestApp;
+  let admin: AdminPageClient;
+
+  beforeAll(async () => {
+    vendor = await startTestVendor({ historyWindowDays: 100_000 });
+  });
+  afterAll(async () => {
+    await vendor.close();
+  });
+  beforeEach(async () => {
+    await vendor.setIncidents([]);
+    receiver = await startWebhookReceiver();
+    service = await startTestApp(vendor.url, { env: { WEBHOOK_ALLOW_PRIVATE: 'true' } });
+    admin = await signInAdmin(service);
+  });
+  afterEach(async () => {
+    await service.close();
+    await receiver.close();
+  });
+
+  async function deliverNews() {
+    expect((await service.poll()).outcome).toBe('ok'); // seeds the archive: nothing is news yet
+    const good = (await service.admin('POST', '/api/subscriptions', { channel: 'webhook', url: receiver.url })).body.subscription;
+    const bad = (await service.admin('POST', '/api/subscriptions', { channel: 'channel', url: REFUSING_URL })).body.subscription;
+    await vendor.setIncidents([rawIncident({ id: 77, title: HOSTILE_TITLE })]);
+    await service.poll();
+    await service.deliverNow();
+    return { good, bad };
+  }
+
+  it('shows each delivery’s event, its incident linked, where it went, its attempts and last error', async () => {
+    const { good, bad } = await deliverNews();
+    const page = await admin.get('/admin/deliveries');
+    expect(page.status).toBe(200);
+    expect(page.html).toContain('<th scope="col">Event</th>');
+    expect(page.html).toContain('<th scope="col">To</th>');
+    expect(page.html).toContain('<a href="/incidents/77">#77</a>');
+    expect(page.html).toContain('Uploads fail &lt;img src=x onerror=alert(1)&gt;');
+    expect(page.html).not.toContain('<img src=x');
+    expect(page.html).toContain(`href="/admin/subscriptions/${good.id}"`);
+    expect(page.html).toContain(`href="/admin/subscriptions/${bad.id}"`);
+
+    const [refused, sent] = [rows(page.html).find((r) => r.includes(REFUSING_URL)), rows(page.html).find((r) => r.includes(receiver.url))];
+    expect(sent).toMatch(
+      /^#\d+ done incident\.created #77 Uploads fail &lt;img src=x onerror=alert\(1\)&gt; webhook: http:\/\/127\.0\.0\.1:\d+\/hook 1 \S+ \S+ UTC sent \S+ \S+ UTC$/,
+    );
+    // The error the API reports, word for word (the runtime's own words differ: refused, or a lost connection on workerd).
+    const [failed] = (await service.admin('GET', `/api/deliveries?subscription=${bad.id}`)).body.deliveries;
+    expect(failed.last_error).toBeTruthy();
+    expect(refused).toMatch(/^#\d+ pending incident\.created #77 .* channel: http:\/\/127\.0\.0\.1:9\/refused 1 \S+ \S+ UTC next \S+ \S+ UTC /);
+    expect(refused?.endsWith(` ${failed.last_error}`)).toBe(true);
+  });
+
+  it('says a delivery’s subscription was deleted, and shows its event and target on its own page', async () => {
+    const { good } = await deliverNews();
+    const list = await admin.get(`/admin/deliveries?subscription=${good.id}`);
+    const id = /<a href="\/admin\/deliveries\/(\d+)">/.exec(list.html)?.[1];
+    const detail = await admin.get(`/admin/deliveries/${id}`);
+    expect(detail.html).toContain('<a href="/incidents/77">#77</a>');
+    expect(detail.html).toContain(`webhook: <a class="target" href="/admin/subscriptions/${good.id}">${receiver.url}</a>`);
+
+    await service.admin('DELETE', `/api/subscriptions/${good.id}`);
+    const after = await admin.get(`/admin/deliveries?subscription=${good.id}`);
+    expect(rows(after.html)[0]).toContain(`webhook: ${good.id} (deleted)`);
+    expect((await admin.get(`/admin/deliveries/${id}`)).html).toContain('(deleted)');
+  });
+
+  it('lists the newest 50 attempts of a delivery that was replayed past that, and says how many there were', async () => {
+    const { good } = await deliverNews();
+    const id = (await service.admin('GET', `/api/deliveries?subscription=${good.id}`)).body.deliveries[0].id;
+    for (let i = 0; i < 52; i++) {
+      expect((await service.admin('POST', `/api/deliveries/${id}/replay`)).status).toBe(200);
+      await service.deliverNow();
+    }
+    const page = await admin.get(`/admin/deliveries/${id}`);
+    expect(page.html).toContain('53 attempts, the newest 50 shown');
+    const attemptsTable = page.html.slice(page.html.indexOf('id="attempts-title"'));
+    expect(attemptsTable.match(/<tr><th scope="row">/g)).toHaveLength(50);
+  });
+});
