@@ -149,12 +149,12 @@ describe('admin pages in Chromium', () => {
   it('creates a webhook subscription through the form and shows its secret once', async () => {
     const { page, problems } = await signedIn();
     await page.getByRole('link', { name: 'create one' }).click();
-    await page.waitForURL(`${service.url}/admin/subscriptions/new`);
+    await page.waitForURL(`${service.url}/admin/new-subscription`);
     await page.getByLabel('URL').fill(`${receiver.url}/from-the-form`);
     await page.getByRole('checkbox', { name: 'Files' }).check();
     await screenshot(page, 'admin-subscription-new');
     await page.getByRole('button', { name: 'Create subscription' }).click();
-    await page.waitForURL(`${service.url}/admin/subscriptions/new`);
+    await page.waitForURL(`${service.url}/admin/new-subscription`);
     expect(await page.getByRole('heading', { level: 1 }).textContent()).toBe('Subscription created');
     expect(await page.locator('pre.secret').textContent()).toMatch(/^whsec_/);
     const listed = (await service.admin('GET', '/api/subscriptions')).body.subscriptions as { url?: string; filters: unknown }[];

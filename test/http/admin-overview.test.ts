@@ -47,7 +47,7 @@ describe('admin overview', () => {
     expect(section(html, 'overview-polls-title')).toContain('No poll has run yet.');
     expect(section(html, 'overview-outbox-title')).toMatch(/Pending 0 \(0 due now\) Retrying 0 .*Dead 0 .*Oldest due none waiting/);
     expect(section(html, 'overview-failing-title')).toContain('No subscription is failing.');
-    for (const href of ['/admin/subscriptions', '/admin/deliveries', '/admin/polls', '/admin/subscriptions/new']) expect(html).toContain(`href="${href}"`);
+    for (const href of ['/admin/subscriptions', '/admin/deliveries', '/admin/polls', '/admin/new-subscription']) expect(html).toContain(`href="${href}"`);
   });
 
   it('follows the feed from never read with an error, to ok, to stale, to blind, each with the last error', async () => {

@@ -44,22 +44,22 @@ describe('admin subscription forms', () => {
   };
 
   it('offers every kind of subscription, each on its own form', async () => {
-    const page = await admin.get('/admin/subscriptions/new');
+    const page = await admin.get('/admin/new-subscription');
     expect(page.status).toBe(200);
-    for (const kind of ['webhook', 'channel', 'email']) expect(page.html).toContain(`href="/admin/subscriptions/new?channel=${kind}"`);
+    for (const kind of ['webhook', 'channel', 'email']) expect(page.html).toContain(`href="/admin/new-subscription?channel=${kind}"`);
     expect(page.html).toMatch(/<input type="hidden" name="channel" value="webhook"/);
     expect(page.html).toContain('name="url"');
-    const email = await admin.get('/admin/subscriptions/new?channel=email');
+    const email = await admin.get('/admin/new-subscription?channel=email');
     expect(email.html).toMatch(/<input type="hidden" name="channel" value="email"/);
     expect(email.html).toContain('name="email"');
     expect(email.html).not.toContain('name="url"');
     // New subscriptions hear of the monitor's blindness unless unticked, as the API makes them.
     expect(inputValues(page.html, 'monitor')).toEqual(['on']);
-    expect((await admin.get('/admin/subscriptions')).html).toContain('href="/admin/subscriptions/new"');
+    expect((await admin.get('/admin/subscriptions')).html).toContain('href="/admin/new-subscription"');
   });
 
   it('creates a webhook with filters, shows its secret once, and that secret signs what is sent', async () => {
-    const created = await admin.post('/admin/subscriptions/new', {
+    const created = await admin.post('/admin/new-subscription', {
       channel: 'webhook',
       url: receiver.url,
       service: ['Files', 'Messaging'],
@@ -93,7 +93,7 @@ describe('admin subscription forms', () => {
   });
 
   it('creates a team-chat channel subscription, with monitor news on by default', async () => {
-    const created = await admin.post('/admin/subscriptions/new', { channel: 'channel', url: receiver.url, monitor: 'on', timezone: 'UTC' });
+    const created = await admin.post('/admin/new-subscription', { channel: 'channel', url: receiver.url, monitor: 'on', timezone: 'UTC' });
     expect(created.status).toBe(201);
     expect(secretOn(created.html)).toBe('');
     const [listed] = await apiList();
@@ -106,7 +106,7 @@ describe('admin subscription forms', () => {
 
   it('refuses what the API refuses, with the API’s own words, the form filled as it was sent', async () => {
     const bad = { channel: 'webhook', url: `ftp://hooks.example.test/${HOSTILE}`, service: 'Files', timezone: 'Europe/Berlin' };
-    const page = await admin.post('/admin/subscriptions/new', bad);
+    const page = await admin.post('/admin/new-subscription', bad);
     expect(page.status).toBe(400);
     const api = await service.admin('POST', '/api/subscriptions', {
       channel: 'webhook',
@@ -124,31 +124,31 @@ describe('admin subscription forms', () => {
     expect(inputValues(page.html, 'service')).toEqual(['Files']);
     expect(page.html).toMatch(/<option value="Europe\/Berlin" selected/);
 
-    const unknown = await admin.post('/admin/subscriptions/new', { channel: 'webhook', url: receiver.url, service: 'Filez' });
+    const unknown = await admin.post('/admin/new-subscription', { channel: 'webhook', url: receiver.url, service: 'Filez' });
     expect(unknown.status).toBe(400);
     expect(unknown.html).toContain('Filez');
     expect(unknown.html).toContain('Messaging'); // the known names, to pick from
 
-    const zone = await admin.post('/admin/subscriptions/new', { channel: 'webhook', url: receiver.url, timezone: 'Mars/Olympus' });
+    const zone = await admin.post('/admin/new-subscription', { channel: 'webhook', url: receiver.url, timezone: 'Mars/Olympus' });
     expect(zone.status).toBe(400);
     expect(zone.html).toContain('IANA time zone');
 
     // No mail set up: said above the form, not a crash.
-    const email = await admin.post('/admin/subscriptions/new', { channel: 'email', email: 'ops@example.test' });
+    const email = await admin.post('/admin/new-subscription', { channel: 'email', email: 'ops@example.test' });
     expect(email.status).toBe(409);
     expect(email.html).toContain('Email is not configured');
     expect(inputValues(email.html, 'email')).toEqual(['ops@example.test']);
 
-    const kind = await admin.post('/admin/subscriptions/new', { channel: 'pigeon', url: receiver.url });
+    const kind = await admin.post('/admin/new-subscription', { channel: 'pigeon', url: receiver.url });
     expect(kind.status).toBe(400);
     expect(await apiList()).toEqual([]);
   });
 
   it('creates nothing without the session’s CSRF token or from another site', async () => {
     const fields = { channel: 'webhook', url: receiver.url };
-    expect((await admin.post('/admin/subscriptions/new', { ...fields, csrf: 'forged' })).status).toBe(403);
-    expect((await admin.post('/admin/subscriptions/new', fields, { origin: 'https://evil.example' })).status).toBe(403);
-    const signedOut = await service.fetch(`${service.url}/admin/subscriptions/new`, {
+    expect((await admin.post('/admin/new-subscription', { ...fields, csrf: 'forged' })).status).toBe(403);
+    expect((await admin.post('/admin/new-subscription', fields, { origin: 'https://evil.example' })).status).toBe(403);
+    const signedOut = await service.fetch(`${service.url}/admin/new-subscription`, {
       method: 'POST',
       body: new URLSearchParams(fields),
       headers: { origin: service.url },
@@ -157,7 +157,7 @@ describe('admin subscription forms', () => {
     expect(signedOut.status).toBe(401);
     expect(await apiList()).toEqual([]);
     // The same form with the session's token and this site's Origin is accepted.
-    expect((await admin.post('/admin/subscriptions/new', fields)).status).toBe(201);
+    expect((await admin.post('/admin/new-subscription', fields)).status).toBe(201);
     expect(await apiList()).toHaveLength(1);
   });
 
@@ -252,7 +252,7 @@ describe('admin email subscription form', () => {
 
   it('creates an email subscription, active at once, whose test reaches the address', async () => {
     const admin = await signInAdmin(service);
-    const created = await admin.post('/admin/subscriptions/new', { channel: 'email', email: ' ops@example.test ', monitor: 'on', timezone: 'UTC' });
+    const created = await admin.post('/admin/new-subscription', { channel: 'email', email: ' ops@example.test ', monitor: 'on', timezone: 'UTC' });
     expect(created.status).toBe(201);
     const { subscriptions } = (await service.admin('GET', '/api/subscriptions')).body;
     expect(subscriptions).toMatchObject([{ channel: 'email', email: 'ops@example.test', status: 'active' }]);

@@ -63,7 +63,7 @@ export function AdminHome() {
   return (
     <ul class="admin-links">
       <li>
-        <a href="/admin/subscriptions">Subscriptions</a>: who gets what, their health; <a href="/admin/subscriptions/new">create one</a>, change, pause, resume,
+        <a href="/admin/subscriptions">Subscriptions</a>: who gets what, their health; <a href="/admin/new-subscription">create one</a>, change, pause, resume,
         rotate a webhook's secret, send a test, delete.
       </li>
       <li>

@@ -81,7 +81,7 @@ export function CreateSubscriptionPage(props: { data: CreatePageData }) {
         <ul class="plain-list">
           {SUBSCRIPTION_FORM_KINDS.map((k) => (
             <li>
-              <a href={`/admin/subscriptions/new?channel=${encodeURIComponent(k.channel)}`} aria-current={k === kind ? 'page' : undefined}>
+              <a href={`/admin/new-subscription?channel=${encodeURIComponent(k.channel)}`} aria-current={k === kind ? 'page' : undefined}>
                 {k.label}
               </a>
               : {k.summary}
@@ -91,7 +91,7 @@ export function CreateSubscriptionPage(props: { data: CreatePageData }) {
       </nav>
       <h2 id="create-title">New {kind.label.toLowerCase()} subscription</h2>
       <FormError error={error} />
-      <form method="post" action="/admin/subscriptions/new" class="form-stack" aria-labelledby="create-title" novalidate>
+      <form method="post" action="/admin/new-subscription" class="form-stack" aria-labelledby="create-title" novalidate>
         <CsrfField token={csrf} />
         <input type="hidden" name="channel" value={kind.channel} />
         {kindFields}

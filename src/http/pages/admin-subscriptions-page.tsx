@@ -88,7 +88,7 @@ export function SubscriptionsPage(props: { data: SubscriptionsPageData }) {
   return (
     <>
       <p>
-        <a href="/admin/subscriptions/new">New subscription</a>: a webhook, a team-chat channel or an email address.
+        <a href="/admin/new-subscription">New subscription</a>: a webhook, a team-chat channel or an email address.
       </p>
       <form method="get" action="/admin/subscriptions" class="filters" aria-label="Filter subscriptions">
         <div class="field">

@@ -246,14 +246,14 @@ export function adminPageRoutes(deps: AppDeps) {
     return adminPage(c, 'Subscription', <SubscriptionPage data={data} />, notice, error?.status ?? 200);
   };
 
-  app.get('/admin/subscriptions/new', (c) => createForm(c, formKind(c.req.query('channel')) ?? SUBSCRIPTION_FORM_KINDS[0]!, NEW_SUBSCRIPTION_FIELDS, null));
+  app.get('/admin/new-subscription', (c) => createForm(c, formKind(c.req.query('channel')) ?? SUBSCRIPTION_FORM_KINDS[0]!, NEW_SUBSCRIPTION_FIELDS, null));
 
-  app.post('/admin/subscriptions/new', async (c) => {
+  app.post('/admin/new-subscription', async (c) => {
     const fields = postedFields(await readForm(c));
     const kind = formKind(first(fields, 'channel'));
     if (!kind) {
       const kinds = SUBSCRIPTION_FORM_KINDS.map((k) => k.channel).join(', ');
-      return problem(c, 400, 'Not done', `Choose a kind of subscription (${kinds}).`, '/admin/subscriptions/new');
+      return problem(c, 400, 'Not done', `Choose a kind of subscription (${kinds}).`, '/admin/new-subscription');
     }
     try {
       const { subscription, secret } = await requests.create({ channel: kind.channel, ...kind.requestBody(fields, null), ...sharedRequestBody(fields) });

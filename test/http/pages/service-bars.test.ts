@@ -41,7 +41,8 @@ describe('ServiceBars', () => {
     expect(html).not.toContain('<img');
     expect(html).not.toContain('<b>');
     expect(html).toContain('1 day with incidents, 1 with an outage');
-    expect(html).toContain('Oldest day on the left: 2026-10-08 to 2026-10-09, UTC days.');
+    // The range is written once per width (wide screens, phones); both say the same two days here.
+    expect(html).toContain('Oldest day on the left: <span class="bars-wide">2026-10-08 to 2026-10-09, UTC days</span>');
   });
 
   it('names at most three incidents a day and counts the rest, so a busy archive keeps the page small', () => {
