@@ -5,6 +5,7 @@
  */
 import { createConsoleLogger } from '../adapters/console-logger.ts';
 import { d1Connection, type D1DatabaseLike } from '../adapters/d1-connection.ts';
+import type { SqliteConnection } from '../adapters/sqlite-connection.ts';
 import { createFetchFeedClient } from '../adapters/fetch-feed-client.ts';
 import { sanitizeNoteHtml } from '../adapters/html-sanitizer.ts';
 import { createQueueOutboxSignal, type QueueOutboxSignal, type WakeUpQueue } from '../adapters/queue-outbox-signal.ts';
@@ -24,6 +25,8 @@ import { configSchema, parseConfig, retentionSettings, type Config } from '../co
 import type { Clock, Logger, Store } from '../core/ports.ts';
 import type { SecretBox } from '../core/secret-box.ts';
 import { checkWorkerWebhookUrl, createWorkerSenders, WORKER_USER_AGENT } from './worker-senders.ts';
+import { createGroupWiring } from './group-wiring.ts';
+import type { GroupDeps } from '../http/group-subscriptions.ts';
 
 /** The bindings wrangler.toml declares, by the part of them the core uses. */
 export type WorkerBindings = { DB: D1DatabaseLike; DELIVERIES: WakeUpQueue };
@@ -75,6 +78,8 @@ export type WorkerCore = {
   logger: Logger;
   clock: Clock;
   store: Store;
+  /** The D1 connection the store runs on; group subscriptions' store (issue 11) shares it. */
+  connection: SqliteConnection;
   poller: Poller;
   outbox: QueueOutboxSignal;
   publicUrl: string;
@@ -94,7 +99,8 @@ export function createWorkerCore(
   const config = workerConfig(env);
   const logger = workerLogger(config);
   const clock = options.clock ?? systemClock;
-  const store = createSqliteStore(d1Connection(env.DB));
+  const connection = d1Connection(env.DB);
+  const store = createSqliteStore(connection);
   const outbox = createQueueOutboxSignal({ queue: env.DELIVERIES, logger, keepAlive: options.keepAlive });
   const feed = createFetchFeedClient({
     baseUrl: config.STATUS_URL,
@@ -122,6 +128,7 @@ export function createWorkerCore(
     logger,
     clock,
     store,
+    connection,
     poller: options.metrics ? options.metrics.instrumentPoller(poller) : poller,
     outbox,
     publicUrl,
@@ -135,7 +142,14 @@ export type WorkerNotifications = {
   deliveries: DueDeliveries;
   /** The workspace app (issue 10): absent while APP_CLIENT_ID or APP_CLIENT_SECRET is unset. */
   workspaceApp?: WorkspaceApp;
+  groups: GroupDeps;
 };
+
+/** Group subscriptions' sync alone, for the cron: it reads the directory and writes D1, and mails nobody. */
+export function createWorkerGroupSync(core: WorkerCore): GroupDeps {
+  const { config, clock, logger, publicUrl, connection } = core;
+  return createGroupWiring({ connection, config, secrets: null, mailer: null, clock, logger, publicUrl, sanitizeHtml: sanitizeNoteHtml });
+}
 
 /** Subscriptions and delivery: these open webhook secrets, so SECRET_KEY must be set. */
 export async function createWorkerNotifications(
@@ -145,7 +159,8 @@ export async function createWorkerNotifications(
   const { config, store, clock, logger, outbox, publicUrl } = core;
   const secrets = await secretBoxFromSetting(config.SECRET_KEY, HOW_TO_SET_SECRET_KEY);
   const { webhooks, mailer } = createWorkerSenders(config);
-  const sender = createChannelSender({ store, webhooks, mailer, secrets, clock, publicUrl, sanitizeHtml: sanitizeNoteHtml });
+  const groups = createGroupWiring({ connection: core.connection, config, secrets, mailer, clock, logger, publicUrl, sanitizeHtml: sanitizeNoteHtml });
+  const sender = createChannelSender({ store, webhooks, mailer, secrets, clock, publicUrl, sanitizeHtml: sanitizeNoteHtml, groupMail: groups.mail });
   const subscriptions = createSubscriptionService({
     store,
     secrets,
@@ -187,7 +202,7 @@ export async function createWorkerNotifications(
           sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
         })
       : undefined;
-  return { secrets, subscriptions, deliveries: createDueDeliveries({ deliverer, store, clock, logger }), workspaceApp };
+  return { secrets, subscriptions, deliveries: createDueDeliveries({ deliverer, store, clock, logger }), workspaceApp, groups };
 }
 
 export { createServiceMetrics };

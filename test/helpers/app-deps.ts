@@ -8,13 +8,17 @@ import type { Context } from 'hono';
 import { createAdminNotice } from '../../src/app/admin-notice.ts';
 import { createChannelSender } from '../../src/app/channel-sender.ts';
 import { createDeliverer, type Deliverer } from '../../src/app/deliverer.ts';
+import { createGroupMail } from '../../src/app/group-mail.ts';
+import { createGroupSync } from '../../src/app/group-sync.ts';
 import { createPoller, type Poller } from '../../src/app/poller.ts';
 import { createServiceMetrics } from '../../src/app/service-metrics.ts';
 import { createSubscriptionService } from '../../src/app/subscriptions.ts';
 import { createWorkspaceApp, type WorkspaceApp } from '../../src/app/workspace-app.ts';
 import { createCursorCodec, randomSecret } from '../../src/core/cursor.ts';
 import type { Clock, FeedClient, Logger, Mailer, OutboxSignal, Store, VendorInstallApi, VendorWebApi, WebhookSender } from '../../src/core/ports.ts';
+import type { GroupDirectoryStore, ScimDirectory } from '../../src/core/ports/scim-directory.ts';
 import type { SecretBox } from '../../src/core/secret-box.ts';
+import type { GroupDeps } from '../../src/http/group-subscriptions.ts';
 import { clientAddressFrom } from '../../src/http/client-address.ts';
 import type { AppDeps } from '../../src/http/deps.ts';
 import type { StaticAssets } from '../../src/http/routes/static-assets.ts';
@@ -41,6 +45,8 @@ export type AppPorts = {
   outbox?: OutboxSignal;
   /** The vendor's Web API (adapters/web-api-client.ts, over fetch on both runtimes): with settings.app, the workspace app is on. */
   webApi?: VendorWebApi & VendorInstallApi;
+  /** Group subscriptions (issue 11): their store on the same database, and the SCIM client (null: SCIM_TOKEN unset). */
+  groups?: { store: GroupDirectoryStore; directory: ScimDirectory | null; syncSeconds?: number; scimUrl?: string };
 };
 
 /** Routes tested without a runtime: nothing schedules delivery rounds, so a signal has no one to wake. */
@@ -76,7 +82,17 @@ export async function buildAppDeps(ports: AppPorts, settings: AppSettings = {}):
   const publicUrl = settings.publicUrl ?? 'http://localhost';
   const instanceId = `test:${crypto.randomUUID()}`;
   const metrics = createServiceMetrics();
-  const sender = createChannelSender({ store, webhooks: ports.webhooks, mailer, secrets, clock, publicUrl, sanitizeHtml: ports.sanitizeHtml });
+  const groups = ports.groups ? groupDeps(ports.groups, { mailer, secrets, clock, logger, publicUrl, sanitizeHtml: ports.sanitizeHtml }) : undefined;
+  const sender = createChannelSender({
+    store,
+    webhooks: ports.webhooks,
+    mailer,
+    secrets,
+    clock,
+    publicUrl,
+    sanitizeHtml: ports.sanitizeHtml,
+    groupMail: groups?.mail,
+  });
   const subscriptions = createSubscriptionService({
     store,
     secrets,
@@ -154,5 +170,16 @@ export async function buildAppDeps(ports: AppPorts, settings: AppSettings = {}):
     workspaceApp,
     appInstalls: workspaceApp?.installs,
     appSigningSecret: settings.appSigningSecret,
+    groups,
   };
+}
+
+function groupDeps(
+  ports: NonNullable<AppPorts['groups']>,
+  wiring: { mailer: Mailer | null; secrets: SecretBox; clock: Clock; logger: Logger; publicUrl: string; sanitizeHtml: (html: string) => string },
+): GroupDeps {
+  const { clock, logger } = wiring;
+  const sync = createGroupSync({ store: ports.store, directory: ports.directory, clock, logger, syncSeconds: ports.syncSeconds ?? 300 });
+  const mail = wiring.mailer ? createGroupMail({ store: ports.store, sync, ...wiring, mailer: wiring.mailer }) : null;
+  return { store: ports.store, sync, directory: ports.directory, mail, scimUrl: ports.scimUrl ?? 'https://api.slack.com' };
 }

@@ -4,6 +4,7 @@ import { ApiError } from '../../core/errors.ts';
 import { webhookMessageId } from '../../core/fanout.ts';
 import type { Delivery, DeliveryAttemptRecord, DeliveryState, StoredSubscription } from '../../core/ports.ts';
 import { CHANNELS, type Channel, type SubscriptionStatus } from '../../core/subscription.ts';
+import { groupIdOfTarget } from '../../core/scim-group.ts';
 import { iso } from '../api-json.ts';
 import type { AppDeps } from '../deps.ts';
 import { instantParam, pageLimit, readCursor } from '../query-params.ts';
@@ -125,7 +126,7 @@ export function toApiSubscription(s: StoredSubscription, now = Date.now()) {
   return {
     id: s.id,
     channel: s.channel,
-    ...(s.channel === 'email' ? { email: s.target } : { url: s.target }),
+    ...(groupIdOfTarget(s.target) !== null ? { group: groupIdOfTarget(s.target) } : s.channel === 'email' ? { email: s.target } : { url: s.target }),
     filters: s.filters,
     timezone: s.timeZone,
     status: s.status,
