@@ -3,7 +3,9 @@
  * members. The subscription keeps `scim-group:<id>` as its target, so every existing path
  * (fanout, outbox, filters) treats it as the one subscription it is.
  */
+import { z } from 'zod';
 import type { DirectoryUser } from './scim-resources.ts';
+import { subscriptionFiltersSchema, timeZoneSchema } from './subscription.ts';
 
 const TARGET_PREFIX = 'scim-group:';
 
@@ -76,3 +78,23 @@ export function chooseUserReads(input: { unreadMembers: number; totalUsers: numb
   const remainingPages = Math.ceil(Math.max(0, input.totalUsers - input.listedSoFar) / SCIM_PAGE_SIZE);
   return input.unreadMembers < remainingPages ? 'get' : 'list';
 }
+
+/** The body of `POST /api/subscriptions` for a group: `group` is the group's SCIM id or exact display name. */
+const GROUP_REF_MAX_CHARS = 200;
+
+export const createGroupSubscriptionSchema = z.strictObject({
+  channel: z.literal('email'),
+  group: z
+    .string({ error: 'group must be a string: the SCIM id or exact display name of a directory group' })
+    .trim()
+    .min(1, 'group must not be empty')
+    .max(GROUP_REF_MAX_CHARS, `group must be at most ${GROUP_REF_MAX_CHARS} characters`),
+  filters: subscriptionFiltersSchema.optional(),
+  timezone: timeZoneSchema.optional(),
+});
+
+/** What `PATCH /api/subscriptions/:id` may change on a group subscription: the group stays. */
+export const updateGroupSubscriptionSchema = z.strictObject({
+  filters: subscriptionFiltersSchema.optional(),
+  timezone: timeZoneSchema.optional(),
+});

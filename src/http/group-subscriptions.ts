@@ -3,14 +3,13 @@
  * checked here, its group resolved in the directory (by SCIM id or exact display name), and the
  * subscription created, linked and synced once so its members show at once.
  */
-import { z } from 'zod';
 import type { GroupSync } from '../app/group-sync.ts';
 import type { GroupMail } from '../app/group-mail.ts';
 import { ApiError } from '../core/errors.ts';
 import type { StoredSubscription } from '../core/ports.ts';
 import type { GroupDirectoryStore, ScimDirectory } from '../core/ports/scim-directory.ts';
-import { groupIdOfTarget, groupTarget } from '../core/scim-group.ts';
-import { DEFAULT_TIME_ZONE, subscriptionFiltersSchema, timeZoneSchema } from '../core/subscription.ts';
+import { createGroupSubscriptionSchema, groupIdOfTarget, groupTarget, updateGroupSubscriptionSchema } from '../core/scim-group.ts';
+import { DEFAULT_TIME_ZONE } from '../core/subscription.ts';
 import type { AppDeps } from './deps.ts';
 import { requireKnownServices } from './known-services.ts';
 
@@ -27,24 +26,6 @@ export type GroupDeps = {
   /** SCIM_URL, shown on the admin page. */
   scimUrl: string;
 };
-
-const GROUP_REF_MAX_CHARS = 200;
-
-export const createGroupSubscriptionSchema = z.strictObject({
-  channel: z.literal('email'),
-  group: z
-    .string({ error: 'group must be a string: the SCIM id or exact display name of a directory group' })
-    .trim()
-    .min(1, 'group must not be empty')
-    .max(GROUP_REF_MAX_CHARS, `group must be at most ${GROUP_REF_MAX_CHARS} characters`),
-  filters: subscriptionFiltersSchema.optional(),
-  timezone: timeZoneSchema.optional(),
-});
-
-export const updateGroupSubscriptionSchema = z.strictObject({
-  filters: subscriptionFiltersSchema.optional(),
-  timezone: timeZoneSchema.optional(),
-});
 
 /** Whether a request body asks for a group subscription: an email subscription naming `group`. */
 export function isGroupRequest(body: unknown): boolean {
