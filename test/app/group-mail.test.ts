@@ -94,9 +94,9 @@ describe('group mail', () => {
     await mail.send(subscription, render, { messageId: async () => 'msg_1' });
     expect(await store.muteMember(SUB, ids[0]!, Date.now())).toBe(true);
     await mail.send(subscription, render, { messageId: async () => 'msg_2' });
-    expect(smtp.received.map((m) => (Array.isArray(m.to) ? '' : m.to?.text))).toEqual(expect.arrayContaining(['a@example.test', 'b@example.test']));
-    expect(smtp.received).toHaveLength(3);
-    expect(smtp.received.at(-1)?.to && !Array.isArray(smtp.received.at(-1)!.to) ? smtp.received.at(-1)!.to!.text : '').toBe('b@example.test');
+    const to = smtp.received.map((m) => (m.to && !Array.isArray(m.to) ? m.to.text : ''));
+    expect(to.slice(0, 2).sort()).toEqual(['a@example.test', 'b@example.test']);
+    expect(to.slice(2)).toEqual(['b@example.test']);
     expect(await mail.openMemberToken('v1.00000000.AAAA.BBBB')).toBeNull();
     expect(await mail.openMemberToken('not a token')).toBeNull();
   });
