@@ -9,6 +9,7 @@ const NODE_ONLY_HTTP_TESTS = [
   'test/http/app-install-pages.test.ts', // the simulated Web API and the app's settings come through the Node harness (buildAppDeps)
   'test/http/app-installations.test.ts', // the same
   'test/http/app-slash-command.test.ts', // the same: the signing secret is set through the Node harness
+  'test/http/admin-directory-pages.test.ts', // the simulated SCIM directory runs in this process (a Node server); the group store's contract runs on D1
   'test/http/blind-faces.test.ts', // brings a vendor up on the very port that was dead: the workers fixture factory starts vendors on fresh ports
   'test/http/outbox-signal.test.ts', // the Node delivery scheduler (timers woken by the outbox signal) is the subject
   'test/http/response-cache.test.ts', // measures the cache's heap with node:v8 and node:vm
