@@ -30,6 +30,11 @@ export type GroupMailDeps = {
   logger: Logger;
   publicUrl: string;
   sanitizeHtml: (html: string) => string;
+  /**
+   * Mails one attempt sends at most; the rest go out in the next attempts, at once. Unbounded on
+   * Node; a Worker bounds it so an invocation stays inside its subrequest limit.
+   */
+  maxSendsPerAttempt?: number;
 };
 
 export type GroupMail = ReturnType<typeof createGroupMail>;
@@ -65,7 +70,9 @@ export function createGroupMail(deps: GroupMailDeps) {
       await deps.sync.syncIfStale(subscription.id);
       const deliveryKey = await options.messageId();
       const already = new Set((await store.memberSends(deliveryKey)).map((s) => s.userId));
-      const members = (await store.allMembers(subscription.id)).filter((m) => receives(m) && !already.has(m.id));
+      const waiting = (await store.allMembers(subscription.id)).filter((m) => receives(m) && !already.has(m.id));
+      const members = waiting.slice(0, deps.maxSendsPerAttempt ?? Infinity);
+      const later = waiting.length - members.length;
       const pending: MemberSend[] = [];
       const temporary: string[] = [];
       let sent = 0;
@@ -104,6 +111,10 @@ export function createGroupMail(deps: GroupMailDeps) {
       await Promise.all(Array.from({ length: Math.min(SEND_CONCURRENCY, queue.length) }, worker));
       await flush();
       const summary = `${sent} member(s) sent, ${refused} refused, ${already.size} sent before`;
+      if (temporary.length === 0 && later > 0) {
+        const error = `${later} member(s) left for the next attempt (at most ${deps.maxSendsPerAttempt} a turn)`;
+        return { ok: false, partial: true, permanent: false, gone: false, retryAfterMs: null, status: null, excerpt: summary, error };
+      }
       if (temporary.length === 0) return { ok: true, permanent: false, gone: false, retryAfterMs: null, status: 250, excerpt: summary, error: '' };
       return {
         ok: false,

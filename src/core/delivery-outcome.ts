@@ -13,6 +13,11 @@ export type AttemptResult = {
   retryAfterMs: number | null;
   /** For the delivery log: what went wrong. */
   error: string;
+  /**
+   * A group delivery (issue 11) sent what one attempt may and more members remain: not a failure
+   * of anyone, so it goes on at once and the subscription stays healthy.
+   */
+  partial?: boolean;
 };
 
 export type OutcomeInput = {
@@ -29,6 +34,7 @@ export type OutcomeInput = {
 export function decideOutcome(input: OutcomeInput): { outcome: DeliveryOutcome; health: SubscriptionHealthChange } {
   const { result, attempt, now, firstAttemptAt, failingSince, random } = input;
   if (result.ok) return { outcome: { kind: 'done' }, health: { kind: 'succeeded' } };
+  if (result.partial) return { outcome: { kind: 'retry', at: now, error: result.error }, health: { kind: 'succeeded' } };
 
   const health = subscriptionHealth({ failingSinceMs: failingSince ?? now, now, gone: result.gone });
   const healthChange: SubscriptionHealthChange =

@@ -20,6 +20,8 @@ export type GroupWiringInput = {
   publicUrl: string;
   sanitizeHtml: (html: string) => string;
   fetch?: typeof fetch;
+  /** Mails one group delivery's attempt sends at most (group-mail.ts); unbounded by default. */
+  maxSendsPerAttempt?: number;
 };
 
 export function createGroupWiring(input: GroupWiringInput): GroupDeps {
@@ -38,6 +40,7 @@ export function createGroupWiring(input: GroupWiringInput): GroupDeps {
           logger,
           publicUrl: input.publicUrl,
           sanitizeHtml: input.sanitizeHtml,
+          maxSendsPerAttempt: input.maxSendsPerAttempt,
         })
       : null;
   return { store, sync, directory, mail, scimUrl: config.SCIM_URL };

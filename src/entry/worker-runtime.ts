@@ -40,6 +40,14 @@ export type WorkerBindings = { DB: D1DatabaseLike; DELIVERIES: WakeUpQueue };
  */
 export const QUEUE_ROUND_MAX_DELIVERIES = 20;
 
+/**
+ * Mails one attempt of a group delivery sends (issue 11). Each is a Postmark fetch, so a group of
+ * thousands goes out over many attempts, each at once after the last and each in its own queue
+ * round once the round's claims run out; the sends recorded per member carry the progress. 20 is
+ * the round's own delivery bound: a round of one group delivery costs about what 20 webhooks do.
+ */
+export const GROUP_MAILS_PER_ATTEMPT = 20;
+
 /** Where links in background messages point when PUBLIC_URL is unset: `wrangler dev`'s address. */
 const FALLBACK_PUBLIC_URL = 'http://localhost:8787';
 const HOW_TO_SET_SECRET_KEY = 'run `npx wrangler secret put SECRET_KEY` with the output of `openssl rand -hex 32` (locally: put SECRET_KEY in .dev.vars)';
@@ -159,7 +167,17 @@ export async function createWorkerNotifications(
   const { config, store, clock, logger, outbox, publicUrl } = core;
   const secrets = await secretBoxFromSetting(config.SECRET_KEY, HOW_TO_SET_SECRET_KEY);
   const { webhooks, mailer } = createWorkerSenders(config);
-  const groups = createGroupWiring({ connection: core.connection, config, secrets, mailer, clock, logger, publicUrl, sanitizeHtml: sanitizeNoteHtml });
+  const groups = createGroupWiring({
+    connection: core.connection,
+    config,
+    secrets,
+    mailer,
+    clock,
+    logger,
+    publicUrl,
+    sanitizeHtml: sanitizeNoteHtml,
+    maxSendsPerAttempt: GROUP_MAILS_PER_ATTEMPT,
+  });
   const sender = createChannelSender({ store, webhooks, mailer, secrets, clock, publicUrl, sanitizeHtml: sanitizeNoteHtml, groupMail: groups.mail });
   const subscriptions = createSubscriptionService({
     store,

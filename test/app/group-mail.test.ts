@@ -35,7 +35,7 @@ describe('group mail', () => {
     archive.remove();
   });
 
-  async function groupOf(emails: string[]) {
+  async function groupOf(emails: string[], maxSendsPerAttempt?: number) {
     const sim = await startScim({ clock: Date.now });
     const ids: string[] = [];
     for (const [i, email] of emails.entries()) ids.push((await control(sim, 'POST', '/users', { userName: `member${i}`, email })).id);
@@ -55,6 +55,7 @@ describe('group mail', () => {
       logger,
       publicUrl: 'https://status.example.test',
       sanitizeHtml: (h) => h,
+      maxSendsPerAttempt,
     });
     return { store, mail, ids, subscription: (await archive.store.getSubscription(SUB))! };
   }
@@ -87,6 +88,17 @@ describe('group mail', () => {
     const second = await mail.send(subscription, render, { messageId });
     expect(second.excerpt).toBe('0 member(s) sent, 0 refused, 2 sent before');
     expect(smtp.received).toHaveLength(1);
+  });
+
+  it('sends a big group over several attempts when one attempt is bounded, each going on at once', async () => {
+    const { mail, subscription } = await groupOf(['a@example.test', 'b@example.test', 'c@example.test', 'd@example.test', 'e@example.test'], 2);
+    const messageId = async () => 'msg_delivery_1';
+    const first = await mail.send(subscription, render, { messageId });
+    expect(first).toMatchObject({ ok: false, partial: true, permanent: false, error: '3 member(s) left for the next attempt (at most 2 a turn)' });
+    expect(smtp.received).toHaveLength(2);
+    expect(await mail.send(subscription, render, { messageId })).toMatchObject({ partial: true });
+    expect(await mail.send(subscription, render, { messageId })).toMatchObject({ ok: true });
+    expect(new Set(smtp.received.map((m) => (m.to && !Array.isArray(m.to) ? m.to.text : ''))).size).toBe(5);
   });
 
   it('skips a muted member, and opens only its own tokens', async () => {
