@@ -15,7 +15,8 @@ import { formValue, readForm } from '../form-body.ts';
 import { ErrorMessage } from '../pages/error-page.tsx';
 import { pageResponder } from '../pages/layout.tsx';
 import { pageSecurity } from '../pages/page-security.ts';
-import { pageLimit, readCursor } from '../query-params.ts';
+import { OneClickUnsubscribeForm } from '../pages/subscription-pages.tsx';
+import { cursorPage } from '../query-params.ts';
 import { requireAdmin } from './admin.ts';
 
 const FORM_MAX_BYTES = 4 * 1024;
@@ -57,11 +58,14 @@ export function groupSubscriptionRoutes(deps: AppDeps) {
 
   app.get('/api/subscriptions/:id/members', async (c) => {
     const link = await linkOf(c.req.param('id'));
-    const after = await readCursor(deps.cursors, c.req.query('cursor'), (p) => (isCursor(p, 'members') && typeof p.a === 'string' ? p.a : null));
-    const limit = pageLimit(c.req.query('limit'));
-    const rows = await groupDepsOf(deps).store.members(link.subscriptionId, after, limit + 1);
-    const page = rows.slice(0, limit);
-    const next = rows.length > limit ? await deps.cursors.encode({ k: 'members', a: page.at(-1)!.id }) : '';
+    const store = groupDepsOf(deps).store;
+    const { page, next } = await cursorPage(
+      c,
+      deps.cursors,
+      'members',
+      (after: string | null, limit) => store.members(link.subscriptionId, after, limit),
+      (m) => m.id,
+    );
     return c.json({
       ok: true,
       group: { id: link.groupId, display_name: link.groupName },
@@ -74,11 +78,14 @@ export function groupSubscriptionRoutes(deps: AppDeps) {
 
   app.get('/api/subscriptions/:id/audit', async (c) => {
     const link = await linkOf(c.req.param('id'));
-    const before = await readCursor(deps.cursors, c.req.query('cursor'), (p) => (isCursor(p, 'audit') && typeof p.b === 'number' ? p.b : null));
-    const limit = pageLimit(c.req.query('limit'));
-    const rows = await groupDepsOf(deps).store.log(link.subscriptionId, before, limit + 1);
-    const page = rows.slice(0, limit);
-    const next = rows.length > limit ? await deps.cursors.encode({ k: 'audit', b: page.at(-1)!.id }) : '';
+    const store = groupDepsOf(deps).store;
+    const { page, next } = await cursorPage(
+      c,
+      deps.cursors,
+      'audit',
+      (before: number | null, limit) => store.log(link.subscriptionId, before, limit),
+      (e) => e.id,
+    );
     return c.json({ ok: true, audit: page.map(toApiLogEntry), response_metadata: { next_cursor: next } });
   });
 
@@ -127,14 +134,7 @@ export function groupSubscriptionRoutes(deps: AppDeps) {
         <p>
           Stop sending you the status alerts of the group <strong>{link?.groupName ?? 'unknown'}</strong>? Nobody else in the group is affected.
         </p>
-        <form method="post" action={`${MEMBER_UNSUBSCRIBE_PATH}?token=${encodeURIComponent(token!)}`} class="form-stack">
-          <input type="hidden" name="List-Unsubscribe" value="One-Click" />
-          <div class="actions">
-            <button type="submit" class="button-danger">
-              Unsubscribe
-            </button>
-          </div>
-        </form>
+        <OneClickUnsubscribeForm action={`${MEMBER_UNSUBSCRIBE_PATH}?token=${encodeURIComponent(token!)}`} />
       </section>,
     );
   });
@@ -157,8 +157,4 @@ export function groupSubscriptionRoutes(deps: AppDeps) {
   });
 
   return app;
-}
-
-function isCursor(payload: unknown, kind: string): payload is Record<string, unknown> {
-  return typeof payload === 'object' && payload !== null && (payload as { k?: unknown }).k === kind;
 }
