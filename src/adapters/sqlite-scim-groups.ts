@@ -230,6 +230,18 @@ export function createSqliteGroupDirectoryStore(connection: SqliteConnection): G
       ]);
     },
 
+    async pruneDeletedGroups() {
+      // Deleting a subscription (sqlite-subscriptions.ts) knows nothing of groups: what it leaves is swept here.
+      const gone = 'subscription_id NOT IN (SELECT id FROM subscriptions)';
+      const results = await connection.runAtomically([
+        { sql: `DELETE FROM scim_members WHERE ${gone}`, params: [] },
+        { sql: `DELETE FROM scim_mutes WHERE ${gone}`, params: [] },
+        { sql: `DELETE FROM scim_group_log WHERE ${gone}`, params: [] },
+        { sql: `DELETE FROM scim_groups WHERE ${gone} RETURNING 1`, params: [] },
+      ]);
+      return results.at(-1)?.length ?? 0;
+    },
+
     async pruneMemberSends(beforeMs) {
       const [rows] = await connection.runAtomically([numbered('DELETE FROM scim_member_sends WHERE at_ms < ?1 RETURNING 1', [beforeMs])]);
       return rows?.length ?? 0;

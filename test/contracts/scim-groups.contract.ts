@@ -134,6 +134,24 @@ export function scimGroupsContract(target: StoreTarget): void {
       expect(await groups.memberSends('msg_2')).toHaveLength(1);
     });
 
+    it('forgets what a deleted group subscription left, and nothing of the others', async () => {
+      await opened.store.createSubscription(storedSubscription('sub_other', { channel: 'email', target: 'scim-group:G2' }, T0));
+      await groups.linkGroup({ subscriptionId: 'sub_other', groupId: 'G2', groupName: 'Other' });
+      for (const id of [SUB, 'sub_other']) {
+        await groups.applySync(sync({ subscriptionId: id, members: [user(1), user(2)], changes: [added(user(1))] }), 100);
+        await groups.muteMember(id, 'U000001', T0);
+      }
+      expect(await groups.pruneDeletedGroups()).toBe(0);
+      expect(await opened.store.deleteSubscription(SUB)).toBe(true);
+      expect(await groups.pruneDeletedGroups()).toBe(1);
+      expect(await groups.groupLink(SUB)).toBeNull();
+      expect(await groups.allMembers(SUB)).toEqual([]);
+      expect(await groups.log(SUB, null, 10)).toEqual([]);
+      expect(await groups.muteMember(SUB, 'U000002', T0)).toBe(false);
+      expect((await groups.allMembers('sub_other')).map((m) => m.muted)).toEqual([true, false]);
+      expect(await groups.log('sub_other', null, 10)).toHaveLength(1);
+    });
+
     it("writes the spec's largest group (15,000 members) in one step", async () => {
       const members = Array.from({ length: 15_000 }, (_, i) => user(i + 1));
       expect(await groups.applySync(sync({ members, changes: members.slice(0, 3000).map(added) }), 500)).toBe(true);

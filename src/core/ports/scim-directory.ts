@@ -91,4 +91,6 @@ export interface GroupDirectoryStore {
   recordMemberSends(deliveryKey: string, sends: readonly MemberSend[], at: number): Promise<void>;
   /** Forgets per-member sends recorded before `beforeMs`; returns how many. */
   pruneMemberSends(beforeMs: number): Promise<number>;
+  /** Forgets the links, members, mutes and audit entries of group subscriptions that were deleted; returns how many links. */
+  pruneDeletedGroups(): Promise<number>;
 }
