@@ -95,7 +95,9 @@ export function createScimClient(options: ScimClientOptions): ScimDirectory {
         response = await doFetch(`${base}/scim/${v}${path}`, {
           headers: { Accept: 'application/json', Authorization: `Bearer ${options.token}` },
           signal,
-          redirect: 'error',
+          // Never followed: the token would go wherever a redirect points. workerd has no 'error' mode,
+          // so a 3xx comes back as itself and fails below as http_3xx.
+          redirect: 'manual',
         });
         ({ cut } = await readCappedBody(response.body, MAX_ANSWER_BYTES, text.add));
       } catch (cause) {
