@@ -177,6 +177,22 @@ describe('SCIM client', () => {
     expect(await failure(clientOf(sim).client.version())).toMatchObject({ code: 'unsupported_version', meaning: 'SCIM version not supported' });
   });
 
+  it('never follows a redirect: the token would go with it', async () => {
+    const followed: string[] = [];
+    const client = createScimClient({
+      baseUrl: 'http://127.0.0.1:9',
+      token: 't',
+      clock: fakeTime().clock,
+      fetch: async (input, init) => {
+        followed.push(String(input));
+        expect(init?.redirect).toBe('manual');
+        return new Response(null, { status: 302, headers: { location: 'http://elsewhere.test/scim/v2/Users/U1' } });
+      },
+    });
+    expect(await failure(client.user('U1'))).toMatchObject({ code: 'http_302', retryable: false });
+    expect(followed).toHaveLength(1);
+  });
+
   it('refuses an answer that is not the shape the spec gives', async () => {
     const time = fakeTime();
     const odd = createScimClient({
