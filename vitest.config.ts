@@ -9,7 +9,6 @@ const NODE_ONLY_HTTP_TESTS = [
   'test/http/app-install-pages.test.ts', // the simulated Web API and the app's settings come through the Node harness (buildAppDeps)
   'test/http/app-installations.test.ts', // the same
   'test/http/app-slash-command.test.ts', // the same: the signing secret is set through the Node harness
-  'test/http/admin-directory-pages.test.ts', // the simulated SCIM directory runs in this process (a Node server); the group store's contract runs on D1
   'test/http/blind-faces.test.ts', // brings a vendor up on the very port that was dead: the workers fixture factory starts vendors on fresh ports
   'test/http/outbox-signal.test.ts', // the Node delivery scheduler (timers woken by the outbox signal) is the subject
   'test/http/response-cache.test.ts', // measures the cache's heap with node:v8 and node:vm
@@ -18,10 +17,16 @@ const NODE_ONLY_HTTP_TESTS = [
 ];
 
 /** The Node test harness modules, and their workerd stand-ins (test/workers/harness), for test/http files run in the workers project. */
-const WORKERS_HARNESS = ['app-service', 'app-ports', 'service', 'webhook-receiver', 'smtp'].map((name) => ({
-  find: new RegExp(`^\\.\\./helpers/${name}\\.ts$`),
-  replacement: resolve(`test/workers/harness/${name}.ts`),
-}));
+const WORKERS_HARNESS = ['app-service', 'app-ports', 'service', 'webhook-receiver', 'smtp']
+  .map((name) => ({
+    find: new RegExp(`^\\.\\./helpers/${name}\\.ts$`),
+    replacement: resolve(`test/workers/harness/${name}.ts`),
+  }))
+  .concat({
+    // The simulated SCIM directory: one on the Node side, shared and reset per test (issue 11).
+    find: /^\.\.\/sim\/scim-helpers\.ts$/,
+    replacement: resolve('test/workers/harness/scim-helpers.ts'),
+  });
 
 /** public/ as the Node form serves it, for the app inside workerd (test/workers/harness/public-assets.ts). */
 const PUBLIC_ASSETS = [...readPublicFolder().values()].map((a) => ({

@@ -5,7 +5,10 @@
  * Postmark mailer, a Web Crypto secret box, and the same sanitiser.
  */
 import { createConsoleLogger } from '../../../src/adapters/console-logger.ts';
+import { d1Connection } from '../../../src/adapters/d1-connection.ts';
 import { createFetchFeedClient } from '../../../src/adapters/fetch-feed-client.ts';
+import { createScimClient } from '../../../src/adapters/fetch-scim-client.ts';
+import { createSqliteGroupDirectoryStore } from '../../../src/adapters/sqlite-scim-groups.ts';
 import { createMailApiMailerFromConfig, createPostmarkMailer } from '../../../src/adapters/postmark-mailer.ts';
 import { parseConfig, type Config } from '../../../src/config.ts';
 import type { Clock, Mailer, Store } from '../../../src/core/ports.ts';
@@ -70,6 +73,13 @@ export async function startTestApp(
         clock,
       }),
       mailer,
+      // Group subscriptions (issue 11): their store on the same D1 database; the directory when SCIM_TOKEN is set.
+      groups: {
+        store: createSqliteGroupDirectoryStore(d1Connection(opened.slot.db)),
+        directory: config.SCIM_TOKEN ? createScimClient({ baseUrl: config.SCIM_URL, token: config.SCIM_TOKEN, clock }) : null,
+        syncSeconds: config.SCIM_SYNC_SECONDS,
+        scimUrl: config.SCIM_URL,
+      },
     },
     {
       adminToken: config.ADMIN_TOKEN,
