@@ -29,6 +29,13 @@ export type GroupSyncDeps = {
   logLimit?: number;
 };
 
+/** Null for a refusal that says the text is no group id (a 4xx other than auth), the error otherwise. */
+function notAnId(error: unknown): null {
+  if (error instanceof ScimCallError && error.status !== null && error.status >= 400 && error.status < 500 && ![401, 403, 429].includes(error.status))
+    return null;
+  throw error;
+}
+
 export type SyncReport = {
   subscriptionId: string;
   /** `superseded`: another sync of the same group wrote first; its list stands. */
@@ -190,8 +197,9 @@ export function createGroupSync(deps: GroupSyncDeps) {
     async resolveGroup(ref: string): Promise<DirectoryGroup> {
       if (!deps.directory) throw new ApiError(409, 'directory_disabled', 'the SCIM directory is not configured: set SCIM_TOKEN (and SCIM_URL)');
       try {
-        // An id has no spaces or slashes; a name may. Only what could be an id is tried as one.
-        const byId = /^[A-Za-z0-9_-]{1,100}$/.test(ref) ? await deps.directory.group(ref) : null;
+        // An id has no spaces or slashes; a name may. Only what could be an id is tried as one, and a
+        // refusal of it as an id (not a failure of the directory) sends the lookup on to the names.
+        const byId = /^[A-Za-z0-9_-]{1,100}$/.test(ref) ? await deps.directory.group(ref).catch((error: unknown) => notAnId(error)) : null;
         const group = byId ?? (await deps.directory.groupByName(ref));
         if (!group) throw new ApiError(404, 'group_not_found', `the directory has no group with the id or display name ${JSON.stringify(ref.slice(0, 100))}`);
         return group;

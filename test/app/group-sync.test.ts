@@ -144,6 +144,17 @@ describe('group sync', () => {
     expect(log.every((e) => e.change === 'sync failed')).toBe(true);
   });
 
+  it('resolves a group by id, or by its exact name when the text is refused as an id; a failing directory is a 502', async () => {
+    const s = await setup(5, 2);
+    expect((await s.sync.resolveGroup(s.groupId)).displayName).toBe('Ops');
+    expect((await s.sync.resolveGroup('Ops')).id).toBe(s.groupId);
+    await control(s.sim, 'POST', '/faults', { target: 'groups.get', kind: 'status', status: 400, times: 1 });
+    expect((await s.sync.resolveGroup('Ops')).id).toBe(s.groupId);
+    await expect(s.sync.resolveGroup('Nobody')).rejects.toMatchObject({ status: 404, code: 'group_not_found' });
+    await control(s.sim, 'POST', '/faults', { target: 'groups.get', kind: 'status', status: 500, times: 2 });
+    await expect(s.sync.resolveGroup('Ops')).rejects.toMatchObject({ status: 502, code: 'directory_unavailable' });
+  });
+
   it('syncs only what is due, and a stale list before an alert', async () => {
     const s = await setup(10, 3);
     expect(await s.sync.syncIfStale(SUB)).toMatchObject({ outcome: 'ok' });
