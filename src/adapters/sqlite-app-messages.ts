@@ -18,13 +18,14 @@ const BEGIN_ROOT = `INSERT INTO app_messages (subscription_id, incident_id, conv
   VALUES (?, ?, ?, NULL, ?, ?, '[]', ?, ?) ON CONFLICT (subscription_id, incident_id) DO NOTHING RETURNING root_key`;
 const TAKE_OVER_ROOT = `UPDATE app_messages SET root_key = ?, updated_ms = ?
   WHERE subscription_id = ? AND incident_id = ? AND root_ts IS NULL AND root_key = ? RETURNING root_key`;
-const RECORD_ROOT = `UPDATE app_messages SET root_ts = coalesce(root_ts, ?1),
-    note_json = CASE WHEN ?2 >= revision THEN coalesce(?3, note_json) ELSE note_json END, revision = max(revision, ?2), updated_ms = ?4
-  WHERE subscription_id = ?5 AND incident_id = ?6`;
+// Plain `?` only (numbered ones are bound differently by the two drivers): the revision is given twice.
+const RECORD_ROOT = `UPDATE app_messages SET root_ts = coalesce(root_ts, ?),
+    note_json = CASE WHEN ? >= revision THEN coalesce(?, note_json) ELSE note_json END, revision = max(revision, ?), updated_ms = ?
+  WHERE subscription_id = ? AND incident_id = ?`;
 /** Appends a key not listed yet, keeping the newest STARTED_REPLIES_MAX. */
 const ADD_REPLY = `UPDATE app_messages SET pending_replies = (SELECT json_group_array(value) FROM
-    (SELECT key, value FROM json_each(json_insert(pending_replies, '$[#]', ?1)) ORDER BY key DESC LIMIT ${STARTED_REPLIES_MAX})), updated_ms = ?2
-  WHERE subscription_id = ?3 AND incident_id = ?4 AND NOT EXISTS (SELECT 1 FROM json_each(pending_replies) WHERE value = ?1)`;
+    (SELECT key, value FROM json_each(json_insert(pending_replies, '$[#]', ?)) ORDER BY key DESC LIMIT ${STARTED_REPLIES_MAX})), updated_ms = ?
+  WHERE subscription_id = ? AND incident_id = ? AND NOT EXISTS (SELECT 1 FROM json_each(pending_replies) WHERE value = ?)`;
 const HOLD = `INSERT INTO app_conversation_holds (installation_id, conversation_id, until_ms) VALUES (?, ?, ?)
   ON CONFLICT (installation_id, conversation_id) DO UPDATE SET until_ms = max(until_ms, excluded.until_ms)`;
 const HELD_UNTIL = 'SELECT until_ms FROM app_conversation_holds WHERE installation_id = ? AND conversation_id = ?';
@@ -73,10 +74,11 @@ export function createSqliteAppMessageStore(connection: SqliteConnection): AppMe
       return (await run(TAKE_OVER_ROOT, [toKey, now, subscriptionId, incidentId, fromKey])).length > 0;
     },
     async recordAppRoot(subscriptionId, incidentId, shown, now) {
-      await run(RECORD_ROOT, [shown.ts, shown.revision, shown.note === null ? null : JSON.stringify(shown.note), now, subscriptionId, incidentId]);
+      const note = shown.note === null ? null : JSON.stringify(shown.note);
+      await run(RECORD_ROOT, [shown.ts, shown.revision, note, shown.revision, now, subscriptionId, incidentId]);
     },
     async startAppReply(subscriptionId, incidentId, key, now) {
-      await run(ADD_REPLY, [key, now, subscriptionId, incidentId]);
+      await run(ADD_REPLY, [key, now, subscriptionId, incidentId, key]);
     },
     async holdAppConversation(installationId, conversationId, untilMs) {
       await run(HOLD, [installationId, conversationId, untilMs]);
