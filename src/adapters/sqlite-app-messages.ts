@@ -22,9 +22,9 @@ const TAKE_OVER_ROOT = `UPDATE app_messages SET root_key = ?, updated_ms = ?
 const RECORD_ROOT = `UPDATE app_messages SET root_ts = coalesce(root_ts, ?),
     note_json = CASE WHEN ? >= revision THEN coalesce(?, note_json) ELSE note_json END, revision = max(revision, ?), updated_ms = ?
   WHERE subscription_id = ? AND incident_id = ?`;
-/** Appends a key not listed yet, keeping the newest STARTED_REPLIES_MAX. */
+/** Appends a key not listed yet, keeping the newest STARTED_REPLIES_MAX, oldest first. */
 const ADD_REPLY = `UPDATE app_messages SET pending_replies = (SELECT json_group_array(value) FROM
-    (SELECT key, value FROM json_each(json_insert(pending_replies, '$[#]', ?)) ORDER BY key DESC LIMIT ${STARTED_REPLIES_MAX})), updated_ms = ?
+    (SELECT key, value FROM (SELECT key, value FROM json_each(json_insert(pending_replies, '$[#]', ?)) ORDER BY key DESC LIMIT ${STARTED_REPLIES_MAX}) ORDER BY key)), updated_ms = ?
   WHERE subscription_id = ? AND incident_id = ? AND NOT EXISTS (SELECT 1 FROM json_each(pending_replies) WHERE value = ?)`;
 const HOLD = `INSERT INTO app_conversation_holds (installation_id, conversation_id, until_ms) VALUES (?, ?, ?)
   ON CONFLICT (installation_id, conversation_id) DO UPDATE SET until_ms = max(until_ms, excluded.until_ms)`;
