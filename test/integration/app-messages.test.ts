@@ -54,7 +54,7 @@ function expectFinalChannel(view: ChannelView, replies: RegExp[]): void {
   expect(shown).not.toContain('<!channel>');
   expect(root.editCount).toBeGreaterThanOrEqual(replies.length);
   expect(root.replies).toHaveLength(replies.length);
-  replies.forEach((pattern, i) => expect(readable(root.replies[i]!)).toMatch(pattern));
+  for (const [i, pattern] of replies.entries()) expect(readable(root.replies[i]!)).toMatch(pattern);
 }
 
 describe('app messages', () => {
