@@ -6,7 +6,6 @@
  */
 import { escapeMrkdwn, link, type ChannelBlock, type ChannelMessage } from './channel-message.ts';
 import type { IncidentSummary, NoteRef } from './events.ts';
-import { isOngoing } from './incident.ts';
 import {
   changeLines,
   incidentPageUrl,
@@ -68,7 +67,7 @@ export function renderAppRoot(view: AppRootView, context: AppMessageContext): Ch
   const status = statusWord(incident.status);
   const title = oneLine(incident.title);
   const services = servicesList(incident.services);
-  const header = truncate(`${isOngoing(incident.status) ? status : `${status} ✓`}: ${title}`, HEADER_MAX_CHARS);
+  const header = truncate(`${status}: ${title}`, HEADER_MAX_CHARS);
   const blocks: ChannelBlock[] = [
     { type: 'header', text: { type: 'plain_text', text: escapeMrkdwn(header), emoji: false } },
     {
