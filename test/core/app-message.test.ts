@@ -10,18 +10,11 @@ import {
   ROOT_NOTE_MAX_CHARS,
   rootMetadata,
 } from '../../src/core/app-message.ts';
-import type { ChannelMessage } from '../../src/core/channel-message.ts';
-import { planPoll, type ArchivedIncident } from '../../src/core/diff.ts';
-import { groupForMessages, type IncidentUpdate } from '../../src/core/notification-message.ts';
 import { BLOCKS_PER_MESSAGE_MAX, MESSAGE_TEXT_MAX_CHARS } from '../../src/sim/web-api/channels.ts';
-import { one, rawIncident, type RawIncident } from '../fixtures/vendor-builders.ts';
+import { allText, incidentUpdate } from '../fixtures/message-fixtures.ts';
+import { rawIncident } from '../fixtures/vendor-builders.ts';
 
-function update(after: RawIncident, before?: RawIncident): IncidentUpdate {
-  const archived = new Map<string, ArchivedIncident>();
-  if (before) archived.set(String(before.id), { ...one(before), revision: 1, resolvedAt: null });
-  const { events } = planPoll({ observed: [one(after)], archived, now: Date.UTC(2026, 9, 1, 15), backfill: false });
-  return groupForMessages(events)[0]!;
-}
+const update = incidentUpdate;
 
 const context = { publicUrl: 'https://status.example.org' };
 const HOSTILE = '<!channel> & <https://evil.example|click> *bold*';
@@ -38,18 +31,6 @@ const resolved = rawIncident({
     },
   ],
 });
-
-/** Every string the vendor reads in the message: the fallback and every text object. */
-function allText(message: ChannelMessage): string[] {
-  const out: string[] = [];
-  const walk = (value: unknown): void => {
-    if (typeof value === 'string') out.push(value);
-    else if (Array.isArray(value)) value.forEach(walk);
-    else if (value && typeof value === 'object') Object.values(value).forEach(walk);
-  };
-  walk(message);
-  return out;
-}
 
 describe('the app’s root message', () => {
   it('shows the incident as it stands: status and title, services, the latest note, our link', () => {

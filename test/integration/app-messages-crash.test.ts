@@ -7,7 +7,7 @@
  */
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { rawIncident } from '../fixtures/vendor-builders.ts';
+import { appStory } from '../fixtures/app-story.ts';
 import { readable, startAppWorld, type AppWorld } from '../helpers/app-channel.ts';
 import { runCli } from '../helpers/cli.ts';
 import { serveEnv, serveUntilSettled, spawnAndKill, spawnServe } from '../helpers/serve-process.ts';
@@ -16,30 +16,7 @@ import { tempDir } from '../helpers/temp-archive.ts';
 
 const ROUNDS_PER_STEP = Number(process.env.APP_CRASH_ROUNDS ?? 2);
 
-const base = rawIncident({
-  id: 1700,
-  title: 'Search is slow',
-  status: 'active',
-  services: ['Search'],
-  date_created: '2026-11-20T09:00:00Z',
-  date_updated: '2026-11-20T09:00:00Z',
-  notes: [{ body: '<p>We are looking into slow searches.</p>', date_created: '2026-11-20T09:00:00Z' }],
-});
-const noted = {
-  ...base,
-  date_updated: '2026-11-20T09:10:00Z',
-  notes: [...base.notes, { body: '<p>An index rebuild is under way.</p>', date_created: '2026-11-20T09:10:00Z' }],
-};
-const edited = { ...noted, title: 'Search is slow for large workspaces', date_updated: '2026-11-20T09:20:00Z' };
-const resolved = {
-  ...edited,
-  status: 'resolved',
-  date_updated: '2026-11-20T09:40:00Z',
-  notes: [...edited.notes, { body: '<p>Searches are fast again.</p>', date_created: '2026-11-20T09:40:00Z' }],
-};
-const STEPS = [base, noted, edited, resolved];
-/** What each step after the first adds to the thread, once. */
-const REPLIES = [/An index rebuild is under way/, /Title changed from/, /Resolved[\s\S]*fast again/];
+const { steps: STEPS, replies: REPLIES, finalTitle, finalNote } = appStory(1700);
 
 describe('app messages across SIGKILLs', () => {
   let vendor: TestVendor;
@@ -101,8 +78,8 @@ describe('app messages across SIGKILLs', () => {
       const view = await world.read(world.channels[name]!);
       expect(view.roots, name).toHaveLength(1);
       const root = view.roots[0]!;
-      expect(readable(root)).toContain('Resolved: Search is slow for large workspaces');
-      expect(readable(root)).toContain('Searches are fast again.');
+      expect(readable(root)).toContain(`Resolved: ${finalTitle}`);
+      expect(readable(root)).toContain(finalNote);
       expect(root.replies.map(readable), name).toHaveLength(REPLIES.length);
       for (const [i, pattern] of REPLIES.entries()) expect(readable(root.replies[i]!)).toMatch(pattern);
     }

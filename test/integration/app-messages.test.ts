@@ -7,40 +7,12 @@
  * installation holds its deliveries until it is re-installed.
  */
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { rawIncident, type RawIncident } from '../fixtures/vendor-builders.ts';
+import { appStory as story } from '../fixtures/app-story.ts';
+import type { RawIncident } from '../fixtures/vendor-builders.ts';
 import { installApp, readable, startAppWorld, subscribeApp, type AppWorld, type ChannelView } from '../helpers/app-channel.ts';
 import { startTestService, startTestVendor, type TestService, type TestVendor } from '../helpers/service.ts';
 
 const MINUTE_MS = 60_000;
-
-/** One incident's story, step by step, and what each step should add to a thread. */
-function story(): { steps: RawIncident[]; replies: RegExp[] } {
-  const base = rawIncident({
-    id: 1600,
-    title: 'Messages are delayed',
-    status: 'active',
-    services: ['Messaging'],
-    date_created: '2026-11-20T09:00:00Z',
-    date_updated: '2026-11-20T09:00:00Z',
-    notes: [{ body: '<p>We are looking into delayed messages.</p>', date_created: '2026-11-20T09:00:00Z' }],
-  });
-  const noted = {
-    ...base,
-    date_updated: '2026-11-20T09:10:00Z',
-    notes: [...base.notes, { body: '<p>Some messages arrive <b>minutes</b> late & out of order.</p>', date_created: '2026-11-20T09:10:00Z' }],
-  };
-  const edited = { ...noted, title: 'Messages are delayed for some workspaces <!channel>', date_updated: '2026-11-20T09:20:00Z' };
-  const resolved = {
-    ...edited,
-    status: 'resolved',
-    date_updated: '2026-11-20T09:40:00Z',
-    notes: [...edited.notes, { body: '<p>Messages are on time again.</p>', date_created: '2026-11-20T09:40:00Z' }],
-  };
-  return {
-    steps: [base, noted, edited, resolved],
-    replies: [/arrive minutes late &amp; out of order/, /Title changed from/, /Resolved[\s\S]*on time again/],
-  };
-}
 
 /** The expectation from the story alone: one root by the bot showing the final state, each change once in its thread. */
 function expectFinalChannel(view: ChannelView, replies: RegExp[]): void {
