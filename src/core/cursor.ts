@@ -13,6 +13,9 @@ export type CursorCodec = {
   decode(cursor: string): Promise<unknown>;
 };
 
+/** The name the cursor key is kept under in the archive (app/archive-keys.ts), shared by every process. */
+export const CURSOR_KEY_NAME = 'cursor';
+
 export async function createCursorCodec(secret: string): Promise<CursorCodec> {
   const key = await crypto.subtle.importKey('raw', encoder.encode(secret), { name: 'HMAC', hash: 'SHA-256' }, false, ['sign', 'verify']);
   const mac = async (data: string) => new Uint8Array(await crypto.subtle.sign('HMAC', key, encoder.encode(data))).slice(0, MAC_BYTES);

@@ -25,7 +25,9 @@ import { createPoller, type Poller, type PollResult } from '../app/poller.ts';
 import { retentionSettings, settingError, type Config } from '../config.ts';
 import { createPruner } from '../app/retention.ts';
 import type { PruneCounts } from '../core/retention.ts';
-import { createCursorCodec, randomSecret } from '../core/cursor.ts';
+import { archiveSigningKey } from '../app/archive-keys.ts';
+import { createCursorCodec, CURSOR_KEY_NAME } from '../core/cursor.ts';
+import type { SecretBox } from '../core/secret-box.ts';
 import type { Clock, Logger, OutboxSignal, Store } from '../core/ports.ts';
 import { createApp } from '../http/app.ts';
 import { createMcpDeps } from './mcp-deps.ts';
@@ -42,6 +44,8 @@ export type NodeRuntime = {
   store: Store;
   poller: Poller;
   subscriptions: SubscriptionService;
+  /** SECRET_KEY's box (or the key file's); NO_SECRET_BOX for commands that keep no secrets. */
+  secrets: SecretBox;
   /** The workspace app (issue 10): absent while APP_CLIENT_ID or APP_CLIENT_SECRET is unset. */
   workspaceApp?: WorkspaceApp;
   metrics: ServiceMetrics;
@@ -127,6 +131,7 @@ export async function createNodeRuntime(config: Config, logger: Logger, clock: C
   return {
     store,
     poller,
+    secrets,
     subscriptions,
     workspaceApp,
     metrics,
@@ -224,7 +229,7 @@ export async function startService(config: Config, logger: Logger, clock: Clock 
   }
   const runtime = await createNodeRuntime(config, logger, clock);
   const delivery = runtime.startDelivering();
-  const cursors = await createCursorCodec(await runtime.store.secret('cursor', () => randomSecret()));
+  const cursors = await createCursorCodec(await archiveSigningKey(runtime.store, runtime.secrets, CURSOR_KEY_NAME));
   const app = createApp({
     store: runtime.store,
     poller: runtime.poller,
@@ -244,7 +249,7 @@ export async function startService(config: Config, logger: Logger, clock: Clock 
     sanitizeHtml: sanitizeNoteHtml,
     // The socket's peer; X-Forwarded-For is not trusted, as any client could write it.
     clientAddress: clientAddressFrom((c) => getConnInfo(c).remote.address, config.TRUST_PROXY),
-    mcp: await createMcpDeps(config, runtime.store),
+    mcp: await createMcpDeps(config, runtime.store, runtime.secrets),
   });
 
   const server = createNodeHttpServer({ fetch: app.fetch, hostname: config.HOST, logger });

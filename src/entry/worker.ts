@@ -8,7 +8,8 @@ import type { Hono } from 'hono';
 import { sanitizeNoteHtml } from '../adapters/html-sanitizer.ts';
 import type { OutboxWakeUp } from '../adapters/queue-outbox-signal.ts';
 import { ConfigError } from '../config.ts';
-import { createCursorCodec, randomSecret } from '../core/cursor.ts';
+import { archiveSigningKey } from '../app/archive-keys.ts';
+import { createCursorCodec, CURSOR_KEY_NAME } from '../core/cursor.ts';
 import { createApp } from '../http/app.ts';
 import { createMcpDeps } from './mcp-deps.ts';
 import { clientAddressFrom } from '../http/client-address.ts';
@@ -42,8 +43,8 @@ function thisIsolate(): { id: string; startedAt: number } {
 async function buildApp(env: WorkerEnv): Promise<Hono> {
   const instanceId = `worker:${thisIsolate().id}:http`;
   const core = createWorkerCore(env, { instanceId, keepAlive: waitUntil, metrics });
-  const { subscriptions, workspaceApp } = await createWorkerNotifications(core, { instanceId, metrics });
-  const cursors = await createCursorCodec(await core.store.secret('cursor', () => randomSecret()));
+  const { secrets, subscriptions, workspaceApp } = await createWorkerNotifications(core, { instanceId, metrics });
+  const cursors = await createCursorCodec(await archiveSigningKey(core.store, secrets, CURSOR_KEY_NAME));
   return createApp({
     store: core.store,
     poller: core.poller,
@@ -64,7 +65,7 @@ async function buildApp(env: WorkerEnv): Promise<Hono> {
     sanitizeHtml: sanitizeNoteHtml,
     // Cloudflare sets CF-Connecting-IP to the client's address and overwrites what a client sent.
     clientAddress: clientAddressFrom((c) => c.req.header('cf-connecting-ip'), core.config.TRUST_PROXY),
-    mcp: await createMcpDeps(core.config, core.store),
+    mcp: await createMcpDeps(core.config, core.store, secrets),
   });
 }
 

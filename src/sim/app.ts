@@ -22,7 +22,8 @@ export type SimulatedVendor = {
   upsertIncident(incident: SimIncident): boolean;
   /** A fixed "now", or null for the configured clock. */
   setClock(nowMs: number | null): void;
-  addFault(spec: FaultSpec): Fault;
+  /** Null when FEED_FAULTS_MAX are registered. */
+  addFault(spec: FaultSpec): Fault | null;
   clearFaults(): void;
   requests(): RequestLogEntry[];
   clearRequests(): void;

@@ -37,7 +37,7 @@ export class InvalidRequestError extends Error {
   }
 }
 
-export type ErrorBody = { ok: false; error: 'invalid_request' | 'not_found' | 'internal'; detail: string };
+export type ErrorBody = { ok: false; error: 'invalid_request' | 'not_found' | 'conflict' | 'internal'; detail: string };
 
 async function parseJson<S extends z.ZodType>(request: Request, schema: S): Promise<z.output<S>> {
   let body: unknown;
@@ -93,8 +93,9 @@ export function controlRoutes(state: VendorState): Hono {
   app.get('/faults', (c) => c.json({ faults: state.faults.list() }));
 
   app.post('/faults', async (c) => {
-    const spec = await parseJson(c.req.raw, faultSpecSchema);
-    return c.json(state.faults.add(spec), 201);
+    const fault = state.faults.add(await parseJson(c.req.raw, faultSpecSchema));
+    if (!fault) return c.json({ ok: false, error: 'conflict', detail: 'too many faults registered; DELETE /_sim/faults first' } satisfies ErrorBody, 409);
+    return c.json(fault, 201);
   });
 
   app.delete('/faults', (c) => {

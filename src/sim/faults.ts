@@ -1,4 +1,5 @@
 /** Injected failures of the feed endpoints: what a test asked for, and which request each one hits next. */
+import { createFaultBook } from './fault-book.ts';
 import type { FeedEndpoint } from './feed-views.ts';
 
 export const FAULT_KINDS = [
@@ -42,44 +43,32 @@ export type Fault = {
   body: string | null;
 };
 
+/** Faults registered at once; more are refused (409). */
+export const FEED_FAULTS_MAX = 100;
+
 export type FaultBook = {
-  add(spec: FaultSpec): Fault;
+  /** Null when FEED_FAULTS_MAX are registered. */
+  add(spec: FaultSpec): Fault | null;
   /** The fault that applies to this request, if any, consuming one of its `times`. */
   take(endpoint: FeedEndpoint): Fault | null;
   list(): Fault[];
   clear(): void;
 };
 
-export function createFaultBook(): FaultBook {
-  let faults: Fault[] = [];
-  let nextId = 1;
+export function createFeedFaultBook(): FaultBook {
+  const book = createFaultBook<Fault>(FEED_FAULTS_MAX);
   return {
-    add(spec) {
-      const fault: Fault = {
-        id: nextId++,
+    add: (spec) =>
+      book.add({
         target: spec.target,
         kind: spec.kind,
         times: spec.times ?? null,
         status: spec.status ?? null,
         delayMs: spec.delayMs ?? null,
         body: spec.body ?? null,
-      };
-      faults.push(fault);
-      return { ...fault };
-    },
-    take(endpoint) {
-      // First registered wins, so a test can stack "twice 503, then slow" in order.
-      const fault = faults.find((f) => f.target === '*' || f.target === endpoint);
-      if (!fault) return null;
-      if (fault.times !== null) {
-        fault.times -= 1;
-        if (fault.times <= 0) faults = faults.filter((f) => f !== fault);
-      }
-      return { ...fault };
-    },
-    list: () => faults.map((f) => ({ ...f })),
-    clear() {
-      faults = [];
-    },
+      }),
+    take: (endpoint) => book.take((f) => f.target === '*' || f.target === endpoint),
+    list: book.list,
+    clear: book.clear,
   };
 }

@@ -1,6 +1,6 @@
 /** The simulated vendor's mutable state: world, scenario position, clock, faults and request log. */
 import { demoScenario } from './demo-scenario.ts';
-import { createFaultBook, type FaultBook } from './faults.ts';
+import { createFeedFaultBook, type FaultBook } from './faults.ts';
 import type { FeedEndpoint } from './feed-views.ts';
 import { currentV1View, currentV2View, historyView } from './feed-views.ts';
 import { createHeldRequests, type HeldRequests } from './held-requests.ts';
@@ -77,7 +77,7 @@ export function createVendorState(options: SimulatedVendorOptions = {}): VendorS
     style,
     conditional: options.conditional ?? true,
     historyWindowDays,
-    faults: createFaultBook(),
+    faults: createFeedFaultBook(),
     requests: createRequestLog(),
     held: createHeldRequests(),
     now,

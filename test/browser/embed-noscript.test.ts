@@ -12,12 +12,13 @@ import { ongoingIncidents, publicPagesWorld } from '../fixtures/public-pages-wor
 import { startTestService, startTestVendor, type TestService, type TestVendor } from '../helpers/service.ts';
 import { launchBrowser, screenshot, watchedPage } from './helpers.ts';
 
-/** The README's iframe snippet, as a reader would paste it: its URL's query, width and height. */
-function readmeIframe(): { query: string; width: number; height: number } {
+/** The README's iframe snippet, as a reader would paste it: its URL's query, width, height and sandbox. */
+function readmeIframe(): { query: string; width: number; height: number; sandbox: string | null } {
   const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
-  const match = /<iframe src="[^"]*\/embed(\?[^"]*)?"[^>]*width="(\d+)" height="(\d+)"/.exec(readme);
+  const match = /<iframe src="[^"]*\/embed(\?[^"]*)?"[^>]*width="(\d+)" height="(\d+)"[^>]*>/.exec(readme);
   if (!match) throw new Error('README.md has no /embed iframe snippet');
-  return { query: match[1] ?? '', width: Number(match[2]), height: Number(match[3]) };
+  const sandbox = /\ssandbox="([^"]*)"/.exec(match[0])?.[1] ?? null;
+  return { query: match[1] ?? '', width: Number(match[2]), height: Number(match[3]), sandbox };
 }
 
 describe('/embed in an iframe of the README size', () => {
@@ -39,7 +40,7 @@ describe('/embed in an iframe of the README size', () => {
       res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
       res.end(
         `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Another site</title><link rel="icon" href="data:,"></head><body>` +
-          `<iframe id="embed" src="${service.url}/embed${snippet.query}" title="Files status" width="${snippet.width}" height="${snippet.height}"></iframe></body></html>`,
+          `<iframe id="embed" src="${service.url}/embed${snippet.query}" title="Files status" width="${snippet.width}" height="${snippet.height}"${snippet.sandbox === null ? '' : ` sandbox="${snippet.sandbox}"`}></iframe></body></html>`,
       );
     });
     await new Promise<void>((resolve) => site.listen(0, '127.0.0.1', resolve));
@@ -68,6 +69,33 @@ describe('/embed in an iframe of the README size', () => {
       expect(await link.getAttribute('target')).toBe('_blank');
     }
   }
+
+  it('is sandboxed as the README suggests: no access to the embedding page, no navigating it', async () => {
+    const granted = (snippet.sandbox ?? '').split(/\s+/);
+    expect(snippet.sandbox).not.toBeNull();
+    // Same-origin with scripts would let the frame remove its own sandbox; top navigation would let
+    // it take over the embedding page.
+    expect(granted).not.toContain('allow-same-origin');
+    expect(granted.filter((g) => g.startsWith('allow-top-navigation'))).toEqual([]);
+  });
+
+  it('opens an incident in a new tab from inside the sandbox, unsandboxed', async () => {
+    const { context, page, problems } = await watchedPage(browser);
+    try {
+      await page.goto(siteUrl, { waitUntil: 'load' });
+      const embed = page.frameLocator('#embed');
+      const link = embed.getByRole('link', { name: outage!.title });
+      await expect.poll(() => link.isVisible()).toBe(true);
+      const [tab] = await Promise.all([context.waitForEvent('page'), link.click()]);
+      await tab.waitForLoadState('load');
+      expect(tab.url()).toBe(`${service.url}/incidents/${outage!.id}`);
+      // The tab escaped the sandbox: a page that inherited it would have the opaque origin "null".
+      expect(await tab.evaluate(() => window.origin)).toBe(service.url);
+      expect(problems).toEqual({ consoleErrors: [], pageErrors: [], cspViolations: [], dialogs: [] });
+    } finally {
+      await context.close();
+    }
+  });
 
   it('shows the state and both incidents going on without scripts, nothing cut off', async () => {
     expect(snippet.query).toBe('?service=Files');

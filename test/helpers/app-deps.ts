@@ -13,7 +13,8 @@ import { createPoller, type Poller } from '../../src/app/poller.ts';
 import { createServiceMetrics } from '../../src/app/service-metrics.ts';
 import { createSubscriptionService } from '../../src/app/subscriptions.ts';
 import { createWorkspaceApp, type WorkspaceApp } from '../../src/app/workspace-app.ts';
-import { createCursorCodec, randomSecret } from '../../src/core/cursor.ts';
+import { archiveSigningKey } from '../../src/app/archive-keys.ts';
+import { createCursorCodec, CURSOR_KEY_NAME } from '../../src/core/cursor.ts';
 import type {
   Clock,
   FeedClient,
@@ -152,7 +153,7 @@ export async function buildAppDeps(ports: AppPorts, settings: AppSettings = {}):
     poller,
     clock,
     logger,
-    cursors: await createCursorCodec(await store.secret('cursor', () => randomSecret())),
+    cursors: await createCursorCodec(await archiveSigningKey(store, secrets, CURSOR_KEY_NAME)),
     adminToken: settings.adminToken,
     publicUrl: settings.publicUrl,
     assets: ports.assets ?? new Map(),

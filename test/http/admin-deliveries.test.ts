@@ -105,5 +105,11 @@ describe('admin deliveries', () => {
     expect(page.html).toContain('53 attempts, the newest 50 shown');
     const attemptsTable = page.html.slice(page.html.indexOf('id="attempts-title"'));
     expect(attemptsTable.match(/<tr><th scope="row">/g)).toHaveLength(50);
+    // The API's attempt log is bounded the same way: the newest 50, oldest first, and the total.
+    const api = (await service.admin('GET', `/api/deliveries/${id}`)).body.delivery;
+    expect(api.attempts).toBe(53);
+    expect(api.attempt_log).toHaveLength(50);
+    const times = api.attempt_log.map((a: { attempted_at: string }) => Date.parse(a.attempted_at));
+    expect(times).toEqual([...times].sort((a, b) => a - b));
   });
 });

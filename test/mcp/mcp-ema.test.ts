@@ -6,7 +6,8 @@
  * a log line that never holds the assertion.
  */
 import { request } from 'node:http';
-import { exportJWK, generateKeyPair, SignJWT } from 'jose';
+import Database from 'better-sqlite3';
+import { decodeJwt, decodeProtectedHeader, exportJWK, generateKeyPair, SignJWT } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSimulatedIdp, type RunningSimulatedIdp } from '../../src/sim/idp/index.ts';
 import { TOKEN_REQUESTS_ALL } from '../../src/http/routes/mcp-oauth.ts';
@@ -122,6 +123,23 @@ describe('MCP_AUTH=ema', () => {
     } finally {
       offsetMs = 0;
     }
+  });
+
+  it('keeps its signing key sealed: nothing in a copy of the database signs an access token it accepts', async () => {
+    const granted = await grant((await idJagFor('U0CAROL', mcpUrl())).access_token);
+    expect(granted.status).toBe(200);
+    const header = decodeProtectedHeader(granted.body.access_token);
+    const claims = decodeJwt(granted.body.access_token);
+    // What an attacker holding a backup tries: every value the archive keeps as a key, same claims.
+    const db = new Database(service.config.DATABASE_PATH, { readonly: true });
+    const values = (db.prepare('SELECT value FROM meta').all() as { value: string }[]).map((row) => row.value);
+    db.close();
+    expect(values.length).toBeGreaterThan(0);
+    for (const value of values) {
+      const forged = await new SignJWT(claims).setProtectedHeader({ ...header, alg: 'HS256' }).sign(new TextEncoder().encode(value));
+      expect((await rawMcpCall(service.url, 'tools/list', { authorization: `Bearer ${forged}` })).status).toBe(401);
+    }
+    expect((await rawMcpCall(service.url, 'tools/list', { authorization: `Bearer ${granted.body.access_token}` })).status).toBe(200);
   });
 
   it('issues only the scopes the ID-JAG grants: the policy narrowed them, the answer says which, and fewer tools are open', async () => {

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { FEED_FAULTS_MAX } from '../../src/sim/faults.ts';
 import { OVERSIZE_BYTES } from '../../src/sim/oversize-body.ts';
 import { getJson, incident, putIncidents, sendJson, setClock, startSim, SUMMER_NOON_MS } from './helpers.ts';
 import type { RunningSimulatedVendor } from '../../src/sim/server.ts';
@@ -163,5 +164,16 @@ describe('faults', () => {
     expect((await fetch(`${sim.url}/api/v2.0.0/current`)).status).toBe(502);
     expect((await fetch(`${sim.url}/_sim/faults`, { method: 'DELETE' })).status).toBe(200);
     expect((await fetch(`${sim.url}/api/v2.0.0/current`)).status).toBe(200);
+  });
+
+  it('stops at FEED_FAULTS_MAX registered faults with a 409, and takes more once cleared', async () => {
+    const sim = await startSim();
+    for (let i = 0; i < FEED_FAULTS_MAX; i += 1) await addFault(sim, { target: 'v1/history', kind: 'status', times: 1 });
+    const refused = await sendJson(`${sim.url}/_sim/faults`, 'POST', { target: 'v1/history', kind: 'status' });
+    expect([refused.status, ((await refused.json()) as { error: string }).error]).toEqual([409, 'conflict']);
+    expect(((await getJson(`${sim.url}/_sim/faults`)) as { faults: unknown[] }).faults).toHaveLength(FEED_FAULTS_MAX);
+    expect((await fetch(`${sim.url}/_sim/faults`, { method: 'DELETE' })).status).toBe(200);
+    await addFault(sim, { target: 'v1/history', kind: 'status' });
+    await sim.close();
   });
 });

@@ -93,7 +93,7 @@ export function subscriptionRoutes(deps: AppDeps) {
   });
 
   app.get('/api/deliveries/:id', async (c) => {
-    const found = await store.getDelivery(deliveryId(c.req.param('id')));
+    const found = await store.getDelivery(deliveryId(c.req.param('id')), DELIVERY_ATTEMPT_LOG_MAX);
     if (!found) throw new ApiError(404, 'delivery_not_found', 'no delivery with that id');
     return c.json({ ok: true, delivery: await toApiDelivery(found.delivery, found.attempts) });
   });
@@ -146,6 +146,12 @@ export function toApiSubscription(s: StoredSubscription, now = Date.now()) {
     updated_at: iso(s.updatedAt),
   };
 }
+
+/**
+ * The newest attempts a delivery's answer lists: replays add attempts without end, and
+ * `attempts` still counts them all.
+ */
+export const DELIVERY_ATTEMPT_LOG_MAX = 50;
 
 async function toApiDelivery(d: Delivery, attempts?: DeliveryAttemptRecord[]) {
   return {

@@ -1,4 +1,5 @@
 /** Injected failures of the SCIM endpoints, and which request each one hits next. */
+import { createFaultBook } from '../fault-book.ts';
 
 export const SCIM_ENDPOINTS = [
   'config',
@@ -59,36 +60,19 @@ export type ScimFaultBook = {
 };
 
 export function createScimFaultBook(): ScimFaultBook {
-  let faults: ScimFault[] = [];
-  let nextId = 1;
+  const book = createFaultBook<ScimFault>(MAX_SCIM_FAULTS);
   return {
-    add(spec) {
-      if (faults.length >= MAX_SCIM_FAULTS) return null;
-      const fault: ScimFault = {
-        id: nextId++,
+    add: (spec) =>
+      book.add({
         target: spec.target,
         kind: spec.kind,
         times: spec.times ?? null,
         status: spec.status ?? null,
         retryAfterSeconds: spec.retryAfterSeconds ?? null,
         startIndex: spec.startIndex ?? null,
-      };
-      faults.push(fault);
-      return { ...fault };
-    },
-    take(endpoint, startIndex) {
-      // First registered wins, so a test can stack "a 429 burst, then a 500" in order.
-      const fault = faults.find((f) => (f.target === '*' || f.target === endpoint) && (f.startIndex === null || f.startIndex === startIndex));
-      if (!fault) return null;
-      if (fault.times !== null) {
-        fault.times -= 1;
-        if (fault.times <= 0) faults = faults.filter((f) => f !== fault);
-      }
-      return { ...fault };
-    },
-    list: () => faults.map((f) => ({ ...f })),
-    clear() {
-      faults = [];
-    },
+      }),
+    take: (endpoint, startIndex) => book.take((f) => (f.target === '*' || f.target === endpoint) && (f.startIndex === null || f.startIndex === startIndex)),
+    list: book.list,
+    clear: book.clear,
   };
 }

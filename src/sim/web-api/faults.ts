@@ -3,6 +3,7 @@
  * no answer at all; before the method runs, or after it (the change is made, the answer is lost:
  * the case a refresh-token grace period exists for).
  */
+import { createFaultBook } from '../fault-book.ts';
 
 export const WEB_API_FAULT_KINDS = ['error', 'status', 'ratelimited', 'timeout'] as const;
 export type WebApiFaultKind = (typeof WEB_API_FAULT_KINDS)[number];
@@ -44,13 +45,10 @@ export type WebApiFaultBook = {
 };
 
 export function createWebApiFaultBook(): WebApiFaultBook {
-  let faults: WebApiFault[] = [];
-  let nextId = 1;
+  const book = createFaultBook<WebApiFault>(WEB_API_FAULTS_MAX);
   return {
-    add(spec) {
-      if (faults.length >= WEB_API_FAULTS_MAX) return null;
-      const fault: WebApiFault = {
-        id: nextId++,
+    add: (spec) =>
+      book.add({
         method: spec.method,
         kind: spec.kind,
         after: spec.after ?? false,
@@ -58,23 +56,9 @@ export function createWebApiFaultBook(): WebApiFaultBook {
         status: spec.status ?? null,
         retryAfterSeconds: spec.retryAfterSeconds ?? null,
         times: spec.times ?? null,
-      };
-      faults.push(fault);
-      return { ...fault };
-    },
-    take(method) {
-      // First registered wins, so "twice 500, then a 429" can be stacked in order.
-      const fault = faults.find((f) => f.method === '*' || f.method === method);
-      if (!fault) return null;
-      if (fault.times !== null) {
-        fault.times -= 1;
-        if (fault.times <= 0) faults = faults.filter((f) => f !== fault);
-      }
-      return { ...fault };
-    },
-    list: () => faults.map((f) => ({ ...f })),
-    clear() {
-      faults = [];
-    },
+      }),
+    take: (method) => book.take((f) => f.method === '*' || f.method === method),
+    list: book.list,
+    clear: book.clear,
   };
 }
