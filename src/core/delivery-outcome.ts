@@ -13,6 +13,12 @@ export type AttemptResult = {
   retryAfterMs: number | null;
   /** For the delivery log: what went wrong. */
   error: string;
+  /**
+   * The delivery must wait until `untilMs` and is not failing: the vendor asked us to (429), or
+   * its installation is broken until the admin re-installs. `called`: whether a call was made
+   * (an attempt to log) or the wait was known beforehand.
+   */
+  hold?: { untilMs: number; called: boolean };
 };
 
 export type OutcomeInput = {
@@ -29,6 +35,8 @@ export type OutcomeInput = {
 export function decideOutcome(input: OutcomeInput): { outcome: DeliveryOutcome; health: SubscriptionHealthChange } {
   const { result, attempt, now, firstAttemptAt, failingSince, random } = input;
   if (result.ok) return { outcome: { kind: 'done' }, health: { kind: 'succeeded' } };
+  if (result.hold)
+    return { outcome: { kind: 'held', at: result.hold.untilMs, error: result.error, logged: result.hold.called }, health: { kind: 'unchanged' } };
 
   const health = subscriptionHealth({ failingSinceMs: failingSince ?? now, now, gone: result.gone });
   const healthChange: SubscriptionHealthChange =

@@ -6,6 +6,7 @@
  */
 import type { Context } from 'hono';
 import { createAdminNotice } from '../../src/app/admin-notice.ts';
+import { createAppMessageSender } from '../../src/app/app-message-sender.ts';
 import { createChannelSender } from '../../src/app/channel-sender.ts';
 import { createDeliverer, type Deliverer } from '../../src/app/deliverer.ts';
 import { createPoller, type Poller } from '../../src/app/poller.ts';
@@ -14,7 +15,18 @@ import { createSubscriptionService } from '../../src/app/subscriptions.ts';
 import { createWorkspaceApp, type WorkspaceApp } from '../../src/app/workspace-app.ts';
 import { archiveSigningKey } from '../../src/app/archive-keys.ts';
 import { createCursorCodec, CURSOR_KEY_NAME } from '../../src/core/cursor.ts';
-import type { Clock, FeedClient, Logger, Mailer, OutboxSignal, Store, VendorInstallApi, VendorWebApi, WebhookSender } from '../../src/core/ports.ts';
+import type {
+  Clock,
+  FeedClient,
+  Logger,
+  Mailer,
+  OutboxSignal,
+  Store,
+  VendorChatApi,
+  VendorInstallApi,
+  VendorWebApi,
+  WebhookSender,
+} from '../../src/core/ports.ts';
 import type { SecretBox } from '../../src/core/secret-box.ts';
 import { clientAddressFrom } from '../../src/http/client-address.ts';
 import type { AppDeps } from '../../src/http/deps.ts';
@@ -41,7 +53,7 @@ export type AppPorts = {
   /** Told when deliveries are written; by default nobody listens (tests deliver by hand). */
   outbox?: OutboxSignal;
   /** The vendor's Web API (adapters/web-api-client.ts, over fetch on both runtimes): with settings.app, the workspace app is on. */
-  webApi?: VendorWebApi & VendorInstallApi;
+  webApi?: VendorWebApi & VendorInstallApi & VendorChatApi;
 };
 
 /** Routes tested without a runtime: nothing schedules delivery rounds, so a signal has no one to wake. */
@@ -77,7 +89,25 @@ export async function buildAppDeps(ports: AppPorts, settings: AppSettings = {}):
   const publicUrl = settings.publicUrl ?? 'http://localhost';
   const instanceId = `test:${crypto.randomUUID()}`;
   const metrics = createServiceMetrics();
-  const sender = createChannelSender({ store, webhooks: ports.webhooks, mailer, secrets, clock, publicUrl, sanitizeHtml: ports.sanitizeHtml });
+  const workspaceApp =
+    ports.webApi && settings.app
+      ? createWorkspaceApp({
+          store,
+          webApi: ports.webApi,
+          box: secrets,
+          clock,
+          logger,
+          mailer,
+          adminEmail: settings.adminEmail,
+          publicUrl,
+          apiUrl: settings.app.apiUrl,
+          clientId: settings.app.clientId,
+          sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
+        })
+      : undefined;
+  // The app's messages with the same AppTokens as its installs, as the entries wire them (entry/app-messaging.ts).
+  const app = workspaceApp && ports.webApi ? createAppMessageSender({ store, chat: ports.webApi, tokens: workspaceApp.tokens, clock, publicUrl }) : null;
+  const sender = createChannelSender({ store, webhooks: ports.webhooks, mailer, secrets, clock, publicUrl, sanitizeHtml: ports.sanitizeHtml, app });
   const subscriptions = createSubscriptionService({
     store,
     secrets,
@@ -118,22 +148,6 @@ export async function buildAppDeps(ports: AppPorts, settings: AppSettings = {}):
     adminEmail: settings.adminEmail,
     onAttempt: metrics.recordAttempt,
   });
-  const workspaceApp =
-    ports.webApi && settings.app
-      ? createWorkspaceApp({
-          store,
-          webApi: ports.webApi,
-          box: secrets,
-          clock,
-          logger,
-          mailer,
-          adminEmail: settings.adminEmail,
-          publicUrl,
-          apiUrl: settings.app.apiUrl,
-          clientId: settings.app.clientId,
-          sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
-        })
-      : undefined;
   return {
     store,
     poller,

@@ -7,6 +7,7 @@
 import { createConsoleLogger } from '../../../src/adapters/console-logger.ts';
 import { createFetchFeedClient } from '../../../src/adapters/fetch-feed-client.ts';
 import { createMailApiMailerFromConfig, createPostmarkMailer } from '../../../src/adapters/postmark-mailer.ts';
+import { createWebApiClient } from '../../../src/adapters/web-api-client.ts';
 import { parseConfig, type Config } from '../../../src/config.ts';
 import type { Clock, Mailer, Store } from '../../../src/core/ports.ts';
 import { createApp } from '../../../src/http/app.ts';
@@ -70,6 +71,11 @@ export async function startTestApp(
         clock,
       }),
       mailer,
+      // The workspace app over workerd's fetch, as the Worker builds it (issue 10).
+      webApi:
+        config.APP_CLIENT_ID && config.APP_CLIENT_SECRET
+          ? createWebApiClient({ baseUrl: config.APP_API_URL, clientId: config.APP_CLIENT_ID, clientSecret: config.APP_CLIENT_SECRET })
+          : undefined,
     },
     {
       adminToken: config.ADMIN_TOKEN,
@@ -78,6 +84,8 @@ export async function startTestApp(
       trustProxy: config.TRUST_PROXY,
       maxIncidentWrites: config.POLL_MAX_INCIDENT_CHANGES,
       adminEmail: config.ADMIN_EMAIL,
+      app: config.APP_CLIENT_ID ? { apiUrl: config.APP_API_URL, clientId: config.APP_CLIENT_ID } : undefined,
+      appSigningSecret: config.APP_SIGNING_SECRET,
     },
   );
   const app = createApp(deps);
