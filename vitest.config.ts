@@ -7,6 +7,7 @@ import { HARNESS_D1_BINDINGS } from './test/workers/harness/d1-bindings.ts';
 /** The test/http files that stay on Node, each for a Node-only reason. */
 const NODE_ONLY_HTTP_TESTS = [
   'test/http/app-install-pages.test.ts', // the simulated Web API and the app's settings come through the Node harness (buildAppDeps)
+  'test/http/admin-app-subscription-form.test.ts', // the simulated Web API runs in Node beside the app
   'test/http/app-installations.test.ts', // the same
   'test/http/app-slash-command.test.ts', // the same: the signing secret is set through the Node harness
   'test/http/blind-faces.test.ts', // brings a vendor up on the very port that was dead: the workers fixture factory starts vendors on fresh ports
@@ -17,7 +18,7 @@ const NODE_ONLY_HTTP_TESTS = [
 ];
 
 /** The Node test harness modules, and their workerd stand-ins (test/workers/harness), for test/http files run in the workers project. */
-const WORKERS_HARNESS = ['app-service', 'app-ports', 'service', 'webhook-receiver', 'smtp']
+const WORKERS_HARNESS = ['app-service', 'app-ports', 'service', 'webhook-receiver', 'smtp', 'app-channel']
   .map((name) => ({
     find: new RegExp(`^\\.\\./helpers/${name}\\.ts$`),
     replacement: resolve(`test/workers/harness/${name}.ts`),

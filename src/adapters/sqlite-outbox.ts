@@ -27,6 +27,10 @@ const FINISH_ATTEMPT = `UPDATE deliveries SET attempts = attempts + 1, claimed_b
     state = ?, next_attempt_ms = coalesce(?, next_attempt_ms), finished_ms = ?, last_error = ?
   WHERE id = ? AND claimed_by = ? AND state = 'pending' RETURNING id`;
 
+/** A held delivery waits: its claim ends, its attempts are not counted (DeliveryOutcome `held`). */
+const HOLD_DELIVERY = `UPDATE deliveries SET claimed_by = NULL, claim_until_ms = NULL, next_attempt_ms = ?, last_error = ?
+  WHERE id = ? AND claimed_by = ? AND state = 'pending' RETURNING id`;
+
 /**
  * One attempt as statements that each apply only while `holder` holds the claim: the attempt, the
  * subscription's health, then the delivery's new state, whose RETURNING row says the claim held.
@@ -36,15 +40,15 @@ const FINISH_ATTEMPT = `UPDATE deliveries SET attempts = attempts + 1, claimed_b
 function attemptStatements(holder: string, { deliveryId, attempt, outcome, health }: AttemptToRecord): BatchStatement[] {
   const held = [deliveryId, holder];
   const finishedMs = attempt.attemptedAt + attempt.durationMs;
-  const list: BatchStatement[] = [
-    {
-      sql: INSERT_ATTEMPT,
-      params: [deliveryId, attempt.attemptedAt, attempt.ok ? 1 : 0, attempt.status, attempt.durationMs, attempt.responseExcerpt, attempt.error, ...held],
-    },
-  ];
+  const insertAttempt: BatchStatement = {
+    sql: INSERT_ATTEMPT,
+    params: [deliveryId, attempt.attemptedAt, attempt.ok ? 1 : 0, attempt.status, attempt.durationMs, attempt.responseExcerpt, attempt.error, ...held],
+  };
+  if (outcome.kind === 'held') return [...(outcome.logged ? [insertAttempt] : []), { sql: HOLD_DELIVERY, params: [outcome.at, outcome.error, ...held] }];
+  const list: BatchStatement[] = [insertAttempt];
   if (health.kind === 'succeeded') {
     list.push({ sql: MARK_SUCCEEDED, params: [finishedMs, ...held] });
-  } else {
+  } else if (health.kind !== 'unchanged') {
     list.push({ sql: MARK_FAILING, params: [attempt.attemptedAt, ...held] });
     if (health.kind === 'paused') list.push({ sql: MARK_PAUSED, params: [health.reason, finishedMs, ...held] }, BUMP_SUBSCRIPTIONS_VERSION);
   }

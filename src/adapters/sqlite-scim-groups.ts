@@ -1,5 +1,5 @@
 /** Group subscriptions' member lists, audit lists, mutes and per-member sends in SQLite: the GroupDirectoryStore port. */
-import type { GoodSync, GroupDirectoryStore, GroupLink, GroupLogEntry, MemberSend, SyncOutcome } from '../core/ports/scim-directory.ts';
+import type { GroupDirectoryStore, GroupLink, GroupLogEntry, MemberSend, SyncOutcome } from '../core/ports/scim-directory.ts';
 import type { GroupLogChange, GroupMember } from '../core/scim-group.ts';
 import type { ScimVersionName } from '../core/scim-resources.ts';
 import type { BatchStatement, SqliteConnection, SqlValue } from './sqlite-connection.ts';

@@ -5,6 +5,7 @@
  */
 import type { Store } from '../core/ports.ts';
 import { createSqliteAdminAccessStore } from './sqlite-admin-access.ts';
+import { createSqliteAppMessageStore } from './sqlite-app-messages.ts';
 import { createSqliteArchiveReads } from './sqlite-archive-reads.ts';
 import { createSqliteArchiveWrites } from './sqlite-archive-writes.ts';
 import type { SqliteConnection } from './sqlite-connection.ts';
@@ -34,5 +35,6 @@ export function createSqliteStore(connection: SqliteConnection): Store {
     ...createSqliteInstallationStore(connection),
     ...createSqliteOneTimeKeyStore(connection),
     ...createSqliteMcpAccessStore(connection),
+    ...createSqliteAppMessageStore(connection),
   };
 }

@@ -206,7 +206,7 @@ export const subscriptions = sqliteTable(
   'subscriptions',
   {
     id: text('id').primaryKey(),
-    channel: text('channel', { enum: ['webhook', 'email', 'channel'] }).notNull(),
+    channel: text('channel', { enum: ['webhook', 'email', 'channel', 'app'] }).notNull(),
     target: text('target').notNull(),
     filtersJson: text('filters_json').notNull(),
     timeZone: text('time_zone').notNull(),
@@ -242,7 +242,7 @@ export const deliveries = sqliteTable(
     id: integer('id').primaryKey({ autoIncrement: true }),
     key: text('key').notNull(),
     subscriptionId: text('subscription_id').notNull(),
-    channel: text('channel', { enum: ['webhook', 'email', 'channel'] }).notNull(),
+    channel: text('channel', { enum: ['webhook', 'email', 'channel', 'app'] }).notNull(),
     eventIdsJson: text('event_ids_json').notNull(),
     state: text('state', { enum: ['pending', 'done', 'dead'] }).notNull(),
     attempts: integer('attempts').notNull(),
@@ -378,6 +378,49 @@ export const mcpSpentAssertions = sqliteTable(
     expiresMs: integer('expires_ms').notNull(),
   },
   (t) => [index('mcp_spent_assertions_expires').on(t.expiresMs)],
+);
+
+/**
+ * The workspace app's one message per incident and conversation (issue 10): which root message
+ * (`root_ts`) shows the incident in a subscription's conversation, and what it shows. The row is
+ * written before the root is posted (`root_ts` null, `root_key` the delivery posting it), so after
+ * a crash between the post and its record the next attempt knows to look for the message it may
+ * have posted instead of posting a second one (app/app-message-sender.ts). Likewise
+ * `pending_replies` lists the deliveries whose thread reply was started.
+ * One row per incident a subscription was told of.
+ */
+export const appMessages = sqliteTable(
+  'app_messages',
+  {
+    subscriptionId: text('subscription_id').notNull(),
+    incidentId: text('incident_id').notNull(),
+    conversationId: text('conversation_id').notNull(),
+    rootTs: text('root_ts'),
+    rootKey: text('root_key').notNull(),
+    /** The incident revision the root shows: an older delivery retried late never edits it back. */
+    revision: integer('revision').notNull(),
+    /** The newest note the root shows (JSON NoteRef): a later update with no note keeps showing it. */
+    noteJson: text('note_json'),
+    /** JSON list of the delivery keys whose reply was started (the newest 50): a retry of one looks in the thread first. */
+    pendingReplies: text('pending_replies').notNull().default('[]'),
+    createdMs: integer('created_ms').notNull(),
+    updatedMs: integer('updated_ms').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.subscriptionId, t.incidentId] })],
+);
+
+/**
+ * A conversation the vendor rate-limited (429 with Retry-After): every delivery to it waits until
+ * `until_ms`, in any process, while other conversations keep flowing. One row per conversation.
+ */
+export const appConversationHolds = sqliteTable(
+  'app_conversation_holds',
+  {
+    installationId: text('installation_id').notNull(),
+    conversationId: text('conversation_id').notNull(),
+    untilMs: integer('until_ms').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.installationId, t.conversationId] })],
 );
 
 /**

@@ -1,16 +1,19 @@
 /**
  * The vendor's Web API over fetch (Web-standard: runs on Node and Workers): oauth.v2.access with
- * the refresh grant, oauth.v2.exchange and auth.test, form-encoded as the spec writes them. Every
- * call has a timeout and reads at most MAX_ANSWER_BYTES; the vendor's error codes come back as
- * WebApiError codes.
+ * the refresh grant, oauth.v2.exchange, auth.test, the conversations the admin picks from, and the
+ * app's messages (chat.postMessage, chat.update, conversations.history and .replies), form-encoded
+ * as the spec writes them. Every call has a timeout and reads at most MAX_ANSWER_BYTES; the
+ * vendor's error codes come back as WebApiError codes, a 429 with its Retry-After.
  */
 import { z } from 'zod';
 import { WebApiError } from '../core/errors.ts';
-import type { TokenGrant, TokenIdentity, VendorInstallApi, VendorWebApi } from '../core/ports.ts';
+import type { ChatHistoryMessage, ChatHistoryPage, TokenGrant, TokenIdentity, VendorChatApi, VendorInstallApi, VendorWebApi } from '../core/ports.ts';
+import { parseRetryAfterMs } from '../core/retry-after.ts';
 import { createTextPrefix, readCappedBody } from './capped-body.ts';
 
-// A token response is under 1 KB; 64 KB leaves room for a verbose error page and no more.
-const MAX_ANSWER_BYTES = 65_536;
+// A token response is under 1 KB; a history page of 200 messages with blocks is some 200 KB.
+// 1 MB leaves room for that and a verbose error page, and no more.
+const MAX_ANSWER_BYTES = 1_048_576;
 export const WEB_API_TIMEOUT_MS = 10_000;
 
 export type WebApiClientOptions = {
@@ -47,6 +50,42 @@ const conversationsAnswer = z.object({
   ),
   response_metadata: z.object({ next_cursor: z.string().max(2000).nullish() }).optional(),
 });
+const postedAnswer = z.object({ ok: z.literal(true), ts: z.string().min(1).max(40) });
+const metadataAnswer = z.object({ event_type: z.string().max(200), event_payload: z.record(z.string(), z.unknown()) });
+const historyAnswer = z.object({
+  ok: z.literal(true),
+  messages: z.array(
+    z.object({
+      ts: z.string().min(1).max(40),
+      thread_ts: z.string().max(40).optional(),
+      bot_id: z.string().max(100).optional(),
+      metadata: metadataAnswer.optional(),
+    }),
+  ),
+  response_metadata: z.object({ next_cursor: z.string().max(2000).nullish() }).optional(),
+});
+
+function toHistoryPage(answer: z.infer<typeof historyAnswer>): ChatHistoryPage {
+  const next = answer.response_metadata?.next_cursor;
+  return {
+    messages: answer.messages.map(
+      (m): ChatHistoryMessage => ({
+        ts: m.ts,
+        threadTs: m.thread_ts ?? null,
+        botId: m.bot_id ?? null,
+        // Only string values: what we put there is strings, anything else is not ours.
+        metadata: m.metadata
+          ? {
+              eventType: m.metadata.event_type,
+              eventPayload: Object.fromEntries(Object.entries(m.metadata.event_payload).filter((e): e is [string, string] => typeof e[1] === 'string')),
+            }
+          : null,
+      }),
+    ),
+    nextCursor: next ? next : null,
+  };
+}
+
 const identityAnswer = z.object({ ok: z.literal(true), team_id: z.string().min(1), user_id: z.string().min(1), bot_id: z.string().optional() });
 
 function toGrant(answer: z.infer<typeof tokenAnswer>): TokenGrant {
@@ -60,7 +99,7 @@ function toGrant(answer: z.infer<typeof tokenAnswer>): TokenGrant {
   };
 }
 
-export function createWebApiClient(options: WebApiClientOptions): VendorWebApi & VendorInstallApi {
+export function createWebApiClient(options: WebApiClientOptions): VendorWebApi & VendorInstallApi & VendorChatApi {
   const base = options.baseUrl.replace(/\/+$/, '');
   const timeoutMs = options.timeoutMs ?? WEB_API_TIMEOUT_MS;
   const doFetch = options.fetch ?? fetch;
@@ -75,7 +114,8 @@ export function createWebApiClient(options: WebApiClientOptions): VendorWebApi &
         headers: { 'Content-Type': 'application/x-www-form-urlencoded', ...(bearer ? { Authorization: `Bearer ${bearer}` } : {}) },
         body: new URLSearchParams(fields).toString(),
         signal,
-        redirect: 'error',
+        // 'error' is refused by workerd: a redirect is read as an answer below and refused there.
+        redirect: 'manual',
       });
     } catch (cause) {
       throw new WebApiError(method, signal.aborted ? 'timeout' : 'network', true, { cause });
@@ -87,7 +127,14 @@ export function createWebApiClient(options: WebApiClientOptions): VendorWebApi &
     } catch (cause) {
       throw new WebApiError(method, signal.aborted ? 'timeout' : 'network', true, { cause });
     }
-    if (response.status === 429 || response.status >= 500) throw new WebApiError(method, `http_${response.status}`, true);
+    if (response.status === 429) {
+      // The vendor answers a rate limit with 429 and Retry-After (spec, "Rate limit exceeded").
+      const retryAfterMs = parseRetryAfterMs(response.headers.get('retry-after'), Date.now());
+      throw new WebApiError(method, 'ratelimited', true, { retryAfterMs });
+    }
+    if (response.status >= 500) throw new WebApiError(method, `http_${response.status}`, true);
+    // A redirect is no answer of the Web API's: followed, it would carry the token elsewhere.
+    if (response.status >= 300 && response.status < 400) throw new WebApiError(method, `http_${response.status}`, false, { detail: 'redirect refused' });
     if (cut) throw new WebApiError(method, 'too_large', false, { detail: `answer over ${MAX_ANSWER_BYTES} bytes` });
     let json: unknown;
     try {
@@ -138,6 +185,28 @@ export function createWebApiClient(options: WebApiClientOptions): VendorWebApi &
         conversations: answer.channels.map((c) => ({ id: c.id, name: c.name, isPrivate: c.is_private, isArchived: c.is_archived, isMember: c.is_member })),
         nextCursor: next ? next : null,
       };
+    },
+    async postMessage(accessToken, channel, content) {
+      const fields: Record<string, string> = { channel, text: content.text, blocks: JSON.stringify(content.blocks) };
+      if (content.threadTs !== undefined) fields.thread_ts = content.threadTs;
+      if (content.metadata) fields.metadata = JSON.stringify({ event_type: content.metadata.eventType, event_payload: content.metadata.eventPayload });
+      return { ts: parse('chat.postMessage', postedAnswer, await call('chat.postMessage', fields, accessToken)).ts };
+    },
+    async updateMessage(accessToken, channel, ts, content) {
+      const fields = { channel, ts, text: content.text, blocks: JSON.stringify(content.blocks) };
+      parse('chat.update', postedAnswer, await call('chat.update', fields, accessToken));
+    },
+    async history(accessToken, channel, page) {
+      const fields: Record<string, string> = { channel, limit: String(page.limit), include_all_metadata: 'true' };
+      if (page.cursor !== null) fields.cursor = page.cursor;
+      if (page.oldest !== undefined) fields.oldest = page.oldest;
+      return toHistoryPage(parse('conversations.history', historyAnswer, await call('conversations.history', fields, accessToken)));
+    },
+    async replies(accessToken, channel, ts, page) {
+      const fields: Record<string, string> = { channel, ts, limit: String(page.limit), include_all_metadata: 'true' };
+      if (page.cursor !== null) fields.cursor = page.cursor;
+      if (page.oldest !== undefined) fields.oldest = page.oldest;
+      return toHistoryPage(parse('conversations.replies', historyAnswer, await call('conversations.replies', fields, accessToken)));
     },
   };
 }

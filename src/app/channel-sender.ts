@@ -4,6 +4,7 @@
  * the outbox through it, and the admin's test send uses it too, so a test shows what a real
  * delivery would do.
  */
+import type { AppMessageSender } from './app-message-sender.ts';
 import { renderChannelMessage } from '../core/channel-message.ts';
 import { issueToken, type TokenPurpose } from '../core/confirmation-token.ts';
 import type { AttemptResult } from '../core/delivery-outcome.ts';
@@ -30,6 +31,8 @@ export type ChannelSenderDeps = {
   /** Where links in messages point (PUBLIC_URL). */
   publicUrl: string;
   sanitizeHtml: (html: string) => string;
+  /** The workspace app's messages (app-message-sender.ts); null while the app is not configured. */
+  app?: AppMessageSender | null;
   /** Sends a group subscription's mail to each member (issue 11); absent, a group subscription's sends fail. */
   groupMail?: GroupMail | null;
 };
@@ -42,6 +45,8 @@ export type SendOptions = {
   messageId: () => Promise<string>;
   /** Put before an email's subject ("[Test] "). */
   subjectPrefix?: string;
+  /** The delivery's key, stable across its attempts (the app finds its own messages by it); a test send has none. */
+  deliveryKey?: string;
 };
 
 export type ChannelSender = {
@@ -104,6 +109,12 @@ export function createChannelSender(deps: ChannelSenderDeps): ChannelSender {
       const monitor = isMonitorEvent(first) ? first.data : null;
       const update = monitor ? null : groupForMessages(events)[0];
       if (!monitor && !update) return failure('nothing to say: every event of this delivery is backfill', true);
+      if (subscription.channel === 'app') {
+        if (!deps.app) return failure('the workspace app is not configured (APP_CLIENT_ID and APP_CLIENT_SECRET are unset)', false);
+        const revision = Math.max(...events.map((e) => e.revision));
+        const delivery = monitor ? { kind: 'monitor' as const, data: monitor } : { kind: 'incident' as const, update: update!, revision };
+        return deps.app.send(subscription, delivery, options.deliveryKey ?? `test.${crypto.randomUUID()}`);
+      }
       if (subscription.channel === 'channel') {
         const message = monitor ? renderMonitorChannelMessage(monitor) : renderChannelMessage(update!, { publicUrl: deps.publicUrl });
         const body = JSON.stringify(message);

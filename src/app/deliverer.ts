@@ -90,7 +90,7 @@ export function createDeliverer(deps: DelivererDeps): Deliverer {
     const started = performance.now();
     let result: SendResult;
     try {
-      result = await deps.sender.send(subscription, claimed.events, { messageId: () => webhookMessageId(delivery.key) });
+      result = await deps.sender.send(subscription, claimed.events, { messageId: () => webhookMessageId(delivery.key), deliveryKey: delivery.key });
     } catch (error) {
       // A bug or a broken secret must not leave the claim to expire silently: record it.
       result = { ok: false, permanent: false, gone: false, retryAfterMs: null, status: null, excerpt: '', error: `internal error: ${errorText(error)}` };
@@ -118,9 +118,9 @@ export function createDeliverer(deps: DelivererDeps): Deliverer {
       logger.warn('delivery claim was lost before its attempt was recorded', { delivery: delivery.id });
       return;
     }
-    deps.onAttempt?.(delivery.channel, outcome.kind, now - delivery.createdAt);
+    deps.onAttempt?.(delivery.channel, outcome.kind === 'held' ? 'retry' : outcome.kind, now - delivery.createdAt);
     if (outcome.kind === 'done') round.done++;
-    else if (outcome.kind === 'retry') round.retried++;
+    else if (outcome.kind === 'retry' || outcome.kind === 'held') round.retried++;
     else round.dead++;
     const fields = {
       delivery: delivery.id,
@@ -131,6 +131,7 @@ export function createDeliverer(deps: DelivererDeps): Deliverer {
       durationMs,
     };
     if (outcome.kind === 'retry') logger.info('delivery failed; will retry', { ...fields, error: outcome.error, retryAt: new Date(outcome.at).toISOString() });
+    if (outcome.kind === 'held') logger.info('delivery held', { ...fields, reason: outcome.error, until: new Date(outcome.at).toISOString() });
     if (outcome.kind === 'dead') logger.warn('delivery given up', { ...fields, reason: outcome.reason });
     if (health.kind === 'paused' && subscription.status === 'active') await announcePause(subscription, health.reason);
   }

@@ -113,7 +113,17 @@ export function createGroupMail(deps: GroupMailDeps) {
       const summary = `${sent} member(s) sent, ${refused} refused, ${already.size} sent before`;
       if (temporary.length === 0 && later > 0) {
         const error = `${later} member(s) left for the next attempt (at most ${deps.maxSendsPerAttempt} a turn)`;
-        return { ok: false, partial: true, permanent: false, gone: false, retryAfterMs: null, status: null, excerpt: summary, error };
+        // Held until now: due again at once, its attempts not counted and its subscription not failing.
+        return {
+          ok: false,
+          hold: { untilMs: clock.now(), called: true },
+          permanent: false,
+          gone: false,
+          retryAfterMs: null,
+          status: null,
+          excerpt: summary,
+          error,
+        };
       }
       if (temporary.length === 0) return { ok: true, permanent: false, gone: false, retryAfterMs: null, status: 250, excerpt: summary, error: '' };
       return {

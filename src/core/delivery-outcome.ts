@@ -14,10 +14,11 @@ export type AttemptResult = {
   /** For the delivery log: what went wrong. */
   error: string;
   /**
-   * A group delivery (issue 11) sent what one attempt may and more members remain: not a failure
-   * of anyone, so it goes on at once and the subscription stays healthy.
+   * The delivery must wait until `untilMs` and is not failing: the vendor asked us to (429), or
+   * its installation is broken until the admin re-installs. `called`: whether a call was made
+   * (an attempt to log) or the wait was known beforehand.
    */
-  partial?: boolean;
+  hold?: { untilMs: number; called: boolean };
 };
 
 export type OutcomeInput = {
@@ -34,7 +35,8 @@ export type OutcomeInput = {
 export function decideOutcome(input: OutcomeInput): { outcome: DeliveryOutcome; health: SubscriptionHealthChange } {
   const { result, attempt, now, firstAttemptAt, failingSince, random } = input;
   if (result.ok) return { outcome: { kind: 'done' }, health: { kind: 'succeeded' } };
-  if (result.partial) return { outcome: { kind: 'retry', at: now, error: result.error }, health: { kind: 'succeeded' } };
+  if (result.hold)
+    return { outcome: { kind: 'held', at: result.hold.untilMs, error: result.error, logged: result.hold.called }, health: { kind: 'unchanged' } };
 
   const health = subscriptionHealth({ failingSinceMs: failingSince ?? now, now, gone: result.gone });
   const healthChange: SubscriptionHealthChange =

@@ -67,8 +67,12 @@ export class WebApiError extends Error {
     readonly code: string,
     /** True when the same call may work later: a timeout, a lost connection, a 429 or a 5xx. */
     readonly retryable: boolean,
-    options?: { cause?: unknown; detail?: string },
+    options?: { cause?: unknown; detail?: string; retryAfterMs?: number | null },
   ) {
     super(`${method}: ${code}${options?.detail ? ` (${options.detail})` : ''}`, options);
+    this.retryAfterMs = options?.retryAfterMs ?? null;
   }
+
+  /** A 429's Retry-After as a delay, when the vendor sent one. */
+  readonly retryAfterMs: number | null;
 }

@@ -6,6 +6,7 @@
 import type { ArchiveQueries } from './ports/archive-reads.ts';
 import type { ArchiveWrites } from './ports/archive-writes.ts';
 import type { AdminAccessStore, LinkTokenStore, RateLimitStore } from './ports/access.ts';
+import type { AppMessageStore } from './ports/app-messages.ts';
 import type { InstallationStore } from './ports/installations.ts';
 import type { Leases } from './ports/leases.ts';
 import type { OneTimeKeyStore } from './ports/one-time-keys.ts';
@@ -15,6 +16,7 @@ import type { RetentionStore } from './ports/retention.ts';
 import type { SubscriptionStore } from './ports/subscriptions.ts';
 
 export type * from './ports/access.ts';
+export type * from './ports/app-messages.ts';
 export type * from './ports/archive-reads.ts';
 export type * from './ports/archive-writes.ts';
 export type * from './ports/feed-client.ts';
@@ -40,4 +42,12 @@ export type PollStore = ArchiveWrites & Leases & Pick<SubscriptionStore, 'active
 export type NotificationStore = SubscriptionStore & OutboxStore & LinkTokenStore & RateLimitStore;
 
 /** Every port of the archive's database, as one SQLite adapter (sqlite-store.ts) implements them. */
-export type Store = PollStore & ArchiveQueries & NotificationStore & AdminAccessStore & RetentionStore & InstallationStore & OneTimeKeyStore & McpAccessStore;
+export type Store = PollStore &
+  ArchiveQueries &
+  NotificationStore &
+  AdminAccessStore &
+  RetentionStore &
+  InstallationStore &
+  OneTimeKeyStore &
+  McpAccessStore &
+  AppMessageStore;

@@ -2,10 +2,13 @@
 import { z } from 'zod';
 import { EVENT_TYPES, type EventType } from './events.ts';
 
-/** `channel` is the workspace's team-chat incoming-webhook URL; `webhook` is any receiver of signed events. */
-export type Channel = 'webhook' | 'email' | 'channel';
+/**
+ * `channel` is the workspace's team-chat incoming-webhook URL; `webhook` is any receiver of signed
+ * events; `app` is a conversation the workspace app posts to, one message per incident (issue 10).
+ */
+export type Channel = 'webhook' | 'email' | 'channel' | 'app';
 
-export const CHANNELS: readonly Channel[] = ['webhook', 'email', 'channel'];
+export const CHANNELS: readonly Channel[] = ['webhook', 'email', 'channel', 'app'];
 
 /**
  * Each list narrows what is sent; an absent or empty list lets everything through (fanout.ts).
@@ -19,7 +22,7 @@ export type SubscriptionStatus = 'pending' | 'active' | 'paused';
 export type Subscription = {
   id: string;
   channel: Channel;
-  /** The URL for `webhook` and `channel`, the address for `email`. */
+  /** The URL for `webhook` and `channel`, the address for `email`, `<installation>/<conversation>` for `app` (appTarget). */
   target: string;
   filters: SubscriptionFilters;
   /** IANA zone in which emails write times; UTC unless the subscriber asked otherwise. */
@@ -93,13 +96,14 @@ export function createSubscriptionSchema(options: CreateSubscriptionOptions = {}
         z.strictObject({ channel: z.literal('webhook'), url: urlSchema('webhook', options), ...common }),
         z.strictObject({ channel: z.literal('channel'), url: urlSchema('channel', options), ...common }),
         z.strictObject({ channel: z.literal('email'), email: emailSchema, ...common }),
+        z.strictObject({ channel: z.literal('app'), installation: appIdSchema('installation'), conversation: appIdSchema('conversation'), ...common }),
       ],
       { error: (issue) => (issue.code === 'invalid_union' ? `channel must be one of ${CHANNELS.join(', ')}` : undefined) },
     )
     .transform(
       (body): NewSubscription => ({
         channel: body.channel,
-        target: body.channel === 'email' ? body.email : body.url,
+        target: body.channel === 'email' ? body.email : body.channel === 'app' ? appTarget(body.installation, body.conversation) : body.url,
         // Being told the monitor went blind is on unless asked otherwise (issue 12).
         filters: { ...body.filters, monitor: body.filters?.monitor ?? true },
         timeZone: body.timezone ?? DEFAULT_TIME_ZONE,
@@ -123,6 +127,32 @@ function urlSchema(channel: 'webhook' | 'channel', { allowPlainHttp = false }: C
         ctx.addIssue({ code: 'custom', message: `url must be ${expected}, got scheme ${url.protocol}` });
       }
     });
+}
+
+const APP_ID_MAX_CHARS = 100;
+
+/** An installation id (ours) or a conversation id (the vendor's): letters, digits, `_` and `-`, so `/` can join them. */
+function appIdSchema(name: 'installation' | 'conversation') {
+  return z
+    .string({ error: (issue) => (issue.input === undefined ? `an app subscription needs ${name}` : `${name} must be a string`) })
+    .trim()
+    .min(1, `${name} must not be empty`)
+    .max(APP_ID_MAX_CHARS, `${name} must be at most ${APP_ID_MAX_CHARS} characters`)
+    .regex(/^[A-Za-z0-9_-]+$/, `${name} must be an id such as C0123ABCD (letters, digits, _ and -)`);
+}
+
+/**
+ * An app subscription's target: the installation and the conversation joined by `/`. One column
+ * keeps the (channel, target) index and the duplicate check of every other kind working unchanged.
+ */
+export function appTarget(installationId: string, conversationId: string): string {
+  return `${installationId}/${conversationId}`;
+}
+
+/** The parts of an app subscription's target, or null when it is not one. */
+export function parseAppTarget(target: string): { installationId: string; conversationId: string } | null {
+  const match = /^([A-Za-z0-9_-]+)\/([A-Za-z0-9_-]+)$/.exec(target);
+  return match ? { installationId: match[1]!, conversationId: match[2]! } : null;
 }
 
 const emailSchema = z

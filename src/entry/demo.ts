@@ -85,10 +85,17 @@ export async function runDemo(config: Config, logger: Logger, stepSeconds: numbe
         EMA_JWKS_URL: idp.jwksUrl,
         EMA_CLIENT_ID: ema.clientId,
         EMA_CLIENT_SECRET: ema.clientSecret,
+        // The workspace app, installed below in the simulated workspace (issue 10).
+        APP_API_URL: webApi.url,
+        APP_CLIENT_ID: webApi.webApi.state.app.clientId,
+        APP_CLIENT_SECRET: webApi.webApi.state.app.clientSecret,
       },
       logger,
     );
     started.push(service);
+    // Installed and subscribed as an admin would, so the channel page shows the app's message per
+    // incident, edited in place as the scenario moves, beside the dashboard.
+    await subscribeDemoChannel(service.url, adminToken, chat.botToken, chat.channelId);
     // The whole EMA flow once, as an agent platform would run it, so the banner hands out a working token.
     const mcpToken = await emaAccessToken({ idpUrl: idp.url, serviceUrl: service.url, publicUrl: served.publicUrl, ...ema, sub: 'U0DEMO' });
     process.stdout.write(
@@ -110,6 +117,22 @@ export async function runDemo(config: Config, logger: Logger, stepSeconds: numbe
     await close();
     throw error;
   }
+}
+
+/** Installs the app from the demo workspace's token and subscribes its channel, through the admin API. */
+async function subscribeDemoChannel(serviceUrl: string, adminToken: string, botToken: string, channelId: string): Promise<void> {
+  const call = async (path: string, body: unknown) => {
+    const res = await fetch(serviceUrl + path, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${adminToken}`, 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    });
+    const answer = (await res.json()) as Record<string, unknown>;
+    if (!res.ok) throw new Error(`demo: POST ${path} answered ${res.status} ${JSON.stringify(answer).slice(0, 300)}`);
+    return answer;
+  };
+  const { installation } = (await call('/api/app/installations', { token: botToken })) as { installation: { id: string } };
+  await call('/api/subscriptions', { channel: 'app', installation: installation.id, conversation: channelId });
 }
 
 /**

@@ -10,12 +10,12 @@ import { createHttpWebhookSender } from '../adapters/http-webhook-sender.ts';
 import { startNodeDeliveryScheduler, type NodeDeliveryScheduler } from '../adapters/node-delivery-scheduler.ts';
 import { createNodeHttpServer } from '../adapters/node-http-server.ts';
 import { NO_SECRET_BOX, openSecretBox } from '../adapters/secret-key-file.ts';
-import { createWebApiClient } from '../adapters/web-api-client.ts';
 import { createSqliteStore } from '../adapters/sqlite-store.ts';
 import { checkWebhookUrl } from '../adapters/webhook-target-guard.ts';
 import { createChannelSender } from '../app/channel-sender.ts';
 import { createAdminNotice } from '../app/admin-notice.ts';
-import { createWorkspaceApp, type WorkspaceApp } from '../app/workspace-app.ts';
+import type { WorkspaceApp } from '../app/workspace-app.ts';
+import { createWorkspaceAppFromConfig } from './app-messaging.ts';
 import { createDeliverer } from '../app/deliverer.ts';
 import { createFailureReporter } from '../app/failure-reporter.ts';
 import { createDueDeliveries } from '../app/due-deliveries.ts';
@@ -107,24 +107,19 @@ export async function createNodeRuntime(config: Config, logger: Logger, clock: C
   );
   const secrets = options.keepsSecrets === false ? NO_SECRET_BOX : await openSecretBox(config.SECRET_KEY, config.DATABASE_PATH, logger);
   const webhooks = createHttpWebhookSender({ allowPrivate: config.WEBHOOK_ALLOW_PRIVATE, userAgent: USER_AGENT, clock });
-  const workspaceApp =
-    config.APP_CLIENT_ID && config.APP_CLIENT_SECRET && options.keepsSecrets !== false
-      ? createWorkspaceApp({
-          store,
-          webApi: createWebApiClient({ baseUrl: config.APP_API_URL, clientId: config.APP_CLIENT_ID, clientSecret: config.APP_CLIENT_SECRET }),
-          box: secrets,
-          clock,
-          logger,
-          mailer,
-          adminEmail: config.ADMIN_EMAIL,
-          publicUrl,
-          apiUrl: config.APP_API_URL,
-          clientId: config.APP_CLIENT_ID,
-          sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
-        })
-      : undefined;
+  const workspaceApp = options.keepsSecrets !== false ? createWorkspaceAppFromConfig(config, { store, secrets, clock, logger, mailer, publicUrl }) : undefined;
   const groups = createGroupWiring({ connection: archive.connection, config, secrets, mailer, clock, logger, publicUrl, sanitizeHtml: sanitizeNoteHtml });
-  const sender = createChannelSender({ store, webhooks, mailer, secrets, clock, publicUrl, sanitizeHtml: sanitizeNoteHtml, groupMail: groups.mail });
+  const sender = createChannelSender({
+    store,
+    webhooks,
+    mailer,
+    secrets,
+    clock,
+    publicUrl,
+    sanitizeHtml: sanitizeNoteHtml,
+    app: workspaceApp?.messages,
+    groupMail: groups.mail,
+  });
   const subscriptions = createSubscriptionService({
     store,
     secrets,

@@ -10,10 +10,10 @@ import { createFetchFeedClient } from '../adapters/fetch-feed-client.ts';
 import { sanitizeNoteHtml } from '../adapters/html-sanitizer.ts';
 import { createQueueOutboxSignal, type QueueOutboxSignal, type WakeUpQueue } from '../adapters/queue-outbox-signal.ts';
 import { secretBoxFromSetting } from '../adapters/secret-key-setting.ts';
-import { createWebApiClient } from '../adapters/web-api-client.ts';
 import { createSqliteStore } from '../adapters/sqlite-store.ts';
 import { createAdminNotice } from '../app/admin-notice.ts';
-import { createWorkspaceApp, type WorkspaceApp } from '../app/workspace-app.ts';
+import type { WorkspaceApp } from '../app/workspace-app.ts';
+import { createWorkspaceAppFromConfig } from './app-messaging.ts';
 import { createChannelSender } from '../app/channel-sender.ts';
 import { createDeliverer } from '../app/deliverer.ts';
 import { createDueDeliveries, type DueDeliveries } from '../app/due-deliveries.ts';
@@ -178,7 +178,18 @@ export async function createWorkerNotifications(
     sanitizeHtml: sanitizeNoteHtml,
     maxSendsPerAttempt: GROUP_MAILS_PER_ATTEMPT,
   });
-  const sender = createChannelSender({ store, webhooks, mailer, secrets, clock, publicUrl, sanitizeHtml: sanitizeNoteHtml, groupMail: groups.mail });
+  const workspaceApp = createWorkspaceAppFromConfig(config, { store, secrets, clock, logger, mailer, publicUrl });
+  const sender = createChannelSender({
+    store,
+    webhooks,
+    mailer,
+    secrets,
+    clock,
+    publicUrl,
+    sanitizeHtml: sanitizeNoteHtml,
+    app: workspaceApp?.messages,
+    groupMail: groups.mail,
+  });
   const subscriptions = createSubscriptionService({
     store,
     secrets,
@@ -204,22 +215,6 @@ export async function createWorkerNotifications(
     maxClaimsPerRound: options.maxClaimsPerRound,
     onAttempt: options.metrics?.recordAttempt,
   });
-  const workspaceApp =
-    config.APP_CLIENT_ID && config.APP_CLIENT_SECRET
-      ? createWorkspaceApp({
-          store,
-          webApi: createWebApiClient({ baseUrl: config.APP_API_URL, clientId: config.APP_CLIENT_ID, clientSecret: config.APP_CLIENT_SECRET }),
-          box: secrets,
-          clock,
-          logger,
-          mailer,
-          adminEmail: config.ADMIN_EMAIL,
-          publicUrl,
-          apiUrl: config.APP_API_URL,
-          clientId: config.APP_CLIENT_ID,
-          sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
-        })
-      : undefined;
   return { secrets, subscriptions, deliveries: createDueDeliveries({ deliverer, store, clock, logger }), workspaceApp, groups };
 }
 

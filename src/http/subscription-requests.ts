@@ -6,11 +6,13 @@
 import type { z } from 'zod';
 import { ApiError } from '../core/errors.ts';
 import type { StoredSubscription } from '../core/ports.ts';
-import { createSubscriptionSchema } from '../core/subscription.ts';
+import { checkAppConversation } from '../app/app-subscriptions.ts';
+import { createSubscriptionSchema, parseAppTarget, type NewSubscription } from '../core/subscription.ts';
 import type { AppDeps } from './deps.ts';
 import { createGroupSubscription, isGroupRequest, isGroupSubscription, updateGroupSubscription } from './group-subscriptions.ts';
 import { knownServiceNames, requireKnownServices } from './known-services.ts';
 import { updateSubscriptionSchema } from './openapi/openapi-document.ts';
+import { installErrorToApi } from './routes/app-installations.ts';
 
 export type SubscriptionRequests = ReturnType<typeof subscriptionRequests>;
 
@@ -19,12 +21,31 @@ export function subscriptionRequests(deps: AppDeps) {
   // A filter on a name the vendor never uses would silently never match: refused with the known names.
   const known = knownServiceNames(deps.store, deps.clock);
 
+  /** An app subscription names an active installation's conversation the app can post to, once. */
+  async function requirePostableConversation(input: NewSubscription): Promise<void> {
+    const target = parseAppTarget(input.target);
+    if (!target) throw new ApiError(400, 'invalid_request', 'installation and conversation must be ids');
+    if (!deps.appInstalls) throw new ApiError(409, 'app_disabled', 'the workspace app is not configured: set APP_CLIENT_ID and APP_CLIENT_SECRET');
+    if (await deps.store.findSubscription('app', input.target))
+      throw new ApiError(409, 'already_subscribed', 'this conversation already has an app subscription: change its filters instead');
+    const check = await checkAppConversation(deps.appInstalls, target.installationId, target.conversationId).catch(installErrorToApi);
+    const name = 'conversation' in check ? `#${check.conversation.name}` : target.conversationId;
+    const refusals = {
+      not_member: `conversation: the app is not a member of ${name}; invite it there first`,
+      archived: `conversation: ${name} is archived`,
+      not_found: `conversation: the installation sees no conversation ${target.conversationId}`,
+      too_many: `conversation: ${target.conversationId} was not among the first conversations the installation sees; try again, or invite the app to it`,
+    };
+    if (check.kind !== 'postable') throw new ApiError(400, 'invalid_request', refusals[check.kind]);
+  }
+
   return {
     /** `body` as `POST /api/subscriptions` takes it; the webhook's secret comes back this once. */
     async create(body: unknown): Promise<{ subscription: StoredSubscription; secret: string | null }> {
       if (isGroupRequest(body)) return { subscription: await createGroupSubscription(deps, known, body), secret: null };
       const input = parseRequest(createSchema, body);
       await requireKnownServices(known, 'filters.services', input.filters.services);
+      if (input.channel === 'app') await requirePostableConversation(input);
       return deps.subscriptions.create(input);
     },
 
@@ -35,16 +56,24 @@ export function subscriptionRequests(deps: AppDeps) {
       if (isGroupSubscription(current)) return updateGroupSubscription(deps, known, current, body);
       const patch = parseRequest(updateSubscriptionSchema, body);
       await requireKnownServices(known, 'filters.services', patch.filters?.services);
+      // Where an app subscription posts is fixed: another conversation is another subscription (its own messages).
+      const app = current.channel === 'app' ? parseAppTarget(current.target) : null;
+      if (current.channel === 'app' && (patch.url !== undefined || patch.email !== undefined))
+        throw new ApiError(400, 'invalid_request', 'an app subscription’s installation and conversation cannot be changed: create a new subscription');
       // Validated as a whole subscription, so an update obeys the same rules as a creation.
       const merged = parseRequest(createSchema, {
         channel: current.channel,
-        ...(current.channel === 'email' ? { email: patch.email ?? current.target } : { url: patch.url ?? current.target }),
+        ...(app
+          ? { installation: app.installationId, conversation: app.conversationId }
+          : current.channel === 'email'
+            ? { email: patch.email ?? current.target }
+            : { url: patch.url ?? current.target }),
         // `monitor` stays as it was unless the patch says: an older subscription is not opted in by an edit.
         filters: { ...(patch.filters ?? current.filters), monitor: patch.filters?.monitor ?? current.filters.monitor ?? false },
         timezone: patch.timezone ?? current.timeZone,
       });
       if (current.channel === 'email' && patch.url !== undefined) throw new ApiError(400, 'invalid_request', 'an email subscription has email, not url');
-      if (current.channel !== 'email' && patch.email !== undefined)
+      if (current.channel !== 'email' && current.channel !== 'app' && patch.email !== undefined)
         throw new ApiError(400, 'invalid_request', `a ${current.channel} subscription has url, not email`);
       return deps.subscriptions.update(id, { target: merged.target, filters: merged.filters, timeZone: merged.timeZone });
     },

@@ -110,4 +110,49 @@ describe('web api client', () => {
       teamId: 'T1',
     });
   });
+
+  it('refuses a redirect without following it, so the token never goes elsewhere', async () => {
+    let followed = 0;
+    const elsewhere = await serve((_req, res) => {
+      followed++;
+      res.end('{"ok":true,"ts":"1.000001","channel":"C1"}');
+    });
+    const url = await serve((_req, res) => {
+      res.writeHead(302, { Location: `${elsewhere}/api/chat.postMessage` });
+      res.end();
+    });
+    const error = await client(url)
+      .postMessage('xoxe.xoxb-1', 'C1', { text: 'hi', blocks: [] })
+      .catch((e: unknown) => e);
+    expect(error).toMatchObject({ method: 'chat.postMessage', code: 'http_302', retryable: false });
+    expect(followed).toBe(0);
+  });
+
+  it('reads a 429 with its Retry-After as a rate limit', async () => {
+    const url = await serve((_req, res) => {
+      res.writeHead(429, { 'Retry-After': '17', 'Content-Type': 'application/json' });
+      res.end('{"ok":false,"error":"ratelimited"}');
+    });
+    const error = await client(url)
+      .updateMessage('xoxe.xoxb-1', 'C1', '1.000001', { text: 'hi', blocks: [] })
+      .catch((e: unknown) => e);
+    expect(error).toMatchObject({ method: 'chat.update', code: 'ratelimited', retryable: true, retryAfterMs: 17_000 });
+  });
+
+  it('keeps only string values of message metadata it reads back', async () => {
+    const url = await serve((_req, res) => {
+      res.end(
+        JSON.stringify({
+          ok: true,
+          messages: [{ ts: '1.000001', bot_id: 'B1', metadata: { event_type: 'statuswatch_incident', event_payload: { incident_id: '1600', n: 3 } } }],
+          response_metadata: { next_cursor: '' },
+        }),
+      );
+    });
+    const page = await client(url).history('xoxe.xoxb-1', 'C1', { cursor: null, limit: 200 });
+    expect(page).toEqual({
+      messages: [{ ts: '1.000001', threadTs: null, botId: 'B1', metadata: { eventType: 'statuswatch_incident', eventPayload: { incident_id: '1600' } } }],
+      nextCursor: null,
+    });
+  });
 });

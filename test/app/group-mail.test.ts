@@ -94,9 +94,9 @@ describe('group mail', () => {
     const { mail, subscription } = await groupOf(['a@example.test', 'b@example.test', 'c@example.test', 'd@example.test', 'e@example.test'], 2);
     const messageId = async () => 'msg_delivery_1';
     const first = await mail.send(subscription, render, { messageId });
-    expect(first).toMatchObject({ ok: false, partial: true, permanent: false, error: '3 member(s) left for the next attempt (at most 2 a turn)' });
+    expect(first).toMatchObject({ ok: false, hold: { called: true }, permanent: false, error: '3 member(s) left for the next attempt (at most 2 a turn)' });
     expect(smtp.received).toHaveLength(2);
-    expect(await mail.send(subscription, render, { messageId })).toMatchObject({ partial: true });
+    expect(await mail.send(subscription, render, { messageId })).toMatchObject({ hold: { called: true } });
     expect(await mail.send(subscription, render, { messageId })).toMatchObject({ ok: true });
     expect(new Set(smtp.received.map((m) => (m.to && !Array.isArray(m.to) ? m.to.text : ''))).size).toBe(5);
   });

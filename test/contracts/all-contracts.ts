@@ -1,5 +1,6 @@
 /** Every port's contract suite, registered against one store implementation. */
 import { accessContract } from './access.contract.ts';
+import { appMessagesContract } from './app-messages.contract.ts';
 import { archiveReadsContract } from './archive-reads.contract.ts';
 import { archiveWritesContract } from './archive-writes.contract.ts';
 import { installationsContract } from './installations.contract.ts';
@@ -25,5 +26,6 @@ export function storeContracts(target: StoreTarget): void {
   installationsContract(target);
   oneTimeKeysContract(target);
   mcpAccessContract(target);
+  appMessagesContract(target);
   scimGroupsContract(target);
 }

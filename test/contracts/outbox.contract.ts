@@ -210,6 +210,26 @@ export function outboxContract(target: StoreTarget): void {
       expect(idsOf(await store.claimDueDeliveries('b', T0 + 5000, LEASE_MS, 10))).toEqual([x!.delivery.id]);
     });
 
+    it('holds a delivery without counting an attempt or touching its subscription’s health, logging it only when a call was made', async () => {
+      await subscribe('sub_hook');
+      await pollNews(store, [incident(1), incident(2)], T0);
+      const [x, y] = await store.claimDueDeliveries('a', T0, LEASE_MS, 2);
+      const unchanged = { kind: 'unchanged' } as const;
+      expect(
+        await store.recordAttempts('a', [
+          attemptOf(x!.delivery.id, T0 + 100, { kind: 'held', at: T0 + 30_000, error: 'ratelimited', logged: true }, unchanged),
+          attemptOf(y!.delivery.id, T0 + 100, { kind: 'held', at: T0 + 60_000, error: 'installation broken', logged: false }, unchanged),
+        ]),
+      ).toEqual([true, true]);
+      const held = await store.getDelivery(x!.delivery.id);
+      expect(held?.delivery).toMatchObject({ state: 'pending', attempts: 0, nextAttemptAt: T0 + 30_000, lastError: 'ratelimited' });
+      expect(held?.attempts).toHaveLength(1);
+      expect(await store.getDelivery(y!.delivery.id)).toMatchObject({ delivery: { state: 'pending', attempts: 0, nextAttemptAt: T0 + 60_000 }, attempts: [] });
+      expect(await store.getSubscription('sub_hook')).toMatchObject({ status: 'active', failingSince: null });
+      expect(await store.claimDueDeliveries('b', T0 + 29_999, LEASE_MS, 10)).toEqual([]);
+      expect(idsOf(await store.claimDueDeliveries('b', T0 + 30_000, LEASE_MS, 10))).toEqual([x!.delivery.id]);
+    });
+
     it('marks a subscription failing from its first failure until a success', async () => {
       await subscribe('sub_hook');
       await pollNews(store, [incident(1)], T0);

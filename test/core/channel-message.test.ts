@@ -1,15 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { CHANNEL_NOTE_MAX_CHARS, escapeMrkdwn, renderChannelMessage, type ChannelMessage } from '../../src/core/channel-message.ts';
-import { planPoll, type ArchivedIncident } from '../../src/core/diff.ts';
-import { groupForMessages, type IncidentUpdate } from '../../src/core/notification-message.ts';
-import { one, rawIncident, type RawIncident } from '../fixtures/vendor-builders.ts';
+import { CHANNEL_NOTE_MAX_CHARS, escapeMrkdwn, renderChannelMessage } from '../../src/core/channel-message.ts';
+import { allText, incidentUpdate } from '../fixtures/message-fixtures.ts';
+import { rawIncident } from '../fixtures/vendor-builders.ts';
 
-function update(after: RawIncident, before?: RawIncident): IncidentUpdate {
-  const archived = new Map<string, ArchivedIncident>();
-  if (before) archived.set(String(before.id), { ...one(before), revision: 1, resolvedAt: null });
-  const { events } = planPoll({ observed: [one(after)], archived, now: Date.UTC(2026, 9, 1, 15), backfill: false });
-  return groupForMessages(events)[0]!;
-}
+const update = incidentUpdate;
 
 const context = { publicUrl: 'https://status.example.org' };
 const active = rawIncident({ id: 1580, title: 'Some files fail to upload', services: ['Files', 'Canvases'] });
@@ -19,18 +13,6 @@ const resolved = rawIncident({
   date_updated: '2026-10-01T07:10:00-07:00',
   notes: [...active.notes, { body: '<p>Uploads work again.&nbsp;</p><p><br></p>', date_created: '2026-10-01T07:10:00-07:00' }],
 });
-
-/** Every string the platform will read, wherever it sits in the body. */
-function allText(message: ChannelMessage): string[] {
-  const out: string[] = [];
-  const walk = (value: unknown): void => {
-    if (typeof value === 'string') out.push(value);
-    else if (Array.isArray(value)) value.forEach(walk);
-    else if (value && typeof value === 'object') Object.values(value).forEach(walk);
-  };
-  walk(message);
-  return out;
-}
 
 describe('renderChannelMessage', () => {
   it('has a title line, status, services, the latest note as text and a link to our page', () => {

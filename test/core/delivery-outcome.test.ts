@@ -24,14 +24,6 @@ describe('decideOutcome', () => {
     expect(decide(failed({ retryAfterMs: 60_000 })).outcome).toEqual({ kind: 'retry', at: NOW + 60_000, error: 'HTTP 500' });
   });
 
-  it('goes on at once with a group delivery that sent its share and has members left, however many attempts it took', () => {
-    const partial = failed({ partial: true, error: '40 member(s) left for the next attempt' });
-    expect(decide(partial, MAX_ATTEMPTS + 3, NOW - 1000)).toEqual({
-      outcome: { kind: 'retry', at: NOW, error: '40 member(s) left for the next attempt' },
-      health: { kind: 'succeeded' },
-    });
-  });
-
   it('gives up after the last attempt with both reasons', () => {
     const { outcome } = decide(failed(), MAX_ATTEMPTS);
     expect(outcome.kind).toBe('dead');

@@ -95,6 +95,12 @@ describe('a running demo', () => {
     const api = /(http:\/\/\S+)\/api\/<method>/.exec(demo.stdout)?.[1];
     const answer = await fetch(`${api}/api/auth.test`, { method: 'POST' });
     expect(await answer.json()).toMatchObject({ ok: false, error: 'not_authed' });
+    // The app is installed there and the channel subscribed: its messages appear on that page.
+    const token = /token: (\S+)/.exec(demo.stdout)?.[1];
+    const listed = await fetch(new URL('/api/subscriptions?channel=app', demo.url('Dashboard')), { headers: { authorization: `Bearer ${token}` } });
+    const channelId = /\/channels\/(\w+)/.exec(demo.url('Team-chat channel (simulated)'))?.[1];
+    const { subscriptions } = (await listed.json()) as { subscriptions: { status: string; conversation: string }[] };
+    expect(subscriptions.map((s) => [s.status, s.conversation])).toEqual([['active', channelId]]);
   });
 
   it('prints the simulated SCIM directory with a token that opens it, seeded with people and groups', async () => {

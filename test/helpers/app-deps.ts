@@ -6,6 +6,7 @@
  */
 import type { Context } from 'hono';
 import { createAdminNotice } from '../../src/app/admin-notice.ts';
+import { createAppMessageSender } from '../../src/app/app-message-sender.ts';
 import { createChannelSender } from '../../src/app/channel-sender.ts';
 import { createDeliverer, type Deliverer } from '../../src/app/deliverer.ts';
 import { createGroupMail } from '../../src/app/group-mail.ts';
@@ -16,7 +17,18 @@ import { createSubscriptionService } from '../../src/app/subscriptions.ts';
 import { createWorkspaceApp, type WorkspaceApp } from '../../src/app/workspace-app.ts';
 import { archiveSigningKey } from '../../src/app/archive-keys.ts';
 import { createCursorCodec, CURSOR_KEY_NAME } from '../../src/core/cursor.ts';
-import type { Clock, FeedClient, Logger, Mailer, OutboxSignal, Store, VendorInstallApi, VendorWebApi, WebhookSender } from '../../src/core/ports.ts';
+import type {
+  Clock,
+  FeedClient,
+  Logger,
+  Mailer,
+  OutboxSignal,
+  Store,
+  VendorChatApi,
+  VendorInstallApi,
+  VendorWebApi,
+  WebhookSender,
+} from '../../src/core/ports.ts';
 import type { GroupDirectoryStore, ScimDirectory } from '../../src/core/ports/scim-directory.ts';
 import type { SecretBox } from '../../src/core/secret-box.ts';
 import type { GroupDeps } from '../../src/http/group-subscriptions.ts';
@@ -45,7 +57,7 @@ export type AppPorts = {
   /** Told when deliveries are written; by default nobody listens (tests deliver by hand). */
   outbox?: OutboxSignal;
   /** The vendor's Web API (adapters/web-api-client.ts, over fetch on both runtimes): with settings.app, the workspace app is on. */
-  webApi?: VendorWebApi & VendorInstallApi;
+  webApi?: VendorWebApi & VendorInstallApi & VendorChatApi;
   /** Group subscriptions (issue 11): their store on the same database, and the SCIM client (null: SCIM_TOKEN unset). */
   groups?: { store: GroupDirectoryStore; directory: ScimDirectory | null; syncSeconds?: number; scimUrl?: string };
 };
@@ -83,6 +95,24 @@ export async function buildAppDeps(ports: AppPorts, settings: AppSettings = {}):
   const publicUrl = settings.publicUrl ?? 'http://localhost';
   const instanceId = `test:${crypto.randomUUID()}`;
   const metrics = createServiceMetrics();
+  const workspaceApp =
+    ports.webApi && settings.app
+      ? createWorkspaceApp({
+          store,
+          webApi: ports.webApi,
+          box: secrets,
+          clock,
+          logger,
+          mailer,
+          adminEmail: settings.adminEmail,
+          publicUrl,
+          apiUrl: settings.app.apiUrl,
+          clientId: settings.app.clientId,
+          sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
+        })
+      : undefined;
+  // The app's messages with the same AppTokens as its installs, as the entries wire them (entry/app-messaging.ts).
+  const app = workspaceApp && ports.webApi ? createAppMessageSender({ store, chat: ports.webApi, tokens: workspaceApp.tokens, clock, publicUrl }) : null;
   const groups = ports.groups ? groupDeps(ports.groups, { mailer, secrets, clock, logger, publicUrl, sanitizeHtml: ports.sanitizeHtml }) : undefined;
   const sender = createChannelSender({
     store,
@@ -92,6 +122,7 @@ export async function buildAppDeps(ports: AppPorts, settings: AppSettings = {}):
     clock,
     publicUrl,
     sanitizeHtml: ports.sanitizeHtml,
+    app,
     groupMail: groups?.mail,
   });
   const subscriptions = createSubscriptionService({
@@ -134,22 +165,6 @@ export async function buildAppDeps(ports: AppPorts, settings: AppSettings = {}):
     adminEmail: settings.adminEmail,
     onAttempt: metrics.recordAttempt,
   });
-  const workspaceApp =
-    ports.webApi && settings.app
-      ? createWorkspaceApp({
-          store,
-          webApi: ports.webApi,
-          box: secrets,
-          clock,
-          logger,
-          mailer,
-          adminEmail: settings.adminEmail,
-          publicUrl,
-          apiUrl: settings.app.apiUrl,
-          clientId: settings.app.clientId,
-          sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
-        })
-      : undefined;
   return {
     store,
     poller,

@@ -10,6 +10,7 @@ import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { z } from 'zod';
 import { startSimulatedVendor } from '../../src/sim/server.ts';
+import { startSimulatedWebApi } from '../../src/sim/web-api/server.ts';
 import { startPostmark } from './postmark-api.ts';
 import { startWebhookReceiver } from './webhook-receiver.ts';
 
@@ -20,7 +21,7 @@ const MAX_BODY_BYTES = 64 * 1024;
 
 export type FixtureFactory = { url: string; close(): Promise<void> };
 
-type Kind = 'vendors' | 'receivers' | 'mail-apis';
+type Kind = 'vendors' | 'receivers' | 'mail-apis' | 'web-apis';
 type Live = { url: string; close(): Promise<void>; read?: (since: number) => { items: unknown[]; total: number }; script?: (answers: ScriptedAnswers) => void };
 
 const vendorOptions = z.strictObject({
@@ -45,7 +46,7 @@ class FixtureError extends Error {
 }
 
 export async function startFixtureFactory(): Promise<FixtureFactory> {
-  const live: Record<Kind, Map<string, Live>> = { vendors: new Map(), receivers: new Map(), 'mail-apis': new Map() };
+  const live: Record<Kind, Map<string, Live>> = { vendors: new Map(), receivers: new Map(), 'mail-apis': new Map(), 'web-apis': new Map() };
   let nextId = 0;
 
   const add = async (kind: Kind, start: () => Promise<Live>) => {
@@ -95,6 +96,15 @@ export async function startFixtureFactory(): Promise<FixtureFactory> {
     const body = await add('vendors', () => startSimulatedVendor({ scenario: { name: 'empty', initialWorld: () => [], steps: [], loop: false }, ...options }));
     return c.json(body, 201);
   });
+  // The simulated Web API (issue 10): a test drives it through its own control API (/_sim).
+  app.post('/web-apis', async (c) => {
+    await parse(z.strictObject({}), c.req.raw);
+    const body = await add('web-apis', async () => {
+      const sim = await startSimulatedWebApi();
+      return { url: sim.url, close: sim.close };
+    });
+    return c.json(body, 201);
+  });
   app.post('/receivers', async (c) => {
     await parse(z.strictObject({}), c.req.raw);
     const body = await add('receivers', async () => {
@@ -128,7 +138,7 @@ export async function startFixtureFactory(): Promise<FixtureFactory> {
     const { items, total } = find(c.req.param('kind') as Kind, c.req.param('id')).read!(since(c.req.query('since')));
     return c.json({ ok: true, items, total });
   });
-  app.delete('/:kind{vendors|receivers|mail-apis}/:id', async (c) => {
+  app.delete('/:kind{vendors|receivers|mail-apis|web-apis}/:id', async (c) => {
     const kind = c.req.param('kind') as Kind;
     const id = c.req.param('id');
     const part = find(kind, id);

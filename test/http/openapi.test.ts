@@ -51,6 +51,13 @@ describe('OpenAPI document', () => {
     expect([...new Set(served)].sort()).toEqual([...new Set(documented)].sort());
   });
 
+  it('documents the app channel’s body for a new subscription: installation and conversation', () => {
+    const body = JSON.stringify((doc.paths['/api/subscriptions'] as Record<string, { requestBody?: unknown }>).post?.requestBody);
+    expect(body).toMatch(/"const":"app"|"enum":\["app"\]/);
+    expect(body).toContain('"installation"');
+    expect(body).toContain('"conversation"');
+  });
+
   it('puts the bearer scheme on every admin operation and on no public one', () => {
     for (const [path, ops] of Object.entries(doc.paths)) {
       for (const op of Object.values(ops)) {

@@ -113,3 +113,70 @@ describe('the channel page', () => {
     expect((await fetch(`${api.url}/channels/C0MISSING`)).status).toBe(404);
   });
 });
+
+describe('message metadata and conversations.replies', () => {
+  it('keeps metadata on the message and gives it back only to history and replies that ask', async () => {
+    const api = await startWebApi();
+    const ws = await api.workspace();
+    const channel = ws.channels.status!;
+    const metadata = { event_type: 'statuswatch_incident', event_payload: { incident_id: '1600' } };
+    const posted = await api.form('chat.postMessage', { channel, text: 'root', metadata: JSON.stringify(metadata) }, ws.token);
+    expect(posted.body.message).not.toHaveProperty('metadata');
+    const ts = posted.body.ts as string;
+    const reply = await api.json(
+      'chat.postMessage',
+      { channel, text: 'reply', thread_ts: ts, metadata: { event_type: 'statuswatch_update', event_payload: { delivery_key: 'k1' } } },
+      ws.token,
+    );
+    expect(reply.body.ok).toBe(true);
+    // An edit without metadata keeps it.
+    expect((await api.form('chat.update', { channel, ts, text: 'root, edited' }, ws.token)).body).not.toHaveProperty('message.metadata');
+
+    const plain = await api.form('conversations.history', { channel }, ws.token);
+    expect(plain.body.messages).toEqual([expect.not.objectContaining({ metadata: expect.anything() })]);
+    const asked = await api.form('conversations.history', { channel, include_all_metadata: 'true' }, ws.token);
+    expect((asked.body.messages as { metadata: unknown }[]).map((m) => m.metadata)).toEqual([metadata]);
+
+    const thread = await api.form('conversations.replies', { channel, ts, include_all_metadata: 'true' }, ws.token);
+    expect((thread.body.messages as { text: string; metadata: unknown }[]).map((m) => [m.text, m.metadata])).toEqual([
+      ['root, edited', metadata],
+      ['reply', { event_type: 'statuswatch_update', event_payload: { delivery_key: 'k1' } }],
+    ]);
+    const page = await fetch(`${api.url}/channels/${channel}`);
+    expect(await page.text()).not.toContain('statuswatch_incident');
+  });
+
+  it('refuses malformed metadata, and a thread that is not there', async () => {
+    const api = await startWebApi();
+    const ws = await api.workspace();
+    const channel = ws.channels.status!;
+    expect(failure(await api.form('chat.postMessage', { channel, text: 'x', metadata: '{not json' }, ws.token))).toEqual([
+      200,
+      false,
+      'invalid_metadata_format',
+    ]);
+    const noType = JSON.stringify({ event_type: 'has space', event_payload: {} });
+    expect(failure(await api.form('chat.postMessage', { channel, text: 'x', metadata: noType }, ws.token))).toEqual([200, false, 'invalid_metadata_schema']);
+    const huge = JSON.stringify({ event_type: 'big', event_payload: { pad: 'x'.repeat(9_000) } });
+    expect(failure(await api.form('chat.postMessage', { channel, text: 'x', metadata: huge }, ws.token))).toEqual([200, false, 'invalid_metadata_format']);
+    expect(failure(await api.form('conversations.replies', { channel, ts: '1.000001' }, ws.token))).toEqual([200, false, 'thread_not_found']);
+  });
+
+  it('pages a long thread with cursors, parent first, never ending early on a short page', async () => {
+    const api = await startWebApi();
+    const ws = await api.workspace();
+    const channel = ws.channels.status!;
+    const ts = (await api.form('chat.postMessage', { channel, text: 'root' }, ws.token)).body.ts as string;
+    for (let n = 1; n <= 7; n++) await api.form('chat.postMessage', { channel, text: `reply ${n}`, thread_ts: ts }, ws.token);
+    await api.settings({ maxPageItems: 2 });
+    const seen: string[] = [];
+    let cursor = '';
+    for (let page = 0; page < 10; page++) {
+      const answer = await api.form('conversations.replies', { channel, ts, limit: '3', ...(cursor ? { cursor } : {}) }, ws.token);
+      seen.push(...(answer.body.messages as { text: string }[]).map((m) => m.text));
+      cursor = ((answer.body.response_metadata as { next_cursor?: string } | undefined)?.next_cursor as string) ?? '';
+      if (!cursor) break;
+    }
+    expect(seen).toEqual(['root', ...Array.from({ length: 7 }, (_, i) => `reply ${i + 1}`)]);
+  });
+});

@@ -31,11 +31,19 @@ export type DeliveryAttemptRecord = {
 /** A claimed delivery with what sending it needs. */
 export type ClaimedDelivery = { delivery: Delivery; subscription: StoredSubscription; events: StatusEvent[] };
 
-/** How an attempt ends a delivery's turn: confirmed, tried again later, or given up. */
-export type DeliveryOutcome = { kind: 'done' } | { kind: 'retry'; at: number; error: string } | { kind: 'dead'; reason: string };
+/**
+ * How an attempt ends a delivery's turn: confirmed, tried again later, or given up; or `held`:
+ * it waits until `at` without the wait counting as an attempt (a rate-limited conversation, a
+ * broken installation), logged in the attempts only when a call was made (`logged`).
+ */
+export type DeliveryOutcome =
+  | { kind: 'done' }
+  | { kind: 'retry'; at: number; error: string }
+  | { kind: 'dead'; reason: string }
+  | { kind: 'held'; at: number; error: string; logged: boolean };
 
 /** What an attempt does to its subscription's health. */
-export type SubscriptionHealthChange = { kind: 'succeeded' } | { kind: 'failed' } | { kind: 'paused'; reason: string };
+export type SubscriptionHealthChange = { kind: 'succeeded' } | { kind: 'failed' } | { kind: 'paused'; reason: string } | { kind: 'unchanged' };
 
 export type AttemptToRecord = {
   deliveryId: number;

@@ -10,6 +10,7 @@ import type { Child } from 'hono/jsx';
 import type { StoredSubscription } from '../../core/ports.ts';
 import { groupIdOfTarget } from '../../core/scim-group.ts';
 import type { AppDeps } from '../deps.ts';
+import { appKind } from './app-subscription-kind.tsx';
 
 /** Every text value posted under each name, as the form sent it: what a re-rendered form shows again. */
 export type FormFields = Record<string, string[]>;
@@ -151,7 +152,7 @@ function GroupShown(props: { groupId: string }) {
 }
 
 /** In the picker's order; the first is the form's default. */
-export const SUBSCRIPTION_FORM_KINDS: readonly SubscriptionFormKind[] = [webhook, channel, email];
+export const SUBSCRIPTION_FORM_KINDS: readonly SubscriptionFormKind[] = [webhook, channel, email, appKind];
 
 export function formKind(channelName: string | undefined): SubscriptionFormKind | undefined {
   return SUBSCRIPTION_FORM_KINDS.find((kind) => kind.channel === channelName);

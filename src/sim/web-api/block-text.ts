@@ -2,10 +2,24 @@
 
 export type BlockLine = { kind: 'header' | 'section' | 'context' | 'other'; text: string };
 
+/**
+ * A text object as a reader sees it: web links (`<https://…|label>`) show their label, and `&amp;`, `&lt;`,
+ * `&gt;` their character, as the vendor's clients decode them in every text (the page's JSX
+ * escapes the result again). `&amp;` is decoded last, so `&amp;lt;` stays the text `&lt;`.
+ */
+export function readableText(text: string): string {
+  return text
+    .replace(/<(https?:\/\/[^<>|\s]+)\|([^<>]*)>/g, '$2')
+    .replace(/<(https?:\/\/[^<>|\s]+)>/g, '$1')
+    .replace(/&lt;/g, '<')
+    .replace(/&gt;/g, '>')
+    .replace(/&amp;/g, '&');
+}
+
 const textOf = (value: unknown): string | null => {
   if (typeof value !== 'object' || value === null) return null;
   const text = (value as { text?: unknown }).text;
-  return typeof text === 'string' ? text : null;
+  return typeof text === 'string' ? readableText(text) : null;
 };
 
 /** One line per block; a block the page does not know is named by its type, never dropped silently. */

@@ -14,6 +14,13 @@ export const BLOCKS_PER_MESSAGE_MAX = 50;
 
 export type Revision = { text: string; blocks: unknown[] | null; editedTs: string };
 
+/**
+ * Message metadata (chat.postMessage's `metadata` argument): kept on the message, returned by
+ * conversations.history and conversations.replies only when asked (include_all_metadata), and
+ * shown nowhere else: not in chat.* answers, not on the channel page.
+ */
+export type MessageMetadata = { eventType: string; eventPayload: Record<string, unknown> };
+
 export type Message = {
   ts: string;
   channelId: string;
@@ -23,6 +30,7 @@ export type Message = {
   text: string;
   blocks: unknown[] | null;
   threadTs: string | null;
+  metadata: MessageMetadata | null;
   /** Texts before each edit, oldest first (at most EDITS_PER_MESSAGE_MAX). */
   previous: Revision[];
   editCount: number;
@@ -44,7 +52,14 @@ export type Channel = {
 };
 
 export type NewChannel = { teamId: string; name: string; isPrivate?: boolean; isArchived?: boolean; botIsMember?: boolean };
-export type NewMessage = { userId: string; botId: string | null; text: string; blocks: unknown[] | null; threadTs: string | null };
+export type NewMessage = {
+  userId: string;
+  botId: string | null;
+  text: string;
+  blocks: unknown[] | null;
+  threadTs: string | null;
+  metadata?: MessageMetadata | null;
+};
 
 export type ChannelBook = {
   /** Null when the workspace has CHANNELS_PER_WORKSPACE_MAX channels or the name is taken. */
@@ -55,7 +70,8 @@ export type ChannelBook = {
   ofTeam(teamId: string): Channel[];
   post(channel: Channel, fields: NewMessage, nowMs: number): Message;
   message(channel: Channel, ts: string): Message | undefined;
-  edit(message: Message, fields: { text: string; blocks: unknown[] | null; editedBy: string }, nowMs: number): Message;
+  /** `metadata` replaces the message's when given; absent keeps it. */
+  edit(message: Message, fields: { text: string; blocks: unknown[] | null; editedBy: string; metadata?: MessageMetadata | null }, nowMs: number): Message;
   /** Root messages: the ones with no thread_ts, or that start their thread. */
   roots(channel: Channel): Message[];
   replies(channel: Channel, threadTs: string): Message[];
@@ -106,7 +122,16 @@ export function createChannelBook(): ChannelBook {
     },
     ofTeam: (teamId) => [...(byTeam.get(teamId) ?? [])],
     post(channel, fields, nowMs) {
-      const message: Message = { ts: nextTs(nowMs), channelId: channel.id, ...fields, previous: [], editCount: 0, editedTs: null, editedBy: null };
+      const message: Message = {
+        ts: nextTs(nowMs),
+        channelId: channel.id,
+        ...fields,
+        metadata: fields.metadata ?? null,
+        previous: [],
+        editCount: 0,
+        editedTs: null,
+        editedBy: null,
+      };
       channel.messages.push(message);
       if (channel.messages.length > MESSAGES_PER_CHANNEL_MAX) channel.messages.splice(0, channel.messages.length - MESSAGES_PER_CHANNEL_MAX);
       return message;
@@ -120,6 +145,7 @@ export function createChannelBook(): ChannelBook {
       message.editCount += 1;
       message.editedTs = nextTs(nowMs);
       message.editedBy = fields.editedBy;
+      if (fields.metadata !== undefined) message.metadata = fields.metadata;
       return message;
     },
     roots: (channel) => channel.messages.filter(isRoot),

@@ -1,6 +1,6 @@
 /** chat.postMessage and chat.update: the app's messages, kept with every edit. */
 import { ApiError } from './api-error.ts';
-import { BLOCKS_PER_MESSAGE_MAX, MESSAGE_TEXT_MAX_CHARS, isRoot, type Channel } from './channels.ts';
+import { BLOCKS_PER_MESSAGE_MAX, MESSAGE_TEXT_MAX_CHARS, isRoot, type Channel, type MessageMetadata } from './channels.ts';
 import type { MethodSpec, TokenCallContext } from './method-types.ts';
 import { requiredArg, stringArg, type CallParams } from './request-params.ts';
 import { wireMessage } from './wire-message.ts';
@@ -23,6 +23,39 @@ function blocksArg(params: CallParams): unknown[] | null {
     throw new ApiError('invalid_blocks', 'every block is an object with a string type');
   }
   return blocks;
+}
+
+/** The sim's bound on one message's metadata, as JSON: the vendor documents none, a sim needs one. */
+export const METADATA_MAX_CHARS = 8_000;
+
+/**
+ * `metadata`: `{event_type, event_payload}`, an object in a JSON body, JSON-encoded in a form.
+ * Undefined when absent. event_type is a word of letters, digits and `_`; event_payload an object.
+ */
+function metadataArg(params: CallParams): MessageMetadata | undefined {
+  const raw = params.values.metadata;
+  if (raw === undefined || raw === null || raw === '') return undefined;
+  let value: unknown = raw;
+  if (typeof raw === 'string') {
+    if (raw.length > METADATA_MAX_CHARS) throw new ApiError('invalid_metadata_format', `metadata is over ${METADATA_MAX_CHARS} characters`);
+    try {
+      value = JSON.parse(raw);
+    } catch {
+      throw new ApiError('invalid_metadata_format', 'metadata must be a JSON-encoded object');
+    }
+  } else if (JSON.stringify(raw).length > METADATA_MAX_CHARS) {
+    throw new ApiError('invalid_metadata_format', `metadata is over ${METADATA_MAX_CHARS} characters`);
+  }
+  const record = typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : null;
+  const eventType = record?.event_type;
+  const payload = record?.event_payload;
+  if (typeof eventType !== 'string' || !/^[A-Za-z0-9_]{1,100}$/.test(eventType)) {
+    throw new ApiError('invalid_metadata_schema', 'metadata.event_type must be a word of letters, digits and _');
+  }
+  if (typeof payload !== 'object' || payload === null || Array.isArray(payload)) {
+    throw new ApiError('invalid_metadata_schema', 'metadata.event_payload must be an object');
+  }
+  return { eventType, eventPayload: payload as Record<string, unknown> };
 }
 
 function messageContent(params: CallParams): { text: string; blocks: unknown[] | null } {
@@ -58,7 +91,7 @@ export const chatPostMessage: MethodSpec = {
     }
     const message = state.channels.post(
       channel,
-      { userId: token.userId, botId: token.tokenType === 'bot' ? workspace.botId : null, ...content, threadTs },
+      { userId: token.userId, botId: token.tokenType === 'bot' ? workspace.botId : null, ...content, threadTs, metadata: metadataArg(ctx.params) ?? null },
       nowMs,
     );
     return { ok: true, channel: channel.id, ts: message.ts, message: wireMessage(message, workspace, state.channels, state.app.appId) };
@@ -75,7 +108,7 @@ export const chatUpdate: MethodSpec = {
     if (!message) throw new ApiError('message_not_found', 'no message with that ts in this channel');
     if (message.userId !== token.userId) throw new ApiError('cant_update_message', 'only the author of a message can update it');
     const content = messageContent(ctx.params);
-    state.channels.edit(message, { ...content, editedBy: token.userId }, nowMs);
+    state.channels.edit(message, { ...content, editedBy: token.userId, metadata: metadataArg(ctx.params) }, nowMs);
     return { ok: true, channel: channel.id, ts: message.ts, text: message.text, message: wireMessage(message, workspace, state.channels, state.app.appId) };
   },
 };

@@ -8,6 +8,7 @@ import type { z } from 'zod';
 import type { Channel } from './channels.ts';
 import {
   appSchema,
+  channelPatchSchema,
   channelSchema,
   clockSchema,
   codeRequestSchema,
@@ -190,6 +191,14 @@ export function webApiControlRoutes(state: WebApiState): Hono {
   });
 
   app.get('/channels/:channelId', (c) => c.json(channelDetail(channelOr404(c.req.param('channelId')))));
+
+  app.patch('/channels/:channelId', async (c) => {
+    const channel = channelOr404(c.req.param('channelId'));
+    const patch = await parseBody(c.req.raw, channelPatchSchema);
+    if (patch.isArchived !== undefined) channel.isArchived = patch.isArchived;
+    if (patch.botIsMember !== undefined) channel.botIsMember = patch.botIsMember;
+    return c.json(channelSummary(channel));
+  });
 
   app.post('/channels/:channelId/messages', async (c) => {
     const channel = channelOr404(c.req.param('channelId'));

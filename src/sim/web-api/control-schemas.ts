@@ -15,6 +15,9 @@ export const channelSchema = z.object({
   botIsMember: z.boolean().optional(),
 });
 
+/** A change to a channel a test makes: archive it, or take the bot out of it. */
+export const channelPatchSchema = z.strictObject({ isArchived: z.boolean().optional(), botIsMember: z.boolean().optional() });
+
 export const workspaceSchema = z.object({
   name,
   teamId: z

@@ -1,6 +1,6 @@
-/** conversations.list and conversations.history: the two cursor-paginated methods the app reads. */
+/** conversations.list, conversations.history and conversations.replies: the cursor-paginated methods the app reads. */
 import { ApiError } from './api-error.ts';
-import type { Message } from './channels.ts';
+import { isRoot, type Channel, type Message } from './channels.ts';
 import type { MethodSpec, TokenCallContext } from './method-types.ts';
 import { decodeCursor, effectiveLimit, encodeCursor, pageAfter, responseMetadata } from './pagination.ts';
 import { booleanArg, requiredArg, stringArg } from './request-params.ts';
@@ -82,17 +82,26 @@ function inWindow(ctx: TokenCallContext): (message: Message) => boolean {
   };
 }
 
+/** history:read of the channel's kind: a private channel's history needs groups:history. */
+function historyScope(ctx: TokenCallContext): string {
+  const channel = ctx.state.channels.find(ctx.workspace.teamId, stringArg(ctx.params, 'channel') ?? '');
+  return channel?.isPrivate ? 'groups:history' : 'channels:history';
+}
+
+/** The channel whose messages are read: it must exist, and a bot must be in it. */
+function readableChannel(ctx: TokenCallContext): Channel {
+  const channel = ctx.state.channels.find(ctx.workspace.teamId, requiredArg(ctx.params, 'channel'));
+  if (!channel) throw new ApiError('channel_not_found', 'no such channel in this workspace');
+  if (ctx.token.tokenType === 'bot' && !channel.botIsMember) throw new ApiError('not_in_channel', 'the bot is not a member of this channel');
+  return channel;
+}
+
 export const conversationsHistory: MethodSpec = {
   auth: 'token',
-  scope(ctx) {
-    const channel = ctx.state.channels.find(ctx.workspace.teamId, stringArg(ctx.params, 'channel') ?? '');
-    return channel?.isPrivate ? 'groups:history' : 'channels:history';
-  },
+  scope: historyScope,
   run(ctx) {
     const { state, workspace } = ctx;
-    const channel = state.channels.find(workspace.teamId, requiredArg(ctx.params, 'channel'));
-    if (!channel) throw new ApiError('channel_not_found', 'no such channel in this workspace');
-    if (ctx.token.tokenType === 'bot' && !channel.botIsMember) throw new ApiError('not_in_channel', 'the bot is not a member of this channel');
+    const channel = readableChannel(ctx);
     const window = inWindow(ctx);
     // Newest first, root messages only (replies are read with conversations.replies), as the vendor answers.
     const messages = state.channels.roots(channel).filter(window).reverse();
@@ -104,11 +113,46 @@ export const conversationsHistory: MethodSpec = {
       pageSize(ctx),
       (after, m) => compareTs(m.ts, after) < 0,
     );
+    const withMetadata = booleanArg(ctx.params, 'include_all_metadata');
     return {
       ok: true,
-      messages: page.items.map((m) => wireMessage(m, workspace, state.channels, state.app.appId)),
+      messages: page.items.map((m) => wireMessage(m, workspace, state.channels, state.app.appId, withMetadata)),
       has_more: page.nextAfter !== null,
       pin_count: 0,
+      ...responseMetadata(nextCursor(ctx, scope, page.nextAfter), state.settings.endCursor),
+    };
+  },
+};
+
+/**
+ * conversations.replies: a thread, its parent first, then the replies oldest first, paginated
+ * like history (the cursor names the last ts given). A ts of a message with no replies gives that
+ * message alone; a ts that is no message of the channel answers thread_not_found.
+ */
+export const conversationsReplies: MethodSpec = {
+  auth: 'token',
+  scope: historyScope,
+  run(ctx) {
+    const { state, workspace } = ctx;
+    const channel = readableChannel(ctx);
+    const ts = requiredArg(ctx.params, 'ts');
+    const parent = state.channels.message(channel, ts);
+    if (!parent || !isRoot(parent)) throw new ApiError('thread_not_found', 'ts names no root message of this channel');
+    const window = inWindow(ctx);
+    const thread = [parent, ...state.channels.replies(channel, parent.ts)].filter(window);
+    const scope = `${channel.id}:${parent.ts}:${stringArg(ctx.params, 'oldest') ?? ''}:${stringArg(ctx.params, 'latest') ?? ''}`;
+    const page = pageAfter(
+      thread,
+      (m) => m.ts,
+      cursorPosition(ctx, scope),
+      pageSize(ctx),
+      (after, m) => compareTs(m.ts, after) > 0,
+    );
+    const withMetadata = booleanArg(ctx.params, 'include_all_metadata');
+    return {
+      ok: true,
+      messages: page.items.map((m) => wireMessage(m, workspace, state.channels, state.app.appId, withMetadata)),
+      has_more: page.nextAfter !== null,
       ...responseMetadata(nextCursor(ctx, scope, page.nextAfter), state.settings.endCursor),
     };
   },

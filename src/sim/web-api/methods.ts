@@ -1,7 +1,7 @@
 /** The Web API methods the simulator speaks: the ones the workspace app uses (issue 10). */
 import { appsUninstall, authRevoke, authTest } from './auth-methods.ts';
 import { chatPostMessage, chatUpdate } from './chat-methods.ts';
-import { conversationsHistory, conversationsList } from './conversations-methods.ts';
+import { conversationsHistory, conversationsList, conversationsReplies } from './conversations-methods.ts';
 import type { MethodSpec } from './method-types.ts';
 import { oauthV2Access, oauthV2Exchange } from './oauth-methods.ts';
 
@@ -15,6 +15,7 @@ export const METHODS: Readonly<Record<string, MethodSpec>> = {
   'chat.update': chatUpdate,
   'conversations.list': conversationsList,
   'conversations.history': conversationsHistory,
+  'conversations.replies': conversationsReplies,
 };
 
 export const METHOD_NAMES = Object.keys(METHODS);

@@ -10,7 +10,8 @@ export function compareTs(a: string, b: string): number {
   return bySeconds !== 0 ? bySeconds : Number(aMicros.padEnd(6, '0')) - Number(bMicros.padEnd(6, '0'));
 }
 
-export function wireMessage(message: Message, workspace: Workspace, channels: ChannelBook, appId: string): Record<string, unknown> {
+/** `withMetadata`: the message's metadata too, as conversations.history and .replies give it when asked (include_all_metadata). */
+export function wireMessage(message: Message, workspace: Workspace, channels: ChannelBook, appId: string, withMetadata = false): Record<string, unknown> {
   const channel = channels.get(message.channelId);
   const replies = channel && message.threadTs === message.ts ? channels.replies(channel, message.ts) : [];
   return {
@@ -30,6 +31,7 @@ export function wireMessage(message: Message, workspace: Workspace, channels: Ch
         }
       : {}),
     ...(message.editedTs ? { edited: { user: message.editedBy, ts: message.editedTs } } : {}),
+    ...(withMetadata && message.metadata ? { metadata: { event_type: message.metadata.eventType, event_payload: message.metadata.eventPayload } } : {}),
   };
 }
 

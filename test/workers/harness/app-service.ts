@@ -10,6 +10,7 @@ import { createFetchFeedClient } from '../../../src/adapters/fetch-feed-client.t
 import { createScimClient } from '../../../src/adapters/fetch-scim-client.ts';
 import { createSqliteGroupDirectoryStore } from '../../../src/adapters/sqlite-scim-groups.ts';
 import { createMailApiMailerFromConfig, createPostmarkMailer } from '../../../src/adapters/postmark-mailer.ts';
+import { createWebApiClient } from '../../../src/adapters/web-api-client.ts';
 import { parseConfig, type Config } from '../../../src/config.ts';
 import type { Clock, Mailer, Store } from '../../../src/core/ports.ts';
 import { createApp } from '../../../src/http/app.ts';
@@ -73,6 +74,11 @@ export async function startTestApp(
         clock,
       }),
       mailer,
+      // The workspace app over workerd's fetch, as the Worker builds it (issue 10).
+      webApi:
+        config.APP_CLIENT_ID && config.APP_CLIENT_SECRET
+          ? createWebApiClient({ baseUrl: config.APP_API_URL, clientId: config.APP_CLIENT_ID, clientSecret: config.APP_CLIENT_SECRET })
+          : undefined,
       // Group subscriptions (issue 11): their store on the same D1 database; the directory when SCIM_TOKEN is set.
       groups: {
         store: createSqliteGroupDirectoryStore(d1Connection(opened.slot.db)),
@@ -88,6 +94,8 @@ export async function startTestApp(
       trustProxy: config.TRUST_PROXY,
       maxIncidentWrites: config.POLL_MAX_INCIDENT_CHANGES,
       adminEmail: config.ADMIN_EMAIL,
+      app: config.APP_CLIENT_ID ? { apiUrl: config.APP_API_URL, clientId: config.APP_CLIENT_ID } : undefined,
+      appSigningSecret: config.APP_SIGNING_SECRET,
     },
   );
   const app = createApp(deps);

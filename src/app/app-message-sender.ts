@@ -1,0 +1,222 @@
+/**
+ * Sends one delivery to an app subscription's conversation (issue 10): the first delivery of an
+ * incident posts its root message, every later one edits the root to the incident as it stands
+ * and replies in its thread with what changed.
+ *
+ * Crash safety, in three rules. (1) Before a root is posted, a row naming the posting delivery is
+ * written (AppMessageStore.beginAppRoot); a delivery that finds that row without a ts looks in the
+ * conversation's history (conversations.history with metadata, from the row's time on, bounded)
+ * for the root it may have posted before posting one. So the history is read only after a crash
+ * or a lost answer, never on the common path. (2) Before a reply is posted, its delivery key is
+ * recorded; a delivery that finds its own key there looks in the thread (conversations.replies)
+ * for a reply carrying its key in metadata. (3) An edit is repeated freely: it is idempotent, and
+ * an older revision never edits the root back (the stored revision only rises).
+ */
+import { renderMonitorChannelMessage } from '../core/monitor-message.ts';
+import { isReplyOf, isRootOf, nextRootView, renderAppReply, renderAppRoot, replyMetadata, rootMetadata, type AppRootView } from '../core/app-message.ts';
+import { WebApiError } from '../core/errors.ts';
+import type { MonitorEventData } from '../core/events.ts';
+import type { IncidentUpdate } from '../core/notification-message.ts';
+import type { AppMessageStore, AppRootRecord, ChatHistoryPage, Clock, StoredSubscription, VendorChatApi } from '../core/ports.ts';
+import { parseAppTarget } from '../core/subscription.ts';
+import { InstallationUnavailableError, TokenBusyError, type AppTokens } from './app-tokens.ts';
+import type { SendResult } from './channel-sender.ts';
+
+/** How long a broken or uninstalled installation's deliveries wait before they look again: a re-install is seen within it. */
+export const INSTALLATION_RECHECK_MS = 30_000;
+/** A 429 without Retry-After still waits this long. */
+const DEFAULT_RATE_LIMIT_WAIT_MS = 1_000;
+/** Another delivery's unfinished root post: waited for this long, then taken over (its delivery stalled). */
+export const ROOT_POST_STALE_MS = 120_000;
+/** How long a delivery waits for another's root post in progress before it looks again. */
+const ROOT_POST_WAIT_MS = 2_000;
+/** The vendor's recommended page size ("100-200"). */
+const HISTORY_PAGE_LIMIT = 200;
+/** Pages one look reads at most: the vendor may send short pages, and a busy channel holds many messages. */
+export const HISTORY_PAGES_MAX = 10;
+/** Our clock and the vendor's may differ: the history is read from this long before the row was written. */
+const CLOCK_SKEW_MS = 60_000;
+
+/** The vendor's answers that mean this conversation cannot take our messages until someone acts. */
+const CONVERSATION_GONE: Readonly<Record<string, string>> = {
+  channel_not_found: 'the conversation no longer exists (channel_not_found)',
+  not_in_channel: 'the app is not a member of the conversation (not_in_channel): invite it, then resume',
+  is_archived: 'the conversation is archived (is_archived): unarchive it, then resume',
+};
+
+export type AppMessageSenderDeps = {
+  store: AppMessageStore;
+  chat: VendorChatApi;
+  tokens: AppTokens;
+  clock: Clock;
+  /** Where links in messages point (PUBLIC_URL). */
+  publicUrl: string;
+};
+
+export type AppDelivery =
+  | { kind: 'incident'; update: IncidentUpdate /** The newest revision among the delivery's events. */; revision: number }
+  | { kind: 'monitor'; data: MonitorEventData };
+
+export type AppMessageSender = {
+  /** `key`: the delivery's key (fanout.ts), stable across its attempts. */
+  send(subscription: StoredSubscription, delivery: AppDelivery, key: string): Promise<SendResult>;
+};
+
+/** A step could not know whether it may post: tried again later, never guessed. */
+class UnsureError extends Error {
+  override readonly name = 'UnsureError';
+}
+
+export function createAppMessageSender(deps: AppMessageSenderDeps): AppMessageSender {
+  const { store, chat, tokens, clock } = deps;
+  const context = { publicUrl: deps.publicUrl };
+
+  /** Pages of a history or thread, at most HISTORY_PAGES_MAX; true when one message matches. */
+  async function anyMessage(read: (cursor: string | null) => Promise<ChatHistoryPage>, matches: (m: ChatHistoryPage['messages'][number]) => boolean) {
+    let cursor: string | null = null;
+    for (let page = 0; page < HISTORY_PAGES_MAX; page++) {
+      const answer = await read(cursor);
+      const found = answer.messages.find(matches);
+      if (found) return found;
+      // Only the cursor says the end: a short page does not (spec, Pagination rules).
+      if (answer.nextCursor === null) return null;
+      cursor = answer.nextCursor;
+    }
+    throw new UnsureError(`looked through ${HISTORY_PAGES_MAX} pages without reaching the end`);
+  }
+
+  async function findRootTs(token: string, conversation: string, root: AppRootRecord): Promise<string | null> {
+    const oldest = String(Math.max(0, Math.floor((root.createdAt - CLOCK_SKEW_MS) / 1000)));
+    const found = await anyMessage(
+      (cursor) => chat.history(token, conversation, { cursor, limit: HISTORY_PAGE_LIMIT, oldest }),
+      (m) => isRootOf(m.metadata, root.incidentId),
+    );
+    return found?.ts ?? null;
+  }
+
+  async function postRoot(token: string, subscription: StoredSubscription, conversation: string, update: IncidentUpdate, revision: number) {
+    const view: AppRootView = nextRootView(null, update);
+    const { ts } = await chat.postMessage(token, conversation, { ...renderAppRoot(view, context), metadata: rootMetadata(update.incidentId) });
+    await store.recordAppRoot(subscription.id, update.incidentId, { ts, revision, note: view.note }, clock.now());
+    return ok(`posted the root message ${ts}`);
+  }
+
+  /** The steps of one incident delivery with a token; a WebApiError is for the caller to read. */
+  async function deliverIncident(token: string, subscription: StoredSubscription, conversation: string, update: IncidentUpdate, revision: number, key: string) {
+    const incidentId = update.incidentId;
+    let root = await store.findAppRoot(subscription.id, incidentId);
+    if (!root) {
+      const began = await store.beginAppRoot({ subscriptionId: subscription.id, incidentId, conversationId: conversation, key, revision }, clock.now());
+      if (began) return postRoot(token, subscription, conversation, update, revision);
+      root = await store.findAppRoot(subscription.id, incidentId);
+      if (!root) throw new UnsureError('the root message row vanished');
+    }
+    if (root.rootTs === null) {
+      if (root.rootKey !== key) {
+        // Another delivery is posting the root: wait for it, unless it stalled (then take over).
+        const now = clock.now();
+        if (now - root.updatedAt < ROOT_POST_STALE_MS) return hold(now + ROOT_POST_WAIT_MS, false, 'another delivery is posting this incident’s message');
+        if (!(await store.takeOverAppRoot(subscription.id, incidentId, root.rootKey, key, now))) throw new UnsureError('the root message row moved on');
+        root = { ...root, rootKey: key };
+      }
+      // This delivery started the post before and never recorded its answer: it may exist.
+      const ts = await findRootTs(token, conversation, root);
+      if (ts === null) return postRoot(token, subscription, conversation, update, revision);
+      await store.recordAppRoot(subscription.id, incidentId, { ts, revision: root.revision, note: root.note }, clock.now());
+      root = { ...root, rootTs: ts };
+    }
+    const rootTs = root.rootTs;
+    if (rootTs === null) throw new UnsureError('no root message ts');
+    const view = nextRootView({ incident: update.incident, note: root.note }, update);
+    if (revision >= root.revision) await chat.updateMessage(token, conversation, rootTs, renderAppRoot(view, context));
+    await store.recordAppRoot(subscription.id, incidentId, { ts: rootTs, revision, note: update.note }, clock.now());
+    // The delivery that posted the root has nothing to add in the thread: the root says it.
+    if (root.rootKey === key) return ok(`the root message ${rootTs} shows it`);
+    if (root.startedReplies.includes(key)) {
+      const found = await anyMessage(
+        (cursor) => chat.replies(token, conversation, rootTs, { cursor, limit: HISTORY_PAGE_LIMIT }),
+        (m) => isReplyOf(m.metadata, key),
+      );
+      if (found) return ok(`edited ${rootTs}; the reply ${found.ts} was posted before`);
+    } else {
+      await store.startAppReply(subscription.id, incidentId, key, clock.now());
+    }
+    const reply = await chat.postMessage(token, conversation, { ...renderAppReply(update), threadTs: rootTs, metadata: replyMetadata(incidentId, key) });
+    return ok(`edited ${rootTs}; replied ${reply.ts}`);
+  }
+
+  /** One call sequence with the installation's token, refreshed once when the vendor says it expired. */
+  async function withToken(installationId: string, run: (token: string) => Promise<SendResult>): Promise<SendResult> {
+    let token = await tokens.accessToken(installationId);
+    try {
+      return await run(token);
+    } catch (error) {
+      if (!(error instanceof WebApiError) || error.code !== 'token_expired') throw error;
+      token = await tokens.accessToken(installationId, { rejected: token });
+      return run(token);
+    }
+  }
+
+  return {
+    async send(subscription, delivery, key) {
+      const target = parseAppTarget(subscription.target);
+      if (!target) return failure(`not an app subscription target: ${subscription.target}`, true);
+      const { installationId, conversationId } = target;
+      const heldUntil = await store.appConversationHeldUntil(installationId, conversationId);
+      if (heldUntil !== null && heldUntil > clock.now()) return hold(heldUntil, false, 'the vendor rate-limited this conversation: waiting as it asked');
+      try {
+        return await withToken(installationId, (token) => {
+          if (delivery.kind === 'monitor') return postMonitor(token, conversationId, delivery.data);
+          return deliverIncident(token, subscription, conversationId, delivery.update, delivery.revision, key);
+        });
+      } catch (error) {
+        return fromError(error, installationId, conversationId);
+      }
+    },
+  };
+
+  async function postMonitor(token: string, conversation: string, data: MonitorEventData): Promise<SendResult> {
+    const message = renderMonitorChannelMessage(data);
+    const { ts } = await chat.postMessage(token, conversation, { text: message.text, blocks: message.blocks });
+    return ok(`posted ${ts}`);
+  }
+
+  async function fromError(error: unknown, installationId: string, conversationId: string): Promise<SendResult> {
+    const now = clock.now();
+    if (error instanceof InstallationUnavailableError) {
+      // Kept, not failed: the deliveries go out once the admin re-installs (the same team: active again).
+      return hold(
+        now + INSTALLATION_RECHECK_MS,
+        false,
+        `the installation is ${error.state}${error.reason ? ` (${error.reason})` : ''}: waiting for a re-install`,
+      );
+    }
+    if (error instanceof TokenBusyError || error instanceof UnsureError) return failure(error.message, false);
+    if (!(error instanceof WebApiError)) throw error;
+    const said = `${error.method}: ${error.code}`;
+    if (error.code === 'ratelimited') {
+      // The whole conversation waits, in every process: its other deliveries would only be refused too.
+      const until = now + (error.retryAfterMs ?? DEFAULT_RATE_LIMIT_WAIT_MS);
+      await store.holdAppConversation(installationId, conversationId, until);
+      return { ...hold(until, true, said), status: 429 };
+    }
+    const gone = CONVERSATION_GONE[error.code];
+    if (gone) return { ok: false, permanent: true, gone: true, goneReason: gone, retryAfterMs: null, status: null, excerpt: '', error: said };
+    if (await tokens.reportVendorError(installationId, error.code)) {
+      return hold(now + INSTALLATION_RECHECK_MS, true, `${said}: the installation is broken, waiting for a re-install`);
+    }
+    return failure(said, !error.retryable);
+  }
+}
+
+function ok(excerpt: string): SendResult {
+  return { ok: true, permanent: false, gone: false, retryAfterMs: null, status: 200, excerpt, error: '' };
+}
+
+function hold(untilMs: number, called: boolean, error: string): SendResult {
+  return { ok: false, permanent: false, gone: false, retryAfterMs: null, status: null, excerpt: '', error, hold: { untilMs, called } };
+}
+
+function failure(error: string, permanent: boolean): SendResult {
+  return { ok: false, permanent, gone: false, retryAfterMs: null, status: null, excerpt: '', error };
+}

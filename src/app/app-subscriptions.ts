@@ -1,0 +1,36 @@
+/**
+ * Where an app subscription may point (issue 10): a conversation of an active installation that
+ * the app can post to, read with the installation's own token through conversations.list, walked
+ * with the vendor's cursors until the vendor says the list ends.
+ */
+import type { VendorConversation } from '../core/ports.ts';
+import { CONVERSATIONS_PAGE_MAX, type AppInstalls, type ConversationsPosition } from './app-installs.ts';
+
+/**
+ * Our pages read at most while looking for one conversation: 25 of 200 is 5,000 conversations, more
+ * than a workspace's bot is a member of; past that the admin is told, not left waiting.
+ */
+export const CONVERSATION_SEARCH_PAGES_MAX = 25;
+
+export type ConversationCheck =
+  | { kind: 'postable'; conversation: VendorConversation }
+  | { kind: 'not_member'; conversation: VendorConversation }
+  | { kind: 'archived'; conversation: VendorConversation }
+  | { kind: 'not_found' }
+  | { kind: 'too_many' };
+
+/** Looks for `conversationId` among the installation's conversations. Throws InstallError when the installation is unknown or unavailable. */
+export async function checkAppConversation(installs: AppInstalls, installationId: string, conversationId: string): Promise<ConversationCheck> {
+  let from: ConversationsPosition | null = null;
+  for (let page = 0; page < CONVERSATION_SEARCH_PAGES_MAX; page++) {
+    const answer = await installs.conversations(installationId, from, CONVERSATIONS_PAGE_MAX);
+    const conversation = answer.conversations.find((c) => c.id === conversationId);
+    if (conversation) {
+      if (conversation.isArchived) return { kind: 'archived', conversation };
+      return conversation.isMember ? { kind: 'postable', conversation } : { kind: 'not_member', conversation };
+    }
+    if (answer.next === null) return { kind: 'not_found' };
+    from = answer.next;
+  }
+  return { kind: 'too_many' };
+}

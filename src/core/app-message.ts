@@ -1,0 +1,107 @@
+/**
+ * The workspace app's messages about an incident (issue 10), as blocks with a text fallback: the
+ * root, which always shows the incident as it stands, and the thread reply that says what one
+ * poll changed. Vendor text is escaped for the vendor's mrkdwn; every length stays inside the
+ * vendor's limits (a header of 150 characters, a section of 3,000, 50 blocks).
+ */
+import { escapeMrkdwn, link, type ChannelBlock, type ChannelMessage } from './channel-message.ts';
+import type { IncidentSummary, NoteRef } from './events.ts';
+import {
+  changeLines,
+  incidentPageUrl,
+  messageHeadline,
+  noteText,
+  oneLine,
+  servicesList,
+  statusText,
+  statusWord,
+  truncate,
+  vendorUrl,
+  type IncidentUpdate,
+} from './notification-message.ts';
+import type { ChatMetadata } from './ports.ts';
+
+export type AppMessageContext = { publicUrl: string };
+
+/** What the root shows: the incident as the newest delivery saw it, and the newest note we know. */
+export type AppRootView = { incident: IncidentSummary; note: NoteRef | null };
+
+/** The platform refuses a header longer than 150 characters. */
+const HEADER_MAX_CHARS = 150;
+/** The root's note: long enough to read, short enough that the root stays a summary. */
+export const ROOT_NOTE_MAX_CHARS = 500;
+/** A reply's note: a section's text is at most 3,000 characters, escaping can lengthen it. */
+export const REPLY_NOTE_MAX_CHARS = 2_000;
+/** The fallback text (notifications, old clients); far under the vendor's 40,000. */
+const FALLBACK_MAX_CHARS = 300;
+
+/** Metadata event types: the root names its incident, a reply the delivery that posted it. */
+export const ROOT_EVENT_TYPE = 'statuswatch_incident';
+export const REPLY_EVENT_TYPE = 'statuswatch_update';
+
+export function rootMetadata(incidentId: string): ChatMetadata {
+  return { eventType: ROOT_EVENT_TYPE, eventPayload: { incident_id: incidentId } };
+}
+
+export function replyMetadata(incidentId: string, deliveryKey: string): ChatMetadata {
+  return { eventType: REPLY_EVENT_TYPE, eventPayload: { incident_id: incidentId, delivery_key: deliveryKey } };
+}
+
+/** Whether a message's metadata is our root of this incident, or our reply for this delivery. */
+export function isRootOf(metadata: ChatMetadata | null, incidentId: string): boolean {
+  return metadata?.eventType === ROOT_EVENT_TYPE && metadata.eventPayload.incident_id === incidentId;
+}
+
+export function isReplyOf(metadata: ChatMetadata | null, deliveryKey: string): boolean {
+  return metadata?.eventType === REPLY_EVENT_TYPE && metadata.eventPayload.delivery_key === deliveryKey;
+}
+
+/** The view after an update: its incident, and its note if it brought one (else the one shown). */
+export function nextRootView(shown: AppRootView | null, update: IncidentUpdate): AppRootView {
+  return { incident: update.incident, note: update.note ?? shown?.note ?? null };
+}
+
+/** The root: `Investigating: Files fail to upload`, status and services, the latest note, the links. */
+export function renderAppRoot(view: AppRootView, context: AppMessageContext): ChannelMessage {
+  const { incident, note } = view;
+  const status = statusWord(incident.status);
+  const title = oneLine(incident.title);
+  const services = servicesList(incident.services);
+  const header = truncate(`${status}: ${title}`, HEADER_MAX_CHARS);
+  const blocks: ChannelBlock[] = [
+    { type: 'header', text: { type: 'plain_text', text: escapeMrkdwn(header), emoji: false } },
+    {
+      type: 'section',
+      fields: [
+        { type: 'mrkdwn', text: `*Status*\n${escapeMrkdwn(status)}`, verbatim: true },
+        { type: 'mrkdwn', text: `*Services*\n${escapeMrkdwn(truncate(services, 1_000))}`, verbatim: true },
+      ],
+    },
+  ];
+  const shown = note ? truncate(noteText(note.body), ROOT_NOTE_MAX_CHARS) : '';
+  if (shown !== '') blocks.push({ type: 'section', text: { type: 'mrkdwn', text: `*Latest note*\n${escapeMrkdwn(shown)}`, verbatim: true } });
+  blocks.push({ type: 'section', text: { type: 'mrkdwn', text: links(incident, context), verbatim: true } });
+  const updated = oneLine(incident.date_updated);
+  if (updated !== '') blocks.push({ type: 'context', elements: [{ type: 'mrkdwn', text: `Updated ${escapeMrkdwn(truncate(updated, 60))}`, verbatim: true }] });
+  const text = escapeMrkdwn(truncate(`${header} (${services})`, FALLBACK_MAX_CHARS));
+  return { text, blocks };
+}
+
+/** A thread reply: what this update changed (status, notes, edits), and its note in full (bounded). */
+export function renderAppReply(update: IncidentUpdate): ChannelMessage {
+  const { label } = messageHeadline(update);
+  const lines = [...(update.status ? [`Status: ${statusText(update)}.`] : []), ...changeLines(update)];
+  const summary = lines.length > 0 ? lines.join(' ') : `Status: ${statusWord(update.incident.status)}.`;
+  const blocks: ChannelBlock[] = [
+    { type: 'section', text: { type: 'mrkdwn', text: `*${escapeMrkdwn(label)}* · ${escapeMrkdwn(truncate(summary, 1_000))}`, verbatim: true } },
+  ];
+  const note = update.note ? truncate(noteText(update.note.body), REPLY_NOTE_MAX_CHARS) : '';
+  if (note !== '') blocks.push({ type: 'section', text: { type: 'mrkdwn', text: escapeMrkdwn(note), verbatim: true } });
+  const text = escapeMrkdwn(truncate(`${label}: ${summary}${note !== '' ? ` ${note}` : ''}`, FALLBACK_MAX_CHARS));
+  return { text, blocks };
+}
+
+function links(incident: IncidentSummary, context: AppMessageContext): string {
+  const theirs = vendorUrl(incident.url);
+  return [link(incidentPageUrl(context.publicUrl, incident.id), 'View the incident'), ...(theirs ? [link(theirs, 'Vendor status page')] : [])].join(' · ');
+}

@@ -1,0 +1,47 @@
+import type { NoteRef } from '../events.ts';
+
+/**
+ * What the workspace app remembers of its messages (issue 10): the root message of each incident
+ * in each app subscription's conversation, the replies that may be in flight, and conversations
+ * the vendor asked us to wait for.
+ */
+
+/** The root message of one incident in one subscription's conversation. */
+export type AppRootRecord = {
+  subscriptionId: string;
+  incidentId: string;
+  conversationId: string;
+  /** Null while a post is in flight (or was, before a crash): the message may exist without our knowing its ts. */
+  rootTs: string | null;
+  /** The delivery that started the post. */
+  rootKey: string;
+  /** The incident revision the root shows. */
+  revision: number;
+  /** The newest note the root shows. */
+  note: NoteRef | null;
+  /** Deliveries whose reply was started (the newest few): a retry of one looks in the thread first. */
+  startedReplies: string[];
+  createdAt: number;
+  updatedAt: number;
+};
+
+export type NewAppRoot = { subscriptionId: string; incidentId: string; conversationId: string; key: string; revision: number };
+
+export interface AppMessageStore {
+  findAppRoot(subscriptionId: string, incidentId: string): Promise<AppRootRecord | null>;
+  /** Records that `key` is about to post the root; false when a row is there already (a root, or another post in flight). */
+  beginAppRoot(root: NewAppRoot, now: number): Promise<boolean>;
+  /** Hands an unfinished post from `fromKey` to `toKey` (its delivery stalled); false when the row moved on. */
+  takeOverAppRoot(subscriptionId: string, incidentId: string, fromKey: string, toKey: string, now: number): Promise<boolean>;
+  /**
+   * The root's ts once known (kept if one is known already), and what it now shows: the revision is
+   * never lowered, and an older revision does not replace the note.
+   */
+  recordAppRoot(subscriptionId: string, incidentId: string, shown: { ts: string; revision: number; note: NoteRef | null }, now: number): Promise<void>;
+  /** Records, before posting, that delivery `key` posts its reply: if it comes back, it may have posted it. */
+  startAppReply(subscriptionId: string, incidentId: string, key: string, now: number): Promise<void>;
+  /** Every delivery to this conversation waits until `untilMs` (a later hold wins). */
+  holdAppConversation(installationId: string, conversationId: string, untilMs: number): Promise<void>;
+  /** Until when the conversation is held, or null when it is not. */
+  appConversationHeldUntil(installationId: string, conversationId: string): Promise<number | null>;
+}

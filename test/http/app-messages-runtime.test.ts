@@ -1,0 +1,53 @@
+/**
+ * The workspace app's messages through the service's app, on whichever runtime runs it: Node
+ * (better-sqlite3, Node's fetch) and, in the workers project, workerd (D1, workerd's fetch, which
+ * refuses `redirect: 'error'`), against the simulated Web API over loopback. One incident posts
+ * one root, its resolution edits it and replies in its thread; a redirect from the API host is
+ * refused, never followed.
+ */
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { appStory } from '../fixtures/app-story.ts';
+import { installApp, readable, startAppWorld, subscribeApp, type AppWorld } from '../helpers/app-channel.ts';
+import { startTestApp, type TestApp } from '../helpers/app-service.ts';
+import { startTestVendor, type TestVendor } from '../helpers/service.ts';
+
+describe('app messages on this runtime', () => {
+  let vendor: TestVendor;
+  let world: AppWorld;
+  let service: TestApp;
+
+  beforeAll(async () => {
+    vendor = await startTestVendor({ historyWindowDays: 100_000 });
+  });
+  afterAll(async () => {
+    await vendor.close();
+  });
+  beforeEach(async () => {
+    await vendor.setIncidents([]);
+    world = await startAppWorld(['status']);
+    service = await startTestApp(vendor.url, { env: { ...world.env, PUBLIC_URL: 'https://status.example.test' } });
+    expect((await service.poll()).outcome).toBe('ok');
+  });
+  afterEach(async () => {
+    await service.close();
+    await world.close();
+  });
+
+  it('posts one root per incident, edits it to the final state and threads the changes', async () => {
+    const { steps, replies, finalTitle, finalNote } = appStory(1800);
+    const installation = await installApp(service.admin, world);
+    await subscribeApp(service.admin, installation, world.channels.status!);
+    for (const incident of steps) {
+      await vendor.setIncidents([incident]);
+      expect((await service.poll()).outcome).toBe('ok');
+      await service.deliverNow();
+    }
+    const view = await world.read(world.channels.status!);
+    expect(view.roots).toHaveLength(1);
+    expect(readable(view.roots[0]!)).toContain(`Resolved: ${finalTitle}`);
+    expect(readable(view.roots[0]!)).toContain(finalNote);
+    expect(view.roots[0]!.replies).toHaveLength(replies.length);
+    const deliveries = (await service.admin('GET', '/api/deliveries')).body.deliveries as { state: string; attempts: number }[];
+    expect(deliveries.map((d) => [d.state, d.attempts])).toEqual(steps.map(() => ['done', 1]));
+  });
+});
