@@ -18,10 +18,16 @@ const NODE_ONLY_HTTP_TESTS = [
 ];
 
 /** The Node test harness modules, and their workerd stand-ins (test/workers/harness), for test/http files run in the workers project. */
-const WORKERS_HARNESS = ['app-service', 'app-ports', 'service', 'webhook-receiver', 'smtp', 'app-channel'].map((name) => ({
-  find: new RegExp(`^\\.\\./helpers/${name}\\.ts$`),
-  replacement: resolve(`test/workers/harness/${name}.ts`),
-}));
+const WORKERS_HARNESS = ['app-service', 'app-ports', 'service', 'webhook-receiver', 'smtp', 'app-channel']
+  .map((name) => ({
+    find: new RegExp(`^\\.\\./helpers/${name}\\.ts$`),
+    replacement: resolve(`test/workers/harness/${name}.ts`),
+  }))
+  .concat({
+    // The simulated SCIM directory: one on the Node side, shared and reset per test (issue 11).
+    find: /^\.\.\/sim\/scim-helpers\.ts$/,
+    replacement: resolve('test/workers/harness/scim-helpers.ts'),
+  });
 
 /** public/ as the Node form serves it, for the app inside workerd (test/workers/harness/public-assets.ts). */
 const PUBLIC_ASSETS = [...readPublicFolder().values()].map((a) => ({

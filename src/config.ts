@@ -97,6 +97,11 @@ export const configSchema = z
     // The client credentials the agent platform presents with each ID-JAG. The secret is never printed.
     EMA_CLIENT_ID: z.string().trim().min(1).max(200).optional(),
     EMA_CLIENT_SECRET: z.string().trim().min(16, 'EMA_CLIENT_SECRET must be at least 16 characters').max(200).optional(),
+    // The workspace's SCIM directory (issue 11): group subscriptions read their members from it.
+    // The token is admin-scoped and never printed; SCIM_SYNC_SECONDS is how old a group's member list may get.
+    SCIM_URL: httpUrl('SCIM_URL').default('https://api.slack.com'),
+    SCIM_TOKEN: z.string().trim().min(1).max(500).optional(),
+    SCIM_SYNC_SECONDS: integer('SCIM_SYNC_SECONDS', 10, 86_400).default(300),
     LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error'], { error: 'LOG_LEVEL must be debug, info, warn or error' }).default('info'),
     LOG_FORMAT: z.enum(['json', 'pretty'], { error: 'LOG_FORMAT must be json or pretty' }).optional(),
   })

@@ -422,3 +422,77 @@ export const appConversationHolds = sqliteTable(
   },
   (t) => [primaryKey({ columns: [t.installationId, t.conversationId] })],
 );
+
+/**
+ * Group subscriptions (issue 11): which SCIM group a subscription reads its recipients from, and
+ * how its last sync went. `revision` is bumped by each good sync, so two syncs of one group never
+ * both write (the later one's write is conditional on the revision it read).
+ */
+export const scimGroups = sqliteTable('scim_groups', {
+  subscriptionId: text('subscription_id').primaryKey(),
+  groupId: text('group_id').notNull(),
+  groupName: text('group_name').notNull(),
+  syncedMs: integer('synced_ms'),
+  outcome: text('outcome', { enum: ['never', 'ok', 'failed'] }).notNull(),
+  error: text('error'),
+  lastOkMs: integer('last_ok_ms'),
+  version: text('version', { enum: ['v2', 'v1'] }),
+  groupDeleted: integer('group_deleted').notNull(),
+  revision: integer('revision').notNull(),
+});
+
+/** Members as the last good sync read them; replaced as a whole by each good sync. */
+export const scimMembers = sqliteTable(
+  'scim_members',
+  {
+    subscriptionId: text('subscription_id').notNull(),
+    userId: text('user_id').notNull(),
+    email: text('email'),
+    active: integer('active').notNull(),
+    timeZone: text('time_zone'),
+    displayName: text('display_name').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.subscriptionId, t.userId] })],
+);
+
+/** Members who unsubscribed from one group's alerts: kept apart from the member list, so a sync never undoes a mute. */
+export const scimMutes = sqliteTable(
+  'scim_mutes',
+  {
+    subscriptionId: text('subscription_id').notNull(),
+    userId: text('user_id').notNull(),
+    mutedMs: integer('muted_ms').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.subscriptionId, t.userId] })],
+);
+
+/** The audit list: who was added or removed and why, and failed syncs; the newest N per group are kept. */
+export const scimGroupLog = sqliteTable(
+  'scim_group_log',
+  {
+    id: integer('id').primaryKey({ autoIncrement: true }),
+    subscriptionId: text('subscription_id').notNull(),
+    atMs: integer('at_ms').notNull(),
+    userId: text('user_id'),
+    email: text('email'),
+    displayName: text('display_name'),
+    change: text('change').notNull(),
+    detail: text('detail'),
+  },
+  (t) => [index('scim_group_log_subscription').on(t.subscriptionId, t.id)],
+);
+
+/**
+ * Per-member sends of a group delivery, keyed by the delivery's message id: a retry after a crash
+ * or a temporary refusal sends only to members not in here. Pruned by age.
+ */
+export const scimMemberSends = sqliteTable(
+  'scim_member_sends',
+  {
+    deliveryKey: text('delivery_key').notNull(),
+    userId: text('user_id').notNull(),
+    state: text('state', { enum: ['sent', 'refused'] }).notNull(),
+    atMs: integer('at_ms').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.deliveryKey, t.userId] }), index('scim_member_sends_at').on(t.atMs)],
+);

@@ -16,6 +16,8 @@ import type { Clock, Mailer, NotificationStore, StoredSubscription, WebhookAttem
 import type { SecretBox } from '../core/secret-box.ts';
 import { webhookHeaders } from '../core/webhook-signing.ts';
 import { webhookPayloadOf } from '../core/webhook-payload.ts';
+import { groupIdOfTarget } from '../core/scim-group.ts';
+import type { GroupMail } from './group-mail.ts';
 
 const OPENED_SECRETS_MAX = 50_000;
 
@@ -31,6 +33,8 @@ export type ChannelSenderDeps = {
   sanitizeHtml: (html: string) => string;
   /** The workspace app's messages (app-message-sender.ts); null while the app is not configured. */
   app?: AppMessageSender | null;
+  /** Sends a group subscription's mail to each member (issue 11); absent, a group subscription's sends fail. */
+  groupMail?: GroupMail | null;
 };
 
 /** How a send went, as the deliverer's decision and the attempt log need it. */
@@ -117,6 +121,10 @@ export function createChannelSender(deps: ChannelSenderDeps): ChannelSender {
         return fromWebhookAttempt(await deps.webhooks.send({ url: subscription.target, headers: { 'content-type': 'application/json' }, body }));
       }
       if (!deps.mailer) return failure('email is not configured (neither SMTP_URL nor MAIL_API_TOKEN is set)', true);
+      if (groupIdOfTarget(subscription.target) !== null) {
+        if (!deps.groupMail) return failure('group subscriptions need SECRET_KEY and the SCIM directory (SCIM_TOKEN)', false);
+        return deps.groupMail.send(subscription, (ctx) => (monitor ? renderMonitorEmail(monitor, ctx) : renderEmail(update!, ctx)), options);
+      }
       const context = {
         publicUrl: deps.publicUrl,
         timeZone: subscription.timeZone,

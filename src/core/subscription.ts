@@ -162,7 +162,7 @@ const emailSchema = z
   .pipe(z.email({ error: 'email must be an address such as ops@example.com' }));
 
 /** A zone Intl knows, in its canonical spelling ("europe/berlin" → "Europe/Berlin"). */
-const timeZoneSchema = z
+export const timeZoneSchema = z
   .string({ error: 'timezone must be a string' })
   .trim()
   .transform((zone, ctx) => {

@@ -77,6 +77,9 @@ export async function runDemo(config: Config, logger: Logger, stepSeconds: numbe
         MAIL_FROM: config.MAIL_FROM ?? 'statuswatch demo <status@demo.localhost>',
         // The demo database is new on every run, so its key is too: no secret.key is left in ./data.
         SECRET_KEY: config.SECRET_KEY ?? generateSecretKey(),
+        // Group subscriptions (issue 11) read the seeded directory: "Engineering" and "Support".
+        SCIM_URL: scim.url,
+        SCIM_TOKEN: scim.token,
         MCP_AUTH: 'ema',
         EMA_ISSUER: idp.url,
         EMA_JWKS_URL: idp.jwksUrl,

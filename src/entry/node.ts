@@ -31,6 +31,8 @@ import type { SecretBox } from '../core/secret-box.ts';
 import type { Clock, Logger, OutboxSignal, Store } from '../core/ports.ts';
 import { createApp } from '../http/app.ts';
 import { createMcpDeps } from './mcp-deps.ts';
+import { createGroupWiring } from './group-wiring.ts';
+import type { GroupDeps } from '../http/group-subscriptions.ts';
 import { clientAddressFrom } from '../http/client-address.ts';
 import { createNodeMailer } from './node-mailer.ts';
 import { openSqliteArchive } from './open-sqlite.ts';
@@ -39,6 +41,8 @@ export const USER_AGENT = 'statuswatch/0.1 (self-hosted status feed monitor)';
 const systemClock: Clock = { now: () => Date.now() };
 /** Retention runs at start and every ten minutes: nothing it removes grows faster than that matters. */
 const PRUNE_SCHEDULE = '*/10 * * * *';
+/** Group subscriptions' scheduled sync looks every minute for member lists older than SCIM_SYNC_SECONDS. */
+const GROUP_SYNC_SCHEDULE = '* * * * *';
 
 export type NodeRuntime = {
   store: Store;
@@ -49,6 +53,10 @@ export type NodeRuntime = {
   /** The workspace app (issue 10): absent while APP_CLIENT_ID or APP_CLIENT_SECRET is unset. */
   workspaceApp?: WorkspaceApp;
   metrics: ServiceMetrics;
+  /** Group subscriptions from the SCIM directory (issue 11). */
+  groups: GroupDeps;
+  /** Syncs the groups whose member lists are older than SCIM_SYNC_SECONDS, logging instead of throwing. */
+  syncGroupsSafely(): Promise<void>;
   /** Told when deliveries were written: wakes the scheduler once it is started. */
   outbox: OutboxSignal;
   /** Sends the outbox on Node's timers; started by startService, or by hand (tests). */
@@ -100,7 +108,18 @@ export async function createNodeRuntime(config: Config, logger: Logger, clock: C
   const secrets = options.keepsSecrets === false ? NO_SECRET_BOX : await openSecretBox(config.SECRET_KEY, config.DATABASE_PATH, logger);
   const webhooks = createHttpWebhookSender({ allowPrivate: config.WEBHOOK_ALLOW_PRIVATE, userAgent: USER_AGENT, clock });
   const workspaceApp = options.keepsSecrets !== false ? createWorkspaceAppFromConfig(config, { store, secrets, clock, logger, mailer, publicUrl }) : undefined;
-  const sender = createChannelSender({ store, webhooks, mailer, secrets, clock, publicUrl, sanitizeHtml: sanitizeNoteHtml, app: workspaceApp?.messages });
+  const groups = createGroupWiring({ connection: archive.connection, config, secrets, mailer, clock, logger, publicUrl, sanitizeHtml: sanitizeNoteHtml });
+  const sender = createChannelSender({
+    store,
+    webhooks,
+    mailer,
+    secrets,
+    clock,
+    publicUrl,
+    sanitizeHtml: sanitizeNoteHtml,
+    app: workspaceApp?.messages,
+    groupMail: groups.mail,
+  });
   const subscriptions = createSubscriptionService({
     store,
     secrets,
@@ -135,6 +154,15 @@ export async function createNodeRuntime(config: Config, logger: Logger, clock: C
     subscriptions,
     workspaceApp,
     metrics,
+    groups,
+    async syncGroupsSafely() {
+      try {
+        await groups.sync.syncDue();
+      } catch (error) {
+        // Only the database can make a round throw (a directory failure is a failed sync, kept and logged).
+        logger.error('group sync round failed', { error: error instanceof Error ? error.message : String(error) });
+      }
+    },
     outbox,
     startDelivering: () => (scheduler ??= startNodeDeliveryScheduler({ due: createDueDeliveries({ deliverer, store, clock, logger }), clock })),
     async pollSafely() {
@@ -250,6 +278,7 @@ export async function startService(config: Config, logger: Logger, clock: Clock 
     // The socket's peer; X-Forwarded-For is not trusted, as any client could write it.
     clientAddress: clientAddressFrom((c) => getConnInfo(c).remote.address, config.TRUST_PROXY),
     mcp: await createMcpDeps(config, runtime.store, runtime.secrets),
+    groups: runtime.groups,
   });
 
   const server = createNodeHttpServer({ fetch: app.fetch, hostname: config.HOST, logger });
@@ -283,6 +312,9 @@ export async function startService(config: Config, logger: Logger, clock: Clock 
   // Several processes on one file may each prune: the deletes are idempotent, and each batch is short.
   const pruneTask = cron.schedule(PRUNE_SCHEDULE, prune, { name: 'prune', noOverlap: true });
   void prune();
+  // Every minute; SCIM_SYNC_SECONDS decides which groups are due, so a round is usually empty.
+  let syncing: Promise<unknown> = Promise.resolve();
+  const syncTask = cron.schedule(GROUP_SYNC_SCHEDULE, () => (syncing = runtime.syncGroupsSafely()), { name: 'scim-sync', noOverlap: true });
   logger.info('statuswatch is serving', {
     url,
     database: config.DATABASE_PATH,
@@ -297,8 +329,10 @@ export async function startService(config: Config, logger: Logger, clock: Clock 
     async close() {
       await task.destroy();
       await pruneTask.destroy();
+      await syncTask.destroy();
       await inFlight;
       await pruning;
+      await syncing;
       await new Promise<void>((resolve) => server.close(() => resolve()));
       await runtime.close();
     },

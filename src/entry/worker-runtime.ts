@@ -5,6 +5,7 @@
  */
 import { createConsoleLogger } from '../adapters/console-logger.ts';
 import { d1Connection, type D1DatabaseLike } from '../adapters/d1-connection.ts';
+import type { SqliteConnection } from '../adapters/sqlite-connection.ts';
 import { createFetchFeedClient } from '../adapters/fetch-feed-client.ts';
 import { sanitizeNoteHtml } from '../adapters/html-sanitizer.ts';
 import { createQueueOutboxSignal, type QueueOutboxSignal, type WakeUpQueue } from '../adapters/queue-outbox-signal.ts';
@@ -24,6 +25,8 @@ import { configSchema, parseConfig, retentionSettings, type Config } from '../co
 import type { Clock, Logger, Store } from '../core/ports.ts';
 import type { SecretBox } from '../core/secret-box.ts';
 import { checkWorkerWebhookUrl, createWorkerSenders, WORKER_USER_AGENT } from './worker-senders.ts';
+import { createGroupWiring } from './group-wiring.ts';
+import type { GroupDeps } from '../http/group-subscriptions.ts';
 
 /** The bindings wrangler.toml declares, by the part of them the core uses. */
 export type WorkerBindings = { DB: D1DatabaseLike; DELIVERIES: WakeUpQueue };
@@ -36,6 +39,14 @@ export type WorkerBindings = { DB: D1DatabaseLike; DELIVERIES: WakeUpQueue };
  * 2N + 6 = 46 for N = 20. 10,000 subscribers are 500 such rounds, chained by queue messages.
  */
 export const QUEUE_ROUND_MAX_DELIVERIES = 20;
+
+/**
+ * Mails one attempt of a group delivery sends (issue 11). Each is a Postmark fetch, so a group of
+ * thousands goes out over many attempts, each at once after the last and each in its own queue
+ * round once the round's claims run out; the sends recorded per member carry the progress. 20 is
+ * the round's own delivery bound: a round of one group delivery costs about what 20 webhooks do.
+ */
+export const GROUP_MAILS_PER_ATTEMPT = 20;
 
 /** Where links in background messages point when PUBLIC_URL is unset: `wrangler dev`'s address. */
 const FALLBACK_PUBLIC_URL = 'http://localhost:8787';
@@ -75,6 +86,8 @@ export type WorkerCore = {
   logger: Logger;
   clock: Clock;
   store: Store;
+  /** The D1 connection the store runs on; group subscriptions' store (issue 11) shares it. */
+  connection: SqliteConnection;
   poller: Poller;
   outbox: QueueOutboxSignal;
   publicUrl: string;
@@ -94,7 +107,8 @@ export function createWorkerCore(
   const config = workerConfig(env);
   const logger = workerLogger(config);
   const clock = options.clock ?? systemClock;
-  const store = createSqliteStore(d1Connection(env.DB));
+  const connection = d1Connection(env.DB);
+  const store = createSqliteStore(connection);
   const outbox = createQueueOutboxSignal({ queue: env.DELIVERIES, logger, keepAlive: options.keepAlive });
   const feed = createFetchFeedClient({
     baseUrl: config.STATUS_URL,
@@ -122,6 +136,7 @@ export function createWorkerCore(
     logger,
     clock,
     store,
+    connection,
     poller: options.metrics ? options.metrics.instrumentPoller(poller) : poller,
     outbox,
     publicUrl,
@@ -135,7 +150,14 @@ export type WorkerNotifications = {
   deliveries: DueDeliveries;
   /** The workspace app (issue 10): absent while APP_CLIENT_ID or APP_CLIENT_SECRET is unset. */
   workspaceApp?: WorkspaceApp;
+  groups: GroupDeps;
 };
+
+/** Group subscriptions' sync alone, for the cron: it reads the directory and writes D1, and mails nobody. */
+export function createWorkerGroupSync(core: WorkerCore): GroupDeps {
+  const { config, clock, logger, publicUrl, connection } = core;
+  return createGroupWiring({ connection, config, secrets: null, mailer: null, clock, logger, publicUrl, sanitizeHtml: sanitizeNoteHtml });
+}
 
 /** Subscriptions and delivery: these open webhook secrets, so SECRET_KEY must be set. */
 export async function createWorkerNotifications(
@@ -145,8 +167,29 @@ export async function createWorkerNotifications(
   const { config, store, clock, logger, outbox, publicUrl } = core;
   const secrets = await secretBoxFromSetting(config.SECRET_KEY, HOW_TO_SET_SECRET_KEY);
   const { webhooks, mailer } = createWorkerSenders(config);
+  const groups = createGroupWiring({
+    connection: core.connection,
+    config,
+    secrets,
+    mailer,
+    clock,
+    logger,
+    publicUrl,
+    sanitizeHtml: sanitizeNoteHtml,
+    maxSendsPerAttempt: GROUP_MAILS_PER_ATTEMPT,
+  });
   const workspaceApp = createWorkspaceAppFromConfig(config, { store, secrets, clock, logger, mailer, publicUrl });
-  const sender = createChannelSender({ store, webhooks, mailer, secrets, clock, publicUrl, sanitizeHtml: sanitizeNoteHtml, app: workspaceApp?.messages });
+  const sender = createChannelSender({
+    store,
+    webhooks,
+    mailer,
+    secrets,
+    clock,
+    publicUrl,
+    sanitizeHtml: sanitizeNoteHtml,
+    app: workspaceApp?.messages,
+    groupMail: groups.mail,
+  });
   const subscriptions = createSubscriptionService({
     store,
     secrets,
@@ -172,7 +215,7 @@ export async function createWorkerNotifications(
     maxClaimsPerRound: options.maxClaimsPerRound,
     onAttempt: options.metrics?.recordAttempt,
   });
-  return { secrets, subscriptions, deliveries: createDueDeliveries({ deliverer, store, clock, logger }), workspaceApp };
+  return { secrets, subscriptions, deliveries: createDueDeliveries({ deliverer, store, clock, logger }), workspaceApp, groups };
 }
 
 export { createServiceMetrics };

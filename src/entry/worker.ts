@@ -13,7 +13,14 @@ import { createCursorCodec, CURSOR_KEY_NAME } from '../core/cursor.ts';
 import { createApp } from '../http/app.ts';
 import { createMcpDeps } from './mcp-deps.ts';
 import { clientAddressFrom } from '../http/client-address.ts';
-import { createServiceMetrics, createWorkerCore, createWorkerNotifications, QUEUE_ROUND_MAX_DELIVERIES, type WorkerCore } from './worker-runtime.ts';
+import {
+  createServiceMetrics,
+  createWorkerCore,
+  createWorkerGroupSync,
+  createWorkerNotifications,
+  QUEUE_ROUND_MAX_DELIVERIES,
+  type WorkerCore,
+} from './worker-runtime.ts';
 
 /** The bindings of wrangler.toml, and the settings by Node's names (`[vars]` and secrets). */
 export type WorkerEnv = {
@@ -43,7 +50,7 @@ function thisIsolate(): { id: string; startedAt: number } {
 async function buildApp(env: WorkerEnv): Promise<Hono> {
   const instanceId = `worker:${thisIsolate().id}:http`;
   const core = createWorkerCore(env, { instanceId, keepAlive: waitUntil, metrics });
-  const { secrets, subscriptions, workspaceApp } = await createWorkerNotifications(core, { instanceId, metrics });
+  const { secrets, subscriptions, workspaceApp, groups } = await createWorkerNotifications(core, { instanceId, metrics });
   const cursors = await createCursorCodec(await archiveSigningKey(core.store, secrets, CURSOR_KEY_NAME));
   return createApp({
     store: core.store,
@@ -66,6 +73,7 @@ async function buildApp(env: WorkerEnv): Promise<Hono> {
     // Cloudflare sets CF-Connecting-IP to the client's address and overwrites what a client sent.
     clientAddress: clientAddressFrom((c) => c.req.header('cf-connecting-ip'), core.config.TRUST_PROXY),
     mcp: await createMcpDeps(core.config, core.store, secrets),
+    groups,
   });
 }
 
@@ -133,6 +141,12 @@ export default {
       } catch (error) {
         core.logger.error('prune failed', { error: error instanceof Error ? error.message : String(error) });
       }
+    }
+    // Group subscriptions (issue 11): the groups whose member lists are older than SCIM_SYNC_SECONDS.
+    try {
+      await createWorkerGroupSync(core).sync.syncDue();
+    } catch (error) {
+      core.logger.error('group sync round failed', { error: error instanceof Error ? error.message : String(error) });
     }
     // The safety net of the queue: whatever is due now (a retry, a lost message, a claim of a
     // killed invocation that expired) gets a wake-up within a minute.

@@ -12,6 +12,7 @@ import { appOAuthRoutes } from './routes/app-oauth.tsx';
 import { dashboardRoutes } from './routes/dashboard.tsx';
 import { eventRoutes } from './routes/events.ts';
 import { feedRoutes } from './routes/feeds.ts';
+import { groupSubscriptionRoutes } from './routes/group-subscriptions.tsx';
 import { healthRoutes } from './routes/health.ts';
 import { incidentRoutes } from './routes/incidents.ts';
 import { mcpRoutes } from './routes/mcp.ts';
@@ -65,6 +66,7 @@ export function createApp(deps: AppDeps): Hono {
   app.route('/', feedRoutes(deps));
   app.route('/', adminRoutes(deps));
   app.route('/', subscriptionRoutes(deps));
+  app.route('/', groupSubscriptionRoutes(deps));
   app.route('/', appInstallationRoutes(deps));
   app.route('/', appCommandRoutes(deps));
   app.route('/', appOAuthRoutes(deps));

@@ -8,6 +8,7 @@ import type { SubscriptionService } from '../app/subscriptions.ts';
 import type { CursorCodec } from '../core/cursor.ts';
 import type { McpSettings } from '../config.ts';
 import type { Clock, Logger, OutboxSignal, Store } from '../core/ports.ts';
+import type { GroupDeps } from './group-subscriptions.ts';
 import type { StaticAssets } from './routes/static-assets.ts';
 
 export type AppDeps = {
@@ -44,6 +45,8 @@ export type AppDeps = {
   appSigningSecret?: string;
   /** The MCP server at /mcp (issue 13); without it, MCP_AUTH=none with the default rate limit. */
   mcp?: McpDeps;
+  /** Group subscriptions from the SCIM directory (issue 11); absent, `group` requests are refused. */
+  groups?: GroupDeps;
 };
 
 /** What /mcp and the EMA token endpoint need: the settings, and under MCP_AUTH=ema the JOSE side. */

@@ -22,6 +22,31 @@ export async function readCursor<T>(cursors: CursorCodec, raw: string | undefine
   return position;
 }
 
+/**
+ * One page of a list keyed by a position (`kind` names the list in its cursors): reads `limit + 1`
+ * rows after the request's cursor, keeps `limit`, and encodes the next cursor from the last kept
+ * row ("" when there is no more).
+ */
+export async function cursorPage<Row, Position extends string | number>(
+  c: Context,
+  cursors: CursorCodec,
+  kind: string,
+  read: (after: Position | null, limit: number) => Promise<Row[]>,
+  positionOf: (row: Row) => Position,
+): Promise<{ page: Row[]; next: string }> {
+  const after = await readCursor(cursors, c.req.query('cursor'), (p) => {
+    const payload = p as { k?: unknown; p?: unknown };
+    return typeof p === 'object' && p !== null && payload.k === kind && (typeof payload.p === 'string' || typeof payload.p === 'number')
+      ? (payload.p as Position)
+      : null;
+  });
+  const limit = pageLimit(c.req.query('limit'));
+  const rows = await read(after, limit + 1);
+  const page = rows.slice(0, limit);
+  const next = rows.length > limit ? await cursors.encode({ k: kind, p: positionOf(page.at(-1)!) }) : '';
+  return { page, next };
+}
+
 /** `?service=Files&service=Login/SSO` and `?service=Files,Login/SSO` alike. */
 export function listParam(c: Context, name: string, normalise: (v: string) => string = (v) => v): string[] | undefined {
   const values = (c.req.queries(name) ?? [])

@@ -9,6 +9,7 @@ import type { StoredSubscription } from '../core/ports.ts';
 import { checkAppConversation } from '../app/app-subscriptions.ts';
 import { createSubscriptionSchema, parseAppTarget, type NewSubscription } from '../core/subscription.ts';
 import type { AppDeps } from './deps.ts';
+import { createGroupSubscription, isGroupRequest, isGroupSubscription, updateGroupSubscription } from './group-subscriptions.ts';
 import { knownServiceNames, requireKnownServices } from './known-services.ts';
 import { updateSubscriptionSchema } from './openapi/openapi-document.ts';
 import { installErrorToApi } from './routes/app-installations.ts';
@@ -41,6 +42,7 @@ export function subscriptionRequests(deps: AppDeps) {
   return {
     /** `body` as `POST /api/subscriptions` takes it; the webhook's secret comes back this once. */
     async create(body: unknown): Promise<{ subscription: StoredSubscription; secret: string | null }> {
+      if (isGroupRequest(body)) return { subscription: await createGroupSubscription(deps, known, body), secret: null };
       const input = parseRequest(createSchema, body);
       await requireKnownServices(known, 'filters.services', input.filters.services);
       if (input.channel === 'app') await requirePostableConversation(input);
@@ -51,6 +53,7 @@ export function subscriptionRequests(deps: AppDeps) {
     async update(id: string, body: unknown): Promise<StoredSubscription> {
       const current = await deps.store.getSubscription(id);
       if (!current) throw new ApiError(404, 'subscription_not_found', 'no subscription with that id');
+      if (isGroupSubscription(current)) return updateGroupSubscription(deps, known, current, body);
       const patch = parseRequest(updateSubscriptionSchema, body);
       await requireKnownServices(known, 'filters.services', patch.filters?.services);
       // Where an app subscription posts is fixed: another conversation is another subscription (its own messages).

@@ -1,4 +1,5 @@
 /** The store's port contracts against better-sqlite3: a fresh archive file per test. */
+import { createSqliteGroupDirectoryStore } from '../../src/adapters/sqlite-scim-groups.ts';
 import { createSqliteStore } from '../../src/adapters/sqlite-store.ts';
 import { openSqliteArchive, type SqliteArchive } from '../../src/entry/open-sqlite.ts';
 import { storeContracts } from '../contracts/all-contracts.ts';
@@ -11,6 +12,7 @@ storeContracts({
     const others: SqliteArchive[] = [];
     return {
       store: archive.store,
+      groups: createSqliteGroupDirectoryStore(archive.connection),
       openAnother() {
         const other = openSqliteArchive(archive.path);
         others.push(other);

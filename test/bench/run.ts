@@ -5,6 +5,7 @@
 import { cpus } from 'node:os';
 import { BenchBroken, type Goal, type SectionReport } from './harness.ts';
 import { benchCacheMemory, type CacheMemoryOptions } from './cache-memory.ts';
+import { benchGroupSync, type GroupSyncOptions } from './group-sync.ts';
 import { benchHotPaths, type HotPathsOptions } from './hot-paths.ts';
 import { benchIncidentsQuery, type IncidentsQueryOptions } from './incidents-query.ts';
 import { benchMcpSearch, type McpSearchOptions } from './mcp-search.ts';
@@ -135,6 +136,14 @@ const SEARCH_LOAD: SearchLoadOptions = {
 // Full: about 20 s (a 10,000-incident seed in SQL, then 3 x 2 x 200 requests); quick: a few seconds.
 const MCP_SEARCH: McpSearchOptions = { archiveIncidents: QUICK ? 2_000 : 10_000, rounds: QUICK ? 20 : 200, warmUpRounds: QUICK ? 2 : 5 };
 
+// Full: about 30 s (seeding 15,000 users into the simulated directory, then the syncs); quick: a few seconds.
+const GROUP_SYNC: GroupSyncOptions = {
+  directoryUsers: QUICK ? 3_000 : 20_000,
+  bigGroup: QUICK ? 1_500 : 15_000,
+  smallGroup: 5,
+  rounds: QUICK ? 2 : 5,
+};
+
 const started = performance.now();
 const cpu = cpus()[0]?.model ?? 'unknown CPU';
 console.log(`statuswatch benchmarks${QUICK ? ' (BENCH_QUICK: small data, few rounds; figures are rough)' : ''}`);
@@ -156,6 +165,7 @@ for (const [name, section] of [
   ['memory under unique URLs', () => benchCacheMemory(CACHE_MEMORY)],
   ['search cost', () => benchSearchLoad(SEARCH_LOAD)],
   ['MCP search', () => benchMcpSearch(MCP_SEARCH)],
+  ['group sync', () => benchGroupSync(GROUP_SYNC)],
 ] as const satisfies readonly (readonly [string, () => Promise<SectionReport>])[]) {
   try {
     const report = await section();

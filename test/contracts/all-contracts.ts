@@ -10,6 +10,7 @@ import { monitorEventsContract } from './monitor-events.contract.ts';
 import { oneTimeKeysContract } from './one-time-keys.contract.ts';
 import { outboxContract } from './outbox.contract.ts';
 import { retentionContract } from './retention.contract.ts';
+import { scimGroupsContract } from './scim-groups.contract.ts';
 import { subscriptionsContract } from './subscriptions.contract.ts';
 import type { StoreTarget } from './store-target.ts';
 
@@ -26,4 +27,5 @@ export function storeContracts(target: StoreTarget): void {
   oneTimeKeysContract(target);
   mcpAccessContract(target);
   appMessagesContract(target);
+  scimGroupsContract(target);
 }

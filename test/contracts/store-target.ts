@@ -6,9 +6,12 @@
  * (test/workers/d1-contracts.test.ts), so they use nothing but the port and Web-standard APIs.
  */
 import type { Store } from '../../src/core/ports.ts';
+import type { GroupDirectoryStore } from '../../src/core/ports/scim-directory.ts';
 
 export type OpenedStore = {
   store: Store;
+  /** Group subscriptions' store (issue 11) on the same database. */
+  groups: GroupDirectoryStore;
   /**
    * A second store on the same database, as another process (Node) or another isolate (Workers)
    * would open it: for what must hold across them.

@@ -9,6 +9,8 @@ import { createAdminNotice } from '../../src/app/admin-notice.ts';
 import { createAppMessageSender } from '../../src/app/app-message-sender.ts';
 import { createChannelSender } from '../../src/app/channel-sender.ts';
 import { createDeliverer, type Deliverer } from '../../src/app/deliverer.ts';
+import { createGroupMail } from '../../src/app/group-mail.ts';
+import { createGroupSync } from '../../src/app/group-sync.ts';
 import { createPoller, type Poller } from '../../src/app/poller.ts';
 import { createServiceMetrics } from '../../src/app/service-metrics.ts';
 import { createSubscriptionService } from '../../src/app/subscriptions.ts';
@@ -27,7 +29,9 @@ import type {
   VendorWebApi,
   WebhookSender,
 } from '../../src/core/ports.ts';
+import type { GroupDirectoryStore, ScimDirectory } from '../../src/core/ports/scim-directory.ts';
 import type { SecretBox } from '../../src/core/secret-box.ts';
+import type { GroupDeps } from '../../src/http/group-subscriptions.ts';
 import { clientAddressFrom } from '../../src/http/client-address.ts';
 import type { AppDeps } from '../../src/http/deps.ts';
 import type { StaticAssets } from '../../src/http/routes/static-assets.ts';
@@ -54,6 +58,8 @@ export type AppPorts = {
   outbox?: OutboxSignal;
   /** The vendor's Web API (adapters/web-api-client.ts, over fetch on both runtimes): with settings.app, the workspace app is on. */
   webApi?: VendorWebApi & VendorInstallApi & VendorChatApi;
+  /** Group subscriptions (issue 11): their store on the same database, and the SCIM client (null: SCIM_TOKEN unset). */
+  groups?: { store: GroupDirectoryStore; directory: ScimDirectory | null; syncSeconds?: number; scimUrl?: string };
 };
 
 /** Routes tested without a runtime: nothing schedules delivery rounds, so a signal has no one to wake. */
@@ -107,7 +113,18 @@ export async function buildAppDeps(ports: AppPorts, settings: AppSettings = {}):
       : undefined;
   // The app's messages with the same AppTokens as its installs, as the entries wire them (entry/app-messaging.ts).
   const app = workspaceApp && ports.webApi ? createAppMessageSender({ store, chat: ports.webApi, tokens: workspaceApp.tokens, clock, publicUrl }) : null;
-  const sender = createChannelSender({ store, webhooks: ports.webhooks, mailer, secrets, clock, publicUrl, sanitizeHtml: ports.sanitizeHtml, app });
+  const groups = ports.groups ? groupDeps(ports.groups, { mailer, secrets, clock, logger, publicUrl, sanitizeHtml: ports.sanitizeHtml }) : undefined;
+  const sender = createChannelSender({
+    store,
+    webhooks: ports.webhooks,
+    mailer,
+    secrets,
+    clock,
+    publicUrl,
+    sanitizeHtml: ports.sanitizeHtml,
+    app,
+    groupMail: groups?.mail,
+  });
   const subscriptions = createSubscriptionService({
     store,
     secrets,
@@ -169,5 +186,16 @@ export async function buildAppDeps(ports: AppPorts, settings: AppSettings = {}):
     workspaceApp,
     appInstalls: workspaceApp?.installs,
     appSigningSecret: settings.appSigningSecret,
+    groups,
   };
+}
+
+function groupDeps(
+  ports: NonNullable<AppPorts['groups']>,
+  wiring: { mailer: Mailer | null; secrets: SecretBox; clock: Clock; logger: Logger; publicUrl: string; sanitizeHtml: (html: string) => string },
+): GroupDeps {
+  const { clock, logger } = wiring;
+  const sync = createGroupSync({ store: ports.store, directory: ports.directory, clock, logger, syncSeconds: ports.syncSeconds ?? 300 });
+  const mail = wiring.mailer ? createGroupMail({ store: ports.store, sync, ...wiring, mailer: wiring.mailer }) : null;
+  return { store: ports.store, sync, directory: ports.directory, mail, scimUrl: ports.scimUrl ?? 'https://api.slack.com' };
 }

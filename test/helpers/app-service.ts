@@ -7,6 +7,8 @@
 import { join } from 'node:path';
 import { createConsoleLogger } from '../../src/adapters/console-logger.ts';
 import { createFetchFeedClient } from '../../src/adapters/fetch-feed-client.ts';
+import { createScimClient } from '../../src/adapters/fetch-scim-client.ts';
+import { createSqliteGroupDirectoryStore } from '../../src/adapters/sqlite-scim-groups.ts';
 import { openSecretBox } from '../../src/adapters/secret-key-file.ts';
 import { createWebApiClient } from '../../src/adapters/web-api-client.ts';
 import { createNodeMailer } from '../../src/entry/node-mailer.ts';
@@ -80,8 +82,15 @@ export async function startTestApp(
     config.APP_CLIENT_ID && config.APP_CLIENT_SECRET
       ? createWebApiClient({ baseUrl: config.APP_API_URL, clientId: config.APP_CLIENT_ID, clientSecret: config.APP_CLIENT_SECRET })
       : undefined;
+  // Group subscriptions (issue 11): always their store; the directory when SCIM_TOKEN is set.
+  const groups = {
+    store: createSqliteGroupDirectoryStore(archive.connection),
+    directory: config.SCIM_TOKEN ? createScimClient({ baseUrl: config.SCIM_URL, token: config.SCIM_TOKEN, clock }) : null,
+    syncSeconds: config.SCIM_SYNC_SECONDS,
+    scimUrl: config.SCIM_URL,
+  };
   const deps = await buildAppDeps(
-    { ...ports, feed, mailer, webApi },
+    { ...ports, feed, mailer, webApi, groups },
     {
       adminToken: config.ADMIN_TOKEN,
       publicUrl: config.PUBLIC_URL,

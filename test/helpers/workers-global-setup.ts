@@ -9,6 +9,7 @@ import type { AddressInfo } from 'node:net';
 import { Webhook } from 'standardwebhooks';
 import type { TestProject } from 'vitest/node';
 import { startSimulatedIdp } from '../../src/sim/idp/server.ts';
+import { startSimulatedScim } from '../../src/sim/scim/server.ts';
 import { startTestVendor } from './service.ts';
 
 import type {} from '../workers/provided-context.ts';
@@ -78,10 +79,15 @@ export default async function setup(project: TestProject): Promise<() => Promise
   const receiver = await startVerifyingReceiver();
   // The identity provider MCP_AUTH=ema trusts, whose keys the Worker fetches with jose (issue 13).
   const idp = await startSimulatedIdp();
+  // The SCIM directory group subscriptions sync from (issue 11).
+  const scim = await startSimulatedScim({ host: '127.0.0.1', port: 0 });
   project.provide('simUrl', vendor.url);
+  project.provide('scimUrl', scim.url);
+  project.provide('scimToken', scim.token);
   project.provide('receiverUrl', receiver.url);
   project.provide('idpUrl', idp.url);
   return async () => {
+    await scim.close();
     await idp.close();
     await receiver.close();
     await vendor.close();

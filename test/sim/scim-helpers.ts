@@ -37,17 +37,7 @@ export async function scim(sim: RunningSimulatedScim, version: 'v1' | 'v2', path
   return { status: res.status, headers: res.headers, body: text === '' ? null : JSON.parse(text) };
 }
 
-/** A control API call; fails the test when the sim refuses it. */
-export async function control(sim: RunningSimulatedScim, method: string, path: string, body?: unknown): Promise<any> {
-  const res = await fetch(`${sim.url}/_sim${path}`, {
-    method,
-    headers: body === undefined ? {} : { 'Content-Type': 'application/json' },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const parsed = await res.json();
-  if (res.status >= 300) throw new Error(`${method} /_sim${path} answered ${res.status}: ${JSON.stringify(parsed)}`);
-  return parsed;
-}
+export { control } from './scim-control.ts';
 
 export const V2_USER = 'urn:ietf:params:scim:schemas:core:2.0:User';
 export const V2_GROUP = 'urn:ietf:params:scim:schemas:core:2.0:Group';

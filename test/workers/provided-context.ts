@@ -7,6 +7,9 @@ declare module 'vitest' {
     receiverUrl: string;
     /** The simulated identity provider on loopback: EMA_ISSUER, with its JWKS at /.well-known/jwks.json. */
     idpUrl: string;
+    /** The simulated SCIM directory on loopback (`/scim/v2`, `/_sim`), and its bearer token. */
+    scimUrl: string;
+    scimToken: string;
   }
 }
 export {};

@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { createSubscriptionSchema, subscriptionFiltersSchema } from '../../core/subscription.ts';
 import { newTokenBody } from '../routes/mcp-tokens.ts';
 import * as s from './api-schemas.ts';
+import { groupOperations, groupSubscriptionBody } from './group-operations.ts';
 
 type Method = 'get' | 'post' | 'patch' | 'delete';
 type QueryParam = { name: string; schema: z.ZodType };
@@ -108,9 +109,9 @@ export const API_OPERATIONS: ApiOperation[] = [
   {
     method: 'post',
     path: '/api/subscriptions',
-    summary: 'Create a subscription',
+    summary: 'Create a subscription (email to an address or to a SCIM group’s members, webhook, or team-chat channel)',
     admin: true,
-    body: createSubscriptionSchema({ allowPlainHttp: false }),
+    body: z.union([createSubscriptionSchema({ allowPlainHttp: false }), groupSubscriptionBody]),
     ok: { status: 201, schema: s.subscriptionOneSchema },
   },
   {
@@ -147,6 +148,7 @@ export const API_OPERATIONS: ApiOperation[] = [
     ok: { status: 200, schema: s.subscriptionOneSchema },
   },
   { method: 'post', path: '/api/subscriptions/:id/test', summary: 'Send a test message', admin: true, ok: { status: 200, schema: s.testSendSchema } },
+  ...groupOperations(() => page()),
   {
     method: 'get',
     path: '/api/deliveries',

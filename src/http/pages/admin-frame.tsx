@@ -6,6 +6,7 @@ const ADMIN_NAV = [
   { href: '/admin/deliveries', label: 'Deliveries' },
   { href: '/admin/polls', label: 'Poll runs' },
   { href: '/admin/app', label: 'Workspace app' },
+  { href: '/admin/directory', label: 'Directory' },
 ];
 
 /** Every admin form carries it; the server refuses a post without the session's token. */

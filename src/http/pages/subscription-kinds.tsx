@@ -8,6 +8,7 @@
  */
 import type { Child } from 'hono/jsx';
 import type { StoredSubscription } from '../../core/ports.ts';
+import { groupIdOfTarget } from '../../core/scim-group.ts';
 import type { AppDeps } from '../deps.ts';
 import { appKind } from './app-subscription-kind.tsx';
 
@@ -84,29 +85,71 @@ const channel: SubscriptionFormKind = {
 const email: SubscriptionFormKind = {
   channel: 'email',
   label: 'Email',
-  summary: 'An email to one address for each change, active at once (no confirmation asked).',
-  fields: ({ fields }) => (
+  summary: 'An email to one address, or to each member of a directory group, for each change, active at once (no confirmation asked).',
+  fields: ({ fields, editing }) => {
+    const groupId = editing ? groupIdOfTarget(editing.target) : null;
+    // A group subscription keeps its group: it is shown, not edited.
+    if (groupId !== null) return <GroupShown groupId={groupId} />;
+    return (
+      <>
+        <div class="field">
+          <label for="as-email">Email address</label>
+          <input
+            type="email"
+            id="as-email"
+            name="email"
+            value={first(fields, 'email')}
+            maxlength={254}
+            spellcheck={false}
+            autocomplete="off"
+            aria-describedby="as-email-hint"
+          />
+          <p id="as-email-hint" class="hint">
+            Needs mail set up on this server (SMTP_URL or MAIL_API_TOKEN, and MAIL_FROM).
+          </p>
+        </div>
+        {!editing && <GroupField fields={fields} />}
+      </>
+    );
+  },
+  requestBody: (fields, editing) => {
+    if (editing && groupIdOfTarget(editing.target) !== null) return {};
+    const group = first(fields, 'group').trim();
+    return group !== '' && first(fields, 'email').trim() === '' ? { group } : { email: first(fields, 'email') };
+  },
+  fieldsOf: (s): FormFields => (groupIdOfTarget(s.target) !== null ? {} : { email: [s.target] }),
+};
+
+/** Issue 11: the members of a directory group instead of one address. */
+function GroupField(props: { fields: FormFields }) {
+  return (
     <div class="field">
-      <label for="as-email">Email address</label>
+      <label for="as-group">Or a directory group</label>
       <input
-        type="email"
-        id="as-email"
-        name="email"
-        value={first(fields, 'email')}
-        required
-        maxlength={254}
+        type="text"
+        id="as-group"
+        name="group"
+        value={first(props.fields, 'group')}
+        maxlength={200}
         spellcheck={false}
         autocomplete="off"
-        aria-describedby="as-email-hint"
+        aria-describedby="as-group-hint"
       />
-      <p id="as-email-hint" class="hint">
-        Needs mail set up on this server (SMTP_URL or MAIL_API_TOKEN, and MAIL_FROM).
+      <p id="as-group-hint" class="hint">
+        The group’s exact name or SCIM id in the workspace’s directory (SCIM_TOKEN): each active member with an email gets the alerts, and the list follows the
+        directory. Leave the address empty.
       </p>
     </div>
-  ),
-  requestBody: (fields) => ({ email: first(fields, 'email') }),
-  fieldsOf: (s) => ({ email: [s.target] }),
-};
+  );
+}
+
+function GroupShown(props: { groupId: string }) {
+  return (
+    <p>
+      Sends to the members of the directory group <code>{props.groupId}</code>: <a href="/admin/directory">see the directory</a>.
+    </p>
+  );
+}
 
 /** In the picker's order; the first is the form's default. */
 export const SUBSCRIPTION_FORM_KINDS: readonly SubscriptionFormKind[] = [webhook, channel, email, appKind];

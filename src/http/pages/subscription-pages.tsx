@@ -99,15 +99,22 @@ export function UnsubscribePage(props: { token: string; email: string }) {
       <p>
         Stop sending status updates to <strong>{props.email}</strong>?
       </p>
-      <form method="post" action={`/unsubscribe?token=${encodeURIComponent(props.token)}`} class="form-stack">
-        <input type="hidden" name="List-Unsubscribe" value="One-Click" />
-        <div class="actions">
-          <button type="submit" class="button-danger">
-            Unsubscribe
-          </button>
-        </div>
-      </form>
+      <OneClickUnsubscribeForm action={`/unsubscribe?token=${encodeURIComponent(props.token)}`} />
     </section>
+  );
+}
+
+/** The button of an unsubscribe page: it posts what a mail client's RFC 8058 one-click posts. */
+export function OneClickUnsubscribeForm(props: { action: string }) {
+  return (
+    <form method="post" action={props.action} class="form-stack">
+      <input type="hidden" name="List-Unsubscribe" value="One-Click" />
+      <div class="actions">
+        <button type="submit" class="button-danger">
+          Unsubscribe
+        </button>
+      </div>
+    </form>
   );
 }
 

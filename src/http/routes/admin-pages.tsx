@@ -20,6 +20,7 @@ import type { AppDeps } from '../deps.ts';
 import { formValue, formValues, readForm, type FormBody } from '../form-body.ts';
 import { sameOriginForms } from '../form-origin.ts';
 import { registerAdminAppPages } from './admin-app-pages.tsx';
+import { registerAdminDirectoryPages } from './admin-directory-pages.tsx';
 import { AdminFrame, SignInPage } from '../pages/admin-frame.tsx';
 import { type FailingSubscription, type Known, OverviewPage } from '../pages/admin-overview-page.tsx';
 import {
@@ -426,6 +427,7 @@ export function adminPageRoutes(deps: AppDeps) {
   });
 
   registerAdminAppPages(app, deps, { adminPage, problem });
+  registerAdminDirectoryPages(app, deps, { adminPage, problem });
 
   app.all('/admin/*', (c) => problem(c, 404, 'Not found', `There is no admin page at ${c.req.path.slice(0, 100)}.`));
 

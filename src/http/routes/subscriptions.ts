@@ -4,6 +4,7 @@ import { ApiError } from '../../core/errors.ts';
 import { webhookMessageId } from '../../core/fanout.ts';
 import type { Delivery, DeliveryAttemptRecord, DeliveryState, StoredSubscription } from '../../core/ports.ts';
 import { CHANNELS, parseAppTarget, type Channel, type SubscriptionStatus } from '../../core/subscription.ts';
+import { groupIdOfTarget } from '../../core/scim-group.ts';
 import { iso } from '../api-json.ts';
 import type { AppDeps } from '../deps.ts';
 import { instantParam, pageLimit, readCursor } from '../query-params.ts';
@@ -123,6 +124,9 @@ export function subscriptionRoutes(deps: AppDeps) {
 
 /** Where it sends, by the names a request to subscribe uses: `url`, `email`, or `installation` and `conversation`. */
 function targetFields(s: StoredSubscription): Record<string, string> {
+  // A group subscription (issue 11) shows its directory group, not its internal target.
+  const group = groupIdOfTarget(s.target);
+  if (group !== null) return { group };
   if (s.channel === 'email') return { email: s.target };
   const app = s.channel === 'app' ? parseAppTarget(s.target) : null;
   return app ? { installation: app.installationId, conversation: app.conversationId } : { url: s.target };

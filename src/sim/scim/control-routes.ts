@@ -13,6 +13,7 @@ import {
   scimFaultSchema,
   seedSchema,
   shortPagesSchema,
+  versionsSchema,
   workspaceSchema,
 } from './control-schemas.ts';
 import type { ScimState } from './state.ts';
@@ -73,6 +74,7 @@ function snapshot(state: ScimState) {
     rateLimits: state.rateLimitsEnabled,
     shortPages: state.shortPages,
     workspaceRefusal: state.workspaceRefusal,
+    versions: state.versions,
     faults: state.faults.list(),
   };
 }
@@ -160,6 +162,11 @@ export function scimControlRoutes(state: ScimState): Hono {
   app.put('/workspace', async (c) => {
     state.workspaceRefusal = (await parseJson(c.req.raw, workspaceSchema)).refuse;
     return c.json({ ok: true, refuse: state.workspaceRefusal });
+  });
+  app.put('/versions', async (c) => {
+    const input = await parseJson(c.req.raw, versionsSchema);
+    state.versions = { v1: input.v1 ?? state.versions.v1, v2: input.v2 ?? state.versions.v2 };
+    return c.json({ ok: true, versions: state.versions });
   });
   app.delete('/groups/:id', (c) => {
     if (!state.directory.deleteGroup(c.req.param('id'))) throw new ScimError('no_such_group', `no group ${c.req.param('id')}`);

@@ -56,3 +56,5 @@ export const scimFaultSchema = z.strictObject({
 
 export const linkedChannelsSchema = z.strictObject({ linkedChannels: z.number().int().nonnegative().max(10_000) });
 export const workspaceSchema = z.strictObject({ refuse: z.enum(WORKSPACE_REFUSALS).nullable() });
+
+export const versionsSchema = z.strictObject({ v1: z.boolean().optional(), v2: z.boolean().optional() });

@@ -146,7 +146,7 @@ export async function handleScimRequest(state: ScimState, request: Request): Pro
   const versionText = match?.[1] ?? '';
   const version: ScimVersion = versionText === 'v1' ? 'v1' : 'v2';
   try {
-    if (versionText !== 'v1' && versionText !== 'v2')
+    if ((versionText !== 'v1' && versionText !== 'v2') || !state.versions[versionText])
       throw new ScimError('unsupported_version', `SCIM version ${JSON.stringify(versionText)} is not supported; use /scim/v1 or /scim/v2`);
     checkAuthorization(request, state.token);
     if (state.workspaceRefusal !== null) throw new ScimError(state.workspaceRefusal, 'the workspace refuses SCIM calls (set by the control API)');

@@ -33,6 +33,8 @@ export type ScimState = {
   rateLimitsEnabled: boolean;
   shortPages: ShortPages;
   workspaceRefusal: WorkspaceRefusal | null;
+  /** The versions this directory speaks; one turned off answers unsupported_version, as an older or newer vendor service would. */
+  versions: { v1: boolean; v2: boolean };
   /** Users and groups ("users:<id>") a write is in progress on; at most one entry per open request. */
   readonly updating: Set<string>;
   now(): number;
@@ -54,6 +56,7 @@ export function createScimState(options: SimulatedScimOptions = {}): ScimState {
     rateLimitsEnabled: options.rateLimits ?? true,
     shortPages: { users: null, groups: null },
     workspaceRefusal: null,
+    versions: { v1: true, v2: true },
     updating: new Set(),
     now: () => fixedNowMs ?? baseClock(),
     setClock(nowMs) {
@@ -66,6 +69,7 @@ export function createScimState(options: SimulatedScimOptions = {}): ScimState {
       state.counters.clear();
       state.shortPages = { users: null, groups: null };
       state.workspaceRefusal = null;
+      state.versions = { v1: true, v2: true };
     },
   };
   return state;

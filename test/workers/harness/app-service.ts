@@ -5,7 +5,10 @@
  * Postmark mailer, a Web Crypto secret box, and the same sanitiser.
  */
 import { createConsoleLogger } from '../../../src/adapters/console-logger.ts';
+import { d1Connection } from '../../../src/adapters/d1-connection.ts';
 import { createFetchFeedClient } from '../../../src/adapters/fetch-feed-client.ts';
+import { createScimClient } from '../../../src/adapters/fetch-scim-client.ts';
+import { createSqliteGroupDirectoryStore } from '../../../src/adapters/sqlite-scim-groups.ts';
 import { createMailApiMailerFromConfig, createPostmarkMailer } from '../../../src/adapters/postmark-mailer.ts';
 import { createWebApiClient } from '../../../src/adapters/web-api-client.ts';
 import { parseConfig, type Config } from '../../../src/config.ts';
@@ -76,6 +79,13 @@ export async function startTestApp(
         config.APP_CLIENT_ID && config.APP_CLIENT_SECRET
           ? createWebApiClient({ baseUrl: config.APP_API_URL, clientId: config.APP_CLIENT_ID, clientSecret: config.APP_CLIENT_SECRET })
           : undefined,
+      // Group subscriptions (issue 11): their store on the same D1 database; the directory when SCIM_TOKEN is set.
+      groups: {
+        store: createSqliteGroupDirectoryStore(d1Connection(opened.slot.db)),
+        directory: config.SCIM_TOKEN ? createScimClient({ baseUrl: config.SCIM_URL, token: config.SCIM_TOKEN, clock }) : null,
+        syncSeconds: config.SCIM_SYNC_SECONDS,
+        scimUrl: config.SCIM_URL,
+      },
     },
     {
       adminToken: config.ADMIN_TOKEN,

@@ -1,0 +1,250 @@
+/** Group subscriptions' member lists, audit lists, mutes and per-member sends in SQLite: the GroupDirectoryStore port. */
+import type { GroupDirectoryStore, GroupLink, GroupLogEntry, MemberSend, SyncOutcome } from '../core/ports/scim-directory.ts';
+import type { GroupLogChange, GroupMember } from '../core/scim-group.ts';
+import type { ScimVersionName } from '../core/scim-resources.ts';
+import type { BatchStatement, SqliteConnection, SqlValue } from './sqlite-connection.ts';
+
+// A member row as JSON is about 120 bytes: 2,000 a statement keeps each bound text near 250 KB,
+// well inside D1's limits, and a 15,000-member group is eight statements of one batch.
+const MEMBERS_PER_STATEMENT = 2_000;
+
+/**
+ * A statement written with `?NNN` (each value named once, however often used) as the plain `?`
+ * list both drivers bind: better-sqlite3 takes `?NNN` as names, not positions.
+ */
+function numbered(sql: string, values: readonly SqlValue[]): BatchStatement {
+  const params: SqlValue[] = [];
+  const text = sql.replace(/\?(\d+)/g, (_, n: string) => {
+    params.push(values[Number(n) - 1] ?? null);
+    return '?';
+  });
+  return { sql: text, params };
+}
+
+type LinkRow = {
+  subscription_id: string;
+  group_id: string;
+  group_name: string;
+  synced_ms: number | null;
+  outcome: SyncOutcome;
+  error: string | null;
+  last_ok_ms: number | null;
+  version: ScimVersionName | null;
+  group_deleted: number;
+  revision: number;
+  member_count: number;
+};
+
+type MemberRow = { user_id: string; email: string | null; active: number; time_zone: string | null; display_name: string; muted: number };
+
+type LogRow = { id: number; at_ms: number; user_id: string | null; email: string | null; display_name: string | null; change: string; detail: string | null };
+
+const LINK_COLUMNS = `g.subscription_id, g.group_id, g.group_name, g.synced_ms, g.outcome, g.error, g.last_ok_ms, g.version, g.group_deleted, g.revision,
+  (SELECT COUNT(*) FROM scim_members m WHERE m.subscription_id = g.subscription_id) AS member_count`;
+
+const MEMBER_SELECT = `SELECT m.user_id, m.email, m.active, m.time_zone, m.display_name, (u.user_id IS NOT NULL) AS muted
+  FROM scim_members m LEFT JOIN scim_mutes u ON u.subscription_id = m.subscription_id AND u.user_id = m.user_id`;
+
+function toLink(row: LinkRow): GroupLink {
+  return {
+    subscriptionId: row.subscription_id,
+    groupId: row.group_id,
+    groupName: row.group_name,
+    syncedAt: row.synced_ms,
+    outcome: row.outcome,
+    error: row.error,
+    lastOkAt: row.last_ok_ms,
+    version: row.version,
+    groupDeleted: row.group_deleted === 1,
+    revision: row.revision,
+    memberCount: row.member_count,
+  };
+}
+
+function toMember(row: MemberRow): GroupMember {
+  return {
+    id: row.user_id,
+    email: row.email,
+    active: row.active === 1,
+    timeZone: row.time_zone,
+    displayName: row.display_name,
+    muted: row.muted === 1,
+  };
+}
+
+/** Keeps the newest `limit` entries of one group's audit list. */
+function pruneLog(subscriptionId: string, limit: number): BatchStatement {
+  return numbered(
+    `DELETE FROM scim_group_log WHERE subscription_id = ?1 AND id <= (
+            SELECT id FROM scim_group_log WHERE subscription_id = ?1 ORDER BY id DESC LIMIT 1 OFFSET ?2)`,
+    [subscriptionId, limit],
+  );
+}
+
+export function createSqliteGroupDirectoryStore(connection: SqliteConnection): GroupDirectoryStore {
+  const all = <T>(sql: string, values: readonly SqlValue[]): Promise<T[]> => {
+    const statement = numbered(sql, values);
+    return connection.all<T>(statement.sql, statement.params);
+  };
+  return {
+    async linkGroup(link) {
+      await connection.runAtomically([
+        numbered(
+          `INSERT INTO scim_groups (subscription_id, group_id, group_name, outcome, group_deleted, revision)
+                VALUES (?1, ?2, ?3, 'never', 0, 0)
+                ON CONFLICT (subscription_id) DO UPDATE SET group_id = excluded.group_id, group_name = excluded.group_name`,
+          [link.subscriptionId, link.groupId, link.groupName],
+        ),
+      ]);
+    },
+
+    async groupLink(subscriptionId) {
+      const rows = await all<LinkRow>(`SELECT ${LINK_COLUMNS} FROM scim_groups g WHERE g.subscription_id = ?1`, [subscriptionId]);
+      return rows[0] ? toLink(rows[0]) : null;
+    },
+
+    async groupLinks(limit) {
+      // Links whose subscription was deleted are left out: nothing sends to them any more.
+      const rows = await all<LinkRow>(
+        `SELECT ${LINK_COLUMNS} FROM scim_groups g JOIN subscriptions s ON s.id = g.subscription_id
+         ORDER BY COALESCE(g.synced_ms, 0), g.subscription_id LIMIT ?1`,
+        [limit],
+      );
+      return rows.map(toLink);
+    },
+
+    async members(subscriptionId, afterUserId, limit) {
+      const rows = await all<MemberRow>(`${MEMBER_SELECT} WHERE m.subscription_id = ?1 AND m.user_id > ?2 ORDER BY m.user_id LIMIT ?3`, [
+        subscriptionId,
+        afterUserId ?? '',
+        limit,
+      ]);
+      return rows.map(toMember);
+    },
+
+    async allMembers(subscriptionId) {
+      const rows = await all<MemberRow>(`${MEMBER_SELECT} WHERE m.subscription_id = ?1 ORDER BY m.user_id`, [subscriptionId]);
+      return rows.map(toMember);
+    },
+
+    async log(subscriptionId, beforeId, limit) {
+      const rows = await all<LogRow>(
+        `SELECT id, at_ms, user_id, email, display_name, change, detail FROM scim_group_log
+         WHERE subscription_id = ?1 AND id < ?2 ORDER BY id DESC LIMIT ?3`,
+        [subscriptionId, beforeId ?? Number.MAX_SAFE_INTEGER, limit],
+      );
+      return rows.map(
+        (r): GroupLogEntry => ({
+          id: r.id,
+          at: r.at_ms,
+          userId: r.user_id,
+          email: r.email,
+          displayName: r.display_name,
+          change: r.change as GroupLogChange,
+          detail: r.detail,
+        }),
+      );
+    },
+
+    async applySync(sync, logLimit) {
+      // Every write is conditional on the revision the sync read: a sync that lost the race writes nothing.
+      const unchanged = 'EXISTS (SELECT 1 FROM scim_groups WHERE subscription_id = ?1 AND revision = ?2)';
+      const list: BatchStatement[] = [numbered(`DELETE FROM scim_members WHERE subscription_id = ?1 AND ${unchanged}`, [sync.subscriptionId, sync.revision])];
+      for (let i = 0; i < sync.members.length; i += MEMBERS_PER_STATEMENT) {
+        const chunk = sync.members.slice(i, i + MEMBERS_PER_STATEMENT).map((m) => [m.id, m.email, m.active ? 1 : 0, m.timeZone, m.displayName]);
+        list.push(
+          numbered(
+            `INSERT INTO scim_members (subscription_id, user_id, email, active, time_zone, display_name)
+                SELECT ?1, json_extract(j.value, '$[0]'), json_extract(j.value, '$[1]'), json_extract(j.value, '$[2]'),
+                       json_extract(j.value, '$[3]'), json_extract(j.value, '$[4]')
+                FROM json_each(?3) j WHERE ${unchanged}
+                ON CONFLICT (subscription_id, user_id) DO NOTHING`,
+            [sync.subscriptionId, sync.revision, JSON.stringify(chunk)],
+          ),
+        );
+      }
+      if (sync.changes.length > 0) {
+        const entries = sync.changes.map((c) => [c.userId, c.email, c.displayName, c.change]);
+        list.push(
+          numbered(
+            `INSERT INTO scim_group_log (subscription_id, at_ms, user_id, email, display_name, change)
+                SELECT ?1, ?3, json_extract(j.value, '$[0]'), json_extract(j.value, '$[1]'), json_extract(j.value, '$[2]'), json_extract(j.value, '$[3]')
+                FROM json_each(?4) j WHERE ${unchanged} ORDER BY j.key`,
+            [sync.subscriptionId, sync.revision, sync.at, JSON.stringify(entries)],
+          ),
+        );
+      }
+      list.push(pruneLog(sync.subscriptionId, logLimit));
+      list.push(
+        numbered(
+          `UPDATE scim_groups SET revision = revision + 1, synced_ms = ?3, last_ok_ms = ?3, outcome = 'ok', error = NULL,
+                version = ?4, group_name = ?5, group_deleted = ?6
+              WHERE subscription_id = ?1 AND revision = ?2 RETURNING revision`,
+          [sync.subscriptionId, sync.revision, sync.at, sync.version, sync.groupName, sync.groupDeleted ? 1 : 0],
+        ),
+      );
+      const results = await connection.runAtomically(list);
+      return (results.at(-1)?.length ?? 0) > 0;
+    },
+
+    async recordSyncFailure(subscriptionId, at, error, logLimit) {
+      await connection.runAtomically([
+        numbered(`UPDATE scim_groups SET synced_ms = ?2, outcome = 'failed', error = ?3 WHERE subscription_id = ?1`, [subscriptionId, at, error]),
+        numbered(
+          `INSERT INTO scim_group_log (subscription_id, at_ms, change, detail) SELECT ?1, ?2, 'sync failed', ?3
+                WHERE EXISTS (SELECT 1 FROM scim_groups WHERE subscription_id = ?1)`,
+          [subscriptionId, at, error],
+        ),
+        pruneLog(subscriptionId, logLimit),
+      ]);
+    },
+
+    async muteMember(subscriptionId, userId, at) {
+      const [rows] = await connection.runAtomically([
+        numbered(
+          `INSERT INTO scim_mutes (subscription_id, user_id, muted_ms) SELECT ?1, ?2, ?3
+                WHERE EXISTS (SELECT 1 FROM scim_groups WHERE subscription_id = ?1)
+                ON CONFLICT (subscription_id, user_id) DO UPDATE SET muted_ms = muted_ms RETURNING user_id`,
+          [subscriptionId, userId, at],
+        ),
+      ]);
+      return (rows?.length ?? 0) > 0;
+    },
+
+    async memberSends(deliveryKey) {
+      const rows = await all<{ user_id: string; state: MemberSend['state'] }>('SELECT user_id, state FROM scim_member_sends WHERE delivery_key = ?1', [
+        deliveryKey,
+      ]);
+      return rows.map((r) => ({ userId: r.user_id, state: r.state }));
+    },
+
+    async recordMemberSends(deliveryKey, sends, at) {
+      if (sends.length === 0) return;
+      await connection.runAtomically([
+        numbered(
+          `INSERT INTO scim_member_sends (delivery_key, user_id, state, at_ms)
+           SELECT ?1, json_extract(j.value, '$[0]'), json_extract(j.value, '$[1]'), ?2 FROM json_each(?3) j WHERE true
+           ON CONFLICT (delivery_key, user_id) DO NOTHING`,
+          [deliveryKey, at, JSON.stringify(sends.map((s) => [s.userId, s.state]))],
+        ),
+      ]);
+    },
+
+    async pruneDeletedGroups() {
+      // Deleting a subscription (sqlite-subscriptions.ts) knows nothing of groups: what it leaves is swept here.
+      const gone = 'subscription_id NOT IN (SELECT id FROM subscriptions)';
+      const results = await connection.runAtomically([
+        { sql: `DELETE FROM scim_members WHERE ${gone}`, params: [] },
+        { sql: `DELETE FROM scim_mutes WHERE ${gone}`, params: [] },
+        { sql: `DELETE FROM scim_group_log WHERE ${gone}`, params: [] },
+        { sql: `DELETE FROM scim_groups WHERE ${gone} RETURNING 1`, params: [] },
+      ]);
+      return results.at(-1)?.length ?? 0;
+    },
+
+    async pruneMemberSends(beforeMs) {
+      const [rows] = await connection.runAtomically([numbered('DELETE FROM scim_member_sends WHERE at_ms < ?1 RETURNING 1', [beforeMs])]);
+      return rows?.length ?? 0;
+    },
+  };
+}

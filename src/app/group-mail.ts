@@ -1,0 +1,140 @@
+/**
+ * Sends one delivery of a group subscription: one mail to each member who receives (active, with
+ * a primary email, not muted), in the member's own time zone when the directory has one, each
+ * with a one-click unsubscribe that mutes that member for that group only. Sends are recorded per
+ * member under the delivery's message id, so a retry, or a run after a crash, mails only the
+ * members not yet sent; the delivery is done once every member is sent or refused for good.
+ */
+import type { SendResult } from './channel-sender.ts';
+import type { EmailContext, RenderedEmail } from '../core/email-render.ts';
+import type { Clock, Logger, Mailer, StoredSubscription } from '../core/ports.ts';
+import type { GroupDirectoryStore, MemberSend } from '../core/ports/scim-directory.ts';
+import { receives, type GroupMember } from '../core/scim-group.ts';
+import type { SecretBox } from '../core/secret-box.ts';
+import { canonicalTimeZone } from '../core/subscription.ts';
+import type { GroupSync } from './group-sync.ts';
+
+/** Mails in flight at once for one group delivery. */
+const SEND_CONCURRENCY = 8;
+/** Sends recorded in one write: a crash re-sends at most this many (per worker) members. */
+const RECORD_EVERY = 20;
+
+export const MEMBER_UNSUBSCRIBE_PATH = '/unsubscribe/member';
+
+export type GroupMailDeps = {
+  store: GroupDirectoryStore;
+  sync: GroupSync;
+  mailer: Mailer;
+  secrets: SecretBox;
+  clock: Clock;
+  logger: Logger;
+  publicUrl: string;
+  sanitizeHtml: (html: string) => string;
+  /**
+   * Mails one attempt sends at most; the rest go out in the next attempts, at once. Unbounded on
+   * Node; a Worker bounds it so an invocation stays inside its subrequest limit.
+   */
+  maxSendsPerAttempt?: number;
+};
+
+export type GroupMail = ReturnType<typeof createGroupMail>;
+
+/** What a member's unsubscribe token carries, sealed with SECRET_KEY so it cannot be forged or read. */
+type MemberTokenBody = { s: string; u: string };
+
+export function createGroupMail(deps: GroupMailDeps) {
+  const { store, clock } = deps;
+
+  async function unsubscribeUrl(subscriptionId: string, userId: string): Promise<string> {
+    const token = await deps.secrets.seal(JSON.stringify({ s: subscriptionId, u: userId } satisfies MemberTokenBody));
+    return `${deps.publicUrl}${MEMBER_UNSUBSCRIBE_PATH}?token=${encodeURIComponent(token)}`;
+  }
+
+  return {
+    /** The subscription and member a token names, or null when it is not one of ours. */
+    async openMemberToken(token: string): Promise<{ subscriptionId: string; userId: string } | null> {
+      try {
+        const body = JSON.parse(await deps.secrets.open(token)) as Partial<MemberTokenBody>;
+        return typeof body.s === 'string' && typeof body.u === 'string' ? { subscriptionId: body.s, userId: body.u } : null;
+      } catch {
+        return null;
+      }
+    },
+
+    async send(
+      subscription: StoredSubscription,
+      render: (context: EmailContext) => RenderedEmail,
+      options: { messageId: () => Promise<string>; subjectPrefix?: string },
+    ): Promise<SendResult> {
+      // An alert waits for a fresh list; a failed sync leaves the last good one, which is used.
+      await deps.sync.syncIfStale(subscription.id);
+      const deliveryKey = await options.messageId();
+      const already = new Set((await store.memberSends(deliveryKey)).map((s) => s.userId));
+      const waiting = (await store.allMembers(subscription.id)).filter((m) => receives(m) && !already.has(m.id));
+      const members = waiting.slice(0, deps.maxSendsPerAttempt ?? Infinity);
+      const later = waiting.length - members.length;
+      const pending: MemberSend[] = [];
+      const temporary: string[] = [];
+      let sent = 0;
+      let refused = 0;
+      const flush = async () => {
+        const batch = pending.splice(0);
+        await store.recordMemberSends(deliveryKey, batch, clock.now());
+      };
+      const sendOne = async (member: GroupMember) => {
+        const zone = member.timeZone ? canonicalTimeZone(member.timeZone) : null;
+        const link = await unsubscribeUrl(subscription.id, member.id);
+        const email = render({
+          publicUrl: deps.publicUrl,
+          timeZone: zone ?? subscription.timeZone,
+          unsubscribeUrl: link,
+          manageUrl: link,
+          sanitizeHtml: deps.sanitizeHtml,
+        });
+        const result = await deps.mailer.send({ to: member.email!, ...email, subject: (options.subjectPrefix ?? '') + email.subject });
+        if (result.ok) {
+          sent += 1;
+          pending.push({ userId: member.id, state: 'sent' });
+        } else if (!result.retryable) {
+          refused += 1;
+          pending.push({ userId: member.id, state: 'refused' });
+          deps.logger.warn("a group member's mail was refused", { subscription: subscription.id, member: member.id, response: result.response });
+        } else {
+          temporary.push(`${member.id}: ${result.response}`);
+        }
+        if (pending.length >= RECORD_EVERY) await flush();
+      };
+      const queue = [...members];
+      const worker = async () => {
+        for (let m = queue.shift(); m; m = queue.shift()) await sendOne(m);
+      };
+      await Promise.all(Array.from({ length: Math.min(SEND_CONCURRENCY, queue.length) }, worker));
+      await flush();
+      const summary = `${sent} member(s) sent, ${refused} refused, ${already.size} sent before`;
+      if (temporary.length === 0 && later > 0) {
+        const error = `${later} member(s) left for the next attempt (at most ${deps.maxSendsPerAttempt} a turn)`;
+        // Held until now: due again at once, its attempts not counted and its subscription not failing.
+        return {
+          ok: false,
+          hold: { untilMs: clock.now(), called: true },
+          permanent: false,
+          gone: false,
+          retryAfterMs: null,
+          status: null,
+          excerpt: summary,
+          error,
+        };
+      }
+      if (temporary.length === 0) return { ok: true, permanent: false, gone: false, retryAfterMs: null, status: 250, excerpt: summary, error: '' };
+      return {
+        ok: false,
+        permanent: false,
+        gone: false,
+        retryAfterMs: null,
+        status: null,
+        excerpt: summary,
+        error: `${temporary.length} of ${members.length} member(s) not sent yet (retried later): ${temporary[0]}`,
+      };
+    },
+  };
+}

@@ -1,0 +1,212 @@
+/**
+ * Keeps each group subscription's member list in step with the SCIM directory: reads the group and
+ * its members' users (listing pages or one GET each, whichever costs fewer requests), works out
+ * who was added and removed and why (core/scim-group.ts), and writes it all in one step. A failed
+ * read keeps the last good list, says so in the link's outcome and the audit list, and removes nobody.
+ */
+import { ApiError } from '../core/errors.ts';
+import type { Clock, Logger } from '../core/ports.ts';
+import type { GroupDirectoryStore, GroupLink, ScimDirectory } from '../core/ports/scim-directory.ts';
+import { ScimCallError } from '../core/scim-errors.ts';
+import { chooseUserReads, departedMembers, diffMembers, SCIM_PAGE_SIZE, type MemberChange } from '../core/scim-group.ts';
+import { nextPage, type DirectoryGroup, type DirectoryUser } from '../core/scim-resources.ts';
+
+/** Audit entries kept per group: enough for months of a busy team's changes, small enough to show. */
+export const GROUP_LOG_LIMIT = 500;
+/** Groups one scheduled round syncs; the oldest first, so every group gets its turn. */
+const GROUPS_PER_ROUND = 50;
+/** Per-member send records are needed only while their delivery may still be retried (about 28 h). */
+const MEMBER_SENDS_KEEP_MS = 7 * 24 * 60 * 60 * 1000;
+
+export type GroupSyncDeps = {
+  store: GroupDirectoryStore;
+  /** Null while SCIM_TOKEN is unset: every sync fails with not_configured. */
+  directory: ScimDirectory | null;
+  clock: Clock;
+  logger: Logger;
+  /** SCIM_SYNC_SECONDS: how old a member list may get. */
+  syncSeconds: number;
+  logLimit?: number;
+};
+
+/** Null for a refusal that says the text is no group id (a 4xx other than auth), the error otherwise. */
+function notAnId(error: unknown): null {
+  if (error instanceof ScimCallError && error.status !== null && error.status >= 400 && error.status < 500 && ![401, 403, 429].includes(error.status))
+    return null;
+  throw error;
+}
+
+export type SyncReport = {
+  subscriptionId: string;
+  /** `superseded`: another sync of the same group wrote first; its list stands. */
+  outcome: 'ok' | 'failed' | 'superseded';
+  groupDeleted: boolean;
+  members: number;
+  changes: MemberChange[];
+  error: string | null;
+  /** SCIM requests this sync made. */
+  requests: number;
+  at: number;
+};
+
+export type GroupSync = ReturnType<typeof createGroupSync>;
+
+export function createGroupSync(deps: GroupSyncDeps) {
+  const { store, clock, logger } = deps;
+  const logLimit = deps.logLimit ?? GROUP_LOG_LIMIT;
+  const maxAgeMs = deps.syncSeconds * 1000;
+  // One sync per group at a time in this process: a scheduled sync and an alert's wait for
+  // freshness share one run instead of reading the directory twice.
+  const running = new Map<string, Promise<SyncReport>>();
+
+  function requireDirectory(): ScimDirectory {
+    if (!deps.directory) throw new ScimCallError('(no request)', 'not_configured', null, false, { detail: 'set SCIM_TOKEN (and SCIM_URL)' });
+    return deps.directory;
+  }
+
+  /** The users of `memberIds`, and what is known of `departed` former members, in the fewest requests. */
+  async function readUsers(directory: ScimDirectory, memberIds: readonly string[], departed: readonly string[]): Promise<Map<string, DirectoryUser>> {
+    const wanted = new Set([...memberIds, ...departed]);
+    const users = new Map<string, DirectoryUser>();
+    const take = (list: readonly DirectoryUser[]) => {
+      for (const u of list) if (wanted.has(u.id)) users.set(u.id, u);
+    };
+    // One wanted user: one GET beats any page. More: the first page also says how big the directory is.
+    if (wanted.size >= 2) {
+      let page = await directory.usersPage(1, SCIM_PAGE_SIZE);
+      take(page.users);
+      for (;;) {
+        const listed = page.startIndex - 1 + page.users.length;
+        const unread = [...wanted].filter((id) => !users.has(id)).length;
+        if (unread === 0 || chooseUserReads({ unreadMembers: unread, totalUsers: page.totalResults, listedSoFar: listed }) === 'get') break;
+        const next = nextPage(page.startIndex, page.users.length, page.totalResults);
+        if (next.kind === 'done') break;
+        if (next.kind === 'missing') throw new ScimCallError('GET /Users', 'missing_page', 200, true);
+        page = await directory.usersPage(next.startIndex, SCIM_PAGE_SIZE);
+        take(page.users);
+      }
+    }
+    for (const id of wanted) {
+      if (users.has(id)) continue;
+      const user = await directory.user(id);
+      if (user) users.set(id, user);
+    }
+    return users;
+  }
+
+  async function run(link: GroupLink): Promise<SyncReport> {
+    const at = clock.now();
+    const report = (fields: Partial<SyncReport>): SyncReport => ({
+      subscriptionId: link.subscriptionId,
+      outcome: 'ok',
+      groupDeleted: false,
+      members: 0,
+      changes: [],
+      error: null,
+      requests: 0,
+      at,
+      ...fields,
+    });
+    const before = deps.directory?.stats().requests ?? 0;
+    const requests = () => (deps.directory?.stats().requests ?? 0) - before;
+    const previous = await store.allMembers(link.subscriptionId);
+    try {
+      const directory = requireDirectory();
+      const group: DirectoryGroup | null = await directory.group(link.groupId);
+      const version = await directory.version();
+      let current: DirectoryUser[] | null = null;
+      let lookup = new Map<string, DirectoryUser>();
+      if (group) {
+        const departed = departedMembers(previous, new Set(group.memberIds));
+        lookup = await readUsers(directory, group.memberIds, departed);
+        // A member id the directory has no user for cannot be mailed; it is left out, not guessed.
+        current = group.memberIds.flatMap((id) => lookup.get(id) ?? []);
+      }
+      const changes = diffMembers(previous, current, (id) => lookup.get(id));
+      const applied = await store.applySync(
+        {
+          subscriptionId: link.subscriptionId,
+          revision: link.revision,
+          at: clock.now(),
+          version,
+          groupName: group?.displayName ?? link.groupName,
+          groupDeleted: group === null,
+          members: current ?? [],
+          changes,
+        },
+        logLimit,
+      );
+      if (!applied) return report({ outcome: 'superseded', members: previous.length, requests: requests() });
+      if (group === null)
+        logger.warn("a group subscription's group was deleted from the directory", { subscription: link.subscriptionId, group: link.groupId });
+      logger.info('group synced', { subscription: link.subscriptionId, members: current?.length ?? 0, changes: changes.length, requests: requests() });
+      return report({ groupDeleted: group === null, members: current?.length ?? 0, changes, requests: requests() });
+    } catch (error) {
+      if (!(error instanceof ScimCallError)) throw error;
+      // The last good list stays: a read that failed says nothing about who left.
+      await store.recordSyncFailure(link.subscriptionId, clock.now(), error.message, logLimit);
+      logger.warn('group sync failed; the last good member list is kept', {
+        subscription: link.subscriptionId,
+        code: error.code,
+        meaning: error.meaning,
+        request: error.request,
+        status: error.status,
+      });
+      return report({ outcome: 'failed', members: previous.length, error: error.message, requests: requests() });
+    }
+  }
+
+  async function syncLink(link: GroupLink): Promise<SyncReport> {
+    const inFlight = running.get(link.subscriptionId);
+    if (inFlight) return inFlight;
+    const started = run(link).finally(() => running.delete(link.subscriptionId));
+    running.set(link.subscriptionId, started);
+    return started;
+  }
+
+  const isStale = (link: GroupLink, now: number) => link.syncedAt === null || now - link.syncedAt >= maxAgeMs;
+
+  return {
+    /** Syncs one group subscription now; 404 when the subscription is not a group subscription. */
+    async syncGroup(subscriptionId: string): Promise<SyncReport> {
+      const link = await store.groupLink(subscriptionId);
+      if (!link) throw new ApiError(404, 'not_a_group_subscription', 'that subscription does not send to a directory group');
+      return syncLink(link);
+    },
+
+    /** Before an alert: syncs when the list is older than SCIM_SYNC_SECONDS. A failure keeps the last list, so this never throws for one. */
+    async syncIfStale(subscriptionId: string): Promise<SyncReport | null> {
+      const link = await store.groupLink(subscriptionId);
+      if (!link || !isStale(link, clock.now())) return null;
+      return syncLink(link);
+    },
+
+    /** The scheduled round: every group whose list is older than SCIM_SYNC_SECONDS, oldest first. */
+    async syncDue(): Promise<SyncReport[]> {
+      const now = clock.now();
+      await store.pruneMemberSends(now - MEMBER_SENDS_KEEP_MS);
+      await store.pruneDeletedGroups();
+      if (!deps.directory) return [];
+      const due = (await store.groupLinks(GROUPS_PER_ROUND)).filter((link) => isStale(link, now));
+      const reports: SyncReport[] = [];
+      for (const link of due) reports.push(await syncLink(link));
+      return reports;
+    },
+
+    /** The group `ref` names, by SCIM id or exact displayName: what a new group subscription points at. */
+    async resolveGroup(ref: string): Promise<DirectoryGroup> {
+      if (!deps.directory) throw new ApiError(409, 'directory_disabled', 'the SCIM directory is not configured: set SCIM_TOKEN (and SCIM_URL)');
+      try {
+        // An id has no spaces or slashes; a name may. Only what could be an id is tried as one, and a
+        // refusal of it as an id (not a failure of the directory) sends the lookup on to the names.
+        const byId = /^[A-Za-z0-9_-]{1,100}$/.test(ref) ? await deps.directory.group(ref).catch((error: unknown) => notAnId(error)) : null;
+        const group = byId ?? (await deps.directory.groupByName(ref));
+        if (!group) throw new ApiError(404, 'group_not_found', `the directory has no group with the id or display name ${JSON.stringify(ref.slice(0, 100))}`);
+        return group;
+      } catch (error) {
+        if (error instanceof ScimCallError) throw new ApiError(502, 'directory_unavailable', `the SCIM directory did not answer as expected: ${error.message}`);
+        throw error;
+      }
+    },
+  };
+}

@@ -1,0 +1,96 @@
+/** The workspace's SCIM directory as group subscriptions read it, and the store of what each sync found. */
+import type { GroupLogChange, GroupMember, MemberChange } from '../scim-group.ts';
+import type { DirectoryGroup, DirectoryUser, ScimVersionName } from '../scim-resources.ts';
+
+export type UsersPage = { users: DirectoryUser[]; totalResults: number; startIndex: number };
+
+/** What a client has cost so far: requests sent, and time spent waiting for the rate limits. */
+export type ScimCallStats = { requests: number; pacedMs: number; retryAfterMs: number };
+
+/** Every method fails with a ScimCallError (core/scim-errors.ts) when the directory does not answer as the spec says. */
+export interface ScimDirectory {
+  /** The version the directory speaks: v2.0 first, v1.1 when v2.0 answers unsupported_version. */
+  version(): Promise<ScimVersionName>;
+  /** Null when the directory says no_such_group. */
+  group(id: string): Promise<DirectoryGroup | null>;
+  /** The group whose displayName is exactly `name` (listing: groups have no filterable attribute); null when none. */
+  groupByName(name: string): Promise<DirectoryGroup | null>;
+  usersPage(startIndex: number, count: number): Promise<UsersPage>;
+  /** Null when the directory says no_such_user or unknown_user. */
+  user(id: string): Promise<DirectoryUser | null>;
+  stats(): ScimCallStats;
+}
+
+export type SyncOutcome = 'never' | 'ok' | 'failed';
+
+/** A group subscription's link to its group, and how its last sync went. */
+export type GroupLink = {
+  subscriptionId: string;
+  groupId: string;
+  groupName: string;
+  /** When the last sync (good or not) ended; null before the first. */
+  syncedAt: number | null;
+  outcome: SyncOutcome;
+  /** The last failure's code, meaning and request, while the outcome is failed. */
+  error: string | null;
+  /** When the member list was last read in full: what a failed sync keeps. */
+  lastOkAt: number | null;
+  version: ScimVersionName | null;
+  groupDeleted: boolean;
+  /** Bumped by every good sync: a sync writes only over the revision it read. */
+  revision: number;
+  memberCount: number;
+};
+
+export type GroupLogEntry = {
+  id: number;
+  at: number;
+  userId: string | null;
+  email: string | null;
+  displayName: string | null;
+  change: GroupLogChange;
+  detail: string | null;
+};
+
+export type GoodSync = {
+  subscriptionId: string;
+  /** The revision the sync read its previous member list at; the write is dropped if it moved. */
+  revision: number;
+  at: number;
+  version: ScimVersionName;
+  groupName: string;
+  groupDeleted: boolean;
+  members: readonly DirectoryUser[];
+  changes: readonly MemberChange[];
+};
+
+export type MemberSend = { userId: string; state: 'sent' | 'refused' };
+
+export interface GroupDirectoryStore {
+  linkGroup(link: { subscriptionId: string; groupId: string; groupName: string }): Promise<void>;
+  groupLink(subscriptionId: string): Promise<GroupLink | null>;
+  /** Group subscriptions (of any status), oldest sync first, at most `limit`. */
+  groupLinks(limit: number): Promise<GroupLink[]>;
+  /** Members as last synced, by user id, after `afterUserId`. */
+  members(subscriptionId: string, afterUserId: string | null, limit: number): Promise<GroupMember[]>;
+  /** The whole last good list (at most a group's size), what a sync compares against. */
+  allMembers(subscriptionId: string): Promise<GroupMember[]>;
+  /** The audit list, newest first, before the entry with id `beforeId`. */
+  log(subscriptionId: string, beforeId: number | null, limit: number): Promise<GroupLogEntry[]>;
+  /**
+   * Replaces the member list, appends the changes to the audit list (keeping the newest
+   * `logLimit` per group) and marks the sync good, in one step; false when another sync wrote first.
+   */
+  applySync(sync: GoodSync, logLimit: number): Promise<boolean>;
+  /** Marks the sync failed and logs why; the member list stays as it was. */
+  recordSyncFailure(subscriptionId: string, at: number, error: string, logLimit: number): Promise<void>;
+  /** Mutes one member for this group only; false when the subscription has no such link. */
+  muteMember(subscriptionId: string, userId: string, at: number): Promise<boolean>;
+  /** The members already sent (or refused for good) this delivery. */
+  memberSends(deliveryKey: string): Promise<MemberSend[]>;
+  recordMemberSends(deliveryKey: string, sends: readonly MemberSend[], at: number): Promise<void>;
+  /** Forgets per-member sends recorded before `beforeMs`; returns how many. */
+  pruneMemberSends(beforeMs: number): Promise<number>;
+  /** Forgets the links, members, mutes and audit entries of group subscriptions that were deleted; returns how many links. */
+  pruneDeletedGroups(): Promise<number>;
+}

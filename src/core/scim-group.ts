@@ -1,0 +1,100 @@
+/**
+ * Group subscriptions (issue 11): an email subscription whose recipients are a SCIM group's
+ * members. The subscription keeps `scim-group:<id>` as its target, so every existing path
+ * (fanout, outbox, filters) treats it as the one subscription it is.
+ */
+import { z } from 'zod';
+import type { DirectoryUser } from './scim-resources.ts';
+import { subscriptionFiltersSchema, timeZoneSchema } from './subscription.ts';
+
+const TARGET_PREFIX = 'scim-group:';
+
+export function groupTarget(groupId: string): string {
+  return `${TARGET_PREFIX}${groupId}`;
+}
+
+/** The group id of a group subscription's target, or null for an ordinary one. */
+export function groupIdOfTarget(target: string): string | null {
+  return target.startsWith(TARGET_PREFIX) ? target.slice(TARGET_PREFIX.length) : null;
+}
+
+/** A member as the last sync stored it. */
+export type GroupMember = DirectoryUser & { muted: boolean };
+
+export type GroupChange = 'added' | 'removed: left group' | 'removed: deactivated' | 'removed: group deleted';
+
+export type GroupLogChange = GroupChange | 'sync failed';
+
+export type MemberChange = { userId: string; email: string | null; displayName: string; change: GroupChange };
+
+/** Who receives: active members with a primary email, not muted. */
+export function receives(member: Pick<GroupMember, 'active' | 'email' | 'muted'>): boolean {
+  return member.active && member.email !== null && !member.muted;
+}
+
+/**
+ * What changed between the last good member list and what the directory says now. `current` is
+ * null when the group itself is gone. `lookup` has what is known of users no longer in the group
+ * (undefined: not found in the directory, which the spec's DELETE never does, so it counts as
+ * deactivated).
+ */
+export function diffMembers(
+  previous: readonly DirectoryUser[],
+  current: readonly DirectoryUser[] | null,
+  lookup: (userId: string) => DirectoryUser | undefined,
+): MemberChange[] {
+  const changes: MemberChange[] = [];
+  const entry = (u: DirectoryUser, change: GroupChange): MemberChange => ({ userId: u.id, email: u.email, displayName: u.displayName, change });
+  const before = new Map(previous.map((u) => [u.id, u]));
+  if (current === null) return previous.filter((u) => u.active).map((u) => entry(u, 'removed: group deleted'));
+  const now = new Map(current.map((u) => [u.id, u]));
+  for (const user of current) {
+    const was = before.get(user.id);
+    if (user.active && (!was || !was.active)) changes.push(entry(user, 'added'));
+    else if (!user.active && was?.active) changes.push(entry(user, 'removed: deactivated'));
+  }
+  for (const was of previous) {
+    if (now.has(was.id) || !was.active) continue;
+    const found = lookup(was.id);
+    changes.push(entry(found ?? was, found?.active ? 'removed: left group' : 'removed: deactivated'));
+  }
+  return changes.sort((a, b) => (a.userId < b.userId ? -1 : a.userId > b.userId ? 1 : 0));
+}
+
+/** Ids of former active members the sync needs the directory's word on (left the group, or deactivated). */
+export function departedMembers(previous: readonly DirectoryUser[], currentIds: ReadonlySet<string>): string[] {
+  return previous.filter((u) => u.active && !currentIds.has(u.id)).map((u) => u.id);
+}
+
+export const SCIM_PAGE_SIZE = 1000;
+
+/**
+ * How to read the users a group's members are: list the directory a page of SCIM_PAGE_SIZE at a
+ * time, or GET each one. After the first list page (which also gave totalResults), the cheaper in
+ * requests wins; a tie goes to listing, whose pages draw only on the org-wide reads bucket while
+ * each GET also draws on the 300-a-minute GET /Users/<id> row.
+ */
+export function chooseUserReads(input: { unreadMembers: number; totalUsers: number; listedSoFar: number }): 'list' | 'get' {
+  const remainingPages = Math.ceil(Math.max(0, input.totalUsers - input.listedSoFar) / SCIM_PAGE_SIZE);
+  return input.unreadMembers < remainingPages ? 'get' : 'list';
+}
+
+/** The body of `POST /api/subscriptions` for a group: `group` is the group's SCIM id or exact display name. */
+const GROUP_REF_MAX_CHARS = 200;
+
+export const createGroupSubscriptionSchema = z.strictObject({
+  channel: z.literal('email'),
+  group: z
+    .string({ error: 'group must be a string: the SCIM id or exact display name of a directory group' })
+    .trim()
+    .min(1, 'group must not be empty')
+    .max(GROUP_REF_MAX_CHARS, `group must be at most ${GROUP_REF_MAX_CHARS} characters`),
+  filters: subscriptionFiltersSchema.optional(),
+  timezone: timeZoneSchema.optional(),
+});
+
+/** What `PATCH /api/subscriptions/:id` may change on a group subscription: the group stays. */
+export const updateGroupSubscriptionSchema = z.strictObject({
+  filters: subscriptionFiltersSchema.optional(),
+  timezone: timeZoneSchema.optional(),
+});

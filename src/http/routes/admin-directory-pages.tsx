@@ -1,0 +1,62 @@
+/**
+ * The admin pages of group subscriptions (issue 11), under the admin session and its CSRF checks
+ * (registered by admin-pages.tsx): /admin/directory says whether the SCIM directory answers and
+ * which version it speaks, and each group subscription's page shows its members, its audit list
+ * and a "Sync now" button.
+ */
+import type { Hono } from 'hono';
+import { ScimCallError } from '../../core/scim-errors.ts';
+import type { AppDeps } from '../deps.ts';
+import { AdminDirectoryPage, AdminGroupPage, type DirectoryStatus } from '../pages/admin-directory-page.tsx';
+import type { AdminAppPageTools } from './admin-app-pages.tsx';
+import type { AdminSession } from '../admin-session.ts';
+
+type AdminEnv = { Variables: { session: AdminSession; csrf: string } };
+
+const GROUPS_LISTED_MAX = 200;
+const MEMBERS_PER_PAGE = 100;
+const LOG_SHOWN = 50;
+
+const NOTICES: Record<string, string> = {
+  synced: 'Synced: the member list and the audit list below are what the directory says now.',
+  failed: 'The sync failed: the last good member list is kept, and the audit list says why.',
+};
+
+export function registerAdminDirectoryPages(app: Hono<AdminEnv>, deps: AppDeps, tools: AdminAppPageTools): void {
+  app.get('/admin/directory', async (c) => {
+    const groups = deps.groups;
+    let status: DirectoryStatus = { kind: 'not_configured' };
+    if (groups?.directory) {
+      try {
+        status = { kind: 'answers', version: await groups.directory.version() };
+      } catch (error) {
+        if (!(error instanceof ScimCallError)) throw error;
+        status = { kind: 'fails', error: error.message };
+      }
+    }
+    const links = groups ? await groups.store.groupLinks(GROUPS_LISTED_MAX) : [];
+    return tools.adminPage(c, 'Directory', <AdminDirectoryPage data={{ scimUrl: groups?.scimUrl ?? 'not set', status, links }} />);
+  });
+
+  app.get('/admin/directory/:id', async (c) => {
+    const link = await deps.groups?.store.groupLink(c.req.param('id'));
+    if (!deps.groups || !link) return tools.problem(c, 404, 'Not found', 'No group subscription with that id.', '/admin/directory');
+    const rows = await deps.groups.store.members(link.subscriptionId, c.req.query('after') ?? null, MEMBERS_PER_PAGE + 1);
+    const members = rows.slice(0, MEMBERS_PER_PAGE);
+    const data = {
+      link,
+      members,
+      nextAfter: rows.length > MEMBERS_PER_PAGE ? members.at(-1)!.id : null,
+      log: await deps.groups.store.log(link.subscriptionId, null, LOG_SHOWN),
+      csrf: c.get('csrf'),
+    };
+    return tools.adminPage(c, `Group: ${link.groupName}`, <AdminGroupPage data={data} />, NOTICES[c.req.query('done') ?? ''] ?? null);
+  });
+
+  app.post('/admin/directory/:id/sync', async (c) => {
+    const link = await deps.groups?.store.groupLink(c.req.param('id'));
+    if (!deps.groups || !link) return tools.problem(c, 404, 'Not found', 'No group subscription with that id.', '/admin/directory');
+    const report = await deps.groups.sync.syncGroup(link.subscriptionId);
+    return c.redirect(`/admin/directory/${encodeURIComponent(link.subscriptionId)}?done=${report.outcome === 'failed' ? 'failed' : 'synced'}`, 303);
+  });
+}

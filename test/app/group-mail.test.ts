@@ -1,0 +1,115 @@
+/**
+ * A group delivery's mail through a real SMTP server: one mail per receiving member, recorded per
+ * member under the delivery's id, so a second attempt (a retry, or a run after a crash) mails only
+ * those not yet sent; a refusal for good ends that member's turn, a temporary one is retried.
+ */
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { createConsoleLogger } from '../../src/adapters/console-logger.ts';
+import { createScimClient } from '../../src/adapters/fetch-scim-client.ts';
+import { createSmtpMailer } from '../../src/adapters/smtp-mailer.ts';
+import { createSqliteGroupDirectoryStore } from '../../src/adapters/sqlite-scim-groups.ts';
+import { createGroupMail } from '../../src/app/group-mail.ts';
+import { createGroupSync } from '../../src/app/group-sync.ts';
+import type { Mailer } from '../../src/core/ports.ts';
+import { createSecretBox, generateSecretKey } from '../../src/core/secret-box.ts';
+import { storedSubscription } from '../fixtures/notification-builders.ts';
+import { startSmtp, type TestSmtp } from '../helpers/smtp.ts';
+import { openTempArchive, type TempArchive } from '../helpers/temp-archive.ts';
+import { control, startScim } from '../sim/scim-helpers.ts';
+
+const SUB = 'sub_ops';
+const render = () => ({ subject: 'Incident', text: 'text', html: '<p>html</p>', headers: {} });
+
+describe('group mail', () => {
+  let smtp: TestSmtp;
+  let archive: TempArchive;
+  let mailer: Mailer;
+  beforeEach(async () => {
+    smtp = await startSmtp();
+    archive = openTempArchive();
+    mailer = createSmtpMailer({ smtpUrl: smtp.url, from: 'status@example.test' });
+  });
+  afterEach(async () => {
+    mailer.close();
+    await smtp.close();
+    archive.remove();
+  });
+
+  async function groupOf(emails: string[], maxSendsPerAttempt?: number) {
+    const sim = await startScim({ clock: Date.now });
+    const ids: string[] = [];
+    for (const [i, email] of emails.entries()) ids.push((await control(sim, 'POST', '/users', { userName: `member${i}`, email })).id);
+    const group = await control(sim, 'POST', '/groups', { displayName: 'Ops', members: ids });
+    const store = createSqliteGroupDirectoryStore(archive.connection);
+    const clock = { now: Date.now };
+    const logger = createConsoleLogger({ level: 'error', format: 'json', write: () => {} });
+    await archive.store.createSubscription(storedSubscription(SUB, { channel: 'email', target: `scim-group:${group.id}` }, Date.now()));
+    await store.linkGroup({ subscriptionId: SUB, groupId: group.id, groupName: 'Ops' });
+    const sync = createGroupSync({ store, directory: createScimClient({ baseUrl: sim.url, token: sim.token, clock }), clock, logger, syncSeconds: 300 });
+    const mail = createGroupMail({
+      store,
+      sync,
+      mailer,
+      secrets: await createSecretBox(generateSecretKey()),
+      clock,
+      logger,
+      publicUrl: 'https://status.example.test',
+      sanitizeHtml: (h) => h,
+      maxSendsPerAttempt,
+    });
+    return { store, mail, ids, subscription: (await archive.store.getSubscription(SUB))! };
+  }
+
+  it('mails each member once per delivery, however often the delivery is attempted', async () => {
+    const { mail, subscription, store } = await groupOf(['a@example.test', 'b@example.test', 'c@example.test']);
+    const messageId = async () => 'msg_delivery_1';
+    // The first attempt syncs the never-synced list, then mails everyone.
+    expect(await mail.send(subscription, render, { messageId })).toMatchObject({ ok: true });
+    expect(smtp.received).toHaveLength(3);
+    expect(await mail.send(subscription, render, { messageId })).toMatchObject({ ok: true, excerpt: '0 member(s) sent, 0 refused, 3 sent before' });
+    expect(smtp.received).toHaveLength(3);
+    expect(await store.memberSends('msg_delivery_1')).toHaveLength(3);
+    // Another delivery (another incident or poll) is mailed again.
+    await mail.send(subscription, render, { messageId: async () => 'msg_delivery_2' });
+    expect(smtp.received).toHaveLength(6);
+  });
+
+  it('retries only the member whose mail was refused for now; one refused for good is not retried', async () => {
+    const { mail, subscription, store, ids } = await groupOf(['a@example.test', 'rcpt451@example.test', 'rcpt550@example.test']);
+    const messageId = async () => 'msg_delivery_1';
+    const first = await mail.send(subscription, render, { messageId });
+    expect(first).toMatchObject({ ok: false, permanent: false });
+    expect(first.error).toContain(`1 of 3 member(s) not sent yet (retried later): ${ids[1]}`);
+    expect(smtp.received).toHaveLength(1);
+    expect((await store.memberSends('msg_delivery_1')).sort((a, b) => a.userId.localeCompare(b.userId))).toEqual([
+      { userId: ids[0], state: 'sent' },
+      { userId: ids[2], state: 'refused' },
+    ]);
+    const second = await mail.send(subscription, render, { messageId });
+    expect(second.excerpt).toBe('0 member(s) sent, 0 refused, 2 sent before');
+    expect(smtp.received).toHaveLength(1);
+  });
+
+  it('sends a big group over several attempts when one attempt is bounded, each going on at once', async () => {
+    const { mail, subscription } = await groupOf(['a@example.test', 'b@example.test', 'c@example.test', 'd@example.test', 'e@example.test'], 2);
+    const messageId = async () => 'msg_delivery_1';
+    const first = await mail.send(subscription, render, { messageId });
+    expect(first).toMatchObject({ ok: false, hold: { called: true }, permanent: false, error: '3 member(s) left for the next attempt (at most 2 a turn)' });
+    expect(smtp.received).toHaveLength(2);
+    expect(await mail.send(subscription, render, { messageId })).toMatchObject({ hold: { called: true } });
+    expect(await mail.send(subscription, render, { messageId })).toMatchObject({ ok: true });
+    expect(new Set(smtp.received.map((m) => (m.to && !Array.isArray(m.to) ? m.to.text : ''))).size).toBe(5);
+  });
+
+  it('skips a muted member, and opens only its own tokens', async () => {
+    const { mail, subscription, store, ids } = await groupOf(['a@example.test', 'b@example.test']);
+    await mail.send(subscription, render, { messageId: async () => 'msg_1' });
+    expect(await store.muteMember(SUB, ids[0]!, Date.now())).toBe(true);
+    await mail.send(subscription, render, { messageId: async () => 'msg_2' });
+    const to = smtp.received.map((m) => (m.to && !Array.isArray(m.to) ? m.to.text : ''));
+    expect(to.slice(0, 2).sort()).toEqual(['a@example.test', 'b@example.test']);
+    expect(to.slice(2)).toEqual(['b@example.test']);
+    expect(await mail.openMemberToken('v1.00000000.AAAA.BBBB')).toBeNull();
+    expect(await mail.openMemberToken('not a token')).toBeNull();
+  });
+});

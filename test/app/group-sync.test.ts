@@ -1,0 +1,164 @@
+/**
+ * The group sync against the simulated SCIM directory over HTTP and a real SQLite file: faults in
+ * the middle of a sync (500s, a 429 burst beyond patience, a missing page, a timeout, a malformed
+ * answer) keep the last good member list and remove nobody; the read plan makes few requests.
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import { createConsoleLogger } from '../../src/adapters/console-logger.ts';
+import { createScimClient } from '../../src/adapters/fetch-scim-client.ts';
+import { createSqliteGroupDirectoryStore } from '../../src/adapters/sqlite-scim-groups.ts';
+import { createGroupSync, type GroupSync } from '../../src/app/group-sync.ts';
+import type { GroupDirectoryStore } from '../../src/core/ports/scim-directory.ts';
+import type { RunningSimulatedScim } from '../../src/sim/scim/server.ts';
+import { storedSubscription } from '../fixtures/notification-builders.ts';
+import { openTempArchive, type TempArchive } from '../helpers/temp-archive.ts';
+import { control, startScim } from '../sim/scim-helpers.ts';
+
+const SUB = 'sub_ops';
+const archives: TempArchive[] = [];
+afterEach(() => {
+  for (const a of archives.splice(0)) a.remove();
+});
+
+type Setup = { sim: RunningSimulatedScim; store: GroupDirectoryStore; sync: GroupSync; groupId: string; seed: any; logs: string[]; requests: () => number };
+
+async function setup(users: number, members: number, options: { timeoutMs?: number; logLimit?: number } = {}): Promise<Setup> {
+  let nowMs = Date.UTC(2026, 10, 23, 9, 0, 0);
+  const clock = { now: () => nowMs };
+  const sim = await startScim({ clock: clock.now });
+  const seed = await control(sim, 'POST', '/seed', { users, groups: [{ displayName: 'Ops', members }] });
+  const archive = openTempArchive();
+  archives.push(archive);
+  const store = createSqliteGroupDirectoryStore(archive.connection);
+  await archive.store.createSubscription(storedSubscription(SUB, { channel: 'email', target: `scim-group:${seed.groups[0].id}` }, nowMs));
+  await store.linkGroup({ subscriptionId: SUB, groupId: seed.groups[0].id, groupName: 'Ops' });
+  const directory = createScimClient({
+    baseUrl: sim.url,
+    token: sim.token,
+    clock,
+    timeoutMs: options.timeoutMs,
+    // Waits move the shared clock: the sim's buckets refill as they would, and the test does not sleep.
+    sleep: async (ms) => {
+      nowMs += ms;
+    },
+  });
+  const logs: string[] = [];
+  const logger = createConsoleLogger({ level: 'debug', format: 'json', write: (line) => logs.push(line) });
+  const sync = createGroupSync({ store, directory, clock, logger, syncSeconds: 300, logLimit: options.logLimit });
+  return { sim, store, sync, groupId: seed.groups[0].id, seed, logs, requests: () => directory.stats().requests };
+}
+
+const memberIds = async (store: GroupDirectoryStore) => (await store.allMembers(SUB)).map((m) => m.id);
+
+describe('group sync', () => {
+  it('reads a 2,500-member group over short pages in as few requests as the paging allows', async () => {
+    const s = await setup(2600, 2500);
+    await control(s.sim, 'PUT', '/short-pages', { users: 700 });
+    const report = await s.sync.syncGroup(SUB);
+    expect(report).toMatchObject({ outcome: 'ok', members: 2500 });
+    expect(report.changes).toHaveLength(2500);
+    // One group read, then pages of 700 until every member is found: 2,500 / 700 → 4 pages.
+    expect(report.requests).toBe(1 + 4);
+    expect(await s.store.groupLink(SUB)).toMatchObject({ outcome: 'ok', memberCount: 2500, version: 'v2' });
+  });
+
+  it('reads a small group in a big directory one user at a time', async () => {
+    const s = await setup(5000, 3);
+    const report = await s.sync.syncGroup(SUB);
+    // The first page finds all three (they are the first users); otherwise GETs would have won over four more pages.
+    expect(report).toMatchObject({ outcome: 'ok', members: 3, requests: 2 });
+    await control(s.sim, 'POST', `/groups/${s.groupId}/members`, { add: [s.seed.lastUserId], remove: [s.seed.firstUserId] });
+    const again = await s.sync.syncGroup(SUB);
+    // Group, first page (two members and the one who left), then one GET for the member on the last page.
+    expect(again.requests).toBe(3);
+    expect(again.changes.map((c) => c.change).sort()).toEqual(['added', 'removed: left group']);
+  });
+
+  for (const fault of [
+    { name: '500s on a page', spec: { target: 'users.list', kind: 'status', status: 500, times: 2, startIndex: 1001 }, code: 'internal_error' },
+    {
+      name: 'a 429 burst beyond patience',
+      spec: { target: 'users.list', kind: 'rate-limit', retryAfterSeconds: 600, startIndex: 1001 },
+      code: 'too_many_requests',
+    },
+    { name: 'a missing page', spec: { target: 'users.list', kind: 'missing-page', startIndex: 1001 }, code: 'missing_page' },
+    { name: 'a group read that never answers', spec: { target: 'groups.get', kind: 'timeout', times: 1 }, code: 'timeout' },
+  ] as const) {
+    it(`keeps the last good member list through ${fault.name}, and says so`, async () => {
+      const s = await setup(2600, 2500, { timeoutMs: 300 });
+      expect((await s.sync.syncGroup(SUB)).outcome).toBe('ok');
+      const before = await memberIds(s.store);
+      // Between syncs, people leave and are deactivated: a failed read must not be taken for that.
+      await control(s.sim, 'POST', `/groups/${s.groupId}/members`, { remove: before.slice(0, 10) });
+      await control(s.sim, 'POST', `/users/${before[20]}/deactivate`);
+      await control(s.sim, 'POST', '/faults', fault.spec);
+      const report = await s.sync.syncGroup(SUB);
+      expect(report.outcome).toBe('failed');
+      expect(report.error).toContain(fault.code);
+      expect(await memberIds(s.store)).toEqual(before);
+      const link = await s.store.groupLink(SUB);
+      expect(link).toMatchObject({ outcome: 'failed', memberCount: 2500 });
+      expect(link?.error).toContain(fault.code);
+      const [last] = await s.store.log(SUB, null, 1);
+      expect(last).toMatchObject({ change: 'sync failed' });
+      expect(s.logs.some((l) => l.includes('the last good member list is kept') && l.includes(fault.code))).toBe(true);
+      // Once the directory answers again, the changes land.
+      await control(s.sim, 'DELETE', '/faults');
+      const healed = await s.sync.syncGroup(SUB);
+      expect(healed.outcome).toBe('ok');
+      expect(healed.changes.filter((c) => c.change === 'removed: left group')).toHaveLength(10);
+      expect(healed.changes.filter((c) => c.change === 'removed: deactivated')).toHaveLength(1);
+      expect((await memberIds(s.store)).length).toBe(2489);
+    });
+  }
+
+  it('refuses a malformed answer without touching the list', async () => {
+    const s = await setup(10, 5);
+    await s.sync.syncGroup(SUB);
+    const broken = createGroupSync({
+      store: s.store,
+      directory: createScimClient({
+        baseUrl: s.sim.url,
+        token: s.sim.token,
+        clock: { now: Date.now },
+        fetch: async () => Response.json({ id: 'G1', members: 'all' }),
+      }),
+      clock: { now: Date.now },
+      logger: createConsoleLogger({ level: 'error', format: 'json', write: () => {} }),
+      syncSeconds: 300,
+    });
+    const report = await broken.syncGroup(SUB);
+    expect(report.outcome).toBe('failed');
+    expect(report.error).toContain('malformed');
+    expect(await memberIds(s.store)).toHaveLength(5);
+  });
+
+  it('keeps the audit list within its bound', async () => {
+    const s = await setup(50, 40, { logLimit: 25 });
+    await s.sync.syncGroup(SUB);
+    expect(await s.store.log(SUB, null, 1000)).toHaveLength(25);
+    await control(s.sim, 'POST', '/faults', { target: 'groups.get', kind: 'status', status: 500 });
+    for (let i = 0; i < 30; i += 1) await s.sync.syncGroup(SUB);
+    const log = await s.store.log(SUB, null, 1000);
+    expect(log).toHaveLength(25);
+    expect(log.every((e) => e.change === 'sync failed')).toBe(true);
+  });
+
+  it('resolves a group by id, or by its exact name when the text is refused as an id; a failing directory is a 502', async () => {
+    const s = await setup(5, 2);
+    expect((await s.sync.resolveGroup(s.groupId)).displayName).toBe('Ops');
+    expect((await s.sync.resolveGroup('Ops')).id).toBe(s.groupId);
+    await control(s.sim, 'POST', '/faults', { target: 'groups.get', kind: 'status', status: 400, times: 1 });
+    expect((await s.sync.resolveGroup('Ops')).id).toBe(s.groupId);
+    await expect(s.sync.resolveGroup('Nobody')).rejects.toMatchObject({ status: 404, code: 'group_not_found' });
+    await control(s.sim, 'POST', '/faults', { target: 'groups.get', kind: 'status', status: 500, times: 2 });
+    await expect(s.sync.resolveGroup('Ops')).rejects.toMatchObject({ status: 502, code: 'directory_unavailable' });
+  });
+
+  it('syncs only what is due, and a stale list before an alert', async () => {
+    const s = await setup(10, 3);
+    expect(await s.sync.syncIfStale(SUB)).toMatchObject({ outcome: 'ok' });
+    expect(await s.sync.syncIfStale(SUB)).toBeNull();
+    expect(await s.sync.syncDue()).toEqual([]);
+  });
+});

@@ -1,0 +1,165 @@
+/**
+ * The group directory store's contract (issue 11): a good sync replaces the member list and
+ * appends its changes in one step and only over the revision it read; a failed one keeps the list;
+ * the audit list keeps the newest N per group; mutes survive syncs; per-member sends are idempotent.
+ */
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { GoodSync, GroupDirectoryStore } from '../../src/core/ports/scim-directory.ts';
+import type { MemberChange } from '../../src/core/scim-group.ts';
+import type { DirectoryUser } from '../../src/core/scim-resources.ts';
+import { storedSubscription } from '../fixtures/notification-builders.ts';
+import type { OpenedStore, StoreTarget } from './store-target.ts';
+
+const T0 = Date.UTC(2026, 10, 23, 9, 0, 0);
+const SUB = 'sub_group';
+
+const user = (n: number, over: Partial<DirectoryUser> = {}): DirectoryUser => ({
+  id: `U${String(n).padStart(6, '0')}`,
+  email: `user${n}@example.test`,
+  active: true,
+  timeZone: n % 2 === 0 ? 'Europe/Berlin' : null,
+  displayName: `User ${n}`,
+  ...over,
+});
+
+const sync = (over: Partial<GoodSync>): GoodSync => ({
+  subscriptionId: SUB,
+  revision: 0,
+  at: T0,
+  version: 'v2',
+  groupName: 'Ops',
+  groupDeleted: false,
+  members: [],
+  changes: [],
+  ...over,
+});
+
+const added = (u: DirectoryUser): MemberChange => ({ userId: u.id, email: u.email, displayName: u.displayName, change: 'added' });
+
+export function scimGroupsContract(target: StoreTarget): void {
+  describe(`group directory store (${target.name})`, () => {
+    let opened: OpenedStore;
+    let groups: GroupDirectoryStore;
+    beforeEach(async () => {
+      opened = await target.open();
+      groups = opened.groups;
+      await opened.store.createSubscription(storedSubscription(SUB, { channel: 'email', target: 'scim-group:G1' }, T0));
+      await groups.linkGroup({ subscriptionId: SUB, groupId: 'G1', groupName: 'Ops' });
+    });
+    afterEach(() => opened.close());
+
+    it('starts never synced, with no members', async () => {
+      expect(await groups.groupLink(SUB)).toMatchObject({ groupId: 'G1', groupName: 'Ops', outcome: 'never', syncedAt: null, revision: 0, memberCount: 0 });
+      expect(await groups.groupLink('sub_other')).toBeNull();
+      expect((await groups.groupLinks(10)).map((l) => l.subscriptionId)).toEqual([SUB]);
+    });
+
+    it('writes a good sync whole: members, audit entries, outcome and revision', async () => {
+      const members = [user(3), user(1), user(2, { active: false, email: null })];
+      expect(await groups.applySync(sync({ members, changes: [added(user(1)), added(user(3))] }), 100)).toBe(true);
+      const link = await groups.groupLink(SUB);
+      expect(link).toMatchObject({ outcome: 'ok', syncedAt: T0, lastOkAt: T0, version: 'v2', revision: 1, memberCount: 3, error: null });
+      const page1 = await groups.members(SUB, null, 2);
+      expect(page1.map((m) => m.id)).toEqual(['U000001', 'U000002']);
+      expect(page1[1]).toEqual({ id: 'U000002', email: null, active: false, timeZone: 'Europe/Berlin', displayName: 'User 2', muted: false });
+      expect((await groups.members(SUB, 'U000002', 2)).map((m) => m.id)).toEqual(['U000003']);
+      expect((await groups.allMembers(SUB)).map((m) => m.id)).toEqual(['U000001', 'U000002', 'U000003']);
+      const log = await groups.log(SUB, null, 10);
+      expect(log.map((e) => [e.userId, e.change])).toEqual([
+        ['U000003', 'added'],
+        ['U000001', 'added'],
+      ]);
+    });
+
+    it('writes nothing from a sync that read an older revision (another sync wrote first)', async () => {
+      expect(await groups.applySync(sync({ members: [user(1)], changes: [added(user(1))] }), 100)).toBe(true);
+      expect(await groups.applySync(sync({ revision: 0, members: [user(9)], changes: [added(user(9))] }), 100)).toBe(false);
+      expect((await groups.allMembers(SUB)).map((m) => m.id)).toEqual(['U000001']);
+      expect(await groups.log(SUB, null, 10)).toHaveLength(1);
+      expect((await groups.groupLink(SUB))?.revision).toBe(1);
+    });
+
+    it('keeps the last good member list when a sync fails, and logs why', async () => {
+      await groups.applySync(sync({ members: [user(1), user(2)] }), 100);
+      await groups.recordSyncFailure(SUB, T0 + 60_000, 'GET /scim/v2/Groups/G1: http_500', 100);
+      expect(await groups.groupLink(SUB)).toMatchObject({ outcome: 'failed', syncedAt: T0 + 60_000, lastOkAt: T0, error: 'GET /scim/v2/Groups/G1: http_500' });
+      expect(await groups.allMembers(SUB)).toHaveLength(2);
+      expect((await groups.log(SUB, null, 10))[0]).toMatchObject({ change: 'sync failed', detail: 'GET /scim/v2/Groups/G1: http_500', userId: null });
+    });
+
+    it('keeps only the newest N audit entries of a group, and leaves other groups alone', async () => {
+      await opened.store.createSubscription(storedSubscription('sub_other', { channel: 'email', target: 'scim-group:G2' }, T0));
+      await groups.linkGroup({ subscriptionId: 'sub_other', groupId: 'G2', groupName: 'Other' });
+      await groups.applySync(sync({ subscriptionId: 'sub_other', changes: [added(user(50))] }), 3);
+      for (let i = 0; i < 4; i += 1) {
+        await groups.applySync(sync({ revision: i, at: T0 + i, members: [user(i)], changes: [added(user(10 + 2 * i)), added(user(11 + 2 * i))] }), 3);
+      }
+      await groups.recordSyncFailure(SUB, T0 + 10, 'boom', 3);
+      const log = await groups.log(SUB, null, 100);
+      expect(log.map((e) => e.userId ?? e.change)).toEqual(['sync failed', 'U000017', 'U000016']);
+      expect(await groups.log('sub_other', null, 100)).toHaveLength(1);
+      // Pages newest first.
+      expect((await groups.log(SUB, log[0]!.id, 1)).map((e) => e.userId)).toEqual(['U000017']);
+    });
+
+    it('keeps a mute through later syncs, for that member of that group only', async () => {
+      await groups.applySync(sync({ members: [user(1), user(2)] }), 100);
+      expect(await groups.muteMember(SUB, 'U000001', T0)).toBe(true);
+      expect(await groups.muteMember(SUB, 'U000001', T0 + 1)).toBe(true);
+      expect(await groups.muteMember('sub_unknown', 'U000001', T0)).toBe(false);
+      await groups.applySync(sync({ revision: 1, members: [user(1), user(2)] }), 100);
+      expect((await groups.allMembers(SUB)).map((m) => [m.id, m.muted])).toEqual([
+        ['U000001', true],
+        ['U000002', false],
+      ]);
+    });
+
+    it('records each member of a delivery once, and prunes by age', async () => {
+      await groups.recordMemberSends('msg_1', [{ userId: 'U1', state: 'sent' }], T0);
+      await groups.recordMemberSends(
+        'msg_1',
+        [
+          { userId: 'U1', state: 'refused' },
+          { userId: 'U2', state: 'refused' },
+        ],
+        T0 + 5,
+      );
+      await groups.recordMemberSends('msg_2', [{ userId: 'U1', state: 'sent' }], T0 + 10);
+      expect((await groups.memberSends('msg_1')).sort((a, b) => a.userId.localeCompare(b.userId))).toEqual([
+        { userId: 'U1', state: 'sent' },
+        { userId: 'U2', state: 'refused' },
+      ]);
+      expect(await groups.pruneMemberSends(T0 + 6)).toBe(2);
+      expect(await groups.memberSends('msg_1')).toEqual([]);
+      expect(await groups.memberSends('msg_2')).toHaveLength(1);
+    });
+
+    it('forgets what a deleted group subscription left, and nothing of the others', async () => {
+      await opened.store.createSubscription(storedSubscription('sub_other', { channel: 'email', target: 'scim-group:G2' }, T0));
+      await groups.linkGroup({ subscriptionId: 'sub_other', groupId: 'G2', groupName: 'Other' });
+      for (const id of [SUB, 'sub_other']) {
+        await groups.applySync(sync({ subscriptionId: id, members: [user(1), user(2)], changes: [added(user(1))] }), 100);
+        await groups.muteMember(id, 'U000001', T0);
+      }
+      expect(await groups.pruneDeletedGroups()).toBe(0);
+      expect(await opened.store.deleteSubscription(SUB)).toBe(true);
+      expect(await groups.pruneDeletedGroups()).toBe(1);
+      expect(await groups.groupLink(SUB)).toBeNull();
+      expect(await groups.allMembers(SUB)).toEqual([]);
+      expect(await groups.log(SUB, null, 10)).toEqual([]);
+      expect(await groups.muteMember(SUB, 'U000002', T0)).toBe(false);
+      expect((await groups.allMembers('sub_other')).map((m) => m.muted)).toEqual([true, false]);
+      expect(await groups.log('sub_other', null, 10)).toHaveLength(1);
+    });
+
+    it("writes the spec's largest group (15,000 members) in one step", async () => {
+      const members = Array.from({ length: 15_000 }, (_, i) => user(i + 1));
+      expect(await groups.applySync(sync({ members, changes: members.slice(0, 3000).map(added) }), 500)).toBe(true);
+      expect((await groups.groupLink(SUB))?.memberCount).toBe(15_000);
+      expect(await groups.log(SUB, null, 1000)).toHaveLength(500);
+      // A shrink to 2 replaces the list as a whole.
+      expect(await groups.applySync(sync({ revision: 1, members: [user(1), user(2)] }), 500)).toBe(true);
+      expect((await groups.groupLink(SUB))?.memberCount).toBe(2);
+    });
+  });
+}

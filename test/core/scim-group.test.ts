@@ -1,0 +1,108 @@
+/** The pure decisions of group subscriptions: who changed and why, how to read users, where paging goes, and the client's pacing. */
+import { describe, expect, it } from 'vitest';
+import { chooseUserReads, departedMembers, diffMembers, receives } from '../../src/core/scim-group.ts';
+import { pace, scopesOf, type PacerBuckets } from '../../src/core/scim-pacer.ts';
+import { nextPage, scimErrorCode, toDirectoryUser } from '../../src/core/scim-resources.ts';
+import type { DirectoryUser } from '../../src/core/scim-resources.ts';
+
+const u = (id: string, active = true): DirectoryUser => ({ id, email: `${id}@example.test`, active, timeZone: null, displayName: id });
+
+describe('diffMembers', () => {
+  it('names joins, leaves, deactivations and reactivations', () => {
+    const previous = [u('A'), u('B'), u('C'), u('D', false)];
+    const current = [u('A'), u('C', false), u('D'), u('E')];
+    const lookup = new Map([['B', u('B')]]);
+    expect(diffMembers(previous, current, (id) => lookup.get(id)).map((c) => [c.userId, c.change])).toEqual([
+      ['B', 'removed: left group'],
+      ['C', 'removed: deactivated'],
+      ['D', 'added'],
+      ['E', 'added'],
+    ]);
+  });
+
+  it('calls a former member the directory no longer has, or has inactive, deactivated', () => {
+    expect(diffMembers([u('A'), u('B')], [], (id) => (id === 'B' ? u('B', false) : undefined)).map((c) => c.change)).toEqual([
+      'removed: deactivated',
+      'removed: deactivated',
+    ]);
+  });
+
+  it('removes every active member of a deleted group, and nobody who was already not receiving', () => {
+    expect(diffMembers([u('A'), u('B', false)], null, () => undefined)).toEqual([
+      { userId: 'A', email: 'A@example.test', displayName: 'A', change: 'removed: group deleted' },
+    ]);
+  });
+
+  it('says nothing when nothing changed', () => {
+    expect(diffMembers([u('A')], [u('A')], () => undefined)).toEqual([]);
+    expect(departedMembers([u('A'), u('B'), u('C', false)], new Set(['A']))).toEqual(['B']);
+  });
+
+  it('lets only active members with an email and no mute receive', () => {
+    expect(receives({ active: true, email: 'a@x.test', muted: false })).toBe(true);
+    expect(receives({ active: false, email: 'a@x.test', muted: false })).toBe(false);
+    expect(receives({ active: true, email: null, muted: false })).toBe(false);
+    expect(receives({ active: true, email: 'a@x.test', muted: true })).toBe(false);
+  });
+});
+
+describe('chooseUserReads', () => {
+  it('lists pages for a big group, GETs each member of a small group in a big directory', () => {
+    expect(chooseUserReads({ unreadMembers: 14_000, totalUsers: 15_000, listedSoFar: 1000 })).toBe('list');
+    expect(chooseUserReads({ unreadMembers: 3, totalUsers: 15_000, listedSoFar: 1000 })).toBe('get');
+    // A tie goes to the page: it draws on no per-endpoint row.
+    expect(chooseUserReads({ unreadMembers: 2, totalUsers: 3000, listedSoFar: 1000 })).toBe('list');
+  });
+});
+
+describe('nextPage', () => {
+  it('goes on until totalResults is reached, whatever a page held, and calls an empty page early a missing one', () => {
+    expect(nextPage(1, 1000, 2500)).toEqual({ kind: 'next', startIndex: 1001 });
+    expect(nextPage(1001, 300, 2500)).toEqual({ kind: 'next', startIndex: 1301 });
+    expect(nextPage(2001, 500, 2500)).toEqual({ kind: 'done' });
+    expect(nextPage(1301, 0, 2500)).toEqual({ kind: 'missing' });
+    expect(nextPage(1, 0, 0)).toEqual({ kind: 'done' });
+  });
+});
+
+describe('SCIM answers', () => {
+  it("reads the error code of both versions' bodies", () => {
+    expect(scimErrorCode({ schemas: ['urn:ietf:params:scim:api:messages:2.0:Error'], detail: 'no_such_group', status: 404 })).toBe('no_such_group');
+    expect(scimErrorCode({ Errors: { description: 'invalid_authentication', code: 401 } })).toBe('invalid_authentication');
+    expect(scimErrorCode({ Errors: [{ description: 'too_many_requests', code: 429 }] })).toBe('too_many_requests');
+    expect(scimErrorCode('<html>')).toBeNull();
+  });
+
+  it('takes the primary email only, and an absent active as not active', () => {
+    expect(
+      toDirectoryUser({
+        id: 'U1',
+        emails: [
+          { value: 'home@x.test', primary: false },
+          { value: 'work@x.test', primary: true },
+        ],
+        active: true,
+      }).email,
+    ).toBe('work@x.test');
+    expect(toDirectoryUser({ id: 'U1', emails: [{ value: 'home@x.test', primary: false }], active: true }).email).toBeNull();
+    expect(toDirectoryUser({ id: 'U1', userName: 'u1', displayName: '' }).active).toBe(false);
+    expect(toDirectoryUser({ id: 'U1', userName: 'u1', displayName: '' }).displayName).toBe('u1');
+  });
+});
+
+describe('pace', () => {
+  it("lets the burst of a row go at once, then waits for the row's rate", () => {
+    let buckets: PacerBuckets = {};
+    const scopes = scopesOf('/Users/U1');
+    expect(scopes).toEqual(['reads', 'users.get']);
+    for (let i = 0; i < 300; i += 1) {
+      const decision = pace(buckets, scopes, 0);
+      if (decision.kind !== 'go') throw new Error(`refused at ${i}`);
+      buckets = decision.buckets;
+    }
+    expect(pace(buckets, scopes, 0)).toEqual({ kind: 'wait', waitMs: 200 });
+    expect(pace(buckets, scopes, 200).kind).toBe('go');
+    // A list page draws only on the org-wide reads bucket, which still has 700.
+    expect(pace(buckets, scopesOf('/Users?startIndex=1&count=1000'), 0).kind).toBe('go');
+  });
+});

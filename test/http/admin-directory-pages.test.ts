@@ -1,0 +1,126 @@
+/**
+ * Group subscriptions in the admin pages and the admin API through the service's app (issue 11):
+ * whether the directory answers and in which version, the group option of the subscription form,
+ * a group's members, audit list and "Sync now", directory text escaped, and every route behind the admin token.
+ */
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import type { RunningSimulatedScim } from '../../src/sim/scim/server.ts';
+import { signInAdmin } from '../helpers/admin-page-client.ts';
+import { startTestApp, type TestApp } from '../helpers/app-service.ts';
+import { startTestVendor, type TestVendor } from '../helpers/service.ts';
+import { startSmtp, type TestSmtp } from '../helpers/smtp.ts';
+import { control, startScim } from '../sim/scim-helpers.ts';
+
+const HOSTILE = '<script>alert(1)</script>';
+
+describe('admin directory pages', () => {
+  let vendor: TestVendor;
+  let smtp: TestSmtp;
+  const started: TestApp[] = [];
+  beforeAll(async () => {
+    vendor = await startTestVendor();
+    smtp = await startSmtp();
+  });
+  afterAll(async () => {
+    await smtp.close();
+    await vendor.close();
+  });
+  afterEach(async () => {
+    await Promise.all(started.splice(0).map((s) => s.close()));
+  });
+
+  async function appWith(directory: RunningSimulatedScim | null): Promise<TestApp> {
+    const env: Record<string, string> = { SMTP_URL: smtp.url, MAIL_FROM: 'status@example.test' };
+    if (directory) Object.assign(env, { SCIM_URL: directory.url, SCIM_TOKEN: directory.token });
+    const app = await startTestApp(vendor.url, { env });
+    started.push(app);
+    return app;
+  }
+
+  it('says the directory is not configured, and refuses group subscriptions then', async () => {
+    const app = await appWith(null);
+    const admin = await signInAdmin(app);
+    const page = await admin.get('/admin/directory');
+    expect(page.status).toBe(200);
+    expect(page.html).toContain('not configured');
+    const refused = await app.admin('POST', '/api/subscriptions', { channel: 'email', group: 'Ops' });
+    expect(refused).toMatchObject({ status: 409, body: { error: 'directory_disabled' } });
+  });
+
+  it('says which version the directory speaks, and when it does not answer as the spec says', async () => {
+    const directory = await startScim({ clock: Date.now });
+    const admin = await signInAdmin(await appWith(directory));
+    expect((await admin.get('/admin/directory')).html).toContain('answers, speaking SCIM 2.0 (/scim/v2)');
+    await control(directory, 'PUT', '/versions', { v2: false });
+    expect((await admin.get('/admin/directory')).html).toContain('answers, speaking SCIM 2.0');
+    // A new app asks again: the first answer is kept for the process.
+    const fresh = await signInAdmin(await appWith(directory));
+    expect((await fresh.get('/admin/directory')).html).toContain('answers, speaking SCIM 1.1 (/scim/v1)');
+    await control(directory, 'PUT', '/workspace', { refuse: 'plus_teams_only' });
+    const failing = await signInAdmin(await appWith(directory));
+    expect((await failing.get('/admin/directory')).html).toContain('plus_teams_only (SCIM only on Business+ and Enterprise plans)');
+  });
+
+  it('creates a group subscription from the form, shows its members and audit list, and syncs on the button', async () => {
+    const directory = await startScim({ clock: Date.now });
+    const seed = await control(directory, 'POST', '/seed', { users: 6, groups: [{ displayName: HOSTILE, members: 3 }] });
+    const app = await appWith(directory);
+    const admin = await signInAdmin(app);
+    const form = await admin.get('/admin/new-subscription?channel=email');
+    expect(form.html).toContain('name="group"');
+    const created = await admin.post('/admin/new-subscription', { channel: 'email', email: '', group: HOSTILE, timezone: 'UTC' });
+    expect(created.status).toBe(201);
+    const list = (await app.admin('GET', '/api/subscriptions')).body.subscriptions as { id: string; group: string }[];
+    expect(list).toEqual([expect.objectContaining({ group: seed.groups[0].id })]);
+    const id = list[0]!.id;
+
+    const overview = await admin.get('/admin/directory');
+    expect(overview.html).not.toContain(HOSTILE);
+    expect(overview.html).toContain('&lt;script&gt;');
+    expect(overview.html).toContain(`href="/admin/directory/${id}"`);
+
+    await control(directory, 'POST', `/groups/${seed.groups[0].id}/members`, { add: [seed.lastUserId] });
+    const before = await admin.get(`/admin/directory/${id}`);
+    expect(before.html).toContain('User 00003');
+    expect(before.html).not.toContain('User 00006');
+    expect(before.html).toContain('Sync now');
+    const synced = await admin.post(`/admin/directory/${id}/sync`, {});
+    expect(synced.status).toBe(303);
+    expect(synced.headers.get('location')).toBe(`/admin/directory/${id}?done=synced`);
+    const after = await admin.get(`/admin/directory/${id}?done=synced`);
+    expect(after.html).toContain('User 00006');
+    expect(after.html).toContain('Synced: the member list');
+    expect(after.html).toMatch(/<td>added<\/td>\s*<td>User 00006/);
+
+    // The edit form keeps the group and shows it.
+    const edit = await admin.get(`/admin/subscriptions/${id}`);
+    expect(edit.html).toContain(`directory group <code>${seed.groups[0].id}</code>`);
+    const saved = await admin.post(`/admin/subscriptions/${id}`, { timezone: 'Europe/Berlin' });
+    expect(saved.status).toBe(303);
+    expect((await app.admin('GET', `/api/subscriptions/${id}`)).body.subscription).toMatchObject({ group: seed.groups[0].id, timezone: 'Europe/Berlin' });
+  });
+
+  it('keeps the group endpoints behind the admin token, and answers 404 for what is not a group subscription', async () => {
+    const directory = await startScim({ clock: Date.now });
+    await control(directory, 'POST', '/seed', { users: 2, groups: [{ displayName: 'Ops', members: 2 }] });
+    const app = await appWith(directory);
+    const { body } = await app.admin('POST', '/api/subscriptions', { channel: 'email', group: 'Ops' });
+    for (const [method, path] of [
+      ['GET', `/api/subscriptions/${body.subscription.id}/members`],
+      ['GET', `/api/subscriptions/${body.subscription.id}/audit`],
+      ['POST', `/api/subscriptions/${body.subscription.id}/sync`],
+    ] as const) {
+      const res = await app.fetch(app.url + path, { method });
+      expect(res.status, path).toBe(401);
+    }
+    const plain = await app.admin('POST', '/api/subscriptions', { channel: 'email', email: 'ops@example.test' });
+    expect((await app.admin('GET', `/api/subscriptions/${plain.body.subscription.id}/members`)).status).toBe(404);
+    expect((await app.admin('POST', '/api/subscriptions/sub_nothing/sync')).status).toBe(404);
+    const members = await app.admin('GET', `/api/subscriptions/${body.subscription.id}/members?limit=1`);
+    expect(members.body.members).toHaveLength(1);
+    const next = await app.admin('GET', `/api/subscriptions/${body.subscription.id}/members?limit=1&cursor=${members.body.response_metadata.next_cursor}`);
+    expect(next.body.members).toHaveLength(1);
+    expect(next.body.members[0].user_id).not.toBe(members.body.members[0].user_id);
+    expect(next.body.response_metadata.next_cursor).toBe('');
+  });
+});
