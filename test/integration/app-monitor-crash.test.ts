@@ -7,7 +7,7 @@
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { readable, startAppWorld, type AppWorld } from '../helpers/app-channel.ts';
+import { readable, startAppWorld, subscribeAppByServe, type AppWorld } from '../helpers/app-channel.ts';
 import { runCli } from '../helpers/cli.ts';
 import { serveEnv, serveUntilSettled, spawnServe } from '../helpers/serve-process.ts';
 import { startTestVendor, type TestVendor } from '../helpers/service.ts';
@@ -55,18 +55,7 @@ describe('app monitor messages across SIGKILLs', () => {
     await vendor.setIncidents([]);
     expect((await runCli(['poll'], env)).code).toBe(0);
 
-    const setup = await spawnServe({ ...env, POLL_ON_START: 'false', POLL_SCHEDULE: '0 0 1 1 *' }).started;
-    try {
-      const installed = await setup.admin('POST', '/api/app/installations', { token: world.token });
-      const created = await setup.admin('POST', '/api/subscriptions', {
-        channel: 'app',
-        installation: installed.installation.id,
-        conversation: world.channels.status,
-      });
-      expect(created.ok, JSON.stringify(created)).toBe(true);
-    } finally {
-      await setup.kill('SIGTERM');
-    }
+    await subscribeAppByServe(env, world, ['status']);
 
     // The last good read was an hour ago: the next failing poll is past the staleness limit.
     const db = new Database(database);
