@@ -34,6 +34,14 @@ function processOn(
   return { store, tokens: createAppTokens({ store, webApi, box, clock, rotation, sleep, onBroken }), close: () => archive.close() };
 }
 
+/** A process that dies between the vendor's answer to a refresh and its write of the new pair. */
+const crashAfterAnswer = (store: InstallationStore): InstallationStore => ({
+  ...store,
+  swapTokens: async () => {
+    throw new Error('crashed after the vendor answered');
+  },
+});
+
 async function authTest(api: WebApiClient, token: string) {
   return (await api.form('auth.test', {}, token)).body;
 }
@@ -88,12 +96,7 @@ describe('app tokens against the simulated Web API', () => {
     const archive = openTempArchive();
     const rotation = { refreshAheadMs: 200, claimTtlMs: 1_500 };
     // The crashing process: the vendor has answered, and our write never happens.
-    const crashing = processOn(archive.path, api, box, rotation, (store) => ({
-      ...store,
-      swapTokens: async () => {
-        throw new Error('crashed after the vendor answered');
-      },
-    }));
+    const crashing = processOn(archive.path, api, box, rotation, crashAfterAnswer);
     try {
       const installed = await crashing.tokens.installFromToken(ws.token);
       await sleep(1_100);
@@ -124,12 +127,7 @@ describe('app tokens against the simulated Web API', () => {
     const box = await createSecretBox(generateSecretKey());
     const archive = openTempArchive();
     const rotation = { refreshAheadMs: 2_000, claimTtlMs: 1_000 };
-    const crashing = processOn(archive.path, api, box, rotation, (store) => ({
-      ...store,
-      swapTokens: async () => {
-        throw new Error('crashed after the vendor answered');
-      },
-    }));
+    const crashing = processOn(archive.path, api, box, rotation, crashAfterAnswer);
     const other = processOn(archive.path, api, box, rotation);
     const recovering = processOn(archive.path, api, box, rotation);
     try {

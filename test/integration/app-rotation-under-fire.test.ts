@@ -4,7 +4,8 @@
  * them is SIGKILLed at random moments (some of them between the vendor's answer to a refresh and
  * our write of the new pair) and restarted. The simulated Web API is the oracle, not our database:
  * it counts every misuse of a token, and the active tokens are read from it while the test runs.
- * ROTATION_SECONDS=600 npx vitest run test/integration/app-rotation-under-fire.test.ts runs it longer.
+ * ROTATION_SECONDS=600 npx vitest run test/integration/app-rotation-under-fire.test.ts runs it longer;
+ * ROTATION_PROCESSES=3 runs three processes.
  */
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
@@ -31,10 +32,21 @@ const REQUEST_GAP_MS = 25;
 /** The installation is read from the simulator this often, for the most active tokens seen at once. */
 const WATCH_EVERY_MS = 100;
 
-/** One process slot: its serve (null while dead or starting), and how often it was started. */
-type Slot = { index: number; serve: ServeProcess | null; generation: number; kill: ((signal: NodeJS.Signals) => Promise<CliResult>) | null; paused: boolean };
+/**
+ * One process slot: its serve (null while dead or starting), how often it was started, and
+ * whether its consumers are held back (paused) or have a request out (busy).
+ */
+type Slot = {
+  index: number;
+  serve: ServeProcess | null;
+  generation: number;
+  kill: ((signal: NodeJS.Signals) => Promise<CliResult>) | null;
+  paused: boolean;
+  busy: boolean;
+};
 
-type Run = { installationId: string; channelId: string };
+/** What a consumer may use: the installation, its conversation, the vendor's feed and the Web API. */
+type Run = { installationId: string; channelId: string; vendor: TestVendor; api: WebApiClient };
 
 /**
  * Something that uses the installation's token through a serve process, once; throws when the
@@ -74,12 +86,20 @@ const CONSUMERS: TokenConsumer[] = [
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 const between = (range: { min: number; max: number }) => range.min + Math.random() * (range.max - range.min);
 
-type WorkspaceSummary = {
-  status: string;
-  stats: { refreshes: number };
-  activeTokens: { expiring: boolean }[];
-  misuse: Record<string, number>;
-};
+/** The simulator's view of the workspace (GET /_sim/workspaces/<team>): what the test asserts on. */
+const workspaceSummary = z.object({
+  status: z.string(),
+  stats: z.object({ refreshes: z.number() }),
+  activeTokens: z.array(z.object({ expiring: z.boolean() })),
+  misuse: z.object({
+    refreshReusedInGrace: z.number(),
+    refreshReusedAfterGrace: z.number(),
+    revokedRefreshUsed: z.number(),
+    expiredTokenCalls: z.number(),
+    revokedTokenCalls: z.number(),
+  }),
+});
+type WorkspaceSummary = z.infer<typeof workspaceSummary>;
 
 describe('token rotation under fire', () => {
   let vendor: TestVendor;
@@ -97,7 +117,7 @@ describe('token rotation under fire', () => {
         settings: { accessTokenLifetimeSeconds: ACCESS_TOKEN_LIFETIME_SECONDS, refreshGraceMs: REFRESH_GRACE_MS },
       });
       const ws = await api.workspace();
-      const workspace = async () => (await api.control('GET', `/workspaces/${ws.teamId}`)).body as unknown as WorkspaceSummary;
+      const workspace = async () => workspaceSummary.parse((await api.control('GET', `/workspaces/${ws.teamId}`)).body);
       const env = serveEnv(join(tempDir(), 'archive.db'), vendor.url, {
         POLL_ON_START: 'false',
         POLL_SCHEDULE: '0 0 1 1 *',
@@ -108,7 +128,7 @@ describe('token rotation under fire', () => {
         LOG_LEVEL: 'info',
       });
 
-      const slots: Slot[] = Array.from({ length: PROCESSES }, (_, index) => ({ index, serve: null, generation: 0, kill: null, paused: false }));
+      const slots: Slot[] = Array.from({ length: PROCESSES }, (_, index) => ({ index, serve: null, generation: 0, kill: null, paused: false, busy: false }));
       // What the processes logged at warn or error, shown when a request failed.
       const logged: string[] = [];
       const start = async (slot: Slot) => {
@@ -126,7 +146,7 @@ describe('token rotation under fire', () => {
 
       const installed = await slots[0]!.serve!.admin('POST', '/api/app/installations', { token: ws.token });
       expect(installed, JSON.stringify(installed)).toMatchObject({ ok: true, installation: { state: 'active' } });
-      const run: Run = { installationId: installed.installation.id, channelId: ws.channels.status! };
+      const run: Run = { installationId: installed.installation.id, channelId: ws.channels.status!, vendor, api };
 
       const until = Date.now() + ROTATION_SECONDS * 1000;
       // Set at the end, or as soon as any loop fails: every loop then stops within one step.
@@ -143,6 +163,7 @@ describe('token rotation under fire', () => {
             await sleep(20);
             continue;
           }
+          slot.busy = true;
           for (const consumer of CONSUMERS) {
             const generation = slot.generation;
             const sentAt = Date.now();
@@ -156,6 +177,7 @@ describe('token rotation under fire', () => {
               else failures.push(`process ${slot.index} (start ${generation}), ${consumer.name}: ${String(error)}`);
             }
           }
+          slot.busy = false;
           await sleep(REQUEST_GAP_MS);
         }
       };
@@ -178,6 +200,7 @@ describe('token rotation under fire', () => {
             // The next refresh is made by the vendor and its answer never comes back; only the
             // target uses the token meanwhile, so it is the target that holds the claim when killed.
             for (const slot of slots) slot.paused = slot !== target;
+            while (slots.some((slot) => slot.paused && slot.busy)) await sleep(5);
             await api.control('POST', '/faults', { method: 'oauth.v2.access', kind: 'timeout', after: true, times: 1 });
             // A fault of one time is gone once a call took it: that refresh is being made now.
             const heldAt = async () => ((await api.control('GET', '/faults')).body.faults as unknown[]).length === 0;
@@ -228,7 +251,7 @@ describe('token rotation under fire', () => {
         for (const slot of slots) await slot.kill?.('SIGTERM');
       }
       const ranMs = Date.now() - startedAt;
-      const { events: _events, ...misuse } = after.misuse;
+      const misuse = after.misuse;
       console.log(
         `rotation under fire: ${Math.round(ranMs / 1000)} s, ${PROCESSES} processes, ${after.stats.refreshes} rotations, ` +
           `${figures.kills} SIGKILLs (${figures.answerLostKills} with the refresh's answer lost), ${figures.requests} requests ` +
