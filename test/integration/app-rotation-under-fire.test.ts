@@ -238,17 +238,21 @@ describe('token rotation under fire', () => {
       );
       let after: WorkspaceSummary;
       let listed: { installations: unknown[] };
+      let ended: PromiseSettledResult<void>[] | undefined;
       try {
         // Every loop ends (and no process is left starting) before the processes are stopped.
-        const ended = await Promise.allSettled(loops);
+        const settled = await Promise.allSettled(loops);
         stopped = true;
-        const failed = ended.find((r) => r.status === 'rejected');
+        const failed = settled.find((r) => r.status === 'rejected');
         if (failed) throw failed.reason;
+        ended = settled;
         after = await workspace();
         listed = await slots[0]!.serve!.admin('GET', '/api/app/installations');
       } finally {
         stopped = true;
         for (const slot of slots) await slot.kill?.('SIGTERM');
+        // What the processes said about a failure: the warnings and errors of every one of them.
+        if (failures.length > 0 || ended === undefined) console.error(`serve logged:\n${logged.slice(-100).join('\n')}`);
       }
       const ranMs = Date.now() - startedAt;
       const misuse = after.misuse;
