@@ -280,4 +280,46 @@ describe('token rotation under fire', () => {
     },
     ROTATION_SECONDS * 1000 + 60_000,
   );
+
+  it('a process restarted after losing a refresh answer retries it inside grace, though nothing uses the token', async () => {
+    const api: WebApiClient = await startWebApi({
+      settings: { accessTokenLifetimeSeconds: ACCESS_TOKEN_LIFETIME_SECONDS, refreshGraceMs: REFRESH_GRACE_MS },
+    });
+    const ws = await api.workspace();
+    const workspace = async () => workspaceSummary.parse((await api.control('GET', `/workspaces/${ws.teamId}`)).body);
+    const env = serveEnv(join(tempDir(), 'archive.db'), vendor.url, {
+      POLL_ON_START: 'false',
+      POLL_SCHEDULE: '0 0 1 1 *',
+      APP_API_URL: api.url,
+      APP_CLIENT_ID: api.clientId,
+      APP_CLIENT_SECRET: api.clientSecret,
+      SECRET_KEY: randomBytes(32).toString('hex'),
+    });
+    const first = spawnServe(env);
+    const serve = await first.started;
+    const installed = await serve.admin('POST', '/api/app/installations', { token: ws.token });
+    const path = `/api/app/installations/${installed.installation.id}/conversations`;
+    // Half the token's life: the next use refreshes it, and the vendor's answer is held back.
+    await sleep((ACCESS_TOKEN_LIFETIME_SECONDS * 1000) / 2 + 100);
+    await api.control('POST', '/faults', { method: 'oauth.v2.access', kind: 'timeout', after: true, times: 1 });
+    void adminGet(serve, path).catch(() => {});
+    while (((await api.control('GET', '/faults')).body.faults as unknown[]).length > 0) await sleep(20);
+    await sleep(50);
+    await first.kill('SIGKILL');
+    expect((await workspace()).stats.refreshes).toBe(1);
+
+    // Restarted, and then nobody asks for the token until the vendor's grace has run out.
+    const second = spawnServe(env);
+    try {
+      const restarted = await second.started;
+      await sleep(REFRESH_GRACE_MS + 1_000);
+      const after = await workspace();
+      expect(after.misuse).toMatchObject({ refreshReusedInGrace: 1, refreshReusedAfterGrace: 0 });
+      expect(after.stats.refreshes).toBe(2);
+      expect(conversationsAnswer.safeParse(await adminGet(restarted, path)).success).toBe(true);
+      expect((await restarted.admin('GET', '/api/app/installations')).installations).toMatchObject([{ state: 'active', reason: null }]);
+    } finally {
+      await second.kill('SIGTERM');
+    }
+  }, 60_000);
 });
