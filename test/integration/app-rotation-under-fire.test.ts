@@ -101,6 +101,24 @@ const workspaceSummary = z.object({
 });
 type WorkspaceSummary = z.infer<typeof workspaceSummary>;
 
+/** The simulated Web API with short-lived tokens, a workspace, and serve's settings for both on a fresh file. */
+async function appWorld(statusUrl: string) {
+  const api: WebApiClient = await startWebApi({
+    settings: { accessTokenLifetimeSeconds: ACCESS_TOKEN_LIFETIME_SECONDS, refreshGraceMs: REFRESH_GRACE_MS },
+  });
+  const ws = await api.workspace();
+  const workspace = async () => workspaceSummary.parse((await api.control('GET', `/workspaces/${ws.teamId}`)).body);
+  const env = serveEnv(join(tempDir(), 'archive.db'), statusUrl, {
+    POLL_ON_START: 'false',
+    POLL_SCHEDULE: '0 0 1 1 *',
+    APP_API_URL: api.url,
+    APP_CLIENT_ID: api.clientId,
+    APP_CLIENT_SECRET: api.clientSecret,
+    SECRET_KEY: randomBytes(32).toString('hex'),
+  });
+  return { api, ws, workspace, env };
+}
+
 describe('token rotation under fire', () => {
   let vendor: TestVendor;
   beforeAll(async () => {
@@ -113,20 +131,7 @@ describe('token rotation under fire', () => {
   it(
     `keeps the token working across SIGKILLs for ${ROTATION_SECONDS} s, and the vendor sees no misuse`,
     async () => {
-      const api: WebApiClient = await startWebApi({
-        settings: { accessTokenLifetimeSeconds: ACCESS_TOKEN_LIFETIME_SECONDS, refreshGraceMs: REFRESH_GRACE_MS },
-      });
-      const ws = await api.workspace();
-      const workspace = async () => workspaceSummary.parse((await api.control('GET', `/workspaces/${ws.teamId}`)).body);
-      const env = serveEnv(join(tempDir(), 'archive.db'), vendor.url, {
-        POLL_ON_START: 'false',
-        POLL_SCHEDULE: '0 0 1 1 *',
-        APP_API_URL: api.url,
-        APP_CLIENT_ID: api.clientId,
-        APP_CLIENT_SECRET: api.clientSecret,
-        SECRET_KEY: randomBytes(32).toString('hex'),
-        LOG_LEVEL: 'info',
-      });
+      const { api, ws, workspace, env } = await appWorld(vendor.url);
 
       const slots: Slot[] = Array.from({ length: PROCESSES }, (_, index) => ({ index, serve: null, generation: 0, kill: null, paused: false, busy: false }));
       // What the processes logged at warn or error, shown when a request failed.
@@ -282,19 +287,7 @@ describe('token rotation under fire', () => {
   );
 
   it('a process restarted after losing a refresh answer retries it inside grace, though nothing uses the token', async () => {
-    const api: WebApiClient = await startWebApi({
-      settings: { accessTokenLifetimeSeconds: ACCESS_TOKEN_LIFETIME_SECONDS, refreshGraceMs: REFRESH_GRACE_MS },
-    });
-    const ws = await api.workspace();
-    const workspace = async () => workspaceSummary.parse((await api.control('GET', `/workspaces/${ws.teamId}`)).body);
-    const env = serveEnv(join(tempDir(), 'archive.db'), vendor.url, {
-      POLL_ON_START: 'false',
-      POLL_SCHEDULE: '0 0 1 1 *',
-      APP_API_URL: api.url,
-      APP_CLIENT_ID: api.clientId,
-      APP_CLIENT_SECRET: api.clientSecret,
-      SECRET_KEY: randomBytes(32).toString('hex'),
-    });
+    const { api, ws, workspace, env } = await appWorld(vendor.url);
     const first = spawnServe(env);
     const serve = await first.started;
     const installed = await serve.admin('POST', '/api/app/installations', { token: ws.token });
