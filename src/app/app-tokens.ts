@@ -77,6 +77,13 @@ export type AppTokens = {
    * uninstalled, tokens removed) and the admin told once. True when it was such a code.
    */
   reportVendorError(installationId: string, code: string): Promise<boolean>;
+  /**
+   * Retries at once the refreshes that a crashed process left claimed (of the newest `limit`
+   * installations): the vendor honours a spent refresh token only inside its grace period, so
+   * the retry cannot wait for the token's next use. Run when a process starts. Says how many
+   * were retried and how many of those failed (the next use tries again, or finds it broken).
+   */
+  recoverClaims(limit: number): Promise<{ retried: number; failed: number }>;
 };
 
 const WAIT_STEP_MS = 100;
@@ -134,7 +141,7 @@ export function createAppTokens(deps: AppTokensDeps): AppTokens {
     );
   }
 
-  return {
+  const tokens: AppTokens = {
     async accessToken(installationId, options = {}) {
       let rejected = options.rejected;
       const maxReads = Math.ceil(rotation.claimTtlMs / WAIT_STEP_MS) + extraReads;
@@ -166,7 +173,18 @@ export function createAppTokens(deps: AppTokensDeps): AppTokens {
       return true;
     },
 
+    async recoverClaims(limit) {
+      const claimed = (await store.listInstallations(limit)).filter((row) => row.state === 'active' && row.refreshClaimedAt !== null);
+      let failed = 0;
+      for (const row of claimed) {
+        // Waits out the crashed process's claim, then spends the same refresh token once more.
+        await tokens.accessToken(row.id).catch(() => failed++);
+      }
+      return { retried: claimed.length, failed };
+    },
+
     installFromToken: async (longLivedToken) => installGrant(await webApi.exchange(longLivedToken)),
     installGrant,
   };
+  return tokens;
 }
