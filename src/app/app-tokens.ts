@@ -9,7 +9,18 @@ import type { Clock, InstallationRecord, InstallationStore, SealedTokenPair, Tok
 import type { SecretBox } from '../core/secret-box.ts';
 import { decideTokenStep, DEFAULT_ROTATION, type RotationSettings } from '../core/token-rotation.ts';
 
-/** The vendor's answers that mean the installation's grant is gone: only a re-install helps. */
+/**
+ * The vendor's answers about one access token that a fresh token cures: it ran out, or (with token
+ * rotation, spec "Token states") that one token was revoked, which leaves the installation as it
+ * was and new tokens can still be had.
+ */
+export const TOKEN_REPLACEABLE: ReadonlySet<string> = new Set(['token_expired', 'token_revoked']);
+
+/**
+ * The vendor's answers that mean the installation's grant is gone: only a re-install helps.
+ * `token_revoked` counts only when a freshly refreshed token is refused too (withToken): then it is
+ * the installation's tokens, not one of them, that were revoked.
+ */
 export const GRANT_GONE: ReadonlySet<string> = new Set([
   'invalid_refresh_token',
   'token_revoked',
@@ -63,10 +74,16 @@ export type AppTokensDeps = {
 
 export type AppTokens = {
   /**
-   * A valid access token. With `rejected` (the token the vendor just answered `token_expired` to),
-   * refreshes once even if our clock thinks it is still good.
+   * A valid access token. With `rejected` (the token the vendor just answered `token_expired` or
+   * `token_revoked` to), refreshes once even if our clock thinks it is still good.
    */
   accessToken(installationId: string, options?: { rejected?: string }): Promise<string>;
+  /**
+   * Runs calls with the installation's token; when the vendor refuses that token in a way a fresh
+   * one cures (TOKEN_REPLACEABLE), gets a fresh one and runs them once more. A second refusal is
+   * the caller's to read (reportVendorError).
+   */
+  withToken<T>(installationId: string, run: (token: string) => Promise<T>): Promise<T>;
   /** Exchanges a long-lived token once (oauth.v2.exchange), checks it (auth.test), stores it sealed. */
   installFromToken(longLivedToken: string): Promise<InstallationRecord>;
   /** A grant from an install's code (oauth.v2.access): checked (auth.test) and stored sealed. */
@@ -165,6 +182,16 @@ export function createAppTokens(deps: AppTokensDeps): AppTokens {
         await sleep(WAIT_STEP_MS);
       }
       throw new TokenBusyError(installationId);
+    },
+
+    async withToken(installationId, run) {
+      const token = await tokens.accessToken(installationId);
+      try {
+        return await run(token);
+      } catch (error) {
+        if (!(error instanceof WebApiError) || !TOKEN_REPLACEABLE.has(error.code)) throw error;
+        return run(await tokens.accessToken(installationId, { rejected: token }));
+      }
     },
 
     async reportVendorError(installationId, code) {
