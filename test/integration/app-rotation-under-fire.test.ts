@@ -2,8 +2,11 @@
  * Token rotation under fire (issue 10): two `statuswatch serve` processes on one SQLite file use
  * the workspace app's token without pause while its access tokens live a few seconds, and one of
  * them is SIGKILLed at random moments (some of them between the vendor's answer to a refresh and
- * our write of the new pair) and restarted. The simulated Web API is the oracle, not our database:
- * it counts every misuse of a token, and the active tokens are read from it while the test runs.
+ * our write of the new pair) and restarted. Meanwhile an incident moves on the vendor, note after
+ * note, and each change must reach an `app` subscription's channel: one root message, edited, with
+ * each change once in its thread. The simulated Web API is the oracle, not our database: it counts
+ * every misuse of a token, the active tokens are read from it while the test runs, and the
+ * channel is read from it as a reader sees it.
  * ROTATION_SECONDS=600 npx vitest run test/integration/app-rotation-under-fire.test.ts runs it longer;
  * ROTATION_PROCESSES=3 runs three processes.
  */
@@ -13,6 +16,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import type { CliResult } from '../helpers/cli.ts';
 import { serveEnv, spawnServe, type ServeProcess } from '../helpers/serve-process.ts';
+import { rawIncident, type RawIncident } from '../fixtures/vendor-builders.ts';
 import { ADMIN_TOKEN, startTestVendor, type TestVendor } from '../helpers/service.ts';
 import { tempDir } from '../helpers/temp-archive.ts';
 import { startWebApi, type WebApiClient } from '../sim/web-api-helpers.ts';
@@ -31,6 +35,13 @@ const ANSWER_LOST_EVERY = 3;
 const REQUEST_GAP_MS = 25;
 /** The installation is read from the simulator this often, for the most active tokens seen at once. */
 const WATCH_EVERY_MS = 100;
+/** Between two changes of the incident on the vendor, once the last one has reached the channel. */
+const PUBLISH_GAP_MS = 500;
+/**
+ * A change reaches the channel within this long, kills included: a delivery whose process died is
+ * taken over at the other process's next idle check (5 s), and a crashed claim on the token lapses in 5 s.
+ */
+const DELIVERY_DEADLINE_MS = 30_000;
 
 /**
  * One process slot: its serve (null while dead or starting), how often it was started, and
@@ -83,6 +94,31 @@ const CONSUMERS: TokenConsumer[] = [
   },
 ];
 
+/** The incident after `notes` changes: note n says `change n`, so each reply can be told apart. */
+function incidentAfter(notes: number): RawIncident {
+  const at = (n: number) => new Date(Date.UTC(2026, 10, 20, 9, n)).toISOString();
+  return rawIncident({
+    id: 4200,
+    title: 'Messages are delayed',
+    status: 'active',
+    date_created: at(0),
+    date_updated: at(notes),
+    notes: Array.from({ length: notes }, (_, i) => ({ body: `<p>change ${i + 1}</p>`, date_created: at(i + 1) })),
+  });
+}
+
+/** Whether a message's text carries note n ("change 1" is not "change 12"). */
+const saysChange = (text: string, n: number) => new RegExp(`\\bchange ${n}\\b`).test(text);
+
+/** The channel as the simulator holds it: its root messages, each with its replies. */
+const channelMessages = z.object({ messages: z.array(z.object({ ts: z.string(), text: z.string(), threadTs: z.string().nullable() })) });
+
+async function channelThreads(api: WebApiClient, channelId: string): Promise<{ text: string; replies: string[] }[]> {
+  const { messages } = channelMessages.parse((await api.control('GET', `/channels/${channelId}`)).body);
+  const roots = messages.filter((m) => m.threadTs === null || m.threadTs === m.ts);
+  return roots.map((root) => ({ text: root.text, replies: messages.filter((m) => m.threadTs === root.ts && m.ts !== root.ts).map((m) => m.text) }));
+}
+
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 const between = (range: { min: number; max: number }) => range.min + Math.random() * (range.max - range.min);
 
@@ -106,7 +142,7 @@ async function appWorld(statusUrl: string) {
   const api: WebApiClient = await startWebApi({
     settings: { accessTokenLifetimeSeconds: ACCESS_TOKEN_LIFETIME_SECONDS, refreshGraceMs: REFRESH_GRACE_MS },
   });
-  const ws = await api.workspace();
+  const ws = await api.workspace({ channels: [{ name: 'status' }, { name: 'ops' }] });
   const workspace = async () => workspaceSummary.parse((await api.control('GET', `/workspaces/${ws.teamId}`)).body);
   const env = serveEnv(join(tempDir(), 'archive.db'), statusUrl, {
     POLL_ON_START: 'false',
@@ -152,12 +188,21 @@ describe('token rotation under fire', () => {
       const installed = await slots[0]!.serve!.admin('POST', '/api/app/installations', { token: ws.token });
       expect(installed, JSON.stringify(installed)).toMatchObject({ ok: true, installation: { state: 'active' } });
       const run: Run = { installationId: installed.installation.id, channelId: ws.channels.status!, vendor, api };
+      // The channel that follows the incident: seeded first, so the incident's changes are news.
+      await vendor.setIncidents([]);
+      expect(await slots[0]!.serve!.admin('POST', '/api/admin/poll')).toMatchObject({ outcome: 'ok' });
+      const subscribed = await slots[0]!.serve!.admin('POST', '/api/subscriptions', {
+        channel: 'app',
+        installation: run.installationId,
+        conversation: ws.channels.ops!,
+      });
+      expect(subscribed, JSON.stringify(subscribed)).toMatchObject({ ok: true, subscription: { channel: 'app', status: 'active' } });
 
       const until = Date.now() + ROTATION_SECONDS * 1000;
       // Set at the end, or as soon as any loop fails: every loop then stops within one step.
       let stopped = false;
       const going = () => !stopped && Date.now() < until;
-      const figures = { requests: 0, cutByKill: 0, kills: 0, answerLostKills: 0, mostActiveTokens: 0, slowestRequestMs: 0 };
+      const figures = { requests: 0, cutByKill: 0, kills: 0, answerLostKills: 0, mostActiveTokens: 0, slowestRequestMs: 0, changes: 0, slowestDeliveryMs: 0 };
       const failures: string[] = [];
 
       // Each slot drives every consumer in turn, without pause, while its process is up.
@@ -187,6 +232,50 @@ describe('token rotation under fire', () => {
         }
       };
 
+      // The incident moves on the vendor; each change is polled by a live process and must reach the
+      // channel before the next. Held back (like a slot) while a kill loses a refresh's answer, so
+      // that only the kill's target refreshes then.
+      const publisher = { paused: false, busy: false };
+      const publish = async () => {
+        while (going()) {
+          if (publisher.paused) {
+            await sleep(20);
+            continue;
+          }
+          publisher.busy = true;
+          const change = figures.changes + 1;
+          await vendor.setIncidents([incidentAfter(change)]);
+          const publishedAt = Date.now();
+          const deadline = publishedAt + DELIVERY_DEADLINE_MS;
+          let polled = false;
+          let arrived = false;
+          while (!arrived && Date.now() < deadline && !stopped) {
+            if (!polled) {
+              const live = slots.filter((slot) => slot.serve !== null);
+              const serve = live[Math.floor(Math.random() * live.length)]?.serve;
+              // A poll cut by a kill, or skipped while a dead process's lease lapses, is made again.
+              const answer = serve ? await serve.admin('POST', '/api/admin/poll').catch(() => null) : null;
+              polled = answer?.outcome === 'ok';
+            }
+            const threads = await channelThreads(api, ws.channels.ops!);
+            arrived = threads.length === 1 && (change === 1 || threads[0]!.replies.some((reply) => saysChange(reply, change)));
+            if (!arrived) await sleep(100);
+          }
+          if (!arrived && !stopped) {
+            failures.push(
+              `change ${change} did not reach the channel within ${DELIVERY_DEADLINE_MS} ms: ${JSON.stringify(await channelThreads(api, ws.channels.ops!))}`,
+            );
+            stopped = true;
+          }
+          if (arrived) {
+            figures.changes = change;
+            figures.slowestDeliveryMs = Math.max(figures.slowestDeliveryMs, Date.now() - publishedAt);
+          }
+          publisher.busy = false;
+          await sleep(PUBLISH_GAP_MS);
+        }
+      };
+
       // The vendor's view of the installation, read without pause: the most active tokens at once.
       const watch = async () => {
         while (going()) {
@@ -205,7 +294,8 @@ describe('token rotation under fire', () => {
             // The next refresh is made by the vendor and its answer never comes back; only the
             // target uses the token meanwhile, so it is the target that holds the claim when killed.
             for (const slot of slots) slot.paused = slot !== target;
-            while (slots.some((slot) => slot.paused && slot.busy)) await sleep(5);
+            publisher.paused = true;
+            while (slots.some((slot) => slot.paused && slot.busy) || publisher.busy) await sleep(5);
             await api.control('POST', '/faults', { method: 'oauth.v2.access', kind: 'timeout', after: true, times: 1 });
             // A fault of one time is gone once a call took it: that refresh is being made now.
             const heldAt = async () => ((await api.control('GET', '/faults')).body.faults as unknown[]).length === 0;
@@ -229,13 +319,14 @@ describe('token rotation under fire', () => {
           await kill('SIGKILL');
           figures.kills++;
           for (const slot of slots) slot.paused = false;
+          publisher.paused = false;
           await api.control('DELETE', '/faults');
           await start(target);
         }
       };
 
       const startedAt = Date.now();
-      const loops = [...slots.map(drive), killer(), watch()].map((loop) =>
+      const loops = [...slots.map(drive), killer(), watch(), publish()].map((loop) =>
         loop.catch((error: unknown) => {
           stopped = true;
           throw error;
@@ -264,7 +355,8 @@ describe('token rotation under fire', () => {
       console.log(
         `rotation under fire: ${Math.round(ranMs / 1000)} s, ${PROCESSES} processes, ${after.stats.refreshes} rotations, ` +
           `${figures.kills} SIGKILLs (${figures.answerLostKills} with the refresh's answer lost), ${figures.requests} requests ` +
-          `(${figures.cutByKill} cut by a kill, ${failures.length} failed, the slowest ${figures.slowestRequestMs} ms), at most ${figures.mostActiveTokens} active tokens; ` +
+          `(${figures.cutByKill} cut by a kill, ${failures.length} failed, the slowest ${figures.slowestRequestMs} ms), ` +
+          `${figures.changes} incident changes delivered (the slowest in ${figures.slowestDeliveryMs} ms), at most ${figures.mostActiveTokens} active tokens; ` +
           `misuse ${JSON.stringify(misuse)}`,
       );
 
@@ -276,6 +368,13 @@ describe('token rotation under fire', () => {
       expect(after.status).toBe('installed');
       expect(listed.installations).toMatchObject([{ id: run.installationId, state: 'active', reason: null }]);
       expect(misuse).toMatchObject({ refreshReusedAfterGrace: 0, revokedRefreshUsed: 0, expiredTokenCalls: 0, revokedTokenCalls: 0 });
+      // Deliveries went on all along, each change exactly once: one root showing the newest change,
+      // and the thread holding every later change once, in order.
+      expect(figures.changes).toBeGreaterThanOrEqual(Math.floor(ROTATION_SECONDS / 10));
+      const threads = await channelThreads(api, ws.channels.ops!);
+      expect(threads).toHaveLength(1);
+      const expectedChanges = Array.from({ length: figures.changes - 1 }, (_, i) => i + 2);
+      expect(threads[0]!.replies.map((reply) => expectedChanges.find((n) => saysChange(reply, n)) ?? reply)).toEqual(expectedChanges);
       // A reuse inside grace is the designed recovery from a kill that lost the vendor's answer:
       // the claim lapses and the next process spends the same refresh token once more. At most
       // once per such kill; a kill anywhere else never needs it.
