@@ -72,7 +72,8 @@ export function createSqliteInstallationStore(connection: SqliteConnection): Ins
       return applied(
         db
           .update(i)
-          .set({ refreshClaimedMs: now, updatedMs: now })
+          // updatedAt stays the pair's issue: token-rotation.ts reads the token's lifetime from it.
+          .set({ refreshClaimedMs: now })
           .where(
             and(
               eq(i.id, id),

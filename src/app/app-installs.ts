@@ -169,7 +169,7 @@ export function createAppInstalls(deps: AppInstallsDeps): AppInstalls {
       const installation = await found(id);
       if (installation.state !== 'uninstalled') {
         try {
-          await webApi.uninstall(await tokens.accessToken(id));
+          await tokens.withToken(id, (token) => webApi.uninstall(token));
         } catch (cause) {
           // Already gone on the vendor's side (or we cannot get a token any more): removing ours is
           // all that is left to do. Anything else (an outage) keeps the tokens, so it can be retried.
@@ -194,8 +194,7 @@ export function createAppInstalls(deps: AppInstallsDeps): AppInstalls {
       let position: ConversationsPosition = from ?? { vendorCursor: null, skip: 0 };
       try {
         for (let read = 0; read < VENDOR_PAGES_PER_REQUEST; read++) {
-          const token = await tokens.accessToken(id);
-          const page = await webApi.listConversations(token, { cursor: position.vendorCursor, limit: wanted });
+          const page = await tokens.withToken(id, (token) => webApi.listConversations(token, { cursor: position.vendorCursor, limit: wanted }));
           const fresh = page.conversations.slice(position.skip);
           const room = wanted - collected.length;
           collected.push(...fresh.slice(0, room));
@@ -207,6 +206,14 @@ export function createAppInstalls(deps: AppInstallsDeps): AppInstalls {
           if (collected.length === wanted) break;
         }
       } catch (cause) {
+        if (cause instanceof InstallationUnavailableError) {
+          throw new InstallError(
+            'unavailable',
+            `The installation is ${cause.state}${cause.reason ? ` (${cause.reason})` : ''}: install it again.`,
+            cause.reason,
+            { cause },
+          );
+        }
         if (cause instanceof WebApiError && (await tokens.reportVendorError(id, cause.code))) {
           throw new InstallError('unavailable', `The vendor says the installation's grant is gone (${cause.code}): install it again.`, cause.code, { cause });
         }

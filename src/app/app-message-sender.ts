@@ -163,18 +163,6 @@ export function createAppMessageSender(deps: AppMessageSenderDeps): AppMessageSe
     return ok(`edited ${rootTs}; replied ${reply.ts}`);
   }
 
-  /** One call sequence with the installation's token, refreshed once when the vendor says it expired. */
-  async function withToken(installationId: string, run: (token: string) => Promise<SendResult>): Promise<SendResult> {
-    let token = await tokens.accessToken(installationId);
-    try {
-      return await run(token);
-    } catch (error) {
-      if (!(error instanceof WebApiError) || error.code !== 'token_expired') throw error;
-      token = await tokens.accessToken(installationId, { rejected: token });
-      return run(token);
-    }
-  }
-
   return {
     async send(subscription, delivery, key) {
       const target = parseAppTarget(subscription.target);
@@ -183,7 +171,7 @@ export function createAppMessageSender(deps: AppMessageSenderDeps): AppMessageSe
       const heldUntil = await store.appConversationHeldUntil(installationId, conversationId);
       if (heldUntil !== null && heldUntil > clock.now()) return hold(heldUntil, false, 'the vendor rate-limited this conversation: waiting as it asked');
       try {
-        return await withToken(installationId, (token) => {
+        return await tokens.withToken(installationId, (token) => {
           if (delivery.kind === 'monitor') return deliverMonitor(token, subscription, conversationId, delivery.data, key);
           return deliverIncident(token, subscription, conversationId, delivery.update, delivery.revision, key);
         });

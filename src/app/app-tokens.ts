@@ -9,7 +9,18 @@ import type { Clock, InstallationRecord, InstallationStore, SealedTokenPair, Tok
 import type { SecretBox } from '../core/secret-box.ts';
 import { decideTokenStep, DEFAULT_ROTATION, type RotationSettings } from '../core/token-rotation.ts';
 
-/** The vendor's answers that mean the installation's grant is gone: only a re-install helps. */
+/**
+ * The vendor's answers about one access token that a fresh token cures: it ran out, or (with token
+ * rotation, spec "Token states") that one token was revoked, which leaves the installation as it
+ * was and new tokens can still be had.
+ */
+export const TOKEN_REPLACEABLE: ReadonlySet<string> = new Set(['token_expired', 'token_revoked']);
+
+/**
+ * The vendor's answers that mean the installation's grant is gone: only a re-install helps.
+ * `token_revoked` counts only when a freshly refreshed token is refused too (withToken): then it is
+ * the installation's tokens, not one of them, that were revoked.
+ */
 export const GRANT_GONE: ReadonlySet<string> = new Set([
   'invalid_refresh_token',
   'token_revoked',
@@ -63,10 +74,16 @@ export type AppTokensDeps = {
 
 export type AppTokens = {
   /**
-   * A valid access token. With `rejected` (the token the vendor just answered `token_expired` to),
-   * refreshes once even if our clock thinks it is still good.
+   * A valid access token. With `rejected` (the token the vendor just answered `token_expired` or
+   * `token_revoked` to), refreshes once even if our clock thinks it is still good.
    */
   accessToken(installationId: string, options?: { rejected?: string }): Promise<string>;
+  /**
+   * Runs calls with the installation's token; when the vendor refuses that token in a way a fresh
+   * one cures (TOKEN_REPLACEABLE), gets a fresh one and runs them once more. A second refusal is
+   * the caller's to read (reportVendorError).
+   */
+  withToken<T>(installationId: string, run: (token: string) => Promise<T>): Promise<T>;
   /** Exchanges a long-lived token once (oauth.v2.exchange), checks it (auth.test), stores it sealed. */
   installFromToken(longLivedToken: string): Promise<InstallationRecord>;
   /** A grant from an install's code (oauth.v2.access): checked (auth.test) and stored sealed. */
@@ -77,6 +94,13 @@ export type AppTokens = {
    * uninstalled, tokens removed) and the admin told once. True when it was such a code.
    */
   reportVendorError(installationId: string, code: string): Promise<boolean>;
+  /**
+   * Retries at once the refreshes that a crashed process left claimed (of the newest `limit`
+   * installations): the vendor honours a spent refresh token only inside its grace period, so
+   * the retry cannot wait for the token's next use. Run when a process starts. Says how many
+   * were retried and how many of those failed (the next use tries again, or finds it broken).
+   */
+  recoverClaims(limit: number): Promise<{ retried: number; failed: number }>;
 };
 
 const WAIT_STEP_MS = 100;
@@ -134,7 +158,7 @@ export function createAppTokens(deps: AppTokensDeps): AppTokens {
     );
   }
 
-  return {
+  const tokens: AppTokens = {
     async accessToken(installationId, options = {}) {
       let rejected = options.rejected;
       const maxReads = Math.ceil(rotation.claimTtlMs / WAIT_STEP_MS) + extraReads;
@@ -160,13 +184,34 @@ export function createAppTokens(deps: AppTokensDeps): AppTokens {
       throw new TokenBusyError(installationId);
     },
 
+    async withToken(installationId, run) {
+      const token = await tokens.accessToken(installationId);
+      try {
+        return await run(token);
+      } catch (error) {
+        if (!(error instanceof WebApiError) || !TOKEN_REPLACEABLE.has(error.code)) throw error;
+        return run(await tokens.accessToken(installationId, { rejected: token }));
+      }
+    },
+
     async reportVendorError(installationId, code) {
       if (!GRANT_GONE.has(code)) return false;
       await markGone(installationId, code);
       return true;
     },
 
+    async recoverClaims(limit) {
+      const claimed = (await store.listInstallations(limit)).filter((row) => row.state === 'active' && row.refreshClaimedAt !== null);
+      let failed = 0;
+      for (const row of claimed) {
+        // Waits out the crashed process's claim, then spends the same refresh token once more.
+        await tokens.accessToken(row.id).catch(() => failed++);
+      }
+      return { retried: claimed.length, failed };
+    },
+
     installFromToken: async (longLivedToken) => installGrant(await webApi.exchange(longLivedToken)),
     installGrant,
   };
+  return tokens;
 }

@@ -26,6 +26,19 @@ export type TokenStep =
   | { kind: 'wait' };
 
 /**
+ * How long before expiry this row's token is refreshed: `refreshAheadMs`, but never more than half
+ * the token's lifetime. A vendor (or a simulator) may send a shorter `expires_in` than the margin:
+ * refreshing on every use then spends a refresh token per call, and the vendor's limit of two
+ * active tokens revokes a token another process has just read. While no claim is held, `updatedAt`
+ * is when the current pair was stored (saveInstallation, swapTokens): the token's issue. A claim
+ * does not move it.
+ */
+export function refreshAheadOf(row: InstallationRecord, settings: RotationSettings): number {
+  const lifetimeMs = row.accessExpiresAt - row.updatedAt;
+  return Math.max(0, Math.min(settings.refreshAheadMs, lifetimeMs / 2));
+}
+
+/**
  * `rejected` is true when the vendor just answered `token_expired` to the stored access token: it
  * is refreshed once, whatever our clock says.
  */
@@ -33,10 +46,12 @@ export function decideTokenStep(row: InstallationRecord, now: number, settings: 
   if (row.state !== 'active' || row.refreshTokenSealed === null || row.accessTokenSealed === null) {
     return { kind: 'gone', state: row.state === 'uninstalled' ? 'uninstalled' : 'broken', reason: row.reason };
   }
-  const usable = !rejected && now < row.accessExpiresAt;
-  const due = rejected || now >= row.accessExpiresAt - settings.refreshAheadMs;
+  const due = rejected || now >= row.accessExpiresAt - refreshAheadOf(row, settings);
   const claimLive = row.refreshClaimedAt !== null && now - row.refreshClaimedAt < settings.claimTtlMs;
-  if (claimLive) return usable ? { kind: 'use' } : { kind: 'wait' };
+  // A token being replaced is not handed out: the claim holder may be a recovery after a crash,
+  // whose refresh makes a third active token and so revokes this one; and a holder that crashed
+  // leaves it to run out while its claim is live. A refresh takes milliseconds; a wait, 100.
+  if (claimLive) return due ? { kind: 'wait' } : { kind: 'use' };
   // A lapsed claim is a crash between the vendor's answer and our write: retry it at once.
   if (due || row.refreshClaimedAt !== null) return { kind: 'refresh' };
   return { kind: 'use' };

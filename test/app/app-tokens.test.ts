@@ -34,6 +34,14 @@ function processOn(
   return { store, tokens: createAppTokens({ store, webApi, box, clock, rotation, sleep, onBroken }), close: () => archive.close() };
 }
 
+/** A process that dies between the vendor's answer to a refresh and its write of the new pair. */
+const crashAfterAnswer = (store: InstallationStore): InstallationStore => ({
+  ...store,
+  swapTokens: async () => {
+    throw new Error('crashed after the vendor answered');
+  },
+});
+
 async function authTest(api: WebApiClient, token: string) {
   return (await api.form('auth.test', {}, token)).body;
 }
@@ -88,12 +96,7 @@ describe('app tokens against the simulated Web API', () => {
     const archive = openTempArchive();
     const rotation = { refreshAheadMs: 200, claimTtlMs: 1_500 };
     // The crashing process: the vendor has answered, and our write never happens.
-    const crashing = processOn(archive.path, api, box, rotation, (store) => ({
-      ...store,
-      swapTokens: async () => {
-        throw new Error('crashed after the vendor answered');
-      },
-    }));
+    const crashing = processOn(archive.path, api, box, rotation, crashAfterAnswer);
     try {
       const installed = await crashing.tokens.installFromToken(ws.token);
       await sleep(1_100);
@@ -114,6 +117,37 @@ describe('app tokens against the simulated Web API', () => {
         fresh.close();
       }
     } finally {
+      archive.remove();
+    }
+  }, 30_000);
+
+  it('while a crashed claim is live the stored token is not handed out: the recovery revokes it', async () => {
+    const api = await startWebApi({ settings: { accessTokenLifetimeSeconds: 4, refreshGraceMs: 10_000 } });
+    const ws = await api.workspace();
+    const box = await createSecretBox(generateSecretKey());
+    const archive = openTempArchive();
+    const rotation = { refreshAheadMs: 2_000, claimTtlMs: 1_000 };
+    const crashing = processOn(archive.path, api, box, rotation, crashAfterAnswer);
+    const other = processOn(archive.path, api, box, rotation);
+    const recovering = processOn(archive.path, api, box, rotation);
+    try {
+      const installed = await crashing.tokens.installFromToken(ws.token);
+      await sleep(2_050);
+      // The vendor has issued a second pair, and our write of it never happens: the claim stays.
+      await expect(crashing.tokens.accessToken(installed.id)).rejects.toThrow('crashed after the vendor answered');
+      // Another process wants the token while that claim is live: the stored one has not run out.
+      const held = await other.tokens.accessToken(installed.id);
+      // The claim lapses, and a process recovers: the same refresh token once more, inside grace,
+      // makes a third active token, and the vendor revokes the oldest: the one that was stored.
+      await sleep(1_050);
+      const recovered = await recovering.tokens.accessToken(installed.id);
+      expect(await authTest(api, recovered)).toMatchObject({ ok: true });
+      expect(await authTest(api, held)).toMatchObject({ ok: true });
+      expect(await api.misuse(ws.teamId)).toMatchObject({ refreshReusedInGrace: 1, revokedTokenCalls: 0, expiredTokenCalls: 0 });
+    } finally {
+      crashing.close();
+      other.close();
+      recovering.close();
       archive.remove();
     }
   }, 30_000);

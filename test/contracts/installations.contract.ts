@@ -38,7 +38,7 @@ export function installationsContract(target: StoreTarget): void {
 
     it('saves an installation and gives it back, active, as another process reads it', async () => {
       const saved = await store.saveInstallation(install(), T0);
-      expect(saved).toMatchObject({ id: 'inst-1', teamId: 'T0001', state: 'active', reason: null, refreshClaimedAt: null });
+      expect(saved).toMatchObject({ id: 'inst-1', teamId: 'T0001', state: 'active', reason: null, refreshClaimedAt: null, updatedAt: T0 });
       const read = await opened.openAnother().findInstallation('inst-1');
       expect(read).toEqual(saved);
       expect(read?.scopes).toEqual(['channels:read', 'chat:write']);
@@ -74,8 +74,11 @@ export function installationsContract(target: StoreTarget): void {
 
     it('a swap clears the claim, so the next rotation can be claimed at once', async () => {
       await store.saveInstallation(install(), T0);
-      expect(await store.claimRefresh('inst-1', 'sealed-refresh-1', T0, CLAIM_TTL_MS)).toBe(true);
+      expect(await store.claimRefresh('inst-1', 'sealed-refresh-1', T0 + 1, CLAIM_TTL_MS)).toBe(true);
+      // The row's updatedAt is when its pair was stored, claimed or not: the token's lifetime is read from it.
+      expect(await store.findInstallation('inst-1')).toMatchObject({ refreshClaimedAt: T0 + 1, updatedAt: T0 });
       expect(await store.swapTokens('inst-1', 'sealed-refresh-1', pair(2), T0 + 5)).toBe(true);
+      expect(await store.findInstallation('inst-1')).toMatchObject({ refreshClaimedAt: null, updatedAt: T0 + 5 });
       expect(await store.claimRefresh('inst-1', 'sealed-refresh-2', T0 + 6, CLAIM_TTL_MS)).toBe(true);
     });
 

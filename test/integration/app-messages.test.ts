@@ -157,6 +157,20 @@ describe('app messages', () => {
     expect(deliveries.map((d: { state: string; attempts: number }) => [d.state, d.attempts])).toEqual([['done', 1]]);
   });
 
+  it('replaces a token the vendor revoked on its own (rotation keeps the installation) and sends in the same attempt', async () => {
+    const { steps } = story();
+    const id = await subscribeApp(service.admin, installation, world.channels.status!);
+    const refreshesBefore = (await world.control('GET', `/workspaces/${world.teamId}`)).body.stats.refreshes;
+    await fault({ method: 'chat.postMessage', kind: 'error', error: 'token_revoked', times: 1 });
+    await step(steps[0]!);
+    expect((await world.read(world.channels.status!)).roots).toHaveLength(1);
+    const deliveries = (await service.admin('GET', `/api/deliveries?subscription=${id}`)).body.deliveries;
+    expect(deliveries.map((d: { state: string; attempts: number }) => [d.state, d.attempts])).toEqual([['done', 1]]);
+    expect((await world.control('GET', `/workspaces/${world.teamId}`)).body.stats.refreshes).toBe(refreshesBefore + 1);
+    const installations = (await service.admin('GET', '/api/app/installations')).body.installations;
+    expect(installations.map((i: { id: string; state: string }) => [i.id, i.state])).toEqual([[installation, 'active']]);
+  });
+
   it('holds only the rate-limited conversation, as long as Retry-After asks, and logs the 429', async () => {
     const { steps } = story();
     const status = await subscribeApp(service.admin, installation, world.channels.status!);
@@ -214,7 +228,8 @@ describe('app messages', () => {
     const { steps } = story();
     const id = await subscribeApp(service.admin, installation, world.channels.status!);
     await step(steps[0]!);
-    await fault({ method: 'chat.update', kind: 'error', error: 'token_revoked', times: 1 });
+    // Refused again with a freshly refreshed token: not one token but the installation's were revoked.
+    await fault({ method: 'chat.update', kind: 'error', error: 'token_revoked', times: 2 });
     await step(steps[1]!);
     const listed = (await service.admin('GET', '/api/app/installations')).body.installations;
     expect(listed.map((i: { state: string; reason: string }) => [i.state, i.reason])).toEqual([['broken', 'token_revoked']]);
