@@ -3,7 +3,7 @@
  * whose WHERE or ON CONFLICT decides, so two processes racing on one incident cannot both win.
  */
 import type { NoteRef } from '../core/events.ts';
-import type { AppMessageStore, AppRootRecord } from '../core/ports.ts';
+import type { AppMessageStore, AppMonitorPostRecord, AppRootRecord } from '../core/ports.ts';
 import type { SqliteConnection, SqlValue } from './sqlite-connection.ts';
 
 /**
@@ -26,6 +26,19 @@ const RECORD_ROOT = `UPDATE app_messages SET root_ts = coalesce(root_ts, ?),
 const ADD_REPLY = `UPDATE app_messages SET pending_replies = (SELECT json_group_array(value) FROM
     (SELECT key, value FROM (SELECT key, value FROM json_each(json_insert(pending_replies, '$[#]', ?)) ORDER BY key DESC LIMIT ${STARTED_REPLIES_MAX}) ORDER BY key)), updated_ms = ?
   WHERE subscription_id = ? AND incident_id = ? AND NOT EXISTS (SELECT 1 FROM json_each(pending_replies) WHERE value = ?)`;
+/**
+ * Monitor messages remembered per subscription: monitor events come one per blind spell and one per
+ * recovery, so a retry older than the newest 50 of its subscription is far beyond a crash's reach.
+ */
+export const MONITOR_POSTS_MAX = 50;
+
+const BEGIN_MONITOR_POST = `INSERT INTO app_monitor_posts (subscription_id, delivery_key, ts, created_ms) VALUES (?, ?, NULL, ?)
+  ON CONFLICT (subscription_id, delivery_key) DO NOTHING RETURNING delivery_key`;
+/** Run after BEGIN_MONITOR_POST in its batch: all but the subscription's newest MONITOR_POSTS_MAX go, never the one just begun. */
+const TRIM_MONITOR_POSTS = `DELETE FROM app_monitor_posts WHERE subscription_id = ? AND delivery_key <> ? AND delivery_key NOT IN
+    (SELECT delivery_key FROM app_monitor_posts WHERE subscription_id = ? ORDER BY created_ms DESC, delivery_key DESC LIMIT ${MONITOR_POSTS_MAX})`;
+const FIND_MONITOR_POST = 'SELECT subscription_id, delivery_key, ts, created_ms FROM app_monitor_posts WHERE subscription_id = ? AND delivery_key = ?';
+const RECORD_MONITOR_POST = 'UPDATE app_monitor_posts SET ts = coalesce(ts, ?) WHERE subscription_id = ? AND delivery_key = ?';
 const HOLD = `INSERT INTO app_conversation_holds (installation_id, conversation_id, until_ms) VALUES (?, ?, ?)
   ON CONFLICT (installation_id, conversation_id) DO UPDATE SET until_ms = max(until_ms, excluded.until_ms)`;
 const HELD_UNTIL = 'SELECT until_ms FROM app_conversation_holds WHERE installation_id = ? AND conversation_id = ?';
@@ -59,6 +72,12 @@ function toRoot(row: RootRow): AppRootRecord {
   };
 }
 
+type MonitorPostRow = { subscription_id: string; delivery_key: string; ts: string | null; created_ms: number };
+
+function toMonitorPost(row: MonitorPostRow): AppMonitorPostRecord {
+  return { subscriptionId: row.subscription_id, deliveryKey: row.delivery_key, ts: row.ts, createdAt: row.created_ms };
+}
+
 export function createSqliteAppMessageStore(connection: SqliteConnection): AppMessageStore {
   const run = async (sql: string, params: readonly SqlValue[]) => (await connection.runAtomically([{ sql, params }]))[0] ?? [];
   return {
@@ -79,6 +98,20 @@ export function createSqliteAppMessageStore(connection: SqliteConnection): AppMe
     },
     async startAppReply(subscriptionId, incidentId, key, now) {
       await run(ADD_REPLY, [key, now, subscriptionId, incidentId, key]);
+    },
+    async beginAppMonitorPost(subscriptionId, key, now) {
+      const [inserted] = await connection.runAtomically([
+        { sql: BEGIN_MONITOR_POST, params: [subscriptionId, key, now] },
+        { sql: TRIM_MONITOR_POSTS, params: [subscriptionId, key, subscriptionId] },
+      ]);
+      return (inserted?.length ?? 0) > 0;
+    },
+    async findAppMonitorPost(subscriptionId, key) {
+      const [row] = await connection.all<MonitorPostRow>(FIND_MONITOR_POST, [subscriptionId, key]);
+      return row ? toMonitorPost(row) : null;
+    },
+    async recordAppMonitorPost(subscriptionId, key, ts) {
+      await run(RECORD_MONITOR_POST, [ts, subscriptionId, key]);
     },
     async holdAppConversation(installationId, conversationId, untilMs) {
       await run(HOLD, [installationId, conversationId, untilMs]);

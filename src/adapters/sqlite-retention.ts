@@ -60,6 +60,10 @@ export const PRUNE_SQL = {
   rateLimits: `
     DELETE FROM rate_limits WHERE key IN (
       SELECT key FROM rate_limits WHERE expires_ms <= ? ORDER BY expires_ms LIMIT ?)`,
+  // One row per conversation ever rate-limited, kept only while it holds (a later 429 writes it anew).
+  appConversationHolds: `
+    DELETE FROM app_conversation_holds WHERE rowid IN (
+      SELECT rowid FROM app_conversation_holds WHERE until_ms <= ? ORDER BY until_ms LIMIT ?)`,
 } as const;
 
 /** One prune statement with its values; RETURNING says which rows went (D1 reports no change count per batch statement). */
@@ -96,6 +100,11 @@ export function createSqliteRetentionStore(connection: SqliteConnection): Retent
 
     async pruneRateLimits(expiredByMs, limit) {
       const [count] = await removed(prune('rateLimits', [expiredByMs, limit]));
+      return count!;
+    },
+
+    async pruneAppConversationHolds(expiredByMs, limit) {
+      const [count] = await removed(prune('appConversationHolds', [expiredByMs, limit]));
       return count!;
     },
   };

@@ -109,6 +109,10 @@ export function createSqliteSubscriptionStore(connection: SqliteConnection): Sub
       const [deleted] = await changingSubscriptions(
         statementOf(db.delete(s).where(eq(s.id, id)).returning({ id: s.id })),
         statementOf(db.delete(t.linkTokens).where(eq(t.linkTokens.subscriptionId, id))),
+        // The app's message rows serve only this subscription's deliveries. Deleted here, not by
+        // ON DELETE CASCADE: SQLite adds a foreign key only by rebuilding the table.
+        statementOf(db.delete(t.appMessages).where(eq(t.appMessages.subscriptionId, id))),
+        statementOf(db.delete(t.appMonitorPosts).where(eq(t.appMonitorPosts.subscriptionId, id))),
         // Sent and dead deliveries stay, with their attempts, as the record of what went out.
         statementOf(db.delete(d).where(and(eq(d.subscriptionId, id), eq(d.state, 'pending')))),
       );

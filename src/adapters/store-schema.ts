@@ -410,8 +410,27 @@ export const appMessages = sqliteTable(
 );
 
 /**
+ * The workspace app's monitor messages (`monitor.blind`, `monitor.recovered`; issue 10 follow-up),
+ * one row per delivery: written before the post (`ts` null), so a retry after a crash or a lost
+ * answer looks in the conversation's history for the message it may have posted instead of posting
+ * a second one (app/app-message-sender.ts). The newest 50 rows of a subscription are kept, and its
+ * rows go with it.
+ */
+export const appMonitorPosts = sqliteTable(
+  'app_monitor_posts',
+  {
+    subscriptionId: text('subscription_id').notNull(),
+    deliveryKey: text('delivery_key').notNull(),
+    ts: text('ts'),
+    createdMs: integer('created_ms').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.subscriptionId, t.deliveryKey] }), index('app_monitor_posts_subscription_created').on(t.subscriptionId, t.createdMs)],
+);
+
+/**
  * A conversation the vendor rate-limited (429 with Retry-After): every delivery to it waits until
- * `until_ms`, in any process, while other conversations keep flowing. One row per conversation.
+ * `until_ms`, in any process, while other conversations keep flowing. One row per conversation;
+ * retention deletes expired holds (by `until_ms`), so the table holds only conversations held now.
  */
 export const appConversationHolds = sqliteTable(
   'app_conversation_holds',
@@ -420,7 +439,7 @@ export const appConversationHolds = sqliteTable(
     conversationId: text('conversation_id').notNull(),
     untilMs: integer('until_ms').notNull(),
   },
-  (t) => [primaryKey({ columns: [t.installationId, t.conversationId] })],
+  (t) => [primaryKey({ columns: [t.installationId, t.conversationId] }), index('app_conversation_holds_until').on(t.untilMs)],
 );
 
 /**

@@ -10,14 +10,27 @@
  * or a lost answer, never on the common path. (2) Before a reply is posted, its delivery key is
  * recorded; a delivery that finds its own key there looks in the thread (conversations.replies)
  * for a reply carrying its key in metadata. (3) An edit is repeated freely: it is idempotent, and
- * an older revision never edits the root back (the stored revision only rises).
+ * an older revision never edits the root back (the stored revision only rises). A monitor message
+ * (monitor.blind, monitor.recovered) is posted once by rule (1), its row keyed by the delivery and
+ * its metadata naming it (AppMessageStore.beginAppMonitorPost).
  */
 import { renderMonitorChannelMessage } from '../core/monitor-message.ts';
-import { isReplyOf, isRootOf, nextRootView, renderAppReply, renderAppRoot, replyMetadata, rootMetadata, type AppRootView } from '../core/app-message.ts';
+import {
+  isMonitorPostOf,
+  isReplyOf,
+  isRootOf,
+  monitorMetadata,
+  nextRootView,
+  renderAppReply,
+  renderAppRoot,
+  replyMetadata,
+  rootMetadata,
+  type AppRootView,
+} from '../core/app-message.ts';
 import { WebApiError } from '../core/errors.ts';
 import type { MonitorEventData } from '../core/events.ts';
 import type { IncidentUpdate } from '../core/notification-message.ts';
-import type { AppMessageStore, AppRootRecord, ChatHistoryPage, Clock, StoredSubscription, VendorChatApi } from '../core/ports.ts';
+import type { AppMessageStore, AppRootRecord, ChatHistoryPage, ChatMetadata, Clock, StoredSubscription, VendorChatApi } from '../core/ports.ts';
 import { parseAppTarget } from '../core/subscription.ts';
 import { InstallationUnavailableError, TokenBusyError, type AppTokens } from './app-tokens.ts';
 import type { SendResult } from './channel-sender.ts';
@@ -85,13 +98,18 @@ export function createAppMessageSender(deps: AppMessageSenderDeps): AppMessageSe
     throw new UnsureError(`looked through ${HISTORY_PAGES_MAX} pages without reaching the end`);
   }
 
-  async function findRootTs(token: string, conversation: string, root: AppRootRecord): Promise<string | null> {
-    const oldest = String(Math.max(0, Math.floor((root.createdAt - CLOCK_SKEW_MS) / 1000)));
+  /** The ts of our message in the conversation's history since a row written at `sinceMs`, or null. */
+  async function findInHistory(token: string, conversation: string, sinceMs: number, matches: (metadata: ChatMetadata | null) => boolean) {
+    const oldest = String(Math.max(0, Math.floor((sinceMs - CLOCK_SKEW_MS) / 1000)));
     const found = await anyMessage(
       (cursor) => chat.history(token, conversation, { cursor, limit: HISTORY_PAGE_LIMIT, oldest }),
-      (m) => isRootOf(m.metadata, root.incidentId),
+      (m) => matches(m.metadata),
     );
     return found?.ts ?? null;
+  }
+
+  function findRootTs(token: string, conversation: string, root: AppRootRecord): Promise<string | null> {
+    return findInHistory(token, conversation, root.createdAt, (metadata) => isRootOf(metadata, root.incidentId));
   }
 
   async function postRoot(token: string, subscription: StoredSubscription, conversation: string, update: IncidentUpdate, revision: number) {
@@ -154,7 +172,7 @@ export function createAppMessageSender(deps: AppMessageSenderDeps): AppMessageSe
       if (heldUntil !== null && heldUntil > clock.now()) return hold(heldUntil, false, 'the vendor rate-limited this conversation: waiting as it asked');
       try {
         return await tokens.withToken(installationId, (token) => {
-          if (delivery.kind === 'monitor') return postMonitor(token, conversationId, delivery.data);
+          if (delivery.kind === 'monitor') return deliverMonitor(token, subscription, conversationId, delivery.data, key);
           return deliverIncident(token, subscription, conversationId, delivery.update, delivery.revision, key);
         });
       } catch (error) {
@@ -163,9 +181,27 @@ export function createAppMessageSender(deps: AppMessageSenderDeps): AppMessageSe
     },
   };
 
-  async function postMonitor(token: string, conversation: string, data: MonitorEventData): Promise<SendResult> {
+  /** A monitor message, posted once: its row is written before the post, and a retry that finds it looks in the history first. */
+  async function deliverMonitor(
+    token: string,
+    subscription: StoredSubscription,
+    conversation: string,
+    data: MonitorEventData,
+    key: string,
+  ): Promise<SendResult> {
+    if (!(await store.beginAppMonitorPost(subscription.id, key, clock.now()))) {
+      const started = await store.findAppMonitorPost(subscription.id, key);
+      if (!started) throw new UnsureError('the monitor message row vanished');
+      if (started.ts !== null) return ok(`posted ${started.ts} before`);
+      const ts = await findInHistory(token, conversation, started.createdAt, (metadata) => isMonitorPostOf(metadata, key));
+      if (ts !== null) {
+        await store.recordAppMonitorPost(subscription.id, key, ts);
+        return ok(`the message ${ts} was posted before`);
+      }
+    }
     const message = renderMonitorChannelMessage(data);
-    const { ts } = await chat.postMessage(token, conversation, { text: message.text, blocks: message.blocks });
+    const { ts } = await chat.postMessage(token, conversation, { text: message.text, blocks: message.blocks, metadata: monitorMetadata(key) });
+    await store.recordAppMonitorPost(subscription.id, key, ts);
     return ok(`posted ${ts}`);
   }
 

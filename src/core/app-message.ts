@@ -35,9 +35,10 @@ export const REPLY_NOTE_MAX_CHARS = 2_000;
 /** The fallback text (notifications, old clients); far under the vendor's 40,000. */
 const FALLBACK_MAX_CHARS = 300;
 
-/** Metadata event types: the root names its incident, a reply the delivery that posted it. */
+/** Metadata event types: the root names its incident, a reply or a monitor message the delivery that posted it. */
 export const ROOT_EVENT_TYPE = 'statuswatch_incident';
 export const REPLY_EVENT_TYPE = 'statuswatch_update';
+export const MONITOR_EVENT_TYPE = 'statuswatch_monitor';
 
 export function rootMetadata(incidentId: string): ChatMetadata {
   return { eventType: ROOT_EVENT_TYPE, eventPayload: { incident_id: incidentId } };
@@ -47,13 +48,21 @@ export function replyMetadata(incidentId: string, deliveryKey: string): ChatMeta
   return { eventType: REPLY_EVENT_TYPE, eventPayload: { incident_id: incidentId, delivery_key: deliveryKey } };
 }
 
-/** Whether a message's metadata is our root of this incident, or our reply for this delivery. */
+export function monitorMetadata(deliveryKey: string): ChatMetadata {
+  return { eventType: MONITOR_EVENT_TYPE, eventPayload: { delivery_key: deliveryKey } };
+}
+
+/** Whether a message's metadata is our root of this incident, or our reply or monitor message for this delivery. */
 export function isRootOf(metadata: ChatMetadata | null, incidentId: string): boolean {
   return metadata?.eventType === ROOT_EVENT_TYPE && metadata.eventPayload.incident_id === incidentId;
 }
 
 export function isReplyOf(metadata: ChatMetadata | null, deliveryKey: string): boolean {
   return metadata?.eventType === REPLY_EVENT_TYPE && metadata.eventPayload.delivery_key === deliveryKey;
+}
+
+export function isMonitorPostOf(metadata: ChatMetadata | null, deliveryKey: string): boolean {
+  return metadata?.eventType === MONITOR_EVENT_TYPE && metadata.eventPayload.delivery_key === deliveryKey;
 }
 
 /** The view after an update: its incident, and its note if it brought one (else the one shown). */

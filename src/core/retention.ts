@@ -39,6 +39,8 @@ export type PruneCutoffs = {
   tokensExpiredBeforeMs: number;
   /** Rate-limit logs whose window ended at or before this go: they can no longer refuse anything. */
   rateLimitsExpiredByMs: number;
+  /** The app's conversation holds that ended at or before this go: they hold nothing back any more. */
+  appHoldsExpiredByMs: number;
 };
 
 export function pruneCutoffs(now: number, settings: RetentionSettings): PruneCutoffs {
@@ -50,6 +52,7 @@ export function pruneCutoffs(now: number, settings: RetentionSettings): PruneCut
     pendingSignupsBeforeMs: now - CONFIRM_TOKEN_TTL_MS,
     tokensExpiredBeforeMs: now - EXPIRED_TOKEN_KEPT_MS,
     rateLimitsExpiredByMs: now,
+    appHoldsExpiredByMs: now,
   };
 }
 
@@ -60,4 +63,5 @@ export type PruneCounts = {
   pendingSignups: number;
   linkTokens: number;
   rateLimits: number;
+  appConversationHolds: number;
 };

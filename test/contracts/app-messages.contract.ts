@@ -1,12 +1,14 @@
 /**
  * The app message store's contract (issue 10): one process wins the right to post an incident's
  * root, a stalled post is taken over once, the root's revision only rises and an older one keeps
- * the newer note, started replies are remembered within their bound, and a conversation's hold
- * only ever grows.
+ * the newer note, started replies are remembered within their bound, a monitor message is begun
+ * once per delivery and its subscription keeps the newest 50, a subscription's rows go with it,
+ * and a conversation's hold only ever grows.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { NoteRef } from '../../src/core/events.ts';
 import type { Store } from '../../src/core/ports.ts';
+import { storedSubscription } from '../fixtures/notification-builders.ts';
 import type { OpenedStore, StoreTarget } from './store-target.ts';
 
 const T0 = Date.UTC(2026, 10, 23, 9, 0, 0);
@@ -61,6 +63,41 @@ export function appMessagesContract(target: StoreTarget): void {
       const started = (await store.findAppRoot('sub_a', '1600'))!.startedReplies;
       expect(started).toHaveLength(50);
       expect(started).toEqual(Array.from({ length: 50 }, (_, i) => `r${i + 11}`));
+    });
+
+    it('lets a monitor message begin once per delivery, keeps its first ts, and the newest 50 per subscription', async () => {
+      const stores = [store, opened.openAnother(), opened.openAnother()];
+      const began = await Promise.all(stores.map((s) => s.beginAppMonitorPost('sub_a', 'm0', T0)));
+      expect(began.filter(Boolean)).toHaveLength(1);
+      expect(await store.findAppMonitorPost('sub_a', 'm0')).toEqual({ subscriptionId: 'sub_a', deliveryKey: 'm0', ts: null, createdAt: T0 });
+      await store.recordAppMonitorPost('sub_a', 'm0', '1.000001');
+      await store.recordAppMonitorPost('sub_a', 'm0', '9.000009');
+      expect((await store.findAppMonitorPost('sub_a', 'm0'))!.ts).toBe('1.000001');
+      expect(await store.findAppMonitorPost('sub_b', 'm0')).toBeNull();
+
+      expect(await store.beginAppMonitorPost('sub_b', 'b0', T0)).toBe(true);
+      for (let n = 1; n <= 60; n++) expect(await store.beginAppMonitorPost('sub_a', `m${n}`, T0 + n)).toBe(true);
+      const kept = await Promise.all(Array.from({ length: 61 }, (_, n) => store.findAppMonitorPost('sub_a', `m${n}`)));
+      expect(kept.map((row, n) => (row ? n : null)).filter((n) => n !== null)).toEqual(Array.from({ length: 50 }, (_, i) => i + 11));
+      // Another subscription's rows are not counted against this one's bound.
+      expect(await store.findAppMonitorPost('sub_b', 'b0')).not.toBeNull();
+      // One begun with an older clock than the rest is still kept: it is the one about to post.
+      expect(await store.beginAppMonitorPost('sub_a', 'late', T0)).toBe(true);
+      expect(await store.findAppMonitorPost('sub_a', 'late')).not.toBeNull();
+    });
+
+    it('deletes a subscription’s roots and monitor messages with it, and no other’s', async () => {
+      for (const id of ['sub_a', 'sub_b']) {
+        await store.createSubscription(storedSubscription(id, { channel: 'app', target: `inst/${id === 'sub_a' ? 'C1' : 'C2'}` }, T0));
+        await store.beginAppRoot({ ...root('d1'), subscriptionId: id }, T0);
+        await store.startAppReply(id, '1600', 'r1', T0);
+        await store.beginAppMonitorPost(id, 'm1', T0);
+      }
+      expect(await opened.openAnother().deleteSubscription('sub_a')).toBe(true);
+      expect(await store.findAppRoot('sub_a', '1600')).toBeNull();
+      expect(await store.findAppMonitorPost('sub_a', 'm1')).toBeNull();
+      expect(await store.findAppRoot('sub_b', '1600')).toMatchObject({ startedReplies: ['r1'] });
+      expect(await store.findAppMonitorPost('sub_b', 'm1')).not.toBeNull();
     });
 
     it('holds a conversation until the latest time asked, per conversation', async () => {

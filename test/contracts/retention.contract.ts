@@ -215,6 +215,18 @@ export function retentionContract(target: StoreTarget): void {
         expect((await store.hitRateLimit('ip4:10.0.1.1', rule, NOW, { peek: true })).allowed).toBe(false);
         expect(await store.pruneRateLimits(NOW + 1, 10)).toBe(1);
       });
+
+      it('drops the app’s conversation holds that ended by the cutoff, in batches, and keeps the ones still holding', async () => {
+        for (let i = 0; i < 25; i++) await store.holdAppConversation('inst', `C${i}`, NOW - i);
+        await store.holdAppConversation('inst', 'CLIVE', NOW + 1);
+        expect(await inBatches((limit) => store.pruneAppConversationHolds(NOW, limit), 10)).toEqual([10, 10, 5]);
+        expect(await store.appConversationHeldUntil('inst', 'C0')).toBeNull();
+        expect(await store.appConversationHeldUntil('inst', 'CLIVE')).toBe(NOW + 1);
+        // A conversation rate-limited again after its hold went is held anew.
+        await store.holdAppConversation('inst', 'C0', NOW + 30_000);
+        expect(await store.appConversationHeldUntil('inst', 'C0')).toBe(NOW + 30_000);
+        expect(await store.pruneAppConversationHolds(NOW + 1, 10)).toBe(1);
+      });
     });
   });
 }

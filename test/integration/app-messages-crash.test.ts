@@ -8,9 +8,9 @@
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { appStory } from '../fixtures/app-story.ts';
-import { readable, startAppWorld, type AppWorld } from '../helpers/app-channel.ts';
+import { readable, startAppWorld, subscribeAppByServe, type AppWorld } from '../helpers/app-channel.ts';
 import { runCli } from '../helpers/cli.ts';
-import { serveEnv, serveUntilSettled, spawnAndKill, spawnServe } from '../helpers/serve-process.ts';
+import { serveEnv, serveUntilSettled, spawnAndKill } from '../helpers/serve-process.ts';
 import { startTestVendor, type TestVendor } from '../helpers/service.ts';
 import { tempDir } from '../helpers/temp-archive.ts';
 
@@ -38,21 +38,7 @@ describe('app messages across SIGKILLs', () => {
     await vendor.setIncidents([]);
     expect((await runCli(['poll'], env)).code).toBe(0);
 
-    // Installed and subscribed through a short-lived serve, as an admin would.
-    const setup = await spawnServe({ ...env, POLL_ON_START: 'false', POLL_SCHEDULE: '0 0 1 1 *' }).started;
-    try {
-      const installed = await setup.admin('POST', '/api/app/installations', { token: world.token });
-      for (const name of ['status', 'ops']) {
-        const created = await setup.admin('POST', '/api/subscriptions', {
-          channel: 'app',
-          installation: installed.installation.id,
-          conversation: world.channels[name],
-        });
-        expect(created.ok, JSON.stringify(created)).toBe(true);
-      }
-    } finally {
-      await setup.kill('SIGTERM');
-    }
+    await subscribeAppByServe(env, world, ['status', 'ops']);
 
     let killedWhileSending = 0;
     for (const incident of STEPS) {

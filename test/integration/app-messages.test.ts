@@ -52,6 +52,7 @@ describe('app messages', () => {
     installation = await installApp(service.admin, world);
   });
   afterEach(async () => {
+    await vendor.clearFaults();
     await service.close();
     await world.close();
   });
@@ -114,6 +115,36 @@ describe('app messages', () => {
     const calls = (await world.control('GET', '/calls')).body.calls as { method: string }[];
     expect(calls.filter((c) => c.method === 'conversations.history').length).toBeGreaterThanOrEqual(1);
     expect(calls.filter((c) => c.method === 'conversations.replies').length).toBeGreaterThanOrEqual(1);
+  });
+
+  it('posts each monitor message once when the vendor posted it but its answer was lost', async () => {
+    await subscribeApp(service.admin, installation, world.channels.status!);
+    // The vendor's clock is ours (its ts bound the history read): the test moves ours by minutes.
+    const syncVendorClock = async () => expect((await world.control('PUT', '/clock', { nowMs: clock.now() })).status).toBe(200);
+    // The feed goes dark past the staleness limit: one monitor.blind, its post's answer lost.
+    await vendor.fault({ target: '*', kind: 'status', status: 503 });
+    await fault({ method: 'chat.postMessage', kind: 'status', status: 502, after: true, times: 1 });
+    for (const minutes of [4, 2]) {
+      offsetMs += minutes * MINUTE_MS;
+      await service.poll();
+    }
+    await syncVendorClock();
+    await service.deliverNow();
+    await drain();
+    // It comes back: one monitor.recovered, its answer lost too.
+    await vendor.clearFaults();
+    await fault({ method: 'chat.postMessage', kind: 'status', status: 500, after: true, times: 1 });
+    expect((await service.poll()).outcome).toBe('ok');
+    await syncVendorClock();
+    await service.deliverNow();
+    await drain();
+    const posted = (await world.read(world.channels.status!)).roots.map(readable);
+    expect(posted).toHaveLength(2);
+    expect(posted[0]).toMatch(/cannot read/i);
+    expect(posted[1]).toMatch(/again/i);
+    const calls = (await world.control('GET', '/calls')).body.calls as { method: string }[];
+    expect(calls.filter((c) => c.method === 'chat.postMessage')).toHaveLength(2);
+    expect(calls.filter((c) => c.method === 'conversations.history').length).toBeGreaterThanOrEqual(2);
   });
 
   it('refreshes once on token_expired and sends in the same attempt', async () => {

@@ -2,8 +2,8 @@ import type { NoteRef } from '../events.ts';
 
 /**
  * What the workspace app remembers of its messages (issue 10): the root message of each incident
- * in each app subscription's conversation, the replies that may be in flight, and conversations
- * the vendor asked us to wait for.
+ * in each app subscription's conversation, the replies and monitor messages that may be in flight,
+ * and conversations the vendor asked us to wait for.
  */
 
 /** The root message of one incident in one subscription's conversation. */
@@ -25,6 +25,15 @@ export type AppRootRecord = {
   updatedAt: number;
 };
 
+/** A monitor message (`monitor.blind`, `monitor.recovered`) one delivery posts in its subscription's conversation. */
+export type AppMonitorPostRecord = {
+  subscriptionId: string;
+  deliveryKey: string;
+  /** Null while the post is in flight (or was, before a crash): the message may exist without our knowing its ts. */
+  ts: string | null;
+  createdAt: number;
+};
+
 export type NewAppRoot = { subscriptionId: string; incidentId: string; conversationId: string; key: string; revision: number };
 
 export interface AppMessageStore {
@@ -40,6 +49,14 @@ export interface AppMessageStore {
   recordAppRoot(subscriptionId: string, incidentId: string, shown: { ts: string; revision: number; note: NoteRef | null }, now: number): Promise<void>;
   /** Records, before posting, that delivery `key` posts its reply: if it comes back, it may have posted it. */
   startAppReply(subscriptionId: string, incidentId: string, key: string, now: number): Promise<void>;
+  /**
+   * Records that delivery `key` is about to post its monitor message; false when it began before
+   * (a retry: it may have posted). Keeps only the subscription's newest few records.
+   */
+  beginAppMonitorPost(subscriptionId: string, key: string, now: number): Promise<boolean>;
+  findAppMonitorPost(subscriptionId: string, key: string): Promise<AppMonitorPostRecord | null>;
+  /** The monitor message's ts once known (kept if one is known already). */
+  recordAppMonitorPost(subscriptionId: string, key: string, ts: string): Promise<void>;
   /** Every delivery to this conversation waits until `untilMs` (a later hold wins). */
   holdAppConversation(installationId: string, conversationId: string, untilMs: number): Promise<void>;
   /** Until when the conversation is held, or null when it is not. */

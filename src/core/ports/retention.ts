@@ -16,4 +16,6 @@ export interface RetentionStore {
   pruneLinkTokens(expiredBeforeMs: number, limit: number): Promise<number>;
   /** Rate-limit logs whose window ended at or before `expiredByMs`. */
   pruneRateLimits(expiredByMs: number, limit: number): Promise<number>;
+  /** The workspace app's conversation holds that ended at or before `expiredByMs`. */
+  pruneAppConversationHolds(expiredByMs: number, limit: number): Promise<number>;
 }
