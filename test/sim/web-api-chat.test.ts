@@ -115,6 +115,23 @@ describe('the channel page', () => {
 });
 
 describe('message metadata and conversations.replies', () => {
+  it('shows mrkdwn *bold* in sections and context as a reader does, never in headers, still escaped', async () => {
+    const api = await startWebApi();
+    const ws = await api.workspace();
+    const channel = ws.channels.status!;
+    const blocks = [
+      { type: 'header', text: { type: 'plain_text', text: 'Title *not bold*' } },
+      { type: 'section', text: { type: 'mrkdwn', text: '*Status*\nResolved * not bold * and *<b>x</b>*' } },
+      { type: 'context', elements: [{ type: 'mrkdwn', text: 'Updated *now*' }] },
+    ];
+    await api.form('chat.postMessage', { channel, blocks: JSON.stringify(blocks) }, ws.token);
+    const html = await (await fetch(`${api.url}/channels/${channel}`)).text();
+    expect(html).toContain('Title *not bold*');
+    expect(html).toContain('<strong>Status</strong>\nResolved * not bold * and <strong>&lt;b&gt;x&lt;/b&gt;</strong>');
+    expect(html).toContain('Updated <strong>now</strong>');
+    expect(html).not.toContain('<b>');
+  });
+
   it('keeps metadata on the message and gives it back only to history and replies that ask', async () => {
     const api = await startWebApi();
     const ws = await api.workspace();

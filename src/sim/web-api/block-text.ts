@@ -16,6 +16,22 @@ export function readableText(text: string): string {
     .replace(/&amp;/g, '&');
 }
 
+/**
+ * A mrkdwn text split where the vendor's clients show bold: `*word*`, the asterisks against
+ * non-space characters, within one line. The rest stays as it is.
+ */
+export function boldSpans(text: string): { text: string; bold: boolean }[] {
+  const spans: { text: string; bold: boolean }[] = [];
+  let last = 0;
+  for (const match of text.matchAll(/\*(\S(?:[^*\n]*\S)?)\*/g)) {
+    if (match.index > last) spans.push({ text: text.slice(last, match.index), bold: false });
+    spans.push({ text: match[1]!, bold: true });
+    last = match.index + match[0].length;
+  }
+  if (last < text.length) spans.push({ text: text.slice(last), bold: false });
+  return spans;
+}
+
 const textOf = (value: unknown): string | null => {
   if (typeof value !== 'object' || value === null) return null;
   const text = (value as { text?: unknown }).text;

@@ -3,7 +3,7 @@
  * "(edited)" mark and its earlier versions, and its thread. Everything comes from API callers, so
  * JSX escapes every value, and the page's CSP allows no script at all.
  */
-import { blockLines } from './block-text.ts';
+import { blockLines, boldSpans, type BlockLine } from './block-text.ts';
 import type { Channel, Message } from './channels.ts';
 import type { Workspace } from './workspaces.ts';
 
@@ -25,13 +25,20 @@ ol{list-style:none;padding:0}.message{border-top:1px solid #ddd;padding:.6rem 0}
 
 const timeOf = (ts: string): string => new Date(Math.floor(Number(ts.split('.')[0]) * 1000)).toISOString().replace('.000Z', 'Z');
 
+/** A block's line; sections and context are mrkdwn, so `*bold*` shows bold as in the vendor's clients. */
+function Line(props: { line: BlockLine }) {
+  const { line } = props;
+  if (line.kind === 'header' || line.kind === 'other') return <p class={line.kind === 'other' ? 'context' : line.kind}>{line.text}</p>;
+  return <p class={line.kind}>{boldSpans(line.text).map((span) => (span.bold ? <strong>{span.text}</strong> : span.text))}</p>;
+}
+
 function Content(props: { message: Message }) {
   const { message } = props;
   if (!message.blocks) return <p class="plain">{message.text}</p>;
   return (
     <div>
       {blockLines(message.blocks).map((line) => (
-        <p class={line.kind === 'other' ? 'context' : line.kind}>{line.text}</p>
+        <Line line={line} />
       ))}
     </div>
   );
