@@ -15,6 +15,8 @@ describe('retention cutoffs', () => {
       pendingSignupsBeforeMs: NOW - 7 * DAY_MS,
       tokensExpiredBeforeMs: NOW - 30 * DAY_MS,
       rateLimitsExpiredByMs: NOW,
+      // A conversation's rate-limit hold goes once it has ended: it holds nothing after that.
+      appHoldsExpiredByMs: NOW,
     });
   });
 
