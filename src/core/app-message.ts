@@ -4,11 +4,18 @@
  * poll changed. Vendor text is escaped for the vendor's mrkdwn; every length stays inside the
  * vendor's limits (a header of 150 characters, a section of 3,000, 50 blocks).
  */
-import { escapeMrkdwn, link, type ChannelBlock, type ChannelMessage } from './channel-message.ts';
+import {
+  escapeMrkdwn,
+  HEADER_MAX_CHARS,
+  headerBlock,
+  incidentLinksBlock,
+  statusAndServicesBlock,
+  type ChannelBlock,
+  type ChannelMessage,
+} from './channel-message.ts';
 import type { IncidentSummary, NoteRef } from './events.ts';
 import {
   changeLines,
-  incidentPageUrl,
   messageHeadline,
   noteText,
   oneLine,
@@ -16,7 +23,6 @@ import {
   statusText,
   statusWord,
   truncate,
-  vendorUrl,
   type IncidentUpdate,
 } from './notification-message.ts';
 import type { ChatMetadata } from './ports.ts';
@@ -26,8 +32,6 @@ export type AppMessageContext = { publicUrl: string };
 /** What the root shows: the incident as the newest delivery saw it, and the newest note we know. */
 export type AppRootView = { incident: IncidentSummary; note: NoteRef | null };
 
-/** The platform refuses a header longer than 150 characters. */
-const HEADER_MAX_CHARS = 150;
 /** The root's note: long enough to read, short enough that the root stays a summary. */
 export const ROOT_NOTE_MAX_CHARS = 500;
 /** A reply's note: a section's text is at most 3,000 characters, escaping can lengthen it. */
@@ -77,19 +81,10 @@ export function renderAppRoot(view: AppRootView, context: AppMessageContext): Ch
   const title = oneLine(incident.title);
   const services = servicesList(incident.services);
   const header = truncate(`${status}: ${title}`, HEADER_MAX_CHARS);
-  const blocks: ChannelBlock[] = [
-    { type: 'header', text: { type: 'plain_text', text: escapeMrkdwn(header), emoji: false } },
-    {
-      type: 'section',
-      fields: [
-        { type: 'mrkdwn', text: `*Status*\n${escapeMrkdwn(status)}`, verbatim: true },
-        { type: 'mrkdwn', text: `*Services*\n${escapeMrkdwn(truncate(services, 1_000))}`, verbatim: true },
-      ],
-    },
-  ];
+  const blocks: ChannelBlock[] = [headerBlock(header), statusAndServicesBlock(status, truncate(services, 1_000))];
   const shown = note ? truncate(noteText(note.body), ROOT_NOTE_MAX_CHARS) : '';
   if (shown !== '') blocks.push({ type: 'section', text: { type: 'mrkdwn', text: `*Latest note*\n${escapeMrkdwn(shown)}`, verbatim: true } });
-  blocks.push({ type: 'section', text: { type: 'mrkdwn', text: links(incident, context), verbatim: true } });
+  blocks.push(incidentLinksBlock(incident, context.publicUrl));
   const updated = oneLine(incident.date_updated);
   if (updated !== '') blocks.push({ type: 'context', elements: [{ type: 'mrkdwn', text: `Updated ${escapeMrkdwn(truncate(updated, 60))}`, verbatim: true }] });
   const text = escapeMrkdwn(truncate(`${header} (${services})`, FALLBACK_MAX_CHARS));
@@ -108,9 +103,4 @@ export function renderAppReply(update: IncidentUpdate): ChannelMessage {
   if (note !== '') blocks.push({ type: 'section', text: { type: 'mrkdwn', text: escapeMrkdwn(note), verbatim: true } });
   const text = escapeMrkdwn(truncate(`${label}: ${summary}${note !== '' ? ` ${note}` : ''}`, FALLBACK_MAX_CHARS));
   return { text, blocks };
-}
-
-function links(incident: IncidentSummary, context: AppMessageContext): string {
-  const theirs = vendorUrl(incident.url);
-  return [link(incidentPageUrl(context.publicUrl, incident.id), 'View the incident'), ...(theirs ? [link(theirs, 'Vendor status page')] : [])].join(' · ');
 }

@@ -25,40 +25,52 @@ export type ChannelMessage = { text: string; blocks: ChannelBlock[] };
 /** Longest note shown, in characters; the rest is on our incident page. */
 export const CHANNEL_NOTE_MAX_CHARS = 500;
 /** The platform refuses a header longer than 150 characters. */
-const HEADER_MAX_CHARS = 150;
+export const HEADER_MAX_CHARS = 150;
 
 export function renderChannelMessage(update: IncidentUpdate, context: ChannelContext): ChannelMessage {
   const { label, title } = messageHeadline(update);
   const { incident, note } = update;
-  const page = incidentPageUrl(context.publicUrl, incident.id);
-  const theirs = vendorUrl(incident.url);
   const services = servicesList(incident.services);
   const titleLine = truncate(`${label}: ${title}`, HEADER_MAX_CHARS);
-
-  // Every text object below is mrkdwn-escaped, plain_text too: the platform decodes &amp; &lt;
-  // &gt; in all text, and the top-level `text` (the notification preview) is always parsed.
-  // `verbatim` keeps it from turning words in vendor text into links or mentions.
-  const blocks: ChannelBlock[] = [
-    { type: 'header', text: { type: 'plain_text', text: escapeMrkdwn(titleLine), emoji: false } },
-    {
-      type: 'section',
-      fields: [
-        { type: 'mrkdwn', text: `*Status*\n${escapeMrkdwn(statusText(update))}`, verbatim: true },
-        { type: 'mrkdwn', text: `*Services*\n${escapeMrkdwn(services)}`, verbatim: true },
-      ],
-    },
-  ];
+  const blocks: ChannelBlock[] = [headerBlock(titleLine), statusAndServicesBlock(statusText(update), services)];
   const changes = changeLines(update);
   if (changes.length > 0) blocks.push({ type: 'context', elements: [{ type: 'mrkdwn', text: escapeMrkdwn(changes.join(' ')), verbatim: true }] });
   if (note) {
     const shown = truncate(noteText(note.body), CHANNEL_NOTE_MAX_CHARS);
     if (shown !== '') blocks.push({ type: 'section', text: { type: 'mrkdwn', text: escapeMrkdwn(shown), verbatim: true } });
   }
-  const links = [link(page, 'View the incident'), ...(theirs ? [link(theirs, 'Vendor status page')] : [])];
-  blocks.push({ type: 'section', text: { type: 'mrkdwn', text: links.join(' · '), verbatim: true } });
+  blocks.push(incidentLinksBlock(incident, context.publicUrl));
 
   const text = escapeMrkdwn(`${titleLine} (${statusWord(incident.status)}; ${services})`);
   return { text, blocks };
+}
+
+// The blocks below are shared with the workspace app's messages (app-message.ts). Every text
+// object is mrkdwn-escaped, plain_text too: the platform decodes &amp; &lt; &gt; in all text, and
+// the top-level `text` (the notification preview) is always parsed. `verbatim` keeps it from
+// turning words in vendor text into links or mentions.
+
+/** The message's header: at most HEADER_MAX_CHARS, as the platform requires. */
+export function headerBlock(text: string): ChannelBlock {
+  return { type: 'header', text: { type: 'plain_text', text: escapeMrkdwn(truncate(text, HEADER_MAX_CHARS)), emoji: false } };
+}
+
+/** Status and services side by side. */
+export function statusAndServicesBlock(status: string, services: string): ChannelBlock {
+  return {
+    type: 'section',
+    fields: [
+      { type: 'mrkdwn', text: `*Status*\n${escapeMrkdwn(status)}`, verbatim: true },
+      { type: 'mrkdwn', text: `*Services*\n${escapeMrkdwn(services)}`, verbatim: true },
+    ],
+  };
+}
+
+/** *View the incident* (our page) and, when the vendor has one, its page. */
+export function incidentLinksBlock(incident: { id: string; url: string }, publicUrl: string): ChannelBlock {
+  const theirs = vendorUrl(incident.url);
+  const links = [link(incidentPageUrl(publicUrl, incident.id), 'View the incident'), ...(theirs ? [link(theirs, 'Vendor status page')] : [])];
+  return { type: 'section', text: { type: 'mrkdwn', text: links.join(' · '), verbatim: true } };
 }
 
 /** `&`, `<` and `>` are the platform's control characters: escaped, vendor text cannot write `<!channel>` or a link. */
