@@ -12,10 +12,8 @@ import { createNodeHttpServer } from '../adapters/node-http-server.ts';
 import { NO_SECRET_BOX, openSecretBox } from '../adapters/secret-key-file.ts';
 import { createSqliteStore } from '../adapters/sqlite-store.ts';
 import { checkWebhookUrl } from '../adapters/webhook-target-guard.ts';
-import { createChannelSender } from '../app/channel-sender.ts';
 import { createAdminNotice } from '../app/admin-notice.ts';
 import type { WorkspaceApp } from '../app/workspace-app.ts';
-import { createWorkspaceAppFromConfig } from './app-messaging.ts';
 import { createDeliverer } from '../app/deliverer.ts';
 import { createFailureReporter } from '../app/failure-reporter.ts';
 import { createDueDeliveries } from '../app/due-deliveries.ts';
@@ -31,7 +29,7 @@ import type { SecretBox } from '../core/secret-box.ts';
 import type { Clock, Logger, OutboxSignal, Store } from '../core/ports.ts';
 import { createApp } from '../http/app.ts';
 import { createMcpDeps } from './mcp-deps.ts';
-import { createGroupWiring } from './group-wiring.ts';
+import { createChannelWiring } from './channel-wiring.ts';
 import type { GroupDeps } from '../http/group-subscriptions.ts';
 import { clientAddressFrom } from '../http/client-address.ts';
 import { INSTALLATIONS_LIST_MAX } from '../http/routes/app-installations.ts';
@@ -108,18 +106,17 @@ export async function createNodeRuntime(config: Config, logger: Logger, clock: C
   );
   const secrets = options.keepsSecrets === false ? NO_SECRET_BOX : await openSecretBox(config.SECRET_KEY, config.DATABASE_PATH, logger);
   const webhooks = createHttpWebhookSender({ allowPrivate: config.WEBHOOK_ALLOW_PRIVATE, userAgent: USER_AGENT, clock });
-  const workspaceApp = options.keepsSecrets !== false ? createWorkspaceAppFromConfig(config, { store, secrets, clock, logger, mailer, publicUrl }) : undefined;
-  const groups = createGroupWiring({ connection: archive.connection, config, secrets, mailer, clock, logger, publicUrl, sanitizeHtml: sanitizeNoteHtml });
-  const sender = createChannelSender({
+  const { sender, groups, workspaceApp } = createChannelWiring({
+    config,
     store,
+    connection: archive.connection,
+    secrets,
     webhooks,
     mailer,
-    secrets,
     clock,
+    logger,
     publicUrl,
-    sanitizeHtml: sanitizeNoteHtml,
-    app: workspaceApp?.messages,
-    groupMail: groups.mail,
+    workspaceApp: options.keepsSecrets !== false,
   });
   const subscriptions = createSubscriptionService({
     store,

@@ -13,8 +13,6 @@ import { secretBoxFromSetting } from '../adapters/secret-key-setting.ts';
 import { createSqliteStore } from '../adapters/sqlite-store.ts';
 import { createAdminNotice } from '../app/admin-notice.ts';
 import type { WorkspaceApp } from '../app/workspace-app.ts';
-import { createWorkspaceAppFromConfig } from './app-messaging.ts';
-import { createChannelSender } from '../app/channel-sender.ts';
 import { createDeliverer } from '../app/deliverer.ts';
 import { createDueDeliveries, type DueDeliveries } from '../app/due-deliveries.ts';
 import { createPoller, type Poller } from '../app/poller.ts';
@@ -25,6 +23,7 @@ import { configSchema, parseConfig, retentionSettings, type Config } from '../co
 import type { Clock, Logger, Store } from '../core/ports.ts';
 import type { SecretBox } from '../core/secret-box.ts';
 import { checkWorkerWebhookUrl, createWorkerSenders, WORKER_USER_AGENT } from './worker-senders.ts';
+import { createChannelWiring } from './channel-wiring.ts';
 import { createGroupWiring } from './group-wiring.ts';
 import type { GroupDeps } from '../http/group-subscriptions.ts';
 
@@ -167,28 +166,18 @@ export async function createWorkerNotifications(
   const { config, store, clock, logger, outbox, publicUrl } = core;
   const secrets = await secretBoxFromSetting(config.SECRET_KEY, HOW_TO_SET_SECRET_KEY);
   const { webhooks, mailer } = createWorkerSenders(config);
-  const groups = createGroupWiring({
-    connection: core.connection,
+  const { sender, groups, workspaceApp } = createChannelWiring({
     config,
+    store,
+    connection: core.connection,
     secrets,
+    webhooks,
     mailer,
     clock,
     logger,
     publicUrl,
-    sanitizeHtml: sanitizeNoteHtml,
-    maxSendsPerAttempt: GROUP_MAILS_PER_ATTEMPT,
-  });
-  const workspaceApp = createWorkspaceAppFromConfig(config, { store, secrets, clock, logger, mailer, publicUrl });
-  const sender = createChannelSender({
-    store,
-    webhooks,
-    mailer,
-    secrets,
-    clock,
-    publicUrl,
-    sanitizeHtml: sanitizeNoteHtml,
-    app: workspaceApp?.messages,
-    groupMail: groups.mail,
+    workspaceApp: true,
+    groupMailsPerAttempt: GROUP_MAILS_PER_ATTEMPT,
   });
   const subscriptions = createSubscriptionService({
     store,
