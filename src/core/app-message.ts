@@ -5,8 +5,8 @@
  * vendor's limits (a header of 150 characters, a section of 3,000, 50 blocks).
  */
 import {
+  escapedWithin,
   escapeMrkdwn,
-  HEADER_MAX_CHARS,
   headerBlock,
   incidentLinksBlock,
   statusAndServicesBlock,
@@ -22,7 +22,6 @@ import {
   servicesList,
   statusText,
   statusWord,
-  truncate,
   type IncidentUpdate,
 } from './notification-message.ts';
 import type { ChatMetadata } from './ports.ts';
@@ -80,14 +79,14 @@ export function renderAppRoot(view: AppRootView, context: AppMessageContext): Ch
   const status = statusWord(incident.status);
   const title = oneLine(incident.title);
   const services = servicesList(incident.services);
-  const header = truncate(`${status}: ${title}`, HEADER_MAX_CHARS);
-  const blocks: ChannelBlock[] = [headerBlock(header), statusAndServicesBlock(status, truncate(services, 1_000))];
-  const shown = note ? truncate(noteText(note.body), ROOT_NOTE_MAX_CHARS) : '';
-  if (shown !== '') blocks.push({ type: 'section', text: { type: 'mrkdwn', text: `*Latest note*\n${escapeMrkdwn(shown)}`, verbatim: true } });
+  const header = `${status}: ${title}`;
+  const blocks: ChannelBlock[] = [headerBlock(header), statusAndServicesBlock(status, services)];
+  const shown = note ? escapedWithin(noteText(note.body), ROOT_NOTE_MAX_CHARS) : '';
+  if (shown !== '') blocks.push({ type: 'section', text: { type: 'mrkdwn', text: `*Latest note*\n${shown}`, verbatim: true } });
   blocks.push(incidentLinksBlock(incident, context.publicUrl));
   const updated = oneLine(incident.date_updated);
-  if (updated !== '') blocks.push({ type: 'context', elements: [{ type: 'mrkdwn', text: `Updated ${escapeMrkdwn(truncate(updated, 60))}`, verbatim: true }] });
-  const text = escapeMrkdwn(truncate(`${header} (${services})`, FALLBACK_MAX_CHARS));
+  if (updated !== '') blocks.push({ type: 'context', elements: [{ type: 'mrkdwn', text: `Updated ${escapedWithin(updated, 60)}`, verbatim: true }] });
+  const text = escapedWithin(`${header} (${services})`, FALLBACK_MAX_CHARS);
   return { text, blocks };
 }
 
@@ -97,10 +96,10 @@ export function renderAppReply(update: IncidentUpdate): ChannelMessage {
   const lines = [...(update.status ? [`Status: ${statusText(update)}.`] : []), ...changeLines(update)];
   const summary = lines.length > 0 ? lines.join(' ') : `Status: ${statusWord(update.incident.status)}.`;
   const blocks: ChannelBlock[] = [
-    { type: 'section', text: { type: 'mrkdwn', text: `*${escapeMrkdwn(label)}* · ${escapeMrkdwn(truncate(summary, 1_000))}`, verbatim: true } },
+    { type: 'section', text: { type: 'mrkdwn', text: `*${escapeMrkdwn(label)}* · ${escapedWithin(summary, 1_000)}`, verbatim: true } },
   ];
-  const note = update.note ? truncate(noteText(update.note.body), REPLY_NOTE_MAX_CHARS) : '';
-  if (note !== '') blocks.push({ type: 'section', text: { type: 'mrkdwn', text: escapeMrkdwn(note), verbatim: true } });
-  const text = escapeMrkdwn(truncate(`${label}: ${summary}${note !== '' ? ` ${note}` : ''}`, FALLBACK_MAX_CHARS));
+  const note = update.note ? noteText(update.note.body) : '';
+  if (note !== '') blocks.push({ type: 'section', text: { type: 'mrkdwn', text: escapedWithin(note, REPLY_NOTE_MAX_CHARS), verbatim: true } });
+  const text = escapedWithin(`${label}: ${summary}${note !== '' ? ` ${note}` : ''}`, FALLBACK_MAX_CHARS);
   return { text, blocks };
 }

@@ -36,8 +36,8 @@ export function renderChannelMessage(update: IncidentUpdate, context: ChannelCon
   const changes = changeLines(update);
   if (changes.length > 0) blocks.push({ type: 'context', elements: [{ type: 'mrkdwn', text: escapeMrkdwn(changes.join(' ')), verbatim: true }] });
   if (note) {
-    const shown = truncate(noteText(note.body), CHANNEL_NOTE_MAX_CHARS);
-    if (shown !== '') blocks.push({ type: 'section', text: { type: 'mrkdwn', text: escapeMrkdwn(shown), verbatim: true } });
+    const shown = escapedWithin(noteText(note.body), CHANNEL_NOTE_MAX_CHARS);
+    if (shown !== '') blocks.push({ type: 'section', text: { type: 'mrkdwn', text: shown, verbatim: true } });
   }
   blocks.push(incidentLinksBlock(incident, context.publicUrl));
 
@@ -52,16 +52,16 @@ export function renderChannelMessage(update: IncidentUpdate, context: ChannelCon
 
 /** The message's header: at most HEADER_MAX_CHARS, as the platform requires. */
 export function headerBlock(text: string): ChannelBlock {
-  return { type: 'header', text: { type: 'plain_text', text: escapeMrkdwn(truncate(text, HEADER_MAX_CHARS)), emoji: false } };
+  return { type: 'header', text: { type: 'plain_text', text: escapedWithin(text, HEADER_MAX_CHARS), emoji: false } };
 }
 
-/** Status and services side by side. */
+/** Status and services side by side; a field holds at most 2,000 characters. */
 export function statusAndServicesBlock(status: string, services: string): ChannelBlock {
   return {
     type: 'section',
     fields: [
-      { type: 'mrkdwn', text: `*Status*\n${escapeMrkdwn(status)}`, verbatim: true },
-      { type: 'mrkdwn', text: `*Services*\n${escapeMrkdwn(services)}`, verbatim: true },
+      { type: 'mrkdwn', text: `*Status*\n${escapedWithin(status, FIELD_TEXT_MAX_CHARS)}`, verbatim: true },
+      { type: 'mrkdwn', text: `*Services*\n${escapedWithin(services, FIELD_TEXT_MAX_CHARS)}`, verbatim: true },
     ],
   };
 }
@@ -71,6 +71,20 @@ export function incidentLinksBlock(incident: { id: string; url: string }, public
   const theirs = vendorUrl(incident.url);
   const links = [link(incidentPageUrl(publicUrl, incident.id), 'View the incident'), ...(theirs ? [link(theirs, 'Vendor status page')] : [])];
   return { type: 'section', text: { type: 'mrkdwn', text: links.join(' · '), verbatim: true } };
+}
+
+/** What a section field shows of a list at most, escaped: the platform takes 2,000 per field. */
+const FIELD_TEXT_MAX_CHARS = 1_000;
+
+/**
+ * `text` escaped, then cut to `maxChars` as sent: escaping can make vendor text five times as long
+ * (`&` is `&amp;`), and the platform's limits count what it receives. A cut never leaves half an
+ * entity behind.
+ */
+export function escapedWithin(text: string, maxChars: number): string {
+  const escaped = escapeMrkdwn(text);
+  const cut = truncate(escaped, maxChars);
+  return cut === escaped ? escaped : cut.replace(/&[a-z]{0,3}…$/, '…');
 }
 
 /** `&`, `<` and `>` are the platform's control characters: escaped, vendor text cannot write `<!channel>` or a link. */

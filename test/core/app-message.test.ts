@@ -63,8 +63,12 @@ describe('the app’s root message', () => {
     }
   });
 
-  it('stays within the vendor’s limits however long the vendor’s text', () => {
-    const long = 'x'.repeat(50_000);
+  it.each([
+    ['plain', 'x'],
+    // Escaping makes these five and four times as long: limits hold for the text as sent.
+    ['made of the characters escaping lengthens', '&<'],
+  ])('stays within the vendor’s limits however long the vendor’s text: %s', (_, unit) => {
+    const long = unit.repeat(50_000 / unit.length);
     const huge = rawIncident({
       ...resolved,
       title: long,
@@ -81,6 +85,8 @@ describe('the app’s root message', () => {
     const root = allText(renderAppRoot(nextRootView(null, update(huge, active)), context)).join('');
     expect(root.length).toBeLessThan(ROOT_NOTE_MAX_CHARS + 2 * 1_000 + 1_000);
     expect(allText(renderAppReply(update(huge, active))).join('').length).toBeLessThan(REPLY_NOTE_MAX_CHARS + 2 * 1_000);
+    // No entity is cut in half at a limit.
+    for (const text of allText(renderAppReply(update(huge, active)))) expect(text).not.toMatch(/&[a-z]{0,3}…/);
   });
 });
 
