@@ -66,10 +66,18 @@ export function createGroupMail(deps: GroupMailDeps) {
       render: (context: EmailContext) => RenderedEmail,
       options: { messageId: () => Promise<string>; subjectPrefix?: string },
     ): Promise<SendResult> {
-      // An alert waits for a fresh list; a failed sync leaves the last good one, which is used.
-      await deps.sync.syncIfStale(subscription.id);
       const deliveryKey = await options.messageId();
       const already = new Set((await store.memberSends(deliveryKey)).map((s) => s.userId));
+      // An alert waits for a fresh list, once: a delivery already under way keeps the list it began
+      // with. A failed sync leaves the last good list, which is used.
+      if (already.size === 0) await deps.sync.syncIfStale(subscription.id);
+      // No list was ever read (the directory failed every sync so far, or the link is missing):
+      // "done" would claim the group was told. Tried again, as a failure, until a sync succeeds.
+      const link = await store.groupLink(subscription.id);
+      if (!link || link.lastOkAt === null) {
+        const error = "the group's members have never been read from the directory: nobody could be mailed yet";
+        return { ok: false, permanent: false, gone: false, retryAfterMs: null, status: null, excerpt: '', error };
+      }
       const waiting = (await store.allMembers(subscription.id)).filter((m) => receives(m) && !already.has(m.id));
       const members = waiting.slice(0, deps.maxSendsPerAttempt ?? Infinity);
       const later = waiting.length - members.length;

@@ -164,7 +164,8 @@ export function createGroupSync(deps: GroupSyncDeps) {
     return started;
   }
 
-  const isStale = (link: GroupLink, now: number) => link.syncedAt === null || now - link.syncedAt >= maxAgeMs;
+  // A list never read is always due: until one sync succeeds, nobody in the group can be alerted.
+  const isStale = (link: GroupLink, now: number) => link.lastOkAt === null || link.syncedAt === null || now - link.syncedAt >= maxAgeMs;
 
   return {
     /** Syncs one group subscription now; 404 when the subscription is not a group subscription. */

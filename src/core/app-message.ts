@@ -14,16 +14,7 @@ import {
   type ChannelMessage,
 } from './channel-message.ts';
 import type { IncidentSummary, NoteRef } from './events.ts';
-import {
-  changeLines,
-  messageHeadline,
-  noteText,
-  oneLine,
-  servicesList,
-  statusText,
-  statusWord,
-  type IncidentUpdate,
-} from './notification-message.ts';
+import { changeLines, messageHeadline, noteText, oneLine, servicesList, statusText, statusWord, type IncidentUpdate } from './notification-message.ts';
 import type { ChatMetadata } from './ports.ts';
 
 export type AppMessageContext = { publicUrl: string };

@@ -57,7 +57,7 @@ describe('group mail', () => {
       sanitizeHtml: (h) => h,
       maxSendsPerAttempt,
     });
-    return { store, mail, ids, subscription: (await archive.store.getSubscription(SUB))! };
+    return { store, mail, ids, sim, subscription: (await archive.store.getSubscription(SUB))! };
   }
 
   it('mails each member once per delivery, however often the delivery is attempted', async () => {
@@ -72,6 +72,21 @@ describe('group mail', () => {
     // Another delivery (another incident or poll) is mailed again.
     await mail.send(subscription, render, { messageId: async () => 'msg_delivery_2' });
     expect(smtp.received).toHaveLength(6);
+  });
+
+  it('never reports a delivery done while the group’s members were never read', async () => {
+    const { mail, subscription, sim } = await groupOf(['a@example.test', 'b@example.test']);
+    // The directory fails the first sync: there is no member list to mail yet.
+    await control(sim, 'POST', '/faults', { target: '*', kind: 'status', status: 500 });
+    const messageId = async () => 'msg_unread';
+    const first = await mail.send(subscription, render, { messageId });
+    expect(first).toMatchObject({ ok: false, permanent: false });
+    expect(first.error).toContain('never been read');
+    expect(smtp.received).toHaveLength(0);
+    // Once the directory answers, the next attempt reads the list and mails everyone.
+    await control(sim, 'DELETE', '/faults');
+    expect(await mail.send(subscription, render, { messageId })).toMatchObject({ ok: true });
+    expect(smtp.received).toHaveLength(2);
   });
 
   it('retries only the member whose mail was refused for now; one refused for good is not retried', async () => {
