@@ -31,6 +31,8 @@ const REFRESH_GRACE_MS = 10_000;
 const KILL_EVERY_MS = { min: 1_000, max: 5_000 };
 /** Every third kill lands between the vendor's answer to a refresh and our write of it. */
 const ANSWER_LOST_EVERY = 3;
+/** A refresh is due every half token life: one takes the answer-lost fault well within this. */
+const ANSWER_LOST_WAIT_MS = ACCESS_TOKEN_LIFETIME_SECONDS * 1000 + 5_000;
 /** Between two rounds of the consumers in one slot: about 30 requests a second per process. */
 const REQUEST_GAP_MS = 25;
 /** The installation is read from the simulator this often, for the most active tokens seen at once. */
@@ -296,15 +298,33 @@ describe('token rotation under fire', () => {
             for (const slot of slots) slot.paused = slot !== target;
             publisher.paused = true;
             while (slots.some((slot) => slot.paused && slot.busy) || publisher.busy) await sleep(5);
+            // The target's requests must go on until a refresh takes the fault, and they stop at the
+            // end of the run: too near it (the wait above can last a delivery), no such kill is begun.
+            if (Date.now() + ANSWER_LOST_WAIT_MS >= until) {
+              for (const slot of slots) slot.paused = false;
+              publisher.paused = false;
+              break;
+            }
             await api.control('POST', '/faults', { method: 'oauth.v2.access', kind: 'timeout', after: true, times: 1 });
             // A fault of one time is gone once a call took it: that refresh is being made now.
             const heldAt = async () => ((await api.control('GET', '/faults')).body.faults as unknown[]).length === 0;
-            const deadline = Date.now() + ACCESS_TOKEN_LIFETIME_SECONDS * 1000 + 5_000;
+            const deadline = Date.now() + ANSWER_LOST_WAIT_MS;
             while (!(await heldAt())) {
-              if (Date.now() > deadline)
+              if (Date.now() > deadline) {
+                // What each side was doing: the slots as the test saw them, and the vendor's last calls.
+                const calls = ((await api.control('GET', '/calls')).body.calls as { atMs: number }[]).slice(-20);
+                const slotStates = slots.map((s) => ({
+                  index: s.index,
+                  up: s.serve !== null,
+                  paused: s.paused,
+                  busy: s.busy,
+                  generation: s.generation,
+                  target: s === target,
+                }));
                 throw new Error(
-                  `no refresh was made while the answer-lost fault waited: ${JSON.stringify({ figures, failures: failures.slice(0, 3), vendor: await workspace() })}`,
+                  `no refresh was made while the answer-lost fault waited: ${JSON.stringify({ now: Date.now(), figures, failures: failures.slice(0, 3), slots: slotStates, calls, vendor: await workspace() })}`,
                 );
+              }
               await sleep(20);
             }
             // The method runs right after the fault is taken: let it make the new pair.
