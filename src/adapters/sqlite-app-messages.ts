@@ -18,6 +18,8 @@ const BEGIN_ROOT = `INSERT INTO app_messages (subscription_id, incident_id, conv
   VALUES (?, ?, ?, NULL, ?, ?, '[]', ?, ?) ON CONFLICT (subscription_id, incident_id) DO NOTHING RETURNING root_key`;
 const TAKE_OVER_ROOT = `UPDATE app_messages SET root_key = ?, updated_ms = ?
   WHERE subscription_id = ? AND incident_id = ? AND root_ts IS NULL AND root_key = ? RETURNING root_key`;
+const RESTART_ROOT = `UPDATE app_messages SET root_ts = NULL, root_key = ?, created_ms = ?, updated_ms = ?
+  WHERE subscription_id = ? AND incident_id = ? AND root_ts = ? RETURNING root_key`;
 // Plain `?` only (numbered ones are bound differently by the two drivers): the revision is given twice.
 const RECORD_ROOT = `UPDATE app_messages SET root_ts = coalesce(root_ts, ?),
     note_json = CASE WHEN ? >= revision THEN coalesce(?, note_json) ELSE note_json END, revision = max(revision, ?), updated_ms = ?
@@ -91,6 +93,9 @@ export function createSqliteAppMessageStore(connection: SqliteConnection): AppMe
     },
     async takeOverAppRoot(subscriptionId, incidentId, fromKey, toKey, now) {
       return (await run(TAKE_OVER_ROOT, [toKey, now, subscriptionId, incidentId, fromKey])).length > 0;
+    },
+    async restartAppRoot(subscriptionId, incidentId, goneTs, key, now) {
+      return (await run(RESTART_ROOT, [key, now, now, subscriptionId, incidentId, goneTs])).length > 0;
     },
     async recordAppRoot(subscriptionId, incidentId, shown, now) {
       const note = shown.note === null ? null : JSON.stringify(shown.note);

@@ -28,7 +28,7 @@ import {
   type AppRootView,
 } from '../core/app-message.ts';
 import { WebApiError } from '../core/errors.ts';
-import type { MonitorEventData } from '../core/events.ts';
+import type { MonitorEventData, NoteRef } from '../core/events.ts';
 import type { IncidentUpdate } from '../core/notification-message.ts';
 import type { AppMessageStore, AppRootRecord, ChatHistoryPage, ChatMetadata, Clock, StoredSubscription, VendorChatApi } from '../core/ports.ts';
 import { parseAppTarget } from '../core/subscription.ts';
@@ -49,6 +49,9 @@ const HISTORY_PAGE_LIMIT = 200;
 export const HISTORY_PAGES_MAX = 10;
 /** Our clock and the vendor's may differ: the history is read from this long before the row was written. */
 const CLOCK_SKEW_MS = 60_000;
+
+/** The vendor's answers to an edit, a reply or a thread read whose root message is no longer there. */
+const ROOT_GONE = new Set(['message_not_found', 'thread_not_found']);
 
 /** The vendor's answers that mean this conversation cannot take our messages until someone acts. */
 const CONVERSATION_GONE: Readonly<Record<string, string>> = {
@@ -112,8 +115,16 @@ export function createAppMessageSender(deps: AppMessageSenderDeps): AppMessageSe
     return findInHistory(token, conversation, root.createdAt, (metadata) => isRootOf(metadata, root.incidentId));
   }
 
-  async function postRoot(token: string, subscription: StoredSubscription, conversation: string, update: IncidentUpdate, revision: number) {
-    const view: AppRootView = nextRootView(null, update);
+  /** `shown`: the note a deleted root showed, kept when this update brings none. */
+  async function postRoot(
+    token: string,
+    subscription: StoredSubscription,
+    conversation: string,
+    update: IncidentUpdate,
+    revision: number,
+    shown: NoteRef | null = null,
+  ) {
+    const view: AppRootView = nextRootView(shown === null ? null : { incident: update.incident, note: shown }, update);
     const { ts } = await chat.postMessage(token, conversation, { ...renderAppRoot(view, context), metadata: rootMetadata(update.incidentId) });
     await store.recordAppRoot(subscription.id, update.incidentId, { ts, revision, note: view.note }, clock.now());
     return ok(`posted the root message ${ts}`);
@@ -145,6 +156,30 @@ export function createAppMessageSender(deps: AppMessageSenderDeps): AppMessageSe
     }
     const rootTs = root.rootTs;
     if (rootTs === null) throw new UnsureError('no root message ts');
+    try {
+      return await editAndReply(token, subscription, conversation, update, revision, key, root, rootTs);
+    } catch (error) {
+      if (!(error instanceof WebApiError) || !ROOT_GONE.has(error.code)) throw error;
+      // Someone deleted the root (or the workspace's retention did): a new one starts the thread
+      // over, showing the incident as it stands. Crash-safe as the first post: the row names this
+      // delivery before it posts.
+      if (!(await store.restartAppRoot(subscription.id, incidentId, rootTs, key, clock.now()))) throw new UnsureError('the root message row moved on');
+      const posted = await postRoot(token, subscription, conversation, update, revision, root.note);
+      return ok(`the root message ${rootTs} was deleted (${error.code}); ${posted.excerpt}`);
+    }
+  }
+
+  async function editAndReply(
+    token: string,
+    subscription: StoredSubscription,
+    conversation: string,
+    update: IncidentUpdate,
+    revision: number,
+    key: string,
+    root: AppRootRecord,
+    rootTs: string,
+  ): Promise<SendResult> {
+    const incidentId = update.incidentId;
     const view = nextRootView({ incident: update.incident, note: root.note }, update);
     if (revision >= root.revision) await chat.updateMessage(token, conversation, rootTs, renderAppRoot(view, context));
     await store.recordAppRoot(subscription.id, incidentId, { ts: rootTs, revision, note: update.note }, clock.now());

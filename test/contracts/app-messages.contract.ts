@@ -44,6 +44,23 @@ export function appMessagesContract(target: StoreTarget): void {
       expect(await store.takeOverAppRoot('sub_a', '1600', key, 'd4', T0 + 3)).toBe(false);
     });
 
+    it('starts a deleted root over once, for one of racing deliveries, keeping what it showed', async () => {
+      await store.beginAppRoot(root('d1'), T0);
+      await store.recordAppRoot('sub_a', '1600', { ts: '1.000001', revision: 3, note: note('third') }, T0 + 1);
+      expect(await store.restartAppRoot('sub_a', '1600', '7.000007', 'd2', T0 + 2)).toBe(false);
+      const other = opened.openAnother();
+      const restarted = await Promise.all([
+        store.restartAppRoot('sub_a', '1600', '1.000001', 'd2', T0 + 3),
+        other.restartAppRoot('sub_a', '1600', '1.000001', 'd3', T0 + 3),
+      ]);
+      expect(restarted.filter(Boolean)).toHaveLength(1);
+      const row = await store.findAppRoot('sub_a', '1600');
+      expect(row).toMatchObject({ rootTs: null, rootKey: restarted[0] ? 'd2' : 'd3', revision: 3, note: note('third'), createdAt: T0 + 3 });
+      // The new root's ts is recorded in place of the deleted one.
+      await store.recordAppRoot('sub_a', '1600', { ts: '2.000002', revision: 3, note: null }, T0 + 4);
+      expect(await store.findAppRoot('sub_a', '1600')).toMatchObject({ rootTs: '2.000002', note: note('third') });
+    });
+
     it('keeps the first ts, raises the revision only, and lets an older revision not replace the note', async () => {
       await store.beginAppRoot(root('d1'), T0);
       await store.recordAppRoot('sub_a', '1600', { ts: '1.000001', revision: 3, note: note('third') }, T0 + 1);

@@ -117,6 +117,42 @@ describe('app messages', () => {
     expect(calls.filter((c) => c.method === 'conversations.replies').length).toBeGreaterThanOrEqual(1);
   });
 
+  it('starts a new root when someone deleted the incident’s message, once, even when that post’s answer is lost', async () => {
+    const { steps } = story();
+    await subscribeApp(service.admin, installation, world.channels.status!);
+    const channel = world.channels.status!;
+    await step(steps[0]!);
+    await step(steps[1]!);
+    await drain();
+    const [deleted] = (await world.read(channel)).roots;
+    expect(deleted!.replies).toHaveLength(1);
+    expect((await world.control('DELETE', `/channels/${channel}/messages/${deleted!.ts}`)).status).toBe(200);
+
+    // The title changes; the new root's answer is lost, so its retry must look before it posts.
+    // The vendor's clock is ours (its ts bound the history read): drain moved ours by minutes.
+    expect((await world.control('PUT', '/clock', { nowMs: clock.now() })).status).toBe(200);
+    await fault({ method: 'chat.postMessage', kind: 'status', status: 502, after: true, times: 1 });
+    await step(steps[2]!);
+    await drain();
+    const restarted = (await world.read(channel)).roots;
+    expect(restarted).toHaveLength(1);
+    expect(restarted[0]!.ts).not.toBe(deleted!.ts);
+    // It shows the incident as it stands: the new title, and the note the deleted root showed.
+    expect(readable(restarted[0]!)).toContain('Messages are delayed for some workspaces &lt;!channel&gt;');
+    expect(readable(restarted[0]!)).toContain('Some messages arrive minutes late');
+    expect(restarted[0]!.replies).toHaveLength(0);
+
+    await step(steps[3]!);
+    await drain();
+    const [final] = (await world.read(channel)).roots;
+    expect(final!.ts).toBe(restarted[0]!.ts);
+    expect(readable(final!)).toContain('Resolved');
+    expect(final!.replies.map(readable)).toEqual([expect.stringMatching(/Resolved[\s\S]*on time again/)]);
+    const dead = await service.admin('GET', '/api/deliveries?state=dead');
+    expect(dead.status).toBe(200);
+    expect(dead.body.deliveries).toEqual([]);
+  });
+
   it('posts each monitor message once when the vendor posted it but its answer was lost', async () => {
     await subscribeApp(service.admin, installation, world.channels.status!);
     // The vendor's clock is ours (its ts bound the history read): the test moves ours by minutes.

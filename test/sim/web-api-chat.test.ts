@@ -75,6 +75,22 @@ describe('chat.postMessage and chat.update', () => {
     const stored = (await api.control('GET', `/channels/${ws.channels.status}`)).body as { messages: StoredMessage[] };
     expect(stored.messages.map((m) => m.text)).toEqual(['a person wrote this']);
   });
+
+  it('deletes a message as a person would: a root goes with its thread, and the app then finds neither', async () => {
+    const api = await startWebApi();
+    const ws = await api.workspace();
+    const channel = ws.channels.status!;
+    const root = (await api.form('chat.postMessage', { channel, text: 'Investigating' }, ws.token)).body.ts as string;
+    await api.form('chat.postMessage', { channel, text: 'in the thread', thread_ts: root }, ws.token);
+    const other = (await api.form('chat.postMessage', { channel, text: 'another incident' }, ws.token)).body.ts as string;
+
+    expect((await api.control('DELETE', `/channels/${channel}/messages/${root}`)).body).toEqual({ ok: true, deleted: 2 });
+    expect((await api.control('DELETE', `/channels/${channel}/messages/${root}`)).status).toBe(404);
+    expect(failure(await api.form('chat.update', { channel, ts: root, text: 'Identified' }, ws.token))).toEqual([200, false, 'message_not_found']);
+    expect(failure(await api.form('chat.postMessage', { channel, text: 'late reply', thread_ts: root }, ws.token))).toEqual([200, false, 'thread_not_found']);
+    const stored = (await api.control('GET', `/channels/${channel}`)).body as { messages: StoredMessage[] };
+    expect(stored.messages.map((m) => m.ts)).toEqual([other]);
+  });
 });
 
 describe('the channel page', () => {

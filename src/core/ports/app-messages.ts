@@ -43,6 +43,12 @@ export interface AppMessageStore {
   /** Hands an unfinished post from `fromKey` to `toKey` (its delivery stalled); false when the row moved on. */
   takeOverAppRoot(subscriptionId: string, incidentId: string, fromKey: string, toKey: string, now: number): Promise<boolean>;
   /**
+   * The root `goneTs` was deleted in the conversation: the row starts over as a post by `key` in
+   * flight (as beginAppRoot), keeping what the root showed. False when the row moved on (another
+   * delivery started over first, or it names another root).
+   */
+  restartAppRoot(subscriptionId: string, incidentId: string, goneTs: string, key: string, now: number): Promise<boolean>;
+  /**
    * The root's ts once known (kept if one is known already), and what it now shows: the revision is
    * never lowered, and an older revision does not replace the note.
    */

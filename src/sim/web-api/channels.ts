@@ -72,6 +72,11 @@ export type ChannelBook = {
   message(channel: Channel, ts: string): Message | undefined;
   /** `metadata` replaces the message's when given; absent keeps it. */
   edit(message: Message, fields: { text: string; blocks: unknown[] | null; editedBy: string; metadata?: MessageMetadata | null }, nowMs: number): Message;
+  /**
+   * Deletes a message as a member or the workspace's retention would: a root goes with its
+   * replies. Says how many messages went (0: no message with that ts).
+   */
+  remove(channel: Channel, ts: string): number;
   /** Root messages: the ones with no thread_ts, or that start their thread. */
   roots(channel: Channel): Message[];
   replies(channel: Channel, threadTs: string): Message[];
@@ -147,6 +152,11 @@ export function createChannelBook(): ChannelBook {
       message.editedBy = fields.editedBy;
       if (fields.metadata !== undefined) message.metadata = fields.metadata;
       return message;
+    },
+    remove(channel, ts) {
+      const before = channel.messages.length;
+      channel.messages = channel.messages.filter((m) => m.ts !== ts && m.threadTs !== ts);
+      return before - channel.messages.length;
     },
     roots: (channel) => channel.messages.filter(isRoot),
     replies: (channel, threadTs) => channel.messages.filter((m) => m.threadTs === threadTs && m.ts !== threadTs),

@@ -220,6 +220,14 @@ export function webApiControlRoutes(state: WebApiState): Hono {
     return c.json({ ts }, 201);
   });
 
+  // A person (or the workspace's retention) deletes a message: a root goes with its thread.
+  app.delete('/channels/:channelId/messages/:ts', (c) => {
+    const channel = channelOr404(c.req.param('channelId'));
+    const deleted = state.channels.remove(channel, c.req.param('ts'));
+    if (deleted === 0) throw new ControlError(404, 'not_found', `no message ${c.req.param('ts')} in ${channel.id}`);
+    return c.json({ ok: true, deleted });
+  });
+
   app.get('/faults', (c) => c.json({ faults: state.faults.list() }));
   app.post('/faults', async (c) => {
     const fault = state.faults.add(await parseBody(c.req.raw, faultSchema));
