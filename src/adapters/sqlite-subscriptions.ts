@@ -56,7 +56,14 @@ export function createSqliteSubscriptionStore(connection: SqliteConnection): Sub
 
   return {
     async createSubscription(sub) {
-      await changingSubscriptions(statementOf(db.insert(s).values(toSubscriptionRow(sub))));
+      // Only subscriptions_app_target's conflict is an answer; a reused id still throws. Drizzle
+      // cannot name a partial index as the conflict target (its `where` lands after DO NOTHING).
+      const insert = statementOf(db.insert(s).values(toSubscriptionRow(sub)));
+      const [inserted] = await changingSubscriptions({
+        sql: `${insert.sql} ON CONFLICT (target) WHERE channel = 'app' DO NOTHING RETURNING id`,
+        params: insert.params,
+      });
+      return (inserted?.length ?? 0) > 0;
     },
 
     async getSubscription(id) {

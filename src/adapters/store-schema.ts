@@ -226,6 +226,8 @@ export const subscriptions = sqliteTable(
   (t) => [
     index('subscriptions_status').on(t.status),
     index('subscriptions_target').on(t.channel, t.target),
+    // One app subscription per conversation, also when two admins create it at once.
+    uniqueIndex('subscriptions_app_target').on(t.target).where(sql`channel = 'app'`),
     // Pruning unconfirmed sign-ups walks only the pending ones, oldest first.
     index('subscriptions_pending_created').on(t.createdMs).where(sql`status = 'pending'`),
   ],

@@ -15,6 +15,10 @@ import { generateWebhookSecret } from '../core/webhook-signing.ts';
 import type { ChannelSender } from './channel-sender.ts';
 
 /** After a rotation the old secret keeps signing this long, so receivers can switch at their own pace. */
+/** A conversation has one app subscription: its messages are edited in place, one per incident. */
+export const appAlreadySubscribed = () =>
+  new ApiError(409, 'already_subscribed', 'this conversation already has an app subscription: change its filters instead');
+
 export const SECRET_ROTATION_GRACE_MS = 24 * 60 * 60 * 1000;
 
 export type SubscriptionServiceDeps = {
@@ -78,7 +82,10 @@ export function createSubscriptionService(deps: SubscriptionServiceDeps) {
       const now = clock.now();
       const secret = input.channel === 'webhook' ? generateWebhookSecret() : null;
       const subscription = newRecord(input, { status: 'active', origin: 'admin', secretSealed: secret ? await deps.secrets.seal(secret) : null }, now);
-      await store.createSubscription(subscription);
+      if (!(await store.createSubscription(subscription))) {
+        // Another request created it since the caller looked (subscription-requests.ts).
+        throw appAlreadySubscribed();
+      }
       return { subscription, secret };
     },
 

@@ -7,6 +7,7 @@ import type { z } from 'zod';
 import { ApiError } from '../core/errors.ts';
 import type { StoredSubscription } from '../core/ports.ts';
 import { checkAppConversation } from '../app/app-subscriptions.ts';
+import { appAlreadySubscribed } from '../app/subscriptions.ts';
 import { createSubscriptionSchema, parseAppTarget, type NewSubscription } from '../core/subscription.ts';
 import type { AppDeps } from './deps.ts';
 import { createGroupSubscription, isGroupRequest, isGroupSubscription, updateGroupSubscription } from './group-subscriptions.ts';
@@ -26,8 +27,8 @@ export function subscriptionRequests(deps: AppDeps) {
     const target = parseAppTarget(input.target);
     if (!target) throw new ApiError(400, 'invalid_request', 'installation and conversation must be ids');
     if (!deps.appInstalls) throw new ApiError(409, 'app_disabled', 'the workspace app is not configured: set APP_CLIENT_ID and APP_CLIENT_SECRET');
-    if (await deps.store.findSubscription('app', input.target))
-      throw new ApiError(409, 'already_subscribed', 'this conversation already has an app subscription: change its filters instead');
+    // Checked first to spare the conversation walk; the store's unique index settles a race.
+    if (await deps.store.findSubscription('app', input.target)) throw appAlreadySubscribed();
     const check = await checkAppConversation(deps.appInstalls, target.installationId, target.conversationId).catch(installErrorToApi);
     const name = 'conversation' in check ? `#${check.conversation.name}` : target.conversationId;
     const refusals = {

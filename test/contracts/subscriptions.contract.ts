@@ -51,6 +51,17 @@ export function subscriptionsContract(target: StoreTarget): void {
       expect(await store.findSubscription('email', 'x@example.test')).toBeNull();
     });
 
+    it('keeps one app subscription per conversation, from any store, while other channels may repeat a target', async () => {
+      const { store } = opened;
+      const app = (id: string, target = 'inst_1/C1') => storedSubscription(id, { channel: 'app', target }, T0);
+      expect(await store.createSubscription(app('sub_a'))).toBe(true);
+      expect(await opened.openAnother().createSubscription(app('sub_b'))).toBe(false);
+      expect(await store.getSubscription('sub_b')).toBeNull();
+      expect(await store.createSubscription(app('sub_c', 'inst_1/C2'))).toBe(true);
+      const hook = (id: string) => storedSubscription(id, { channel: 'webhook', target: 'https://hooks.example.test/x' }, T0);
+      expect([await store.createSubscription(hook('sub_d')), await store.createSubscription(hook('sub_e'))]).toEqual([true, true]);
+    });
+
     it('lists in id order after a cursor, by status and by channel', async () => {
       const { store } = opened;
       await store.createSubscription(storedSubscription('sub_c', { channel: 'email', target: 'c@example.test', status: 'pending', origin: 'public' }, T0));

@@ -310,6 +310,15 @@ describe('app messages', () => {
       expect((await post({ installation, conversation: world.channels.quiet!, url: 'https://x.example' })).status).toBe(400);
     });
 
+    it('makes one subscription of a conversation that several admins subscribe at once', async () => {
+      const post = () => service.admin('POST', '/api/subscriptions', { channel: 'app', installation, conversation: world.channels.ops! });
+      const answers = await Promise.all(Array.from({ length: 5 }, post));
+      expect(answers.map((a) => a.status).sort()).toEqual([201, 409, 409, 409, 409]);
+      expect(answers.filter((a) => a.status === 409).map((a) => a.body.error)).toEqual(Array(4).fill('already_subscribed'));
+      const listed = (await service.admin('GET', '/api/subscriptions?channel=app')).body.subscriptions as { conversation: string }[];
+      expect(listed.filter((s) => s.conversation === world.channels.ops)).toHaveLength(1);
+    });
+
     it('lets PATCH change the filters but not where it posts', async () => {
       const id = await subscribeApp(service.admin, installation, world.channels.status!);
       const patched = await service.admin('PATCH', `/api/subscriptions/${id}`, { filters: { services: ['Messaging'] } });

@@ -26,7 +26,8 @@ export type SubscriptionPatch = Partial<
 export type SubscriptionFilter = { status?: SubscriptionStatus; channel?: Channel; failing?: boolean };
 
 export interface SubscriptionStore {
-  createSubscription(subscription: StoredSubscription): Promise<void>;
+  /** False, writing nothing, when an app subscription of the same conversation is there already. */
+  createSubscription(subscription: StoredSubscription): Promise<boolean>;
   getSubscription(id: string): Promise<StoredSubscription | null>;
   /** Oldest first, after the subscription with id `afterId`. */
   listSubscriptions(filter: SubscriptionFilter, afterId: string | null, limit: number): Promise<StoredSubscription[]>;

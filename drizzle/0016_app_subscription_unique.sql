@@ -1,0 +1,1 @@
+CREATE UNIQUE INDEX `subscriptions_app_target` ON `subscriptions` (`target`) WHERE channel = 'app';
