@@ -19,6 +19,7 @@ import {
   createWorkerGroupSync,
   createWorkerNotifications,
   QUEUE_ROUND_MAX_DELIVERIES,
+  recoverWorkerTokenClaims,
   type WorkerCore,
 } from './worker-runtime.ts';
 
@@ -141,6 +142,13 @@ export default {
       } catch (error) {
         core.logger.error('prune failed', { error: error instanceof Error ? error.message : String(error) });
       }
+    }
+    // A refresh a killed invocation left claimed is retried while the vendor's grace may last.
+    try {
+      const { retried, failed } = await recoverWorkerTokenClaims(core);
+      if (retried > 0) core.logger.info('retried the token refreshes a stopped invocation left unfinished', { retried, failed });
+    } catch (error) {
+      core.logger.warn('could not look for unfinished token refreshes', { error: error instanceof Error ? error.message : String(error) });
     }
     // Group subscriptions (issue 11): the groups whose member lists are older than SCIM_SYNC_SECONDS.
     try {
