@@ -8,7 +8,7 @@ import type { AppMessageSender } from './app-message-sender.ts';
 import { renderChannelMessage } from '../core/channel-message.ts';
 import { issueToken, type TokenPurpose } from '../core/confirmation-token.ts';
 import type { AttemptResult } from '../core/delivery-outcome.ts';
-import { renderEmail } from '../core/email-render.ts';
+import { renderEmail, type EmailContext } from '../core/email-render.ts';
 import { isMonitorEvent, type StatusEvent } from '../core/events.ts';
 import { renderMonitorChannelMessage, renderMonitorEmail } from '../core/monitor-message.ts';
 import { groupForMessages } from '../core/notification-message.ts';
@@ -47,6 +47,8 @@ export type SendOptions = {
   subjectPrefix?: string;
   /** The delivery's key, stable across its attempts (the app finds its own messages by it); a test send has none. */
   deliveryKey?: string;
+  /** A test of a group subscription: mailed to this address (the admin's), never to the group's members. */
+  groupTestTo?: string;
 };
 
 export type ChannelSender = {
@@ -121,19 +123,24 @@ export function createChannelSender(deps: ChannelSenderDeps): ChannelSender {
         return fromWebhookAttempt(await deps.webhooks.send({ url: subscription.target, headers: { 'content-type': 'application/json' }, body }));
       }
       if (!deps.mailer) return failure('email is not configured (neither SMTP_URL nor MAIL_API_TOKEN is set)', true);
-      if (groupIdOfTarget(subscription.target) !== null) {
+      const render = (ctx: EmailContext) => (monitor ? renderMonitorEmail(monitor, ctx) : renderEmail(update!, ctx));
+      const group = groupIdOfTarget(subscription.target) !== null;
+      if (group && options.groupTestTo === undefined) {
         if (!deps.groupMail) return failure('group subscriptions need SECRET_KEY and the SCIM directory (SCIM_TOKEN)', false);
-        return deps.groupMail.send(subscription, (ctx) => (monitor ? renderMonitorEmail(monitor, ctx) : renderEmail(update!, ctx)), options);
+        return deps.groupMail.send(subscription, render, options);
       }
-      const context = {
+      // The admin's copy of a group's mail links to the subscription's admin page: the test mails
+      // no member, and no link in it can unsubscribe the group.
+      const adminPage = `${deps.publicUrl}/admin/subscriptions/${encodeURIComponent(subscription.id)}`;
+      const email = render({
         publicUrl: deps.publicUrl,
         timeZone: subscription.timeZone,
-        unsubscribeUrl: await linkFor(subscription.id, 'unsubscribe'),
-        manageUrl: await linkFor(subscription.id, 'manage'),
+        unsubscribeUrl: group ? adminPage : await linkFor(subscription.id, 'unsubscribe'),
+        manageUrl: group ? adminPage : await linkFor(subscription.id, 'manage'),
         sanitizeHtml: deps.sanitizeHtml,
-      };
-      const email = monitor ? renderMonitorEmail(monitor, context) : renderEmail(update!, context);
-      const sent = await deps.mailer.send({ to: subscription.target, ...email, subject: (options.subjectPrefix ?? '') + email.subject });
+      });
+      const to = options.groupTestTo ?? subscription.target;
+      const sent = await deps.mailer.send({ to, ...email, subject: (options.subjectPrefix ?? '') + email.subject });
       if (sent.ok) return { ok: true, permanent: false, gone: false, retryAfterMs: null, status: 250, excerpt: sent.response, error: '' };
       return {
         ok: false,

@@ -11,6 +11,7 @@ import type { Clock, Logger, Mailer, NotificationStore, OutboxSignal, StoredSubs
 import { limitKeyForAddress, limitKeyForRecipient, signupLimits } from '../core/rate-limit.ts';
 import type { SecretBox } from '../core/secret-box.ts';
 import type { NewSubscription, SubscriptionFilters } from '../core/subscription.ts';
+import { groupIdOfTarget } from '../core/scim-group.ts';
 import { generateWebhookSecret } from '../core/webhook-signing.ts';
 import type { ChannelSender } from './channel-sender.ts';
 
@@ -34,6 +35,8 @@ export type SubscriptionServiceDeps = {
   checkTarget: (url: string) => { ok: true } | { ok: false; reason: string };
   /** Told when a resume lets held deliveries go out. */
   outbox: OutboxSignal;
+  /** ADMIN_EMAIL: where a group subscription's test goes. */
+  adminEmail?: string | null;
 };
 
 export type TestSendResult = { eventType: EventType; ok: boolean; status: number | null; error: string | null };
@@ -130,6 +133,11 @@ export function createSubscriptionService(deps: SubscriptionServiceDeps) {
     /** Sends one message of each event type now, outside the outbox, and says how each went. */
     async sendTest(id: string): Promise<TestSendResult[]> {
       const subscription = await mustGet(id);
+      // A group's test would mail every member once per event type: it goes to the admin instead.
+      const group = groupIdOfTarget(subscription.target) !== null;
+      if (group && !deps.adminEmail) {
+        throw new ApiError(409, 'admin_email_required', "a group subscription's test is mailed to ADMIN_EMAIL, never to the group's members: set ADMIN_EMAIL");
+      }
       const results: TestSendResult[] = [];
       for (const event of sampleEvents(clock.now())) {
         const sent = await deps.sender.send(subscription, [event], {
@@ -137,6 +145,7 @@ export function createSubscriptionService(deps: SubscriptionServiceDeps) {
           // should) would otherwise drop every test after the first.
           messageId: async () => `msg_test_${crypto.randomUUID().replace(/-/g, '')}`,
           subjectPrefix: '[Test] ',
+          ...(group && deps.adminEmail ? { groupTestTo: deps.adminEmail } : {}),
         });
         results.push({ eventType: event.type, ok: sent.ok, status: sent.status, error: sent.ok ? null : sent.error });
       }

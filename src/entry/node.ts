@@ -128,6 +128,7 @@ export async function createNodeRuntime(config: Config, logger: Logger, clock: C
     newId: () => `sub_${randomUUID().replace(/-/g, '')}`,
     checkTarget: (url) => checkWebhookUrl(url, { allowPrivate: config.WEBHOOK_ALLOW_PRIVATE }),
     outbox,
+    adminEmail: config.ADMIN_EMAIL,
   });
   const deliverer = createDeliverer({
     store,

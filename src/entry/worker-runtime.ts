@@ -204,6 +204,7 @@ export async function createWorkerNotifications(
     newId: () => `sub_${crypto.randomUUID().replace(/-/g, '')}`,
     checkTarget: (url) => checkWorkerWebhookUrl(url, { allowPrivate: config.WEBHOOK_ALLOW_PRIVATE }),
     outbox,
+    adminEmail: config.ADMIN_EMAIL,
   });
   const deliverer = createDeliverer({
     store,

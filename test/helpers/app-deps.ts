@@ -135,6 +135,7 @@ export async function buildAppDeps(ports: AppPorts, settings: AppSettings = {}):
     newId: () => `sub_${crypto.randomUUID().replace(/-/g, '')}`,
     checkTarget: (url) => ports.checkWebhookTarget(url, { allowPrivate }),
     outbox,
+    adminEmail: settings.adminEmail,
   });
   const poller =
     ports.poller ??

@@ -190,6 +190,44 @@ describe('group subscriptions', () => {
     expect(seed.firstUserId).toBe(members.body.members[0].user_id);
   });
 
+  it('sends a test to the admin, never to the group: refused without ADMIN_EMAIL', async () => {
+    await control(directory, 'POST', '/seed', { users: 5, groups: [{ displayName: 'Ops', members: 3 }] });
+    const first = await service.admin('POST', '/api/subscriptions', { channel: 'email', group: 'Ops' });
+    const refused = await service.admin('POST', `/api/subscriptions/${first.body.subscription.id}/test`);
+    expect([refused.status, refused.body.error]).toEqual([409, 'admin_email_required']);
+    expect(refused.body.detail).toContain('ADMIN_EMAIL');
+
+    const withAdmin = await startTestService(vendor.url, {
+      clock,
+      env: {
+        SMTP_URL: smtp.url,
+        MAIL_FROM: 'statuswatch <status@example.test>',
+        PUBLIC_URL: 'https://status.example.test',
+        SCIM_URL: directory.url,
+        SCIM_TOKEN: directory.token,
+        ADMIN_EMAIL: 'oncall-lead@example.test',
+      },
+    });
+    try {
+      const created = await withAdmin.admin('POST', '/api/subscriptions', { channel: 'email', group: 'Ops' });
+      const id: string = created.body.subscription.id;
+      const tested = await withAdmin.admin('POST', `/api/subscriptions/${id}/test`);
+      expect(tested.status, JSON.stringify(tested.body)).toBe(200);
+      expect(tested.body.results.length).toBeGreaterThanOrEqual(5);
+      expect(tested.body.results.every((r: { ok: boolean }) => r.ok)).toBe(true);
+      // One mail per event type, all to the admin, none to the three members.
+      expect(recipients(smtp.received)).toEqual(Array(tested.body.results.length).fill('oncall-lead@example.test'));
+      expect(smtp.received.every((m) => m.subject?.startsWith('[Test] '))).toBe(true);
+      // Its links lead to the subscription's admin page: nothing in it unsubscribes the group.
+      const unsubscribe = header(smtp.received[0]!, 'list-unsubscribe') ?? '';
+      expect(unsubscribe).toContain(`https://status.example.test/admin/subscriptions/${id}`);
+      expect(smtp.received.map((m) => m.html || '').join('')).not.toContain('/unsubscribe');
+      expect((await withAdmin.admin('GET', `/api/subscriptions/${id}`)).body.subscription.status).toBe('active');
+    } finally {
+      await withAdmin.close();
+    }
+  });
+
   it('answers 404 for a group the directory does not have, 502 when the directory fails, 400 for a bad body', async () => {
     await control(directory, 'POST', '/seed', { users: 2, groups: [{ displayName: 'Ops', members: 1 }] });
     const missing = await service.admin('POST', '/api/subscriptions', { channel: 'email', group: 'Nobody here' });

@@ -9,6 +9,7 @@ import type { Child } from 'hono/jsx';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import { randomSecret } from '../../core/cursor.ts';
 import { ApiError } from '../../core/errors.ts';
+import type { TestSendResult } from '../../app/subscriptions.ts';
 import { feedState } from '../../core/feed-state.ts';
 import { webhookMessageId } from '../../core/fanout.ts';
 import { utcDate } from '../../core/service-days.ts';
@@ -317,7 +318,13 @@ export function adminPageRoutes(deps: AppDeps) {
     const id = c.req.param('id');
     const subscription = await store.getSubscription(id);
     if (!subscription) return problem(c, 404, 'Not found', 'No subscription with that id.', '/admin/subscriptions');
-    const results = await subscriptions.sendTest(id);
+    let results: TestSendResult[];
+    try {
+      results = await subscriptions.sendTest(id);
+    } catch (error) {
+      if (!(error instanceof ApiError)) throw error;
+      return problem(c, error.status, 'Test not sent', `${error.detail ?? error.code}.`, `/admin/subscriptions/${encodeURIComponent(id)}`);
+    }
     return adminPage(c, 'Test sent', <TestResultsPage subscription={subscription} results={results} />);
   });
 
