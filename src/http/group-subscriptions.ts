@@ -12,9 +12,9 @@ import { createGroupSubscriptionSchema, groupIdOfTarget, groupTarget, updateGrou
 import { DEFAULT_TIME_ZONE } from '../core/subscription.ts';
 import type { AppDeps } from './deps.ts';
 import { requireKnownServices } from './known-services.ts';
+import { parseRequest } from './parse-request.ts';
 
 type KnownServiceNames = () => Promise<string[]>;
-import { parseRequest } from './subscription-requests.ts';
 
 /** What the HTTP layer needs for group subscriptions; absent, a `group` is refused as not configured. */
 export type GroupDeps = {

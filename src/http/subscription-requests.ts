@@ -3,7 +3,6 @@
  * (the API) or as a form (the admin pages): both build the API's request body and hand it here, so
  * a form and a JSON client can never be held to different rules.
  */
-import type { z } from 'zod';
 import { ApiError } from '../core/errors.ts';
 import type { StoredSubscription } from '../core/ports.ts';
 import { checkAppConversation } from '../app/app-subscriptions.ts';
@@ -13,6 +12,7 @@ import type { AppDeps } from './deps.ts';
 import { createGroupSubscription, isGroupRequest, isGroupSubscription, updateGroupSubscription } from './group-subscriptions.ts';
 import { knownServiceNames, requireKnownServices } from './known-services.ts';
 import { updateSubscriptionSchema } from './openapi/openapi-document.ts';
+import { parseRequest } from './parse-request.ts';
 import { installErrorToApi } from './routes/app-installations.ts';
 
 export type SubscriptionRequests = ReturnType<typeof subscriptionRequests>;
@@ -79,14 +79,4 @@ export function subscriptionRequests(deps: AppDeps) {
       return deps.subscriptions.update(id, { target: merged.target, filters: merged.filters, timeZone: merged.timeZone });
     },
   };
-}
-
-/** The parsed value, or a 400 `invalid_request` whose detail names each field and its problem. */
-export function parseRequest<T extends z.ZodType>(schema: T, input: unknown): z.output<T> {
-  const parsed = schema.safeParse(input);
-  if (!parsed.success) {
-    const detail = parsed.error.issues.map((i) => (i.path.length ? `${i.path.join('.')}: ${i.message}` : i.message)).join('; ');
-    throw new ApiError(400, 'invalid_request', detail);
-  }
-  return parsed.data;
 }

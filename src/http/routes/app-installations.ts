@@ -5,13 +5,13 @@
  */
 import { Hono, type Context } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
-import type { z } from 'zod';
 import { InstallError, type AppInstalls, type ConversationsPosition } from '../../app/app-installs.ts';
 import { ApiError } from '../../core/errors.ts';
 import type { InstallationRecord } from '../../core/ports.ts';
 import { iso } from '../api-json.ts';
 import type { AppDeps } from '../deps.ts';
 import { installFromTokenSchema } from '../openapi/api-schemas.ts';
+import { parseRequest } from '../parse-request.ts';
 import { pageLimit, readCursor } from '../query-params.ts';
 import { requireAdmin } from './admin.ts';
 
@@ -67,7 +67,7 @@ export function appInstallationRoutes(deps: AppDeps) {
     '/api/app/installations',
     bodyLimit({ maxSize: BODY_MAX_BYTES, onError: () => Promise.reject(new ApiError(413, 'too_large', `the body is at most ${BODY_MAX_BYTES} bytes`)) }),
     async (c) => {
-      const { token } = parse(installFromTokenSchema, await jsonBody(c));
+      const { token } = parseRequest(installFromTokenSchema, await jsonBody(c));
       const installation = await installs().installFromToken(token).catch(installErrorToApi);
       return c.json({ ok: true, installation: toApiInstallation(installation) }, 201);
     },
@@ -111,14 +111,4 @@ async function jsonBody(c: Context): Promise<unknown> {
   } catch {
     throw new ApiError(400, 'invalid_request', 'the body is not valid JSON');
   }
-}
-
-/** Zod's messages name the field and the rule, never the value: a token sent in the wrong shape is not echoed. */
-function parse<T extends z.ZodType>(schema: T, input: unknown): z.output<T> {
-  const parsed = schema.safeParse(input);
-  if (!parsed.success) {
-    const detail = parsed.error.issues.map((i) => (i.path.length ? `${i.path.join('.')}: ${i.message}` : i.message)).join('; ');
-    throw new ApiError(400, 'invalid_request', detail);
-  }
-  return parsed.data;
 }

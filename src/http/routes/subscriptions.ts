@@ -9,7 +9,8 @@ import { iso } from '../api-json.ts';
 import type { AppDeps } from '../deps.ts';
 import { instantParam, pageLimit, readCursor } from '../query-params.ts';
 import { replayRequestSchema } from '../openapi/openapi-document.ts';
-import { parseRequest, subscriptionRequests } from '../subscription-requests.ts';
+import { parseRequest } from '../parse-request.ts';
+import { subscriptionRequests } from '../subscription-requests.ts';
 import { requireAdmin } from './admin.ts';
 
 const STATUSES: SubscriptionStatus[] = ['pending', 'active', 'paused'];
