@@ -71,7 +71,10 @@ function prepareDeliveryStatements(db: SqlDb) {
   const d = t.deliveries;
   return {
     // The claim is one UPDATE: two deliverers can never both hold a row. Only active
-    // subscriptions' rows are claimed: a paused one's wait until it is resumed.
+    // subscriptions' rows are claimed: a paused one's wait until it is resumed. A row whose
+    // subscription has an earlier delivery in another deliverer's live claim waits for it, so a
+    // subscription's deliveries go out in order across processes and isolates too (one claim
+    // takes several of them at once: its deliverer sends them in order).
     claim: db
       .update(d)
       .set({ claimedBy: v('holder'), claimUntilMs: v('until') })
@@ -79,6 +82,9 @@ function prepareDeliveryStatements(db: SqlDb) {
         sql`${d.id} IN (SELECT ${d.id} FROM ${d} WHERE ${d.state} = 'pending' AND ${d.nextAttemptMs} <= ${p('now')}
           AND (${d.claimUntilMs} IS NULL OR ${d.claimUntilMs} <= ${p('now')})
           AND ${d.subscriptionId} IN (SELECT ${s.id} FROM ${s} WHERE ${s.status} = 'active')
+          AND NOT EXISTS (SELECT 1 FROM ${d} AS earlier INDEXED BY deliveries_pending_subscription
+            WHERE earlier.subscription_id = ${d.subscriptionId} AND earlier.state = 'pending' AND earlier.id < ${d.id}
+              AND earlier.claim_until_ms > ${p('now')})
           ORDER BY ${d.nextAttemptMs}, ${d.id} LIMIT ${p('limit')})`,
       )
       .returning()

@@ -261,6 +261,8 @@ export const deliveries = sqliteTable(
     // What the deliverer scans every few seconds: only pending rows, by due time.
     index('deliveries_due').on(t.nextAttemptMs).where(sql`state = 'pending'`),
     index('deliveries_subscription').on(t.subscriptionId, t.id),
+    // The claim's check for an earlier delivery of the same subscription still in flight.
+    index('deliveries_pending_subscription').on(t.subscriptionId, t.id).where(sql`state = 'pending'`),
     index('deliveries_created').on(t.createdMs),
   ],
 );

@@ -100,8 +100,9 @@ export function outboxContract(target: StoreTarget): void {
     });
 
     it('gives each delivery to one of many deliverers claiming at once, and each exactly once', async () => {
-      for (const id of ['sub_1', 'sub_2', 'sub_3']) await subscribe(id);
-      await pollNews(store, [incident(1), incident(2), incident(3)], T0);
+      // Nine subscriptions and one incident: no delivery waits behind another of its subscription.
+      for (let n = 1; n <= 9; n++) await subscribe(`sub_${n}`);
+      await pollNews(store, [incident(1)], T0);
       const stores = [store, opened.openAnother(), opened.openAnother()];
       const claims = await Promise.all(Array.from({ length: 6 }, (_, i) => stores[i % 3]!.claimDueDeliveries(`deliverer-${i}`, T0, LEASE_MS, 2)));
       const all = claims.flatMap((claimed) => idsOf(claimed));
@@ -122,11 +123,56 @@ export function outboxContract(target: StoreTarget): void {
       expect(claimed?.delivery).toMatchObject({ key: first.deliveries[0]!.key, state: 'pending', attempts: 0 });
       expect(claimed?.subscription).toEqual(await store.getSubscription('sub_hook'));
       expect(claimed?.events).toEqual(first.events);
-      // Its claim holds it past the other's due time: the next claim takes the second one.
+      // Its claim holds it past the other's due time; the second waits for the first (in order),
+      // and once the first is done the next claim takes it.
       expect(await store.nextDueAt()).toBe(T0 + 1000);
-      expect((await store.claimDueDeliveries('b', T0 + 1000, LEASE_MS, 10)).map((c) => c.events)).toEqual([second.events]);
-      // Both held until their claims end: the first claim's end is the next time anything is due.
-      expect(await store.nextDueAt()).toBe(T0 + 1000 + LEASE_MS);
+      expect(await store.claimDueDeliveries('b', T0 + 1000, LEASE_MS, 10)).toEqual([]);
+      expect(await store.recordAttempts('a', [attemptOf(claimed!.delivery.id, T0 + 1001, DONE)])).toEqual([true]);
+      expect((await store.claimDueDeliveries('b', T0 + 1002, LEASE_MS, 10)).map((c) => c.events)).toEqual([second.events]);
+      expect(await store.nextDueAt()).toBe(T0 + 1002 + LEASE_MS);
+    });
+
+    it('keeps one subscription’s deliveries in order across deliverers: a later one waits while an earlier one is claimed', async () => {
+      await subscribe('sub_a');
+      await subscribe('sub_b');
+      await pollNews(store, [incident(1)], T0);
+      await pollNews(store, [incident(2)], T0 + 1);
+      await pollNews(store, [incident(3)], T0 + 2);
+      const other = opened.openAnother();
+      const subsOf = (list: readonly { subscription: { id: string } }[]) => list.map((c) => c.subscription.id);
+      // a takes the oldest of each; b, at once after, finds every later one waiting behind them.
+      const first = await store.claimDueDeliveries('a', T0 + 10, LEASE_MS, 2);
+      expect(subsOf(first).sort()).toEqual(['sub_a', 'sub_b']);
+      expect(await other.claimDueDeliveries('b', T0 + 10, LEASE_MS, 10)).toEqual([]);
+      // sub_a's first is done, sub_b's is retried later: b may take sub_a's next ones, in one claim,
+      // and sub_b's, which no longer wait for a delivery in flight.
+      const retry = { kind: 'retry', at: T0 + 60_000, error: 'HTTP 503' } as const;
+      const [aFirst, bFirst] = [first.find((c) => c.subscription.id === 'sub_a')!, first.find((c) => c.subscription.id === 'sub_b')!];
+      expect(await store.recordAttempts('a', [attemptOf(aFirst.delivery.id, T0 + 11, DONE), attemptOf(bFirst.delivery.id, T0 + 11, retry)])).toEqual([
+        true,
+        true,
+      ]);
+      const next = await other.claimDueDeliveries('b', T0 + 12, LEASE_MS, 10);
+      expect(next.map((c) => [c.subscription.id, c.events[0]!.incidentId])).toEqual([
+        ['sub_a', '5002'],
+        ['sub_b', '5002'],
+        ['sub_a', '5003'],
+        ['sub_b', '5003'],
+      ]);
+      // A deliverer that died frees its subscriptions when its claim ends: then everything pending
+      // goes to the next claim, sub_b's retried first delivery too.
+      await pollNews(store, [incident(4)], T0 + 13);
+      expect(await store.claimDueDeliveries('c', T0 + 14, LEASE_MS, 10)).toEqual([]);
+      const after = await store.claimDueDeliveries('c', T0 + 12 + LEASE_MS, LEASE_MS, 10);
+      expect(after.map((c) => `${c.subscription.id} ${c.events[0]!.incidentId}`).sort()).toEqual([
+        'sub_a 5002',
+        'sub_a 5003',
+        'sub_a 5004',
+        'sub_b 5001',
+        'sub_b 5002',
+        'sub_b 5003',
+        'sub_b 5004',
+      ]);
     });
 
     it('records nothing from a deliverer whose expired claim was taken over, and all from the one that took it', async () => {
@@ -175,7 +221,8 @@ export function outboxContract(target: StoreTarget): void {
 
     it('answers each attempt of one call on its own: held ones land, the others do not', async () => {
       await subscribe('sub_hook');
-      await pollNews(store, [incident(1), incident(2)], T0);
+      await subscribe('sub_other');
+      await pollNews(store, [incident(1)], T0);
       const [x] = await store.claimDueDeliveries('a', T0, LEASE_MS, 1);
       const [y] = await store.claimDueDeliveries('b', T0, LEASE_MS, 1);
       const recorded = await store.recordAttempts('a', [attemptOf(x!.delivery.id, T0 + 1, DONE), attemptOf(y!.delivery.id, T0 + 1, DONE)]);

@@ -1,1 +1,0 @@
-CREATE UNIQUE INDEX `subscriptions_app_target` ON `subscriptions` (`target`) WHERE channel = 'app';
