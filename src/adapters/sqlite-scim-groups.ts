@@ -45,6 +45,19 @@ const LINK_COLUMNS = `g.subscription_id, g.group_id, g.group_name, g.synced_ms, 
 const MEMBER_SELECT = `SELECT m.user_id, m.email, m.active, m.time_zone, m.display_name, (u.user_id IS NOT NULL) AS muted
   FROM scim_members m LEFT JOIN scim_mutes u ON u.subscription_id = m.subscription_id AND u.user_id = m.user_id`;
 
+/**
+ * Members of group ?1 who receive (core/scim-group.ts `receives`: active, a primary email, not
+ * muted) and are not recorded for delivery ?2. Written out twice below rather than as a CTE: a
+ * CTE named twice is materialised, which would read the whole group every turn.
+ */
+const UNSENT_RECEIVERS = `SELECT m.user_id, m.email, m.active, m.time_zone, m.display_name, 0 AS muted FROM scim_members m
+  WHERE m.subscription_id = ?1 AND m.active = 1 AND m.email IS NOT NULL
+    AND NOT EXISTS (SELECT 1 FROM scim_mutes u WHERE u.subscription_id = m.subscription_id AND u.user_id = m.user_id)
+    AND NOT EXISTS (SELECT 1 FROM scim_member_sends s WHERE s.delivery_key = ?2 AND s.user_id = m.user_id)`;
+
+/** The highest user id recorded for delivery ?2: one seek in its primary key. */
+const LAST_SENT = `(SELECT coalesce(max(user_id), '') FROM scim_member_sends WHERE delivery_key = ?2)`;
+
 function toLink(row: LinkRow): GroupLink {
   return {
     subscriptionId: row.subscription_id,
@@ -216,6 +229,26 @@ export function createSqliteGroupDirectoryStore(connection: SqliteConnection): G
         deliveryKey,
       ]);
       return rows.map((r) => ({ userId: r.user_id, state: r.state }));
+    },
+
+    async hasMemberSends(deliveryKey) {
+      const rows = await all<{ one: number }>('SELECT 1 AS one FROM scim_member_sends WHERE delivery_key = ?1 LIMIT 1', [deliveryKey]);
+      return rows.length > 0;
+    },
+
+    async unsentReceivers(subscriptionId, deliveryKey, limit) {
+      // Sends are recorded in user id order, a turn at a time: the members after the last one
+      // recorded are the next turn, found by a seek. Those before it (a temporary refusal, a crash
+      // between mail and record, a member a newer sync added) are looked for only when the
+      // first part runs short: a compound's LIMIT skips its second part once the first filled it.
+      const rows = await all<MemberRow>(
+        `SELECT * FROM (${UNSENT_RECEIVERS} AND m.user_id > ${LAST_SENT} ORDER BY m.user_id LIMIT ?3)
+         UNION ALL
+         SELECT * FROM (${UNSENT_RECEIVERS} AND m.user_id <= ${LAST_SENT} ORDER BY m.user_id LIMIT ?3)
+         LIMIT ?3`,
+        [subscriptionId, deliveryKey, limit],
+      );
+      return rows.map(toMember);
     },
 
     async recordMemberSends(deliveryKey, sends, at) {

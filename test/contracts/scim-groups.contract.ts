@@ -5,7 +5,7 @@
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { GoodSync, GroupDirectoryStore } from '../../src/core/ports/scim-directory.ts';
-import type { MemberChange } from '../../src/core/scim-group.ts';
+import { receives, type MemberChange } from '../../src/core/scim-group.ts';
 import type { DirectoryUser } from '../../src/core/scim-resources.ts';
 import { storedSubscription } from '../fixtures/notification-builders.ts';
 import type { OpenedStore, StoreTarget } from './store-target.ts';
@@ -132,6 +132,40 @@ export function scimGroupsContract(target: StoreTarget): void {
       expect(await groups.pruneMemberSends(T0 + 6)).toBe(2);
       expect(await groups.memberSends('msg_1')).toEqual([]);
       expect(await groups.memberSends('msg_2')).toHaveLength(1);
+    });
+
+    it('gives a delivery its next unsent receivers a turn at a time, then any left behind', async () => {
+      const members = [1, 2, 3, 4, 5, 6, 7, 8].map((n) => user(n, n === 2 ? { active: false } : n === 3 ? { email: null } : {}));
+      await groups.applySync(sync({ members }), 100);
+      await groups.muteMember(SUB, 'U000004', T0);
+      const ids = async (key: string, limit: number) => (await groups.unsentReceivers(SUB, key, limit)).map((m) => m.id);
+      // The same members the pure rule (core/scim-group.ts receives) picks from the whole list.
+      const receiving = (await groups.allMembers(SUB)).filter(receives).map((m) => m.id);
+      expect(receiving).toEqual(['U000001', 'U000005', 'U000006', 'U000007', 'U000008']);
+      expect(await ids('msg_1', 100)).toEqual(receiving);
+      expect(await groups.hasMemberSends('msg_1')).toBe(false);
+      expect(await ids('msg_1', 2)).toEqual(['U000001', 'U000005']);
+      // U000001 was refused for now (not recorded): it waits until the members after it are done.
+      await groups.recordMemberSends('msg_1', [{ userId: 'U000005', state: 'sent' }], T0);
+      expect(await groups.hasMemberSends('msg_1')).toBe(true);
+      expect(await ids('msg_1', 2)).toEqual(['U000006', 'U000007']);
+      await groups.recordMemberSends(
+        'msg_1',
+        [
+          { userId: 'U000006', state: 'sent' },
+          { userId: 'U000007', state: 'refused' },
+        ],
+        T0,
+      );
+      expect(await ids('msg_1', 2)).toEqual(['U000008', 'U000001']);
+      await groups.recordMemberSends('msg_1', [{ userId: 'U000008', state: 'sent' }], T0);
+      expect(await ids('msg_1', 2)).toEqual(['U000001']);
+      await groups.recordMemberSends('msg_1', [{ userId: 'U000001', state: 'sent' }], T0);
+      expect(await ids('msg_1', 2)).toEqual([]);
+      // Another delivery, and another group, start from nothing.
+      expect(await ids('msg_2', 100)).toEqual(receiving);
+      expect(await groups.unsentReceivers('sub_other', 'msg_1', 100)).toEqual([]);
+      expect((await groups.unsentReceivers(SUB, 'msg_2', 1))[0]).toEqual({ ...user(1), muted: false });
     });
 
     it('forgets what a deleted group subscription left, and nothing of the others', async () => {

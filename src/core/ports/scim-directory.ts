@@ -88,6 +88,14 @@ export interface GroupDirectoryStore {
   muteMember(subscriptionId: string, userId: string, at: number): Promise<boolean>;
   /** The members already sent (or refused for good) this delivery. */
   memberSends(deliveryKey: string): Promise<MemberSend[]>;
+  /** Whether this delivery has sent (or refused for good) anyone yet: one seek, whatever the group's size. */
+  hasMemberSends(deliveryKey: string): Promise<boolean>;
+  /**
+   * At most `limit` members who receive (core/scim-group.ts `receives`) and are not yet recorded
+   * for this delivery, by user id: those after the highest id recorded first, then any left
+   * behind before it, so each turn of a big delivery reads about what it sends.
+   */
+  unsentReceivers(subscriptionId: string, deliveryKey: string, limit: number): Promise<GroupMember[]>;
   recordMemberSends(deliveryKey: string, sends: readonly MemberSend[], at: number): Promise<void>;
   /** Forgets per-member sends recorded before `beforeMs`; returns how many. */
   pruneMemberSends(beforeMs: number): Promise<number>;
