@@ -103,8 +103,9 @@ export function createSqliteGroupDirectoryStore(connection: SqliteConnection): G
     async linkGroup(link) {
       await connection.runAtomically([
         numbered(
+          // Only for a subscription that still exists: one deleted meanwhile leaves no link behind.
           `INSERT INTO scim_groups (subscription_id, group_id, group_name, outcome, group_deleted, revision)
-                VALUES (?1, ?2, ?3, 'never', 0, 0)
+                SELECT ?1, ?2, ?3, 'never', 0, 0 WHERE EXISTS (SELECT 1 FROM subscriptions WHERE id = ?1)
                 ON CONFLICT (subscription_id) DO UPDATE SET group_id = excluded.group_id, group_name = excluded.group_name`,
           [link.subscriptionId, link.groupId, link.groupName],
         ),
@@ -261,18 +262,6 @@ export function createSqliteGroupDirectoryStore(connection: SqliteConnection): G
           [deliveryKey, at, JSON.stringify(sends.map((s) => [s.userId, s.state]))],
         ),
       ]);
-    },
-
-    async pruneDeletedGroups() {
-      // Deleting a subscription (sqlite-subscriptions.ts) knows nothing of groups: what it leaves is swept here.
-      const gone = 'subscription_id NOT IN (SELECT id FROM subscriptions)';
-      const results = await connection.runAtomically([
-        { sql: `DELETE FROM scim_members WHERE ${gone}`, params: [] },
-        { sql: `DELETE FROM scim_mutes WHERE ${gone}`, params: [] },
-        { sql: `DELETE FROM scim_group_log WHERE ${gone}`, params: [] },
-        { sql: `DELETE FROM scim_groups WHERE ${gone} RETURNING 1`, params: [] },
-      ]);
-      return results.at(-1)?.length ?? 0;
     },
 
     async pruneMemberSends(beforeMs) {

@@ -186,7 +186,6 @@ export function createGroupSync(deps: GroupSyncDeps) {
     async syncDue(): Promise<SyncReport[]> {
       const now = clock.now();
       await store.pruneMemberSends(now - MEMBER_SENDS_KEEP_MS);
-      await store.pruneDeletedGroups();
       if (!deps.directory) return [];
       const due = (await store.groupLinks(GROUPS_PER_ROUND)).filter((link) => isStale(link, now));
       const reports: SyncReport[] = [];

@@ -64,4 +64,5 @@ export type PruneCounts = {
   linkTokens: number;
   rateLimits: number;
   appConversationHolds: number;
+  orphanGroupRows: number;
 };

@@ -168,20 +168,27 @@ export function scimGroupsContract(target: StoreTarget): void {
       expect((await groups.unsentReceivers(SUB, 'msg_2', 1))[0]).toEqual({ ...user(1), muted: false });
     });
 
-    it('forgets what a deleted group subscription left, and nothing of the others', async () => {
+    it('deletes a group subscription’s link, members, mutes and audit list with it, and nothing of the others', async () => {
       await opened.store.createSubscription(storedSubscription('sub_other', { channel: 'email', target: 'scim-group:G2' }, T0));
       await groups.linkGroup({ subscriptionId: 'sub_other', groupId: 'G2', groupName: 'Other' });
       for (const id of [SUB, 'sub_other']) {
         await groups.applySync(sync({ subscriptionId: id, members: [user(1), user(2)], changes: [added(user(1))] }), 100);
         await groups.muteMember(id, 'U000001', T0);
       }
-      expect(await groups.pruneDeletedGroups()).toBe(0);
       expect(await opened.store.deleteSubscription(SUB)).toBe(true);
-      expect(await groups.pruneDeletedGroups()).toBe(1);
       expect(await groups.groupLink(SUB)).toBeNull();
       expect(await groups.allMembers(SUB)).toEqual([]);
       expect(await groups.log(SUB, null, 10)).toEqual([]);
       expect(await groups.muteMember(SUB, 'U000002', T0)).toBe(false);
+      // A link written after the delete (a create racing it) is refused, not left behind.
+      await groups.linkGroup({ subscriptionId: SUB, groupId: 'G1', groupName: 'Ops' });
+      expect(await groups.groupLink(SUB)).toBeNull();
+      // The same id made anew starts clean: no mute of the old one's member survives.
+      await opened.store.createSubscription(storedSubscription(SUB, { channel: 'email', target: 'scim-group:G1' }, T0));
+      await groups.linkGroup({ subscriptionId: SUB, groupId: 'G1', groupName: 'Ops' });
+      await groups.applySync(sync({ members: [user(1)] }), 100);
+      expect((await groups.allMembers(SUB)).map((m) => m.muted)).toEqual([false]);
+      expect(await groups.log(SUB, null, 10)).toEqual([]);
       expect((await groups.allMembers('sub_other')).map((m) => m.muted)).toEqual([true, false]);
       expect(await groups.log('sub_other', null, 10)).toHaveLength(1);
     });

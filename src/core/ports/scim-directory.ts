@@ -66,7 +66,12 @@ export type GoodSync = {
 
 export type MemberSend = { userId: string; state: 'sent' | 'refused' };
 
+/**
+ * A group subscription's rows (link, members, mutes, audit list) go with the subscription, in the
+ * same step that deletes it (SubscriptionStore.deleteSubscription).
+ */
 export interface GroupDirectoryStore {
+  /** Links a subscription to its group; nothing when the subscription no longer exists. */
   linkGroup(link: { subscriptionId: string; groupId: string; groupName: string }): Promise<void>;
   groupLink(subscriptionId: string): Promise<GroupLink | null>;
   /** Group subscriptions (of any status), oldest sync first, at most `limit`. */
@@ -99,6 +104,4 @@ export interface GroupDirectoryStore {
   recordMemberSends(deliveryKey: string, sends: readonly MemberSend[], at: number): Promise<void>;
   /** Forgets per-member sends recorded before `beforeMs`; returns how many. */
   pruneMemberSends(beforeMs: number): Promise<number>;
-  /** Forgets the links, members, mutes and audit entries of group subscriptions that were deleted; returns how many links. */
-  pruneDeletedGroups(): Promise<number>;
 }
