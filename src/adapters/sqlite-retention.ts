@@ -77,6 +77,9 @@ export const PRUNE_SQL = {
   orphanGroupMembers: orphanRows('scim_members'),
   orphanGroupMutes: orphanRows('scim_mutes'),
   orphanGroupLog: orphanRows('scim_group_log'),
+  groupMemberSends: `
+    DELETE FROM scim_member_sends WHERE rowid IN (
+      SELECT rowid FROM scim_member_sends WHERE at_ms < ? ORDER BY at_ms LIMIT ?)`,
   // The link goes last, in the batch that took its last row: until then it is what finds them.
   orphanGroupLinks: `
     DELETE FROM scim_groups WHERE subscription_id IN (${ORPHAN_LINKS})
@@ -124,6 +127,11 @@ export function createSqliteRetentionStore(connection: SqliteConnection): Retent
 
     async pruneAppConversationHolds(expiredByMs, limit) {
       const [count] = await removed(prune('appConversationHolds', [expiredByMs, limit]));
+      return count!;
+    },
+
+    async pruneGroupMemberSends(beforeMs, limit) {
+      const [count] = await removed(prune('groupMemberSends', [beforeMs, limit]));
       return count!;
     },
 

@@ -177,6 +177,15 @@ export function createSqliteGroupDirectoryStore(connection: SqliteConnection): G
           ),
         );
       }
+      // A mute lasts while its member is on the group's list: one who left (or whose group went)
+      // loses it and receives again on rejoining, and the mutes never outgrow the group.
+      list.push(
+        numbered(
+          `DELETE FROM scim_mutes WHERE subscription_id = ?1 AND ${unchanged}
+                AND NOT EXISTS (SELECT 1 FROM scim_members m WHERE m.subscription_id = ?1 AND m.user_id = scim_mutes.user_id)`,
+          [sync.subscriptionId, sync.revision],
+        ),
+      );
       if (sync.changes.length > 0) {
         const entries = sync.changes.map((c) => [c.userId, c.email, c.displayName, c.change]);
         list.push(
@@ -262,11 +271,6 @@ export function createSqliteGroupDirectoryStore(connection: SqliteConnection): G
           [deliveryKey, at, JSON.stringify(sends.map((s) => [s.userId, s.state]))],
         ),
       ]);
-    },
-
-    async pruneMemberSends(beforeMs) {
-      const [rows] = await connection.runAtomically([numbered('DELETE FROM scim_member_sends WHERE at_ms < ?1 RETURNING 1', [beforeMs])]);
-      return rows?.length ?? 0;
     },
   };
 }

@@ -65,7 +65,16 @@ describe('pruning expired rows', () => {
 
     const counts = await pruneAt(NOW, {}, 10);
 
-    expect(counts).toEqual({ pollRuns: 0, rejectedBodies: 0, pendingSignups: 0, linkTokens: 0, rateLimits: 25, appConversationHolds: 0, orphanGroupRows: 0 });
+    expect(counts).toEqual({
+      pollRuns: 0,
+      rejectedBodies: 0,
+      pendingSignups: 0,
+      linkTokens: 0,
+      rateLimits: 25,
+      appConversationHolds: 0,
+      orphanGroupRows: 0,
+      groupMemberSends: 0,
+    });
     // The open window's log is the one left: it still refuses a second sign-up.
     expect((await archive.store.hitRateLimit('ip4:10.0.1.1', rule, NOW + 1, { peek: true })).allowed).toBe(false);
     const lines = logs.map((l) => JSON.parse(l)).filter((l) => l.msg === 'pruned expired rows');

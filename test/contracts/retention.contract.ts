@@ -221,6 +221,26 @@ export function retentionContract(target: StoreTarget): void {
         expect(await store.pruneOrphanGroupRows(5)).toBe(0);
       });
 
+      it('drops group deliveries’ per-member sends recorded before the cutoff, oldest first, in batches', async () => {
+        const groups = opened.groups;
+        for (let i = 0; i < 5; i++) await groups.recordMemberSends(`msg_old_${i}`, [{ userId: 'U1', state: 'sent' }], NOW - 31 * DAY_MS + i);
+        await groups.recordMemberSends(
+          'msg_old_0',
+          [
+            { userId: 'U2', state: 'refused' },
+            { userId: 'U3', state: 'sent' },
+          ],
+          NOW - 31 * DAY_MS,
+        );
+        // The cutoff is exclusive: sends recorded exactly at it stay, as do later ones.
+        await groups.recordMemberSends('msg_at_cutoff', [{ userId: 'U1', state: 'sent' }], NOW - 30 * DAY_MS);
+        await groups.recordMemberSends('msg_recent', [{ userId: 'U1', state: 'sent' }], NOW - DAY_MS);
+        expect(await inBatches((limit) => store.pruneGroupMemberSends(NOW - 30 * DAY_MS, limit), 3)).toEqual([3, 3, 1]);
+        for (let i = 0; i < 5; i++) expect(await groups.hasMemberSends(`msg_old_${i}`)).toBe(false);
+        expect(await groups.memberSends('msg_at_cutoff')).toHaveLength(1);
+        expect(await groups.memberSends('msg_recent')).toHaveLength(1);
+      });
+
       it('drops pending sign-ups in batches of at most the limit', async () => {
         for (let i = 0; i < 5; i++) {
           await subscribe(store, `pending_${i}`, NOW - (20 - i) * DAY_MS);

@@ -1,7 +1,8 @@
 /**
  * The group directory store's contract (issue 11): a good sync replaces the member list and
  * appends its changes in one step and only over the revision it read; a failed one keeps the list;
- * the audit list keeps the newest N per group; mutes survive syncs; per-member sends are idempotent.
+ * the audit list keeps the newest N per group; a mute lasts while its member stays in the group;
+ * per-member sends are idempotent, and a delivery reads only its next unsent receivers.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { GoodSync, GroupDirectoryStore } from '../../src/core/ports/scim-directory.ts';
@@ -114,7 +115,7 @@ export function scimGroupsContract(target: StoreTarget): void {
       ]);
     });
 
-    it('records each member of a delivery once, and prunes by age', async () => {
+    it('records each member of a delivery once', async () => {
       await groups.recordMemberSends('msg_1', [{ userId: 'U1', state: 'sent' }], T0);
       await groups.recordMemberSends(
         'msg_1',
@@ -129,9 +130,26 @@ export function scimGroupsContract(target: StoreTarget): void {
         { userId: 'U1', state: 'sent' },
         { userId: 'U2', state: 'refused' },
       ]);
-      expect(await groups.pruneMemberSends(T0 + 6)).toBe(2);
-      expect(await groups.memberSends('msg_1')).toEqual([]);
       expect(await groups.memberSends('msg_2')).toHaveLength(1);
+    });
+
+    it('drops the mute of a member who left the group: rejoining receives again, and mutes stay within the group', async () => {
+      await groups.applySync(sync({ members: [user(1), user(2), user(3)] }), 100);
+      for (const id of ['U000001', 'U000002']) expect(await groups.muteMember(SUB, id, T0)).toBe(true);
+      // A sync that lost the race removes no mute.
+      await groups.applySync(sync({ revision: 0, members: [user(3)] }), 100);
+      expect((await groups.allMembers(SUB)).filter((m) => m.muted).map((m) => m.id)).toEqual(['U000001', 'U000002']);
+      await groups.applySync(sync({ revision: 1, members: [user(2), user(3)] }), 100);
+      await groups.applySync(sync({ revision: 2, members: [user(1), user(2), user(3)] }), 100);
+      expect((await groups.allMembers(SUB)).map((m) => [m.id, m.muted])).toEqual([
+        ['U000001', false],
+        ['U000002', true],
+        ['U000003', false],
+      ]);
+      // The group deleted: nobody is on the list, so no mute is left.
+      await groups.applySync(sync({ revision: 3, groupDeleted: true, members: [] }), 100);
+      await groups.applySync(sync({ revision: 4, members: [user(2)] }), 100);
+      expect((await groups.allMembers(SUB)).map((m) => m.muted)).toEqual([false]);
     });
 
     it('gives a delivery its next unsent receivers a turn at a time, then any left behind', async () => {

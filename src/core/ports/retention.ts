@@ -23,4 +23,6 @@ export interface RetentionStore {
    * leftovers): at most `limit` of each table's rows, the link last, once nothing hangs off it.
    */
   pruneOrphanGroupRows(limit: number): Promise<number>;
+  /** Group deliveries' per-member sends recorded before `beforeMs`, oldest first. */
+  pruneGroupMemberSends(beforeMs: number, limit: number): Promise<number>;
 }

@@ -83,8 +83,9 @@ export interface GroupDirectoryStore {
   /** The audit list, newest first, before the entry with id `beforeId`. */
   log(subscriptionId: string, beforeId: number | null, limit: number): Promise<GroupLogEntry[]>;
   /**
-   * Replaces the member list, appends the changes to the audit list (keeping the newest
-   * `logLimit` per group) and marks the sync good, in one step; false when another sync wrote first.
+   * Replaces the member list, drops the mutes of members no longer on it, appends the changes to
+   * the audit list (keeping the newest `logLimit` per group) and marks the sync good, in one step;
+   * false when another sync wrote first.
    */
   applySync(sync: GoodSync, logLimit: number): Promise<boolean>;
   /** Marks the sync failed and logs why; the member list stays as it was. */
@@ -102,6 +103,4 @@ export interface GroupDirectoryStore {
    */
   unsentReceivers(subscriptionId: string, deliveryKey: string, limit: number): Promise<GroupMember[]>;
   recordMemberSends(deliveryKey: string, sends: readonly MemberSend[], at: number): Promise<void>;
-  /** Forgets per-member sends recorded before `beforeMs`; returns how many. */
-  pruneMemberSends(beforeMs: number): Promise<number>;
 }
