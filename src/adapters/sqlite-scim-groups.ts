@@ -210,16 +210,24 @@ export function createSqliteGroupDirectoryStore(connection: SqliteConnection): G
       return (results.at(-1)?.length ?? 0) > 0;
     },
 
-    async recordSyncFailure(subscriptionId, at, error, logLimit) {
-      await connection.runAtomically([
-        numbered(`UPDATE scim_groups SET synced_ms = ?2, outcome = 'failed', error = ?3 WHERE subscription_id = ?1`, [subscriptionId, at, error]),
+    async recordSyncFailure({ subscriptionId, revision, at, error }, logLimit) {
+      // As applySync: only over the revision the sync read. A failure does not bump it, so each
+      // statement sees the same condition; a slow failure never hides a newer good sync.
+      const results = await connection.runAtomically([
         numbered(
-          `INSERT INTO scim_group_log (subscription_id, at_ms, change, detail) SELECT ?1, ?2, 'sync failed', ?3
-                WHERE EXISTS (SELECT 1 FROM scim_groups WHERE subscription_id = ?1)`,
-          [subscriptionId, at, error],
+          `INSERT INTO scim_group_log (subscription_id, at_ms, change, detail) SELECT ?1, ?3, 'sync failed', ?4
+                WHERE EXISTS (SELECT 1 FROM scim_groups WHERE subscription_id = ?1 AND revision = ?2)`,
+          [subscriptionId, revision, at, error],
         ),
         pruneLog(subscriptionId, logLimit),
+        numbered(`UPDATE scim_groups SET synced_ms = ?3, outcome = 'failed', error = ?4 WHERE subscription_id = ?1 AND revision = ?2 RETURNING revision`, [
+          subscriptionId,
+          revision,
+          at,
+          error,
+        ]),
       ]);
+      return (results.at(-1)?.length ?? 0) > 0;
     },
 
     async muteMember(subscriptionId, userId, at) {

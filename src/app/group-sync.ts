@@ -142,7 +142,12 @@ export function createGroupSync(deps: GroupSyncDeps) {
     } catch (error) {
       if (!(error instanceof ScimCallError)) throw error;
       // The last good list stays: a read that failed says nothing about who left.
-      await store.recordSyncFailure(link.subscriptionId, clock.now(), error.message, logLimit);
+      const recorded = await store.recordSyncFailure(
+        { subscriptionId: link.subscriptionId, revision: link.revision, at: clock.now(), error: error.message },
+        logLimit,
+      );
+      // A good sync wrote after this one read: its outcome (and list) stands, not this failure.
+      if (!recorded) return report({ outcome: 'superseded', members: previous.length, error: error.message, requests: requests() });
       logger.warn('group sync failed; the last good member list is kept', {
         subscription: link.subscriptionId,
         code: error.code,

@@ -82,10 +82,22 @@ export function scimGroupsContract(target: StoreTarget): void {
 
     it('keeps the last good member list when a sync fails, and logs why', async () => {
       await groups.applySync(sync({ members: [user(1), user(2)] }), 100);
-      await groups.recordSyncFailure(SUB, T0 + 60_000, 'GET /scim/v2/Groups/G1: http_500', 100);
+      expect(await groups.recordSyncFailure({ subscriptionId: SUB, revision: 1, at: T0 + 60_000, error: 'GET /scim/v2/Groups/G1: http_500' }, 100)).toBe(true);
       expect(await groups.groupLink(SUB)).toMatchObject({ outcome: 'failed', syncedAt: T0 + 60_000, lastOkAt: T0, error: 'GET /scim/v2/Groups/G1: http_500' });
       expect(await groups.allMembers(SUB)).toHaveLength(2);
       expect((await groups.log(SUB, null, 10))[0]).toMatchObject({ change: 'sync failed', detail: 'GET /scim/v2/Groups/G1: http_500', userId: null });
+    });
+
+    it('drops a failure from a sync that read an older revision: a newer good sync’s outcome stands', async () => {
+      // Two syncs read revision 0; the fast one succeeds, then the slow one fails.
+      expect(await groups.applySync(sync({ at: T0 + 5_000, members: [user(1)], changes: [added(user(1))] }), 100)).toBe(true);
+      expect(await groups.recordSyncFailure({ subscriptionId: SUB, revision: 0, at: T0 + 20_000, error: 'GET /scim/v2/Groups/G1: http_500' }, 100)).toBe(false);
+      expect(await groups.groupLink(SUB)).toMatchObject({ outcome: 'ok', syncedAt: T0 + 5_000, lastOkAt: T0 + 5_000, error: null, revision: 1 });
+      expect((await groups.log(SUB, null, 10)).map((e) => e.change)).toEqual(['added']);
+      // A failure over the revision it read is kept, and leaves the revision for the next sync.
+      expect(await groups.recordSyncFailure({ subscriptionId: SUB, revision: 1, at: T0 + 30_000, error: 'timeout' }, 100)).toBe(true);
+      expect(await groups.groupLink(SUB)).toMatchObject({ outcome: 'failed', error: 'timeout', revision: 1, lastOkAt: T0 + 5_000 });
+      expect(await groups.recordSyncFailure({ subscriptionId: 'sub_unknown', revision: 0, at: T0, error: 'x' }, 100)).toBe(false);
     });
 
     it('keeps only the newest N audit entries of a group, and leaves other groups alone', async () => {
@@ -95,7 +107,7 @@ export function scimGroupsContract(target: StoreTarget): void {
       for (let i = 0; i < 4; i += 1) {
         await groups.applySync(sync({ revision: i, at: T0 + i, members: [user(i)], changes: [added(user(10 + 2 * i)), added(user(11 + 2 * i))] }), 3);
       }
-      await groups.recordSyncFailure(SUB, T0 + 10, 'boom', 3);
+      await groups.recordSyncFailure({ subscriptionId: SUB, revision: 4, at: T0 + 10, error: 'boom' }, 3);
       const log = await groups.log(SUB, null, 100);
       expect(log.map((e) => e.userId ?? e.change)).toEqual(['sync failed', 'U000017', 'U000016']);
       expect(await groups.log('sub_other', null, 100)).toHaveLength(1);

@@ -64,6 +64,14 @@ export type GoodSync = {
   changes: readonly MemberChange[];
 };
 
+export type FailedSync = {
+  subscriptionId: string;
+  /** The revision the sync read at: a failure is dropped when a good sync wrote after that. */
+  revision: number;
+  at: number;
+  error: string;
+};
+
 export type MemberSend = { userId: string; state: 'sent' | 'refused' };
 
 /**
@@ -88,8 +96,11 @@ export interface GroupDirectoryStore {
    * false when another sync wrote first.
    */
   applySync(sync: GoodSync, logLimit: number): Promise<boolean>;
-  /** Marks the sync failed and logs why; the member list stays as it was. */
-  recordSyncFailure(subscriptionId: string, at: number, error: string, logLimit: number): Promise<void>;
+  /**
+   * Marks the sync failed and logs why; the member list stays as it was. False, and nothing
+   * written, when a good sync wrote after the revision it read: the newer outcome stands.
+   */
+  recordSyncFailure(failure: FailedSync, logLimit: number): Promise<boolean>;
   /** Mutes one member for this group only; false when the subscription has no such link. */
   muteMember(subscriptionId: string, userId: string, at: number): Promise<boolean>;
   /** The members already sent (or refused for good) this delivery. */
