@@ -45,6 +45,19 @@ const LINK_COLUMNS = `g.subscription_id, g.group_id, g.group_name, g.synced_ms, 
 const MEMBER_SELECT = `SELECT m.user_id, m.email, m.active, m.time_zone, m.display_name, (u.user_id IS NOT NULL) AS muted
   FROM scim_members m LEFT JOIN scim_mutes u ON u.subscription_id = m.subscription_id AND u.user_id = m.user_id`;
 
+/**
+ * Members of group ?1 who receive (core/scim-group.ts `receives`: active, a primary email, not
+ * muted) and are not recorded for delivery ?2. Written out twice below rather than as a CTE: a
+ * CTE named twice is materialised, which would read the whole group every turn.
+ */
+const UNSENT_RECEIVERS = `SELECT m.user_id, m.email, m.active, m.time_zone, m.display_name, 0 AS muted FROM scim_members m
+  WHERE m.subscription_id = ?1 AND m.active = 1 AND m.email IS NOT NULL
+    AND NOT EXISTS (SELECT 1 FROM scim_mutes u WHERE u.subscription_id = m.subscription_id AND u.user_id = m.user_id)
+    AND NOT EXISTS (SELECT 1 FROM scim_member_sends s WHERE s.delivery_key = ?2 AND s.user_id = m.user_id)`;
+
+/** The highest user id recorded for delivery ?2: one seek in its primary key. */
+const LAST_SENT = `(SELECT coalesce(max(user_id), '') FROM scim_member_sends WHERE delivery_key = ?2)`;
+
 function toLink(row: LinkRow): GroupLink {
   return {
     subscriptionId: row.subscription_id,
@@ -90,8 +103,9 @@ export function createSqliteGroupDirectoryStore(connection: SqliteConnection): G
     async linkGroup(link) {
       await connection.runAtomically([
         numbered(
+          // Only for a subscription that still exists: one deleted meanwhile leaves no link behind.
           `INSERT INTO scim_groups (subscription_id, group_id, group_name, outcome, group_deleted, revision)
-                VALUES (?1, ?2, ?3, 'never', 0, 0)
+                SELECT ?1, ?2, ?3, 'never', 0, 0 WHERE EXISTS (SELECT 1 FROM subscriptions WHERE id = ?1)
                 ON CONFLICT (subscription_id) DO UPDATE SET group_id = excluded.group_id, group_name = excluded.group_name`,
           [link.subscriptionId, link.groupId, link.groupName],
         ),
@@ -163,6 +177,15 @@ export function createSqliteGroupDirectoryStore(connection: SqliteConnection): G
           ),
         );
       }
+      // A mute lasts while its member is on the group's list: one who left (or whose group went)
+      // loses it and receives again on rejoining, and the mutes never outgrow the group.
+      list.push(
+        numbered(
+          `DELETE FROM scim_mutes WHERE subscription_id = ?1 AND ${unchanged}
+                AND NOT EXISTS (SELECT 1 FROM scim_members m WHERE m.subscription_id = ?1 AND m.user_id = scim_mutes.user_id)`,
+          [sync.subscriptionId, sync.revision],
+        ),
+      );
       if (sync.changes.length > 0) {
         const entries = sync.changes.map((c) => [c.userId, c.email, c.displayName, c.change]);
         list.push(
@@ -187,16 +210,24 @@ export function createSqliteGroupDirectoryStore(connection: SqliteConnection): G
       return (results.at(-1)?.length ?? 0) > 0;
     },
 
-    async recordSyncFailure(subscriptionId, at, error, logLimit) {
-      await connection.runAtomically([
-        numbered(`UPDATE scim_groups SET synced_ms = ?2, outcome = 'failed', error = ?3 WHERE subscription_id = ?1`, [subscriptionId, at, error]),
+    async recordSyncFailure({ subscriptionId, revision, at, error }, logLimit) {
+      // As applySync: only over the revision the sync read. A failure does not bump it, so each
+      // statement sees the same condition; a slow failure never hides a newer good sync.
+      const results = await connection.runAtomically([
         numbered(
-          `INSERT INTO scim_group_log (subscription_id, at_ms, change, detail) SELECT ?1, ?2, 'sync failed', ?3
-                WHERE EXISTS (SELECT 1 FROM scim_groups WHERE subscription_id = ?1)`,
-          [subscriptionId, at, error],
+          `INSERT INTO scim_group_log (subscription_id, at_ms, change, detail) SELECT ?1, ?3, 'sync failed', ?4
+                WHERE EXISTS (SELECT 1 FROM scim_groups WHERE subscription_id = ?1 AND revision = ?2)`,
+          [subscriptionId, revision, at, error],
         ),
         pruneLog(subscriptionId, logLimit),
+        numbered(`UPDATE scim_groups SET synced_ms = ?3, outcome = 'failed', error = ?4 WHERE subscription_id = ?1 AND revision = ?2 RETURNING revision`, [
+          subscriptionId,
+          revision,
+          at,
+          error,
+        ]),
       ]);
+      return (results.at(-1)?.length ?? 0) > 0;
     },
 
     async muteMember(subscriptionId, userId, at) {
@@ -218,6 +249,26 @@ export function createSqliteGroupDirectoryStore(connection: SqliteConnection): G
       return rows.map((r) => ({ userId: r.user_id, state: r.state }));
     },
 
+    async hasMemberSends(deliveryKey) {
+      const rows = await all<{ one: number }>('SELECT 1 AS one FROM scim_member_sends WHERE delivery_key = ?1 LIMIT 1', [deliveryKey]);
+      return rows.length > 0;
+    },
+
+    async unsentReceivers(subscriptionId, deliveryKey, limit) {
+      // Sends are recorded in user id order, a turn at a time: the members after the last one
+      // recorded are the next turn, found by a seek. Those before it (a temporary refusal, a crash
+      // between mail and record, a member a newer sync added) are looked for only when the
+      // first part runs short: a compound's LIMIT skips its second part once the first filled it.
+      const rows = await all<MemberRow>(
+        `SELECT * FROM (${UNSENT_RECEIVERS} AND m.user_id > ${LAST_SENT} ORDER BY m.user_id LIMIT ?3)
+         UNION ALL
+         SELECT * FROM (${UNSENT_RECEIVERS} AND m.user_id <= ${LAST_SENT} ORDER BY m.user_id LIMIT ?3)
+         LIMIT ?3`,
+        [subscriptionId, deliveryKey, limit],
+      );
+      return rows.map(toMember);
+    },
+
     async recordMemberSends(deliveryKey, sends, at) {
       if (sends.length === 0) return;
       await connection.runAtomically([
@@ -228,23 +279,6 @@ export function createSqliteGroupDirectoryStore(connection: SqliteConnection): G
           [deliveryKey, at, JSON.stringify(sends.map((s) => [s.userId, s.state]))],
         ),
       ]);
-    },
-
-    async pruneDeletedGroups() {
-      // Deleting a subscription (sqlite-subscriptions.ts) knows nothing of groups: what it leaves is swept here.
-      const gone = 'subscription_id NOT IN (SELECT id FROM subscriptions)';
-      const results = await connection.runAtomically([
-        { sql: `DELETE FROM scim_members WHERE ${gone}`, params: [] },
-        { sql: `DELETE FROM scim_mutes WHERE ${gone}`, params: [] },
-        { sql: `DELETE FROM scim_group_log WHERE ${gone}`, params: [] },
-        { sql: `DELETE FROM scim_groups WHERE ${gone} RETURNING 1`, params: [] },
-      ]);
-      return results.at(-1)?.length ?? 0;
-    },
-
-    async pruneMemberSends(beforeMs) {
-      const [rows] = await connection.runAtomically([numbered('DELETE FROM scim_member_sends WHERE at_ms < ?1 RETURNING 1', [beforeMs])]);
-      return rows?.length ?? 0;
     },
   };
 }

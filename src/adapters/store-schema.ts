@@ -478,7 +478,10 @@ export const scimMembers = sqliteTable(
   (t) => [primaryKey({ columns: [t.subscriptionId, t.userId] })],
 );
 
-/** Members who unsubscribed from one group's alerts: kept apart from the member list, so a sync never undoes a mute. */
+/**
+ * Members who unsubscribed from one group's alerts: kept apart from the member list, so a sync
+ * keeps a mute while its member stays in the group (and drops it when the member leaves).
+ */
 export const scimMutes = sqliteTable(
   'scim_mutes',
   {

@@ -15,8 +15,6 @@ import { nextPage, type DirectoryGroup, type DirectoryUser } from '../core/scim-
 export const GROUP_LOG_LIMIT = 500;
 /** Groups one scheduled round syncs; the oldest first, so every group gets its turn. */
 const GROUPS_PER_ROUND = 50;
-/** Per-member send records are needed only while their delivery may still be retried (about 28 h). */
-const MEMBER_SENDS_KEEP_MS = 7 * 24 * 60 * 60 * 1000;
 
 export type GroupSyncDeps = {
   store: GroupDirectoryStore;
@@ -144,7 +142,12 @@ export function createGroupSync(deps: GroupSyncDeps) {
     } catch (error) {
       if (!(error instanceof ScimCallError)) throw error;
       // The last good list stays: a read that failed says nothing about who left.
-      await store.recordSyncFailure(link.subscriptionId, clock.now(), error.message, logLimit);
+      const recorded = await store.recordSyncFailure(
+        { subscriptionId: link.subscriptionId, revision: link.revision, at: clock.now(), error: error.message },
+        logLimit,
+      );
+      // A good sync wrote after this one read: its outcome (and list) stands, not this failure.
+      if (!recorded) return report({ outcome: 'superseded', members: previous.length, error: error.message, requests: requests() });
       logger.warn('group sync failed; the last good member list is kept', {
         subscription: link.subscriptionId,
         code: error.code,
@@ -185,8 +188,6 @@ export function createGroupSync(deps: GroupSyncDeps) {
     /** The scheduled round: every group whose list is older than SCIM_SYNC_SECONDS, oldest first. */
     async syncDue(): Promise<SyncReport[]> {
       const now = clock.now();
-      await store.pruneMemberSends(now - MEMBER_SENDS_KEEP_MS);
-      await store.pruneDeletedGroups();
       if (!deps.directory) return [];
       const due = (await store.groupLinks(GROUPS_PER_ROUND)).filter((link) => isStale(link, now));
       const reports: SyncReport[] = [];

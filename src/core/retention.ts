@@ -13,6 +13,15 @@ const DAY_MS = 24 * 60 * 60 * 1000;
  */
 export const EXPIRED_TOKEN_KEPT_MS = 30 * DAY_MS;
 
+/**
+ * A group delivery's per-member sends stay this long: they are what keeps a retry from mailing a
+ * member twice, so they must outlive every retry of their delivery by far. The retry schedule
+ * gives up after at most 33.1 h (retry-schedule.ts, fully jittered); a group mail never answers
+ * with a Retry-After, and a big group's turns follow at once. Only a delivery whose subscription
+ * was paused mid-way and resumed more than this later could mail a member again.
+ */
+export const MEMBER_SENDS_KEPT_MS = 30 * DAY_MS;
+
 /** The settings (config.ts): RETENTION_POLL_RUNS_DAYS, RETENTION_REJECTED_PAYLOADS_DAYS, REJECTED_PAYLOADS_MAX_BYTES. */
 export type RetentionSettings = {
   pollRunsDays: number;
@@ -41,6 +50,8 @@ export type PruneCutoffs = {
   rateLimitsExpiredByMs: number;
   /** The app's conversation holds that ended at or before this go: they hold nothing back any more. */
   appHoldsExpiredByMs: number;
+  /** Group deliveries' per-member sends recorded before this go: no retry of their delivery is left. */
+  memberSendsBeforeMs: number;
 };
 
 export function pruneCutoffs(now: number, settings: RetentionSettings): PruneCutoffs {
@@ -53,6 +64,7 @@ export function pruneCutoffs(now: number, settings: RetentionSettings): PruneCut
     tokensExpiredBeforeMs: now - EXPIRED_TOKEN_KEPT_MS,
     rateLimitsExpiredByMs: now,
     appHoldsExpiredByMs: now,
+    memberSendsBeforeMs: now - MEMBER_SENDS_KEPT_MS,
   };
 }
 
@@ -64,4 +76,6 @@ export type PruneCounts = {
   linkTokens: number;
   rateLimits: number;
   appConversationHolds: number;
+  orphanGroupRows: number;
+  groupMemberSends: number;
 };

@@ -5,6 +5,7 @@
 import { cpus } from 'node:os';
 import { BenchBroken, type Goal, type SectionReport } from './harness.ts';
 import { benchCacheMemory, type CacheMemoryOptions } from './cache-memory.ts';
+import { benchGroupMail, type GroupMailOptions } from './group-mail.ts';
 import { benchGroupSync, type GroupSyncOptions } from './group-sync.ts';
 import { benchHotPaths, type HotPathsOptions } from './hot-paths.ts';
 import { benchIncidentsQuery, type IncidentsQueryOptions } from './incidents-query.ts';
@@ -144,6 +145,9 @@ const GROUP_SYNC: GroupSyncOptions = {
   rounds: QUICK ? 2 : 5,
 };
 
+// Full: a few seconds (the spec's largest group, 750 turns); quick: under a second.
+const GROUP_MAIL: GroupMailOptions = { members: QUICK ? [1_000] : [5_000, 15_000], perTurn: 20 };
+
 const started = performance.now();
 const cpu = cpus()[0]?.model ?? 'unknown CPU';
 console.log(`statuswatch benchmarks${QUICK ? ' (BENCH_QUICK: small data, few rounds; figures are rough)' : ''}`);
@@ -166,6 +170,7 @@ for (const [name, section] of [
   ['search cost', () => benchSearchLoad(SEARCH_LOAD)],
   ['MCP search', () => benchMcpSearch(MCP_SEARCH)],
   ['group sync', () => benchGroupSync(GROUP_SYNC)],
+  ['group mail', () => benchGroupMail(GROUP_MAIL)],
 ] as const satisfies readonly (readonly [string, () => Promise<SectionReport>])[]) {
   try {
     const report = await section();

@@ -1,11 +1,12 @@
 /**
  * The group directory store's contract (issue 11): a good sync replaces the member list and
  * appends its changes in one step and only over the revision it read; a failed one keeps the list;
- * the audit list keeps the newest N per group; mutes survive syncs; per-member sends are idempotent.
+ * the audit list keeps the newest N per group; a mute lasts while its member stays in the group;
+ * per-member sends are idempotent, and a delivery reads only its next unsent receivers.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { GoodSync, GroupDirectoryStore } from '../../src/core/ports/scim-directory.ts';
-import type { MemberChange } from '../../src/core/scim-group.ts';
+import { receives, type MemberChange } from '../../src/core/scim-group.ts';
 import type { DirectoryUser } from '../../src/core/scim-resources.ts';
 import { storedSubscription } from '../fixtures/notification-builders.ts';
 import type { OpenedStore, StoreTarget } from './store-target.ts';
@@ -81,10 +82,22 @@ export function scimGroupsContract(target: StoreTarget): void {
 
     it('keeps the last good member list when a sync fails, and logs why', async () => {
       await groups.applySync(sync({ members: [user(1), user(2)] }), 100);
-      await groups.recordSyncFailure(SUB, T0 + 60_000, 'GET /scim/v2/Groups/G1: http_500', 100);
+      expect(await groups.recordSyncFailure({ subscriptionId: SUB, revision: 1, at: T0 + 60_000, error: 'GET /scim/v2/Groups/G1: http_500' }, 100)).toBe(true);
       expect(await groups.groupLink(SUB)).toMatchObject({ outcome: 'failed', syncedAt: T0 + 60_000, lastOkAt: T0, error: 'GET /scim/v2/Groups/G1: http_500' });
       expect(await groups.allMembers(SUB)).toHaveLength(2);
       expect((await groups.log(SUB, null, 10))[0]).toMatchObject({ change: 'sync failed', detail: 'GET /scim/v2/Groups/G1: http_500', userId: null });
+    });
+
+    it('drops a failure from a sync that read an older revision: a newer good sync’s outcome stands', async () => {
+      // Two syncs read revision 0; the fast one succeeds, then the slow one fails.
+      expect(await groups.applySync(sync({ at: T0 + 5_000, members: [user(1)], changes: [added(user(1))] }), 100)).toBe(true);
+      expect(await groups.recordSyncFailure({ subscriptionId: SUB, revision: 0, at: T0 + 20_000, error: 'GET /scim/v2/Groups/G1: http_500' }, 100)).toBe(false);
+      expect(await groups.groupLink(SUB)).toMatchObject({ outcome: 'ok', syncedAt: T0 + 5_000, lastOkAt: T0 + 5_000, error: null, revision: 1 });
+      expect((await groups.log(SUB, null, 10)).map((e) => e.change)).toEqual(['added']);
+      // A failure over the revision it read is kept, and leaves the revision for the next sync.
+      expect(await groups.recordSyncFailure({ subscriptionId: SUB, revision: 1, at: T0 + 30_000, error: 'timeout' }, 100)).toBe(true);
+      expect(await groups.groupLink(SUB)).toMatchObject({ outcome: 'failed', error: 'timeout', revision: 1, lastOkAt: T0 + 5_000 });
+      expect(await groups.recordSyncFailure({ subscriptionId: 'sub_unknown', revision: 0, at: T0, error: 'x' }, 100)).toBe(false);
     });
 
     it('keeps only the newest N audit entries of a group, and leaves other groups alone', async () => {
@@ -94,7 +107,7 @@ export function scimGroupsContract(target: StoreTarget): void {
       for (let i = 0; i < 4; i += 1) {
         await groups.applySync(sync({ revision: i, at: T0 + i, members: [user(i)], changes: [added(user(10 + 2 * i)), added(user(11 + 2 * i))] }), 3);
       }
-      await groups.recordSyncFailure(SUB, T0 + 10, 'boom', 3);
+      await groups.recordSyncFailure({ subscriptionId: SUB, revision: 4, at: T0 + 10, error: 'boom' }, 3);
       const log = await groups.log(SUB, null, 100);
       expect(log.map((e) => e.userId ?? e.change)).toEqual(['sync failed', 'U000017', 'U000016']);
       expect(await groups.log('sub_other', null, 100)).toHaveLength(1);
@@ -114,7 +127,7 @@ export function scimGroupsContract(target: StoreTarget): void {
       ]);
     });
 
-    it('records each member of a delivery once, and prunes by age', async () => {
+    it('records each member of a delivery once', async () => {
       await groups.recordMemberSends('msg_1', [{ userId: 'U1', state: 'sent' }], T0);
       await groups.recordMemberSends(
         'msg_1',
@@ -129,25 +142,83 @@ export function scimGroupsContract(target: StoreTarget): void {
         { userId: 'U1', state: 'sent' },
         { userId: 'U2', state: 'refused' },
       ]);
-      expect(await groups.pruneMemberSends(T0 + 6)).toBe(2);
-      expect(await groups.memberSends('msg_1')).toEqual([]);
       expect(await groups.memberSends('msg_2')).toHaveLength(1);
     });
 
-    it('forgets what a deleted group subscription left, and nothing of the others', async () => {
+    it('drops the mute of a member who left the group: rejoining receives again, and mutes stay within the group', async () => {
+      await groups.applySync(sync({ members: [user(1), user(2), user(3)] }), 100);
+      for (const id of ['U000001', 'U000002']) expect(await groups.muteMember(SUB, id, T0)).toBe(true);
+      // A sync that lost the race removes no mute.
+      await groups.applySync(sync({ revision: 0, members: [user(3)] }), 100);
+      expect((await groups.allMembers(SUB)).filter((m) => m.muted).map((m) => m.id)).toEqual(['U000001', 'U000002']);
+      await groups.applySync(sync({ revision: 1, members: [user(2), user(3)] }), 100);
+      await groups.applySync(sync({ revision: 2, members: [user(1), user(2), user(3)] }), 100);
+      expect((await groups.allMembers(SUB)).map((m) => [m.id, m.muted])).toEqual([
+        ['U000001', false],
+        ['U000002', true],
+        ['U000003', false],
+      ]);
+      // The group deleted: nobody is on the list, so no mute is left.
+      await groups.applySync(sync({ revision: 3, groupDeleted: true, members: [] }), 100);
+      await groups.applySync(sync({ revision: 4, members: [user(2)] }), 100);
+      expect((await groups.allMembers(SUB)).map((m) => m.muted)).toEqual([false]);
+    });
+
+    it('gives a delivery its next unsent receivers a turn at a time, then any left behind', async () => {
+      const members = [1, 2, 3, 4, 5, 6, 7, 8].map((n) => user(n, n === 2 ? { active: false } : n === 3 ? { email: null } : {}));
+      await groups.applySync(sync({ members }), 100);
+      await groups.muteMember(SUB, 'U000004', T0);
+      const ids = async (key: string, limit: number) => (await groups.unsentReceivers(SUB, key, limit)).map((m) => m.id);
+      // The same members the pure rule (core/scim-group.ts receives) picks from the whole list.
+      const receiving = (await groups.allMembers(SUB)).filter(receives).map((m) => m.id);
+      expect(receiving).toEqual(['U000001', 'U000005', 'U000006', 'U000007', 'U000008']);
+      expect(await ids('msg_1', 100)).toEqual(receiving);
+      expect(await groups.hasMemberSends('msg_1')).toBe(false);
+      expect(await ids('msg_1', 2)).toEqual(['U000001', 'U000005']);
+      // U000001 was refused for now (not recorded): it waits until the members after it are done.
+      await groups.recordMemberSends('msg_1', [{ userId: 'U000005', state: 'sent' }], T0);
+      expect(await groups.hasMemberSends('msg_1')).toBe(true);
+      expect(await ids('msg_1', 2)).toEqual(['U000006', 'U000007']);
+      await groups.recordMemberSends(
+        'msg_1',
+        [
+          { userId: 'U000006', state: 'sent' },
+          { userId: 'U000007', state: 'refused' },
+        ],
+        T0,
+      );
+      expect(await ids('msg_1', 2)).toEqual(['U000008', 'U000001']);
+      await groups.recordMemberSends('msg_1', [{ userId: 'U000008', state: 'sent' }], T0);
+      expect(await ids('msg_1', 2)).toEqual(['U000001']);
+      await groups.recordMemberSends('msg_1', [{ userId: 'U000001', state: 'sent' }], T0);
+      expect(await ids('msg_1', 2)).toEqual([]);
+      // Another delivery, and another group, start from nothing.
+      expect(await ids('msg_2', 100)).toEqual(receiving);
+      expect(await groups.unsentReceivers('sub_other', 'msg_1', 100)).toEqual([]);
+      expect((await groups.unsentReceivers(SUB, 'msg_2', 1))[0]).toEqual({ ...user(1), muted: false });
+    });
+
+    it('deletes a group subscription’s link, members, mutes and audit list with it, and nothing of the others', async () => {
       await opened.store.createSubscription(storedSubscription('sub_other', { channel: 'email', target: 'scim-group:G2' }, T0));
       await groups.linkGroup({ subscriptionId: 'sub_other', groupId: 'G2', groupName: 'Other' });
       for (const id of [SUB, 'sub_other']) {
         await groups.applySync(sync({ subscriptionId: id, members: [user(1), user(2)], changes: [added(user(1))] }), 100);
         await groups.muteMember(id, 'U000001', T0);
       }
-      expect(await groups.pruneDeletedGroups()).toBe(0);
       expect(await opened.store.deleteSubscription(SUB)).toBe(true);
-      expect(await groups.pruneDeletedGroups()).toBe(1);
       expect(await groups.groupLink(SUB)).toBeNull();
       expect(await groups.allMembers(SUB)).toEqual([]);
       expect(await groups.log(SUB, null, 10)).toEqual([]);
       expect(await groups.muteMember(SUB, 'U000002', T0)).toBe(false);
+      // A link written after the delete (a create racing it) is refused, not left behind.
+      await groups.linkGroup({ subscriptionId: SUB, groupId: 'G1', groupName: 'Ops' });
+      expect(await groups.groupLink(SUB)).toBeNull();
+      // The same id made anew starts clean: no mute of the old one's member survives.
+      await opened.store.createSubscription(storedSubscription(SUB, { channel: 'email', target: 'scim-group:G1' }, T0));
+      await groups.linkGroup({ subscriptionId: SUB, groupId: 'G1', groupName: 'Ops' });
+      await groups.applySync(sync({ members: [user(1)] }), 100);
+      expect((await groups.allMembers(SUB)).map((m) => m.muted)).toEqual([false]);
+      expect(await groups.log(SUB, null, 10)).toEqual([]);
       expect((await groups.allMembers('sub_other')).map((m) => m.muted)).toEqual([true, false]);
       expect(await groups.log('sub_other', null, 10)).toHaveLength(1);
     });

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { parseConfig, retentionSettings } from '../../src/config.ts';
 import { CONFIRM_TOKEN_TTL_MS } from '../../src/core/confirmation-token.ts';
-import { DEFAULT_RETENTION, EXPIRED_TOKEN_KEPT_MS, pruneCutoffs } from '../../src/core/retention.ts';
+import { DEFAULT_RETENTION, EXPIRED_TOKEN_KEPT_MS, MEMBER_SENDS_KEPT_MS, pruneCutoffs } from '../../src/core/retention.ts';
+import { RETRY_DELAYS_MS, RETRY_JITTER_FRACTION } from '../../src/core/retry-schedule.ts';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 const NOW = Date.UTC(2026, 10, 20, 12, 0, 0);
@@ -17,7 +18,15 @@ describe('retention cutoffs', () => {
       rateLimitsExpiredByMs: NOW,
       // A conversation's rate-limit hold goes once it has ended: it holds nothing after that.
       appHoldsExpiredByMs: NOW,
+      memberSendsBeforeMs: NOW - 30 * DAY_MS,
     });
+  });
+
+  it('keeps a group delivery’s per-member sends far longer than any retry of that delivery', () => {
+    const longestRetriesMs = (1 + RETRY_JITTER_FRACTION) * RETRY_DELAYS_MS.reduce((sum, ms) => sum + ms, 0);
+    expect(longestRetriesMs).toBeLessThan(34 * 60 * 60 * 1000);
+    expect(MEMBER_SENDS_KEPT_MS).toBeGreaterThan(10 * longestRetriesMs);
+    expect(NOW - pruneCutoffs(NOW, DEFAULT_RETENTION).memberSendsBeforeMs).toBe(MEMBER_SENDS_KEPT_MS);
   });
 
   it('never drops a sign-up whose first link may still be valid, nor a token before its expiry', () => {

@@ -173,7 +173,10 @@ describe('group subscriptions', () => {
     expect((await fetch(local)).status).toBe(200);
     const posted = await fetch(local, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: 'List-Unsubscribe=One-Click' });
     expect(posted.status).toBe(200);
-    expect(await posted.text()).toContain('You are unsubscribed');
+    const done = await posted.text();
+    expect(done).toContain('You are unsubscribed');
+    // The mute lasts while the member is in the group (README): the page says so.
+    expect(done).toContain('if you leave the group and later join it again, you receive them');
     // A forged token does nothing.
     const forged = await fetch(`${service.url}/unsubscribe/member?token=v1.abc.def.ghi`, {
       method: 'POST',

@@ -64,9 +64,22 @@ export type GoodSync = {
   changes: readonly MemberChange[];
 };
 
+export type FailedSync = {
+  subscriptionId: string;
+  /** The revision the sync read at: a failure is dropped when a good sync wrote after that. */
+  revision: number;
+  at: number;
+  error: string;
+};
+
 export type MemberSend = { userId: string; state: 'sent' | 'refused' };
 
+/**
+ * A group subscription's rows (link, members, mutes, audit list) go with the subscription, in the
+ * same step that deletes it (SubscriptionStore.deleteSubscription).
+ */
 export interface GroupDirectoryStore {
+  /** Links a subscription to its group; nothing when the subscription no longer exists. */
   linkGroup(link: { subscriptionId: string; groupId: string; groupName: string }): Promise<void>;
   groupLink(subscriptionId: string): Promise<GroupLink | null>;
   /** Group subscriptions (of any status), oldest sync first, at most `limit`. */
@@ -78,19 +91,27 @@ export interface GroupDirectoryStore {
   /** The audit list, newest first, before the entry with id `beforeId`. */
   log(subscriptionId: string, beforeId: number | null, limit: number): Promise<GroupLogEntry[]>;
   /**
-   * Replaces the member list, appends the changes to the audit list (keeping the newest
-   * `logLimit` per group) and marks the sync good, in one step; false when another sync wrote first.
+   * Replaces the member list, drops the mutes of members no longer on it, appends the changes to
+   * the audit list (keeping the newest `logLimit` per group) and marks the sync good, in one step;
+   * false when another sync wrote first.
    */
   applySync(sync: GoodSync, logLimit: number): Promise<boolean>;
-  /** Marks the sync failed and logs why; the member list stays as it was. */
-  recordSyncFailure(subscriptionId: string, at: number, error: string, logLimit: number): Promise<void>;
+  /**
+   * Marks the sync failed and logs why; the member list stays as it was. False, and nothing
+   * written, when a good sync wrote after the revision it read: the newer outcome stands.
+   */
+  recordSyncFailure(failure: FailedSync, logLimit: number): Promise<boolean>;
   /** Mutes one member for this group only; false when the subscription has no such link. */
   muteMember(subscriptionId: string, userId: string, at: number): Promise<boolean>;
   /** The members already sent (or refused for good) this delivery. */
   memberSends(deliveryKey: string): Promise<MemberSend[]>;
+  /** Whether this delivery has sent (or refused for good) anyone yet: one seek, whatever the group's size. */
+  hasMemberSends(deliveryKey: string): Promise<boolean>;
+  /**
+   * At most `limit` members who receive (core/scim-group.ts `receives`) and are not yet recorded
+   * for this delivery, by user id: those after the highest id recorded first, then any left
+   * behind before it, so each turn of a big delivery reads about what it sends.
+   */
+  unsentReceivers(subscriptionId: string, deliveryKey: string, limit: number): Promise<GroupMember[]>;
   recordMemberSends(deliveryKey: string, sends: readonly MemberSend[], at: number): Promise<void>;
-  /** Forgets per-member sends recorded before `beforeMs`; returns how many. */
-  pruneMemberSends(beforeMs: number): Promise<number>;
-  /** Forgets the links, members, mutes and audit entries of group subscriptions that were deleted; returns how many links. */
-  pruneDeletedGroups(): Promise<number>;
 }

@@ -151,7 +151,10 @@ export function groupSubscriptionRoutes(deps: AppDeps) {
       'Unsubscribed',
       <section class="notice-page" aria-labelledby="done-title">
         <h1 id="done-title">You are unsubscribed</h1>
-        <p>No more status alerts of this group will be sent to you. The rest of the group still receives them.</p>
+        <p>
+          No more status alerts of this group will be sent to you while you are in it; if you leave the group and later join it again, you receive them again.
+          The rest of the group still receives them.
+        </p>
       </section>,
     );
   });
