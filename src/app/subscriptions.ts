@@ -15,11 +15,11 @@ import { groupIdOfTarget } from '../core/scim-group.ts';
 import { generateWebhookSecret } from '../core/webhook-signing.ts';
 import type { ChannelSender } from './channel-sender.ts';
 
-/** After a rotation the old secret keeps signing this long, so receivers can switch at their own pace. */
 /** A conversation has one app subscription: its messages are edited in place, one per incident. */
 export const appAlreadySubscribed = () =>
   new ApiError(409, 'already_subscribed', 'this conversation already has an app subscription: change its filters instead');
 
+/** After a rotation the old secret keeps signing this long, so receivers can switch at their own pace. */
 export const SECRET_ROTATION_GRACE_MS = 24 * 60 * 60 * 1000;
 
 export type SubscriptionServiceDeps = {
