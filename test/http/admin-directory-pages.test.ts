@@ -100,6 +100,39 @@ describe('admin directory pages', () => {
     expect((await app.admin('GET', `/api/subscriptions/${id}`)).body.subscription).toMatchObject({ group: seed.groups[0].id, timezone: 'Europe/Berlin' });
   });
 
+  it('pages a big group’s members with a signed cursor that fits only that group', async () => {
+    const directory = await startScim({ clock: Date.now });
+    await control(directory, 'POST', '/seed', {
+      users: 160,
+      groups: [
+        { displayName: 'Big', members: 150 },
+        { displayName: 'Small', members: 2 },
+      ],
+    });
+    const app = await appWith(directory);
+    const admin = await signInAdmin(app);
+    const big = (await app.admin('POST', '/api/subscriptions', { channel: 'email', group: 'Big' })).body.subscription.id as string;
+    const small = (await app.admin('POST', '/api/subscriptions', { channel: 'email', group: 'Small' })).body.subscription.id as string;
+
+    // The members table only: the audit list below it names members too.
+    const memberNames = (html: string) => [...(html.split('Audit list')[0] ?? '').matchAll(/<td>(User \d{5})<\/td>/g)].map((m) => m[1]);
+    const first = await admin.get(`/admin/directory/${big}`);
+    expect(memberNames(first.html)).toEqual(Array.from({ length: 100 }, (_, i) => `User ${String(i + 1).padStart(5, '0')}`));
+    const next = /href="([^"]*\?cursor=[^"]+)">Next members/.exec(first.html)?.[1]?.replaceAll('&amp;', '&');
+    expect(next).toBeDefined();
+    const second = await admin.get(next!);
+    expect(second.status).toBe(200);
+    expect(memberNames(second.html)).toEqual(Array.from({ length: 50 }, (_, i) => `User ${String(i + 101).padStart(5, '0')}`));
+    expect(second.html).not.toContain('Next members');
+
+    // Edited, or carried to another group's page: refused, never read as a position.
+    const cursor = new URL(next!, 'http://x').searchParams.get('cursor')!;
+    expect((await admin.get(`/admin/directory/${small}?cursor=${encodeURIComponent(cursor)}`)).status).toBe(400);
+    expect((await admin.get(`/admin/directory/${big}?cursor=${encodeURIComponent(`${cursor.slice(0, -2)}xx`)}`)).status).toBe(400);
+    // The old raw position is no longer a way in.
+    expect(memberNames((await admin.get(`/admin/directory/${big}?after=${encodeURIComponent('~')}`)).html)[0]).toBe('User 00001');
+  });
+
   it('keeps the group endpoints behind the admin token, and answers 404 for what is not a group subscription', async () => {
     const directory = await startScim({ clock: Date.now });
     await control(directory, 'POST', '/seed', { users: 2, groups: [{ displayName: 'Ops', members: 2 }] });

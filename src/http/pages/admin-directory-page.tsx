@@ -77,13 +77,14 @@ export type GroupPageData = {
   link: GroupLink;
   members: GroupMember[];
   /** Where the next page of members starts, if there is one. */
-  nextAfter: string | null;
+  /** The next page's signed cursor; null on the last page. */
+  nextCursor: string | null;
   log: GroupLogEntry[];
   csrf: string;
 };
 
 export function AdminGroupPage(props: { data: GroupPageData }) {
-  const { link, members, nextAfter, log, csrf } = props.data;
+  const { link, members, nextCursor, log, csrf } = props.data;
   const base = `/admin/directory/${encodeURIComponent(link.subscriptionId)}`;
   return (
     <>
@@ -110,9 +111,9 @@ export function AdminGroupPage(props: { data: GroupPageData }) {
           </tr>
         ))}
       </DataTable>
-      {nextAfter !== null && (
+      {nextCursor !== null && (
         <p>
-          <a href={`${base}?after=${encodeURIComponent(nextAfter)}`}>Next members</a>
+          <a href={`${base}?cursor=${encodeURIComponent(nextCursor)}`}>Next members</a>
         </p>
       )}
       <DataTable labelledBy="audit-title" caption="Audit list, newest first" columns={['When', 'Change', 'Member', 'Detail']}>

@@ -7,6 +7,7 @@
 import type { Hono } from 'hono';
 import { ScimCallError } from '../../core/scim-errors.ts';
 import type { AppDeps } from '../deps.ts';
+import { readCursor } from '../query-params.ts';
 import { AdminDirectoryPage, AdminGroupPage, type DirectoryStatus } from '../pages/admin-directory-page.tsx';
 import type { AdminAppPageTools } from './admin-app-pages.tsx';
 import type { AdminSession } from '../admin-session.ts';
@@ -41,12 +42,22 @@ export function registerAdminDirectoryPages(app: Hono<AdminEnv>, deps: AppDeps, 
   app.get('/admin/directory/:id', async (c) => {
     const link = await deps.groups?.store.groupLink(c.req.param('id'));
     if (!deps.groups || !link) return tools.problem(c, 404, 'Not found', 'No group subscription with that id.', '/admin/directory');
-    const rows = await deps.groups.store.members(link.subscriptionId, c.req.query('after') ?? null, MEMBERS_PER_PAGE + 1);
+    // A signed cursor naming this subscription, as every other admin list pages: a link cannot be
+    // edited into another position or carried to another group.
+    let after: string | null;
+    try {
+      after = await readCursor(deps.cursors, c.req.query('cursor'), (p) => membersPosition(p, link.subscriptionId));
+    } catch {
+      const back = `/admin/directory/${encodeURIComponent(link.subscriptionId)}`;
+      return tools.problem(c, 400, 'Page link not valid', 'The link to this page of members is not valid; start from the first page.', back);
+    }
+    const rows = await deps.groups.store.members(link.subscriptionId, after, MEMBERS_PER_PAGE + 1);
     const members = rows.slice(0, MEMBERS_PER_PAGE);
+    const nextCursor = rows.length > MEMBERS_PER_PAGE ? await deps.cursors.encode({ k: 'admin-members', s: link.subscriptionId, a: members.at(-1)!.id }) : null;
     const data = {
       link,
       members,
-      nextAfter: rows.length > MEMBERS_PER_PAGE ? members.at(-1)!.id : null,
+      nextCursor,
       log: await deps.groups.store.log(link.subscriptionId, null, LOG_SHOWN),
       csrf: c.get('csrf'),
     };
@@ -59,4 +70,10 @@ export function registerAdminDirectoryPages(app: Hono<AdminEnv>, deps: AppDeps, 
     const report = await deps.groups.sync.syncGroup(link.subscriptionId);
     return c.redirect(`/admin/directory/${encodeURIComponent(link.subscriptionId)}?done=${report.outcome === 'failed' ? 'failed' : 'synced'}`, 303);
   });
+}
+
+/** The member id a cursor of this subscription's member list carries, or null when it is not one. */
+function membersPosition(payload: unknown, subscriptionId: string): string | null {
+  const p = payload as { k?: unknown; s?: unknown; a?: unknown } | null;
+  return p?.k === 'admin-members' && p.s === subscriptionId && typeof p.a === 'string' ? p.a : null;
 }
