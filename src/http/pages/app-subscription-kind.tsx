@@ -4,8 +4,8 @@
  * paginated use case as `GET /api/app/installations/:id/conversations`, walked to its end.
  */
 import { InstallError } from '../../app/app-installs.ts';
-import { CONVERSATION_SEARCH_PAGES_MAX } from '../../app/app-subscriptions.ts';
-import { CONVERSATIONS_PAGE_MAX, type ConversationsPosition } from '../../app/app-installs.ts';
+import { CONVERSATION_SEARCH_PAGES_MAX, walkConversations } from '../../app/app-subscriptions.ts';
+import { CONVERSATIONS_PAGE_MAX } from '../../app/app-installs.ts';
 import type { InstallationRecord, VendorConversation } from '../../core/ports.ts';
 import { appTarget, parseAppTarget } from '../../core/subscription.ts';
 import type { AppDeps } from '../deps.ts';
@@ -21,15 +21,12 @@ async function postable(deps: AppDeps, installation: InstallationRecord): Promis
   const installs = deps.appInstalls;
   if (!installs) return { installation, conversations: [], problem: 'the app is not configured' };
   const found: VendorConversation[] = [];
-  let from: ConversationsPosition | null = null;
   try {
-    for (let page = 0; page < CONVERSATION_SEARCH_PAGES_MAX; page++) {
-      const answer = await installs.conversations(installation.id, from, CONVERSATIONS_PAGE_MAX);
-      found.push(...answer.conversations.filter((c) => c.isMember && !c.isArchived));
-      // Our page's `next` is null only when the vendor said the list ends: never a short page.
-      if (answer.next === null) return { installation, conversations: found, problem: null };
-      from = answer.next;
-    }
+    const walk = await walkConversations(installs, installation.id, (page) => {
+      found.push(...page.filter((c) => c.isMember && !c.isArchived));
+      return false;
+    });
+    if (walk === 'ended') return { installation, conversations: found, problem: null };
     return {
       installation,
       conversations: found,
