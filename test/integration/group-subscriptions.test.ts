@@ -49,22 +49,24 @@ describe('group subscriptions', () => {
     await vendor.setIncidents([]);
     // The directory's rate-limit buckets refill on the real clock, as the vendor's do.
     directory = await startScim({ clock: Date.now });
-    service = await startTestService(vendor.url, {
-      clock,
-      env: {
-        SMTP_URL: smtp.url,
-        MAIL_FROM: 'statuswatch <status@example.test>',
-        PUBLIC_URL: 'https://status.example.test',
-        SCIM_URL: directory.url,
-        SCIM_TOKEN: directory.token,
-        SCIM_SYNC_SECONDS: String(SYNC_SECONDS),
-      },
-    });
+    service = await startTestService(vendor.url, { clock, env: serviceEnv() });
     expect((await service.poll()).outcome).toBe('ok');
   });
   afterEach(async () => {
     await service.close();
   });
+
+  /** The service's settings: mail through the test SMTP server, groups from the simulated directory. */
+  function serviceEnv(): Record<string, string> {
+    return {
+      SMTP_URL: smtp.url,
+      MAIL_FROM: 'statuswatch <status@example.test>',
+      PUBLIC_URL: 'https://status.example.test',
+      SCIM_URL: directory.url,
+      SCIM_TOKEN: directory.token,
+      SCIM_SYNC_SECONDS: String(SYNC_SECONDS),
+    };
+  }
 
   /** A new incident, polled and delivered: what every group member should be mailed about. */
   async function incident(): Promise<void> {
@@ -200,17 +202,7 @@ describe('group subscriptions', () => {
     expect([refused.status, refused.body.error]).toEqual([409, 'admin_email_required']);
     expect(refused.body.detail).toContain('ADMIN_EMAIL');
 
-    const withAdmin = await startTestService(vendor.url, {
-      clock,
-      env: {
-        SMTP_URL: smtp.url,
-        MAIL_FROM: 'statuswatch <status@example.test>',
-        PUBLIC_URL: 'https://status.example.test',
-        SCIM_URL: directory.url,
-        SCIM_TOKEN: directory.token,
-        ADMIN_EMAIL: 'oncall-lead@example.test',
-      },
-    });
+    const withAdmin = await startTestService(vendor.url, { clock, env: { ...serviceEnv(), ADMIN_EMAIL: 'oncall-lead@example.test' } });
     try {
       const created = await withAdmin.admin('POST', '/api/subscriptions', { channel: 'email', group: 'Ops' });
       const id: string = created.body.subscription.id;
