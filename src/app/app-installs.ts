@@ -11,6 +11,9 @@ import { APP_BOT_SCOPES } from '../core/statuswatch-app-manifest.ts';
 import { GRANT_GONE, InstallationUnavailableError, type AppTokens } from './app-tokens.ts';
 
 /** How long an admin has between "Add to workspace" and the vendor's redirect back. */
+/** Installations are one per workspace: a list of this many is every one a deployment will have. */
+export const INSTALLATIONS_LIST_MAX = 200;
+
 export const OAUTH_STATE_TTL_MS = 10 * 60 * 1000;
 /** States kept at once: one per click of "Add to workspace"; past this the oldest are forgotten. */
 export const OAUTH_STATES_MAX = 100;

@@ -7,10 +7,19 @@ import { APP_PATHS } from '../core/statuswatch-app-manifest.ts';
 import type { Clock, Logger, Mailer, Store, VendorInstallApi, VendorWebApi } from '../core/ports.ts';
 import type { SecretBox } from '../core/secret-box.ts';
 import { createInstallationNotice } from './admin-notice.ts';
-import { createAppInstalls, type AppInstalls } from './app-installs.ts';
+import { createAppInstalls, INSTALLATIONS_LIST_MAX, type AppInstalls } from './app-installs.ts';
 import { createAppTokens, type AppTokens } from './app-tokens.ts';
 
-export type WorkspaceApp = { tokens: AppTokens; installs: AppInstalls };
+export type WorkspaceApp = {
+  tokens: AppTokens;
+  installs: AppInstalls;
+  /**
+   * Retries the token refreshes a stopped process or invocation left claimed, while the vendor's
+   * grace may last, and says so in the log; a failure to look is logged, never thrown. Run when
+   * `serve` starts, and on every cron tick of a Worker (which has no start).
+   */
+  recoverUnfinishedRefreshes(): Promise<void>;
+};
 
 export type WorkspaceAppDeps = {
   store: Store;
@@ -41,5 +50,13 @@ export function createWorkspaceApp(deps: WorkspaceAppDeps): WorkspaceApp {
     clientId: deps.clientId,
     redirectUri: `${deps.publicUrl.replace(/\/+$/, '')}${APP_PATHS.oauthRedirect}`,
   });
-  return { tokens, installs };
+  async function recoverUnfinishedRefreshes(): Promise<void> {
+    try {
+      const { retried, failed } = await tokens.recoverClaims(INSTALLATIONS_LIST_MAX);
+      if (retried > 0) deps.logger.info('retried the token refreshes a stopped process or invocation left unfinished', { retried, failed });
+    } catch (error) {
+      deps.logger.warn('could not look for unfinished token refreshes', { error: error instanceof Error ? error.message : String(error) });
+    }
+  }
+  return { tokens, installs, recoverUnfinishedRefreshes };
 }

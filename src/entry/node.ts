@@ -32,7 +32,6 @@ import { createMcpDeps } from './mcp-deps.ts';
 import { createChannelWiring } from './channel-wiring.ts';
 import type { GroupDeps } from '../http/group-subscriptions.ts';
 import { clientAddressFrom } from '../http/client-address.ts';
-import { INSTALLATIONS_LIST_MAX } from '../http/routes/app-installations.ts';
 import { createNodeMailer } from './node-mailer.ts';
 import { openSqliteArchive } from './open-sqlite.ts';
 
@@ -307,12 +306,7 @@ export async function startService(config: Config, logger: Logger, clock: Clock 
   const task = cron.schedule(config.POLL_SCHEDULE, poll, { name: 'poll', noOverlap: true });
   if (config.POLL_ON_START) void poll();
   // A refresh that a crashed process claimed is retried now, while the vendor's grace lasts.
-  const recovering = runtime.workspaceApp?.tokens
-    .recoverClaims(INSTALLATIONS_LIST_MAX)
-    .then(({ retried, failed }) => {
-      if (retried > 0) logger.info('retried the token refreshes a stopped process left unfinished', { retried, failed });
-    })
-    .catch((error: unknown) => logger.warn('could not look for unfinished token refreshes', { error: String(error) }));
+  const recovering = runtime.workspaceApp?.recoverUnfinishedRefreshes();
   let pruning: Promise<unknown> = Promise.resolve();
   const prune = () => (pruning = runtime.pruneSafely());
   // Several processes on one file may each prune: the deletes are idempotent, and each batch is short.

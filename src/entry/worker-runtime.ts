@@ -26,7 +26,6 @@ import { checkWorkerWebhookUrl, createWorkerSenders, WORKER_USER_AGENT } from '.
 import { createChannelWiring } from './channel-wiring.ts';
 import { createGroupWiring } from './group-wiring.ts';
 import { createWorkspaceAppFromConfig } from './app-messaging.ts';
-import { INSTALLATIONS_LIST_MAX } from '../http/routes/app-installations.ts';
 import type { GroupDeps } from '../http/group-subscriptions.ts';
 
 /** The bindings wrangler.toml declares, by the part of them the core uses. */
@@ -165,12 +164,12 @@ export function createWorkerGroupSync(core: WorkerCore): GroupDeps {
  * perhaps answered by the vendor, never written): Node does this when a process starts, a Worker
  * has no start, so each tick looks. One read when no claim is left; nothing without the app.
  */
-export async function recoverWorkerTokenClaims(core: WorkerCore): Promise<{ retried: number; failed: number }> {
+export async function recoverWorkerTokenClaims(core: WorkerCore): Promise<void> {
   const { config, store, clock, logger, publicUrl } = core;
-  if (!config.APP_CLIENT_ID || !config.APP_CLIENT_SECRET) return { retried: 0, failed: 0 };
+  if (!config.APP_CLIENT_ID || !config.APP_CLIENT_SECRET) return;
   const secrets = await secretBoxFromSetting(config.SECRET_KEY, HOW_TO_SET_SECRET_KEY);
   const app = createWorkspaceAppFromConfig(config, { store, secrets, clock, logger, mailer: createWorkerSenders(config).mailer, publicUrl });
-  return app ? app.tokens.recoverClaims(INSTALLATIONS_LIST_MAX) : { retried: 0, failed: 0 };
+  await app?.recoverUnfinishedRefreshes();
 }
 
 /** Subscriptions and delivery: these open webhook secrets, so SECRET_KEY must be set. */

@@ -145,9 +145,9 @@ export default {
     }
     // A refresh a killed invocation left claimed is retried while the vendor's grace may last.
     try {
-      const { retried, failed } = await recoverWorkerTokenClaims(core);
-      if (retried > 0) core.logger.info('retried the token refreshes a stopped invocation left unfinished', { retried, failed });
+      await recoverWorkerTokenClaims(core);
     } catch (error) {
+      // Only SECRET_KEY missing or malformed gets here: the look itself logs its own failures.
       core.logger.warn('could not look for unfinished token refreshes', { error: error instanceof Error ? error.message : String(error) });
     }
     // Group subscriptions (issue 11): the groups whose member lists are older than SCIM_SYNC_SECONDS.

@@ -7,13 +7,12 @@ import type { Context, Hono } from 'hono';
 import { setCookie } from 'hono/cookie';
 import type { Child } from 'hono/jsx';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
-import { InstallError } from '../../app/app-installs.ts';
+import { InstallError, INSTALLATIONS_LIST_MAX } from '../../app/app-installs.ts';
 import type { AdminSession } from '../admin-session.ts';
 import { installBindingCookie, newInstallBinding } from '../app-install-binding.ts';
 import type { AppDeps } from '../deps.ts';
 import { formValue, readForm } from '../form-body.ts';
 import { AdminAppPage } from '../pages/admin-app-page.tsx';
-import { INSTALLATIONS_LIST_MAX } from './app-installations.ts';
 
 type AdminEnv = { Variables: { session: AdminSession; csrf: string } };
 

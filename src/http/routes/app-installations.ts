@@ -5,7 +5,7 @@
  */
 import { Hono, type Context } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
-import { InstallError, type AppInstalls, type ConversationsPosition } from '../../app/app-installs.ts';
+import { InstallError, INSTALLATIONS_LIST_MAX, type AppInstalls, type ConversationsPosition } from '../../app/app-installs.ts';
 import { ApiError } from '../../core/errors.ts';
 import type { InstallationRecord } from '../../core/ports.ts';
 import { iso } from '../api-json.ts';
@@ -16,8 +16,6 @@ import { pageLimit, readCursor } from '../query-params.ts';
 import { requireAdmin } from './admin.ts';
 
 const BODY_MAX_BYTES = 16 * 1024;
-/** Installations are one per workspace: a list of this many is every one a deployment will have. */
-export const INSTALLATIONS_LIST_MAX = 200;
 
 /** An installation as the API shows it: what it is and how it stands, never a token. */
 export function toApiInstallation(installation: InstallationRecord) {
