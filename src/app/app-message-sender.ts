@@ -28,6 +28,7 @@ import {
   type AppRootView,
 } from '../core/app-message.ts';
 import { WebApiError } from '../core/errors.ts';
+import { RETRY_AFTER_CAP_MS } from '../core/retry-schedule.ts';
 import type { MonitorEventData, NoteRef } from '../core/events.ts';
 import type { IncidentUpdate } from '../core/notification-message.ts';
 import type { AppMessageStore, AppRootRecord, ChatHistoryPage, ChatMetadata, Clock, StoredSubscription, VendorChatApi } from '../core/ports.ts';
@@ -255,7 +256,8 @@ export function createAppMessageSender(deps: AppMessageSenderDeps): AppMessageSe
     const said = `${error.method}: ${error.code}`;
     if (error.code === 'ratelimited') {
       // The whole conversation waits, in every process: its other deliveries would only be refused too.
-      const until = now + (error.retryAfterMs ?? DEFAULT_RATE_LIMIT_WAIT_MS);
+      // Capped as every Retry-After is: an absurd one must not park the conversation for years.
+      const until = now + Math.min(error.retryAfterMs ?? DEFAULT_RATE_LIMIT_WAIT_MS, RETRY_AFTER_CAP_MS);
       await store.holdAppConversation(installationId, conversationId, until);
       return { ...hold(until, true, said), status: 429 };
     }

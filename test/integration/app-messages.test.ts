@@ -243,6 +243,18 @@ describe('app messages', () => {
     expect((await service.admin('GET', `/api/subscriptions/${status}`)).body.subscription.status).toBe('active');
   });
 
+  it('waits at most a day however long a 429’s Retry-After asks', async () => {
+    const { steps } = story();
+    await subscribeApp(service.admin, installation, world.channels.status!);
+    await fault({ method: 'chat.postMessage', kind: 'ratelimited', retryAfterSeconds: 30 * 24 * 3600, times: 1 });
+    const before = clock.now();
+    await step(steps[0]!);
+    const [held] = (await service.admin('GET', '/api/deliveries?state=pending')).body.deliveries as { next_attempt_at: string }[];
+    const waitMs = Date.parse(held!.next_attempt_at) - before;
+    expect(waitMs).toBeGreaterThan(23 * 60 * MINUTE_MS);
+    expect(waitMs).toBeLessThanOrEqual(24 * 60 * MINUTE_MS + 60_000);
+  });
+
   it.each([
     ['is_archived', { isArchived: true }],
     ['not_in_channel', { botIsMember: false }],

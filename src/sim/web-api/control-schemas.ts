@@ -102,7 +102,13 @@ export const faultSchema = z.object({
     .regex(/^[a-z_]{1,64}$/)
     .optional(),
   status: z.number().int().min(200).max(599).optional(),
-  retryAfterSeconds: z.number().int().min(0).max(3600).optional(),
+  // Up to 30 days: a client must cap what a vendor asks, and a test must be able to ask too much.
+  retryAfterSeconds: z
+    .number()
+    .int()
+    .min(0)
+    .max(30 * 24 * 3600)
+    .optional(),
   after: z.boolean().optional(),
   times: z.number().int().positive().optional(),
 });
