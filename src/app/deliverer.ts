@@ -131,7 +131,13 @@ export function createDeliverer(deps: DelivererDeps): Deliverer {
       durationMs,
     };
     if (outcome.kind === 'retry') logger.info('delivery failed; will retry', { ...fields, error: outcome.error, retryAt: new Date(outcome.at).toISOString() });
-    if (outcome.kind === 'held') logger.info('delivery held', { ...fields, reason: outcome.error, until: new Date(outcome.at).toISOString() });
+    // A hold known beforehand (a broken installation, a held conversation) comes back every 30 s
+    // until it ends: at info level it would write a line per delivery every 30 s for as long.
+    if (outcome.kind === 'held') {
+      const held = { ...fields, reason: outcome.error, until: new Date(outcome.at).toISOString() };
+      if (outcome.logged) logger.info('delivery held', held);
+      else logger.debug('delivery held', held);
+    }
     if (outcome.kind === 'dead') logger.warn('delivery given up', { ...fields, reason: outcome.reason });
     if (health.kind === 'paused' && subscription.status === 'active') await announcePause(subscription, health.reason);
   }
