@@ -2,8 +2,8 @@
  * The workspace app's messages through the service's app, on whichever runtime runs it: Node
  * (better-sqlite3, Node's fetch) and, in the workers project, workerd (D1, workerd's fetch, which
  * refuses `redirect: 'error'`), against the simulated Web API over loopback. One incident posts
- * one root, its resolution edits it and replies in its thread; a redirect from the API host is
- * refused, never followed.
+ * one root, its resolution edits it and replies in its thread. (A redirect from the API host is
+ * refused, never followed: test/adapters/web-api-client.test.ts.)
  */
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { appStory } from '../fixtures/app-story.ts';
