@@ -39,8 +39,10 @@ type MemberRow = { user_id: string; email: string | null; active: number; time_z
 
 type LogRow = { id: number; at_ms: number; user_id: string | null; email: string | null; display_name: string | null; change: string; detail: string | null };
 
+// member_count is kept by each good sync: counting the members here cost a scan of the group on
+// every read of its link, and a big group's delivery reads it once a turn.
 const LINK_COLUMNS = `g.subscription_id, g.group_id, g.group_name, g.synced_ms, g.outcome, g.error, g.last_ok_ms, g.version, g.group_deleted, g.revision,
-  (SELECT COUNT(*) FROM scim_members m WHERE m.subscription_id = g.subscription_id) AS member_count`;
+  g.member_count`;
 
 const MEMBER_SELECT = `SELECT m.user_id, m.email, m.active, m.time_zone, m.display_name, (u.user_id IS NOT NULL) AS muted
   FROM scim_members m LEFT JOIN scim_mutes u ON u.subscription_id = m.subscription_id AND u.user_id = m.user_id`;
@@ -163,16 +165,28 @@ export function createSqliteGroupDirectoryStore(connection: SqliteConnection): G
     async applySync(sync, logLimit) {
       // Every write is conditional on the revision the sync read: a sync that lost the race writes nothing.
       const unchanged = 'EXISTS (SELECT 1 FROM scim_groups WHERE subscription_id = ?1 AND revision = ?2)';
-      const list: BatchStatement[] = [numbered(`DELETE FROM scim_members WHERE subscription_id = ?1 AND ${unchanged}`, [sync.subscriptionId, sync.revision])];
-      for (let i = 0; i < sync.members.length; i += MEMBERS_PER_STATEMENT) {
-        const chunk = sync.members.slice(i, i + MEMBERS_PER_STATEMENT).map((m) => [m.id, m.email, m.active ? 1 : 0, m.timeZone, m.displayName]);
+      // Only what changed is written: the members who left go, the new and changed ones are upserted.
+      const list: BatchStatement[] = [];
+      for (let i = 0; i < sync.removedIds.length; i += MEMBERS_PER_STATEMENT) {
+        const chunk = sync.removedIds.slice(i, i + MEMBERS_PER_STATEMENT);
+        list.push(
+          numbered(`DELETE FROM scim_members WHERE subscription_id = ?1 AND ${unchanged} AND user_id IN (SELECT value FROM json_each(?3))`, [
+            sync.subscriptionId,
+            sync.revision,
+            JSON.stringify(chunk),
+          ]),
+        );
+      }
+      for (let i = 0; i < sync.upserts.length; i += MEMBERS_PER_STATEMENT) {
+        const chunk = sync.upserts.slice(i, i + MEMBERS_PER_STATEMENT).map((m) => [m.id, m.email, m.active ? 1 : 0, m.timeZone, m.displayName]);
         list.push(
           numbered(
             `INSERT INTO scim_members (subscription_id, user_id, email, active, time_zone, display_name)
                 SELECT ?1, json_extract(j.value, '$[0]'), json_extract(j.value, '$[1]'), json_extract(j.value, '$[2]'),
                        json_extract(j.value, '$[3]'), json_extract(j.value, '$[4]')
                 FROM json_each(?3) j WHERE ${unchanged}
-                ON CONFLICT (subscription_id, user_id) DO NOTHING`,
+                ON CONFLICT (subscription_id, user_id) DO UPDATE SET email = excluded.email, active = excluded.active,
+                  time_zone = excluded.time_zone, display_name = excluded.display_name`,
             [sync.subscriptionId, sync.revision, JSON.stringify(chunk)],
           ),
         );
@@ -201,9 +215,9 @@ export function createSqliteGroupDirectoryStore(connection: SqliteConnection): G
       list.push(
         numbered(
           `UPDATE scim_groups SET revision = revision + 1, synced_ms = ?3, last_ok_ms = ?3, outcome = 'ok', error = NULL,
-                version = ?4, group_name = ?5, group_deleted = ?6
+                version = ?4, group_name = ?5, group_deleted = ?6, member_count = ?7
               WHERE subscription_id = ?1 AND revision = ?2 RETURNING revision`,
-          [sync.subscriptionId, sync.revision, sync.at, sync.version, sync.groupName, sync.groupDeleted ? 1 : 0],
+          [sync.subscriptionId, sync.revision, sync.at, sync.version, sync.groupName, sync.groupDeleted ? 1 : 0, sync.memberCount],
         ),
       );
       const results = await connection.runAtomically(list);

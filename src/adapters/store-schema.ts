@@ -462,9 +462,11 @@ export const scimGroups = sqliteTable('scim_groups', {
   version: text('version', { enum: ['v2', 'v1'] }),
   groupDeleted: integer('group_deleted').notNull(),
   revision: integer('revision').notNull(),
+  /** Members on the list, as the last good sync wrote it (read with every link: not counted each time). */
+  memberCount: integer('member_count').notNull().default(0),
 });
 
-/** Members as the last good sync read them; replaced as a whole by each good sync. */
+/** Members as the last good sync read them; each good sync writes only who joined, left or changed. */
 export const scimMembers = sqliteTable(
   'scim_members',
   {

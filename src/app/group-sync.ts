@@ -8,7 +8,7 @@ import { ApiError } from '../core/errors.ts';
 import type { Clock, Logger } from '../core/ports.ts';
 import type { GroupDirectoryStore, GroupLink, ScimDirectory } from '../core/ports/scim-directory.ts';
 import { ScimCallError } from '../core/scim-errors.ts';
-import { chooseUserReads, departedMembers, diffMembers, SCIM_PAGE_SIZE, type MemberChange } from '../core/scim-group.ts';
+import { chooseUserReads, departedMembers, diffMembers, memberListChanges, SCIM_PAGE_SIZE, type MemberChange } from '../core/scim-group.ts';
 import { nextPage, type DirectoryGroup, type DirectoryUser } from '../core/scim-resources.ts';
 
 /** Audit entries kept per group: enough for months of a busy team's changes, small enough to show. */
@@ -129,7 +129,8 @@ export function createGroupSync(deps: GroupSyncDeps) {
           version,
           groupName: group?.displayName ?? link.groupName,
           groupDeleted: group === null,
-          members: current ?? [],
+          ...memberListChanges(previous, current ?? []),
+          memberCount: current?.length ?? 0,
           changes,
         },
         logLimit,

@@ -61,6 +61,21 @@ export function diffMembers(
   return changes.sort((a, b) => (a.userId < b.userId ? -1 : a.userId > b.userId ? 1 : 0));
 }
 
+/**
+ * What a good sync changes in the stored member list: the members new or changed since `previous`
+ * (to write) and the ids no longer on the list (to delete). An unchanged member costs no write: a
+ * 15,000-member group synced every 5 minutes would otherwise rewrite 30,000 rows each time.
+ */
+export function memberListChanges(previous: readonly DirectoryUser[], current: readonly DirectoryUser[]): { upserts: DirectoryUser[]; removedIds: string[] } {
+  const before = new Map(previous.map((u) => [u.id, u]));
+  const upserts = current.filter((u) => {
+    const was = before.get(u.id);
+    return !was || was.email !== u.email || was.active !== u.active || was.timeZone !== u.timeZone || was.displayName !== u.displayName;
+  });
+  const now = new Set(current.map((u) => u.id));
+  return { upserts, removedIds: previous.filter((u) => !now.has(u.id)).map((u) => u.id) };
+}
+
 /** Ids of former active members the sync needs the directory's word on (left the group, or deactivated). */
 export function departedMembers(previous: readonly DirectoryUser[], currentIds: ReadonlySet<string>): string[] {
   return previous.filter((u) => u.active && !currentIds.has(u.id)).map((u) => u.id);

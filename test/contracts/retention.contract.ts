@@ -190,7 +190,8 @@ export function retentionContract(target: StoreTarget): void {
           await groups.linkGroup({ subscriptionId: id, groupId: `G_${id}`, groupName: id });
           const list = Array.from({ length: members }, (_, i) => member(i));
           const changes = list.slice(0, 2).map((u) => ({ userId: u.id, email: u.email, displayName: u.displayName, change: 'added' as const }));
-          await groups.applySync({ subscriptionId: id, revision: 0, at: NOW, version: 'v2', groupName: id, groupDeleted: false, members: list, changes }, 100);
+          const sync = { subscriptionId: id, revision: 0, at: NOW, version: 'v2', groupName: id, groupDeleted: false, changes } as const;
+          await groups.applySync({ ...sync, upserts: list, removedIds: [], memberCount: list.length }, 100);
           await groups.muteMember(id, 'U0', NOW);
         };
         // Pending sign-ups are deleted by retention alone, which knows nothing of groups: the way

@@ -1,6 +1,6 @@
 /** The pure decisions of group subscriptions: who changed and why, how to read users, where paging goes, and the client's pacing. */
 import { describe, expect, it } from 'vitest';
-import { chooseUserReads, departedMembers, diffMembers, receives } from '../../src/core/scim-group.ts';
+import { chooseUserReads, departedMembers, diffMembers, memberListChanges, receives } from '../../src/core/scim-group.ts';
 import { pace, scopesOf, type PacerBuckets } from '../../src/core/scim-pacer.ts';
 import { nextPage, scimErrorCode, toDirectoryUser } from '../../src/core/scim-resources.ts';
 import type { DirectoryUser } from '../../src/core/scim-resources.ts';
@@ -43,6 +43,33 @@ describe('diffMembers', () => {
     expect(receives({ active: false, email: 'a@x.test', muted: false })).toBe(false);
     expect(receives({ active: true, email: null, muted: false })).toBe(false);
     expect(receives({ active: true, email: 'a@x.test', muted: true })).toBe(false);
+  });
+});
+
+describe('memberListChanges', () => {
+  const person = (id: string, over: Partial<DirectoryUser> = {}): DirectoryUser => ({
+    id,
+    email: `${id}@example.test`,
+    active: true,
+    timeZone: null,
+    displayName: id,
+    ...over,
+  });
+
+  it('writes only who joined or changed in any field, and deletes who left', () => {
+    const previous = [person('a'), person('b'), person('c'), person('d'), person('e'), person('f')];
+    const current = [
+      person('a'),
+      person('b', { email: null }),
+      person('c', { active: false }),
+      person('d', { timeZone: 'Asia/Tokyo' }),
+      person('e', { displayName: 'E.' }),
+      person('g'),
+    ];
+    const { upserts, removedIds } = memberListChanges(previous, current);
+    expect(upserts.map((u) => u.id)).toEqual(['b', 'c', 'd', 'e', 'g']);
+    expect(removedIds).toEqual(['f']);
+    expect(memberListChanges(current, current)).toEqual({ upserts: [], removedIds: [] });
   });
 });
 

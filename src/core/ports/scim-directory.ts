@@ -60,7 +60,12 @@ export type GoodSync = {
   version: ScimVersionName;
   groupName: string;
   groupDeleted: boolean;
-  members: readonly DirectoryUser[];
+  /** The members new or changed since the list the sync read (core/scim-group.ts memberListChanges). */
+  upserts: readonly DirectoryUser[];
+  /** Ids on the list the sync read that are no longer members. */
+  removedIds: readonly string[];
+  /** How many members the list holds after this sync. */
+  memberCount: number;
   changes: readonly MemberChange[];
 };
 
@@ -91,7 +96,8 @@ export interface GroupDirectoryStore {
   /** The audit list, newest first, before the entry with id `beforeId`. */
   log(subscriptionId: string, beforeId: number | null, limit: number): Promise<GroupLogEntry[]>;
   /**
-   * Replaces the member list, drops the mutes of members no longer on it, appends the changes to
+   * Writes the member list's changes (the members who left go, those who joined or changed are
+   * written, the rest is not touched), drops the mutes of members no longer on it, appends the changes to
    * the audit list (keeping the newest `logLimit` per group) and marks the sync good, in one step;
    * false when another sync wrote first.
    */

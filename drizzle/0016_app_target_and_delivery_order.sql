@@ -1,2 +1,0 @@
-CREATE INDEX `deliveries_pending_subscription` ON `deliveries` (`subscription_id`,`id`) WHERE state = 'pending';--> statement-breakpoint
-CREATE UNIQUE INDEX `subscriptions_app_target` ON `subscriptions` (`target`) WHERE channel = 'app';
