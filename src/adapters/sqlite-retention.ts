@@ -35,16 +35,6 @@ const OVERSIZE_BODIES = `
   WHERE total > ? AND total > bytes
   ORDER BY last_seen_ms LIMIT ?`;
 
-/**
- * Group subscriptions whose subscription is gone. Deleting a subscription deletes its group rows
- * in the same step; before it did, a per-minute sweep did, so an upgrade can leave a few. A scan
- * of the links only: one row per group subscription, each checked by a seek.
- */
-const ORPHAN_LINKS = `SELECT g.subscription_id FROM scim_groups g WHERE NOT EXISTS (SELECT 1 FROM subscriptions s WHERE s.id = g.subscription_id)`;
-
-/** Rows of `table` (params: at most) hanging off an orphan link. */
-const orphanRows = (table: string) => `DELETE FROM ${table} WHERE rowid IN (SELECT rowid FROM ${table} WHERE subscription_id IN (${ORPHAN_LINKS}) LIMIT ?)`;
-
 /** Every prune statement, exported so a test can check each one's query plan. */
 export const PRUNE_SQL = {
   pollRunRejections: `DELETE FROM poll_run_rejections WHERE poll_run_id IN (${OLD_POLL_RUNS})`,
@@ -74,18 +64,9 @@ export const PRUNE_SQL = {
   appConversationHolds: `
     DELETE FROM app_conversation_holds WHERE rowid IN (
       SELECT rowid FROM app_conversation_holds WHERE until_ms <= ? ORDER BY until_ms LIMIT ?)`,
-  orphanGroupMembers: orphanRows('scim_members'),
-  orphanGroupMutes: orphanRows('scim_mutes'),
-  orphanGroupLog: orphanRows('scim_group_log'),
   groupMemberSends: `
     DELETE FROM scim_member_sends WHERE rowid IN (
       SELECT rowid FROM scim_member_sends WHERE at_ms < ? ORDER BY at_ms LIMIT ?)`,
-  // The link goes last, in the batch that took its last row: until then it is what finds them.
-  orphanGroupLinks: `
-    DELETE FROM scim_groups WHERE subscription_id IN (${ORPHAN_LINKS})
-      AND NOT EXISTS (SELECT 1 FROM scim_members m WHERE m.subscription_id = scim_groups.subscription_id)
-      AND NOT EXISTS (SELECT 1 FROM scim_mutes u WHERE u.subscription_id = scim_groups.subscription_id)
-      AND NOT EXISTS (SELECT 1 FROM scim_group_log l WHERE l.subscription_id = scim_groups.subscription_id)`,
 } as const;
 
 /** One prune statement with its values; RETURNING says which rows went (D1 reports no change count per batch statement). */
@@ -133,16 +114,6 @@ export function createSqliteRetentionStore(connection: SqliteConnection): Retent
     async pruneGroupMemberSends(beforeMs, limit) {
       const [count] = await removed(prune('groupMemberSends', [beforeMs, limit]));
       return count!;
-    },
-
-    async pruneOrphanGroupRows(limit) {
-      const counts = await removed(
-        prune('orphanGroupMembers', [limit]),
-        prune('orphanGroupMutes', [limit]),
-        prune('orphanGroupLog', [limit]),
-        prune('orphanGroupLinks', []),
-      );
-      return counts.reduce((sum, n) => sum + n, 0);
     },
   };
 }

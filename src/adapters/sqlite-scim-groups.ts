@@ -120,12 +120,8 @@ export function createSqliteGroupDirectoryStore(connection: SqliteConnection): G
     },
 
     async groupLinks(limit) {
-      // Links whose subscription was deleted are left out: nothing sends to them any more.
-      const rows = await all<LinkRow>(
-        `SELECT ${LINK_COLUMNS} FROM scim_groups g JOIN subscriptions s ON s.id = g.subscription_id
-         ORDER BY COALESCE(g.synced_ms, 0), g.subscription_id LIMIT ?1`,
-        [limit],
-      );
+      // A link lives exactly as long as its subscription: deleteSubscription takes it in its step.
+      const rows = await all<LinkRow>(`SELECT ${LINK_COLUMNS} FROM scim_groups g ORDER BY COALESCE(g.synced_ms, 0), g.subscription_id LIMIT ?1`, [limit]);
       return rows.map(toLink);
     },
 

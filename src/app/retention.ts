@@ -1,8 +1,7 @@
 /**
  * Pruning what retention no longer keeps (core/retention.ts): old poll runs, rejected payloads
  * past their age or the size cap, unconfirmed sign-ups, expired link tokens, rate-limit logs and
- * the workspace app's ended conversation holds, group deliveries' old per-member sends, and what
- * deleted group subscriptions left behind.
+ * the workspace app's ended conversation holds, and group deliveries' old per-member sends.
  * Deletes in bounded batches so a large backlog never holds the write lock for long.
  */
 import type { Logger, RetentionStore } from '../core/ports.ts';
@@ -45,7 +44,6 @@ export function createPruner({ store, logger, settings, batchRows = PRUNE_BATCH_
         linkTokens: await drain((limit) => store.pruneLinkTokens(cut.tokensExpiredBeforeMs, limit)),
         rateLimits: await drain((limit) => store.pruneRateLimits(cut.rateLimitsExpiredByMs, limit)),
         appConversationHolds: await drain((limit) => store.pruneAppConversationHolds(cut.appHoldsExpiredByMs, limit)),
-        orphanGroupRows: await drain((limit) => store.pruneOrphanGroupRows(limit)),
         groupMemberSends: await drain((limit) => store.pruneGroupMemberSends(cut.memberSendsBeforeMs, limit)),
       };
       // Silent when nothing went: a line every ten minutes saying so would only bury the others.

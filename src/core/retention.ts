@@ -76,6 +76,5 @@ export type PruneCounts = {
   linkTokens: number;
   rateLimits: number;
   appConversationHolds: number;
-  orphanGroupRows: number;
   groupMemberSends: number;
 };

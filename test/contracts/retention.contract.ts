@@ -183,45 +183,6 @@ export function retentionContract(target: StoreTarget): void {
         expect(await store.prunePendingSignups(NOW - 7 * DAY_MS, NOW, 100)).toBe(0);
       });
 
-      it('drops what a deleted group subscription left behind (an upgrade’s leftovers), in batches, and nothing of a live one', async () => {
-        const groups = opened.groups;
-        const member = (n: number) => ({ id: `U${n}`, email: `u${n}@example.test`, active: true, timeZone: null, displayName: `User ${n}` });
-        const fill = async (id: string, members: number) => {
-          await groups.linkGroup({ subscriptionId: id, groupId: `G_${id}`, groupName: id });
-          const list = Array.from({ length: members }, (_, i) => member(i));
-          const changes = list.slice(0, 2).map((u) => ({ userId: u.id, email: u.email, displayName: u.displayName, change: 'added' as const }));
-          const sync = { subscriptionId: id, revision: 0, at: NOW, version: 'v2', groupName: id, groupDeleted: false, changes } as const;
-          await groups.applySync({ ...sync, upserts: list, removedIds: [], memberCount: list.length }, 100);
-          await groups.muteMember(id, 'U0', NOW);
-        };
-        // Pending sign-ups are deleted by retention alone, which knows nothing of groups: the way
-        // to leave a group's rows without their subscription that is left after this version.
-        for (const [id, members] of [
-          ['orphan_a', 6],
-          ['orphan_b', 2],
-        ] as const) {
-          await subscribe(store, id, NOW - 20 * DAY_MS, {}, 'email');
-          await fill(id, members);
-          await store.updateSubscription(id, { status: 'pending' }, NOW - 20 * DAY_MS);
-        }
-        await subscribe(store, 'live', NOW - 20 * DAY_MS, {}, 'email');
-        await fill('live', 3);
-        expect(await store.prunePendingSignups(NOW - 7 * DAY_MS, NOW, 100)).toBe(2);
-
-        const batches = await inBatches((limit) => store.pruneOrphanGroupRows(limit), 5);
-        // 8 members, 2 mutes, 4 audit entries and 2 links.
-        expect(batches.reduce((a, b) => a + b, 0)).toBe(16);
-        expect(batches.length).toBeGreaterThan(2);
-        for (const id of ['orphan_a', 'orphan_b']) {
-          expect(await groups.groupLink(id)).toBeNull();
-          expect(await groups.allMembers(id)).toEqual([]);
-          expect(await groups.log(id, null, 10)).toEqual([]);
-        }
-        expect((await groups.allMembers('live')).map((m) => m.muted)).toEqual([true, false, false]);
-        expect(await groups.log('live', null, 10)).toHaveLength(2);
-        expect(await store.pruneOrphanGroupRows(5)).toBe(0);
-      });
-
       it('drops group deliveries’ per-member sends recorded before the cutoff, oldest first, in batches', async () => {
         const groups = opened.groups;
         for (let i = 0; i < 5; i++) await groups.recordMemberSends(`msg_old_${i}`, [{ userId: 'U1', state: 'sent' }], NOW - 31 * DAY_MS + i);

@@ -18,11 +18,6 @@ export interface RetentionStore {
   pruneRateLimits(expiredByMs: number, limit: number): Promise<number>;
   /** The workspace app's conversation holds that ended at or before `expiredByMs`. */
   pruneAppConversationHolds(expiredByMs: number, limit: number): Promise<number>;
-  /**
-   * Rows of group subscriptions deleted before their delete took them along (an upgrade's
-   * leftovers): at most `limit` of each table's rows, the link last, once nothing hangs off it.
-   */
-  pruneOrphanGroupRows(limit: number): Promise<number>;
   /** Group deliveries' per-member sends recorded before `beforeMs`, oldest first. */
   pruneGroupMemberSends(beforeMs: number, limit: number): Promise<number>;
 }

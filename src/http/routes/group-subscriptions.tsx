@@ -50,7 +50,8 @@ export function groupSubscriptionRoutes(deps: AppDeps) {
 
   async function linkOf(id: string): Promise<GroupLink> {
     const link = await groupDepsOf(deps).store.groupLink(id);
-    if (!link || !(await deps.store.getSubscription(id))) throw new ApiError(404, 'subscription_not_found', 'no group subscription with that id');
+    // A link lives exactly as long as its subscription (deleteSubscription takes it in its step).
+    if (!link) throw new ApiError(404, 'subscription_not_found', 'no group subscription with that id');
     return link;
   }
 
