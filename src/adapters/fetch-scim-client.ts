@@ -24,12 +24,12 @@ import {
 } from '../core/scim-resources.ts';
 import { createTextPrefix, readCappedBody } from './capped-body.ts';
 
-export const SCIM_TIMEOUT_MS = 15_000;
+const SCIM_TIMEOUT_MS = 15_000;
 // A page of 1,000 users is about 1.5 MB in the simulator's full view; a 15,000-member group about
 // 1 MB. 16 MiB leaves room for verbose attributes and no more.
 const MAX_ANSWER_BYTES = 16 * 1024 * 1024;
 /** How long in all one client waits on 429s before it gives up (the sync then fails and keeps the last list). */
-export const SCIM_RATE_LIMIT_PATIENCE_MS = 60_000;
+const SCIM_RATE_LIMIT_PATIENCE_MS = 60_000;
 // The spec's largest directory is far below this; a list that pages on past it is broken, not big.
 const MAX_LIST_PAGES = 200;
 

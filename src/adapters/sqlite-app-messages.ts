@@ -10,7 +10,7 @@ import type { SqliteConnection, SqlValue } from './sqlite-connection.ts';
  * Started replies remembered per incident: a retry of a delivery older than the newest 50 of its
  * incident is far beyond what a crash leaves behind (one round's deliveries of one subscription).
  */
-export const STARTED_REPLIES_MAX = 50;
+const STARTED_REPLIES_MAX = 50;
 
 const FIND_ROOT = `SELECT subscription_id, incident_id, conversation_id, root_ts, root_key, revision, note_json, pending_replies, created_ms, updated_ms
   FROM app_messages WHERE subscription_id = ? AND incident_id = ?`;
@@ -32,7 +32,7 @@ const ADD_REPLY = `UPDATE app_messages SET pending_replies = (SELECT json_group_
  * Monitor messages remembered per subscription: monitor events come one per blind spell and one per
  * recovery, so a retry older than the newest 50 of its subscription is far beyond a crash's reach.
  */
-export const MONITOR_POSTS_MAX = 50;
+const MONITOR_POSTS_MAX = 50;
 
 const BEGIN_MONITOR_POST = `INSERT INTO app_monitor_posts (subscription_id, delivery_key, ts, created_ms) VALUES (?, ?, NULL, ?)
   ON CONFLICT (subscription_id, delivery_key) DO NOTHING RETURNING delivery_key`;

@@ -37,17 +37,17 @@ import { InstallationUnavailableError, TokenBusyError, type AppTokens } from './
 import type { SendResult } from './channel-sender.ts';
 
 /** How long a broken or uninstalled installation's deliveries wait before they look again: a re-install is seen within it. */
-export const INSTALLATION_RECHECK_MS = 30_000;
+const INSTALLATION_RECHECK_MS = 30_000;
 /** A 429 without Retry-After still waits this long. */
 const DEFAULT_RATE_LIMIT_WAIT_MS = 1_000;
 /** Another delivery's unfinished root post: waited for this long, then taken over (its delivery stalled). */
-export const ROOT_POST_STALE_MS = 120_000;
+const ROOT_POST_STALE_MS = 120_000;
 /** How long a delivery waits for another's root post in progress before it looks again. */
 const ROOT_POST_WAIT_MS = 2_000;
 /** The vendor's recommended page size ("100-200"). */
 const HISTORY_PAGE_LIMIT = 200;
 /** Pages one look reads at most: the vendor may send short pages, and a busy channel holds many messages. */
-export const HISTORY_PAGES_MAX = 10;
+const HISTORY_PAGES_MAX = 10;
 /** Our clock and the vendor's may differ: the history is read from this long before the row was written. */
 const CLOCK_SKEW_MS = 60_000;
 

@@ -12,7 +12,7 @@ import { CONVERSATIONS_PAGE_MAX, type AppInstalls, type ConversationsPosition } 
  */
 export const CONVERSATION_SEARCH_PAGES_MAX = 25;
 
-export type ConversationCheck =
+type ConversationCheck =
   | { kind: 'postable'; conversation: VendorConversation }
   | { kind: 'not_member'; conversation: VendorConversation }
   | { kind: 'archived'; conversation: VendorConversation }

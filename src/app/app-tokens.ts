@@ -14,7 +14,7 @@ import { decideTokenStep, DEFAULT_ROTATION, type RotationSettings } from '../cor
  * rotation, spec "Token states") that one token was revoked, which leaves the installation as it
  * was and new tokens can still be had.
  */
-export const TOKEN_REPLACEABLE: ReadonlySet<string> = new Set(['token_expired', 'token_revoked']);
+const TOKEN_REPLACEABLE: ReadonlySet<string> = new Set(['token_expired', 'token_revoked']);
 
 /**
  * The vendor's answers that mean the installation's grant is gone: only a re-install helps.

@@ -12,7 +12,7 @@ import { chooseUserReads, departedMembers, diffMembers, memberListChanges, SCIM_
 import { nextPage, type DirectoryGroup, type DirectoryUser } from '../core/scim-resources.ts';
 
 /** Audit entries kept per group: enough for months of a busy team's changes, small enough to show. */
-export const GROUP_LOG_LIMIT = 500;
+const GROUP_LOG_LIMIT = 500;
 /** Groups one scheduled round syncs; the oldest first, so every group gets its turn. */
 const GROUPS_PER_ROUND = 50;
 

@@ -30,8 +30,8 @@ export const REPLY_NOTE_MAX_CHARS = 2_000;
 const FALLBACK_MAX_CHARS = 300;
 
 /** Metadata event types: the root names its incident, a reply or a monitor message the delivery that posted it. */
-export const ROOT_EVENT_TYPE = 'statuswatch_incident';
-export const REPLY_EVENT_TYPE = 'statuswatch_update';
+const ROOT_EVENT_TYPE = 'statuswatch_incident';
+const REPLY_EVENT_TYPE = 'statuswatch_update';
 export const MONITOR_EVENT_TYPE = 'statuswatch_monitor';
 
 export function rootMetadata(incidentId: string): ChatMetadata {

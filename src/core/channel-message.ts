@@ -25,7 +25,7 @@ export type ChannelMessage = { text: string; blocks: ChannelBlock[] };
 /** Longest note shown, in characters; the rest is on our incident page. */
 export const CHANNEL_NOTE_MAX_CHARS = 500;
 /** The platform refuses a header longer than 150 characters. */
-export const HEADER_MAX_CHARS = 150;
+const HEADER_MAX_CHARS = 150;
 
 export function renderChannelMessage(update: IncidentUpdate, context: ChannelContext): ChannelMessage {
   const { label, title } = messageHeadline(update);
@@ -93,7 +93,7 @@ export function escapeMrkdwn(text: string): string {
 }
 
 /** `<url|label>`: inside the brackets `|` and `>` would end the URL early, so they are percent-encoded. */
-export function link(url: string, label: string): string {
+function link(url: string, label: string): string {
   const safe = url.replace(/&/g, '&amp;').replace(/</g, '%3C').replace(/>/g, '%3E').replace(/\|/g, '%7C');
   return `<${safe}|${escapeMrkdwn(label)}>`;
 }

@@ -1,7 +1,7 @@
 /** The SCIM error codes of the spec's table with their meanings, and the error a SCIM call fails with. */
 
 /** "Errors / SCIM error codes" of the spec, row by row: the sync log writes the meaning beside the code. */
-export const SCIM_ERROR_MEANINGS: Readonly<Record<string, string>> = {
+const SCIM_ERROR_MEANINGS: Readonly<Record<string, string>> = {
   addresses_invalid: 'addresses attribute invalid',
   bad_email_address: 'email does not exist or badly formatted',
   bad_endpoint: 'endpoint URL does not exist',
@@ -79,7 +79,7 @@ export const SCIM_ERROR_MEANINGS: Readonly<Record<string, string>> = {
  * Failures that are ours, not the vendor's table: no answer in time, no connection, an answer that
  * does not parse, a list page that went missing, a status with no code in its body.
  */
-export const CLIENT_FAILURE_MEANINGS: Readonly<Record<string, string>> = {
+const CLIENT_FAILURE_MEANINGS: Readonly<Record<string, string>> = {
   timeout: 'the directory did not answer in time',
   network: 'the directory could not be reached',
   malformed: 'the answer did not have the shape the spec gives',
@@ -90,7 +90,7 @@ export const CLIENT_FAILURE_MEANINGS: Readonly<Record<string, string>> = {
 };
 
 /** The meaning of a code: the spec's, ours, or "HTTP <status>" for a bare status. */
-export function scimErrorMeaning(code: string): string {
+function scimErrorMeaning(code: string): string {
   return (
     SCIM_ERROR_MEANINGS[code] ??
     CLIENT_FAILURE_MEANINGS[code] ??

@@ -21,7 +21,7 @@ export function groupIdOfTarget(target: string): string | null {
 /** A member as the last sync stored it. */
 export type GroupMember = DirectoryUser & { muted: boolean };
 
-export type GroupChange = 'added' | 'removed: left group' | 'removed: deactivated' | 'removed: group deleted';
+type GroupChange = 'added' | 'removed: left group' | 'removed: deactivated' | 'removed: group deleted';
 
 export type GroupLogChange = GroupChange | 'sync failed';
 

@@ -12,7 +12,7 @@ export type ScimRateRule = { perMinute: number; burst: number };
  * org-wide reads bucket, and a GET of one user or one group from its own row too. The client
  * never writes, so the write rows never apply.
  */
-export const SCIM_READ_LIMITS: Readonly<Record<ScimRateScope, ScimRateRule>> = {
+const SCIM_READ_LIMITS: Readonly<Record<ScimRateScope, ScimRateRule>> = {
   reads: { perMinute: 1000, burst: 1000 },
   'users.get': { perMinute: 300, burst: 300 },
   'groups.get': { perMinute: 300, burst: 300 },
@@ -34,7 +34,7 @@ function refilled(buckets: PacerBuckets, scope: ScimRateScope, nowMs: number, ru
   return { tokens: Math.min(rule.burst, bucket.tokens + (elapsedMs * rule.perMinute) / 60_000), atMs: Math.max(nowMs, bucket.atMs) };
 }
 
-export type PaceDecision = { kind: 'go'; buckets: PacerBuckets } | { kind: 'wait'; waitMs: number };
+type PaceDecision = { kind: 'go'; buckets: PacerBuckets } | { kind: 'wait'; waitMs: number };
 
 /**
  * Whether a request of these scopes may go at `nowMs`: if so, the buckets with one token taken from

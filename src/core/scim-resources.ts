@@ -18,8 +18,8 @@ export type DirectoryGroup = { id: string; displayName: string; memberIds: strin
 
 // The spec's largest group is 15,000 members; a page is at most 1,000 resources. Bounds a little
 // above both keep a runaway answer from being held in memory.
-export const MAX_GROUP_MEMBERS = 20_000;
-export const MAX_PAGE_RESOURCES = 1_000;
+const MAX_GROUP_MEMBERS = 20_000;
+const MAX_PAGE_RESOURCES = 1_000;
 const text = (max: number) => z.string().max(max);
 
 const emailSchema = z.object({ value: text(320), type: text(50).nullish(), primary: z.boolean().nullish() });

@@ -33,7 +33,7 @@ export type TokenStep =
  * is when the current pair was stored (saveInstallation, swapTokens): the token's issue. A claim
  * does not move it.
  */
-export function refreshAheadOf(row: InstallationRecord, settings: RotationSettings): number {
+function refreshAheadOf(row: InstallationRecord, settings: RotationSettings): number {
   const lifetimeMs = row.accessExpiresAt - row.updatedAt;
   return Math.max(0, Math.min(settings.refreshAheadMs, lifetimeMs / 2));
 }

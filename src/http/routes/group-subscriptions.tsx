@@ -20,7 +20,7 @@ import { cursorPage } from '../query-params.ts';
 
 const FORM_MAX_BYTES = 4 * 1024;
 
-export function toApiSync(link: GroupLink) {
+function toApiSync(link: GroupLink) {
   return {
     synced_at: iso(link.syncedAt),
     outcome: link.outcome,
@@ -31,15 +31,15 @@ export function toApiSync(link: GroupLink) {
   };
 }
 
-export function toApiMember(m: GroupMember) {
+function toApiMember(m: GroupMember) {
   return { user_id: m.id, email: m.email, display_name: m.displayName, active: m.active, timezone: m.timeZone, muted: m.muted, receives: receives(m) };
 }
 
-export function toApiChange(c: MemberChange) {
+function toApiChange(c: MemberChange) {
   return { user_id: c.userId, email: c.email, display_name: c.displayName, change: c.change };
 }
 
-export function toApiLogEntry(e: GroupLogEntry) {
+function toApiLogEntry(e: GroupLogEntry) {
   return { id: e.id, at: iso(e.at), user_id: e.userId, email: e.email, display_name: e.displayName, change: e.change, detail: e.detail };
 }
 

@@ -7,7 +7,7 @@ export type BlockLine = { kind: 'header' | 'section' | 'context' | 'other'; text
  * `&gt;` their character, as the vendor's clients decode them in every text (the page's JSX
  * escapes the result again). `&amp;` is decoded last, so `&amp;lt;` stays the text `&lt;`.
  */
-export function readableText(text: string): string {
+function readableText(text: string): string {
   return text
     .replace(/<(https?:\/\/[^<>|\s]+)\|([^<>]*)>/g, '$2')
     .replace(/<(https?:\/\/[^<>|\s]+)>/g, '$1')

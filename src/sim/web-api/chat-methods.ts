@@ -26,7 +26,7 @@ function blocksArg(params: CallParams): unknown[] | null {
 }
 
 /** The sim's bound on one message's metadata, as JSON: the vendor documents none, a sim needs one. */
-export const METADATA_MAX_CHARS = 8_000;
+const METADATA_MAX_CHARS = 8_000;
 
 /**
  * `metadata`: `{event_type, event_payload}`, an object in a JSON body, JSON-encoded in a form.
