@@ -22,28 +22,34 @@ export async function readCursor<T>(cursors: CursorCodec, raw: string | undefine
   return position;
 }
 
+/** An API list request's `cursor` and `limit` (adjusted as pageLimit does). */
+export function pageRequest(c: Context): { cursor: string | undefined; limit: number } {
+  return { cursor: c.req.query('cursor'), limit: pageLimit(c.req.query('limit')) };
+}
+
 /**
- * One page of a list keyed by a position (`kind` names the list in its cursors): reads `limit + 1`
- * rows after the request's cursor, keeps `limit`, and encodes the next cursor from the last kept
- * row ("" when there is no more).
+ * One page of a list keyed by a position: reads `limit + 1` rows after the cursor, keeps `limit`,
+ * and encodes the next cursor from the last kept row ("" when there is no more). `list` names the
+ * list in its cursors, the scope included (`members sub_1`): a cursor of one list is refused by
+ * another (an invalid_cursor ApiError).
  */
 export async function cursorPage<Row, Position extends string | number>(
-  c: Context,
   cursors: CursorCodec,
-  kind: string,
+  request: { cursor: string | undefined; limit: number },
+  list: string,
   read: (after: Position | null, limit: number) => Promise<Row[]>,
   positionOf: (row: Row) => Position,
 ): Promise<{ page: Row[]; next: string }> {
-  const after = await readCursor(cursors, c.req.query('cursor'), (p) => {
+  const after = await readCursor(cursors, request.cursor, (p) => {
     const payload = p as { k?: unknown; p?: unknown };
-    return typeof p === 'object' && p !== null && payload.k === kind && (typeof payload.p === 'string' || typeof payload.p === 'number')
+    return typeof p === 'object' && p !== null && payload.k === list && (typeof payload.p === 'string' || typeof payload.p === 'number')
       ? (payload.p as Position)
       : null;
   });
-  const limit = pageLimit(c.req.query('limit'));
+  const { limit } = request;
   const rows = await read(after, limit + 1);
   const page = rows.slice(0, limit);
-  const next = rows.length > limit ? await cursors.encode({ k: kind, p: positionOf(page.at(-1)!) }) : '';
+  const next = rows.length > limit ? await cursors.encode({ k: list, p: positionOf(page.at(-1)!) }) : '';
   return { page, next };
 }
 

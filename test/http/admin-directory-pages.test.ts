@@ -129,6 +129,12 @@ describe('admin directory pages', () => {
     const cursor = new URL(next!, 'http://x').searchParams.get('cursor')!;
     expect((await admin.get(`/admin/directory/${small}?cursor=${encodeURIComponent(cursor)}`)).status).toBe(400);
     expect((await admin.get(`/admin/directory/${big}?cursor=${encodeURIComponent(`${cursor.slice(0, -2)}xx`)}`)).status).toBe(400);
+    // The API's pages are bound to their group too.
+    const apiPage = await app.admin('GET', `/api/subscriptions/${big}/members?limit=2`);
+    const apiCursor = apiPage.body.response_metadata.next_cursor as string;
+    expect((await app.admin('GET', `/api/subscriptions/${big}/members?limit=2&cursor=${encodeURIComponent(apiCursor)}`)).status).toBe(200);
+    const foreign = await app.admin('GET', `/api/subscriptions/${small}/members?cursor=${encodeURIComponent(apiCursor)}`);
+    expect([foreign.status, foreign.body.error]).toEqual([400, 'invalid_cursor']);
     // The old raw position is no longer a way in.
     expect(memberNames((await admin.get(`/admin/directory/${big}?after=${encodeURIComponent('~')}`)).html)[0]).toBe('User 00001');
   });

@@ -6,8 +6,9 @@
  */
 import type { Hono } from 'hono';
 import { ScimCallError } from '../../core/scim-errors.ts';
+import { ApiError } from '../../core/errors.ts';
 import type { AppDeps } from '../deps.ts';
-import { readCursor } from '../query-params.ts';
+import { cursorPage } from '../query-params.ts';
 import { AdminDirectoryPage, AdminGroupPage, type DirectoryStatus } from '../pages/admin-directory-page.tsx';
 import type { AdminAppPageTools } from './admin-app-pages.tsx';
 import type { AdminSession } from '../admin-session.ts';
@@ -42,22 +43,28 @@ export function registerAdminDirectoryPages(app: Hono<AdminEnv>, deps: AppDeps, 
   app.get('/admin/directory/:id', async (c) => {
     const link = await deps.groups?.store.groupLink(c.req.param('id'));
     if (!deps.groups || !link) return tools.problem(c, 404, 'Not found', 'No group subscription with that id.', '/admin/directory');
-    // A signed cursor naming this subscription, as every other admin list pages: a link cannot be
+    // A signed cursor naming this group's list, as every other admin list pages: a link cannot be
     // edited into another position or carried to another group.
-    let after: string | null;
+    const store = deps.groups.store;
+    let members: Awaited<ReturnType<typeof store.members>>;
+    let next: string;
     try {
-      after = await readCursor(deps.cursors, c.req.query('cursor'), (p) => membersPosition(p, link.subscriptionId));
-    } catch {
+      ({ page: members, next } = await cursorPage(
+        deps.cursors,
+        { cursor: c.req.query('cursor'), limit: MEMBERS_PER_PAGE },
+        `admin-members ${link.subscriptionId}`,
+        (after: string | null, limit) => store.members(link.subscriptionId, after, limit),
+        (m) => m.id,
+      ));
+    } catch (error) {
+      if (!(error instanceof ApiError)) throw error;
       const back = `/admin/directory/${encodeURIComponent(link.subscriptionId)}`;
       return tools.problem(c, 400, 'Page link not valid', 'The link to this page of members is not valid; start from the first page.', back);
     }
-    const rows = await deps.groups.store.members(link.subscriptionId, after, MEMBERS_PER_PAGE + 1);
-    const members = rows.slice(0, MEMBERS_PER_PAGE);
-    const nextCursor = rows.length > MEMBERS_PER_PAGE ? await deps.cursors.encode({ k: 'admin-members', s: link.subscriptionId, a: members.at(-1)!.id }) : null;
     const data = {
       link,
       members,
-      nextCursor,
+      nextCursor: next === '' ? null : next,
       log: await deps.groups.store.log(link.subscriptionId, null, LOG_SHOWN),
       csrf: c.get('csrf'),
     };
@@ -70,10 +77,4 @@ export function registerAdminDirectoryPages(app: Hono<AdminEnv>, deps: AppDeps, 
     const report = await deps.groups.sync.syncGroup(link.subscriptionId);
     return c.redirect(`/admin/directory/${encodeURIComponent(link.subscriptionId)}?done=${report.outcome === 'failed' ? 'failed' : 'synced'}`, 303);
   });
-}
-
-/** The member id a cursor of this subscription's member list carries, or null when it is not one. */
-function membersPosition(payload: unknown, subscriptionId: string): string | null {
-  const p = payload as { k?: unknown; s?: unknown; a?: unknown } | null;
-  return p?.k === 'admin-members' && p.s === subscriptionId && typeof p.a === 'string' ? p.a : null;
 }

@@ -16,7 +16,7 @@ import { ErrorMessage } from '../pages/error-page.tsx';
 import { pageResponder } from '../pages/layout.tsx';
 import { pageSecurity } from '../pages/page-security.ts';
 import { OneClickUnsubscribeForm } from '../pages/subscription-pages.tsx';
-import { cursorPage } from '../query-params.ts';
+import { cursorPage, pageRequest } from '../query-params.ts';
 
 const FORM_MAX_BYTES = 4 * 1024;
 
@@ -59,9 +59,9 @@ export function groupSubscriptionRoutes(deps: AppDeps) {
     const link = await linkOf(c.req.param('id'));
     const store = groupDepsOf(deps).store;
     const { page, next } = await cursorPage(
-      c,
       deps.cursors,
-      'members',
+      pageRequest(c),
+      `members ${link.subscriptionId}`,
       (after: string | null, limit) => store.members(link.subscriptionId, after, limit),
       (m) => m.id,
     );
@@ -79,9 +79,9 @@ export function groupSubscriptionRoutes(deps: AppDeps) {
     const link = await linkOf(c.req.param('id'));
     const store = groupDepsOf(deps).store;
     const { page, next } = await cursorPage(
-      c,
       deps.cursors,
-      'audit',
+      pageRequest(c),
+      `audit ${link.subscriptionId}`,
       (before: number | null, limit) => store.log(link.subscriptionId, before, limit),
       (e) => e.id,
     );
