@@ -8,7 +8,7 @@ import type { Clock, InstallationRecord, InstallationStore, OneTimeKeyStore, Ven
 import { toHex } from '../core/bytes.ts';
 import { randomSecret } from '../core/cursor.ts';
 import { APP_BOT_SCOPES } from '../core/statuswatch-app-manifest.ts';
-import { GRANT_GONE, InstallationUnavailableError, type AppTokens } from './app-tokens.ts';
+import { GRANT_GONE, installationStanding, InstallationUnavailableError, type AppTokens } from './app-tokens.ts';
 
 /** How long an admin has between "Add to workspace" and the vendor's redirect back. */
 /** Installations are one per workspace: a list of this many is every one a deployment will have. */
@@ -187,10 +187,7 @@ export function createAppInstalls(deps: AppInstallsDeps): AppInstalls {
     async conversations(id, from, limit) {
       const installation = await found(id);
       if (installation.state !== 'active') {
-        throw new InstallError(
-          'unavailable',
-          `The installation is ${installation.state}${installation.reason ? ` (${installation.reason})` : ''}: install it again to list its conversations.`,
-        );
+        throw new InstallError('unavailable', `The installation is ${installationStanding(installation)}: install it again to list its conversations.`);
       }
       const wanted = Math.max(1, Math.min(CONVERSATIONS_PAGE_MAX, limit));
       const collected: VendorConversation[] = [];
@@ -210,12 +207,7 @@ export function createAppInstalls(deps: AppInstallsDeps): AppInstalls {
         }
       } catch (cause) {
         if (cause instanceof InstallationUnavailableError) {
-          throw new InstallError(
-            'unavailable',
-            `The installation is ${cause.state}${cause.reason ? ` (${cause.reason})` : ''}: install it again.`,
-            cause.reason,
-            { cause },
-          );
+          throw new InstallError('unavailable', `The installation is ${cause.standing}: install it again.`, cause.reason, { cause });
         }
         if (cause instanceof WebApiError && (await tokens.reportVendorError(id, cause.code))) {
           throw new InstallError('unavailable', `The vendor says the installation's grant is gone (${cause.code}): install it again.`, cause.code, { cause });

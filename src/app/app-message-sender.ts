@@ -141,7 +141,8 @@ export function createAppMessageSender(deps: AppMessageSenderDeps): AppMessageSe
       root = await store.findAppRoot(subscription.id, incidentId);
       if (!root) throw new UnsureError('the root message row vanished');
     }
-    if (root.rootTs === null) {
+    let rootTs = root.rootTs;
+    if (rootTs === null) {
       if (root.rootKey !== key) {
         // Another delivery is posting the root: wait for it, unless it stalled (then take over).
         const now = clock.now();
@@ -153,10 +154,8 @@ export function createAppMessageSender(deps: AppMessageSenderDeps): AppMessageSe
       const ts = await findRootTs(token, conversation, root);
       if (ts === null) return postRoot(token, subscription, conversation, update, revision);
       await store.recordAppRoot(subscription.id, incidentId, { ts, revision: root.revision, note: root.note }, clock.now());
-      root = { ...root, rootTs: ts };
+      rootTs = ts;
     }
-    const rootTs = root.rootTs;
-    if (rootTs === null) throw new UnsureError('no root message ts');
     try {
       return await editAndReply(token, subscription, conversation, update, revision, key, root, rootTs);
     } catch (error) {
@@ -245,11 +244,7 @@ export function createAppMessageSender(deps: AppMessageSenderDeps): AppMessageSe
     const now = clock.now();
     if (error instanceof InstallationUnavailableError) {
       // Kept, not failed: the deliveries go out once the admin re-installs (the same team: active again).
-      return hold(
-        now + INSTALLATION_RECHECK_MS,
-        false,
-        `the installation is ${error.state}${error.reason ? ` (${error.reason})` : ''}: waiting for a re-install`,
-      );
+      return hold(now + INSTALLATION_RECHECK_MS, false, `the installation is ${error.standing}: waiting for a re-install`);
     }
     if (error instanceof TokenBusyError || error instanceof UnsureError) return failure(error.message, false);
     if (!(error instanceof WebApiError)) throw error;

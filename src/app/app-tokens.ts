@@ -42,6 +42,16 @@ export class InstallationUnavailableError extends Error {
   ) {
     super(`installation ${installationId} is ${state}${reason ? `: ${reason}` : ''}`);
   }
+
+  /** How it stands, for a person: `broken (invalid_refresh_token)`. */
+  get standing(): string {
+    return installationStanding(this);
+  }
+}
+
+/** An installation's state and the vendor's reason, as every message about it words them. */
+export function installationStanding(installation: { state: string; reason: string | null }): string {
+  return `${installation.state}${installation.reason ? ` (${installation.reason})` : ''}`;
 }
 
 /** Another process held the refresh for longer than we would wait. */
