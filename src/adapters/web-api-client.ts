@@ -7,7 +7,16 @@
  */
 import { z } from 'zod';
 import { WebApiError } from '../core/errors.ts';
-import type { ChatHistoryMessage, ChatHistoryPage, TokenGrant, TokenIdentity, VendorChatApi, VendorInstallApi, VendorWebApi } from '../core/ports.ts';
+import type {
+  ChatHistoryMessage,
+  ChatHistoryPage,
+  ChatHistoryRequest,
+  TokenGrant,
+  TokenIdentity,
+  VendorChatApi,
+  VendorInstallApi,
+  VendorWebApi,
+} from '../core/ports.ts';
 import { parseRetryAfterMs } from '../core/retry-after.ts';
 import { createTextPrefix, readCappedBody } from './capped-body.ts';
 
@@ -36,7 +45,13 @@ const tokenAnswer = z.object({
   team: z.object({ id: z.string().min(1) }),
 });
 const okAnswer = z.object({ ok: z.literal(true) });
-// "Empty string, null or absent next_cursor means no further results" (spec, Pagination rules).
+const pageMetadata = z.object({ next_cursor: z.string().max(2000).nullish() }).optional();
+
+/** "Empty string, null or absent next_cursor means no further results" (spec, Pagination rules). */
+function nextCursorOf(answer: { response_metadata?: z.infer<typeof pageMetadata> }): string | null {
+  return answer.response_metadata?.next_cursor || null;
+}
+
 const conversationsAnswer = z.object({
   ok: z.literal(true),
   channels: z.array(
@@ -48,7 +63,7 @@ const conversationsAnswer = z.object({
       is_member: z.boolean().default(false),
     }),
   ),
-  response_metadata: z.object({ next_cursor: z.string().max(2000).nullish() }).optional(),
+  response_metadata: pageMetadata,
 });
 const postedAnswer = z.object({ ok: z.literal(true), ts: z.string().min(1).max(40) });
 const metadataAnswer = z.object({ event_type: z.string().max(200), event_payload: z.record(z.string(), z.unknown()) });
@@ -62,11 +77,10 @@ const historyAnswer = z.object({
       metadata: metadataAnswer.optional(),
     }),
   ),
-  response_metadata: z.object({ next_cursor: z.string().max(2000).nullish() }).optional(),
+  response_metadata: pageMetadata,
 });
 
 function toHistoryPage(answer: z.infer<typeof historyAnswer>): ChatHistoryPage {
-  const next = answer.response_metadata?.next_cursor;
   return {
     messages: answer.messages.map(
       (m): ChatHistoryMessage => ({
@@ -82,7 +96,7 @@ function toHistoryPage(answer: z.infer<typeof historyAnswer>): ChatHistoryPage {
           : null,
       }),
     ),
-    nextCursor: next ? next : null,
+    nextCursor: nextCursorOf(answer),
   };
 }
 
@@ -155,6 +169,19 @@ export function createWebApiClient(options: WebApiClientOptions): VendorWebApi &
     return parsed.data;
   }
 
+  /** One page of a conversation's history or a thread, with our metadata: the two read alike. */
+  async function messagePage(
+    method: 'conversations.history' | 'conversations.replies',
+    accessToken: string,
+    where: Record<string, string>,
+    page: ChatHistoryRequest,
+  ): Promise<ChatHistoryPage> {
+    const fields: Record<string, string> = { ...where, limit: String(page.limit), include_all_metadata: 'true' };
+    if (page.cursor !== null) fields.cursor = page.cursor;
+    if (page.oldest !== undefined) fields.oldest = page.oldest;
+    return toHistoryPage(parse(method, historyAnswer, await call(method, fields, accessToken)));
+  }
+
   const credentials = { client_id: options.clientId, client_secret: options.clientSecret };
   return {
     async refresh(refreshToken) {
@@ -180,10 +207,9 @@ export function createWebApiClient(options: WebApiClientOptions): VendorWebApi &
       const fields: Record<string, string> = { types: 'public_channel,private_channel', exclude_archived: 'true', limit: String(page.limit) };
       if (page.cursor !== null) fields.cursor = page.cursor;
       const answer = parse('conversations.list', conversationsAnswer, await call('conversations.list', fields, accessToken));
-      const next = answer.response_metadata?.next_cursor;
       return {
         conversations: answer.channels.map((c) => ({ id: c.id, name: c.name, isPrivate: c.is_private, isArchived: c.is_archived, isMember: c.is_member })),
-        nextCursor: next ? next : null,
+        nextCursor: nextCursorOf(answer),
       };
     },
     async postMessage(accessToken, channel, content) {
@@ -196,17 +222,7 @@ export function createWebApiClient(options: WebApiClientOptions): VendorWebApi &
       const fields = { channel, ts, text: content.text, blocks: JSON.stringify(content.blocks) };
       parse('chat.update', postedAnswer, await call('chat.update', fields, accessToken));
     },
-    async history(accessToken, channel, page) {
-      const fields: Record<string, string> = { channel, limit: String(page.limit), include_all_metadata: 'true' };
-      if (page.cursor !== null) fields.cursor = page.cursor;
-      if (page.oldest !== undefined) fields.oldest = page.oldest;
-      return toHistoryPage(parse('conversations.history', historyAnswer, await call('conversations.history', fields, accessToken)));
-    },
-    async replies(accessToken, channel, ts, page) {
-      const fields: Record<string, string> = { channel, ts, limit: String(page.limit), include_all_metadata: 'true' };
-      if (page.cursor !== null) fields.cursor = page.cursor;
-      if (page.oldest !== undefined) fields.oldest = page.oldest;
-      return toHistoryPage(parse('conversations.replies', historyAnswer, await call('conversations.replies', fields, accessToken)));
-    },
+    history: (accessToken, channel, page) => messagePage('conversations.history', accessToken, { channel }, page),
+    replies: (accessToken, channel, ts, page) => messagePage('conversations.replies', accessToken, { channel, ts }, page),
   };
 }
