@@ -156,22 +156,23 @@ describe('app messages', () => {
   it('posts each monitor message once when the vendor posted it but its answer was lost', async () => {
     await subscribeApp(service.admin, installation, world.channels.status!);
     // The vendor's clock is ours (its ts bound the history read): the test moves ours by minutes.
+    // Synced before each poll, since the poll's own signal may start a delivery round at once.
     const syncVendorClock = async () => expect((await world.control('PUT', '/clock', { nowMs: clock.now() })).status).toBe(200);
     // The feed goes dark past the staleness limit: one monitor.blind, its post's answer lost.
     await vendor.fault({ target: '*', kind: 'status', status: 503 });
     await fault({ method: 'chat.postMessage', kind: 'status', status: 502, after: true, times: 1 });
     for (const minutes of [4, 2]) {
       offsetMs += minutes * MINUTE_MS;
+      await syncVendorClock();
       await service.poll();
     }
-    await syncVendorClock();
     await service.deliverNow();
     await drain();
     // It comes back: one monitor.recovered, its answer lost too.
     await vendor.clearFaults();
     await fault({ method: 'chat.postMessage', kind: 'status', status: 500, after: true, times: 1 });
-    expect((await service.poll()).outcome).toBe('ok');
     await syncVendorClock();
+    expect((await service.poll()).outcome).toBe('ok');
     await service.deliverNow();
     await drain();
     const posted = (await world.read(world.channels.status!)).roots.map(readable);
