@@ -178,29 +178,20 @@ describe('SCIM client', () => {
   });
 
   it('never follows a redirect: the token would go with it', async () => {
-    const followed: string[] = [];
-    const client = createScimClient({
-      baseUrl: 'http://127.0.0.1:9',
-      token: 't',
-      clock: fakeTime().clock,
-      fetch: async (input, init) => {
-        followed.push(String(input));
-        expect(init?.redirect).toBe('manual');
-        return new Response(null, { status: 302, headers: { location: 'http://elsewhere.test/scim/v2/Users/U1' } });
-      },
-    });
-    expect(await failure(client.user('U1'))).toMatchObject({ code: 'http_302', retryable: false });
-    expect(followed).toHaveLength(1);
+    const { sim, seed } = await seededSim(2);
+    await control(sim, 'POST', '/faults', { target: 'users.get', kind: 'redirect', times: 1 });
+    const { client, paths } = clientOf(sim);
+    // Followed, it would have gone to elsewhere.invalid and failed to connect, not answered 302.
+    expect(await failure(client.user(seed.firstUserId))).toMatchObject({ code: 'http_302', retryable: false });
+    expect(paths).toEqual([`/scim/v2/Users/${seed.firstUserId}`]);
   });
 
   it('refuses an answer that is not the shape the spec gives', async () => {
-    const time = fakeTime();
-    const odd = createScimClient({
-      baseUrl: 'http://127.0.0.1:9',
-      token: 't',
-      clock: time.clock,
-      fetch: async () => Response.json({ totalResults: 'many', Resources: [] }),
-    });
-    expect(await failure(odd.usersPage(1, 10))).toMatchObject({ code: 'malformed', retryable: false });
+    const { sim } = await seededSim(2);
+    await control(sim, 'POST', '/faults', { target: 'users.list', kind: 'body', body: '{"totalResults":"many","Resources":[]}' });
+    expect(await failure(clientOf(sim).client.usersPage(1, 10))).toMatchObject({ code: 'malformed', retryable: false });
+    await control(sim, 'DELETE', '/faults');
+    await control(sim, 'POST', '/faults', { target: 'users.list', kind: 'body', body: '<html>gateway</html>' });
+    expect(await failure(clientOf(sim).client.usersPage(1, 10))).toMatchObject({ code: 'malformed', retryable: false });
   });
 });

@@ -117,19 +117,8 @@ describe('group sync', () => {
   it('refuses a malformed answer without touching the list', async () => {
     const s = await setup(10, 5);
     await s.sync.syncGroup(SUB);
-    const broken = createGroupSync({
-      store: s.store,
-      directory: createScimClient({
-        baseUrl: s.sim.url,
-        token: s.sim.token,
-        clock: { now: Date.now },
-        fetch: async () => Response.json({ id: 'G1', members: 'all' }),
-      }),
-      clock: { now: Date.now },
-      logger: createConsoleLogger({ level: 'error', format: 'json', write: () => {} }),
-      syncSeconds: 300,
-    });
-    const report = await broken.syncGroup(SUB);
+    await control(s.sim, 'POST', '/faults', { target: 'groups.get', kind: 'body', body: '{"id":"G1","members":"all"}' });
+    const report = await s.sync.syncGroup(SUB);
     expect(report.outcome).toBe('failed');
     expect(report.error).toContain('malformed');
     expect(await memberIds(s.store)).toHaveLength(5);

@@ -52,6 +52,7 @@ export const scimFaultSchema = z.strictObject({
   status: z.number().int().min(400).max(599).optional(),
   retryAfterSeconds: z.number().int().nonnegative().max(3600).optional(),
   startIndex: z.number().int().positive().optional(),
+  body: z.string().max(100_000).optional(),
 });
 
 export const linkedChannelsSchema = z.strictObject({ linkedChannels: z.number().int().nonnegative().max(10_000) });

@@ -23,8 +23,11 @@ export type ScimEndpoint = (typeof SCIM_ENDPOINTS)[number];
  * rate-limit: a 429 with Retry-After, as a burst from other SCIM apps in the org would cause.
  * timeout: the response is held open until the client gives up or the sim closes.
  * missing-page: a list page comes back with no Resources although totalResults says more remain.
+ * redirect: a 302 to another host, as a misconfigured proxy might answer: a client must not follow
+ * it, since its bearer token would go along.
+ * body: a 200 whose body is `body` as given (JSON of another shape, or not JSON at all).
  */
-export const SCIM_FAULT_KINDS = ['status', 'rate-limit', 'timeout', 'missing-page'] as const;
+export const SCIM_FAULT_KINDS = ['status', 'rate-limit', 'timeout', 'missing-page', 'redirect', 'body'] as const;
 export type ScimFaultKind = (typeof SCIM_FAULT_KINDS)[number];
 
 export type ScimFaultSpec = {
@@ -36,6 +39,8 @@ export type ScimFaultSpec = {
   retryAfterSeconds?: number;
   /** Only list requests at this startIndex (a page that goes missing); absent means any request. */
   startIndex?: number;
+  /** What a `body` fault answers. */
+  body?: string;
 };
 
 export type ScimFault = {
@@ -46,6 +51,7 @@ export type ScimFault = {
   status: number | null;
   retryAfterSeconds: number | null;
   startIndex: number | null;
+  body: string | null;
 };
 
 // Tests stack a handful; a cap keeps a runaway script from growing the list without end.
@@ -70,6 +76,7 @@ export function createScimFaultBook(): ScimFaultBook {
         status: spec.status ?? null,
         retryAfterSeconds: spec.retryAfterSeconds ?? null,
         startIndex: spec.startIndex ?? null,
+        body: spec.body ?? null,
       }),
     take: (endpoint, startIndex) => book.take((f) => (f.target === '*' || f.target === endpoint) && (f.startIndex === null || f.startIndex === startIndex)),
     list: book.list,

@@ -121,6 +121,10 @@ function faultResponse(fault: ScimFault, version: ScimVersion, request: Request,
       return hang(request, state.held);
     case 'missing-page':
       throw new Error('missing-page is answered by the list handler');
+    case 'redirect':
+      return new Response(null, { status: 302, headers: { Location: `http://elsewhere.invalid${new URL(request.url).pathname}` } });
+    case 'body':
+      return new Response(fault.body ?? '', { status: 200, headers: { 'Content-Type': 'application/scim+json' } });
   }
 }
 
