@@ -76,7 +76,6 @@ export function AdminDirectoryPage(props: { data: { scimUrl: string; status: Dir
 export type GroupPageData = {
   link: GroupLink;
   members: GroupMember[];
-  /** Where the next page of members starts, if there is one. */
   /** The next page's signed cursor; null on the last page. */
   nextCursor: string | null;
   log: GroupLogEntry[];
