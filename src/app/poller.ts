@@ -47,7 +47,11 @@ export const POLL_LEASE_TTL_MS = 120_000;
  * rewrite every other incident in the feed.
  */
 export const LAST_SEEN_PRECISION_MS = 10 * 60_000;
-const CONFLICT_RETRIES = 3;
+/**
+ * Plans of one poll refused on a moved revision before it stops trying: another process keeps
+ * writing the archive, and what it did not write, the next poll plans again.
+ */
+const CONFLICT_RETRIES = 5;
 /**
  * Incidents per atomic piece of a large poll. Writing one incident whose every note changed
  * takes 1-3 ms on a busy 2-core machine (more under heavy contention), so a piece holds the
@@ -98,6 +102,8 @@ export type PollerDeps = {
    * invocation (Workers' cron) passes a time kept with the archive instead.
    */
   pollingSince?: () => Promise<number>;
+  /** Told of each poll's result once, however many callers waited on it (metrics). */
+  onResult?: (result: PollResult) => void;
 };
 
 type SourceRead = {
@@ -108,7 +114,14 @@ type SourceRead = {
   rejected?: RejectedPayload;
 };
 
-export type Poller = { pollOnce(): Promise<PollResult> };
+export type Poller = {
+  /**
+   * Polls now, or, while a poll of this poller is running, waits for it and answers its result:
+   * one poll at a time for every caller (schedule, start-up, admin route). The lease keeps other
+   * processes out, but lets its own holder in again, so it cannot do this by itself.
+   */
+  pollOnce(): Promise<PollResult>;
+};
 
 export function createPoller(deps: PollerDeps): Poller {
   const { store, feed, clock, logger } = deps;
@@ -263,6 +276,7 @@ export function createPoller(deps: PollerDeps): Poller {
       // Backfill causes no deliveries (fanout.ts), so seeding never reads the subscriptions.
       const subscriptions = plan.events.some((e) => !e.backfill) ? await store.activeSubscriptions() : [];
       let generation = 0;
+      let piecesWritten = 0;
       try {
         for (const [index, piece] of pieces.entries()) {
           const last = index === pieces.length - 1;
@@ -286,15 +300,22 @@ export function createPoller(deps: PollerDeps): Poller {
             markSeeded: last && !seeded && historyWasRead && plan.pending === 0,
           });
           runRecorded = true;
+          piecesWritten++;
           applied.push(...piece.events);
           for (const write of piece.writes) {
             archivedCache.set(write.incident.id, { ...write.incident, revision: write.revision, resolvedAt: write.resolvedAt });
           }
         }
       } catch (error) {
-        if (error instanceof RevisionConflictError && attempt < CONFLICT_RETRIES) {
-          logger.warn('archive moved under this poll; planning again', { error: error.message });
-          continue;
+        if (error instanceof RevisionConflictError) {
+          if (attempt < CONFLICT_RETRIES) {
+            logger.warn('archive moved under this poll; planning again', { error: error.message });
+            continue;
+          }
+          // Another writer moved the archive every time: not a failure of this poll, whose reads
+          // stand. What it could not write stays pending for the next poll, which diffs again.
+          const pending = plan.pending + pieces.slice(piecesWritten).reduce((sum, rest) => sum + rest.writes.length, 0);
+          return recordConflictLeftover(run, outcome, applied, pending, runRecorded ? [] : rejected, error);
         }
         // The piece's transaction rolled back (disk full, database busy...): nothing of it was
         // kept, so the next poll sees its changes again. Say so in the run history.
@@ -395,6 +416,24 @@ export function createPoller(deps: PollerDeps): Poller {
     return archived;
   }
 
+  async function recordConflictLeftover(
+    run: PollRun,
+    outcome: PollRun['outcome'],
+    applied: StatusEvent[],
+    pending: number,
+    rejected: RejectedPayload[],
+    error: RevisionConflictError,
+  ): Promise<PollResult> {
+    // Pieces written before the conflict stay written; the rest of the plan is pending (at most:
+    // the other writer may have written some of it), and equal bodies must be diffed again.
+    const kept: PollRun = { ...run, outcome, changes: countByType(applied), finishedAt: clock.now(), pendingIncidents: pending };
+    lastDiffed = null;
+    logger.warn('the archive kept moving under this poll; the next poll plans the rest again', { run: run.id, pending, error: error.message });
+    await store.recordPollRun(kept, rejected);
+    feedFailures.read(kept);
+    return { status: outcome, run: kept, events: applied, unchanged: false };
+  }
+
   async function recordWriteFailure(run: PollRun, applied: StatusEvent[], rejected: RejectedPayload[], error: unknown): Promise<PollResult> {
     // Pieces written before the failure stay written: the run says what they changed.
     const failed: PollRun = {
@@ -433,23 +472,40 @@ export function createPoller(deps: PollerDeps): Poller {
     return (await store.archiveGeneration()) === lastDiffed.generation;
   }
 
+  async function pollLeased(): Promise<PollResult> {
+    const startedAt = clock.now();
+    if (!(await acquireLease(startedAt))) {
+      logger.info('poll skipped: another poll holds the lease');
+      return { status: 'skipped', reason: 'another poll is running' };
+    }
+    let result: PollResult;
+    try {
+      result = await pollLocked(startedAt);
+    } finally {
+      await store.releaseLease(POLL_LEASE, deps.instanceId);
+    }
+    // News (not a backfill's history) wrote outbox rows with its events: it goes out within the
+    // poll's second, not at the runtime's next check.
+    if (result.status !== 'skipped' && result.events.some((e) => !e.backfill)) deps.outbox?.outboxChanged();
+    return result;
+  }
+
+  let running: Promise<PollResult> | null = null;
   return {
-    async pollOnce() {
-      const startedAt = clock.now();
-      if (!(await acquireLease(startedAt))) {
-        logger.info('poll skipped: another poll holds the lease');
-        return { status: 'skipped', reason: 'another poll is running' };
+    pollOnce() {
+      if (running) {
+        logger.debug('poll requested while one runs: answering with that poll');
+        return running;
       }
-      let result: PollResult;
-      try {
-        result = await pollLocked(startedAt);
-      } finally {
-        await store.releaseLease(POLL_LEASE, deps.instanceId);
-      }
-      // News (not a backfill's history) wrote outbox rows with its events: it goes out within the
-      // poll's second, not at the runtime's next check.
-      if (result.status !== 'skipped' && result.events.some((e) => !e.backfill)) deps.outbox?.outboxChanged();
-      return result;
+      running = pollLeased()
+        .then((result) => {
+          deps.onResult?.(result);
+          return result;
+        })
+        .finally(() => {
+          running = null;
+        });
+      return running;
     },
   };
 }

@@ -1,12 +1,12 @@
 /** The service's own metrics: what the poller and the deliverer count, and the gauges read from the store when /metrics is scraped. */
 import { createMetricsRegistry, DELIVERY_LATENCY_BUCKETS, POLL_DURATION_BUCKETS, type GaugeSample, type MetricsRegistry } from '../core/metrics.ts';
 import type { Clock, Store } from '../core/ports.ts';
-import type { Poller } from './poller.ts';
+import type { PollResult } from './poller.ts';
 
 export type ServiceMetrics = {
   registry: MetricsRegistry;
-  /** The poller, counting each poll's outcome, duration and events. */
-  instrumentPoller(poller: Poller): Poller;
+  /** For PollerDeps.onResult: counts each poll's outcome, duration and events. */
+  recordPoll(result: PollResult): void;
   /** For DelivererDeps.onAttempt. */
   recordAttempt(channel: string, outcome: 'done' | 'retry' | 'dead', latencyMs: number): void;
   /** The exposition text, with the store's gauges read now. */
@@ -27,18 +27,12 @@ export function createServiceMetrics(): ServiceMetrics {
 
   return {
     registry,
-    instrumentPoller(poller) {
-      return {
-        async pollOnce() {
-          const result = await poller.pollOnce();
-          polls.inc({ outcome: result.status });
-          if (result.status !== 'skipped') {
-            pollDuration.observe((result.run.finishedAt - result.run.startedAt) / 1000);
-            for (const event of result.events) events.inc({ type: event.type, backfill: String(event.backfill) });
-          }
-          return result;
-        },
-      };
+    recordPoll(result) {
+      polls.inc({ outcome: result.status });
+      if (result.status !== 'skipped') {
+        pollDuration.observe((result.run.finishedAt - result.run.startedAt) / 1000);
+        for (const event of result.events) events.inc({ type: event.type, backfill: String(event.backfill) });
+      }
     },
     recordAttempt(channel, outcome, latencyMs) {
       attempts.inc({ channel, outcome });

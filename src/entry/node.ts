@@ -89,20 +89,19 @@ export async function createNodeRuntime(config: Config, logger: Logger, clock: C
   const mailer = createNodeMailer(config);
   const publicUrl = config.PUBLIC_URL ?? `http://localhost:${config.PORT}`;
   const announce = createAdminNotice({ mailer, adminEmail: config.ADMIN_EMAIL, publicUrl, logger });
-  const poller: Poller = metrics.instrumentPoller(
-    createPoller({
-      store,
-      feed,
-      clock,
-      logger,
-      instanceId,
-      newId: randomUUID,
-      isLeaseHolderGone,
-      maxIncidentWrites: config.POLL_MAX_INCIDENT_CHANGES,
-      outbox,
-      announce,
-    }),
-  );
+  const poller: Poller = createPoller({
+    store,
+    feed,
+    clock,
+    logger,
+    instanceId,
+    newId: randomUUID,
+    isLeaseHolderGone,
+    maxIncidentWrites: config.POLL_MAX_INCIDENT_CHANGES,
+    outbox,
+    announce,
+    onResult: metrics.recordPoll,
+  });
   const secrets = options.keepsSecrets === false ? NO_SECRET_BOX : await openSecretBox(config.SECRET_KEY, config.DATABASE_PATH, logger);
   const webhooks = createHttpWebhookSender({ allowPrivate: config.WEBHOOK_ALLOW_PRIVATE, userAgent: USER_AGENT, clock });
   const { sender, groups, workspaceApp } = createChannelWiring({
@@ -296,13 +295,9 @@ export async function startService(config: Config, logger: Logger, clock: Clock 
   const shownHost = config.HOST === '0.0.0.0' || config.HOST === '::' ? '127.0.0.1' : config.HOST;
   const url = `http://${shownHost.includes(':') ? `[${shownHost}]` : shownHost}:${port}`;
 
-  // One poll at a time in this process: the poll at start and a scheduled one could otherwise
-  // overlap, and the lease (which covers other processes) lets its own holder in again.
-  let inFlight: Promise<unknown> | null = null;
-  const poll = () =>
-    (inFlight ??= runtime.pollSafely().finally(() => {
-      inFlight = null;
-    }));
+  // The poller runs one poll at a time: the schedule, the poll at start and the admin route share it.
+  let inFlight: Promise<unknown> = Promise.resolve();
+  const poll = () => (inFlight = runtime.pollSafely());
   const task = cron.schedule(config.POLL_SCHEDULE, poll, { name: 'poll', noOverlap: true });
   if (config.POLL_ON_START) void poll();
   // A refresh that a crashed process claimed is retried now, while the vendor's grace lasts.

@@ -130,6 +130,7 @@ export function createWorkerCore(
     outbox,
     pollingSince: pollingSinceKeptIn(store, clock),
     announce: createAdminNotice({ mailer: createWorkerSenders(config).mailer, adminEmail: config.ADMIN_EMAIL, publicUrl, logger }),
+    ...(options.metrics ? { onResult: options.metrics.recordPoll } : {}),
   });
   return {
     config,
@@ -137,7 +138,7 @@ export function createWorkerCore(
     clock,
     store,
     connection,
-    poller: options.metrics ? options.metrics.instrumentPoller(poller) : poller,
+    poller,
     outbox,
     publicUrl,
     pruner: createPruner({ store, logger, settings: retentionSettings(config) }),

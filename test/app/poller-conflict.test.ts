@@ -97,4 +97,44 @@ describe('two pollers racing on one archive', () => {
     expect((await storeB.listEvents({}, 0, 10)).map((e) => e.type)).toEqual(['incident.created', 'incident.updated']);
     expect((await storeB.listDeliveries({}, null, 10)).map((d) => [d.subscriptionId, d.eventIds])).toEqual([['sub_hook', ['1.r2.updated']]]);
   });
+
+  it('re-plans while another writer keeps moving the archive, then leaves the rest pending: never a failed run', async () => {
+    const storeA = archive.store;
+    const storeB = createSqliteStore(second.connection);
+    const a = newPoller('a', storeA, (holder) => holder === 'b');
+    const original = rawIncident({ id: 1 });
+    await vendor.setIncidents([original]);
+    expect((await a.pollOnce()).status).toBe('ok');
+
+    await vendor.setIncidents([{ ...original, title: 'Edited by b' }]);
+    // Before each of b's writes, the vendor edits the title again and a archives that edit first:
+    // every plan of b meets a moved revision, as many times as b tries.
+    let edits = 0;
+    const racing: Store = {
+      ...storeB,
+      async applyPoll(input) {
+        edits++;
+        await vendor.setIncidents([{ ...original, title: `Edit ${edits}` }]);
+        expect((await a.pollOnce()).status).toBe('ok');
+        return storeB.applyPoll(input);
+      },
+    };
+    const b = newPoller('b', racing);
+    const late = await b.pollOnce();
+
+    expect(edits).toBeGreaterThan(1);
+    expect(late.status !== 'skipped' && { status: late.status, pending: late.run.pendingIncidents, error: late.run.error }).toEqual({
+      status: 'ok',
+      pending: 1,
+      error: undefined,
+    });
+    expect(logs.b!.map((l) => l.msg)).toContain('the archive kept moving under this poll; the next poll plans the rest again');
+    const runs = await storeB.listPollRuns(null, 20);
+    expect(runs.map((r) => r.outcome)).not.toContain('failed');
+    // The archive holds every edit that was written, each once, and the next poll of b finds the
+    // vendor's latest title already in.
+    expect((await storeB.listVersions('1', 20)).at(-1)?.incident.title).toBe(`Edit ${edits}`);
+    const next = await newPoller('b', storeB).pollOnce();
+    expect(next.status !== 'skipped' && { status: next.status, events: next.events }).toEqual({ status: 'ok', events: [] });
+  });
 });

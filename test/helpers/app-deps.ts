@@ -140,19 +140,18 @@ export async function buildAppDeps(ports: AppPorts, settings: AppSettings = {}):
   const poller =
     ports.poller ??
     (ports.feed
-      ? metrics.instrumentPoller(
-          createPoller({
-            store,
-            feed: ports.feed,
-            clock,
-            logger,
-            instanceId,
-            newId: () => crypto.randomUUID(),
-            maxIncidentWrites: settings.maxIncidentWrites,
-            outbox,
-            announce: createAdminNotice({ mailer, adminEmail: settings.adminEmail, publicUrl, logger }),
-          }),
-        )
+      ? createPoller({
+          store,
+          feed: ports.feed,
+          clock,
+          logger,
+          instanceId,
+          newId: () => crypto.randomUUID(),
+          maxIncidentWrites: settings.maxIncidentWrites,
+          outbox,
+          announce: createAdminNotice({ mailer, adminEmail: settings.adminEmail, publicUrl, logger }),
+          onResult: metrics.recordPoll,
+        })
       : skippingPoller);
   const deliverer = createDeliverer({
     store,
