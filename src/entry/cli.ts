@@ -8,6 +8,7 @@ import { runDemo } from './demo.ts';
 import { exportArchiveForD1 } from './export-d1.ts';
 import { checkManifestFile, printManifest } from './manifest-command.ts';
 import { createNodeRuntime, listenError, startService } from './node.ts';
+import { SHUTDOWN_LIMIT_MS } from './node-shutdown.ts';
 import { toApiPollResult } from '../http/api-json.ts';
 import { openSqliteArchive } from './open-sqlite.ts';
 import { startSimulatedVendor } from '../sim/server.ts';
@@ -274,12 +275,17 @@ function describeEvent(event: StatusEvent): string {
   }
 }
 
-function stopOnSignals(logger: Logger, close: () => Promise<void>): void {
+function stopOnSignals(logger: Logger, close: () => Promise<unknown>): void {
   let stopping = false;
   const stop = (signal: string) => {
     if (stopping) process.exit(1); // a second Ctrl-C means now
     stopping = true;
     logger.info('stopping', { signal });
+    // close() bounds its own waits; this is the limit should stopping itself hang.
+    setTimeout(() => {
+      logger.error('could not stop in time; exiting anyway', { limitMs: SHUTDOWN_LIMIT_MS });
+      process.exit(1);
+    }, SHUTDOWN_LIMIT_MS).unref();
     close().then(
       () => process.exit(0),
       (error) => {

@@ -33,6 +33,7 @@ import { createChannelWiring } from './channel-wiring.ts';
 import type { GroupDeps } from '../http/group-subscriptions.ts';
 import { clientAddressFrom } from '../http/client-address.ts';
 import { createNodeMailer } from './node-mailer.ts';
+import { createInFlightCalls, SHUTDOWN_ABORT_MS, SHUTDOWN_SETTLE_MS, unfinishedAfter, type Work } from './node-shutdown.ts';
 import { openSqliteArchive } from './open-sqlite.ts';
 
 export const USER_AGENT = 'statuswatch/0.1 (self-hosted status feed monitor)';
@@ -63,6 +64,11 @@ export type NodeRuntime = {
   pollSafely(): Promise<PollResult | null>;
   /** Prunes what retention no longer keeps, logging instead of throwing: what the scheduler calls. */
   pruneSafely(): Promise<PruneCounts | null>;
+  /**
+   * Cuts the webhook and SMTP connections open now: sends in flight end as failed attempts, and
+   * no send goes out after it. For a stop that cannot wait for a receiver that never answers.
+   */
+  cutSends(): Promise<void>;
   close(): Promise<void>;
 };
 
@@ -144,6 +150,12 @@ export async function createNodeRuntime(config: Config, logger: Logger, clock: C
   // said once per episode, not with a stack every minute. The schedule decides when to try again.
   const pollFailures = createFailureReporter({ activity: 'polling', logger, clock, backsOff: false });
   const pruner = createPruner({ store, logger, settings: retentionSettings(config) });
+  let sendsCut: Promise<void> | null = null;
+  const cutSends = () =>
+    (sendsCut ??= (async () => {
+      mailer?.close();
+      await webhooks.close();
+    })());
   return {
     store,
     poller,
@@ -181,10 +193,10 @@ export async function createNodeRuntime(config: Config, logger: Logger, clock: C
         return null;
       }
     },
+    cutSends,
     async close() {
       await scheduler?.stop();
-      await webhooks.close();
-      mailer?.close();
+      await cutSends();
       archive.close();
     },
   };
@@ -239,6 +251,10 @@ export type RunningService = {
   url: string;
   /** Runs a delivery round now and resolves when it is done (tests; the scheduler runs on its own). */
   deliverNow(): Promise<void>;
+  /**
+   * Stops within SHUTDOWN_SETTLE_MS + SHUTDOWN_ABORT_MS (node-shutdown.ts) whatever outside
+   * parties do, and logs the work it gave up on; the archive stays open while such work runs.
+   */
   close(): Promise<void>;
 };
 
@@ -278,7 +294,9 @@ export async function startService(config: Config, logger: Logger, clock: Clock 
     groups: runtime.groups,
   });
 
-  const server = createNodeHttpServer({ fetch: app.fetch, hostname: config.HOST, logger });
+  // Counted so a stop can wait for the requests it lets finish (an admin's sync, a poll now).
+  const requests = createInFlightCalls();
+  const server = createNodeHttpServer({ fetch: (request, env) => requests.track(Promise.resolve(app.fetch(request, env))), hostname: config.HOST, logger });
   try {
     await new Promise<void>((resolve, reject) => {
       server.once('listening', resolve);
@@ -322,14 +340,34 @@ export async function startService(config: Config, logger: Logger, clock: Clock 
     url,
     deliverNow: () => delivery.settled(),
     async close() {
+      // No new work: no scheduled run starts, no connection is accepted, idle ones are closed.
       await task.destroy();
       await pruneTask.destroy();
       await syncTask.destroy();
-      await inFlight;
-      await pruning;
-      await syncing;
-      await recovering;
-      await new Promise<void>((resolve) => server.close(() => resolve()));
+      const connectionsClosed = new Promise<void>((resolve) => server.close(() => resolve()));
+      server.closeIdleConnections();
+      const work: Work[] = [
+        { name: 'poll', done: inFlight },
+        { name: 'retention', done: pruning },
+        { name: 'group sync', done: syncing },
+        { name: 'token refresh recovery', done: recovering ?? Promise.resolve() },
+        { name: 'delivery round', done: delivery.stop() },
+        { name: 'HTTP requests', done: Promise.all([requests.settled(), connectionsClosed]) },
+      ];
+      let unfinished = await unfinishedAfter(work, SHUTDOWN_SETTLE_MS);
+      if (unfinished.length > 0) {
+        logger.info('stopping: cutting open sends and connections', { waitingFor: unfinished, requests: requests.count() });
+        await runtime.cutSends();
+        server.closeAllConnections();
+        unfinished = await unfinishedAfter(
+          work.filter((w) => unfinished.includes(w.name)),
+          SHUTDOWN_ABORT_MS,
+        );
+      }
+      if (unfinished.length > 0) {
+        logger.warn('stopped without finishing; the outbox sends again what was in flight', { abandoned: unfinished });
+        return;
+      }
       await runtime.close();
     },
   };
