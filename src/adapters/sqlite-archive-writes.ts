@@ -27,7 +27,7 @@ function generationOf(rows: unknown[] | undefined): number {
   return Number(row?.value ?? 0);
 }
 
-export function createSqliteArchiveWrites(connection: SqliteConnection, st: PollStatements): ArchiveWrites {
+export function createSqliteArchiveWrites(connection: SqliteConnection, st: PollStatements, rejectedMaxBytes: number): ArchiveWrites {
   const { loadByIds } = createIncidentRows(connection, st);
 
   async function readGeneration(): Promise<number> {
@@ -65,7 +65,7 @@ export function createSqliteArchiveWrites(connection: SqliteConnection, st: Poll
       // any throw, SQLITE_FULL included.
       let results: unknown[][];
       try {
-        results = await connection.runAtomically(applyPollStatements(input));
+        results = await connection.runAtomically(applyPollStatements(input, rejectedMaxBytes));
       } catch (error) {
         if (isRevisionGuardFailure(error)) throw await revisionConflict(input.plan.writes, error);
         throw error;
@@ -85,7 +85,7 @@ export function createSqliteArchiveWrites(connection: SqliteConnection, st: Poll
     },
 
     async recordPollRun(run, rejected) {
-      await connection.runAtomically(pollRunStatements(run, rejected));
+      await connection.runAtomically(pollRunStatements(run, rejected, rejectedMaxBytes));
     },
   };
 }

@@ -12,6 +12,7 @@ import { noteSeq, sameServices, type Note } from '../core/incident.ts';
 import type { ApplyPollInput, PollRun, RejectedPayload } from '../core/ports.ts';
 import { toVendorIncident } from '../core/vendor-format.ts';
 import type { BatchStatement, SqlValue } from './sqlite-connection.ts';
+import { PRUNE_SQL } from './sqlite-retention.ts';
 import { INCIDENTS_FTS, SORT_KEYS_PER_SECOND } from './store-schema.ts';
 
 export const SEEDED_KEY = 'seeded_at';
@@ -119,13 +120,22 @@ const INSERT_REJECTED_TEXT = `INSERT INTO rejected_body_texts (hash, body) VALUE
 const COUNT_REJECTED_BODY = `INSERT INTO rejected_bodies (hash, bytes, seen_count, first_seen_ms, last_seen_ms) VALUES (?, ?, 1, ?, ?)
   ON CONFLICT (hash) DO UPDATE SET seen_count = seen_count + 1, last_seen_ms = max(last_seen_ms, excluded.last_seen_ms)`;
 const INSERT_REJECTION = `INSERT INTO poll_run_rejections (poll_run_id, source, url, error, body_hash, received_ms) VALUES (?, ?, ?, ?, ?, ?)`;
+/**
+ * Bodies a write that adds refused payloads removes beyond the size cap, least recently seen
+ * first. Held at every write, the cap is passed by at most the bodies of one poll (three); a cap
+ * lowered in the settings is reached by retention's prune (sqlite-retention.ts), in batches.
+ */
+const REJECTED_OVERFLOW_PER_WRITE = 100;
 
 const utf8 = new TextEncoder();
 
 /** Every statement of one planned piece, in order; the last one reads the archive generation. */
-export function applyPollStatements({ run, plan, deliveries, seenIds, seenBefore, rejected, markSeeded }: ApplyPollInput): BatchStatement[] {
+export function applyPollStatements(
+  { run, plan, deliveries, seenIds, seenBefore, rejected, markSeeded }: ApplyPollInput,
+  rejectedMaxBytes: number,
+): BatchStatement[] {
   const now = run.startedAt;
-  const list = pollRunStatements(run, rejected);
+  const list = pollRunStatements(run, rejected, rejectedMaxBytes);
   for (const write of plan.writes) list.push(...incidentStatements(write, now, run.id));
   for (const event of plan.events) list.push(eventStatement(event, run.id));
   list.push(...deliveryStatements(deliveries, now));
@@ -137,8 +147,11 @@ export function applyPollStatements({ run, plan, deliveries, seenIds, seenBefore
   return list;
 }
 
-/** The run and the payloads it rejected; also what a poll that applied nothing writes. */
-export function pollRunStatements(run: PollRun, rejected: readonly RejectedPayload[]): BatchStatement[] {
+/**
+ * The run and the payloads it rejected, within `rejectedMaxBytes` of refused bodies in all (the
+ * newest always stays); also what a poll that applied nothing writes.
+ */
+export function pollRunStatements(run: PollRun, rejected: readonly RejectedPayload[], rejectedMaxBytes: number): BatchStatement[] {
   let eventCount = 0;
   for (const n of Object.values(run.changes)) eventCount += n ?? 0;
   const list: BatchStatement[] = [
@@ -169,6 +182,12 @@ export function pollRunStatements(run: PollRun, rejected: readonly RejectedPaylo
     }
     list.push({ sql: COUNT_REJECTED_BODY, params: [payload.sha256, bytes, run.startedAt, run.startedAt] });
     list.push({ sql: INSERT_REJECTION, params: [run.id, payload.source, payload.url, payload.error, payload.sha256, run.startedAt] });
+  }
+  if (rejected.length > 0) {
+    // The prune's own rule, after the inserts so the new bodies count: texts first, then their
+    // counters, which the same query still finds.
+    list.push({ sql: PRUNE_SQL.oversizeTexts, params: [rejectedMaxBytes, REJECTED_OVERFLOW_PER_WRITE] });
+    list.push({ sql: PRUNE_SQL.oversizeBodies, params: [rejectedMaxBytes, REJECTED_OVERFLOW_PER_WRITE] });
   }
   return list;
 }

@@ -4,6 +4,7 @@
  * lease statements are prepared once (sqlite-statements.ts) and shared.
  */
 import type { Store } from '../core/ports.ts';
+import { DEFAULT_RETENTION } from '../core/retention.ts';
 import { createSqliteAdminAccessStore } from './sqlite-admin-access.ts';
 import { createSqliteAppMessageStore } from './sqlite-app-messages.ts';
 import { createSqliteArchiveReads } from './sqlite-archive-reads.ts';
@@ -20,10 +21,15 @@ import { createSqliteRetentionStore } from './sqlite-retention.ts';
 import { preparePollStatements } from './sqlite-statements.ts';
 import { createSqliteSubscriptionStore } from './sqlite-subscriptions.ts';
 
-export function createSqliteStore(connection: SqliteConnection): Store {
+export type SqliteStoreOptions = {
+  /** REJECTED_PAYLOADS_MAX_BYTES: refused payloads kept in all, held by every write that adds one. */
+  rejectedPayloadsMaxBytes?: number;
+};
+
+export function createSqliteStore(connection: SqliteConnection, options: SqliteStoreOptions = {}): Store {
   const st = preparePollStatements(connection.db);
   return {
-    ...createSqliteArchiveWrites(connection, st),
+    ...createSqliteArchiveWrites(connection, st, options.rejectedPayloadsMaxBytes ?? DEFAULT_RETENTION.rejectedPayloadsMaxBytes),
     ...createSqliteLeases(st),
     ...createSqliteArchiveReads(connection, st),
     ...createSqliteSubscriptionStore(connection),

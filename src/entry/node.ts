@@ -79,7 +79,7 @@ export type NodeRuntimeOptions = {
 
 export async function createNodeRuntime(config: Config, logger: Logger, clock: Clock = systemClock, options: NodeRuntimeOptions = {}): Promise<NodeRuntime> {
   const archive = openSqliteArchive(config.DATABASE_PATH);
-  const store = createSqliteStore(archive.connection);
+  const store = createSqliteStore(archive.connection, { rejectedPayloadsMaxBytes: config.REJECTED_PAYLOADS_MAX_BYTES });
   const feed = createFetchFeedClient({
     baseUrl: config.STATUS_URL,
     timeoutMs: config.POLL_TIMEOUT_MS,

@@ -108,7 +108,7 @@ export function createWorkerCore(
   const logger = workerLogger(config);
   const clock = options.clock ?? systemClock;
   const connection = d1Connection(env.DB);
-  const store = createSqliteStore(connection);
+  const store = createSqliteStore(connection, { rejectedPayloadsMaxBytes: config.REJECTED_PAYLOADS_MAX_BYTES });
   const outbox = createQueueOutboxSignal({ queue: env.DELIVERIES, logger, keepAlive: options.keepAlive });
   const feed = createFetchFeedClient({
     baseUrl: config.STATUS_URL,

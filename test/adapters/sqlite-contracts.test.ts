@@ -13,10 +13,10 @@ storeContracts({
     return {
       store: archive.store,
       groups: createSqliteGroupDirectoryStore(archive.connection),
-      openAnother() {
+      openAnother(settings) {
         const other = openSqliteArchive(archive.path);
         others.push(other);
-        return createSqliteStore(other.connection);
+        return createSqliteStore(other.connection, settings);
       },
       async close() {
         for (const other of others) other.close();

@@ -154,6 +154,37 @@ export function retentionContract(target: StoreTarget): void {
         expect(await store.pruneRejectedBodies(NOW - 30 * DAY_MS, 1_000_000, 100)).toBe(0);
       });
 
+      it('holds the size cap as each body is written, not only at the prune, and always keeps the newest', async () => {
+        // Five refused pages of about 20 KB each against a 50 KB cap: at no point more than the
+        // cap is kept (the newest aside), whether the run is recorded alone or with a poll's writes.
+        const capped = opened.openAnother({ rejectedPayloadsMaxBytes: 50_000 });
+        const page = (n: number) => `<html>${String(n).repeat(20_000)}</html>`;
+        const runs: PollRun[] = [];
+        const kept = async () => {
+          const shown = await Promise.all(runs.map((run) => capped.getPollRun(run.id)));
+          return shown.flatMap((s) => (s?.rejected[0]?.body ? [s.rejected[0].sha256.slice(0, 2)] : []));
+        };
+        for (let i = 1; i <= 4; i++) {
+          const run = pollRun(NOW - (10 - i) * 60_000, 'failed');
+          runs.push(run);
+          await capped.recordPollRun(run, [rejectedPayload(page(i), `d${i}`)]);
+          expect(await kept()).toEqual(['d1', 'd2', 'd3', 'd4'].slice(Math.max(0, i - 2), i));
+        }
+        const partial = pollRun(NOW, 'partial');
+        runs.push(partial);
+        await capped.applyPoll({
+          run: partial,
+          plan: { writes: [], events: [] },
+          deliveries: [],
+          seenIds: [],
+          seenBefore: NOW,
+          rejected: [rejectedPayload('x'.repeat(60_000), 'ee', 'v2/history')],
+          markSeeded: false,
+        });
+        expect(await kept()).toEqual(['ee']);
+        expect(await capped.pruneRejectedBodies(NOW - 30 * DAY_MS, 50_000, 100)).toBe(0);
+      });
+
       it('removes at most the limit a call, least recently seen first', async () => {
         const runs = [1, 2, 3, 4, 5].map((i) => pollRun(NOW - (20 - i) * DAY_MS, 'failed'));
         for (const [i, run] of runs.entries()) await store.recordPollRun(run, [rejectedPayload(`<html>${i}</html>`, `f${i}`)]);

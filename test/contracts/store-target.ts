@@ -14,9 +14,9 @@ export type OpenedStore = {
   groups: GroupDirectoryStore;
   /**
    * A second store on the same database, as another process (Node) or another isolate (Workers)
-   * would open it: for what must hold across them.
+   * would open it: for what must hold across them, or under settings of its own.
    */
-  openAnother(): Store;
+  openAnother(settings?: { rejectedPayloadsMaxBytes?: number }): Store;
   close(): Promise<void>;
 };
 

@@ -16,7 +16,7 @@ storeContracts({
       store: createSqliteStore(d1Connection(db)),
       groups: createSqliteGroupDirectoryStore(d1Connection(db)),
       // Another isolate: its own connection and caches over the same database.
-      openAnother: () => createSqliteStore(d1Connection(db)),
+      openAnother: (settings) => createSqliteStore(d1Connection(db), settings),
       async close() {},
     };
   },
