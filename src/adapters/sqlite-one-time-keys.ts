@@ -12,7 +12,7 @@ const INSERT_NEW =
 // Newest first by creation, rowid breaking ties: everything past the bound goes.
 const TRIM_TO_BOUND =
   'DELETE FROM one_time_keys WHERE kind = ? AND rowid IN (SELECT rowid FROM one_time_keys WHERE kind = ? ORDER BY created_ms DESC, rowid DESC LIMIT -1 OFFSET ?)';
-const TAKE_LIVE = 'DELETE FROM one_time_keys WHERE kind = ? AND key = ? AND expires_ms > ? RETURNING payload';
+const TAKE_LIVE = 'DELETE FROM one_time_keys WHERE kind = ? AND key = ? AND expires_ms > ? AND (? IS NULL OR payload = ?) RETURNING payload';
 
 export function createSqliteOneTimeKeyStore(connection: SqliteConnection): OneTimeKeyStore {
   return {
@@ -25,8 +25,8 @@ export function createSqliteOneTimeKeyStore(connection: SqliteConnection): OneTi
       return (inserted?.length ?? 0) > 0;
     },
 
-    async consumeKey(kind, key, now) {
-      const [taken] = await connection.runAtomically([{ sql: TAKE_LIVE, params: [kind, key, now] }]);
+    async consumeKey(kind, key, now, owner) {
+      const [taken] = await connection.runAtomically([{ sql: TAKE_LIVE, params: [kind, key, now, owner ?? null, owner ?? null] }]);
       const payload = (taken?.[0] as { payload?: unknown } | undefined)?.payload;
       return typeof payload === 'string' ? payload : null;
     },

@@ -80,7 +80,10 @@ export type AppInstalls = {
    * vendor's authorize URL to send the browser to, and the state it carries back.
    */
   startInstall(binding: string, options?: { teamId?: string }): Promise<{ authorizeUrl: string; state: string }>;
-  /** The callback: checks the state (once, unexpired, this browser's), then exchanges the code. */
+  /**
+   * The callback: takes the state if it is unexpired and this browser's (one shown by another
+   * browser stays for its own), then exchanges the code.
+   */
   finishInstall(callback: { state: string | null; code: string | null; error: string | null; binding: string | null }): Promise<InstallationRecord>;
   /** A pasted long-lived token, exchanged once (oauth.v2.exchange). */
   installFromToken(token: string): Promise<InstallationRecord>;
@@ -139,12 +142,13 @@ export function createAppInstalls(deps: AppInstallsDeps): AppInstalls {
     },
 
     async finishInstall({ state, code, error, binding }) {
-      // The state is consumed first, whatever else came: a callback is good for one try.
-      const owner = state ? await store.consumeKey(OAUTH_STATE_KIND, await hash(state), clock.now()) : null;
-      if (owner === null || binding === null || owner !== binding) {
+      // The state is consumed first, whatever else came (a callback is good for one try), but only
+      // by the browser that started it: a hit from anywhere else must not spend the admin's.
+      const owner = state && binding ? await store.consumeKey(OAUTH_STATE_KIND, await hash(state), clock.now(), binding) : null;
+      if (owner === null) {
         throw new InstallError(
           'bad_state',
-          'This install link is not valid: it was used already, is more than 10 minutes old, or was started in another session. Start again from Add to workspace.',
+          'This install link is not valid: it was used already, is more than 10 minutes old, or was started in another browser. Start again from Add to workspace.',
         );
       }
       if (error !== null) {

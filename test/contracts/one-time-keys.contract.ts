@@ -36,6 +36,14 @@ export function oneTimeKeysContract(target: StoreTarget): void {
       expect(await store.rememberKey(key({ kind: 'slash-signature', key: 'v0=abc', expiresAt: T0 + 1_200_000 }), T0 + 600_000, 100)).toBe(true);
     });
 
+    it('takes a key named with its owner only for that owner: one shown by anyone else stays', async () => {
+      await store.rememberKey(key(), T0, 100);
+      expect(await store.consumeKey('oauth-state', 'k1', T0 + 1, 'session-b')).toBeNull();
+      expect(await opened.openAnother().consumeKey('oauth-state', 'k1', T0 + 1, 'session-b')).toBeNull();
+      expect(await store.consumeKey('oauth-state', 'k1', T0 + 2, 'session-a')).toBe('session-a');
+      expect(await store.consumeKey('oauth-state', 'k1', T0 + 3, 'session-a')).toBeNull();
+    });
+
     it('does not give an expired key back', async () => {
       await store.rememberKey(key(), T0, 100);
       expect(await store.consumeKey('oauth-state', 'k1', T0 + 600_000)).toBeNull();

@@ -73,22 +73,32 @@ describe('installing the workspace app from the admin pages', () => {
     expect(page.html).not.toMatch(/\bat .*\.ts:\d+/);
   };
 
-  /** "Add to workspace" up to the vendor's redirect back: the callback URL and the browser's install cookie. */
-  async function startInstall(session: string, authorizeExtra = ''): Promise<{ callback: string; installCookie: string; setCookie: string }> {
-    const started = await get('/admin/app/install', session);
+  /**
+   * "Add to workspace" up to the vendor's redirect back: the callback URL and the browser's install
+   * cookies (`installCookie` as the callback gets it, `startCookie` as the next start sends it).
+   * `browser`: the start cookie of an earlier install in the same browser, none for a new browser.
+   */
+  async function startInstall(
+    session: string,
+    authorizeExtra = '',
+    browser = '',
+  ): Promise<{ callback: string; installCookie: string; startCookie: string; setCookie: string }> {
+    const started = await get('/admin/app/install', browser ? `${session}; ${browser}` : session);
     expect(started.status).toBe(303);
     const authorize = started.headers.get('location')!;
     expect(authorize.startsWith(`${sim.url}/oauth/v2/authorize?`)).toBe(true);
     const url = new URL(authorize);
     expect(url.searchParams.get('redirect_uri')).toBe(`${ORIGIN}/app/oauth/callback`);
     expect(url.searchParams.get('client_id')).toBe(sim.clientId);
-    const setCookie = started.headers.getSetCookie().find((c) => c.startsWith('statuswatch_app_install='))!;
+    const installCookies = started.headers.getSetCookie().filter((c) => c.startsWith('statuswatch_app_install='));
+    const setCookie = installCookies.find((c) => /path=\/app\/oauth\/callback/i.test(c))!;
+    const startCookie = installCookies.find((c) => /path=\/admin\/app\/install/i.test(c))!;
     // The vendor approves (the sim clicks Allow) and redirects back with a code and our state.
     const approved = await fetch(authorize + authorizeExtra, { redirect: 'manual' });
     expect(approved.status).toBe(302);
     const callback = approved.headers.get('location')!;
     expect(new URL(callback).searchParams.get('state')).toBe(url.searchParams.get('state'));
-    return { callback, installCookie: setCookie.split(';')[0]!, setCookie };
+    return { callback, installCookie: setCookie.split(';')[0]!, startCookie: startCookie.split(';')[0]!, setCookie };
   }
 
   it('installs through OAuth with a one-time state bound to the browser that started it', async () => {
@@ -120,13 +130,13 @@ describe('installing the workspace app from the admin pages', () => {
     noSecrets(reused);
   });
 
-  it('refuses a callback from a browser that did not start it, or with a made-up state', async () => {
+  it('refuses a callback from a browser that did not start it, or with a made-up state, and leaves the state to its own browser', async () => {
     await start();
     await sim.workspace({ installed: false });
     const session = await signIn();
     const first = await startInstall(session);
     const second = await startInstall(session);
-    // Another browser's cookie, or none: refused, and the state is spent all the same.
+    // Another browser's cookie, or none: refused, and the state is not spent by it.
     for (const [callback, cookie] of [
       [first.callback, second.installCookie],
       [second.callback, ''],
@@ -138,6 +148,29 @@ describe('installing the workspace app from the admin pages', () => {
       noSecrets(res);
     }
     expect(await service!.store.listInstallations(10)).toEqual([]);
+
+    // The admin's own browser then comes back with its state: it installs.
+    const own = await get(first.callback, first.installCookie);
+    expect(own.status, own.html).toBe(303);
+    expect(own.headers.get('location')).toBe('/admin/app?done=installed');
+    expect(await service!.store.listInstallations(10)).toMatchObject([{ state: 'active' }]);
+  });
+
+  it('lets two install tabs of one browser both finish, in either order', async () => {
+    await start();
+    await sim.workspace({ installed: false });
+    const session = await signIn();
+    const first = await startInstall(session);
+    // The second tab's start carries the browser's cookie back: both states are bound to it.
+    const second = await startInstall(session, '', first.startCookie);
+    expect(second.installCookie).toBe(first.installCookie);
+
+    for (const tab of [second, first]) {
+      const done = await get(tab.callback, tab.installCookie);
+      expect(done.status, done.html).toBe(303);
+      expect(done.headers.get('location')).toBe('/admin/app?done=installed');
+    }
+    expect(await service!.store.listInstallations(10)).toMatchObject([{ state: 'active' }]);
   });
 
   it('says plainly when the admin cancels on the vendor’s page, or the vendor refuses the code', async () => {

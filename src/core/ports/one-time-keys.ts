@@ -19,6 +19,10 @@ export interface OneTimeKeyStore {
    * (a replay). Atomically drops the kind's expired keys and all but the newest `maxKeys`.
    */
   rememberKey(entry: OneTimeKey, now: number, maxKeys: number): Promise<boolean>;
-  /** Takes a live key out and gives its payload back; null when unknown, expired or already taken. */
-  consumeKey(kind: string, key: string, now: number): Promise<string | null>;
+  /**
+   * Takes a live key out and gives its payload back; null when unknown, expired or already taken.
+   * With `payload`, only a key kept with that payload is taken: a key shown by anyone else stays,
+   * for the one it belongs to.
+   */
+  consumeKey(kind: string, key: string, now: number, payload?: string): Promise<string | null>;
 }

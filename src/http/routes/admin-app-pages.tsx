@@ -4,12 +4,12 @@
  * installing from a pasted token, and uninstalling.
  */
 import type { Context, Hono } from 'hono';
-import { setCookie } from 'hono/cookie';
+import { getCookie, setCookie } from 'hono/cookie';
 import type { Child } from 'hono/jsx';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import { InstallError, INSTALLATIONS_LIST_MAX } from '../../app/app-installs.ts';
 import type { AdminSession } from '../admin-session.ts';
-import { installBindingCookie, newInstallBinding } from '../app-install-binding.ts';
+import { browserInstallBinding, INSTALL_START_PATH, installBindingCookie } from '../app-install-binding.ts';
 import type { AppDeps } from '../deps.ts';
 import { formValue, readForm } from '../form-body.ts';
 import { AdminAppPage } from '../pages/admin-app-page.tsx';
@@ -56,12 +56,13 @@ export function registerAdminAppPages(app: Hono<AdminEnv>, deps: AppDeps, tools:
   // A link, not a form: the page's CSP (form-action 'self') would stop a form's redirect to the
   // vendor. A GET from another site carries no admin session (SameSite=Strict), so it only ever
   // reaches the sign-in page; what it makes is one bounded, expiring state.
-  app.get('/admin/app/install', async (c) => {
+  app.get(INSTALL_START_PATH, async (c) => {
     if (!deps.appInstalls) return tools.problem(c, 503, 'App not configured', 'Set APP_CLIENT_ID and APP_CLIENT_SECRET to install the app.', '/admin/app');
     const team = (c.req.query('team') ?? '').trim();
-    const { cookieValue, binding: hashed } = await newInstallBinding();
+    const { cookieValue, binding: hashed } = await browserInstallBinding(getCookie(c, binding.name));
     const { authorizeUrl } = await deps.appInstalls.startInstall(hashed, /^[A-Z0-9]{1,40}$/.test(team) ? { teamId: team } : {});
-    setCookie(c, binding.name, cookieValue, binding.options);
+    setCookie(c, binding.name, cookieValue, binding.callback);
+    setCookie(c, binding.name, cookieValue, binding.start);
     return c.redirect(authorizeUrl, 303);
   });
 

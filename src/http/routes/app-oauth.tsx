@@ -4,7 +4,7 @@
  * usable once within ten minutes; every failure is a page that says what happened, never a stack.
  */
 import { Hono } from 'hono';
-import { deleteCookie, getCookie } from 'hono/cookie';
+import { getCookie } from 'hono/cookie';
 import { InstallError } from '../../app/app-installs.ts';
 import { APP_PATHS } from '../../core/statuswatch-app-manifest.ts';
 import { installBindingCookie, presentedBinding } from '../app-install-binding.ts';
@@ -37,9 +37,8 @@ export function appOAuthRoutes(deps: AppDeps) {
   app.get(APP_PATHS.oauthRedirect, async (c) => {
     if (!deps.appInstalls) return failed(c, 503, 'App not configured', 'Set APP_CLIENT_ID and APP_CLIENT_SECRET to install the app.');
     const param = (name: string) => c.req.query(name)?.slice(0, PARAM_MAX_CHARS) ?? null;
+    // The cookie stays: another install tab of this browser may still come back with its state.
     const shown = await presentedBinding(getCookie(c, binding.name));
-    // One try per start: the cookie goes whatever happens next.
-    deleteCookie(c, binding.name, binding.options);
     try {
       await deps.appInstalls.finishInstall({ state: param('state'), code: param('code'), error: param('error'), binding: shown });
     } catch (error) {
