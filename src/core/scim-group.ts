@@ -21,7 +21,7 @@ export function groupIdOfTarget(target: string): string | null {
 /** A member as the last sync stored it. */
 export type GroupMember = DirectoryUser & { muted: boolean };
 
-type GroupChange = 'added' | 'removed: left group' | 'removed: deactivated' | 'removed: group deleted';
+type GroupChange = 'added' | 'removed: left group' | 'removed: deactivated' | 'removed: group deleted' | 'refused: email not one address';
 
 export type GroupLogChange = GroupChange | 'sync failed';
 
@@ -52,6 +52,10 @@ export function diffMembers(
     const was = before.get(user.id);
     if (user.active && (!was || !was.active)) changes.push(entry(user, 'added'));
     else if (!user.active && was?.active) changes.push(entry(user, 'removed: deactivated'));
+    // Said once: when the member comes with such an email, or their good one turns into one. The
+    // stored email is then null, so the next syncs see nothing new.
+    if (user.refusedEmail !== undefined && (!was || was.email !== null))
+      changes.push({ ...entry(user, 'refused: email not one address'), email: user.refusedEmail });
   }
   for (const was of previous) {
     if (now.has(was.id) || !was.active) continue;
