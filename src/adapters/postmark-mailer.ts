@@ -54,7 +54,7 @@ export function createPostmarkMailer(options: PostmarkMailerOptions): Mailer {
             Subject: mail.subject,
             TextBody: mail.text,
             HtmlBody: mail.html,
-            Headers: Object.entries(mail.headers).map(([Name, Value]) => ({ Name, Value })),
+            Headers: Object.entries({ ...mail.headers, ...(mail.messageId ? { 'Message-ID': mail.messageId } : {}) }).map(([Name, Value]) => ({ Name, Value })),
             MessageStream: options.messageStream ?? POSTMARK_DEFAULT_STREAM,
           }),
           // Postmark never redirects; a 3xx means MAIL_API_URL points elsewhere.

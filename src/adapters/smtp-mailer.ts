@@ -50,6 +50,7 @@ export function createSmtpMailer(options: SmtpMailerOptions): Mailer {
           text: mail.text,
           html: mail.html,
           headers: mail.headers,
+          ...(mail.messageId ? { messageId: mail.messageId } : {}),
           // The message is built from strings only: never let a path or URL pull in content.
           disableFileAccess: true,
           disableUrlAccess: true,

@@ -4,6 +4,7 @@
  * (fanout, outbox, filters) treats it as the one subscription it is.
  */
 import { z } from 'zod';
+import { sha256Hex } from './content-hash.ts';
 import type { DirectoryUser } from './scim-resources.ts';
 import { subscriptionFiltersSchema, timeZoneSchema } from './subscription.ts';
 
@@ -78,6 +79,16 @@ export function memberListChanges(previous: readonly DirectoryUser[], current: r
   });
   const now = new Set(current.map((u) => u.id));
   return { upserts, removedIds: previous.filter((u) => !now.has(u.id)).map((u) => u.id) };
+}
+
+/**
+ * The Message-ID of one member's mail of one delivery: the same on every send of it, so the copy
+ * a crash makes us send again (the mails in flight at the kill) is one the member's client can
+ * drop. Hashed: the delivery key and the directory's user id need not be Message-ID syntax.
+ */
+export async function memberMessageId(deliveryKey: string, userId: string, domain: string): Promise<string> {
+  const digest = await sha256Hex(`${deliveryKey}\n${userId}`);
+  return `<group.${digest.slice(0, 40)}@${domain}>`;
 }
 
 /** Ids of former active members the sync needs the directory's word on (left the group, or deactivated). */

@@ -81,6 +81,12 @@ describe('createPostmarkMailer against a Postmark stand-in on loopback', () => {
     expect(postmark.accepted.at(-1)).toMatchObject({ To: 'grace@example.com', MessageStream: 'status-alerts' });
   });
 
+  it('sends the Message-ID it is given as a header', async () => {
+    const messageId = '<group.0123456789abcdef@status.example.org>';
+    expect(await mailer.send({ ...mailTo('ada@example.com'), messageId })).toMatchObject({ ok: true });
+    expect(postmark.accepted.at(-1)!.Headers).toContainEqual({ Name: 'Message-ID', Value: messageId });
+  });
+
   it.each(HOSTILE_ADDRESSES)('refuses %j for good without asking Postmark, whose To is a list', async (to) => {
     const before = postmark.requests.length;
     const result = await mailer.send(mailTo(to));

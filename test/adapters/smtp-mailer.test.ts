@@ -107,6 +107,13 @@ describe('createSmtpMailer against a real SMTP server', () => {
     expect(mail.to).toMatchObject({ value: [{ address: 'grace@example.com', name: '' }] });
   });
 
+  it('sends the Message-ID it is given, the same on every send of one mail', async () => {
+    const messageId = '<group.0123456789abcdef@status.example.org>';
+    for (let i = 0; i < 2; i++) expect(await mailer.send({ ...mailTo('twice@example.com'), messageId })).toMatchObject({ ok: true, messageId });
+    const copies = smtp.received.filter((m) => JSON.stringify(m.to).includes('twice@'));
+    expect(copies.map((m) => m.messageId)).toEqual([messageId, messageId]);
+  });
+
   it.each(HOSTILE_ADDRESSES)('refuses %j for good and names nobody in RCPT TO', async (to) => {
     const before = { rcpt: smtp.rcptTo.length, received: smtp.received.length };
     const result = await mailer.send(mailTo(to));

@@ -1,6 +1,6 @@
 /** The pure decisions of group subscriptions: who changed and why, how to read users, where paging goes, and the client's pacing. */
 import { describe, expect, it } from 'vitest';
-import { chooseUserReads, departedMembers, diffMembers, memberListChanges, receives } from '../../src/core/scim-group.ts';
+import { chooseUserReads, departedMembers, diffMembers, memberListChanges, memberMessageId, receives } from '../../src/core/scim-group.ts';
 import { pace, scopesOf, type PacerBuckets } from '../../src/core/scim-pacer.ts';
 import { nextPage, scimErrorCode, toDirectoryUser } from '../../src/core/scim-resources.ts';
 import type { DirectoryUser } from '../../src/core/scim-resources.ts';
@@ -135,6 +135,18 @@ describe('a directory email that is not one address', () => {
     const user = toDirectoryUser({ id: 'U3', emails: [{ value, primary: true }], active: true });
     expect(user).toMatchObject({ email: null, refusedEmail: value });
     expect(receives({ ...user, muted: false })).toBe(false);
+  });
+});
+
+describe('memberMessageId', () => {
+  it('is the same for one member of one delivery every time, and differs for any other', async () => {
+    const id = await memberMessageId('msg_delivery_1', 'U01', 'status.example.test');
+    expect(id).toMatch(/^<group\.[0-9a-f]{40}@status\.example\.test>$/);
+    expect(await memberMessageId('msg_delivery_1', 'U01', 'status.example.test')).toBe(id);
+    expect(await memberMessageId('msg_delivery_1', 'U02', 'status.example.test')).not.toBe(id);
+    expect(await memberMessageId('msg_delivery_2', 'U01', 'status.example.test')).not.toBe(id);
+    // A user id of any shape still makes a Message-ID of the header's syntax.
+    expect(await memberMessageId('msg_delivery_1', 'a b>\r\nBcc: x', 'status.example.test')).toMatch(/^<group\.[0-9a-f]{40}@status\.example\.test>$/);
   });
 });
 
