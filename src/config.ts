@@ -2,6 +2,7 @@
 import { z } from 'zod';
 import { DEFAULT_RETENTION, type RetentionSettings } from './core/retention.ts';
 import { DEFAULT_MAX_INCIDENT_WRITES_PER_POLL } from './core/diff.ts';
+import { parseMailbox, singleAddress } from './core/email-address.ts';
 
 const integer = (name: string, min: number, max: number) =>
   z.coerce
@@ -17,6 +18,25 @@ const boolean = (name: string) =>
     .toLowerCase()
     .refine((v) => ['true', 'false', '1', '0', 'yes', 'no'].includes(v), `${name} must be true or false`)
     .transform((v) => ['true', '1', 'yes'].includes(v));
+
+/** One recipient (core/email-address.ts): a list or a display name here would mail strangers. */
+const oneAddress = (name: string) =>
+  z.string().transform((text, ctx) => {
+    const check = singleAddress(text);
+    if (check.ok) return check.address;
+    ctx.addIssue({ code: 'custom', message: `${name} must be one email address such as ops@example.com: ${check.reason}` });
+    return z.NEVER;
+  });
+
+/** One sender, with or without a display name; kept as written, since the mailers parse it again. */
+const oneMailbox = (name: string) =>
+  z
+    .string()
+    .trim()
+    .superRefine((text, ctx) => {
+      const check = parseMailbox(text);
+      if (!check.ok) ctx.addIssue({ code: 'custom', message: `${name} must be one sender such as "statuswatch <status@example.com>": ${check.reason}` });
+    });
 
 const httpUrl = (name: string) => z.url({ protocol: /^https?$/, error: `${name} must be an http(s) URL` }).transform((u) => u.replace(/\/+$/, ''));
 
@@ -44,7 +64,7 @@ export const configSchema = z
     // 32 bytes as 64 hex characters or base64: encrypts webhook secrets at rest (AES-256-GCM).
     SECRET_KEY: z.string().trim().optional(),
     SMTP_URL: z.url({ protocol: /^smtps?$/, error: 'SMTP_URL must be smtp://user:pass@host:587 or smtps://...' }).optional(),
-    MAIL_FROM: z.string().trim().min(3).optional(),
+    MAIL_FROM: oneMailbox('MAIL_FROM').optional(),
     // Email through Postmark's HTTP API instead of SMTP: what the Workers form uses, where no SMTP
     // connection can be made. The server token is a secret: no message ever prints it.
     MAIL_API_TOKEN: z
@@ -59,7 +79,7 @@ export const configSchema = z
       .regex(/^[A-Za-z0-9_-]{1,100}$/, 'MAIL_API_STREAM must be a Postmark message stream ID such as "outbound" (letters, digits, - and _)')
       .default('outbound'),
     // Told when a subscription is paused (a 410, or five days of failures), besides the log.
-    ADMIN_EMAIL: z.email({ error: 'ADMIN_EMAIL must be an email address' }).optional(),
+    ADMIN_EMAIL: oneAddress('ADMIN_EMAIL').optional(),
     // Lets webhooks reach loopback and private addresses: receivers on an internal network, local tests.
     WEBHOOK_ALLOW_PRIVATE: boolean('WEBHOOK_ALLOW_PRIVATE').default(false),
     // Behind a reverse proxy: rate limits key on the last X-Forwarded-For entry, not the proxy's address.

@@ -1,6 +1,7 @@
 /** The settings of email through Postmark's HTTP API (the Workers form's mail), as config.ts parses them. */
 import { describe, expect, it } from 'vitest';
 import { CONFIG_KEYS, ConfigError, parseConfig } from '../src/config.ts';
+import { HOSTILE_ADDRESSES } from './fixtures/hostile-addresses.ts';
 
 const TOKEN = 'b0a1c2d3-e4f5-4a6b-8c7d-9e0f1a2b3c4d';
 const FROM = 'statuswatch <alerts@status.example.org>';
@@ -56,5 +57,23 @@ describe('mail API settings', () => {
   it('are not flags of the Node command, which sends mail over SMTP', () => {
     for (const key of ['MAIL_API_TOKEN', 'MAIL_API_URL', 'MAIL_API_STREAM']) expect(CONFIG_KEYS).not.toContain(key);
     expect(CONFIG_KEYS).toContain('SMTP_URL');
+  });
+});
+
+describe('addresses in settings', () => {
+  it('take ADMIN_EMAIL as one bare address and MAIL_FROM as one mailbox', () => {
+    expect(parseConfig({ ADMIN_EMAIL: ' ops@example.com ', MAIL_FROM: FROM })).toMatchObject({ ADMIN_EMAIL: 'ops@example.com', MAIL_FROM: FROM });
+  });
+
+  it.each(HOSTILE_ADDRESSES)('refuse ADMIN_EMAIL %j, which names a recipient besides the admin', (value) => {
+    expect(configError({ ADMIN_EMAIL: value })).toMatch(
+      /^invalid configuration:\n {2}ADMIN_EMAIL: ADMIN_EMAIL must be one email address such as ops@example.com: it /,
+    );
+  });
+
+  it('refuse a MAIL_FROM that is a list, a group or carries a line break', () => {
+    for (const value of ['status@example.com, eve@evil.example', 'senders:status@example.com;', 'statuswatch <status@example.com>\nBcc: eve@evil.example']) {
+      expect(configError({ MAIL_FROM: value }), value).toMatch(/^invalid configuration:\n {2}MAIL_FROM: MAIL_FROM must be one sender such as/);
+    }
   });
 });

@@ -4,6 +4,7 @@
  * answer, and every answer sorted into what the caller should do.
  */
 import type { Config } from '../config.ts';
+import { parseMailbox, recipientRefusal } from '../core/email-address.ts';
 import type { MailResult, Mailer, OutgoingMail } from '../core/ports.ts';
 import { createTextPrefix, readCappedBody } from './capped-body.ts';
 
@@ -33,9 +34,14 @@ export function createPostmarkMailer(options: PostmarkMailerOptions): Mailer {
   const endpoint = `${(options.apiUrl ?? POSTMARK_API_URL).replace(/\/+$/, '')}/email`;
   const timeoutMs = options.timeoutMs ?? MAIL_API_TIMEOUT_MS;
   const maxResponseBytes = options.maxResponseBytes ?? MAIL_API_MAX_RESPONSE_BYTES;
+  const sender = parseMailbox(options.from);
+  if (!sender.ok) throw new Error(`the sender ${JSON.stringify(options.from)} is not one mailbox: ${sender.reason}`);
 
   return {
     async send(mail: OutgoingMail): Promise<MailResult> {
+      // Postmark reads To as a comma-separated list: only one bare address may reach it.
+      const refused = recipientRefusal(mail.to);
+      if (refused) return refused;
       const signal = AbortSignal.timeout(timeoutMs);
       let status: number | null = null;
       try {
@@ -48,7 +54,7 @@ export function createPostmarkMailer(options: PostmarkMailerOptions): Mailer {
             Subject: mail.subject,
             TextBody: mail.text,
             HtmlBody: mail.html,
-            Headers: Object.entries(mail.headers).map(([Name, Value]) => ({ Name, Value })),
+            Headers: Object.entries({ ...mail.headers, ...(mail.messageId ? { 'Message-ID': mail.messageId } : {}) }).map(([Name, Value]) => ({ Name, Value })),
             MessageStream: options.messageStream ?? POSTMARK_DEFAULT_STREAM,
           }),
           // Postmark never redirects; a 3xx means MAIL_API_URL points elsewhere.

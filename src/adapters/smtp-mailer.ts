@@ -1,11 +1,12 @@
 /** The Mailer over SMTP with nodemailer: pooled connections, and every failure sorted into what the caller should do. */
 import { createTransport, type NodemailerError } from 'nodemailer';
+import { parseMailbox, recipientRefusal } from '../core/email-address.ts';
 import type { MailResult, Mailer, OutgoingMail } from '../core/ports.ts';
 
 export type SmtpMailerOptions = {
   /** `smtp://user:pass@host:587` or `smtps://...:465`; query parameters as nodemailer reads them. */
   smtpUrl: string;
-  /** The From header and envelope sender (`MAIL_FROM`). */
+  /** The From header and envelope sender (`MAIL_FROM`): one mailbox, as config.ts checks. */
   from: string;
   /** One connection per message when false; default true. */
   pool?: boolean;
@@ -21,6 +22,9 @@ const GREETING_TIMEOUT_MS = 10_000;
 const SOCKET_TIMEOUT_MS = 30_000;
 
 export function createSmtpMailer(options: SmtpMailerOptions): Mailer {
+  const sender = parseMailbox(options.from);
+  if (!sender.ok) throw new Error(`the sender ${JSON.stringify(options.from)} is not one mailbox: ${sender.reason}`);
+  const from = { name: sender.mailbox.name ?? '', address: sender.mailbox.address };
   const transport = createTransport({
     url: options.smtpUrl,
     pool: options.pool ?? true,
@@ -33,14 +37,20 @@ export function createSmtpMailer(options: SmtpMailerOptions): Mailer {
 
   return {
     async send(mail: OutgoingMail): Promise<MailResult> {
+      const refused = recipientRefusal(mail.to);
+      if (refused) return refused;
       try {
         const info = await transport.sendMail({
-          from: options.from,
-          to: mail.to,
+          // Addresses go in as parsed objects and the envelope is given outright: nodemailer reads
+          // a string as an address list, so nothing here is parsed again.
+          from,
+          to: { name: '', address: mail.to },
+          envelope: { from: from.address, to: [{ name: '', address: mail.to }] },
           subject: mail.subject,
           text: mail.text,
           html: mail.html,
           headers: mail.headers,
+          ...(mail.messageId ? { messageId: mail.messageId } : {}),
           // The message is built from strings only: never let a path or URL pull in content.
           disableFileAccess: true,
           disableUrlAccess: true,

@@ -1,15 +1,16 @@
 /**
  * Sends one delivery of a group subscription: one mail to each member who receives (active, with
  * a primary email, not muted), in the member's own time zone when the directory has one, each
- * with a one-click unsubscribe that mutes that member for that group only. Sends are recorded per
- * member under the delivery's message id, so a retry, or a run after a crash, mails only the
- * members not yet sent; the delivery is done once every member is sent or refused for good.
+ * with a one-click unsubscribe that mutes that member for that group only. Each send is recorded
+ * under the delivery's message id as soon as it ends, so a retry, or a run after a crash, mails
+ * only the members not yet recorded: a crash sends again at most the mails in flight, under the
+ * same Message-ID. The delivery is done once every member is sent or refused for good.
  */
 import type { SendResult } from './channel-sender.ts';
 import type { EmailContext, RenderedEmail } from '../core/email-render.ts';
 import type { Clock, Logger, Mailer, StoredSubscription } from '../core/ports.ts';
 import type { GroupDirectoryStore, MemberSend } from '../core/ports/scim-directory.ts';
-import type { GroupMember } from '../core/scim-group.ts';
+import { memberMessageId, type GroupMember } from '../core/scim-group.ts';
 import type { SecretBox } from '../core/secret-box.ts';
 import { canonicalTimeZone } from '../core/subscription.ts';
 import type { GroupSync } from './group-sync.ts';
@@ -18,8 +19,6 @@ import type { GroupSync } from './group-sync.ts';
 const SEND_CONCURRENCY = 8;
 /** No bound on one attempt's mails (Node): still a number, since it is a store read's LIMIT. */
 const UNBOUNDED = Number.MAX_SAFE_INTEGER;
-/** Sends recorded in one write: a crash re-sends at most this many (per worker) members. */
-const RECORD_EVERY = 20;
 
 export const MEMBER_UNSUBSCRIBE_PATH = '/unsubscribe/member';
 
@@ -46,6 +45,7 @@ type MemberTokenBody = { s: string; u: string };
 
 export function createGroupMail(deps: GroupMailDeps) {
   const { store, clock } = deps;
+  const messageIdDomain = new URL(deps.publicUrl).hostname;
 
   async function unsubscribeUrl(subscriptionId: string, userId: string): Promise<string> {
     const token = await deps.secrets.seal(JSON.stringify({ s: subscriptionId, u: userId } satisfies MemberTokenBody));
@@ -86,14 +86,12 @@ export function createGroupMail(deps: GroupMailDeps) {
       const waiting = await store.unsentReceivers(subscription.id, deliveryKey, Math.min(turn + 1, UNBOUNDED));
       const members = waiting.slice(0, turn);
       const more = waiting.length > members.length;
-      const pending: MemberSend[] = [];
       const temporary: string[] = [];
       let sent = 0;
       let refused = 0;
-      const flush = async () => {
-        const batch = pending.splice(0);
-        await store.recordMemberSends(deliveryKey, batch, clock.now());
-      };
+      // One small write per member as its send ends (one statement, one row): with a write per
+      // batch, a kill re-sent the whole unrecorded batch.
+      const record = (send: MemberSend) => store.recordMemberSends(deliveryKey, [send], clock.now());
       const sendOne = async (member: GroupMember) => {
         const zone = member.timeZone ? canonicalTimeZone(member.timeZone) : null;
         const link = await unsubscribeUrl(subscription.id, member.id);
@@ -104,25 +102,28 @@ export function createGroupMail(deps: GroupMailDeps) {
           manageUrl: link,
           sanitizeHtml: deps.sanitizeHtml,
         });
-        const result = await deps.mailer.send({ to: member.email!, ...email, subject: (options.subjectPrefix ?? '') + email.subject });
+        const result = await deps.mailer.send({
+          to: member.email!,
+          ...email,
+          subject: (options.subjectPrefix ?? '') + email.subject,
+          messageId: await memberMessageId(deliveryKey, member.id, messageIdDomain),
+        });
         if (result.ok) {
           sent += 1;
-          pending.push({ userId: member.id, state: 'sent' });
+          await record({ userId: member.id, state: 'sent' });
         } else if (!result.retryable) {
           refused += 1;
-          pending.push({ userId: member.id, state: 'refused' });
+          await record({ userId: member.id, state: 'refused' });
           deps.logger.warn("a group member's mail was refused", { subscription: subscription.id, member: member.id, response: result.response });
         } else {
           temporary.push(`${member.id}: ${result.response}`);
         }
-        if (pending.length >= RECORD_EVERY) await flush();
       };
       const queue = [...members];
       const worker = async () => {
         for (let m = queue.shift(); m; m = queue.shift()) await sendOne(m);
       };
       await Promise.all(Array.from({ length: Math.min(SEND_CONCURRENCY, queue.length) }, worker));
-      await flush();
       if (temporary.length === 0 && more) {
         const error = `more members left for the next attempt (at most ${turn} a turn)`;
         // Held until now: due again at once, its attempts not counted and its subscription not

@@ -4,6 +4,7 @@
  * (fanout, outbox, filters) treats it as the one subscription it is.
  */
 import { z } from 'zod';
+import { sha256Hex } from './content-hash.ts';
 import type { DirectoryUser } from './scim-resources.ts';
 import { subscriptionFiltersSchema, timeZoneSchema } from './subscription.ts';
 
@@ -21,7 +22,7 @@ export function groupIdOfTarget(target: string): string | null {
 /** A member as the last sync stored it. */
 export type GroupMember = DirectoryUser & { muted: boolean };
 
-type GroupChange = 'added' | 'removed: left group' | 'removed: deactivated' | 'removed: group deleted';
+type GroupChange = 'added' | 'removed: left group' | 'removed: deactivated' | 'removed: group deleted' | 'refused: email not one address';
 
 export type GroupLogChange = GroupChange | 'sync failed';
 
@@ -52,6 +53,10 @@ export function diffMembers(
     const was = before.get(user.id);
     if (user.active && (!was || !was.active)) changes.push(entry(user, 'added'));
     else if (!user.active && was?.active) changes.push(entry(user, 'removed: deactivated'));
+    // Said once: when the member comes with such an email, or their good one turns into one. The
+    // stored email is then null, so the next syncs see nothing new.
+    if (user.refusedEmail !== undefined && (!was || was.email !== null))
+      changes.push({ ...entry(user, 'refused: email not one address'), email: user.refusedEmail });
   }
   for (const was of previous) {
     if (now.has(was.id) || !was.active) continue;
@@ -74,6 +79,16 @@ export function memberListChanges(previous: readonly DirectoryUser[], current: r
   });
   const now = new Set(current.map((u) => u.id));
   return { upserts, removedIds: previous.filter((u) => !now.has(u.id)).map((u) => u.id) };
+}
+
+/**
+ * The Message-ID of one member's mail of one delivery: the same on every send of it, so the copy
+ * a crash makes us send again (the mails in flight at the kill) is one the member's client can
+ * drop. Hashed: the delivery key and the directory's user id need not be Message-ID syntax.
+ */
+export async function memberMessageId(deliveryKey: string, userId: string, domain: string): Promise<string> {
+  const digest = await sha256Hex(`${deliveryKey}\n${userId}`);
+  return `<group.${digest.slice(0, 40)}@${domain}>`;
 }
 
 /** Ids of former active members the sync needs the directory's word on (left the group, or deactivated). */

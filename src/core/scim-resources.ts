@@ -1,5 +1,6 @@
 /** Zod schemas for the SCIM answers a reading client gets (user, group, list, error body), and their conversions. */
 import { z } from 'zod';
+import { singleAddress } from './email-address.ts';
 
 export type ScimVersionName = 'v2' | 'v1';
 
@@ -8,6 +9,11 @@ export type DirectoryUser = {
   id: string;
   /** The primary email; null when the user has none (such a member receives nothing). */
   email: string | null;
+  /**
+   * The directory's primary email when it is not one bare address (core/email-address.ts): the
+   * member's `email` is then null, so nothing is sent, and the audit list shows this value. Never stored.
+   */
+  refusedEmail?: string;
   active: boolean;
   /** The user's own IANA zone from the directory, when set: it wins over the subscription's. */
   timeZone: string | null;
@@ -75,9 +81,13 @@ function firstWord(text: string): string | null {
 
 export function toDirectoryUser(user: z.infer<typeof scimUserSchema>): DirectoryUser {
   const primary = user.emails?.find((e) => e.primary === true) ?? null;
+  // A value mail software would read as a list (or a group, or with a display name) must never
+  // reach a mailer: it would mail a stranger with this member's own unsubscribe link.
+  const checked = primary ? singleAddress(primary.value) : null;
   return {
     id: user.id,
-    email: primary && primary.value.includes('@') ? primary.value : null,
+    email: checked?.ok ? checked.address : null,
+    ...(primary && !checked?.ok ? { refusedEmail: primary.value } : {}),
     active: user.active === true,
     timeZone: user.timezone ? user.timezone : null,
     // The spec: displayName is used in preference to userName, and comes back "" when unset.

@@ -1,5 +1,6 @@
 /** Who wants which news, where: the subscription types and the zod schemas that parse a request to subscribe. */
 import { z } from 'zod';
+import { singleAddress } from './email-address.ts';
 import { EVENT_TYPES, type EventType } from './events.ts';
 
 /**
@@ -37,8 +38,6 @@ export type NewSubscription = Pick<Subscription, 'channel' | 'target' | 'filters
 export const FILTER_MAX_ENTRIES = 50;
 const FILTER_ENTRY_MAX_CHARS = 100;
 const URL_MAX_CHARS = 2048;
-// RFC 5321 limits a forward path to 256 octets including the angle brackets.
-const EMAIL_MAX_CHARS = 254;
 export const DEFAULT_TIME_ZONE = 'UTC';
 
 const nameList = (name: string, normalize: (entry: string) => string) =>
@@ -157,9 +156,12 @@ export function parseAppTarget(target: string): { installationId: string; conver
 
 const emailSchema = z
   .string({ error: (issue) => (issue.input === undefined ? 'an email subscription needs email' : 'email must be a string') })
-  .trim()
-  .max(EMAIL_MAX_CHARS, `email must be at most ${EMAIL_MAX_CHARS} characters`)
-  .pipe(z.email({ error: 'email must be an address such as ops@example.com' }));
+  .transform((text, ctx) => {
+    const check = singleAddress(text);
+    if (check.ok) return check.address;
+    ctx.addIssue({ code: 'custom', message: `email must be one address such as ops@example.com: ${check.reason}` });
+    return z.NEVER;
+  });
 
 /** A zone Intl knows, in its canonical spelling ("europe/berlin" → "Europe/Berlin"). */
 export const timeZoneSchema = z

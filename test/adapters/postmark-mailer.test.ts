@@ -9,6 +9,7 @@ import { renderEmail } from '../../src/core/email-render.ts';
 import { groupForMessages, type IncidentUpdate } from '../../src/core/notification-message.ts';
 import type { Mailer, OutgoingMail } from '../../src/core/ports.ts';
 import { filesIncidentResolved, one, type RawIncident } from '../fixtures/vendor-builders.ts';
+import { HOSTILE_ADDRESSES } from '../fixtures/hostile-addresses.ts';
 import { startPostmark, type TestPostmark } from '../helpers/postmark-api.ts';
 
 function update(after: RawIncident, before?: RawIncident): IncidentUpdate {
@@ -78,6 +79,19 @@ describe('createPostmarkMailer against a Postmark stand-in on loopback', () => {
     const broadcast = createPostmarkMailer({ serverToken: postmark.token, from: FROM, apiUrl: `${postmark.url}/`, messageStream: 'status-alerts' });
     expect(await broadcast.send(mailTo('grace@example.com'))).toMatchObject({ ok: true });
     expect(postmark.accepted.at(-1)).toMatchObject({ To: 'grace@example.com', MessageStream: 'status-alerts' });
+  });
+
+  it('sends the Message-ID it is given as a header', async () => {
+    const messageId = '<group.0123456789abcdef@status.example.org>';
+    expect(await mailer.send({ ...mailTo('ada@example.com'), messageId })).toMatchObject({ ok: true });
+    expect(postmark.accepted.at(-1)!.Headers).toContainEqual({ Name: 'Message-ID', Value: messageId });
+  });
+
+  it.each(HOSTILE_ADDRESSES)('refuses %j for good without asking Postmark, whose To is a list', async (to) => {
+    const before = postmark.requests.length;
+    const result = await mailer.send(mailTo(to));
+    expect(result).toMatchObject({ ok: false, kind: 'recipient_rejected', retryable: false, response: expect.stringContaining('not one bare email address') });
+    expect(postmark.requests.length).toBe(before);
   });
 
   it('reports an inactive recipient (422, ErrorCode 406) as the recipient rejected: suppress the address', async () => {

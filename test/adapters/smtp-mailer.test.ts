@@ -8,6 +8,7 @@ import { planPoll, type ArchivedIncident } from '../../src/core/diff.ts';
 import { renderEmail, type EmailContext } from '../../src/core/email-render.ts';
 import type { Mailer, OutgoingMail } from '../../src/core/ports.ts';
 import { groupForMessages, type IncidentUpdate } from '../../src/core/notification-message.ts';
+import { HOSTILE_ADDRESSES } from '../fixtures/hostile-addresses.ts';
 import { filesIncidentResolved, one, type RawIncident } from '../fixtures/vendor-builders.ts';
 
 function update(after: RawIncident, before?: RawIncident): IncidentUpdate {
@@ -96,6 +97,29 @@ describe('createSmtpMailer against a real SMTP server', () => {
     const result = await mailer.send(mailTo(`rcpt${code}@example.com`));
     expect(result).toMatchObject({ ok: false, kind: 'recipient_rejected', code, retryable: false });
     expect(result.ok || result.response).toContain('rejected by test');
+  });
+
+  it('names exactly the one recipient in RCPT TO, and the sender alone in MAIL FROM', async () => {
+    const before = smtp.rcptTo.length;
+    expect(await mailer.send(mailTo('grace@example.com'))).toMatchObject({ ok: true });
+    expect(smtp.rcptTo.slice(before)).toEqual(['grace@example.com']);
+    const mail = smtp.received.find((m) => JSON.stringify(m.to).includes('grace@'))!;
+    expect(mail.to).toMatchObject({ value: [{ address: 'grace@example.com', name: '' }] });
+  });
+
+  it('sends the Message-ID it is given, the same on every send of one mail', async () => {
+    const messageId = '<group.0123456789abcdef@status.example.org>';
+    for (let i = 0; i < 2; i++) expect(await mailer.send({ ...mailTo('twice@example.com'), messageId })).toMatchObject({ ok: true, messageId });
+    const copies = smtp.received.filter((m) => JSON.stringify(m.to).includes('twice@'));
+    expect(copies.map((m) => m.messageId)).toEqual([messageId, messageId]);
+  });
+
+  it.each(HOSTILE_ADDRESSES)('refuses %j for good and names nobody in RCPT TO', async (to) => {
+    const before = { rcpt: smtp.rcptTo.length, received: smtp.received.length };
+    const result = await mailer.send(mailTo(to));
+    expect(result).toMatchObject({ ok: false, kind: 'recipient_rejected', retryable: false, response: expect.stringContaining('not one bare email address') });
+    expect(smtp.rcptTo.slice(before.rcpt)).toEqual([]);
+    expect(smtp.received.length).toBe(before.received);
   });
 
   it('reports a 5xx at DATA as this message refused, not the address', async () => {

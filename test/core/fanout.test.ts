@@ -150,7 +150,7 @@ describe('filters from a request to subscribe', () => {
     expect(issues({ channel: 'channel' })).toEqual(['url: a channel subscription needs url']);
     expect(issues({ channel: 'webhook', url: 'http://hooks.example.com/in' })).toEqual(['url: url must be an https: URL, got scheme http:']);
     expect(issues({ channel: 'email', email: 'ops', timezone: 'Mars/Olympus' })).toEqual([
-      'email: email must be an address such as ops@example.com',
+      'email: email must be one address such as ops@example.com: it is not an email address',
       'timezone: timezone must be an IANA time zone such as Europe/Berlin, got "Mars/Olympus"',
     ]);
     expect(issues({ channel: 'email', email: 'ops@example.com', filters: { events: ['incident.deleted'], services: Array(51).fill('x') } })).toEqual([

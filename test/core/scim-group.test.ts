@@ -1,9 +1,10 @@
 /** The pure decisions of group subscriptions: who changed and why, how to read users, where paging goes, and the client's pacing. */
 import { describe, expect, it } from 'vitest';
-import { chooseUserReads, departedMembers, diffMembers, memberListChanges, receives } from '../../src/core/scim-group.ts';
+import { chooseUserReads, departedMembers, diffMembers, memberListChanges, memberMessageId, receives } from '../../src/core/scim-group.ts';
 import { pace, scopesOf, type PacerBuckets } from '../../src/core/scim-pacer.ts';
 import { nextPage, scimErrorCode, toDirectoryUser } from '../../src/core/scim-resources.ts';
 import type { DirectoryUser } from '../../src/core/scim-resources.ts';
+import { HOSTILE_ADDRESSES } from '../fixtures/hostile-addresses.ts';
 
 const u = (id: string, active = true): DirectoryUser => ({ id, email: `${id}@example.test`, active, timeZone: null, displayName: id });
 
@@ -31,6 +32,17 @@ describe('diffMembers', () => {
     expect(diffMembers([u('A'), u('B', false)], null, () => undefined)).toEqual([
       { userId: 'A', email: 'A@example.test', displayName: 'A', change: 'removed: group deleted' },
     ]);
+  });
+
+  it('puts a member whose email is not one address on the audit list once, with the value the directory gave', () => {
+    const hostile = (id: string): DirectoryUser => ({ ...u(id), email: null, refusedEmail: `${id}@example.test, eve@evil.example` });
+    expect(diffMembers([u('A')], [u('A'), hostile('B')], () => undefined)).toEqual([
+      { userId: 'B', email: null, displayName: 'B', change: 'added' },
+      { userId: 'B', email: 'B@example.test, eve@evil.example', displayName: 'B', change: 'refused: email not one address' },
+    ]);
+    // A good address that turns hostile is said too; once stored as none, it is not said again.
+    expect(diffMembers([u('A')], [hostile('A')], () => undefined).map((c) => c.change)).toEqual(['refused: email not one address']);
+    expect(diffMembers([{ ...u('A'), email: null }], [hostile('A')], () => undefined)).toEqual([]);
   });
 
   it('says nothing when nothing changed', () => {
@@ -113,7 +125,28 @@ describe('SCIM answers', () => {
     ).toBe('work@x.test');
     expect(toDirectoryUser({ id: 'U1', emails: [{ value: 'home@x.test', primary: false }], active: true }).email).toBeNull();
     expect(toDirectoryUser({ id: 'U1', userName: 'u1', displayName: '' }).active).toBe(false);
+    expect(toDirectoryUser({ id: 'U1', emails: [{ value: ' work@x.test ', primary: true }], active: true }).email).toBe('work@x.test');
     expect(toDirectoryUser({ id: 'U1', userName: 'u1', displayName: '' }).displayName).toBe('u1');
+  });
+});
+
+describe('a directory email that is not one address', () => {
+  it.each(HOSTILE_ADDRESSES)('gives %j no email, and keeps the value for the audit list', (value) => {
+    const user = toDirectoryUser({ id: 'U3', emails: [{ value, primary: true }], active: true });
+    expect(user).toMatchObject({ email: null, refusedEmail: value });
+    expect(receives({ ...user, muted: false })).toBe(false);
+  });
+});
+
+describe('memberMessageId', () => {
+  it('is the same for one member of one delivery every time, and differs for any other', async () => {
+    const id = await memberMessageId('msg_delivery_1', 'U01', 'status.example.test');
+    expect(id).toMatch(/^<group\.[0-9a-f]{40}@status\.example\.test>$/);
+    expect(await memberMessageId('msg_delivery_1', 'U01', 'status.example.test')).toBe(id);
+    expect(await memberMessageId('msg_delivery_1', 'U02', 'status.example.test')).not.toBe(id);
+    expect(await memberMessageId('msg_delivery_2', 'U01', 'status.example.test')).not.toBe(id);
+    // A user id of any shape still makes a Message-ID of the header's syntax.
+    expect(await memberMessageId('msg_delivery_1', 'a b>\r\nBcc: x', 'status.example.test')).toMatch(/^<group\.[0-9a-f]{40}@status\.example\.test>$/);
   });
 });
 

@@ -40,6 +40,13 @@ describe('statuswatch command', () => {
     expect(bad.stderr).toContain('LOG_LEVEL: LOG_LEVEL must be debug, info, warn or error');
   });
 
+  it('refuses an ADMIN_EMAIL or MAIL_FROM that names more than one address, with exit 2', async () => {
+    const bad = await runCli(['serve'], { ADMIN_EMAIL: 'ops@example.com, eve@evil.example', MAIL_FROM: 'status@example.com;eve@evil.example' });
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain('ADMIN_EMAIL: ADMIN_EMAIL must be one email address such as ops@example.com: it is a list of addresses, not one');
+    expect(bad.stderr).toContain('MAIL_FROM: MAIL_FROM must be one sender such as "statuswatch <status@example.com>"');
+  });
+
   it('migrates a new database, then polls once and prints what changed', async () => {
     const database = join(tempDir(), 'nested', 'dir', 'archive.db');
     expect((await runCli(['migrate', '--database-path', database])).code).toBe(0);

@@ -4,10 +4,18 @@ import { simpleParser, type ParsedMail } from 'mailparser';
 import { SMTPServer, type SMTPServerOptions } from 'smtp-server';
 
 /** A real SMTP server in this process; a recipient's local part picks a fault ("rcpt451@..."). */
-export type TestSmtp = { port: number; url: string; received: ParsedMail[]; connections: number; close(): Promise<void> };
+export type TestSmtp = {
+  port: number;
+  url: string;
+  received: ParsedMail[];
+  /** Every address a client named in RCPT TO, accepted or not, in order. */
+  rcptTo: string[];
+  connections: number;
+  close(): Promise<void>;
+};
 
 export async function startSmtp(): Promise<TestSmtp> {
-  const state = { received: [] as ParsedMail[], connections: 0 };
+  const state = { received: [] as ParsedMail[], rcptTo: [] as string[], connections: 0 };
   const failWith = (responseCode: number, message: string) => Object.assign(new Error(message), { responseCode });
   const options: SMTPServerOptions = {
     disabledCommands: ['STARTTLS'],
@@ -18,6 +26,7 @@ export async function startSmtp(): Promise<TestSmtp> {
       callback();
     },
     onRcptTo(address, _session, callback) {
+      state.rcptTo.push(address.address);
       const fault = /^rcpt(\d{3})@/.exec(address.address);
       if (fault) return callback(failWith(Number(fault[1]), `rejected by test (${fault[1]})`));
       callback();
@@ -43,11 +52,15 @@ export async function startSmtp(): Promise<TestSmtp> {
     server.once('error', reject);
     server.listen(0, '127.0.0.1', () => resolve());
   });
+  // A client killed mid-session resets its connection: smtp-server reports that as an error event,
+  // which is that client's fault and no failure of the server.
+  server.on('error', () => {});
   const port = (server.server.address() as AddressInfo).port;
   return {
     port,
     url: `smtp://127.0.0.1:${port}`,
     received: state.received,
+    rcptTo: state.rcptTo,
     get connections() {
       return state.connections;
     },

@@ -5,6 +5,7 @@
  */
 import type { ParsedMail } from 'mailparser';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { HOSTILE_ADDRESSES } from '../fixtures/hostile-addresses.ts';
 import { rawIncident } from '../fixtures/vendor-builders.ts';
 import { startTestApp, type TestApp } from '../helpers/app-service.ts';
 import { startTestVendor, type TestVendor } from '../helpers/service.ts';
@@ -163,6 +164,18 @@ describe('email subscription pages', () => {
       /<input type="email" id="sub-email" name="email" value="not-an-address"[^>]*aria-describedby="sub-email-hint sub-email-error" aria-invalid="true"/,
     );
     expect(page.html).toMatch(/<select id="sub-timezone"[^>]*aria-invalid="true"/);
+    expect(smtp.received).toHaveLength(0);
+    expect(await subscriptions()).toHaveLength(0);
+  });
+
+  it('refuses an email that names more than one recipient, and sends nothing', async () => {
+    for (const email of HOSTILE_ADDRESSES) {
+      const page = await signUp(email);
+      expect(page.status, email).toBe(400);
+      expect(page.html).toContain('<a href="#sub-email">Enter an email address, such as ops@example.com.</a>');
+    }
+    const api = await service.admin('POST', '/api/subscriptions', { channel: 'email', email: 'ops@example.com, eve@evil.example' });
+    expect([api.status, api.body.detail]).toEqual([400, 'email: email must be one address such as ops@example.com: it is a list of addresses, not one']);
     expect(smtp.received).toHaveLength(0);
     expect(await subscriptions()).toHaveLength(0);
   });

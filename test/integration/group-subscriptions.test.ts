@@ -7,6 +7,7 @@
 import type { ParsedMail } from 'mailparser';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { RunningSimulatedScim } from '../../src/sim/scim/server.ts';
+import { HOSTILE_ADDRESSES } from '../fixtures/hostile-addresses.ts';
 import { rawIncident } from '../fixtures/vendor-builders.ts';
 import { startTestService, startTestVendor, type TestService, type TestVendor } from '../helpers/service.ts';
 import { startSmtp, type TestSmtp } from '../helpers/smtp.ts';
@@ -193,6 +194,33 @@ describe('group subscriptions', () => {
     const members = await service.admin('GET', `/api/subscriptions/${id}/members`);
     expect(members.body.members.map((m: { user_id: string; muted: boolean }) => m.muted)).toEqual([false, true, false]);
     expect(seed.firstUserId).toBe(members.body.members[0].user_id);
+  });
+
+  it('mails only members with one bare address: a directory email that names others is refused and put on the audit list', async () => {
+    await control(directory, 'POST', '/seed', { users: 8, groups: [{ displayName: 'Ops', members: 8 }] });
+    // A directory that lies: its user list carries, for five members, a primary email that mail
+    // software reads as more than one recipient (the simulator itself refuses to store these).
+    const page = await scim(directory, 'v2', '/Users?startIndex=1&count=1000');
+    const users = page.body.Resources as { id: string; emails: { value: string; primary: boolean }[] }[];
+    HOSTILE_ADDRESSES.forEach((value, i) => {
+      users[i + 3]!.emails = [{ value, primary: true }];
+    });
+    await control(directory, 'POST', '/faults', { target: 'users.list', kind: 'body', times: 1, body: JSON.stringify(page.body) });
+    const created = await service.admin('POST', '/api/subscriptions', { channel: 'email', group: 'Ops' });
+    expect(created.status).toBe(201);
+    const id: string = created.body.subscription.id;
+    smtp.rcptTo.length = 0;
+
+    await incident();
+    expect(new Set(smtp.rcptTo)).toEqual(new Set(['user00001@example.com', 'user00002@example.com', 'user00003@example.com']));
+    expect(recipients(smtp.received)).toEqual(['user00001@example.com', 'user00002@example.com', 'user00003@example.com']);
+    const audit = await service.admin('GET', `/api/subscriptions/${id}/audit?limit=20`);
+    const refused = audit.body.audit.filter((e: { change: string }) => e.change === 'refused: email not one address');
+    expect(refused.map((e: { user_id: string; email: string }) => [e.user_id, e.email]).sort()).toEqual(
+      HOSTILE_ADDRESSES.map((value, i) => [users[i + 3]!.id, value]).sort(),
+    );
+    const members = await service.admin('GET', `/api/subscriptions/${id}/members`);
+    expect(members.body.members.filter((m: { receives: boolean }) => m.receives)).toHaveLength(3);
   });
 
   it('sends a test to the admin, never to the group: refused without ADMIN_EMAIL', async () => {

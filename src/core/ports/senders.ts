@@ -1,7 +1,19 @@
 /** What carries a notification out: mail and webhooks. */
 
 /** A rendered email addressed to one recipient: what a Mailer sends. */
-export type OutgoingMail = { to: string; subject: string; text: string; html: string; headers: Record<string, string> };
+export type OutgoingMail = {
+  /** One bare address (core/email-address.ts); a Mailer refuses anything else. */
+  to: string;
+  subject: string;
+  text: string;
+  html: string;
+  headers: Record<string, string>;
+  /**
+   * The Message-ID, `<id@domain>`: set, every send of this mail carries the same one, so a mail
+   * sent again after a crash is one a receiving client can drop. Unset, the mailer makes one up.
+   */
+  messageId?: string;
+};
 
 /**
  * How a send ended. `recipient_rejected` is permanent for that address (the caller suppresses
