@@ -9,8 +9,18 @@ import { createRemoteJWKSet, errors, jwtVerify, SignJWT, type JWTPayload } from 
 export const ID_JAG_TYP = 'oauth-id-jag+jwt';
 /** The spec's sample: EMA access tokens live one hour. */
 export const ACCESS_TOKEN_LIFETIME_SECONDS = 3600;
-/** Accepted skew between the identity provider's clock and ours. */
+/**
+ * Accepted skew between the identity provider's clock and ours, both ways: `exp`, `nbf` and `iat`
+ * are checked with it, so an ID-JAG still verifies up to this long after its `exp`, and its spent
+ * `jti` is remembered as long (`verifiableUntilMs`).
+ */
 const CLOCK_TOLERANCE_SECONDS = 30;
+/**
+ * The longest-lived ID-JAG accepted (`exp - iat`). The spec's sample lives 300 s; twice that leaves
+ * room for a provider that gives a little more, and it bounds how long a spent `jti` is remembered:
+ * at most this plus twice the skew after the grant, whatever `exp` claims.
+ */
+export const ID_JAG_MAX_LIFETIME_SECONDS = 600;
 /** Keys are fetched at most this long; a provider that does not answer refuses the grant, never allows it. */
 const JWKS_TIMEOUT_MS = 5000;
 
@@ -25,6 +35,7 @@ export type AssertionRefusal =
   | 'not_yet_valid'
   | 'missing_claim'
   | 'wrong_client'
+  | 'too_long_lived'
   | 'keys_unavailable';
 
 export class AssertionRefused extends Error {
@@ -37,11 +48,22 @@ export class AssertionRefused extends Error {
   }
 }
 
-export type IdJagClaims = { iss: string; sub: string; jti: string; exp: number; scope: string | undefined; clientId: string };
+export type IdJagClaims = {
+  iss: string;
+  sub: string;
+  jti: string;
+  scope: string | undefined;
+  clientId: string;
+  /** The last moment this assertion verifies (`exp` plus the skew), epoch ms: how long its spent `jti` must be remembered. */
+  verifiableUntilMs: number;
+};
 
 export type IdJagVerifier = (assertion: string, expected: { audience: string; clientId: string; nowMs: number }) => Promise<IdJagClaims>;
 
-/** Verifies signature (keys from `jwksUrl`, cached by jose), typ, iss, aud, exp, nbf, and the claims a grant needs. */
+/**
+ * Verifies signature (keys from `jwksUrl`, cached by jose), typ, iss, aud, exp, nbf, iat (not in the
+ * future), the lifetime, and the claims a grant needs.
+ */
 export function createIdJagVerifier(settings: { issuer: string; jwksUrl: string }): IdJagVerifier {
   const keys = createRemoteJWKSet(new URL(settings.jwksUrl), { timeoutDuration: JWKS_TIMEOUT_MS });
   return async (assertion, expected) => {
@@ -53,7 +75,9 @@ export function createIdJagVerifier(settings: { issuer: string; jwksUrl: string 
         typ: ID_JAG_TYP,
         currentDate: new Date(expected.nowMs),
         clockTolerance: CLOCK_TOLERANCE_SECONDS,
-        requiredClaims: ['exp', 'sub', 'jti'],
+        requiredClaims: ['exp', 'iat', 'sub', 'jti'],
+        // Makes jose refuse an iat later than now plus the skew (and one older than the lifetime).
+        maxTokenAge: ID_JAG_MAX_LIFETIME_SECONDS,
         // Asymmetric only: an HMAC "signed" with a public key must never pass.
         algorithms: ['RS256', 'PS256', 'ES256', 'ES384', 'EdDSA'],
       }));
@@ -62,11 +86,17 @@ export function createIdJagVerifier(settings: { issuer: string; jwksUrl: string 
     }
     const clientId = typeof payload.client_id === 'string' ? payload.client_id : '';
     if (clientId !== expected.clientId) throw new AssertionRefused('wrong_client', 'the assertion was issued for another client');
+    if (payload.exp! - payload.iat! > ID_JAG_MAX_LIFETIME_SECONDS) {
+      throw new AssertionRefused(
+        'too_long_lived',
+        `the assertion lives longer than ${ID_JAG_MAX_LIFETIME_SECONDS} s (exp - iat); ask for a shorter-lived ID-JAG`,
+      );
+    }
     return {
       iss: payload.iss!,
       sub: payload.sub!,
       jti: payload.jti!,
-      exp: payload.exp!,
+      verifiableUntilMs: (payload.exp! + CLOCK_TOLERANCE_SECONDS) * 1000,
       scope: typeof payload.scope === 'string' ? payload.scope : undefined,
       clientId,
     };
@@ -76,6 +106,7 @@ export function createIdJagVerifier(settings: { issuer: string; jwksUrl: string 
 function classify(error: unknown): AssertionRefused {
   if (error instanceof errors.JWTExpired) return new AssertionRefused('expired', 'the assertion has expired');
   if (error instanceof errors.JWTClaimValidationFailed) {
+    if (error.reason === 'missing') return new AssertionRefused('missing_claim', `the assertion lacks a valid ${error.claim} claim`);
     if (error.claim === 'iss') return new AssertionRefused('wrong_issuer', 'the assertion was not issued by the configured identity provider');
     if (error.claim === 'aud') return new AssertionRefused('wrong_audience', 'the assertion is not for this MCP server');
     if (error.claim === 'nbf' || error.claim === 'iat') return new AssertionRefused('not_yet_valid', 'the assertion is not valid yet');

@@ -239,6 +239,32 @@ describe('MCP_AUTH=ema', () => {
       expect(await refusedWith(idJag, 'replayed')).toMatch(/already used/);
     });
 
+    it('a replayed one in the clock skew after its exp, when it still verifies', async () => {
+      const idJag = (await idJagFor('U0ALICE', mcpUrl())).access_token;
+      expect((await grant(idJag)).status).toBe(200);
+      // exp is 300 s after issue; 30 s of skew are allowed past it.
+      for (const pastExpSeconds of [2, 14, 29]) {
+        offsetMs = (300 + pastExpSeconds) * 1000;
+        try {
+          expect(await refusedWith(idJag, 'replayed')).toMatch(/already used/);
+        } finally {
+          offsetMs = 0;
+        }
+      }
+    });
+
+    it('one issued in the future beyond the skew, one without iat, and one that would live past the lifetime cap', async () => {
+      const base = { sub: 'U0ALICE', aud: mcpUrl(), client_id: CLIENT_ID, scope: 'status:read' };
+      const now = Math.floor(Date.now() / 1000);
+      expect(await refusedWith(await mint({ ...base, iat: now + 120, exp: now + 300 }), 'not_yet_valid')).toMatch(/not valid yet/);
+      await refusedWith(await mint({ ...base, iat: null }), 'missing_claim');
+      // An exp in 2100 would pin its spent row for 75 years.
+      expect(await refusedWith(await mint({ ...base, iat: now, exp: Date.UTC(2100, 0, 1) / 1000 }), 'too_long_lived')).toMatch(/600 s/);
+      await refusedWith(await mint({ ...base, iat: now, exp: now + 601 }), 'too_long_lived');
+      // Within the skew, a provider's clock a little ahead of ours is fine.
+      expect((await grant(await mint({ ...base, iat: now + 20, exp: now + 320 }))).status).toBe(200);
+    });
+
     it('one not valid yet, one that is not an ID-JAG, one without a jti, and one for another client', async () => {
       const base = { sub: 'U0ALICE', aud: mcpUrl(), client_id: CLIENT_ID, scope: 'status:read' };
       await refusedWith(await mint({ ...base, nbf: Math.floor(Date.now() / 1000) + 600 }), 'not_yet_valid');

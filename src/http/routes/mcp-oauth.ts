@@ -134,7 +134,8 @@ export function mcpOAuthRoutes(deps: AppDeps) {
         return refuse(503, 'temporarily_unavailable', error.message, { reason_code: error.reason }, { 'retry-after': '30' });
       return refuse(400, 'invalid_grant', error.message, { reason_code: error.reason });
     }
-    const spent = await store.spendAssertion(`${claims.iss}|${claims.jti}`, claims.exp * 1000, now, SPENT_ASSERTIONS_MAX);
+    // Remembered for as long as the assertion verifies, skew included: a replay is refused until then.
+    const spent = await store.spendAssertion(`${claims.iss}|${claims.jti}`, claims.verifiableUntilMs, now, SPENT_ASSERTIONS_MAX);
     if (spent === 'replayed')
       return refuse(400, 'invalid_grant', 'the assertion was already used: get a new ID-JAG', { reason_code: 'replayed', jti: claims.jti });
     if (spent === 'full')
