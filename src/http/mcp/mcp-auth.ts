@@ -19,7 +19,10 @@ export function bearerToken(c: Context): string | null {
   return match?.[1] ?? null;
 }
 
-/** The MCP URL and the origin links start with: PUBLIC_URL, or the request's own origin. */
+/**
+ * The MCP URL and the origin links start with: PUBLIC_URL, or the origin the request reached, which
+ * /mcp answers only under a loopback name (site-origin.ts), as the default PUBLIC_URL is localhost.
+ */
 export function baseUrlOf(c: Context, publicUrl: string | undefined): string {
   return (publicUrl ?? new URL(c.req.url).origin).replace(/\/+$/, '');
 }

@@ -9,6 +9,7 @@ import type { AppDeps } from '../deps.ts';
 import { knownServiceNames } from '../known-services.ts';
 import { baseUrlOf, createMcpAuthenticator } from '../mcp/mcp-auth.ts';
 import { serveMcpRequest } from '../mcp/mcp-server.ts';
+import { siteOrigin } from '../site-origin.ts';
 import { reliabilityFigures } from './reliability.tsx';
 
 const DEFAULT_RATE_PER_MINUTE = 60;
@@ -20,6 +21,7 @@ export function mcpRoutes(deps: AppDeps) {
   const { store, clock, cursors } = deps;
   const app = new Hono();
   const authenticate = createMcpAuthenticator(deps);
+  const site = siteOrigin(deps.publicUrl);
   const known = knownServiceNames(store, clock);
   const reliability = reliabilityFigures(store, clock);
   const mode = deps.mcp?.settings.auth ?? 'none';
@@ -28,12 +30,14 @@ export function mcpRoutes(deps: AppDeps) {
   app.on(['GET', 'DELETE'], '/mcp', (c) => c.json(rpcError('this server is stateless: send JSON-RPC requests with POST'), 405, { allow: 'POST' }));
 
   app.post('/mcp', async (c) => {
-    const baseUrl = baseUrlOf(c, deps.publicUrl);
-    // The MCP transport spec: a server must check Origin, so a web page in a browser on the
-    // network cannot drive an assistant's tools. Clients that are not browsers send none.
-    const origin = c.req.header('origin');
+    // The MCP transport spec: a server must check Origin (and a local one Host), so a web page in
+    // a browser cannot drive an assistant's tools, not even under a name of its own that it
+    // re-points at this machine (DNS rebinding). Clients that are not browsers send no Origin.
     // Refusals here are not logged: anyone can send them, as often as they like.
-    if (origin !== undefined && origin !== new URL(baseUrl).origin) return c.json(rpcError('requests from another origin are refused'), 403);
+    if (!site.isServedHost(c)) return c.json(rpcError('this server does not answer to that Host: use PUBLIC_URL or a loopback name'), 403);
+    const origin = c.req.header('origin');
+    if (origin !== undefined && !site.isOwnOrigin(origin, c)) return c.json(rpcError('requests from another origin are refused'), 403);
+    const baseUrl = baseUrlOf(c, deps.publicUrl);
     const auth = await authenticate(c, baseUrl);
     if (!auth.ok) {
       // RFC 9728 section 5.1: under EMA the challenge says where the resource metadata is.
