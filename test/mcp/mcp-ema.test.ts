@@ -10,7 +10,7 @@ import Database from 'better-sqlite3';
 import { decodeJwt, decodeProtectedHeader, exportJWK, generateKeyPair, SignJWT } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSimulatedIdp, type RunningSimulatedIdp } from '../../src/sim/idp/index.ts';
-import { TOKEN_REQUESTS_ALL } from '../../src/http/routes/mcp-oauth.ts';
+import { TOKEN_REQUESTS_PER_CLIENT } from '../../src/http/routes/mcp-oauth.ts';
 import { startTestService, startTestVendor, type TestService, type TestVendor } from '../helpers/service.ts';
 import { connectMcp, mcpArchive, rawMcpCall } from './mcp-helpers.ts';
 
@@ -291,9 +291,11 @@ describe('MCP_AUTH=ema', () => {
 });
 
 describe('the EMA token endpoint under a flood', () => {
+  let idp: RunningSimulatedIdp;
   let vendor: TestVendor;
   let service: TestService;
   beforeAll(async () => {
+    idp = await startSimulatedIdp();
     vendor = await startTestVendor();
     // Behind a proxy: each request names its client in X-Forwarded-For, so one test plays many addresses.
     service = await startTestService(vendor.url, {
@@ -301,8 +303,8 @@ describe('the EMA token endpoint under a flood', () => {
         PUBLIC_URL,
         TRUST_PROXY: 'true',
         MCP_AUTH: 'ema',
-        EMA_ISSUER: 'https://idp.example.test',
-        EMA_JWKS_URL: 'https://idp.example.test/jwks',
+        EMA_ISSUER: idp.url,
+        EMA_JWKS_URL: idp.jwksUrl,
         EMA_CLIENT_ID: CLIENT_ID,
         EMA_CLIENT_SECRET: CLIENT_SECRET,
       },
@@ -311,30 +313,63 @@ describe('the EMA token endpoint under a flood', () => {
   afterAll(async () => {
     await service?.close();
     await vendor?.close();
+    await idp?.close();
   });
 
-  it('logs at most 30 refusals a minute from one address and TOKEN_REQUESTS_ALL from all, answering the rest 429 unlogged', async () => {
-    const send = (address: string) =>
-      fetch(`${service.url}/api/oauth.v2.user.access`, {
-        method: 'POST',
-        headers: { 'x-forwarded-for': address },
-        body: new URLSearchParams({
-          grant_type: 'urn:ietf:params:oauth:grant-type:jwt-bearer',
-          assertion: 'not.a.jwt',
-          client_id: CLIENT_ID,
-          client_secret: CLIENT_SECRET,
-        }),
-      }).then((res) => res.status);
-    const refusals = () => service.logs.filter((line) => line.includes('ema grant refused')).length;
+  const send = (address: string, fields: Record<string, string>) =>
+    fetch(`${service.url}/api/oauth.v2.user.access`, {
+      method: 'POST',
+      headers: { 'x-forwarded-for': address },
+      body: new URLSearchParams({ grant_type: 'urn:ietf:params:oauth:grant-type:jwt-bearer', assertion: 'not.a.jwt', ...fields }),
+    });
+  const validIdJag = async () => {
+    const login = await (await fetch(`${idp.url}/_sim/login`, { method: 'POST', body: JSON.stringify({ sub: 'U0FLOOD' }) })).json();
+    const res = await fetch(`${idp.url}/oauth2/token`, {
+      method: 'POST',
+      body: new URLSearchParams({
+        grant_type: 'urn:ietf:params:oauth:grant-type:token-exchange',
+        requested_token_type: 'urn:ietf:params:oauth:token-type:id-jag',
+        subject_token: login.id_token,
+        subject_token_type: 'urn:ietf:params:oauth:token-type:id_token',
+        audience: `${PUBLIC_URL}/mcp`,
+        client_id: CLIENT_ID,
+        scope: 'status:read',
+      }),
+    });
+    return ((await res.json()) as { access_token: string }).access_token;
+  };
+  const lines = (text: string) => service.logs.filter((line) => line.includes(text));
 
-    const one = [];
-    for (let i = 0; i < 35; i++) one.push(await send('198.51.100.1'));
-    expect(one.filter((s) => s === 400)).toHaveLength(30);
-    expect(one.slice(30)).toEqual([429, 429, 429, 429, 429]);
-    expect(refusals()).toBe(30);
+  it('a flood without client credentials, from one address or many, never holds back the client, and is logged in a line or two', async () => {
+    const logsBefore = service.logs.length;
+    const anonymous = await Promise.all(
+      Array.from({ length: TOKEN_REQUESTS_PER_CLIENT.limit + 20 }, (_, i) => send(`203.0.113.${i % 250}`, {}).then((res) => res.status)),
+    );
+    expect(new Set(anonymous)).toEqual(new Set([401]));
+    // Wrong secrets from one address: a few are checked, then that address waits (a per-address throttle).
+    const guesses = [];
+    for (let i = 0; i < 8; i++) guesses.push((await send('198.51.100.7', { client_id: CLIENT_ID, client_secret: `guess-${i}-0123456789` })).status);
+    expect(guesses.slice(0, 5)).toEqual([401, 401, 401, 401, 401]);
+    expect(guesses.slice(5)).toContain(429);
 
-    const many = await Promise.all(Array.from({ length: TOKEN_REQUESTS_ALL.limit + 20 }, (_, i) => send(`203.0.113.${i % 250}`)));
-    expect(many.filter((s) => s === 400)).toHaveLength(TOKEN_REQUESTS_ALL.limit - 30);
-    expect(refusals()).toBe(TOKEN_REQUESTS_ALL.limit);
+    // The agent platform, from its own address, is let in at once.
+    const granted = await send('192.0.2.10', { client_id: CLIENT_ID, client_secret: CLIENT_SECRET, assertion: await validIdJag() });
+    expect(granted.status).toBe(200);
+    // Hundreds of anonymous refusals, a handful of log lines: the first, and the rest counted.
+    const logged = service.logs.slice(logsBefore).filter((line) => line.includes('ema client refused'));
+    expect(logged.length).toBeGreaterThanOrEqual(1);
+    expect(logged.length).toBeLessThanOrEqual(2);
+    for (const line of service.logs) expect(line).not.toContain(CLIENT_SECRET);
+  });
+
+  it('counts an authenticated client against its own limit, logging each refused grant up to it and answering the rest 429 unlogged', async () => {
+    const before = lines('ema grant refused').length;
+    const answers = [];
+    for (let i = 0; i < TOKEN_REQUESTS_PER_CLIENT.limit + 5; i++) {
+      answers.push((await send(`192.0.2.${20 + (i % 3)}`, { client_id: CLIENT_ID, client_secret: CLIENT_SECRET })).status);
+    }
+    expect(answers.filter((s) => s === 400)).toHaveLength(TOKEN_REQUESTS_PER_CLIENT.limit - 1);
+    expect(answers.slice(-5)).toEqual([429, 429, 429, 429, 429]);
+    expect(lines('ema grant refused').length - before).toBe(TOKEN_REQUESTS_PER_CLIENT.limit - 1);
   });
 });
