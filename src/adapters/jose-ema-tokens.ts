@@ -3,7 +3,8 @@
  * alike): verifying an identity provider's ID-JAG against its published keys, and issuing and
  * verifying the short-lived access tokens /mcp accepts (HS256 under a key kept in the archive).
  */
-import { createRemoteJWKSet, errors, jwtVerify, SignJWT, type JWTPayload } from 'jose';
+import { createRemoteJWKSet, customFetch, errors, type FetchImplementation, jwtVerify, SignJWT, type JWTPayload } from 'jose';
+import { type CappedRead, createTextPrefix, readCappedBody } from './capped-body.ts';
 
 /** The ID-JAG's JWT type (draft-ietf-oauth-identity-assertion-authz-grant). */
 export const ID_JAG_TYP = 'oauth-id-jag+jwt';
@@ -21,8 +22,10 @@ const CLOCK_TOLERANCE_SECONDS = 30;
  * at most this plus twice the skew after the grant, whatever `exp` claims.
  */
 export const ID_JAG_MAX_LIFETIME_SECONDS = 600;
-/** Keys are fetched at most this long; a provider that does not answer refuses the grant, never allows it. */
+/** Keys are fetched at most this long, body included; a provider that does not answer refuses the grant, never allows it. */
 const JWKS_TIMEOUT_MS = 5000;
+/** The largest key set read: a provider publishes a few keys of under 1 KB each (an RSA-4096 key is about 800 bytes). */
+export const JWKS_MAX_BYTES = 64 * 1024;
 
 /** Why an assertion was refused: logged (never the assertion), and said in the OAuth error body. */
 export type AssertionRefusal =
@@ -65,7 +68,7 @@ export type IdJagVerifier = (assertion: string, expected: { audience: string; cl
  * future), the lifetime, and the claims a grant needs.
  */
 export function createIdJagVerifier(settings: { issuer: string; jwksUrl: string }): IdJagVerifier {
-  const keys = createRemoteJWKSet(new URL(settings.jwksUrl), { timeoutDuration: JWKS_TIMEOUT_MS });
+  const keys = createRemoteJWKSet(new URL(settings.jwksUrl), { timeoutDuration: JWKS_TIMEOUT_MS, [customFetch]: fetchKeySet });
   return async (assertion, expected) => {
     let payload: JWTPayload;
     try {
@@ -103,7 +106,51 @@ export function createIdJagVerifier(settings: { issuer: string; jwksUrl: string 
   };
 }
 
+/** Why the key set could not be read: the grant is refused as for now (503), never as a bad assertion. */
+class KeysUnreadable extends Error {
+  override readonly name = 'KeysUnreadable';
+}
+
+/**
+ * jose's fetch of the key set, bounded: no redirect is followed (a provider publishes its keys where
+ * it says), at most JWKS_MAX_BYTES are read, within jose's timeout (`signal`, body included), and
+ * anything but a 200 with a JSON key set is KeysUnreadable, so nothing unreadable is cached as keys.
+ */
+const fetchKeySet: FetchImplementation = async (url, options) => {
+  const failed = (what: string) => new KeysUnreadable(options.signal.aborted ? `the key set took longer than ${JWKS_TIMEOUT_MS} ms` : what);
+  let response: Response;
+  try {
+    response = await fetch(url, { method: 'GET', headers: options.headers, signal: options.signal, redirect: 'manual' });
+  } catch (error) {
+    throw failed(`the key set could not be fetched: ${error instanceof Error ? error.message : String(error)}`);
+  }
+  if (response.status !== 200) {
+    response.body?.cancel().catch(() => {});
+    throw new KeysUnreadable(`the key set answered HTTP ${response.status}, not 200`);
+  }
+  const text = createTextPrefix(JWKS_MAX_BYTES);
+  let read: CappedRead;
+  try {
+    // One byte past the cap tells a body of exactly the cap from a longer one.
+    read = await readCappedBody(response.body, JWKS_MAX_BYTES + 1, (chunk) => text.add(chunk));
+  } catch (error) {
+    throw failed(`the key set was cut off: ${error instanceof Error ? error.message : String(error)}`);
+  }
+  if (read.cut) throw new KeysUnreadable(`the key set is larger than ${JWKS_MAX_BYTES} bytes`);
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text.text);
+  } catch {
+    throw new KeysUnreadable('the key set is not JSON');
+  }
+  if (typeof parsed !== 'object' || parsed === null || !Array.isArray((parsed as { keys?: unknown }).keys)) {
+    throw new KeysUnreadable('the key set has no keys array');
+  }
+  return new Response(text.text, { status: 200, headers: { 'content-type': 'application/json' } });
+};
+
 function classify(error: unknown): AssertionRefused {
+  if (error instanceof KeysUnreadable) return new AssertionRefused('keys_unavailable', `the identity provider's keys could not be read: ${error.message}`);
   if (error instanceof errors.JWTExpired) return new AssertionRefused('expired', 'the assertion has expired');
   if (error instanceof errors.JWTClaimValidationFailed) {
     if (error.reason === 'missing') return new AssertionRefused('missing_claim', `the assertion lacks a valid ${error.claim} claim`);

@@ -9,7 +9,7 @@ import { request } from 'node:http';
 import Database from 'better-sqlite3';
 import { decodeJwt, decodeProtectedHeader, exportJWK, generateKeyPair, SignJWT } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startSimulatedIdp, type RunningSimulatedIdp } from '../../src/sim/idp/index.ts';
+import { HUGE_JWKS_BYTES, startSimulatedIdp, type RunningSimulatedIdp } from '../../src/sim/idp/index.ts';
 import { TOKEN_REQUESTS_PER_CLIENT } from '../../src/http/routes/mcp-oauth.ts';
 import { startTestService, startTestVendor, type TestService, type TestVendor } from '../helpers/service.ts';
 import { connectMcp, mcpArchive, rawMcpCall } from './mcp-helpers.ts';
@@ -371,5 +371,98 @@ describe('the EMA token endpoint under a flood', () => {
     expect(answers.filter((s) => s === 400)).toHaveLength(TOKEN_REQUESTS_PER_CLIENT.limit - 1);
     expect(answers.slice(-5)).toEqual([429, 429, 429, 429, 429]);
     expect(lines('ema grant refused').length - before).toBe(TOKEN_REQUESTS_PER_CLIENT.limit - 1);
+  });
+});
+
+describe("the EMA token endpoint when the identity provider's keys cannot be read", () => {
+  let idp: RunningSimulatedIdp;
+  let vendor: TestVendor;
+  let service: TestService;
+  beforeAll(async () => {
+    idp = await startSimulatedIdp();
+    vendor = await startTestVendor();
+    // Nothing has fetched the keys yet: each grant below fetches them again until one read succeeds.
+    service = await startTestService(vendor.url, {
+      env: { PUBLIC_URL, MCP_AUTH: 'ema', EMA_ISSUER: idp.url, EMA_JWKS_URL: idp.jwksUrl, EMA_CLIENT_ID: CLIENT_ID, EMA_CLIENT_SECRET: CLIENT_SECRET },
+    });
+  });
+  afterAll(async () => {
+    await service?.close();
+    await vendor?.close();
+    await idp?.close();
+  });
+
+  const setFault = async (fault: string | null) => {
+    const res = await fetch(`${idp.url}/_sim/jwks-fault`, { method: 'PUT', body: JSON.stringify({ fault }) });
+    expect(res.status).toBe(200);
+  };
+  const grantFresh = async () => {
+    const login = await (await fetch(`${idp.url}/_sim/login`, { method: 'POST', body: JSON.stringify({ sub: 'U0KEYS' }) })).json();
+    const exchanged = await fetch(`${idp.url}/oauth2/token`, {
+      method: 'POST',
+      body: new URLSearchParams({
+        grant_type: 'urn:ietf:params:oauth:grant-type:token-exchange',
+        requested_token_type: 'urn:ietf:params:oauth:token-type:id-jag',
+        subject_token: login.id_token,
+        subject_token_type: 'urn:ietf:params:oauth:token-type:id_token',
+        audience: `${PUBLIC_URL}/mcp`,
+        client_id: CLIENT_ID,
+        scope: 'status:read',
+      }),
+    });
+    const assertion = ((await exchanged.json()) as { access_token: string }).access_token;
+    const res = await fetch(`${service.url}/api/oauth.v2.user.access`, {
+      method: 'POST',
+      body: new URLSearchParams({ grant_type: 'urn:ietf:params:oauth:grant-type:jwt-bearer', assertion, client_id: CLIENT_ID, client_secret: CLIENT_SECRET }),
+    });
+    return { status: res.status, headers: res.headers, body: (await res.json()) as any };
+  };
+
+  it('answers 503 temporarily_unavailable with Retry-After for a junk body, a 500, a redirect and a body past the cap, reading only the cap', async () => {
+    for (const fault of ['junk', 'error', 'redirect', 'huge']) {
+      await setFault(fault);
+      const refused = await grantFresh();
+      expect(refused.status, fault).toBe(503);
+      expect(refused.body, fault).toEqual({ error: 'temporarily_unavailable', error_description: expect.stringMatching(/keys could not be read/) });
+      expect(refused.headers.get('retry-after')).toBe('30');
+    }
+    // Of the 16 MB offered, the cap was read, and the socket buffers on the way (a few MB on
+    // loopback) filled before the cancel reached the sender: nowhere near the whole body.
+    const state = await (await fetch(`${idp.url}/_sim/state`)).json();
+    expect(state.jwks_bytes_served).toBeLessThan(HUGE_JWKS_BYTES / 2);
+    await setFault(null);
+    expect((await grantFresh()).status).toBe(200);
+  });
+
+  it('answers 503 within the fetch timeout when the key set starts and never ends', async () => {
+    const stalling = await startSimulatedIdp();
+    const stalled = await startTestService(vendor.url, {
+      env: { PUBLIC_URL, MCP_AUTH: 'ema', EMA_ISSUER: idp.url, EMA_JWKS_URL: stalling.jwksUrl, EMA_CLIENT_ID: CLIENT_ID, EMA_CLIENT_SECRET: CLIENT_SECRET },
+    });
+    try {
+      await fetch(`${stalling.url}/_sim/jwks-fault`, { method: 'PUT', body: JSON.stringify({ fault: 'stall' }) });
+      const assertion = await (
+        await fetch(`${idp.url}/_sim/id-jag`, {
+          method: 'POST',
+          body: JSON.stringify({ claims: { sub: 'U0KEYS', aud: `${PUBLIC_URL}/mcp`, client_id: CLIENT_ID } }),
+        })
+      ).json();
+      const started = Date.now();
+      const res = await fetch(`${stalled.url}/api/oauth.v2.user.access`, {
+        method: 'POST',
+        body: new URLSearchParams({
+          grant_type: 'urn:ietf:params:oauth:grant-type:jwt-bearer',
+          assertion: assertion.id_jag,
+          client_id: CLIENT_ID,
+          client_secret: CLIENT_SECRET,
+        }),
+      });
+      expect(res.status).toBe(503);
+      expect(await res.json()).toMatchObject({ error: 'temporarily_unavailable', error_description: expect.stringMatching(/5000 ms/) });
+      expect(Date.now() - started).toBeLessThan(8000);
+    } finally {
+      await stalled.close();
+      await stalling.close();
+    }
   });
 });
