@@ -187,8 +187,11 @@ export function accessTokens(secret: string) {
         .setJti(crypto.randomUUID())
         .sign(key);
     },
-    /** The claims, or null for anything that is not a live token of ours for `audience`. */
-    async verify(token: string, settings: { issuer: string; audience: string; nowMs: number }): Promise<AccessTokenClaims | null> {
+    /**
+     * The claims; `expired` for a token of ours for `audience` that is past its time (signature and
+     * claims good); null for anything else.
+     */
+    async verify(token: string, settings: { issuer: string; audience: string; nowMs: number }): Promise<AccessTokenClaims | 'expired' | null> {
       try {
         const { payload } = await jwtVerify(token, key, {
           issuer: settings.issuer,
@@ -200,8 +203,9 @@ export function accessTokens(secret: string) {
         });
         const scope = typeof payload.scope === 'string' ? payload.scope : '';
         return { sub: payload.sub!, scopes: scope.split(' ').filter(Boolean), clientId: String(payload.client_id ?? '') };
-      } catch {
-        return null;
+      } catch (error) {
+        // jose checks the signature before the claims: an expired one was signed with our key.
+        return error instanceof errors.JWTExpired ? 'expired' : null;
       }
     },
   };
