@@ -62,7 +62,7 @@ export function isLoopbackHostname(hostname: string): boolean {
   if (host === 'localhost') return true;
   const v4 = parseIPv4(host);
   if (v4 !== null) return v4 >>> 24 === 127;
-  const v6 = /^\[(.*)\]$/.exec(host)?.[1];
-  const groups = v6 === undefined ? null : parseIPv6(v6);
-  return groups !== null && groups.slice(0, 7).every((g) => g === 0) && groups[7] === 1;
+  const bracketed = /^\[(.*)\]$/.exec(host)?.[1];
+  const groups = bracketed === undefined ? null : parseIPv6(bracketed);
+  return groups?.slice(0, 7).every((g) => g === 0) === true && groups[7] === 1;
 }

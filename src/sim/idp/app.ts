@@ -112,9 +112,14 @@ export function createSimulatedIdp(options: SimulatedIdpOptions = {}): Simulated
     if (jwksFault === 'stall') {
       let held: ReadableStreamDefaultController<Uint8Array> | undefined;
       const body = new ReadableStream<Uint8Array>({
-        start: (controller) => void stalled.add((held = controller)),
+        start(controller) {
+          held = controller;
+          stalled.add(controller);
+        },
         // The reader gave up: nothing is left to end.
-        cancel: () => void (held && stalled.delete(held)),
+        cancel() {
+          if (held) stalled.delete(held);
+        },
       });
       return c.body(body, 200, { 'content-type': 'application/json' });
     }
