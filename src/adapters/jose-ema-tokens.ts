@@ -3,16 +3,29 @@
  * alike): verifying an identity provider's ID-JAG against its published keys, and issuing and
  * verifying the short-lived access tokens /mcp accepts (HS256 under a key kept in the archive).
  */
-import { createRemoteJWKSet, errors, jwtVerify, SignJWT, type JWTPayload } from 'jose';
+import { createRemoteJWKSet, customFetch, errors, type FetchImplementation, jwtVerify, SignJWT, type JWTPayload } from 'jose';
+import { type CappedRead, createTextPrefix, readCappedBody } from './capped-body.ts';
 
 /** The ID-JAG's JWT type (draft-ietf-oauth-identity-assertion-authz-grant). */
 export const ID_JAG_TYP = 'oauth-id-jag+jwt';
 /** The spec's sample: EMA access tokens live one hour. */
 export const ACCESS_TOKEN_LIFETIME_SECONDS = 3600;
-/** Accepted skew between the identity provider's clock and ours. */
+/**
+ * Accepted skew between the identity provider's clock and ours, both ways: `exp`, `nbf` and `iat`
+ * are checked with it, so an ID-JAG still verifies up to this long after its `exp`, and its spent
+ * `jti` is remembered as long (`verifiableUntilMs`).
+ */
 const CLOCK_TOLERANCE_SECONDS = 30;
-/** Keys are fetched at most this long; a provider that does not answer refuses the grant, never allows it. */
+/**
+ * The longest-lived ID-JAG accepted (`exp - iat`). The spec's sample lives 300 s; twice that leaves
+ * room for a provider that gives a little more, and it bounds how long a spent `jti` is remembered:
+ * at most this plus twice the skew after the grant, whatever `exp` claims.
+ */
+export const ID_JAG_MAX_LIFETIME_SECONDS = 600;
+/** Keys are fetched at most this long, body included; a provider that does not answer refuses the grant, never allows it. */
 const JWKS_TIMEOUT_MS = 5000;
+/** The largest key set read: a provider publishes a few keys of under 1 KB each (an RSA-4096 key is about 800 bytes). */
+export const JWKS_MAX_BYTES = 64 * 1024;
 
 /** Why an assertion was refused: logged (never the assertion), and said in the OAuth error body. */
 export type AssertionRefusal =
@@ -25,6 +38,7 @@ export type AssertionRefusal =
   | 'not_yet_valid'
   | 'missing_claim'
   | 'wrong_client'
+  | 'too_long_lived'
   | 'keys_unavailable';
 
 export class AssertionRefused extends Error {
@@ -37,13 +51,24 @@ export class AssertionRefused extends Error {
   }
 }
 
-export type IdJagClaims = { iss: string; sub: string; jti: string; exp: number; scope: string | undefined; clientId: string };
+export type IdJagClaims = {
+  iss: string;
+  sub: string;
+  jti: string;
+  scope: string | undefined;
+  clientId: string;
+  /** The last moment this assertion verifies (`exp` plus the skew), epoch ms: how long its spent `jti` must be remembered. */
+  verifiableUntilMs: number;
+};
 
 export type IdJagVerifier = (assertion: string, expected: { audience: string; clientId: string; nowMs: number }) => Promise<IdJagClaims>;
 
-/** Verifies signature (keys from `jwksUrl`, cached by jose), typ, iss, aud, exp, nbf, and the claims a grant needs. */
+/**
+ * Verifies signature (keys from `jwksUrl`, cached by jose), typ, iss, aud, exp, nbf, iat (not in the
+ * future), the lifetime, and the claims a grant needs.
+ */
 export function createIdJagVerifier(settings: { issuer: string; jwksUrl: string }): IdJagVerifier {
-  const keys = createRemoteJWKSet(new URL(settings.jwksUrl), { timeoutDuration: JWKS_TIMEOUT_MS });
+  const keys = createRemoteJWKSet(new URL(settings.jwksUrl), { timeoutDuration: JWKS_TIMEOUT_MS, [customFetch]: fetchKeySet });
   return async (assertion, expected) => {
     let payload: JWTPayload;
     try {
@@ -53,7 +78,9 @@ export function createIdJagVerifier(settings: { issuer: string; jwksUrl: string 
         typ: ID_JAG_TYP,
         currentDate: new Date(expected.nowMs),
         clockTolerance: CLOCK_TOLERANCE_SECONDS,
-        requiredClaims: ['exp', 'sub', 'jti'],
+        requiredClaims: ['exp', 'iat', 'sub', 'jti'],
+        // Makes jose refuse an iat later than now plus the skew (and one older than the lifetime).
+        maxTokenAge: ID_JAG_MAX_LIFETIME_SECONDS,
         // Asymmetric only: an HMAC "signed" with a public key must never pass.
         algorithms: ['RS256', 'PS256', 'ES256', 'ES384', 'EdDSA'],
       }));
@@ -62,20 +89,71 @@ export function createIdJagVerifier(settings: { issuer: string; jwksUrl: string 
     }
     const clientId = typeof payload.client_id === 'string' ? payload.client_id : '';
     if (clientId !== expected.clientId) throw new AssertionRefused('wrong_client', 'the assertion was issued for another client');
+    if (payload.exp! - payload.iat! > ID_JAG_MAX_LIFETIME_SECONDS) {
+      throw new AssertionRefused(
+        'too_long_lived',
+        `the assertion lives longer than ${ID_JAG_MAX_LIFETIME_SECONDS} s (exp - iat); ask for a shorter-lived ID-JAG`,
+      );
+    }
     return {
       iss: payload.iss!,
       sub: payload.sub!,
       jti: payload.jti!,
-      exp: payload.exp!,
+      verifiableUntilMs: (payload.exp! + CLOCK_TOLERANCE_SECONDS) * 1000,
       scope: typeof payload.scope === 'string' ? payload.scope : undefined,
       clientId,
     };
   };
 }
 
+/** Why the key set could not be read: the grant is refused as for now (503), never as a bad assertion. */
+class KeysUnreadable extends Error {
+  override readonly name = 'KeysUnreadable';
+}
+
+/**
+ * jose's fetch of the key set, bounded: no redirect is followed (a provider publishes its keys where
+ * it says), at most JWKS_MAX_BYTES are read, within jose's timeout (`signal`, body included), and
+ * anything but a 200 with a JSON key set is KeysUnreadable, so nothing unreadable is cached as keys.
+ */
+const fetchKeySet: FetchImplementation = async (url, options) => {
+  const failed = (what: string) => new KeysUnreadable(options.signal.aborted ? `the key set took longer than ${JWKS_TIMEOUT_MS} ms` : what);
+  let response: Response;
+  try {
+    response = await fetch(url, { method: 'GET', headers: options.headers, signal: options.signal, redirect: 'manual' });
+  } catch (error) {
+    throw failed(`the key set could not be fetched: ${error instanceof Error ? error.message : String(error)}`);
+  }
+  if (response.status !== 200) {
+    response.body?.cancel().catch(() => {});
+    throw new KeysUnreadable(`the key set answered HTTP ${response.status}, not 200`);
+  }
+  const text = createTextPrefix(JWKS_MAX_BYTES);
+  let read: CappedRead;
+  try {
+    // One byte past the cap tells a body of exactly the cap from a longer one.
+    read = await readCappedBody(response.body, JWKS_MAX_BYTES + 1, (chunk) => text.add(chunk));
+  } catch (error) {
+    throw failed(`the key set was cut off: ${error instanceof Error ? error.message : String(error)}`);
+  }
+  if (read.cut) throw new KeysUnreadable(`the key set is larger than ${JWKS_MAX_BYTES} bytes`);
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text.text);
+  } catch {
+    throw new KeysUnreadable('the key set is not JSON');
+  }
+  if (typeof parsed !== 'object' || parsed === null || !Array.isArray((parsed as { keys?: unknown }).keys)) {
+    throw new KeysUnreadable('the key set has no keys array');
+  }
+  return new Response(text.text, { status: 200, headers: { 'content-type': 'application/json' } });
+};
+
 function classify(error: unknown): AssertionRefused {
+  if (error instanceof KeysUnreadable) return new AssertionRefused('keys_unavailable', `the identity provider's keys could not be read: ${error.message}`);
   if (error instanceof errors.JWTExpired) return new AssertionRefused('expired', 'the assertion has expired');
   if (error instanceof errors.JWTClaimValidationFailed) {
+    if (error.reason === 'missing') return new AssertionRefused('missing_claim', `the assertion lacks a valid ${error.claim} claim`);
     if (error.claim === 'iss') return new AssertionRefused('wrong_issuer', 'the assertion was not issued by the configured identity provider');
     if (error.claim === 'aud') return new AssertionRefused('wrong_audience', 'the assertion is not for this MCP server');
     if (error.claim === 'nbf' || error.claim === 'iat') return new AssertionRefused('not_yet_valid', 'the assertion is not valid yet');
@@ -109,8 +187,11 @@ export function accessTokens(secret: string) {
         .setJti(crypto.randomUUID())
         .sign(key);
     },
-    /** The claims, or null for anything that is not a live token of ours for `audience`. */
-    async verify(token: string, settings: { issuer: string; audience: string; nowMs: number }): Promise<AccessTokenClaims | null> {
+    /**
+     * The claims; `expired` for a token of ours for `audience` that is past its time (signature and
+     * claims good); null for anything else.
+     */
+    async verify(token: string, settings: { issuer: string; audience: string; nowMs: number }): Promise<AccessTokenClaims | 'expired' | null> {
       try {
         const { payload } = await jwtVerify(token, key, {
           issuer: settings.issuer,
@@ -122,8 +203,9 @@ export function accessTokens(secret: string) {
         });
         const scope = typeof payload.scope === 'string' ? payload.scope : '';
         return { sub: payload.sub!, scopes: scope.split(' ').filter(Boolean), clientId: String(payload.client_id ?? '') };
-      } catch {
-        return null;
+      } catch (error) {
+        // jose checks the signature before the claims: an expired one was signed with our key.
+        return error instanceof errors.JWTExpired ? 'expired' : null;
       }
     },
   };

@@ -51,3 +51,18 @@ export function parseIPv6(text: string): number[] | null {
   if (!head || !tail || head.length + tail.length > 7) return null;
   return [...head, ...new Array<number>(8 - head.length - tail.length).fill(0), ...tail];
 }
+
+/**
+ * Whether a URL's hostname names this machine whatever DNS says: `localhost`, 127.0.0.0/8, or
+ * `::1` (bracketed, as URLs write it). A name that merely resolves to loopback is not one: that
+ * is what DNS rebinding relies on.
+ */
+export function isLoopbackHostname(hostname: string): boolean {
+  const host = hostname.toLowerCase().replace(/\.$/, '');
+  if (host === 'localhost') return true;
+  const v4 = parseIPv4(host);
+  if (v4 !== null) return v4 >>> 24 === 127;
+  const bracketed = /^\[(.*)\]$/.exec(host)?.[1];
+  const groups = bracketed === undefined ? null : parseIPv6(bracketed);
+  return groups?.slice(0, 7).every((g) => g === 0) === true && groups[7] === 1;
+}

@@ -2,16 +2,17 @@
 import type { Context, MiddlewareHandler } from 'hono';
 import { csrf } from 'hono/csrf';
 import { HTTPException } from 'hono/http-exception';
+import { siteOrigin } from './site-origin.ts';
 
 /**
  * hono/csrf passes a form post whose Sec-Fetch-Site is same-origin, or whose Origin is this site.
- * "This site" is the origin the request reached and, behind a proxy, PUBLIC_URL's origin: the
- * browser names the public one while Node sees its own. A refusal renders `refuse` (a page, not
- * the API's JSON), and downstream errors are not mistaken for refusals.
+ * "This site" is site-origin.ts's: the origin the request reached and, behind a proxy, PUBLIC_URL's.
+ * A refusal renders `refuse` (a page, not the API's JSON), and downstream errors are not mistaken
+ * for refusals.
  */
 export function sameOriginForms(publicUrl: string | undefined, refuse: (c: Context) => Response | Promise<Response>): MiddlewareHandler {
-  const publicOrigin = publicUrl ? new URL(publicUrl).origin : null;
-  const check = csrf({ origin: (origin, c) => origin === new URL(c.req.url).origin || origin === publicOrigin });
+  const site = siteOrigin(publicUrl);
+  const check = csrf({ origin: site.isOwnOrigin });
   return async (c, next) => {
     try {
       await check(c, async () => {});

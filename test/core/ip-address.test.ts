@@ -1,7 +1,7 @@
 /** Strict IP address parsing, shared by the SSRF guard and the rate limiter. */
 import { isIP } from 'node:net';
 import { describe, expect, it } from 'vitest';
-import { parseIPv4, parseIPv6 } from '../../src/core/ip-address.ts';
+import { isLoopbackHostname, parseIPv4, parseIPv6 } from '../../src/core/ip-address.ts';
 
 describe('the address parsers', () => {
   it('parse IPv4 strictly', () => {
@@ -54,5 +54,16 @@ describe('the address parsers', () => {
     // Except zone ids, which isIP accepts: a scoped address is link-local by definition.
     expect(isIP('fe80::1%eth0')).toBe(6);
     expect(parseIPv6('fe80::1%eth0')).toBeNull();
+  });
+});
+
+describe('isLoopbackHostname', () => {
+  it('knows the names of this machine as a URL writes them, and nothing that merely resolves to it', () => {
+    for (const host of ['localhost', 'LOCALHOST', 'localhost.', '127.0.0.1', '127.255.0.9', '[::1]', '[0:0:0:0:0:0:0:1]']) {
+      expect(isLoopbackHostname(host), host).toBe(true);
+    }
+    for (const host of ['evil.example.com', 'localhost.evil.example', '10.0.0.1', '128.0.0.1', '::1', '[::2]', '[::]', '0.0.0.0', '']) {
+      expect(isLoopbackHostname(host), host).toBe(false);
+    }
   });
 });

@@ -9,8 +9,8 @@ import { request } from 'node:http';
 import Database from 'better-sqlite3';
 import { decodeJwt, decodeProtectedHeader, exportJWK, generateKeyPair, SignJWT } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startSimulatedIdp, type RunningSimulatedIdp } from '../../src/sim/idp/index.ts';
-import { TOKEN_REQUESTS_ALL } from '../../src/http/routes/mcp-oauth.ts';
+import { HUGE_JWKS_BYTES, startSimulatedIdp, type RunningSimulatedIdp } from '../../src/sim/idp/index.ts';
+import { TOKEN_REQUESTS_PER_CLIENT } from '../../src/http/routes/mcp-oauth.ts';
 import { startTestService, startTestVendor, type TestService, type TestVendor } from '../helpers/service.ts';
 import { connectMcp, mcpArchive, rawMcpCall } from './mcp-helpers.ts';
 
@@ -119,7 +119,10 @@ describe('MCP_AUTH=ema', () => {
     // An hour later the access token is over: a new ID-JAG is needed.
     offsetMs = 3600_000;
     try {
-      expect((await rawMcpCall(service.url, 'tools/list', { authorization: `Bearer ${granted.body.access_token}` })).status).toBe(401);
+      // An expired token of ours is no guess: however many come from one address, none waits.
+      for (let i = 0; i < 8; i++) {
+        expect((await rawMcpCall(service.url, 'tools/list', { authorization: `Bearer ${granted.body.access_token}` })).status).toBe(401);
+      }
     } finally {
       offsetMs = 0;
     }
@@ -239,6 +242,32 @@ describe('MCP_AUTH=ema', () => {
       expect(await refusedWith(idJag, 'replayed')).toMatch(/already used/);
     });
 
+    it('a replayed one in the clock skew after its exp, when it still verifies', async () => {
+      const idJag = (await idJagFor('U0ALICE', mcpUrl())).access_token;
+      expect((await grant(idJag)).status).toBe(200);
+      // exp is 300 s after issue (whole seconds, so up to 1 s earlier); 30 s of skew are allowed past it.
+      for (const pastExpSeconds of [2, 14, 25]) {
+        offsetMs = (300 + pastExpSeconds) * 1000;
+        try {
+          expect(await refusedWith(idJag, 'replayed')).toMatch(/already used/);
+        } finally {
+          offsetMs = 0;
+        }
+      }
+    });
+
+    it('one issued in the future beyond the skew, one without iat, and one that would live past the lifetime cap', async () => {
+      const base = { sub: 'U0ALICE', aud: mcpUrl(), client_id: CLIENT_ID, scope: 'status:read' };
+      const now = Math.floor(Date.now() / 1000);
+      expect(await refusedWith(await mint({ ...base, iat: now + 120, exp: now + 300 }), 'not_yet_valid')).toMatch(/not valid yet/);
+      await refusedWith(await mint({ ...base, iat: null }), 'missing_claim');
+      // An exp in 2100 would pin its spent row for 75 years.
+      expect(await refusedWith(await mint({ ...base, iat: now, exp: Date.UTC(2100, 0, 1) / 1000 }), 'too_long_lived')).toMatch(/600 s/);
+      await refusedWith(await mint({ ...base, iat: now, exp: now + 601 }), 'too_long_lived');
+      // Within the skew, a provider's clock a little ahead of ours is fine.
+      expect((await grant(await mint({ ...base, iat: now + 20, exp: now + 320 }))).status).toBe(200);
+    });
+
     it('one not valid yet, one that is not an ID-JAG, one without a jti, and one for another client', async () => {
       const base = { sub: 'U0ALICE', aud: mcpUrl(), client_id: CLIENT_ID, scope: 'status:read' };
       await refusedWith(await mint({ ...base, nbf: Math.floor(Date.now() / 1000) + 600 }), 'not_yet_valid');
@@ -265,9 +294,11 @@ describe('MCP_AUTH=ema', () => {
 });
 
 describe('the EMA token endpoint under a flood', () => {
+  let idp: RunningSimulatedIdp;
   let vendor: TestVendor;
   let service: TestService;
   beforeAll(async () => {
+    idp = await startSimulatedIdp();
     vendor = await startTestVendor();
     // Behind a proxy: each request names its client in X-Forwarded-For, so one test plays many addresses.
     service = await startTestService(vendor.url, {
@@ -275,8 +306,8 @@ describe('the EMA token endpoint under a flood', () => {
         PUBLIC_URL,
         TRUST_PROXY: 'true',
         MCP_AUTH: 'ema',
-        EMA_ISSUER: 'https://idp.example.test',
-        EMA_JWKS_URL: 'https://idp.example.test/jwks',
+        EMA_ISSUER: idp.url,
+        EMA_JWKS_URL: idp.jwksUrl,
         EMA_CLIENT_ID: CLIENT_ID,
         EMA_CLIENT_SECRET: CLIENT_SECRET,
       },
@@ -285,30 +316,156 @@ describe('the EMA token endpoint under a flood', () => {
   afterAll(async () => {
     await service?.close();
     await vendor?.close();
+    await idp?.close();
   });
 
-  it('logs at most 30 refusals a minute from one address and TOKEN_REQUESTS_ALL from all, answering the rest 429 unlogged', async () => {
-    const send = (address: string) =>
-      fetch(`${service.url}/api/oauth.v2.user.access`, {
+  const send = (address: string, fields: Record<string, string>) =>
+    fetch(`${service.url}/api/oauth.v2.user.access`, {
+      method: 'POST',
+      headers: { 'x-forwarded-for': address },
+      body: new URLSearchParams({ grant_type: 'urn:ietf:params:oauth:grant-type:jwt-bearer', assertion: 'not.a.jwt', ...fields }),
+    });
+  const validIdJag = async () => {
+    const login = await (await fetch(`${idp.url}/_sim/login`, { method: 'POST', body: JSON.stringify({ sub: 'U0FLOOD' }) })).json();
+    const res = await fetch(`${idp.url}/oauth2/token`, {
+      method: 'POST',
+      body: new URLSearchParams({
+        grant_type: 'urn:ietf:params:oauth:grant-type:token-exchange',
+        requested_token_type: 'urn:ietf:params:oauth:token-type:id-jag',
+        subject_token: login.id_token,
+        subject_token_type: 'urn:ietf:params:oauth:token-type:id_token',
+        audience: `${PUBLIC_URL}/mcp`,
+        client_id: CLIENT_ID,
+        scope: 'status:read',
+      }),
+    });
+    return ((await res.json()) as { access_token: string }).access_token;
+  };
+  const lines = (text: string) => service.logs.filter((line) => line.includes(text));
+
+  it('a flood without client credentials, from one address or many, never holds back the client, and is logged in a line or two', async () => {
+    const logsBefore = service.logs.length;
+    const anonymous = await Promise.all(
+      Array.from({ length: TOKEN_REQUESTS_PER_CLIENT.limit + 20 }, (_, i) => send(`203.0.113.${i % 250}`, {}).then((res) => res.status)),
+    );
+    expect(new Set(anonymous)).toEqual(new Set([401]));
+    // Wrong secrets from one address: a few are checked, then that address waits (a per-address throttle).
+    const guesses = [];
+    for (let i = 0; i < 8; i++) guesses.push((await send('198.51.100.7', { client_id: CLIENT_ID, client_secret: `guess-${i}-0123456789` })).status);
+    expect(guesses.slice(0, 5)).toEqual([401, 401, 401, 401, 401]);
+    expect(guesses.slice(5)).toContain(429);
+
+    // The agent platform, from its own address, is let in at once.
+    const granted = await send('192.0.2.10', { client_id: CLIENT_ID, client_secret: CLIENT_SECRET, assertion: await validIdJag() });
+    expect(granted.status).toBe(200);
+    // Hundreds of anonymous refusals, a handful of log lines: the first, and the rest counted.
+    const logged = service.logs.slice(logsBefore).filter((line) => line.includes('ema client refused'));
+    expect(logged.length).toBeGreaterThanOrEqual(1);
+    expect(logged.length).toBeLessThanOrEqual(2);
+    for (const line of service.logs) expect(line).not.toContain(CLIENT_SECRET);
+  });
+
+  it('counts an authenticated client against its own limit, logging each refused grant up to it and answering the rest 429 unlogged', async () => {
+    const before = lines('ema grant refused').length;
+    const answers = [];
+    for (let i = 0; i < TOKEN_REQUESTS_PER_CLIENT.limit + 5; i++) {
+      answers.push((await send(`192.0.2.${20 + (i % 3)}`, { client_id: CLIENT_ID, client_secret: CLIENT_SECRET })).status);
+    }
+    expect(answers.filter((s) => s === 400)).toHaveLength(TOKEN_REQUESTS_PER_CLIENT.limit - 1);
+    expect(answers.slice(-5)).toEqual([429, 429, 429, 429, 429]);
+    expect(lines('ema grant refused').length - before).toBe(TOKEN_REQUESTS_PER_CLIENT.limit - 1);
+  });
+});
+
+describe("the EMA token endpoint when the identity provider's keys cannot be read", () => {
+  let idp: RunningSimulatedIdp;
+  let vendor: TestVendor;
+  let service: TestService;
+  beforeAll(async () => {
+    idp = await startSimulatedIdp();
+    vendor = await startTestVendor();
+    // Nothing has fetched the keys yet: each grant below fetches them again until one read succeeds.
+    service = await startTestService(vendor.url, {
+      env: { PUBLIC_URL, MCP_AUTH: 'ema', EMA_ISSUER: idp.url, EMA_JWKS_URL: idp.jwksUrl, EMA_CLIENT_ID: CLIENT_ID, EMA_CLIENT_SECRET: CLIENT_SECRET },
+    });
+  });
+  afterAll(async () => {
+    await service?.close();
+    await vendor?.close();
+    await idp?.close();
+  });
+
+  const setFault = async (fault: string | null) => {
+    const res = await fetch(`${idp.url}/_sim/jwks-fault`, { method: 'PUT', body: JSON.stringify({ fault }) });
+    expect(res.status).toBe(200);
+  };
+  const grantFresh = async () => {
+    const login = await (await fetch(`${idp.url}/_sim/login`, { method: 'POST', body: JSON.stringify({ sub: 'U0KEYS' }) })).json();
+    const exchanged = await fetch(`${idp.url}/oauth2/token`, {
+      method: 'POST',
+      body: new URLSearchParams({
+        grant_type: 'urn:ietf:params:oauth:grant-type:token-exchange',
+        requested_token_type: 'urn:ietf:params:oauth:token-type:id-jag',
+        subject_token: login.id_token,
+        subject_token_type: 'urn:ietf:params:oauth:token-type:id_token',
+        audience: `${PUBLIC_URL}/mcp`,
+        client_id: CLIENT_ID,
+        scope: 'status:read',
+      }),
+    });
+    const assertion = ((await exchanged.json()) as { access_token: string }).access_token;
+    const res = await fetch(`${service.url}/api/oauth.v2.user.access`, {
+      method: 'POST',
+      body: new URLSearchParams({ grant_type: 'urn:ietf:params:oauth:grant-type:jwt-bearer', assertion, client_id: CLIENT_ID, client_secret: CLIENT_SECRET }),
+    });
+    return { status: res.status, headers: res.headers, body: (await res.json()) as any };
+  };
+
+  it('answers 503 temporarily_unavailable with Retry-After for a junk body, a 500, a redirect and a body past the cap, reading only the cap', async () => {
+    for (const fault of ['junk', 'error', 'redirect', 'huge']) {
+      await setFault(fault);
+      const refused = await grantFresh();
+      expect(refused.status, fault).toBe(503);
+      expect(refused.body, fault).toEqual({ error: 'temporarily_unavailable', error_description: expect.stringMatching(/keys could not be read/) });
+      expect(refused.headers.get('retry-after')).toBe('30');
+    }
+    // Of the 16 MB offered, the cap was read, and the socket buffers on the way (a few MB on
+    // loopback) filled before the cancel reached the sender: nowhere near the whole body.
+    const state = await (await fetch(`${idp.url}/_sim/state`)).json();
+    expect(state.jwks_bytes_served).toBeLessThan(HUGE_JWKS_BYTES / 2);
+    await setFault(null);
+    expect((await grantFresh()).status).toBe(200);
+  });
+
+  it('answers 503 within the fetch timeout when the key set starts and never ends', async () => {
+    const stalling = await startSimulatedIdp();
+    const stalled = await startTestService(vendor.url, {
+      env: { PUBLIC_URL, MCP_AUTH: 'ema', EMA_ISSUER: idp.url, EMA_JWKS_URL: stalling.jwksUrl, EMA_CLIENT_ID: CLIENT_ID, EMA_CLIENT_SECRET: CLIENT_SECRET },
+    });
+    try {
+      await fetch(`${stalling.url}/_sim/jwks-fault`, { method: 'PUT', body: JSON.stringify({ fault: 'stall' }) });
+      const assertion = await (
+        await fetch(`${idp.url}/_sim/id-jag`, {
+          method: 'POST',
+          body: JSON.stringify({ claims: { sub: 'U0KEYS', aud: `${PUBLIC_URL}/mcp`, client_id: CLIENT_ID } }),
+        })
+      ).json();
+      const started = Date.now();
+      const res = await fetch(`${stalled.url}/api/oauth.v2.user.access`, {
         method: 'POST',
-        headers: { 'x-forwarded-for': address },
         body: new URLSearchParams({
           grant_type: 'urn:ietf:params:oauth:grant-type:jwt-bearer',
-          assertion: 'not.a.jwt',
+          assertion: assertion.id_jag,
           client_id: CLIENT_ID,
           client_secret: CLIENT_SECRET,
         }),
-      }).then((res) => res.status);
-    const refusals = () => service.logs.filter((line) => line.includes('ema grant refused')).length;
-
-    const one = [];
-    for (let i = 0; i < 35; i++) one.push(await send('198.51.100.1'));
-    expect(one.filter((s) => s === 400)).toHaveLength(30);
-    expect(one.slice(30)).toEqual([429, 429, 429, 429, 429]);
-    expect(refusals()).toBe(30);
-
-    const many = await Promise.all(Array.from({ length: TOKEN_REQUESTS_ALL.limit + 20 }, (_, i) => send(`203.0.113.${i % 250}`)));
-    expect(many.filter((s) => s === 400)).toHaveLength(TOKEN_REQUESTS_ALL.limit - 30);
-    expect(refusals()).toBe(TOKEN_REQUESTS_ALL.limit);
+      });
+      expect(res.status).toBe(503);
+      expect(await res.json()).toMatchObject({ error: 'temporarily_unavailable', error_description: expect.stringMatching(/5000 ms/) });
+      expect(Date.now() - started).toBeLessThan(8000);
+    } finally {
+      await stalled.close();
+      await stalling.close();
+    }
   });
 });

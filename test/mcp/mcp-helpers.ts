@@ -1,4 +1,5 @@
 /** An MCP client of the official SDK over Streamable HTTP, and the archive the MCP tests ask. */
+import { request } from 'node:http';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { rawIncident, type RawIncident } from '../fixtures/vendor-builders.ts';
@@ -29,6 +30,41 @@ export async function rawMcpCall(url: string, method: string, headers: Record<st
     body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params: {} }),
   });
 }
+
+/**
+ * A JSON-RPC request to /mcp over node:http, which (unlike fetch) sends the Host header given: what
+ * a browser sends when an attacker's name resolves to this machine (DNS rebinding).
+ */
+export function mcpCallAsHost(
+  url: string,
+  host: string,
+  method: string,
+  headers: Record<string, string> = {},
+  params: Record<string, unknown> = method === 'initialize' ? INITIALIZE_PARAMS : {},
+): Promise<{ status: number; body: any }> {
+  const body = JSON.stringify({ jsonrpc: '2.0', id: 1, method, params });
+  return new Promise((resolve, reject) => {
+    const req = request(
+      {
+        host: new URL(url).hostname,
+        port: new URL(url).port,
+        method: 'POST',
+        path: '/mcp',
+        headers: { host, 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2025-06-18', ...headers },
+      },
+      (res) => {
+        let text = '';
+        res.setEncoding('utf8');
+        res.on('data', (chunk: string) => (text += chunk));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, body: text ? JSON.parse(text) : null }));
+      },
+    );
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
+const INITIALIZE_PARAMS = { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'statuswatch-test', version: '1.0.0' } };
 
 /**
  * Three incidents: a Files outage last quarter whose note carries hostile HTML, a Messaging

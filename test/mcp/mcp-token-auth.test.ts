@@ -95,6 +95,46 @@ describe('MCP_AUTH=token', () => {
   });
 });
 
+describe('MCP_AUTH=token under guessing', () => {
+  let vendor: TestVendor;
+  let service: TestService;
+  beforeAll(async () => {
+    vendor = await startTestVendor();
+    // Behind a proxy: each request names its client in X-Forwarded-For, so one test plays many addresses.
+    service = await startTestService(vendor.url, { env: { MCP_AUTH: 'token', TRUST_PROXY: 'true' } });
+  });
+  afterAll(async () => {
+    await service?.close();
+    await vendor?.close();
+  });
+  const call = (address: string, token?: string) =>
+    rawMcpCall(service.url, 'tools/list', { 'x-forwarded-for': address, ...(token ? { authorization: `Bearer ${token}` } : {}) });
+
+  it('makes an address that guesses wait, even with the right token then, and no other address', async () => {
+    const secret = (await service.admin('POST', '/api/admin/mcp-tokens', { label: 'assistant' })).body.secret as string;
+    const guesses = [];
+    for (let i = 0; i < 7; i++) guesses.push((await call('198.51.100.9', `swmcp_guess-${i}`)).status);
+    expect(guesses.slice(0, 5)).toEqual([401, 401, 401, 401, 401]);
+    expect(guesses.slice(5)).toContain(429);
+    const waiting = await call('198.51.100.9', secret);
+    expect(waiting.status).toBe(429);
+    expect(Number(waiting.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+    // Requests without any token guess nothing, and another address is not held back.
+    expect((await call('198.51.100.10')).status).toBe(401);
+    expect((await call('192.0.2.44', secret)).status).toBe(200);
+  });
+
+  it('logs the refusals of this minute, a flood from many addresses included, in a line or two, not one each', async () => {
+    const statuses = await Promise.all(Array.from({ length: 200 }, (_, i) => call(`203.0.113.${i % 200}`, `swmcp_flood-${i}`).then((r) => r.status)));
+    expect(new Set(statuses)).toEqual(new Set([401]));
+    // With the guesses above: over 200 refusals, one line so far, the rest counted for the next.
+    const refused = service.logs.filter((line) => line.includes('mcp request refused'));
+    expect(refused.length).toBeGreaterThanOrEqual(1);
+    expect(refused.length).toBeLessThanOrEqual(2);
+    expect(refused[0]).toContain('"reason_code":"invalid_token"');
+  });
+});
+
 describe('MCP_AUTH=token settings', () => {
   it('MCP_AUTH=token needs ADMIN_TOKEN (or nobody could make a token); ema needs its settings and PUBLIC_URL', async () => {
     const { parseConfig } = await import('../../src/config.ts');

@@ -32,7 +32,8 @@ describe("the Worker's MCP server", () => {
     await waitOnExecutionContext(ctx);
 
     const client = new Client({ name: 'workers-test', version: '1.0.0' });
-    await client.connect(new StreamableHTTPClientTransport(new URL('http://statuswatch.test/mcp'), { fetch: (input, init) => SELF.fetch(input, init) }));
+    // Without PUBLIC_URL, /mcp answers loopback names only, as under `wrangler dev`.
+    await client.connect(new StreamableHTTPClientTransport(new URL('http://localhost:8787/mcp'), { fetch: (input, init) => SELF.fetch(input, init) }));
     try {
       expect((await client.listTools()).tools.map((t) => t.name).sort()).toEqual([
         'current_status',
@@ -52,6 +53,13 @@ describe("the Worker's MCP server", () => {
     } finally {
       await client.close();
     }
+    // Any other name is refused: a page whose name was re-pointed here must not reach the tools.
+    const rebound = await SELF.fetch('http://evil.example.com/mcp', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', origin: 'http://evil.example.com' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list', params: {} }),
+    });
+    expect(rebound.status).toBe(403);
   });
 });
 

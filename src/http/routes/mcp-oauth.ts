@@ -10,25 +10,27 @@ import { bodyLimit } from 'hono/body-limit';
 import { ACCESS_TOKEN_LIFETIME_SECONDS, AssertionRefused } from '../../adapters/jose-ema-tokens.ts';
 import { sha256Hex } from '../../core/content-hash.ts';
 import { grantedScopes, MCP_SCOPES } from '../../core/mcp-scopes.ts';
+import { PER_ADDRESS_GUESSES } from '../../core/guess-throttle.ts';
 import { type LimitRule, limitKeyForAddress } from '../../core/rate-limit.ts';
 import type { AppDeps } from '../deps.ts';
 import { baseUrlOf } from '../mcp/mcp-auth.ts';
+import { createRefusalLog } from '../refusal-log.ts';
 
 export const JWT_BEARER_GRANT = 'urn:ietf:params:oauth:grant-type:jwt-bearer';
 export const TOKEN_ENDPOINT_PATH = '/api/oauth.v2.user.access';
 /**
- * ID-JAGs remembered as spent at once. They live 300 s, so this is 33 grants a second sustained
- * before new ones are refused (503, retry later): far above what people signing in make, and it
- * bounds the table whatever a client sends.
+ * ID-JAGs remembered as spent at once. Each is remembered at most 660 s (the lifetime cap plus
+ * twice the skew), and the client may ask for 300 grants a minute, so at most 3,300 are: the bound
+ * holds the table whatever a client sends, and past it grants are refused (503, retry later).
  */
 export const SPENT_ASSERTIONS_MAX = 10_000;
-/** Grants one address may ask for in a minute: each one fetches keys and writes to the archive. */
-const TOKEN_REQUESTS_PER_ADDRESS: LimitRule = { limit: 30, windowMs: 60_000 };
 /**
- * Grants all addresses together may ask for in a minute: what bounds the log of refusals however
- * many addresses a flood comes from (each refusal is one line), and the work of checking them.
+ * Grants the authenticated client (the agent platform) may ask for in a minute, from whichever
+ * addresses: each one verifies an assertion and writes to the archive, and each refusal among them
+ * is one log line. Only the client spends it: requests that fail client authentication are answered
+ * before it, so nobody else can use it up.
  */
-export const TOKEN_REQUESTS_ALL: LimitRule = { limit: 300, windowMs: 60_000 };
+export const TOKEN_REQUESTS_PER_CLIENT: LimitRule = { limit: 300, windowMs: 60_000 };
 
 const NO_STORE = { 'cache-control': 'no-store', pragma: 'no-cache' };
 /** A grant is an assertion of a few KB and two credentials; more is not a grant. */
@@ -76,6 +78,8 @@ export function mcpOAuthRoutes(deps: AppDeps) {
     });
   });
 
+  const anonymousRefusals = createRefusalLog(deps, 'ema client refused');
+
   const limit = bodyLimit({
     maxSize: TOKEN_REQUEST_MAX_BYTES,
     onError: (c) => c.json({ error: 'invalid_request', error_description: `the request is larger than ${TOKEN_REQUEST_MAX_BYTES} bytes` }, 413, NO_STORE),
@@ -83,41 +87,51 @@ export function mcpOAuthRoutes(deps: AppDeps) {
 
   app.post(TOKEN_ENDPOINT_PATH, limit, async (c) => {
     const address = deps.clientAddress(c);
+    const answer = (status: 400 | 401 | 429 | 503, error: OAuthErrorCode, description: string, headers: Record<string, string> = {}) =>
+      c.json({ error, error_description: description }, status, { ...NO_STORE, ...headers });
+    const slowDown = (retryAfterMs: number) => {
+      const seconds = Math.max(1, Math.ceil(retryAfterMs / 1000));
+      return answer(429, 'slow_down', `too many token requests; try again in ${seconds} s`, { 'retry-after': String(seconds) });
+    };
     const refuse = (
-      status: 400 | 401 | 429 | 503,
+      status: 400 | 503,
       error: OAuthErrorCode,
       description: string,
       fields: Record<string, unknown> = {},
       headers: Record<string, string> = {},
     ) => {
-      // The reason and who asked; never the assertion nor the secret.
+      // The reason and who asked; never the assertion nor the secret. Only the authenticated
+      // client gets here, within its limit, so each refusal is worth a line of its own.
       logger.warn('ema grant refused', { error, reason: description, address, ...fields });
-      return c.json({ error, error_description: description }, status, { ...NO_STORE, ...headers });
+      return answer(status, error, description, headers);
     };
 
-    // Before anything is read or logged: a refusal past the limits is answered, never logged.
-    const perAddress = await store.hitRateLimit(`ema-token:${limitKeyForAddress(address)}`, TOKEN_REQUESTS_PER_ADDRESS, clock.now());
-    const limited = perAddress.allowed ? await store.hitRateLimit('ema-token:all', TOKEN_REQUESTS_ALL, clock.now()) : perAddress;
-    if (!limited.allowed) {
-      const seconds = Math.max(1, Math.ceil(limited.retryAfterMs / 1000));
-      return c.json({ error: 'slow_down', error_description: `too many token requests; try again in ${seconds} s` }, 429, {
-        ...NO_STORE,
-        'retry-after': String(seconds),
-      });
-    }
-
+    // The client first: until it is authenticated, nothing shared is spent and nothing is logged
+    // line by line, so a flood from anywhere cannot hold back the agent platform.
     const form = await c.req.parseBody().catch(() => ({}) as Record<string, unknown>);
     const field = (name: string) => (typeof form[name] === 'string' ? (form[name] as string) : '');
     const client = clientCredentials(c, field);
-    if (!client || !(await sameSecret(client.id, ema.clientId)) || !(await sameSecret(client.secret, ema.clientSecret))) {
-      return refuse(
-        401,
-        'invalid_client',
-        'client authentication failed: send client_id and client_secret',
-        {},
-        { 'www-authenticate': 'Basic realm="statuswatch"' },
-      );
+    const unauthenticated = () =>
+      answer(401, 'invalid_client', 'client authentication failed: send client_id and client_secret', { 'www-authenticate': 'Basic realm="statuswatch"' });
+    // No credentials at all guess nothing: refused at once, and nothing is written for it.
+    if (!client) {
+      anonymousRefusals.refused('no_credentials', address);
+      return unauthenticated();
     }
+    const right = (await sameSecret(client.id, ema.clientId)) && (await sameSecret(client.secret, ema.clientSecret));
+    // Wrong secrets wait, per address only: a wait anywhere else would let a guesser lock the client out.
+    const throttle = await store.throttleGuess([{ key: `ema-client-guess:${limitKeyForAddress(address)}`, rule: PER_ADDRESS_GUESSES }], !right, clock.now());
+    if (!throttle.allowed) {
+      anonymousRefusals.refused('throttled', address);
+      return slowDown(throttle.retryAfterMs);
+    }
+    if (!right) {
+      anonymousRefusals.refused('wrong_credentials', address);
+      return unauthenticated();
+    }
+    const limited = await store.hitRateLimit('ema-token:client', TOKEN_REQUESTS_PER_CLIENT, clock.now());
+    // Past its limit the client is answered, never logged: the log stays bounded too.
+    if (!limited.allowed) return slowDown(limited.retryAfterMs);
     if (field('grant_type') !== JWT_BEARER_GRANT) return refuse(400, 'unsupported_grant_type', `grant_type must be ${JWT_BEARER_GRANT}`);
     const assertion = field('assertion');
     if (!assertion) return refuse(400, 'invalid_request', 'assertion is required: the ID-JAG from the identity provider');
@@ -134,7 +148,8 @@ export function mcpOAuthRoutes(deps: AppDeps) {
         return refuse(503, 'temporarily_unavailable', error.message, { reason_code: error.reason }, { 'retry-after': '30' });
       return refuse(400, 'invalid_grant', error.message, { reason_code: error.reason });
     }
-    const spent = await store.spendAssertion(`${claims.iss}|${claims.jti}`, claims.exp * 1000, now, SPENT_ASSERTIONS_MAX);
+    // Remembered for as long as the assertion verifies, skew included: a replay is refused until then.
+    const spent = await store.spendAssertion(`${claims.iss}|${claims.jti}`, claims.verifiableUntilMs, now, SPENT_ASSERTIONS_MAX);
     if (spent === 'replayed')
       return refuse(400, 'invalid_grant', 'the assertion was already used: get a new ID-JAG', { reason_code: 'replayed', jti: claims.jti });
     if (spent === 'full')

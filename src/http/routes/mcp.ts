@@ -1,6 +1,7 @@
 /**
- * `/mcp`: statuswatch's MCP server over Streamable HTTP, stateless (issue 13). Each POST is
- * authenticated by MCP_AUTH, counted against its client's rate limit, then answered by a fresh
+ * `/mcp`: statuswatch's MCP server over Streamable HTTP, stateless (issue 13). Each POST is checked
+ * for its Host and Origin, authenticated by MCP_AUTH (wrong tokens under a per-address guess
+ * throttle), counted against its client's rate limit, then answered by a fresh
  * server (mcp/mcp-server.ts). There is no server-to-client stream, so GET and DELETE are 405.
  */
 import { Hono } from 'hono';
@@ -9,6 +10,8 @@ import type { AppDeps } from '../deps.ts';
 import { knownServiceNames } from '../known-services.ts';
 import { baseUrlOf, createMcpAuthenticator } from '../mcp/mcp-auth.ts';
 import { serveMcpRequest } from '../mcp/mcp-server.ts';
+import { createRefusalLog } from '../refusal-log.ts';
+import { siteOrigin } from '../site-origin.ts';
 import { reliabilityFigures } from './reliability.tsx';
 
 const DEFAULT_RATE_PER_MINUTE = 60;
@@ -20,6 +23,9 @@ export function mcpRoutes(deps: AppDeps) {
   const { store, clock, cursors } = deps;
   const app = new Hono();
   const authenticate = createMcpAuthenticator(deps);
+  const site = siteOrigin(deps.publicUrl);
+  // Anyone can send wrong tokens, as often as they like: the first of a minute is a line, the rest a count.
+  const refusals = createRefusalLog(deps, 'mcp request refused');
   const known = knownServiceNames(store, clock);
   const reliability = reliabilityFigures(store, clock);
   const mode = deps.mcp?.settings.auth ?? 'none';
@@ -28,14 +34,21 @@ export function mcpRoutes(deps: AppDeps) {
   app.on(['GET', 'DELETE'], '/mcp', (c) => c.json(rpcError('this server is stateless: send JSON-RPC requests with POST'), 405, { allow: 'POST' }));
 
   app.post('/mcp', async (c) => {
-    const baseUrl = baseUrlOf(c, deps.publicUrl);
-    // The MCP transport spec: a server must check Origin, so a web page in a browser on the
-    // network cannot drive an assistant's tools. Clients that are not browsers send none.
+    // The MCP transport spec: a server must check Origin (and a local one Host), so a web page in
+    // a browser cannot drive an assistant's tools, not even under a name of its own that it
+    // re-points at this machine (DNS rebinding). Clients that are not browsers send no Origin.
+    // These refusals are not logged: they cost nothing, and anyone can send them.
+    if (!site.isServedHost(c)) return c.json(rpcError('this server does not answer to that Host: use PUBLIC_URL or a loopback name'), 403);
     const origin = c.req.header('origin');
-    // Refusals here are not logged: anyone can send them, as often as they like.
-    if (origin !== undefined && origin !== new URL(baseUrl).origin) return c.json(rpcError('requests from another origin are refused'), 403);
+    if (origin !== undefined && !site.isOwnOrigin(origin, c)) return c.json(rpcError('requests from another origin are refused'), 403);
+    const baseUrl = baseUrlOf(c, deps.publicUrl);
     const auth = await authenticate(c, baseUrl);
     if (!auth.ok) {
+      refusals.refused(auth.error, deps.clientAddress(c), { mode });
+      if (auth.error === 'throttled') {
+        const seconds = String(auth.retryAfterSeconds);
+        return c.json(rpcError(`too many wrong tokens from this address; try again in ${seconds} s`), 429, { 'retry-after': seconds });
+      }
       // RFC 9728 section 5.1: under EMA the challenge says where the resource metadata is.
       const challenge =
         mode === 'ema'

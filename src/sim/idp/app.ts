@@ -35,6 +35,16 @@ export type SimulatedIdp = {
   setAllowedScopes(scopes: string[] | null): void;
 };
 
+/**
+ * How the JWKS endpoint misbehaves (`PUT /_sim/jwks-fault`), for verifiers that must not trust it:
+ * `junk` (200, not JSON), `error` (500), `redirect` (302 to the real keys), `huge` (200, a valid
+ * JSON object of 16 MB, served as fast as it is read), `stall` (200, headers, then nothing).
+ */
+export const JWKS_FAULTS = ['junk', 'error', 'redirect', 'huge', 'stall'] as const;
+export type JwksFault = (typeof JWKS_FAULTS)[number];
+export const HUGE_JWKS_BYTES = 16 * 1024 * 1024;
+const HUGE_CHUNK = new TextEncoder().encode('x'.repeat(64 * 1024));
+
 type Keys = { privateKey: CryptoKey; publicJwk: JWK; kid: string };
 
 const oauthError = (c: Context, status: 400 | 401, error: string, description: string) =>
@@ -83,8 +93,38 @@ export function createSimulatedIdp(options: SimulatedIdpOptions = {}): Simulated
   };
 
   const app = new Hono();
+  let jwksFault: JwksFault | null = null;
+  /** Bytes of key-set bodies handed to readers since the fault was set: what a capped reader took. */
+  let jwksBytesServed = 0;
+  /** Streams left open by `stall`, ended when the simulator closes. */
+  const stalled = new Set<ReadableStreamDefaultController<Uint8Array>>();
 
-  app.get('/.well-known/jwks.json', async (c) => c.json({ keys: [(await signingKeys()).publicJwk] }));
+  app.get('/.well-known/jwks.json', async (c) => {
+    if (jwksFault === 'junk') return c.text('<html>Service Unavailable</html>', 200);
+    if (jwksFault === 'error') return c.json({ error: 'internal' }, 500);
+    if (jwksFault === 'redirect') return c.redirect('/.well-known/jwks.json?moved=1', 302);
+    if (jwksFault === 'huge')
+      return c.body(
+        hugeKeySet((bytes) => (jwksBytesServed += bytes)),
+        200,
+        { 'content-type': 'application/json' },
+      );
+    if (jwksFault === 'stall') {
+      let held: ReadableStreamDefaultController<Uint8Array> | undefined;
+      const body = new ReadableStream<Uint8Array>({
+        start(controller) {
+          held = controller;
+          stalled.add(controller);
+        },
+        // The reader gave up: nothing is left to end.
+        cancel() {
+          if (held) stalled.delete(held);
+        },
+      });
+      return c.body(body, 200, { 'content-type': 'application/json' });
+    }
+    return c.json({ keys: [(await signingKeys()).publicJwk] });
+  });
 
   app.get('/.well-known/openid-configuration', (c) => {
     const issuer = issuerOf(c);
@@ -153,13 +193,59 @@ export function createSimulatedIdp(options: SimulatedIdpOptions = {}): Simulated
     return c.json({ ok: true, id_jag: jwt });
   });
 
-  app.get('/_sim/state', (c) => c.json({ ok: true, issuer: issuerOf(c), allowed_scopes: allowed, refresh_tokens: refreshTokens.size }));
+  app.put('/_sim/jwks-fault', async (c) => {
+    const body = (await c.req.json().catch(() => null)) as { fault?: unknown } | null;
+    const fault = body?.fault;
+    if (fault !== null && !JWKS_FAULTS.includes(fault as JwksFault)) {
+      return c.json({ ok: false, error: `fault: expected one of ${JWKS_FAULTS.join(', ')}, or null for none` }, 400);
+    }
+    jwksFault = fault as JwksFault | null;
+    jwksBytesServed = 0;
+    return c.json({ ok: true, fault: jwksFault });
+  });
+
+  app.get('/_sim/state', (c) =>
+    c.json({
+      ok: true,
+      issuer: issuerOf(c),
+      allowed_scopes: allowed,
+      refresh_tokens: refreshTokens.size,
+      jwks_fault: jwksFault,
+      jwks_bytes_served: jwksBytesServed,
+    }),
+  );
 
   return {
     fetch: async (request) => app.fetch(request),
-    close: () => refreshTokens.clear(),
+    close: () => {
+      refreshTokens.clear();
+      for (const controller of stalled) {
+        try {
+          controller.close();
+        } catch {
+          // Already errored by its connection's end.
+        }
+      }
+      stalled.clear();
+    },
     setAllowedScopes: (scopes) => {
       allowed = scopes;
     },
   };
+}
+
+/** `{"keys":[],"padding":"xxx...` to HUGE_JWKS_BYTES: valid JSON, made as it is read, each chunk counted. */
+function hugeKeySet(served: (bytes: number) => void): ReadableStream<Uint8Array> {
+  const head = new TextEncoder().encode('{"keys":[],"padding":"');
+  const tail = new TextEncoder().encode('"}');
+  let sent = 0;
+  return new ReadableStream<Uint8Array>({
+    pull(controller) {
+      const chunk = sent === 0 ? head : sent + HUGE_CHUNK.byteLength + tail.byteLength >= HUGE_JWKS_BYTES ? tail : HUGE_CHUNK;
+      controller.enqueue(chunk);
+      sent += chunk.byteLength;
+      served(chunk.byteLength);
+      if (chunk === tail) controller.close();
+    },
+  });
 }
