@@ -53,6 +53,8 @@ export const scimFaultSchema = z.strictObject({
   retryAfterSeconds: z.number().int().nonnegative().max(3600).optional(),
   startIndex: z.number().int().positive().optional(),
   body: z.string().max(100_000).optional(),
+  delayMs: z.number().int().nonnegative().max(600_000).optional(),
+  totalResults: z.number().int().nonnegative().optional(),
 });
 
 export const linkedChannelsSchema = z.strictObject({ linkedChannels: z.number().int().nonnegative().max(10_000) });
