@@ -9,12 +9,20 @@ import type { Clock, Logger } from '../core/ports.ts';
 import type { GroupDirectoryStore, GroupLink, ScimDirectory } from '../core/ports/scim-directory.ts';
 import { ScimCallError } from '../core/scim-errors.ts';
 import { chooseUserReads, departedMembers, diffMembers, memberListChanges, SCIM_PAGE_SIZE, type MemberChange } from '../core/scim-group.ts';
-import { nextPage, type DirectoryGroup, type DirectoryUser } from '../core/scim-resources.ts';
+import { MAX_LIST_PAGES, nextPage, type DirectoryGroup, type DirectoryUser } from '../core/scim-resources.ts';
 
 /** Audit entries kept per group: enough for months of a busy team's changes, small enough to show. */
 const GROUP_LOG_LIMIT = 500;
 /** Groups one scheduled round syncs; the oldest first, so every group gets its turn. */
 const GROUPS_PER_ROUND = 50;
+/**
+ * How long one sync may take in all, waits for the rate limits included: the spec's largest group
+ * reads in a few seconds, and a directory that answers slowly or never ends must not hold a sync
+ * (or the process's shutdown) any longer.
+ */
+export const SYNC_DEADLINE_MS = 60_000;
+/** Bytes one sync reads at most in all: the 200 list pages it may read at about 1.5 MB each, and a little over. */
+const SYNC_MAX_BYTES = 320 * 1024 * 1024;
 
 export type GroupSyncDeps = {
   store: GroupDirectoryStore;
@@ -25,6 +33,12 @@ export type GroupSyncDeps = {
   /** SCIM_SYNC_SECONDS: how old a member list may get. */
   syncSeconds: number;
   logLimit?: number;
+  /** How long one sync may take; SYNC_DEADLINE_MS by default. */
+  syncDeadlineMs?: number;
+  /** Bytes one sync may read in all; SYNC_MAX_BYTES by default. */
+  syncMaxBytes?: number;
+  /** Aborted when the process stops: every running sync ends at once, as failed, keeping its last good list. */
+  signal?: AbortSignal;
 };
 
 /** Null for a refusal that says the text is no group id (a 4xx other than auth), the error otherwise. */
@@ -57,6 +71,12 @@ export function createGroupSync(deps: GroupSyncDeps) {
   // freshness share one run instead of reading the directory twice.
   const running = new Map<string, Promise<SyncReport>>();
 
+  /** Ends one sync at its deadline, or at once when the process stops. */
+  function syncSignal(): AbortSignal {
+    const deadline = AbortSignal.timeout(deps.syncDeadlineMs ?? SYNC_DEADLINE_MS);
+    return deps.signal ? AbortSignal.any([deadline, deps.signal]) : deadline;
+  }
+
   function requireDirectory(): ScimDirectory {
     if (!deps.directory) throw new ScimCallError('(no request)', 'not_configured', null, false, { detail: 'set SCIM_TOKEN (and SCIM_URL)' });
     return deps.directory;
@@ -73,13 +93,15 @@ export function createGroupSync(deps: GroupSyncDeps) {
     if (wanted.size >= 2) {
       let page = await directory.usersPage(1, SCIM_PAGE_SIZE);
       take(page.users);
-      for (;;) {
+      for (let pages = 1; ; pages += 1) {
         const listed = page.startIndex - 1 + page.users.length;
         const unread = [...wanted].filter((id) => !users.has(id)).length;
         if (unread === 0 || chooseUserReads({ unreadMembers: unread, totalUsers: page.totalResults, listedSoFar: listed }) === 'get') break;
         const next = nextPage(page.startIndex, page.users.length, page.totalResults);
         if (next.kind === 'done') break;
         if (next.kind === 'missing') throw new ScimCallError('GET /Users', 'missing_page', 200, true);
+        // totalResults is the directory's word: one that keeps moving ahead (or lies) is not followed forever.
+        if (pages >= MAX_LIST_PAGES) throw new ScimCallError('GET /Users', 'too_many_pages', 200, false, { detail: `${pages} pages read` });
         page = await directory.usersPage(next.startIndex, SCIM_PAGE_SIZE);
         take(page.users);
       }
@@ -109,7 +131,7 @@ export function createGroupSync(deps: GroupSyncDeps) {
     const requests = () => (deps.directory?.stats().requests ?? 0) - before;
     const previous = await store.allMembers(link.subscriptionId);
     try {
-      const directory = requireDirectory();
+      const directory = requireDirectory().bounded({ signal: syncSignal(), maxBytes: deps.syncMaxBytes ?? SYNC_MAX_BYTES });
       const group: DirectoryGroup | null = await directory.group(link.groupId);
       const version = await directory.version();
       let current: DirectoryUser[] | null = null;

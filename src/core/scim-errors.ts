@@ -87,6 +87,9 @@ const CLIENT_FAILURE_MEANINGS: Readonly<Record<string, string>> = {
   missing_page: 'a list page came back empty while totalResults said more remained',
   not_configured: 'SCIM_TOKEN is not set',
   too_many_pages: 'the list did not end within the pages the client reads',
+  deadline: 'the sync did not end within its deadline',
+  stopped: 'the sync was stopped before it ended (the service is stopping)',
+  over_budget: 'the sync read more than the bytes one sync may read in all',
 };
 
 /** The meaning of a code: the spec's, ours, or "HTTP <status>" for a bare status. */

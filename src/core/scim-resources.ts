@@ -89,6 +89,9 @@ export function toDirectoryGroup(group: z.infer<typeof scimGroupSchema>): Direct
   return { id: group.id, displayName: group.displayName, memberIds: [...new Set((group.members ?? []).map((m) => m.value))] };
 }
 
+/** The spec's largest directory is far below this many list pages; a list that pages on past it is broken, not big. */
+export const MAX_LIST_PAGES = 200;
+
 /** Where paging goes after a page: on until totalResults is reached, never trusting a short page. */
 export type NextPage = { kind: 'done' } | { kind: 'next'; startIndex: number } | { kind: 'missing' };
 

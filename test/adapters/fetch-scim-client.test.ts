@@ -194,4 +194,25 @@ describe('SCIM client', () => {
     await control(sim, 'POST', '/faults', { target: 'users.list', kind: 'body', body: '<html>gateway</html>' });
     expect(await failure(clientOf(sim).client.usersPage(1, 10))).toMatchObject({ code: 'malformed', retryable: false });
   });
+
+  it('a bounded view ends at its signal, a Retry-After wait included, and reads at most its bytes in all', async () => {
+    const { sim, seed } = await seededSim(30);
+    await control(sim, 'POST', '/faults', { target: 'users.get', kind: 'rate-limit', retryAfterSeconds: 30, times: 1 });
+    // The real sleep: the 30 s the directory asks for is cut short by the view's deadline.
+    const client = createScimClient({ baseUrl: sim.url, token: sim.token, clock: fakeTime().clock });
+    const startedMs = Date.now();
+    const error = await failure(client.bounded({ signal: AbortSignal.timeout(300), maxBytes: 1_000_000 }).user(seed.firstUserId));
+    expect(error).toMatchObject({ code: 'deadline', retryable: true });
+    expect(Date.now() - startedMs).toBeLessThan(5_000);
+
+    const stop = new AbortController();
+    stop.abort();
+    expect(await failure(client.bounded({ signal: stop.signal, maxBytes: 1_000_000 }).user(seed.firstUserId))).toMatchObject({ code: 'stopped' });
+
+    const bounded = client.bounded({ signal: new AbortController().signal, maxBytes: 5_000 });
+    expect((await bounded.user(seed.firstUserId))?.id).toBe(seed.firstUserId);
+    expect(await failure(bounded.usersPage(1, 30))).toMatchObject({ code: 'over_budget' });
+    // The budget is the view's: the client itself reads on.
+    expect((await client.usersPage(1, 30)).users).toHaveLength(30);
+  });
 });

@@ -8,7 +8,8 @@ import { createConsoleLogger } from '../../src/adapters/console-logger.ts';
 import { createScimClient } from '../../src/adapters/fetch-scim-client.ts';
 import { createSqliteGroupDirectoryStore } from '../../src/adapters/sqlite-scim-groups.ts';
 import { createGroupSync, type GroupSync } from '../../src/app/group-sync.ts';
-import type { GroupDirectoryStore } from '../../src/core/ports/scim-directory.ts';
+import type { Logger } from '../../src/core/ports.ts';
+import type { GroupDirectoryStore, ScimDirectory } from '../../src/core/ports/scim-directory.ts';
 import type { RunningSimulatedScim } from '../../src/sim/scim/server.ts';
 import { storedSubscription } from '../fixtures/notification-builders.ts';
 import { openTempArchive, type TempArchive } from '../helpers/temp-archive.ts';
@@ -20,9 +21,21 @@ afterEach(() => {
   for (const a of archives.splice(0)) a.remove();
 });
 
-type Setup = { sim: RunningSimulatedScim; store: GroupDirectoryStore; sync: GroupSync; groupId: string; seed: any; logs: string[]; requests: () => number };
+type Setup = {
+  sim: RunningSimulatedScim;
+  store: GroupDirectoryStore;
+  sync: GroupSync;
+  directory: ScimDirectory;
+  logger: Logger;
+  groupId: string;
+  seed: any;
+  logs: string[];
+  requests: () => number;
+};
 
-async function setup(users: number, members: number, options: { timeoutMs?: number; logLimit?: number } = {}): Promise<Setup> {
+type SetupOptions = { timeoutMs?: number; logLimit?: number; syncDeadlineMs?: number; syncMaxBytes?: number };
+
+async function setup(users: number, members: number, options: SetupOptions = {}): Promise<Setup> {
   let nowMs = Date.UTC(2026, 10, 23, 9, 0, 0);
   const clock = { now: () => nowMs };
   const sim = await startScim({ clock: clock.now });
@@ -44,8 +57,17 @@ async function setup(users: number, members: number, options: { timeoutMs?: numb
   });
   const logs: string[] = [];
   const logger = createConsoleLogger({ level: 'debug', format: 'json', write: (line) => logs.push(line) });
-  const sync = createGroupSync({ store, directory, clock, logger, syncSeconds: 300, logLimit: options.logLimit });
-  return { sim, store, sync, groupId: seed.groups[0].id, seed, logs, requests: () => directory.stats().requests };
+  const sync = createGroupSync({
+    store,
+    directory,
+    clock,
+    logger,
+    syncSeconds: 300,
+    logLimit: options.logLimit,
+    syncDeadlineMs: options.syncDeadlineMs,
+    syncMaxBytes: options.syncMaxBytes,
+  });
+  return { sim, store, sync, directory, logger, groupId: seed.groups[0].id, seed, logs, requests: () => directory.stats().requests };
 }
 
 const memberIds = async (store: GroupDirectoryStore) => (await store.allMembers(SUB)).map((m) => m.id);
@@ -113,6 +135,51 @@ describe('group sync', () => {
       expect((await memberIds(s.store)).length).toBe(2489);
     });
   }
+
+  it('stops reading user pages that never end at the page cap, and keeps the last good list', async () => {
+    const s = await setup(20, 7);
+    expect((await s.sync.syncGroup(SUB)).outcome).toBe('ok');
+    await control(s.sim, 'PUT', '/rate-limits', { enabled: false });
+    await control(s.sim, 'POST', '/faults', { target: 'users.list', kind: 'endless' });
+    const report = await s.sync.syncGroup(SUB);
+    expect(report).toMatchObject({ outcome: 'failed', members: 7 });
+    expect(report.error).toContain('too_many_pages');
+    // The group, then 200 pages: the cap, not the directory, ends the read.
+    expect(report.requests).toBe(1 + 200);
+    expect(await memberIds(s.store)).toHaveLength(7);
+  }, 60_000);
+
+  it('ends a sync whose reads answer slowly at its deadline, waits and all, and keeps the last good list', async () => {
+    const s = await setup(20, 1, { syncDeadlineMs: 1_500 });
+    expect((await s.sync.syncGroup(SUB)).outcome).toBe('ok');
+    // Each GET of a user takes 9 s: without a deadline a sync of seven of them took 63 s.
+    await control(s.sim, 'POST', '/faults', { target: 'users.get', kind: 'delay', delayMs: 9_000 });
+    const startedMs = Date.now();
+    const report = await s.sync.syncGroup(SUB);
+    expect(Date.now() - startedMs).toBeLessThan(4_000);
+    expect(report).toMatchObject({ outcome: 'failed', members: 1 });
+    expect(report.error).toContain('deadline');
+    expect(await memberIds(s.store)).toHaveLength(1);
+  });
+
+  it('ends a sync that stops being read as the process stops', async () => {
+    const s = await setup(20, 1);
+    const stop = new AbortController();
+    const sync = createGroupSync({ store: s.store, directory: s.directory, clock: { now: Date.now }, logger: s.logger, syncSeconds: 300, signal: stop.signal });
+    await control(s.sim, 'POST', '/faults', { target: 'groups.get', kind: 'timeout' });
+    const running = sync.syncGroup(SUB);
+    setTimeout(() => stop.abort(), 200);
+    const report = await running;
+    expect(report).toMatchObject({ outcome: 'failed' });
+    expect(report.error).toContain('stopped');
+  });
+
+  it('reads at most its bytes in all, however the directory pages', async () => {
+    const s = await setup(2600, 2500, { syncMaxBytes: 2 * 1024 * 1024 });
+    const report = await s.sync.syncGroup(SUB);
+    expect(report).toMatchObject({ outcome: 'failed' });
+    expect(report.error).toContain('over_budget');
+  });
 
   it('refuses a malformed answer without touching the list', async () => {
     const s = await setup(10, 5);

@@ -7,6 +7,9 @@ export type UsersPage = { users: DirectoryUser[]; totalResults: number; startInd
 /** What a client has cost so far: requests sent, and time spent waiting for the rate limits. */
 export type ScimCallStats = { requests: number; pacedMs: number; retryAfterMs: number };
 
+/** What one sync may spend of the directory: it ends when `signal` aborts, and reads at most `maxBytes` in all. */
+export type ScimReadBudget = { signal: AbortSignal; maxBytes: number };
+
 /** Every method fails with a ScimCallError (core/scim-errors.ts) when the directory does not answer as the spec says. */
 export interface ScimDirectory {
   /** The version the directory speaks: v2.0 first, v1.1 when v2.0 answers unsupported_version. */
@@ -19,6 +22,12 @@ export interface ScimDirectory {
   /** Null when the directory says no_such_user or unknown_user. */
   user(id: string): Promise<DirectoryUser | null>;
   stats(): ScimCallStats;
+  /**
+   * The same directory (its version, rate-limit buckets and stats shared) within a budget: a call
+   * fails with `deadline` (or `stopped`) once the signal aborts, waits included, and with
+   * `over_budget` once the bytes run out.
+   */
+  bounded(budget: ScimReadBudget): ScimDirectory;
 }
 
 export type SyncOutcome = 'never' | 'ok' | 'failed';
