@@ -21,6 +21,12 @@ const GROUPS_PER_ROUND = 50;
  * (or the process's shutdown) any longer.
  */
 export const SYNC_DEADLINE_MS = 60_000;
+/** How soon an alert held for its group's sync looks again whether the sync ended. */
+const ALERT_RECHECK_MS = 2_000;
+/** How often the scheduled round runs, on either runtime (node-cron, the Worker's Cron Trigger). */
+const SCHEDULED_ROUND_EVERY_MS = 60_000;
+/** Syncs one process runs at once, scheduled or started for an alert: the directory's rate limits are shared. */
+const MAX_CONCURRENT_SYNCS = 2;
 /** Bytes one sync reads at most in all: the 200 list pages it may read at about 1.5 MB each, and a little over. */
 const SYNC_MAX_BYTES = 320 * 1024 * 1024;
 
@@ -39,7 +45,16 @@ export type GroupSyncDeps = {
   syncMaxBytes?: number;
   /** Aborted when the process stops: every running sync ends at once, as failed, keeping its last good list. */
   signal?: AbortSignal;
+  /**
+   * Whether an alert that finds its list stale starts the sync itself, in the background (Node; the
+   * default), or leaves it to the scheduled round (a Worker: its queue invocations keep their
+   * subrequests for mail, and the cron syncs within a minute).
+   */
+  syncsOnDemand?: boolean;
 };
+
+/** Whether an alert may go out now with the member list as it is, or when to look again. */
+export type AlertReadiness = { kind: 'ready' } | { kind: 'wait'; untilMs: number };
 
 /** Null for a refusal that says the text is no group id (a 4xx other than auth), the error otherwise. */
 function notAnId(error: unknown): null {
@@ -67,8 +82,8 @@ export function createGroupSync(deps: GroupSyncDeps) {
   const { store, clock, logger } = deps;
   const logLimit = deps.logLimit ?? GROUP_LOG_LIMIT;
   const maxAgeMs = deps.syncSeconds * 1000;
-  // One sync per group at a time in this process: a scheduled sync and an alert's wait for
-  // freshness share one run instead of reading the directory twice.
+  // One sync per group at a time in this process: a scheduled sync and one an alert started share
+  // one run instead of reading the directory twice.
   const running = new Map<string, Promise<SyncReport>>();
 
   /** Ends one sync at its deadline, or at once when the process stops. */
@@ -193,6 +208,30 @@ export function createGroupSync(deps: GroupSyncDeps) {
   // A list never read is always due: until one sync succeeds, nobody in the group can be alerted.
   const isStale = (link: GroupLink, now: number) => link.lastOkAt === null || link.syncedAt === null || now - link.syncedAt >= maxAgeMs;
 
+  const syncsOnDemand = deps.syncsOnDemand ?? true;
+  // An alert waits for the sync it started, or for the scheduled round's, which begins within a round.
+  const alertWaitMs = (deps.syncDeadlineMs ?? SYNC_DEADLINE_MS) + (syncsOnDemand ? ALERT_RECHECK_MS : SCHEDULED_ROUND_EVERY_MS);
+
+  /** Starts a sync nobody waits for, unless one runs for the group or the process runs as many as it may. */
+  function startInBackground(link: GroupLink): void {
+    if (running.has(link.subscriptionId) || running.size >= MAX_CONCURRENT_SYNCS) return;
+    syncLink(link).catch((error: unknown) => {
+      // Only the database gets here (a directory failure is a failed sync, kept and logged).
+      logger.error('group sync failed to write', { subscription: link.subscriptionId, error: error instanceof Error ? error.message : String(error) });
+    });
+  }
+
+  /** Runs `links` through syncLink, at most MAX_CONCURRENT_SYNCS at once. */
+  async function syncEach(links: readonly GroupLink[]): Promise<SyncReport[]> {
+    const reports: SyncReport[] = [];
+    const queue = [...links];
+    const worker = async () => {
+      for (let link = queue.shift(); link; link = queue.shift()) reports.push(await syncLink(link));
+    };
+    await Promise.all(Array.from({ length: Math.min(MAX_CONCURRENT_SYNCS, queue.length) }, worker));
+    return reports;
+  }
+
   return {
     /** Syncs one group subscription now; 404 when the subscription is not a group subscription. */
     async syncGroup(subscriptionId: string): Promise<SyncReport> {
@@ -201,21 +240,29 @@ export function createGroupSync(deps: GroupSyncDeps) {
       return syncLink(link);
     },
 
-    /** Before an alert: syncs when the list is older than SCIM_SYNC_SECONDS. A failure keeps the last list, so this never throws for one. */
-    async syncIfStale(subscriptionId: string): Promise<SyncReport | null> {
+    /**
+     * Before an alert written at `alertAtMs` goes out: ready when the list is no older than
+     * SCIM_SYNC_SECONDS; otherwise the sync starts in the background (or is left to the scheduled
+     * round), and the alert waits until a sync ended after it was written, good or failed, or at
+     * most the sync's deadline and a round. It never waits on the directory itself: a delivery
+     * round goes on with every other subscription's deliveries.
+     */
+    async beforeAlert(subscriptionId: string, alertAtMs: number): Promise<AlertReadiness> {
       const link = await store.groupLink(subscriptionId);
-      if (!link || !isStale(link, clock.now())) return null;
-      return syncLink(link);
+      const now = clock.now();
+      if (!link || !isStale(link, now)) return { kind: 'ready' };
+      if (syncsOnDemand && deps.directory) startInBackground(link);
+      const syncEndedSince = link.syncedAt !== null && link.syncedAt >= alertAtMs;
+      const waitEndsAt = alertAtMs + alertWaitMs;
+      if (syncEndedSince || now >= waitEndsAt) return { kind: 'ready' };
+      return { kind: 'wait', untilMs: Math.min(now + ALERT_RECHECK_MS, waitEndsAt) };
     },
 
     /** The scheduled round: every group whose list is older than SCIM_SYNC_SECONDS, oldest first. */
     async syncDue(): Promise<SyncReport[]> {
       const now = clock.now();
       if (!deps.directory) return [];
-      const due = (await store.groupLinks(GROUPS_PER_ROUND)).filter((link) => isStale(link, now));
-      const reports: SyncReport[] = [];
-      for (const link of due) reports.push(await syncLink(link));
-      return reports;
+      return syncEach((await store.groupLinks(GROUPS_PER_ROUND)).filter((link) => isStale(link, now)));
     },
 
     /** The group `ref` names, by SCIM id or exact displayName: what a new group subscription points at. */

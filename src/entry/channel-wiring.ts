@@ -27,6 +27,8 @@ export type ChannelWiringInput = {
   workspaceApp: boolean;
   /** Mails one group delivery's attempt sends at most (a Worker's subrequest budget); unbounded by default. */
   groupMailsPerAttempt?: number;
+  /** False where only the scheduled round syncs groups (a Worker's cron); true by default. */
+  groupSyncsOnDemand?: boolean;
 };
 
 export type ChannelWiring = { sender: ChannelSender; groups: GroupDeps; workspaceApp: ConfiguredWorkspaceApp | undefined };
@@ -43,6 +45,7 @@ export function createChannelWiring(input: ChannelWiringInput): ChannelWiring {
     publicUrl,
     sanitizeHtml: sanitizeNoteHtml,
     maxSendsPerAttempt: input.groupMailsPerAttempt,
+    syncsOnDemand: input.groupSyncsOnDemand,
   });
   const workspaceApp = input.workspaceApp ? createWorkspaceAppFromConfig(config, { store, secrets, clock, logger, mailer, publicUrl }) : undefined;
   const sender = createChannelSender({

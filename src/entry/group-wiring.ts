@@ -22,13 +22,15 @@ export type GroupWiringInput = {
   fetch?: typeof fetch;
   /** Mails one group delivery's attempt sends at most (group-mail.ts); unbounded by default. */
   maxSendsPerAttempt?: number;
+  /** False where only the scheduled round syncs (a Worker's cron): an alert then waits for it (group-sync.ts). */
+  syncsOnDemand?: boolean;
 };
 
 export function createGroupWiring(input: GroupWiringInput): GroupDeps {
   const { config, clock, logger } = input;
   const store = createSqliteGroupDirectoryStore(input.connection);
   const directory = config.SCIM_TOKEN ? createScimClient({ baseUrl: config.SCIM_URL, token: config.SCIM_TOKEN, clock, fetch: input.fetch }) : null;
-  const sync = createGroupSync({ store, directory, clock, logger, syncSeconds: config.SCIM_SYNC_SECONDS });
+  const sync = createGroupSync({ store, directory, clock, logger, syncSeconds: config.SCIM_SYNC_SECONDS, syncsOnDemand: input.syncsOnDemand });
   const mail =
     input.mailer && input.secrets
       ? createGroupMail({

@@ -192,6 +192,8 @@ export async function createWorkerNotifications(
     publicUrl,
     workspaceApp: true,
     groupMailsPerAttempt: GROUP_MAILS_PER_ATTEMPT,
+    // A queue invocation keeps its subrequests for mail: the cron syncs, and a group alert waits for it.
+    groupSyncsOnDemand: false,
   });
   const subscriptions = createSubscriptionService({
     store,

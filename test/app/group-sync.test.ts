@@ -31,9 +31,11 @@ type Setup = {
   seed: any;
   logs: string[];
   requests: () => number;
+  now: () => number;
+  advance: (ms: number) => void;
 };
 
-type SetupOptions = { timeoutMs?: number; logLimit?: number; syncDeadlineMs?: number; syncMaxBytes?: number };
+type SetupOptions = { timeoutMs?: number; logLimit?: number; syncDeadlineMs?: number; syncMaxBytes?: number; syncsOnDemand?: boolean };
 
 async function setup(users: number, members: number, options: SetupOptions = {}): Promise<Setup> {
   let nowMs = Date.UTC(2026, 10, 23, 9, 0, 0);
@@ -66,8 +68,23 @@ async function setup(users: number, members: number, options: SetupOptions = {})
     logLimit: options.logLimit,
     syncDeadlineMs: options.syncDeadlineMs,
     syncMaxBytes: options.syncMaxBytes,
+    syncsOnDemand: options.syncsOnDemand,
   });
-  return { sim, store, sync, directory, logger, groupId: seed.groups[0].id, seed, logs, requests: () => directory.stats().requests };
+  return {
+    sim,
+    store,
+    sync,
+    directory,
+    logger,
+    groupId: seed.groups[0].id,
+    seed,
+    logs,
+    requests: () => directory.stats().requests,
+    now: clock.now,
+    advance: (ms: number) => {
+      nowMs += ms;
+    },
+  };
 }
 
 const memberIds = async (store: GroupDirectoryStore) => (await store.allMembers(SUB)).map((m) => m.id);
@@ -213,10 +230,37 @@ describe('group sync', () => {
     await expect(s.sync.resolveGroup('Ops')).rejects.toMatchObject({ status: 502, code: 'directory_unavailable' });
   });
 
-  it('syncs only what is due, and a stale list before an alert', async () => {
+  it('holds an alert while its stale list syncs in the background, and lets it go once a sync ended after it', async () => {
     const s = await setup(10, 3);
-    expect(await s.sync.syncIfStale(SUB)).toMatchObject({ outcome: 'ok' });
-    expect(await s.sync.syncIfStale(SUB)).toBeNull();
+    const alertAt = s.now();
+    // Never read: the alert waits, and the sync has begun without it.
+    expect(await s.sync.beforeAlert(SUB, alertAt)).toEqual({ kind: 'wait', untilMs: alertAt + 2_000 });
+    expect(await s.sync.syncGroup(SUB)).toMatchObject({ outcome: 'ok', members: 3, requests: 2 });
+    expect(s.requests()).toBe(2);
+    expect(await s.sync.beforeAlert(SUB, alertAt)).toEqual({ kind: 'ready' });
     expect(await s.sync.syncDue()).toEqual([]);
+  });
+
+  it('lets an alert go with the last good list once a hanging sync has had its deadline', async () => {
+    const s = await setup(10, 3, { syncDeadlineMs: 1_000 });
+    await s.sync.syncGroup(SUB);
+    s.advance(301_000);
+    await control(s.sim, 'POST', '/faults', { target: 'groups.get', kind: 'timeout' });
+    const alertAt = s.now();
+    expect(await s.sync.beforeAlert(SUB, alertAt)).toMatchObject({ kind: 'wait' });
+    // The directory holds the sync; the alert is not held past the sync's deadline and a look.
+    s.advance(3_000);
+    expect(await s.sync.beforeAlert(SUB, alertAt)).toEqual({ kind: 'ready' });
+  });
+
+  it('leaves the sync to the scheduled round where alerts may not start one, and waits a round for it', async () => {
+    const s = await setup(10, 3, { syncsOnDemand: false, syncDeadlineMs: 1_000 });
+    const alertAt = s.now();
+    expect(await s.sync.beforeAlert(SUB, alertAt)).toMatchObject({ kind: 'wait' });
+    expect((await control(s.sim, 'GET', '/counters'))['groups.get']).toMatchObject({ requests: 0 });
+    s.advance(30_000);
+    expect(await s.sync.beforeAlert(SUB, alertAt)).toMatchObject({ kind: 'wait' });
+    expect(await s.sync.syncDue()).toMatchObject([{ outcome: 'ok', members: 3 }]);
+    expect(await s.sync.beforeAlert(SUB, alertAt)).toEqual({ kind: 'ready' });
   });
 });
