@@ -18,11 +18,12 @@ import {
   scimErrorCode,
   scimGroupSchema,
   scimListSchema,
-  scimUserSchema,
+  readUser,
   toDirectoryGroup,
-  toDirectoryUser,
   type DirectoryGroup,
+  type DirectoryUser,
   type ScimVersionName,
+  type SkippedRecord,
 } from '../core/scim-resources.ts';
 import { createTextPrefix, readCappedBody } from './capped-body.ts';
 
@@ -49,7 +50,8 @@ export type ScimClientOptions = {
   sleep?: (ms: number) => Promise<void>;
 };
 
-const userList = scimListSchema(scimUserSchema);
+// Each user of a page is read on its own (readUser): one malformed record is skipped, not the page.
+const userList = scimListSchema(z.unknown());
 const groupList = scimListSchema(scimGroupSchema);
 const anyObject = z.record(z.string(), z.unknown());
 
@@ -264,13 +266,23 @@ function createView(options: ScimClientOptions, shared: SharedState, spending: S
       if (resources.length === 0 && startIndex <= page.totalResults) {
         throw new ScimCallError(`GET /scim/${shared.version}${path}`, 'missing_page', 200, true, { detail: `totalResults is ${page.totalResults}` });
       }
-      return { users: resources.map(toDirectoryUser), totalResults: page.totalResults, startIndex };
+      const users: DirectoryUser[] = [];
+      const skipped: SkippedRecord[] = [];
+      for (const raw of resources) {
+        const read = readUser(raw);
+        if (read.kind === 'user') users.push(read.user);
+        else skipped.push(read.skipped);
+      }
+      return { users, skipped, totalResults: page.totalResults, startIndex };
     },
 
     async user(id) {
       const path = `/Users/${encodeURIComponent(id)}`;
       const json = await getOrNull(path, ['no_such_user', 'unknown_user']);
-      return json === null ? null : toDirectoryUser(parse(path, scimUserSchema, json));
+      if (json === null) return null;
+      const read = readUser(json);
+      if (read.kind === 'user') return read.user;
+      throw new ScimCallError(`GET /scim/${shared.version ?? 'v2'}${path}`, 'invalid_record', 200, false, { detail: read.skipped.reason });
     },
 
     stats: () => ({ ...stats }),

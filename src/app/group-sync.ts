@@ -6,10 +6,10 @@
  */
 import { ApiError } from '../core/errors.ts';
 import type { Clock, Logger } from '../core/ports.ts';
-import type { GroupDirectoryStore, GroupLink, ScimDirectory } from '../core/ports/scim-directory.ts';
+import type { GroupDirectoryStore, GroupLink, ScimDirectory, UsersPage } from '../core/ports/scim-directory.ts';
 import { ScimCallError } from '../core/scim-errors.ts';
 import { chooseUserReads, departedMembers, diffMembers, memberListChanges, SCIM_PAGE_SIZE, type MemberChange } from '../core/scim-group.ts';
-import { MAX_LIST_PAGES, nextPage, type DirectoryGroup, type DirectoryUser } from '../core/scim-resources.ts';
+import { MAX_LIST_PAGES, nextPage, type DirectoryGroup, type DirectoryUser, type SkippedRecord } from '../core/scim-resources.ts';
 
 /** Audit entries kept per group: enough for months of a busy team's changes, small enough to show. */
 const GROUP_LOG_LIMIT = 500;
@@ -27,6 +27,8 @@ const ALERT_RECHECK_MS = 2_000;
 const SCHEDULED_ROUND_EVERY_MS = 60_000;
 /** Syncs one process runs at once, scheduled or started for an alert: the directory's rate limits are shared. */
 const MAX_CONCURRENT_SYNCS = 2;
+/** Skipped records one sync adds to the audit list at most: a directory full of broken records does not drown the list at once. */
+const MAX_SKIPS_LOGGED = 50;
 /** Bytes one sync reads at most in all: the 200 list pages it may read at about 1.5 MB each, and a little over. */
 const SYNC_MAX_BYTES = 320 * 1024 * 1024;
 
@@ -97,36 +99,71 @@ export function createGroupSync(deps: GroupSyncDeps) {
     return deps.directory;
   }
 
-  /** The users of `memberIds`, and what is known of `departed` former members, in the fewest requests. */
-  async function readUsers(directory: ScimDirectory, memberIds: readonly string[], departed: readonly string[]): Promise<Map<string, DirectoryUser>> {
+  /**
+   * The users of `memberIds`, and what is known of `departed` former members, in the fewest
+   * requests; and the members whose records were skipped (each read once: a skipped record on a
+   * page is not asked for again).
+   */
+  async function readUsers(
+    directory: ScimDirectory,
+    memberIds: readonly string[],
+    departed: readonly string[],
+  ): Promise<{ users: Map<string, DirectoryUser>; skipped: Map<string, SkippedRecord> }> {
     const wanted = new Set([...memberIds, ...departed]);
     const users = new Map<string, DirectoryUser>();
-    const take = (list: readonly DirectoryUser[]) => {
-      for (const u of list) if (wanted.has(u.id)) users.set(u.id, u);
+    const skipped = new Map<string, SkippedRecord>();
+    const take = (page: UsersPage) => {
+      for (const u of page.users) if (wanted.has(u.id)) users.set(u.id, u);
+      // A record without an id we can read may be anyone's: a member it was is read by id below.
+      for (const r of page.skipped) if (r.userId !== null && wanted.has(r.userId)) skipped.set(r.userId, r);
     };
+    const isRead = (id: string) => users.has(id) || skipped.has(id);
     // One wanted user: one GET beats any page. More: the first page also says how big the directory is.
     if (wanted.size >= 2) {
       let page = await directory.usersPage(1, SCIM_PAGE_SIZE);
-      take(page.users);
+      take(page);
       for (let pages = 1; ; pages += 1) {
-        const listed = page.startIndex - 1 + page.users.length;
-        const unread = [...wanted].filter((id) => !users.has(id)).length;
+        const listed = page.startIndex - 1 + page.users.length + page.skipped.length;
+        const unread = [...wanted].filter((id) => !isRead(id)).length;
         if (unread === 0 || chooseUserReads({ unreadMembers: unread, totalUsers: page.totalResults, listedSoFar: listed }) === 'get') break;
-        const next = nextPage(page.startIndex, page.users.length, page.totalResults);
+        const next = nextPage(page.startIndex, page.users.length + page.skipped.length, page.totalResults);
         if (next.kind === 'done') break;
         if (next.kind === 'missing') throw new ScimCallError('GET /Users', 'missing_page', 200, true);
         // totalResults is the directory's word: one that keeps moving ahead (or lies) is not followed forever.
         if (pages >= MAX_LIST_PAGES) throw new ScimCallError('GET /Users', 'too_many_pages', 200, false, { detail: `${pages} pages read` });
         page = await directory.usersPage(next.startIndex, SCIM_PAGE_SIZE);
-        take(page.users);
+        take(page);
       }
     }
     for (const id of wanted) {
-      if (users.has(id)) continue;
-      const user = await directory.user(id);
-      if (user) users.set(id, user);
+      if (isRead(id)) continue;
+      try {
+        const user = await directory.user(id);
+        if (user) users.set(id, user);
+      } catch (error) {
+        if (!(error instanceof ScimCallError) || error.code !== 'invalid_record') throw error;
+        skipped.set(id, { userId: id, reason: error.detail ?? error.meaning });
+      }
     }
-    return users;
+    return { users, skipped };
+  }
+
+  /**
+   * The skipped records to log: those of members, at most MAX_SKIPS_LOGGED, without the ones the
+   * audit list already says were skipped for the same reason (a record stays broken across many
+   * syncs; the list would otherwise fill with it).
+   */
+  async function newSkips(subscriptionId: string, skipped: readonly SkippedRecord[]): Promise<SkippedRecord[]> {
+    if (skipped.length === 0) return [];
+    const latest = new Map<string | null, { change: string; detail: string | null }>();
+    for (const entry of await store.log(subscriptionId, null, logLimit)) {
+      if (!latest.has(entry.userId)) latest.set(entry.userId, entry);
+    }
+    const fresh = skipped.filter((r) => {
+      const last = latest.get(r.userId);
+      return !(last?.change === 'record skipped' && last.detail === r.reason);
+    });
+    return fresh.slice(0, MAX_SKIPS_LOGGED);
   }
 
   async function run(link: GroupLink): Promise<SyncReport> {
@@ -151,13 +188,19 @@ export function createGroupSync(deps: GroupSyncDeps) {
       const version = await directory.version();
       let current: DirectoryUser[] | null = null;
       let lookup = new Map<string, DirectoryUser>();
+      const skipped: SkippedRecord[] = [...(group?.skipped ?? [])];
       if (group) {
         const departed = departedMembers(previous, new Set(group.memberIds));
-        lookup = await readUsers(directory, group.memberIds, departed);
+        const read = await readUsers(directory, group.memberIds, departed);
+        lookup = read.users;
         // A member id the directory has no user for cannot be mailed; it is left out, not guessed.
+        // Nor can one whose record was skipped: it goes on the audit list with the reason instead.
         current = group.memberIds.flatMap((id) => lookup.get(id) ?? []);
+        skipped.push(...group.memberIds.flatMap((id) => read.skipped.get(id) ?? []));
       }
-      const changes = diffMembers(previous, current, (id) => lookup.get(id));
+      const skippedIds = new Set(skipped.map((r) => r.userId));
+      // A member whose record was skipped is logged as that, not as one who left or was deactivated.
+      const changes = diffMembers(previous, current, (id) => lookup.get(id)).filter((c) => !skippedIds.has(c.userId));
       const applied = await store.applySync(
         {
           subscriptionId: link.subscriptionId,
@@ -169,13 +212,20 @@ export function createGroupSync(deps: GroupSyncDeps) {
           ...memberListChanges(previous, current ?? []),
           memberCount: current?.length ?? 0,
           changes,
+          skipped: await newSkips(link.subscriptionId, skipped),
         },
         logLimit,
       );
       if (!applied) return report({ outcome: 'superseded', members: previous.length, requests: requests() });
       if (group === null)
         logger.warn("a group subscription's group was deleted from the directory", { subscription: link.subscriptionId, group: link.groupId });
-      logger.info('group synced', { subscription: link.subscriptionId, members: current?.length ?? 0, changes: changes.length, requests: requests() });
+      logger.info('group synced', {
+        subscription: link.subscriptionId,
+        members: current?.length ?? 0,
+        changes: changes.length,
+        skipped: skipped.length,
+        requests: requests(),
+      });
       return report({ groupDeleted: group === null, members: current?.length ?? 0, changes, requests: requests() });
     } catch (error) {
       if (!(error instanceof ScimCallError)) throw error;

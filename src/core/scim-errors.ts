@@ -90,6 +90,7 @@ const CLIENT_FAILURE_MEANINGS: Readonly<Record<string, string>> = {
   deadline: 'the sync did not end within its deadline',
   stopped: 'the sync was stopped before it ended (the service is stopping)',
   over_budget: 'the sync read more than the bytes one sync may read in all',
+  invalid_record: 'one record is not the shape the spec gives, or is past a bound the client keeps',
 };
 
 /** The meaning of a code: the spec's, ours, or "HTTP <status>" for a bare status. */
@@ -105,6 +106,8 @@ function scimErrorMeaning(code: string): string {
 export class ScimCallError extends Error {
   override readonly name = 'ScimCallError';
   readonly meaning: string;
+  /** What more the failure said, beside the code and its meaning; null when nothing. */
+  readonly detail: string | null;
   constructor(
     /** "GET /scim/v2/Groups/G1", without the host or the token. */
     readonly request: string,
@@ -117,5 +120,6 @@ export class ScimCallError extends Error {
     const meaning = scimErrorMeaning(code);
     super(`${request}: ${code} (${meaning})${options?.detail ? `: ${options.detail}` : ''}`, options);
     this.meaning = meaning;
+    this.detail = options?.detail ?? null;
   }
 }

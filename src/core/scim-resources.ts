@@ -14,16 +14,21 @@ export type DirectoryUser = {
   displayName: string;
 };
 
-export type DirectoryGroup = { id: string; displayName: string; memberIds: string[] };
+export type DirectoryGroup = { id: string; displayName: string; memberIds: string[]; skipped: SkippedRecord[] };
 
 // The spec's largest group is 15,000 members; a page is at most 1,000 resources. Bounds a little
 // above both keep a runaway answer from being held in memory.
 const MAX_GROUP_MEMBERS = 20_000;
 const MAX_PAGE_RESOURCES = 1_000;
-const text = (max: number) => z.string().max(max);
+/** The longest address SMTP carries (RFC 5321's 256-octet path, less its angle brackets). */
+const MAX_EMAIL_CHARS = 254;
+/** A skip's reason as the audit list keeps it. */
+const MAX_REASON_CHARS = 300;
+const text = (max: number) => z.string().max(max, `longer than ${max} characters`);
 
-const emailSchema = z.object({ value: text(320), type: text(50).nullish(), primary: z.boolean().nullish() });
+const emailSchema = z.object({ value: text(MAX_EMAIL_CHARS), type: text(50).nullish(), primary: z.boolean().nullish() });
 
+// Each field a sync keeps has a bound: a record past one is skipped (readUser), not cut short.
 export const scimUserSchema = z.object({
   id: text(100).min(1),
   userName: text(200).nullish(),
@@ -34,14 +39,52 @@ export const scimUserSchema = z.object({
   emails: z.array(emailSchema).max(10).nullish(),
 });
 
+const memberRefSchema = z.object({ value: text(100).min(1) });
+
 export const scimGroupSchema = z.object({
   id: text(100).min(1),
   displayName: text(400),
-  members: z
-    .array(z.object({ value: text(100).min(1), display: text(400).nullish() }))
-    .max(MAX_GROUP_MEMBERS)
-    .nullish(),
+  // Each member is read on its own (readGroup): one malformed reference is skipped, not the group.
+  members: z.array(z.unknown()).max(MAX_GROUP_MEMBERS).nullish(),
 });
+
+/** A record a sync left out, and why: it goes on the group's audit list. */
+export type SkippedRecord = { userId: string | null; reason: string };
+
+/** A user record as a sync reads it: the user, or why it was skipped. */
+export type UserRead = { kind: 'user'; user: DirectoryUser } | { kind: 'skipped'; skipped: SkippedRecord };
+
+/**
+ * Checks a user that passed the schema must pass too, each the reason it fails or null: the one
+ * place a rule about one record goes (an address's syntax, say).
+ */
+const USER_CHECKS: ReadonlyArray<(user: DirectoryUser) => string | null> = [
+  // A line break or control character in an address would be read as more than an address.
+  (user) => (user.email !== null && /[\u0000-\u001f\u007f]/.test(user.email) ? 'email: contains a control character' : null),
+];
+
+function issueText(error: z.ZodError): string {
+  const issue = error.issues[0];
+  return (issue ? `${issue.path.join('.') || '(record)'}: ${issue.message}` : 'not the shape the spec gives').slice(0, MAX_REASON_CHARS);
+}
+
+/** The id a record carries, when it is one we could show (a string of at most 100 characters). */
+function idOf(raw: unknown): string | null {
+  const id = typeof raw === 'object' && raw !== null ? (raw as { id?: unknown }).id : undefined;
+  return typeof id === 'string' && id.length > 0 && id.length <= 100 ? id : null;
+}
+
+/** One user record of a list page or a GET: the user, or the reason it is skipped. */
+export function readUser(raw: unknown): UserRead {
+  const parsed = scimUserSchema.safeParse(raw);
+  if (!parsed.success) return { kind: 'skipped', skipped: { userId: idOf(raw), reason: issueText(parsed.error) } };
+  const user = toDirectoryUser(parsed.data);
+  for (const check of USER_CHECKS) {
+    const reason = check(user);
+    if (reason !== null) return { kind: 'skipped', skipped: { userId: user.id, reason: reason.slice(0, MAX_REASON_CHARS) } };
+  }
+  return { kind: 'user', user };
+}
 
 /** The list envelope of both versions: v1.1 sends the same fields under another schemas URN. */
 export function scimListSchema<T extends z.ZodType>(resource: T) {
@@ -85,8 +128,16 @@ export function toDirectoryUser(user: z.infer<typeof scimUserSchema>): Directory
   };
 }
 
+/** The group, its members' ids, and the member references it skipped (not a string id of at most 100 characters). */
 export function toDirectoryGroup(group: z.infer<typeof scimGroupSchema>): DirectoryGroup {
-  return { id: group.id, displayName: group.displayName, memberIds: [...new Set((group.members ?? []).map((m) => m.value))] };
+  const memberIds = new Set<string>();
+  const skipped: SkippedRecord[] = [];
+  for (const member of group.members ?? []) {
+    const ref = memberRefSchema.safeParse(member);
+    if (ref.success) memberIds.add(ref.data.value);
+    else skipped.push({ userId: null, reason: `group member ${issueText(ref.error)}` });
+  }
+  return { id: group.id, displayName: group.displayName, memberIds: [...memberIds], skipped };
 }
 
 /** The spec's largest directory is far below this many list pages; a list that pages on past it is broken, not big. */

@@ -198,6 +198,76 @@ describe('group sync', () => {
     expect(report.error).toContain('over_budget');
   });
 
+  it('skips a malformed or oversize record and puts it on the audit list with the reason; the rest of the sync lands', async () => {
+    const s = await setup(10, 5);
+    await s.sync.syncGroup(SUB);
+    const ids = await memberIds(s.store);
+    const record = (id: string, fields: Record<string, unknown> = {}) => ({
+      id,
+      userName: id.toLowerCase(),
+      displayName: `User ${id}`,
+      active: true,
+      emails: [{ value: `${id.toLowerCase()}@example.com`, primary: true }],
+      ...fields,
+    });
+    const page = {
+      totalResults: 5,
+      startIndex: 1,
+      Resources: [
+        record(ids[0]!),
+        record(ids[1]!, { displayName: 'x'.repeat(10_000) }),
+        record(ids[2]!, { emails: [{ value: `${'a'.repeat(318)}@example.com`, primary: true }] }),
+        record(ids[3]!, { active: 'yes' }),
+        // Deactivated meanwhile: the sync still sees it, though three records around it are broken.
+        record(ids[4]!, { active: false }),
+      ],
+    };
+    await control(s.sim, 'POST', '/faults', { target: 'users.list', kind: 'body', body: JSON.stringify(page) });
+    const report = await s.sync.syncGroup(SUB);
+    expect(report).toMatchObject({ outcome: 'ok', members: 2 });
+    expect(report.changes).toEqual([expect.objectContaining({ userId: ids[4], change: 'removed: deactivated' })]);
+    const log = await s.store.log(SUB, null, 3);
+    expect(log.map((e) => [e.userId, e.change, e.detail]).sort()).toEqual(
+      [
+        [ids[1], 'record skipped', 'displayName: longer than 400 characters'],
+        [ids[2], 'record skipped', 'emails.0.value: longer than 254 characters'],
+        [ids[3], 'record skipped', expect.stringMatching(/^active: /)],
+      ].sort(),
+    );
+    // Still broken at the next sync: said once, not once a sync.
+    const again = await s.sync.syncGroup(SUB);
+    expect(again).toMatchObject({ outcome: 'ok', changes: [] });
+    expect((await s.store.log(SUB, null, 3)).map((e) => e.id)).toEqual(log.map((e) => e.id));
+    // Mended: they are members again.
+    await control(s.sim, 'DELETE', '/faults');
+    expect((await s.sync.syncGroup(SUB)).changes.map((c) => [c.userId, c.change])).toEqual([
+      [ids[1], 'added'],
+      [ids[2], 'added'],
+      [ids[3], 'added'],
+      [ids[4], 'added'],
+    ]);
+  });
+
+  it('skips a member whose own record is oversize, and a member reference that is not an id', async () => {
+    const s = await setup(10, 1);
+    await control(s.sim, 'POST', '/faults', {
+      target: 'groups.get',
+      kind: 'body',
+      body: JSON.stringify({ id: s.groupId, displayName: 'Ops', members: [{ value: s.seed.firstUserId }, { value: 'U'.repeat(500) }] }),
+    });
+    await control(s.sim, 'POST', '/faults', {
+      target: 'users.get',
+      kind: 'body',
+      body: JSON.stringify({ id: s.seed.firstUserId, userName: 'u1', displayName: 'd'.repeat(10_000), active: true, emails: [] }),
+    });
+    const report = await s.sync.syncGroup(SUB);
+    expect(report).toMatchObject({ outcome: 'ok', members: 0 });
+    expect((await s.store.log(SUB, null, 5)).map((e) => [e.userId, e.change, e.detail])).toEqual([
+      [s.seed.firstUserId, 'record skipped', 'displayName: longer than 400 characters'],
+      [null, 'record skipped', 'group member value: longer than 100 characters'],
+    ]);
+  });
+
   it('refuses a malformed answer without touching the list', async () => {
     const s = await setup(10, 5);
     await s.sync.syncGroup(SUB);
