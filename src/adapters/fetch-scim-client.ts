@@ -15,7 +15,7 @@ import { pace, scopesOf, type PacerBuckets } from '../core/scim-pacer.ts';
 import {
   MAX_LIST_PAGES,
   nextPage,
-  scimErrorCode,
+  scimErrorOf,
   scimGroupSchema,
   scimListSchema,
   readUser,
@@ -58,13 +58,24 @@ const anyObject = z.record(z.string(), z.unknown());
 const defaultSleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 /** What every view of one client shares: the version found, the rate-limit buckets and the cost so far. */
-type SharedState = { version: ScimVersionName | null; buckets: PacerBuckets; stats: ScimCallStats };
+type SharedState = {
+  version: ScimVersionName | null;
+  buckets: PacerBuckets;
+  stats: ScimCallStats;
+  /** How the groups are listed: the spec's `/Groups/`, or `/Groups` where a directory answers that with 404. */
+  groupsList: '/Groups/' | '/Groups';
+};
 
 /** A bounded view's limits as it spends them: the signal it ends with, and the bytes it may still read. */
 type Spending = { signal: AbortSignal; bytesLeft: number };
 
+/** A 404 without a code of the vendor's that says otherwise (a version not spoken, an endpoint that does not exist). */
+function isPlainNotFound(error: unknown): boolean {
+  return error instanceof ScimCallError && error.status === 404 && !['unsupported_version', 'bad_endpoint'].includes(error.code);
+}
+
 export function createScimClient(options: ScimClientOptions): ScimDirectory {
-  return createView(options, { version: null, buckets: {}, stats: { requests: 0, pacedMs: 0, retryAfterMs: 0 } }, null);
+  return createView(options, { version: null, buckets: {}, stats: { requests: 0, pacedMs: 0, retryAfterMs: 0 }, groupsList: '/Groups/' }, null);
 }
 
 function createView(options: ScimClientOptions, shared: SharedState, spending: Spending | null): ScimDirectory {
@@ -154,7 +165,10 @@ function createView(options: ScimClientOptions, shared: SharedState, spending: S
       } catch {
         json = null;
       }
-      const code = response.ok ? null : scimErrorCode(json);
+      const said = response.ok ? { code: null, text: null } : scimErrorOf(json);
+      const { code } = said;
+      // The whole text the directory gave, beside its code: free text (RFC 7644's detail) says what happened.
+      const saidMore = said.text !== null && said.text !== code ? { detail: said.text } : {};
       if (response.status === 429) {
         // The org's buckets are shared with every other SCIM app: a 429 can come however well we pace.
         const askedMs = parseRetryAfterMs(response.headers.get('retry-after'), clock.now()) ?? 1000;
@@ -175,9 +189,9 @@ function createView(options: ScimClientOptions, shared: SharedState, spending: S
           await wait(request, 1000);
           continue;
         }
-        throw new ScimCallError(request, code ?? `http_${response.status}`, response.status, true);
+        throw new ScimCallError(request, code ?? `http_${response.status}`, response.status, true, saidMore);
       }
-      if (!response.ok) throw new ScimCallError(request, code ?? `http_${response.status}`, response.status, false);
+      if (!response.ok) throw new ScimCallError(request, code ?? `http_${response.status}`, response.status, false, saidMore);
       if (cut) throw new ScimCallError(request, 'too_large', response.status, false, { detail: `answer over ${MAX_ANSWER_BYTES} bytes` });
       if (json === null) throw new ScimCallError(request, 'malformed', response.status, false, { detail: 'the answer is not JSON' });
       return json;
@@ -220,6 +234,37 @@ function createView(options: ScimClientOptions, shared: SharedState, spending: S
     }
   }
 
+  /**
+   * One page of the groups' list. The spec writes `/Groups/`; a directory that answers that with
+   * 404 (RFC 7644's reference server does) is asked `/Groups`, and from then on only that.
+   */
+  async function groupsPage(startIndex: number) {
+    const query = `?startIndex=${startIndex}&count=${SCIM_PAGE_SIZE}`;
+    try {
+      const path = `${shared.groupsList}${query}`;
+      return parse(path, groupList, await get(path));
+    } catch (error) {
+      const notThere = error instanceof ScimCallError && error.status === 404 && error.code !== 'unsupported_version';
+      if (shared.groupsList !== '/Groups/' || !notThere) throw error;
+      const path = `/Groups${query}`;
+      const page = parse(path, groupList, await get(path));
+      shared.groupsList = '/Groups';
+      return page;
+    }
+  }
+
+  /** A 404 of the same GET again, while the groups' list answers: what says a group is gone without the vendor's code. */
+  async function goneOnceMore(path: string): Promise<boolean> {
+    try {
+      await get(path);
+      return false;
+    } catch (error) {
+      if (!isPlainNotFound(error)) throw error;
+    }
+    await groupsPage(1);
+    return true;
+  }
+
   return {
     async version() {
       if (shared.version !== null) return shared.version;
@@ -237,8 +282,16 @@ function createView(options: ScimClientOptions, shared: SharedState, spending: S
 
     async group(id) {
       const path = `/Groups/${encodeURIComponent(id)}`;
-      const json = await getOrNull(path, ['no_such_group']);
-      return json === null ? null : toDirectoryGroup(parse(path, scimGroupSchema, json));
+      try {
+        const json = await getOrNull(path, ['no_such_group']);
+        return json === null ? null : toDirectoryGroup(parse(path, scimGroupSchema, json));
+      } catch (error) {
+        // The vendor's own code says so above. A directory that follows RFC 7644 answers a plain 404
+        // whose detail is free text: the group is gone only when that is so once more, and the
+        // groups' list answers (a wrong SCIM_URL 404s everywhere, and is no deleted group).
+        if (!isPlainNotFound(error) || !(await goneOnceMore(path))) throw error;
+        return null;
+      }
     },
 
     async groupByName(name) {
@@ -246,17 +299,16 @@ function createView(options: ScimClientOptions, shared: SharedState, spending: S
       // ultra_restricted are users'), and v2.0 has no filter at all: the groups are listed.
       let startIndex = 1;
       for (let pages = 0; pages < MAX_LIST_PAGES; pages += 1) {
-        const path = `/Groups/?startIndex=${startIndex}&count=${SCIM_PAGE_SIZE}`;
-        const page = parse(path, groupList, await get(path));
+        const page = await groupsPage(startIndex);
         const resources = page.Resources ?? [];
         const found = resources.find((g) => g.displayName === name);
         if (found) return toDirectoryGroup(found) satisfies DirectoryGroup;
         const next = nextPage(startIndex, resources.length, page.totalResults);
         if (next.kind === 'done') return null;
-        if (next.kind === 'missing') throw new ScimCallError(`GET /scim/${shared.version}${path}`, 'missing_page', 200, true);
+        if (next.kind === 'missing') throw new ScimCallError(`GET /scim/${shared.version}${shared.groupsList}`, 'missing_page', 200, true);
         startIndex = next.startIndex;
       }
-      throw new ScimCallError(`GET /scim/${shared.version}/Groups/`, 'too_many_pages', 200, false);
+      throw new ScimCallError(`GET /scim/${shared.version}${shared.groupsList}`, 'too_many_pages', 200, false);
     },
 
     async usersPage(startIndex, count): Promise<UsersPage> {

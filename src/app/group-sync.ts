@@ -53,6 +53,8 @@ export type GroupSyncDeps = {
    * subrequests for mail, and the cron syncs within a minute).
    */
   syncsOnDemand?: boolean;
+  /** Told once when a sync finds a group gone from the directory (app/admin-notice.ts). */
+  announceGroupDeleted?: (link: GroupLink) => Promise<void>;
 };
 
 /** Whether an alert may go out now with the member list as it is, or when to look again. */
@@ -87,6 +89,18 @@ export function createGroupSync(deps: GroupSyncDeps) {
   // One sync per group at a time in this process: a scheduled sync and one an alert started share
   // one run instead of reading the directory twice.
   const running = new Map<string, Promise<SyncReport>>();
+
+  async function announceDeleted(link: GroupLink): Promise<void> {
+    try {
+      if (deps.announceGroupDeleted) await deps.announceGroupDeleted(link);
+      else logger.warn("a group subscription's group was deleted from the directory", { subscription: link.subscriptionId, group: link.groupId });
+    } catch (error) {
+      logger.warn('could not tell the admin of the deleted group', {
+        subscription: link.subscriptionId,
+        error: error instanceof Error ? error.message : String(error),
+      });
+    }
+  }
 
   /** Ends one sync at its deadline, or at once when the process stops. */
   function syncSignal(): AbortSignal {
@@ -217,8 +231,8 @@ export function createGroupSync(deps: GroupSyncDeps) {
         logLimit,
       );
       if (!applied) return report({ outcome: 'superseded', members: previous.length, requests: requests() });
-      if (group === null)
-        logger.warn("a group subscription's group was deleted from the directory", { subscription: link.subscriptionId, group: link.groupId });
+      // Said once: by the sync whose write marked the group gone.
+      if (group === null && !link.groupDeleted) await announceDeleted(link);
       logger.info('group synced', {
         subscription: link.subscriptionId,
         members: current?.length ?? 0,

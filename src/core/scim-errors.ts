@@ -93,6 +93,11 @@ const CLIENT_FAILURE_MEANINGS: Readonly<Record<string, string>> = {
   invalid_record: 'one record is not the shape the spec gives, or is past a bound the client keeps',
 };
 
+/** Whether `code` is a row of the spec's table. */
+export function isScimErrorCode(code: string): boolean {
+  return Object.hasOwn(SCIM_ERROR_MEANINGS, code);
+}
+
 /** The meaning of a code: the spec's, ours, or "HTTP <status>" for a bare status. */
 function scimErrorMeaning(code: string): string {
   return (

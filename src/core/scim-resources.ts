@@ -1,5 +1,6 @@
 /** Zod schemas for the SCIM answers a reading client gets (user, group, list, error body), and their conversions. */
 import { z } from 'zod';
+import { isScimErrorCode } from './scim-errors.ts';
 
 export type ScimVersionName = 'v2' | 'v1';
 
@@ -97,23 +98,40 @@ export function scimListSchema<T extends z.ZodType>(resource: T) {
   });
 }
 
-/** v2.0: `detail` is the code. v1.1's body is "not shown" in the spec; the vendor sends `Errors` with a description. */
-const v2ErrorSchema = z.object({ detail: text(200), status: z.union([z.number(), z.string()]).nullish() });
-const v1ErrorEntry = z.object({ description: text(500), code: z.union([z.number(), z.string()]).nullish() });
+/**
+ * v2.0: the vendor's `detail` is the code; a directory that follows RFC 7644 to the letter puts free
+ * text there. v1.1's body is "not shown" in the spec; the vendor sends `Errors` with a description.
+ */
+const v2ErrorSchema = z.object({ detail: z.string(), status: z.union([z.number(), z.string()]).nullish() });
+const v1ErrorEntry = z.object({ description: z.string(), code: z.union([z.number(), z.string()]).nullish() });
 const v1ErrorSchema = z.object({ Errors: z.union([v1ErrorEntry, z.array(v1ErrorEntry).min(1).max(20)]) });
+/** An error body's text as the audit list keeps it. */
+const MAX_ERROR_TEXT_CHARS = 500;
+
+/** What an error body says: its code (null when it carries none we can read) and its whole text (bounded). */
+export function scimErrorOf(body: unknown): { code: string | null; text: string | null } {
+  const v2 = v2ErrorSchema.safeParse(body);
+  const v1 = v2.success ? null : v1ErrorSchema.safeParse(body);
+  const said = v2.success ? v2.data.detail : v1?.success ? (Array.isArray(v1.data.Errors) ? v1.data.Errors[0]! : v1.data.Errors).description : null;
+  if (said === null) return { code: null, text: null };
+  const text = said.trim().slice(0, MAX_ERROR_TEXT_CHARS);
+  return { code: codeIn(text), text: text === '' ? null : text };
+}
 
 /** The error code an error body carries, or null when it carries none we can read. */
 export function scimErrorCode(body: unknown): string | null {
-  const v2 = v2ErrorSchema.safeParse(body);
-  if (v2.success) return firstWord(v2.data.detail);
-  const v1 = v1ErrorSchema.safeParse(body);
-  if (v1.success) return firstWord((Array.isArray(v1.data.Errors) ? v1.data.Errors[0]! : v1.data.Errors).description);
-  return null;
+  return scimErrorOf(body).code;
 }
 
-function firstWord(text: string): string | null {
-  const code = /^[A-Za-z_]+/.exec(text.trim())?.[0];
-  return code ? code : null;
+/**
+ * The vendor's code at the head of an error text: a word in snake case that is the whole text, or
+ * has an underscore, or is in the spec's table. Free text ("Resource G1 not found") has none: its
+ * first word is not a code.
+ */
+function codeIn(text: string): string | null {
+  const word = /^[a-z][a-z0-9_]*/.exec(text)?.[0];
+  if (!word) return null;
+  return word === text || word.includes('_') || isScimErrorCode(word) ? word : null;
 }
 
 export function toDirectoryUser(user: z.infer<typeof scimUserSchema>): DirectoryUser {

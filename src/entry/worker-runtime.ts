@@ -153,10 +153,11 @@ export type WorkerNotifications = {
   groups: GroupDeps;
 };
 
-/** Group subscriptions' sync alone, for the cron: it reads the directory and writes D1, and mails nobody. */
+/** Group subscriptions' sync alone, for the cron: it reads the directory and writes D1, and mails no member (only the admin, of a deleted group). */
 export function createWorkerGroupSync(core: WorkerCore): GroupDeps {
   const { config, clock, logger, publicUrl, connection } = core;
-  return createGroupWiring({ connection, config, secrets: null, mailer: null, clock, logger, publicUrl, sanitizeHtml: sanitizeNoteHtml });
+  const { mailer } = createWorkerSenders(config);
+  return createGroupWiring({ connection, config, secrets: null, mailer, clock, logger, publicUrl, sanitizeHtml: sanitizeNoteHtml });
 }
 
 /**

@@ -215,4 +215,46 @@ describe('SCIM client', () => {
     // The budget is the view's: the client itself reads on.
     expect((await client.usersPage(1, 30)).users).toHaveLength(30);
   });
+
+  it('lists groups at /Groups where /Groups/ is a 404, and from then on only there', async () => {
+    const { sim } = await seededSim(3, [
+      { displayName: 'A', members: 1 },
+      { displayName: 'B', members: 1 },
+    ]);
+    await control(sim, 'PUT', '/rfc', { trailingSlash404: true, plainErrors: true });
+    const { client, paths } = clientOf(sim);
+    expect((await client.groupByName('B'))?.displayName).toBe('B');
+    expect(await client.groupByName('C')).toBeNull();
+    expect(paths).toEqual(['/scim/v2/Groups/?startIndex=1&count=1000', '/scim/v2/Groups?startIndex=1&count=1000', '/scim/v2/Groups?startIndex=1&count=1000']);
+  });
+
+  it('takes a plain RFC 7644 404 of a group, confirmed once more while the groups answer, for a deleted group; the vendor code at once', async () => {
+    const { sim, seed } = await seededSim(3, [{ displayName: 'A', members: 1 }]);
+    const id: string = seed.groups[0].id;
+    await control(sim, 'DELETE', `/groups/${id}`);
+    const vendor = clientOf(sim);
+    expect(await vendor.client.group(id)).toBeNull();
+    expect(vendor.paths).toEqual([`/scim/v2/Groups/${id}`]);
+
+    await control(sim, 'PUT', '/rfc', { plainErrors: true });
+    const rfc = clientOf(sim);
+    expect(await rfc.client.group(id)).toBeNull();
+    expect(rfc.paths).toEqual([`/scim/v2/Groups/${id}`, `/scim/v2/Groups/${id}`, '/scim/v2/Groups/?startIndex=1&count=1000']);
+
+    // A 404 that does not hold the second time is no deleted group: the first failure stands.
+    const seedAgain = await control(sim, 'POST', '/seed', { users: 3, groups: [{ displayName: 'B', members: 1 }] });
+    await control(sim, 'POST', '/faults', { target: 'groups.get', kind: 'status', status: 404, times: 1 });
+    const once = await failure(clientOf(sim).client.group(seedAgain.groups[0].id));
+    expect(once).toMatchObject({ code: 'http_404', status: 404 });
+    expect(once.message).toContain('The service met a condition it did not expect (HTTP 404)');
+  });
+
+  it('keeps the whole text of an error beside its code', async () => {
+    const { sim, seed } = await seededSim(1);
+    await control(sim, 'PUT', '/rfc', { plainErrors: true });
+    const error = await failure(clientOf(sim).client.user('not a user id'));
+    expect(error).toMatchObject({ code: 'http_400', status: 400 });
+    expect(error.message).toContain('"not a user id" is not a user id');
+    expect((await clientOf(sim).client.user(seed.firstUserId))?.id).toBe(seed.firstUserId);
+  });
 });

@@ -3,15 +3,18 @@
  * the middle of a sync (500s, a 429 burst beyond patience, a missing page, a timeout, a malformed
  * answer) keep the last good member list and remove nobody; the read plan makes few requests.
  */
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createConsoleLogger } from '../../src/adapters/console-logger.ts';
 import { createScimClient } from '../../src/adapters/fetch-scim-client.ts';
+import { createSmtpMailer } from '../../src/adapters/smtp-mailer.ts';
+import { createGroupDeletedNotice } from '../../src/app/admin-notice.ts';
 import { createSqliteGroupDirectoryStore } from '../../src/adapters/sqlite-scim-groups.ts';
 import { createGroupSync, type GroupSync } from '../../src/app/group-sync.ts';
 import type { Logger } from '../../src/core/ports.ts';
 import type { GroupDirectoryStore, ScimDirectory } from '../../src/core/ports/scim-directory.ts';
 import type { RunningSimulatedScim } from '../../src/sim/scim/server.ts';
 import { storedSubscription } from '../fixtures/notification-builders.ts';
+import { startSmtp } from '../helpers/smtp.ts';
 import { openTempArchive, type TempArchive } from '../helpers/temp-archive.ts';
 import { control, startScim } from '../sim/scim-helpers.ts';
 
@@ -266,6 +269,50 @@ describe('group sync', () => {
       [s.seed.firstUserId, 'record skipped', 'displayName: longer than 400 characters'],
       [null, 'record skipped', 'group member value: longer than 100 characters'],
     ]);
+  });
+
+  it('takes a group an RFC 7644 directory answers 404 for, twice, as deleted: nobody left to mail, the admin told once', async () => {
+    const s = await setup(10, 4);
+    const smtp = await startSmtp();
+    const mailer = createSmtpMailer({ smtpUrl: smtp.url, from: 'status@example.test' });
+    try {
+      const announce = createGroupDeletedNotice({ mailer, adminEmail: 'admin@example.test', publicUrl: 'https://status.example.test', logger: s.logger });
+      const sync = createGroupSync({
+        store: s.store,
+        directory: s.directory,
+        clock: { now: s.now },
+        logger: s.logger,
+        syncSeconds: 300,
+        announceGroupDeleted: announce,
+      });
+      expect(await sync.syncGroup(SUB)).toMatchObject({ outcome: 'ok', members: 4 });
+      await control(s.sim, 'PUT', '/rfc', { trailingSlash404: true, plainErrors: true });
+      await control(s.sim, 'DELETE', `/groups/${s.groupId}`);
+      const gone = await sync.syncGroup(SUB);
+      expect(gone).toMatchObject({ outcome: 'ok', groupDeleted: true, members: 0 });
+      expect(gone.changes.map((c) => c.change)).toEqual(Array(4).fill('removed: group deleted'));
+      expect(await s.store.groupLink(SUB)).toMatchObject({ groupDeleted: true, memberCount: 0 });
+      expect(await s.store.allMembers(SUB)).toEqual([]);
+      await sync.syncGroup(SUB);
+      await vi.waitFor(() => expect(smtp.received).toHaveLength(1));
+      expect(smtp.received[0]!.subject).toBe('[statuswatch] Directory group deleted: Ops');
+      expect(smtp.received[0]!.text).toContain(`https://status.example.test/admin/directory/${SUB}`);
+    } finally {
+      mailer.close();
+      await smtp.close();
+    }
+  });
+
+  it('keeps the whole text of a failure on the audit list, not its first word', async () => {
+    const s = await setup(10, 2);
+    await s.sync.syncGroup(SUB);
+    await control(s.sim, 'PUT', '/rfc', { plainErrors: true });
+    await control(s.sim, 'POST', '/faults', { target: 'groups.get', kind: 'status', status: 400 });
+    expect(await s.sync.syncGroup(SUB)).toMatchObject({ outcome: 'failed' });
+    const [entry] = await s.store.log(SUB, null, 1);
+    expect(entry).toMatchObject({ change: 'sync failed' });
+    expect(entry?.detail).toContain('http_400 (the directory answered HTTP 400): The service met a condition it did not expect (HTTP 400)');
+    expect(await memberIds(s.store)).toHaveLength(2);
   });
 
   it('refuses a malformed answer without touching the list', async () => {

@@ -61,3 +61,5 @@ export const linkedChannelsSchema = z.strictObject({ linkedChannels: z.number().
 export const workspaceSchema = z.strictObject({ refuse: z.enum(WORKSPACE_REFUSALS).nullable() });
 
 export const versionsSchema = z.strictObject({ v1: z.boolean().optional(), v2: z.boolean().optional() });
+
+export const rfcModesSchema = z.strictObject({ trailingSlash404: z.boolean().optional(), plainErrors: z.boolean().optional() });

@@ -3,7 +3,7 @@
  * resource handlers; every refusal in the version's error body.
  */
 import type { HeldRequests } from '../held-requests.ts';
-import { errorResponse, ScimError, type ScimVersion } from './errors.ts';
+import { errorResponse, plainErrorResponse, ScimError, type ScimVersion } from './errors.ts';
 import { allSchemas, groupSchema, resourceTypes, serviceProviderConfig, userSchemas } from './config-views.ts';
 import { endlessPage } from './endless.ts';
 import type { ScimFault } from './faults.ts';
@@ -133,6 +133,8 @@ function faultResponse(fault: ScimFault, version: ScimVersion, request: Request,
       const status = fault.status ?? 500;
       // The spec lists no code for a server fault; a 429 or 503 tells a polite client when to come back.
       const headers: Record<string, string> = status === 429 || status === 503 ? { 'Retry-After': String(fault.retryAfterSeconds ?? 1) } : {};
+      if (state.rfc.plainErrors && version === 'v2' && status !== 429)
+        return plainErrorResponse(status, `The service met a condition it did not expect (HTTP ${status})`);
       return errorResponse(version, status === 429 ? 'too_many_requests' : 'internal_error', status, headers);
     }
     case 'timeout':
@@ -179,7 +181,11 @@ export async function handleScimRequest(state: ScimState, request: Request): Pro
       throw new ScimError('unsupported_version', `SCIM version ${JSON.stringify(versionText)} is not supported; use /scim/v1 or /scim/v2`);
     checkAuthorization(request, state.token);
     if (state.workspaceRefusal !== null) throw new ScimError(state.workspaceRefusal, 'the workspace refuses SCIM calls (set by the control API)');
-    const route = resolveRoute(version, request.method, match?.[2] ?? '');
+    const rest = match?.[2] ?? '';
+    const route = resolveRoute(version, request.method, rest);
+    if (state.rfc.trailingSlash404 && route.endpoint !== 'config' && route.id === null && rest.endsWith('/')) {
+      throw new ScimError('bad_endpoint', `Resource ${url.pathname} not found`);
+    }
     state.counters.count(route.endpoint, 'requests');
     if (state.rateLimitsEnabled) {
       const decision = state.limiter.take(rateScopes(route.endpoint), state.now());
@@ -202,7 +208,10 @@ export async function handleScimRequest(state: ScimState, request: Request): Pro
       if (lockKey !== null) state.updating.delete(lockKey);
     }
   } catch (error) {
-    if (error instanceof ScimError) return errorResponse(version, error.code, error.status);
+    if (error instanceof ScimError) {
+      if (state.rfc.plainErrors && version === 'v2') return plainErrorResponse(error.status, error.detail);
+      return errorResponse(version, error.code, error.status);
+    }
     return errorResponse(version, 'internal_error', 500);
   }
 }
