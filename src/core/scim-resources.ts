@@ -61,8 +61,16 @@ export type UserRead = { kind: 'user'; user: DirectoryUser } | { kind: 'skipped'
  */
 const USER_CHECKS: ReadonlyArray<(user: DirectoryUser) => string | null> = [
   // A line break or control character in an address would be read as more than an address.
-  (user) => (user.email !== null && /[\u0000-\u001f\u007f]/.test(user.email) ? 'email: contains a control character' : null),
+  (user) => (user.email !== null && hasControlCharacter(user.email) ? 'email: contains a control character' : null),
 ];
+
+function hasControlCharacter(value: string): boolean {
+  for (let i = 0; i < value.length; i += 1) {
+    const code = value.charCodeAt(i);
+    if (code < 0x20 || code === 0x7f) return true;
+  }
+  return false;
+}
 
 function issueText(error: z.ZodError): string {
   const issue = error.issues[0];
