@@ -314,8 +314,9 @@ export function createGroupSync(deps: GroupSyncDeps) {
     async beforeAlert(subscriptionId: string, alertAtMs: number): Promise<AlertReadiness> {
       const link = await store.groupLink(subscriptionId);
       const now = clock.now();
-      if (!link || !isStale(link, now)) return { kind: 'ready' };
-      if (syncsOnDemand && deps.directory) startInBackground(link);
+      // Without a directory no sync can end: nothing to wait for.
+      if (!link || !deps.directory || !isStale(link, now)) return { kind: 'ready' };
+      if (syncsOnDemand) startInBackground(link);
       const syncEndedSince = link.syncedAt !== null && link.syncedAt >= alertAtMs;
       const waitEndsAt = alertAtMs + alertWaitMs;
       if (syncEndedSince || now >= waitEndsAt) return { kind: 'ready' };

@@ -25,6 +25,8 @@ export type GroupWiringInput = {
   maxSendsPerAttempt?: number;
   /** False where only the scheduled round syncs (a Worker's cron): an alert then waits for it (group-sync.ts). */
   syncsOnDemand?: boolean;
+  /** Aborted when the process stops: every running sync ends at once (group-sync.ts). */
+  syncSignal?: AbortSignal;
 };
 
 export function createGroupWiring(input: GroupWiringInput): GroupDeps {
@@ -38,6 +40,7 @@ export function createGroupWiring(input: GroupWiringInput): GroupDeps {
     logger,
     syncSeconds: config.SCIM_SYNC_SECONDS,
     syncsOnDemand: input.syncsOnDemand,
+    signal: input.syncSignal,
     announceGroupDeleted: createGroupDeletedNotice({ mailer: input.mailer, adminEmail: config.ADMIN_EMAIL, publicUrl: input.publicUrl, logger }),
   });
   const mail =
