@@ -196,12 +196,16 @@ export function createSqliteGroupDirectoryStore(connection: SqliteConnection): G
           [sync.subscriptionId, sync.revision],
         ),
       );
-      if (sync.changes.length > 0) {
-        const entries = sync.changes.map((c) => [c.userId, c.email, c.displayName, c.change]);
+      const entries = [
+        ...sync.changes.map((c) => [c.userId, c.email, c.displayName, c.change, null]),
+        ...sync.skipped.map((r) => [r.userId, null, null, 'record skipped', r.reason]),
+      ];
+      if (entries.length > 0) {
         list.push(
           numbered(
-            `INSERT INTO scim_group_log (subscription_id, at_ms, user_id, email, display_name, change)
-                SELECT ?1, ?3, json_extract(j.value, '$[0]'), json_extract(j.value, '$[1]'), json_extract(j.value, '$[2]'), json_extract(j.value, '$[3]')
+            `INSERT INTO scim_group_log (subscription_id, at_ms, user_id, email, display_name, change, detail)
+                SELECT ?1, ?3, json_extract(j.value, '$[0]'), json_extract(j.value, '$[1]'), json_extract(j.value, '$[2]'), json_extract(j.value, '$[3]'),
+                  json_extract(j.value, '$[4]')
                 FROM json_each(?4) j WHERE ${unchanged} ORDER BY j.key`,
             [sync.subscriptionId, sync.revision, sync.at, JSON.stringify(entries)],
           ),

@@ -49,6 +49,8 @@ export type SendOptions = {
   deliveryKey?: string;
   /** A test of a group subscription: mailed to this address (the admin's), never to the group's members. */
   groupTestTo?: string;
+  /** When the delivery was written: how long a group alert has waited for its group's sync. */
+  alertAtMs?: number;
 };
 
 export type ChannelSender = {

@@ -90,7 +90,11 @@ export function createDeliverer(deps: DelivererDeps): Deliverer {
     const started = performance.now();
     let result: SendResult;
     try {
-      result = await deps.sender.send(subscription, claimed.events, { messageId: () => webhookMessageId(delivery.key), deliveryKey: delivery.key });
+      result = await deps.sender.send(subscription, claimed.events, {
+        messageId: () => webhookMessageId(delivery.key),
+        deliveryKey: delivery.key,
+        alertAtMs: delivery.createdAt,
+      });
     } catch (error) {
       // A bug or a broken secret must not leave the claim to expire silently: record it.
       result = { ok: false, permanent: false, gone: false, retryAfterMs: null, status: null, excerpt: '', error: `internal error: ${errorText(error)}` };

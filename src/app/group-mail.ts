@@ -66,13 +66,29 @@ export function createGroupMail(deps: GroupMailDeps) {
     async send(
       subscription: StoredSubscription,
       render: (context: EmailContext) => RenderedEmail,
-      options: { messageId: () => Promise<string>; subjectPrefix?: string },
+      options: { messageId: () => Promise<string>; subjectPrefix?: string; alertAtMs?: number },
     ): Promise<SendResult> {
       const deliveryKey = await options.messageId();
       const begun = await store.hasMemberSends(deliveryKey);
       // An alert waits for a fresh list, once: a delivery already under way keeps the list it began
-      // with. A failed sync leaves the last good list, which is used.
-      if (!begun) await deps.sync.syncIfStale(subscription.id);
+      // with. The wait is a hold, never a sync inside the delivery round; a failed sync leaves the
+      // last good list, which is used.
+      if (!begun) {
+        const readiness = await deps.sync.beforeAlert(subscription.id, options.alertAtMs ?? clock.now());
+        if (readiness.kind === 'wait') {
+          const error = "waiting for the group's member list to be synced";
+          return {
+            ok: false,
+            hold: { untilMs: readiness.untilMs, called: false },
+            permanent: false,
+            gone: false,
+            retryAfterMs: null,
+            status: null,
+            excerpt: '',
+            error,
+          };
+        }
+      }
       // No list was ever read (the directory failed every sync so far, or the link is missing):
       // "done" would claim the group was told. Tried again, as a failure, until a sync succeeds.
       const link = await store.groupLink(subscription.id);

@@ -87,7 +87,16 @@ const CLIENT_FAILURE_MEANINGS: Readonly<Record<string, string>> = {
   missing_page: 'a list page came back empty while totalResults said more remained',
   not_configured: 'SCIM_TOKEN is not set',
   too_many_pages: 'the list did not end within the pages the client reads',
+  deadline: 'the sync did not end within its deadline',
+  stopped: 'the sync was stopped before it ended (the service is stopping)',
+  over_budget: 'the sync read more than the bytes one sync may read in all',
+  invalid_record: 'one record is not the shape the spec gives, or is past a bound the client keeps',
 };
+
+/** Whether `code` is a row of the spec's table. */
+export function isScimErrorCode(code: string): boolean {
+  return Object.hasOwn(SCIM_ERROR_MEANINGS, code);
+}
 
 /** The meaning of a code: the spec's, ours, or "HTTP <status>" for a bare status. */
 function scimErrorMeaning(code: string): string {
@@ -102,6 +111,8 @@ function scimErrorMeaning(code: string): string {
 export class ScimCallError extends Error {
   override readonly name = 'ScimCallError';
   readonly meaning: string;
+  /** What more the failure said, beside the code and its meaning; null when nothing. */
+  readonly detail: string | null;
   constructor(
     /** "GET /scim/v2/Groups/G1", without the host or the token. */
     readonly request: string,
@@ -114,5 +125,6 @@ export class ScimCallError extends Error {
     const meaning = scimErrorMeaning(code);
     super(`${request}: ${code} (${meaning})${options?.detail ? `: ${options.detail}` : ''}`, options);
     this.meaning = meaning;
+    this.detail = options?.detail ?? null;
   }
 }

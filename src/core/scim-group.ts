@@ -24,7 +24,7 @@ export type GroupMember = DirectoryUser & { muted: boolean };
 
 type GroupChange = 'added' | 'removed: left group' | 'removed: deactivated' | 'removed: group deleted' | 'refused: email not one address';
 
-export type GroupLogChange = GroupChange | 'sync failed';
+export type GroupLogChange = GroupChange | 'sync failed' | 'record skipped';
 
 export type MemberChange = { userId: string; email: string | null; displayName: string; change: GroupChange };
 

@@ -1,6 +1,7 @@
 /** Zod schemas for the SCIM answers a reading client gets (user, group, list, error body), and their conversions. */
 import { z } from 'zod';
 import { singleAddress } from './email-address.ts';
+import { isScimErrorCode } from './scim-errors.ts';
 
 export type ScimVersionName = 'v2' | 'v1';
 
@@ -20,16 +21,21 @@ export type DirectoryUser = {
   displayName: string;
 };
 
-export type DirectoryGroup = { id: string; displayName: string; memberIds: string[] };
+export type DirectoryGroup = { id: string; displayName: string; memberIds: string[]; skipped: SkippedRecord[] };
 
 // The spec's largest group is 15,000 members; a page is at most 1,000 resources. Bounds a little
 // above both keep a runaway answer from being held in memory.
 const MAX_GROUP_MEMBERS = 20_000;
 const MAX_PAGE_RESOURCES = 1_000;
-const text = (max: number) => z.string().max(max);
+/** The longest address SMTP carries (RFC 5321's 256-octet path, less its angle brackets). */
+const MAX_EMAIL_CHARS = 254;
+/** A skip's reason as the audit list keeps it. */
+const MAX_REASON_CHARS = 300;
+const text = (max: number) => z.string().max(max, `longer than ${max} characters`);
 
-const emailSchema = z.object({ value: text(320), type: text(50).nullish(), primary: z.boolean().nullish() });
+const emailSchema = z.object({ value: text(MAX_EMAIL_CHARS), type: text(50).nullish(), primary: z.boolean().nullish() });
 
+// Each field a sync keeps has a bound: a record past one is skipped (readUser), not cut short.
 export const scimUserSchema = z.object({
   id: text(100).min(1),
   userName: text(200).nullish(),
@@ -40,14 +46,39 @@ export const scimUserSchema = z.object({
   emails: z.array(emailSchema).max(10).nullish(),
 });
 
+const memberRefSchema = z.object({ value: text(100).min(1) });
+
 export const scimGroupSchema = z.object({
   id: text(100).min(1),
   displayName: text(400),
-  members: z
-    .array(z.object({ value: text(100).min(1), display: text(400).nullish() }))
-    .max(MAX_GROUP_MEMBERS)
-    .nullish(),
+  // Each member is read on its own (readGroup): one malformed reference is skipped, not the group.
+  members: z.array(z.unknown()).max(MAX_GROUP_MEMBERS).nullish(),
 });
+
+/** A record a sync left out, and why: it goes on the group's audit list. */
+export type SkippedRecord = { userId: string | null; reason: string };
+
+/** A user record as a sync reads it: the user, or why it was skipped. */
+export type UserRead = { kind: 'user'; user: DirectoryUser } | { kind: 'skipped'; skipped: SkippedRecord };
+
+function issueText(error: z.ZodError): string {
+  const issue = error.issues[0];
+  return (issue ? `${issue.path.join('.') || '(record)'}: ${issue.message}` : 'not the shape the spec gives').slice(0, MAX_REASON_CHARS);
+}
+
+/** The id a record carries, when it is one we could show (a string of at most 100 characters). */
+function idOf(raw: unknown): string | null {
+  const id = typeof raw === 'object' && raw !== null ? (raw as { id?: unknown }).id : undefined;
+  return typeof id === 'string' && id.length > 0 && id.length <= 100 ? id : null;
+}
+
+/** One user record of a list page or a GET: the user, or the reason it is skipped. */
+export function readUser(raw: unknown): UserRead {
+  const parsed = scimUserSchema.safeParse(raw);
+  if (!parsed.success) return { kind: 'skipped', skipped: { userId: idOf(raw), reason: issueText(parsed.error) } };
+  // An address that is not one bare address keeps the member, with no email: toDirectoryUser.
+  return { kind: 'user', user: toDirectoryUser(parsed.data) };
+}
 
 /** The list envelope of both versions: v1.1 sends the same fields under another schemas URN. */
 export function scimListSchema<T extends z.ZodType>(resource: T) {
@@ -60,23 +91,40 @@ export function scimListSchema<T extends z.ZodType>(resource: T) {
   });
 }
 
-/** v2.0: `detail` is the code. v1.1's body is "not shown" in the spec; the vendor sends `Errors` with a description. */
-const v2ErrorSchema = z.object({ detail: text(200), status: z.union([z.number(), z.string()]).nullish() });
-const v1ErrorEntry = z.object({ description: text(500), code: z.union([z.number(), z.string()]).nullish() });
+/**
+ * v2.0: the vendor's `detail` is the code; a directory that follows RFC 7644 to the letter puts free
+ * text there. v1.1's body is "not shown" in the spec; the vendor sends `Errors` with a description.
+ */
+const v2ErrorSchema = z.object({ detail: z.string(), status: z.union([z.number(), z.string()]).nullish() });
+const v1ErrorEntry = z.object({ description: z.string(), code: z.union([z.number(), z.string()]).nullish() });
 const v1ErrorSchema = z.object({ Errors: z.union([v1ErrorEntry, z.array(v1ErrorEntry).min(1).max(20)]) });
+/** An error body's text as the audit list keeps it. */
+const MAX_ERROR_TEXT_CHARS = 500;
+
+/** What an error body says: its code (null when it carries none we can read) and its whole text (bounded). */
+export function scimErrorOf(body: unknown): { code: string | null; text: string | null } {
+  const v2 = v2ErrorSchema.safeParse(body);
+  const v1 = v2.success ? null : v1ErrorSchema.safeParse(body);
+  const said = v2.success ? v2.data.detail : v1?.success ? (Array.isArray(v1.data.Errors) ? v1.data.Errors[0]! : v1.data.Errors).description : null;
+  if (said === null) return { code: null, text: null };
+  const text = said.trim().slice(0, MAX_ERROR_TEXT_CHARS);
+  return { code: codeIn(text), text: text === '' ? null : text };
+}
 
 /** The error code an error body carries, or null when it carries none we can read. */
 export function scimErrorCode(body: unknown): string | null {
-  const v2 = v2ErrorSchema.safeParse(body);
-  if (v2.success) return firstWord(v2.data.detail);
-  const v1 = v1ErrorSchema.safeParse(body);
-  if (v1.success) return firstWord((Array.isArray(v1.data.Errors) ? v1.data.Errors[0]! : v1.data.Errors).description);
-  return null;
+  return scimErrorOf(body).code;
 }
 
-function firstWord(text: string): string | null {
-  const code = /^[A-Za-z_]+/.exec(text.trim())?.[0];
-  return code ? code : null;
+/**
+ * The vendor's code at the head of an error text: a word in snake case that is the whole text, or
+ * has an underscore, or is in the spec's table. Free text ("Resource G1 not found") has none: its
+ * first word is not a code.
+ */
+function codeIn(text: string): string | null {
+  const word = /^[a-z][a-z0-9_]*/.exec(text)?.[0];
+  if (!word) return null;
+  return word === text || word.includes('_') || isScimErrorCode(word) ? word : null;
 }
 
 export function toDirectoryUser(user: z.infer<typeof scimUserSchema>): DirectoryUser {
@@ -95,9 +143,20 @@ export function toDirectoryUser(user: z.infer<typeof scimUserSchema>): Directory
   };
 }
 
+/** The group, its members' ids, and the member references it skipped (not a string id of at most 100 characters). */
 export function toDirectoryGroup(group: z.infer<typeof scimGroupSchema>): DirectoryGroup {
-  return { id: group.id, displayName: group.displayName, memberIds: [...new Set((group.members ?? []).map((m) => m.value))] };
+  const memberIds = new Set<string>();
+  const skipped: SkippedRecord[] = [];
+  for (const member of group.members ?? []) {
+    const ref = memberRefSchema.safeParse(member);
+    if (ref.success) memberIds.add(ref.data.value);
+    else skipped.push({ userId: null, reason: `group member ${issueText(ref.error)}` });
+  }
+  return { id: group.id, displayName: group.displayName, memberIds: [...memberIds], skipped };
 }
+
+/** The spec's largest directory is far below this many list pages; a list that pages on past it is broken, not big. */
+export const MAX_LIST_PAGES = 200;
 
 /** Where paging goes after a page: on until totalResults is reached, never trusting a short page. */
 export type NextPage = { kind: 'done' } | { kind: 'next'; startIndex: number } | { kind: 'missing' };

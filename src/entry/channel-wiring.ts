@@ -27,6 +27,10 @@ export type ChannelWiringInput = {
   workspaceApp: boolean;
   /** Mails one group delivery's attempt sends at most (a Worker's subrequest budget); unbounded by default. */
   groupMailsPerAttempt?: number;
+  /** False where only the scheduled round syncs groups (a Worker's cron); true by default. */
+  groupSyncsOnDemand?: boolean;
+  /** Aborted when the process stops: every running group sync ends at once. */
+  stopSignal?: AbortSignal;
 };
 
 export type ChannelWiring = { sender: ChannelSender; groups: GroupDeps; workspaceApp: ConfiguredWorkspaceApp | undefined };
@@ -43,6 +47,8 @@ export function createChannelWiring(input: ChannelWiringInput): ChannelWiring {
     publicUrl,
     sanitizeHtml: sanitizeNoteHtml,
     maxSendsPerAttempt: input.groupMailsPerAttempt,
+    syncsOnDemand: input.groupSyncsOnDemand,
+    syncSignal: input.stopSignal,
   });
   const workspaceApp = input.workspaceApp ? createWorkspaceAppFromConfig(config, { store, secrets, clock, logger, mailer, publicUrl }) : undefined;
   const sender = createChannelSender({

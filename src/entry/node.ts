@@ -108,6 +108,8 @@ export async function createNodeRuntime(config: Config, logger: Logger, clock: C
     announce,
     onResult: metrics.recordPoll,
   });
+  // Aborted as the open sends are cut: group syncs end with them (group-sync.ts).
+  const stopping = new AbortController();
   const secrets = options.keepsSecrets === false ? NO_SECRET_BOX : await openSecretBox(config.SECRET_KEY, config.DATABASE_PATH, logger);
   const webhooks = createHttpWebhookSender({ allowPrivate: config.WEBHOOK_ALLOW_PRIVATE, userAgent: USER_AGENT, clock });
   const { sender, groups, workspaceApp } = createChannelWiring({
@@ -121,6 +123,7 @@ export async function createNodeRuntime(config: Config, logger: Logger, clock: C
     logger,
     publicUrl,
     workspaceApp: options.keepsSecrets !== false,
+    stopSignal: stopping.signal,
   });
   const subscriptions = createSubscriptionService({
     store,
@@ -153,6 +156,7 @@ export async function createNodeRuntime(config: Config, logger: Logger, clock: C
   let sendsCut: Promise<void> | null = null;
   const cutSends = () =>
     (sendsCut ??= (async () => {
+      stopping.abort();
       mailer?.close();
       await webhooks.close();
     })());

@@ -154,10 +154,11 @@ export type WorkerNotifications = {
   groups: GroupDeps;
 };
 
-/** Group subscriptions' sync alone, for the cron: it reads the directory and writes D1, and mails nobody. */
+/** Group subscriptions' sync alone, for the cron: it reads the directory and writes D1, and mails no member (only the admin, of a deleted group). */
 export function createWorkerGroupSync(core: WorkerCore): GroupDeps {
   const { config, clock, logger, publicUrl, connection } = core;
-  return createGroupWiring({ connection, config, secrets: null, mailer: null, clock, logger, publicUrl, sanitizeHtml: sanitizeNoteHtml });
+  const { mailer } = createWorkerSenders(config);
+  return createGroupWiring({ connection, config, secrets: null, mailer, clock, logger, publicUrl, sanitizeHtml: sanitizeNoteHtml });
 }
 
 /**
@@ -193,6 +194,8 @@ export async function createWorkerNotifications(
     publicUrl,
     workspaceApp: true,
     groupMailsPerAttempt: GROUP_MAILS_PER_ATTEMPT,
+    // A queue invocation keeps its subrequests for mail: the cron syncs, and a group alert waits for it.
+    groupSyncsOnDemand: false,
   });
   const subscriptions = createSubscriptionService({
     store,

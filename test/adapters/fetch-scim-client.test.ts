@@ -63,7 +63,7 @@ describe('SCIM client', () => {
     await control(sim, 'PUT', '/versions', { v2: false });
     const v1 = clientOf(sim);
     const group = await v1.client.group(seed.groups[0].id);
-    expect(group).toEqual({ id: seed.groups[0].id, displayName: 'Ops', memberIds: [seed.firstUserId, expect.any(String)] });
+    expect(group).toEqual({ id: seed.groups[0].id, displayName: 'Ops', memberIds: [seed.firstUserId, expect.any(String)], skipped: [] });
     expect(await v1.client.version()).toBe('v1');
     expect((await v1.client.user(seed.firstUserId))?.email).toBe('user00001@example.com');
     expect(v1.paths).toEqual([`/scim/v2/Groups/${seed.groups[0].id}`, `/scim/v1/Groups/${seed.groups[0].id}`, `/scim/v1/Users/${seed.firstUserId}`]);
@@ -193,5 +193,68 @@ describe('SCIM client', () => {
     await control(sim, 'DELETE', '/faults');
     await control(sim, 'POST', '/faults', { target: 'users.list', kind: 'body', body: '<html>gateway</html>' });
     expect(await failure(clientOf(sim).client.usersPage(1, 10))).toMatchObject({ code: 'malformed', retryable: false });
+  });
+
+  it('a bounded view ends at its signal, a Retry-After wait included, and reads at most its bytes in all', async () => {
+    const { sim, seed } = await seededSim(30);
+    await control(sim, 'POST', '/faults', { target: 'users.get', kind: 'rate-limit', retryAfterSeconds: 30, times: 1 });
+    // The real sleep: the 30 s the directory asks for is cut short by the view's deadline.
+    const client = createScimClient({ baseUrl: sim.url, token: sim.token, clock: fakeTime().clock });
+    const startedMs = Date.now();
+    const error = await failure(client.bounded({ signal: AbortSignal.timeout(300), maxBytes: 1_000_000 }).user(seed.firstUserId));
+    expect(error).toMatchObject({ code: 'deadline', retryable: true });
+    expect(Date.now() - startedMs).toBeLessThan(5_000);
+
+    const stop = new AbortController();
+    stop.abort();
+    expect(await failure(client.bounded({ signal: stop.signal, maxBytes: 1_000_000 }).user(seed.firstUserId))).toMatchObject({ code: 'stopped' });
+
+    const bounded = client.bounded({ signal: new AbortController().signal, maxBytes: 5_000 });
+    expect((await bounded.user(seed.firstUserId))?.id).toBe(seed.firstUserId);
+    expect(await failure(bounded.usersPage(1, 30))).toMatchObject({ code: 'over_budget' });
+    // The budget is the view's: the client itself reads on.
+    expect((await client.usersPage(1, 30)).users).toHaveLength(30);
+  });
+
+  it('lists groups at /Groups where /Groups/ is a 404, and from then on only there', async () => {
+    const { sim } = await seededSim(3, [
+      { displayName: 'A', members: 1 },
+      { displayName: 'B', members: 1 },
+    ]);
+    await control(sim, 'PUT', '/rfc', { trailingSlash404: true, plainErrors: true });
+    const { client, paths } = clientOf(sim);
+    expect((await client.groupByName('B'))?.displayName).toBe('B');
+    expect(await client.groupByName('C')).toBeNull();
+    expect(paths).toEqual(['/scim/v2/Groups/?startIndex=1&count=1000', '/scim/v2/Groups?startIndex=1&count=1000', '/scim/v2/Groups?startIndex=1&count=1000']);
+  });
+
+  it('takes a plain RFC 7644 404 of a group, confirmed once more while the groups answer, for a deleted group; the vendor code at once', async () => {
+    const { sim, seed } = await seededSim(3, [{ displayName: 'A', members: 1 }]);
+    const id: string = seed.groups[0].id;
+    await control(sim, 'DELETE', `/groups/${id}`);
+    const vendor = clientOf(sim);
+    expect(await vendor.client.group(id)).toBeNull();
+    expect(vendor.paths).toEqual([`/scim/v2/Groups/${id}`]);
+
+    await control(sim, 'PUT', '/rfc', { plainErrors: true });
+    const rfc = clientOf(sim);
+    expect(await rfc.client.group(id)).toBeNull();
+    expect(rfc.paths).toEqual([`/scim/v2/Groups/${id}`, `/scim/v2/Groups/${id}`, '/scim/v2/Groups/?startIndex=1&count=1000']);
+
+    // A 404 that does not hold the second time is no deleted group: the first failure stands.
+    const seedAgain = await control(sim, 'POST', '/seed', { users: 3, groups: [{ displayName: 'B', members: 1 }] });
+    await control(sim, 'POST', '/faults', { target: 'groups.get', kind: 'status', status: 404, times: 1 });
+    const once = await failure(clientOf(sim).client.group(seedAgain.groups[0].id));
+    expect(once).toMatchObject({ code: 'http_404', status: 404 });
+    expect(once.message).toContain('The service met a condition it did not expect (HTTP 404)');
+  });
+
+  it('keeps the whole text of an error beside its code', async () => {
+    const { sim, seed } = await seededSim(1);
+    await control(sim, 'PUT', '/rfc', { plainErrors: true });
+    const error = await failure(clientOf(sim).client.user('not a user id'));
+    expect(error).toMatchObject({ code: 'http_400', status: 400 });
+    expect(error.message).toContain('"not a user id" is not a user id');
+    expect((await clientOf(sim).client.user(seed.firstUserId))?.id).toBe(seed.firstUserId);
   });
 });

@@ -71,13 +71,23 @@ describe('group mail', () => {
       sanitizeHtml: (h) => h,
       maxSendsPerAttempt,
     });
-    return { store, mail, ids, sim, subscription: (await archive.store.getSubscription(SUB))! };
+    return { store, mail, sync, ids, sim, subscription: (await archive.store.getSubscription(SUB))! };
+  }
+
+  /** A group whose list was read: alerts go out at once. */
+  async function syncedGroupOf(emails: string[], maxSendsPerAttempt?: number) {
+    const group = await groupOf(emails, maxSendsPerAttempt);
+    expect(await group.sync.syncGroup(SUB)).toMatchObject({ outcome: 'ok' });
+    return group;
   }
 
   it('mails each member once per delivery, however often the delivery is attempted', async () => {
-    const { mail, subscription, store } = await groupOf(['a@example.test', 'b@example.test', 'c@example.test']);
+    const { mail, sync, subscription, store } = await groupOf(['a@example.test', 'b@example.test', 'c@example.test']);
     const messageId = async () => 'msg_delivery_1';
-    // The first attempt syncs the never-synced list, then mails everyone.
+    // The first attempt waits for the never-read list, synced in the background; the next mails everyone.
+    expect(await mail.send(subscription, render, { messageId })).toMatchObject({ ok: false, hold: { called: false } });
+    expect(smtp.received).toHaveLength(0);
+    expect(await sync.syncGroup(SUB)).toMatchObject({ outcome: 'ok', members: 3 });
     expect(await mail.send(subscription, render, { messageId })).toMatchObject({ ok: true });
     expect(smtp.received).toHaveLength(3);
     expect(await mail.send(subscription, render, { messageId })).toMatchObject({
@@ -92,22 +102,27 @@ describe('group mail', () => {
   });
 
   it('never reports a delivery done while the group’s members were never read', async () => {
-    const { mail, subscription, sim } = await groupOf(['a@example.test', 'b@example.test']);
+    const { mail, sync, subscription, sim } = await groupOf(['a@example.test', 'b@example.test']);
     // The directory fails the first sync: there is no member list to mail yet.
     await control(sim, 'POST', '/faults', { target: '*', kind: 'status', status: 500 });
     const messageId = async () => 'msg_unread';
-    const first = await mail.send(subscription, render, { messageId });
-    expect(first).toMatchObject({ ok: false, permanent: false });
-    expect(first.error).toContain('never been read');
+    const alertAtMs = Date.now();
+    expect(await mail.send(subscription, render, { messageId, alertAtMs })).toMatchObject({ ok: false, hold: { called: false } });
+    expect(await sync.syncGroup(SUB)).toMatchObject({ outcome: 'failed' });
+    const failed = await mail.send(subscription, render, { messageId, alertAtMs });
+    expect(failed).toMatchObject({ ok: false, permanent: false });
+    expect(failed.hold).toBeUndefined();
+    expect(failed.error).toContain('never been read');
     expect(smtp.received).toHaveLength(0);
-    // Once the directory answers, the next attempt reads the list and mails everyone.
+    // Once the directory answers and a sync reads the list, the next attempt mails everyone.
     await control(sim, 'DELETE', '/faults');
-    expect(await mail.send(subscription, render, { messageId })).toMatchObject({ ok: true });
+    expect(await sync.syncGroup(SUB)).toMatchObject({ outcome: 'ok' });
+    expect(await mail.send(subscription, render, { messageId, alertAtMs })).toMatchObject({ ok: true });
     expect(smtp.received).toHaveLength(2);
   });
 
   it('retries only the member whose mail was refused for now; one refused for good is not retried', async () => {
-    const { mail, subscription, store, ids } = await groupOf(['a@example.test', 'rcpt451@example.test', 'rcpt550@example.test']);
+    const { mail, subscription, store, ids } = await syncedGroupOf(['a@example.test', 'rcpt451@example.test', 'rcpt550@example.test']);
     const messageId = async () => 'msg_delivery_1';
     const first = await mail.send(subscription, render, { messageId });
     expect(first).toMatchObject({ ok: false, permanent: false });
@@ -123,7 +138,7 @@ describe('group mail', () => {
   });
 
   it('sends a big group over several attempts when one attempt is bounded, each going on at once', async () => {
-    const { mail, subscription } = await groupOf(['a@example.test', 'b@example.test', 'c@example.test', 'd@example.test', 'e@example.test'], 2);
+    const { mail, subscription } = await syncedGroupOf(['a@example.test', 'b@example.test', 'c@example.test', 'd@example.test', 'e@example.test'], 2);
     const messageId = async () => 'msg_delivery_1';
     const first = await mail.send(subscription, render, { messageId });
     // The first turn is logged as an attempt (mail went out); the turns after it are not, so a
@@ -140,7 +155,7 @@ describe('group mail', () => {
 
   it('reads about one turn of members a turn, however big the group and however far the delivery got', async () => {
     const emails = Array.from({ length: 24 }, (_, i) => `m${i}@example.test`);
-    const { mail, subscription } = await groupOf(emails, 3);
+    const { mail, subscription } = await syncedGroupOf(emails, 3);
     const messageId = async () => 'msg_delivery_1';
     await mail.send(subscription, render, { messageId });
     const perTurn: number[] = [];
@@ -155,7 +170,7 @@ describe('group mail', () => {
   });
 
   it('skips a muted member, and opens only its own tokens', async () => {
-    const { mail, subscription, store, ids } = await groupOf(['a@example.test', 'b@example.test']);
+    const { mail, subscription, store, ids } = await syncedGroupOf(['a@example.test', 'b@example.test']);
     await mail.send(subscription, render, { messageId: async () => 'msg_1' });
     expect(await store.muteMember(SUB, ids[0]!, Date.now())).toBe(true);
     await mail.send(subscription, render, { messageId: async () => 'msg_2' });

@@ -3,14 +3,18 @@
  * the middle of a sync (500s, a 429 burst beyond patience, a missing page, a timeout, a malformed
  * answer) keep the last good member list and remove nobody; the read plan makes few requests.
  */
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createConsoleLogger } from '../../src/adapters/console-logger.ts';
 import { createScimClient } from '../../src/adapters/fetch-scim-client.ts';
+import { createSmtpMailer } from '../../src/adapters/smtp-mailer.ts';
+import { createGroupDeletedNotice } from '../../src/app/admin-notice.ts';
 import { createSqliteGroupDirectoryStore } from '../../src/adapters/sqlite-scim-groups.ts';
 import { createGroupSync, type GroupSync } from '../../src/app/group-sync.ts';
-import type { GroupDirectoryStore } from '../../src/core/ports/scim-directory.ts';
+import type { Logger } from '../../src/core/ports.ts';
+import type { GroupDirectoryStore, ScimDirectory } from '../../src/core/ports/scim-directory.ts';
 import type { RunningSimulatedScim } from '../../src/sim/scim/server.ts';
 import { storedSubscription } from '../fixtures/notification-builders.ts';
+import { startSmtp } from '../helpers/smtp.ts';
 import { openTempArchive, type TempArchive } from '../helpers/temp-archive.ts';
 import { control, startScim } from '../sim/scim-helpers.ts';
 
@@ -20,9 +24,23 @@ afterEach(() => {
   for (const a of archives.splice(0)) a.remove();
 });
 
-type Setup = { sim: RunningSimulatedScim; store: GroupDirectoryStore; sync: GroupSync; groupId: string; seed: any; logs: string[]; requests: () => number };
+type Setup = {
+  sim: RunningSimulatedScim;
+  store: GroupDirectoryStore;
+  sync: GroupSync;
+  directory: ScimDirectory;
+  logger: Logger;
+  groupId: string;
+  seed: any;
+  logs: string[];
+  requests: () => number;
+  now: () => number;
+  advance: (ms: number) => void;
+};
 
-async function setup(users: number, members: number, options: { timeoutMs?: number; logLimit?: number } = {}): Promise<Setup> {
+type SetupOptions = { timeoutMs?: number; logLimit?: number; syncDeadlineMs?: number; syncMaxBytes?: number; syncsOnDemand?: boolean };
+
+async function setup(users: number, members: number, options: SetupOptions = {}): Promise<Setup> {
   let nowMs = Date.UTC(2026, 10, 23, 9, 0, 0);
   const clock = { now: () => nowMs };
   const sim = await startScim({ clock: clock.now });
@@ -44,8 +62,32 @@ async function setup(users: number, members: number, options: { timeoutMs?: numb
   });
   const logs: string[] = [];
   const logger = createConsoleLogger({ level: 'debug', format: 'json', write: (line) => logs.push(line) });
-  const sync = createGroupSync({ store, directory, clock, logger, syncSeconds: 300, logLimit: options.logLimit });
-  return { sim, store, sync, groupId: seed.groups[0].id, seed, logs, requests: () => directory.stats().requests };
+  const sync = createGroupSync({
+    store,
+    directory,
+    clock,
+    logger,
+    syncSeconds: 300,
+    logLimit: options.logLimit,
+    syncDeadlineMs: options.syncDeadlineMs,
+    syncMaxBytes: options.syncMaxBytes,
+    syncsOnDemand: options.syncsOnDemand,
+  });
+  return {
+    sim,
+    store,
+    sync,
+    directory,
+    logger,
+    groupId: seed.groups[0].id,
+    seed,
+    logs,
+    requests: () => directory.stats().requests,
+    now: clock.now,
+    advance: (ms: number) => {
+      nowMs += ms;
+    },
+  };
 }
 
 const memberIds = async (store: GroupDirectoryStore) => (await store.allMembers(SUB)).map((m) => m.id);
@@ -114,6 +156,165 @@ describe('group sync', () => {
     });
   }
 
+  it('stops reading user pages that never end at the page cap, and keeps the last good list', async () => {
+    const s = await setup(20, 7);
+    expect((await s.sync.syncGroup(SUB)).outcome).toBe('ok');
+    await control(s.sim, 'PUT', '/rate-limits', { enabled: false });
+    await control(s.sim, 'POST', '/faults', { target: 'users.list', kind: 'endless' });
+    const report = await s.sync.syncGroup(SUB);
+    expect(report).toMatchObject({ outcome: 'failed', members: 7 });
+    expect(report.error).toContain('too_many_pages');
+    // The group, then 200 pages: the cap, not the directory, ends the read.
+    expect(report.requests).toBe(1 + 200);
+    expect(await memberIds(s.store)).toHaveLength(7);
+  }, 60_000);
+
+  it('ends a sync whose reads answer slowly at its deadline, waits and all, and keeps the last good list', async () => {
+    const s = await setup(20, 1, { syncDeadlineMs: 1_500 });
+    expect((await s.sync.syncGroup(SUB)).outcome).toBe('ok');
+    // Each GET of a user takes 9 s: without a deadline a sync of seven of them took 63 s.
+    await control(s.sim, 'POST', '/faults', { target: 'users.get', kind: 'delay', delayMs: 9_000 });
+    const startedMs = Date.now();
+    const report = await s.sync.syncGroup(SUB);
+    expect(Date.now() - startedMs).toBeLessThan(4_000);
+    expect(report).toMatchObject({ outcome: 'failed', members: 1 });
+    expect(report.error).toContain('deadline');
+    expect(await memberIds(s.store)).toHaveLength(1);
+  });
+
+  it('ends a sync that stops being read as the process stops', async () => {
+    const s = await setup(20, 1);
+    const stop = new AbortController();
+    const sync = createGroupSync({ store: s.store, directory: s.directory, clock: { now: Date.now }, logger: s.logger, syncSeconds: 300, signal: stop.signal });
+    await control(s.sim, 'POST', '/faults', { target: 'groups.get', kind: 'timeout' });
+    const running = sync.syncGroup(SUB);
+    setTimeout(() => stop.abort(), 200);
+    const report = await running;
+    expect(report).toMatchObject({ outcome: 'failed' });
+    expect(report.error).toContain('stopped');
+  });
+
+  it('reads at most its bytes in all, however the directory pages', async () => {
+    const s = await setup(2600, 2500, { syncMaxBytes: 2 * 1024 * 1024 });
+    const report = await s.sync.syncGroup(SUB);
+    expect(report).toMatchObject({ outcome: 'failed' });
+    expect(report.error).toContain('over_budget');
+  });
+
+  it('skips a malformed or oversize record and puts it on the audit list with the reason; the rest of the sync lands', async () => {
+    const s = await setup(10, 5);
+    await s.sync.syncGroup(SUB);
+    const ids = await memberIds(s.store);
+    const record = (id: string, fields: Record<string, unknown> = {}) => ({
+      id,
+      userName: id.toLowerCase(),
+      displayName: `User ${id}`,
+      active: true,
+      emails: [{ value: `${id.toLowerCase()}@example.com`, primary: true }],
+      ...fields,
+    });
+    const page = {
+      totalResults: 5,
+      startIndex: 1,
+      Resources: [
+        record(ids[0]!),
+        record(ids[1]!, { displayName: 'x'.repeat(10_000) }),
+        record(ids[2]!, { emails: [{ value: `${'a'.repeat(318)}@example.com`, primary: true }] }),
+        record(ids[3]!, { active: 'yes' }),
+        // Deactivated meanwhile: the sync still sees it, though three records around it are broken.
+        record(ids[4]!, { active: false }),
+      ],
+    };
+    await control(s.sim, 'POST', '/faults', { target: 'users.list', kind: 'body', body: JSON.stringify(page) });
+    const report = await s.sync.syncGroup(SUB);
+    expect(report).toMatchObject({ outcome: 'ok', members: 2 });
+    expect(report.changes).toEqual([expect.objectContaining({ userId: ids[4], change: 'removed: deactivated' })]);
+    const log = await s.store.log(SUB, null, 3);
+    expect(log.map((e) => [e.userId, e.change, e.detail]).sort()).toEqual(
+      [
+        [ids[1], 'record skipped', 'displayName: longer than 400 characters'],
+        [ids[2], 'record skipped', 'emails.0.value: longer than 254 characters'],
+        [ids[3], 'record skipped', expect.stringMatching(/^active: /)],
+      ].sort(),
+    );
+    // Still broken at the next sync: said once, not once a sync.
+    const again = await s.sync.syncGroup(SUB);
+    expect(again).toMatchObject({ outcome: 'ok', changes: [] });
+    expect((await s.store.log(SUB, null, 3)).map((e) => e.id)).toEqual(log.map((e) => e.id));
+    // Mended: they are members again.
+    await control(s.sim, 'DELETE', '/faults');
+    expect((await s.sync.syncGroup(SUB)).changes.map((c) => [c.userId, c.change])).toEqual([
+      [ids[1], 'added'],
+      [ids[2], 'added'],
+      [ids[3], 'added'],
+      [ids[4], 'added'],
+    ]);
+  });
+
+  it('skips a member whose own record is oversize, and a member reference that is not an id', async () => {
+    const s = await setup(10, 1);
+    await control(s.sim, 'POST', '/faults', {
+      target: 'groups.get',
+      kind: 'body',
+      body: JSON.stringify({ id: s.groupId, displayName: 'Ops', members: [{ value: s.seed.firstUserId }, { value: 'U'.repeat(500) }] }),
+    });
+    await control(s.sim, 'POST', '/faults', {
+      target: 'users.get',
+      kind: 'body',
+      body: JSON.stringify({ id: s.seed.firstUserId, userName: 'u1', displayName: 'd'.repeat(10_000), active: true, emails: [] }),
+    });
+    const report = await s.sync.syncGroup(SUB);
+    expect(report).toMatchObject({ outcome: 'ok', members: 0 });
+    expect((await s.store.log(SUB, null, 5)).map((e) => [e.userId, e.change, e.detail])).toEqual([
+      [s.seed.firstUserId, 'record skipped', 'displayName: longer than 400 characters'],
+      [null, 'record skipped', 'group member value: longer than 100 characters'],
+    ]);
+  });
+
+  it('takes a group an RFC 7644 directory answers 404 for, twice, as deleted: nobody left to mail, the admin told once', async () => {
+    const s = await setup(10, 4);
+    const smtp = await startSmtp();
+    const mailer = createSmtpMailer({ smtpUrl: smtp.url, from: 'status@example.test' });
+    try {
+      const announce = createGroupDeletedNotice({ mailer, adminEmail: 'admin@example.test', publicUrl: 'https://status.example.test', logger: s.logger });
+      const sync = createGroupSync({
+        store: s.store,
+        directory: s.directory,
+        clock: { now: s.now },
+        logger: s.logger,
+        syncSeconds: 300,
+        announceGroupDeleted: announce,
+      });
+      expect(await sync.syncGroup(SUB)).toMatchObject({ outcome: 'ok', members: 4 });
+      await control(s.sim, 'PUT', '/rfc', { trailingSlash404: true, plainErrors: true });
+      await control(s.sim, 'DELETE', `/groups/${s.groupId}`);
+      const gone = await sync.syncGroup(SUB);
+      expect(gone).toMatchObject({ outcome: 'ok', groupDeleted: true, members: 0 });
+      expect(gone.changes.map((c) => c.change)).toEqual(Array(4).fill('removed: group deleted'));
+      expect(await s.store.groupLink(SUB)).toMatchObject({ groupDeleted: true, memberCount: 0 });
+      expect(await s.store.allMembers(SUB)).toEqual([]);
+      await sync.syncGroup(SUB);
+      await vi.waitFor(() => expect(smtp.received).toHaveLength(1));
+      expect(smtp.received[0]!.subject).toBe('[statuswatch] Directory group deleted: Ops');
+      expect(smtp.received[0]!.text).toContain(`https://status.example.test/admin/directory/${SUB}`);
+    } finally {
+      mailer.close();
+      await smtp.close();
+    }
+  });
+
+  it('keeps the whole text of a failure on the audit list, not its first word', async () => {
+    const s = await setup(10, 2);
+    await s.sync.syncGroup(SUB);
+    await control(s.sim, 'PUT', '/rfc', { plainErrors: true });
+    await control(s.sim, 'POST', '/faults', { target: 'groups.get', kind: 'status', status: 400 });
+    expect(await s.sync.syncGroup(SUB)).toMatchObject({ outcome: 'failed' });
+    const [entry] = await s.store.log(SUB, null, 1);
+    expect(entry).toMatchObject({ change: 'sync failed' });
+    expect(entry?.detail).toContain('http_400 (the directory answered HTTP 400): The service met a condition it did not expect (HTTP 400)');
+    expect(await memberIds(s.store)).toHaveLength(2);
+  });
+
   it('refuses a malformed answer without touching the list', async () => {
     const s = await setup(10, 5);
     await s.sync.syncGroup(SUB);
@@ -146,10 +347,37 @@ describe('group sync', () => {
     await expect(s.sync.resolveGroup('Ops')).rejects.toMatchObject({ status: 502, code: 'directory_unavailable' });
   });
 
-  it('syncs only what is due, and a stale list before an alert', async () => {
+  it('holds an alert while its stale list syncs in the background, and lets it go once a sync ended after it', async () => {
     const s = await setup(10, 3);
-    expect(await s.sync.syncIfStale(SUB)).toMatchObject({ outcome: 'ok' });
-    expect(await s.sync.syncIfStale(SUB)).toBeNull();
+    const alertAt = s.now();
+    // Never read: the alert waits, and the sync has begun without it.
+    expect(await s.sync.beforeAlert(SUB, alertAt)).toEqual({ kind: 'wait', untilMs: alertAt + 2_000 });
+    expect(await s.sync.syncGroup(SUB)).toMatchObject({ outcome: 'ok', members: 3, requests: 2 });
+    expect(s.requests()).toBe(2);
+    expect(await s.sync.beforeAlert(SUB, alertAt)).toEqual({ kind: 'ready' });
     expect(await s.sync.syncDue()).toEqual([]);
+  });
+
+  it('lets an alert go with the last good list once a hanging sync has had its deadline', async () => {
+    const s = await setup(10, 3, { syncDeadlineMs: 1_000 });
+    await s.sync.syncGroup(SUB);
+    s.advance(301_000);
+    await control(s.sim, 'POST', '/faults', { target: 'groups.get', kind: 'timeout' });
+    const alertAt = s.now();
+    expect(await s.sync.beforeAlert(SUB, alertAt)).toMatchObject({ kind: 'wait' });
+    // The directory holds the sync; the alert is not held past the sync's deadline and a look.
+    s.advance(3_000);
+    expect(await s.sync.beforeAlert(SUB, alertAt)).toEqual({ kind: 'ready' });
+  });
+
+  it('leaves the sync to the scheduled round where alerts may not start one, and waits a round for it', async () => {
+    const s = await setup(10, 3, { syncsOnDemand: false, syncDeadlineMs: 1_000 });
+    const alertAt = s.now();
+    expect(await s.sync.beforeAlert(SUB, alertAt)).toMatchObject({ kind: 'wait' });
+    expect((await control(s.sim, 'GET', '/counters'))['groups.get']).toMatchObject({ requests: 0 });
+    s.advance(30_000);
+    expect(await s.sync.beforeAlert(SUB, alertAt)).toMatchObject({ kind: 'wait' });
+    expect(await s.sync.syncDue()).toMatchObject([{ outcome: 'ok', members: 3 }]);
+    expect(await s.sync.beforeAlert(SUB, alertAt)).toEqual({ kind: 'ready' });
   });
 });

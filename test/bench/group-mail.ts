@@ -40,7 +40,7 @@ export async function benchGroupMail(options: GroupMailOptions): Promise<Section
         timeZone: null,
         displayName: `Member ${i}`,
       }));
-      const sync = { subscriptionId: id, revision: 0, at: 0, version: 'v2', groupName: id, groupDeleted: false, changes: [] } as const;
+      const sync = { subscriptionId: id, revision: 0, at: 0, version: 'v2', groupName: id, groupDeleted: false, changes: [], skipped: [] } as const;
       await store.applySync({ ...sync, upserts: members, removedIds: [], memberCount: members.length }, 100);
       const key = `msg_bench_${size}`;
       const turns: number[] = [];

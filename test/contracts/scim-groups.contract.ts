@@ -51,6 +51,7 @@ export function scimGroupsContract(target: StoreTarget): void {
         groupName: 'Ops',
         groupDeleted: false,
         changes: [],
+        skipped: [],
         ...rest,
         ...memberListChanges(stored, members),
         memberCount: members.length,
@@ -81,6 +82,21 @@ export function scimGroupsContract(target: StoreTarget): void {
       ]);
     });
 
+    it('logs each record a sync skipped with its reason, after its changes', async () => {
+      const skipped = [
+        { userId: 'U000009', reason: 'displayName: longer than 400 characters' },
+        { userId: null, reason: 'group member value: longer than 100 characters' },
+      ];
+      expect(await applyList({ members: [user(1)], changes: [added(user(1))], skipped }, 100)).toBe(true);
+      const log = await groups.log(SUB, null, 10);
+      expect(log.map((e) => [e.userId, e.change, e.detail])).toEqual([
+        [null, 'record skipped', 'group member value: longer than 100 characters'],
+        ['U000009', 'record skipped', 'displayName: longer than 400 characters'],
+        ['U000001', 'added', null],
+      ]);
+      expect((await groups.allMembers(SUB)).map((m) => m.id)).toEqual(['U000001']);
+    });
+
     it('writes a later sync as its changes: who left goes, who joined or changed is written, the rest and their mutes stay', async () => {
       expect(await applyList({ members: [user(1), user(2), user(3)] }, 100)).toBe(true);
       expect(await groups.muteMember(SUB, 'U000002', T0)).toBe(true);
@@ -93,7 +109,7 @@ export function scimGroupsContract(target: StoreTarget): void {
       ]);
       expect((await groups.groupLink(SUB))?.memberCount).toBe(3);
       // A sync that finds nothing changed writes no member at all, and keeps the count.
-      const nothing = { subscriptionId: SUB, revision: 2, at: T0 + 1, version: 'v2', groupName: 'Ops', groupDeleted: false, changes: [] } as const;
+      const nothing = { subscriptionId: SUB, revision: 2, at: T0 + 1, version: 'v2', groupName: 'Ops', groupDeleted: false, changes: [], skipped: [] } as const;
       expect(await groups.applySync({ ...nothing, upserts: [], removedIds: [], memberCount: 3 }, 100)).toBe(true);
       expect((await groups.allMembers(SUB)).map((m) => m.id)).toEqual(['U000002', 'U000003', 'U000004']);
       expect(await groups.groupLink(SUB)).toMatchObject({ memberCount: 3, revision: 3, syncedAt: T0 + 1 });

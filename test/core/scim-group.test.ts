@@ -2,7 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import { chooseUserReads, departedMembers, diffMembers, memberListChanges, memberMessageId, receives } from '../../src/core/scim-group.ts';
 import { pace, scopesOf, type PacerBuckets } from '../../src/core/scim-pacer.ts';
-import { nextPage, scimErrorCode, toDirectoryUser } from '../../src/core/scim-resources.ts';
+import { nextPage, readUser, scimErrorCode, toDirectoryUser } from '../../src/core/scim-resources.ts';
 import type { DirectoryUser } from '../../src/core/scim-resources.ts';
 import { HOSTILE_ADDRESSES } from '../fixtures/hostile-addresses.ts';
 
@@ -164,5 +164,21 @@ describe('pace', () => {
     expect(pace(buckets, scopes, 200).kind).toBe('go');
     // A list page draws only on the org-wide reads bucket, which still has 700.
     expect(pace(buckets, scopesOf('/Users?startIndex=1&count=1000'), 0).kind).toBe('go');
+  });
+
+  it('reads one user record, or says why it is skipped: a field past its bound, the wrong shape', () => {
+    const user = { id: 'U1', displayName: 'Ann', active: true, emails: [{ value: 'ann@example.test', primary: true }] };
+    expect(readUser(user)).toMatchObject({ kind: 'user', user: { id: 'U1', email: 'ann@example.test' } });
+    expect(readUser({ ...user, displayName: 'x'.repeat(401) })).toEqual({
+      kind: 'skipped',
+      skipped: { userId: 'U1', reason: 'displayName: longer than 400 characters' },
+    });
+    expect(readUser({ ...user, id: 'U'.repeat(101) })).toMatchObject({ kind: 'skipped', skipped: { userId: null } });
+    expect(readUser('not a record')).toMatchObject({ kind: 'skipped', skipped: { userId: null } });
+    // A hostile address is no reason to skip the record: the member stays, with nothing to mail to.
+    expect(readUser({ ...user, emails: [{ value: 'ann@example.test\r\nBcc: eve@evil.example', primary: true }] })).toMatchObject({
+      kind: 'user',
+      user: { id: 'U1', email: null, refusedEmail: 'ann@example.test\r\nBcc: eve@evil.example' },
+    });
   });
 });

@@ -100,6 +100,23 @@ describe('admin directory pages', () => {
     expect((await app.admin('GET', `/api/subscriptions/${id}`)).body.subscription).toMatchObject({ group: seed.groups[0].id, timezone: 'Europe/Berlin' });
   });
 
+  it('says on the group’s page that the directory no longer has the group, and keeps the subscription', async () => {
+    const directory = await startScim({ clock: Date.now });
+    const seed = await control(directory, 'POST', '/seed', { users: 4, groups: [{ displayName: 'Ops', members: 2 }] });
+    await control(directory, 'PUT', '/rfc', { trailingSlash404: true, plainErrors: true });
+    const app = await appWith(directory);
+    const admin = await signInAdmin(app);
+    const created = await app.admin('POST', '/api/subscriptions', { channel: 'email', group: 'Ops' });
+    expect(created.status).toBe(201);
+    const id: string = created.body.subscription.id;
+    await control(directory, 'DELETE', `/groups/${seed.groups[0].id}`);
+    expect((await admin.post(`/admin/directory/${id}/sync`, {})).status).toBe(303);
+    const page = await admin.get(`/admin/directory/${id}`);
+    expect(page.html).toContain('group deleted');
+    expect(page.html).toContain('The directory no longer has this group: its members get no alerts.');
+    expect((await app.admin('GET', `/api/subscriptions/${id}`)).status).toBe(200);
+  });
+
   it('pages a big group’s members with a signed cursor that fits only that group', async () => {
     const directory = await startScim({ clock: Date.now });
     await control(directory, 'POST', '/seed', {

@@ -5,12 +5,13 @@
  * unsubscribe mutes that member only.
  */
 import type { ParsedMail } from 'mailparser';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { RunningSimulatedScim } from '../../src/sim/scim/server.ts';
 import { HOSTILE_ADDRESSES } from '../fixtures/hostile-addresses.ts';
 import { rawIncident } from '../fixtures/vendor-builders.ts';
 import { startTestService, startTestVendor, type TestService, type TestVendor } from '../helpers/service.ts';
 import { startSmtp, type TestSmtp } from '../helpers/smtp.ts';
+import { startWebhookReceiver } from '../helpers/webhook-receiver.ts';
 import { control, PATCH_OP, scim, startScim } from '../sim/scim-helpers.ts';
 
 const SYNC_SECONDS = 10;
@@ -66,14 +67,20 @@ describe('group subscriptions', () => {
       SCIM_URL: directory.url,
       SCIM_TOKEN: directory.token,
       SCIM_SYNC_SECONDS: String(SYNC_SECONDS),
+      WEBHOOK_ALLOW_PRIVATE: 'true',
     };
+  }
+
+  /** A new incident, polled: its deliveries are written and the deliverer is told. */
+  async function incidentPolled(): Promise<void> {
+    incidentId += 1;
+    await vendor.setIncidents([rawIncident({ id: incidentId, title: `Incident ${incidentId}` })]);
+    expect((await service.poll()).outcome).toBe('ok');
   }
 
   /** A new incident, polled and delivered: what every group member should be mailed about. */
   async function incident(): Promise<void> {
-    incidentId += 1;
-    await vendor.setIncidents([rawIncident({ id: incidentId, title: `Incident ${incidentId}` })]);
-    expect((await service.poll()).outcome).toBe('ok');
+    await incidentPolled();
     await service.deliverNow();
   }
 
@@ -112,9 +119,10 @@ describe('group subscriptions', () => {
     });
     expect(patched.status).toBe(200);
     smtp.received.length = 0;
-    // The list is older than SCIM_SYNC_SECONDS: the alert waits for a sync first.
+    // The list is older than SCIM_SYNC_SECONDS: the alert waits for a sync first (held, not in the round).
     offsetMs += (SYNC_SECONDS + 1) * 1000;
     await incident();
+    await vi.waitFor(() => expect(smtp.received.length).toBeGreaterThanOrEqual(2499), { timeout: 30_000, interval: 200 });
     const second = recipients(smtp.received);
     expect(second).toHaveLength(2499);
     expect(second).not.toContain('user00001@example.com');
@@ -160,6 +168,29 @@ describe('group subscriptions', () => {
     await incident();
     expect(smtp.received).toHaveLength(0);
   });
+
+  it("holds a group's alert while its directory hangs, and never holds another subscription's delivery", async () => {
+    const receiver = await startWebhookReceiver();
+    try {
+      await control(directory, 'POST', '/seed', { users: 5, groups: [{ displayName: 'Ops', members: 3 }] });
+      expect((await service.admin('POST', '/api/subscriptions', { channel: 'email', group: 'Ops' })).status).toBe(201);
+      expect((await service.admin('POST', '/api/subscriptions', { channel: 'webhook', url: receiver.url })).status).toBe(201);
+      // The group's list is due for a sync, and its directory stops answering.
+      offsetMs += (SYNC_SECONDS + 1) * 1000;
+      await control(directory, 'POST', '/faults', { target: '*', kind: 'timeout' });
+      for (const count of [1, 2]) {
+        const startedMs = Date.now();
+        await incidentPolled();
+        await receiver.waitFor(count, 10_000);
+        // A delivery round does not wait on the directory: each incident's webhook goes out at once.
+        expect(Date.now() - startedMs).toBeLessThan(3_000);
+      }
+      // The group's alerts are held for its sync, not sent with a list of unknown age.
+      expect(smtp.received).toHaveLength(0);
+    } finally {
+      await receiver.close();
+    }
+  }, 60_000);
 
   it('mutes only the member whose one-click unsubscribe was posted', async () => {
     const seed = await control(directory, 'POST', '/seed', { users: 5, groups: [{ displayName: 'Ops', members: 3 }] });

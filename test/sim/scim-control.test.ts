@@ -84,6 +84,19 @@ describe('faults', () => {
     expect((await control(sim, 'GET', '/counters'))['groups.get']).toEqual({ requests: 4, rateLimited: 3, faulted: 3 });
   });
 
+  it('a delay fault gives the true answer after the delay asked for', async () => {
+    const sim = await startScim();
+    const seed = await control(sim, 'POST', '/seed', { users: 2 });
+    await control(sim, 'POST', '/faults', { target: 'users.get', kind: 'delay', delayMs: 400, times: 1 });
+    const startedMs = Date.now();
+    const reply = await scim(sim, 'v2', `/Users/${seed.firstUserId}`);
+    expect(Date.now() - startedMs).toBeGreaterThanOrEqual(350);
+    expect(reply).toMatchObject({ status: 200, body: { id: seed.firstUserId } });
+    await control(sim, 'POST', '/faults', { target: 'users.get', kind: 'delay', delayMs: 60_000, times: 1 });
+    await expect(scim(sim, 'v2', `/Users/${seed.firstUserId}`, { signal: AbortSignal.timeout(300) })).rejects.toThrow();
+    await vi.waitFor(() => expect(sim.scim.state.held.size).toBe(0), { timeout: 2000 });
+  });
+
   it('a timeout fault holds the response until the client gives up', async () => {
     const sim = await startScim();
     await control(sim, 'POST', '/faults', { target: '*', kind: 'timeout', times: 1 });

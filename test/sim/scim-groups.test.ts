@@ -138,3 +138,24 @@ describe('PATCH /Groups/<id>', () => {
     expect(reply.body.Errors.description).toBe('group_member_max_exceeded');
   }, 60_000);
 });
+
+describe('RFC 7644 modes', () => {
+  it('answers /Groups/ with a 404 and /Groups as ever when trailing slashes are refused, and errors in free text when asked', async () => {
+    const sim = await startScim();
+    const seed = await control(sim, 'POST', '/seed', { users: 2, groups: [{ displayName: 'Ops', members: 1 }] });
+    await control(sim, 'PUT', '/rfc', { trailingSlash404: true });
+    expect((await scim(sim, 'v2', '/Groups/?startIndex=1')).status).toBe(404);
+    expect((await scim(sim, 'v2', '/Groups?startIndex=1')).body.totalResults).toBe(1);
+    expect((await scim(sim, 'v2', `/Groups/${seed.groups[0].id}`)).status).toBe(200);
+    await control(sim, 'PUT', '/rfc', { plainErrors: true });
+    await control(sim, 'DELETE', `/groups/${seed.groups[0].id}`);
+    const gone = await scim(sim, 'v2', `/Groups/${seed.groups[0].id}`);
+    expect(gone).toMatchObject({
+      status: 404,
+      body: { schemas: ['urn:ietf:params:scim:api:messages:2.0:Error'], status: '404', detail: `Resource ${seed.groups[0].id} not found` },
+    });
+    // The vendor's bodies again once the mode is off.
+    await control(sim, 'PUT', '/rfc', { plainErrors: false });
+    expect((await scim(sim, 'v2', `/Groups/${seed.groups[0].id}`)).body).toMatchObject({ detail: 'no_such_group', status: 404 });
+  });
+});

@@ -91,4 +91,18 @@ describe('short and missing pages', () => {
     expect((await scim(sim, 'v2', '/Users?startIndex=11&count=10')).body).toMatchObject({ totalResults: 30, itemsPerPage: 0, Resources: [] });
     expect((await scim(sim, 'v2', '/Users?startIndex=11&count=10')).body.itemsPerPage).toBe(10);
   });
+
+  it('an endless fault answers full pages at any startIndex, totalResults always a page ahead or the lie it was given', async () => {
+    const sim = await startScim();
+    await control(sim, 'POST', '/seed', { users: 3 });
+    await control(sim, 'POST', '/faults', { target: 'users.list', kind: 'endless' });
+    const far = await scim(sim, 'v2', '/Users?startIndex=5001&count=1000');
+    expect(far.body).toMatchObject({ totalResults: 7000, itemsPerPage: 1000, startIndex: 5001 });
+    expect(far.body.Resources[0]).toMatchObject({ id: 'UEND5001', active: true, emails: [{ value: 'endless5001@example.com', primary: true }] });
+    await control(sim, 'DELETE', '/faults');
+    await control(sim, 'POST', '/faults', { target: 'users.list', kind: 'endless', totalResults: 10_000_000 });
+    expect((await scim(sim, 'v2', '/Users?startIndex=1&count=10')).body).toMatchObject({ totalResults: 10_000_000, itemsPerPage: 10 });
+    // Only lists: one user is still itself.
+    expect((await scim(sim, 'v2', `/Users/${far.body.Resources[0].id}`)).status).toBe(404);
+  });
 });

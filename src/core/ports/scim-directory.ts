@@ -1,11 +1,15 @@
 /** The workspace's SCIM directory as group subscriptions read it, and the store of what each sync found. */
 import type { GroupLogChange, GroupMember, MemberChange } from '../scim-group.ts';
-import type { DirectoryGroup, DirectoryUser, ScimVersionName } from '../scim-resources.ts';
+import type { DirectoryGroup, DirectoryUser, ScimVersionName, SkippedRecord } from '../scim-resources.ts';
 
-export type UsersPage = { users: DirectoryUser[]; totalResults: number; startIndex: number };
+/** A list page's users, and the records on it that were skipped (core/scim-resources.ts readUser). */
+export type UsersPage = { users: DirectoryUser[]; skipped: SkippedRecord[]; totalResults: number; startIndex: number };
 
 /** What a client has cost so far: requests sent, and time spent waiting for the rate limits. */
 export type ScimCallStats = { requests: number; pacedMs: number; retryAfterMs: number };
+
+/** What one sync may spend of the directory: it ends when `signal` aborts, and reads at most `maxBytes` in all. */
+export type ScimReadBudget = { signal: AbortSignal; maxBytes: number };
 
 /** Every method fails with a ScimCallError (core/scim-errors.ts) when the directory does not answer as the spec says. */
 export interface ScimDirectory {
@@ -16,9 +20,15 @@ export interface ScimDirectory {
   /** The group whose displayName is exactly `name` (listing: groups have no filterable attribute); null when none. */
   groupByName(name: string): Promise<DirectoryGroup | null>;
   usersPage(startIndex: number, count: number): Promise<UsersPage>;
-  /** Null when the directory says no_such_user or unknown_user. */
+  /** Null when the directory says no_such_user or unknown_user; fails with invalid_record when the record is skipped. */
   user(id: string): Promise<DirectoryUser | null>;
   stats(): ScimCallStats;
+  /**
+   * The same directory (its version, rate-limit buckets and stats shared) within a budget: a call
+   * fails with `deadline` (or `stopped`) once the signal aborts, waits included, and with
+   * `over_budget` once the bytes run out.
+   */
+  bounded(budget: ScimReadBudget): ScimDirectory;
 }
 
 export type SyncOutcome = 'never' | 'ok' | 'failed';
@@ -67,6 +77,8 @@ export type GoodSync = {
   /** How many members the list holds after this sync. */
   memberCount: number;
   changes: readonly MemberChange[];
+  /** Records the sync left out, each logged as `record skipped` with its reason. */
+  skipped: readonly SkippedRecord[];
 };
 
 export type FailedSync = {

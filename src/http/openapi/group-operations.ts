@@ -70,7 +70,7 @@ export function groupOperations(page: () => ApiOperation['query']): ApiOperation
     {
       method: 'get',
       path: '/api/subscriptions/:id/audit',
-      summary: 'A group subscription’s audit list, newest first: added, removed (left group, deactivated, group deleted), failed syncs',
+      summary: 'A group subscription’s audit list, newest first: added, removed (left group, deactivated, group deleted), failed syncs, skipped records',
       admin: true,
       query: page(),
       ok: { status: 200, schema: groupAuditSchema },

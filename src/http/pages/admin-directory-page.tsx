@@ -96,6 +96,12 @@ export function AdminGroupPage(props: { data: GroupPageData }) {
         )}
         .
       </p>
+      {link.groupDeleted && (
+        <p class="warning">
+          The directory no longer has this group: its members get no alerts. The subscription is kept; delete it, or it alerts the group again once the
+          directory has it back.
+        </p>
+      )}
       {link.error && <p class="warning">{link.error}</p>}
       <PostButton action={`${base}/sync`} csrf={csrf} label="Sync now" />{' '}
       <a href={`/admin/subscriptions/${encodeURIComponent(link.subscriptionId)}`}>The subscription</a>

@@ -10,6 +10,7 @@ import {
   linkedChannelsSchema,
   memberChangeSchema,
   rateLimitSwitchSchema,
+  rfcModesSchema,
   scimFaultSchema,
   seedSchema,
   shortPagesSchema,
@@ -75,6 +76,7 @@ function snapshot(state: ScimState) {
     shortPages: state.shortPages,
     workspaceRefusal: state.workspaceRefusal,
     versions: state.versions,
+    rfc: state.rfc,
     faults: state.faults.list(),
   };
 }
@@ -167,6 +169,11 @@ export function scimControlRoutes(state: ScimState): Hono {
     const input = await parseJson(c.req.raw, versionsSchema);
     state.versions = { v1: input.v1 ?? state.versions.v1, v2: input.v2 ?? state.versions.v2 };
     return c.json({ ok: true, versions: state.versions });
+  });
+  app.put('/rfc', async (c) => {
+    const input = await parseJson(c.req.raw, rfcModesSchema);
+    state.rfc = { trailingSlash404: input.trailingSlash404 ?? state.rfc.trailingSlash404, plainErrors: input.plainErrors ?? state.rfc.plainErrors };
+    return c.json({ ok: true, rfc: state.rfc });
   });
   app.delete('/groups/:id', (c) => {
     if (!state.directory.deleteGroup(c.req.param('id'))) throw new ScimError('no_such_group', `no group ${c.req.param('id')}`);

@@ -53,9 +53,13 @@ export const scimFaultSchema = z.strictObject({
   retryAfterSeconds: z.number().int().nonnegative().max(3600).optional(),
   startIndex: z.number().int().positive().optional(),
   body: z.string().max(100_000).optional(),
+  delayMs: z.number().int().nonnegative().max(600_000).optional(),
+  totalResults: z.number().int().nonnegative().optional(),
 });
 
 export const linkedChannelsSchema = z.strictObject({ linkedChannels: z.number().int().nonnegative().max(10_000) });
 export const workspaceSchema = z.strictObject({ refuse: z.enum(WORKSPACE_REFUSALS).nullable() });
 
 export const versionsSchema = z.strictObject({ v1: z.boolean().optional(), v2: z.boolean().optional() });
+
+export const rfcModesSchema = z.strictObject({ trailingSlash404: z.boolean().optional(), plainErrors: z.boolean().optional() });

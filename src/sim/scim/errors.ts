@@ -51,6 +51,14 @@ export function errorBody(version: ScimVersion, code: string, status: number): R
   return { Errors: { description: code, code: status } };
 }
 
+/** RFC 7644 §3.12 as its reference server answers: `status` a string, `detail` free text for people. */
+export function plainErrorResponse(status: number, detail: string): Response {
+  return new Response(JSON.stringify({ schemas: [V2_ERROR_URN], status: String(status), detail }), {
+    status,
+    headers: { 'Content-Type': 'application/scim+json' },
+  });
+}
+
 export function errorResponse(version: ScimVersion, code: string, status = statusOf(code), headers: Record<string, string> = {}): Response {
   return new Response(JSON.stringify(errorBody(version, code, status)), {
     status,

@@ -26,8 +26,11 @@ export type ScimEndpoint = (typeof SCIM_ENDPOINTS)[number];
  * redirect: a 302 to another host, as a misconfigured proxy might answer: a client must not follow
  * it, since its bearer token would go along.
  * body: a 200 whose body is `body` as given (JSON of another shape, or not JSON at all).
+ * endless: a list page full of made-up resources at any startIndex, its totalResults always a page
+ * ahead (or `totalResults` as given, a lie): a list that never ends.
+ * delay: the true answer, after `delayMs`, as a directory under load gives it.
  */
-export const SCIM_FAULT_KINDS = ['status', 'rate-limit', 'timeout', 'missing-page', 'redirect', 'body'] as const;
+export const SCIM_FAULT_KINDS = ['status', 'rate-limit', 'timeout', 'missing-page', 'redirect', 'body', 'endless', 'delay'] as const;
 export type ScimFaultKind = (typeof SCIM_FAULT_KINDS)[number];
 
 export type ScimFaultSpec = {
@@ -41,6 +44,10 @@ export type ScimFaultSpec = {
   startIndex?: number;
   /** What a `body` fault answers. */
   body?: string;
+  /** How long a `delay` fault holds the answer. */
+  delayMs?: number;
+  /** The totalResults an `endless` page claims; absent: always one page more than was sent. */
+  totalResults?: number;
 };
 
 export type ScimFault = {
@@ -52,6 +59,8 @@ export type ScimFault = {
   retryAfterSeconds: number | null;
   startIndex: number | null;
   body: string | null;
+  delayMs: number | null;
+  totalResults: number | null;
 };
 
 // Tests stack a handful; a cap keeps a runaway script from growing the list without end.
@@ -77,6 +86,8 @@ export function createScimFaultBook(): ScimFaultBook {
         retryAfterSeconds: spec.retryAfterSeconds ?? null,
         startIndex: spec.startIndex ?? null,
         body: spec.body ?? null,
+        delayMs: spec.delayMs ?? null,
+        totalResults: spec.totalResults ?? null,
       }),
     take: (endpoint, startIndex) => book.take((f) => (f.target === '*' || f.target === endpoint) && (f.startIndex === null || f.startIndex === startIndex)),
     list: book.list,

@@ -12,7 +12,7 @@ import { groupView, listView, type ViewContext } from './views.ts';
 
 function findGroup(state: ScimState, id: string): GroupRecord {
   const group = state.directory.group(id);
-  if (!group) throw new ScimError('no_such_group', `no group ${id}`);
+  if (!group) throw new ScimError('no_such_group', `Resource ${id} not found`);
   return group;
 }
 

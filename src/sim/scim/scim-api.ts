@@ -3,10 +3,12 @@
  * resource handlers; every refusal in the version's error body.
  */
 import type { HeldRequests } from '../held-requests.ts';
-import { errorResponse, ScimError, type ScimVersion } from './errors.ts';
+import { errorResponse, plainErrorResponse, ScimError, type ScimVersion } from './errors.ts';
 import { allSchemas, groupSchema, resourceTypes, serviceProviderConfig, userSchemas } from './config-views.ts';
+import { endlessPage } from './endless.ts';
 import type { ScimFault } from './faults.ts';
 import { createGroup, deleteGroup, getGroup, listGroups, patchGroup, replaceGroup } from './group-handlers.ts';
+import { parsePaging } from './paging.ts';
 import { rateScopes, resolveRoute, type ConfigPage, type ScimRoute } from './route-table.ts';
 import type { ScimState } from './state.ts';
 import { createUser, deactivateUser, getUser, listUsers, patchUser, replaceUser, type HandlerResult } from './user-handlers.ts';
@@ -21,6 +23,22 @@ const json = (body: unknown, status: number): Response =>
   status === 204
     ? new Response(null, { status })
     : new Response(JSON.stringify(body), { status, headers: { 'Content-Type': 'application/json; charset=utf-8' } });
+
+/** Resolves after `ms`, or sooner when the client gives up or the sim closes. */
+function pause(request: Request, held: HeldRequests, ms: number): Promise<void> {
+  return new Promise((resolve) => {
+    const finish = (): void => {
+      clearTimeout(timer);
+      forget();
+      request.signal.removeEventListener('abort', finish);
+      resolve();
+    };
+    const timer = setTimeout(finish, ms);
+    const forget = held.register(finish);
+    if (request.signal.aborted) finish();
+    else request.signal.addEventListener('abort', finish, { once: true });
+  });
+}
 
 /** A held-open response: ends when the client gives up or the sim closes. */
 function hang(request: Request, held: HeldRequests): Promise<Response> {
@@ -115,12 +133,16 @@ function faultResponse(fault: ScimFault, version: ScimVersion, request: Request,
       const status = fault.status ?? 500;
       // The spec lists no code for a server fault; a 429 or 503 tells a polite client when to come back.
       const headers: Record<string, string> = status === 429 || status === 503 ? { 'Retry-After': String(fault.retryAfterSeconds ?? 1) } : {};
+      if (state.rfc.plainErrors && version === 'v2' && status !== 429)
+        return plainErrorResponse(status, `The service met a condition it did not expect (HTTP ${status})`);
       return errorResponse(version, status === 429 ? 'too_many_requests' : 'internal_error', status, headers);
     }
     case 'timeout':
       return hang(request, state.held);
     case 'missing-page':
-      throw new Error('missing-page is answered by the list handler');
+    case 'endless':
+    case 'delay':
+      throw new Error(`${fault.kind} is answered around the handler`);
     case 'redirect':
       return new Response(null, { status: 302, headers: { Location: `http://elsewhere.invalid${new URL(request.url).pathname}` } });
     case 'body':
@@ -136,8 +158,13 @@ async function answer(state: ScimState, route: ScimRoute, request: Request, vers
   if (fault) {
     state.counters.count(route.endpoint, 'faulted');
     if (fault.kind === 'rate-limit' || (fault.kind === 'status' && fault.status === 429)) state.counters.count(route.endpoint, 'rateLimited');
-    // A missing page is the list handler's to answer; on any other endpoint it changes nothing.
-    if (fault.kind !== 'missing-page') return await faultResponse(fault, version, request, state);
+    if (fault.kind === 'endless' && isList) {
+      const kind = route.endpoint === 'users.list' ? 'users' : 'groups';
+      return json(endlessPage(version, kind, parsePaging(url.searchParams), fault.totalResults), 200);
+    }
+    if (fault.kind === 'delay') await pause(request, state.held, fault.delayMs ?? 1000);
+    // A missing page is the list handler's to answer, and an endless one changes nothing but a list.
+    else if (fault.kind !== 'missing-page' && fault.kind !== 'endless') return await faultResponse(fault, version, request, state);
   }
   const ctx: ViewContext = { version, baseUrl: url.origin };
   const result = await dispatch(state, route, request, ctx, fault?.kind === 'missing-page' && isList);
@@ -154,7 +181,11 @@ export async function handleScimRequest(state: ScimState, request: Request): Pro
       throw new ScimError('unsupported_version', `SCIM version ${JSON.stringify(versionText)} is not supported; use /scim/v1 or /scim/v2`);
     checkAuthorization(request, state.token);
     if (state.workspaceRefusal !== null) throw new ScimError(state.workspaceRefusal, 'the workspace refuses SCIM calls (set by the control API)');
-    const route = resolveRoute(version, request.method, match?.[2] ?? '');
+    const rest = match?.[2] ?? '';
+    const route = resolveRoute(version, request.method, rest);
+    if (state.rfc.trailingSlash404 && route.endpoint !== 'config' && route.id === null && rest.endsWith('/')) {
+      throw new ScimError('bad_endpoint', `Resource ${url.pathname} not found`);
+    }
     state.counters.count(route.endpoint, 'requests');
     if (state.rateLimitsEnabled) {
       const decision = state.limiter.take(rateScopes(route.endpoint), state.now());
@@ -177,7 +208,10 @@ export async function handleScimRequest(state: ScimState, request: Request): Pro
       if (lockKey !== null) state.updating.delete(lockKey);
     }
   } catch (error) {
-    if (error instanceof ScimError) return errorResponse(version, error.code, error.status);
+    if (error instanceof ScimError) {
+      if (state.rfc.plainErrors && version === 'v2') return plainErrorResponse(error.status, error.detail);
+      return errorResponse(version, error.code, error.status);
+    }
     return errorResponse(version, 'internal_error', 500);
   }
 }

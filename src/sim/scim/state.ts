@@ -23,6 +23,13 @@ export type WorkspaceRefusal = (typeof WORKSPACE_REFUSALS)[number];
 
 export type ShortPages = { users: number | null; groups: number | null };
 
+/**
+ * Where this directory follows RFC 7644 as its reference server does, not the vendor: the list
+ * endpoints without a trailing slash only (`/Groups/` is a 404), and error bodies whose `detail`
+ * is free text for people (status as a string) instead of the vendor's error code.
+ */
+export type RfcModes = { trailingSlash404: boolean; plainErrors: boolean };
+
 export type ScimState = {
   readonly token: string;
   readonly directory: Directory;
@@ -33,6 +40,7 @@ export type ScimState = {
   rateLimitsEnabled: boolean;
   shortPages: ShortPages;
   workspaceRefusal: WorkspaceRefusal | null;
+  rfc: RfcModes;
   /** The versions this directory speaks; one turned off answers unsupported_version, as an older or newer vendor service would. */
   versions: { v1: boolean; v2: boolean };
   /** Users and groups ("users:<id>") a write is in progress on; at most one entry per open request. */
@@ -56,6 +64,7 @@ export function createScimState(options: SimulatedScimOptions = {}): ScimState {
     rateLimitsEnabled: options.rateLimits ?? true,
     shortPages: { users: null, groups: null },
     workspaceRefusal: null,
+    rfc: { trailingSlash404: false, plainErrors: false },
     versions: { v1: true, v2: true },
     updating: new Set(),
     now: () => fixedNowMs ?? baseClock(),
@@ -69,6 +78,7 @@ export function createScimState(options: SimulatedScimOptions = {}): ScimState {
       state.counters.clear();
       state.shortPages = { users: null, groups: null };
       state.workspaceRefusal = null;
+      state.rfc = { trailingSlash404: false, plainErrors: false };
       state.versions = { v1: true, v2: true };
     },
   };

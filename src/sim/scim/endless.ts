@@ -1,0 +1,34 @@
+/**
+ * The `endless` fault's list pages: made-up users or groups at any startIndex, so a client that
+ * trusts totalResults (or a lie in it) pages on for as long as it is willing to.
+ */
+import type { ScimVersion } from './errors.ts';
+import type { PageRequest } from './paging.ts';
+import { URNS } from './urns.ts';
+import { listView } from './views.ts';
+
+function madeUpUser(version: ScimVersion, n: number): Record<string, unknown> {
+  const name = `endless${n}`;
+  return {
+    schemas: [URNS[version].user],
+    id: `UEND${n}`,
+    userName: name,
+    displayName: `Endless ${n}`,
+    active: true,
+    emails: [{ value: `${name}@example.com`, type: 'work', primary: true }],
+  };
+}
+
+function madeUpGroup(version: ScimVersion, n: number): Record<string, unknown> {
+  return { schemas: [URNS[version].group], id: `SEND${n}`, displayName: `Endless ${n}`, members: [] };
+}
+
+/** A full page from `paging.startIndex`; totalResults is `claimed`, or one page more than this one reaches. */
+export function endlessPage(version: ScimVersion, kind: 'users' | 'groups', paging: PageRequest, claimed: number | null): Record<string, unknown> {
+  const resources = Array.from({ length: paging.count }, (_, i) => {
+    const n = paging.startIndex + i;
+    return kind === 'users' ? madeUpUser(version, n) : madeUpGroup(version, n);
+  });
+  const totalResults = claimed ?? paging.startIndex - 1 + 2 * paging.count;
+  return listView(version, resources, totalResults, paging.startIndex);
+}
