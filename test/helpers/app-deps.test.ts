@@ -11,7 +11,7 @@ import { describe, expect, it } from 'vitest';
 const HERE = dirname(fileURLToPath(import.meta.url));
 const ROOT = join(HERE, '../..');
 /** Packages that run on Workers as they run on Node. */
-const RUNTIME_FREE_PACKAGES = [/^hono(\/|$)/, /^zod$/, /^entities$/, /^jose$/];
+const RUNTIME_FREE_PACKAGES = [/^hono(\/|$)/, /^zod$/, /^entities$/, /^jose$/, /^email-addresses$/];
 const IMPORT = /^\s*(?:import|export)\s[^;]*?\sfrom\s+'([^']+)'|^\s*import\s+'([^']+)'/gm;
 
 /** Every bare package the file imports, directly or through the relative imports it follows. */
