@@ -20,7 +20,12 @@ import { createSqliteRetentionStore } from './sqlite-retention.ts';
 import { preparePollStatements } from './sqlite-statements.ts';
 import { createSqliteSubscriptionStore } from './sqlite-subscriptions.ts';
 
-export function createSqliteStore(connection: SqliteConnection): Store {
+export type SqliteStoreOptions = {
+  /** The rate limiters' logs kept at most; RATE_LIMIT_ROWS_MAX unless set (tests flood a small one). */
+  rateLimitRowsMax?: number;
+};
+
+export function createSqliteStore(connection: SqliteConnection, options: SqliteStoreOptions = {}): Store {
   const st = preparePollStatements(connection.db);
   return {
     ...createSqliteArchiveWrites(connection, st),
@@ -29,8 +34,8 @@ export function createSqliteStore(connection: SqliteConnection): Store {
     ...createSqliteSubscriptionStore(connection),
     ...createSqliteOutboxStore(connection),
     ...createSqliteLinkTokenStore(connection),
-    ...createSqliteRateLimitStore(connection),
-    ...createSqliteAdminAccessStore(connection),
+    ...createSqliteRateLimitStore(connection, options.rateLimitRowsMax),
+    ...createSqliteAdminAccessStore(connection, options.rateLimitRowsMax),
     ...createSqliteRetentionStore(connection),
     ...createSqliteInstallationStore(connection),
     ...createSqliteOneTimeKeyStore(connection),
