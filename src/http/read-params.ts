@@ -15,17 +15,25 @@ import type { Context } from 'hono';
 import { ApiError } from '../core/errors.ts';
 import { API_OPERATIONS } from './openapi/openapi-document.ts';
 
-/** `params`: the names a read takes; `unknown`: what other names get. */
-export type ReadParams = { params: readonly string[]; unknown: 'refuse' | 'ignore' };
+/** `params`: the names a read takes (`sortedParams`: in the key's order); `unknown`: what other names get. */
+export type ReadParams = { params: readonly string[]; sortedParams: readonly string[]; unknown: 'refuse' | 'ignore' };
+
+const readParams = (params: readonly string[], unknown: ReadParams['unknown']): ReadParams => ({ params, sortedParams: [...params].sort(), unknown });
 
 type PathRule = { pattern: RegExp; read: ReadParams };
 
 const pathPattern = (path: string) => new RegExp(`^${path.replace(/[.*+?^${}()|[\]\\]/g, '\\$&').replace(/:\w+/g, '[^/]+')}$`);
 
+const PUBLIC_API_READS = API_OPERATIONS.filter((op) => op.method === 'get' && !op.admin && op.path.startsWith('/api/'));
+const PUBLIC_API_READ_PATHS = PUBLIC_API_READS.map((op) => op.path);
+
 /** The public GET operations of the document: the one list of what each takes. */
-const API_READS: PathRule[] = API_OPERATIONS.filter((op) => op.method === 'get' && !op.admin && op.path.startsWith('/api/')).map((op) => ({
+const API_READS: PathRule[] = PUBLIC_API_READS.map((op) => ({
   pattern: pathPattern(op.path),
-  read: { params: (op.query ?? []).map((q) => q.name), unknown: op.unknownQuery ?? 'refuse' },
+  read: readParams(
+    (op.query ?? []).map((q) => q.name),
+    op.unknownQuery ?? 'refuse',
+  ),
 }));
 
 const apiOperation = (path: string) => API_OPERATIONS.find((op) => op.method === 'get' && op.path === path);
@@ -33,7 +41,7 @@ const apiOperation = (path: string) => API_OPERATIONS.find((op) => op.method ===
 /** The `/incidents` page takes the filters of `GET /api/incidents`. */
 const INCIDENT_LIST_PARAMS = (apiOperation('/api/incidents')?.query ?? []).map((q) => q.name);
 
-const ignoring = (params: readonly string[]): ReadParams => ({ params, unknown: 'ignore' });
+const ignoring = (params: readonly string[]): ReadParams => readParams(params, 'ignore');
 
 /** The other cached faces: the public pages, the feeds, the widget. */
 const OTHER_READS: PathRule[] = [
@@ -47,9 +55,16 @@ const OTHER_READS: PathRule[] = [
   { pattern: pathPattern('/embed'), read: ignoring(['service', 'theme']) },
 ];
 
+/** The paths without a `:param`, looked up at once: the hot paths (`/widget.json`, `/badge.svg`) are among them. */
+const EXACT_READS = new Map<string, ReadParams>();
+for (const path of [...PUBLIC_API_READ_PATHS, '/', '/incidents', '/reliability', '/widget.json', '/badge.svg', '/embed']) {
+  const rule = API_READS.find((r) => r.pattern.test(path)) ?? OTHER_READS.find((r) => r.pattern.test(path));
+  if (rule && !path.includes(':')) EXACT_READS.set(path, rule.read);
+}
+
 /** What the read at `path` takes; undefined for a path not listed (its key is then the whole URL). */
 export function readParamsOf(path: string): ReadParams | undefined {
-  return (API_READS.find((rule) => rule.pattern.test(path)) ?? OTHER_READS.find((rule) => rule.pattern.test(path)))?.read;
+  return EXACT_READS.get(path) ?? (API_READS.find((rule) => rule.pattern.test(path)) ?? OTHER_READS.find((rule) => rule.pattern.test(path)))?.read;
 }
 
 /**
@@ -57,15 +72,19 @@ export function readParamsOf(path: string): ReadParams | undefined {
  * origin), then the parameters the read takes, sorted by name, each name's values in their order.
  */
 export function readCacheKey(c: Context): string {
+  const url = c.req.url;
+  const queryAt = url.indexOf('?');
+  // No query: the URL is its own key (the hot paths' usual request).
+  if (queryAt < 0) return url;
   const read = readParamsOf(c.req.path);
-  if (!read) return c.req.url;
-  const url = new URL(c.req.url);
+  if (!read) return url;
+  const given = new URLSearchParams(url.slice(queryAt + 1));
   const kept = new URLSearchParams();
-  for (const name of [...read.params].sort()) {
-    for (const value of url.searchParams.getAll(name)) if (value.trim() !== '') kept.append(name, value);
+  for (const name of read.sortedParams) {
+    for (const value of given.getAll(name)) if (value.trim() !== '') kept.append(name, value);
   }
   const query = kept.toString();
-  return `${url.origin}${url.pathname}${query ? `?${query}` : ''}`;
+  return `${url.slice(0, queryAt)}${query ? `?${query}` : ''}`;
 }
 
 /** Throws ApiError 400 for a GET of the JSON API with a parameter its operation does not take. */
