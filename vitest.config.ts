@@ -38,9 +38,27 @@ const PUBLIC_ASSETS = [...readPublicFolder().values()].map((a) => ({
 }));
 
 /**
- * Two projects, one `npm test`: the Node suite, and the suites that run inside workerd (the
- * Workers runtime, from npm: nothing to install) against D1, Miniflare's local implementation.
- * The route tests of test/http run in both.
+ * The long rounds: each kills a runtime (or rotates tokens under fire) over and over while a
+ * story plays, so its worth grows with its length. `npm run test:crash` runs them, CI with
+ * CRASH_ROUNDS=20; `npm test` leaves them out so it stays quick enough to run before each commit.
+ */
+const CRASH_TESTS = [
+  'test/integration/durability.test.ts',
+  'test/integration/delivery-crash.test.ts',
+  'test/integration/group-mail-crash.test.ts',
+  'test/integration/app-messages-crash.test.ts',
+  'test/integration/app-monitor-crash.test.ts',
+  'test/integration/app-rotation-under-fire.test.ts',
+  'test/integration/workers-crash.test.ts',
+];
+
+/** Integration tests start real servers and child processes; two cores on CI. */
+const NODE_TIMEOUTS = { testTimeout: 30_000, hookTimeout: 30_000 };
+
+/**
+ * Three projects. `npm test` runs two: the Node suite, and the suites that run inside workerd (the
+ * Workers runtime, from npm: nothing to install) against D1, Miniflare's local implementation;
+ * the route tests of test/http run in both. `npm run test:crash` runs the third, the crash rounds.
  */
 export default defineConfig(async () => ({
   test: {
@@ -49,12 +67,11 @@ export default defineConfig(async () => ({
         test: {
           name: 'node',
           include: ['test/**/*.test.ts'],
-          exclude: ['test/browser/**', 'test/workers/**', 'node_modules/**'],
-          // Integration tests start real servers and child processes; two cores on CI.
-          testTimeout: 30_000,
-          hookTimeout: 30_000,
+          exclude: ['test/browser/**', 'test/workers/**', 'node_modules/**', ...CRASH_TESTS],
+          ...NODE_TIMEOUTS,
         },
       },
+      { test: { name: 'crash', include: CRASH_TESTS, ...NODE_TIMEOUTS } },
       {
         plugins: [
           // The Worker as wrangler.toml declares it (D1, the deliveries queue and its consumer,

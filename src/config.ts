@@ -1,5 +1,6 @@
 /** All settings, from the environment (and --flags), parsed once by one zod schema with clear errors. */
 import { z } from 'zod';
+import { DEFAULT_READ_BUDGET_MS_PER_SECOND } from './core/cost-budget.ts';
 import { DEFAULT_RETENTION, type RetentionSettings } from './core/retention.ts';
 import { DEFAULT_MAX_INCIDENT_WRITES_PER_POLL } from './core/diff.ts';
 import { parseMailbox, singleAddress } from './core/email-address.ts';
@@ -84,6 +85,9 @@ export const configSchema = z
     WEBHOOK_ALLOW_PRIVATE: boolean('WEBHOOK_ALLOW_PRIVATE').default(false),
     // Behind a reverse proxy: rate limits key on the last X-Forwarded-For entry, not the proxy's address.
     TRUST_PROXY: boolean('TRUST_PROXY').default(false),
+    // Each client's share of the server's time for answers built for it (http/read-budget.ts):
+    // milliseconds of building per second, after a burst of thirty seconds' worth.
+    READ_BUDGET_MS_PER_SECOND: integer('READ_BUDGET_MS_PER_SECOND', 1, 1000).default(DEFAULT_READ_BUDGET_MS_PER_SECOND),
     // Retention (core/retention.ts). Poll runs are diagnostics, one a minute: a month answers "what
     // happened last week" in about 45k rows. Rejected payloads are kept once per distinct body; the
     // size cap bounds a vendor that sends a different error page every minute.

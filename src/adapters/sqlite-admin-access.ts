@@ -9,7 +9,8 @@ import { LimitLogContention, swapLimitLogs } from './sqlite-limit-logs.ts';
 import { statementOf, type SqliteConnection } from './sqlite-connection.ts';
 import * as t from './store-schema.ts';
 
-export function createSqliteAdminAccessStore(connection: SqliteConnection): AdminAccessStore {
+/** `maxRateLimitRows`: the limiter logs kept at most (see RATE_LIMIT_ROWS_MAX). */
+export function createSqliteAdminAccessStore(connection: SqliteConnection, maxRateLimitRows?: number): AdminAccessStore {
   const { db } = connection;
   const s = t.adminSessions;
   const toRecord = (row: typeof s.$inferSelect): AdminSessionRecord => ({
@@ -88,6 +89,7 @@ export function createSqliteAdminAccessStore(connection: SqliteConnection): Admi
               result: decision,
             };
           },
+          maxRateLimitRows,
         );
       } catch (error) {
         // Fail closed: a guess that could not be recorded is not let through.

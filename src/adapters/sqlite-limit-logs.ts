@@ -12,6 +12,14 @@ import type { BatchStatement, SqliteConnection } from './sqlite-connection.ts';
 export const LIMIT_LOG_TRIES = 8;
 
 /**
+ * Logs kept at most, whatever retention has not pruned yet: each new client address makes one, and
+ * a flood from many addresses (700,000 in 10 minutes) outran the prune. Past it the least recently
+ * written go, at the write that made one too many: that forgets their limits, which only ever lets
+ * an idle address start afresh. About 100 bytes a row with its indexes: 10 MB.
+ */
+export const RATE_LIMIT_ROWS_MAX = 100_000;
+
+/**
  * The swap guard: sets the log to itself while it is still the text read (IS: also when there was
  * no row), otherwise to NULL, which the NOT NULL column refuses. A row written since an empty read
  * fails it too; a row pruned since the read matches nothing, and the upsert writes it anew.
@@ -19,8 +27,18 @@ export const LIMIT_LOG_TRIES = 8;
 const GUARD_LOG = `UPDATE rate_limits SET hits_json = CASE WHEN hits_json IS ? THEN hits_json END WHERE key = ?`;
 const GUARD_FAILURE = 'NOT NULL constraint failed: rate_limits.hits_json';
 
-const UPSERT_LOG = `INSERT INTO rate_limits (key, hits_json, expires_ms) VALUES (?, ?, ?)
-  ON CONFLICT (key) DO UPDATE SET hits_json = excluded.hits_json, expires_ms = excluded.expires_ms`;
+/**
+ * REPLACE, not an upsert: the row is written anew under the next rowid, so rowids run in the order
+ * logs were last written, and the bound below finds the least recently written by rowid alone.
+ */
+const UPSERT_LOG = `INSERT OR REPLACE INTO rate_limits (key, hits_json, expires_ms) VALUES (?, ?, ?)`;
+
+/**
+ * Keeps the logs written by the last `maxRows` writes: rowids are handed out in increasing order
+ * (the table's largest plus one), so any row at or below largest - maxRows was last written
+ * before them. A seek on the rowid at each end, not a count of the table.
+ */
+const BOUND_LOGS = `DELETE FROM rate_limits WHERE rowid <= (SELECT max(rowid) FROM rate_limits) - ?`;
 
 const READ_LOGS = `SELECT key, hits_json FROM rate_limits WHERE key IN (SELECT value FROM json_each(?))`;
 
@@ -41,7 +59,12 @@ export class LimitLogContention extends Error {
  * retrying on a concurrent change. Throws LimitLogContention after LIMIT_LOG_TRIES: callers fail
  * closed on it.
  */
-export async function swapLimitLogs<T>(connection: SqliteConnection, keys: readonly string[], decide: (logs: (string | null)[]) => LogStep<T>): Promise<T> {
+export async function swapLimitLogs<T>(
+  connection: SqliteConnection,
+  keys: readonly string[],
+  decide: (logs: (string | null)[]) => LogStep<T>,
+  maxRows: number = RATE_LIMIT_ROWS_MAX,
+): Promise<T> {
   for (let attempt = 0; attempt < LIMIT_LOG_TRIES; attempt++) {
     const rows = await connection.all<{ key: string; hits_json: string }>(READ_LOGS, [JSON.stringify(keys)]);
     const read = keys.map((key) => rows.find((row) => row.key === key)?.hits_json ?? null);
@@ -50,6 +73,7 @@ export async function swapLimitLogs<T>(connection: SqliteConnection, keys: reado
     const list: BatchStatement[] = [
       ...keys.map((key, i) => ({ sql: GUARD_LOG, params: [read[i] ?? null, key] })),
       ...step.writes.map((w) => ({ sql: UPSERT_LOG, params: [w.key, w.hitsJson, w.expiresMs] })),
+      ...(step.writes.length > 0 ? [{ sql: BOUND_LOGS, params: [maxRows] }] : []),
       ...(step.extra ?? []),
     ];
     try {

@@ -24,6 +24,8 @@ import { createSqliteSubscriptionStore } from './sqlite-subscriptions.ts';
 export type SqliteStoreOptions = {
   /** REJECTED_PAYLOADS_MAX_BYTES: refused payloads kept in all, held by every write that adds one. */
   rejectedPayloadsMaxBytes?: number;
+  /** The rate limiters' logs kept at most; RATE_LIMIT_ROWS_MAX unless set (tests flood a small one). */
+  rateLimitRowsMax?: number;
 };
 
 export function createSqliteStore(connection: SqliteConnection, options: SqliteStoreOptions = {}): Store {
@@ -35,8 +37,8 @@ export function createSqliteStore(connection: SqliteConnection, options: SqliteS
     ...createSqliteSubscriptionStore(connection),
     ...createSqliteOutboxStore(connection),
     ...createSqliteLinkTokenStore(connection),
-    ...createSqliteRateLimitStore(connection),
-    ...createSqliteAdminAccessStore(connection),
+    ...createSqliteRateLimitStore(connection, options.rateLimitRowsMax),
+    ...createSqliteAdminAccessStore(connection, options.rateLimitRowsMax),
     ...createSqliteRetentionStore(connection),
     ...createSqliteInstallationStore(connection),
     ...createSqliteOneTimeKeyStore(connection),

@@ -43,6 +43,7 @@ const SETTING_HELP: Record<ConfigKey, string> = {
   ADMIN_EMAIL: 'told by email when a subscription is paused (needs SMTP_URL)',
   WEBHOOK_ALLOW_PRIVATE: 'let webhooks reach loopback and private addresses (false)',
   TRUST_PROXY: 'behind a reverse proxy: rate limits use the last X-Forwarded-For entry (false)',
+  READ_BUDGET_MS_PER_SECOND: "each client's share of the server's time for answers not in the cache, ms a second (100)",
   RETENTION_POLL_RUNS_DAYS: 'days poll runs are kept (30; the newest and the last successful one always stay)',
   RETENTION_REJECTED_PAYLOADS_DAYS: 'days a refused payload is kept after it was last seen (30)',
   REJECTED_PAYLOADS_MAX_BYTES: 'total size of refused payloads kept, bytes (50000000; the newest always stays)',

@@ -1,8 +1,11 @@
 /** The Hono application: statuswatch's HTTP API, runtime-free (Node and Workers serve the same app). */
 import { Hono } from 'hono';
+import { DEFAULT_READ_BUDGET_MS_PER_SECOND, readBudgetRule } from '../core/cost-budget.ts';
 import type { AppDeps } from './deps.ts';
 import { createErrorHandler, notFound } from './errors.ts';
 import { PUBLIC_PAGE_PATHS, publicPageCache } from './page-cache.ts';
+import { createReadBudget } from './read-budget.ts';
+import { readCacheKey, refuseUnknownParams } from './read-params.ts';
 import { CONTENT_TYPE_OPTIONS, responseCache } from './response-cache.ts';
 import { adminPageRoutes } from './routes/admin-pages.tsx';
 import { adminRoutes } from './routes/admin.ts';
@@ -44,20 +47,32 @@ export function createApp(deps: AppDeps): Hono {
     c.header(CONTENT_TYPE_OPTIONS, 'nosniff');
     await next();
   });
+  // One budget for every answer built for an anonymous client, whichever face it came through.
+  const budget = createReadBudget({
+    clientAddress: deps.clientAddress,
+    rule: readBudgetRule(deps.readBudgetMsPerSecond ?? DEFAULT_READ_BUDGET_MS_PER_SECOND),
+  });
   const cache = responseCache({
     generation: () => deps.store.archiveGeneration(),
     clock: deps.clock,
     maxAgeMs: RESPONSE_CACHE_MAX_AGE_MS,
     maxBytes: RESPONSE_CACHE_MAX_BYTES,
     maxEntries: RESPONSE_CACHE_MAX_ENTRIES,
+    key: readCacheKey,
+    budget,
   });
   // Only the archive's reads are cached: admin answers (poll runs, subscriptions, deliveries)
-  // change without the archive changing, and must never be served from a shared cache.
-  app.use('/api/*', (c, next) => (isAdminPath(c.req.path) ? next() : cache(c, next)));
+  // change without the archive changing, and must never be served from a shared cache. A
+  // parameter the read does not take is refused before the cache, so it never costs a build.
+  app.use('/api/*', (c, next) => {
+    if (isAdminPath(c.req.path)) return next();
+    refuseUnknownParams(c);
+    return cache(c, next);
+  });
   // The feeds are read from the same archive: the same ETag and 304, one build per change.
   app.use('/feed.*', cache);
   // The public pages likewise, in front of their security headers, which are the same for all.
-  const pages = publicPageCache(deps);
+  const pages = publicPageCache({ ...deps, budget });
   for (const path of PUBLIC_PAGE_PATHS) app.use(path, pages);
   app.route('/', healthRoutes(deps));
   app.route('/', mirrorRoutes(deps));
@@ -76,7 +91,7 @@ export function createApp(deps: AppDeps): Hono {
   app.route('/', mcpTokenRoutes(deps));
   app.route('/', mcpOAuthRoutes(deps));
   // Before the pages: the embeddables keep their own headers (CORS, framing by anyone, caching).
-  app.route('/', widgetRoutes(deps));
+  app.route('/', widgetRoutes(deps, budget));
   app.route('/', dashboardRoutes(deps));
   app.route('/', reliabilityRoutes(deps));
   app.route('/', subscribePageRoutes(deps));

@@ -6,6 +6,8 @@
  */
 import type { MiddlewareHandler } from 'hono';
 import type { Clock, Store } from '../core/ports.ts';
+import type { ReadBudget } from './read-budget.ts';
+import { readCacheKey } from './read-params.ts';
 import { responseCache } from './response-cache.ts';
 
 /**
@@ -34,6 +36,7 @@ export type PageCacheOptions = {
   store: Pick<Store, 'archiveGeneration' | 'feedHealth'>;
   clock: Clock;
   maxBytes?: number;
+  budget?: ReadBudget;
 };
 
 export function publicPageCache(options: PageCacheOptions): MiddlewareHandler {
@@ -45,6 +48,8 @@ export function publicPageCache(options: PageCacheOptions): MiddlewareHandler {
     maxEntries: PAGE_CACHE_MAX_ENTRIES,
     cacheControl: 'no-cache',
     generationTtlMs: GENERATION_TTL_MS,
+    key: readCacheKey,
+    budget: options.budget,
   });
 }
 

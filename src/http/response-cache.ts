@@ -4,9 +4,10 @@
  * once, with a strong ETag, and a 304 when the client already has it. Clients choose the URLs,
  * so it is bounded in entries and in bytes with the keys counted, and old entries leave on their own.
  */
-import type { MiddlewareHandler } from 'hono';
+import type { Context, MiddlewareHandler } from 'hono';
 import { toHex } from '../core/bytes.ts';
 import type { Clock } from '../core/ports.ts';
+import type { ReadBudget } from './read-budget.ts';
 import { createRecencyMap } from './recency-map.ts';
 
 export type ResponseCacheOptions = {
@@ -34,6 +35,10 @@ export type ResponseCacheOptions = {
    * one read of the database instead of a thousand.
    */
   generationTtlMs?: number;
+  /** The entry a request is answered from; default its whole URL. See read-params.ts's readCacheKey. */
+  key?: (c: Context) => string;
+  /** Pays for every answer built (a miss) from its client's budget, and refuses a client in debt (429). */
+  budget?: ReadBudget;
 };
 
 /**
@@ -113,11 +118,20 @@ export function responseCache(options: ResponseCacheOptions): ResponseCache {
     // header to every request that carries If-None-Match).
     // HEAD runs the GET handler (Hono drops the body): the same entry serves both.
     if (c.req.method !== 'GET' && c.req.method !== 'HEAD') return next();
-    const key = c.req.url;
+    const key = options.key ? options.key(c) : c.req.url;
     const now = options.clock.now();
+    // A key the cache does not hold is a build whatever the archive's generation: a client out of
+    // budget is refused before anything is read for it, so refusals cost no database read.
+    let paid = entries.get(key) === undefined ? await options.budget?.admit(c) : undefined;
     // Trusted without awaiting anything (a clock that went back counts as expired).
     const trusted = now - lastRead.atMs < generationTtlMs && now >= lastRead.atMs;
-    const generation = trusted ? lastRead.generation : await readGeneration(now);
+    let generation: number;
+    try {
+      generation = trusted ? lastRead.generation : await readGeneration(now);
+    } catch (error) {
+      paid?.();
+      throw error;
+    }
     const cached = entries.get(key);
     sweep(now);
     // A clock that went back counts as expired; so a servable entry is never one the sweep drops.
@@ -129,6 +143,7 @@ export function responseCache(options: ResponseCacheOptions): ResponseCache {
       // c.header() before next() are not merged (nosniff is stored with the entry); those set on
       // c.res after next() are.
       const status = etagMatches(c.req.header('if-none-match'), cached.etag) ? 304 : 200;
+      paid?.(); // another request stored it while the generation was read
       return new Response(status === 304 ? null : cached.body, { status, headers: cached.headers });
     }
     forget(key);
@@ -136,7 +151,12 @@ export function responseCache(options: ResponseCacheOptions): ResponseCache {
     // Headers outer middleware set before this one (a request id, say) are theirs to set on every
     // request: a hit must not replay this request's values.
     const preset = new Set(c.res.headers.keys());
-    await next();
+    paid ??= await options.budget?.admit(c);
+    try {
+      await next();
+    } finally {
+      paid?.();
+    }
     // A response that sets a cookie belongs to one client: never replayed to others.
     if (c.res.status !== 200 || c.res.headers.has('set-cookie')) return;
     // Read, then answered anew from the string, rather than c.res.clone(): a clone tees the body,

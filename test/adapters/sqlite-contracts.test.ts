@@ -7,16 +7,16 @@ import { openTempArchive } from '../helpers/temp-archive.ts';
 
 storeContracts({
   name: 'better-sqlite3',
-  async open() {
+  async open(options) {
     const archive = openTempArchive();
     const others: SqliteArchive[] = [];
     return {
-      store: archive.store,
+      store: options ? createSqliteStore(archive.connection, options) : archive.store,
       groups: createSqliteGroupDirectoryStore(archive.connection),
       openAnother(settings) {
         const other = openSqliteArchive(archive.path);
         others.push(other);
-        return createSqliteStore(other.connection, settings);
+        return createSqliteStore(other.connection, { ...options, ...settings });
       },
       async close() {
         for (const other of others) other.close();

@@ -8,7 +8,11 @@ import { Pool } from 'undici';
 
 export type CacheMemoryJob = {
   baseUrl: string;
-  /** Cached routes, each with its query so far; the padding is appended as one more parameter. */
+  /**
+   * Cached routes, each with its query so far ending in a parameter it takes (`&incident=`): the
+   * padding is that parameter's value, since a parameter a route does not take is refused or left
+   * out of the cache key.
+   */
   paths: string[];
   requests: number;
   /** Every request alternates between these path lengths (padding included). */
@@ -20,9 +24,9 @@ export type CacheMemoryJob = {
 
 export type CacheMemoryResult = { sent: number; elapsedMs: number; statuses: Record<string, number> };
 
-/** `/api/events?limit=1&pad=17-zzzz…` padded to `chars` characters. */
+/** `/api/events?limit=1&incident=17-zzzz…` padded to `chars` characters. */
 function paddedPath(path: string, n: number, chars: number): string {
-  const start = `${path}${path.includes('?') ? '&' : '?'}pad=${n}-`;
+  const start = `${path}${n}-`;
   return start + 'z'.repeat(Math.max(0, chars - start.length));
 }
 

@@ -12,7 +12,7 @@ export type HotPathTarget = {
   url: string;
   headers?: Record<string, string>;
   status: number;
-  /** A unique dummy parameter on every request, so the server's response cache always misses. */
+  /** A unique Host on every request, so the server's response cache (keyed on the origin too) always misses. */
   fresh?: boolean;
 };
 
@@ -51,13 +51,12 @@ async function main(): Promise<void> {
     const url = new URL(target.url);
     const pool = poolFor(url);
     const path = url.pathname + url.search;
-    const separator = url.search ? '&' : '?';
     let left = job.burstRequests;
     const worker = async () => {
       while (left-- > 0) {
         const started = performance.now();
-        const sent = target.fresh ? `${path}${separator}_bench=${++requests}` : path;
-        const response = await pool.request({ path: sent, method: 'GET', headers: target.headers });
+        const headers = target.fresh ? { ...target.headers, host: `fresh-${++requests}.localhost:${url.port}` } : target.headers;
+        const response = await pool.request({ path, method: 'GET', headers });
         const body = await response.body.text();
         into.latenciesMs.push(performance.now() - started);
         if (response.statusCode !== target.status)

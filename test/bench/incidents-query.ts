@@ -69,7 +69,7 @@ async function measure(world: QueryWorld, options: IncidentsQueryOptions): Promi
     `archive: seeded directly in SQL in ${(world.seedMs / 1000).toFixed(1)} s (rows checked identical to store.applyPoll on a sample; read back through the store)`,
     `full-text matches: ${matches.join(', ')}`,
     `up to ${options.rounds} interleaved rounds of every query, each right after the baseline (${BASELINE_PATH}, a constant JSON), ` +
-      `sent by a client in another process; uncached unless marked (a unique dummy parameter makes every request miss the response cache), ` +
+      `sent by a client in another process; uncached unless marked (a unique Host makes every request miss the response cache), ` +
       `until the query has used ${(options.budgetPerQueryMs / 1000).toFixed(0)} s; after ${options.warmUpRounds} warm-up rounds`,
     '',
     table(

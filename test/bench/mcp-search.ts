@@ -3,12 +3,13 @@
  * interleaved in one run over loopback, reported as ratios. The MCP call pays for what the API
  * does not: a JSON-RPC envelope, a fresh stateless server per request, the client's rate-limit
  * write, and a text rendering beside the structured content. Neither is a cache hit: the API's
- * requests carry a distinct dummy parameter (its response cache keys on the query), and /mcp has
- * no response cache.
+ * requests each name a distinct Host (its response cache keys on the origin), and /mcp has no
+ * response cache.
  */
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { serve } from '@hono/node-server';
+import { request } from 'undici';
 import { createApp } from '../../src/http/app.ts';
 import { buildAppDeps } from '../helpers/app-deps.ts';
 import { nodeAppPorts } from '../helpers/node-app-ports.ts';
@@ -33,7 +34,11 @@ export async function benchMcpSearch(options: McpSearchOptions): Promise<Section
   // The app with the MCP server at its default rate limit, behind a proxy (TRUST_PROXY): each
   // request names one of many client addresses, so none is refused and each client's log of hits
   // stays as small as a real client's. The limiter's write is part of what is measured.
-  const deps = await buildAppDeps({ ...(await nodeAppPorts(world.archive.store, silentLogger)) }, { startedAt: world.nowMs, trustProxy: true });
+  // The API's budget of builds at its most: this one client builds every answer it asks for.
+  const deps = await buildAppDeps(
+    { ...(await nodeAppPorts(world.archive.store, silentLogger)) },
+    { startedAt: world.nowMs, trustProxy: true, readBudgetMsPerSecond: 1000 },
+  );
   const app = createApp({ ...deps, mcp: { settings: { auth: 'none', ratePerMinute: 60 } } });
   const server = serve({ fetch: app.fetch, port: 0, hostname: '127.0.0.1' }) as Server;
   await new Promise<void>((resolve) => server.once('listening', () => resolve()));
@@ -47,9 +52,9 @@ export async function benchMcpSearch(options: McpSearchOptions): Promise<Section
     }));
     let n = 0;
     const api = async (query: string) => {
-      // A parameter the API ignores but its response cache keys on: every request is built.
-      const res = await fetch(`${url}/api/incidents?${query}&_bench=${n++}`);
-      const body = (await res.json()) as { incidents: { id: string }[] };
+      // A Host of its own, which the response cache keys on (answers' links are built from it): every request is built.
+      const res = await request(`${url}/api/incidents?${query}`, { headers: { host: `fresh-${n++}.localhost` } });
+      const body = (await res.body.json()) as { incidents: { id: string }[] };
       return body.incidents.map((i) => i.id);
     };
     const mcp = async (args: Record<string, unknown>) => {

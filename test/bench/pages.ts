@@ -61,7 +61,7 @@ export async function benchPages(options: PagesBenchOptions): Promise<SectionRep
       sizes.set(c.name, Buffer.byteLength(body));
     }
 
-    // Each request carries a unique dummy parameter: it misses the page cache, so this is one build.
+    // Each request names a unique Host: it misses the page cache, so this is one build.
     const samples = await runClient({
       baseUrl: url,
       baseline: { name: 'baseline', path: BASELINE_PATH },
@@ -81,7 +81,7 @@ export async function benchPages(options: PagesBenchOptions): Promise<SectionRep
         `incident ${expected.story.id} has ${expected.story.notes} notes and ${expected.story.events} changes`,
       '',
       `6a. One build of each page: up to ${options.rounds} interleaved rounds, each page right after the baseline (${BASELINE_PATH}); after ${options.warmUpRounds} warm-up rounds; ` +
-        'each request carries a unique dummy parameter, so it misses the page cache and the page is built',
+        'each request names a unique Host, so it misses the page cache and the page is built',
       table(
         ['GET', 'body', 'n', 'p50 ms', 'p95 ms', 'p99 ms', 'p50 / base'],
         [row('baseline: bare Hono route', '-', base), ...cases.map((c) => row(c.name, kb(sizes.get(c.name) ?? 0), summarize(samples.get(c.name)!)))],

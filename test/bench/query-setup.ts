@@ -30,12 +30,17 @@ export type QueryWorld = {
   close(): Promise<void>;
 };
 
-export async function setUpQueryWorld(count: number): Promise<QueryWorld> {
+/** `readBudgetMsPerSecond`: the served app's READ_BUDGET_MS_PER_SECOND (see BaselineOptions). */
+export async function setUpQueryWorld(count: number, options: { readBudgetMsPerSecond?: number } = {}): Promise<QueryWorld> {
   const nowMs = Date.now();
   const { archive, seedMs } = await seedQueryArchive(count, nowMs);
   let served: ServedApp | undefined;
   try {
-    served = await serveAppWithBaseline(archive.store, { startedAt: nowMs, baselineBody: { ok: true, incidents: [], response_metadata: { next_cursor: '' } } });
+    served = await serveAppWithBaseline(archive.store, {
+      startedAt: nowMs,
+      baselineBody: { ok: true, incidents: [], response_metadata: { next_cursor: '' } },
+      readBudgetMsPerSecond: options.readBudgetMsPerSecond,
+    });
 
     return {
       archive,

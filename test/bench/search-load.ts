@@ -1,10 +1,12 @@
 /**
- * Benchmark 7: what one search may cost (issue 8). The CPU of the worst searches an anonymous
- * client may send against an ordinary one, and `/widget.json`'s rate alone against its rate while
- * another process sends 25 of the worst searches a second.
+ * Benchmark 7: what one search may cost (issue 8), and what costly reads may cost the hot paths
+ * (issue 19). The CPU of the worst searches an anonymous client may send against an ordinary one;
+ * `/widget.json`'s rate alone against its rate while another process sends 25 of the worst searches
+ * a second, and while eight clients each loop on the worst request anyone may send.
  */
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import { DEFAULT_READ_BUDGET_MS_PER_SECOND } from '../../src/core/cost-budget.ts';
 import type { IncidentFilter } from '../../src/core/ports.ts';
 import { parseSearch, toFtsQuery } from '../../src/core/search-query.ts';
 import { expectBench, type Goal, type SectionReport } from './harness.ts';
@@ -25,6 +27,8 @@ export type SearchLoadOptions = {
   burstsPerPhase: number;
   burstRequests: number;
   concurrency: number;
+  /** Clients looping on the worst request, each sending the next as soon as the last is answered. */
+  loopers: number;
 };
 
 /** The issue's goal: under the attack, /widget.json keeps more than half its rate. */
@@ -45,16 +49,29 @@ const WORST_ALLOWED: Search[] = [
   { label: 'both at once', q: 'we are the to of and for res', params: '&status=scheduled', filter: { statuses: ['scheduled'] } },
 ];
 
+/**
+ * Besides the searches, the worst request may be a plain listing of the largest page: 1,000
+ * incidents with their latest notes, through a filter that every row is checked against.
+ */
+const LISTING_OF_1000 = { label: 'a listing of 1,000: service=Files&limit=1000', path: '/api/incidents?service=Files&limit=1000' };
+/** Requests of each candidate timed to choose the worst (the median counts). */
+const WORST_PICK_REQUESTS = 7;
+
 /** A page of 1,000 (limit=1000): what a search could ask for before search pages were capped at 100. */
 const PAGE_OF_1000: Search = { label: 'ordinary, a page of 1,000 (before the page cap)', q: COMMON_WORD, params: '&limit=1000', filter: {} };
 
 export async function benchSearchLoad(options: SearchLoadOptions): Promise<SectionReport> {
-  const world = await setUpQueryWorld(options.archiveIncidents);
+  // The service's own default budget: what protects the widget is part of what is measured.
+  const world = await setUpQueryWorld(options.archiveIncidents, { readBudgetMsPerSecond: DEFAULT_READ_BUDGET_MS_PER_SECOND });
   try {
     const cpu = await measureCpu(world, options);
     const worst = cpu.rows.filter((r) => WORST_ALLOWED.includes(r.search)).sort((a, b) => b.cpuMs - a.cpuMs)[0]!;
-    const load = await measureLoad(world, options, worst.search);
-    return report(options, cpu, worst.search, load);
+    const worstRequest = await costliestRequest(world, [
+      { label: `${worst.search.label}: q=${worst.search.q}${worst.search.params}&limit=1000`, path: searchPath(worst.search) },
+      LISTING_OF_1000,
+    ]);
+    const load = await measureLoad(world, options, worst.search, worstRequest);
+    return report(options, cpu, worst.search, load, worstRequest);
   } finally {
     await world.close();
   }
@@ -104,20 +121,49 @@ async function measureCpu(world: QueryWorld, options: SearchLoadOptions): Promis
   return { rows: cases.map((c) => ({ search: c.search, cpuMs: summarize(samples.get(c.search)!).p50, outcome: outcomes.get(c.search)! })) };
 }
 
-type Phase = { kind: 'alone' | 'ordinary' | 'attack'; requests: number; elapsedMs: number; p99s: number[]; attack?: AttackReport };
+type Phase = { kind: 'alone' | 'ordinary' | 'attack' | 'looping'; requests: number; elapsedMs: number; p99s: number[]; attack?: AttackReport };
 
-async function measureLoad(world: QueryWorld, options: SearchLoadOptions, worst: Search): Promise<Phase[]> {
+type Candidate = { label: string; path: string };
+
+/** limit=1000 too: the largest page anyone may ask for (a search gets 100 of them). */
+const searchPath = (search: Search) => `/api/incidents?q=${encodeURIComponent(search.q)}${search.params}&limit=1000`;
+
+/**
+ * The candidate whose answer takes longest to build, each timed over loopback with a `since` that
+ * changes the key but not the answer (as the attacker sends it), from an address of its own.
+ */
+async function costliestRequest(world: QueryWorld, candidates: Candidate[]): Promise<Candidate & { medianMs: number }> {
+  let n = 0;
+  const timed = candidates.map((candidate) => ({ candidate, samples: [] as number[] }));
+  for (let round = 0; round < WORST_PICK_REQUESTS; round++) {
+    for (const entry of timed) {
+      const since = new Date(Date.UTC(1980, 0, 1) + ++n * 1000).toISOString();
+      const started = performance.now();
+      const response = await fetch(`${world.url}${entry.candidate.path}&since=${since}`);
+      await response.arrayBuffer();
+      expectBench(response.status === 200, `GET ${entry.candidate.path}: HTTP ${response.status}`);
+      entry.samples.push(performance.now() - started);
+    }
+  }
+  const ranked = timed.map((t) => ({ ...t.candidate, medianMs: summarize(t.samples).p50 })).sort((a, b) => b.medianMs - a.medianMs);
+  return ranked[0]!;
+}
+
+async function measureLoad(world: QueryWorld, options: SearchLoadOptions, worst: Search, worstRequest: Candidate): Promise<Phase[]> {
   const widgetUrl = `${world.url}/widget.json`;
   const check = await fetch(widgetUrl);
   expectBench(check.status === 200, `GET /widget.json: HTTP ${check.status}`);
   await check.arrayBuffer();
-  // limit=1000 too: the largest page anyone may ask for (a search gets 100 of them).
-  const searchUrl = (search: Search) => `${world.url}/api/incidents?q=${encodeURIComponent(search.q)}${search.params}&limit=1000`;
-  const urls: Record<Phase['kind'], string | null> = { alone: null, ordinary: searchUrl(ORDINARY), attack: searchUrl(worst) };
+  const urls: Record<Phase['kind'], string | null> = {
+    alone: null,
+    ordinary: world.url + searchPath(ORDINARY),
+    attack: world.url + searchPath(worst),
+    looping: world.url + worstRequest.path,
+  };
   const phases: Phase[] = [];
   for (let round = 0; round < options.phaseRounds; round++) {
     // Rotating which goes first: none always gets the warmer machine.
-    const kinds: Phase['kind'][] = ['alone', 'ordinary', 'attack'];
+    const kinds: Phase['kind'][] = ['alone', 'ordinary', 'attack', 'looping'];
     for (let i = 0; i < kinds.length; i++) {
       const kind = kinds[(i + round) % kinds.length]!;
       phases.push(await runPhase(kind, widgetUrl, urls[kind], options));
@@ -130,7 +176,9 @@ const WIDGET_CLIENT = fileURLToPath(new URL('./hot-paths-client.ts', import.meta
 const ATTACK_CLIENT = fileURLToPath(new URL('./search-attack-client.ts', import.meta.url));
 
 async function runPhase(kind: Phase['kind'], widgetUrl: string, searchUrl: string | null, options: SearchLoadOptions): Promise<Phase> {
-  const attacker = searchUrl ? await startAttacker({ url: searchUrl, perSecond: options.searchesPerSecond }) : null;
+  const attacker = searchUrl
+    ? await startAttacker({ url: searchUrl, perSecond: options.searchesPerSecond, loopers: kind === 'looping' ? options.loopers : undefined })
+    : null;
   try {
     const widget = { name: 'widget', url: widgetUrl, status: 200 };
     // The hot-path client's bursts, with the widget as its own baseline: every burst is the widget.
@@ -191,7 +239,13 @@ async function runChild<T>(script: string, args: string[], input: string): Promi
   return JSON.parse(output) as T;
 }
 
-function report(options: SearchLoadOptions, cpu: { rows: CpuRow[] }, worst: Search, phases: Phase[]): SectionReport {
+function report(
+  options: SearchLoadOptions,
+  cpu: { rows: CpuRow[] },
+  worst: Search,
+  phases: Phase[],
+  worstRequest: Candidate & { medianMs: number },
+): SectionReport {
   const ordinary = cpu.rows.find((r) => r.search === ORDINARY)!;
   const rate = (kind: Phase['kind']) => {
     const of = phases.filter((p) => p.kind === kind);
@@ -201,12 +255,19 @@ function report(options: SearchLoadOptions, cpu: { rows: CpuRow[] }, worst: Sear
   const alone = rate('alone');
   const ordinaryRate = rate('ordinary');
   const attacked = rate('attack');
-  const attacks = phases.flatMap((p) => (p.kind === 'attack' && p.attack ? [p.attack] : []));
+  const looped = rate('looping');
+  const reportsOf = (kind: Phase['kind']) => phases.flatMap((p) => (p.kind === kind && p.attack ? [p.attack] : []));
+  const statusesOf = (reports: AttackReport[]) =>
+    reports.reduce<Record<string, number>>((all, a) => {
+      for (const [status, n] of Object.entries(a.statuses)) all[status] = (all[status] ?? 0) + n;
+      return all;
+    }, {});
+  const loops = reportsOf('looping');
+  const warms = loops.flatMap((a) => (a.warm ? [a.warm] : []));
+  const loopLatency = summarize(loops.flatMap((a) => a.latenciesMs));
+  const attacks = reportsOf('attack');
   const sent = attacks.reduce((n, a) => n + a.sent, 0);
-  const statuses = attacks.reduce<Record<string, number>>((all, a) => {
-    for (const [status, n] of Object.entries(a.statuses)) all[status] = (all[status] ?? 0) + n;
-    return all;
-  }, {});
+  const statuses = statusesOf(attacks);
   const skipped = attacks.reduce((n, a) => n + a.skipped, 0);
   const searchLatency = summarize(attacks.flatMap((a) => a.latenciesMs));
   const met = attacked / alone > RATE_GOAL;
@@ -232,17 +293,29 @@ function report(options: SearchLoadOptions, cpu: { rows: CpuRow[] }, worst: Sear
         ['alone', alone.toFixed(0), '', ms(p99('alone'))],
         [`with ${options.searchesPerSecond} ordinary searches/s`, ordinaryRate.toFixed(0), ratio(ordinaryRate / alone), ms(p99('ordinary'))],
         [`with ${options.searchesPerSecond} worst allowed searches/s`, attacked.toFixed(0), ratio(attacked / alone), ms(p99('attack'))],
+        [`with ${options.loopers} clients looping on the worst request`, looped.toFixed(0), ratio(looped / alone), ms(p99('looping'))],
       ],
     ),
     '',
     `worst allowed searches sent: ${sent} (answers by status: ${JSON.stringify(statuses)}; ${skipped} skipped at the client's in-flight cap), ` +
       `search latency p50 ${ms(searchLatency.p50)} ms, p99 ${ms(searchLatency.p99)} ms`,
+    `the worst request anyone may send, of the costliest search and a listing of 1,000 (median of ${WORST_PICK_REQUESTS} builds each): ` +
+      `${worstRequest.label}, ${ms(worstRequest.medianMs)} ms a build. ${options.loopers} clients on one address looped on it, each sending the next ` +
+      `as soon as the last was answered, a new \`since\` each time so every request misses the cache. Before each phase they ran until the ` +
+      `first 429 (at most 10 s): ${warms.map((w) => `${(w.ms / 1000).toFixed(1)} s, ${w.sent} sent${w.refused ? '' : ', never refused'}`).join('; ')}; ` +
+      `the phase measures what follows, what looping for good keeps up. In the phases: ${loops.reduce((n, a) => n + a.sent, 0)} sent ` +
+      `(answers by status: ${JSON.stringify(statusesOf(loops))}), latency p50 ${ms(loopLatency.p50)} ms. Goal: more than ${RATE_GOAL}x the rate alone.`,
   ].join('\n');
   const goals: Goal[] = [
     {
       name: `/widget.json under ${options.searchesPerSecond} worst allowed searches a second: more than ${RATE_GOAL}x its rate alone`,
       met,
       detail: `${ratio(attacked / alone)} (${attacked.toFixed(0)} vs ${alone.toFixed(0)} req/s)`,
+    },
+    {
+      name: `/widget.json under ${options.loopers} clients looping on the worst request anyone may send: more than ${RATE_GOAL}x its rate alone`,
+      met: looped / alone > RATE_GOAL,
+      detail: `${ratio(looped / alone)} (${looped.toFixed(0)} vs ${alone.toFixed(0)} req/s)`,
     },
   ];
   return { text, goals };

@@ -124,6 +124,23 @@ export function accessContract(target: StoreTarget): void {
       });
     });
 
+    describe('the limiter logs themselves', () => {
+      it('stay bounded under a flood of new addresses, the least recently written going first, whichever limiter writes them', async () => {
+        await opened.close();
+        opened = await target.open({ rateLimitRowsMax: 40 });
+        const stores = [opened.store, opened.openAnother(), opened.openAnother()];
+        // 150 sign-ups and 90 wrong admin tokens, each from a new address: a row each without the bound.
+        await Promise.all(Array.from({ length: 150 }, (_, i) => stores[i % 3]!.hitRateLimit(`ip4:10.0.${i >> 8}.${i & 255}`, SIGNUPS, T0 + i)));
+        const guesses = Array.from({ length: 90 }, (_, i) => [{ key: `admin-guess:ip4:10.1.0.${i}`, rule: PER_ADDRESS_GUESSES }] satisfies GuessLimit[]);
+        for (const [i, guess] of guesses.entries()) await stores[i % 3]!.throttleGuess(guess, true, T0 + 200 + i);
+        // An address still sending keeps its log: the limit still holds for it.
+        const recent = 'ip4:192.0.2.77';
+        for (let i = 0; i < SIGNUPS.limit; i++) expect((await opened.store.hitRateLimit(recent, SIGNUPS, T0 + 300 + i)).allowed).toBe(true);
+        expect((await opened.store.hitRateLimit(recent, SIGNUPS, T0 + 400)).allowed).toBe(false);
+        expect(await limiterLogs(opened.store)).toBeLessThanOrEqual(40);
+      });
+    });
+
     describe('sign-up rate limit', () => {
       it('lets exactly the limit through 20 simultaneous hits from three stores', async () => {
         const stores = [opened.store, opened.openAnother(), opened.openAnother()];

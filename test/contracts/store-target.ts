@@ -5,6 +5,7 @@
  * (test/adapters/sqlite-contracts.test.ts) and inside workerd against D1
  * (test/workers/d1-contracts.test.ts), so they use nothing but the port and Web-standard APIs.
  */
+import type { SqliteStoreOptions } from '../../src/adapters/sqlite-store.ts';
 import type { Store } from '../../src/core/ports.ts';
 import type { GroupDirectoryStore } from '../../src/core/ports/scim-directory.ts';
 
@@ -16,12 +17,12 @@ export type OpenedStore = {
    * A second store on the same database, as another process (Node) or another isolate (Workers)
    * would open it: for what must hold across them, or under settings of its own.
    */
-  openAnother(settings?: { rejectedPayloadsMaxBytes?: number }): Store;
+  openAnother(settings?: SqliteStoreOptions): Store;
   close(): Promise<void>;
 };
 
 export type StoreTarget = {
   name: string;
-  /** An empty, migrated archive: a new file on Node, emptied tables on D1. */
-  open(): Promise<OpenedStore>;
+  /** An empty, migrated archive: a new file on Node, emptied tables on D1; `options` for every store opened on it. */
+  open(options?: SqliteStoreOptions): Promise<OpenedStore>;
 };

@@ -71,6 +71,7 @@ export type AppSettings = {
   publicUrl?: string;
   allowPrivateWebhooks?: boolean;
   trustProxy?: boolean;
+  readBudgetMsPerSecond?: number;
   maxIncidentWrites?: number;
   adminEmail?: string;
   /** When the service started, epoch ms; the clock's now by default. */
@@ -182,6 +183,7 @@ export async function buildAppDeps(ports: AppPorts, settings: AppSettings = {}):
     // Tests deliver by hand (deliverer.deliverDue()): the runtime's scheduler is not part of the app.
     outbox,
     clientAddress: clientAddressFrom(ports.peerAddress ?? (() => '127.0.0.1'), settings.trustProxy ?? false),
+    readBudgetMsPerSecond: settings.readBudgetMsPerSecond,
     deliverer,
     workspaceApp,
     appInstalls: workspaceApp?.installs,

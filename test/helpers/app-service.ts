@@ -96,6 +96,7 @@ export async function startTestApp(
       publicUrl: config.PUBLIC_URL,
       allowPrivateWebhooks: config.WEBHOOK_ALLOW_PRIVATE,
       trustProxy: config.TRUST_PROXY,
+      readBudgetMsPerSecond: config.READ_BUDGET_MS_PER_SECOND,
       maxIncidentWrites: config.POLL_MAX_INCIDENT_CHANGES,
       adminEmail: config.ADMIN_EMAIL,
       app: config.APP_CLIENT_ID ? { apiUrl: config.APP_API_URL, clientId: config.APP_CLIENT_ID } : undefined,

@@ -136,4 +136,15 @@ describe('bounded search', () => {
       expect(html, path).toContain('<form method="get" action="/incidents"');
     }
   });
+  it('counts a broad list no further than 1,000 matches, saying the total is a floor, so the count never costs more than the page', async () => {
+    // Over 5,000 Messaging incidents: counting them all (or 10,000 of a larger archive) took longer than reading the page.
+    const response = await request('/api/incidents?service=Messaging&limit=10');
+    const body = (await response.json()) as { total: number; total_exact: boolean; incidents: unknown[] };
+    expect(response.status).toBe(200);
+    expect(body).toMatchObject({ total: 1000, total_exact: false });
+    expect(body.incidents).toHaveLength(10);
+    expect(await (await request('/incidents?service=Messaging')).text()).toContain('At least 1,000 incidents matching');
+    // Below the bound the count stays exact.
+    expect(await (await request('/api/incidents?service=Calls')).json()).toMatchObject({ total: 1, total_exact: true });
+  });
 });

@@ -10,13 +10,13 @@ const db = (env as unknown as { DB: D1DatabaseLike }).DB;
 
 storeContracts({
   name: 'D1',
-  async open() {
+  async open(options) {
     await emptyD1(db);
     return {
-      store: createSqliteStore(d1Connection(db)),
+      store: createSqliteStore(d1Connection(db), options),
       groups: createSqliteGroupDirectoryStore(d1Connection(db)),
       // Another isolate: its own connection and caches over the same database.
-      openAnother: (settings) => createSqliteStore(d1Connection(db), settings),
+      openAnother: (settings) => createSqliteStore(d1Connection(db), { ...options, ...settings }),
       async close() {},
     };
   },

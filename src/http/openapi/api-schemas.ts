@@ -4,10 +4,11 @@ import { z } from 'zod';
 export const DEFAULT_LIMIT = 100;
 export const MAX_LIMIT = 1000;
 /**
- * A list's total is counted up to this many incidents: the vendor has a few thousand in all, and
- * counting past the bound would make a broad query's cost grow with the archive.
+ * A list's total is counted up to this many incidents, so the count never costs more than the page
+ * beside it: over 100,000 incidents, counting 10,000 `service=Files` matches took 12 ms against
+ * 1.2 ms for the page of 100, and 1,000 of them 1.2 ms. Past it the total is a floor.
  */
-export const INCIDENT_TOTAL_MAX = 10_000;
+export const INCIDENT_TOTAL_MAX = 1_000;
 
 /** The spec: invalid limits are adjusted silently, never refused; so the schema accepts any text. */
 export const limitParamSchema = z

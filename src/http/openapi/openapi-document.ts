@@ -16,6 +16,11 @@ export type ApiOperation = {
   summary: string;
   admin?: boolean;
   query?: QueryParam[];
+  /**
+   * What a GET with a query parameter not in `query` gets: refused (400) by default; the vendor
+   * mirror ignores them, as the vendor does (read-params.ts).
+   */
+  unknownQuery?: 'refuse' | 'ignore';
   body?: z.ZodType;
   ok: { status: number; schema: z.ZodType };
 };
@@ -27,11 +32,18 @@ const page = (...extra: QueryParam[]): QueryParam[] => [
 ];
 
 const vendorMirror = (version: string, label: string): ApiOperation[] => [
-  { method: 'get', path: `/api${version}/current`, summary: `Vendor mirror: current status (${label})`, ok: { status: 200, schema: s.vendorCurrentSchema } },
+  {
+    method: 'get',
+    path: `/api${version}/current`,
+    summary: `Vendor mirror: current status (${label})`,
+    unknownQuery: 'ignore',
+    ok: { status: 200, schema: s.vendorCurrentSchema },
+  },
   {
     method: 'get',
     path: `/api${version}/history`,
     summary: `Vendor mirror: about six months of history (${label})`,
+    unknownQuery: 'ignore',
     ok: { status: 200, schema: s.vendorHistorySchema },
   },
 ];

@@ -11,6 +11,8 @@ import type { AppDeps } from '../deps.ts';
 import { embedPage } from '../embed-page.ts';
 import { knownServiceNames } from '../known-services.ts';
 import { listParam } from '../query-params.ts';
+import type { ReadBudget } from '../read-budget.ts';
+import { readCacheKey } from '../read-params.ts';
 import { etagMatches, responseCache } from '../response-cache.ts';
 import { STALE_AFTER_MS } from './health.ts';
 
@@ -65,7 +67,8 @@ const BADGE_CSP = "default-src 'none'; style-src 'unsafe-inline'";
 
 const THEMES = new Set(['light', 'dark', 'auto']);
 
-export function widgetRoutes({ store, clock, assets, publicUrl }: AppDeps) {
+/** `budget`: the app's budget of uncached reads, which a widget built for a new query pays from too. */
+export function widgetRoutes({ store, clock, assets, publicUrl }: AppDeps, budget?: ReadBudget) {
   const app = new Hono();
   const known = knownServiceNames(store, clock);
   const cache = responseCache({
@@ -76,6 +79,8 @@ export function widgetRoutes({ store, clock, assets, publicUrl }: AppDeps) {
     maxEntries: CACHE_MAX_ENTRIES,
     cacheControl: HOT_PATH_CACHE_CONTROL,
     generationTtlMs: GENERATION_TTL_MS,
+    key: readCacheKey,
+    budget,
   });
 
   /** `?service=Files,Messaging` or repeated, exact names, as everywhere in the API. */
