@@ -294,6 +294,7 @@ export async function startService(config: Config, logger: Logger, clock: Clock 
     sanitizeHtml: sanitizeNoteHtml,
     // The socket's peer; X-Forwarded-For is not trusted, as any client could write it.
     clientAddress: clientAddressFrom((c) => getConnInfo(c).remote.address, config.TRUST_PROXY),
+    pause: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
     readBudgetMsPerSecond: config.READ_BUDGET_MS_PER_SECOND,
     mcp: await createMcpDeps(config, runtime.store, runtime.secrets),
     groups: runtime.groups,

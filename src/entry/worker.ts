@@ -73,6 +73,7 @@ async function buildApp(env: WorkerEnv): Promise<Hono> {
     sanitizeHtml: sanitizeNoteHtml,
     // Cloudflare sets CF-Connecting-IP to the client's address and overwrites what a client sent.
     clientAddress: clientAddressFrom((c) => c.req.header('cf-connecting-ip'), core.config.TRUST_PROXY),
+    pause: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
     readBudgetMsPerSecond: core.config.READ_BUDGET_MS_PER_SECOND,
     mcp: await createMcpDeps(core.config, core.store, secrets),
     groups,

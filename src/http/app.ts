@@ -51,6 +51,7 @@ export function createApp(deps: AppDeps): Hono {
   const budget = createReadBudget({
     clientAddress: deps.clientAddress,
     rule: readBudgetRule(deps.readBudgetMsPerSecond ?? DEFAULT_READ_BUDGET_MS_PER_SECOND),
+    pause: deps.pause,
   });
   const cache = responseCache({
     generation: () => deps.store.archiveGeneration(),

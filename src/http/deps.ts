@@ -41,6 +41,8 @@ export type AppDeps = {
   clientAddress: (c: Context) => string;
   /** READ_BUDGET_MS_PER_SECOND: each client's share of time for answers built for it (read-budget.ts). */
   readBudgetMsPerSecond?: number;
+  /** The runtime's timer, for holding a refused costly read (read-budget.ts); unset, refusals answer at once. */
+  pause?: (ms: number) => Promise<void>;
   /** The workspace app's installs (issue 10); absent while APP_CLIENT_ID or APP_CLIENT_SECRET is unset. */
   appInstalls?: AppInstalls;
   /** APP_SIGNING_SECRET: every `/status` request is checked with it; unset, none is answered. */

@@ -57,6 +57,11 @@ export type ReadBudgetOptions = {
   clientAddress: (c: Context) => string;
   rule?: CostRule;
   maxClients?: number;
+  /**
+   * The runtime's timer (the runtime-free folders schedule nothing themselves): a refusal is held
+   * this way. Without it a refusal is answered at once.
+   */
+  pause?: (ms: number) => Promise<void>;
 };
 
 export type ReadBudget = {
@@ -86,11 +91,12 @@ export function createReadBudget(options: ReadBudgetOptions): ReadBudget {
   };
   let held = 0;
   const refuse = async (waitForMs: number, why: string): Promise<never> => {
-    const holdMs = held < MAX_HELD_REFUSALS ? Math.min(waitForMs, REFUSAL_HOLD_MS) : 0;
-    if (holdMs > 0) {
+    const pause = options.pause;
+    const holdMs = pause && held < MAX_HELD_REFUSALS ? Math.min(waitForMs, REFUSAL_HOLD_MS) : 0;
+    if (pause && holdMs > 0) {
       held++;
       try {
-        await new Promise((resolve) => setTimeout(resolve, holdMs));
+        await pause(holdMs);
       } finally {
         held--;
       }

@@ -183,6 +183,7 @@ export async function buildAppDeps(ports: AppPorts, settings: AppSettings = {}):
     // Tests deliver by hand (deliverer.deliverDue()): the runtime's scheduler is not part of the app.
     outbox,
     clientAddress: clientAddressFrom(ports.peerAddress ?? (() => '127.0.0.1'), settings.trustProxy ?? false),
+    pause: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
     readBudgetMsPerSecond: settings.readBudgetMsPerSecond,
     deliverer,
     workspaceApp,

@@ -127,7 +127,12 @@ describe('costly reads', () => {
     it('holds a refusal until the debt is paid, at most a second, then lets the client in again', async () => {
       // Time the test moves: each build costs what its route says.
       let nowMs = 0;
-      const budget = createReadBudget({ clientAddress: () => '192.0.2.50', nowMs: () => nowMs, rule: { refillMsPerSecond: 100, burstMs: 300 } });
+      const budget = createReadBudget({
+        clientAddress: () => '192.0.2.50',
+        nowMs: () => nowMs,
+        rule: { refillMsPerSecond: 100, burstMs: 300 },
+        pause: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
+      });
       const app = new Hono().get('/build/:ms', async (c) => {
         const paid = await budget.admit(c);
         nowMs += Number(c.req.param('ms'));
