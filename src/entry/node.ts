@@ -32,6 +32,7 @@ import { createMcpDeps } from './mcp-deps.ts';
 import { createChannelWiring } from './channel-wiring.ts';
 import type { GroupDeps } from '../http/group-subscriptions.ts';
 import { clientAddressFrom } from '../http/client-address.ts';
+import { cronLogger } from '../adapters/cron-logger.ts';
 import { createNodeMailer } from './node-mailer.ts';
 import { createInFlightCalls, SHUTDOWN_ABORT_MS, SHUTDOWN_SETTLE_MS, unfinishedAfter, type Work } from './node-shutdown.ts';
 import { openSqliteArchive } from './open-sqlite.ts';
@@ -322,18 +323,22 @@ export async function startService(config: Config, logger: Logger, clock: Clock 
   // The poller runs one poll at a time: the schedule, the poll at start and the admin route share it.
   let inFlight: Promise<unknown> = Promise.resolve();
   const poll = () => (inFlight = runtime.pollSafely());
-  const task = cron.schedule(config.POLL_SCHEDULE, poll, { name: 'poll', noOverlap: true });
+  const task = cron.schedule(config.POLL_SCHEDULE, poll, { name: 'poll', noOverlap: true, logger: cronLogger(logger, 'poll') });
   if (config.POLL_ON_START) void poll();
   // A refresh that a crashed process claimed is retried now, while the vendor's grace lasts.
   const recovering = runtime.workspaceApp?.recoverUnfinishedRefreshes();
   let pruning: Promise<unknown> = Promise.resolve();
   const prune = () => (pruning = runtime.pruneSafely());
   // Several processes on one file may each prune: the deletes are idempotent, and each batch is short.
-  const pruneTask = cron.schedule(PRUNE_SCHEDULE, prune, { name: 'prune', noOverlap: true });
+  const pruneTask = cron.schedule(PRUNE_SCHEDULE, prune, { name: 'prune', noOverlap: true, logger: cronLogger(logger, 'prune') });
   void prune();
   // Every minute; SCIM_SYNC_SECONDS decides which groups are due, so a round is usually empty.
   let syncing: Promise<unknown> = Promise.resolve();
-  const syncTask = cron.schedule(GROUP_SYNC_SCHEDULE, () => (syncing = runtime.syncGroupsSafely()), { name: 'scim-sync', noOverlap: true });
+  const syncTask = cron.schedule(GROUP_SYNC_SCHEDULE, () => (syncing = runtime.syncGroupsSafely()), {
+    name: 'scim-sync',
+    noOverlap: true,
+    logger: cronLogger(logger, 'scim-sync'),
+  });
   logger.info('statuswatch is serving', {
     url,
     database: config.DATABASE_PATH,
