@@ -97,6 +97,11 @@ export function pollingSinceKeptIn(store: Pick<Store, 'secret'>, clock: Clock): 
   return async () => Number(await store.secret('polling_since', () => String(clock.now())));
 }
 
+/**
+ * The services from the settings and a runtime's ports. Pure wiring, no I/O: a Worker builds them
+ * per invocation. With `secrets: null` (a Worker's cron, which runs without SECRET_KEY) only the
+ * background services, whose group sync then mails nobody but the admin.
+ */
 export function buildServices(config: Config, ports: RuntimePorts & { secrets: SecretBox }): Services;
 export function buildServices(config: Config, ports: RuntimePorts & { secrets: null }): BackgroundServices;
 export function buildServices(config: Config, ports: RuntimePorts & { secrets: SecretBox | null }): BackgroundServices | Services {
