@@ -1,5 +1,5 @@
 /**
- * The workspace app from the settings, built the same way by both runtimes: one AppTokens shared
+ * The workspace app from the settings, for buildServices (services.ts): one AppTokens shared
  * by the install routes and the message sender, so a refresh is never raced by a second instance
  * of our own. Undefined while APP_CLIENT_ID or APP_CLIENT_SECRET is unset.
  */

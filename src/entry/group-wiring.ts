@@ -1,4 +1,4 @@
-/** Wires group subscriptions (issue 11) for either runtime: the SQLite store, the SCIM client, the sync and the group mail. */
+/** Wires group subscriptions for buildServices (services.ts): the SQLite store, the SCIM client, the sync and the group mail. */
 import { createScimClient } from '../adapters/fetch-scim-client.ts';
 import { createSqliteGroupDirectoryStore } from '../adapters/sqlite-scim-groups.ts';
 import type { SqliteConnection } from '../adapters/sqlite-connection.ts';

@@ -10,32 +10,23 @@ import { createHttpWebhookSender } from '../adapters/http-webhook-sender.ts';
 import { startNodeDeliveryScheduler, type NodeDeliveryScheduler } from '../adapters/node-delivery-scheduler.ts';
 import { createNodeHttpServer } from '../adapters/node-http-server.ts';
 import { NO_SECRET_BOX, openSecretBox } from '../adapters/secret-key-file.ts';
-import { createSqliteStore } from '../adapters/sqlite-store.ts';
 import { checkWebhookUrl } from '../adapters/webhook-target-guard.ts';
-import { createAdminNotice } from '../app/admin-notice.ts';
 import type { WorkspaceApp } from '../app/workspace-app.ts';
-import { createDeliverer } from '../app/deliverer.ts';
 import { createFailureReporter } from '../app/failure-reporter.ts';
-import { createDueDeliveries } from '../app/due-deliveries.ts';
-import { createServiceMetrics, type ServiceMetrics } from '../app/service-metrics.ts';
-import { createSubscriptionService, type SubscriptionService } from '../app/subscriptions.ts';
-import { createPoller, type Poller, type PollResult } from '../app/poller.ts';
-import { retentionSettings, settingError, type Config } from '../config.ts';
-import { createPruner } from '../app/retention.ts';
+import type { ServiceMetrics } from '../app/service-metrics.ts';
+import type { SubscriptionService } from '../app/subscriptions.ts';
+import type { Poller, PollResult } from '../app/poller.ts';
+import { settingError, type Config } from '../config.ts';
 import type { PruneCounts } from '../core/retention.ts';
-import { archiveSigningKey } from '../app/archive-keys.ts';
-import { createCursorCodec, CURSOR_KEY_NAME } from '../core/cursor.ts';
 import type { SecretBox } from '../core/secret-box.ts';
 import type { Clock, Logger, OutboxSignal, Store } from '../core/ports.ts';
 import { createApp } from '../http/app.ts';
-import { createMcpDeps } from './mcp-deps.ts';
-import { createChannelWiring } from './channel-wiring.ts';
 import type { GroupDeps } from '../http/group-subscriptions.ts';
-import { clientAddressFrom } from '../http/client-address.ts';
 import { cronLogger } from '../adapters/cron-logger.ts';
 import { createNodeMailer } from './node-mailer.ts';
 import { createInFlightCalls, SHUTDOWN_ABORT_MS, SHUTDOWN_SETTLE_MS, unfinishedAfter, type Work } from './node-shutdown.ts';
 import { openSqliteArchive } from './open-sqlite.ts';
+import { buildServices, createAppDeps, type RuntimePorts, type Services } from './services.ts';
 
 export const USER_AGENT = 'statuswatch/0.1 (self-hosted status feed monitor)';
 const systemClock: Clock = { now: () => Date.now() };
@@ -45,6 +36,9 @@ const PRUNE_SCHEDULE = '*/10 * * * *';
 const GROUP_SYNC_SCHEDULE = '* * * * *';
 
 export type NodeRuntime = {
+  /** What buildServices made from this runtime's ports; the fields below name the ones commands use. */
+  services: Services;
+  ports: RuntimePorts;
   store: Store;
   poller: Poller;
   subscriptions: SubscriptionService;
@@ -80,80 +74,42 @@ export type NodeRuntimeOptions = {
 
 export async function createNodeRuntime(config: Config, logger: Logger, clock: Clock = systemClock, options: NodeRuntimeOptions = {}): Promise<NodeRuntime> {
   const archive = openSqliteArchive(config.DATABASE_PATH);
-  const store = createSqliteStore(archive.connection, { rejectedPayloadsMaxBytes: config.REJECTED_PAYLOADS_MAX_BYTES });
-  const feed = createFetchFeedClient({
-    baseUrl: config.STATUS_URL,
-    timeoutMs: config.POLL_TIMEOUT_MS,
-    maxBytes: config.FEED_MAX_BYTES,
-    userAgent: USER_AGENT,
-    clock,
-  });
-  const instanceId = `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
-  const metrics = createServiceMetrics();
   let scheduler: NodeDeliveryScheduler | null = null;
   // Bound before the scheduler exists: a command that never delivers (`poll`) has none to wake.
   const outbox: OutboxSignal = { outboxChanged: () => scheduler?.outboxChanged() };
   const mailer = createNodeMailer(config);
-  const publicUrl = config.PUBLIC_URL ?? `http://localhost:${config.PORT}`;
-  const announce = createAdminNotice({ mailer, adminEmail: config.ADMIN_EMAIL, publicUrl, logger });
-  const poller: Poller = createPoller({
-    store,
-    feed,
-    clock,
-    logger,
-    instanceId,
-    newId: randomUUID,
-    isLeaseHolderGone,
-    maxIncidentWrites: config.POLL_MAX_INCIDENT_CHANGES,
-    outbox,
-    announce,
-    onResult: metrics.recordPoll,
-  });
   // Aborted as the open sends are cut: group syncs end with them (group-sync.ts).
   const stopping = new AbortController();
-  const secrets = options.keepsSecrets === false ? NO_SECRET_BOX : await openSecretBox(config.SECRET_KEY, config.DATABASE_PATH, logger);
+  const keepsSecrets = options.keepsSecrets !== false;
+  const secrets = keepsSecrets ? await openSecretBox(config.SECRET_KEY, config.DATABASE_PATH, logger) : NO_SECRET_BOX;
   const webhooks = createHttpWebhookSender({ allowPrivate: config.WEBHOOK_ALLOW_PRIVATE, userAgent: USER_AGENT, clock });
-  const { sender, groups, workspaceApp } = createChannelWiring({
-    config,
-    store,
+  const ports: RuntimePorts = {
     connection: archive.connection,
-    secrets,
+    feed: createFetchFeedClient({
+      baseUrl: config.STATUS_URL,
+      timeoutMs: config.POLL_TIMEOUT_MS,
+      maxBytes: config.FEED_MAX_BYTES,
+      userAgent: USER_AGENT,
+      clock,
+    }),
     webhooks,
+    checkWebhookTarget: checkWebhookUrl,
     mailer,
     clock,
     logger,
-    publicUrl,
-    workspaceApp: options.keepsSecrets !== false,
-    stopSignal: stopping.signal,
-  });
-  const subscriptions = createSubscriptionService({
-    store,
-    secrets,
-    sender,
-    mailer,
-    clock,
-    logger,
-    newId: () => `sub_${randomUUID().replace(/-/g, '')}`,
-    checkTarget: (url) => checkWebhookUrl(url, { allowPrivate: config.WEBHOOK_ALLOW_PRIVATE }),
     outbox,
-    adminEmail: config.ADMIN_EMAIL,
-  });
-  const deliverer = createDeliverer({
-    store,
-    sender,
-    mailer,
-    clock,
-    logger,
-    publicUrl,
-    instanceId,
-    isHolderGone: isLeaseHolderGone,
-    adminEmail: config.ADMIN_EMAIL,
-    onAttempt: metrics.recordAttempt,
-  });
+    instanceId: `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`,
+    leases: { isHolderGone: isLeaseHolderGone },
+    sanitizeHtml: sanitizeNoteHtml,
+    localOrigin: `http://localhost:${config.PORT}`,
+    stopSignal: stopping.signal,
+    workspaceApp: keepsSecrets,
+  };
+  const services = buildServices(config, { ...ports, secrets });
+  const { store, poller, groups, deliveries } = services;
   // A poll that throws could not use the archive at all (the lease write failed: disk full, locked):
   // said once per episode, not with a stack every minute. The schedule decides when to try again.
   const pollFailures = createFailureReporter({ activity: 'polling', logger, clock, backsOff: false });
-  const pruner = createPruner({ store, logger, settings: retentionSettings(config) });
   let sendsCut: Promise<void> | null = null;
   const cutSends = () =>
     (sendsCut ??= (async () => {
@@ -162,12 +118,14 @@ export async function createNodeRuntime(config: Config, logger: Logger, clock: C
       await webhooks.close();
     })());
   return {
+    services,
+    ports,
     store,
     poller,
     secrets,
-    subscriptions,
-    workspaceApp,
-    metrics,
+    subscriptions: services.subscriptions,
+    workspaceApp: services.workspaceApp,
+    metrics: services.metrics,
     groups,
     async syncGroupsSafely() {
       try {
@@ -178,7 +136,7 @@ export async function createNodeRuntime(config: Config, logger: Logger, clock: C
       }
     },
     outbox,
-    startDelivering: () => (scheduler ??= startNodeDeliveryScheduler({ due: createDueDeliveries({ deliverer, store, clock, logger }), clock })),
+    startDelivering: () => (scheduler ??= startNodeDeliveryScheduler({ due: deliveries, clock })),
     async pollSafely() {
       try {
         const result = await poller.pollOnce();
@@ -191,7 +149,7 @@ export async function createNodeRuntime(config: Config, logger: Logger, clock: C
     },
     async pruneSafely() {
       try {
-        return await pruner.pruneExpired(clock.now());
+        return await services.pruner.pruneExpired(clock.now());
       } catch (error) {
         // A busy or full database: what was not pruned now is pruned by the next run.
         logger.error('prune failed', { error: error instanceof Error ? error.message : String(error) });
@@ -275,31 +233,14 @@ export async function startService(config: Config, logger: Logger, clock: Clock 
   }
   const runtime = await createNodeRuntime(config, logger, clock);
   const delivery = runtime.startDelivering();
-  const cursors = await createCursorCodec(await archiveSigningKey(runtime.store, runtime.secrets, CURSOR_KEY_NAME));
-  const app = createApp({
-    store: runtime.store,
-    poller: runtime.poller,
-    clock,
-    logger,
-    cursors,
-    adminToken: config.ADMIN_TOKEN,
-    publicUrl: config.PUBLIC_URL,
-    subscriptions: runtime.subscriptions,
-    appInstalls: runtime.workspaceApp?.installs,
-    appSigningSecret: config.APP_SIGNING_SECRET,
-    metrics: runtime.metrics,
-    allowPrivateWebhooks: config.WEBHOOK_ALLOW_PRIVATE,
-    outbox: runtime.outbox,
-    assets: readPublicFolder(),
-    startedAt: clock.now(),
-    sanitizeHtml: sanitizeNoteHtml,
-    // The socket's peer; X-Forwarded-For is not trusted, as any client could write it.
-    clientAddress: clientAddressFrom((c) => getConnInfo(c).remote.address, config.TRUST_PROXY),
-    pause: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
-    readBudgetMsPerSecond: config.READ_BUDGET_MS_PER_SECOND,
-    mcp: await createMcpDeps(config, runtime.store, runtime.secrets),
-    groups: runtime.groups,
-  });
+  const app = createApp(
+    await createAppDeps(config, runtime.services, runtime.ports, {
+      assets: readPublicFolder(),
+      startedAt: clock.now(),
+      // The socket's peer; X-Forwarded-For is not trusted, as any client could write it.
+      peerAddress: (c) => getConnInfo(c).remote.address,
+    }),
+  );
 
   // Counted so a stop can wait for the requests it lets finish (an admin's sync, a poll now).
   const requests = createInFlightCalls();

@@ -1,32 +1,20 @@
 /**
- * The core wired for Cloudflare Workers: D1 for the store, a Queue for the outbox signal, fetch for
- * the feed and the webhooks. Web-standard only, and no Workers types (worker.ts owns those), so
- * the same assembly can be read next to entry/node.ts.
+ * The ports of a Cloudflare Workers invocation for buildServices (services.ts): D1 for the archive,
+ * a Queue for the outbox signal, fetch for the feed, the webhooks and the mail API. Web-standard
+ * only, and no Workers types (worker.ts owns those), so it reads next to entry/node.ts.
  */
 import { createConsoleLogger } from '../adapters/console-logger.ts';
 import { d1Connection, type D1DatabaseLike } from '../adapters/d1-connection.ts';
-import type { SqliteConnection } from '../adapters/sqlite-connection.ts';
 import { createFetchFeedClient } from '../adapters/fetch-feed-client.ts';
 import { sanitizeNoteHtml } from '../adapters/html-sanitizer.ts';
 import { createQueueOutboxSignal, type QueueOutboxSignal, type WakeUpQueue } from '../adapters/queue-outbox-signal.ts';
 import { secretBoxFromSetting } from '../adapters/secret-key-setting.ts';
-import { createSqliteStore } from '../adapters/sqlite-store.ts';
-import { createAdminNotice } from '../app/admin-notice.ts';
-import type { WorkspaceApp } from '../app/workspace-app.ts';
-import { createDeliverer } from '../app/deliverer.ts';
-import { createDueDeliveries, type DueDeliveries } from '../app/due-deliveries.ts';
-import { createPoller, type Poller } from '../app/poller.ts';
-import { createPruner, type Pruner } from '../app/retention.ts';
 import { createServiceMetrics, type ServiceMetrics } from '../app/service-metrics.ts';
-import { createSubscriptionService, type SubscriptionService } from '../app/subscriptions.ts';
-import { configSchema, parseConfig, retentionSettings, type Config } from '../config.ts';
-import type { Clock, Logger, Store } from '../core/ports.ts';
+import { configSchema, parseConfig, type Config } from '../config.ts';
+import type { Clock, Logger } from '../core/ports.ts';
 import type { SecretBox } from '../core/secret-box.ts';
+import { buildServices, type RuntimePorts } from './services.ts';
 import { checkWorkerWebhookUrl, createWorkerSenders, WORKER_USER_AGENT } from './worker-senders.ts';
-import { createChannelWiring } from './channel-wiring.ts';
-import { createGroupWiring } from './group-wiring.ts';
-import { createWorkspaceAppFromConfig } from './app-messaging.ts';
-import type { GroupDeps } from '../http/group-subscriptions.ts';
 
 /** The bindings wrangler.toml declares, by the part of them the core uses. */
 export type WorkerBindings = { DB: D1DatabaseLike; DELIVERIES: WakeUpQueue };
@@ -74,91 +62,58 @@ export function workerLogger(config: Config): Logger {
 }
 
 /**
- * Each cron invocation makes its own poller, so a feed never read is blind from the first
- * invocation's time, kept in the archive (D1), not from this one's.
+ * This invocation's parts and settings, for buildServices. `instanceId` names this invocation (or
+ * isolate) in the poll lease and the delivery claims: each Worker invocation is its own holder, so
+ * two overlapping cron invocations meet at the lease in D1 even inside one isolate. A Worker cannot
+ * tell whether another holder is gone, so a killed invocation's lease and claims free themselves
+ * when they expire (POLL_LEASE_MS, DELIVERY_CLAIM_MS).
  */
-export function pollingSinceKeptIn(store: Pick<Store, 'secret'>, clock: Clock): () => Promise<number> {
-  return async () => Number(await store.secret('polling_since', () => String(clock.now())));
-}
+export type WorkerRuntime = { config: Config; ports: RuntimePorts; outbox: QueueOutboxSignal };
 
-export type WorkerCore = {
-  config: Config;
-  logger: Logger;
-  clock: Clock;
-  store: Store;
-  /** The D1 connection the store runs on; group subscriptions' store (issue 11) shares it. */
-  connection: SqliteConnection;
-  poller: Poller;
-  outbox: QueueOutboxSignal;
-  publicUrl: string;
-  pruner: Pruner;
-};
-
-/**
- * What every handler needs. `instanceId` names this invocation (or isolate) in the poll lease and
- * the delivery claims: each Worker invocation is its own holder, so two overlapping cron
- * invocations meet at the lease in D1 even inside one isolate. A Worker cannot tell whether another
- * holder is gone, so a killed invocation's lease and claims free themselves when they expire.
- */
-export function createWorkerCore(
+export function createWorkerRuntime(
   env: WorkerBindings & Record<string, unknown>,
-  options: { instanceId: string; keepAlive: (promise: Promise<unknown>) => void; metrics?: ServiceMetrics; clock?: Clock },
-): WorkerCore {
+  options: { instanceId: string; keepAlive: (promise: Promise<unknown>) => void; metrics?: ServiceMetrics; clock?: Clock; maxClaimsPerRound?: number },
+): WorkerRuntime {
   const config = workerConfig(env);
   const logger = workerLogger(config);
   const clock = options.clock ?? systemClock;
   const connection = d1Connection(env.DB);
-  const store = createSqliteStore(connection, { rejectedPayloadsMaxBytes: config.REJECTED_PAYLOADS_MAX_BYTES });
   const outbox = createQueueOutboxSignal({ queue: env.DELIVERIES, logger, keepAlive: options.keepAlive });
-  const feed = createFetchFeedClient({
-    baseUrl: config.STATUS_URL,
-    timeoutMs: config.POLL_TIMEOUT_MS,
-    maxBytes: config.FEED_MAX_BYTES,
-    userAgent: WORKER_USER_AGENT,
-    clock,
-  });
-  const publicUrl = config.PUBLIC_URL ?? FALLBACK_PUBLIC_URL;
-  const poller = createPoller({
-    store,
-    feed,
-    clock,
-    logger,
-    instanceId: options.instanceId,
-    newId: () => crypto.randomUUID(),
-    maxIncidentWrites: config.POLL_MAX_INCIDENT_CHANGES,
-    leaseTtlMs: config.POLL_LEASE_MS,
-    outbox,
-    pollingSince: pollingSinceKeptIn(store, clock),
-    announce: createAdminNotice({ mailer: createWorkerSenders(config).mailer, adminEmail: config.ADMIN_EMAIL, publicUrl, logger }),
-    ...(options.metrics ? { onResult: options.metrics.recordPoll } : {}),
-  });
-  return {
-    config,
-    logger,
-    clock,
-    store,
+  const { webhooks, mailer } = createWorkerSenders(config);
+  const ports: RuntimePorts = {
     connection,
-    poller,
+    feed: createFetchFeedClient({
+      baseUrl: config.STATUS_URL,
+      timeoutMs: config.POLL_TIMEOUT_MS,
+      maxBytes: config.FEED_MAX_BYTES,
+      userAgent: WORKER_USER_AGENT,
+      clock,
+    }),
+    webhooks,
+    checkWebhookTarget: checkWorkerWebhookUrl,
+    mailer,
+    clock,
+    logger,
     outbox,
-    publicUrl,
-    pruner: createPruner({ store, logger, settings: retentionSettings(config) }),
+    instanceId: options.instanceId,
+    leases: { isHolderGone: () => false, pollLeaseMs: config.POLL_LEASE_MS, claimLeaseMs: config.DELIVERY_CLAIM_MS },
+    sanitizeHtml: sanitizeNoteHtml,
+    localOrigin: FALLBACK_PUBLIC_URL,
+    metrics: options.metrics,
+    pollerPerInvocation: true,
+    budget: {
+      groupMailsPerAttempt: GROUP_MAILS_PER_ATTEMPT,
+      maxClaimsPerRound: options.maxClaimsPerRound,
+      // A queue invocation keeps its subrequests for mail: the cron syncs, and a group alert waits for it.
+      groupSyncsOnDemand: false,
+    },
   };
+  return { config, ports, outbox };
 }
 
-export type WorkerNotifications = {
-  secrets: SecretBox;
-  subscriptions: SubscriptionService;
-  deliveries: DueDeliveries;
-  /** The workspace app (issue 10): absent while APP_CLIENT_ID or APP_CLIENT_SECRET is unset. */
-  workspaceApp?: WorkspaceApp;
-  groups: GroupDeps;
-};
-
-/** Group subscriptions' sync alone, for the cron: it reads the directory and writes D1, and mails no member (only the admin, of a deleted group). */
-export function createWorkerGroupSync(core: WorkerCore): GroupDeps {
-  const { config, clock, logger, publicUrl, connection } = core;
-  const { mailer } = createWorkerSenders(config);
-  return createGroupWiring({ connection, config, secrets: null, mailer, clock, logger, publicUrl, sanitizeHtml: sanitizeNoteHtml });
+/** SECRET_KEY's box: subscriptions and delivery open webhook secrets with it, so it must be set for them. */
+export function workerSecrets(config: Config): Promise<SecretBox> {
+  return secretBoxFromSetting(config.SECRET_KEY, HOW_TO_SET_SECRET_KEY);
 }
 
 /**
@@ -166,64 +121,11 @@ export function createWorkerGroupSync(core: WorkerCore): GroupDeps {
  * perhaps answered by the vendor, never written): Node does this when a process starts, a Worker
  * has no start, so each tick looks. One read when no claim is left; nothing without the app.
  */
-export async function recoverWorkerTokenClaims(core: WorkerCore): Promise<void> {
-  const { config, store, clock, logger, publicUrl } = core;
+export async function recoverWorkerTokenClaims(runtime: WorkerRuntime): Promise<void> {
+  const { config, ports } = runtime;
   if (!config.APP_CLIENT_ID || !config.APP_CLIENT_SECRET) return;
-  const secrets = await secretBoxFromSetting(config.SECRET_KEY, HOW_TO_SET_SECRET_KEY);
-  const app = createWorkspaceAppFromConfig(config, { store, secrets, clock, logger, mailer: createWorkerSenders(config).mailer, publicUrl });
-  await app?.recoverUnfinishedRefreshes();
-}
-
-/** Subscriptions and delivery: these open webhook secrets, so SECRET_KEY must be set. */
-export async function createWorkerNotifications(
-  core: WorkerCore,
-  options: { instanceId: string; metrics?: ServiceMetrics; maxClaimsPerRound?: number },
-): Promise<WorkerNotifications> {
-  const { config, store, clock, logger, outbox, publicUrl } = core;
-  const secrets = await secretBoxFromSetting(config.SECRET_KEY, HOW_TO_SET_SECRET_KEY);
-  const { webhooks, mailer } = createWorkerSenders(config);
-  const { sender, groups, workspaceApp } = createChannelWiring({
-    config,
-    store,
-    connection: core.connection,
-    secrets,
-    webhooks,
-    mailer,
-    clock,
-    logger,
-    publicUrl,
-    workspaceApp: true,
-    groupMailsPerAttempt: GROUP_MAILS_PER_ATTEMPT,
-    // A queue invocation keeps its subrequests for mail: the cron syncs, and a group alert waits for it.
-    groupSyncsOnDemand: false,
-  });
-  const subscriptions = createSubscriptionService({
-    store,
-    secrets,
-    sender,
-    mailer,
-    clock,
-    logger,
-    newId: () => `sub_${crypto.randomUUID().replace(/-/g, '')}`,
-    checkTarget: (url) => checkWorkerWebhookUrl(url, { allowPrivate: config.WEBHOOK_ALLOW_PRIVATE }),
-    outbox,
-    adminEmail: config.ADMIN_EMAIL,
-  });
-  const deliverer = createDeliverer({
-    store,
-    sender,
-    mailer,
-    clock,
-    logger,
-    publicUrl,
-    instanceId: options.instanceId,
-    isHolderGone: () => false,
-    claimLeaseMs: config.DELIVERY_CLAIM_MS,
-    adminEmail: config.ADMIN_EMAIL,
-    maxClaimsPerRound: options.maxClaimsPerRound,
-    onAttempt: options.metrics?.recordAttempt,
-  });
-  return { secrets, subscriptions, deliveries: createDueDeliveries({ deliverer, store, clock, logger }), workspaceApp, groups };
+  const { workspaceApp } = buildServices(config, { ...ports, secrets: await workerSecrets(config) });
+  await workspaceApp?.recoverUnfinishedRefreshes();
 }
 
 export { createServiceMetrics };

@@ -5,22 +5,18 @@
  */
 import { waitUntil } from 'cloudflare:workers';
 import type { Hono } from 'hono';
-import { sanitizeNoteHtml } from '../adapters/html-sanitizer.ts';
 import type { OutboxWakeUp } from '../adapters/queue-outbox-signal.ts';
 import { ConfigError } from '../config.ts';
-import { archiveSigningKey } from '../app/archive-keys.ts';
-import { createCursorCodec, CURSOR_KEY_NAME } from '../core/cursor.ts';
+import type { Clock, Store } from '../core/ports.ts';
 import { createApp } from '../http/app.ts';
-import { createMcpDeps } from './mcp-deps.ts';
-import { clientAddressFrom } from '../http/client-address.ts';
+import { buildServices, createAppDeps } from './services.ts';
 import {
   createServiceMetrics,
-  createWorkerCore,
-  createWorkerGroupSync,
-  createWorkerNotifications,
+  createWorkerRuntime,
   QUEUE_ROUND_MAX_DELIVERIES,
   recoverWorkerTokenClaims,
-  type WorkerCore,
+  workerSecrets,
+  type WorkerRuntime,
 } from './worker-runtime.ts';
 
 /** The bindings of wrangler.toml, and the settings by Node's names (`[vars]` and secrets). */
@@ -49,35 +45,17 @@ function thisIsolate(): { id: string; startedAt: number } {
 }
 
 async function buildApp(env: WorkerEnv): Promise<Hono> {
-  const instanceId = `worker:${thisIsolate().id}:http`;
-  const core = createWorkerCore(env, { instanceId, keepAlive: waitUntil, metrics });
-  const { secrets, subscriptions, workspaceApp, groups } = await createWorkerNotifications(core, { instanceId, metrics });
-  const cursors = await createCursorCodec(await archiveSigningKey(core.store, secrets, CURSOR_KEY_NAME));
-  return createApp({
-    store: core.store,
-    poller: core.poller,
-    clock: core.clock,
-    logger: core.logger,
-    cursors,
-    adminToken: core.config.ADMIN_TOKEN,
-    publicUrl: core.config.PUBLIC_URL,
-    subscriptions,
-    appInstalls: workspaceApp?.installs,
-    appSigningSecret: core.config.APP_SIGNING_SECRET,
-    metrics,
-    allowPrivateWebhooks: core.config.WEBHOOK_ALLOW_PRIVATE,
-    outbox: core.outbox,
-    // public/ is served by Workers Static Assets (wrangler.toml [assets]) before this Worker runs.
-    assets: new Map(),
-    startedAt: thisIsolate().startedAt,
-    sanitizeHtml: sanitizeNoteHtml,
-    // Cloudflare sets CF-Connecting-IP to the client's address and overwrites what a client sent.
-    clientAddress: clientAddressFrom((c) => c.req.header('cf-connecting-ip'), core.config.TRUST_PROXY),
-    pause: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
-    readBudgetMsPerSecond: core.config.READ_BUDGET_MS_PER_SECOND,
-    mcp: await createMcpDeps(core.config, core.store, secrets),
-    groups,
-  });
+  const runtime = createWorkerRuntime(env, { instanceId: `worker:${thisIsolate().id}:http`, keepAlive: waitUntil, metrics });
+  const services = buildServices(runtime.config, { ...runtime.ports, secrets: await workerSecrets(runtime.config) });
+  return createApp(
+    await createAppDeps(runtime.config, services, runtime.ports, {
+      // public/ is served by Workers Static Assets (wrangler.toml [assets]) before this Worker runs.
+      assets: new Map(),
+      startedAt: thisIsolate().startedAt,
+      // Cloudflare sets CF-Connecting-IP to the client's address and overwrites what a client sent.
+      peerAddress: (c) => c.req.header('cf-connecting-ip'),
+    }),
+  );
 }
 
 function appFor(env: WorkerEnv): Promise<Hono> {
@@ -112,10 +90,10 @@ function newInstanceId(role: string): string {
 }
 
 /** After a poll or a round: one wake-up when deliveries are due now (retries, or work left over). */
-async function wakeIfDue(core: WorkerCore): Promise<void> {
-  const nextDueAt = await core.store.nextDueAt();
-  if (nextDueAt !== null && nextDueAt <= core.clock.now()) core.outbox.outboxChanged();
-  await core.outbox.settled();
+async function wakeIfDue(runtime: WorkerRuntime, store: Store, clock: Clock): Promise<void> {
+  const nextDueAt = await store.nextDueAt();
+  if (nextDueAt !== null && nextDueAt <= clock.now()) runtime.outbox.outboxChanged();
+  await runtime.outbox.settled();
 }
 
 export default {
@@ -130,54 +108,61 @@ export default {
   },
 
   async scheduled(controller, env, ctx) {
-    const core = createWorkerCore(env, { instanceId: newInstanceId('cron'), keepAlive: (p) => ctx.waitUntil(p) });
+    const runtime = createWorkerRuntime(env, { instanceId: newInstanceId('cron'), keepAlive: (p) => ctx.waitUntil(p) });
+    // Without the secrets: polling, retention and the group sync need no SECRET_KEY.
+    const { store, poller, pruner, groups } = buildServices(runtime.config, { ...runtime.ports, secrets: null });
+    const { logger, clock } = runtime.ports;
     try {
       // The lease in D1 lets one poll run at a time, across invocations and isolates.
-      const result = await core.poller.pollOnce();
-      if (result.status === 'skipped') core.logger.info('poll skipped: another invocation holds the lease');
+      const result = await poller.pollOnce();
+      if (result.status === 'skipped') logger.info('poll skipped: another invocation holds the lease');
     } catch (error) {
-      core.logger.error('poll failed', { error: error instanceof Error ? error.message : String(error) });
+      logger.error('poll failed', { error: error instanceof Error ? error.message : String(error) });
     }
     if (new Date(controller.scheduledTime).getUTCMinutes() % PRUNE_EVERY_MINUTES === 0) {
       try {
-        await core.pruner.pruneExpired(core.clock.now());
+        await pruner.pruneExpired(clock.now());
       } catch (error) {
-        core.logger.error('prune failed', { error: error instanceof Error ? error.message : String(error) });
+        logger.error('prune failed', { error: error instanceof Error ? error.message : String(error) });
       }
     }
     // A refresh a killed invocation left claimed is retried while the vendor's grace may last.
     try {
-      await recoverWorkerTokenClaims(core);
+      await recoverWorkerTokenClaims(runtime);
     } catch (error) {
       // Only SECRET_KEY missing or malformed gets here: the look itself logs its own failures.
-      core.logger.warn('could not look for unfinished token refreshes', { error: error instanceof Error ? error.message : String(error) });
+      logger.warn('could not look for unfinished token refreshes', { error: error instanceof Error ? error.message : String(error) });
     }
     // Group subscriptions (issue 11): the groups whose member lists are older than SCIM_SYNC_SECONDS.
     try {
-      await createWorkerGroupSync(core).sync.syncDue();
+      await groups.sync.syncDue();
     } catch (error) {
-      core.logger.error('group sync round failed', { error: error instanceof Error ? error.message : String(error) });
+      logger.error('group sync round failed', { error: error instanceof Error ? error.message : String(error) });
     }
     // The safety net of the queue: whatever is due now (a retry, a lost message, a claim of a
     // killed invocation that expired) gets a wake-up within a minute.
-    await wakeIfDue(core);
+    await wakeIfDue(runtime, store, clock);
   },
 
   async queue(batch, env, ctx) {
     // However many wake-ups came together, one bounded round: they all mean "look at the outbox".
-    const instanceId = newInstanceId('queue');
-    const core = createWorkerCore(env, { instanceId, keepAlive: (p) => ctx.waitUntil(p) });
-    const { deliveries } = await createWorkerNotifications(core, { instanceId, maxClaimsPerRound: QUEUE_ROUND_MAX_DELIVERIES });
+    const runtime = createWorkerRuntime(env, {
+      instanceId: newInstanceId('queue'),
+      keepAlive: (p) => ctx.waitUntil(p),
+      maxClaimsPerRound: QUEUE_ROUND_MAX_DELIVERIES,
+    });
+    const { deliveries } = buildServices(runtime.config, { ...runtime.ports, secrets: await workerSecrets(runtime.config) });
+    const { clock } = runtime.ports;
     const result = await deliveries.deliverDue();
     if (result.kind === 'store_failed') {
       // D1 failed: the messages come back after the backoff; after max_retries they go to the
       // dead-letter queue, and the cron tick still finds the outbox rows.
-      batch.retryAll({ delaySeconds: Math.max(1, Math.ceil((result.nextDueAt - core.clock.now()) / 1000)) });
+      batch.retryAll({ delaySeconds: Math.max(1, Math.ceil((result.nextDueAt - clock.now()) / 1000)) });
       return;
     }
     // Work left over (more than one round's worth, or due during the round) wakes the next round.
-    if (result.nextDueAt !== null && result.nextDueAt <= core.clock.now()) core.outbox.outboxChanged();
-    await core.outbox.settled();
+    if (result.nextDueAt !== null && result.nextDueAt <= clock.now()) runtime.outbox.outboxChanged();
+    await runtime.outbox.settled();
     batch.ackAll();
   },
 } satisfies ExportedHandler<WorkerEnv, OutboxWakeUp>;

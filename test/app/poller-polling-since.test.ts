@@ -13,7 +13,7 @@ import { createFetchFeedClient } from '../../src/adapters/fetch-feed-client.ts';
 import { createPoller, type PollerDeps } from '../../src/app/poller.ts';
 import { STALE_AFTER_MS } from '../../src/core/knowledge.ts';
 import type { Clock } from '../../src/core/ports.ts';
-import { pollingSinceKeptIn } from '../../src/entry/worker-runtime.ts';
+import { pollingSinceKeptIn } from '../../src/entry/services.ts';
 import { openTempArchive, type TempArchive } from '../helpers/temp-archive.ts';
 
 const MINUTE_MS = 60_000;

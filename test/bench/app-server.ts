@@ -10,7 +10,7 @@ import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import type { Poller } from '../../src/app/poller.ts';
-import type { Store } from '../../src/core/ports.ts';
+import type { SqliteConnection } from '../../src/adapters/sqlite-connection.ts';
 import { createApp } from '../../src/http/app.ts';
 import { buildAppDeps } from '../helpers/app-deps.ts';
 import { nodeAppPorts } from '../helpers/node-app-ports.ts';
@@ -39,13 +39,13 @@ export type BaselineOptions = {
   readBudgetMsPerSecond?: number;
 };
 
-export async function serveAppWithBaseline(store: Store, options: BaselineOptions): Promise<ServedApp> {
+export async function serveAppWithBaseline(connection: SqliteConnection, options: BaselineOptions): Promise<ServedApp> {
   const app = createApp(
     await buildAppDeps(
-      { ...(await nodeAppPorts(store, silentLogger)), poller: idlePoller },
+      { ...(await nodeAppPorts(connection, silentLogger)), poller: idlePoller },
       {
         startedAt: options.startedAt,
-        readBudgetMsPerSecond: options.readBudgetMsPerSecond ?? 1000,
+        env: { READ_BUDGET_MS_PER_SECOND: String(options.readBudgetMsPerSecond ?? 1000) },
       },
     ),
   );

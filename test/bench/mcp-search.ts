@@ -36,8 +36,8 @@ export async function benchMcpSearch(options: McpSearchOptions): Promise<Section
   // stays as small as a real client's. The limiter's write is part of what is measured.
   // The API's budget of builds at its most: this one client builds every answer it asks for.
   const deps = await buildAppDeps(
-    { ...(await nodeAppPorts(world.archive.store, silentLogger)) },
-    { startedAt: world.nowMs, trustProxy: true, readBudgetMsPerSecond: 1000 },
+    { ...(await nodeAppPorts(world.archive.connection, silentLogger)) },
+    { startedAt: world.nowMs, env: { TRUST_PROXY: 'true', READ_BUDGET_MS_PER_SECOND: '1000' } },
   );
   const app = createApp({ ...deps, mcp: { settings: { auth: 'none', ratePerMinute: 60 } } });
   const server = serve({ fetch: app.fetch, port: 0, hostname: '127.0.0.1' }) as Server;

@@ -47,7 +47,7 @@ export async function benchPages(options: PagesBenchOptions): Promise<SectionRep
   let served: ServedApp | undefined;
   const baselinePage = { body: '' };
   try {
-    served = await serveAppWithBaseline(archive.store, { startedAt: nowMs, baselinePage: () => baselinePage.body });
+    served = await serveAppWithBaseline(archive.connection, { startedAt: nowMs, baselinePage: () => baselinePage.body });
     const url = served.url;
 
     const cases = pageCases(expected);

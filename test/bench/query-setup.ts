@@ -36,7 +36,7 @@ export async function setUpQueryWorld(count: number, options: { readBudgetMsPerS
   const { archive, seedMs } = await seedQueryArchive(count, nowMs);
   let served: ServedApp | undefined;
   try {
-    served = await serveAppWithBaseline(archive.store, {
+    served = await serveAppWithBaseline(archive.connection, {
       startedAt: nowMs,
       baselineBody: { ok: true, incidents: [], response_metadata: { next_cursor: '' } },
       readBudgetMsPerSecond: options.readBudgetMsPerSecond,

@@ -57,7 +57,7 @@ export async function benchReliabilityQuery(options: ReliabilityQueryOptions): P
       build.get('compute')!.push(compute.ms);
     }
 
-    served = await serveAppWithBaseline(archive.store, { startedAt: nowMs });
+    served = await serveAppWithBaseline(archive.connection, { startedAt: nowMs });
     const url = served.url;
 
     const json = await fetch(`${url}/api/reliability`);

@@ -10,8 +10,8 @@ import { describe, expect, it } from 'vitest';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 const ROOT = join(HERE, '../..');
-/** Packages that run on Workers as they run on Node. */
-const RUNTIME_FREE_PACKAGES = [/^hono(\/|$)/, /^zod$/, /^entities$/, /^jose$/, /^email-addresses$/];
+/** Packages that run on Workers as they run on Node (drizzle-orm: the Worker's own store runs on it over D1). */
+const RUNTIME_FREE_PACKAGES = [/^hono(\/|$)/, /^zod$/, /^entities$/, /^jose$/, /^email-addresses$/, /^drizzle-orm(\/|$)/];
 const IMPORT = /^\s*(?:import|export)\s[^;]*?\sfrom\s+'([^']+)'|^\s*import\s+'([^']+)'/gm;
 
 /** Every bare package the file imports, directly or through the relative imports it follows. */
@@ -30,6 +30,20 @@ function packagesImportedBy(entry: string): Map<string, string> {
   walk(entry);
   return found;
 }
+
+function nodeOnlyImportsOf(entry: string): string[] {
+  const packages = packagesImportedBy(entry);
+  return [...packages].filter(([name]) => !RUNTIME_FREE_PACKAGES.some((allowed) => allowed.test(name))).map(([name, from]) => `${name} (imported by ${from})`);
+}
+
+describe('buildServices', () => {
+  it('imports nothing but Web-standard packages, so the Worker and the Node entry build the same services', () => {
+    const packages = packagesImportedBy(join(ROOT, 'src/entry/services.ts'));
+    // The walk reached the store the services run on, over whatever connection the runtime hands in.
+    expect([...packages.keys()]).toEqual(expect.arrayContaining(['drizzle-orm', 'hono']));
+    expect(nodeOnlyImportsOf(join(ROOT, 'src/entry/services.ts'))).toEqual([]);
+  });
+});
 
 describe('buildAppDeps', () => {
   it('imports nothing but Web-standard packages, through everything it reaches', () => {

@@ -12,7 +12,7 @@ export type OpenedAppPorts = { ports: AppPorts; close(): Promise<void> };
 
 export async function openAppPorts(logger: Logger): Promise<OpenedAppPorts> {
   const archive = openTempArchive();
-  const ports = await nodeAppPorts(archive.store, logger, { withAssets: true });
+  const ports = await nodeAppPorts(archive.connection, logger, { withAssets: true });
   return {
     ports,
     async close() {

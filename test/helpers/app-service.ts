@@ -7,10 +7,7 @@
 import { join } from 'node:path';
 import { createConsoleLogger } from '../../src/adapters/console-logger.ts';
 import { createFetchFeedClient } from '../../src/adapters/fetch-feed-client.ts';
-import { createScimClient } from '../../src/adapters/fetch-scim-client.ts';
-import { createSqliteGroupDirectoryStore } from '../../src/adapters/sqlite-scim-groups.ts';
 import { openSecretBox } from '../../src/adapters/secret-key-file.ts';
-import { createWebApiClient } from '../../src/adapters/web-api-client.ts';
 import { createNodeMailer } from '../../src/entry/node-mailer.ts';
 import { parseConfig, type Config } from '../../src/config.ts';
 import type { Clock, Store } from '../../src/core/ports.ts';
@@ -63,7 +60,7 @@ export async function startTestApp(
   const logs: string[] = [];
   const logger = createConsoleLogger({ level: 'debug', format: 'json', write: (line) => logs.push(line) });
   const archive = openTempArchive(dir);
-  const ports = await nodeAppPorts(archive.store, logger, {
+  const ports = await nodeAppPorts(archive.connection, logger, {
     clock,
     allowPrivateWebhooks: config.WEBHOOK_ALLOW_PRIVATE,
     // The key file next to the archive, as the entry keeps it: a restart on the same dir opens the same secrets.
@@ -78,31 +75,7 @@ export async function startTestApp(
     userAgent: 'statuswatch-test',
     clock,
   });
-  const webApi =
-    config.APP_CLIENT_ID && config.APP_CLIENT_SECRET
-      ? createWebApiClient({ baseUrl: config.APP_API_URL, clientId: config.APP_CLIENT_ID, clientSecret: config.APP_CLIENT_SECRET })
-      : undefined;
-  // Group subscriptions (issue 11): always their store; the directory when SCIM_TOKEN is set.
-  const groups = {
-    store: createSqliteGroupDirectoryStore(archive.connection),
-    directory: config.SCIM_TOKEN ? createScimClient({ baseUrl: config.SCIM_URL, token: config.SCIM_TOKEN, clock }) : null,
-    syncSeconds: config.SCIM_SYNC_SECONDS,
-    scimUrl: config.SCIM_URL,
-  };
-  const deps = await buildAppDeps(
-    { ...ports, feed, mailer, webApi, groups },
-    {
-      adminToken: config.ADMIN_TOKEN,
-      publicUrl: config.PUBLIC_URL,
-      allowPrivateWebhooks: config.WEBHOOK_ALLOW_PRIVATE,
-      trustProxy: config.TRUST_PROXY,
-      readBudgetMsPerSecond: config.READ_BUDGET_MS_PER_SECOND,
-      maxIncidentWrites: config.POLL_MAX_INCIDENT_CHANGES,
-      adminEmail: config.ADMIN_EMAIL,
-      app: config.APP_CLIENT_ID ? { apiUrl: config.APP_API_URL, clientId: config.APP_CLIENT_ID } : undefined,
-      appSigningSecret: config.APP_SIGNING_SECRET,
-    },
-  );
+  const deps = await buildAppDeps({ ...ports, feed, mailer }, { config });
   const app = createApp(deps);
   const request = async (url: string, init?: RequestInit) => app.request(url, init);
   const admin = async (method: string, path: string, body?: unknown) => {

@@ -37,7 +37,7 @@ describe('routes that write deliveries signal the outbox', () => {
     scheduler = startNodeDeliveryScheduler({ due: createDueDeliveries({ deliverer, store: archive.store, clock, logger }), clock, idleCheckMs: IDLE_CHECK_MS });
     await scheduler.settled(); // its first round is done: it now sleeps until the idle check
     const poller = { pollOnce: async () => ({ status: 'skipped' as const, reason: 'another poll is running' as const }) };
-    app = createApp(await buildAppDeps({ ...(await nodeAppPorts(archive.store, logger)), poller, outbox: scheduler }, { adminToken: ADMIN_TOKEN }));
+    app = createApp(await buildAppDeps({ ...(await nodeAppPorts(archive.connection, logger)), poller, outbox: scheduler }, { env: { ADMIN_TOKEN } }));
   });
   afterEach(async () => {
     await scheduler.stop();

@@ -23,7 +23,7 @@ describe('public page cache', () => {
     opened = await openAppPorts(quiet);
     const deps = await buildAppDeps({ ...opened.ports, poller: idlePoller }, { startedAt: 0 });
     const app = new Hono();
-    const cache = publicPageCache({ store: opened.ports.store, clock: deps.clock, maxBytes: MAX_BYTES });
+    const cache = publicPageCache({ store: deps.store, clock: deps.clock, maxBytes: MAX_BYTES });
     for (const path of PUBLIC_PAGE_PATHS) app.use(path, cache);
     app.route('/', dashboardRoutes(deps));
     return app;

@@ -60,7 +60,7 @@ describe('bounded search', () => {
     seedDirect(archive.sqlite, parsed(...archiveIncidents()), Date.now());
     const poller = { pollOnce: async () => ({ status: 'skipped' as const, reason: 'another poll is running' as const }) };
     const logger = { debug() {}, info() {}, warn() {}, error() {} };
-    const app = createApp(await buildAppDeps({ ...(await nodeAppPorts(archive.store, logger)), poller }));
+    const app = createApp(await buildAppDeps({ ...(await nodeAppPorts(archive.connection, logger)), poller }));
     request = async (path) => app.request(`http://localhost${path}`);
   });
   afterAll(() => archive.remove());

@@ -25,7 +25,7 @@ describe('requests while the database is locked', () => {
     const logs: LogLine[] = [];
     const logger = createConsoleLogger({ level: 'debug', format: 'json', write: (line) => logs.push(JSON.parse(line) as LogLine) });
     const poller = { pollOnce: async () => ({ status: 'skipped' as const, reason: 'another poll is running' as const }) };
-    const app = createApp(await buildAppDeps({ ...(await nodeAppPorts(archive.store, logger)), poller }, { adminToken: ADMIN_TOKEN }));
+    const app = createApp(await buildAppDeps({ ...(await nodeAppPorts(archive.connection, logger)), poller }, { env: { ADMIN_TOKEN } }));
     // A wrong token is counted against the client's address: a write, from anyone on the internet.
     const wrongToken = () =>
       app.request('http://localhost/admin/sign-in', {

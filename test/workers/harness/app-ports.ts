@@ -2,7 +2,6 @@
 import { d1Connection } from '../../../src/adapters/d1-connection.ts';
 import { checkWebhookUrlWithoutDns, createFetchWebhookSender } from '../../../src/adapters/fetch-webhook-sender.ts';
 import { sanitizeNoteHtml } from '../../../src/adapters/html-sanitizer.ts';
-import { createSqliteStore } from '../../../src/adapters/sqlite-store.ts';
 import type { Clock, Logger } from '../../../src/core/ports.ts';
 import { createSecretBox } from '../../../src/core/secret-box.ts';
 import type { AppPorts } from '../../helpers/app-deps.ts';
@@ -18,7 +17,7 @@ export async function openWorkersPorts(logger: Logger, options: WorkersPortOptio
   const slot = await openD1Slot(options.dir);
   const webhooks = createFetchWebhookSender({ allowPrivate: options.allowPrivateWebhooks ?? false, userAgent: 'statuswatch-test', clock: options.clock });
   const ports: AppPorts = {
-    store: createSqliteStore(d1Connection(slot.db)),
+    connection: d1Connection(slot.db),
     logger,
     clock: options.clock,
     webhooks,

@@ -5,12 +5,8 @@
  * Postmark mailer, a Web Crypto secret box, and the same sanitiser.
  */
 import { createConsoleLogger } from '../../../src/adapters/console-logger.ts';
-import { d1Connection } from '../../../src/adapters/d1-connection.ts';
 import { createFetchFeedClient } from '../../../src/adapters/fetch-feed-client.ts';
-import { createScimClient } from '../../../src/adapters/fetch-scim-client.ts';
-import { createSqliteGroupDirectoryStore } from '../../../src/adapters/sqlite-scim-groups.ts';
 import { createMailApiMailerFromConfig, createPostmarkMailer } from '../../../src/adapters/postmark-mailer.ts';
-import { createWebApiClient } from '../../../src/adapters/web-api-client.ts';
 import { parseConfig, type Config } from '../../../src/config.ts';
 import type { Clock, Mailer, Store } from '../../../src/core/ports.ts';
 import { createApp } from '../../../src/http/app.ts';
@@ -74,30 +70,8 @@ export async function startTestApp(
         clock,
       }),
       mailer,
-      // The workspace app over workerd's fetch, as the Worker builds it (issue 10).
-      webApi:
-        config.APP_CLIENT_ID && config.APP_CLIENT_SECRET
-          ? createWebApiClient({ baseUrl: config.APP_API_URL, clientId: config.APP_CLIENT_ID, clientSecret: config.APP_CLIENT_SECRET })
-          : undefined,
-      // Group subscriptions (issue 11): their store on the same D1 database; the directory when SCIM_TOKEN is set.
-      groups: {
-        store: createSqliteGroupDirectoryStore(d1Connection(opened.slot.db)),
-        directory: config.SCIM_TOKEN ? createScimClient({ baseUrl: config.SCIM_URL, token: config.SCIM_TOKEN, clock }) : null,
-        syncSeconds: config.SCIM_SYNC_SECONDS,
-        scimUrl: config.SCIM_URL,
-      },
     },
-    {
-      adminToken: config.ADMIN_TOKEN,
-      publicUrl: config.PUBLIC_URL,
-      allowPrivateWebhooks: config.WEBHOOK_ALLOW_PRIVATE,
-      trustProxy: config.TRUST_PROXY,
-      readBudgetMsPerSecond: config.READ_BUDGET_MS_PER_SECOND,
-      maxIncidentWrites: config.POLL_MAX_INCIDENT_CHANGES,
-      adminEmail: config.ADMIN_EMAIL,
-      app: config.APP_CLIENT_ID ? { apiUrl: config.APP_API_URL, clientId: config.APP_CLIENT_ID } : undefined,
-      appSigningSecret: config.APP_SIGNING_SECRET,
-    },
+    { config },
   );
   const app = createApp(deps);
   // Receivers and mail catchers live on the Node side: their logs are brought in after each step.

@@ -1,0 +1,227 @@
+/**
+ * The one assembly of the service: the poller, retention, group subscriptions, the workspace app,
+ * the channel sender, the subscription service, the deliverer and the HTTP app's deps, built the
+ * same way for the Node entry, the Worker and the tests. Each runtime hands in only its own parts
+ * (RuntimePorts) and does its own scheduling. It imports no Node or Workers API, so workerd runs
+ * it as Node does.
+ */
+import type { Context } from 'hono';
+import type { SqliteConnection } from '../adapters/sqlite-connection.ts';
+import { createSqliteStore } from '../adapters/sqlite-store.ts';
+import { createAdminNotice } from '../app/admin-notice.ts';
+import { archiveSigningKey } from '../app/archive-keys.ts';
+import { createChannelSender } from '../app/channel-sender.ts';
+import { createDeliverer, type Deliverer } from '../app/deliverer.ts';
+import { createDueDeliveries, type DueDeliveries } from '../app/due-deliveries.ts';
+import { createPoller, type Poller } from '../app/poller.ts';
+import { createPruner, type Pruner } from '../app/retention.ts';
+import { createServiceMetrics, type ServiceMetrics } from '../app/service-metrics.ts';
+import { createSubscriptionService, type SubscriptionService } from '../app/subscriptions.ts';
+import { retentionSettings, type Config } from '../config.ts';
+import { createCursorCodec, CURSOR_KEY_NAME } from '../core/cursor.ts';
+import type { Clock, FeedClient, Logger, Mailer, OutboxSignal, Store, WebhookSender } from '../core/ports.ts';
+import type { SecretBox } from '../core/secret-box.ts';
+import { clientAddressFrom } from '../http/client-address.ts';
+import type { AppDeps } from '../http/deps.ts';
+import type { GroupDeps } from '../http/group-subscriptions.ts';
+import type { StaticAssets } from '../http/routes/static-assets.ts';
+import { createWorkspaceAppFromConfig, type ConfiguredWorkspaceApp } from './app-messaging.ts';
+import { createGroupWiring } from './group-wiring.ts';
+import { createMcpDeps } from './mcp-deps.ts';
+
+/** What a runtime builds its own way: its database, its HTTP clients, its mail, its clock and its identity. */
+export type RuntimePorts = {
+  /** The archive's connection: the store and the group directory's store run on it. */
+  connection: SqliteConnection;
+  feed: FeedClient;
+  webhooks: WebhookSender;
+  /** The webhook sender's own rules for a URL, so a URL the service accepts is one the sender calls. */
+  checkWebhookTarget: (url: string, options: { allowPrivate: boolean }) => { ok: true } | { ok: false; reason: string };
+  /** null: no mail setting is set. */
+  mailer: Mailer | null;
+  clock: Clock;
+  logger: Logger;
+  /** Told when deliveries were written, so the runtime's scheduler runs a round soon. */
+  outbox: OutboxSignal;
+  /** Names this process (or invocation) in the poll lease and the delivery claims. */
+  instanceId: string;
+  leases: {
+    /** Whether a lease's holder is known to be gone, so its lease and claims are taken over at once. */
+    isHolderGone(holder: string): boolean;
+    /** POLL_LEASE_MS and DELIVERY_CLAIM_MS where a holder's end cannot be seen (Workers); the app's defaults otherwise. */
+    pollLeaseMs?: number;
+    claimLeaseMs?: number;
+  };
+  /** Cleans a vendor note body (HTML): its parser is the runtime's. */
+  sanitizeHtml: (html: string) => string;
+  /** Where links in background messages point while PUBLIC_URL is unset: the runtime's local address. */
+  localOrigin: string;
+  /** Counts polls and attempts for /metrics; a fresh one by default. */
+  metrics?: ServiceMetrics;
+  /** Each invocation makes its own poller (Workers): when polling began is then kept in the archive. */
+  pollerPerInvocation?: boolean;
+  /** Aborted when the process stops: every running group sync ends at once. */
+  stopSignal?: AbortSignal;
+  /** False for a command that keeps no secrets (`poll`): no workspace app. True by default. */
+  workspaceApp?: boolean;
+  /** A Worker invocation's subrequest budget: group mails per attempt, claims per round, and whether an alert may start a sync. */
+  budget?: { groupMailsPerAttempt?: number; maxClaimsPerRound?: number; groupSyncsOnDemand?: boolean };
+};
+
+/** What runs without SECRET_KEY: polling, retention and the group sync (a Worker's cron). */
+export type BackgroundServices = {
+  store: Store;
+  poller: Poller;
+  pruner: Pruner;
+  groups: GroupDeps;
+  metrics: ServiceMetrics;
+  /** PUBLIC_URL, or the runtime's local origin while it is unset. */
+  publicUrl: string;
+};
+
+/** Everything, once the secrets are open: subscriptions and delivery seal and open webhook secrets. */
+export type Services = BackgroundServices & {
+  secrets: SecretBox;
+  subscriptions: SubscriptionService;
+  deliverer: Deliverer;
+  deliveries: DueDeliveries;
+  /** Absent while APP_CLIENT_ID or APP_CLIENT_SECRET is unset. */
+  workspaceApp?: ConfiguredWorkspaceApp;
+};
+
+/**
+ * A feed never read is blind from when polling began: the first invocation's time, kept in the
+ * archive, where each invocation has its own poller.
+ */
+export function pollingSinceKeptIn(store: Pick<Store, 'secret'>, clock: Clock): () => Promise<number> {
+  return async () => Number(await store.secret('polling_since', () => String(clock.now())));
+}
+
+/**
+ * The services from the settings and a runtime's ports. Pure wiring, no I/O: a Worker builds them
+ * per invocation. With `secrets: null` (a Worker's cron, which runs without SECRET_KEY) only the
+ * background services, whose group sync then mails nobody but the admin.
+ */
+export function buildServices(config: Config, ports: RuntimePorts & { secrets: SecretBox }): Services;
+export function buildServices(config: Config, ports: RuntimePorts & { secrets: null }): BackgroundServices;
+export function buildServices(config: Config, ports: RuntimePorts & { secrets: SecretBox | null }): BackgroundServices | Services {
+  const { connection, clock, logger, mailer, outbox, instanceId, leases, secrets } = ports;
+  const store = createSqliteStore(connection, { rejectedPayloadsMaxBytes: config.REJECTED_PAYLOADS_MAX_BYTES });
+  const metrics = ports.metrics ?? createServiceMetrics();
+  const publicUrl = config.PUBLIC_URL ?? ports.localOrigin;
+  const poller = createPoller({
+    store,
+    feed: ports.feed,
+    clock,
+    logger,
+    instanceId,
+    newId: () => crypto.randomUUID(),
+    isLeaseHolderGone: leases.isHolderGone,
+    leaseTtlMs: leases.pollLeaseMs,
+    maxIncidentWrites: config.POLL_MAX_INCIDENT_CHANGES,
+    outbox,
+    pollingSince: ports.pollerPerInvocation ? pollingSinceKeptIn(store, clock) : undefined,
+    announce: createAdminNotice({ mailer, adminEmail: config.ADMIN_EMAIL, publicUrl, logger }),
+    onResult: metrics.recordPoll,
+  });
+  const groups = createGroupWiring({
+    connection,
+    config,
+    secrets,
+    mailer,
+    clock,
+    logger,
+    publicUrl,
+    sanitizeHtml: ports.sanitizeHtml,
+    maxSendsPerAttempt: ports.budget?.groupMailsPerAttempt,
+    syncsOnDemand: ports.budget?.groupSyncsOnDemand,
+    syncSignal: ports.stopSignal,
+  });
+  const pruner = createPruner({ store, logger, settings: retentionSettings(config) });
+  const background: BackgroundServices = { store, poller, pruner, groups, metrics, publicUrl };
+  if (!secrets) return background;
+
+  const workspaceApp = ports.workspaceApp === false ? undefined : createWorkspaceAppFromConfig(config, { store, secrets, clock, logger, mailer, publicUrl });
+  const sender = createChannelSender({
+    store,
+    webhooks: ports.webhooks,
+    mailer,
+    secrets,
+    clock,
+    publicUrl,
+    sanitizeHtml: ports.sanitizeHtml,
+    app: workspaceApp?.messages,
+    groupMail: groups.mail,
+  });
+  const subscriptions = createSubscriptionService({
+    store,
+    secrets,
+    sender,
+    mailer,
+    clock,
+    logger,
+    newId: () => `sub_${crypto.randomUUID().replace(/-/g, '')}`,
+    checkTarget: (url) => ports.checkWebhookTarget(url, { allowPrivate: config.WEBHOOK_ALLOW_PRIVATE }),
+    outbox,
+    adminEmail: config.ADMIN_EMAIL,
+  });
+  const deliverer = createDeliverer({
+    store,
+    sender,
+    mailer,
+    clock,
+    logger,
+    publicUrl,
+    instanceId,
+    isHolderGone: leases.isHolderGone,
+    claimLeaseMs: leases.claimLeaseMs,
+    adminEmail: config.ADMIN_EMAIL,
+    maxClaimsPerRound: ports.budget?.maxClaimsPerRound,
+    onAttempt: metrics.recordAttempt,
+  });
+  const deliveries = createDueDeliveries({ deliverer, store, clock, logger });
+  return { ...background, secrets, subscriptions, deliverer, deliveries, workspaceApp };
+}
+
+/** What only the HTTP face needs from its runtime. */
+export type WebPorts = {
+  /** The files of public/ the app serves itself (none on Workers: the platform serves them). */
+  assets: StaticAssets;
+  /** When this process (or isolate) began serving, epoch ms. */
+  startedAt: number;
+  /** The address the runtime saw the request come from; forwarding headers count only with TRUST_PROXY. */
+  peerAddress: (c: Context) => string | undefined;
+};
+
+/** The HTTP app's deps from the services, for createApp. */
+export async function createAppDeps(
+  config: Config,
+  services: Services,
+  ports: Pick<RuntimePorts, 'clock' | 'logger' | 'outbox' | 'sanitizeHtml'>,
+  web: WebPorts,
+): Promise<AppDeps> {
+  const { store, secrets } = services;
+  return {
+    store,
+    poller: services.poller,
+    clock: ports.clock,
+    logger: ports.logger,
+    cursors: await createCursorCodec(await archiveSigningKey(store, secrets, CURSOR_KEY_NAME)),
+    adminToken: config.ADMIN_TOKEN,
+    publicUrl: config.PUBLIC_URL,
+    subscriptions: services.subscriptions,
+    appInstalls: services.workspaceApp?.installs,
+    appSigningSecret: config.APP_SIGNING_SECRET,
+    metrics: services.metrics,
+    allowPrivateWebhooks: config.WEBHOOK_ALLOW_PRIVATE,
+    outbox: ports.outbox,
+    assets: web.assets,
+    startedAt: web.startedAt,
+    sanitizeHtml: ports.sanitizeHtml,
+    clientAddress: clientAddressFrom(web.peerAddress, config.TRUST_PROXY),
+    pause: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
+    readBudgetMsPerSecond: config.READ_BUDGET_MS_PER_SECOND,
+    mcp: await createMcpDeps(config, store, secrets),
+    groups: services.groups,
+  };
+}
