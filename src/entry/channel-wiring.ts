@@ -61,6 +61,7 @@ export function createChannelWiring(input: ChannelWiringInput): ChannelWiring {
     sanitizeHtml: sanitizeNoteHtml,
     app: workspaceApp?.messages,
     groupMail: groups.mail,
+    adminEmail: config.ADMIN_EMAIL,
   });
   return { sender, groups, workspaceApp };
 }

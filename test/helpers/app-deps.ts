@@ -125,6 +125,7 @@ export async function buildAppDeps(ports: AppPorts, settings: AppSettings = {}):
     sanitizeHtml: ports.sanitizeHtml,
     app,
     groupMail: groups?.mail,
+    adminEmail: settings.adminEmail,
   });
   const subscriptions = createSubscriptionService({
     store,
