@@ -12,6 +12,7 @@ import { createGroupMail } from '../../src/app/group-mail.ts';
 import type { SqlValue } from '../../src/adapters/sqlite-connection.ts';
 import { createGroupSync } from '../../src/app/group-sync.ts';
 import type { Mailer } from '../../src/core/ports.ts';
+import { webhookMessageId } from '../../src/core/fanout.ts';
 import { memberSendsKeyOf } from '../../src/core/scim-group.ts';
 import { createSecretBox, generateSecretKey } from '../../src/core/secret-box.ts';
 import { storedSubscription } from '../fixtures/notification-builders.ts';
@@ -100,6 +101,17 @@ describe('group mail', () => {
     // Another delivery (another incident or poll) is mailed again.
     await mail.send(subscription, render, { deliveryKey: 'delivery_2' });
     expect(smtp.received).toHaveLength(6);
+  });
+
+  it('goes on with a delivery begun before its sends were keyed by the delivery key, mailing only the members not yet mailed', async () => {
+    const { mail, subscription, store, ids } = await syncedGroupOf(['a@example.test', 'b@example.test', 'c@example.test']);
+    // A process before this one recorded its sends under the delivery's webhook-id, then stopped.
+    await store.recordMemberSends(await webhookMessageId('delivery_1'), [{ userId: ids[0]!, state: 'sent' }], Date.now());
+    expect(await mail.send(subscription, render, { deliveryKey: 'delivery_1' })).toMatchObject({
+      kind: 'sent',
+      excerpt: '2 member(s) sent, 0 refused; 3 sent and 0 refused in all',
+    });
+    expect(smtp.received.map((m) => (m.to && !Array.isArray(m.to) ? m.to.text : '')).sort()).toEqual(['b@example.test', 'c@example.test']);
   });
 
   it('never reports a delivery done while the group’s members were never read', async () => {
