@@ -145,7 +145,7 @@ export function createAppMessageSender(deps: AppMessageSenderDeps): AppMessageSe
       if (root.rootKey !== key) {
         // Another delivery is posting the root: wait for it, unless it stalled (then take over).
         const now = clock.now();
-        if (now - root.updatedAt < ROOT_POST_STALE_MS) return hold(now + ROOT_POST_WAIT_MS, false, 'another delivery is posting this incident’s message');
+        if (now - root.updatedAt < ROOT_POST_STALE_MS) return heldUntil(now + ROOT_POST_WAIT_MS, false, 'another delivery is posting this incident’s message');
         if (!(await store.takeOverAppRoot(subscription.id, incidentId, root.rootKey, key, now))) throw new UnsureError('the root message row moved on');
         root = { ...root, rootKey: key };
       }
@@ -202,8 +202,9 @@ export function createAppMessageSender(deps: AppMessageSenderDeps): AppMessageSe
       const target = parseAppTarget(subscription.target);
       if (!target) return failed(`not an app subscription target: ${subscription.target}`, true);
       const { installationId, conversationId } = target;
-      const heldUntil = await store.appConversationHeldUntil(installationId, conversationId);
-      if (heldUntil !== null && heldUntil > clock.now()) return hold(heldUntil, false, 'the vendor rate-limited this conversation: waiting as it asked');
+      const conversationHeldUntilMs = await store.appConversationHeldUntil(installationId, conversationId);
+      if (conversationHeldUntilMs !== null && conversationHeldUntilMs > clock.now())
+        return heldUntil(conversationHeldUntilMs, false, 'the vendor rate-limited this conversation: waiting as it asked');
       try {
         return await tokens.withToken(installationId, (token) => {
           if (delivery.kind === 'monitor') return deliverMonitor(token, subscription, conversationId, delivery.data, key);
@@ -243,7 +244,7 @@ export function createAppMessageSender(deps: AppMessageSenderDeps): AppMessageSe
     const now = clock.now();
     if (error instanceof InstallationUnavailableError) {
       // Kept, not failed: the deliveries go out once the admin re-installs (the same team: active again).
-      return hold(now + INSTALLATION_RECHECK_MS, false, `the installation is ${error.standing}: waiting for a re-install`);
+      return heldUntil(now + INSTALLATION_RECHECK_MS, false, `the installation is ${error.standing}: waiting for a re-install`);
     }
     if (error instanceof TokenBusyError || error instanceof UnsureError) return failed(error.message, false);
     if (!(error instanceof WebApiError)) throw error;
@@ -258,7 +259,7 @@ export function createAppMessageSender(deps: AppMessageSenderDeps): AppMessageSe
     const goneReason = CONVERSATION_GONE[error.code];
     if (goneReason) return gone(said, goneReason);
     if (await tokens.reportVendorError(installationId, error.code)) {
-      return hold(now + INSTALLATION_RECHECK_MS, true, `${said}: the installation is broken, waiting for a re-install`);
+      return heldUntil(now + INSTALLATION_RECHECK_MS, true, `${said}: the installation is broken, waiting for a re-install`);
     }
     return failed(said, !error.retryable);
   }
@@ -266,8 +267,4 @@ export function createAppMessageSender(deps: AppMessageSenderDeps): AppMessageSe
 
 function ok(excerpt: string): SendOutcome {
   return sent(200, excerpt);
-}
-
-function hold(untilMs: number, called: boolean, error: string): SendOutcome {
-  return heldUntil(untilMs, called, error);
 }
