@@ -1,67 +1,82 @@
 /**
- * Tells the admin (ADMIN_EMAIL) of the monitor's own news: the feed went blind, or is read again.
- * Subscribers hear it through the outbox; the admin is told directly, once, by the poll that wrote
- * the event (its id is the episode's, so no other poll writes it again).
+ * Every mail to the admin (ADMIN_EMAIL) is written and sent here: the monitor's own news, a
+ * paused subscription, a broken installation of the workspace app, a group gone from the
+ * directory. Each is logged where the caller needs it; mailed when mail and ADMIN_EMAIL are set.
  */
 import type { MonitorEvent } from '../core/events.ts';
 import { renderMonitorAdminEmail } from '../core/monitor-message.ts';
 import { renderInstallationBrokenEmail } from '../core/installation-message.ts';
-import type { InstallationRecord, Logger, Mailer } from '../core/ports.ts';
+import type { InstallationRecord, Logger, Mailer, StoredSubscription } from '../core/ports.ts';
 import type { GroupLink } from '../core/ports/scim-directory.ts';
 
-export function createAdminNotice(deps: {
+export type AdminNoticeDeps = {
   mailer: Mailer | null;
-  adminEmail?: string;
+  adminEmail?: string | undefined;
   publicUrl: string;
   logger: Logger;
-}): ((event: MonitorEvent) => Promise<void>) | undefined {
-  const { mailer, adminEmail } = deps;
-  if (!mailer || !adminEmail) return undefined;
-  return async (event) => {
-    const { subject, text } = renderMonitorAdminEmail(event.data, deps.publicUrl);
-    const sent = await mailer.send({ to: adminEmail, subject, text, html: '', headers: {} });
-    if (!sent.ok) deps.logger.warn('could not tell the admin of the monitor event', { event: event.id, error: sent.response });
+};
+
+type AdminMail = { subject: string; text: string };
+
+/** Mails the admin, if mail and ADMIN_EMAIL are set; a failed send is logged as `failure`, never thrown. */
+async function mailAdmin(deps: AdminNoticeDeps, mail: AdminMail, failure: string, fields: Record<string, unknown>): Promise<void> {
+  if (!deps.mailer || !deps.adminEmail) return;
+  const sent = await deps.mailer.send({ to: deps.adminEmail, subject: mail.subject, text: mail.text, html: '', headers: {} });
+  if (!sent.ok) deps.logger.warn(failure, { ...fields, error: sent.response });
+}
+
+/**
+ * Tells the admin of the monitor's own news: the feed went blind, or is read again. Subscribers
+ * hear it through the outbox; the admin is told directly, once, by the poll that wrote the event
+ * (its id is the episode's, so no other poll writes it again). Undefined when there is nobody to tell.
+ */
+export function createAdminNotice(deps: AdminNoticeDeps): ((event: MonitorEvent) => Promise<void>) | undefined {
+  if (!deps.mailer || !deps.adminEmail) return undefined;
+  return (event) => mailAdmin(deps, renderMonitorAdminEmail(event.data, deps.publicUrl), 'could not tell the admin of the monitor event', { event: event.id });
+}
+
+/** Tells the admin that the deliverer paused a subscription, and how to resume it; always logged. */
+export function createPauseNotice(deps: AdminNoticeDeps): (subscription: StoredSubscription, reason: string) => Promise<void> {
+  return async (subscription, reason) => {
+    deps.logger.warn('subscription paused', { subscription: subscription.id, channel: subscription.channel, target: subscription.target, reason });
+    const text = [
+      `statuswatch paused a ${subscription.channel} subscription: ${reason}.`,
+      '',
+      `Subscription: ${subscription.id}`,
+      `Target: ${subscription.target}`,
+      '',
+      `Nothing more is sent to it until it is resumed: POST ${deps.publicUrl}/api/subscriptions/${subscription.id}/resume`,
+    ].join('\n');
+    const subject = `[statuswatch] Subscription paused: ${subscription.channel}`;
+    await mailAdmin(deps, { subject, text }, 'could not tell the admin of a paused subscription', {});
   };
 }
 
 /**
- * Tells the admin that an installation of the workspace app broke or was uninstalled by the vendor
- * (issue 10). Called once per break, by the process whose write moved the installation (the
- * store's markBroken says which); always logged, mailed when ADMIN_EMAIL and mail are set.
+ * Tells the admin that an installation of the workspace app broke or was uninstalled by the
+ * vendor. Called once per break, by the process whose write moved the installation (the store's
+ * markBroken says which); always logged.
  */
-export function createInstallationNotice(deps: {
-  mailer: Mailer | null;
-  adminEmail?: string;
-  publicUrl: string;
-  logger: Logger;
-}): (installation: InstallationRecord) => Promise<void> {
+export function createInstallationNotice(deps: AdminNoticeDeps): (installation: InstallationRecord) => Promise<void> {
   return async (installation) => {
     deps.logger.warn('the workspace app needs to be installed again', {
       installation: installation.id,
       team: installation.teamId,
       reason: installation.reason,
     });
-    if (!deps.mailer || !deps.adminEmail) return;
-    const { subject, text } = renderInstallationBrokenEmail(installation, deps.publicUrl);
-    const sent = await deps.mailer.send({ to: deps.adminEmail, subject, text, html: '', headers: {} });
-    if (!sent.ok) deps.logger.warn('could not tell the admin of the broken installation', { installation: installation.id, error: sent.response });
+    const mail = renderInstallationBrokenEmail(installation, deps.publicUrl);
+    await mailAdmin(deps, mail, 'could not tell the admin of the broken installation', { installation: installation.id });
   };
 }
 
 /**
  * Tells the admin that a group subscription's group is gone from the SCIM directory: its members
  * get no more alerts, and the subscription is kept. Called once, by the sync that found it gone;
- * always logged, mailed when ADMIN_EMAIL and mail are set.
+ * always logged.
  */
-export function createGroupDeletedNotice(deps: {
-  mailer: Mailer | null;
-  adminEmail?: string;
-  publicUrl: string;
-  logger: Logger;
-}): (link: GroupLink) => Promise<void> {
+export function createGroupDeletedNotice(deps: AdminNoticeDeps): (link: GroupLink) => Promise<void> {
   return async (link) => {
     deps.logger.warn("a group subscription's group was deleted from the directory", { subscription: link.subscriptionId, group: link.groupId });
-    if (!deps.mailer || !deps.adminEmail) return;
     const text = [
       `The SCIM directory no longer has the group "${link.groupName}" (${link.groupId}).`,
       '',
@@ -71,7 +86,6 @@ export function createGroupDeletedNotice(deps: {
       `The group's page: ${deps.publicUrl}/admin/directory/${encodeURIComponent(link.subscriptionId)}`,
     ].join('\n');
     const subject = `[statuswatch] Directory group deleted: ${link.groupName.slice(0, 100)}`;
-    const sent = await deps.mailer.send({ to: deps.adminEmail, subject, text, html: '', headers: {} });
-    if (!sent.ok) deps.logger.warn('could not tell the admin of the deleted group', { subscription: link.subscriptionId, error: sent.response });
+    await mailAdmin(deps, { subject, text }, 'could not tell the admin of the deleted group', { subscription: link.subscriptionId });
   };
 }

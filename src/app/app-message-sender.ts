@@ -34,7 +34,8 @@ import type { IncidentUpdate } from '../core/notification-message.ts';
 import type { AppMessageStore, AppRootRecord, ChatHistoryPage, ChatMetadata, Clock, StoredSubscription, VendorChatApi } from '../core/ports.ts';
 import { parseAppTarget } from '../core/subscription.ts';
 import { InstallationUnavailableError, TokenBusyError, type AppTokens } from './app-tokens.ts';
-import type { SendResult } from './channel-sender.ts';
+import { failed, gone, heldUntil, sent, type SendOutcome } from '../core/send-outcome.ts';
+import type { DeliveryMessage } from '../core/delivery-message.ts';
 
 /** How long a broken or uninstalled installation's deliveries wait before they look again: a re-install is seen within it. */
 const INSTALLATION_RECHECK_MS = 30_000;
@@ -70,13 +71,11 @@ export type AppMessageSenderDeps = {
   publicUrl: string;
 };
 
-export type AppDelivery =
-  | { kind: 'incident'; update: IncidentUpdate /** The newest revision among the delivery's events. */; revision: number }
-  | { kind: 'monitor'; data: MonitorEventData };
+export type AppDelivery = DeliveryMessage;
 
 export type AppMessageSender = {
   /** `key`: the delivery's key (fanout.ts), stable across its attempts. */
-  send(subscription: StoredSubscription, delivery: AppDelivery, key: string): Promise<SendResult>;
+  send(subscription: StoredSubscription, delivery: AppDelivery, key: string): Promise<SendOutcome>;
 };
 
 /** A step could not know whether it may post: tried again later, never guessed. */
@@ -146,7 +145,7 @@ export function createAppMessageSender(deps: AppMessageSenderDeps): AppMessageSe
       if (root.rootKey !== key) {
         // Another delivery is posting the root: wait for it, unless it stalled (then take over).
         const now = clock.now();
-        if (now - root.updatedAt < ROOT_POST_STALE_MS) return hold(now + ROOT_POST_WAIT_MS, false, 'another delivery is posting this incident’s message');
+        if (now - root.updatedAt < ROOT_POST_STALE_MS) return heldUntil(now + ROOT_POST_WAIT_MS, false, 'another delivery is posting this incident’s message');
         if (!(await store.takeOverAppRoot(subscription.id, incidentId, root.rootKey, key, now))) throw new UnsureError('the root message row moved on');
         root = { ...root, rootKey: key };
       }
@@ -178,7 +177,7 @@ export function createAppMessageSender(deps: AppMessageSenderDeps): AppMessageSe
     key: string,
     root: AppRootRecord,
     rootTs: string,
-  ): Promise<SendResult> {
+  ): Promise<SendOutcome> {
     const incidentId = update.incidentId;
     const view = nextRootView({ incident: update.incident, note: root.note }, update);
     if (revision >= root.revision) await chat.updateMessage(token, conversation, rootTs, renderAppRoot(view, context));
@@ -201,10 +200,11 @@ export function createAppMessageSender(deps: AppMessageSenderDeps): AppMessageSe
   return {
     async send(subscription, delivery, key) {
       const target = parseAppTarget(subscription.target);
-      if (!target) return failure(`not an app subscription target: ${subscription.target}`, true);
+      if (!target) return failed(`not an app subscription target: ${subscription.target}`, true);
       const { installationId, conversationId } = target;
-      const heldUntil = await store.appConversationHeldUntil(installationId, conversationId);
-      if (heldUntil !== null && heldUntil > clock.now()) return hold(heldUntil, false, 'the vendor rate-limited this conversation: waiting as it asked');
+      const conversationHeldUntilMs = await store.appConversationHeldUntil(installationId, conversationId);
+      if (conversationHeldUntilMs !== null && conversationHeldUntilMs > clock.now())
+        return heldUntil(conversationHeldUntilMs, false, 'the vendor rate-limited this conversation: waiting as it asked');
       try {
         return await tokens.withToken(installationId, (token) => {
           if (delivery.kind === 'monitor') return deliverMonitor(token, subscription, conversationId, delivery.data, key);
@@ -223,7 +223,7 @@ export function createAppMessageSender(deps: AppMessageSenderDeps): AppMessageSe
     conversation: string,
     data: MonitorEventData,
     key: string,
-  ): Promise<SendResult> {
+  ): Promise<SendOutcome> {
     if (!(await store.beginAppMonitorPost(subscription.id, key, clock.now()))) {
       const started = await store.findAppMonitorPost(subscription.id, key);
       if (!started) throw new UnsureError('the monitor message row vanished');
@@ -240,13 +240,13 @@ export function createAppMessageSender(deps: AppMessageSenderDeps): AppMessageSe
     return ok(`posted ${ts}`);
   }
 
-  async function fromError(error: unknown, installationId: string, conversationId: string): Promise<SendResult> {
+  async function fromError(error: unknown, installationId: string, conversationId: string): Promise<SendOutcome> {
     const now = clock.now();
     if (error instanceof InstallationUnavailableError) {
       // Kept, not failed: the deliveries go out once the admin re-installs (the same team: active again).
-      return hold(now + INSTALLATION_RECHECK_MS, false, `the installation is ${error.standing}: waiting for a re-install`);
+      return heldUntil(now + INSTALLATION_RECHECK_MS, false, `the installation is ${error.standing}: waiting for a re-install`);
     }
-    if (error instanceof TokenBusyError || error instanceof UnsureError) return failure(error.message, false);
+    if (error instanceof TokenBusyError || error instanceof UnsureError) return failed(error.message, false);
     if (!(error instanceof WebApiError)) throw error;
     const said = `${error.method}: ${error.code}`;
     if (error.code === 'ratelimited') {
@@ -254,25 +254,17 @@ export function createAppMessageSender(deps: AppMessageSenderDeps): AppMessageSe
       // Capped as every Retry-After is: an absurd one must not park the conversation for years.
       const until = now + Math.min(error.retryAfterMs ?? DEFAULT_RATE_LIMIT_WAIT_MS, RETRY_AFTER_CAP_MS);
       await store.holdAppConversation(installationId, conversationId, until);
-      return { ...hold(until, true, said), status: 429 };
+      return heldUntil(until, true, said, { status: 429 });
     }
-    const gone = CONVERSATION_GONE[error.code];
-    if (gone) return { ok: false, permanent: true, gone: true, goneReason: gone, retryAfterMs: null, status: null, excerpt: '', error: said };
+    const goneReason = CONVERSATION_GONE[error.code];
+    if (goneReason) return gone(said, goneReason);
     if (await tokens.reportVendorError(installationId, error.code)) {
-      return hold(now + INSTALLATION_RECHECK_MS, true, `${said}: the installation is broken, waiting for a re-install`);
+      return heldUntil(now + INSTALLATION_RECHECK_MS, true, `${said}: the installation is broken, waiting for a re-install`);
     }
-    return failure(said, !error.retryable);
+    return failed(said, !error.retryable);
   }
 }
 
-function ok(excerpt: string): SendResult {
-  return { ok: true, permanent: false, gone: false, retryAfterMs: null, status: 200, excerpt, error: '' };
-}
-
-function hold(untilMs: number, called: boolean, error: string): SendResult {
-  return { ok: false, permanent: false, gone: false, retryAfterMs: null, status: null, excerpt: '', error, hold: { untilMs, called } };
-}
-
-function failure(error: string, permanent: boolean): SendResult {
-  return { ok: false, permanent, gone: false, retryAfterMs: null, status: null, excerpt: '', error };
+function ok(excerpt: string): SendOutcome {
+  return sent(200, excerpt);
 }

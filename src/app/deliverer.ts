@@ -3,10 +3,11 @@
  * channel (channel-sender.ts), and records the attempt and what follows
  * from it (done, retry at, dead; the subscription healthy, failing or paused) in one step.
  */
-import { decideOutcome } from '../core/delivery-outcome.ts';
-import { webhookMessageId } from '../core/fanout.ts';
-import type { AttemptToRecord, ClaimedDelivery, Clock, DeliveryAttemptRecord, Logger, Mailer, NotificationStore, StoredSubscription } from '../core/ports.ts';
-import type { ChannelSender, SendResult } from './channel-sender.ts';
+import { attemptRecordOf, decideOutcome } from '../core/delivery-outcome.ts';
+import type { AttemptToRecord, ClaimedDelivery, Clock, Logger, Mailer, NotificationStore } from '../core/ports.ts';
+import { retry, type SendOutcome } from '../core/send-outcome.ts';
+import { createPauseNotice } from './admin-notice.ts';
+import type { ChannelSender } from './channel-sender.ts';
 import { yieldToEventLoop } from './event-loop-slices.ts';
 
 /** Long enough for a webhook's 15 s timeout and a slow SMTP exchange, with margin. */
@@ -57,6 +58,7 @@ export function createDeliverer(deps: DelivererDeps): Deliverer {
   const concurrency = deps.concurrency ?? DEFAULT_CONCURRENCY;
   const maxClaimsPerRound = deps.maxClaimsPerRound ?? Infinity;
   const claimLeaseMs = deps.claimLeaseMs ?? DELIVERY_LEASE_MS;
+  const announcePause = createPauseNotice(deps);
 
   async function freeDeadHoldersClaims(): Promise<void> {
     for (const holder of await store.claimHolders()) {
@@ -88,16 +90,12 @@ export function createDeliverer(deps: DelivererDeps): Deliverer {
     const { delivery, subscription } = claimed;
     const attemptedAt = clock.now();
     const started = performance.now();
-    let result: SendResult;
+    let result: SendOutcome;
     try {
-      result = await deps.sender.send(subscription, claimed.events, {
-        messageId: () => webhookMessageId(delivery.key),
-        deliveryKey: delivery.key,
-        alertAtMs: delivery.createdAt,
-      });
+      result = await deps.sender.send({ subscription, events: claimed.events, deliveryKey: delivery.key, mode: 'live', alertAtMs: delivery.createdAt });
     } catch (error) {
       // A bug or a broken secret must not leave the claim to expire silently: record it.
-      result = { ok: false, permanent: false, gone: false, retryAfterMs: null, status: null, excerpt: '', error: `internal error: ${errorText(error)}` };
+      result = retry(`internal error: ${errorText(error)}`);
     }
     const durationMs = Math.round(performance.now() - started);
     const now = clock.now();
@@ -109,14 +107,7 @@ export function createDeliverer(deps: DelivererDeps): Deliverer {
       failingSince: subscription.failingSince,
       random,
     });
-    const attempt: DeliveryAttemptRecord = {
-      attemptedAt,
-      ok: result.ok,
-      status: result.status,
-      durationMs,
-      responseExcerpt: result.excerpt.slice(0, EXCERPT_MAX_CHARS),
-      error: result.ok ? null : result.error,
-    };
+    const attempt = attemptRecordOf(result, attemptedAt, durationMs, EXCERPT_MAX_CHARS);
     const recorded = await recordAttempt({ deliveryId: delivery.id, attempt, outcome, health });
     if (!recorded) {
       logger.warn('delivery claim was lost before its attempt was recorded', { delivery: delivery.id });
@@ -144,27 +135,6 @@ export function createDeliverer(deps: DelivererDeps): Deliverer {
     }
     if (outcome.kind === 'dead') logger.warn('delivery given up', { ...fields, reason: outcome.reason });
     if (health.kind === 'paused' && subscription.status === 'active') await announcePause(subscription, health.reason);
-  }
-
-  async function announcePause(subscription: StoredSubscription, reason: string): Promise<void> {
-    logger.warn('subscription paused', { subscription: subscription.id, channel: subscription.channel, target: subscription.target, reason });
-    if (!deps.mailer || !deps.adminEmail) return;
-    const text = [
-      `statuswatch paused a ${subscription.channel} subscription: ${reason}.`,
-      '',
-      `Subscription: ${subscription.id}`,
-      `Target: ${subscription.target}`,
-      '',
-      `Nothing more is sent to it until it is resumed: POST ${deps.publicUrl}/api/subscriptions/${subscription.id}/resume`,
-    ].join('\n');
-    const sent = await deps.mailer.send({
-      to: deps.adminEmail,
-      subject: `[statuswatch] Subscription paused: ${subscription.channel}`,
-      text,
-      html: '',
-      headers: {},
-    });
-    if (!sent.ok) logger.warn('could not tell the admin of a paused subscription', { error: sent.response });
   }
 
   return {

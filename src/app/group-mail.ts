@@ -2,15 +2,15 @@
  * Sends one delivery of a group subscription: one mail to each member who receives (active, with
  * a primary email, not muted), in the member's own time zone when the directory has one, each
  * with a one-click unsubscribe that mutes that member for that group only. Each send is recorded
- * under the delivery's message id as soon as it ends, so a retry, or a run after a crash, mails
+ * under the delivery's key as soon as it ends, so a retry, or a run after a crash, mails
  * only the members not yet recorded: a crash sends again at most the mails in flight, under the
  * same Message-ID. The delivery is done once every member is sent or refused for good.
  */
-import type { SendResult } from './channel-sender.ts';
 import type { EmailContext, RenderedEmail } from '../core/email-render.ts';
 import type { Clock, Logger, Mailer, StoredSubscription } from '../core/ports.ts';
 import type { GroupDirectoryStore, MemberSend } from '../core/ports/scim-directory.ts';
-import { memberMessageId, type GroupMember } from '../core/scim-group.ts';
+import { memberMessageId, memberSendsKeyOf, type GroupMember } from '../core/scim-group.ts';
+import { heldUntil, retry, sent as sentOutcome, type SendOutcome } from '../core/send-outcome.ts';
 import type { SecretBox } from '../core/secret-box.ts';
 import { canonicalTimeZone } from '../core/subscription.ts';
 import type { GroupSync } from './group-sync.ts';
@@ -66,40 +66,29 @@ export function createGroupMail(deps: GroupMailDeps) {
     async send(
       subscription: StoredSubscription,
       render: (context: EmailContext) => RenderedEmail,
-      options: { messageId: () => Promise<string>; subjectPrefix?: string; alertAtMs?: number },
-    ): Promise<SendResult> {
-      const deliveryKey = await options.messageId();
-      const begun = await store.hasMemberSends(deliveryKey);
+      options: { deliveryKey: string; alertAtMs?: number | undefined },
+    ): Promise<SendOutcome> {
+      const sendsKey = await memberSendsKeyOf(options.deliveryKey);
+      const begun = await store.hasMemberSends(sendsKey);
       // An alert waits for a fresh list, once: a delivery already under way keeps the list it began
       // with. The wait is a hold, never a sync inside the delivery round; a failed sync leaves the
       // last good list, which is used.
       if (!begun) {
         const readiness = await deps.sync.beforeAlert(subscription.id, options.alertAtMs ?? clock.now());
         if (readiness.kind === 'wait') {
-          const error = "waiting for the group's member list to be synced";
-          return {
-            ok: false,
-            hold: { untilMs: readiness.untilMs, called: false },
-            permanent: false,
-            gone: false,
-            retryAfterMs: null,
-            status: null,
-            excerpt: '',
-            error,
-          };
+          return heldUntil(readiness.untilMs, false, "waiting for the group's member list to be synced");
         }
       }
       // No list was ever read (the directory failed every sync so far, or the link is missing):
       // "done" would claim the group was told. Tried again, as a failure, until a sync succeeds.
       const link = await store.groupLink(subscription.id);
       if (!link || link.lastOkAt === null) {
-        const error = "the group's members have never been read from the directory: nobody could be mailed yet";
-        return { ok: false, permanent: false, gone: false, retryAfterMs: null, status: null, excerpt: '', error };
+        return retry("the group's members have never been read from the directory: nobody could be mailed yet");
       }
       // Only this turn's members are read (and one more, to know whether any are left): a turn of a
       // 15,000-member group on a Worker reads 21 rows, not the group and every send so far.
       const turn = deps.maxSendsPerAttempt ?? UNBOUNDED;
-      const waiting = await store.unsentReceivers(subscription.id, deliveryKey, Math.min(turn + 1, UNBOUNDED));
+      const waiting = await store.unsentReceivers(subscription.id, sendsKey, Math.min(turn + 1, UNBOUNDED));
       const members = waiting.slice(0, turn);
       const more = waiting.length > members.length;
       const temporary: string[] = [];
@@ -107,7 +96,7 @@ export function createGroupMail(deps: GroupMailDeps) {
       let refused = 0;
       // One small write per member as its send ends (one statement, one row): with a write per
       // batch, a kill re-sent the whole unrecorded batch.
-      const record = (send: MemberSend) => store.recordMemberSends(deliveryKey, [send], clock.now());
+      const record = (send: MemberSend) => store.recordMemberSends(sendsKey, [send], clock.now());
       const sendOne = async (member: GroupMember) => {
         const zone = member.timeZone ? canonicalTimeZone(member.timeZone) : null;
         const link = await unsubscribeUrl(subscription.id, member.id);
@@ -121,8 +110,7 @@ export function createGroupMail(deps: GroupMailDeps) {
         const result = await deps.mailer.send({
           to: member.email!,
           ...email,
-          subject: (options.subjectPrefix ?? '') + email.subject,
-          messageId: await memberMessageId(deliveryKey, member.id, messageIdDomain),
+          messageId: await memberMessageId(sendsKey, member.id, messageIdDomain),
         });
         if (result.ok) {
           sent += 1;
@@ -145,31 +133,14 @@ export function createGroupMail(deps: GroupMailDeps) {
         // Held until now: due again at once, its attempts not counted and its subscription not
         // failing. Only a delivery's first turn is logged as an attempt: one row says mail went out
         // and more follows, and a group of any size adds one row to its delivery, not one a turn.
-        return {
-          ok: false,
-          hold: { untilMs: clock.now(), called: !begun },
-          permanent: false,
-          gone: false,
-          retryAfterMs: null,
-          status: null,
-          excerpt: `${sent} member(s) sent, ${refused} refused`,
-          error,
-        };
+        return heldUntil(clock.now(), !begun, error, { excerpt: `${sent} member(s) sent, ${refused} refused` });
       }
       // The turn that ends the delivery (or fails it for now) reads its sends once, for the totals.
-      const recorded = await store.memberSends(deliveryKey);
+      const recorded = await store.memberSends(sendsKey);
       const refusedInAll = recorded.filter((r) => r.state === 'refused').length;
       const summary = `${sent} member(s) sent, ${refused} refused; ${recorded.length - refusedInAll} sent and ${refusedInAll} refused in all`;
-      if (temporary.length === 0) return { ok: true, permanent: false, gone: false, retryAfterMs: null, status: 250, excerpt: summary, error: '' };
-      return {
-        ok: false,
-        permanent: false,
-        gone: false,
-        retryAfterMs: null,
-        status: null,
-        excerpt: summary,
-        error: `${temporary.length} of ${members.length} member(s) not sent yet (retried later): ${temporary[0]}`,
-      };
+      if (temporary.length === 0) return sentOutcome(250, summary);
+      return retry(`${temporary.length} of ${members.length} member(s) not sent yet (retried later): ${temporary[0]}`, { excerpt: summary });
     },
   };
 }

@@ -140,14 +140,10 @@ export function createSubscriptionService(deps: SubscriptionServiceDeps) {
       }
       const results: TestSendResult[] = [];
       for (const event of sampleEvents(clock.now())) {
-        const sent = await deps.sender.send(subscription, [event], {
-          // A new webhook-id for every test send: receivers that drop repeated ids (as they
-          // should) would otherwise drop every test after the first.
-          messageId: async () => `msg_test_${crypto.randomUUID().replace(/-/g, '')}`,
-          subjectPrefix: '[Test] ',
-          ...(group && deps.adminEmail ? { groupTestTo: deps.adminEmail } : {}),
-        });
-        results.push({ eventType: event.type, ok: sent.ok, status: sent.status, error: sent.ok ? null : sent.error });
+        // A fresh key for every test: its webhook-id and the app's records are new each time, so
+        // receivers that drop repeated ids (as they should) do not drop every test after the first.
+        const sent = await deps.sender.send({ subscription, events: [event], deliveryKey: `test.${crypto.randomUUID()}`, mode: 'test' });
+        results.push({ eventType: event.type, ok: sent.kind === 'sent', status: sent.status, error: sent.kind === 'sent' ? null : sent.error });
       }
       return results;
     },

@@ -1,28 +1,10 @@
 /** Decides what one delivery attempt means: for the delivery (done, retry, dead) and for its subscription (healthy, failing, paused). */
-import type { DeliveryOutcome, SubscriptionHealthChange } from './ports.ts';
+import type { DeliveryAttemptRecord, DeliveryOutcome, SubscriptionHealthChange } from './ports.ts';
 import { nextAttempt, subscriptionHealth } from './retry-schedule.ts';
-
-/** One attempt, by any channel, reduced to what the decision needs. */
-export type AttemptResult = {
-  ok: boolean;
-  /** Retrying cannot help: a refused target, an invalid URL, an SMTP 5xx. */
-  permanent: boolean;
-  /** The receiver says the endpoint is gone (HTTP 410), or the mail server says the address does not exist. */
-  gone: boolean;
-  goneReason?: string;
-  retryAfterMs: number | null;
-  /** For the delivery log: what went wrong. */
-  error: string;
-  /**
-   * The delivery must wait until `untilMs` and is not failing: the vendor asked us to (429), or
-   * its installation is broken until the admin re-installs. `called`: whether a call was made
-   * (an attempt to log) or the wait was known beforehand.
-   */
-  hold?: { untilMs: number; called: boolean };
-};
+import type { SendOutcome } from './send-outcome.ts';
 
 export type OutcomeInput = {
-  result: AttemptResult;
+  result: SendOutcome;
   /** Attempts made so far, including this one. */
   attempt: number;
   now: number;
@@ -34,17 +16,38 @@ export type OutcomeInput = {
 
 export function decideOutcome(input: OutcomeInput): { outcome: DeliveryOutcome; health: SubscriptionHealthChange } {
   const { result, attempt, now, firstAttemptAt, failingSince, random } = input;
-  if (result.ok) return { outcome: { kind: 'done' }, health: { kind: 'succeeded' } };
-  if (result.hold)
-    return { outcome: { kind: 'held', at: result.hold.untilMs, error: result.error, logged: result.hold.called }, health: { kind: 'unchanged' } };
+  switch (result.kind) {
+    case 'sent':
+      return { outcome: { kind: 'done' }, health: { kind: 'succeeded' } };
+    case 'held':
+      return { outcome: { kind: 'held', at: result.untilMs, error: result.error, logged: result.called }, health: { kind: 'unchanged' } };
+    case 'gone':
+      return { outcome: { kind: 'dead', reason: result.error }, health: { kind: 'paused', reason: result.reason } };
+    case 'refused':
+      return { outcome: { kind: 'dead', reason: result.error }, health: failingHealth(failingSince ?? now, now) };
+    case 'retry': {
+      const next = nextAttempt({ attempt, now, retryAfterMs: result.retryAfterMs, random, firstAttemptAt });
+      const outcome: DeliveryOutcome =
+        next.kind === 'retry' ? { kind: 'retry', at: next.at, error: result.error } : { kind: 'dead', reason: `${result.error}; ${next.reason}` };
+      return { outcome, health: failingHealth(failingSince ?? now, now) };
+    }
+  }
+}
 
-  const health = subscriptionHealth({ failingSinceMs: failingSince ?? now, now, gone: result.gone });
-  const healthChange: SubscriptionHealthChange =
-    health.kind === 'pause' ? { kind: 'paused', reason: result.gone && result.goneReason ? result.goneReason : health.reason } : { kind: 'failed' };
+/** A failed attempt: the subscription is failing, and paused once it has failed for too long. */
+function failingHealth(failingSinceMs: number, now: number): SubscriptionHealthChange {
+  const health = subscriptionHealth({ failingSinceMs, now, gone: false });
+  return health.kind === 'pause' ? { kind: 'paused', reason: health.reason } : { kind: 'failed' };
+}
 
-  if (result.permanent || result.gone) return { outcome: { kind: 'dead', reason: result.error }, health: healthChange };
-  const next = nextAttempt({ attempt, now, retryAfterMs: result.retryAfterMs, random, firstAttemptAt });
-  const outcome: DeliveryOutcome =
-    next.kind === 'retry' ? { kind: 'retry', at: next.at, error: result.error } : { kind: 'dead', reason: `${result.error}; ${next.reason}` };
-  return { outcome, health: healthChange };
+/** The attempt as the delivery log keeps it. */
+export function attemptRecordOf(result: SendOutcome, attemptedAt: number, durationMs: number, excerptMaxChars: number): DeliveryAttemptRecord {
+  return {
+    attemptedAt,
+    ok: result.kind === 'sent',
+    status: result.status,
+    durationMs,
+    responseExcerpt: result.excerpt.slice(0, excerptMaxChars),
+    error: result.kind === 'sent' ? null : result.error,
+  };
 }

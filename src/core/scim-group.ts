@@ -5,6 +5,7 @@
  */
 import { z } from 'zod';
 import { sha256Hex } from './content-hash.ts';
+import { webhookMessageId } from './fanout.ts';
 import type { DirectoryUser } from './scim-resources.ts';
 import { subscriptionFiltersSchema, timeZoneSchema } from './subscription.ts';
 
@@ -79,6 +80,15 @@ export function memberListChanges(previous: readonly DirectoryUser[], current: r
   });
   const now = new Set(current.map((u) => u.id));
   return { upserts, removedIds: previous.filter((u) => !now.has(u.id)).map((u) => u.id) };
+}
+
+/**
+ * The key a delivery's member sends are stored under: the delivery key's webhook-id form
+ * (`msg_…`), as every row already stored was written, so a delivery under way when this process
+ * was upgraded still mails only the members it has not mailed yet, under the same Message-IDs.
+ */
+export function memberSendsKeyOf(deliveryKey: string): Promise<string> {
+  return webhookMessageId(deliveryKey);
 }
 
 /**

@@ -152,6 +152,7 @@ export function buildServices(config: Config, ports: RuntimePorts & { secrets: S
     sanitizeHtml: ports.sanitizeHtml,
     app: workspaceApp?.messages,
     groupMail: groups.mail,
+    adminEmail: config.ADMIN_EMAIL,
   });
   const subscriptions = createSubscriptionService({
     store,

@@ -12,6 +12,8 @@ import { createGroupMail } from '../../src/app/group-mail.ts';
 import type { SqlValue } from '../../src/adapters/sqlite-connection.ts';
 import { createGroupSync } from '../../src/app/group-sync.ts';
 import type { Mailer } from '../../src/core/ports.ts';
+import { webhookMessageId } from '../../src/core/fanout.ts';
+import { memberSendsKeyOf } from '../../src/core/scim-group.ts';
 import { createSecretBox, generateSecretKey } from '../../src/core/secret-box.ts';
 import { storedSubscription } from '../fixtures/notification-builders.ts';
 import { startSmtp, type TestSmtp } from '../helpers/smtp.ts';
@@ -83,71 +85,81 @@ describe('group mail', () => {
 
   it('mails each member once per delivery, however often the delivery is attempted', async () => {
     const { mail, sync, subscription, store } = await groupOf(['a@example.test', 'b@example.test', 'c@example.test']);
-    const messageId = async () => 'msg_delivery_1';
+    const deliveryKey = 'delivery_1';
     // The first attempt waits for the never-read list, synced in the background; the next mails everyone.
-    expect(await mail.send(subscription, render, { messageId })).toMatchObject({ ok: false, hold: { called: false } });
+    expect(await mail.send(subscription, render, { deliveryKey })).toMatchObject({ kind: 'held', called: false });
     expect(smtp.received).toHaveLength(0);
     expect(await sync.syncGroup(SUB)).toMatchObject({ outcome: 'ok', members: 3 });
-    expect(await mail.send(subscription, render, { messageId })).toMatchObject({ ok: true });
+    expect(await mail.send(subscription, render, { deliveryKey })).toMatchObject({ kind: 'sent' });
     expect(smtp.received).toHaveLength(3);
-    expect(await mail.send(subscription, render, { messageId })).toMatchObject({
-      ok: true,
+    expect(await mail.send(subscription, render, { deliveryKey })).toMatchObject({
+      kind: 'sent',
       excerpt: '0 member(s) sent, 0 refused; 3 sent and 0 refused in all',
     });
     expect(smtp.received).toHaveLength(3);
-    expect(await store.memberSends('msg_delivery_1')).toHaveLength(3);
+    expect(await store.memberSends(await memberSendsKeyOf('delivery_1'))).toHaveLength(3);
     // Another delivery (another incident or poll) is mailed again.
-    await mail.send(subscription, render, { messageId: async () => 'msg_delivery_2' });
+    await mail.send(subscription, render, { deliveryKey: 'delivery_2' });
     expect(smtp.received).toHaveLength(6);
+  });
+
+  it('goes on with a delivery begun before its sends were keyed by the delivery key, mailing only the members not yet mailed', async () => {
+    const { mail, subscription, store, ids } = await syncedGroupOf(['a@example.test', 'b@example.test', 'c@example.test']);
+    // A process before this one recorded its sends under the delivery's webhook-id, then stopped.
+    await store.recordMemberSends(await webhookMessageId('delivery_1'), [{ userId: ids[0]!, state: 'sent' }], Date.now());
+    expect(await mail.send(subscription, render, { deliveryKey: 'delivery_1' })).toMatchObject({
+      kind: 'sent',
+      excerpt: '2 member(s) sent, 0 refused; 3 sent and 0 refused in all',
+    });
+    expect(smtp.received.map((m) => (m.to && !Array.isArray(m.to) ? m.to.text : '')).sort()).toEqual(['b@example.test', 'c@example.test']);
   });
 
   it('never reports a delivery done while the group’s members were never read', async () => {
     const { mail, sync, subscription, sim } = await groupOf(['a@example.test', 'b@example.test']);
     // The directory fails the first sync: there is no member list to mail yet.
     await control(sim, 'POST', '/faults', { target: '*', kind: 'status', status: 500 });
-    const messageId = async () => 'msg_unread';
+    const deliveryKey = 'delivery_unread';
     const alertAtMs = Date.now();
-    expect(await mail.send(subscription, render, { messageId, alertAtMs })).toMatchObject({ ok: false, hold: { called: false } });
+    expect(await mail.send(subscription, render, { deliveryKey, alertAtMs })).toMatchObject({ kind: 'held', called: false });
     expect(await sync.syncGroup(SUB)).toMatchObject({ outcome: 'failed' });
-    const failed = await mail.send(subscription, render, { messageId, alertAtMs });
-    expect(failed).toMatchObject({ ok: false, permanent: false });
-    expect(failed.hold).toBeUndefined();
-    expect(failed.error).toContain('never been read');
+    const failed = await mail.send(subscription, render, { deliveryKey, alertAtMs });
+    expect(failed).toMatchObject({ kind: 'retry' });
+    expect(failed.kind === 'retry' && failed.error).toContain('never been read');
     expect(smtp.received).toHaveLength(0);
     // Once the directory answers and a sync reads the list, the next attempt mails everyone.
     await control(sim, 'DELETE', '/faults');
     expect(await sync.syncGroup(SUB)).toMatchObject({ outcome: 'ok' });
-    expect(await mail.send(subscription, render, { messageId, alertAtMs })).toMatchObject({ ok: true });
+    expect(await mail.send(subscription, render, { deliveryKey, alertAtMs })).toMatchObject({ kind: 'sent' });
     expect(smtp.received).toHaveLength(2);
   });
 
   it('retries only the member whose mail was refused for now; one refused for good is not retried', async () => {
     const { mail, subscription, store, ids } = await syncedGroupOf(['a@example.test', 'rcpt451@example.test', 'rcpt550@example.test']);
-    const messageId = async () => 'msg_delivery_1';
-    const first = await mail.send(subscription, render, { messageId });
-    expect(first).toMatchObject({ ok: false, permanent: false });
-    expect(first.error).toContain(`1 of 3 member(s) not sent yet (retried later): ${ids[1]}`);
+    const deliveryKey = 'delivery_1';
+    const first = await mail.send(subscription, render, { deliveryKey });
+    expect(first).toMatchObject({ kind: 'retry' });
+    expect(first.kind === 'retry' && first.error).toContain(`1 of 3 member(s) not sent yet (retried later): ${ids[1]}`);
     expect(smtp.received).toHaveLength(1);
-    expect((await store.memberSends('msg_delivery_1')).sort((a, b) => a.userId.localeCompare(b.userId))).toEqual([
+    expect((await store.memberSends(await memberSendsKeyOf('delivery_1'))).sort((a, b) => a.userId.localeCompare(b.userId))).toEqual([
       { userId: ids[0], state: 'sent' },
       { userId: ids[2], state: 'refused' },
     ]);
-    const second = await mail.send(subscription, render, { messageId });
+    const second = await mail.send(subscription, render, { deliveryKey });
     expect(second.excerpt).toBe('0 member(s) sent, 0 refused; 1 sent and 1 refused in all');
     expect(smtp.received).toHaveLength(1);
   });
 
   it('sends a big group over several attempts when one attempt is bounded, each going on at once', async () => {
     const { mail, subscription } = await syncedGroupOf(['a@example.test', 'b@example.test', 'c@example.test', 'd@example.test', 'e@example.test'], 2);
-    const messageId = async () => 'msg_delivery_1';
-    const first = await mail.send(subscription, render, { messageId });
+    const deliveryKey = 'delivery_1';
+    const first = await mail.send(subscription, render, { deliveryKey });
     // The first turn is logged as an attempt (mail went out); the turns after it are not, so a
     // group of any size adds one row to its delivery's attempts.
-    expect(first).toMatchObject({ ok: false, hold: { called: true }, permanent: false, error: 'more members left for the next attempt (at most 2 a turn)' });
+    expect(first).toMatchObject({ kind: 'held', called: true, error: 'more members left for the next attempt (at most 2 a turn)' });
     expect(smtp.received).toHaveLength(2);
-    expect(await mail.send(subscription, render, { messageId })).toMatchObject({ hold: { called: false } });
-    expect(await mail.send(subscription, render, { messageId })).toMatchObject({
-      ok: true,
+    expect(await mail.send(subscription, render, { deliveryKey })).toMatchObject({ kind: 'held', called: false });
+    expect(await mail.send(subscription, render, { deliveryKey })).toMatchObject({
+      kind: 'sent',
       excerpt: '1 member(s) sent, 0 refused; 5 sent and 0 refused in all',
     });
     expect(new Set(smtp.received.map((m) => (m.to && !Array.isArray(m.to) ? m.to.text : ''))).size).toBe(5);
@@ -156,12 +168,12 @@ describe('group mail', () => {
   it('reads about one turn of members a turn, however big the group and however far the delivery got', async () => {
     const emails = Array.from({ length: 24 }, (_, i) => `m${i}@example.test`);
     const { mail, subscription } = await syncedGroupOf(emails, 3);
-    const messageId = async () => 'msg_delivery_1';
-    await mail.send(subscription, render, { messageId });
+    const deliveryKey = 'delivery_1';
+    await mail.send(subscription, render, { deliveryKey });
     const perTurn: number[] = [];
     for (let turn = 0; turn < 6; turn += 1) {
       rowsRead = 0;
-      expect(await mail.send(subscription, render, { messageId })).toMatchObject({ hold: { called: false } });
+      expect(await mail.send(subscription, render, { deliveryKey })).toMatchObject({ kind: 'held', called: false });
       perTurn.push(rowsRead);
     }
     // The link, whether the delivery began, and the turn's 3 members plus one: 6 rows, not 24 + the sends so far.
@@ -171,9 +183,9 @@ describe('group mail', () => {
 
   it('skips a muted member, and opens only its own tokens', async () => {
     const { mail, subscription, store, ids } = await syncedGroupOf(['a@example.test', 'b@example.test']);
-    await mail.send(subscription, render, { messageId: async () => 'msg_1' });
+    await mail.send(subscription, render, { deliveryKey: '1' });
     expect(await store.muteMember(SUB, ids[0]!, Date.now())).toBe(true);
-    await mail.send(subscription, render, { messageId: async () => 'msg_2' });
+    await mail.send(subscription, render, { deliveryKey: '2' });
     const to = smtp.received.map((m) => (m.to && !Array.isArray(m.to) ? m.to.text : ''));
     expect(to.slice(0, 2).sort()).toEqual(['a@example.test', 'b@example.test']);
     expect(to.slice(2)).toEqual(['b@example.test']);

@@ -1,27 +1,21 @@
 import { describe, expect, it } from 'vitest';
-import { decideOutcome, type AttemptResult } from '../../src/core/delivery-outcome.ts';
+import { decideOutcome } from '../../src/core/delivery-outcome.ts';
 import { FIVE_DAYS_MS, MAX_ATTEMPTS } from '../../src/core/retry-schedule.ts';
+import { gone, refused, retry, sent, type SendOutcome } from '../../src/core/send-outcome.ts';
 
 const NOW = Date.UTC(2026, 10, 22, 12);
-const failed = (fields: Partial<AttemptResult> = {}): AttemptResult => ({
-  ok: false,
-  permanent: false,
-  gone: false,
-  retryAfterMs: null,
-  error: 'HTTP 500',
-  ...fields,
-});
-const decide = (result: AttemptResult, attempt = 1, failingSince: number | null = null) =>
+const failed = (retryAfterMs: number | null = null): SendOutcome => retry('HTTP 500', { retryAfterMs });
+const decide = (result: SendOutcome, attempt = 1, failingSince: number | null = null) =>
   decideOutcome({ result, attempt, now: NOW, firstAttemptAt: NOW - 1000, failingSince, random: () => 0.5 });
 
 describe('decideOutcome', () => {
   it('marks a success done and the subscription healthy', () => {
-    expect(decide({ ...failed(), ok: true })).toEqual({ outcome: { kind: 'done' }, health: { kind: 'succeeded' } });
+    expect(decide(sent(200, ''))).toEqual({ outcome: { kind: 'done' }, health: { kind: 'succeeded' } });
   });
 
   it('retries a failure on the schedule, keeping the error, and counts the subscription as failing', () => {
     expect(decide(failed())).toEqual({ outcome: { kind: 'retry', at: NOW + 5_000, error: 'HTTP 500' }, health: { kind: 'failed' } });
-    expect(decide(failed({ retryAfterMs: 60_000 })).outcome).toEqual({ kind: 'retry', at: NOW + 60_000, error: 'HTTP 500' });
+    expect(decide(failed(60_000)).outcome).toEqual({ kind: 'retry', at: NOW + 60_000, error: 'HTTP 500' });
   });
 
   it('gives up after the last attempt with both reasons', () => {
@@ -31,14 +25,14 @@ describe('decideOutcome', () => {
   });
 
   it('ends a permanent failure at once, without pausing a subscription that is otherwise fine', () => {
-    expect(decide(failed({ permanent: true, error: 'target refused: loopback' }))).toEqual({
+    expect(decide(refused('target refused: loopback'))).toEqual({
       outcome: { kind: 'dead', reason: 'target refused: loopback' },
       health: { kind: 'failed' },
     });
   });
 
   it('pauses on 410 Gone, with the reason the channel gives', () => {
-    expect(decide(failed({ gone: true, goneReason: 'the receiver answered 410 Gone', error: 'HTTP 410' }))).toEqual({
+    expect(decide(gone('HTTP 410', 'the receiver answered 410 Gone'))).toEqual({
       outcome: { kind: 'dead', reason: 'HTTP 410' },
       health: { kind: 'paused', reason: 'the receiver answered 410 Gone' },
     });
