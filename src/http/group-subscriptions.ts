@@ -11,7 +11,7 @@ import type { GroupDirectoryStore, ScimDirectory } from '../core/ports/scim-dire
 import { createGroupSubscriptionSchema, groupIdOfTarget, groupTarget, updateGroupSubscriptionSchema } from '../core/scim-group.ts';
 import { DEFAULT_TIME_ZONE } from '../core/subscription.ts';
 import type { AppDeps } from './deps.ts';
-import { requireKnownServices } from './known-services.ts';
+import { requireKnownServices } from '../app/known-services.ts';
 import { parseRequest } from './parse-request.ts';
 
 type KnownServiceNames = () => Promise<string[]>;

@@ -10,7 +10,7 @@ import { appAlreadySubscribed } from '../app/subscriptions.ts';
 import { createSubscriptionSchema, parseAppTarget, type NewSubscription } from '../core/subscription.ts';
 import type { AppDeps } from './deps.ts';
 import { createGroupSubscription, isGroupRequest, isGroupSubscription, updateGroupSubscription } from './group-subscriptions.ts';
-import { knownServiceNames, requireKnownServices } from './known-services.ts';
+import { knownServiceNames, requireKnownServices } from '../app/known-services.ts';
 import { updateSubscriptionSchema } from './openapi/openapi-document.ts';
 import { parseRequest } from './parse-request.ts';
 import { installErrorToApi } from './routes/app-installations.ts';

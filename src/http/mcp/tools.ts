@@ -15,8 +15,8 @@ import { AVAILABILITY_WINDOWS_DAYS, type Reliability } from '../../core/reliabil
 import { SEARCH_LIMITS } from '../../core/search-query.ts';
 import { buildWidgetState, WIDGET_SERVICES_MAX } from '../../core/widget-state.ts';
 import { iso } from '../api-json.ts';
-import { searchIncidents } from '../incident-search.ts';
-import { requireKnownServices } from '../known-services.ts';
+import { searchIncidents } from '../../app/incident-search.ts';
+import { requireKnownServices } from '../../app/known-services.ts';
 import { pageLimit, parseInstant } from '../query-params.ts';
 import { STALE_AFTER_MS } from '../routes/health.ts';
 import { currentStatusAnswer, incidentAnswer, incidentPageAnswer, recentChangesAnswer, refusal, reliabilityAnswer, type ToolAnswer } from './tool-answers.ts';

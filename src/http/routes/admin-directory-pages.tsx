@@ -8,7 +8,7 @@ import type { Hono } from 'hono';
 import { ScimCallError } from '../../core/scim-errors.ts';
 import { ApiError } from '../../core/errors.ts';
 import type { AppDeps } from '../deps.ts';
-import { cursorPage } from '../query-params.ts';
+import { cursorPage } from '../../app/cursor-page.ts';
 import { AdminDirectoryPage, AdminGroupPage, type DirectoryStatus } from '../pages/admin-directory-page.tsx';
 import type { AdminAppPageTools } from './admin-app-pages.tsx';
 import type { AdminSession } from '../admin-session.ts';

@@ -46,7 +46,7 @@ import { ErrorMessage } from '../pages/error-page.tsx';
 import { pageResponder } from '../pages/layout.tsx';
 import { pageSecurity } from '../pages/page-security.ts';
 import { first, formKind, SUBSCRIPTION_FORM_KINDS, type FormFields, type SubscriptionFormKind } from '../pages/subscription-kinds.tsx';
-import { readCursor } from '../query-params.ts';
+import { readCursor } from '../../app/cursor-page.ts';
 import { subscriptionRequests } from '../subscription-requests.ts';
 
 const PAGE_SIZE = 50;

@@ -12,7 +12,8 @@ import { iso } from '../api-json.ts';
 import type { AppDeps } from '../deps.ts';
 import { installFromTokenSchema } from '../openapi/api-schemas.ts';
 import { parseRequest } from '../parse-request.ts';
-import { pageLimit, readCursor } from '../query-params.ts';
+import { pageLimit } from '../query-params.ts';
+import { readCursor } from '../../app/cursor-page.ts';
 import { requireAdmin } from './admin.ts';
 
 const BODY_MAX_BYTES = 16 * 1024;

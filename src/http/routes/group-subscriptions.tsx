@@ -16,7 +16,8 @@ import { ErrorMessage } from '../pages/error-page.tsx';
 import { pageResponder } from '../pages/layout.tsx';
 import { pageSecurity } from '../pages/page-security.ts';
 import { OneClickUnsubscribeForm } from '../pages/subscription-pages.tsx';
-import { cursorPage, pageRequest } from '../query-params.ts';
+import { pageRequest } from '../query-params.ts';
+import { cursorPage } from '../../app/cursor-page.ts';
 
 const FORM_MAX_BYTES = 4 * 1024;
 

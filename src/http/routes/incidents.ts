@@ -3,8 +3,8 @@ import { Hono } from 'hono';
 import { ApiError } from '../../core/errors.ts';
 import { iso, toApiEvent, toApiIncident, toApiListedIncident } from '../api-json.ts';
 import type { AppDeps } from '../deps.ts';
-import { searchIncidents } from '../incident-search.ts';
-import { knownServiceNames } from '../known-services.ts';
+import { searchIncidents } from '../../app/incident-search.ts';
+import { knownServiceNames } from '../../app/known-services.ts';
 import { incidentFilterParams, pageLimit } from '../query-params.ts';
 
 const HISTORY_EVENTS_MAX = 1000;

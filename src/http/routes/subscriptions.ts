@@ -7,7 +7,8 @@ import { CHANNELS, parseAppTarget, type Channel, type SubscriptionStatus } from 
 import { groupIdOfTarget } from '../../core/scim-group.ts';
 import { iso } from '../api-json.ts';
 import type { AppDeps } from '../deps.ts';
-import { instantParam, pageLimit, readCursor } from '../query-params.ts';
+import { instantParam, pageLimit } from '../query-params.ts';
+import { readCursor } from '../../app/cursor-page.ts';
 import { replayRequestSchema } from '../openapi/openapi-document.ts';
 import { parseRequest } from '../parse-request.ts';
 import { subscriptionRequests } from '../subscription-requests.ts';
