@@ -2,7 +2,7 @@
 import type { Context } from 'hono';
 import { ApiError } from '../core/errors.ts';
 import type { IncidentFilter } from '../core/ports.ts';
-import { parseVendorTime } from '../core/vendor-time.ts';
+import { parseInstant } from '../core/instant.ts';
 import { DEFAULT_LIMIT, limitParamSchema, MAX_LIMIT } from './openapi/api-schemas.ts';
 
 export { DEFAULT_LIMIT, MAX_LIMIT };
@@ -29,18 +29,6 @@ export function listParam(c: Context, name: string, normalise: (v: string) => st
 /** A date (2026-07-01, taken as UTC midnight) or a full ISO 8601 time with offset; errors name it `label`. */
 export function instantParam(c: Context, name: string, label: string = name): number | undefined {
   return parseInstant(c.req.query(name), label);
-}
-
-/** The same, from any text (an MCP tool's argument): undefined when empty, ApiError 400 when not an instant. */
-export function parseInstant(text: string | undefined, label: string): number | undefined {
-  const raw = text?.trim();
-  if (!raw) return undefined;
-  const asDate = /^\d{4}-\d{2}-\d{2}$/.test(raw) ? `${raw}T00:00:00Z` : raw;
-  const parsed = parseVendorTime(asDate);
-  if (!parsed) {
-    throw new ApiError(400, 'invalid_request', `${label}: expected a date (2026-07-01) or an ISO 8601 time with offset, got "${raw.slice(0, 40)}"`);
-  }
-  return parsed.ms;
 }
 
 /**

@@ -7,6 +7,7 @@ import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
 import type { CursorCodec } from '../../core/cursor.ts';
 import { ApiError } from '../../core/errors.ts';
+import { parseInstant } from '../../core/instant.ts';
 import { assessKnowledge } from '../../core/knowledge.ts';
 import { unknownServices } from '../../core/known-services.ts';
 import { type McpScope, TOOL_SCOPES } from '../../core/mcp-scopes.ts';
@@ -17,7 +18,7 @@ import { buildWidgetState, WIDGET_SERVICES_MAX } from '../../core/widget-state.t
 import { iso } from '../api-json.ts';
 import { searchIncidents } from '../../app/incident-search.ts';
 import { requireKnownServices } from '../../app/known-services.ts';
-import { pageLimit, parseInstant } from '../query-params.ts';
+import { pageLimit } from '../query-params.ts';
 import { STALE_AFTER_MS } from '../routes/health.ts';
 import { currentStatusAnswer, incidentAnswer, incidentPageAnswer, recentChangesAnswer, refusal, reliabilityAnswer, type ToolAnswer } from './tool-answers.ts';
 

@@ -56,7 +56,7 @@ const updateSubscriptionSchema = z.strictObject({
 });
 
 export const replayRequestSchema = z.strictObject({
-  since: z.string({ error: 'since must be a date or an ISO 8601 time' }),
+  since: z.string({ error: 'since must be a date or an ISO 8601 time with offset' }),
   subscription: z.string().optional(),
   state: z.enum(['pending', 'done', 'dead']).optional(),
 });

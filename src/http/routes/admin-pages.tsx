@@ -47,6 +47,7 @@ import { pageResponder } from '../pages/layout.tsx';
 import { pageSecurity } from '../pages/page-security.ts';
 import { first, formKind, SUBSCRIPTION_FORM_KINDS, type FormFields, type SubscriptionFormKind } from '../pages/subscription-kinds.tsx';
 import { readCursor } from '../../app/cursor-page.ts';
+import { replayDeliveriesSince, replayDelivery } from '../../app/delivery-replay.ts';
 import { subscriptionRequests } from '../subscription-requests.ts';
 
 const PAGE_SIZE = 50;
@@ -376,21 +377,15 @@ export function adminPageRoutes(deps: AppDeps) {
 
   app.post('/admin/delivery-replays', async (c) => {
     const form = await readForm(c);
-    const since = formValue(form.since).trim();
-    const sinceMs = Date.parse(/^\d{4}-\d{2}-\d{2}$/.test(since) ? `${since}T00:00:00Z` : since);
-    if (!Number.isFinite(sinceMs)) {
-      return problem(
-        c,
-        400,
-        'Replay not done',
-        `“Since” must be a date such as 2026-07-01 or an ISO 8601 time; got “${since.slice(0, 40)}”.`,
-        '/admin/deliveries',
-      );
-    }
     const subscriptionId = formValue(form.subscription).trim() || undefined;
     const state = oneOf(formValue(form.state), DELIVERY_STATES);
-    const replayed = await store.replayDeliveriesSince(sinceMs, { subscriptionId, state }, clock.now());
-    deps.outbox.outboxChanged();
+    let replayed: number;
+    try {
+      replayed = await replayDeliveriesSince(deps, { since: formValue(form.since), subscriptionId, state });
+    } catch (error) {
+      if (!(error instanceof ApiError) || error.status !== 400) throw error;
+      return problem(c, 400, 'Replay not done', error.detail ?? 'The replay could not be read.', '/admin/deliveries');
+    }
     return c.redirect(`/admin/deliveries?replayed=${replayed}`, 303);
   });
 
@@ -414,8 +409,7 @@ export function adminPageRoutes(deps: AppDeps) {
 
   app.post('/admin/deliveries/:id/replay', async (c) => {
     const id = deliveryId(c.req.param('id'));
-    if (id === null || !(await store.replayDelivery(id, clock.now()))) return problem(c, 404, 'Not found', 'No delivery with that id.', '/admin/deliveries');
-    deps.outbox.outboxChanged();
+    if (id === null || !(await replayDelivery(deps, id))) return problem(c, 404, 'Not found', 'No delivery with that id.', '/admin/deliveries');
     return c.redirect(`/admin/deliveries/${id}?done=replayed`, 303);
   });
 

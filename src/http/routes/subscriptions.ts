@@ -9,6 +9,7 @@ import { iso } from '../api-json.ts';
 import type { AppDeps } from '../deps.ts';
 import { instantParam, pageLimit } from '../query-params.ts';
 import { readCursor } from '../../app/cursor-page.ts';
+import { replayDeliveriesSince, replayDelivery } from '../../app/delivery-replay.ts';
 import { replayRequestSchema } from '../openapi/openapi-document.ts';
 import { parseRequest } from '../parse-request.ts';
 import { subscriptionRequests } from '../subscription-requests.ts';
@@ -102,9 +103,7 @@ export function subscriptionRoutes(deps: AppDeps) {
   });
 
   app.post('/api/deliveries/:id/replay', async (c) => {
-    const id = deliveryId(c.req.param('id'));
-    if (!(await store.replayDelivery(id, deps.clock.now()))) throw new ApiError(404, 'delivery_not_found', 'no delivery with that id');
-    deps.outbox.outboxChanged();
+    if (!(await replayDelivery(deps, deliveryId(c.req.param('id'))))) throw new ApiError(404, 'delivery_not_found', 'no delivery with that id');
     return c.json({ ok: true, replayed: 1 });
   });
 
@@ -114,10 +113,7 @@ export function subscriptionRoutes(deps: AppDeps) {
   // RegExpRouter give up, and every request of the app would be routed by the slower trie.
   app.post('/api/delivery-replays', async (c) => {
     const body = parseRequest(replaySchema, await jsonBody(c));
-    const sinceMs = Date.parse(/^\d{4}-\d{2}-\d{2}$/.test(body.since) ? `${body.since}T00:00:00Z` : body.since);
-    if (!Number.isFinite(sinceMs)) throw new ApiError(400, 'invalid_request', `since: expected a date or an ISO 8601 time, got "${body.since.slice(0, 40)}"`);
-    const replayed = await store.replayDeliveriesSince(sinceMs, { subscriptionId: body.subscription, state: body.state }, deps.clock.now());
-    deps.outbox.outboxChanged();
+    const replayed = await replayDeliveriesSince(deps, { since: body.since, subscriptionId: body.subscription, state: body.state });
     return c.json({ ok: true, replayed });
   });
 
