@@ -7,13 +7,12 @@ import { ApiError } from '../core/errors.ts';
 import type { StoredSubscription } from '../core/ports.ts';
 import { checkAppConversation } from '../app/app-subscriptions.ts';
 import { appAlreadySubscribed } from '../app/subscriptions.ts';
-import { createSubscriptionSchema, parseAppTarget, type NewSubscription } from '../core/subscription.ts';
+import { createSubscriptionSchema, parseAppTarget, updateSubscriptionSchema, type NewSubscription } from '../core/subscription.ts';
 import type { AppDeps } from './deps.ts';
 import { createGroupSubscription, isGroupRequest, isGroupSubscription, updateGroupSubscription } from './group-subscriptions.ts';
 import { knownServiceNames, requireKnownServices } from '../app/known-services.ts';
-import { updateSubscriptionSchema } from './openapi/openapi-document.ts';
 import { parseRequest } from './parse-request.ts';
-import { installErrorToApi } from './routes/app-installations.ts';
+import { installErrorToApi } from '../app/install-refusals.ts';
 
 export type SubscriptionRequests = ReturnType<typeof subscriptionRequests>;
 

@@ -104,3 +104,10 @@ export const conversationListSchema = ok({
 export const vendorCurrentSchema = z.looseObject({ status: z.string() });
 export const vendorHistorySchema = z.array(z.looseObject({ id: z.number(), title: z.string() }));
 export const looseJsonSchema = z.looseObject({});
+
+/** `POST /api/delivery-replays`: `since` is read as an instant by the replay itself (app/delivery-replay.ts). */
+export const replayRequestSchema = z.strictObject({
+  since: z.string({ error: 'since must be a date or an ISO 8601 time with offset' }),
+  subscription: z.string().optional(),
+  state: z.enum(['pending', 'done', 'dead']).optional(),
+});

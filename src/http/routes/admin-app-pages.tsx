@@ -8,6 +8,7 @@ import { getCookie, setCookie } from 'hono/cookie';
 import type { Child } from 'hono/jsx';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import { InstallError, INSTALLATIONS_LIST_MAX } from '../../app/app-installs.ts';
+import { installFailureStatus } from '../../app/install-refusals.ts';
 import type { AdminSession } from '../admin-session.ts';
 import { browserInstallBinding, INSTALL_START_PATH, installBindingCookie } from '../app-install-binding.ts';
 import type { AppDeps } from '../deps.ts';
@@ -26,21 +27,6 @@ const NOTICES: Record<string, string> = {
   installed: 'Installed: the app can post to the workspace’s channels it is invited to.',
   uninstalled: 'Uninstalled: the vendor revoked its tokens and statuswatch removed its own copy.',
 };
-
-/** How a refusal reads on a page, and with which status. */
-export function installFailureStatus(error: InstallError): ContentfulStatusCode {
-  switch (error.failure) {
-    case 'not_found':
-      return 404;
-    case 'already_exchanged':
-    case 'unavailable':
-      return 409;
-    case 'vendor':
-      return 502;
-    default:
-      return 400;
-  }
-}
 
 export function registerAdminAppPages(app: Hono<AdminEnv>, deps: AppDeps, tools: AdminAppPageTools): void {
   const binding = installBindingCookie(deps.publicUrl);

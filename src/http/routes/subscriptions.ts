@@ -10,7 +10,7 @@ import type { AppDeps } from '../deps.ts';
 import { instantParam, pageLimit } from '../query-params.ts';
 import { readCursor } from '../../app/cursor-page.ts';
 import { replayDeliveriesSince, replayDelivery } from '../../app/delivery-replay.ts';
-import { replayRequestSchema } from '../openapi/openapi-document.ts';
+import { replayRequestSchema } from '../openapi/api-schemas.ts';
 import { parseRequest } from '../parse-request.ts';
 import { subscriptionRequests } from '../subscription-requests.ts';
 import { requireAdmin } from './admin.ts';
@@ -107,12 +107,10 @@ export function subscriptionRoutes(deps: AppDeps) {
     return c.json({ ok: true, replayed: 1 });
   });
 
-  const replaySchema = replayRequestSchema;
-
   // Not /api/deliveries/replay: beside /api/deliveries/:id/replay that shape makes Hono's
   // RegExpRouter give up, and every request of the app would be routed by the slower trie.
   app.post('/api/delivery-replays', async (c) => {
-    const body = parseRequest(replaySchema, await jsonBody(c));
+    const body = parseRequest(replayRequestSchema, await jsonBody(c));
     const replayed = await replayDeliveriesSince(deps, { since: body.since, subscriptionId: body.subscription, state: body.state });
     return c.json({ ok: true, replayed });
   });
