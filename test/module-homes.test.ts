@@ -76,4 +76,15 @@ describe('where each rule lives', () => {
     const upward = all.filter((i) => /^src\/(app|core)\//.test(i.from) && i.file.startsWith('src/http/')).map((i) => `${i.from} → ${i.file}`);
     expect(upward).toEqual([]);
   });
+
+  it('the JSON routes and the admin pages create, change and list subscriptions and deliveries through the same functions in src/app', () => {
+    const faces = ['src/http/routes/subscriptions.ts', 'src/http/routes/admin-pages.tsx'];
+    const useCases = ['subscriptionRequests', 'subscriptionPage', 'deliveryPage', 'replayDeliveriesSince', 'replayDelivery'];
+    for (const face of faces) {
+      const homes = Object.fromEntries(
+        all.filter((i) => i.from === face).flatMap((i) => i.names.filter((n) => useCases.includes(n)).map((n) => [n, i.file.split('/').slice(0, 2).join('/')])),
+      );
+      expect(homes, face).toEqual(Object.fromEntries(useCases.map((n) => [n, 'src/app'])));
+    }
+  });
 });

@@ -15,7 +15,8 @@ export async function readCursor<T>(cursors: CursorCodec, raw: string | undefine
  * One page of a list keyed by a position: reads `limit + 1` rows after the cursor, keeps `limit`,
  * and encodes the next cursor from the last kept row ("" when there is no more). `list` names the
  * list in its cursors, the scope included (`members sub_1`): a cursor of one list is refused by
- * another (an invalid_cursor ApiError).
+ * another (an invalid_cursor ApiError). `field` names the position in the cursor: the older
+ * lists keep theirs (`a`, `b`), so the cursors they issued stay valid.
  */
 export async function cursorPage<Row, Position extends string | number>(
   cursors: CursorCodec,
@@ -23,16 +24,17 @@ export async function cursorPage<Row, Position extends string | number>(
   list: string,
   read: (after: Position | null, limit: number) => Promise<Row[]>,
   positionOf: (row: Row) => Position,
+  field = 'p',
 ): Promise<{ page: Row[]; next: string }> {
   const after = await readCursor(cursors, request.cursor, (p) => {
-    const payload = p as { k?: unknown; p?: unknown };
-    return typeof p === 'object' && p !== null && payload.k === list && (typeof payload.p === 'string' || typeof payload.p === 'number')
-      ? (payload.p as Position)
-      : null;
+    if (typeof p !== 'object' || p === null) return null;
+    const payload = p as Record<string, unknown>;
+    const position = payload[field];
+    return payload.k === list && (typeof position === 'string' || typeof position === 'number') ? (position as Position) : null;
   });
   const { limit } = request;
   const rows = await read(after, limit + 1);
   const page = rows.slice(0, limit);
-  const next = rows.length > limit ? await cursors.encode({ k: list, p: positionOf(page.at(-1)!) }) : '';
+  const next = rows.length > limit ? await cursors.encode({ k: list, [field]: positionOf(page.at(-1)!) }) : '';
   return { page, next };
 }

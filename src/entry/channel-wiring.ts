@@ -9,7 +9,7 @@ import { createChannelSender, type ChannelSender } from '../app/channel-sender.t
 import type { Config } from '../config.ts';
 import type { Clock, Logger, Mailer, Store, WebhookSender } from '../core/ports.ts';
 import type { SecretBox } from '../core/secret-box.ts';
-import type { GroupDeps } from '../http/group-subscriptions.ts';
+import type { GroupDeps } from '../app/group-subscriptions.ts';
 import { createWorkspaceAppFromConfig, type ConfiguredWorkspaceApp } from './app-messaging.ts';
 import { createGroupWiring } from './group-wiring.ts';
 

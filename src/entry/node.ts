@@ -30,7 +30,7 @@ import type { Clock, Logger, OutboxSignal, Store } from '../core/ports.ts';
 import { createApp } from '../http/app.ts';
 import { createMcpDeps } from './mcp-deps.ts';
 import { createChannelWiring } from './channel-wiring.ts';
-import type { GroupDeps } from '../http/group-subscriptions.ts';
+import type { GroupDeps } from '../app/group-subscriptions.ts';
 import { clientAddressFrom } from '../http/client-address.ts';
 import { createNodeMailer } from './node-mailer.ts';
 import { createInFlightCalls, SHUTDOWN_ABORT_MS, SHUTDOWN_SETTLE_MS, unfinishedAfter, type Work } from './node-shutdown.ts';

@@ -26,7 +26,7 @@ import { checkWorkerWebhookUrl, createWorkerSenders, WORKER_USER_AGENT } from '.
 import { createChannelWiring } from './channel-wiring.ts';
 import { createGroupWiring } from './group-wiring.ts';
 import { createWorkspaceAppFromConfig } from './app-messaging.ts';
-import type { GroupDeps } from '../http/group-subscriptions.ts';
+import type { GroupDeps } from '../app/group-subscriptions.ts';
 
 /** The bindings wrangler.toml declares, by the part of them the core uses. */
 export type WorkerBindings = { DB: D1DatabaseLike; DELIVERIES: WakeUpQueue };

@@ -31,7 +31,7 @@ import type {
 } from '../../src/core/ports.ts';
 import type { GroupDirectoryStore, ScimDirectory } from '../../src/core/ports/scim-directory.ts';
 import type { SecretBox } from '../../src/core/secret-box.ts';
-import type { GroupDeps } from '../../src/http/group-subscriptions.ts';
+import type { GroupDeps } from '../../src/app/group-subscriptions.ts';
 import { clientAddressFrom } from '../../src/http/client-address.ts';
 import type { AppDeps } from '../../src/http/deps.ts';
 import type { StaticAssets } from '../../src/http/routes/static-assets.ts';

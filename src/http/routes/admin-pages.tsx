@@ -13,7 +13,7 @@ import type { TestSendResult } from '../../app/subscriptions.ts';
 import { feedState } from '../../core/feed-state.ts';
 import { webhookMessageId } from '../../core/fanout.ts';
 import { utcDate } from '../../core/service-days.ts';
-import type { StoredSubscription } from '../../core/ports.ts';
+import type { Delivery, StoredSubscription } from '../../core/ports.ts';
 import { CHANNELS, type Channel } from '../../core/subscription.ts';
 import { ADMIN_DEVICE_MS, ADMIN_SESSION_MS, adminCookies, createAdminSessions, type AdminSession, type AdminSessions } from '../admin-session.ts';
 import { createAdminTokenCheck } from '../admin-token-check.ts';
@@ -46,9 +46,9 @@ import { ErrorMessage } from '../pages/error-page.tsx';
 import { pageResponder } from '../pages/layout.tsx';
 import { pageSecurity } from '../pages/page-security.ts';
 import { first, formKind, SUBSCRIPTION_FORM_KINDS, type FormFields, type SubscriptionFormKind } from '../pages/subscription-kinds.tsx';
-import { readCursor } from '../../app/cursor-page.ts';
 import { replayDeliveriesSince, replayDelivery } from '../../app/delivery-replay.ts';
-import { subscriptionRequests } from '../subscription-requests.ts';
+import { deliveryPage, subscriptionPage } from '../../app/subscription-lists.ts';
+import { subscriptionRequests } from '../../app/subscription-requests.ts';
 
 const PAGE_SIZE = 50;
 /** The overview's lists are short by design: each links to the whole, paginated list. */
@@ -192,16 +192,20 @@ export function adminPageRoutes(deps: AppDeps) {
   app.get('/admin/subscriptions', async (c) => {
     const status = oneOf(c.req.query('status'), SUBSCRIPTION_STATUSES);
     const channel = oneOf(c.req.query('channel'), CHANNELS as readonly Channel[]);
-    let after: string | null;
+    const failing = c.req.query('health') === 'failing';
+    const cursor = c.req.query('cursor');
+    let list: StoredSubscription[];
+    let nextCursor: string;
     try {
-      after = await readCursor(deps.cursors, c.req.query('cursor'), (p) => (isKind(p, 'admin-subscriptions') && typeof p.a === 'string' ? p.a : null));
-    } catch {
+      ({ page: list, next: nextCursor } = await subscriptionPage(
+        deps,
+        { status, channel, failing },
+        { list: 'admin-subscriptions', cursor, limit: PAGE_SIZE },
+      ));
+    } catch (error) {
+      if (!(error instanceof ApiError) || error.code !== 'invalid_cursor') throw error;
       return problem(c, 400, 'Page link not valid', 'The link to this page of subscriptions is not valid; start from the first page.', '/admin/subscriptions');
     }
-    const failing = c.req.query('health') === 'failing';
-    const rows = await store.listSubscriptions({ status, channel, failing }, after, PAGE_SIZE + 1);
-    const list = rows.slice(0, PAGE_SIZE);
-    const nextCursor = rows.length > PAGE_SIZE ? await deps.cursors.encode({ k: 'admin-subscriptions', a: list.at(-1)!.id }) : '';
     const params = new URLSearchParams();
     if (status) params.set('status', status);
     if (channel) params.set('channel', channel);
@@ -213,7 +217,7 @@ export function adminPageRoutes(deps: AppDeps) {
       health: failing ? 'failing' : '',
       params,
       nextCursor,
-      onFirstPage: after === null,
+      onFirstPage: !cursor,
       csrf: c.get('csrf'),
     };
     return adminPage(c, 'Subscriptions', <SubscriptionsPage data={data} />, NOTICES[c.req.query('done') ?? ''] ?? null);
@@ -332,15 +336,19 @@ export function adminPageRoutes(deps: AppDeps) {
   app.get('/admin/deliveries', async (c) => {
     const state = oneOf(c.req.query('state'), DELIVERY_STATES);
     const subscription = c.req.query('subscription')?.trim() ?? '';
-    let before: number | null;
+    const cursor = c.req.query('cursor');
+    let list: Delivery[];
+    let nextCursor: string;
     try {
-      before = await readCursor(deps.cursors, c.req.query('cursor'), (p) => (isKind(p, 'admin-deliveries') && typeof p.b === 'number' ? p.b : null));
-    } catch {
+      ({ page: list, next: nextCursor } = await deliveryPage(
+        deps,
+        { state, subscriptionId: subscription || undefined },
+        { list: 'admin-deliveries', cursor, limit: PAGE_SIZE },
+      ));
+    } catch (error) {
+      if (!(error instanceof ApiError) || error.code !== 'invalid_cursor') throw error;
       return problem(c, 400, 'Page link not valid', 'The link to this page of deliveries is not valid; start from the first page.', '/admin/deliveries');
     }
-    const rows = await store.listDeliveries({ state, subscriptionId: subscription || undefined }, before, PAGE_SIZE + 1);
-    const list = rows.slice(0, PAGE_SIZE);
-    const nextCursor = rows.length > PAGE_SIZE ? await deps.cursors.encode({ k: 'admin-deliveries', b: list.at(-1)!.id }) : '';
     // What each carries and where it went: two reads for the page, one event per delivery.
     const [subscribed, events] = await Promise.all([
       store.subscriptionsByIds([...new Set(list.map((d) => d.subscriptionId))]),
@@ -368,7 +376,7 @@ export function adminPageRoutes(deps: AppDeps) {
       subscription,
       params,
       nextCursor,
-      onFirstPage: before === null,
+      onFirstPage: !cursor,
       csrf: c.get('csrf'),
       today: utcDate(clock.now()),
     };
@@ -494,10 +502,6 @@ async function known<T>(reading: Promise<T>): Promise<Known<T>> {
 
 function oneOf<T extends string>(raw: string | undefined, allowed: readonly T[]): T | undefined {
   return (allowed as readonly string[]).includes(raw ?? '') ? (raw as T) : undefined;
-}
-
-function isKind(payload: unknown, kind: string): payload is Record<string, unknown> {
-  return typeof payload === 'object' && payload !== null && (payload as { k?: unknown }).k === kind;
 }
 
 function deliveryId(raw: string): number | null {

@@ -11,7 +11,7 @@ import type { InstallationRecord } from '../../core/ports.ts';
 import { iso } from '../api-json.ts';
 import type { AppDeps } from '../deps.ts';
 import { installFromTokenSchema } from '../openapi/api-schemas.ts';
-import { parseRequest } from '../parse-request.ts';
+import { parseRequest } from '../../core/parse-request.ts';
 import { pageLimit } from '../query-params.ts';
 import { readCursor } from '../../app/cursor-page.ts';
 import { installErrorToApi } from '../../app/install-refusals.ts';

@@ -10,7 +10,7 @@ import { receives, type GroupMember, type MemberChange } from '../../core/scim-g
 import { MEMBER_UNSUBSCRIBE_PATH } from '../../app/group-mail.ts';
 import { iso } from '../api-json.ts';
 import type { AppDeps } from '../deps.ts';
-import { groupDepsOf } from '../group-subscriptions.ts';
+import { groupDepsOf } from '../../app/group-subscriptions.ts';
 import { formValue, readForm } from '../form-body.ts';
 import { ErrorMessage } from '../pages/error-page.tsx';
 import { pageResponder } from '../pages/layout.tsx';

@@ -7,19 +7,19 @@ import { CHANNELS, parseAppTarget, type Channel, type SubscriptionStatus } from 
 import { groupIdOfTarget } from '../../core/scim-group.ts';
 import { iso } from '../api-json.ts';
 import type { AppDeps } from '../deps.ts';
-import { instantParam, pageLimit } from '../query-params.ts';
-import { readCursor } from '../../app/cursor-page.ts';
+import { instantParam, pageRequest } from '../query-params.ts';
 import { replayDeliveriesSince, replayDelivery } from '../../app/delivery-replay.ts';
+import { deliveryPage, subscriptionPage } from '../../app/subscription-lists.ts';
 import { replayRequestSchema } from '../openapi/api-schemas.ts';
-import { parseRequest } from '../parse-request.ts';
-import { subscriptionRequests } from '../subscription-requests.ts';
+import { parseRequest } from '../../core/parse-request.ts';
+import { subscriptionRequests } from '../../app/subscription-requests.ts';
 import { requireAdmin } from './admin.ts';
 
 const STATUSES: SubscriptionStatus[] = ['pending', 'active', 'paused'];
 const DELIVERY_STATES: DeliveryState[] = ['pending', 'done', 'dead'];
 
 export function subscriptionRoutes(deps: AppDeps) {
-  const { store, cursors, subscriptions } = deps;
+  const { store, subscriptions } = deps;
   const app = new Hono();
   app.use('/api/subscriptions', requireAdmin(deps));
   app.use('/api/subscriptions/*', requireAdmin(deps));
@@ -38,11 +38,7 @@ export function subscriptionRoutes(deps: AppDeps) {
   app.get('/api/subscriptions', async (c) => {
     const status = enumParam(c.req.query('status'), STATUSES, 'status');
     const channel = enumParam(c.req.query('channel'), CHANNELS as Channel[], 'channel');
-    const after = await readCursor(cursors, c.req.query('cursor'), (p) => (isCursor(p, 'subscriptions') && typeof p.a === 'string' ? p.a : null));
-    const limit = pageLimit(c.req.query('limit'));
-    const rows = await store.listSubscriptions({ status, channel }, after, limit + 1);
-    const page = rows.slice(0, limit);
-    const next = rows.length > limit ? await cursors.encode({ k: 'subscriptions', a: page.at(-1)!.id }) : '';
+    const { page, next } = await subscriptionPage(deps, { status, channel }, { list: 'subscriptions', ...pageRequest(c) });
     return c.json({ ok: true, subscriptions: page.map(toApiSubscription), response_metadata: { next_cursor: next } });
   });
 
@@ -88,11 +84,7 @@ export function subscriptionRoutes(deps: AppDeps) {
     const state = enumParam(c.req.query('state'), DELIVERY_STATES, 'state');
     const subscriptionId = c.req.query('subscription') || undefined;
     const sinceMs = instantParam(c, 'since');
-    const before = await readCursor(cursors, c.req.query('cursor'), (p) => (isCursor(p, 'deliveries') && typeof p.b === 'number' ? p.b : null));
-    const limit = pageLimit(c.req.query('limit'));
-    const rows = await store.listDeliveries({ state, subscriptionId, sinceMs }, before, limit + 1);
-    const page = rows.slice(0, limit);
-    const next = rows.length > limit ? await cursors.encode({ k: 'deliveries', b: page.at(-1)!.id }) : '';
+    const { page, next } = await deliveryPage(deps, { state, subscriptionId, sinceMs }, { list: 'deliveries', ...pageRequest(c) });
     return c.json({ ok: true, deliveries: await Promise.all(page.map((d) => toApiDelivery(d))), response_metadata: { next_cursor: next } });
   });
 
@@ -202,8 +194,4 @@ function deliveryId(raw: string): number {
   const id = Number(raw);
   if (!Number.isSafeInteger(id) || id < 1) throw new ApiError(404, 'delivery_not_found', 'no delivery with that id');
   return id;
-}
-
-function isCursor(payload: unknown, kind: string): payload is Record<string, unknown> {
-  return typeof payload === 'object' && payload !== null && (payload as { k?: unknown }).k === kind;
 }
