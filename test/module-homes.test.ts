@@ -78,13 +78,38 @@ describe('where each rule lives', () => {
   });
 
   it('the JSON routes and the admin pages create, change and list subscriptions and deliveries through the same functions in src/app', () => {
-    const faces = ['src/http/routes/subscriptions.ts', 'src/http/routes/admin-pages.tsx'];
-    const useCases = ['subscriptionRequests', 'subscriptionPage', 'deliveryPage', 'replayDeliveriesSince', 'replayDelivery'];
-    for (const face of faces) {
-      const homes = Object.fromEntries(
-        all.filter((i) => i.from === face).flatMap((i) => i.names.filter((n) => useCases.includes(n)).map((n) => [n, i.file.split('/').slice(0, 2).join('/')])),
+    // Each use case, by the faces that call it: the JSON route and the admin page of the same resource.
+    const faces: Record<string, string[]> = {
+      subscriptionRequests: ['src/http/routes/subscriptions.ts', 'src/http/routes/admin-subscription-pages.tsx'],
+      subscriptionPage: ['src/http/routes/subscriptions.ts', 'src/http/routes/admin-subscription-pages.tsx'],
+      deliveryPage: ['src/http/routes/subscriptions.ts', 'src/http/routes/admin-delivery-pages.tsx'],
+      replayDeliveriesSince: ['src/http/routes/subscriptions.ts', 'src/http/routes/admin-delivery-pages.tsx'],
+      replayDelivery: ['src/http/routes/subscriptions.ts', 'src/http/routes/admin-delivery-pages.tsx'],
+    };
+    for (const [useCase, callers] of Object.entries(faces)) {
+      const homes = callers.map((face) =>
+        all
+          .find((i) => i.from === face && i.names.includes(useCase))
+          ?.file.split('/')
+          .slice(0, 2)
+          .join('/'),
       );
-      expect(homes, face).toEqual(Object.fromEntries(useCases.map((n) => [n, 'src/app'])));
+      expect(homes, useCase).toEqual(callers.map(() => 'src/app'));
     }
+  });
+
+  it('the admin pages of each resource live in their own module', () => {
+    const homes: Record<string, string> = {
+      '/admin/subscriptions': 'src/http/routes/admin-subscription-pages.tsx',
+      '/admin/new-subscription': 'src/http/routes/admin-subscription-pages.tsx',
+      '/admin/deliveries': 'src/http/routes/admin-delivery-pages.tsx',
+      '/admin/delivery-replays': 'src/http/routes/admin-delivery-pages.tsx',
+      '/admin/polls': 'src/http/routes/admin-poll-pages.tsx',
+    };
+    const routes = sourceFiles('src/http/routes').flatMap((file) =>
+      [...readFileSync(join(ROOT, file), 'utf8').matchAll(/app\.(?:get|post)\([`'](\/admin\/[a-z-]+)/g)].map((m) => [m[1]!, file] as const),
+    );
+    for (const [path, file] of routes) if (path in homes) expect(file, path).toBe(homes[path]);
+    expect(Object.keys(homes).every((path) => routes.some(([p]) => p === path))).toBe(true);
   });
 });
