@@ -98,6 +98,14 @@ describe('where each rule lives', () => {
     }
   });
 
+  it('the API, the public pages and the MCP tools search incidents and read one incident through the same functions in src/app', () => {
+    const faces = ['src/http/routes/incidents.ts', 'src/http/routes/dashboard.tsx', 'src/http/mcp/tools.ts'];
+    for (const useCase of ['searchIncidents', 'incidentHistory']) {
+      const homes = faces.map((face) => all.find((i) => i.from === face && i.names.includes(useCase))?.file);
+      expect(homes, useCase).toEqual(faces.map(() => expect.stringMatching(/^src\/app\//)));
+    }
+  });
+
   it('the admin pages of each resource live in their own module', () => {
     const homes: Record<string, string> = {
       '/admin/subscriptions': 'src/http/routes/admin-subscription-pages.tsx',

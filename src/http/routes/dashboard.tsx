@@ -1,6 +1,7 @@
 /** The dashboard's HTML pages: `/` (the state now), `/incidents` (the searchable history), `/incidents/:id`. */
 import { Hono, type Context } from 'hono';
 import { generationMemo } from '../../app/generation-memo.ts';
+import { incidentHistory } from '../../app/incident-history.ts';
 import { type IncidentPage as IncidentSearchPage, SearchRefusedError, searchIncidents } from '../../app/incident-search.ts';
 import { knownServiceNames } from '../../app/known-services.ts';
 import { noDataIntervals } from '../../core/coverage.ts';
@@ -23,7 +24,6 @@ const BAR_DAYS = 90;
 /** A page people read, not a batch for a client: smaller than the API's default. */
 const PAGE_SIZE = 25;
 const PAGE_SIZE_MAX = 100;
-const HISTORY_EVENTS_MAX = 1000;
 /** The bars end today (UTC): rebuilt at least this often, so a new day shows within a minute. */
 const BARS_MAX_AGE_MS = 60_000;
 const FILTER_PARAMS = ['q', 'service', 'type', 'status', 'since', 'until', 'limit'];
@@ -75,8 +75,8 @@ export function dashboardRoutes(deps: AppDeps) {
 
   app.get('/incidents/:id', secure, async (c) => {
     const id = c.req.param('id');
-    const incident = await store.getIncident(id);
-    if (!incident) {
+    const found = await incidentHistory(store, id);
+    if (!found) {
       const message = `There is no incident “${id.slice(0, 64)}” in the archive.`;
       return page(
         c,
@@ -89,7 +89,7 @@ export function dashboardRoutes(deps: AppDeps) {
         404,
       );
     }
-    const events = await store.listEvents({ incidentId: id }, 0, HISTORY_EVENTS_MAX);
+    const { incident, events } = found;
     return page(c, incident.title, <IncidentPage incident={incident} events={events} sanitize={deps.sanitizeHtml} />);
   });
 
