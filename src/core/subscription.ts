@@ -112,6 +112,18 @@ export function createSubscriptionSchema(options: CreateSubscriptionOptions = {}
 
 export type CreateSubscriptionInput = z.input<ReturnType<typeof createSubscriptionSchema>>;
 
+/**
+ * The body of a request to change a subscription: any of `url`, `email`, `filters`, `timezone`.
+ * Unknown keys are refused. Only its shape is checked here: the change is then checked as a whole
+ * subscription, by createSubscriptionSchema, so a change obeys the same rules as a creation.
+ */
+export const updateSubscriptionSchema = z.strictObject({
+  url: z.string().optional(),
+  email: z.string().optional(),
+  filters: subscriptionFiltersSchema.optional(),
+  timezone: z.string().optional(),
+});
+
 function urlSchema(channel: 'webhook' | 'channel', { allowPlainHttp = false }: CreateSubscriptionOptions) {
   const expected = allowPlainHttp ? 'an https: or http: URL' : 'an https: URL';
   return z

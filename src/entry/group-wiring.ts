@@ -8,7 +8,7 @@ import { createGroupSync } from '../app/group-sync.ts';
 import type { Config } from '../config.ts';
 import type { Clock, Logger, Mailer } from '../core/ports.ts';
 import type { SecretBox } from '../core/secret-box.ts';
-import type { GroupDeps } from '../http/group-subscriptions.ts';
+import type { GroupDeps } from '../app/group-subscriptions.ts';
 
 export type GroupWiringInput = {
   connection: SqliteConnection;

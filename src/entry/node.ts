@@ -21,7 +21,7 @@ import type { PruneCounts } from '../core/retention.ts';
 import type { SecretBox } from '../core/secret-box.ts';
 import type { Clock, Logger, OutboxSignal, Store } from '../core/ports.ts';
 import { createApp } from '../http/app.ts';
-import type { GroupDeps } from '../http/group-subscriptions.ts';
+import type { GroupDeps } from '../app/group-subscriptions.ts';
 import { cronLogger } from '../adapters/cron-logger.ts';
 import { createNodeMailer } from './node-mailer.ts';
 import { createInFlightCalls, SHUTDOWN_ABORT_MS, SHUTDOWN_SETTLE_MS, unfinishedAfter, type Work } from './node-shutdown.ts';

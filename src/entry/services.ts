@@ -23,7 +23,7 @@ import type { Clock, FeedClient, Logger, Mailer, OutboxSignal, Store, WebhookSen
 import type { SecretBox } from '../core/secret-box.ts';
 import { clientAddressFrom } from '../http/client-address.ts';
 import type { AppDeps } from '../http/deps.ts';
-import type { GroupDeps } from '../http/group-subscriptions.ts';
+import type { GroupDeps } from '../app/group-subscriptions.ts';
 import type { StaticAssets } from '../http/routes/static-assets.ts';
 import { createWorkspaceAppFromConfig, type ConfiguredWorkspaceApp } from './app-messaging.ts';
 import { createGroupWiring } from './group-wiring.ts';

@@ -8,7 +8,7 @@ import type { SubscriptionService } from '../app/subscriptions.ts';
 import type { CursorCodec } from '../core/cursor.ts';
 import type { McpSettings } from '../config.ts';
 import type { Clock, Logger, OutboxSignal, Store } from '../core/ports.ts';
-import type { GroupDeps } from './group-subscriptions.ts';
+import type { GroupDeps } from '../app/group-subscriptions.ts';
 import type { StaticAssets } from './routes/static-assets.ts';
 
 export type AppDeps = {

@@ -1,56 +1,20 @@
 /** Parsing of query parameters shared by the list endpoints: limits, cursors, lists and dates. */
 import type { Context } from 'hono';
-import type { CursorCodec } from '../core/cursor.ts';
 import { ApiError } from '../core/errors.ts';
 import type { IncidentFilter } from '../core/ports.ts';
-import { parseVendorTime } from '../core/vendor-time.ts';
-import { DEFAULT_LIMIT, INCIDENT_TOTAL_MAX, limitParamSchema, MAX_LIMIT } from './openapi/api-schemas.ts';
+import { parseInstant } from '../core/instant.ts';
+import { DEFAULT_LIMIT, limitParamSchema, MAX_LIMIT } from './openapi/api-schemas.ts';
 
-export { DEFAULT_LIMIT, INCIDENT_TOTAL_MAX, MAX_LIMIT };
+export { DEFAULT_LIMIT, MAX_LIMIT };
 
 /** The spec: invalid limits are adjusted silently, never refused (the schema /openapi.json describes). */
 export function pageLimit(raw: string | undefined): number {
   return limitParamSchema.parse(raw);
 }
 
-/** Decodes a cursor of the given kind; anything else (gibberish, tampered, another list's) is invalid_cursor. */
-export async function readCursor<T>(cursors: CursorCodec, raw: string | undefined, parse: (payload: unknown) => T | null): Promise<T | null> {
-  if (raw === undefined || raw === '') return null;
-  const payload = await cursors.decode(raw);
-  const position = payload === null ? null : parse(payload);
-  if (position === null) throw new ApiError(400, 'invalid_cursor', 'the cursor is not one this API issued for this list');
-  return position;
-}
-
 /** An API list request's `cursor` and `limit` (adjusted as pageLimit does). */
 export function pageRequest(c: Context): { cursor: string | undefined; limit: number } {
   return { cursor: c.req.query('cursor'), limit: pageLimit(c.req.query('limit')) };
-}
-
-/**
- * One page of a list keyed by a position: reads `limit + 1` rows after the cursor, keeps `limit`,
- * and encodes the next cursor from the last kept row ("" when there is no more). `list` names the
- * list in its cursors, the scope included (`members sub_1`): a cursor of one list is refused by
- * another (an invalid_cursor ApiError).
- */
-export async function cursorPage<Row, Position extends string | number>(
-  cursors: CursorCodec,
-  request: { cursor: string | undefined; limit: number },
-  list: string,
-  read: (after: Position | null, limit: number) => Promise<Row[]>,
-  positionOf: (row: Row) => Position,
-): Promise<{ page: Row[]; next: string }> {
-  const after = await readCursor(cursors, request.cursor, (p) => {
-    const payload = p as { k?: unknown; p?: unknown };
-    return typeof p === 'object' && p !== null && payload.k === list && (typeof payload.p === 'string' || typeof payload.p === 'number')
-      ? (payload.p as Position)
-      : null;
-  });
-  const { limit } = request;
-  const rows = await read(after, limit + 1);
-  const page = rows.slice(0, limit);
-  const next = rows.length > limit ? await cursors.encode({ k: list, p: positionOf(page.at(-1)!) }) : '';
-  return { page, next };
 }
 
 /** `?service=Files&service=Login/SSO` and `?service=Files,Login/SSO` alike. */
@@ -65,18 +29,6 @@ export function listParam(c: Context, name: string, normalise: (v: string) => st
 /** A date (2026-07-01, taken as UTC midnight) or a full ISO 8601 time with offset; errors name it `label`. */
 export function instantParam(c: Context, name: string, label: string = name): number | undefined {
   return parseInstant(c.req.query(name), label);
-}
-
-/** The same, from any text (an MCP tool's argument): undefined when empty, ApiError 400 when not an instant. */
-export function parseInstant(text: string | undefined, label: string): number | undefined {
-  const raw = text?.trim();
-  if (!raw) return undefined;
-  const asDate = /^\d{4}-\d{2}-\d{2}$/.test(raw) ? `${raw}T00:00:00Z` : raw;
-  const parsed = parseVendorTime(asDate);
-  if (!parsed) {
-    throw new ApiError(400, 'invalid_request', `${label}: expected a date (2026-07-01) or an ISO 8601 time with offset, got "${raw.slice(0, 40)}"`);
-  }
-  return parsed.ms;
 }
 
 /**

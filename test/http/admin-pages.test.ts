@@ -367,6 +367,35 @@ describe('admin pages', () => {
     expect(bad.status).toBe(400);
   });
 
+  it('refuses a replay since a time without an offset on the page and the API alike, queuing nothing', async () => {
+    expect((await service.poll()).outcome).toBe('ok'); // seeds the archive: nothing is news yet
+    const sub = await webhook();
+    await vendor.setIncidents([rawIncident({ id: 9 })]);
+    await service.poll();
+    await service.deliverNow();
+    expect(receiver.received).toHaveLength(1);
+    const { cookie } = await signIn();
+    const csrf = csrfOn((await get('/admin/deliveries', cookie)).html);
+
+    // 10:00 where? A server in another zone would read another instant: both faces say so, in one sentence.
+    const noOffset = '2000-01-01T10:00:00';
+    const sentence = `since: expected a date (2026-07-01) or an ISO 8601 time with offset, got "${noOffset}"`;
+    const api = await service.admin('POST', '/api/delivery-replays', { since: noOffset, subscription: sub.id });
+    expect(api.status).toBe(400);
+    expect(api.body).toEqual({ ok: false, error: 'invalid_request', detail: sentence });
+    const page = await post('/admin/delivery-replays', { csrf, since: noOffset, subscription: sub.id }, { cookie });
+    expect(page.status).toBe(400);
+    expect(page.html).toContain(sentence.replaceAll('"', '&quot;'));
+
+    // Nothing was queued: the one delivery is still done, and nothing more arrives.
+    const deliveries = await service.admin('GET', `/api/deliveries?subscription=${sub.id}`);
+    expect(deliveries.body.deliveries.map((d: { state: string }) => d.state)).toEqual(['done']);
+    await service.deliverNow();
+    expect(receiver.received).toHaveLength(1);
+    // With the offset, the same time replays it.
+    expect((await service.admin('POST', '/api/delivery-replays', { since: `${noOffset}Z`, subscription: sub.id })).body).toEqual({ ok: true, replayed: 1 });
+  });
+
   it('sends a test of each event type from the list, and shows how each went', async () => {
     const sub = await webhook();
     const { cookie } = await signIn();

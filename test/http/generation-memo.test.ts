@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { generationMemo } from '../../src/http/generation-memo.ts';
+import { generationMemo } from '../../src/app/generation-memo.ts';
 
 function world() {
   const state = { generation: 1, nowMs: 1_000_000, builds: 0 };

@@ -68,6 +68,19 @@ describe('unknown service names', () => {
     for (const name of ['Files', 'Messaging', 'Login/SSO', OLD_NAME]) expect(body.detail).toContain(name);
   });
 
+  it('refuses an unknown service on the /incidents page as the API does, naming the same known services', async () => {
+    const api = await service.get('/api/incidents?service=files');
+    const page = await text('/incidents?service=files');
+    expect(page.status).toBe(api.status);
+    expect(page.status).toBe(400);
+    // The page says the API's sentence, as HTML: the near miss and the names it knows.
+    const said = (api.body.detail as string).replace(/&/g, '&amp;').replace(/"/g, '&quot;');
+    expect(page.body).toContain(said);
+    expect(page.body).toContain('did you mean Files?');
+    // A known name still lists its incidents on both faces.
+    expect((await text('/incidents?service=Messaging')).status).toBe(200);
+  });
+
   it('suggests the right spelling for a near miss', async () => {
     const { status, body } = await service.get('/api/incidents?service=files');
     expect(status).toBe(400);

@@ -7,6 +7,8 @@ import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
 import type { CursorCodec } from '../../core/cursor.ts';
 import { ApiError } from '../../core/errors.ts';
+import { parseInstant } from '../../core/instant.ts';
+import { incidentHistory, incidentNotFound } from '../../app/incident-history.ts';
 import { assessKnowledge } from '../../core/knowledge.ts';
 import { unknownServices } from '../../core/known-services.ts';
 import { type McpScope, TOOL_SCOPES } from '../../core/mcp-scopes.ts';
@@ -15,9 +17,9 @@ import { AVAILABILITY_WINDOWS_DAYS, type Reliability } from '../../core/reliabil
 import { SEARCH_LIMITS } from '../../core/search-query.ts';
 import { buildWidgetState, WIDGET_SERVICES_MAX } from '../../core/widget-state.ts';
 import { iso } from '../api-json.ts';
-import { searchIncidents } from '../incident-search.ts';
-import { requireKnownServices } from '../known-services.ts';
-import { pageLimit, parseInstant } from '../query-params.ts';
+import { searchIncidents } from '../../app/incident-search.ts';
+import { requireKnownServices } from '../../app/known-services.ts';
+import { pageLimit } from '../query-params.ts';
 import { STALE_AFTER_MS } from '../routes/health.ts';
 import { currentStatusAnswer, incidentAnswer, incidentPageAnswer, recentChangesAnswer, refusal, reliabilityAnswer, type ToolAnswer } from './tool-answers.ts';
 
@@ -31,8 +33,6 @@ export type McpToolDeps = {
   baseUrl: string;
 };
 
-/** As in the API: an incident's change history is read up to this many events. */
-const HISTORY_EVENTS_MAX = 1000;
 /** recent_changes without `since`: the last day. */
 const RECENT_DEFAULT_MS = 24 * 3600_000;
 const WINDOWS = AVAILABILITY_WINDOWS_DAYS.map((days) => `${days}d`) as [string, ...string[]];
@@ -155,10 +155,9 @@ export function registerTools(server: McpServer, deps: McpToolDeps, scopes: read
       },
       ({ id }) =>
         guarded(async () => {
-          const incident = await store.getIncident(id);
-          if (!incident) throw new ApiError(404, 'incident_not_found', `no incident ${JSON.stringify(id)} in the archive`);
-          const history = await store.listEvents({ incidentId: id }, 0, HISTORY_EVENTS_MAX);
-          return incidentAnswer(incident, history, baseUrl);
+          const found = await incidentHistory(store, id);
+          if (!found) throw incidentNotFound(id);
+          return incidentAnswer(found.incident, found.events, baseUrl);
         }),
     );
   }

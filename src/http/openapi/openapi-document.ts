@@ -1,6 +1,6 @@
 /** The OpenAPI 3.1 document of the JSON API, generated from the zod schemas in api-schemas.ts (never written by hand). */
 import { z } from 'zod';
-import { createSubscriptionSchema, subscriptionFiltersSchema } from '../../core/subscription.ts';
+import { createSubscriptionSchema, updateSubscriptionSchema } from '../../core/subscription.ts';
 import { newTokenBody } from '../routes/mcp-tokens.ts';
 import * as s from './api-schemas.ts';
 import { groupOperations, groupSubscriptionBody } from './group-operations.ts';
@@ -47,21 +47,6 @@ const vendorMirror = (version: string, label: string): ApiOperation[] => [
     ok: { status: 200, schema: s.vendorHistorySchema },
   },
 ];
-
-const updateSubscriptionSchema = z.strictObject({
-  url: z.string().optional(),
-  email: z.string().optional(),
-  filters: subscriptionFiltersSchema.optional(),
-  timezone: z.string().optional(),
-});
-
-export const replayRequestSchema = z.strictObject({
-  since: z.string({ error: 'since must be a date or an ISO 8601 time' }),
-  subscription: z.string().optional(),
-  state: z.enum(['pending', 'done', 'dead']).optional(),
-});
-
-export { updateSubscriptionSchema };
 
 const mcpTokenSchema = z.object({ id: z.string(), label: z.string(), created_at: z.string() });
 
@@ -180,7 +165,7 @@ export const API_OPERATIONS: ApiOperation[] = [
     path: '/api/delivery-replays',
     summary: 'Send again every delivery since a time',
     admin: true,
-    body: replayRequestSchema,
+    body: s.replayRequestSchema,
     ok: { status: 200, schema: s.replayedSchema },
   },
   {

@@ -5,21 +5,14 @@
  */
 import type { Context, Hono } from 'hono';
 import { getCookie, setCookie } from 'hono/cookie';
-import type { Child } from 'hono/jsx';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import { InstallError, INSTALLATIONS_LIST_MAX } from '../../app/app-installs.ts';
-import type { AdminSession } from '../admin-session.ts';
+import { installFailureStatus } from '../../app/install-refusals.ts';
+import type { AdminEnv, AdminPageTools } from '../admin-page-tools.ts';
 import { browserInstallBinding, INSTALL_START_PATH, installBindingCookie } from '../app-install-binding.ts';
 import type { AppDeps } from '../deps.ts';
 import { formValue, readForm } from '../form-body.ts';
 import { AdminAppPage } from '../pages/admin-app-page.tsx';
-
-type AdminEnv = { Variables: { session: AdminSession; csrf: string } };
-
-export type AdminAppPageTools = {
-  adminPage: (c: Context<AdminEnv>, title: string, body: Child, notice?: string | null, status?: ContentfulStatusCode) => Response | Promise<Response>;
-  problem: (c: Context, status: ContentfulStatusCode, title: string, message: string, back?: string) => Response | Promise<Response>;
-};
 
 /** What a redirect after an action says on the next page; a fixed list, so no text comes from the URL. */
 const NOTICES: Record<string, string> = {
@@ -27,22 +20,7 @@ const NOTICES: Record<string, string> = {
   uninstalled: 'Uninstalled: the vendor revoked its tokens and statuswatch removed its own copy.',
 };
 
-/** How a refusal reads on a page, and with which status. */
-export function installFailureStatus(error: InstallError): ContentfulStatusCode {
-  switch (error.failure) {
-    case 'not_found':
-      return 404;
-    case 'already_exchanged':
-    case 'unavailable':
-      return 409;
-    case 'vendor':
-      return 502;
-    default:
-      return 400;
-  }
-}
-
-export function registerAdminAppPages(app: Hono<AdminEnv>, deps: AppDeps, tools: AdminAppPageTools): void {
+export function registerAdminAppPages(app: Hono<AdminEnv>, deps: AppDeps, tools: AdminPageTools): void {
   const binding = installBindingCookie(deps.publicUrl);
 
   const listPage = async (c: Context<AdminEnv>, notice: string | null, tokenError: string | null = null, status: ContentfulStatusCode = 200) => {

@@ -8,12 +8,9 @@ import type { Hono } from 'hono';
 import { ScimCallError } from '../../core/scim-errors.ts';
 import { ApiError } from '../../core/errors.ts';
 import type { AppDeps } from '../deps.ts';
-import { cursorPage } from '../query-params.ts';
+import { cursorPage } from '../../app/cursor-page.ts';
 import { AdminDirectoryPage, AdminGroupPage, type DirectoryStatus } from '../pages/admin-directory-page.tsx';
-import type { AdminAppPageTools } from './admin-app-pages.tsx';
-import type { AdminSession } from '../admin-session.ts';
-
-type AdminEnv = { Variables: { session: AdminSession; csrf: string } };
+import type { AdminEnv, AdminPageTools } from '../admin-page-tools.ts';
 
 const GROUPS_LISTED_MAX = 200;
 const MEMBERS_PER_PAGE = 100;
@@ -24,7 +21,7 @@ const NOTICES: Record<string, string> = {
   failed: 'The sync failed: the last good member list is kept, and the audit list says why.',
 };
 
-export function registerAdminDirectoryPages(app: Hono<AdminEnv>, deps: AppDeps, tools: AdminAppPageTools): void {
+export function registerAdminDirectoryPages(app: Hono<AdminEnv>, deps: AppDeps, tools: AdminPageTools): void {
   app.get('/admin/directory', async (c) => {
     const groups = deps.groups;
     let status: DirectoryStatus = { kind: 'not_configured' };

@@ -1,6 +1,7 @@
 /**
- * The admin pages under `/admin`: sign-in with ADMIN_TOKEN (a session cookie), subscriptions,
- * deliveries with replay, and poll runs. The same powers as the admin JSON API, for a browser.
+ * The admin pages under `/admin`: sign-in with ADMIN_TOKEN (a session cookie) and the overview;
+ * each resource's pages (subscriptions, deliveries, poll runs, the app, the directory) in its own
+ * module, registered here behind the session. The same powers as the admin JSON API, for a browser.
  */
 import { Hono, type Context, type MiddlewareHandler } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
@@ -9,47 +10,24 @@ import type { Child } from 'hono/jsx';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import { randomSecret } from '../../core/cursor.ts';
 import { ApiError } from '../../core/errors.ts';
-import type { TestSendResult } from '../../app/subscriptions.ts';
 import { feedState } from '../../core/feed-state.ts';
-import { webhookMessageId } from '../../core/fanout.ts';
-import { utcDate } from '../../core/service-days.ts';
-import type { StoredSubscription } from '../../core/ports.ts';
-import { CHANNELS, type Channel } from '../../core/subscription.ts';
 import { ADMIN_DEVICE_MS, ADMIN_SESSION_MS, adminCookies, createAdminSessions, type AdminSession, type AdminSessions } from '../admin-session.ts';
 import { createAdminTokenCheck } from '../admin-token-check.ts';
 import type { AppDeps } from '../deps.ts';
-import { formValue, formValues, readForm, type FormBody } from '../form-body.ts';
+import { formValue, readForm } from '../form-body.ts';
 import { sameOriginForms } from '../form-origin.ts';
+import type { AdminEnv, AdminPageTools } from '../admin-page-tools.ts';
 import { registerAdminAppPages } from './admin-app-pages.tsx';
+import { registerAdminDeliveryPages } from './admin-delivery-pages.tsx';
+import { registerAdminPollPages } from './admin-poll-pages.tsx';
+import { registerAdminSubscriptionPages } from './admin-subscription-pages.tsx';
 import { registerAdminDirectoryPages } from './admin-directory-pages.tsx';
 import { AdminFrame, SignInPage } from '../pages/admin-frame.tsx';
 import { type FailingSubscription, type Known, OverviewPage } from '../pages/admin-overview-page.tsx';
-import {
-  DELIVERY_ATTEMPTS_SHOWN,
-  DELIVERY_EVENTS_SHOWN,
-  DELIVERY_STATES,
-  DeliveriesPage,
-  DeliveryPage,
-  type DeliveryView,
-} from '../pages/admin-deliveries-page.tsx';
-import { PollPage, PollsPage } from '../pages/admin-polls-page.tsx';
-import { SUBSCRIPTION_STATUSES, SubscriptionsPage, TestResultsPage } from '../pages/admin-subscriptions-page.tsx';
-import {
-  CreateSubscriptionPage,
-  NEW_SUBSCRIPTION_FIELDS,
-  SecretOncePage,
-  sharedFieldsOf,
-  sharedRequestBody,
-  SubscriptionPage,
-} from '../pages/admin-subscription-form.tsx';
 import { ErrorMessage } from '../pages/error-page.tsx';
 import { pageResponder } from '../pages/layout.tsx';
 import { pageSecurity } from '../pages/page-security.ts';
-import { first, formKind, SUBSCRIPTION_FORM_KINDS, type FormFields, type SubscriptionFormKind } from '../pages/subscription-kinds.tsx';
-import { readCursor } from '../query-params.ts';
-import { subscriptionRequests } from '../subscription-requests.ts';
 
-const PAGE_SIZE = 50;
 /** The overview's lists are short by design: each links to the whole, paginated list. */
 const OVERVIEW_POLLS = 5;
 const OVERVIEW_FAILING = 10;
@@ -57,19 +35,8 @@ const OVERVIEW_FAILING = 10;
 const RECENT_DELIVERIES_FOR_ERROR = 5;
 const FORM_MAX_BYTES = 16 * 1024;
 
-type AdminEnv = { Variables: { session: AdminSession; csrf: string } };
-
-/** What a redirect after an action says on the next page; a fixed list, so no text comes from the URL. */
-const NOTICES: Record<string, string> = {
-  paused: 'Subscription paused: nothing is sent to it until it is resumed.',
-  resumed: 'Subscription resumed: what waited while it was paused goes out now.',
-  deleted: 'Subscription deleted, with its deliveries not yet sent.',
-  saved: 'Changes saved.',
-  replayed: 'Delivery queued to be sent again, with the same message id.',
-};
-
 export function adminPageRoutes(deps: AppDeps) {
-  const { store, subscriptions, clock } = deps;
+  const { store, clock } = deps;
   const app = new Hono<AdminEnv>();
   let sessionsReady: Promise<AdminSessions> | null = null;
   // Its own key, made on first use and kept with the archive: sessions survive a restart (but not
@@ -188,253 +155,12 @@ export function adminPageRoutes(deps: AppDeps) {
     return { list, more: rows.length > OVERVIEW_FAILING };
   }
 
-  app.get('/admin/subscriptions', async (c) => {
-    const status = oneOf(c.req.query('status'), SUBSCRIPTION_STATUSES);
-    const channel = oneOf(c.req.query('channel'), CHANNELS as readonly Channel[]);
-    let after: string | null;
-    try {
-      after = await readCursor(deps.cursors, c.req.query('cursor'), (p) => (isKind(p, 'admin-subscriptions') && typeof p.a === 'string' ? p.a : null));
-    } catch {
-      return problem(c, 400, 'Page link not valid', 'The link to this page of subscriptions is not valid; start from the first page.', '/admin/subscriptions');
-    }
-    const failing = c.req.query('health') === 'failing';
-    const rows = await store.listSubscriptions({ status, channel, failing }, after, PAGE_SIZE + 1);
-    const list = rows.slice(0, PAGE_SIZE);
-    const nextCursor = rows.length > PAGE_SIZE ? await deps.cursors.encode({ k: 'admin-subscriptions', a: list.at(-1)!.id }) : '';
-    const params = new URLSearchParams();
-    if (status) params.set('status', status);
-    if (channel) params.set('channel', channel);
-    if (failing) params.set('health', 'failing');
-    const data = {
-      subscriptions: list,
-      status: status ?? '',
-      channel: channel ?? '',
-      health: failing ? 'failing' : '',
-      params,
-      nextCursor,
-      onFirstPage: after === null,
-      csrf: c.get('csrf'),
-    };
-    return adminPage(c, 'Subscriptions', <SubscriptionsPage data={data} />, NOTICES[c.req.query('done') ?? ''] ?? null);
-  });
-
-  // Forms build the API's request body and go through the API's own checks (subscription-requests.ts).
-  const requests = subscriptionRequests(deps);
-  /** A refusal the admin can fix in the form (400, 409, 404 of a kind's reference): shown above it, values kept. */
-  const formError = (error: unknown): { status: ContentfulStatusCode; message: string } => {
-    if (!(error instanceof ApiError) || error.status >= 500) throw error;
-    return { status: error.status as ContentfulStatusCode, message: sentence(error.detail ?? error.code) };
-  };
-  const createForm = async (
-    c: Context<AdminEnv>,
-    kind: SubscriptionFormKind,
-    fields: FormFields,
-    error: { status: ContentfulStatusCode; message: string } | null,
-  ) => {
-    const kindFields = await kind.fields({ fields, editing: null, deps });
-    const data = { kind, kindFields, fields, error: error?.message ?? null, csrf: c.get('csrf') };
-    return adminPage(c, 'New subscription', <CreateSubscriptionPage data={data} />, null, error?.status ?? 200);
-  };
-  const subscriptionForm = async (
-    c: Context<AdminEnv>,
-    subscription: StoredSubscription,
-    fields: FormFields,
-    error: { status: ContentfulStatusCode; message: string } | null,
-  ) => {
-    const kind = formKind(subscription.channel);
-    const kindFields = kind ? await kind.fields({ fields, editing: subscription, deps }) : null;
-    const data = { subscription, kind, kindFields, fields, error: error?.message ?? null, csrf: c.get('csrf'), now: clock.now() };
-    const notice = error ? null : (NOTICES[c.req.query('done') ?? ''] ?? null);
-    return adminPage(c, 'Subscription', <SubscriptionPage data={data} />, notice, error?.status ?? 200);
-  };
-
-  app.get('/admin/new-subscription', (c) => createForm(c, formKind(c.req.query('channel')) ?? SUBSCRIPTION_FORM_KINDS[0]!, NEW_SUBSCRIPTION_FIELDS, null));
-
-  app.post('/admin/new-subscription', async (c) => {
-    const fields = postedFields(await readForm(c));
-    const kind = formKind(first(fields, 'channel'));
-    if (!kind) {
-      const kinds = SUBSCRIPTION_FORM_KINDS.map((k) => k.channel).join(', ');
-      return problem(c, 400, 'Not done', `Choose a kind of subscription (${kinds}).`, '/admin/new-subscription');
-    }
-    try {
-      const { subscription, secret } = await requests.create({ channel: kind.channel, ...kind.requestBody(fields, null), ...sharedRequestBody(fields) });
-      return adminPage(c, 'Subscription created', <SecretOncePage subscription={subscription} secret={secret} rotated={false} />, null, 201);
-    } catch (error) {
-      return createForm(c, kind, fields, formError(error));
-    }
-  });
-
-  app.get('/admin/subscriptions/:id', async (c) => {
-    const subscription = await store.getSubscription(c.req.param('id'));
-    if (!subscription) return problem(c, 404, 'Not found', 'No subscription with that id.', '/admin/subscriptions');
-    const kind = formKind(subscription.channel);
-    return subscriptionForm(c, subscription, { ...kind?.fieldsOf(subscription), ...sharedFieldsOf(subscription) }, null);
-  });
-
-  app.post('/admin/subscriptions/:id', async (c) => {
-    const id = c.req.param('id');
-    const current = await store.getSubscription(id);
-    if (!current) return problem(c, 404, 'Not found', 'No subscription with that id.', '/admin/subscriptions');
-    const fields = postedFields(await readForm(c));
-    try {
-      // A kind with no form (or whose target cannot change) keeps its target: only filters and zone are sent.
-      await requests.update(id, { ...formKind(current.channel)?.requestBody(fields, current), ...sharedRequestBody(fields) });
-    } catch (error) {
-      return subscriptionForm(c, current, fields, formError(error));
-    }
-    return c.redirect(`/admin/subscriptions/${encodeURIComponent(id)}?done=saved`, 303);
-  });
-
-  app.post('/admin/subscriptions/:id/rotate-secret', async (c) => {
-    const id = c.req.param('id');
-    try {
-      const { subscription, secret } = await subscriptions.rotateSecret(id);
-      return adminPage(c, 'New signing secret', <SecretOncePage subscription={subscription} secret={secret} rotated />);
-    } catch (error) {
-      return refused(c, error, `/admin/subscriptions/${encodeURIComponent(id)}`);
-    }
-  });
-
-  const subscriptionAction = (action: 'pause' | 'resume' | 'delete', done: string) =>
-    app.post(`/admin/subscriptions/:id/${action}`, async (c) => {
-      const id = c.req.param('id');
-      try {
-        if (action === 'pause') await subscriptions.pause(id);
-        else if (action === 'resume') await subscriptions.resume(id);
-        else await subscriptions.remove(id);
-      } catch (error) {
-        return refused(c, error, '/admin/subscriptions');
-      }
-      // Back where the button was: the subscription's own page (unless it is gone), or the list.
-      const fromPage = action !== 'delete' && formValue((await readForm(c)).from) === 'page';
-      return c.redirect(fromPage ? `/admin/subscriptions/${encodeURIComponent(id)}?done=${done}` : `/admin/subscriptions?done=${done}`, 303);
-    });
-  subscriptionAction('pause', 'paused');
-  subscriptionAction('resume', 'resumed');
-  subscriptionAction('delete', 'deleted');
-
-  app.post('/admin/subscriptions/:id/test', async (c) => {
-    const id = c.req.param('id');
-    const subscription = await store.getSubscription(id);
-    if (!subscription) return problem(c, 404, 'Not found', 'No subscription with that id.', '/admin/subscriptions');
-    let results: TestSendResult[];
-    try {
-      results = await subscriptions.sendTest(id);
-    } catch (error) {
-      if (!(error instanceof ApiError)) throw error;
-      return problem(c, error.status, 'Test not sent', `${error.detail ?? error.code}.`, `/admin/subscriptions/${encodeURIComponent(id)}`);
-    }
-    return adminPage(c, 'Test sent', <TestResultsPage subscription={subscription} results={results} />);
-  });
-
-  app.get('/admin/deliveries', async (c) => {
-    const state = oneOf(c.req.query('state'), DELIVERY_STATES);
-    const subscription = c.req.query('subscription')?.trim() ?? '';
-    let before: number | null;
-    try {
-      before = await readCursor(deps.cursors, c.req.query('cursor'), (p) => (isKind(p, 'admin-deliveries') && typeof p.b === 'number' ? p.b : null));
-    } catch {
-      return problem(c, 400, 'Page link not valid', 'The link to this page of deliveries is not valid; start from the first page.', '/admin/deliveries');
-    }
-    const rows = await store.listDeliveries({ state, subscriptionId: subscription || undefined }, before, PAGE_SIZE + 1);
-    const list = rows.slice(0, PAGE_SIZE);
-    const nextCursor = rows.length > PAGE_SIZE ? await deps.cursors.encode({ k: 'admin-deliveries', b: list.at(-1)!.id }) : '';
-    // What each carries and where it went: two reads for the page, one event per delivery.
-    const [subscribed, events] = await Promise.all([
-      store.subscriptionsByIds([...new Set(list.map((d) => d.subscriptionId))]),
-      store.eventsByIds([...new Set(list.flatMap((d) => d.eventIds.slice(0, 1)))]),
-    ]);
-    const subscriptionById = new Map(subscribed.map((s) => [s.id, s]));
-    const eventById = new Map(events.map((e) => [e.id, e]));
-    const views: DeliveryView[] = list.map((delivery) => ({
-      delivery,
-      subscription: subscriptionById.get(delivery.subscriptionId) ?? null,
-      event: eventById.get(delivery.eventIds[0] ?? '') ?? null,
-      moreEvents: Math.max(0, delivery.eventIds.length - 1),
-    }));
-    const params = new URLSearchParams();
-    if (state) params.set('state', state);
-    if (subscription) params.set('subscription', subscription);
-    const replayed = Number(c.req.query('replayed'));
-    const notice =
-      Number.isSafeInteger(replayed) && c.req.query('replayed') !== undefined
-        ? `${replayed} ${replayed === 1 ? 'delivery' : 'deliveries'} queued to be sent again.`
-        : null;
-    const data = {
-      deliveries: views,
-      state: state ?? '',
-      subscription,
-      params,
-      nextCursor,
-      onFirstPage: before === null,
-      csrf: c.get('csrf'),
-      today: utcDate(clock.now()),
-    };
-    return adminPage(c, 'Deliveries', <DeliveriesPage data={data} />, notice);
-  });
-
-  app.post('/admin/delivery-replays', async (c) => {
-    const form = await readForm(c);
-    const since = formValue(form.since).trim();
-    const sinceMs = Date.parse(/^\d{4}-\d{2}-\d{2}$/.test(since) ? `${since}T00:00:00Z` : since);
-    if (!Number.isFinite(sinceMs)) {
-      return problem(
-        c,
-        400,
-        'Replay not done',
-        `“Since” must be a date such as 2026-07-01 or an ISO 8601 time; got “${since.slice(0, 40)}”.`,
-        '/admin/deliveries',
-      );
-    }
-    const subscriptionId = formValue(form.subscription).trim() || undefined;
-    const state = oneOf(formValue(form.state), DELIVERY_STATES);
-    const replayed = await store.replayDeliveriesSince(sinceMs, { subscriptionId, state }, clock.now());
-    deps.outbox.outboxChanged();
-    return c.redirect(`/admin/deliveries?replayed=${replayed}`, 303);
-  });
-
-  app.get('/admin/deliveries/:id', async (c) => {
-    const id = deliveryId(c.req.param('id'));
-    const found = id === null ? null : await store.getDelivery(id, DELIVERY_ATTEMPTS_SHOWN);
-    if (!found) return problem(c, 404, 'Not found', 'No delivery with that id.', '/admin/deliveries');
-    const { delivery, attempts } = found;
-    const [webhookId, [subscription], events] = await Promise.all([
-      delivery.channel === 'webhook' ? webhookMessageId(delivery.key) : null,
-      store.subscriptionsByIds([delivery.subscriptionId]),
-      store.eventsByIds(delivery.eventIds.slice(0, DELIVERY_EVENTS_SHOWN)),
-    ]);
-    return adminPage(
-      c,
-      `Delivery #${delivery.id}`,
-      <DeliveryPage delivery={delivery} attempts={attempts} webhookId={webhookId} csrf={c.get('csrf')} subscription={subscription ?? null} events={events} />,
-      NOTICES[c.req.query('done') ?? ''] ?? null,
-    );
-  });
-
-  app.post('/admin/deliveries/:id/replay', async (c) => {
-    const id = deliveryId(c.req.param('id'));
-    if (id === null || !(await store.replayDelivery(id, clock.now()))) return problem(c, 404, 'Not found', 'No delivery with that id.', '/admin/deliveries');
-    deps.outbox.outboxChanged();
-    return c.redirect(`/admin/deliveries/${id}?done=replayed`, 303);
-  });
-
-  app.get('/admin/polls', async (c) => {
-    const before = Number(c.req.query('before'));
-    const runs = await store.listPollRuns(Number.isFinite(before) && before > 0 ? before : null, PAGE_SIZE);
-    const last = runs.at(-1);
-    const olderHref = runs.length === PAGE_SIZE && last ? `/admin/polls?before=${last.startedAt}` : null;
-    return adminPage(c, 'Poll runs', <PollsPage runs={runs} olderHref={olderHref} onFirstPage={c.req.query('before') === undefined} />);
-  });
-
-  app.get('/admin/polls/:id', async (c) => {
-    const found = await store.getPollRun(c.req.param('id'));
-    if (!found) return problem(c, 404, 'Not found', 'No poll run with that id.', '/admin/polls');
-    return adminPage(c, 'Poll run', <PollPage run={found.run} rejected={found.rejected} />);
-  });
-
-  registerAdminAppPages(app, deps, { adminPage, problem });
-  registerAdminDirectoryPages(app, deps, { adminPage, problem });
+  const tools: AdminPageTools = { adminPage, problem, refused };
+  registerAdminSubscriptionPages(app, deps, tools);
+  registerAdminDeliveryPages(app, deps, tools);
+  registerAdminPollPages(app, deps, tools);
+  registerAdminAppPages(app, deps, tools);
+  registerAdminDirectoryPages(app, deps, tools);
 
   app.all('/admin/*', (c) => problem(c, 404, 'Not found', `There is no admin page at ${c.req.path.slice(0, 100)}.`));
 
@@ -476,19 +202,6 @@ function safeNext(raw: string | undefined): string {
   return raw;
 }
 
-/** Every text field posted, by name; the CSRF token is not a value to show again. */
-function postedFields(form: FormBody): FormFields {
-  const fields: FormFields = {};
-  for (const [name, value] of Object.entries(form)) if (name !== 'csrf') fields[name] = formValues(value);
-  return fields;
-}
-
-/** An API detail ("url: url must be …") as a sentence above a form. */
-function sentence(text: string): string {
-  const trimmed = text.trim();
-  return `${trimmed.charAt(0).toUpperCase()}${trimmed.slice(1)}${/[.!?]$/.test(trimmed) ? '' : '.'}`;
-}
-
 /** A part of a page read on its own: its value, or why it is unknown. */
 async function known<T>(reading: Promise<T>): Promise<Known<T>> {
   try {
@@ -496,17 +209,4 @@ async function known<T>(reading: Promise<T>): Promise<Known<T>> {
   } catch (error) {
     return { ok: false, error: (error instanceof Error ? error.message : String(error)).slice(0, 200) };
   }
-}
-
-function oneOf<T extends string>(raw: string | undefined, allowed: readonly T[]): T | undefined {
-  return (allowed as readonly string[]).includes(raw ?? '') ? (raw as T) : undefined;
-}
-
-function isKind(payload: unknown, kind: string): payload is Record<string, unknown> {
-  return typeof payload === 'object' && payload !== null && (payload as { k?: unknown }).k === kind;
-}
-
-function deliveryId(raw: string): number | null {
-  const id = Number(raw);
-  return Number.isSafeInteger(id) && id > 0 ? id : null;
 }

@@ -13,7 +13,7 @@ import { checkSlashRequest, SIGNATURE_HEADER, SLASH_MAX_SKEW_SECONDS, TIMESTAMP_
 import { APP_PATHS } from '../../core/statuswatch-app-manifest.ts';
 import { buildWidgetState } from '../../core/widget-state.ts';
 import type { AppDeps } from '../deps.ts';
-import { knownServiceNames } from '../known-services.ts';
+import { knownServiceNames } from '../../app/known-services.ts';
 import { STALE_AFTER_MS } from './health.ts';
 
 /** A slash command's form is a few hundred bytes; the vendor caps the text it carries. */

@@ -5,14 +5,16 @@
  */
 import { Hono, type Context } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
-import { InstallError, INSTALLATIONS_LIST_MAX, type AppInstalls, type ConversationsPosition } from '../../app/app-installs.ts';
+import { INSTALLATIONS_LIST_MAX, type AppInstalls, type ConversationsPosition } from '../../app/app-installs.ts';
 import { ApiError } from '../../core/errors.ts';
 import type { InstallationRecord } from '../../core/ports.ts';
 import { iso } from '../api-json.ts';
 import type { AppDeps } from '../deps.ts';
 import { installFromTokenSchema } from '../openapi/api-schemas.ts';
-import { parseRequest } from '../parse-request.ts';
-import { pageLimit, readCursor } from '../query-params.ts';
+import { parseRequest } from '../../core/parse-request.ts';
+import { pageLimit } from '../query-params.ts';
+import { readCursor } from '../../app/cursor-page.ts';
+import { installErrorToApi } from '../../app/install-refusals.ts';
 import { requireAdmin } from './admin.ts';
 
 const BODY_MAX_BYTES = 16 * 1024;
@@ -29,27 +31,6 @@ export function toApiInstallation(installation: InstallationRecord) {
     access_token_expires_at: installation.accessTokenSealed === null ? null : iso(installation.accessExpiresAt),
     updated_at: iso(installation.updatedAt),
   };
-}
-
-/** The use case's refusals as the API's one error shape. */
-export function installErrorToApi(error: unknown): never {
-  if (!(error instanceof InstallError)) throw error;
-  const code = error.vendorCode;
-  switch (error.failure) {
-    case 'not_found':
-      throw new ApiError(404, 'installation_not_found', error.message);
-    case 'already_exchanged':
-      throw new ApiError(409, 'token_already_exchanged', error.message);
-    case 'unavailable':
-      throw new ApiError(409, 'installation_unavailable', error.message);
-    case 'vendor':
-      // The vendor refusing a cursor we handed on means it expired: start from the first page.
-      if (code === 'invalid_cursor')
-        throw new ApiError(400, 'invalid_cursor', 'the page link has expired (vendor cursors do not last); start from the first page');
-      throw new ApiError(502, 'vendor_error', error.message);
-    default:
-      throw new ApiError(400, error.failure, error.message);
-  }
 }
 
 export function appInstallationRoutes(deps: AppDeps) {

@@ -12,7 +12,7 @@ import type { AppDeps } from '../deps.ts';
 import { ErrorMessage } from '../pages/error-page.tsx';
 import { pageResponder } from '../pages/layout.tsx';
 import { pageSecurity } from '../pages/page-security.ts';
-import { installFailureStatus } from './admin-app-pages.tsx';
+import { installFailureStatus } from '../../app/install-refusals.ts';
 
 /** The vendor's parameters are short; anything longer is not theirs and is cut before use. */
 const PARAM_MAX_CHARS = 500;

@@ -5,7 +5,8 @@ import { ApiError } from '../../core/errors.ts';
 import { EVENT_TYPES, type EventType } from '../../core/events.ts';
 import { toApiEvent } from '../api-json.ts';
 import type { AppDeps } from '../deps.ts';
-import { listParam, pageLimit, readCursor } from '../query-params.ts';
+import { listParam, pageLimit } from '../query-params.ts';
+import { readCursor } from '../../app/cursor-page.ts';
 
 const eventCursor = z.object({ k: z.literal('events'), s: z.number().int().nonnegative() });
 

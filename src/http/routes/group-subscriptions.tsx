@@ -10,13 +10,14 @@ import { receives, type GroupMember, type MemberChange } from '../../core/scim-g
 import { MEMBER_UNSUBSCRIBE_PATH } from '../../app/group-mail.ts';
 import { iso } from '../api-json.ts';
 import type { AppDeps } from '../deps.ts';
-import { groupDepsOf } from '../group-subscriptions.ts';
+import { groupDepsOf } from '../../app/group-subscriptions.ts';
 import { formValue, readForm } from '../form-body.ts';
 import { ErrorMessage } from '../pages/error-page.tsx';
 import { pageResponder } from '../pages/layout.tsx';
 import { pageSecurity } from '../pages/page-security.ts';
 import { OneClickUnsubscribeForm } from '../pages/subscription-pages.tsx';
-import { cursorPage, pageRequest } from '../query-params.ts';
+import { pageRequest } from '../query-params.ts';
+import { cursorPage } from '../../app/cursor-page.ts';
 
 const FORM_MAX_BYTES = 4 * 1024;
 

@@ -1,13 +1,12 @@
 /** The archive's incidents: cursor-paginated, filtered, searchable; one incident with its history. */
 import { Hono } from 'hono';
-import { ApiError } from '../../core/errors.ts';
+import { incidentHistory, incidentNotFound } from '../../app/incident-history.ts';
 import { iso, toApiEvent, toApiIncident, toApiListedIncident } from '../api-json.ts';
 import type { AppDeps } from '../deps.ts';
-import { searchIncidents } from '../incident-search.ts';
-import { knownServiceNames } from '../known-services.ts';
+import { searchIncidents } from '../../app/incident-search.ts';
+import { knownServiceNames } from '../../app/known-services.ts';
 import { incidentFilterParams, pageLimit } from '../query-params.ts';
 
-const HISTORY_EVENTS_MAX = 1000;
 const VERSIONS_MAX = 1000;
 
 export function incidentRoutes({ store, cursors, clock }: AppDeps) {
@@ -30,16 +29,15 @@ export function incidentRoutes({ store, cursors, clock }: AppDeps) {
 
   app.get('/api/incidents/:id', async (c) => {
     const id = c.req.param('id');
-    const incident = await store.getIncident(id);
-    if (!incident) throw new ApiError(404, 'incident_not_found', `no incident ${JSON.stringify(id.slice(0, 64))} in the archive`);
-    const history = await store.listEvents({ incidentId: id }, 0, HISTORY_EVENTS_MAX);
-    return c.json({ ok: true, incident: toApiIncident(incident), events: history.map(toApiEvent) });
+    const found = await incidentHistory(store, id);
+    if (!found) throw incidentNotFound(id);
+    return c.json({ ok: true, incident: toApiIncident(found.incident), events: found.events.map(toApiEvent) });
   });
 
   app.get('/api/incidents/:id/versions', async (c) => {
     const id = c.req.param('id');
     const versions = await store.listVersions(id, VERSIONS_MAX);
-    if (versions.length === 0) throw new ApiError(404, 'incident_not_found', `no incident ${JSON.stringify(id.slice(0, 64))} in the archive`);
+    if (versions.length === 0) throw incidentNotFound(id);
     return c.json({
       ok: true,
       versions: versions.map((v) => ({

@@ -7,7 +7,7 @@
 import { Hono } from 'hono';
 import type { LimitRule } from '../../core/rate-limit.ts';
 import type { AppDeps } from '../deps.ts';
-import { knownServiceNames } from '../known-services.ts';
+import { knownServiceNames } from '../../app/known-services.ts';
 import { baseUrlOf, createMcpAuthenticator } from '../mcp/mcp-auth.ts';
 import { serveMcpRequest } from '../mcp/mcp-server.ts';
 import { createRefusalLog } from '../refusal-log.ts';

@@ -14,7 +14,7 @@ import {
 } from '../../core/reliability.ts';
 import { durationAxis, horizontalBarChart, lineChart, stackedColumnChart, type ChartSeries } from '../../core/svg-chart.ts';
 import { iso } from '../api-json.ts';
-import { generationMemo } from '../generation-memo.ts';
+import { generationMemo } from '../../app/generation-memo.ts';
 import type { Clock, Store } from '../../core/ports.ts';
 import type { AppDeps } from '../deps.ts';
 import { pageResponder } from '../pages/layout.tsx';

@@ -10,7 +10,7 @@ import type { StoredSubscription } from '../../core/ports.ts';
 import { createSubscriptionSchema } from '../../core/subscription.ts';
 import { unknownServices, unknownServiceDetail } from '../../core/known-services.ts';
 import type { AppDeps } from '../deps.ts';
-import { knownServiceNames } from '../known-services.ts';
+import { knownServiceNames } from '../../app/known-services.ts';
 import { formValue, formValues, readForm, type FormBody } from '../form-body.ts';
 import { sameOriginForms } from '../form-origin.ts';
 import { ErrorMessage } from '../pages/error-page.tsx';

@@ -7,17 +7,19 @@ import { CHANNELS, parseAppTarget, type Channel, type SubscriptionStatus } from 
 import { groupIdOfTarget } from '../../core/scim-group.ts';
 import { iso } from '../api-json.ts';
 import type { AppDeps } from '../deps.ts';
-import { instantParam, pageLimit, readCursor } from '../query-params.ts';
-import { replayRequestSchema } from '../openapi/openapi-document.ts';
-import { parseRequest } from '../parse-request.ts';
-import { subscriptionRequests } from '../subscription-requests.ts';
+import { instantParam, pageRequest } from '../query-params.ts';
+import { replayDeliveriesSince, replayDelivery } from '../../app/delivery-replay.ts';
+import { deliveryPage, subscriptionPage } from '../../app/subscription-lists.ts';
+import { replayRequestSchema } from '../openapi/api-schemas.ts';
+import { parseRequest } from '../../core/parse-request.ts';
+import { subscriptionRequests } from '../../app/subscription-requests.ts';
 import { requireAdmin } from './admin.ts';
 
 const STATUSES: SubscriptionStatus[] = ['pending', 'active', 'paused'];
 const DELIVERY_STATES: DeliveryState[] = ['pending', 'done', 'dead'];
 
 export function subscriptionRoutes(deps: AppDeps) {
-  const { store, cursors, subscriptions } = deps;
+  const { store, subscriptions } = deps;
   const app = new Hono();
   app.use('/api/subscriptions', requireAdmin(deps));
   app.use('/api/subscriptions/*', requireAdmin(deps));
@@ -36,11 +38,7 @@ export function subscriptionRoutes(deps: AppDeps) {
   app.get('/api/subscriptions', async (c) => {
     const status = enumParam(c.req.query('status'), STATUSES, 'status');
     const channel = enumParam(c.req.query('channel'), CHANNELS as Channel[], 'channel');
-    const after = await readCursor(cursors, c.req.query('cursor'), (p) => (isCursor(p, 'subscriptions') && typeof p.a === 'string' ? p.a : null));
-    const limit = pageLimit(c.req.query('limit'));
-    const rows = await store.listSubscriptions({ status, channel }, after, limit + 1);
-    const page = rows.slice(0, limit);
-    const next = rows.length > limit ? await cursors.encode({ k: 'subscriptions', a: page.at(-1)!.id }) : '';
+    const { page, next } = await subscriptionPage(deps, { status, channel }, { list: 'subscriptions', ...pageRequest(c) });
     return c.json({ ok: true, subscriptions: page.map(toApiSubscription), response_metadata: { next_cursor: next } });
   });
 
@@ -86,11 +84,7 @@ export function subscriptionRoutes(deps: AppDeps) {
     const state = enumParam(c.req.query('state'), DELIVERY_STATES, 'state');
     const subscriptionId = c.req.query('subscription') || undefined;
     const sinceMs = instantParam(c, 'since');
-    const before = await readCursor(cursors, c.req.query('cursor'), (p) => (isCursor(p, 'deliveries') && typeof p.b === 'number' ? p.b : null));
-    const limit = pageLimit(c.req.query('limit'));
-    const rows = await store.listDeliveries({ state, subscriptionId, sinceMs }, before, limit + 1);
-    const page = rows.slice(0, limit);
-    const next = rows.length > limit ? await cursors.encode({ k: 'deliveries', b: page.at(-1)!.id }) : '';
+    const { page, next } = await deliveryPage(deps, { state, subscriptionId, sinceMs }, { list: 'deliveries', ...pageRequest(c) });
     return c.json({ ok: true, deliveries: await Promise.all(page.map((d) => toApiDelivery(d))), response_metadata: { next_cursor: next } });
   });
 
@@ -101,22 +95,15 @@ export function subscriptionRoutes(deps: AppDeps) {
   });
 
   app.post('/api/deliveries/:id/replay', async (c) => {
-    const id = deliveryId(c.req.param('id'));
-    if (!(await store.replayDelivery(id, deps.clock.now()))) throw new ApiError(404, 'delivery_not_found', 'no delivery with that id');
-    deps.outbox.outboxChanged();
+    if (!(await replayDelivery(deps, deliveryId(c.req.param('id'))))) throw new ApiError(404, 'delivery_not_found', 'no delivery with that id');
     return c.json({ ok: true, replayed: 1 });
   });
-
-  const replaySchema = replayRequestSchema;
 
   // Not /api/deliveries/replay: beside /api/deliveries/:id/replay that shape makes Hono's
   // RegExpRouter give up, and every request of the app would be routed by the slower trie.
   app.post('/api/delivery-replays', async (c) => {
-    const body = parseRequest(replaySchema, await jsonBody(c));
-    const sinceMs = Date.parse(/^\d{4}-\d{2}-\d{2}$/.test(body.since) ? `${body.since}T00:00:00Z` : body.since);
-    if (!Number.isFinite(sinceMs)) throw new ApiError(400, 'invalid_request', `since: expected a date or an ISO 8601 time, got "${body.since.slice(0, 40)}"`);
-    const replayed = await store.replayDeliveriesSince(sinceMs, { subscriptionId: body.subscription, state: body.state }, deps.clock.now());
-    deps.outbox.outboxChanged();
+    const body = parseRequest(replayRequestSchema, await jsonBody(c));
+    const replayed = await replayDeliveriesSince(deps, { since: body.since, subscriptionId: body.subscription, state: body.state });
     return c.json({ ok: true, replayed });
   });
 
@@ -207,8 +194,4 @@ function deliveryId(raw: string): number {
   const id = Number(raw);
   if (!Number.isSafeInteger(id) || id < 1) throw new ApiError(404, 'delivery_not_found', 'no delivery with that id');
   return id;
-}
-
-function isCursor(payload: unknown, kind: string): payload is Record<string, unknown> {
-  return typeof payload === 'object' && payload !== null && (payload as { k?: unknown }).k === kind;
 }

@@ -9,7 +9,7 @@ import { buildWidgetState, WIDGET_SERVICES_MAX, type WidgetJson } from '../../co
 import { unknownServices } from '../../core/known-services.ts';
 import type { AppDeps } from '../deps.ts';
 import { embedPage } from '../embed-page.ts';
-import { knownServiceNames } from '../known-services.ts';
+import { knownServiceNames } from '../../app/known-services.ts';
 import { listParam } from '../query-params.ts';
 import type { ReadBudget } from '../read-budget.ts';
 import { readCacheKey } from '../read-params.ts';

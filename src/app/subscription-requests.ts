@@ -4,20 +4,29 @@
  * a form and a JSON client can never be held to different rules.
  */
 import { ApiError } from '../core/errors.ts';
-import type { StoredSubscription } from '../core/ports.ts';
-import { checkAppConversation } from '../app/app-subscriptions.ts';
-import { appAlreadySubscribed } from '../app/subscriptions.ts';
-import { createSubscriptionSchema, parseAppTarget, type NewSubscription } from '../core/subscription.ts';
-import type { AppDeps } from './deps.ts';
-import { createGroupSubscription, isGroupRequest, isGroupSubscription, updateGroupSubscription } from './group-subscriptions.ts';
+import type { Clock, Store, StoredSubscription } from '../core/ports.ts';
+import { checkAppConversation } from './app-subscriptions.ts';
+import { appAlreadySubscribed } from './subscriptions.ts';
+import { createSubscriptionSchema, parseAppTarget, updateSubscriptionSchema, type NewSubscription } from '../core/subscription.ts';
+import type { AppInstalls } from './app-installs.ts';
+import { createGroupSubscription, type GroupSubscriptionDeps, isGroupRequest, isGroupSubscription, updateGroupSubscription } from './group-subscriptions.ts';
 import { knownServiceNames, requireKnownServices } from './known-services.ts';
-import { updateSubscriptionSchema } from './openapi/openapi-document.ts';
-import { parseRequest } from './parse-request.ts';
-import { installErrorToApi } from './routes/app-installations.ts';
+import { parseRequest } from '../core/parse-request.ts';
+import { installErrorToApi } from './install-refusals.ts';
 
 export type SubscriptionRequests = ReturnType<typeof subscriptionRequests>;
 
-export function subscriptionRequests(deps: AppDeps) {
+/** What creating and changing a subscription take: the services and settings the HTTP app also holds. */
+export type SubscriptionRequestDeps = GroupSubscriptionDeps & {
+  store: Store;
+  clock: Clock;
+  /** Plain http: webhook URLs allowed (WEBHOOK_ALLOW_PRIVATE). */
+  allowPrivateWebhooks: boolean;
+  /** Absent when the workspace app is not configured. */
+  appInstalls?: AppInstalls;
+};
+
+export function subscriptionRequests(deps: SubscriptionRequestDeps) {
   const createSchema = createSubscriptionSchema({ allowPlainHttp: deps.allowPrivateWebhooks });
   // A filter on a name the vendor never uses would silently never match: refused with the known names.
   const known = knownServiceNames(deps.store, deps.clock);

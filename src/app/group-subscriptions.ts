@@ -1,22 +1,22 @@
 /**
- * Group subscriptions over HTTP (issue 11): a request to subscribe `{channel: "email", group}` is
+ * Group subscriptions: a request to subscribe `{channel: "email", group}` is
  * checked here, its group resolved in the directory (by SCIM id or exact display name), and the
  * subscription created, linked and synced once so its members show at once.
  */
-import type { GroupSync } from '../app/group-sync.ts';
-import type { GroupMail } from '../app/group-mail.ts';
+import type { GroupSync } from './group-sync.ts';
+import type { GroupMail } from './group-mail.ts';
 import { ApiError } from '../core/errors.ts';
 import type { StoredSubscription } from '../core/ports.ts';
 import type { GroupDirectoryStore, ScimDirectory } from '../core/ports/scim-directory.ts';
 import { createGroupSubscriptionSchema, groupIdOfTarget, groupTarget, updateGroupSubscriptionSchema } from '../core/scim-group.ts';
 import { DEFAULT_TIME_ZONE } from '../core/subscription.ts';
-import type { AppDeps } from './deps.ts';
+import type { SubscriptionService } from './subscriptions.ts';
 import { requireKnownServices } from './known-services.ts';
-import { parseRequest } from './parse-request.ts';
+import { parseRequest } from '../core/parse-request.ts';
 
 type KnownServiceNames = () => Promise<string[]>;
 
-/** What the HTTP layer needs for group subscriptions; absent, a `group` is refused as not configured. */
+/** What group subscriptions need; absent, a `group` is refused as not configured. */
 export type GroupDeps = {
   store: GroupDirectoryStore;
   sync: GroupSync;
@@ -36,12 +36,15 @@ export function isGroupSubscription(subscription: Pick<StoredSubscription, 'targ
   return groupIdOfTarget(subscription.target) !== null;
 }
 
-export function groupDepsOf(deps: AppDeps): GroupDeps {
+/** What creating and changing a group subscription take: the services the HTTP app also holds. */
+export type GroupSubscriptionDeps = { subscriptions: SubscriptionService; groups?: GroupDeps };
+
+export function groupDepsOf(deps: Pick<GroupSubscriptionDeps, 'groups'>): GroupDeps {
   if (!deps.groups) throw new ApiError(409, 'directory_disabled', 'group subscriptions need the SCIM directory: set SCIM_TOKEN (and SCIM_URL)');
   return deps.groups;
 }
 
-export async function createGroupSubscription(deps: AppDeps, known: KnownServiceNames, body: unknown): Promise<StoredSubscription> {
+export async function createGroupSubscription(deps: GroupSubscriptionDeps, known: KnownServiceNames, body: unknown): Promise<StoredSubscription> {
   const input = parseRequest(createGroupSubscriptionSchema, body);
   await requireKnownServices(known, 'filters.services', input.filters?.services);
   const groups = groupDepsOf(deps);
@@ -59,7 +62,7 @@ export async function createGroupSubscription(deps: AppDeps, known: KnownService
 }
 
 export async function updateGroupSubscription(
-  deps: AppDeps,
+  deps: GroupSubscriptionDeps,
   known: KnownServiceNames,
   current: StoredSubscription,
   body: unknown,

@@ -1,0 +1,124 @@
+/**
+ * The admin pages of deliveries, under the admin session and its CSRF checks (registered by
+ * admin-pages.tsx): the outbox, newest first, each delivery with its attempts, and replay (one,
+ * or all since a time) through the same use cases as the JSON API.
+ */
+import type { Hono } from 'hono';
+import { replayDeliveriesSince, replayDelivery } from '../../app/delivery-replay.ts';
+import { deliveryPage } from '../../app/subscription-lists.ts';
+import { ApiError } from '../../core/errors.ts';
+import { webhookMessageId } from '../../core/fanout.ts';
+import type { Delivery } from '../../core/ports.ts';
+import { utcDate } from '../../core/service-days.ts';
+import { ADMIN_PAGE_SIZE as PAGE_SIZE, type AdminEnv, type AdminPageTools, oneOf } from '../admin-page-tools.ts';
+import type { AppDeps } from '../deps.ts';
+import { formValue, readForm } from '../form-body.ts';
+import {
+  DELIVERY_ATTEMPTS_SHOWN,
+  DELIVERY_EVENTS_SHOWN,
+  DELIVERY_STATES,
+  DeliveriesPage,
+  DeliveryPage,
+  type DeliveryView,
+} from '../pages/admin-deliveries-page.tsx';
+
+const NOTICES: Record<string, string> = {
+  replayed: 'Delivery queued to be sent again, with the same message id.',
+};
+
+export function registerAdminDeliveryPages(app: Hono<AdminEnv>, deps: AppDeps, { adminPage, problem }: AdminPageTools): void {
+  const { store, clock } = deps;
+
+  app.get('/admin/deliveries', async (c) => {
+    const state = oneOf(c.req.query('state'), DELIVERY_STATES);
+    const subscription = c.req.query('subscription')?.trim() ?? '';
+    const cursor = c.req.query('cursor');
+    let list: Delivery[];
+    let nextCursor: string;
+    try {
+      ({ page: list, next: nextCursor } = await deliveryPage(
+        deps,
+        { state, subscriptionId: subscription || undefined },
+        { list: 'admin-deliveries', cursor, limit: PAGE_SIZE },
+      ));
+    } catch (error) {
+      if (!(error instanceof ApiError) || error.code !== 'invalid_cursor') throw error;
+      return problem(c, 400, 'Page link not valid', 'The link to this page of deliveries is not valid; start from the first page.', '/admin/deliveries');
+    }
+    // What each carries and where it went: two reads for the page, one event per delivery.
+    const [subscribed, events] = await Promise.all([
+      store.subscriptionsByIds([...new Set(list.map((d) => d.subscriptionId))]),
+      store.eventsByIds([...new Set(list.flatMap((d) => d.eventIds.slice(0, 1)))]),
+    ]);
+    const subscriptionById = new Map(subscribed.map((s) => [s.id, s]));
+    const eventById = new Map(events.map((e) => [e.id, e]));
+    const views: DeliveryView[] = list.map((delivery) => ({
+      delivery,
+      subscription: subscriptionById.get(delivery.subscriptionId) ?? null,
+      event: eventById.get(delivery.eventIds[0] ?? '') ?? null,
+      moreEvents: Math.max(0, delivery.eventIds.length - 1),
+    }));
+    const params = new URLSearchParams();
+    if (state) params.set('state', state);
+    if (subscription) params.set('subscription', subscription);
+    const replayed = Number(c.req.query('replayed'));
+    const notice =
+      Number.isSafeInteger(replayed) && c.req.query('replayed') !== undefined
+        ? `${replayed} ${replayed === 1 ? 'delivery' : 'deliveries'} queued to be sent again.`
+        : null;
+    const data = {
+      deliveries: views,
+      state: state ?? '',
+      subscription,
+      params,
+      nextCursor,
+      onFirstPage: !cursor,
+      csrf: c.get('csrf'),
+      today: utcDate(clock.now()),
+    };
+    return adminPage(c, 'Deliveries', <DeliveriesPage data={data} />, notice);
+  });
+
+  app.post('/admin/delivery-replays', async (c) => {
+    const form = await readForm(c);
+    const subscriptionId = formValue(form.subscription).trim() || undefined;
+    const state = oneOf(formValue(form.state), DELIVERY_STATES);
+    let replayed: number;
+    try {
+      replayed = await replayDeliveriesSince(deps, { since: formValue(form.since), subscriptionId, state });
+    } catch (error) {
+      if (!(error instanceof ApiError) || error.status !== 400) throw error;
+      return problem(c, 400, 'Replay not done', error.detail ?? 'The replay could not be read.', '/admin/deliveries');
+    }
+    return c.redirect(`/admin/deliveries?replayed=${replayed}`, 303);
+  });
+
+  app.get('/admin/deliveries/:id', async (c) => {
+    const id = deliveryId(c.req.param('id'));
+    const found = id === null ? null : await store.getDelivery(id, DELIVERY_ATTEMPTS_SHOWN);
+    if (!found) return problem(c, 404, 'Not found', 'No delivery with that id.', '/admin/deliveries');
+    const { delivery, attempts } = found;
+    const [webhookId, [subscription], events] = await Promise.all([
+      delivery.channel === 'webhook' ? webhookMessageId(delivery.key) : null,
+      store.subscriptionsByIds([delivery.subscriptionId]),
+      store.eventsByIds(delivery.eventIds.slice(0, DELIVERY_EVENTS_SHOWN)),
+    ]);
+    return adminPage(
+      c,
+      `Delivery #${delivery.id}`,
+      <DeliveryPage delivery={delivery} attempts={attempts} webhookId={webhookId} csrf={c.get('csrf')} subscription={subscription ?? null} events={events} />,
+      NOTICES[c.req.query('done') ?? ''] ?? null,
+    );
+  });
+
+  app.post('/admin/deliveries/:id/replay', async (c) => {
+    const id = deliveryId(c.req.param('id'));
+    if (id === null || !(await replayDelivery(deps, id))) return problem(c, 404, 'Not found', 'No delivery with that id.', '/admin/deliveries');
+    return c.redirect(`/admin/deliveries/${id}?done=replayed`, 303);
+  });
+}
+
+function deliveryId(raw: string): number | null {
+  const id = Number(raw);
+  return Number.isSafeInteger(id) && id > 0 ? id : null;
+}
