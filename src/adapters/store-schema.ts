@@ -389,7 +389,7 @@ export const mcpSpentAssertions = sqliteTable(
  * (`root_ts`) shows the incident in a subscription's conversation, and what it shows. The row is
  * written before the root is posted (`root_ts` null, `root_key` the delivery posting it), so after
  * a crash between the post and its record the next attempt knows to look for the message it may
- * have posted instead of posting a second one (app/app-message-sender.ts). Likewise
+ * have posted instead of posting a second one (app/workspace-app/message-sender.ts). Likewise
  * `pending_replies` lists the deliveries whose thread reply was started.
  * One row per incident a subscription was told of.
  */
@@ -417,7 +417,7 @@ export const appMessages = sqliteTable(
  * The workspace app's monitor messages (`monitor.blind`, `monitor.recovered`; issue 10 follow-up),
  * one row per delivery: written before the post (`ts` null), so a retry after a crash or a lost
  * answer looks in the conversation's history for the message it may have posted instead of posting
- * a second one (app/app-message-sender.ts). The newest 50 rows of a subscription are kept, and its
+ * a second one (app/workspace-app/message-sender.ts). The newest 50 rows of a subscription are kept, and its
  * rows go with it.
  */
 export const appMonitorPosts = sqliteTable(

@@ -11,7 +11,7 @@ import { startNodeDeliveryScheduler, type NodeDeliveryScheduler } from '../adapt
 import { createNodeHttpServer } from '../adapters/node-http-server.ts';
 import { NO_SECRET_BOX, openSecretBox } from '../adapters/secret-key-file.ts';
 import { checkWebhookUrl } from '../adapters/webhook-target-guard.ts';
-import type { WorkspaceApp } from '../app/workspace-app.ts';
+import type { WorkspaceApp } from '../app/workspace-app/index.ts';
 import { createFailureReporter } from '../app/failure-reporter.ts';
 import type { ServiceMetrics } from '../app/service-metrics.ts';
 import type { SubscriptionService } from '../app/subscriptions.ts';

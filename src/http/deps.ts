@@ -1,6 +1,6 @@
 /** What the HTTP layer needs, built once by each entry and handed to createApp. */
 import type { Context } from 'hono';
-import type { AppInstalls } from '../app/app-installs.ts';
+import type { AppInstalls } from '../app/workspace-app/installs.ts';
 import type { AccessTokens, IdJagVerifier } from '../adapters/jose-ema-tokens.ts';
 import type { Poller } from '../app/poller.ts';
 import type { ServiceMetrics } from '../app/service-metrics.ts';

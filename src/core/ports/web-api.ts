@@ -23,7 +23,7 @@ export interface VendorWebApi {
 
 /**
  * Message metadata (chat.postMessage's `metadata`): names what a message stands for, so the app
- * can find its own messages again after a crash (app/app-message-sender.ts).
+ * can find its own messages again after a crash (app/workspace-app/message-sender.ts).
  */
 export type ChatMetadata = { eventType: string; eventPayload: Record<string, string> };
 

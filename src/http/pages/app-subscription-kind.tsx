@@ -3,9 +3,9 @@
  * app can post to, of every active installation, read with conversations.list through the same
  * paginated use case as `GET /api/app/installations/:id/conversations`, walked to its end.
  */
-import { InstallError } from '../../app/app-installs.ts';
-import { CONVERSATION_SEARCH_PAGES_MAX, walkConversations } from '../../app/app-subscriptions.ts';
-import { CONVERSATIONS_PAGE_MAX } from '../../app/app-installs.ts';
+import { InstallError } from '../../app/workspace-app/installs.ts';
+import { CONVERSATION_SEARCH_PAGES_MAX, walkConversations } from '../../app/workspace-app/subscription-targets.ts';
+import { CONVERSATIONS_PAGE_MAX } from '../../app/workspace-app/installs.ts';
 import type { InstallationRecord, VendorConversation } from '../../core/ports.ts';
 import { appTarget, parseAppTarget } from '../../core/subscription.ts';
 import type { AppDeps } from '../deps.ts';

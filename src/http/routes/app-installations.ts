@@ -5,7 +5,7 @@
  */
 import { Hono, type Context } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
-import { INSTALLATIONS_LIST_MAX, type AppInstalls, type ConversationsPosition } from '../../app/app-installs.ts';
+import { INSTALLATIONS_LIST_MAX, type AppInstalls, type ConversationsPosition } from '../../app/workspace-app/installs.ts';
 import { ApiError } from '../../core/errors.ts';
 import type { InstallationRecord } from '../../core/ports.ts';
 import { iso } from '../api-json.ts';
@@ -14,7 +14,7 @@ import { installFromTokenSchema } from '../openapi/api-schemas.ts';
 import { parseRequest } from '../../core/parse-request.ts';
 import { pageLimit } from '../query-params.ts';
 import { readCursor } from '../../app/cursor-page.ts';
-import { installErrorToApi } from '../../app/install-refusals.ts';
+import { installErrorToApi } from '../../app/workspace-app/install-refusals.ts';
 import { requireAdmin } from './admin.ts';
 
 const BODY_MAX_BYTES = 16 * 1024;

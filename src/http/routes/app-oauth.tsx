@@ -5,14 +5,14 @@
  */
 import { Hono } from 'hono';
 import { getCookie } from 'hono/cookie';
-import { InstallError } from '../../app/app-installs.ts';
-import { APP_PATHS } from '../../core/statuswatch-app-manifest.ts';
+import { InstallError } from '../../app/workspace-app/installs.ts';
+import { APP_PATHS } from '../../core/workspace-app/manifest.ts';
 import { installBindingCookie, presentedBinding } from '../app-install-binding.ts';
 import type { AppDeps } from '../deps.ts';
 import { ErrorMessage } from '../pages/error-page.tsx';
 import { pageResponder } from '../pages/layout.tsx';
 import { pageSecurity } from '../pages/page-security.ts';
-import { installFailureStatus } from '../../app/install-refusals.ts';
+import { installFailureStatus } from '../../app/workspace-app/install-refusals.ts';
 
 /** The vendor's parameters are short; anything longer is not theirs and is cut before use. */
 const PARAM_MAX_CHARS = 500;

@@ -12,10 +12,10 @@ import {
   statusAndServicesBlock,
   type ChannelBlock,
   type ChannelMessage,
-} from './channel-message.ts';
-import type { IncidentSummary, NoteRef } from './events.ts';
-import { changeLines, messageHeadline, noteText, oneLine, servicesList, statusText, statusWord, type IncidentUpdate } from './notification-message.ts';
-import type { ChatMetadata } from './ports.ts';
+} from '../channel-message.ts';
+import type { IncidentSummary, NoteRef } from '../events.ts';
+import { changeLines, messageHeadline, noteText, oneLine, servicesList, statusText, statusWord, type IncidentUpdate } from '../notification-message.ts';
+import type { ChatMetadata } from '../ports.ts';
 
 export type AppMessageContext = { publicUrl: string };
 
