@@ -44,10 +44,10 @@ export type NodeRuntime = {
   subscriptions: SubscriptionService;
   /** SECRET_KEY's box (or the key file's); NO_SECRET_BOX for commands that keep no secrets. */
   secrets: SecretBox;
-  /** The workspace app (issue 10): absent while APP_CLIENT_ID or APP_CLIENT_SECRET is unset. */
+  /** The workspace app: absent while APP_CLIENT_ID or APP_CLIENT_SECRET is unset. */
   workspaceApp?: WorkspaceApp;
   metrics: ServiceMetrics;
-  /** Group subscriptions from the SCIM directory (issue 11). */
+  /** Group subscriptions from the SCIM directory. */
   groups: GroupDeps;
   /** Syncs the groups whose member lists are older than SCIM_SYNC_SECONDS, logging instead of throwing. */
   syncGroupsSafely(): Promise<void>;

@@ -1,5 +1,5 @@
 /**
- * Binds an install's OAuth state to the browser of the admin who started it (issue 10). The admin
+ * Binds an install's OAuth state to the browser of the admin who started it. The admin
  * session's cookie is SameSite=Strict on /admin, so the vendor's redirect back to the callback
  * never carries it; this cookie, made when an admin session starts the install, is sent to the
  * callback path (SameSite=Lax lets a top-level redirect carry it) and lives as long as a state.

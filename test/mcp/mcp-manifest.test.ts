@@ -1,4 +1,4 @@
-/** The app manifest declares the MCP server (issue 13), EMA when configured, and still passes --check. */
+/** The app manifest declares the MCP server, EMA when configured, and still passes --check. */
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';

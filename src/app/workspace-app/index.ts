@@ -1,5 +1,5 @@
 /**
- * The workspace app's use cases wired together (issue 10), the same way by both runtimes and the
+ * The workspace app's use cases wired together, the same way by both runtimes and the
  * tests: its tokens (tokens.ts), its installs (installs.ts), and the admin told when an
  * installation breaks. Absent while the app's client id and secret are unset.
  */

@@ -1,5 +1,5 @@
 /**
- * Installing the workspace app and looking after its installations (issue 10): the OAuth flow
+ * Installing the workspace app and looking after its installations: the OAuth flow
  * with a one-time state bound to the admin session, installing from a pasted long-lived token,
  * uninstalling, and the conversations an admin picks from, walked with the vendor's cursors.
  */

@@ -1,5 +1,5 @@
 /**
- * Sends one delivery to an app subscription's conversation (issue 10): the first delivery of an
+ * Sends one delivery to an app subscription's conversation: the first delivery of an
  * incident posts its root message, every later one edits the root to the incident as it stands
  * and replies in its thread with what changed.
  *

@@ -1,5 +1,5 @@
 /**
- * Where an app subscription may point (issue 10): a conversation of an active installation that
+ * Where an app subscription may point: a conversation of an active installation that
  * the app can post to, read with the installation's own token through conversations.list, walked
  * with the vendor's cursors until the vendor says the list ends.
  */

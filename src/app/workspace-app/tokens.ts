@@ -1,5 +1,5 @@
 /**
- * The app's tokens (issue 10): a valid access token for an installation, rotated ahead of expiry
+ * The app's tokens: a valid access token for an installation, rotated ahead of expiry
  * by one process at a time, and installs from a long-lived token. A refresh token is single use:
  * the refresh is claimed in the store before the vendor is called, and the new pair is written by
  * one compare-and-swap on the old refresh token, so a race or a crash never spends one twice.

@@ -1,5 +1,5 @@
 /**
- * The vendor app's installations and their rotating tokens (issue 10). Tokens are stored only
+ * The vendor app's installations and their rotating tokens. Tokens are stored only
  * sealed by the secret box; the store compares sealed text, never plaintext.
  */
 

@@ -1,5 +1,5 @@
 /**
- * The admin's email when an installation of the workspace app breaks (issue 10): which workspace,
+ * The admin's email when an installation of the workspace app breaks: which workspace,
  * what the vendor said, that its messages are held, and what to do. Never a token.
  */
 import type { InstallationRecord } from '../ports/installations.ts';

@@ -1,5 +1,5 @@
 /**
- * The workspace app's messages about an incident (issue 10), as blocks with a text fallback: the
+ * The workspace app's messages about an incident, as blocks with a text fallback: the
  * root, which always shows the incident as it stands, and the thread reply that says what one
  * poll changed. Vendor text is escaped for the vendor's mrkdwn; every length stays inside the
  * vendor's limits (a header of 150 characters, a section of 3,000, 50 blocks).

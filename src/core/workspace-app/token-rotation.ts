@@ -1,5 +1,5 @@
 /**
- * When an installation's access token may be used and when it must be refreshed (issue 10): a pure
+ * When an installation's access token may be used and when it must be refreshed: a pure
  * decision from the stored row and `now`. The caller does the I/O (app/workspace-app/tokens.ts).
  */
 import type { InstallationRecord } from '../ports/installations.ts';

@@ -1,5 +1,5 @@
 /**
- * The `app` kind of the admin's subscription form (issue 10): one list of the conversations the
+ * The `app` kind of the admin's subscription form: one list of the conversations the
  * app can post to, of every active installation, read with conversations.list through the same
  * paginated use case as `GET /api/app/installations/:id/conversations`, walked to its end.
  */

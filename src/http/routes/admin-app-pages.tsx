@@ -1,5 +1,5 @@
 /**
- * The admin pages of the workspace app (issue 10), under the admin session and its CSRF checks
+ * The admin pages of the workspace app, under the admin session and its CSRF checks
  * (registered by admin-pages.tsx): the installations, "Add to workspace" (the vendor's OAuth flow),
  * installing from a pasted token, and uninstalling.
  */

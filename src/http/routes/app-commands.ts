@@ -1,5 +1,5 @@
 /**
- * The app's `/status [service]` slash command (issue 10), at the path the manifest names. Nothing
+ * The app's `/status [service]` slash command, at the path the manifest names. Nothing
  * is read or answered before the request is proven to be the vendor's: signature over
  * `v0:timestamp:body` with APP_SIGNING_SECRET, timestamp within five minutes, and a signature not
  * seen before (a bounded seen-set in the store, shared by every process and isolate).

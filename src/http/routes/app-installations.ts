@@ -1,5 +1,5 @@
 /**
- * The workspace app's installations as an admin API (issue 10), behind Bearer ADMIN_TOKEN:
+ * The workspace app's installations as an admin API, behind Bearer ADMIN_TOKEN:
  * install from a pasted long-lived token, list the installations, and page through the
  * conversations an installation can post to. No answer ever carries a token.
  */

@@ -1,5 +1,5 @@
 /**
- * The OAuth callback of the workspace app (issue 10), at the redirect URL the manifest lists. It
+ * The OAuth callback of the workspace app, at the redirect URL the manifest lists. It
  * installs only for the browser that started the install from an admin session, with a state
  * usable once within ten minutes; every failure is a page that says what happened, never a stack.
  */

@@ -1,6 +1,6 @@
 /**
  * Token rotation against the simulated Web API over real HTTP, with real SQLite files and the real
- * secret box (issue 10): racing processes never spend a refresh token twice nor call with an
+ * secret box: racing processes never spend a refresh token twice nor call with an
  * expired token, a crash between the vendor's answer and our write recovers inside the grace
  * period, and a refused refresh token marks the installation broken.
  */
