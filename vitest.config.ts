@@ -24,7 +24,7 @@ const WORKERS_HARNESS = ['app-service', 'app-ports', 'service', 'webhook-receive
     replacement: resolve(`test/workers/harness/${name}.ts`),
   }))
   .concat({
-    // The simulated SCIM directory: one on the Node side, shared and reset per test (issue 11).
+    // The simulated SCIM directory: one on the Node side, shared and reset per test.
     find: /^\.\.\/sim\/scim-helpers\.ts$/,
     replacement: resolve('test/workers/harness/scim-helpers.ts'),
   });

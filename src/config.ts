@@ -100,13 +100,13 @@ export const configSchema = z
     // its own webhook-id: both safe, both wasted work.
     POLL_LEASE_MS: integer('POLL_LEASE_MS', 1000, 900_000).default(120_000),
     DELIVERY_CLAIM_MS: integer('DELIVERY_CLAIM_MS', 1000, 900_000).default(60_000),
-    // The workspace app (issue 10): the vendor's Web API and the app's credentials. The secret and
+    // The workspace app: the vendor's Web API and the app's credentials. The secret and
     // the signing secret are never printed; tokens the app gets are sealed with SECRET_KEY.
     APP_API_URL: httpUrl('APP_API_URL').default('https://slack.com'),
     APP_CLIENT_ID: z.string().trim().min(1).max(200).optional(),
     APP_CLIENT_SECRET: z.string().trim().min(1).max(200).optional(),
     APP_SIGNING_SECRET: z.string().trim().min(1).max(200).optional(),
-    // The MCP server at /mcp (issue 13): who may use it. none: anyone who reaches it (public data,
+    // The MCP server at /mcp: who may use it. none: anyone who reaches it (public data,
     // for a private network); token: a bearer token an admin created; ema: enterprise-managed
     // authorization, access tokens issued here for an ID-JAG from the identity provider EMA_ISSUER.
     MCP_AUTH: z.enum(['none', 'token', 'ema'], { error: 'MCP_AUTH must be none, token or ema' }).default('none'),
@@ -121,7 +121,7 @@ export const configSchema = z
     // The client credentials the agent platform presents with each ID-JAG. The secret is never printed.
     EMA_CLIENT_ID: z.string().trim().min(1).max(200).optional(),
     EMA_CLIENT_SECRET: z.string().trim().min(16, 'EMA_CLIENT_SECRET must be at least 16 characters').max(200).optional(),
-    // The workspace's SCIM directory (issue 11): group subscriptions read their members from it.
+    // The workspace's SCIM directory: group subscriptions read their members from it.
     // The token is admin-scoped and never printed; SCIM_SYNC_SECONDS is how old a group's member list may get.
     SCIM_URL: httpUrl('SCIM_URL').default('https://api.slack.com'),
     SCIM_TOKEN: z.string().trim().min(1).max(500).optional(),

@@ -1,7 +1,7 @@
 /** Cleans a vendor note body (an HTML fragment since 2026) for the HTML part of an email, with sanitize-html. */
 import sanitizeHtml from 'sanitize-html';
 
-// The tags the vendor writes (FACTS.md: p, br, strong, ul/li, links with a styled span), and
+// The tags the vendor writes (p, br, strong, ul/li, links with a styled span), and
 // nothing that can run, load or hide anything: no img, no style attributes, no forms.
 const OPTIONS: sanitizeHtml.IOptions = {
   allowedTags: ['p', 'br', 'strong', 'b', 'em', 'i', 'u', 'ul', 'ol', 'li', 'a', 'span'],

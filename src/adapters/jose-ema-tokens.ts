@@ -1,5 +1,5 @@
 /**
- * The JOSE side of enterprise-managed authorization (issue 13), with `jose` (Node and Workers
+ * The JOSE side of enterprise-managed authorization, with `jose` (Node and Workers
  * alike): verifying an identity provider's ID-JAG against its published keys, and issuing and
  * verifying the short-lived access tokens /mcp accepts (HS256 under a key kept in the archive).
  */

@@ -72,7 +72,7 @@ export function createSqliteInstallationStore(connection: SqliteConnection): Ins
       return applied(
         db
           .update(i)
-          // updatedAt stays the pair's issue: token-rotation.ts reads the token's lifetime from it.
+          // updatedAt stays the pair's issue: core/workspace-app/token-rotation.ts reads the token's lifetime from it.
           .set({ refreshClaimedMs: now })
           .where(
             and(

@@ -120,7 +120,7 @@ export function createSqliteSubscriptionStore(connection: SqliteConnection): Sub
         // ON DELETE CASCADE: SQLite adds a foreign key only by rebuilding the table.
         statementOf(db.delete(t.appMessages).where(eq(t.appMessages.subscriptionId, id))),
         statementOf(db.delete(t.appMonitorPosts).where(eq(t.appMonitorPosts.subscriptionId, id))),
-        // A group subscription's member list, mutes, audit list and link (issue 11) serve only it;
+        // A group subscription's member list, mutes, audit list and link serve only it;
         // each is one seek by subscription id. Its per-member sends go with retention.
         statementOf(db.delete(t.scimMembers).where(eq(t.scimMembers.subscriptionId, id))),
         statementOf(db.delete(t.scimMutes).where(eq(t.scimMutes.subscriptionId, id))),

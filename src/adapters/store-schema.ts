@@ -322,7 +322,7 @@ export const adminSessions = sqliteTable('admin_sessions', {
 });
 
 /**
- * The vendor app's installations (issue 10), one per team. Tokens only sealed by the secret box.
+ * The vendor app's installations, one per team. Tokens only sealed by the secret box.
  * The refresh token's sealed text is the compare-and-swap key of a rotation: sealing is random, so
  * it names one issued token. `refresh_claimed_ms` records a refresh before the vendor is called.
  */
@@ -342,7 +342,7 @@ export const appInstallations = sqliteTable('app_installations', {
 });
 
 /**
- * Keys that may be used once, for a while (issue 10): the OAuth `state` of an install in progress
+ * Keys that may be used once, for a while: the OAuth `state` of an install in progress
  * (consumed by its callback), and the signatures of slash commands already answered (a replay is
  * refused). Each kind holds at most a fixed number of rows (one_time_keys port); expired rows go
  * on the next write of their kind.
@@ -360,7 +360,7 @@ export const oneTimeKeys = sqliteTable(
 );
 
 /**
- * Bearer tokens the admin made for MCP clients (MCP_AUTH=token, issue 13): only the SHA-256 of the
+ * Bearer tokens the admin made for MCP clients (MCP_AUTH=token): only the SHA-256 of the
  * token is kept, so the table cannot give a token back. Revoking deletes the row; the number of
  * rows is bounded by the store (MCP_TOKENS_MAX).
  */
@@ -385,11 +385,11 @@ export const mcpSpentAssertions = sqliteTable(
 );
 
 /**
- * The workspace app's one message per incident and conversation (issue 10): which root message
+ * The workspace app's one message per incident and conversation: which root message
  * (`root_ts`) shows the incident in a subscription's conversation, and what it shows. The row is
  * written before the root is posted (`root_ts` null, `root_key` the delivery posting it), so after
  * a crash between the post and its record the next attempt knows to look for the message it may
- * have posted instead of posting a second one (app/app-message-sender.ts). Likewise
+ * have posted instead of posting a second one (app/workspace-app/message-sender.ts). Likewise
  * `pending_replies` lists the deliveries whose thread reply was started.
  * One row per incident a subscription was told of.
  */
@@ -414,10 +414,10 @@ export const appMessages = sqliteTable(
 );
 
 /**
- * The workspace app's monitor messages (`monitor.blind`, `monitor.recovered`; issue 10 follow-up),
+ * The workspace app's monitor messages (`monitor.blind`, `monitor.recovered`),
  * one row per delivery: written before the post (`ts` null), so a retry after a crash or a lost
  * answer looks in the conversation's history for the message it may have posted instead of posting
- * a second one (app/app-message-sender.ts). The newest 50 rows of a subscription are kept, and its
+ * a second one (app/workspace-app/message-sender.ts). The newest 50 rows of a subscription are kept, and its
  * rows go with it.
  */
 export const appMonitorPosts = sqliteTable(
@@ -447,7 +447,7 @@ export const appConversationHolds = sqliteTable(
 );
 
 /**
- * Group subscriptions (issue 11): which SCIM group a subscription reads its recipients from, and
+ * Group subscriptions: which SCIM group a subscription reads its recipients from, and
  * how its last sync went. `revision` is bumped by each good sync, so two syncs of one group never
  * both write (the later one's write is conditional on the revision it read).
  */

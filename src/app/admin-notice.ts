@@ -5,7 +5,7 @@
  */
 import type { MonitorEvent } from '../core/events.ts';
 import { renderMonitorAdminEmail } from '../core/monitor-message.ts';
-import { renderInstallationBrokenEmail } from '../core/installation-message.ts';
+import { renderInstallationBrokenEmail } from '../core/workspace-app/installation-email.ts';
 import type { InstallationRecord, Logger, Mailer, StoredSubscription } from '../core/ports.ts';
 import type { GroupLink } from '../core/ports/scim-directory.ts';
 

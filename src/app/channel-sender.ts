@@ -3,7 +3,7 @@
  * carry. The deliverer sends the outbox through it, and the admin's test send uses it too (mode
  * `test`), so a test shows what a real delivery would do.
  */
-import type { AppMessageSender } from './app-message-sender.ts';
+import type { AppMessageSender } from './workspace-app/message-sender.ts';
 import { issueToken, type TokenPurpose } from '../core/confirmation-token.ts';
 import type { Clock, Mailer, NotificationStore, WebhookSender } from '../core/ports.ts';
 import type { SecretBox } from '../core/secret-box.ts';
@@ -24,7 +24,7 @@ export type ChannelSenderDeps = {
   /** Where links in messages point (PUBLIC_URL). */
   publicUrl: string;
   sanitizeHtml: (html: string) => string;
-  /** The workspace app's messages (app-message-sender.ts); null while the app is not configured. */
+  /** The workspace app's messages (workspace-app/message-sender.ts); null while the app is not configured. */
   app?: AppMessageSender | null;
   /** Sends a group subscription's mail to each member; absent, a group subscription's sends fail. */
   groupMail?: GroupMail | null;

@@ -2,7 +2,7 @@
  * What the log says while the feed cannot be read: the first failed poll of an episode (and a
  * change of error) as an error with a hint, the same failure again only at debug, a reminder every
  * 15 minutes while it lasts, and one line when polls read the feed again. Before, an unreachable
- * feed wrote a warning and an error every minute with the same ENOTFOUND (issue 12).
+ * feed wrote a warning and an error every minute with the same ENOTFOUND.
  */
 import { endEpisode, recordFailure, type EpisodePolicy, type FailureEpisode } from '../core/failure-episode.ts';
 import type { Logger, PollRun } from '../core/ports.ts';

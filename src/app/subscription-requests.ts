@@ -5,14 +5,14 @@
  */
 import { ApiError } from '../core/errors.ts';
 import type { Clock, Store, StoredSubscription } from '../core/ports.ts';
-import { checkAppConversation } from './app-subscriptions.ts';
+import { checkAppConversation } from './workspace-app/subscription-targets.ts';
 import { appAlreadySubscribed } from './subscriptions.ts';
 import { createSubscriptionSchema, parseAppTarget, updateSubscriptionSchema, type NewSubscription } from '../core/subscription.ts';
-import type { AppInstalls } from './app-installs.ts';
+import type { AppInstalls } from './workspace-app/installs.ts';
 import { createGroupSubscription, type GroupSubscriptionDeps, isGroupRequest, isGroupSubscription, updateGroupSubscription } from './group-subscriptions.ts';
 import { knownServiceNames, requireKnownServices } from './known-services.ts';
 import { parseRequest } from '../core/parse-request.ts';
-import { installErrorToApi } from './install-refusals.ts';
+import { installErrorToApi } from './workspace-app/install-refusals.ts';
 
 export type SubscriptionRequests = ReturnType<typeof subscriptionRequests>;
 

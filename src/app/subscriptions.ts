@@ -49,7 +49,7 @@ export function createSubscriptionService(deps: SubscriptionServiceDeps) {
   function checkNew(input: NewSubscription): void {
     if (input.channel === 'email' && !deps.mailer)
       throw new ApiError(409, 'email_disabled', 'email is not configured: set SMTP_URL (or MAIL_API_TOKEN) and MAIL_FROM');
-    // An app subscription's target names an installation and a conversation, checked where it is made (app-subscriptions.ts).
+    // An app subscription's target names an installation and a conversation, checked where it is made (workspace-app/subscription-targets.ts).
     if (input.channel === 'webhook' || input.channel === 'channel') {
       const check = deps.checkTarget(input.target);
       if (!check.ok) throw new ApiError(400, 'invalid_request', `url is not allowed: ${check.reason}`);

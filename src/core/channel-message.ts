@@ -45,7 +45,7 @@ export function renderChannelMessage(update: IncidentUpdate, context: ChannelCon
   return { text, blocks };
 }
 
-// The blocks below are shared with the workspace app's messages (app-message.ts). Every text
+// The blocks below are shared with the workspace app's messages (workspace-app/message.ts). Every text
 // object is mrkdwn-escaped, plain_text too: the platform decodes &amp; &lt; &gt; in all text, and
 // the top-level `text` (the notification preview) is always parsed. `verbatim` keeps it from
 // turning words in vendor text into links or mentions.

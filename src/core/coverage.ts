@@ -1,5 +1,5 @@
 /**
- * Which stretches of time the archive can speak for (issue 12): none before it began, none while
+ * Which stretches of time the archive can speak for: none before it began, none while
  * the feed could not be read. The daily bars draw such days as "no data" and availability leaves
  * them out, instead of counting them as days without an incident.
  */

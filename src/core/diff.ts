@@ -193,7 +193,7 @@ function storedFieldsDiffer(before: Incident, after: Incident): boolean {
 /**
  * When an incident ended. Seen ending: the vendor's date_updated of that version. First seen
  * already over (backfill, or a poll gap): its last note, which is the resolution note, because
- * date_updated can move later for edits after the fact (FACTS.md: 5 of 44 in 2026).
+ * date_updated can move later for edits after the fact (5 of 44 in 2026).
  */
 export function resolvedAt(before: ArchivedIncident | undefined, after: Incident): number | null {
   if (isOngoing(after.status)) return null;

@@ -1,7 +1,7 @@
 /**
  * Zod schemas for the vendor's status feed and the conversions to our Incident.
  * Strict about the envelope (a payload that is not a feed changes nothing), tolerant inside it
- * (FACTS.md: ids as numbers or strings, either note order, empty services, unlisted values).
+ * (ids as numbers or strings, either note order, empty services, unlisted values).
  */
 import { z } from 'zod';
 import type { Incident, Note } from './incident.ts';

@@ -1,6 +1,6 @@
 /**
  * What statuswatch knows about the vendor right now: every public face renders from this, so none
- * says "all clear" from a feed it has not read (issue 12). Pure: the caller passes the clock.
+ * says "all clear" from a feed it has not read. Pure: the caller passes the clock.
  */
 
 /**

@@ -1,6 +1,6 @@
 /**
  * Which service names statuswatch knows: the vendor's list and every name the archive has seen. A
- * name outside them is answered as unknown, never as "operational" (issue 12).
+ * name outside them is answered as unknown, never as "operational".
  */
 import { VENDOR_SERVICES } from './service-days.ts';
 

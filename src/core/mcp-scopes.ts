@@ -1,5 +1,5 @@
 /**
- * The scopes of statuswatch's MCP server (issue 13): what an EMA access token may be granted, and
+ * The scopes of statuswatch's MCP server: what an EMA access token may be granted, and
  * which tools each one opens. Pure data, shared by the token endpoint, /mcp and the manifest.
  */
 

@@ -44,7 +44,7 @@ export type CurrentV2Json = {
 
 /**
  * v2 current. Top-level dates as the real feed sets them: those of the most recently updated
- * active incident, or when all is well those of the latest incident (FACTS.md).
+ * active incident, or when all is well those of the latest incident.
  */
 export function renderCurrentV2(ongoing: readonly Incident[], latest: Incident | null, now: number, known = true): CurrentV2Json {
   const byUpdate = [...ongoing].sort((a, b) => b.dateUpdated.ms - a.dateUpdated.ms);

@@ -1,5 +1,5 @@
 /**
- * Decides when the monitor's blindness is news (issue 12): `monitor.blind` once the feed has been
+ * Decides when the monitor's blindness is news: `monitor.blind` once the feed has been
  * unreadable for the staleness limit, `monitor.recovered` at the first read after. Pure: the poller
  * passes the time, the feed's health and the newest monitor event the archive holds.
  *

@@ -150,7 +150,7 @@ export function emailSubject(update: IncidentUpdate): string {
   return `[${label}] ${services}: ${truncate(title, SUBJECT_TITLE_MAX_CHARS)}`;
 }
 
-/** Services for a headline. No services named means the whole product (FACTS.md: 1558, 1566, 1571). */
+/** Services for a headline. No services named means the whole product (incidents 1558, 1566, 1571). */
 export function servicesLabel(services: readonly string[]): string {
   const names = services.map(oneLine).filter((s) => s !== '');
   if (names.length === 0) return 'All services';

@@ -1,5 +1,5 @@
 /**
- * Group subscriptions (issue 11): an email subscription whose recipients are a SCIM group's
+ * Group subscriptions: an email subscription whose recipients are a SCIM group's
  * members. The subscription keeps `scim-group:<id>` as its target, so every existing path
  * (fanout, outbox, filters) treats it as the one subscription it is.
  */

@@ -20,7 +20,7 @@ export const VENDOR_SERVICES: readonly string[] = [
 ];
 
 /**
- * The row of incidents that name no service (FACTS.md: a few a year). Counting them against every
+ * The row of incidents that name no service (a few a year). Counting them against every
  * service would invent outages; dropping them would hide them; so they get a row of their own. It
  * is called what the incident list, the incident page and every message call such an incident
  * (servicesList): the vendor names no service when the whole product is concerned.

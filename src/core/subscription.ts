@@ -5,7 +5,7 @@ import { EVENT_TYPES, type EventType } from './events.ts';
 
 /**
  * `channel` is the workspace's team-chat incoming-webhook URL; `webhook` is any receiver of signed
- * events; `app` is a conversation the workspace app posts to, one message per incident (issue 10).
+ * events; `app` is a conversation the workspace app posts to, one message per incident.
  */
 export type Channel = 'webhook' | 'email' | 'channel' | 'app';
 
@@ -103,7 +103,7 @@ export function createSubscriptionSchema(options: CreateSubscriptionOptions = {}
       (body): NewSubscription => ({
         channel: body.channel,
         target: body.channel === 'email' ? body.email : body.channel === 'app' ? appTarget(body.installation, body.conversation) : body.url,
-        // Being told the monitor went blind is on unless asked otherwise (issue 12).
+        // Being told the monitor went blind is on unless asked otherwise.
         filters: { ...body.filters, monitor: body.filters?.monitor ?? true },
         timeZone: body.timezone ?? DEFAULT_TIME_ZONE,
       }),

@@ -5,7 +5,7 @@ export type VendorTime = { raw: string; ms: number };
 
 // ISO 8601 with a mandatory offset. The real feed never sends `Z` or fractions, but both are valid
 // ISO and cost nothing to accept. A missing offset is refused: the vendor's offsets follow US
-// Pacific DST, so guessing one would be wrong half the year (FACTS.md, "Timestamps").
+// Pacific DST, so guessing one would be wrong half the year.
 const ISO_WITH_OFFSET = /^(\d{4})-(\d{2})-(\d{2})[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,9}))?)?(Z|[+-]\d{2}:?\d{2})$/i;
 
 /** Real UTC offsets run from -12:00 to +14:00; `+99:99` or `+2400` would shift a time by days. */

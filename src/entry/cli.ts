@@ -124,7 +124,7 @@ const COMMANDS: Record<string, Command> = {
         throw listenError(error, { HOST: config.HOST, PORT: port }, '--sim-port');
       });
       logger.info('simulated vendor is serving', { url: sim.url, current: `${sim.url}/api/v2.0.0/current`, control: `${sim.url}/_sim/state` });
-      // The SCIM directory always (issue 11's group subscriptions read it); the Web API on request.
+      // The SCIM directory always (group subscriptions read it); the Web API on request.
       const scimPort = portFlag(flags, 'scim-port', 4012);
       const scim = await startSimulatedScim({ port: scimPort, host: config.HOST }).catch(async (error: unknown) => {
         await sim.close();
@@ -136,7 +136,7 @@ const COMMANDS: Record<string, Command> = {
         token: scim.token,
         control: `${scim.url}/_sim/state`,
       });
-      // On request, the identity provider MCP_AUTH=ema trusts, so its flow runs offline (issue 13).
+      // On request, the identity provider MCP_AUTH=ema trusts, so its flow runs offline.
       const idpPort = flags.idp || flags['idp-port'] !== undefined ? portFlag(flags, 'idp-port', 4013) : null;
       const idp =
         idpPort === null

@@ -31,7 +31,7 @@ export async function runDemo(config: Config, logger: Logger, stepSeconds: numbe
     for (const suffix of ['', '-wal', '-shm']) rmSync(DEMO_DATABASE + suffix, { force: true });
     const sim = await startSimulatedVendor({ port: 0, host: '127.0.0.1', autoAdvanceMs: Math.max(1, stepSeconds) * 1000 });
     started.push(sim);
-    // The directory issue 11's group subscriptions sync from; seeded so a SCIM client sees people at once.
+    // The directory group subscriptions sync from; seeded so a SCIM client sees people at once.
     const scim = await startSimulatedScim({ port: 0, host: '127.0.0.1' });
     started.push(scim);
     await scim.scim.fetch(
@@ -54,7 +54,7 @@ export async function runDemo(config: Config, logger: Logger, stepSeconds: numbe
     const webApi = await startSimulatedWebApi({ port: 0, host: '127.0.0.1' });
     started.push(webApi);
     const chat = seedDemoWorkspace(webApi.webApi.state);
-    // The identity provider EMA trusts: /mcp takes user tokens obtained through it (issue 13).
+    // The identity provider EMA trusts: /mcp takes user tokens obtained through it.
     const idp = await startSimulatedIdp({ port: 0, host: '127.0.0.1' });
     started.push(idp);
     const ema = { clientId: 'demo-agent-platform', clientSecret: `demo-${randomBytes(16).toString('hex')}` };
@@ -77,7 +77,7 @@ export async function runDemo(config: Config, logger: Logger, stepSeconds: numbe
         MAIL_FROM: config.MAIL_FROM ?? 'statuswatch demo <status@demo.localhost>',
         // The demo database is new on every run, so its key is too: no secret.key is left in ./data.
         SECRET_KEY: config.SECRET_KEY ?? generateSecretKey(),
-        // Group subscriptions (issue 11) read the seeded directory: "Engineering" and "Support".
+        // Group subscriptions read the seeded directory: "Engineering" and "Support".
         SCIM_URL: scim.url,
         SCIM_TOKEN: scim.token,
         MCP_AUTH: 'ema',
@@ -85,7 +85,7 @@ export async function runDemo(config: Config, logger: Logger, stepSeconds: numbe
         EMA_JWKS_URL: idp.jwksUrl,
         EMA_CLIENT_ID: ema.clientId,
         EMA_CLIENT_SECRET: ema.clientSecret,
-        // The workspace app, installed below in the simulated workspace (issue 10).
+        // The workspace app, installed below in the simulated workspace.
         APP_API_URL: webApi.url,
         APP_CLIENT_ID: webApi.webApi.state.app.clientId,
         APP_CLIENT_SECRET: webApi.webApi.state.app.clientSecret,

@@ -1,10 +1,10 @@
 /** `statuswatch manifest`: prints the workspace app's manifest, or checks a manifest file against the spec. */
 import { readFileSync, statSync } from 'node:fs';
 import { ConfigError, settingError, type Config } from '../config.ts';
-import { printable } from '../core/app-manifest-fields.ts';
-import { checkAppManifest, type ManifestViolation } from '../core/app-manifest.ts';
-import { formatManifest, parseManifestText } from '../core/manifest-text.ts';
-import { appManifest } from '../core/statuswatch-app-manifest.ts';
+import { printable } from '../core/workspace-app/manifest-fields.ts';
+import { checkAppManifest, type ManifestViolation } from '../core/workspace-app/manifest-schema.ts';
+import { formatManifest, parseManifestText } from '../core/workspace-app/manifest-text.ts';
+import { appManifest } from '../core/workspace-app/manifest.ts';
 
 /** Far above any real manifest (1,000 redirect URLs of 200 characters are 0.2 MB). */
 export const MANIFEST_FILE_MAX_BYTES = 1_000_000;

@@ -11,7 +11,7 @@ import { startNodeDeliveryScheduler, type NodeDeliveryScheduler } from '../adapt
 import { createNodeHttpServer } from '../adapters/node-http-server.ts';
 import { NO_SECRET_BOX, openSecretBox } from '../adapters/secret-key-file.ts';
 import { checkWebhookUrl } from '../adapters/webhook-target-guard.ts';
-import type { WorkspaceApp } from '../app/workspace-app.ts';
+import type { WorkspaceApp } from '../app/workspace-app/index.ts';
 import { createFailureReporter } from '../app/failure-reporter.ts';
 import type { ServiceMetrics } from '../app/service-metrics.ts';
 import type { SubscriptionService } from '../app/subscriptions.ts';
@@ -44,10 +44,10 @@ export type NodeRuntime = {
   subscriptions: SubscriptionService;
   /** SECRET_KEY's box (or the key file's); NO_SECRET_BOX for commands that keep no secrets. */
   secrets: SecretBox;
-  /** The workspace app (issue 10): absent while APP_CLIENT_ID or APP_CLIENT_SECRET is unset. */
+  /** The workspace app: absent while APP_CLIENT_ID or APP_CLIENT_SECRET is unset. */
   workspaceApp?: WorkspaceApp;
   metrics: ServiceMetrics;
-  /** Group subscriptions from the SCIM directory (issue 11). */
+  /** Group subscriptions from the SCIM directory. */
   groups: GroupDeps;
   /** Syncs the groups whose member lists are older than SCIM_SYNC_SECONDS, logging instead of throwing. */
   syncGroupsSafely(): Promise<void>;

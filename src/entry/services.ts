@@ -25,7 +25,7 @@ import { clientAddressFrom } from '../http/client-address.ts';
 import type { AppDeps } from '../http/deps.ts';
 import type { GroupDeps } from '../app/group-subscriptions.ts';
 import type { StaticAssets } from '../http/routes/static-assets.ts';
-import { createWorkspaceAppFromConfig, type ConfiguredWorkspaceApp } from './app-messaging.ts';
+import { createWorkspaceAppFromConfig, type ConfiguredWorkspaceApp } from './workspace-app.ts';
 import { createGroupWiring } from './group-wiring.ts';
 import { createMcpDeps } from './mcp-deps.ts';
 

@@ -29,7 +29,7 @@ export type WorkerBindings = { DB: D1DatabaseLike; DELIVERIES: WakeUpQueue };
 export const QUEUE_ROUND_MAX_DELIVERIES = 20;
 
 /**
- * Mails one attempt of a group delivery sends (issue 11). Each is a Postmark fetch, so a group of
+ * Mails one attempt of a group delivery sends. Each is a Postmark fetch, so a group of
  * thousands goes out over many attempts, each at once after the last and each in its own queue
  * round once the round's claims run out; the sends recorded per member carry the progress. 20 is
  * the round's own delivery bound: a round of one group delivery costs about what 20 webhooks do.

@@ -133,7 +133,7 @@ export default {
       // Only SECRET_KEY missing or malformed gets here: the look itself logs its own failures.
       logger.warn('could not look for unfinished token refreshes', { error: error instanceof Error ? error.message : String(error) });
     }
-    // Group subscriptions (issue 11): the groups whose member lists are older than SCIM_SYNC_SECONDS.
+    // Group subscriptions: the groups whose member lists are older than SCIM_SYNC_SECONDS.
     try {
       await groups.sync.syncDue();
     } catch (error) {

@@ -1,5 +1,5 @@
 /**
- * Binds an install's OAuth state to the browser of the admin who started it (issue 10). The admin
+ * Binds an install's OAuth state to the browser of the admin who started it. The admin
  * session's cookie is SameSite=Strict on /admin, so the vendor's redirect back to the callback
  * never carries it; this cookie, made when an admin session starts the install, is sent to the
  * callback path (SameSite=Lax lets a top-level redirect carry it) and lives as long as a state.
@@ -8,9 +8,9 @@
  * start in the same browser bind its state to the same secret, so every install tab of that
  * browser can finish, whichever finishes first.
  */
-import { OAUTH_STATE_TTL_MS, sha256Hex } from '../app/app-installs.ts';
+import { OAUTH_STATE_TTL_MS, sha256Hex } from '../app/workspace-app/installs.ts';
 import { randomSecret } from '../core/cursor.ts';
-import { APP_PATHS } from '../core/statuswatch-app-manifest.ts';
+import { APP_PATHS } from '../core/workspace-app/manifest.ts';
 import { adminCookies } from './admin-session.ts';
 
 /** Where an install starts: the admin page's "Add to workspace" link. */

@@ -1,6 +1,6 @@
 /** What the HTTP layer needs, built once by each entry and handed to createApp. */
 import type { Context } from 'hono';
-import type { AppInstalls } from '../app/app-installs.ts';
+import type { AppInstalls } from '../app/workspace-app/installs.ts';
 import type { AccessTokens, IdJagVerifier } from '../adapters/jose-ema-tokens.ts';
 import type { Poller } from '../app/poller.ts';
 import type { ServiceMetrics } from '../app/service-metrics.ts';
@@ -43,13 +43,13 @@ export type AppDeps = {
   readBudgetMsPerSecond?: number;
   /** The runtime's timer, for holding a refused costly read (read-budget.ts); unset, refusals answer at once. */
   pause?: (ms: number) => Promise<void>;
-  /** The workspace app's installs (issue 10); absent while APP_CLIENT_ID or APP_CLIENT_SECRET is unset. */
+  /** The workspace app's installs; absent while APP_CLIENT_ID or APP_CLIENT_SECRET is unset. */
   appInstalls?: AppInstalls;
   /** APP_SIGNING_SECRET: every `/status` request is checked with it; unset, none is answered. */
   appSigningSecret?: string;
-  /** The MCP server at /mcp (issue 13); without it, MCP_AUTH=none with the default rate limit. */
+  /** The MCP server at /mcp; without it, MCP_AUTH=none with the default rate limit. */
   mcp?: McpDeps;
-  /** Group subscriptions from the SCIM directory (issue 11); absent, `group` requests are refused. */
+  /** Group subscriptions from the SCIM directory; absent, `group` requests are refused. */
   groups?: GroupDeps;
 };
 

@@ -22,8 +22,8 @@ const byUpdatedDesc = (a: SimIncident, b: SimIncident): number => b.dateUpdatedM
 
 /**
  * v2 current lists every ongoing incident. The top-level dates are not the request time: when ok
- * they echo the most recently created incident, when active the newest active one (FACTS.md, "What
- * the top-level dates mean"). `emptyWorldMs` stands in when there is no incident at all.
+ * they echo the most recently created incident, when active the newest active one.
+ * `emptyWorldMs` stands in when there is no incident at all.
  */
 export function currentV2View(incidents: readonly SimIncident[], emptyWorldMs: number): CurrentV2View {
   const active = incidents.filter(isOngoing).sort(byCreatedDesc);

@@ -45,7 +45,7 @@ export function addNote(world: readonly SimIncident[], id: number | undefined, b
   });
 }
 
-/** The vendor edits titles in place without touching date_updated (FACTS.md, incident 1136). */
+/** The vendor edits titles in place without touching date_updated (incident 1136). */
 export function editTitle(world: readonly SimIncident[], id: number | undefined, title: string): SimIncident[] {
   return editIncident(world, id, (i) => {
     i.title = title;
@@ -67,7 +67,7 @@ export function changeStatus(world: readonly SimIncident[], id: number | undefin
   });
 }
 
-/** date_updated moves on with no new note: seen on 5 of 44 incidents in 2026 (FACTS.md). */
+/** date_updated moves on with no new note: seen on 5 of 44 incidents in 2026. */
 export function touch(world: readonly SimIncident[], id: number | undefined, atMs: number): SimIncident[] {
   return editIncident(world, id, (i) => {
     i.dateUpdatedMs = Math.max(i.dateUpdatedMs, atMs);

@@ -1,8 +1,9 @@
 /**
- * Benchmark 7: memory under unique URLs (issue 8's attack). The real service runs as
- * `statuswatch serve` in a child process over a seeded archive; a client in another process sends
- * a flood of GETs to the cached routes, every URL different, and the server's peak RSS (VmHWM) is
- * compared with its RSS after a warm-up, and with the caches' stated budgets.
+ * Benchmark 7: memory under unique URLs, which any client can send to grow a cache keyed by URL.
+ * The real service runs as `statuswatch serve` in a child process over a seeded archive; a client
+ * in another process sends a flood of GETs to the cached routes, every URL different, and the
+ * server's peak RSS (VmHWM) is compared with its RSS after a warm-up, and with the caches' stated
+ * budgets.
  */
 import { readFileSync, rmSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
@@ -34,12 +35,12 @@ const CACHE_BUDGET_BYTES = 32 * MB + 4 * MB + 16 * MB;
  */
 const FIXED_OVERHEAD_BYTES = 64 * MB;
 /**
- * The issue's own route (the read API's cache, which also holds the feeds) and the widget's two hot
+ * The read API's route (its cache also holds the feeds) and the widget's two hot
  * paths (the widget cache): the cheapest answers of each, so the flood is as fast as it can be.
  */
 const PATHS = ['/api/events?limit=1&incident=', '/widget.json?service=', '/badge.svg?service=Files,', '/incidents?status=resolved&type='];
 /**
- * The issue's attack padded URLs to ~14 KB (Node accepts 16 KB of headers); the longest a cache
+ * A flood pads its URLs to ~14 KB (Node accepts 16 KB of headers); the longest a cache
  * still keeps is just under MAX_KEY_CHARS (the key is the whole URL, origin included). Half each.
  */
 const PATH_CHARS = [14_000, MAX_KEY_CHARS - 100];

@@ -1,6 +1,6 @@
 /**
  * Benchmark: the store's side of one big group delivery sent a turn at a time, as a Worker sends
- * it (20 members a turn, its subrequest limit), on the SQLite file (issue 11). Each turn reads
+ * it (20 members a turn, its subrequest limit), on the SQLite file. Each turn reads
  * whether the delivery began and its next unsent receivers, then records them; the time of a turn
  * near the end against one near the start says whether a turn's cost grows with the delivery.
  * The mails themselves are the notifications section's subject, not this one's.
@@ -72,7 +72,7 @@ export async function benchGroupMail(options: GroupMailOptions): Promise<Section
       });
     }
     const text = [
-      heading('Group mail, a turn at a time (issue 11)'),
+      heading('Group mail, a turn at a time'),
       `${options.perTurn} members a turn (a Worker's bound); SQLite file; per turn: whether the delivery began, its next unsent receivers, recording them; p50 of the first and last tenth of the turns`,
       table(['members', 'turns', 'first p50 ms', 'last p50 ms', 'last / first', 'all turns ms'], rows),
     ].join('\n');

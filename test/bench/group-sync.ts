@@ -1,6 +1,6 @@
 /**
  * Benchmark: syncing a group subscription from the simulated SCIM directory over loopback HTTP
- * into SQLite (issue 11). The spec's largest group (15,000 members) read over pages of 1,000, and
+ * into SQLite. The spec's largest group (15,000 members) read over pages of 1,000, and
  * a small group at the end of the same directory read one user at a time: time per sync, and SCIM
  * requests against the fewest the paging rules allow (one group read, then either every page up to
  * the last member or one GET per member, whichever is fewer).
@@ -117,7 +117,7 @@ export async function benchGroupSync(options: GroupSyncOptions): Promise<Section
       });
     }
     const text = [
-      heading('Group sync from the SCIM directory (issue 11)'),
+      heading('Group sync from the SCIM directory'),
       `${options.rounds} rounds; the simulated directory over loopback HTTP, its rate limits on; SQLite file; "first" writes every member, "again" finds no change`,
       table(['group', 'n', 'first p50 ms', 'first p95 ms', 'again p50 ms', 'again rows written', 'requests', 'minimum', 'requests / minimum'], rows),
     ].join('\n');

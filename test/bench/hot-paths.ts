@@ -27,7 +27,7 @@ export type HotPathsOptions = {
   warmUpRounds: number;
 };
 
-/** The goal: at least 0.8 of the bare route's throughput, and so p99 at most 1 / 0.8 of its. */
+/** The goal: at least 0.8 of the bare route's throughput, and so p99 at most 1 / 0.8 of its. */
 const RATIO_GOAL = 0.8;
 const ADMIN_TOKEN = 'bench-admin-token-0123456789';
 const BASELINE_PATH = '/bench/baseline.json';

@@ -1,5 +1,5 @@
 /**
- * Benchmark: the MCP tool search_incidents against the same query over /api/incidents (issue 13),
+ * Benchmark: the MCP tool search_incidents against the same query over /api/incidents,
  * interleaved in one run over loopback, reported as ratios. The MCP call pays for what the API
  * does not: a JSON-RPC envelope, a fresh stateless server per request, the client's rate-limit
  * write, and a text rendering beside the structured content. Neither is a cache hit: the API's

@@ -50,7 +50,7 @@ function report(options: NotificationsOptions, outbox: OutboxFigures, webhooks: 
   const latencyRow = (name: string, s: Summary) => [name, s.n, ms(s.p50), ms(s.p95), ms(s.max)];
   return [
     heading('5. Notifications: outbox, webhooks, SMTP, poll to webhook'),
-    'The issue states no goals for these: the figures are for the record. Each baseline runs interleaved with its case.',
+    'No goals are set for these: the figures are for the record. Each baseline runs interleaved with its case.',
     '',
     `5a. Outbox write: applyPoll of a poll with one new incident (one event) on an archive with ${count(outbox.subscribers)} active webhook`,
     `subscriptions, next to the same poll on an archive with none; ${options.outbox.rounds} rounds after ${warmUp(options.outbox.warmUpRounds)}. The time includes reading the`,

@@ -32,7 +32,7 @@ export type CrowdOptions = {
   buildRounds: number;
 };
 
-/** The issue's goal: `/` served at least at half the rate of a bare route answering the same bytes. */
+/** The goal: `/` served at least at half the rate of a bare route answering the same bytes. */
 const CROWD_GOAL = 0.5;
 
 /** A page slower than expected stops being sampled after this long, rather than stretching the run. */

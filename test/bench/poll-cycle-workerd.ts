@@ -1,5 +1,5 @@
 /**
- * The poll cycle inside workerd (issue 9): the real poller over D1, in a worker that wrangler
+ * The poll cycle inside workerd: the real poller over D1, in a worker that wrangler
  * bundles and Miniflare runs, against the simulated vendor on loopback; as a ratio to a bare
  * fetch of the same two feed bodies and JSON.parse inside the same worker, interleaved with it.
  * The archive is the Node benchmark's seed, moved into D1 by `statuswatch export-d1`'s statements.

@@ -89,7 +89,7 @@ const NOTIFICATIONS: NotificationsOptions = {
 };
 
 // Full: about 25 s (a 10,000-incident seed in SQL, then the requests; `/` stops at its 8 s budget),
-// then the crowd at 50 clients, the issue's figure; quick: about 10 s.
+// then the crowd at 50 clients, the size the goal is set for; quick: about 10 s.
 const PAGES: PagesBenchOptions = {
   archiveIncidents: QUICK ? 2_000 : 10_000,
   rounds: QUICK ? 20 : 150,

@@ -1,6 +1,5 @@
 /**
- * Benchmark 7: what one search may cost (issue 8), and what costly reads may cost the hot paths
- * (issue 19). The CPU of the worst searches an anonymous client may send against an ordinary one;
+ * Benchmark 7: what one search may cost, and what costly reads may cost the hot paths. The CPU of the worst searches an anonymous client may send against an ordinary one;
  * `/widget.json`'s rate alone against its rate while another process sends 25 of the worst searches
  * a second, and while eight clients each loop on the worst request anyone may send.
  */
@@ -31,9 +30,10 @@ export type SearchLoadOptions = {
   loopers: number;
 };
 
-/** The issue's goal: under the attack, /widget.json keeps more than half its rate. */
+/** The goal: under the attack, /widget.json keeps more than half its rate. */
 const RATE_GOAL = 0.5;
-const ISSUE_ATTACK = 'a e i o u s t r n l c d';
+/** The costliest search once known: twelve one-letter prefixes. */
+const PREFIX_ATTACK = 'a e i o u s t r n l c d';
 
 /**
  * The searches measured, by their `q` and filters. The candidates for the worst allowed push the
@@ -81,12 +81,12 @@ type CpuRow = { search: Search; cpuMs: number; outcome: string };
 
 /**
  * CPU of the search itself (store.listIncidents, a page of 101 as the API asks for), in this
- * process, every search once per round. The issue's attack is run as the query builder made it
+ * process, every search once per round. The twelve-prefix attack is run as the query builder made it
  * before the bounds (twelve prefixes): what it cost, against what it costs now (a refusal).
  */
 async function measureCpu(world: QueryWorld, options: SearchLoadOptions): Promise<{ rows: CpuRow[] }> {
   const store = world.archive.store;
-  const issueBefore = ISSUE_ATTACK.split(' ')
+  const attackBefore = PREFIX_ATTACK.split(' ')
     .map((w) => `"${w}"*`)
     .join(' ');
   const cases = [ORDINARY, ...WORST_ALLOWED].map((search) => {
@@ -94,10 +94,10 @@ async function measureCpu(world: QueryWorld, options: SearchLoadOptions): Promis
     expectBench(parsed.ok, `the allowed search "${search.q}" is refused`);
     return { search, filter: { ...search.filter, q: parsed.match } as IncidentFilter, limit: 101 };
   });
-  const issue = { label: ISSUE_ATTACK, q: ISSUE_ATTACK, params: '', filter: {} };
-  cases.push({ search: { ...issue, label: `${ISSUE_ATTACK} (before: twelve prefixes)` }, filter: { q: issueBefore }, limit: 101 });
+  const attack = { label: PREFIX_ATTACK, q: PREFIX_ATTACK, params: '', filter: {} };
+  cases.push({ search: { ...attack, label: `${PREFIX_ATTACK} (before: twelve prefixes)` }, filter: { q: attackBefore }, limit: 101 });
   cases.push({ search: PAGE_OF_1000, filter: { q: toFtsQuery(COMMON_WORD)! }, limit: 1001 });
-  expectBench(!parseSearch(ISSUE_ATTACK).ok, "the issue's attack is not refused");
+  expectBench(!parseSearch(PREFIX_ATTACK).ok, 'the twelve-prefix attack is not refused');
 
   const samples = new Map<Search, number[]>(cases.map((c) => [c.search, []]));
   const outcomes = new Map<Search, string>();
@@ -275,7 +275,7 @@ function report(
   const text = [
     heading(`7. The cost of a search, ${options.archiveIncidents.toLocaleString('en-US')}-incident archive`),
     `CPU per search: store.listIncidents for a page of 101, in the benchmark's process, p50 of ${options.cpuRounds} interleaved rounds; ` +
-      `the last row is the issue's attack as the query was built before the bounds (it is now refused before it reaches the database).`,
+      `the last row is the twelve-prefix attack as the query was built before the bounds (it is now refused before it reaches the database).`,
     '',
     table(
       ['search', 'q', 'outcome', 'CPU ms', 'x ordinary'],

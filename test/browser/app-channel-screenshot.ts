@@ -1,5 +1,5 @@
 /**
- * The README's picture of the simulated channel (issue 10): opens the channel page of a running
+ * The README's picture of the simulated channel: opens the channel page of a running
  * `npm run demo` in Debian's Chromium and saves public/screenshots/app-channel.png.
  *
  *     npm run demo -- --step-seconds 6     # in one terminal; wait for a few scenario steps

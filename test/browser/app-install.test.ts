@@ -1,5 +1,5 @@
 /**
- * Installing the workspace app in real Chromium (issue 10), against the real Node entry and the
+ * Installing the workspace app in real Chromium, against the real Node entry and the
  * simulated Web API: "Add to workspace" goes to the vendor and back across sites (localhost and
  * 127.0.0.1), so the admin session's SameSite=Strict cookie stays behind and the install cookie
  * must carry the state's binding; the pasted-token form; uninstall. No CSP violation on the way.

@@ -1,5 +1,5 @@
 /**
- * The pictures issue 12 asks for, before and after a change to the public pages: the dashboard on a
+ * Pictures of the public pages, to compare before and after a change to them: the dashboard on a
  * 390 px phone, /reliability at 1,280 and 390 px, and /embed in an iframe with scripts off, at the
  * README's suggested size. Not a test (it asserts nothing): run it once on the old code and once on
  * the new, and compare the files.

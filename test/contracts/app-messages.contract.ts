@@ -1,5 +1,5 @@
 /**
- * The app message store's contract (issue 10): one process wins the right to post an incident's
+ * The app message store's contract: one process wins the right to post an incident's
  * root, a stalled post is taken over once, the root's revision only rises and an older one keeps
  * the newer note, started replies are remembered within their bound, a monitor message is begun
  * once per delivery and its subscription keeps the newest 50, a subscription's rows go with it,

@@ -47,7 +47,7 @@ export function htmlSanitizerContract(runtime: string, sanitizeNoteHtml: Sanitiz
       expect(sanitizeNoteHtml('<a href="mailto:feedback@slack.com">m</a>')).toBe(`<a href="mailto:feedback@slack.com" ${LINK_ATTRS}>m</a>`);
     });
 
-    it('keeps the markup the vendor writes (FACTS.md: p, br, &nbsp;, strong, ul/li, a link with a styled span)', () => {
+    it('keeps the markup the vendor writes (p, br, &nbsp;, strong, ul/li, a link with a styled span)', () => {
       expect(sanitizeNoteHtml('<p>We are aware of message failures.&nbsp;<br><br>More soon.</p><p><br></p><p>Then this.</p>')).toBe(
         '<p>We are aware of message failures.\u00a0<br /><br />More soon.</p><p><br /></p><p>Then this.</p>',
       );

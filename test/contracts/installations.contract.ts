@@ -1,6 +1,6 @@
 /**
  * The installation store's contract: a refresh token is spent by one process at most, and a new
- * pair the vendor issued is never lost to a racing writer (issue 10).
+ * pair the vendor issued is never lost to a racing writer.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { NewInstallation, SealedTokenPair, Store } from '../../src/core/ports.ts';

@@ -1,5 +1,5 @@
 /**
- * The MCP access contract (issue 13): admin-made tokens are found by hash only, capped, and gone
+ * The MCP access contract: admin-made tokens are found by hash only, capped, and gone
  * everywhere once revoked; an ID-JAG's jti is spent once across every process, and the log of
  * spent ones is bounded however many assertions arrive.
  */

@@ -1,5 +1,5 @@
 /**
- * The one-time key store's contract (issue 10): an OAuth state is consumed once, a slash command's
+ * The one-time key store's contract: an OAuth state is consumed once, a slash command's
  * signature is new once, keys expire, and each kind stays within its bound however many come.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';

@@ -1,5 +1,5 @@
 /**
- * The group directory store's contract (issue 11): a good sync replaces the member list and
+ * The group directory store's contract: a good sync replaces the member list and
  * appends its changes in one step and only over the revision it read; a failed one keeps the list;
  * the audit list keeps the newest N per group; a mute lasts while its member stays in the group;
  * per-member sends are idempotent, and a delivery reads only its next unsent receivers.

@@ -11,7 +11,7 @@ import type { GroupDirectoryStore } from '../../src/core/ports/scim-directory.ts
 
 export type OpenedStore = {
   store: Store;
-  /** Group subscriptions' store (issue 11) on the same database. */
+  /** Group subscriptions' store on the same database. */
   groups: GroupDirectoryStore;
   /**
    * A second store on the same database, as another process (Node) or another isolate (Workers)

@@ -91,7 +91,7 @@ describe('toFeedItem', () => {
   });
 
   it.each([
-    // One rule (issue 12): type, then status, for an outage and an incident alike.
+    // One rule: type, then status, for an outage and an incident alike.
     [{ status: 'completed', type: 'maintenance' }, '[Maintenance · completed] Messaging'],
     [{ status: 'canceled', type: 'maintenance' }, '[Maintenance · cancelled] Messaging'],
     [{ status: 'active', type: 'outage' }, '[Outage · active] Messaging'],

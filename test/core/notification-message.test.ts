@@ -99,7 +99,7 @@ describe('headlines and subjects', () => {
     expect(subjectOf(rawIncident({ ...active, services: ['Files', 'Canvases'] }), active)).toBe('[Changed] Files, Canvases: Some files fail to upload');
   });
 
-  it('says "All services" when none is named (FACTS: 1558, 1566, 1571), and shortens long lists', () => {
+  it('says "All services" when none is named (as in incidents 1558, 1566 and 1571), and shortens long lists', () => {
     expect(subjectOf(rawIncident({ services: [] }))).toMatch(/^\[New incident\] All services: /);
     const many = ['Messaging', 'Files', 'Huddles', 'Canvases', 'Search'];
     expect(messageHeadline(only(pollEvents([rawIncident({ services: many })]))).services).toBe('Messaging, Files, Huddles +2 more');

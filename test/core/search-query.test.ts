@@ -28,7 +28,7 @@ describe('parseSearch bounds', () => {
     expect(parseSearch('日本')).toEqual({ ok: true, match: '"日本"' });
   });
 
-  it("turns the issue's attack, twelve one-letter prefixes, into a refusal that names the rule", () => {
+  it('turns the known attack, twelve one-letter prefixes, into a refusal that names the rule', () => {
     const attack = parseSearch('a e i o u s t r n l c d');
     expect(attack).toEqual({ ok: false, rule: 'too_many_words', detail: 'a search has at most 8 words; this one has 12' });
   });

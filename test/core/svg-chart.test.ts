@@ -104,7 +104,7 @@ describe('durationAxis', () => {
   };
 
   it('steps 1, 2, 5, 10 or 20 of one unit, every tick in that unit: no "50 min", no "1 h 40 min"', () => {
-    // The ranges that gave odd ticks before (issue 12): 3 h 20 min of p90, 3 h 9 min of downtime.
+    // The ranges that gave odd ticks before: 3 h 20 min of p90, 3 h 9 min of downtime.
     expect(labels(200 * MIN)).toEqual(['0', '1 h', '2 h', '3 h', '4 h']);
     expect(labels(189 * MIN)).toEqual(['0', '1 h', '2 h', '3 h', '4 h']);
     expect(labels(33 * MIN)).toEqual(['0', '10 min', '20 min', '30 min', '40 min']);

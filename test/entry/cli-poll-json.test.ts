@@ -1,5 +1,5 @@
 /**
- * `statuswatch poll --json` speaks the API's dialect (issue 12): the same answer as
+ * `statuswatch poll --json` speaks the API's dialect: the same answer as
  * `POST /api/admin/poll`, snake_case keys and ISO 8601 times, so one script reads both.
  */
 import { join } from 'node:path';

@@ -9,7 +9,7 @@ import type { Context } from 'hono';
 import type { SqliteConnection } from '../../src/adapters/sqlite-connection.ts';
 import type { Deliverer } from '../../src/app/deliverer.ts';
 import type { Poller } from '../../src/app/poller.ts';
-import type { WorkspaceApp } from '../../src/app/workspace-app.ts';
+import type { WorkspaceApp } from '../../src/app/workspace-app/index.ts';
 import { parseConfig, type Config } from '../../src/config.ts';
 import type { Clock, FeedClient, Logger, Mailer, OutboxSignal, WebhookSender } from '../../src/core/ports.ts';
 import type { SecretBox } from '../../src/core/secret-box.ts';

@@ -96,7 +96,7 @@ export async function startFixtureFactory(): Promise<FixtureFactory> {
     const body = await add('vendors', () => startSimulatedVendor({ scenario: { name: 'empty', initialWorld: () => [], steps: [], loop: false }, ...options }));
     return c.json(body, 201);
   });
-  // The simulated Web API (issue 10): a test drives it through its own control API (/_sim).
+  // The simulated Web API: a test drives it through its own control API (/_sim).
   app.post('/web-apis', async (c) => {
     await parse(z.strictObject({}), c.req.raw);
     const body = await add('web-apis', async () => {

@@ -77,9 +77,9 @@ export default async function setup(project: TestProject): Promise<() => Promise
   // A history window wide enough for fixtures dated in 2026-10 whatever today is.
   const vendor = await startTestVendor({ historyWindowDays: 100_000 });
   const receiver = await startVerifyingReceiver();
-  // The identity provider MCP_AUTH=ema trusts, whose keys the Worker fetches with jose (issue 13).
+  // The identity provider MCP_AUTH=ema trusts, whose keys the Worker fetches with jose.
   const idp = await startSimulatedIdp();
-  // The SCIM directory group subscriptions sync from (issue 11).
+  // The SCIM directory group subscriptions sync from.
   const scim = await startSimulatedScim({ host: '127.0.0.1', port: 0 });
   project.provide('simUrl', vendor.url);
   project.provide('scimUrl', scim.url);

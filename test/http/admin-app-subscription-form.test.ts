@@ -1,5 +1,5 @@
 /**
- * The admin form's `app` kind (issue 10) through the service's app (a real SQLite file) and the
+ * The admin form's `app` kind through the service's app (a real SQLite file) and the
  * simulated Web API over loopback: it offers the channels the app can post to, all of them however
  * short the vendor's pages, creates the subscription with a form post, and keeps where it posts
  * fixed when edited.

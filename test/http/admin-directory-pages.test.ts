@@ -1,5 +1,5 @@
 /**
- * Group subscriptions in the admin pages and the admin API through the service's app (issue 11):
+ * Group subscriptions in the admin pages and the admin API through the service's app:
  * whether the directory answers and in which version, the group option of the subscription form,
  * a group's members, audit list and "Sync now", directory text escaped, and every route behind the admin token.
  */

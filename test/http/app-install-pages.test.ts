@@ -1,5 +1,5 @@
 /**
- * Installing the workspace app from the admin pages (issue 10), against the simulated Web API over
+ * Installing the workspace app from the admin pages, against the simulated Web API over
  * real HTTP, a real SQLite file and a real SMTP server: the OAuth flow with a state usable once by
  * the browser that started it, a pasted token, uninstall, and a broken installation that the admin
  * is told about once and that a re-install makes active again. No page ever shows a token or a stack.

@@ -1,5 +1,5 @@
 /**
- * The workspace app's installations API (issue 10) against the simulated Web API over real HTTP
+ * The workspace app's installations API against the simulated Web API over real HTTP
  * and a real SQLite file: install from a pasted token (once), list, and our cursor pagination over
  * the vendor's conversations.list, however short or oddly ended the vendor's pages are.
  */

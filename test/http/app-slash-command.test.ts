@@ -1,5 +1,5 @@
 /**
- * `/status [service]` (issue 10) through the service's app over a real SQLite file, signed with
+ * `/status [service]` through the service's app over a real SQLite file, signed with
  * node:crypto's HMAC as an independent oracle of the vendor's scheme: valid requests are answered
  * with the state now and a dashboard link; forged, stale, tampered and replayed ones get 401.
  */

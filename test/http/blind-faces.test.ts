@@ -1,5 +1,5 @@
 /**
- * Issue 12: a status product never says "all clear" when it does not know. Every face, through the
+ * A status product never says "all clear" when it does not know. Every face, through the
  * service's app, over a vendor that is first unreachable (nothing listens on its port), then
  * reachable with an outage going on, then failing for longer than the staleness limit.
  */

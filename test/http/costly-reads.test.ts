@@ -1,5 +1,5 @@
 /**
- * What answers the server must build may cost each client (issue 19, item 5): parameters no read
+ * What answers the server must build may cost each client: parameters no read
  * takes never make a new cache entry, and a client building answers in a loop is refused once it
  * has spent its share, while answers from the cache and other clients go on. Through the app over
  * the simulated vendor, in both runtimes.

@@ -1,6 +1,6 @@
 /**
  * The icon a browser shows for the service: linked from every page, and no 404 for the
- * /favicon.ico that browsers ask for on their own (issue 12).
+ * /favicon.ico that browsers ask for on their own.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from '../helpers/app-service.ts';

@@ -1,5 +1,5 @@
 /**
- * The public pages' wording and counts (issue 12), through the app over a real SQLite file: an
+ * The public pages' wording and counts, through the app over a real SQLite file: an
  * incident that names no service is "All services" everywhere it shows, and a list of incidents
  * says how many there are on all its pages, the page and the API alike.
  */

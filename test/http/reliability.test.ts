@@ -198,7 +198,7 @@ describe('/reliability of an empty archive', () => {
   it('reports every known service, with no data rather than 100%, and says why the duration charts are missing', async () => {
     const { body } = await service.get('/api/reliability');
     expect(body.availability.services).toHaveLength(11);
-    // Never read: nothing is known, so no availability is claimed (issue 12: it said 100%).
+    // Never read: nothing is known, so no availability is claimed: 100% would be a record nobody saw.
     expect(
       body.availability.services.every((s: { windows: { availability: number | null; observed_ms: number }[] }) =>
         s.windows.every((w) => w.availability === null && w.observed_ms === 0),

@@ -48,7 +48,7 @@ const MB = 1024 * 1024;
 /** The longest URL the cache keeps, as the README states it (written out: the test must not follow the code's constant). */
 const MAX_KEY_CHARS = 2048;
 
-/** A URL of `chars` characters that no other request uses: how the issue's attacker padded theirs. */
+/** A URL of `chars` characters that no other request uses: how an attacker pads theirs to miss every cache. */
 function uniqueUrl(i: number, chars: number): string {
   const start = `http://localhost/page?n=${i}&pad=`;
   return start + 'z'.repeat(chars - start.length);

@@ -1,5 +1,5 @@
 /**
- * What one search may cost (issue 8): the shapes an anonymous client can send are refused with
+ * What one search may cost: the shapes an anonymous client can send are refused with
  * the rule they broke, or bounded, over a real SQLite archive served by the real app.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -70,7 +70,7 @@ describe('bounded search', () => {
     return { status: response.status, body: (await response.json()) as { ok: boolean; error?: string; detail?: string; incidents?: { id: string }[] } };
   };
 
-  it("refuses the issue's attack, twelve one-letter prefixes, saying the rule", async () => {
+  it('refuses the known attack, twelve one-letter prefixes, saying the rule', async () => {
     const { status, body } = await api('a e i o u s t r n l c d');
     expect(status).toBe(400);
     expect(body).toEqual({ ok: false, error: 'invalid_query', detail: 'q: a search has at most 8 words; this one has 12' });

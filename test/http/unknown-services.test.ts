@@ -1,5 +1,5 @@
 /**
- * Service names statuswatch never saw (issue 12), through the service's app over a real SQLite file
+ * Service names statuswatch never saw, through the service's app over a real SQLite file
  * filled by a real poll of the simulated vendor: the widget and badge say "unknown", the JSON API
  * and subscriptions refuse the name with the known ones, and a name only the archive knows (a
  * service the vendor has since renamed) is accepted everywhere.

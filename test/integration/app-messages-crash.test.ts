@@ -1,5 +1,5 @@
 /**
- * The workspace app's messages across SIGKILLs (issue 10): `statuswatch serve` is killed again and
+ * The workspace app's messages across SIGKILLs: `statuswatch serve` is killed again and
  * again while it posts, edits and replies for one incident going from creation through a note, an
  * edit and resolution. Each subscribed conversation ends with exactly one root message showing the
  * final state and a thread holding each change once: the expectation comes from the story, not

@@ -1,5 +1,5 @@
 /**
- * The workspace app's messages end to end (issue 10): the real service (HTTP, SQLite file, poller,
+ * The workspace app's messages end to end: the real service (HTTP, SQLite file, poller,
  * deliverer) polls the simulated vendor and posts through the simulated Web API, both over
  * loopback. One incident from creation to resolution leaves one root message per conversation,
  * edited to the final state, with each change once in its thread, also when answers are lost

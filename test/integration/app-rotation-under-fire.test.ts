@@ -1,5 +1,5 @@
 /**
- * Token rotation under fire (issue 10): two `statuswatch serve` processes on one SQLite file use
+ * Token rotation under fire: two `statuswatch serve` processes on one SQLite file use
  * the workspace app's token without pause while its access tokens live a few seconds, and one of
  * them is SIGKILLed at random moments (some of them between the vendor's answer to a refresh and
  * our write of the new pair) and restarted. Meanwhile an incident moves on the vendor, note after

@@ -1,5 +1,5 @@
 /**
- * Group subscriptions end to end (issue 11): the real Node service syncs a group from the simulated
+ * Group subscriptions end to end: the real Node service syncs a group from the simulated
  * SCIM directory over HTTP and mails each member through a real SMTP server; people join, leave and
  * are deactivated between incidents and receive exactly what they should, and a member's one-click
  * unsubscribe mutes that member only.

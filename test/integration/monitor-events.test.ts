@@ -1,5 +1,5 @@
 /**
- * Issue 12, "blindness is news": the simulated vendor goes dark past the staleness limit, flickers,
+ * Blindness is news: the simulated vendor goes dark past the staleness limit, flickers,
  * and comes back. Through the service's app with a clock the test moves, delivered to a real
  * webhook receiver (signatures checked with node:crypto, not our signer) and a real SMTP server.
  */

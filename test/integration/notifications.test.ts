@@ -1,7 +1,7 @@
 /**
  * Notifications end to end: the simulated vendor drives events, the real service writes the outbox
  * and delivers to a real webhook receiver, a real team-chat endpoint and a real SMTP server, all
- * on loopback; faults (500, 410, Retry-After, SMTP 451 and 550) end as the issue asks.
+ * on loopback; faults (500, 410, Retry-After, SMTP 451 and 550) each end as the README's delivery rules say.
  */
 import { Webhook } from 'standardwebhooks';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';

@@ -1,5 +1,5 @@
 /**
- * The EMA pieces as a user starts them (issue 13): `statuswatch simulate --idp` serves the
+ * The EMA pieces as a user starts them: `statuswatch simulate --idp` serves the
  * identity provider, and `npm run demo` runs the EMA flow and hands out a token /mcp accepts.
  */
 import { expect, it } from 'vitest';

@@ -1,5 +1,5 @@
 /**
- * MCP_AUTH=ema end to end (issue 13): the simulated identity provider signs a user in and
+ * MCP_AUTH=ema end to end: the simulated identity provider signs a user in and
  * exchanges the ID token for an ID-JAG; statuswatch's token endpoint (oauth.v2.user.access)
  * verifies it against the provider's JWKS and issues an access token; the SDK's client uses it
  * over Streamable HTTP. Then each assertion the endpoint must refuse, with the OAuth error body and

@@ -1,9 +1,9 @@
-/** The app manifest declares the MCP server (issue 13), EMA when configured, and still passes --check. */
+/** The app manifest declares the MCP server, EMA when configured, and still passes --check. */
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { checkAppManifest } from '../../src/core/app-manifest.ts';
-import { appManifest } from '../../src/core/statuswatch-app-manifest.ts';
+import { checkAppManifest } from '../../src/core/workspace-app/manifest-schema.ts';
+import { appManifest } from '../../src/core/workspace-app/manifest.ts';
 import { runCli } from '../helpers/cli.ts';
 import { tempDir } from '../helpers/temp-archive.ts';
 

@@ -1,5 +1,5 @@
 /**
- * MCP_AUTH=token (issue 13): bearer tokens the admin creates and revokes. The real Node service,
+ * MCP_AUTH=token: bearer tokens the admin creates and revokes. The real Node service,
  * the SDK's client over HTTP, and the archive file itself, which must never hold a token.
  */
 import { readFileSync } from 'node:fs';

@@ -1,5 +1,5 @@
 /**
- * The MCP server end to end (issue 13): the official SDK's client over Streamable HTTP, against the
+ * The MCP server end to end: the official SDK's client over Streamable HTTP, against the
  * real Node service whose archive a real poll of the simulated vendor filled, calls every tool.
  * The MCP Inspector's command-line mode lists the tools as an independent check.
  */

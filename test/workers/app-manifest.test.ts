@@ -1,8 +1,8 @@
 /** The manifest core inside workerd: generated, printed as YAML, read back and checked with Workers' APIs only. */
 import { describe, expect, it } from 'vitest';
-import { checkAppManifest } from '../../src/core/app-manifest.ts';
-import { formatManifest, parseManifestText } from '../../src/core/manifest-text.ts';
-import { appManifest } from '../../src/core/statuswatch-app-manifest.ts';
+import { checkAppManifest } from '../../src/core/workspace-app/manifest-schema.ts';
+import { formatManifest, parseManifestText } from '../../src/core/workspace-app/manifest-text.ts';
+import { appManifest } from '../../src/core/workspace-app/manifest.ts';
 
 describe('the app manifest on Workers', () => {
   it('makes, prints and checks the manifest, and reports a broken one with its paths', () => {

@@ -1,5 +1,5 @@
 /**
- * The workspace app's token on Workers (issue 10): an invocation killed between claiming a
+ * The workspace app's token on Workers: an invocation killed between claiming a
  * refresh and writing its answer leaves the claim in D1, and a Worker has no process start to
  * retry it. The next cron tick does: the vendor sees one refresh, and the installation stays
  * active with a usable token.

@@ -1,5 +1,5 @@
 /**
- * Group subscriptions on Workers (issue 11): the cron invocation syncs a group from the simulated
+ * Group subscriptions on Workers: the cron invocation syncs a group from the simulated
  * SCIM directory (Node side, loopback) into D1, over the same fetch client as Node; a failed read
  * keeps the list.
  */

@@ -1,5 +1,5 @@
 /**
- * The MCP server inside workerd (issue 13): the Worker's /mcp answers the SDK's client over
+ * The MCP server inside workerd: the Worker's /mcp answers the SDK's client over
  * Streamable HTTP from an archive its cron handler filled into D1, stateless as a Worker must be.
  */
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';

@@ -5,7 +5,7 @@
 import type { TokenPurpose } from '../../core/confirmation-token.ts';
 import type { Clock, Mailer, WebhookSender } from '../../core/ports.ts';
 import type { SecretBox } from '../../core/secret-box.ts';
-import type { AppMessageSender } from '../app-message-sender.ts';
+import type { AppMessageSender } from '../workspace-app/message-sender.ts';
 import type { GroupMail } from '../group-mail.ts';
 import { createChatChannel } from './chat-channel.ts';
 import { createEmailChannel } from './email.ts';

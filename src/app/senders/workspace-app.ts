@@ -1,7 +1,7 @@
-/** The workspace app's channel ("app"): the incident's message in the conversation, edited and replied to (app-message-sender.ts). */
+/** The workspace app's channel ("app"): the incident's message in the conversation, edited and replied to (../workspace-app/message-sender.ts). */
 import { deliveryMessageOf } from '../../core/delivery-message.ts';
 import { refused, retry } from '../../core/send-outcome.ts';
-import type { AppMessageSender } from '../app-message-sender.ts';
+import type { AppMessageSender } from '../workspace-app/message-sender.ts';
 import { NOTHING_TO_SAY, type Sender } from './sender.ts';
 
 /** `app`: null while the app is not configured; its deliveries are retried until it is. */

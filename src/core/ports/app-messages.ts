@@ -1,7 +1,7 @@
 import type { NoteRef } from '../events.ts';
 
 /**
- * What the workspace app remembers of its messages (issue 10): the root message of each incident
+ * What the workspace app remembers of its messages: the root message of each incident
  * in each app subscription's conversation, the replies and monitor messages that may be in flight,
  * and conversations the vendor asked us to wait for.
  */

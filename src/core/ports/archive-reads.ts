@@ -62,7 +62,7 @@ export type IncidentSpan = {
   firstSeenAt: number;
   /**
    * The vendor's first update: its earliest note dated after date_created. The opening note is
-   * stamped with date_created itself (all 2026 data, FACTS.md), so it is the announcement, not an
+   * stamped with date_created itself (in all of the vendor's 2026 data), so it is the announcement, not an
    * update. Null when no later note exists.
    */
   firstNoteAt: number | null;

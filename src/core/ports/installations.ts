@@ -1,5 +1,5 @@
 /**
- * The vendor app's installations and their rotating tokens (issue 10). Tokens are stored only
+ * The vendor app's installations and their rotating tokens. Tokens are stored only
  * sealed by the secret box; the store compares sealed text, never plaintext.
  */
 
@@ -24,7 +24,7 @@ export type InstallationRecord = {
   refreshClaimedAt: number | null;
   /**
    * When the row last changed state or token pair: while active, when the stored access token was
-   * issued. token-rotation.ts reads the token's lifetime as `accessExpiresAt - updatedAt`, so a
+   * issued. workspace-app/token-rotation.ts reads the token's lifetime as `accessExpiresAt - updatedAt`, so a
    * write that touches this without a new pair (a claim does not) would shorten its refresh margin.
    */
   updatedAt: number;

@@ -1,5 +1,5 @@
 /**
- * Who may use the MCP server (issue 13): the bearer tokens an admin hands to MCP clients
+ * Who may use the MCP server: the bearer tokens an admin hands to MCP clients
  * (MCP_AUTH=token), and the ID-JAG identifiers already spent at the EMA token endpoint (MCP_AUTH=ema).
  */
 

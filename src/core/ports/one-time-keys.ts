@@ -1,5 +1,5 @@
 /**
- * Keys usable once, for a while (issue 10): an install's OAuth `state` until its callback consumes
+ * Keys usable once, for a while: an install's OAuth `state` until its callback consumes
  * it, and the signatures of slash commands already answered, so a replay is refused. Every kind is
  * bounded: expired keys go, and past `maxKeys` the oldest go, on each write of that kind.
  */

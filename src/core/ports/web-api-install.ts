@@ -1,5 +1,5 @@
 /**
- * The vendor's Web API as installing and managing the app needs it (issue 10): the OAuth code
+ * The vendor's Web API as installing and managing the app needs it: the OAuth code
  * exchange, uninstalling, and the conversations an admin picks from.
  */
 import type { TokenGrant } from './web-api.ts';

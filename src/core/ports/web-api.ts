@@ -1,4 +1,4 @@
-/** The vendor's Web API as the app's token handling needs it (issue 10): rotation, exchange, identity. */
+/** The vendor's Web API as the app's token handling needs it: rotation, exchange, identity. */
 
 /** A token response (spec "Token response"), with `expires_in` as sent. */
 export type TokenGrant = {
@@ -23,7 +23,7 @@ export interface VendorWebApi {
 
 /**
  * Message metadata (chat.postMessage's `metadata`): names what a message stands for, so the app
- * can find its own messages again after a crash (app/app-message-sender.ts).
+ * can find its own messages again after a crash (app/workspace-app/message-sender.ts).
  */
 export type ChatMetadata = { eventType: string; eventPayload: Record<string, string> };
 
@@ -38,7 +38,7 @@ export type ChatHistoryPage = { messages: ChatHistoryMessage[]; nextCursor: stri
 
 export type ChatHistoryRequest = { cursor: string | null; limit: number /** A ts: only messages after it. */; oldest?: string };
 
-/** The vendor's Web API as the app's messages need it (issue 10). */
+/** The vendor's Web API as the app's messages need it. */
 export interface VendorChatApi {
   /** chat.postMessage, as a reply when `threadTs` is given; the new message's ts. */
   postMessage(accessToken: string, channel: string, content: ChatContent & { threadTs?: string; metadata?: ChatMetadata }): Promise<{ ts: string }>;

@@ -1,5 +1,5 @@
 /**
- * The five tools of statuswatch's MCP server (issue 13), each with a zod input schema and a
+ * The five tools of statuswatch's MCP server, each with a zod input schema and a
  * description an agent can act on. They answer from the same archive reads, limits and cursors as
  * the HTTP API, so a tool and its endpoint never disagree.
  */

@@ -74,7 +74,7 @@ export const pollOneSchema = ok({ poll: apiPollRunSchema, rejected_payloads: z.a
 export const pollResultSchema = ok({ outcome: z.string(), run: apiPollRunSchema, events: z.array(apiEventSchema) });
 export const healthSchema = z.looseObject({ ok: z.boolean(), status: z.enum(['ok', 'starting', 'stale']), consecutive_failures: z.number().int() });
 export const testSendSchema = z.looseObject({ ok: z.boolean(), results: z.array(z.looseObject({ event_type: z.string(), ok: z.boolean() })) });
-/** An installation of the workspace app (issue 10): never a token, only what the admin decides by. */
+/** An installation of the workspace app: never a token, only what the admin decides by. */
 export const apiInstallationSchema = z.looseObject({
   id: z.string(),
   team_id: z.string(),

@@ -1,4 +1,4 @@
-/** The OpenAPI operations of group subscriptions (issue 11): members as last synced, the audit list, and sync now. */
+/** The OpenAPI operations of group subscriptions: members as last synced, the audit list, and sync now. */
 import { z } from 'zod';
 import { createGroupSubscriptionSchema } from '../../core/scim-group.ts';
 import type { ApiOperation } from './openapi-document.ts';

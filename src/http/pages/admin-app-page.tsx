@@ -1,5 +1,5 @@
 /**
- * The admin page of the workspace app (issue 10): its installations and how they stand, what needs
+ * The admin page of the workspace app: its installations and how they stand, what needs
  * the admin (a broken installation holds its deliveries until it is installed again), and the two
  * ways to install: the vendor's OAuth flow, or a long-lived token pasted once. Never a token.
  */

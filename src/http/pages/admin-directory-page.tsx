@@ -1,4 +1,4 @@
-/** The admin pages of group subscriptions (issue 11): whether the SCIM directory answers, each group's members, audit list and "Sync now". */
+/** The admin pages of group subscriptions: whether the SCIM directory answers, each group's members, audit list and "Sync now". */
 import type { GroupLink, GroupLogEntry } from '../../core/ports/scim-directory.ts';
 import { receives, type GroupMember } from '../../core/scim-group.ts';
 import { PostButton } from './admin-frame.tsx';

@@ -1,11 +1,11 @@
 /**
- * The `app` kind of the admin's subscription form (issue 10): one list of the conversations the
+ * The `app` kind of the admin's subscription form: one list of the conversations the
  * app can post to, of every active installation, read with conversations.list through the same
  * paginated use case as `GET /api/app/installations/:id/conversations`, walked to its end.
  */
-import { InstallError } from '../../app/app-installs.ts';
-import { CONVERSATION_SEARCH_PAGES_MAX, walkConversations } from '../../app/app-subscriptions.ts';
-import { CONVERSATIONS_PAGE_MAX } from '../../app/app-installs.ts';
+import { InstallError } from '../../app/workspace-app/installs.ts';
+import { CONVERSATION_SEARCH_PAGES_MAX, walkConversations } from '../../app/workspace-app/subscription-targets.ts';
+import { CONVERSATIONS_PAGE_MAX } from '../../app/workspace-app/installs.ts';
 import type { InstallationRecord, VendorConversation } from '../../core/ports.ts';
 import { appTarget, parseAppTarget } from '../../core/subscription.ts';
 import type { AppDeps } from '../deps.ts';

@@ -120,7 +120,7 @@ const email: SubscriptionFormKind = {
   fieldsOf: (s): FormFields => (groupIdOfTarget(s.target) !== null ? {} : { email: [s.target] }),
 };
 
-/** Issue 11: the members of a directory group instead of one address. */
+/** A group subscription: the members of a directory group instead of one address. */
 function GroupField(props: { fields: FormFields }) {
   return (
     <div class="field">

@@ -1,13 +1,13 @@
 /**
- * The admin pages of the workspace app (issue 10), under the admin session and its CSRF checks
+ * The admin pages of the workspace app, under the admin session and its CSRF checks
  * (registered by admin-pages.tsx): the installations, "Add to workspace" (the vendor's OAuth flow),
  * installing from a pasted token, and uninstalling.
  */
 import type { Context, Hono } from 'hono';
 import { getCookie, setCookie } from 'hono/cookie';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
-import { InstallError, INSTALLATIONS_LIST_MAX } from '../../app/app-installs.ts';
-import { installFailureStatus } from '../../app/install-refusals.ts';
+import { InstallError, INSTALLATIONS_LIST_MAX } from '../../app/workspace-app/installs.ts';
+import { installFailureStatus } from '../../app/workspace-app/install-refusals.ts';
 import type { AdminEnv, AdminPageTools } from '../admin-page-tools.ts';
 import { browserInstallBinding, INSTALL_START_PATH, installBindingCookie } from '../app-install-binding.ts';
 import type { AppDeps } from '../deps.ts';

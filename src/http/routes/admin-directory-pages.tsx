@@ -1,5 +1,5 @@
 /**
- * The admin pages of group subscriptions (issue 11), under the admin session and its CSRF checks
+ * The admin pages of group subscriptions, under the admin session and its CSRF checks
  * (registered by admin-pages.tsx): /admin/directory says whether the SCIM directory answers and
  * which version it speaks, and each group subscription's page shows its members, its audit list
  * and a "Sync now" button.

@@ -1,5 +1,5 @@
 /**
- * The app's `/status [service]` slash command (issue 10), at the path the manifest names. Nothing
+ * The app's `/status [service]` slash command, at the path the manifest names. Nothing
  * is read or answered before the request is proven to be the vendor's: signature over
  * `v0:timestamp:body` with APP_SIGNING_SECRET, timestamp within five minutes, and a signature not
  * seen before (a bounded seen-set in the store, shared by every process and isolate).
@@ -8,9 +8,9 @@ import { Hono } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { ApiError } from '../../core/errors.ts';
 import { suggestService } from '../../core/known-services.ts';
-import { slashStatusAnswer, slashUnknownServiceAnswer } from '../../core/slash-answer.ts';
-import { checkSlashRequest, SIGNATURE_HEADER, SLASH_MAX_SKEW_SECONDS, TIMESTAMP_HEADER } from '../../core/slash-signature.ts';
-import { APP_PATHS } from '../../core/statuswatch-app-manifest.ts';
+import { slashStatusAnswer, slashUnknownServiceAnswer } from '../../core/workspace-app/slash-answer.ts';
+import { checkSlashRequest, SIGNATURE_HEADER, SLASH_MAX_SKEW_SECONDS, TIMESTAMP_HEADER } from '../../core/workspace-app/slash-signature.ts';
+import { APP_PATHS } from '../../core/workspace-app/manifest.ts';
 import { buildWidgetState } from '../../core/widget-state.ts';
 import type { AppDeps } from '../deps.ts';
 import { knownServiceNames } from '../../app/known-services.ts';

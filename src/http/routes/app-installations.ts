@@ -1,11 +1,11 @@
 /**
- * The workspace app's installations as an admin API (issue 10), behind Bearer ADMIN_TOKEN:
+ * The workspace app's installations as an admin API, behind Bearer ADMIN_TOKEN:
  * install from a pasted long-lived token, list the installations, and page through the
  * conversations an installation can post to. No answer ever carries a token.
  */
 import { Hono, type Context } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
-import { INSTALLATIONS_LIST_MAX, type AppInstalls, type ConversationsPosition } from '../../app/app-installs.ts';
+import { INSTALLATIONS_LIST_MAX, type AppInstalls, type ConversationsPosition } from '../../app/workspace-app/installs.ts';
 import { ApiError } from '../../core/errors.ts';
 import type { InstallationRecord } from '../../core/ports.ts';
 import { iso } from '../api-json.ts';
@@ -14,7 +14,7 @@ import { installFromTokenSchema } from '../openapi/api-schemas.ts';
 import { parseRequest } from '../../core/parse-request.ts';
 import { pageLimit } from '../query-params.ts';
 import { readCursor } from '../../app/cursor-page.ts';
-import { installErrorToApi } from '../../app/install-refusals.ts';
+import { installErrorToApi } from '../../app/workspace-app/install-refusals.ts';
 import { requireAdmin } from './admin.ts';
 
 const BODY_MAX_BYTES = 16 * 1024;

@@ -1,18 +1,18 @@
 /**
- * The OAuth callback of the workspace app (issue 10), at the redirect URL the manifest lists. It
+ * The OAuth callback of the workspace app, at the redirect URL the manifest lists. It
  * installs only for the browser that started the install from an admin session, with a state
  * usable once within ten minutes; every failure is a page that says what happened, never a stack.
  */
 import { Hono } from 'hono';
 import { getCookie } from 'hono/cookie';
-import { InstallError } from '../../app/app-installs.ts';
-import { APP_PATHS } from '../../core/statuswatch-app-manifest.ts';
+import { InstallError } from '../../app/workspace-app/installs.ts';
+import { APP_PATHS } from '../../core/workspace-app/manifest.ts';
 import { installBindingCookie, presentedBinding } from '../app-install-binding.ts';
 import type { AppDeps } from '../deps.ts';
 import { ErrorMessage } from '../pages/error-page.tsx';
 import { pageResponder } from '../pages/layout.tsx';
 import { pageSecurity } from '../pages/page-security.ts';
-import { installFailureStatus } from '../../app/install-refusals.ts';
+import { installFailureStatus } from '../../app/workspace-app/install-refusals.ts';
 
 /** The vendor's parameters are short; anything longer is not theirs and is cut before use. */
 const PARAM_MAX_CHARS = 500;

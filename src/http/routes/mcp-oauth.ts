@@ -1,5 +1,5 @@
 /**
- * The token side of enterprise-managed authorization (MCP_AUTH=ema, issue 13): where /mcp's
+ * The token side of enterprise-managed authorization (MCP_AUTH=ema): where /mcp's
  * protected-resource metadata says to go (RFC 9728), and the token endpoint that takes an ID-JAG
  * as a JWT bearer assertion (RFC 7523) with the client's credentials, as the spec's
  * oauth.v2.user.access does, and answers with the spec's EMA access token response. Refusals have

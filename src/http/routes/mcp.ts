@@ -1,5 +1,5 @@
 /**
- * `/mcp`: statuswatch's MCP server over Streamable HTTP, stateless (issue 13). Each POST is checked
+ * `/mcp`: statuswatch's MCP server over Streamable HTTP, stateless. Each POST is checked
  * for its Host and Origin, authenticated by MCP_AUTH (wrong tokens under a per-address guess
  * throttle), counted against its client's rate limit, then answered by a fresh
  * server (mcp/mcp-server.ts). There is no server-to-client stream, so GET and DELETE are 405.

@@ -5,7 +5,7 @@ import { renderCurrentV1, renderCurrentV2, V1_RECENT_WINDOW_MS } from '../../cor
 import { toVendorIncident } from '../../core/vendor-format.ts';
 import type { AppDeps } from '../deps.ts';
 
-/** The vendor keeps about six months of history (FACTS.md); the mirror shows the same window. */
+/** The vendor keeps about six months of history; the mirror shows the same window. */
 export const MIRROR_HISTORY_DAYS = 183;
 const MIRROR_HISTORY_MAX = 1000;
 

@@ -112,7 +112,7 @@ export function subscriptionRoutes(deps: AppDeps) {
 
 /** Where it sends, by the names a request to subscribe uses: `url`, `email`, or `installation` and `conversation`. */
 function targetFields(s: StoredSubscription): Record<string, string> {
-  // A group subscription (issue 11) shows its directory group, not its internal target.
+  // A group subscription shows its directory group, not its internal target.
   const group = groupIdOfTarget(s.target);
   if (group !== null) return { group };
   if (s.channel === 'email') return { email: s.target };

@@ -1,5 +1,5 @@
 /**
- * The simulated identity provider (issue 13): the spec's EMA step 2 over real HTTP. It signs users
+ * The simulated identity provider: the spec's EMA step 2 over real HTTP. It signs users
  * in (`POST /_sim/login` stands in for SSO: an OpenID Connect ID token and a refresh token), and its
  * token endpoint exchanges either for an ID-JAG (RFC 8693 token exchange): the spec's ID-JAG
  * response, 300 s, signed with a key it publishes as JWKS, its scopes narrowed by the policy an

@@ -1,4 +1,4 @@
-/** The Web API methods the simulator speaks: the ones the workspace app uses (issue 10). */
+/** The Web API methods the simulator speaks: the ones the workspace app uses. */
 import { appsUninstall, authRevoke, authTest } from './auth-methods.ts';
 import { chatPostMessage, chatUpdate } from './chat-methods.ts';
 import { conversationsHistory, conversationsList, conversationsReplies } from './conversations-methods.ts';

@@ -1,9 +1,9 @@
 /**
- * Checks that a slash command came from the vendor (issue 10): HMAC-SHA256 with the app's signing
+ * Checks that a slash command came from the vendor: HMAC-SHA256 with the app's signing
  * secret over `v0:<timestamp>:<body>`, sent as `v0=<hex>`, with a timestamp within five minutes of
  * now (either way), compared in constant time. Web Crypto only; time is passed in.
  */
-import { constantTimeEqual, toHex } from './bytes.ts';
+import { constantTimeEqual, toHex } from '../bytes.ts';
 
 /** Requests older (or newer) than this are refused: a captured request cannot be sent later. */
 export const SLASH_MAX_SKEW_SECONDS = 5 * 60;

@@ -1,7 +1,7 @@
 /** When a token is used, refreshed or waited for: plain rows and times, no server. */
 import { describe, expect, it } from 'vitest';
-import type { InstallationRecord } from '../../src/core/ports.ts';
-import { decideTokenStep } from '../../src/core/token-rotation.ts';
+import type { InstallationRecord } from '../../../src/core/ports.ts';
+import { decideTokenStep } from '../../../src/core/workspace-app/token-rotation.ts';
 
 const EXPIRES = 1_000_000;
 const settings = { refreshAheadMs: 300, claimTtlMs: 50 };

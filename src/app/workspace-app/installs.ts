@@ -1,19 +1,19 @@
 /**
- * Installing the workspace app and looking after its installations (issue 10): the OAuth flow
+ * Installing the workspace app and looking after its installations: the OAuth flow
  * with a one-time state bound to the admin session, installing from a pasted long-lived token,
  * uninstalling, and the conversations an admin picks from, walked with the vendor's cursors.
  */
-import { WebApiError } from '../core/errors.ts';
-import type { Clock, InstallationRecord, InstallationStore, OneTimeKeyStore, VendorConversation, VendorInstallApi, VendorWebApi } from '../core/ports.ts';
-import { toHex } from '../core/bytes.ts';
-import { randomSecret } from '../core/cursor.ts';
-import { APP_BOT_SCOPES } from '../core/statuswatch-app-manifest.ts';
-import { GRANT_GONE, installationStanding, InstallationUnavailableError, type AppTokens } from './app-tokens.ts';
+import { WebApiError } from '../../core/errors.ts';
+import type { Clock, InstallationRecord, InstallationStore, OneTimeKeyStore, VendorConversation, VendorInstallApi, VendorWebApi } from '../../core/ports.ts';
+import { toHex } from '../../core/bytes.ts';
+import { randomSecret } from '../../core/cursor.ts';
+import { APP_BOT_SCOPES } from '../../core/workspace-app/manifest.ts';
+import { GRANT_GONE, installationStanding, InstallationUnavailableError, type AppTokens } from './tokens.ts';
 
-/** How long an admin has between "Add to workspace" and the vendor's redirect back. */
 /** Installations are one per workspace: a list of this many is every one a deployment will have. */
 export const INSTALLATIONS_LIST_MAX = 200;
 
+/** How long an admin has between "Add to workspace" and the vendor's redirect back. */
 export const OAUTH_STATE_TTL_MS = 10 * 60 * 1000;
 /** States kept at once: one per click of "Add to workspace"; past this the oldest are forgotten. */
 export const OAUTH_STATES_MAX = 100;

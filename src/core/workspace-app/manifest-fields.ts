@@ -3,7 +3,7 @@
  * each with a message that says what was expected and what came.
  */
 import { z } from 'zod';
-import { parseIPv4, parseIPv6 } from './ip-address.ts';
+import { parseIPv4, parseIPv6 } from '../ip-address.ts';
 
 /** Characters as a reader counts them: code points, so an emoji is one character, not two UTF-16 units. */
 export function charCount(text: string): number {

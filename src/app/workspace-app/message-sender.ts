@@ -1,5 +1,5 @@
 /**
- * Sends one delivery to an app subscription's conversation (issue 10): the first delivery of an
+ * Sends one delivery to an app subscription's conversation: the first delivery of an
  * incident posts its root message, every later one edits the root to the incident as it stands
  * and replies in its thread with what changed.
  *
@@ -14,7 +14,7 @@
  * (monitor.blind, monitor.recovered) is posted once by rule (1), its row keyed by the delivery and
  * its metadata naming it (AppMessageStore.beginAppMonitorPost).
  */
-import { renderMonitorChannelMessage } from '../core/monitor-message.ts';
+import { renderMonitorChannelMessage } from '../../core/monitor-message.ts';
 import {
   isMonitorPostOf,
   isReplyOf,
@@ -26,16 +26,16 @@ import {
   replyMetadata,
   rootMetadata,
   type AppRootView,
-} from '../core/app-message.ts';
-import { WebApiError } from '../core/errors.ts';
-import { RETRY_AFTER_CAP_MS } from '../core/retry-schedule.ts';
-import type { MonitorEventData, NoteRef } from '../core/events.ts';
-import type { IncidentUpdate } from '../core/notification-message.ts';
-import type { AppMessageStore, AppRootRecord, ChatHistoryPage, ChatMetadata, Clock, StoredSubscription, VendorChatApi } from '../core/ports.ts';
-import { parseAppTarget } from '../core/subscription.ts';
-import { InstallationUnavailableError, TokenBusyError, type AppTokens } from './app-tokens.ts';
-import { failed, gone, heldUntil, sent, type SendOutcome } from '../core/send-outcome.ts';
-import type { DeliveryMessage } from '../core/delivery-message.ts';
+} from '../../core/workspace-app/message.ts';
+import { WebApiError } from '../../core/errors.ts';
+import { RETRY_AFTER_CAP_MS } from '../../core/retry-schedule.ts';
+import type { MonitorEventData, NoteRef } from '../../core/events.ts';
+import type { IncidentUpdate } from '../../core/notification-message.ts';
+import type { AppMessageStore, AppRootRecord, ChatHistoryPage, ChatMetadata, Clock, StoredSubscription, VendorChatApi } from '../../core/ports.ts';
+import { parseAppTarget } from '../../core/subscription.ts';
+import { InstallationUnavailableError, TokenBusyError, type AppTokens } from './tokens.ts';
+import { failed, gone, heldUntil, sent, type SendOutcome } from '../../core/send-outcome.ts';
+import type { DeliveryMessage } from '../../core/delivery-message.ts';
 
 /** How long a broken or uninstalled installation's deliveries wait before they look again: a re-install is seen within it. */
 const INSTALLATION_RECHECK_MS = 30_000;

@@ -3,8 +3,8 @@
  * failure, shared by the admin pages and the app's OAuth pages, and the one ApiError, for the
  * install API and for a subscription naming an installation's conversation (from JSON or a form).
  */
-import { ApiError } from '../core/errors.ts';
-import { InstallError } from './app-installs.ts';
+import { ApiError } from '../../core/errors.ts';
+import { InstallError } from './installs.ts';
 
 export type InstallRefusalStatus = 400 | 404 | 409 | 502;
 

@@ -1,20 +1,20 @@
 /**
  * Token rotation against the simulated Web API over real HTTP, with real SQLite files and the real
- * secret box (issue 10): racing processes never spend a refresh token twice nor call with an
+ * secret box: racing processes never spend a refresh token twice nor call with an
  * expired token, a crash between the vendor's answer and our write recovers inside the grace
  * period, and a refused refresh token marks the installation broken.
  */
 import { describe, expect, it } from 'vitest';
-import { createWebApiClient } from '../../src/adapters/web-api-client.ts';
-import { createSqliteStore } from '../../src/adapters/sqlite-store.ts';
-import { createAppTokens, InstallationUnavailableError, type AppTokens } from '../../src/app/app-tokens.ts';
-import { WebApiError } from '../../src/core/errors.ts';
-import type { InstallationRecord, InstallationStore } from '../../src/core/ports.ts';
-import { createSecretBox, generateSecretKey, type SecretBox } from '../../src/core/secret-box.ts';
-import type { RotationSettings } from '../../src/core/token-rotation.ts';
-import { openSqliteArchive } from '../../src/entry/open-sqlite.ts';
-import { openTempArchive } from '../helpers/temp-archive.ts';
-import { startWebApi, type WebApiClient } from '../sim/web-api-helpers.ts';
+import { createWebApiClient } from '../../../src/adapters/web-api-client.ts';
+import { createSqliteStore } from '../../../src/adapters/sqlite-store.ts';
+import { createAppTokens, InstallationUnavailableError, type AppTokens } from '../../../src/app/workspace-app/tokens.ts';
+import { WebApiError } from '../../../src/core/errors.ts';
+import type { InstallationRecord, InstallationStore } from '../../../src/core/ports.ts';
+import { createSecretBox, generateSecretKey, type SecretBox } from '../../../src/core/secret-box.ts';
+import type { RotationSettings } from '../../../src/core/workspace-app/token-rotation.ts';
+import { openSqliteArchive } from '../../../src/entry/open-sqlite.ts';
+import { openTempArchive } from '../../helpers/temp-archive.ts';
+import { startWebApi, type WebApiClient } from '../../sim/web-api-helpers.ts';
 
 const clock = { now: () => Date.now() };
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));

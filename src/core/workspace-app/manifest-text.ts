@@ -3,8 +3,8 @@
  * Problems of the text itself (syntax, a key given twice) are violations like the schema's.
  */
 import { Lexer, isMap, isScalar, isSeq, parseDocument, stringify, type Node } from 'yaml';
-import { manifestPath, type ManifestViolation } from './app-manifest-fields.ts';
-import { MANIFEST_MAX_DEPTH } from './app-manifest.ts';
+import { manifestPath, type ManifestViolation } from './manifest-fields.ts';
+import { MANIFEST_MAX_DEPTH } from './manifest-schema.ts';
 
 export type ManifestText = { ok: true; manifest: unknown } | { ok: false; violations: ManifestViolation[] };
 

@@ -9,10 +9,10 @@ import {
   REPLY_NOTE_MAX_CHARS,
   ROOT_NOTE_MAX_CHARS,
   rootMetadata,
-} from '../../src/core/app-message.ts';
-import { BLOCKS_PER_MESSAGE_MAX, MESSAGE_TEXT_MAX_CHARS } from '../../src/sim/web-api/channels.ts';
-import { allText, incidentUpdate } from '../fixtures/message-fixtures.ts';
-import { rawIncident } from '../fixtures/vendor-builders.ts';
+} from '../../../src/core/workspace-app/message.ts';
+import { BLOCKS_PER_MESSAGE_MAX, MESSAGE_TEXT_MAX_CHARS } from '../../../src/sim/web-api/channels.ts';
+import { allText, incidentUpdate } from '../../fixtures/message-fixtures.ts';
+import { rawIncident } from '../../fixtures/vendor-builders.ts';
 
 const update = incidentUpdate;
 

@@ -1,10 +1,10 @@
 /**
- * Where an app subscription may point (issue 10): a conversation of an active installation that
+ * Where an app subscription may point: a conversation of an active installation that
  * the app can post to, read with the installation's own token through conversations.list, walked
  * with the vendor's cursors until the vendor says the list ends.
  */
-import type { VendorConversation } from '../core/ports.ts';
-import { CONVERSATIONS_PAGE_MAX, type AppInstalls, type ConversationsPosition } from './app-installs.ts';
+import type { VendorConversation } from '../../core/ports.ts';
+import { CONVERSATIONS_PAGE_MAX, type AppInstalls, type ConversationsPosition } from './installs.ts';
 
 /**
  * Our pages read at most while looking for one conversation: 25 of 200 is 5,000 conversations, more

@@ -4,8 +4,8 @@
  * of our own. Undefined while APP_CLIENT_ID or APP_CLIENT_SECRET is unset.
  */
 import { createWebApiClient } from '../adapters/web-api-client.ts';
-import { createAppMessageSender, type AppMessageSender } from '../app/app-message-sender.ts';
-import { createWorkspaceApp, type WorkspaceApp } from '../app/workspace-app.ts';
+import { createAppMessageSender, type AppMessageSender } from '../app/workspace-app/message-sender.ts';
+import { createWorkspaceApp, type WorkspaceApp } from '../app/workspace-app/index.ts';
 import type { Config } from '../config.ts';
 import type { Clock, Logger, Mailer, Store } from '../core/ports.ts';
 import type { SecretBox } from '../core/secret-box.ts';

@@ -1,5 +1,5 @@
 /**
- * The workspace app's messages about an incident (issue 10), as blocks with a text fallback: the
+ * The workspace app's messages about an incident, as blocks with a text fallback: the
  * root, which always shows the incident as it stands, and the thread reply that says what one
  * poll changed. Vendor text is escaped for the vendor's mrkdwn; every length stays inside the
  * vendor's limits (a header of 150 characters, a section of 3,000, 50 blocks).
@@ -12,10 +12,10 @@ import {
   statusAndServicesBlock,
   type ChannelBlock,
   type ChannelMessage,
-} from './channel-message.ts';
-import type { IncidentSummary, NoteRef } from './events.ts';
-import { changeLines, messageHeadline, noteText, oneLine, servicesList, statusText, statusWord, type IncidentUpdate } from './notification-message.ts';
-import type { ChatMetadata } from './ports.ts';
+} from '../channel-message.ts';
+import type { IncidentSummary, NoteRef } from '../events.ts';
+import { changeLines, messageHeadline, noteText, oneLine, servicesList, statusText, statusWord, type IncidentUpdate } from '../notification-message.ts';
+import type { ChatMetadata } from '../ports.ts';
 
 export type AppMessageContext = { publicUrl: string };
 

@@ -1,5 +1,5 @@
-/** The manifest of statuswatch's own workspace app (issue 10), made from the settings. */
-import type { AppManifest } from './app-manifest.ts';
+/** The manifest of statuswatch's own workspace app, made from the settings. */
+import type { AppManifest } from './manifest-schema.ts';
 
 /** Where the workspace reaches the app under PUBLIC_URL; the app's routes answer on these paths. */
 export const APP_PATHS = {

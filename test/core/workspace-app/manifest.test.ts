@@ -4,8 +4,8 @@
  * one broken manifest per stated rule fails with exactly the path the rule is about.
  */
 import { describe, expect, it } from 'vitest';
-import { checkAppManifest } from '../../src/core/app-manifest.ts';
-import { APP_BOT_SCOPES, appManifest } from '../../src/core/statuswatch-app-manifest.ts';
+import { checkAppManifest } from '../../../src/core/workspace-app/manifest-schema.ts';
+import { APP_BOT_SCOPES, appManifest } from '../../../src/core/workspace-app/manifest.ts';
 
 type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
 type JsonObject = { [key: string]: Json };

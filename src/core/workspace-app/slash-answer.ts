@@ -1,10 +1,10 @@
 /**
- * What `/status [service]` answers (issue 10): the widget's data as a short message in the
+ * What `/status [service]` answers: the widget's data as a short message in the
  * vendor's mrkdwn, only to the person who asked. Unknown stays unknown: while statuswatch cannot
  * read the feed it says so instead of a state, and a service name it never saw is answered as such.
  */
-import { truncate } from './notification-message.ts';
-import type { WidgetJson, WidgetState } from './widget-state.ts';
+import { truncate } from '../notification-message.ts';
+import type { WidgetJson, WidgetState } from '../widget-state.ts';
 
 /** Incidents listed in one answer; the dashboard link has the rest. */
 export const SLASH_INCIDENTS_MAX = 10;

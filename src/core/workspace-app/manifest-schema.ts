@@ -29,9 +29,9 @@ import {
   text,
   toViolations,
   type ManifestViolation,
-} from './app-manifest-fields.ts';
+} from './manifest-fields.ts';
 
-export type { ManifestViolation } from './app-manifest-fields.ts';
+export type { ManifestViolation } from './manifest-fields.ts';
 
 const flag = z.boolean();
 const anyObject = z.record(z.string(), z.unknown());

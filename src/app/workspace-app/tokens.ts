@@ -1,13 +1,13 @@
 /**
- * The app's tokens (issue 10): a valid access token for an installation, rotated ahead of expiry
+ * The app's tokens: a valid access token for an installation, rotated ahead of expiry
  * by one process at a time, and installs from a long-lived token. A refresh token is single use:
  * the refresh is claimed in the store before the vendor is called, and the new pair is written by
  * one compare-and-swap on the old refresh token, so a race or a crash never spends one twice.
  */
-import { WebApiError } from '../core/errors.ts';
-import type { Clock, InstallationRecord, InstallationStore, SealedTokenPair, TokenGrant, VendorWebApi } from '../core/ports.ts';
-import type { SecretBox } from '../core/secret-box.ts';
-import { decideTokenStep, DEFAULT_ROTATION, type RotationSettings } from '../core/token-rotation.ts';
+import { WebApiError } from '../../core/errors.ts';
+import type { Clock, InstallationRecord, InstallationStore, SealedTokenPair, TokenGrant, VendorWebApi } from '../../core/ports.ts';
+import type { SecretBox } from '../../core/secret-box.ts';
+import { decideTokenStep, DEFAULT_ROTATION, type RotationSettings } from '../../core/workspace-app/token-rotation.ts';
 
 /**
  * The vendor's answers about one access token that a fresh token cures: it ran out, or (with token
@@ -77,7 +77,7 @@ export type AppTokensDeps = {
   newId?: () => string;
   /**
    * Told once when an installation breaks (the process whose write moved it from active): the admin
-   * is told (app/app-installs.ts). Never told of tokens, only of the installation and the reason.
+   * is told (installs.ts). Never told of tokens, only of the installation and the reason.
    */
   onBroken?: (installation: InstallationRecord) => Promise<void>;
 };

@@ -1,8 +1,8 @@
 /** Manifest files as users and attackers write them: JSON or YAML, typos, keys twice, alias bombs, deep nesting. */
 import { describe, expect, it } from 'vitest';
-import { checkAppManifest } from '../../src/core/app-manifest.ts';
-import { formatManifest, parseManifestText } from '../../src/core/manifest-text.ts';
-import { appManifest } from '../../src/core/statuswatch-app-manifest.ts';
+import { checkAppManifest } from '../../../src/core/workspace-app/manifest-schema.ts';
+import { formatManifest, parseManifestText } from '../../../src/core/workspace-app/manifest-text.ts';
+import { appManifest } from '../../../src/core/workspace-app/manifest.ts';
 
 const JSON_TEXT = `{
   "_metadata": { "major_version": 2 },

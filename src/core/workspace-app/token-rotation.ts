@@ -1,8 +1,8 @@
 /**
- * When an installation's access token may be used and when it must be refreshed (issue 10): a pure
- * decision from the stored row and `now`. The caller does the I/O (app/app-tokens.ts).
+ * When an installation's access token may be used and when it must be refreshed: a pure
+ * decision from the stored row and `now`. The caller does the I/O (app/workspace-app/tokens.ts).
  */
-import type { InstallationRecord } from './ports/installations.ts';
+import type { InstallationRecord } from '../ports/installations.ts';
 
 export type RotationSettings = {
   /** Refresh this long before the access token expires, so no call is made with an expired one. */

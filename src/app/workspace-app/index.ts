@@ -1,14 +1,14 @@
 /**
- * The workspace app's use cases wired together (issue 10), the same way by both runtimes and the
- * tests: its tokens (app-tokens.ts), its installs (app-installs.ts), and the admin told when an
+ * The workspace app's use cases wired together, the same way by both runtimes and the
+ * tests: its tokens (tokens.ts), its installs (installs.ts), and the admin told when an
  * installation breaks. Absent while the app's client id and secret are unset.
  */
-import { APP_PATHS } from '../core/statuswatch-app-manifest.ts';
-import type { Clock, Logger, Mailer, Store, VendorInstallApi, VendorWebApi } from '../core/ports.ts';
-import type { SecretBox } from '../core/secret-box.ts';
-import { createInstallationNotice } from './admin-notice.ts';
-import { createAppInstalls, INSTALLATIONS_LIST_MAX, type AppInstalls } from './app-installs.ts';
-import { createAppTokens, type AppTokens } from './app-tokens.ts';
+import { APP_PATHS } from '../../core/workspace-app/manifest.ts';
+import type { Clock, Logger, Mailer, Store, VendorInstallApi, VendorWebApi } from '../../core/ports.ts';
+import type { SecretBox } from '../../core/secret-box.ts';
+import { createInstallationNotice } from '../admin-notice.ts';
+import { createAppInstalls, INSTALLATIONS_LIST_MAX, type AppInstalls } from './installs.ts';
+import { createAppTokens, type AppTokens } from './tokens.ts';
 
 export type WorkspaceApp = {
   tokens: AppTokens;

@@ -1,9 +1,9 @@
 /**
- * The admin's email when an installation of the workspace app breaks (issue 10): which workspace,
+ * The admin's email when an installation of the workspace app breaks: which workspace,
  * what the vendor said, that its messages are held, and what to do. Never a token.
  */
-import type { InstallationRecord } from './ports/installations.ts';
-import { oneLine } from './notification-message.ts';
+import type { InstallationRecord } from '../ports/installations.ts';
+import { oneLine } from '../notification-message.ts';
 
 export function renderInstallationBrokenEmail(installation: InstallationRecord, publicUrl: string): { subject: string; text: string } {
   const reason = oneLine(installation.reason ?? 'no reason given').slice(0, 200);

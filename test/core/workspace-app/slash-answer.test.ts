@@ -1,7 +1,7 @@
 /** What `/status` says, from the widget's data as plain values: blind stays unknown, vendor text stays text, long lists are cut. */
 import { describe, expect, it } from 'vitest';
-import { escapeMrkdwn, SLASH_INCIDENTS_MAX, slashStatusAnswer, slashUnknownServiceAnswer } from '../../src/core/slash-answer.ts';
-import type { WidgetIncident, WidgetJson } from '../../src/core/widget-state.ts';
+import { escapeMrkdwn, SLASH_INCIDENTS_MAX, slashStatusAnswer, slashUnknownServiceAnswer } from '../../../src/core/workspace-app/slash-answer.ts';
+import type { WidgetIncident, WidgetJson } from '../../../src/core/widget-state.ts';
 
 const incident = (n: number, over: Partial<WidgetIncident> = {}): WidgetIncident => ({
   id: String(n),
