@@ -5,7 +5,7 @@
  */
 import type { AppMessageSender } from './workspace-app/message-sender.ts';
 import { issueToken, type TokenPurpose } from '../core/confirmation-token.ts';
-import type { Clock, Mailer, NotificationStore, WebhookSender } from '../core/ports.ts';
+import type { Clock, LinkTokenStore, Mailer, WebhookSender } from '../core/ports.ts';
 import type { SecretBox } from '../core/secret-box.ts';
 import { refused, type SendOutcome } from '../core/send-outcome.ts';
 import type { GroupMail } from './group-mail.ts';
@@ -15,7 +15,7 @@ import type { Send } from './senders/sender.ts';
 export type { Send, SendMode } from './senders/sender.ts';
 
 export type ChannelSenderDeps = {
-  store: Pick<NotificationStore, 'saveToken'>;
+  store: Pick<LinkTokenStore, 'saveToken'>;
   webhooks: WebhookSender;
   /** Null when no mail is configured (SMTP_URL or MAIL_API_TOKEN): email sends fail, permanently, with that reason. */
   mailer: Mailer | null;

@@ -4,7 +4,7 @@
  * from it (done, retry at, dead; the subscription healthy, failing or paused) in one step.
  */
 import { attemptRecordOf, decideOutcome } from '../core/delivery-outcome.ts';
-import type { AttemptToRecord, ClaimedDelivery, Clock, Logger, Mailer, NotificationStore } from '../core/ports.ts';
+import type { AttemptToRecord, ClaimedDelivery, Clock, Logger, Mailer, OutboxStore } from '../core/ports.ts';
 import { retry, type SendOutcome } from '../core/send-outcome.ts';
 import { createPauseNotice } from './admin-notice.ts';
 import type { ChannelSender } from './channel-sender.ts';
@@ -18,7 +18,7 @@ const DEFAULT_CONCURRENCY = 16;
 const EXCERPT_MAX_CHARS = 1024;
 
 export type DelivererDeps = {
-  store: NotificationStore;
+  store: Pick<OutboxStore, 'claimDueDeliveries' | 'recordAttempts' | 'claimHolders' | 'releaseClaims'>;
   sender: ChannelSender;
   /** For telling the admin of a pause; null when SMTP_URL is unset. */
   mailer: Mailer | null;

@@ -3,7 +3,7 @@
  * outbox holds and says when the next round should run. It keeps no timer: Node runs it from
  * adapters/node-delivery-scheduler.ts, Workers will run it from a Queue consumer or a cron tick.
  */
-import type { Clock, Logger, NotificationStore } from '../core/ports.ts';
+import type { Clock, Logger, OutboxStore } from '../core/ports.ts';
 import type { Deliverer, DeliveryRound } from './deliverer.ts';
 import { createFailureReporter } from './failure-reporter.ts';
 
@@ -21,7 +21,7 @@ export type DueDeliveries = {
   deliverDue(): Promise<DueDeliveryResult>;
 };
 
-export function createDueDeliveries(options: { deliverer: Deliverer; store: NotificationStore; clock: Clock; logger: Logger }): DueDeliveries {
+export function createDueDeliveries(options: { deliverer: Deliverer; store: Pick<OutboxStore, 'nextDueAt'>; clock: Clock; logger: Logger }): DueDeliveries {
   const { deliverer, store, clock, logger } = options;
   // A round that throws failed in the store (sending failures are recorded, not thrown): while the
   // disk was full, a retry every 50 ms logged a stack ~9 times a second and kept the disk busy.

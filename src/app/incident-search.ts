@@ -6,7 +6,7 @@
 import { z } from 'zod';
 import type { CursorCodec } from '../core/cursor.ts';
 import { ApiError, SearchTooBroadError } from '../core/errors.ts';
-import type { IncidentCount, IncidentFilter, IncidentPosition, ListedIncident, Store } from '../core/ports.ts';
+import type { ArchiveQueries, IncidentCount, IncidentFilter, IncidentPosition, ListedIncident } from '../core/ports.ts';
 import { parseSearch, SEARCH_LIMITS } from '../core/search-query.ts';
 import { readCursor } from './cursor-page.ts';
 import { requireKnownServices } from './known-services.ts';
@@ -33,7 +33,7 @@ export type IncidentSearch = {
 /** `total`: how many match in all, counted up to INCIDENT_TOTAL_MAX (then `exact` is false). */
 export type IncidentPage = { incidents: ListedIncident[]; nextCursor: string; total: IncidentCount };
 
-export type IncidentSearchDeps = { store: Store; cursors: CursorCodec; known: () => Promise<string[]> };
+export type IncidentSearchDeps = { store: Pick<ArchiveQueries, 'listIncidents' | 'countIncidents'>; cursors: CursorCodec; known: () => Promise<string[]> };
 
 /** Why the words of a search were refused; `fact` says what was wrong, without the field's name. */
 export type SearchRefusalRule = 'no_words' | 'too_complex' | 'too_broad';

@@ -4,16 +4,19 @@
  */
 import { ApiError } from '../core/errors.ts';
 import { KNOWN_SERVICES_MAX, mergeKnownServices, unknownServiceDetail, unknownServices } from '../core/known-services.ts';
-import type { Clock, Store } from '../core/ports.ts';
+import type { ArchiveReads, Clock } from '../core/ports.ts';
 import { generationMemo } from './generation-memo.ts';
 
 /** The names only change with the archive; the age bound is a backstop, not a refresh rule. */
 const KNOWN_SERVICES_MAX_AGE_MS = 60_000;
 
-// One memo per store (a WeakMap, so a store that goes away takes its memo along).
-const memos = new WeakMap<Store, () => Promise<string[]>>();
+/** The archive's names, read again when its generation moves. */
+export type KnownServicesStore = Pick<ArchiveReads, 'knownServices' | 'archiveGeneration'>;
 
-export function knownServiceNames(store: Store, clock: Clock): () => Promise<string[]> {
+// One memo per store (a WeakMap, so a store that goes away takes its memo along).
+const memos = new WeakMap<KnownServicesStore, () => Promise<string[]>>();
+
+export function knownServiceNames(store: KnownServicesStore, clock: Clock): () => Promise<string[]> {
   let memo = memos.get(store);
   if (!memo) {
     memo = generationMemo({

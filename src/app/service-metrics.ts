@@ -1,7 +1,10 @@
 /** The service's own metrics: what the poller and the deliverer count, and the gauges read from the store when /metrics is scraped. */
 import { createMetricsRegistry, DELIVERY_LATENCY_BUCKETS, POLL_DURATION_BUCKETS, type GaugeSample, type MetricsRegistry } from '../core/metrics.ts';
-import type { Clock, Store } from '../core/ports.ts';
+import type { ArchiveQueries, Clock, OutboxStore } from '../core/ports.ts';
 import type { PollResult } from './poller.ts';
+
+/** What the gauges are read from when /metrics is scraped: the outbox's counts and the feed's health. */
+export type MetricsStore = Pick<OutboxStore, 'deliveryCounts'> & Pick<ArchiveQueries, 'feedHealth'>;
 
 export type ServiceMetrics = {
   registry: MetricsRegistry;
@@ -10,7 +13,7 @@ export type ServiceMetrics = {
   /** For DelivererDeps.onAttempt. */
   recordAttempt(channel: string, outcome: 'done' | 'retry' | 'dead', latencyMs: number): void;
   /** The exposition text, with the store's gauges read now. */
-  scrape(store: Store, clock: Clock): Promise<string>;
+  scrape(store: MetricsStore, clock: Clock): Promise<string>;
 };
 
 export function createServiceMetrics(): ServiceMetrics {

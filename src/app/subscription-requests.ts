@@ -4,13 +4,13 @@
  * a form and a JSON client can never be held to different rules.
  */
 import { ApiError } from '../core/errors.ts';
-import type { Clock, Store, StoredSubscription } from '../core/ports.ts';
+import type { Clock, StoredSubscription, SubscriptionStore } from '../core/ports.ts';
 import { checkAppConversation } from './workspace-app/subscription-targets.ts';
 import { appAlreadySubscribed } from './subscriptions.ts';
 import { createSubscriptionSchema, parseAppTarget, updateSubscriptionSchema, type NewSubscription } from '../core/subscription.ts';
 import type { AppInstalls } from './workspace-app/installs.ts';
 import { createGroupSubscription, type GroupSubscriptionDeps, isGroupRequest, isGroupSubscription, updateGroupSubscription } from './group-subscriptions.ts';
-import { knownServiceNames, requireKnownServices } from './known-services.ts';
+import { type KnownServicesStore, knownServiceNames, requireKnownServices } from './known-services.ts';
 import { parseRequest } from '../core/parse-request.ts';
 import { installErrorToApi } from './workspace-app/install-refusals.ts';
 
@@ -18,7 +18,7 @@ export type SubscriptionRequests = ReturnType<typeof subscriptionRequests>;
 
 /** What creating and changing a subscription take: the services and settings the HTTP app also holds. */
 export type SubscriptionRequestDeps = GroupSubscriptionDeps & {
-  store: Store;
+  store: Pick<SubscriptionStore, 'findSubscription' | 'getSubscription'> & KnownServicesStore;
   clock: Clock;
   /** Plain http: webhook URLs allowed (WEBHOOK_ALLOW_PRIVATE). */
   allowPrivateWebhooks: boolean;

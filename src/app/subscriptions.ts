@@ -7,7 +7,17 @@ import { checkToken, hashToken, type TokenPurpose } from '../core/confirmation-t
 import { escapeHtml } from '../core/email-render.ts';
 import { ApiError } from '../core/errors.ts';
 import { EVENT_TYPES, type EventData, type EventType, type IncidentSummary, type StatusEvent } from '../core/events.ts';
-import type { Clock, Logger, Mailer, NotificationStore, OutboxSignal, StoredSubscription, SubscriptionPatch } from '../core/ports.ts';
+import type {
+  Clock,
+  LinkTokenStore,
+  Logger,
+  Mailer,
+  OutboxSignal,
+  RateLimitStore,
+  StoredSubscription,
+  SubscriptionPatch,
+  SubscriptionStore,
+} from '../core/ports.ts';
 import { limitKeyForAddress, limitKeyForRecipient, signupLimits } from '../core/rate-limit.ts';
 import type { SecretBox } from '../core/secret-box.ts';
 import type { NewSubscription, SubscriptionFilters } from '../core/subscription.ts';
@@ -23,7 +33,9 @@ export const appAlreadySubscribed = () =>
 export const SECRET_ROTATION_GRACE_MS = 24 * 60 * 60 * 1000;
 
 export type SubscriptionServiceDeps = {
-  store: NotificationStore;
+  store: Pick<SubscriptionStore, 'createSubscription' | 'getSubscription' | 'findSubscription' | 'updateSubscription' | 'deleteSubscription'> &
+    Pick<LinkTokenStore, 'findToken' | 'markTokenUsed'> &
+    Pick<RateLimitStore, 'hitRateLimit'>;
   secrets: SecretBox;
   sender: ChannelSender;
   /** Null when no mail is configured (SMTP_URL or MAIL_API_TOKEN): no email subscriptions then. */

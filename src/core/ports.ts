@@ -38,6 +38,12 @@ export type * from './ports/web-api-install.ts';
  */
 export type PollStore = ArchiveWrites & Leases & Pick<SubscriptionStore, 'activeSubscriptions'> & Pick<ArchiveQueries, 'feedHealth' | 'ongoingIncidents'>;
 
+/**
+ * What the read faces (API, pages, feeds, MCP) take from the archive: its queries, and its
+ * generation, which keys their caches and memos.
+ */
+export type ArchiveReads = ArchiveQueries & Pick<ArchiveWrites, 'archiveGeneration'>;
+
 /** What the notification use cases need: subscriptions, the outbox, link tokens and rate limits. */
 export type NotificationStore = SubscriptionStore & OutboxStore & LinkTokenStore & RateLimitStore;
 

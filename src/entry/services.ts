@@ -19,7 +19,7 @@ import { createServiceMetrics, type ServiceMetrics } from '../app/service-metric
 import { createSubscriptionService, type SubscriptionService } from '../app/subscriptions.ts';
 import { retentionSettings, type Config } from '../config.ts';
 import { createCursorCodec, CURSOR_KEY_NAME } from '../core/cursor.ts';
-import type { Clock, FeedClient, Logger, Mailer, OutboxSignal, Store, WebhookSender } from '../core/ports.ts';
+import type { ArchiveQueries, Clock, FeedClient, Logger, Mailer, OutboxSignal, Store, WebhookSender } from '../core/ports.ts';
 import type { SecretBox } from '../core/secret-box.ts';
 import { clientAddressFrom } from '../http/client-address.ts';
 import type { AppDeps } from '../http/deps.ts';
@@ -93,7 +93,7 @@ export type Services = BackgroundServices & {
  * A feed never read is blind from when polling began: the first invocation's time, kept in the
  * archive, where each invocation has its own poller.
  */
-export function pollingSinceKeptIn(store: Pick<Store, 'secret'>, clock: Clock): () => Promise<number> {
+export function pollingSinceKeptIn(store: Pick<ArchiveQueries, 'secret'>, clock: Clock): () => Promise<number> {
   return async () => Number(await store.secret('polling_since', () => String(clock.now())));
 }
 

@@ -7,7 +7,7 @@ import { waitUntil } from 'cloudflare:workers';
 import type { Hono } from 'hono';
 import type { OutboxWakeUp } from '../adapters/queue-outbox-signal.ts';
 import { ConfigError } from '../config.ts';
-import type { Clock, Store } from '../core/ports.ts';
+import type { Clock, OutboxStore } from '../core/ports.ts';
 import { createApp } from '../http/app.ts';
 import { buildServices, createAppDeps } from './services.ts';
 import {
@@ -90,7 +90,7 @@ function newInstanceId(role: string): string {
 }
 
 /** After a poll or a round: one wake-up when deliveries are due now (retries, or work left over). */
-async function wakeIfDue(runtime: WorkerRuntime, store: Store, clock: Clock): Promise<void> {
+async function wakeIfDue(runtime: WorkerRuntime, store: Pick<OutboxStore, 'nextDueAt'>, clock: Clock): Promise<void> {
   const nextDueAt = await store.nextDueAt();
   if (nextDueAt !== null && nextDueAt <= clock.now()) runtime.outbox.outboxChanged();
   await runtime.outbox.settled();

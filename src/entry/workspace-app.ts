@@ -7,11 +7,11 @@ import { createWebApiClient } from '../adapters/web-api-client.ts';
 import { createAppMessageSender, type AppMessageSender } from '../app/workspace-app/message-sender.ts';
 import { createWorkspaceApp, type WorkspaceApp } from '../app/workspace-app/index.ts';
 import type { Config } from '../config.ts';
-import type { Clock, Logger, Mailer, Store } from '../core/ports.ts';
+import type { AppMessageStore, Clock, InstallationStore, Logger, Mailer, OneTimeKeyStore } from '../core/ports.ts';
 import type { SecretBox } from '../core/secret-box.ts';
 
 export type WorkspaceAppParts = {
-  store: Store;
+  store: InstallationStore & OneTimeKeyStore & AppMessageStore;
   secrets: SecretBox;
   clock: Clock;
   logger: Logger;

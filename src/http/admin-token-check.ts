@@ -6,14 +6,16 @@ import type { Context } from 'hono';
 import { timingSafeEqual } from 'hono/utils/buffer';
 import { ALL_ADDRESSES_GUESSES, PER_ADDRESS_GUESSES, type GuessLimit } from '../core/guess-throttle.ts';
 import { limitKeyForAddress } from '../core/rate-limit.ts';
-import type { Clock, Store } from '../core/ports.ts';
+import type { AdminAccessStore, Clock } from '../core/ports.ts';
 
 export type TokenCheck = { outcome: 'right' } | { outcome: 'wrong' } | { outcome: 'throttled'; retryAfterSeconds: number };
 
 /** `knownDeviceId`: a browser that signed in with this token before (admin-session.ts). */
 export type AdminTokenCheck = (c: Context, presented: string, knownDeviceId?: string | null) => Promise<TokenCheck>;
 
-export function createAdminTokenCheck(deps: { store: Store; clock: Clock; adminToken: string; clientAddress: (c: Context) => string }): AdminTokenCheck {
+export type AdminTokenCheckDeps = { store: Pick<AdminAccessStore, 'throttleGuess'>; clock: Clock; adminToken: string; clientAddress: (c: Context) => string };
+
+export function createAdminTokenCheck(deps: AdminTokenCheckDeps): AdminTokenCheck {
   return async (c, presented, knownDeviceId) => {
     // No token at all guesses nothing: refused at once, and nothing is written for it.
     if (presented === '') return { outcome: 'wrong' };

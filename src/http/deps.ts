@@ -1,4 +1,7 @@
-/** What the HTTP layer needs, built once by each entry and handed to createApp. */
+/**
+ * What the HTTP layer needs, built once by each entry and handed to createApp. Each route module
+ * takes the part it uses (a Pick of these, and of `store` only the ports it calls).
+ */
 import type { Context } from 'hono';
 import type { AppInstalls } from '../app/workspace-app/installs.ts';
 import type { AccessTokens, IdJagVerifier } from '../adapters/jose-ema-tokens.ts';

@@ -5,7 +5,7 @@
  * pages that are the same for every visitor belong here: no session, no form token, no cookie.
  */
 import type { MiddlewareHandler } from 'hono';
-import type { Clock, Store } from '../core/ports.ts';
+import type { ArchiveReads, Clock } from '../core/ports.ts';
 import type { ReadBudget } from './read-budget.ts';
 import { readCacheKey } from './read-params.ts';
 import { responseCache } from './response-cache.ts';
@@ -33,7 +33,7 @@ export const PAGE_CACHE_MAX_BYTES = 16 * 1024 * 1024;
 export const PAGE_CACHE_MAX_ENTRIES = 2_000;
 
 export type PageCacheOptions = {
-  store: Pick<Store, 'archiveGeneration' | 'feedHealth'>;
+  store: Pick<ArchiveReads, 'archiveGeneration' | 'feedHealth'>;
   clock: Clock;
   maxBytes?: number;
   budget?: ReadBudget;

@@ -4,7 +4,7 @@
  * installation breaks. Absent while the app's client id and secret are unset.
  */
 import { APP_PATHS } from '../../core/workspace-app/manifest.ts';
-import type { Clock, Logger, Mailer, Store, VendorInstallApi, VendorWebApi } from '../../core/ports.ts';
+import type { Clock, InstallationStore, Logger, Mailer, OneTimeKeyStore, VendorInstallApi, VendorWebApi } from '../../core/ports.ts';
 import type { SecretBox } from '../../core/secret-box.ts';
 import { createInstallationNotice } from '../admin-notice.ts';
 import { createAppInstalls, INSTALLATIONS_LIST_MAX, type AppInstalls } from './installs.ts';
@@ -22,7 +22,7 @@ export type WorkspaceApp = {
 };
 
 export type WorkspaceAppDeps = {
-  store: Store;
+  store: InstallationStore & OneTimeKeyStore;
   webApi: VendorWebApi & VendorInstallApi;
   box: SecretBox;
   clock: Clock;

@@ -9,6 +9,7 @@ import { MCP_SCOPES, type McpScope, knownScopes } from '../../core/mcp-scopes.ts
 import { type GuessLimit, PER_ADDRESS_GUESSES } from '../../core/guess-throttle.ts';
 import { limitKeyForAddress } from '../../core/rate-limit.ts';
 import type { AppDeps } from '../deps.ts';
+import type { AdminAccessStore, McpAccessStore } from '../../core/ports.ts';
 
 export type McpClient = { key: string; scopes: McpScope[] };
 
@@ -34,7 +35,11 @@ export function baseUrlOf(c: Context, publicUrl: string | undefined): string {
   return (publicUrl ?? new URL(c.req.url).origin).replace(/\/+$/, '');
 }
 
-export function createMcpAuthenticator(deps: Pick<AppDeps, 'store' | 'clock' | 'clientAddress' | 'mcp'>) {
+export type McpAuthDeps = Pick<AppDeps, 'clock' | 'clientAddress' | 'mcp'> & {
+  store: Pick<McpAccessStore, 'findMcpTokenByHash'> & Pick<AdminAccessStore, 'throttleGuess'>;
+};
+
+export function createMcpAuthenticator(deps: McpAuthDeps) {
   const mode = deps.mcp?.settings.auth ?? 'none';
   return async (c: Context, baseUrl: string): Promise<McpAuthOutcome> => {
     if (mode === 'none') return { ok: true, client: { key: `address:${limitKeyForAddress(deps.clientAddress(c))}`, scopes: [...MCP_SCOPES] } };

@@ -12,7 +12,7 @@ import { incidentHistory, incidentNotFound } from '../../app/incident-history.ts
 import { assessKnowledge } from '../../core/knowledge.ts';
 import { unknownServices } from '../../core/known-services.ts';
 import { type McpScope, TOOL_SCOPES } from '../../core/mcp-scopes.ts';
-import type { Clock, Store } from '../../core/ports.ts';
+import type { ArchiveQueries, Clock } from '../../core/ports.ts';
 import { AVAILABILITY_WINDOWS_DAYS, type Reliability } from '../../core/reliability.ts';
 import { SEARCH_LIMITS } from '../../core/search-query.ts';
 import { buildWidgetState, WIDGET_SERVICES_MAX } from '../../core/widget-state.ts';
@@ -24,7 +24,7 @@ import { STALE_AFTER_MS } from '../routes/health.ts';
 import { currentStatusAnswer, incidentAnswer, incidentPageAnswer, recentChangesAnswer, refusal, reliabilityAnswer, type ToolAnswer } from './tool-answers.ts';
 
 export type McpToolDeps = {
-  store: Store;
+  store: ArchiveQueries;
   clock: Clock;
   cursors: CursorCodec;
   known: () => Promise<string[]>;

@@ -8,8 +8,7 @@ import { CONVERSATION_SEARCH_PAGES_MAX, walkConversations } from '../../app/work
 import { CONVERSATIONS_PAGE_MAX } from '../../app/workspace-app/installs.ts';
 import type { InstallationRecord, VendorConversation } from '../../core/ports.ts';
 import { appTarget, parseAppTarget } from '../../core/subscription.ts';
-import type { AppDeps } from '../deps.ts';
-import type { FormFields, KindFieldProps, SubscriptionFormKind } from './subscription-kinds.tsx';
+import type { FormFields, KindFieldDeps, KindFieldProps, SubscriptionFormKind } from './subscription-kinds.tsx';
 
 /** Installations offered at once; a workspace app is installed in a handful at most. */
 const INSTALLATIONS_SHOWN_MAX = 20;
@@ -17,7 +16,7 @@ const INSTALLATIONS_SHOWN_MAX = 20;
 type Offer = { installation: InstallationRecord; conversations: VendorConversation[]; problem: string | null };
 
 /** The conversations of one installation the app can post to: member, not archived. */
-async function postable(deps: AppDeps, installation: InstallationRecord): Promise<Offer> {
+async function postable(deps: KindFieldDeps, installation: InstallationRecord): Promise<Offer> {
   const installs = deps.appInstalls;
   if (!installs) return { installation, conversations: [], problem: 'the app is not configured' };
   const found: VendorConversation[] = [];

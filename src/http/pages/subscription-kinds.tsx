@@ -7,7 +7,7 @@
  * API's own schema then checks) and list it in SUBSCRIPTION_FORM_KINDS.
  */
 import type { Child } from 'hono/jsx';
-import type { StoredSubscription } from '../../core/ports.ts';
+import type { InstallationStore, StoredSubscription } from '../../core/ports.ts';
 import { groupIdOfTarget } from '../../core/scim-group.ts';
 import type { AppDeps } from '../deps.ts';
 import { appKind } from './app-subscription-kind.tsx';
@@ -15,12 +15,15 @@ import { appKind } from './app-subscription-kind.tsx';
 /** Every text value posted under each name, as the form sent it: what a re-rendered form shows again. */
 export type FormFields = Record<string, string[]>;
 
+/** What a kind's fields may read to show what it offers: the workspace app's installations. */
+export type KindFieldDeps = Pick<AppDeps, 'appInstalls'> & { store: Pick<InstallationStore, 'listInstallations'> };
+
 export type KindFieldProps = {
   /** What was posted, or for a saved subscription what `fieldsOf` made of it. */
   fields: FormFields;
   /** Set when editing: a kind whose target cannot change shows it instead of a field. */
   editing: StoredSubscription | null;
-  deps: AppDeps;
+  deps: KindFieldDeps;
 };
 
 export type SubscriptionFormKind = {

@@ -11,6 +11,7 @@ import { installFailureStatus } from '../../app/workspace-app/install-refusals.t
 import type { AdminEnv, AdminPageTools } from '../admin-page-tools.ts';
 import { browserInstallBinding, INSTALL_START_PATH, installBindingCookie } from '../app-install-binding.ts';
 import type { AppDeps } from '../deps.ts';
+import type { InstallationStore } from '../../core/ports.ts';
 import { formValue, readForm } from '../form-body.ts';
 import { AdminAppPage } from '../pages/admin-app-page.tsx';
 
@@ -20,7 +21,9 @@ const NOTICES: Record<string, string> = {
   uninstalled: 'Uninstalled: the vendor revoked its tokens and statuswatch removed its own copy.',
 };
 
-export function registerAdminAppPages(app: Hono<AdminEnv>, deps: AppDeps, tools: AdminPageTools): void {
+export type AdminAppPageDeps = Pick<AppDeps, 'publicUrl' | 'appInstalls'> & { store: Pick<InstallationStore, 'listInstallations'> };
+
+export function registerAdminAppPages(app: Hono<AdminEnv>, deps: AdminAppPageDeps, tools: AdminPageTools): void {
   const binding = installBindingCookie(deps.publicUrl);
 
   const listPage = async (c: Context<AdminEnv>, notice: string | null, tokenError: string | null = null, status: ContentfulStatusCode = 200) => {

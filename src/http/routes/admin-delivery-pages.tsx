@@ -4,14 +4,13 @@
  * or all since a time) through the same use cases as the JSON API.
  */
 import type { Hono } from 'hono';
-import { replayDeliveriesSince, replayDelivery } from '../../app/delivery-replay.ts';
-import { deliveryPage } from '../../app/subscription-lists.ts';
+import { replayDeliveriesSince, replayDelivery, type ReplayDeps } from '../../app/delivery-replay.ts';
+import { deliveryPage, type ListDeps } from '../../app/subscription-lists.ts';
 import { ApiError } from '../../core/errors.ts';
 import { webhookMessageId } from '../../core/fanout.ts';
-import type { Delivery } from '../../core/ports.ts';
+import type { Delivery, OutboxStore } from '../../core/ports.ts';
 import { utcDate } from '../../core/service-days.ts';
 import { ADMIN_PAGE_SIZE as PAGE_SIZE, type AdminEnv, type AdminPageTools, oneOf } from '../admin-page-tools.ts';
-import type { AppDeps } from '../deps.ts';
 import { formValue, readForm } from '../form-body.ts';
 import {
   DELIVERY_ATTEMPTS_SHOWN,
@@ -26,7 +25,9 @@ const NOTICES: Record<string, string> = {
   replayed: 'Delivery queued to be sent again, with the same message id.',
 };
 
-export function registerAdminDeliveryPages(app: Hono<AdminEnv>, deps: AppDeps, { adminPage, problem }: AdminPageTools): void {
+export type AdminDeliveryPageDeps = ListDeps & ReplayDeps & { store: Pick<OutboxStore, 'getDelivery' | 'subscriptionsByIds' | 'eventsByIds'> };
+
+export function registerAdminDeliveryPages(app: Hono<AdminEnv>, deps: AdminDeliveryPageDeps, { adminPage, problem }: AdminPageTools): void {
   const { store, clock } = deps;
 
   app.get('/admin/deliveries', async (c) => {

@@ -21,7 +21,9 @@ const NOTICES: Record<string, string> = {
   failed: 'The sync failed: the last good member list is kept, and the audit list says why.',
 };
 
-export function registerAdminDirectoryPages(app: Hono<AdminEnv>, deps: AppDeps, tools: AdminPageTools): void {
+export type AdminDirectoryPageDeps = Pick<AppDeps, 'groups' | 'cursors'>;
+
+export function registerAdminDirectoryPages(app: Hono<AdminEnv>, deps: AdminDirectoryPageDeps, tools: AdminPageTools): void {
   app.get('/admin/directory', async (c) => {
     const groups = deps.groups;
     let status: DirectoryStatus = { kind: 'not_configured' };

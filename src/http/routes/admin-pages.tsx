@@ -14,14 +14,16 @@ import { feedState } from '../../core/feed-state.ts';
 import { ADMIN_DEVICE_MS, ADMIN_SESSION_MS, adminCookies, createAdminSessions, type AdminSession, type AdminSessions } from '../admin-session.ts';
 import { createAdminTokenCheck } from '../admin-token-check.ts';
 import type { AppDeps } from '../deps.ts';
+import type { AdminAccessStore, ArchiveQueries, OutboxStore, SubscriptionStore } from '../../core/ports.ts';
+import type { AdminGuardDeps } from './admin.ts';
 import { formValue, readForm } from '../form-body.ts';
 import { sameOriginForms } from '../form-origin.ts';
 import type { AdminEnv, AdminPageTools } from '../admin-page-tools.ts';
-import { registerAdminAppPages } from './admin-app-pages.tsx';
-import { registerAdminDeliveryPages } from './admin-delivery-pages.tsx';
-import { registerAdminPollPages } from './admin-poll-pages.tsx';
-import { registerAdminSubscriptionPages } from './admin-subscription-pages.tsx';
-import { registerAdminDirectoryPages } from './admin-directory-pages.tsx';
+import { type AdminAppPageDeps, registerAdminAppPages } from './admin-app-pages.tsx';
+import { type AdminDeliveryPageDeps, registerAdminDeliveryPages } from './admin-delivery-pages.tsx';
+import { type AdminPollPageDeps, registerAdminPollPages } from './admin-poll-pages.tsx';
+import { type AdminSubscriptionPageDeps, registerAdminSubscriptionPages } from './admin-subscription-pages.tsx';
+import { type AdminDirectoryPageDeps, registerAdminDirectoryPages } from './admin-directory-pages.tsx';
 import { AdminFrame, SignInPage } from '../pages/admin-frame.tsx';
 import { type FailingSubscription, type Known, OverviewPage } from '../pages/admin-overview-page.tsx';
 import { ErrorMessage } from '../pages/error-page.tsx';
@@ -35,7 +37,20 @@ const OVERVIEW_FAILING = 10;
 const RECENT_DELIVERIES_FOR_ERROR = 5;
 const FORM_MAX_BYTES = 16 * 1024;
 
-export function adminPageRoutes(deps: AppDeps) {
+/** The sign-in and the overview's own reads, and what each resource's pages declare. */
+export type AdminPageDeps = AdminGuardDeps &
+  Pick<AppDeps, 'publicUrl' | 'assets'> & {
+    store: AdminAccessStore &
+      Pick<ArchiveQueries, 'secret' | 'feedHealth' | 'listPollRuns'> &
+      Pick<OutboxStore, 'deliveryCounts' | 'listDeliveries'> &
+      Pick<SubscriptionStore, 'listSubscriptions'>;
+  } & AdminSubscriptionPageDeps &
+  AdminDeliveryPageDeps &
+  AdminPollPageDeps &
+  AdminAppPageDeps &
+  AdminDirectoryPageDeps;
+
+export function adminPageRoutes(deps: AdminPageDeps) {
   const { store, clock } = deps;
   const app = new Hono<AdminEnv>();
   let sessionsReady: Promise<AdminSessions> | null = null;

@@ -1,10 +1,12 @@
 /** The admin pages of poll runs (registered by admin-pages.tsx): the newest first, and each run with what it rejected. */
 import type { Hono } from 'hono';
 import { ADMIN_PAGE_SIZE as PAGE_SIZE, type AdminEnv, type AdminPageTools } from '../admin-page-tools.ts';
-import type { AppDeps } from '../deps.ts';
+import type { ArchiveQueries } from '../../core/ports.ts';
 import { PollPage, PollsPage } from '../pages/admin-polls-page.tsx';
 
-export function registerAdminPollPages(app: Hono<AdminEnv>, { store }: AppDeps, { adminPage, problem }: AdminPageTools): void {
+export type AdminPollPageDeps = { store: Pick<ArchiveQueries, 'listPollRuns' | 'getPollRun'> };
+
+export function registerAdminPollPages(app: Hono<AdminEnv>, { store }: AdminPollPageDeps, { adminPage, problem }: AdminPageTools): void {
   app.get('/admin/polls', async (c) => {
     const before = Number(c.req.query('before'));
     const runs = await store.listPollRuns(Number.isFinite(before) && before > 0 ? before : null, PAGE_SIZE);

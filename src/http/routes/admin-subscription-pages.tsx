@@ -6,14 +6,13 @@
  */
 import type { Context, Hono } from 'hono';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
-import { subscriptionPage } from '../../app/subscription-lists.ts';
-import { subscriptionRequests } from '../../app/subscription-requests.ts';
+import { type ListDeps, subscriptionPage } from '../../app/subscription-lists.ts';
+import { type SubscriptionRequestDeps, subscriptionRequests } from '../../app/subscription-requests.ts';
 import type { TestSendResult } from '../../app/subscriptions.ts';
 import { ApiError } from '../../core/errors.ts';
-import type { StoredSubscription } from '../../core/ports.ts';
+import type { StoredSubscription, SubscriptionStore } from '../../core/ports.ts';
 import { CHANNELS, type Channel } from '../../core/subscription.ts';
 import { ADMIN_PAGE_SIZE as PAGE_SIZE, type AdminEnv, type AdminPageTools, oneOf } from '../admin-page-tools.ts';
-import type { AppDeps } from '../deps.ts';
 import { formValue, formValues, readForm, type FormBody } from '../form-body.ts';
 import {
   CreateSubscriptionPage,
@@ -24,7 +23,7 @@ import {
   SubscriptionPage,
 } from '../pages/admin-subscription-form.tsx';
 import { SUBSCRIPTION_STATUSES, SubscriptionsPage, TestResultsPage } from '../pages/admin-subscriptions-page.tsx';
-import { first, formKind, SUBSCRIPTION_FORM_KINDS, type FormFields, type SubscriptionFormKind } from '../pages/subscription-kinds.tsx';
+import { first, formKind, SUBSCRIPTION_FORM_KINDS, type FormFields, type KindFieldDeps, type SubscriptionFormKind } from '../pages/subscription-kinds.tsx';
 
 /** What a redirect after an action says on the next page; a fixed list, so no text comes from the URL. */
 const NOTICES: Record<string, string> = {
@@ -34,7 +33,9 @@ const NOTICES: Record<string, string> = {
   saved: 'Changes saved.',
 };
 
-export function registerAdminSubscriptionPages(app: Hono<AdminEnv>, deps: AppDeps, { adminPage, problem, refused }: AdminPageTools): void {
+export type AdminSubscriptionPageDeps = SubscriptionRequestDeps & ListDeps & KindFieldDeps & { store: Pick<SubscriptionStore, 'getSubscription'> };
+
+export function registerAdminSubscriptionPages(app: Hono<AdminEnv>, deps: AdminSubscriptionPageDeps, { adminPage, problem, refused }: AdminPageTools): void {
   const { store, subscriptions, clock } = deps;
 
   app.get('/admin/subscriptions', async (c) => {

@@ -4,13 +4,17 @@ import { ApiError } from '../../core/errors.ts';
 import { iso, toApiPollResult, toApiPollRun } from '../api-json.ts';
 import { createAdminTokenCheck } from '../admin-token-check.ts';
 import type { AppDeps } from '../deps.ts';
+import type { AdminTokenCheckDeps } from '../admin-token-check.ts';
+import type { ArchiveQueries } from '../../core/ports.ts';
 import { pageLimit } from '../query-params.ts';
 
 /**
  * Bearer ADMIN_TOKEN on every request, under the same guess throttle as the sign-in form: a wrong
  * token is 401, and too many from an address (or from everywhere) are 429 with Retry-After.
  */
-export function requireAdmin(deps: AppDeps): MiddlewareHandler {
+export type AdminGuardDeps = Pick<AppDeps, 'adminToken'> & Omit<AdminTokenCheckDeps, 'adminToken'>;
+
+export function requireAdmin(deps: AdminGuardDeps): MiddlewareHandler {
   const check = deps.adminToken ? createAdminTokenCheck({ ...deps, adminToken: deps.adminToken }) : null;
   return async (c, next) => {
     if (!check) throw new ApiError(403, 'admin_disabled', 'set ADMIN_TOKEN to enable the admin API');
@@ -29,7 +33,9 @@ export function requireAdmin(deps: AppDeps): MiddlewareHandler {
   };
 }
 
-export function adminRoutes(deps: AppDeps) {
+export type AdminRouteDeps = AdminGuardDeps & Pick<AppDeps, 'poller'> & { store: Pick<ArchiveQueries, 'listPollRuns' | 'getPollRun'> };
+
+export function adminRoutes(deps: AdminRouteDeps) {
   const app = new Hono();
   app.use('/api/admin/*', requireAdmin(deps));
 

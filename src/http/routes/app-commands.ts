@@ -13,6 +13,7 @@ import { checkSlashRequest, SIGNATURE_HEADER, SLASH_MAX_SKEW_SECONDS, TIMESTAMP_
 import { APP_PATHS } from '../../core/workspace-app/manifest.ts';
 import { buildWidgetState } from '../../core/widget-state.ts';
 import type { AppDeps } from '../deps.ts';
+import type { ArchiveReads, OneTimeKeyStore } from '../../core/ports.ts';
 import { knownServiceNames } from '../../app/known-services.ts';
 import { STALE_AFTER_MS } from './health.ts';
 
@@ -26,7 +27,9 @@ export const SLASH_SIGNATURES_KIND = 'slash-signature';
  */
 export const SLASH_SIGNATURES_MAX = 10_000;
 
-export function appCommandRoutes(deps: AppDeps) {
+export type AppCommandRouteDeps = Pick<AppDeps, 'clock' | 'appSigningSecret' | 'publicUrl'> & { store: ArchiveReads & Pick<OneTimeKeyStore, 'rememberKey'> };
+
+export function appCommandRoutes(deps: AppCommandRouteDeps) {
   const { store, clock } = deps;
   const app = new Hono();
   const known = knownServiceNames(store, clock);

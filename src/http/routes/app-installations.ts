@@ -10,12 +10,13 @@ import { ApiError } from '../../core/errors.ts';
 import type { InstallationRecord } from '../../core/ports.ts';
 import { iso } from '../api-json.ts';
 import type { AppDeps } from '../deps.ts';
+import type { InstallationStore } from '../../core/ports.ts';
 import { installFromTokenSchema } from '../openapi/api-schemas.ts';
 import { parseRequest } from '../../core/parse-request.ts';
 import { pageLimit } from '../query-params.ts';
 import { readCursor } from '../../app/cursor-page.ts';
 import { installErrorToApi } from '../../app/workspace-app/install-refusals.ts';
-import { requireAdmin } from './admin.ts';
+import { type AdminGuardDeps, requireAdmin } from './admin.ts';
 
 const BODY_MAX_BYTES = 16 * 1024;
 
@@ -33,7 +34,9 @@ export function toApiInstallation(installation: InstallationRecord) {
   };
 }
 
-export function appInstallationRoutes(deps: AppDeps) {
+export type AppInstallationRouteDeps = AdminGuardDeps & Pick<AppDeps, 'appInstalls' | 'cursors'> & { store: Pick<InstallationStore, 'listInstallations'> };
+
+export function appInstallationRoutes(deps: AppInstallationRouteDeps) {
   const app = new Hono();
   app.use('/api/app/*', requireAdmin(deps));
   const installs = (): AppInstalls => {

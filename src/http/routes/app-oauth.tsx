@@ -17,7 +17,7 @@ import { installFailureStatus } from '../../app/workspace-app/install-refusals.t
 /** The vendor's parameters are short; anything longer is not theirs and is cut before use. */
 const PARAM_MAX_CHARS = 500;
 
-export function appOAuthRoutes(deps: AppDeps) {
+export function appOAuthRoutes(deps: Pick<AppDeps, 'assets' | 'publicUrl' | 'appInstalls'>) {
   const app = new Hono();
   const page = pageResponder(deps.assets, ' · admin');
   const binding = installBindingCookie(deps.publicUrl);

@@ -8,7 +8,7 @@ import { noDataIntervals } from '../../core/coverage.ts';
 import { ApiError } from '../../core/errors.ts';
 import { assessKnowledge } from '../../core/knowledge.ts';
 import { compareUrgency } from '../../core/mirror.ts';
-import type { IncidentFilter } from '../../core/ports.ts';
+import type { ArchiveReads, IncidentFilter } from '../../core/ports.ts';
 import { DAY_MS, serviceDays } from '../../core/service-days.ts';
 import type { AppDeps } from '../deps.ts';
 import { ErrorMessage } from '../pages/error-page.tsx';
@@ -28,7 +28,9 @@ const PAGE_SIZE_MAX = 100;
 const BARS_MAX_AGE_MS = 60_000;
 const FILTER_PARAMS = ['q', 'service', 'type', 'status', 'since', 'until', 'limit'];
 
-export function dashboardRoutes(deps: AppDeps) {
+export type DashboardRouteDeps = Pick<AppDeps, 'clock' | 'cursors' | 'assets' | 'sanitizeHtml'> & { store: ArchiveReads };
+
+export function dashboardRoutes(deps: DashboardRouteDeps) {
   const { store, clock, cursors } = deps;
   const app = new Hono();
   const known = knownServiceNames(store, clock);

@@ -5,12 +5,15 @@ import { ApiError } from '../../core/errors.ts';
 import { EVENT_TYPES, type EventType } from '../../core/events.ts';
 import { toApiEvent } from '../api-json.ts';
 import type { AppDeps } from '../deps.ts';
+import type { ArchiveQueries } from '../../core/ports.ts';
 import { listParam, pageLimit } from '../query-params.ts';
 import { readCursor } from '../../app/cursor-page.ts';
 
 const eventCursor = z.object({ k: z.literal('events'), s: z.number().int().nonnegative() });
 
-export function eventRoutes({ store, cursors }: AppDeps) {
+export type EventRouteDeps = Pick<AppDeps, 'cursors'> & { store: Pick<ArchiveQueries, 'listEvents'> };
+
+export function eventRoutes({ store, cursors }: EventRouteDeps) {
   const app = new Hono();
 
   app.get('/api/events', async (c) => {

@@ -2,6 +2,7 @@
 import { Hono } from 'hono';
 import { buildFeed, FEED_ITEMS_MAX, renderAtom, renderJsonFeed, renderRss, type SyndicationFeed } from '../../core/feed-items.ts';
 import type { AppDeps } from '../deps.ts';
+import type { ArchiveQueries } from '../../core/ports.ts';
 import { listParam } from '../query-params.ts';
 
 const FORMATS: { path: string; contentType: string; render: (feed: SyndicationFeed) => string }[] = [
@@ -10,7 +11,9 @@ const FORMATS: { path: string; contentType: string; render: (feed: SyndicationFe
   { path: '/feed.json', contentType: 'application/feed+json; charset=utf-8', render: renderJsonFeed },
 ];
 
-export function feedRoutes({ store, publicUrl }: AppDeps) {
+export type FeedRouteDeps = Pick<AppDeps, 'publicUrl'> & { store: Pick<ArchiveQueries, 'recentlyUpdated'> };
+
+export function feedRoutes({ store, publicUrl }: FeedRouteDeps) {
   const app = new Hono();
 
   for (const { path, contentType, render } of FORMATS) {

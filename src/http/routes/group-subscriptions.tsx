@@ -44,7 +44,9 @@ function toApiLogEntry(e: GroupLogEntry) {
   return { id: e.id, at: iso(e.at), user_id: e.userId, email: e.email, display_name: e.displayName, change: e.change, detail: e.detail };
 }
 
-export function groupSubscriptionRoutes(deps: AppDeps) {
+export type GroupSubscriptionRouteDeps = Pick<AppDeps, 'groups' | 'cursors' | 'assets' | 'clock' | 'logger'>;
+
+export function groupSubscriptionRoutes(deps: GroupSubscriptionRouteDeps) {
   const app = new Hono();
   // Behind the admin token by subscriptionRoutes' guard on /api/subscriptions/* (app.ts mounts it
   // first): a second guard here ran the token check, and its throttle's read, twice a request.

@@ -3,11 +3,14 @@ import { Hono } from 'hono';
 import { iso, toApiPollRun } from '../api-json.ts';
 import { STALE_AFTER_MS } from '../../core/knowledge.ts';
 import type { AppDeps } from '../deps.ts';
+import type { ArchiveQueries } from '../../core/ports.ts';
 
 /** The limit every face shares (core/knowledge.ts), re-exported under the name it always had here. */
 export { STALE_AFTER_MS };
 
-export function healthRoutes({ store, clock, startedAt }: AppDeps) {
+export type HealthRouteDeps = Pick<AppDeps, 'clock' | 'startedAt'> & { store: Pick<ArchiveQueries, 'feedHealth'> };
+
+export function healthRoutes({ store, clock, startedAt }: HealthRouteDeps) {
   const app = new Hono();
   app.get('/healthz', async (c) => {
     const now = clock.now();

@@ -3,13 +3,16 @@ import { Hono } from 'hono';
 import { incidentHistory, incidentNotFound } from '../../app/incident-history.ts';
 import { iso, toApiEvent, toApiIncident, toApiListedIncident } from '../api-json.ts';
 import type { AppDeps } from '../deps.ts';
+import type { ArchiveReads } from '../../core/ports.ts';
 import { searchIncidents } from '../../app/incident-search.ts';
 import { knownServiceNames } from '../../app/known-services.ts';
 import { incidentFilterParams, pageLimit } from '../query-params.ts';
 
 const VERSIONS_MAX = 1000;
 
-export function incidentRoutes({ store, cursors, clock }: AppDeps) {
+export type IncidentRouteDeps = Pick<AppDeps, 'cursors' | 'clock'> & { store: ArchiveReads };
+
+export function incidentRoutes({ store, cursors, clock }: IncidentRouteDeps) {
   const app = new Hono();
   const known = knownServiceNames(store, clock);
 

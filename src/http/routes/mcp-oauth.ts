@@ -13,6 +13,7 @@ import { grantedScopes, MCP_SCOPES } from '../../core/mcp-scopes.ts';
 import { PER_ADDRESS_GUESSES } from '../../core/guess-throttle.ts';
 import { type LimitRule, limitKeyForAddress } from '../../core/rate-limit.ts';
 import type { AppDeps } from '../deps.ts';
+import type { AdminAccessStore, McpAccessStore, RateLimitStore } from '../../core/ports.ts';
 import { baseUrlOf } from '../mcp/mcp-auth.ts';
 import { createRefusalLog } from '../refusal-log.ts';
 
@@ -45,7 +46,11 @@ type OAuthErrorCode =
   | 'temporarily_unavailable'
   | 'slow_down';
 
-export function mcpOAuthRoutes(deps: AppDeps) {
+export type McpOAuthRouteDeps = Pick<AppDeps, 'clock' | 'logger' | 'mcp' | 'publicUrl' | 'clientAddress'> & {
+  store: Pick<AdminAccessStore, 'throttleGuess'> & Pick<RateLimitStore, 'hitRateLimit'> & Pick<McpAccessStore, 'spendAssertion'>;
+};
+
+export function mcpOAuthRoutes(deps: McpOAuthRouteDeps) {
   const { store, clock, logger } = deps;
   const app = new Hono();
   const ema = deps.mcp?.settings.ema;

@@ -9,8 +9,8 @@ import { randomSecret } from '../../core/cursor.ts';
 import { ApiError } from '../../core/errors.ts';
 import type { McpTokenRecord } from '../../core/ports.ts';
 import { iso } from '../api-json.ts';
-import type { AppDeps } from '../deps.ts';
-import { requireAdmin } from './admin.ts';
+import type { McpAccessStore } from '../../core/ports.ts';
+import { type AdminGuardDeps, requireAdmin } from './admin.ts';
 
 /** Tokens that may exist at once: one per assistant or team is the use; a hundred is plenty. */
 export const MCP_TOKENS_MAX = 100;
@@ -28,7 +28,9 @@ export const newTokenBody = z.object({
 
 const toApiToken = (record: McpTokenRecord) => ({ id: record.id, label: record.label, created_at: iso(record.createdAt) });
 
-export function mcpTokenRoutes(deps: AppDeps) {
+export type McpTokenRouteDeps = AdminGuardDeps & { store: Pick<McpAccessStore, 'createMcpToken' | 'listMcpTokens' | 'revokeMcpToken'> };
+
+export function mcpTokenRoutes(deps: McpTokenRouteDeps) {
   const { store, clock } = deps;
   const app = new Hono();
   app.use('/api/admin/mcp-tokens', requireAdmin(deps));

@@ -4,12 +4,15 @@ import { assessKnowledge } from '../../core/knowledge.ts';
 import { renderCurrentV1, renderCurrentV2, V1_RECENT_WINDOW_MS } from '../../core/mirror.ts';
 import { toVendorIncident } from '../../core/vendor-format.ts';
 import type { AppDeps } from '../deps.ts';
+import type { ArchiveQueries } from '../../core/ports.ts';
 
 /** The vendor keeps about six months of history; the mirror shows the same window. */
 export const MIRROR_HISTORY_DAYS = 183;
 const MIRROR_HISTORY_MAX = 1000;
 
-export function mirrorRoutes({ store, clock }: AppDeps) {
+export type MirrorRouteDeps = Pick<AppDeps, 'clock'> & { store: ArchiveQueries };
+
+export function mirrorRoutes({ store, clock }: MirrorRouteDeps) {
   const app = new Hono();
 
   /** Whether the feed was read within the staleness limit: blind, `status` is never `ok`. */

@@ -9,7 +9,7 @@ import { pageSecurity } from '../pages/page-security.ts';
 /** The document depends on code alone: a day's caching is safe, and the ETag says when a deploy changed it. */
 const MAX_AGE_SECONDS = 86_400;
 
-export function openApiRoutes(deps: AppDeps) {
+export function openApiRoutes(deps: Pick<AppDeps, 'assets'>) {
   const app = new Hono();
   let built: { body: string; etag: string } | null = null;
   const document = async () => {

@@ -15,7 +15,7 @@ import {
 import { durationAxis, horizontalBarChart, lineChart, stackedColumnChart, type ChartSeries } from '../../core/svg-chart.ts';
 import { iso } from '../api-json.ts';
 import { generationMemo } from '../../app/generation-memo.ts';
-import type { Clock, Store } from '../../core/ports.ts';
+import type { ArchiveReads, Clock } from '../../core/ports.ts';
 import type { AppDeps } from '../deps.ts';
 import { pageResponder } from '../pages/layout.tsx';
 import { pageSecurity } from '../pages/page-security.ts';
@@ -30,12 +30,15 @@ const WEIGHT_PERCENT = Math.round(PARTIAL_OUTAGE_WEIGHT * 100);
  */
 const FIGURES_MAX_AGE_MS = 60_000;
 
+/** What the figures are read from: the spans, the coverage and the feed's health, rebuilt when the generation moves. */
+export type ReliabilityStore = Pick<ArchiveReads, 'archiveGeneration' | 'incidentSpans' | 'dataCoverage' | 'feedHealth'>;
+
 // One memo per store, shared by the routes and the MCP tool `reliability` (a WeakMap, so a store
 // that goes away takes its memo along).
-const memos = new WeakMap<Store, () => Promise<Reliability>>();
+const memos = new WeakMap<ReliabilityStore, () => Promise<Reliability>>();
 
 /** The track record's figures, rebuilt when the archive changed or after FIGURES_MAX_AGE_MS. */
-export function reliabilityFigures(store: Store, clock: Clock): () => Promise<Reliability> {
+export function reliabilityFigures(store: ReliabilityStore, clock: Clock): () => Promise<Reliability> {
   let memo = memos.get(store);
   if (!memo) {
     memo = generationMemo({
@@ -53,7 +56,7 @@ export function reliabilityFigures(store: Store, clock: Clock): () => Promise<Re
   return memo;
 }
 
-export function reliabilityRoutes(deps: Pick<AppDeps, 'store' | 'clock' | 'assets'>) {
+export function reliabilityRoutes(deps: Pick<AppDeps, 'clock' | 'assets'> & { store: ReliabilityStore }) {
   const { store, clock } = deps;
   const app = new Hono();
   const figures = reliabilityFigures(store, clock);

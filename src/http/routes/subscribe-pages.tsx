@@ -10,7 +10,7 @@ import type { StoredSubscription } from '../../core/ports.ts';
 import { createSubscriptionSchema } from '../../core/subscription.ts';
 import { unknownServices, unknownServiceDetail } from '../../core/known-services.ts';
 import type { AppDeps } from '../deps.ts';
-import { knownServiceNames } from '../../app/known-services.ts';
+import { type KnownServicesStore, knownServiceNames } from '../../app/known-services.ts';
 import { formValue, formValues, readForm, type FormBody } from '../form-body.ts';
 import { sameOriginForms } from '../form-origin.ts';
 import { ErrorMessage } from '../pages/error-page.tsx';
@@ -32,7 +32,9 @@ import {
 /** Generous for fifty filter entries and a zone; anything bigger is not our form. */
 const FORM_MAX_BYTES = 16 * 1024;
 
-export function subscribePageRoutes(deps: AppDeps) {
+export type SubscribePageRouteDeps = Pick<AppDeps, 'subscriptions' | 'assets' | 'publicUrl' | 'clientAddress' | 'clock'> & { store: KnownServicesStore };
+
+export function subscribePageRoutes(deps: SubscribePageRouteDeps) {
   const { subscriptions } = deps;
   const app = new Hono();
   const formPage = pageSecurity({ forms: true });

@@ -2,23 +2,28 @@
 import { Hono, type Context } from 'hono';
 import { ApiError } from '../../core/errors.ts';
 import { webhookMessageId } from '../../core/fanout.ts';
-import type { Delivery, DeliveryAttemptRecord, DeliveryState, StoredSubscription } from '../../core/ports.ts';
+import type { Delivery, DeliveryAttemptRecord, DeliveryState, OutboxStore, StoredSubscription, SubscriptionStore } from '../../core/ports.ts';
 import { CHANNELS, parseAppTarget, type Channel, type SubscriptionStatus } from '../../core/subscription.ts';
 import { groupIdOfTarget } from '../../core/scim-group.ts';
 import { iso } from '../api-json.ts';
-import type { AppDeps } from '../deps.ts';
 import { instantParam, pageRequest } from '../query-params.ts';
-import { replayDeliveriesSince, replayDelivery } from '../../app/delivery-replay.ts';
-import { deliveryPage, subscriptionPage } from '../../app/subscription-lists.ts';
+import { replayDeliveriesSince, replayDelivery, type ReplayDeps } from '../../app/delivery-replay.ts';
+import { deliveryPage, type ListDeps, subscriptionPage } from '../../app/subscription-lists.ts';
 import { replayRequestSchema } from '../openapi/api-schemas.ts';
 import { parseRequest } from '../../core/parse-request.ts';
-import { subscriptionRequests } from '../../app/subscription-requests.ts';
-import { requireAdmin } from './admin.ts';
+import { type SubscriptionRequestDeps, subscriptionRequests } from '../../app/subscription-requests.ts';
+import { type AdminGuardDeps, requireAdmin } from './admin.ts';
 
 const STATUSES: SubscriptionStatus[] = ['pending', 'active', 'paused'];
 const DELIVERY_STATES: DeliveryState[] = ['pending', 'done', 'dead'];
 
-export function subscriptionRoutes(deps: AppDeps) {
+/** The admin API's guard, and what its use cases take: requests, lists and replays, plus the two reads it answers itself. */
+export type SubscriptionRouteDeps = AdminGuardDeps &
+  SubscriptionRequestDeps &
+  ListDeps &
+  ReplayDeps & { store: Pick<SubscriptionStore, 'getSubscription'> & Pick<OutboxStore, 'getDelivery'> };
+
+export function subscriptionRoutes(deps: SubscriptionRouteDeps) {
   const { store, subscriptions } = deps;
   const app = new Hono();
   app.use('/api/subscriptions', requireAdmin(deps));

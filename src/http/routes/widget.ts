@@ -8,6 +8,7 @@ import { badgeFor, renderBadge } from '../../core/badge-svg.ts';
 import { buildWidgetState, WIDGET_SERVICES_MAX, type WidgetJson } from '../../core/widget-state.ts';
 import { unknownServices } from '../../core/known-services.ts';
 import type { AppDeps } from '../deps.ts';
+import type { ArchiveReads } from '../../core/ports.ts';
 import { embedPage } from '../embed-page.ts';
 import { knownServiceNames } from '../../app/known-services.ts';
 import { listParam } from '../query-params.ts';
@@ -67,8 +68,10 @@ const BADGE_CSP = "default-src 'none'; style-src 'unsafe-inline'";
 
 const THEMES = new Set(['light', 'dark', 'auto']);
 
+export type WidgetRouteDeps = Pick<AppDeps, 'clock' | 'assets' | 'publicUrl'> & { store: ArchiveReads };
+
 /** `budget`: the app's budget of uncached reads, which a widget built for a new query pays from too. */
-export function widgetRoutes({ store, clock, assets, publicUrl }: AppDeps, budget?: ReadBudget) {
+export function widgetRoutes({ store, clock, assets, publicUrl }: WidgetRouteDeps, budget?: ReadBudget) {
   const app = new Hono();
   const known = knownServiceNames(store, clock);
   const cache = responseCache({
