@@ -2,6 +2,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { rawIncident, type RawIncident } from '../fixtures/vendor-builders.ts';
 import { ADMIN_TOKEN, startTestApp, type TestApp } from '../helpers/app-service.ts';
+import { cursorPayload } from '../helpers/cursor-payload.ts';
 import { startTestVendor, type TestVendor } from '../helpers/service.ts';
 
 const SERVICES = ['Files', 'Messaging', 'Search', 'Huddles'];
@@ -112,6 +113,14 @@ describe('HTTP API', () => {
       const good: string = page.body.response_metadata.next_cursor;
       const altered = good.slice(0, 5) + (good[5] === 'A' ? 'B' : 'A') + good.slice(6);
       expect((await service.get(`/api/incidents?cursor=${altered}`)).body.error).toBe('invalid_cursor');
+    });
+
+    it('issues cursors with the fields it always has, so ones a client kept still page', async () => {
+      const incidents = (await service.get('/api/incidents?limit=1')).body;
+      expect(cursorPayload(incidents.response_metadata.next_cursor)).toEqual({ k: 'incidents', s: expect.any(Number) });
+      const events = (await service.get('/api/events?limit=1')).body;
+      expect(cursorPayload(events.response_metadata.next_cursor)).toEqual({ k: 'events', s: expect.any(Number) });
+      expect(events.resume_cursor).toBe(events.response_metadata.next_cursor);
     });
 
     it.each([

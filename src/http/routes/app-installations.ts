@@ -13,7 +13,7 @@ import type { AppDeps } from '../deps.ts';
 import { installFromTokenSchema } from '../openapi/api-schemas.ts';
 import { parseRequest } from '../../core/parse-request.ts';
 import { pageLimit } from '../query-params.ts';
-import { readCursor } from '../../app/cursor-page.ts';
+import { type CursorList, isSequence, readPosition, writeCursor } from '../../app/cursor-page.ts';
 import { installErrorToApi } from '../../app/install-refusals.ts';
 import { requireAdmin } from './admin.ts';
 
@@ -59,10 +59,12 @@ export function appInstallationRoutes(deps: AppDeps) {
 
   app.get('/api/app/installations/:id/conversations', async (c) => {
     const id = c.req.param('id');
-    const from = await readCursor(deps.cursors, c.req.query('cursor'), (p) => conversationsPosition(p, id));
+    const list = conversationsList(id);
+    const from = await readPosition(deps.cursors, list, c.req.query('cursor'));
     const limit = pageLimit(c.req.query('limit'));
+    // The vendor pages this list: where the next page starts is its answer, not our last row.
     const page = await installs().conversations(id, from, limit).catch(installErrorToApi);
-    const next = page.next ? await deps.cursors.encode({ k: 'app-conversations', i: id, c: page.next.vendorCursor, s: page.next.skip }) : '';
+    const next = page.next ? await writeCursor(deps.cursors, list, page.next) : '';
     return c.json({
       ok: true,
       conversations: page.conversations.map((x) => ({ id: x.id, name: x.name, is_private: x.isPrivate, is_archived: x.isArchived, is_member: x.isMember })),
@@ -74,11 +76,13 @@ export function appInstallationRoutes(deps: AppDeps) {
 }
 
 /** Our cursor names the installation too: one issued for another installation's list is refused. */
-function conversationsPosition(payload: unknown, id: string): ConversationsPosition | null {
-  const p = payload as { k?: unknown; i?: unknown; c?: unknown; s?: unknown } | null;
-  if (p?.k !== 'app-conversations' || p.i !== id) return null;
-  if (!(p.c === null || typeof p.c === 'string') || typeof p.s !== 'number' || !Number.isSafeInteger(p.s) || p.s < 0) return null;
-  return { vendorCursor: p.c, skip: p.s };
+function conversationsList(id: string): CursorList<ConversationsPosition> {
+  return {
+    name: 'app-conversations',
+    fields: ({ vendorCursor, skip }) => ({ i: id, c: vendorCursor, s: skip }),
+    position: ({ i, c, s }) =>
+      i === id && (c === null || typeof c === 'string') && typeof s === 'number' && isSequence(s) ? { vendorCursor: c, skip: s } : null,
+  };
 }
 
 async function jsonBody(c: Context): Promise<unknown> {
