@@ -237,6 +237,22 @@ describe('HTTP API', () => {
       expect(await res.json()).toEqual({ ok: false, error: 'poll_not_found', detail: 'no poll run with that id' });
     });
 
+    it.each([
+      ['POST', '/api/subscriptions'],
+      ['PATCH', '/api/subscriptions/sub_none'],
+      ['POST', '/api/delivery-replays'],
+    ])('%s %s refuses a body that is not JSON, or not declared JSON, with invalid_request', async (method, path) => {
+      const send = (body: string, contentType: string) =>
+        service.fetch(service.url + path, { method, headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': contentType }, body });
+      const garbled = await send('{"channel": ', 'application/json');
+      expect([garbled.status, await garbled.json()]).toEqual([400, { ok: false, error: 'invalid_request', detail: 'the body is not valid JSON' }]);
+      const undeclared = await send('{}', 'text/plain');
+      expect([undeclared.status, await undeclared.json()]).toEqual([
+        400,
+        { ok: false, error: 'invalid_request', detail: 'expected a JSON body (Content-Type: application/json)' },
+      ]);
+    });
+
     it('answers unknown routes and methods with the same error shape', async () => {
       expect(await service.get('/api/nope')).toEqual({ status: 404, body: { ok: false, error: 'not_found', detail: 'no route for GET /api/nope' } });
       const del = await service.fetch(`${service.url}/api/incidents`, { method: 'DELETE' });

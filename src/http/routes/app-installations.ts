@@ -3,7 +3,7 @@
  * install from a pasted long-lived token, list the installations, and page through the
  * conversations an installation can post to. No answer ever carries a token.
  */
-import { Hono, type Context } from 'hono';
+import { Hono } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { INSTALLATIONS_LIST_MAX, type AppInstalls, type ConversationsPosition } from '../../app/app-installs.ts';
 import { ApiError } from '../../core/errors.ts';
@@ -13,6 +13,7 @@ import type { AppDeps } from '../deps.ts';
 import { installFromTokenSchema } from '../openapi/api-schemas.ts';
 import { parseRequest } from '../../core/parse-request.ts';
 import { pageLimit } from '../query-params.ts';
+import { jsonBody } from '../json-body.ts';
 import { type CursorList, isSequence, readPosition, writeCursor } from '../../app/cursor-page.ts';
 import { installErrorToApi } from '../../app/install-refusals.ts';
 import { requireAdmin } from './admin.ts';
@@ -83,15 +84,4 @@ function conversationsList(id: string): CursorList<ConversationsPosition> {
     position: ({ i, c, s }) =>
       i === id && (c === null || typeof c === 'string') && typeof s === 'number' && isSequence(s) ? { vendorCursor: c, skip: s } : null,
   };
-}
-
-async function jsonBody(c: Context): Promise<unknown> {
-  if (!(c.req.header('content-type') ?? '').toLowerCase().startsWith('application/json')) {
-    throw new ApiError(400, 'invalid_request', 'expected a JSON body (Content-Type: application/json)');
-  }
-  try {
-    return await c.req.json();
-  } catch {
-    throw new ApiError(400, 'invalid_request', 'the body is not valid JSON');
-  }
 }
