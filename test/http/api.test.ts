@@ -167,6 +167,14 @@ describe('HTTP API', () => {
       expect(body.events.map((e: { type: string; backfill: boolean }) => [e.type, e.backfill])).toEqual([['incident.created', true]]);
     });
 
+    it('gives an incident the same own fields, in the same order, as its events carry', async () => {
+      const { body } = await service.get('/api/incidents/1001');
+      const created = (await service.get('/api/events?type=incident.created&incident=1001')).body.events[0];
+      const summary = created.data.incident;
+      expect(Object.keys(summary)).toEqual(['id', 'title', 'type', 'status', 'url', 'services', 'date_created', 'date_updated']);
+      expect(Object.entries(body.incident).slice(0, 8)).toEqual(Object.entries(summary));
+    });
+
     it('answers an unknown id with 404 incident_not_found', async () => {
       expect(await service.get('/api/incidents/999999')).toEqual({
         status: 404,
