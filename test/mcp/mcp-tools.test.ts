@@ -60,6 +60,9 @@ describe('MCP server over Streamable HTTP', () => {
       incidents: [{ id: '2002', url: `${PUBLIC_URL}/incidents/2002` }],
     });
     expect(result.content[0]!.text).toContain('Messaging: incident');
+    // The same question, the same answer: the widget is read one way for every face.
+    const widget = await service.get('/widget.json?service=Messaging,Files,Zeppelins');
+    expect(result.structuredContent).toEqual({ ok: true, ...widget.body });
     expect(result.content[0]!.text).toContain(`${PUBLIC_URL}/`);
   });
 

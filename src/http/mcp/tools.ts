@@ -10,18 +10,17 @@ import { ApiError } from '../../core/errors.ts';
 import { parseInstant } from '../../core/instant.ts';
 import { incidentHistory, incidentNotFound } from '../../app/incident-history.ts';
 import { assessKnowledge } from '../../core/knowledge.ts';
-import { unknownServices } from '../../core/known-services.ts';
 import { type McpScope, TOOL_SCOPES } from '../../core/mcp-scopes.ts';
 import type { Clock, Store } from '../../core/ports.ts';
 import { AVAILABILITY_WINDOWS_DAYS, type Reliability } from '../../core/reliability.ts';
 import { SEARCH_LIMITS } from '../../core/search-query.ts';
-import { buildWidgetState, WIDGET_SERVICES_MAX } from '../../core/widget-state.ts';
+import { WIDGET_SERVICES_MAX } from '../../core/widget-state.ts';
 import { iso } from '../api-json.ts';
 import { type CursorList, isSequence, isWhole, logPageAfter, readPosition } from '../../app/cursor-page.ts';
+import { currentStatus } from '../../app/current-status.ts';
 import { searchIncidents } from '../../app/incident-search.ts';
 import { requireKnownServices } from '../../app/known-services.ts';
 import { pageLimit } from '../query-params.ts';
-import { STALE_AFTER_MS } from '../routes/health.ts';
 import { currentStatusAnswer, incidentAnswer, incidentPageAnswer, recentChangesAnswer, refusal, reliabilityAnswer, type ToolAnswer } from './tool-answers.ts';
 
 export type McpToolDeps = {
@@ -87,22 +86,7 @@ export function registerTools(server: McpServer, deps: McpToolDeps, scopes: read
       ({ services: asked }) =>
         guarded(async () => {
           const services = listOf(asked)?.slice(0, WIDGET_SERVICES_MAX);
-          const [ongoing, latest, health, names] = await Promise.all([
-            store.ongoingIncidents(),
-            store.recentlyUpdated({ services }, 1),
-            store.feedHealth(),
-            services ? known() : Promise.resolve([]),
-          ]);
-          const widget = buildWidgetState({
-            ongoing,
-            latest: latest[0] ?? null,
-            lastSuccessAt: health.lastSuccessAt,
-            now: clock.now(),
-            staleAfterMs: STALE_AFTER_MS,
-            services,
-            unknownServices: unknownServices(services, names),
-            baseUrl,
-          });
+          const widget = await currentStatus({ store, known }, { services, baseUrl, nowMs: clock.now() });
           return currentStatusAnswer(widget);
         }),
     );
