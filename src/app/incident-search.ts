@@ -3,12 +3,11 @@
  * `/incidents` page and the MCP tool `search_incidents` all answer, with the same rules, limits
  * and cursors. Each face parses its own input and words a refusal its own way.
  */
-import { z } from 'zod';
 import type { CursorCodec } from '../core/cursor.ts';
 import { ApiError, SearchTooBroadError } from '../core/errors.ts';
 import type { ArchiveQueries, IncidentCount, IncidentFilter, IncidentPosition, ListedIncident } from '../core/ports.ts';
 import { parseSearch, SEARCH_LIMITS } from '../core/search-query.ts';
-import { readCursor } from './cursor-page.ts';
+import { isWhole, keyedList, pageAfter, readPosition } from './cursor-page.ts';
 import { requireKnownServices } from './known-services.ts';
 
 /**
@@ -18,7 +17,8 @@ import { requireKnownServices } from './known-services.ts';
  */
 export const INCIDENT_TOTAL_MAX = 1_000;
 
-const incidentCursor = z.object({ k: z.literal('incidents'), s: z.number().int() });
+/** The archive's incidents, newest first, by sort key. */
+const INCIDENTS = keyedList<number>('incidents', 's', isWhole);
 
 export type IncidentSearch = {
   /** Services, types, statuses and dates; `q` is taken from `query`. */
@@ -54,10 +54,7 @@ export class SearchRefusedError extends ApiError {
  * the known ones, and a SearchRefusedError for words beyond SEARCH_LIMITS.
  */
 export async function searchIncidents({ store, cursors, known }: IncidentSearchDeps, search: IncidentSearch): Promise<IncidentPage> {
-  const after = await readCursor<IncidentPosition>(cursors, search.cursor, (payload) => {
-    const parsed = incidentCursor.safeParse(payload);
-    return parsed.success ? { sortKey: parsed.data.s } : null;
-  });
+  const after = await readPosition(cursors, INCIDENTS, search.cursor);
   const filter: IncidentFilter = { ...search.filter };
   // An empty list for a misspelt name would read as "no incidents ever": say the name is unknown.
   await requireKnownServices(known, 'service', filter.services);
@@ -69,19 +66,24 @@ export async function searchIncidents({ store, cursors, known }: IncidentSearchD
   }
   // A search's pages are smaller than a list's: adjusted, as every limit is, never refused.
   const limit = filter.q ? Math.min(search.limit, SEARCH_LIMITS.maxPageSize) : search.limit;
-  // One extra row says whether another page exists; the total is counted beside it, bounded.
-  const [rows, total] = await Promise.all([store.listIncidents(filter, after, limit + 1), store.countIncidents(filter, INCIDENT_TOTAL_MAX)]).catch(
-    (error: unknown) => {
-      if (!(error instanceof SearchTooBroadError)) throw error;
-      throw new SearchRefusedError(
-        'too_broad',
-        error.message,
-        `q: ${error.message}, too many to filter by service, type or status; add a word, or narrow the dates with since and until`,
-      );
-    },
-  );
-  const page = rows.slice(0, limit);
-  const last = page.at(-1);
-  const nextCursor = rows.length > limit && last ? await cursors.encode({ k: 'incidents', s: last.sortKey }) : '';
-  return { incidents: page, nextCursor, total };
+  // The total is counted beside the page, bounded.
+  const [{ page, next }, total] = await Promise.all([
+    pageAfter(
+      cursors,
+      INCIDENTS,
+      after,
+      limit,
+      (sortKey, n) => store.listIncidents(filter, sortKey === null ? null : ({ sortKey } satisfies IncidentPosition), n),
+      (incident) => incident.sortKey,
+    ),
+    store.countIncidents(filter, INCIDENT_TOTAL_MAX),
+  ]).catch((error: unknown) => {
+    if (!(error instanceof SearchTooBroadError)) throw error;
+    throw new SearchRefusedError(
+      'too_broad',
+      error.message,
+      `q: ${error.message}, too many to filter by service, type or status; add a word, or narrow the dates with since and until`,
+    );
+  });
+  return { incidents: page, nextCursor: next, total };
 }

@@ -62,17 +62,11 @@ export function renderEmail(update: IncidentUpdate, context: EmailContext): Rend
     `Details: ${ours}`,
     ...(theirs ? [`Vendor status page: ${theirs}`] : []),
     '',
-    '-- ',
-    `Change what you receive: ${manageUrl}`,
-    `Unsubscribe: ${unsubscribeUrl}`,
-    '',
+    ...textFooter(manageUrl, unsubscribeUrl),
   ].join('\n');
 
   const html = [
-    '<!doctype html>',
-    '<html><head><meta charset="utf-8"><meta name="viewport" content="width=device-width"></head>',
-    '<body style="font-family:-apple-system,Segoe UI,Helvetica,Arial,sans-serif;font-size:15px;line-height:1.45;color:#1d1d1f">',
-    `<h1 style="font-size:19px;margin:0 0 12px">${escapeHtml(subject)}</h1>`,
+    ...htmlHead(subject),
     ...(changes.length > 0 ? [`<p>${changes.map(escapeHtml).join('<br>')}</p>`] : []),
     '<table role="presentation" cellpadding="0" cellspacing="0" style="border-collapse:collapse;margin:0 0 16px">',
     ...facts.map(
@@ -100,13 +94,33 @@ export function renderEmail(update: IncidentUpdate, context: EmailContext): Rend
     subject,
     text,
     html,
-    headers: {
-      // RFC 8058: the mail client POSTs "List-Unsubscribe=One-Click" to this URL, no page needed.
-      'List-Unsubscribe': `<${unsubscribeUrl}>`,
-      'List-Unsubscribe-Post': 'List-Unsubscribe=One-Click',
-      // RFC 3834: tells auto-responders (out-of-office) not to answer.
-      'Auto-Submitted': 'auto-generated',
-    },
+    headers: subscriberHeaders(unsubscribeUrl),
+  };
+}
+
+/** The opening every subscriber email's HTML part has: the document, its type, the subject as a heading. */
+export function htmlHead(subject: string): string[] {
+  return [
+    '<!doctype html>',
+    '<html><head><meta charset="utf-8"><meta name="viewport" content="width=device-width"></head>',
+    '<body style="font-family:-apple-system,Segoe UI,Helvetica,Arial,sans-serif;font-size:15px;line-height:1.45;color:#1d1d1f">',
+    `<h1 style="font-size:19px;margin:0 0 12px">${escapeHtml(subject)}</h1>`,
+  ];
+}
+
+/** The signature every subscriber email's text part ends with: where to change what it gets, and to stop. */
+export function textFooter(manageUrl: string, unsubscribeUrl: string): string[] {
+  return ['-- ', `Change what you receive: ${manageUrl}`, `Unsubscribe: ${unsubscribeUrl}`, ''];
+}
+
+/** The headers of every email to a subscriber. */
+export function subscriberHeaders(unsubscribeUrl: string): Record<string, string> {
+  return {
+    // RFC 8058: the mail client POSTs "List-Unsubscribe=One-Click" to this URL, no page needed.
+    'List-Unsubscribe': `<${unsubscribeUrl}>`,
+    'List-Unsubscribe-Post': 'List-Unsubscribe=One-Click',
+    // RFC 3834: tells auto-responders (out-of-office) not to answer.
+    'Auto-Submitted': 'auto-generated',
   };
 }
 

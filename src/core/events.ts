@@ -97,7 +97,8 @@ export type StatusEvent = {
   data: EventData;
 };
 
-export function summarize(incident: Incident): IncidentSummary {
+/** An incident's own fields as the vendor gave them: in every event, and first in the API's incident JSON. */
+export function summarize(incident: Omit<Incident, 'notes'>): IncidentSummary {
   return {
     id: incident.id,
     title: incident.title,

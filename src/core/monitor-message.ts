@@ -4,7 +4,7 @@
  */
 import type { ChannelMessage } from './channel-message.ts';
 import { escapeMrkdwn } from './channel-message.ts';
-import { escapeHtml, timeFormatter, type EmailContext, type RenderedEmail } from './email-render.ts';
+import { escapeHtml, htmlHead, subscriberHeaders, textFooter, timeFormatter, type EmailContext, type RenderedEmail } from './email-render.ts';
 import type { MonitorEventData } from './events.ts';
 import { oneLine, servicesLabel, truncate } from './notification-message.ts';
 
@@ -62,23 +62,9 @@ export function renderMonitorEmail(data: MonitorEventData, context: Omit<EmailCo
   const unsubscribeUrl = oneLine(context.unsubscribeUrl);
   const manageUrl = oneLine(context.manageUrl);
   const dashboard = `${context.publicUrl.replace(/\/+$/, '')}/`;
-  const text = [
-    subject,
-    '',
-    ...lines,
-    '',
-    `Dashboard: ${dashboard}`,
-    '',
-    '-- ',
-    `Change what you receive: ${manageUrl}`,
-    `Unsubscribe: ${unsubscribeUrl}`,
-    '',
-  ].join('\n');
+  const text = [subject, '', ...lines, '', `Dashboard: ${dashboard}`, '', ...textFooter(manageUrl, unsubscribeUrl)].join('\n');
   const html = [
-    '<!doctype html>',
-    '<html><head><meta charset="utf-8"><meta name="viewport" content="width=device-width"></head>',
-    '<body style="font-family:-apple-system,Segoe UI,Helvetica,Arial,sans-serif;font-size:15px;line-height:1.45;color:#1d1d1f">',
-    `<h1 style="font-size:19px;margin:0 0 12px">${escapeHtml(subject)}</h1>`,
+    ...htmlHead(subject),
     `<p>${lines.map(escapeHtml).join('<br>')}</p>`,
     `<p><a href="${escapeHtml(dashboard)}">Dashboard</a></p>`,
     `<p style="color:#6e6e73;font-size:13px"><a href="${escapeHtml(manageUrl)}">Change what you receive</a> · <a href="${escapeHtml(unsubscribeUrl)}">Unsubscribe</a></p>`,
@@ -88,7 +74,7 @@ export function renderMonitorEmail(data: MonitorEventData, context: Omit<EmailCo
     subject,
     text,
     html,
-    headers: { 'List-Unsubscribe': `<${unsubscribeUrl}>`, 'List-Unsubscribe-Post': 'List-Unsubscribe=One-Click', 'Auto-Submitted': 'auto-generated' },
+    headers: subscriberHeaders(unsubscribeUrl),
   };
 }
 

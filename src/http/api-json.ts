@@ -1,5 +1,5 @@
 /** How incidents, notes and events look in statuswatch's own JSON API. */
-import type { StatusEvent } from '../core/events.ts';
+import { type StatusEvent, summarize } from '../core/events.ts';
 import { htmlToText } from '../core/html-text.ts';
 import { toIsoUtc } from '../core/vendor-time.ts';
 import type { Note } from '../core/incident.ts';
@@ -24,14 +24,7 @@ export function toApiNote(note: Note & { text?: string }) {
 /** The fields an incident has in lists and on its own. */
 function incidentFields(incident: Omit<StoredIncident, 'notes'>) {
   return {
-    id: incident.id,
-    title: incident.title,
-    type: incident.type,
-    status: incident.status,
-    url: incident.url,
-    services: incident.services,
-    date_created: incident.dateCreated.raw,
-    date_updated: incident.dateUpdated.raw,
+    ...summarize(incident),
     created_at: iso(incident.dateCreated.ms),
     updated_at: iso(incident.dateUpdated.ms),
     resolved_at: iso(incident.resolvedAt),

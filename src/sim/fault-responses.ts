@@ -2,7 +2,7 @@
 import { feedHeaders } from './conditional.ts';
 import type { Fault } from './faults.ts';
 import type { FeedEndpoint } from './feed-views.ts';
-import type { HeldRequests } from './held-requests.ts';
+import { type HeldRequests, holdOpen } from './held-requests.ts';
 import { oversizeBody } from './oversize-body.ts';
 import type { FeedDocument } from './wire.ts';
 
@@ -23,23 +23,6 @@ export type FaultContext = {
 };
 
 const text = (body: string, status: number, type = 'text/plain; charset=utf-8'): Response => new Response(body, { status, headers: { 'Content-Type': type } });
-
-/** Never answers until the client gives up or the sim closes; then a 503 nobody is waiting for. */
-function hang(request: Request, held: HeldRequests): Promise<Response> {
-  return new Promise((resolve) => {
-    let done = false;
-    const finish = (): void => {
-      if (done) return;
-      done = true;
-      forget();
-      request.signal.removeEventListener('abort', finish);
-      resolve(text('held open', 503));
-    };
-    const forget = held.register(finish);
-    if (request.signal.aborted) finish();
-    else request.signal.addEventListener('abort', finish, { once: true });
-  });
-}
 
 /** The real body, trickled out in small chunks spread over `totalMs`; the headers go out at once. */
 function trickle(bytes: Uint8Array, totalMs: number, held: HeldRequests): ReadableStream<Uint8Array> {
@@ -86,7 +69,7 @@ export async function faultResponse(fault: Fault, ctx: FaultContext): Promise<Re
       return new Response(`simulated error ${status}`, { status, headers });
     }
     case 'timeout':
-      return hang(ctx.request, ctx.held);
+      return holdOpen(ctx.request, ctx.held, () => text('held open', 503));
     case 'slow': {
       const doc = ctx.document();
       const headers = await feedHeaders(doc, ctx.conditional);

@@ -25,3 +25,23 @@ export function createHeldRequests(): HeldRequests {
     },
   };
 }
+
+/**
+ * A response that never comes: held until the client gives up or the sim closes, then `answer`
+ * (a 503 by default) ends it for nobody.
+ */
+export function holdOpen(request: Request, held: HeldRequests, answer: () => Response = () => new Response('held open', { status: 503 })): Promise<Response> {
+  return new Promise((resolve) => {
+    let done = false;
+    const finish = (): void => {
+      if (done) return;
+      done = true;
+      forget();
+      request.signal.removeEventListener('abort', finish);
+      resolve(answer());
+    };
+    const forget = held.register(finish);
+    if (request.signal.aborted) finish();
+    else request.signal.addEventListener('abort', finish, { once: true });
+  });
+}

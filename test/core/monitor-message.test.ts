@@ -43,6 +43,17 @@ describe('monitor messages', () => {
     expect(email.headers['List-Unsubscribe']).toBe(`<${context.unsubscribeUrl}>`);
   });
 
+  it('an email is signed, headed and marked as every subscriber email is: one-click unsubscribe, no auto-replies', () => {
+    const email = renderMonitorEmail(blind, context);
+    expect(email.headers).toEqual({
+      'List-Unsubscribe': `<${context.unsubscribeUrl}>`,
+      'List-Unsubscribe-Post': 'List-Unsubscribe=One-Click',
+      'Auto-Submitted': 'auto-generated',
+    });
+    expect(email.text.endsWith(`\n-- \nChange what you receive: ${context.manageUrl}\nUnsubscribe: ${context.unsubscribeUrl}\n`)).toBe(true);
+    expect(email.html).toMatch(/^<!doctype html>\n<html><head><meta charset="utf-8">.*\n<body [^\n]*>\n<h1 [^>]*>\[Blind\] statuswatch/);
+  });
+
   it('a team-chat message cannot mention everyone or make a link from vendor text', () => {
     const message = JSON.stringify(renderMonitorChannelMessage(blind));
     expect(message).not.toContain('<!channel>');

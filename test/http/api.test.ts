@@ -2,6 +2,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { rawIncident, type RawIncident } from '../fixtures/vendor-builders.ts';
 import { ADMIN_TOKEN, startTestApp, type TestApp } from '../helpers/app-service.ts';
+import { cursorPayload } from '../helpers/cursor-payload.ts';
 import { startTestVendor, type TestVendor } from '../helpers/service.ts';
 
 const SERVICES = ['Files', 'Messaging', 'Search', 'Huddles'];
@@ -114,6 +115,14 @@ describe('HTTP API', () => {
       expect((await service.get(`/api/incidents?cursor=${altered}`)).body.error).toBe('invalid_cursor');
     });
 
+    it('issues cursors with the fields it always has, so ones a client kept still page', async () => {
+      const incidents = (await service.get('/api/incidents?limit=1')).body;
+      expect(cursorPayload(incidents.response_metadata.next_cursor)).toEqual({ k: 'incidents', s: expect.any(Number) });
+      const events = (await service.get('/api/events?limit=1')).body;
+      expect(cursorPayload(events.response_metadata.next_cursor)).toEqual({ k: 'events', s: expect.any(Number) });
+      expect(events.resume_cursor).toBe(events.response_metadata.next_cursor);
+    });
+
     it.each([
       ['/api/incidents?since=yesterday', /since: expected a date/],
       ['/api/incidents?until=2026-13-45', /until: expected a date/],
@@ -156,6 +165,14 @@ describe('HTTP API', () => {
         expect.objectContaining({ body: '<p>The <strong>zeppelin</strong> cache&nbsp;was cold.</p>', text: 'The zeppelin cache was cold.' }),
       ]);
       expect(body.events.map((e: { type: string; backfill: boolean }) => [e.type, e.backfill])).toEqual([['incident.created', true]]);
+    });
+
+    it('gives an incident the same own fields, in the same order, as its events carry', async () => {
+      const { body } = await service.get('/api/incidents/1001');
+      const created = (await service.get('/api/events?type=incident.created&incident=1001')).body.events[0];
+      const summary = created.data.incident;
+      expect(Object.keys(summary)).toEqual(['id', 'title', 'type', 'status', 'url', 'services', 'date_created', 'date_updated']);
+      expect(Object.entries(body.incident).slice(0, 8)).toEqual(Object.entries(summary));
     });
 
     it('answers an unknown id with 404 incident_not_found', async () => {
@@ -226,6 +243,22 @@ describe('HTTP API', () => {
       const res = await service.fetch(`${service.url}/api/admin/polls/nope`, { headers: { authorization: `Bearer ${ADMIN_TOKEN}` } });
       expect(res.status).toBe(404);
       expect(await res.json()).toEqual({ ok: false, error: 'poll_not_found', detail: 'no poll run with that id' });
+    });
+
+    it.each([
+      ['POST', '/api/subscriptions'],
+      ['PATCH', '/api/subscriptions/sub_none'],
+      ['POST', '/api/delivery-replays'],
+    ])('%s %s refuses a body that is not JSON, or not declared JSON, with invalid_request', async (method, path) => {
+      const send = (body: string, contentType: string) =>
+        service.fetch(service.url + path, { method, headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': contentType }, body });
+      const garbled = await send('{"channel": ', 'application/json');
+      expect([garbled.status, await garbled.json()]).toEqual([400, { ok: false, error: 'invalid_request', detail: 'the body is not valid JSON' }]);
+      const undeclared = await send('{}', 'text/plain');
+      expect([undeclared.status, await undeclared.json()]).toEqual([
+        400,
+        { ok: false, error: 'invalid_request', detail: 'expected a JSON body (Content-Type: application/json)' },
+      ]);
     });
 
     it('answers unknown routes and methods with the same error shape', async () => {

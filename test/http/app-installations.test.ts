@@ -5,6 +5,7 @@
  */
 import { afterEach, beforeAll, afterAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from '../helpers/app-service.ts';
+import { cursorPayload } from '../helpers/cursor-payload.ts';
 import { startTestVendor, type TestVendor } from '../helpers/service.ts';
 import { startWebApi, type WebApiClient } from '../sim/web-api-helpers.ts';
 
@@ -179,6 +180,8 @@ describe('the installations API', () => {
     const bogus = await raw(app, 'GET', `/api/app/installations/${installed}/conversations?cursor=abc`);
     expect([bogus.status, JSON.parse(bogus.text).error]).toEqual([400, 'invalid_cursor']);
     const first = JSON.parse((await raw(app, 'GET', `/api/app/installations/${installed}/conversations?limit=1`)).text);
+    // The cursor names the installation and carries the vendor's cursor, as it always has.
+    expect(cursorPayload(first.response_metadata.next_cursor)).toEqual({ k: 'app-conversations', i: installed, c: expect.any(String), s: expect.any(Number) });
     const other = await raw(app, 'GET', `/api/app/installations/other/conversations?cursor=${encodeURIComponent(first.response_metadata.next_cursor)}`);
     expect([other.status, JSON.parse(other.text).error]).toEqual([400, 'invalid_cursor']);
     // Vendor cursors do not last: an old one is a clear 400, start again.

@@ -9,6 +9,7 @@ import { join, dirname } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { rawIncident } from '../fixtures/vendor-builders.ts';
+import { cursorPayload } from '../helpers/cursor-payload.ts';
 import { startTestService, startTestVendor, type TestService, type TestVendor } from '../helpers/service.ts';
 import { connectMcp, mcpArchive, rawMcpCall, type McpTestClient } from './mcp-helpers.ts';
 
@@ -59,6 +60,9 @@ describe('MCP server over Streamable HTTP', () => {
       incidents: [{ id: '2002', url: `${PUBLIC_URL}/incidents/2002` }],
     });
     expect(result.content[0]!.text).toContain('Messaging: incident');
+    // The same question, the same answer: the widget is read one way for every face.
+    const widget = await service.get('/widget.json?service=Messaging,Files,Zeppelins');
+    expect(result.structuredContent).toEqual({ ok: true, ...widget.body });
     expect(result.content[0]!.text).toContain(`${PUBLIC_URL}/`);
   });
 
@@ -151,6 +155,25 @@ describe('MCP server over Streamable HTTP', () => {
     );
     expect(result.structuredContent.feed).toMatchObject({ stale: false });
     expect(result.content[0]!.text).toContain(`${PUBLIC_URL}/incidents/2002`);
+  });
+
+  it('recent_changes: pages with the cursor, which keeps the time the first page was asked from', async () => {
+    const since = '2020-01-01';
+    const all = (await mcp.call('recent_changes', { since, limit: 100 })).structuredContent;
+    expect([all.events.length > 1, all.next_cursor]).toEqual([true, '']);
+    const ids: string[] = [];
+    let cursor: string | undefined;
+    for (let i = 0; i < 20; i++) {
+      // A later `since` beside a cursor is not read: the cursor's own time is.
+      const page = (await mcp.call('recent_changes', cursor ? { since: '2030-01-01', limit: 1, cursor } : { since, limit: 1 })).structuredContent;
+      ids.push(...page.events.map((e: { id: string }) => e.id));
+      if (!page.next_cursor) break;
+      expect(cursorPayload(page.next_cursor)).toEqual({ k: 'recent_changes', s: expect.any(Number), t: Date.parse(since) });
+      cursor = page.next_cursor;
+    }
+    expect(ids).toEqual(all.events.map((e: { id: string }) => e.id));
+    const searchCursor = (await mcp.call('search_incidents', { limit: 1 })).structuredContent.next_cursor;
+    expect(await mcp.call('recent_changes', { cursor: searchCursor })).toMatchObject({ isError: true, structuredContent: { error: 'invalid_cursor' } });
   });
 
   it('has no server-to-client stream: GET is 405', async () => {

@@ -10,17 +10,17 @@ import { ApiError } from '../../core/errors.ts';
 import { parseInstant } from '../../core/instant.ts';
 import { incidentHistory, incidentNotFound } from '../../app/incident-history.ts';
 import { assessKnowledge } from '../../core/knowledge.ts';
-import { unknownServices } from '../../core/known-services.ts';
 import { type McpScope, TOOL_SCOPES } from '../../core/mcp-scopes.ts';
 import type { ArchiveQueries, Clock } from '../../core/ports.ts';
 import { AVAILABILITY_WINDOWS_DAYS, type Reliability } from '../../core/reliability.ts';
 import { SEARCH_LIMITS } from '../../core/search-query.ts';
-import { buildWidgetState, WIDGET_SERVICES_MAX } from '../../core/widget-state.ts';
+import { WIDGET_SERVICES_MAX } from '../../core/widget-state.ts';
 import { iso } from '../api-json.ts';
+import { type CursorList, isSequence, isWhole, logPageAfter, readPosition } from '../../app/cursor-page.ts';
+import { currentStatus } from '../../app/current-status.ts';
 import { searchIncidents } from '../../app/incident-search.ts';
 import { requireKnownServices } from '../../app/known-services.ts';
 import { pageLimit } from '../query-params.ts';
-import { STALE_AFTER_MS } from '../routes/health.ts';
 import { currentStatusAnswer, incidentAnswer, incidentPageAnswer, recentChangesAnswer, refusal, reliabilityAnswer, type ToolAnswer } from './tool-answers.ts';
 
 export type McpToolDeps = {
@@ -36,8 +36,12 @@ export type McpToolDeps = {
 /** recent_changes without `since`: the last day. */
 const RECENT_DEFAULT_MS = 24 * 3600_000;
 const WINDOWS = AVAILABILITY_WINDOWS_DAYS.map((days) => `${days}d`) as [string, ...string[]];
-/** Where a page of recent_changes ends: the last event's sequence number, and the `since` asked. */
-const changesCursor = z.object({ k: z.literal('recent_changes'), s: z.number().int().nonnegative(), t: z.number().int() });
+/** Where a page of recent_changes ends: the last event's sequence number, and the `since` its first page was asked with. */
+const RECENT_CHANGES: CursorList<{ seq: number; since: number }> = {
+  name: 'recent_changes',
+  fields: ({ seq, since }) => ({ s: seq, t: since }),
+  position: ({ s, t }) => (typeof s === 'number' && isSequence(s) && typeof t === 'number' && isWhole(t) ? { seq: s, since: t } : null),
+};
 
 /** A list as the API takes it: an array, or one text with commas (`Files,Messaging`). */
 const nameList = (what: string) =>
@@ -82,22 +86,7 @@ export function registerTools(server: McpServer, deps: McpToolDeps, scopes: read
       ({ services: asked }) =>
         guarded(async () => {
           const services = listOf(asked)?.slice(0, WIDGET_SERVICES_MAX);
-          const [ongoing, latest, health, names] = await Promise.all([
-            store.ongoingIncidents(),
-            store.recentlyUpdated({ services }, 1),
-            store.feedHealth(),
-            services ? known() : Promise.resolve([]),
-          ]);
-          const widget = buildWidgetState({
-            ongoing,
-            latest: latest[0] ?? null,
-            lastSuccessAt: health.lastSuccessAt,
-            now: clock.now(),
-            staleAfterMs: STALE_AFTER_MS,
-            services,
-            unknownServices: unknownServices(services, names),
-            baseUrl,
-          });
+          const widget = await currentStatus({ store, known }, { services, baseUrl, nowMs: clock.now() });
           return currentStatusAnswer(widget);
         }),
     );
@@ -200,16 +189,19 @@ export function registerTools(server: McpServer, deps: McpToolDeps, scopes: read
       (input) =>
         guarded(async () => {
           const now = clock.now();
-          const resumed = input.cursor ? await cursors.decode(input.cursor) : null;
-          const position = resumed === null ? null : changesCursor.safeParse(resumed);
-          if (input.cursor && !position?.success) throw new ApiError(400, 'invalid_cursor', 'the cursor is not one this server issued for recent_changes');
-          const since = position?.success ? position.data.t : (parseInstant(input.since, 'since') ?? now - RECENT_DEFAULT_MS);
+          const resumed = await readPosition(cursors, RECENT_CHANGES, input.cursor);
+          const since = resumed ? resumed.since : (parseInstant(input.since, 'since') ?? now - RECENT_DEFAULT_MS);
           const pageSize = pageLimit(input.limit === undefined ? undefined : String(input.limit));
-          const afterSeq = position?.success ? position.data.s : 0;
-          // Backfill is the archive being seeded, not something that changed.
-          const events = await store.listEvents({ detectedSinceMs: since, includeBackfill: false }, afterSeq, pageSize);
-          const last = events.at(-1);
-          const next = events.length === pageSize && last ? await cursors.encode({ k: 'recent_changes', s: last.seq, t: since }) : '';
+          const { page: events, next } = await logPageAfter(
+            cursors,
+            RECENT_CHANGES,
+            resumed,
+            { seq: 0, since },
+            pageSize,
+            // Backfill is the archive being seeded, not something that changed.
+            (after, n) => store.listEvents({ detectedSinceMs: since, includeBackfill: false }, after.seq, n),
+            (event) => ({ seq: event.seq, since }),
+          );
           const health = await store.feedHealth();
           const knowledge = assessKnowledge({ lastSuccessAt: health.lastSuccessAt, now });
           const feed = { stale: knowledge.kind !== 'known', last_read_at: iso(health.lastSuccessAt) };

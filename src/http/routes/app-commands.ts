@@ -11,11 +11,10 @@ import { suggestService } from '../../core/known-services.ts';
 import { slashStatusAnswer, slashUnknownServiceAnswer } from '../../core/workspace-app/slash-answer.ts';
 import { checkSlashRequest, SIGNATURE_HEADER, SLASH_MAX_SKEW_SECONDS, TIMESTAMP_HEADER } from '../../core/workspace-app/slash-signature.ts';
 import { APP_PATHS } from '../../core/workspace-app/manifest.ts';
-import { buildWidgetState } from '../../core/widget-state.ts';
 import type { AppDeps } from '../deps.ts';
 import type { ArchiveReads, OneTimeKeyStore } from '../../core/ports.ts';
+import { currentStatus } from '../../app/current-status.ts';
 import { knownServiceNames } from '../../app/known-services.ts';
-import { STALE_AFTER_MS } from './health.ts';
 
 /** A slash command's form is a few hundred bytes; the vendor caps the text it carries. */
 const COMMAND_MAX_BYTES = 16 * 1024;
@@ -67,16 +66,7 @@ export function appCommandRoutes(deps: AppCommandRouteDeps) {
         if (service === null) return c.json(slashUnknownServiceAnswer(text, names, `${baseUrl.replace(/\/+$/, '')}/`));
       }
       const services = service === null ? undefined : [service];
-      const [ongoing, latest, health] = await Promise.all([store.ongoingIncidents(), store.recentlyUpdated({ services }, 1), store.feedHealth()]);
-      const widget = buildWidgetState({
-        ongoing,
-        latest: latest[0] ?? null,
-        lastSuccessAt: health.lastSuccessAt,
-        now,
-        staleAfterMs: STALE_AFTER_MS,
-        services,
-        baseUrl,
-      });
+      const widget = await currentStatus({ store, known }, { services, baseUrl, nowMs: now });
       return c.json(slashStatusAnswer(widget, service));
     },
   );

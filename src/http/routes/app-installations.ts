@@ -3,7 +3,7 @@
  * install from a pasted long-lived token, list the installations, and page through the
  * conversations an installation can post to. No answer ever carries a token.
  */
-import { Hono, type Context } from 'hono';
+import { Hono } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { INSTALLATIONS_LIST_MAX, type AppInstalls, type ConversationsPosition } from '../../app/workspace-app/installs.ts';
 import { ApiError } from '../../core/errors.ts';
@@ -14,7 +14,8 @@ import type { InstallationStore } from '../../core/ports.ts';
 import { installFromTokenSchema } from '../openapi/api-schemas.ts';
 import { parseRequest } from '../../core/parse-request.ts';
 import { pageLimit } from '../query-params.ts';
-import { readCursor } from '../../app/cursor-page.ts';
+import { jsonBody } from '../json-body.ts';
+import { type CursorList, isSequence, readPosition, writeCursor } from '../../app/cursor-page.ts';
 import { installErrorToApi } from '../../app/workspace-app/install-refusals.ts';
 import { type AdminGuardDeps, requireAdmin } from './admin.ts';
 
@@ -62,10 +63,12 @@ export function appInstallationRoutes(deps: AppInstallationRouteDeps) {
 
   app.get('/api/app/installations/:id/conversations', async (c) => {
     const id = c.req.param('id');
-    const from = await readCursor(deps.cursors, c.req.query('cursor'), (p) => conversationsPosition(p, id));
+    const list = conversationsList(id);
+    const from = await readPosition(deps.cursors, list, c.req.query('cursor'));
     const limit = pageLimit(c.req.query('limit'));
+    // The vendor pages this list: where the next page starts is its answer, not our last row.
     const page = await installs().conversations(id, from, limit).catch(installErrorToApi);
-    const next = page.next ? await deps.cursors.encode({ k: 'app-conversations', i: id, c: page.next.vendorCursor, s: page.next.skip }) : '';
+    const next = page.next ? await writeCursor(deps.cursors, list, page.next) : '';
     return c.json({
       ok: true,
       conversations: page.conversations.map((x) => ({ id: x.id, name: x.name, is_private: x.isPrivate, is_archived: x.isArchived, is_member: x.isMember })),
@@ -77,20 +80,11 @@ export function appInstallationRoutes(deps: AppInstallationRouteDeps) {
 }
 
 /** Our cursor names the installation too: one issued for another installation's list is refused. */
-function conversationsPosition(payload: unknown, id: string): ConversationsPosition | null {
-  const p = payload as { k?: unknown; i?: unknown; c?: unknown; s?: unknown } | null;
-  if (p?.k !== 'app-conversations' || p.i !== id) return null;
-  if (!(p.c === null || typeof p.c === 'string') || typeof p.s !== 'number' || !Number.isSafeInteger(p.s) || p.s < 0) return null;
-  return { vendorCursor: p.c, skip: p.s };
-}
-
-async function jsonBody(c: Context): Promise<unknown> {
-  if (!(c.req.header('content-type') ?? '').toLowerCase().startsWith('application/json')) {
-    throw new ApiError(400, 'invalid_request', 'expected a JSON body (Content-Type: application/json)');
-  }
-  try {
-    return await c.req.json();
-  } catch {
-    throw new ApiError(400, 'invalid_request', 'the body is not valid JSON');
-  }
+function conversationsList(id: string): CursorList<ConversationsPosition> {
+  return {
+    name: 'app-conversations',
+    fields: ({ vendorCursor, skip }) => ({ i: id, c: vendorCursor, s: skip }),
+    position: ({ i, c, s }) =>
+      i === id && (c === null || typeof c === 'string') && typeof s === 'number' && isSequence(s) ? { vendorCursor: c, skip: s } : null,
+  };
 }

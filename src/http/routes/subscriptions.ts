@@ -1,5 +1,5 @@
 /** Admin API of subscriptions and their deliveries, behind `Authorization: Bearer $ADMIN_TOKEN`. */
-import { Hono, type Context } from 'hono';
+import { Hono } from 'hono';
 import { ApiError } from '../../core/errors.ts';
 import { webhookMessageId } from '../../core/fanout.ts';
 import type { Delivery, DeliveryAttemptRecord, DeliveryState, OutboxStore, StoredSubscription, SubscriptionStore } from '../../core/ports.ts';
@@ -7,6 +7,7 @@ import { CHANNELS, parseAppTarget, type Channel, type SubscriptionStatus } from 
 import { groupIdOfTarget } from '../../core/scim-group.ts';
 import { iso } from '../api-json.ts';
 import { instantParam, pageRequest } from '../query-params.ts';
+import { jsonBody } from '../json-body.ts';
 import { replayDeliveriesSince, replayDelivery, type ReplayDeps } from '../../app/delivery-replay.ts';
 import { deliveryPage, type ListDeps, subscriptionPage } from '../../app/subscription-lists.ts';
 import { replayRequestSchema } from '../openapi/api-schemas.ts';
@@ -176,17 +177,6 @@ async function toApiDelivery(d: Delivery, attempts?: DeliveryAttemptRecord[]) {
         }
       : {}),
   };
-}
-
-async function jsonBody(c: Context): Promise<unknown> {
-  if (!(c.req.header('content-type') ?? '').toLowerCase().startsWith('application/json')) {
-    throw new ApiError(400, 'invalid_request', 'expected a JSON body (Content-Type: application/json)');
-  }
-  try {
-    return await c.req.json();
-  } catch {
-    throw new ApiError(400, 'invalid_request', 'the body is not valid JSON');
-  }
 }
 
 function enumParam<T extends string>(raw: string | undefined, allowed: readonly T[], name: string): T | undefined {

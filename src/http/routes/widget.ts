@@ -5,17 +5,16 @@
  */
 import { Hono, type Context } from 'hono';
 import { badgeFor, renderBadge } from '../../core/badge-svg.ts';
-import { buildWidgetState, WIDGET_SERVICES_MAX, type WidgetJson } from '../../core/widget-state.ts';
-import { unknownServices } from '../../core/known-services.ts';
+import { WIDGET_SERVICES_MAX, type WidgetJson } from '../../core/widget-state.ts';
 import type { AppDeps } from '../deps.ts';
 import type { ArchiveReads } from '../../core/ports.ts';
 import { embedPage } from '../embed-page.ts';
+import { currentStatus } from '../../app/current-status.ts';
 import { knownServiceNames } from '../../app/known-services.ts';
 import { listParam } from '../query-params.ts';
 import type { ReadBudget } from '../read-budget.ts';
 import { readCacheKey } from '../read-params.ts';
 import { etagMatches, responseCache } from '../response-cache.ts';
-import { STALE_AFTER_MS } from './health.ts';
 
 /**
  * Pages refetch within half a minute; a CDN or browser may serve a minute longer while it
@@ -89,24 +88,8 @@ export function widgetRoutes({ store, clock, assets, publicUrl }: WidgetRouteDep
   /** `?service=Files,Messaging` or repeated, exact names, as everywhere in the API. */
   const servicesAsked = (c: Context) => listParam(c, 'service')?.slice(0, WIDGET_SERVICES_MAX);
 
-  const state = async (c: Context, services: string[] | undefined): Promise<WidgetJson> => {
-    const [ongoing, latest, health, knownNames] = await Promise.all([
-      store.ongoingIncidents(),
-      store.recentlyUpdated({ services }, 1),
-      store.feedHealth(),
-      services ? known() : Promise.resolve([]),
-    ]);
-    return buildWidgetState({
-      ongoing,
-      latest: latest[0] ?? null,
-      lastSuccessAt: health.lastSuccessAt,
-      now: clock.now(),
-      staleAfterMs: STALE_AFTER_MS,
-      services,
-      unknownServices: unknownServices(services, knownNames),
-      baseUrl: publicUrl ?? new URL(c.req.url).origin,
-    });
-  };
+  const state = (c: Context, services: string[] | undefined): Promise<WidgetJson> =>
+    currentStatus({ store, known }, { services, baseUrl: publicUrl ?? new URL(c.req.url).origin, nowMs: clock.now() });
 
   for (const path of ['/widget.json', '/badge.svg', '/embed', '/widget.js']) {
     app.options(path, (c) => c.body(null, 204, PREFLIGHT_HEADERS));

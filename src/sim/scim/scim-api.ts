@@ -2,7 +2,7 @@
  * The SCIM service itself: version, bearer token, route, rate limits and faults, then the
  * resource handlers; every refusal in the version's error body.
  */
-import type { HeldRequests } from '../held-requests.ts';
+import { type HeldRequests, holdOpen } from '../held-requests.ts';
 import { errorResponse, plainErrorResponse, ScimError, type ScimVersion } from './errors.ts';
 import { allSchemas, groupSchema, resourceTypes, serviceProviderConfig, userSchemas } from './config-views.ts';
 import { endlessPage } from './endless.ts';
@@ -34,23 +34,6 @@ function pause(request: Request, held: HeldRequests, ms: number): Promise<void> 
       resolve();
     };
     const timer = setTimeout(finish, ms);
-    const forget = held.register(finish);
-    if (request.signal.aborted) finish();
-    else request.signal.addEventListener('abort', finish, { once: true });
-  });
-}
-
-/** A held-open response: ends when the client gives up or the sim closes. */
-function hang(request: Request, held: HeldRequests): Promise<Response> {
-  return new Promise((resolve) => {
-    let done = false;
-    const finish = (): void => {
-      if (done) return;
-      done = true;
-      forget();
-      request.signal.removeEventListener('abort', finish);
-      resolve(new Response('held open', { status: 503 }));
-    };
     const forget = held.register(finish);
     if (request.signal.aborted) finish();
     else request.signal.addEventListener('abort', finish, { once: true });
@@ -138,7 +121,7 @@ function faultResponse(fault: ScimFault, version: ScimVersion, request: Request,
       return errorResponse(version, status === 429 ? 'too_many_requests' : 'internal_error', status, headers);
     }
     case 'timeout':
-      return hang(request, state.held);
+      return holdOpen(request, state.held);
     case 'missing-page':
     case 'endless':
     case 'delay':

@@ -1,24 +1,7 @@
 /** The answer an injected Web API fault gives in place of the method's own. */
 import { ApiError, apiErrorResponse } from './api-error.ts';
 import type { WebApiFault } from './faults.ts';
-import type { HeldRequests } from '../held-requests.ts';
-
-/** Never answers until the client gives up or the sim closes. */
-function hang(request: Request, held: HeldRequests): Promise<Response> {
-  return new Promise((resolve) => {
-    let done = false;
-    const finish = (): void => {
-      if (done) return;
-      done = true;
-      forget();
-      request.signal.removeEventListener('abort', finish);
-      resolve(new Response('held open', { status: 503 }));
-    };
-    const forget = held.register(finish);
-    if (request.signal.aborted) finish();
-    else request.signal.addEventListener('abort', finish, { once: true });
-  });
-}
+import { type HeldRequests, holdOpen } from '../held-requests.ts';
 
 /** The `error` a fault's answer carries, for the call log; null when it carries none (an error page, no answer). */
 export function faultErrorCode(fault: WebApiFault): string | null {
@@ -44,6 +27,6 @@ export function faultAnswer(fault: WebApiFault, request: Request, held: HeldRequ
       return new Response(`<html><body>simulated error ${status}</body></html>`, { status, headers });
     }
     case 'timeout':
-      return hang(request, held);
+      return holdOpen(request, held);
   }
 }

@@ -1,0 +1,39 @@
+/**
+ * The vendor's state now: what `/widget.json` (and the badge, embed and script built on it), the
+ * MCP tool `current_status` and the workspace app's slash command all answer, from one read of the
+ * archive, with one rule for a stale feed and for names never seen.
+ */
+import { STALE_AFTER_MS } from '../core/knowledge.ts';
+import { unknownServices } from '../core/known-services.ts';
+import type { Store } from '../core/ports.ts';
+import { buildWidgetState, type WidgetJson } from '../core/widget-state.ts';
+
+export type CurrentStatusDeps = {
+  store: Pick<Store, 'ongoingIncidents' | 'recentlyUpdated' | 'feedHealth'>;
+  /** The known service names (knownServiceNames): read only when services are asked for. */
+  known: () => Promise<string[]>;
+};
+
+/** `services`: exact names, already bounded by the face; undefined for every service. `baseUrl`: the dashboard's. */
+export async function currentStatus(
+  { store, known }: CurrentStatusDeps,
+  request: { services: string[] | undefined; baseUrl: string; nowMs: number },
+): Promise<WidgetJson> {
+  const { services } = request;
+  const [ongoing, latest, health, names] = await Promise.all([
+    store.ongoingIncidents(),
+    store.recentlyUpdated({ services }, 1),
+    store.feedHealth(),
+    services ? known() : Promise.resolve([]),
+  ]);
+  return buildWidgetState({
+    ongoing,
+    latest: latest[0] ?? null,
+    lastSuccessAt: health.lastSuccessAt,
+    now: request.nowMs,
+    staleAfterMs: STALE_AFTER_MS,
+    services,
+    unknownServices: unknownServices(services, names),
+    baseUrl: request.baseUrl,
+  });
+}
