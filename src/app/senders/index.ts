@@ -3,10 +3,7 @@
  * here; the record's type makes a channel without a sender a compile error.
  */
 import type { TokenPurpose } from '../../core/confirmation-token.ts';
-import type { Clock, Mailer, WebhookSender } from '../../core/ports.ts';
-import type { SecretBox } from '../../core/secret-box.ts';
-import type { AppMessageSender } from '../workspace-app/message-sender.ts';
-import type { GroupMail } from '../group-mail.ts';
+import type { ChannelSenderDeps } from '../channel-sender.ts';
 import { createChatChannel } from './chat-channel.ts';
 import { createEmailChannel } from './email.ts';
 import { createGroupEmailChannel } from './group-email.ts';
@@ -14,17 +11,9 @@ import type { Senders } from './sender.ts';
 import { createWebhookChannel } from './webhook.ts';
 import { createWorkspaceAppChannel } from './workspace-app.ts';
 
-export type SendersDeps = {
-  webhooks: WebhookSender;
-  mailer: Mailer | null;
-  secrets: SecretBox;
-  clock: Clock;
-  publicUrl: string;
-  sanitizeHtml: (html: string) => string;
+/** The channel sender's settings, every optional one decided (null: not configured), and how links are made. */
+export type SendersDeps = Required<Omit<ChannelSenderDeps, 'store'>> & {
   linkFor: (subscriptionId: string, purpose: TokenPurpose) => Promise<string>;
-  app: AppMessageSender | null;
-  groupMail: GroupMail | null;
-  adminEmail: string | null;
 };
 
 export function createSenders(deps: SendersDeps): Senders {
