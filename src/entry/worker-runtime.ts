@@ -13,7 +13,7 @@ import { createServiceMetrics, type ServiceMetrics } from '../app/service-metric
 import { configSchema, parseConfig, type Config } from '../config.ts';
 import type { Clock, Logger } from '../core/ports.ts';
 import type { SecretBox } from '../core/secret-box.ts';
-import { buildServices, type RuntimePorts } from './services.ts';
+import { buildServices, type BackgroundServices, type RuntimePorts, type Services } from './services.ts';
 import { checkWorkerWebhookUrl, createWorkerSenders, WORKER_USER_AGENT } from './worker-senders.ts';
 
 /** The bindings wrangler.toml declares, by the part of them the core uses. */
@@ -117,15 +117,21 @@ export function workerSecrets(config: Config): Promise<SecretBox> {
 }
 
 /**
- * The cron's retry of token refreshes an invocation was killed in the middle of (claimed, and
- * perhaps answered by the vendor, never written): Node does this when a process starts, a Worker
- * has no start, so each tick looks. One read when no claim is left; nothing without the app.
+ * The cron's services. Polling, retention and the group sync need no SECRET_KEY; with the
+ * workspace app configured, the cron also retries the token refreshes an invocation was killed in
+ * the middle of (Node does this when a process starts; a Worker has no start, so each tick looks),
+ * which opens tokens with it. One build either way.
  */
-export async function recoverWorkerTokenClaims(runtime: WorkerRuntime): Promise<void> {
+export async function cronServices(runtime: WorkerRuntime): Promise<BackgroundServices & Partial<Pick<Services, 'workspaceApp'>>> {
   const { config, ports } = runtime;
-  if (!config.APP_CLIENT_ID || !config.APP_CLIENT_SECRET) return;
-  const { workspaceApp } = buildServices(config, { ...ports, secrets: await workerSecrets(config) });
-  await workspaceApp?.recoverUnfinishedRefreshes();
+  if (!config.APP_CLIENT_ID || !config.APP_CLIENT_SECRET) return buildServices(config, { ...ports, secrets: null });
+  try {
+    return buildServices(config, { ...ports, secrets: await workerSecrets(config) });
+  } catch (error) {
+    // SECRET_KEY missing or malformed: the rest of the tick goes on without the app's recovery.
+    ports.logger.warn('could not look for unfinished token refreshes', { error: error instanceof Error ? error.message : String(error) });
+    return buildServices(config, { ...ports, secrets: null });
+  }
 }
 
 export { createServiceMetrics };

@@ -10,14 +10,7 @@ import { ConfigError } from '../config.ts';
 import type { Clock, OutboxStore } from '../core/ports.ts';
 import { createApp } from '../http/app.ts';
 import { buildServices, createAppDeps } from './services.ts';
-import {
-  createServiceMetrics,
-  createWorkerRuntime,
-  QUEUE_ROUND_MAX_DELIVERIES,
-  recoverWorkerTokenClaims,
-  workerSecrets,
-  type WorkerRuntime,
-} from './worker-runtime.ts';
+import { createServiceMetrics, createWorkerRuntime, QUEUE_ROUND_MAX_DELIVERIES, cronServices, workerSecrets, type WorkerRuntime } from './worker-runtime.ts';
 
 /** The bindings of wrangler.toml, and the settings by Node's names (`[vars]` and secrets). */
 export type WorkerEnv = {
@@ -109,8 +102,7 @@ export default {
 
   async scheduled(controller, env, ctx) {
     const runtime = createWorkerRuntime(env, { instanceId: newInstanceId('cron'), keepAlive: (p) => ctx.waitUntil(p) });
-    // Without the secrets: polling, retention and the group sync need no SECRET_KEY.
-    const { store, poller, pruner, groups } = buildServices(runtime.config, { ...runtime.ports, secrets: null });
+    const { store, poller, pruner, groups, workspaceApp } = await cronServices(runtime);
     const { logger, clock } = runtime.ports;
     try {
       // The lease in D1 lets one poll run at a time, across invocations and isolates.
@@ -127,12 +119,8 @@ export default {
       }
     }
     // A refresh a killed invocation left claimed is retried while the vendor's grace may last.
-    try {
-      await recoverWorkerTokenClaims(runtime);
-    } catch (error) {
-      // Only SECRET_KEY missing or malformed gets here: the look itself logs its own failures.
-      logger.warn('could not look for unfinished token refreshes', { error: error instanceof Error ? error.message : String(error) });
-    }
+    // The look logs its own failures.
+    await workspaceApp?.recoverUnfinishedRefreshes();
     // Group subscriptions: the groups whose member lists are older than SCIM_SYNC_SECONDS.
     try {
       await groups.sync.syncDue();
