@@ -238,8 +238,8 @@ function createView(options: ScimClientOptions, shared: SharedState, spending: S
    * One page of the groups' list. The spec writes `/Groups/`; a directory that answers that with
    * 404 (RFC 7644's reference server does) is asked `/Groups`, and from then on only that.
    */
-  async function groupsPage(startIndex: number) {
-    const query = `?startIndex=${startIndex}&count=${SCIM_PAGE_SIZE}`;
+  async function groupsPage(startIndex: number, count: number = SCIM_PAGE_SIZE) {
+    const query = `?startIndex=${startIndex}&count=${count}`;
     try {
       const path = `${shared.groupsList}${query}`;
       return parse(path, groupList, await get(path));
@@ -261,7 +261,8 @@ function createView(options: ScimClientOptions, shared: SharedState, spending: S
     } catch (error) {
       if (!isPlainNotFound(error)) throw error;
     }
-    await groupsPage(1);
+    // One group is enough to show the list answers: a full page carries up to 1,000 groups' members.
+    await groupsPage(1, 1);
     return true;
   }
 
