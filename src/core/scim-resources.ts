@@ -1,6 +1,6 @@
 /** Zod schemas for the SCIM answers a reading client gets (user, group, list, error body), and their conversions. */
 import { z } from 'zod';
-import { singleAddress } from './email-address.ts';
+import { EMAIL_MAX_CHARS, singleAddress } from './email-address.ts';
 import { isScimErrorCode } from './scim-errors.ts';
 
 export type ScimVersionName = 'v2' | 'v1';
@@ -27,13 +27,11 @@ export type DirectoryGroup = { id: string; displayName: string; memberIds: strin
 // above both keep a runaway answer from being held in memory.
 const MAX_GROUP_MEMBERS = 20_000;
 const MAX_PAGE_RESOURCES = 1_000;
-/** The longest address SMTP carries (RFC 5321's 256-octet path, less its angle brackets). */
-const MAX_EMAIL_CHARS = 254;
 /** A skip's reason as the audit list keeps it. */
 const MAX_REASON_CHARS = 300;
 const text = (max: number) => z.string().max(max, `longer than ${max} characters`);
 
-const emailSchema = z.object({ value: text(MAX_EMAIL_CHARS), type: text(50).nullish(), primary: z.boolean().nullish() });
+const emailSchema = z.object({ value: text(EMAIL_MAX_CHARS), type: text(50).nullish(), primary: z.boolean().nullish() });
 
 // Each field a sync keeps has a bound: a record past one is skipped (readUser), not cut short.
 export const scimUserSchema = z.object({
