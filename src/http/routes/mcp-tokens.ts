@@ -9,6 +9,8 @@ import { randomSecret } from '../../core/cursor.ts';
 import { ApiError } from '../../core/errors.ts';
 import type { McpTokenRecord } from '../../core/ports.ts';
 import { iso } from '../api-json.ts';
+import { jsonBody } from '../json-body.ts';
+import { parseRequest } from '../../core/parse-request.ts';
 import type { McpAccessStore } from '../../core/ports.ts';
 import { type AdminGuardDeps, requireAdmin } from './admin.ts';
 
@@ -19,11 +21,7 @@ const TOKEN_PREFIX = 'swmcp_';
 
 /** The body of POST /api/admin/mcp-tokens (also in /openapi.json). */
 export const newTokenBody = z.object({
-  label: z
-    .string({ error: 'label: expected a text naming who the token is for' })
-    .trim()
-    .min(1, 'label: must not be empty')
-    .max(100, 'label: at most 100 characters'),
+  label: z.string({ error: 'expected a text naming who the token is for' }).trim().min(1, 'must not be empty').max(100, 'at most 100 characters'),
 });
 
 const toApiToken = (record: McpTokenRecord) => ({ id: record.id, label: record.label, created_at: iso(record.createdAt) });
@@ -37,10 +35,9 @@ export function mcpTokenRoutes(deps: McpTokenRouteDeps) {
   app.use('/api/admin/mcp-tokens/*', requireAdmin(deps));
 
   app.post('/api/admin/mcp-tokens', async (c) => {
-    const parsed = newTokenBody.safeParse(await c.req.json().catch(() => null));
-    if (!parsed.success) throw new ApiError(400, 'invalid_request', parsed.error.issues.map((i) => i.message).join('; '));
+    const { label } = parseRequest(newTokenBody, await jsonBody(c));
     const token = `${TOKEN_PREFIX}${randomSecret()}`;
-    const record = { id: `mcpt_${randomSecret(9)}`, label: parsed.data.label, tokenHash: await sha256Hex(token), createdAt: clock.now() };
+    const record = { id: `mcpt_${randomSecret(9)}`, label, tokenHash: await sha256Hex(token), createdAt: clock.now() };
     if (!(await store.createMcpToken(record, MCP_TOKENS_MAX))) {
       throw new ApiError(409, 'too_many_tokens', `at most ${MCP_TOKENS_MAX} MCP tokens exist at once; revoke one first`);
     }
