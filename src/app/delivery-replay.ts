@@ -22,6 +22,6 @@ export async function replayDelivery({ store, clock, outbox }: ReplayDeps, id: n
 export async function replayDeliveriesSince({ store, clock, outbox }: ReplayDeps, request: ReplaySince): Promise<number> {
   const sinceMs = requireInstant(request.since, 'since');
   const replayed = await store.replayDeliveriesSince(sinceMs, { subscriptionId: request.subscriptionId, state: request.state }, clock.now());
-  outbox.outboxChanged();
+  if (replayed > 0) outbox.outboxChanged();
   return replayed;
 }

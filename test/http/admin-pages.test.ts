@@ -360,6 +360,8 @@ describe('admin pages', () => {
     expect(all.status).toBe(303);
     expect(all.headers.get('location')).toBe('/admin/deliveries?replayed=1');
     expect((await get('/admin/deliveries?replayed=1', cookie)).html).toContain('1 delivery queued to be sent again');
+    // The count comes from the URL: anything but a whole number says nothing.
+    for (const odd of ['-3', '', '1e3', '2.5']) expect((await get(`/admin/deliveries?replayed=${odd}`, cookie)).html).not.toContain('queued to be sent again');
     await service.deliverNow();
     expect(receiver.received).toHaveLength(3);
 

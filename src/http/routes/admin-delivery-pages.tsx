@@ -62,11 +62,10 @@ export function registerAdminDeliveryPages(app: Hono<AdminEnv>, deps: AdminDeliv
     const params = new URLSearchParams();
     if (state) params.set('state', state);
     if (subscription) params.set('subscription', subscription);
-    const replayed = Number(c.req.query('replayed'));
-    const notice =
-      Number.isSafeInteger(replayed) && c.req.query('replayed') !== undefined
-        ? `${replayed} ${replayed === 1 ? 'delivery' : 'deliveries'} queued to be sent again.`
-        : null;
+    // The count the replay's redirect carried: a whole number, or no notice at all.
+    const replayedParam = c.req.query('replayed') ?? '';
+    const replayed = /^\d{1,9}$/.test(replayedParam) ? Number(replayedParam) : null;
+    const notice = replayed === null ? null : `${replayed} ${replayed === 1 ? 'delivery' : 'deliveries'} queued to be sent again.`;
     const data = {
       deliveries: views,
       state: state ?? '',
