@@ -12,8 +12,6 @@ import type { GroupMail } from './group-mail.ts';
 import { createSenders } from './senders/index.ts';
 import type { Send } from './senders/sender.ts';
 
-export type { Send, SendMode } from './senders/sender.ts';
-
 export type ChannelSenderDeps = {
   store: Pick<LinkTokenStore, 'saveToken'>;
   webhooks: WebhookSender;

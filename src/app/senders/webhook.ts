@@ -15,7 +15,7 @@ export type WebhookSenderDeps = { webhooks: WebhookSender; secrets: SecretBox; c
  * A delivery's webhook-id: the same on every attempt, so receivers drop a repeat. A test's says
  * so, and is new for every test (its key is), so receivers that drop repeats do not drop the tests.
  */
-export async function webhookIdOf(deliveryKey: string, mode: SendMode): Promise<string> {
+async function webhookIdOf(deliveryKey: string, mode: SendMode): Promise<string> {
   const id = await webhookMessageId(deliveryKey);
   return mode === 'test' ? `msg_test_${id.slice('msg_'.length)}` : id;
 }

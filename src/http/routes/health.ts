@@ -6,7 +6,6 @@ import type { AppDeps } from '../deps.ts';
 import type { ArchiveQueries } from '../../core/ports.ts';
 
 /** The limit every face shares (core/knowledge.ts), re-exported under the name it always had here. */
-export { STALE_AFTER_MS };
 
 export type HealthRouteDeps = Pick<AppDeps, 'clock' | 'startedAt'> & { store: Pick<ArchiveQueries, 'feedHealth'> };
 
