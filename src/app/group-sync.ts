@@ -169,11 +169,18 @@ export function createGroupSync(deps: GroupSyncDeps) {
    */
   async function newSkips(subscriptionId: string, skipped: readonly SkippedRecord[]): Promise<SkippedRecord[]> {
     if (skipped.length === 0) return [];
-    const latest = new Map<string | null, { change: string; detail: string | null }>();
+    // A member's latest entry says whether their record is still the same broken one. A record with
+    // no readable id has no member to follow: any skip of it logged for the same reason counts, and
+    // entries of no member (a failed sync) say nothing of it.
+    const latest = new Map<string, { change: string; detail: string | null }>();
+    const idlessSkips = new Set<string | null>();
     for (const entry of await store.log(subscriptionId, null, logLimit)) {
-      if (!latest.has(entry.userId)) latest.set(entry.userId, entry);
+      if (entry.userId === null) {
+        if (entry.change === 'record skipped') idlessSkips.add(entry.detail);
+      } else if (!latest.has(entry.userId)) latest.set(entry.userId, entry);
     }
     const fresh = skipped.filter((r) => {
+      if (r.userId === null) return !idlessSkips.has(r.reason);
       const last = latest.get(r.userId);
       return !(last?.change === 'record skipped' && last.detail === r.reason);
     });
