@@ -36,7 +36,7 @@ export function decideOutcome(input: OutcomeInput): { outcome: DeliveryOutcome; 
 
 /** A failed attempt: the subscription is failing, and paused once it has failed for too long. */
 function failingHealth(failingSinceMs: number, now: number): SubscriptionHealthChange {
-  const health = subscriptionHealth({ failingSinceMs, now, gone: false });
+  const health = subscriptionHealth({ failingSinceMs, now });
   return health.kind === 'pause' ? { kind: 'paused', reason: health.reason } : { kind: 'failed' };
 }
 

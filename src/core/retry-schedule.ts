@@ -76,17 +76,17 @@ export type SubscriptionHealthInput = {
   /** When the current unbroken run of failures began (any success resets it), or null when healthy. */
   failingSinceMs: number | null;
   now: number;
-  /** The receiver answered 410 Gone: it told us the endpoint no longer exists. */
-  gone: boolean;
 };
 
 export type SubscriptionHealth = { kind: 'ok' } | { kind: 'pause'; reason: string };
 
-/** Whether a subscription should be paused (and the admin told) rather than sent to again. */
+/**
+ * Whether a subscription that keeps failing should be paused (and the admin told) rather than sent
+ * to again. A receiver's 410 Gone pauses at once without asking: it is a `gone` outcome (send-outcome.ts).
+ */
 export function subscriptionHealth(input: SubscriptionHealthInput): SubscriptionHealth {
-  const { failingSinceMs, now, gone } = input;
+  const { failingSinceMs, now } = input;
   checkTime('now', now);
-  if (gone) return { kind: 'pause', reason: 'the receiver answered 410 Gone' };
   if (failingSinceMs === null) return { kind: 'ok' };
   checkTime('failingSinceMs', failingSinceMs);
   // "Failed continuously for five days" counts from the first failure of the run, inclusive of

@@ -103,19 +103,14 @@ describe('nextAttempt', () => {
 
 describe('subscriptionHealth', () => {
   it('is ok while nothing fails', () => {
-    expect(subscriptionHealth({ failingSinceMs: null, now: NOW, gone: false })).toEqual({ kind: 'ok' });
-  });
-
-  it('pauses at once on 410 Gone', () => {
-    expect(subscriptionHealth({ failingSinceMs: null, now: NOW, gone: true })).toEqual({ kind: 'pause', reason: 'the receiver answered 410 Gone' });
-    expect(subscriptionHealth({ failingSinceMs: NOW - 1000, now: NOW, gone: true }).kind).toBe('pause');
+    expect(subscriptionHealth({ failingSinceMs: null, now: NOW })).toEqual({ kind: 'ok' });
   });
 
   it('pauses after five days of continuous failure, not a millisecond before', () => {
     expect(FIVE_DAYS_MS).toBe(5 * DAY_MS);
-    expect(subscriptionHealth({ failingSinceMs: NOW - FIVE_DAYS_MS + 1, now: NOW, gone: false })).toEqual({ kind: 'ok' });
-    expect(subscriptionHealth({ failingSinceMs: NOW - FIVE_DAYS_MS, now: NOW, gone: false }).kind).toBe('pause');
-    const after = subscriptionHealth({ failingSinceMs: NOW - FIVE_DAYS_MS - 1, now: NOW, gone: false });
+    expect(subscriptionHealth({ failingSinceMs: NOW - FIVE_DAYS_MS + 1, now: NOW })).toEqual({ kind: 'ok' });
+    expect(subscriptionHealth({ failingSinceMs: NOW - FIVE_DAYS_MS, now: NOW }).kind).toBe('pause');
+    const after = subscriptionHealth({ failingSinceMs: NOW - FIVE_DAYS_MS - 1, now: NOW });
     expect(after).toEqual({ kind: 'pause', reason: 'failing continuously for 5 d (since 2025-01-10T11:59:59.999Z)' });
   });
 });
