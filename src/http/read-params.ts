@@ -90,9 +90,12 @@ export function readCacheKey(c: Context): string {
 /** Throws ApiError 400 for a GET of the JSON API with a parameter its operation does not take. */
 export function refuseUnknownParams(c: Context): void {
   if (c.req.method !== 'GET' && c.req.method !== 'HEAD') return;
-  const read = API_READS.find((rule) => rule.pattern.test(c.req.path))?.read;
+  // No query has no unknown parameter: the usual request is answered without a look at the rules.
+  const queryAt = c.req.url.indexOf('?');
+  if (queryAt < 0) return;
+  const read = readParamsOf(c.req.path);
   if (read?.unknown === 'refuse') {
-    const unknown = [...new Set(new URL(c.req.url).searchParams.keys())].filter((name) => !read.params.includes(name));
+    const unknown = [...new Set(new URLSearchParams(c.req.url.slice(queryAt + 1)).keys())].filter((name) => !read.params.includes(name));
     if (unknown.length > 0) {
       const names = unknown
         .slice(0, 5)
