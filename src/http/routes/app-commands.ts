@@ -59,14 +59,16 @@ export function appCommandRoutes(deps: AppCommandRouteDeps) {
       const text = (new URLSearchParams(body).get('text') ?? '').trim();
       const baseUrl = deps.publicUrl ?? new URL(c.req.url).origin;
       let service: string | null = null;
+      // Read once: the answer's unknown-service check takes the names this lookup read.
+      let names: string[] = [];
       if (text !== '') {
-        const names = await known();
+        names = await known();
         // Typed by a person in a chat: the case they used does not matter.
         service = names.includes(text) ? text : suggestService(text, names);
         if (service === null) return c.json(slashUnknownServiceAnswer(text, names, `${baseUrl.replace(/\/+$/, '')}/`));
       }
       const services = service === null ? undefined : [service];
-      const widget = await currentStatus({ store, known }, { services, baseUrl, nowMs: now });
+      const widget = await currentStatus({ store, known: async () => names }, { services, baseUrl, nowMs: now });
       return c.json(slashStatusAnswer(widget, service));
     },
   );
