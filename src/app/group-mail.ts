@@ -73,15 +73,11 @@ export function createGroupMail(deps: GroupMailDeps) {
       // An alert waits for a fresh list, once: a delivery already under way keeps the list it began
       // with. The wait is a hold, never a sync inside the delivery round; a failed sync leaves the
       // last good list, which is used.
-      if (!begun) {
-        const readiness = await deps.sync.beforeAlert(subscription.id, options.alertAtMs ?? clock.now());
-        if (readiness.kind === 'wait') {
-          return heldUntil(readiness.untilMs, false, "waiting for the group's member list to be synced");
-        }
-      }
+      const readiness = begun ? null : await deps.sync.beforeAlert(subscription.id, options.alertAtMs ?? clock.now());
+      if (readiness?.kind === 'wait') return heldUntil(readiness.untilMs, false, "waiting for the group's member list to be synced");
       // No list was ever read (the directory failed every sync so far, or the link is missing):
       // "done" would claim the group was told. Tried again, as a failure, until a sync succeeds.
-      const link = await store.groupLink(subscription.id);
+      const link = readiness ? readiness.link : await store.groupLink(subscription.id);
       if (!link || link.lastOkAt === null) {
         return retry("the group's members have never been read from the directory: nobody could be mailed yet");
       }

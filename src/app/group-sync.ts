@@ -58,7 +58,8 @@ export type GroupSyncDeps = {
 };
 
 /** Whether an alert may go out now with the member list as it is, or when to look again. */
-export type AlertReadiness = { kind: 'ready' } | { kind: 'wait'; untilMs: number };
+/** `ready` carries the group's link as this look read it (null: no such link), so the sender need not read it again. */
+export type AlertReadiness = { kind: 'ready'; link: GroupLink | null } | { kind: 'wait'; untilMs: number };
 
 /** Null for a refusal that says the text is no group id (a 4xx other than auth), the error otherwise. */
 function notAnId(error: unknown): null {
@@ -322,11 +323,11 @@ export function createGroupSync(deps: GroupSyncDeps) {
       const link = await store.groupLink(subscriptionId);
       const now = clock.now();
       // Without a directory no sync can end: nothing to wait for.
-      if (!link || !deps.directory || !isStale(link, now)) return { kind: 'ready' };
+      if (!link || !deps.directory || !isStale(link, now)) return { kind: 'ready', link };
       if (syncsOnDemand) startInBackground(link);
       const syncEndedSince = link.syncedAt !== null && link.syncedAt >= alertAtMs;
       const waitEndsAt = alertAtMs + alertWaitMs;
-      if (syncEndedSince || now >= waitEndsAt) return { kind: 'ready' };
+      if (syncEndedSince || now >= waitEndsAt) return { kind: 'ready', link };
       return { kind: 'wait', untilMs: Math.min(now + ALERT_RECHECK_MS, waitEndsAt) };
     },
 
