@@ -373,7 +373,10 @@ describe('group sync', () => {
     expect(await s.sync.beforeAlert(SUB, alertAt)).toMatchObject({ kind: 'wait' });
     // The directory holds the sync; the alert is not held past the sync's deadline and a look.
     s.advance(3_000);
-    expect(await s.sync.beforeAlert(SUB, alertAt)).toMatchObject({ kind: 'ready' });
+    expect(await s.sync.beforeAlert(SUB, alertAt)).toMatchObject({ kind: 'ready', link: { memberCount: 3 } });
+    // The hanging sync itself ends at its deadline, as failed, the last good list kept.
+    expect(await s.sync.syncGroup(SUB)).toMatchObject({ outcome: 'failed', error: expect.stringContaining('deadline') });
+    expect(await s.store.groupLink(SUB)).toMatchObject({ memberCount: 3 });
   });
 
   it('leaves the sync to the scheduled round where alerts may not start one, and waits a round for it', async () => {
