@@ -1,6 +1,5 @@
 /** Parsing of query parameters shared by the list endpoints: limits, cursors, lists and dates. */
 import type { Context } from 'hono';
-import { ApiError } from '../core/errors.ts';
 import type { IncidentFilter } from '../core/ports.ts';
 import { parseInstant } from '../core/instant.ts';
 import { DEFAULT_LIMIT, limitParamSchema, MAX_LIMIT } from './openapi/api-schemas.ts';
