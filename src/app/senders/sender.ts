@@ -1,7 +1,8 @@
 /** What every channel's sender takes and gives back: one module per channel implements it (index.ts lists them). */
+import { deliveryMessageOf, type DeliveryMessage } from '../../core/delivery-message.ts';
 import type { StatusEvent } from '../../core/events.ts';
 import type { StoredSubscription } from '../../core/ports.ts';
-import type { SendOutcome } from '../../core/send-outcome.ts';
+import { refused, type SendOutcome } from '../../core/send-outcome.ts';
 import type { Channel } from '../../core/subscription.ts';
 
 /** `live`: a delivery from the outbox. `test`: the admin's test send, marked as one and never sent to a group's members. */
@@ -25,3 +26,14 @@ export type Senders = Readonly<Record<Channel, Sender>>;
 
 /** A delivery whose events are all backfill: history recorded while seeding, never news. */
 export const NOTHING_TO_SAY = 'nothing to say: every event of this delivery is backfill';
+
+/** A channel that says one message per delivery, given the message its events make. */
+export type MessageSender = (send: Send, message: DeliveryMessage) => Promise<SendOutcome>;
+
+/** The Sender of such a channel: the events' message worked out once, a delivery with none refused. */
+export function sayingOneMessage(sendMessage: MessageSender): Sender {
+  return async (send) => {
+    const message = deliveryMessageOf(send.events);
+    return message ? sendMessage(send, message) : refused(NOTHING_TO_SAY);
+  };
+}
