@@ -276,9 +276,14 @@ export function createPoller(deps: PollerDeps): Poller {
       // Backfill causes no deliveries (fanout.ts), so seeding never reads the subscriptions.
       const subscriptions = plan.events.some((e) => !e.backfill) ? await store.activeSubscriptions() : [];
       let generation = 0;
-      let piecesWritten = 0;
+      // The incidents this poll leaves for later once the pieces before `from` are written: those
+      // beyond its budget plus those of the pieces from `from` on.
+      const pendingFrom = (from: number) => plan.pending + pieces.slice(from).reduce((sum, rest) => sum + rest.writes.length, 0);
+      // The piece being written: on a conflict, the first piece not written.
+      let current = 0;
       try {
         for (const [index, piece] of pieces.entries()) {
+          current = index;
           const last = index === pieces.length - 1;
           if (index > 0) await yieldToEventLoop();
           run.changes = countByType([...applied, ...piece.events]);
@@ -286,7 +291,7 @@ export function createPoller(deps: PollerDeps): Poller {
           // Each piece records the run as it stands once that piece is in: the incidents beyond
           // this poll's budget plus those of its pieces still to come. A process killed between
           // two pieces leaves a run that says how much is left, never "nothing pending".
-          const pending = plan.pending + pieces.slice(index + 1).reduce((sum, rest) => sum + rest.writes.length, 0);
+          const pending = pendingFrom(index + 1);
           if (pending > 0) run.pendingIncidents = pending;
           else delete run.pendingIncidents;
           generation = await store.applyPoll({
@@ -300,7 +305,6 @@ export function createPoller(deps: PollerDeps): Poller {
             markSeeded: last && !seeded && historyWasRead && plan.pending === 0,
           });
           runRecorded = true;
-          piecesWritten++;
           applied.push(...piece.events);
           for (const write of piece.writes) {
             archivedCache.set(write.incident.id, { ...write.incident, revision: write.revision, resolvedAt: write.resolvedAt });
@@ -314,8 +318,7 @@ export function createPoller(deps: PollerDeps): Poller {
           }
           // Another writer moved the archive every time: not a failure of this poll, whose reads
           // stand. What it could not write stays pending for the next poll, which diffs again.
-          const pending = plan.pending + pieces.slice(piecesWritten).reduce((sum, rest) => sum + rest.writes.length, 0);
-          return recordConflictLeftover(run, outcome, applied, pending, runRecorded ? [] : rejected, error);
+          return recordConflictLeftover(run, outcome, applied, pendingFrom(current), runRecorded ? [] : rejected, error);
         }
         // The piece's transaction rolled back (disk full, database busy...): nothing of it was
         // kept, so the next poll sees its changes again. Say so in the run history.
