@@ -43,6 +43,8 @@ export function keyedList<Position extends string | number>(
 export const isWhole = (value: string | number): boolean => typeof value === 'number' && Number.isSafeInteger(value);
 
 /** A position that is a sequence number: whole, never negative. */
+/** A text position: an id. */
+export const isText = (value: string | number): boolean => typeof value === 'string';
 export const isSequence = (value: string | number): boolean => isWhole(value) && (value as number) >= 0;
 
 /** Decodes a cursor of `list` (null when none is given); anything else (gibberish, tampered, another list's) is invalid_cursor. */
@@ -119,9 +121,9 @@ export async function cursorPage<Row, Position extends string | number>(
   list: string,
   read: (after: Position | null, limit: number) => Promise<Row[]>,
   positionOf: (row: Row) => Position,
-  field = 'p',
+  position: { accepts: (value: string | number) => boolean; field?: string },
 ): Promise<Page<Row>> {
-  const keyed = keyedList<Position>(list, field);
+  const keyed = keyedList<Position>(list, position.field ?? 'p', position.accepts);
   const after = await readPosition(cursors, keyed, request.cursor);
   return pageAfter(cursors, keyed, after, request.limit, read, positionOf);
 }

@@ -7,7 +7,7 @@ import type { CursorCodec } from '../core/cursor.ts';
 import type { Delivery, DeliveryFilter, StoredSubscription, SubscriptionFilter } from '../core/ports.ts';
 import type { OutboxStore } from '../core/ports/outbox.ts';
 import type { SubscriptionStore } from '../core/ports/subscriptions.ts';
-import { cursorPage } from './cursor-page.ts';
+import { cursorPage, isText, isWhole } from './cursor-page.ts';
 
 export type ListDeps = { store: Pick<SubscriptionStore, 'listSubscriptions'> & Pick<OutboxStore, 'listDeliveries'>; cursors: CursorCodec };
 
@@ -26,7 +26,7 @@ export function subscriptionPage(
     request.list,
     (after, limit) => store.listSubscriptions(filter, after, limit),
     (s) => s.id,
-    'a',
+    { accepts: isText, field: 'a' },
   );
 }
 
@@ -38,6 +38,6 @@ export function deliveryPage({ store, cursors }: ListDeps, filter: DeliveryFilte
     request.list,
     (before, limit) => store.listDeliveries(filter, before, limit),
     (d) => d.id,
-    'b',
+    { accepts: isWhole, field: 'b' },
   );
 }

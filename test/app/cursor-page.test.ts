@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { createCursorCodec } from '../../src/core/cursor.ts';
-import { type CursorList, isSequence, keyedList, logPageAfter, pageAfter, readPosition, writeCursor } from '../../src/app/cursor-page.ts';
+import { type CursorList, cursorPage, isSequence, isText, keyedList, logPageAfter, pageAfter, readPosition, writeCursor } from '../../src/app/cursor-page.ts';
 import { cursorPayload as payloadOf } from '../helpers/cursor-payload.ts';
 
 const cursors = await createCursorCodec('a test secret of enough length for the cursor key');
@@ -92,5 +92,27 @@ describe('logPageAfter', () => {
     expect(payloadOf(empty.resume)).toEqual({ k: 'log', s: 0, t: since });
     const later = await page(rows(6), await readPosition(cursors, log, caughtUp.resume));
     expect(later.page.map((r) => r.seq)).toEqual([5, 6]);
+  });
+});
+
+describe('cursorPage', () => {
+  it('refuses a signed cursor of its list whose position is not of the kind the list keeps', async () => {
+    // A number where ids are text: the same list name and field, written by another kind of list.
+    const numbered = await writeCursor(cursors, keyedList<number>('ids', 'a'), 3);
+    const textual = await writeCursor(cursors, keyedList<string>('ids', 'a'), 'U3');
+    const byId = (cursor: string) =>
+      cursorPage(
+        cursors,
+        { cursor, limit: 2 },
+        'ids',
+        async (after: string | null, limit) => (after === null ? [] : [`after ${after}`].slice(0, limit)),
+        (id) => id,
+        {
+          accepts: isText,
+          field: 'a',
+        },
+      );
+    await expect(byId(numbered)).rejects.toMatchObject({ status: 400, code: 'invalid_cursor' });
+    expect((await byId(textual)).page).toEqual(['after U3']);
   });
 });

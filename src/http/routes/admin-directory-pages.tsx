@@ -8,7 +8,7 @@ import type { Hono } from 'hono';
 import { ScimCallError } from '../../core/scim-errors.ts';
 import { ApiError } from '../../core/errors.ts';
 import type { AppDeps } from '../deps.ts';
-import { cursorPage } from '../../app/cursor-page.ts';
+import { cursorPage, isText } from '../../app/cursor-page.ts';
 import { AdminDirectoryPage, AdminGroupPage, type DirectoryStatus } from '../pages/admin-directory-page.tsx';
 import type { AdminEnv, AdminPageTools } from '../admin-page-tools.ts';
 
@@ -54,6 +54,7 @@ export function registerAdminDirectoryPages(app: Hono<AdminEnv>, deps: AdminDire
         `admin-members ${link.subscriptionId}`,
         (after: string | null, limit) => store.members(link.subscriptionId, after, limit),
         (m) => m.id,
+        { accepts: isText },
       ));
     } catch (error) {
       if (!(error instanceof ApiError)) throw error;

@@ -17,7 +17,7 @@ import { pageResponder } from '../pages/layout.tsx';
 import { pageSecurity } from '../pages/page-security.ts';
 import { OneClickUnsubscribeForm } from '../pages/subscription-pages.tsx';
 import { pageRequest } from '../query-params.ts';
-import { cursorPage } from '../../app/cursor-page.ts';
+import { cursorPage, isText, isWhole } from '../../app/cursor-page.ts';
 
 const FORM_MAX_BYTES = 4 * 1024;
 
@@ -67,6 +67,7 @@ export function groupSubscriptionRoutes(deps: GroupSubscriptionRouteDeps) {
       `members ${link.subscriptionId}`,
       (after: string | null, limit) => store.members(link.subscriptionId, after, limit),
       (m) => m.id,
+      { accepts: isText },
     );
     return c.json({
       ok: true,
@@ -87,6 +88,7 @@ export function groupSubscriptionRoutes(deps: GroupSubscriptionRouteDeps) {
       `audit ${link.subscriptionId}`,
       (before: number | null, limit) => store.log(link.subscriptionId, before, limit),
       (e) => e.id,
+      { accepts: isWhole },
     );
     return c.json({ ok: true, audit: page.map(toApiLogEntry), response_metadata: { next_cursor: next } });
   });
