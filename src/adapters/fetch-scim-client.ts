@@ -86,7 +86,12 @@ function createView(options: ScimClientOptions, shared: SharedState, spending: S
   const doFetch = options.fetch ?? fetch;
   const sleep = options.sleep ?? defaultSleep;
   const { clock } = options;
-  const { stats } = shared;
+  // A bounded view counts its own cost too: syncs run side by side, each reporting what it made.
+  const own: ScimCallStats = { requests: 0, pacedMs: 0, retryAfterMs: 0 };
+  const counters = spending ? [shared.stats, own] : [shared.stats];
+  const count = (field: keyof ScimCallStats, amount: number) => {
+    for (const stats of counters) stats[field] += amount;
+  };
 
   /** The failure of a read the view's own signal ended: its deadline passed, or whoever owns it stopped it. */
   function ended(request: string): ScimCallError {
@@ -120,7 +125,7 @@ function createView(options: ScimClientOptions, shared: SharedState, spending: S
         shared.buckets = decision.buckets;
         return;
       }
-      stats.pacedMs += decision.waitMs;
+      count('pacedMs', decision.waitMs);
       await wait(request, decision.waitMs);
     }
   }
@@ -133,7 +138,7 @@ function createView(options: ScimClientOptions, shared: SharedState, spending: S
     for (;;) {
       await waitForTurn(request, path);
       if (spending?.signal.aborted) throw ended(request);
-      stats.requests += 1;
+      count('requests', 1);
       const timeout = AbortSignal.timeout(timeoutMs);
       const signal = spending ? AbortSignal.any([timeout, spending.signal]) : timeout;
       // What this answer may take: the per-answer cap, or less when the view's bytes in all run out first.
@@ -178,7 +183,7 @@ function createView(options: ScimClientOptions, shared: SharedState, spending: S
           });
         }
         waitedMs += askedMs;
-        stats.retryAfterMs += askedMs;
+        count('retryAfterMs', askedMs);
         await wait(request, askedMs);
         continue;
       }
@@ -338,7 +343,7 @@ function createView(options: ScimClientOptions, shared: SharedState, spending: S
       throw new ScimCallError(`GET /scim/${shared.version ?? 'v2'}${path}`, 'invalid_record', 200, false, { detail: read.skipped.reason });
     },
 
-    stats: () => ({ ...stats }),
+    stats: () => ({ ...(spending ? own : shared.stats) }),
 
     bounded: (budget) => createView(options, shared, { signal: budget.signal, bytesLeft: budget.maxBytes }),
   };

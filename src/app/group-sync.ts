@@ -201,11 +201,13 @@ export function createGroupSync(deps: GroupSyncDeps) {
       at,
       ...fields,
     });
-    const before = deps.directory?.stats().requests ?? 0;
-    const requests = () => (deps.directory?.stats().requests ?? 0) - before;
+    // This sync's own requests, whatever other syncs make meanwhile.
+    let view: ScimDirectory | null = null;
+    const requests = () => view?.stats().requests ?? 0;
     const previous = await store.allMembers(link.subscriptionId);
     try {
       const directory = requireDirectory().bounded({ signal: syncSignal(), maxBytes: deps.syncMaxBytes ?? SYNC_MAX_BYTES });
+      view = directory;
       const group: DirectoryGroup | null = await directory.group(link.groupId);
       const version = await directory.version();
       let current: DirectoryUser[] | null = null;

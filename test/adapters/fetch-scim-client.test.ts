@@ -195,6 +195,25 @@ describe('SCIM client', () => {
     expect(await failure(clientOf(sim).client.usersPage(1, 10))).toMatchObject({ code: 'malformed', retryable: false });
   });
 
+  it('counts what each bounded view made on its own, and all of it on the client', async () => {
+    const { sim, seed } = await seededSim(5);
+    const { client } = clientOf(sim);
+    const budget = () => ({ signal: new AbortController().signal, maxBytes: 1_000_000 });
+    const [one, two] = [client.bounded(budget()), client.bounded(budget())];
+    // Side by side, as two syncs run: one makes a version probe and a user read, the other three reads.
+    await Promise.all([
+      one.user(seed.firstUserId),
+      (async () => {
+        for (let i = 0; i < 3; i++) await two.usersPage(1, 2);
+      })(),
+    ]);
+    const [mine, theirs, all] = [one.stats().requests, two.stats().requests, client.stats().requests];
+    expect(mine + theirs).toBe(all);
+    expect(theirs).toBeGreaterThanOrEqual(3);
+    expect(mine).toBeGreaterThanOrEqual(1);
+    expect(mine).toBeLessThan(all);
+  });
+
   it('a bounded view ends at its signal, a Retry-After wait included, and reads at most its bytes in all', async () => {
     const { sim, seed } = await seededSim(30);
     await control(sim, 'POST', '/faults', { target: 'users.get', kind: 'rate-limit', retryAfterSeconds: 30, times: 1 });

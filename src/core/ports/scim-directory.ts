@@ -22,9 +22,10 @@ export interface ScimDirectory {
   usersPage(startIndex: number, count: number): Promise<UsersPage>;
   /** Null when the directory says no_such_user or unknown_user; fails with invalid_record when the record is skipped. */
   user(id: string): Promise<DirectoryUser | null>;
+  /** What this client has cost in all; a bounded view's, what that view has cost. */
   stats(): ScimCallStats;
   /**
-   * The same directory (its version, rate-limit buckets and stats shared) within a budget: a call
+   * The same directory (its version and rate-limit buckets shared, its cost added to the client's) within a budget: a call
    * fails with `deadline` (or `stopped`) once the signal aborts, waits included, and with
    * `over_budget` once the bytes run out.
    */
