@@ -13,6 +13,7 @@ import { memberMessageId, memberSendsKeyOf, type GroupMember } from '../core/sci
 import { heldUntil, retry, sent as sentOutcome, type SendOutcome } from '../core/send-outcome.ts';
 import type { SecretBox } from '../core/secret-box.ts';
 import { canonicalTimeZone } from '../core/subscription.ts';
+import { forEachAtMost } from './concurrency.ts';
 import type { GroupSync } from './group-sync.ts';
 
 /** Mails in flight at once for one group delivery. */
@@ -119,11 +120,7 @@ export function createGroupMail(deps: GroupMailDeps) {
           temporary.push(`${member.id}: ${result.response}`);
         }
       };
-      const queue = [...members];
-      const worker = async () => {
-        for (let m = queue.shift(); m; m = queue.shift()) await sendOne(m);
-      };
-      await Promise.all(Array.from({ length: Math.min(SEND_CONCURRENCY, queue.length) }, worker));
+      await forEachAtMost(members, SEND_CONCURRENCY, sendOne);
       if (temporary.length === 0 && more) {
         const error = `more members left for the next attempt (at most ${turn} a turn)`;
         // Held until now: due again at once, its attempts not counted and its subscription not

@@ -4,6 +4,7 @@
  * who was added and removed and why (core/scim-group.ts), and writes it all in one step. A failed
  * read keeps the last good list, says so in the link's outcome and the audit list, and removes nobody.
  */
+import { createSlots } from './concurrency.ts';
 import { ApiError } from '../core/errors.ts';
 import type { Clock, Logger } from '../core/ports.ts';
 import type { GroupDirectoryStore, GroupLink, ScimDirectory, UsersPage } from '../core/ports/scim-directory.ts';
@@ -90,6 +91,8 @@ export function createGroupSync(deps: GroupSyncDeps) {
   // One sync per group at a time in this process: a scheduled sync and one an alert started share
   // one run instead of reading the directory twice.
   const running = new Map<string, Promise<SyncReport>>();
+  // At most MAX_CONCURRENT_SYNCS read a directory at once, whoever asked (the round, an alert, an admin).
+  const slots = createSlots(MAX_CONCURRENT_SYNCS);
 
   async function announceDeleted(link: GroupLink): Promise<void> {
     try {
@@ -274,7 +277,7 @@ export function createGroupSync(deps: GroupSyncDeps) {
   async function syncLink(link: GroupLink): Promise<SyncReport> {
     const inFlight = running.get(link.subscriptionId);
     if (inFlight) return inFlight;
-    const started = run(link).finally(() => running.delete(link.subscriptionId));
+    const started = slots.run(() => run(link)).finally(() => running.delete(link.subscriptionId));
     running.set(link.subscriptionId, started);
     return started;
   }
@@ -293,17 +296,6 @@ export function createGroupSync(deps: GroupSyncDeps) {
       // Only the database gets here (a directory failure is a failed sync, kept and logged).
       logger.error('group sync failed to write', { subscription: link.subscriptionId, error: error instanceof Error ? error.message : String(error) });
     });
-  }
-
-  /** Runs `links` through syncLink, at most MAX_CONCURRENT_SYNCS at once. */
-  async function syncEach(links: readonly GroupLink[]): Promise<SyncReport[]> {
-    const reports: SyncReport[] = [];
-    const queue = [...links];
-    const worker = async () => {
-      for (let link = queue.shift(); link; link = queue.shift()) reports.push(await syncLink(link));
-    };
-    await Promise.all(Array.from({ length: Math.min(MAX_CONCURRENT_SYNCS, queue.length) }, worker));
-    return reports;
   }
 
   return {
@@ -337,7 +329,7 @@ export function createGroupSync(deps: GroupSyncDeps) {
     async syncDue(): Promise<SyncReport[]> {
       const now = clock.now();
       if (!deps.directory) return [];
-      return syncEach((await store.groupLinks(GROUPS_PER_ROUND)).filter((link) => isStale(link, now)));
+      return Promise.all((await store.groupLinks(GROUPS_PER_ROUND)).filter((link) => isStale(link, now)).map(syncLink));
     },
 
     /** The group `ref` names, by SCIM id or exact displayName: what a new group subscription points at. */
