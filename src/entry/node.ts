@@ -11,17 +11,13 @@ import { startNodeDeliveryScheduler, type NodeDeliveryScheduler } from '../adapt
 import { createNodeHttpServer } from '../adapters/node-http-server.ts';
 import { NO_SECRET_BOX, openSecretBox } from '../adapters/secret-key-file.ts';
 import { checkWebhookUrl } from '../adapters/webhook-target-guard.ts';
-import type { WorkspaceApp } from '../app/workspace-app/index.ts';
 import { createFailureReporter } from '../app/failure-reporter.ts';
-import type { ServiceMetrics } from '../app/service-metrics.ts';
 import type { SubscriptionService } from '../app/subscriptions.ts';
 import type { Poller, PollResult } from '../app/poller.ts';
 import { settingError, type Config } from '../config.ts';
 import type { PruneCounts } from '../core/retention.ts';
-import type { SecretBox } from '../core/secret-box.ts';
 import type { Clock, Logger, OutboxSignal, Store } from '../core/ports.ts';
 import { createApp } from '../http/app.ts';
-import type { GroupDeps } from '../app/group-subscriptions.ts';
 import { cronLogger } from '../adapters/cron-logger.ts';
 import { createNodeMailer } from './node-mailer.ts';
 import { createInFlightCalls, SHUTDOWN_ABORT_MS, SHUTDOWN_SETTLE_MS, unfinishedAfter, type Work } from './node-shutdown.ts';
@@ -42,13 +38,6 @@ export type NodeRuntime = {
   store: Store;
   poller: Poller;
   subscriptions: SubscriptionService;
-  /** SECRET_KEY's box (or the key file's); NO_SECRET_BOX for commands that keep no secrets. */
-  secrets: SecretBox;
-  /** The workspace app: absent while APP_CLIENT_ID or APP_CLIENT_SECRET is unset. */
-  workspaceApp?: WorkspaceApp;
-  metrics: ServiceMetrics;
-  /** Group subscriptions from the SCIM directory. */
-  groups: GroupDeps;
   /** Syncs the groups whose member lists are older than SCIM_SYNC_SECONDS, logging instead of throwing. */
   syncGroupsSafely(): Promise<void>;
   /** Told when deliveries were written: wakes the scheduler once it is started. */
@@ -122,11 +111,7 @@ export async function createNodeRuntime(config: Config, logger: Logger, clock: C
     ports,
     store,
     poller,
-    secrets,
     subscriptions: services.subscriptions,
-    workspaceApp: services.workspaceApp,
-    metrics: services.metrics,
-    groups,
     async syncGroupsSafely() {
       try {
         await groups.sync.syncDue();
@@ -267,7 +252,7 @@ export async function startService(config: Config, logger: Logger, clock: Clock 
   const task = cron.schedule(config.POLL_SCHEDULE, poll, { name: 'poll', noOverlap: true, logger: cronLogger(logger, 'poll') });
   if (config.POLL_ON_START) void poll();
   // A refresh that a crashed process claimed is retried now, while the vendor's grace lasts.
-  const recovering = runtime.workspaceApp?.recoverUnfinishedRefreshes();
+  const recovering = runtime.services.workspaceApp?.recoverUnfinishedRefreshes();
   let pruning: Promise<unknown> = Promise.resolve();
   const prune = () => (pruning = runtime.pruneSafely());
   // Several processes on one file may each prune: the deletes are idempotent, and each batch is short.
