@@ -15,6 +15,8 @@ import { serveEnv, spawnServe, type ServeProcess } from '../helpers/serve-proces
 import { startTestVendor, type TestVendor } from '../helpers/service.ts';
 import { startSmtp, type TestSmtp } from '../helpers/smtp.ts';
 import { tempDir } from '../helpers/temp-archive.ts';
+import { openSqliteArchive } from '../../src/entry/open-sqlite.ts';
+import { createSqliteStore } from '../../src/adapters/sqlite-store.ts';
 import { control, startScim } from '../sim/scim-helpers.ts';
 
 const STOP_LIMIT_MS = 10_000;
@@ -95,8 +97,8 @@ describe('serve stops on SIGTERM within 10 s', { timeout: 60_000 }, () => {
   });
 
   /** Serve on a fresh archive, polled once (the seed: no deliveries), with `extra` settings. */
-  async function startServe(extra: Record<string, string>): Promise<ServeProcess> {
-    const serve = spawnServe(serveEnv(join(tempDir(), 'archive.db'), vendor.url, { POLL_ON_START: 'false', POLL_SCHEDULE: '0 0 1 1 *', ...extra }));
+  async function startServe(extra: Record<string, string>, database = join(tempDir(), 'archive.db')): Promise<ServeProcess> {
+    const serve = spawnServe(serveEnv(database, vendor.url, { POLL_ON_START: 'false', POLL_SCHEDULE: '0 0 1 1 *', ...extra }));
     cleanups.push(() => serve.kill('SIGKILL'));
     const service = await serve.started;
     expect((await service.admin('POST', '/api/admin/poll')).outcome).toBe('ok');
@@ -139,7 +141,8 @@ describe('serve stops on SIGTERM within 10 s', { timeout: 60_000 }, () => {
   it('while a webhook receiver never answers a delivery', async () => {
     const receiver = await silentReceiver();
     cleanups.push(() => receiver.close());
-    const service = await startServe({});
+    const database = join(tempDir(), 'archive.db');
+    const service = await startServe({}, database);
     expect((await service.admin('POST', '/api/subscriptions', { channel: 'webhook', url: receiver.url })).ok).toBe(true);
     await newIncident(service);
     await until(() => receiver.received > 0, 'the delivery to reach the receiver');
@@ -148,8 +151,14 @@ describe('serve stops on SIGTERM within 10 s', { timeout: 60_000 }, () => {
     stopTimes.webhook = Math.round(elapsedMs);
     expect(result.signal).toBeNull();
     expect(elapsedMs).toBeLessThan(STOP_LIMIT_MS);
-    // The delivery was cut, not forgotten: it is recorded as a failed attempt, to be sent again.
+    // The delivery was cut, not forgotten: it is still pending in the archive, to be sent again.
     expect(result.stderr).toMatch(/cutting open sends/);
+    const archive = openSqliteArchive(database);
+    try {
+      expect(await createSqliteStore(archive.connection).listDeliveries({}, null, 10)).toMatchObject([{ channel: 'webhook', state: 'pending' }]);
+    } finally {
+      archive.close();
+    }
   });
 
   it('while an SMTP server never greets', async () => {
