@@ -31,15 +31,22 @@ export function createHeldRequests(): HeldRequests {
  * (a 503 by default) ends it for nobody.
  */
 export function holdOpen(request: Request, held: HeldRequests, answer: () => Response = () => new Response('held open', { status: 503 })): Promise<Response> {
+  return holdUntilDone(request, held).then(answer);
+}
+
+/** Resolves when the client gives up, the sim closes, or (with `ms`) that long has passed. */
+export function holdUntilDone(request: Request, held: HeldRequests, ms?: number): Promise<void> {
   return new Promise((resolve) => {
     let done = false;
     const finish = (): void => {
       if (done) return;
       done = true;
+      clearTimeout(timer);
       forget();
       request.signal.removeEventListener('abort', finish);
-      resolve(answer());
+      resolve();
     };
+    const timer = ms === undefined ? undefined : setTimeout(finish, ms);
     const forget = held.register(finish);
     if (request.signal.aborted) finish();
     else request.signal.addEventListener('abort', finish, { once: true });

@@ -2,7 +2,7 @@
  * The SCIM service itself: version, bearer token, route, rate limits and faults, then the
  * resource handlers; every refusal in the version's error body.
  */
-import { type HeldRequests, holdOpen } from '../held-requests.ts';
+import { holdOpen, holdUntilDone } from '../held-requests.ts';
 import { errorResponse, plainErrorResponse, ScimError, type ScimVersion } from './errors.ts';
 import { allSchemas, groupSchema, resourceTypes, serviceProviderConfig, userSchemas } from './config-views.ts';
 import { endlessPage } from './endless.ts';
@@ -23,22 +23,6 @@ const json = (body: unknown, status: number): Response =>
   status === 204
     ? new Response(null, { status })
     : new Response(JSON.stringify(body), { status, headers: { 'Content-Type': 'application/json; charset=utf-8' } });
-
-/** Resolves after `ms`, or sooner when the client gives up or the sim closes. */
-function pause(request: Request, held: HeldRequests, ms: number): Promise<void> {
-  return new Promise((resolve) => {
-    const finish = (): void => {
-      clearTimeout(timer);
-      forget();
-      request.signal.removeEventListener('abort', finish);
-      resolve();
-    };
-    const timer = setTimeout(finish, ms);
-    const forget = held.register(finish);
-    if (request.signal.aborted) finish();
-    else request.signal.addEventListener('abort', finish, { once: true });
-  });
-}
 
 /** "Bearer <token>" exactly; a missing header and a wrong one are different codes in the spec. */
 function checkAuthorization(request: Request, token: string): void {
@@ -145,7 +129,7 @@ async function answer(state: ScimState, route: ScimRoute, request: Request, vers
       const kind = route.endpoint === 'users.list' ? 'users' : 'groups';
       return json(endlessPage(version, kind, parsePaging(url.searchParams), fault.totalResults), 200);
     }
-    if (fault.kind === 'delay') await pause(request, state.held, fault.delayMs ?? 1000);
+    if (fault.kind === 'delay') await holdUntilDone(request, state.held, fault.delayMs ?? 1000);
     // A missing page is the list handler's to answer, and an endless one changes nothing but a list.
     else if (fault.kind !== 'missing-page' && fault.kind !== 'endless') return await faultResponse(fault, version, request, state);
   }
