@@ -40,7 +40,7 @@ function imports(): Import[] {
 }
 
 /** Shared values route files still export for others: constants and the admin guard, no rules of a use case. */
-const ROUTE_EXPORTS_SHARED = new Set(['reliabilityFigures', 'newTokenBody', 'assetUrl', 'StaticAsset', 'StaticAssets', 'requireAdmin']);
+const ROUTE_EXPORTS_SHARED = new Set(['newTokenBody', 'assetUrl', 'StaticAsset', 'StaticAssets', 'requireAdmin']);
 
 describe('where each rule lives', () => {
   const all = imports();

@@ -5,7 +5,7 @@
  * outlives them: the track record behind both `/api/reliability` and `/reliability`, the bars of
  * `/`, whose page is rebuilt after every poll run while the bars change only with the archive.
  */
-import type { Clock } from '../core/ports.ts';
+import type { ArchiveWrites, Clock } from '../core/ports.ts';
 
 export type GenerationMemoOptions<T> = {
   generation: () => Promise<number>;
@@ -29,5 +29,24 @@ export function generationMemo<T>(options: GenerationMemoOptions<T>): () => Prom
       if (built?.value === value) built = null;
     });
     return value;
+  };
+}
+
+/**
+ * A generationMemo per store, shared by every route and tool that asks with the same store (a
+ * WeakMap: a store that goes away takes its memo along). The first asker's clock is the memo's.
+ */
+export function perStoreMemo<S extends Pick<ArchiveWrites, 'archiveGeneration'>, T>(
+  maxAgeMs: number,
+  build: (store: S, nowMs: number) => Promise<T>,
+): (store: S, clock: Clock) => () => Promise<T> {
+  const memos = new WeakMap<S, () => Promise<T>>();
+  return (store, clock) => {
+    let memo = memos.get(store);
+    if (!memo) {
+      memo = generationMemo({ generation: () => store.archiveGeneration(), clock, maxAgeMs, build: (nowMs) => build(store, nowMs) });
+      memos.set(store, memo);
+    }
+    return memo;
   };
 }

@@ -5,7 +5,7 @@
 import { ApiError } from '../core/errors.ts';
 import { KNOWN_SERVICES_MAX, mergeKnownServices, unknownServiceDetail, unknownServices } from '../core/known-services.ts';
 import type { ArchiveReads, Clock } from '../core/ports.ts';
-import { generationMemo } from './generation-memo.ts';
+import { perStoreMemo } from './generation-memo.ts';
 
 /** The names only change with the archive; the age bound is a backstop, not a refresh rule. */
 const KNOWN_SERVICES_MAX_AGE_MS = 60_000;
@@ -13,22 +13,11 @@ const KNOWN_SERVICES_MAX_AGE_MS = 60_000;
 /** The archive's names, read again when its generation moves. */
 export type KnownServicesStore = Pick<ArchiveReads, 'knownServices' | 'archiveGeneration'>;
 
-// One memo per store (a WeakMap, so a store that goes away takes its memo along).
-const memos = new WeakMap<KnownServicesStore, () => Promise<string[]>>();
-
-export function knownServiceNames(store: KnownServicesStore, clock: Clock): () => Promise<string[]> {
-  let memo = memos.get(store);
-  if (!memo) {
-    memo = generationMemo({
-      generation: () => store.archiveGeneration(),
-      clock,
-      maxAgeMs: KNOWN_SERVICES_MAX_AGE_MS,
-      build: async () => mergeKnownServices(await store.knownServices(KNOWN_SERVICES_MAX)),
-    });
-    memos.set(store, memo);
-  }
-  return memo;
-}
+/** The names, read once per archive generation and shared by every route of the same store. */
+export const knownServiceNames: (store: KnownServicesStore, clock: Clock) => () => Promise<string[]> = perStoreMemo(
+  KNOWN_SERVICES_MAX_AGE_MS,
+  async (store: KnownServicesStore) => mergeKnownServices(await store.knownServices(KNOWN_SERVICES_MAX)),
+);
 
 /** A 400 `unknown_service` naming the known services when any name asked for is not one. */
 export async function requireKnownServices(known: () => Promise<string[]>, field: string, asked: readonly string[] | undefined): Promise<void> {

@@ -13,7 +13,7 @@ import { baseUrlOf, createMcpAuthenticator, type McpAuthDeps } from '../mcp/mcp-
 import { serveMcpRequest } from '../mcp/mcp-server.ts';
 import { createRefusalLog } from '../refusal-log.ts';
 import { siteOrigin } from '../site-origin.ts';
-import { reliabilityFigures } from './reliability.tsx';
+import { reliabilityFigures } from '../../app/reliability-figures.ts';
 
 const DEFAULT_RATE_PER_MINUTE = 60;
 

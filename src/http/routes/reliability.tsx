@@ -1,12 +1,9 @@
 /** The vendor's track record: `/api/reliability` (JSON) and `/reliability` (the same figures, charted and tabled). */
 import { Hono } from 'hono';
 import { raw } from 'hono/html';
-import { noDataIntervals } from '../../core/coverage.ts';
 import {
   AVAILABILITY_WINDOWS_DAYS,
-  computeReliability,
   PARTIAL_OUTAGE_WEIGHT,
-  reliabilitySince,
   type Distribution,
   type MonthFigures,
   type Reliability,
@@ -14,8 +11,7 @@ import {
 } from '../../core/reliability.ts';
 import { durationAxis, horizontalBarChart, lineChart, stackedColumnChart, type ChartSeries } from '../../core/svg-chart.ts';
 import { iso } from '../api-json.ts';
-import { generationMemo } from '../../app/generation-memo.ts';
-import type { ArchiveReads, Clock } from '../../core/ports.ts';
+import { reliabilityFigures, type ReliabilityStore } from '../../app/reliability-figures.ts';
 import type { AppDeps } from '../deps.ts';
 import { pageResponder } from '../pages/layout.tsx';
 import { pageSecurity } from '../pages/page-security.ts';
@@ -23,39 +19,6 @@ import { durationText, Time } from '../pages/time.tsx';
 
 const MINUTE_MS = 60_000;
 const WEIGHT_PERCENT = Math.round(PARTIAL_OUTAGE_WEIGHT * 100);
-/**
- * The figures move with the archive and with the clock (ongoing incidents, the windows): they are
- * rebuilt when the archive changed, or after this long, as the API's response cache does. A year
- * of a busy archive takes a hundred milliseconds or more to read and compute; a page view should not.
- */
-const FIGURES_MAX_AGE_MS = 60_000;
-
-/** What the figures are read from: the spans, the coverage and the feed's health, rebuilt when the generation moves. */
-export type ReliabilityStore = Pick<ArchiveReads, 'archiveGeneration' | 'incidentSpans' | 'dataCoverage' | 'feedHealth'>;
-
-// One memo per store, shared by the routes and the MCP tool `reliability` (a WeakMap, so a store
-// that goes away takes its memo along).
-const memos = new WeakMap<ReliabilityStore, () => Promise<Reliability>>();
-
-/** The track record's figures, rebuilt when the archive changed or after FIGURES_MAX_AGE_MS. */
-export function reliabilityFigures(store: ReliabilityStore, clock: Clock): () => Promise<Reliability> {
-  let memo = memos.get(store);
-  if (!memo) {
-    memo = generationMemo({
-      generation: () => store.archiveGeneration(),
-      clock,
-      maxAgeMs: FIGURES_MAX_AGE_MS,
-      build: async (nowMs) => {
-        const since = reliabilitySince(nowMs);
-        const [spans, coverage, health] = await Promise.all([store.incidentSpans(since), store.dataCoverage(since), store.feedHealth()]);
-        return computeReliability(spans, { nowMs, noData: noDataIntervals(coverage, health.lastSuccessAt, nowMs) });
-      },
-    });
-    memos.set(store, memo);
-  }
-  return memo;
-}
-
 export function reliabilityRoutes(deps: Pick<AppDeps, 'clock' | 'assets'> & { store: ReliabilityStore }) {
   const { store, clock } = deps;
   const app = new Hono();

@@ -1,0 +1,28 @@
+/**
+ * The vendor's track record, as `/api/reliability`, the `/reliability` page and the MCP tool
+ * `reliability` all answer it: read and computed once per archive change, shared by them all.
+ */
+import { noDataIntervals } from '../core/coverage.ts';
+import type { ArchiveReads, Clock } from '../core/ports.ts';
+import { computeReliability, reliabilitySince, type Reliability } from '../core/reliability.ts';
+import { perStoreMemo } from './generation-memo.ts';
+
+/**
+ * The figures move with the archive and with the clock (ongoing incidents, the windows): they are
+ * rebuilt when the archive changed, or after this long, as the API's response cache does. A year
+ * of a busy archive takes a hundred milliseconds or more to read and compute; a page view should not.
+ */
+const FIGURES_MAX_AGE_MS = 60_000;
+
+/** What the figures are read from: the spans, the coverage and the feed's health, rebuilt when the generation moves. */
+export type ReliabilityStore = Pick<ArchiveReads, 'archiveGeneration' | 'incidentSpans' | 'dataCoverage' | 'feedHealth'>;
+
+/** The track record's figures, rebuilt when the archive changed or after FIGURES_MAX_AGE_MS. */
+export const reliabilityFigures: (store: ReliabilityStore, clock: Clock) => () => Promise<Reliability> = perStoreMemo(
+  FIGURES_MAX_AGE_MS,
+  async (store: ReliabilityStore, nowMs) => {
+    const since = reliabilitySince(nowMs);
+    const [spans, coverage, health] = await Promise.all([store.incidentSpans(since), store.dataCoverage(since), store.feedHealth()]);
+    return computeReliability(spans, { nowMs, noData: noDataIntervals(coverage, health.lastSuccessAt, nowMs) });
+  },
+);
