@@ -63,7 +63,7 @@ for (const path of [...PUBLIC_API_READ_PATHS, '/', '/incidents', '/reliability',
 }
 
 /** What the read at `path` takes; undefined for a path not listed (its key is then the whole URL). */
-export function readParamsOf(path: string): ReadParams | undefined {
+function readParamsOf(path: string): ReadParams | undefined {
   return EXACT_READS.get(path) ?? (API_READS.find((rule) => rule.pattern.test(path)) ?? OTHER_READS.find((rule) => rule.pattern.test(path)))?.read;
 }
 
