@@ -22,6 +22,11 @@ import { benchSearchLoad, type SearchLoadOptions } from './search-load.ts';
 import { heading } from './table.ts';
 
 const QUICK = process.env.BENCH_QUICK === '1';
+// BENCH_ONLY="poll cycle,notifications" runs only the sections whose names contain one of the words.
+const ONLY = (process.env.BENCH_ONLY ?? '')
+  .split(',')
+  .map((word) => word.trim().toLowerCase())
+  .filter((word) => word !== '');
 
 // Full: under three minutes on two cores. The seeds take about 45 s (10,000 incidents through the
 // store at ~2 ms each, 100,000 in SQL); the per-query budget keeps today's slow queries (100+ ms)
@@ -174,6 +179,7 @@ for (const [name, section] of [
   ['group sync', () => benchGroupSync(GROUP_SYNC)],
   ['group mail', () => benchGroupMail(GROUP_MAIL)],
 ] as const satisfies readonly (readonly [string, () => Promise<SectionReport>])[]) {
+  if (ONLY.length > 0 && !ONLY.some((word) => name.includes(word))) continue;
   try {
     const report = await section();
     console.log(report.text);
