@@ -7,7 +7,7 @@ import { APP_PATHS } from '../../core/workspace-app/manifest.ts';
 import type { Clock, InstallationStore, Logger, Mailer, OneTimeKeyStore, VendorInstallApi, VendorWebApi } from '../../core/ports.ts';
 import type { SecretBox } from '../../core/secret-box.ts';
 import { createInstallationNotice } from '../admin-notice.ts';
-import { createAppInstalls, INSTALLATIONS_LIST_MAX, type AppInstalls } from './installs.ts';
+import { createAppInstalls, type AppInstalls } from './installs.ts';
 import { createAppTokens, type AppTokens } from './tokens.ts';
 
 export type WorkspaceApp = {
@@ -52,7 +52,7 @@ export function createWorkspaceApp(deps: WorkspaceAppDeps): WorkspaceApp {
   });
   async function recoverUnfinishedRefreshes(): Promise<void> {
     try {
-      const { retried, failed } = await tokens.recoverClaims(INSTALLATIONS_LIST_MAX);
+      const { retried, failed } = await tokens.recoverClaims();
       if (retried > 0) deps.logger.info('retried the token refreshes a stopped process or invocation left unfinished', { retried, failed });
     } catch (error) {
       deps.logger.warn('could not look for unfinished token refreshes', { error: error instanceof Error ? error.message : String(error) });

@@ -10,9 +10,6 @@ import { randomSecret } from '../../core/cursor.ts';
 import { APP_BOT_SCOPES } from '../../core/workspace-app/manifest.ts';
 import { GRANT_GONE, installationStanding, InstallationUnavailableError, type AppTokens } from './tokens.ts';
 
-/** Installations are one per workspace: a list of this many is every one a deployment will have. */
-export const INSTALLATIONS_LIST_MAX = 200;
-
 /** How long an admin has between "Add to workspace" and the vendor's redirect back. */
 export const OAUTH_STATE_TTL_MS = 10 * 60 * 1000;
 /** States kept at once: one per click of "Add to workspace"; past this the oldest are forgotten. */

@@ -7,6 +7,7 @@
 import { WebApiError } from '../../core/errors.ts';
 import type { Clock, InstallationRecord, InstallationStore, SealedTokenPair, TokenGrant, VendorWebApi } from '../../core/ports.ts';
 import type { SecretBox } from '../../core/secret-box.ts';
+import { activeInstallations } from './installation-lists.ts';
 import { decideTokenStep, DEFAULT_ROTATION, type RotationSettings } from '../../core/workspace-app/token-rotation.ts';
 
 /**
@@ -105,12 +106,12 @@ export type AppTokens = {
    */
   reportVendorError(installationId: string, code: string): Promise<boolean>;
   /**
-   * Retries at once the refreshes that a crashed process left claimed (of the newest `limit`
-   * installations): the vendor honours a spent refresh token only inside its grace period, so
+   * Retries at once the refreshes that a crashed process left claimed (of the active installations
+   * activeInstallations reads): the vendor honours a spent refresh token only inside its grace period, so
    * the retry cannot wait for the token's next use. Run when a process starts. Says how many
    * were retried and how many of those failed (the next use tries again, or finds it broken).
    */
-  recoverClaims(limit: number): Promise<{ retried: number; failed: number }>;
+  recoverClaims(): Promise<{ retried: number; failed: number }>;
 };
 
 const WAIT_STEP_MS = 100;
@@ -210,8 +211,8 @@ export function createAppTokens(deps: AppTokensDeps): AppTokens {
       return true;
     },
 
-    async recoverClaims(limit) {
-      const claimed = (await store.listInstallations(limit)).filter((row) => row.state === 'active' && row.refreshClaimedAt !== null);
+    async recoverClaims() {
+      const claimed = (await activeInstallations({ store })).filter((row) => row.refreshClaimedAt !== null);
       let failed = 0;
       for (const row of claimed) {
         // Waits out the crashed process's claim, then spends the same refresh token once more.

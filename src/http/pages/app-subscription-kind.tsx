@@ -6,11 +6,12 @@
 import { InstallError } from '../../app/workspace-app/installs.ts';
 import { CONVERSATION_SEARCH_PAGES_MAX, walkConversations } from '../../app/workspace-app/subscription-targets.ts';
 import { CONVERSATIONS_PAGE_MAX } from '../../app/workspace-app/installs.ts';
+import { activeInstallations } from '../../app/workspace-app/installation-lists.ts';
 import type { InstallationRecord, VendorConversation } from '../../core/ports.ts';
 import { appTarget, parseAppTarget } from '../../core/subscription.ts';
 import type { FormFields, KindFieldDeps, KindFieldProps, SubscriptionFormKind } from './subscription-kinds.tsx';
 
-/** Installations offered at once; a workspace app is installed in a handful at most. */
+/** Installations offered at once, each walked for its conversations; a workspace app is installed in a handful at most. */
 const INSTALLATIONS_SHOWN_MAX = 20;
 
 type Offer = { installation: InstallationRecord; conversations: VendorConversation[]; problem: string | null };
@@ -47,7 +48,7 @@ async function AppFields({ fields, editing, deps }: KindFieldProps) {
       </p>
     );
   }
-  const installations = (await deps.store.listInstallations(INSTALLATIONS_SHOWN_MAX)).filter((i) => i.state === 'active');
+  const installations = (await activeInstallations(deps)).slice(0, INSTALLATIONS_SHOWN_MAX);
   if (installations.length === 0) {
     return (
       <p class="hint">

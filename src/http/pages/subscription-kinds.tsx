@@ -7,7 +7,8 @@
  * API's own schema then checks) and list it in SUBSCRIPTION_FORM_KINDS.
  */
 import type { Child } from 'hono/jsx';
-import type { InstallationStore, StoredSubscription } from '../../core/ports.ts';
+import type { StoredSubscription } from '../../core/ports.ts';
+import type { InstallationListDeps } from '../../app/workspace-app/installation-lists.ts';
 import { groupIdOfTarget } from '../../core/scim-group.ts';
 import type { AppDeps } from '../deps.ts';
 import { appKind } from './app-subscription-kind.tsx';
@@ -16,7 +17,7 @@ import { appKind } from './app-subscription-kind.tsx';
 export type FormFields = Record<string, string[]>;
 
 /** What a kind's fields may read to show what it offers: the workspace app's installations. */
-export type KindFieldDeps = Pick<AppDeps, 'appInstalls'> & { store: Pick<InstallationStore, 'listInstallations'> };
+export type KindFieldDeps = Pick<AppDeps, 'appInstalls'> & InstallationListDeps;
 
 export type KindFieldProps = {
   /** What was posted, or for a saved subscription what `fieldsOf` made of it. */

@@ -6,12 +6,12 @@
 import type { Context, Hono } from 'hono';
 import { getCookie, setCookie } from 'hono/cookie';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
-import { InstallError, INSTALLATIONS_LIST_MAX } from '../../app/workspace-app/installs.ts';
+import { InstallError } from '../../app/workspace-app/installs.ts';
+import { type InstallationListDeps, listInstallations } from '../../app/workspace-app/installation-lists.ts';
 import { installFailureStatus } from '../../app/workspace-app/install-refusals.ts';
 import type { AdminEnv, AdminPageTools } from '../admin-page-tools.ts';
 import { browserInstallBinding, INSTALL_START_PATH, installBindingCookie } from '../app-install-binding.ts';
 import type { AppDeps } from '../deps.ts';
-import type { InstallationStore } from '../../core/ports.ts';
 import { formValue, readForm } from '../form-body.ts';
 import { AdminAppPage } from '../pages/admin-app-page.tsx';
 
@@ -21,13 +21,13 @@ const NOTICES: Record<string, string> = {
   uninstalled: 'Uninstalled: the vendor revoked its tokens and statuswatch removed its own copy.',
 };
 
-export type AdminAppPageDeps = Pick<AppDeps, 'publicUrl' | 'appInstalls'> & { store: Pick<InstallationStore, 'listInstallations'> };
+export type AdminAppPageDeps = Pick<AppDeps, 'publicUrl' | 'appInstalls'> & InstallationListDeps;
 
 export function registerAdminAppPages(app: Hono<AdminEnv>, deps: AdminAppPageDeps, tools: AdminPageTools): void {
   const binding = installBindingCookie(deps.publicUrl);
 
   const listPage = async (c: Context<AdminEnv>, notice: string | null, tokenError: string | null = null, status: ContentfulStatusCode = 200) => {
-    const installations = await deps.store.listInstallations(INSTALLATIONS_LIST_MAX);
+    const installations = await listInstallations(deps);
     const data = { installations, csrf: c.get('csrf'), configured: deps.appInstalls !== undefined, tokenError };
     return tools.adminPage(c, 'Workspace app', <AdminAppPage data={data} />, notice, status);
   };

@@ -5,12 +5,12 @@
  */
 import { Hono } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
-import { INSTALLATIONS_LIST_MAX, type AppInstalls, type ConversationsPosition } from '../../app/workspace-app/installs.ts';
+import type { AppInstalls, ConversationsPosition } from '../../app/workspace-app/installs.ts';
+import { type InstallationListDeps, listInstallations } from '../../app/workspace-app/installation-lists.ts';
 import { ApiError } from '../../core/errors.ts';
 import type { InstallationRecord } from '../../core/ports.ts';
 import { iso } from '../api-json.ts';
 import type { AppDeps } from '../deps.ts';
-import type { InstallationStore } from '../../core/ports.ts';
 import { installFromTokenSchema } from '../openapi/api-schemas.ts';
 import { parseRequest } from '../../core/parse-request.ts';
 import { pageLimit } from '../query-params.ts';
@@ -35,7 +35,7 @@ export function toApiInstallation(installation: InstallationRecord) {
   };
 }
 
-export type AppInstallationRouteDeps = AdminGuardDeps & Pick<AppDeps, 'appInstalls' | 'cursors'> & { store: Pick<InstallationStore, 'listInstallations'> };
+export type AppInstallationRouteDeps = AdminGuardDeps & Pick<AppDeps, 'appInstalls' | 'cursors'> & InstallationListDeps;
 
 export function appInstallationRoutes(deps: AppInstallationRouteDeps) {
   const app = new Hono();
@@ -57,8 +57,7 @@ export function appInstallationRoutes(deps: AppInstallationRouteDeps) {
   );
 
   app.get('/api/app/installations', async (c) => {
-    const all = await deps.store.listInstallations(INSTALLATIONS_LIST_MAX);
-    return c.json({ ok: true, installations: all.map(toApiInstallation) });
+    return c.json({ ok: true, installations: (await listInstallations(deps)).map(toApiInstallation) });
   });
 
   app.get('/api/app/installations/:id/conversations', async (c) => {

@@ -1,0 +1,35 @@
+/**
+ * The JSON API and the admin pages of one real app over one archive, through `app.request()`: what
+ * a use case's test asks both faces, to check they give the same answer for the same input.
+ */
+import { createApp } from '../../src/http/app.ts';
+import { type AdminPageClient, signInAdmin } from './admin-page-client.ts';
+import { ADMIN_TOKEN } from './admin-token.ts';
+import { buildAppDeps, type TestAppDeps } from './app-deps.ts';
+import { nodeAppPorts } from './node-app-ports.ts';
+import type { TempArchive } from './temp-archive.ts';
+
+const ORIGIN = 'http://localhost';
+const quiet = { debug() {}, info() {}, warn() {}, error() {} };
+
+export type AppFaces = {
+  deps: TestAppDeps;
+  /** A GET of the admin API with the admin token; the JSON body. */
+  api<Body>(path: string): Promise<{ status: number; body: Body }>;
+  /** A signed-in admin's browser. */
+  admin: AdminPageClient;
+};
+
+export async function appFaces(archive: TempArchive, env: Record<string, string> = {}): Promise<AppFaces> {
+  const deps = await buildAppDeps(await nodeAppPorts(archive.connection, quiet), { env: { ADMIN_TOKEN, ...env } });
+  const app = createApp(deps);
+  const fetch = async (url: string, init?: RequestInit) => app.request(url, init);
+  return {
+    deps,
+    async api(path) {
+      const res = await fetch(ORIGIN + path, { headers: { authorization: `Bearer ${ADMIN_TOKEN}` } });
+      return { status: res.status, body: await res.json() };
+    },
+    admin: await signInAdmin({ url: ORIGIN, fetch }),
+  };
+}
