@@ -2,6 +2,7 @@
  * The JSON API and the admin pages of one real app over one archive, through `app.request()`: what
  * a use case's test asks both faces, to check they give the same answer for the same input.
  */
+import type { Mailer } from '../../src/core/ports.ts';
 import { createApp } from '../../src/http/app.ts';
 import { type AdminPageClient, signInAdmin } from './admin-page-client.ts';
 import { ADMIN_TOKEN } from './admin-token.ts';
@@ -14,20 +15,22 @@ const quiet = { debug() {}, info() {}, warn() {}, error() {} };
 
 export type AppFaces = {
   deps: TestAppDeps;
-  /** A GET of the admin API with the admin token; the JSON body. */
-  api<Body>(path: string): Promise<{ status: number; body: Body }>;
+  /** A call of the admin API with the admin token (a GET unless `body` is given, then a POST of it); the JSON answer. */
+  api<Body>(path: string, body?: unknown): Promise<{ status: number; body: Body }>;
   /** A signed-in admin's browser. */
   admin: AdminPageClient;
 };
 
-export async function appFaces(archive: TempArchive, env: Record<string, string> = {}): Promise<AppFaces> {
-  const deps = await buildAppDeps(await nodeAppPorts(archive.connection, quiet), { env: { ADMIN_TOKEN, ...env } });
+/** `env` as the process environment would hold it; `mailer` the runtime's, when a test sends mail. */
+export async function appFaces(archive: TempArchive, env: Record<string, string> = {}, mailer: Mailer | null = null): Promise<AppFaces> {
+  const deps = await buildAppDeps({ ...(await nodeAppPorts(archive.connection, quiet)), mailer }, { env: { ADMIN_TOKEN, ...env } });
   const app = createApp(deps);
   const fetch = async (url: string, init?: RequestInit) => app.request(url, init);
   return {
     deps,
-    async api(path) {
-      const res = await fetch(ORIGIN + path, { headers: { authorization: `Bearer ${ADMIN_TOKEN}` } });
+    async api(path, body) {
+      const headers = { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' };
+      const res = await fetch(ORIGIN + path, body === undefined ? { headers } : { method: 'POST', headers, body: JSON.stringify(body) });
       return { status: res.status, body: await res.json() };
     },
     admin: await signInAdmin({ url: ORIGIN, fetch }),

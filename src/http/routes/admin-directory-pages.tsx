@@ -8,7 +8,8 @@ import type { Hono } from 'hono';
 import { ScimCallError } from '../../core/scim-errors.ts';
 import { ApiError } from '../../core/errors.ts';
 import type { AppDeps } from '../deps.ts';
-import { cursorPage, isText } from '../../app/cursor-page.ts';
+import { groupAuditPage, groupMemberPage } from '../../app/group-reads.ts';
+import type { GroupMember } from '../../core/scim-group.ts';
 import { AdminDirectoryPage, AdminGroupPage, type DirectoryStatus } from '../pages/admin-directory-page.tsx';
 import type { AdminEnv, AdminPageTools } from '../admin-page-tools.ts';
 
@@ -44,30 +45,23 @@ export function registerAdminDirectoryPages(app: Hono<AdminEnv>, deps: AdminDire
     if (!deps.groups || !link) return tools.problem(c, 404, 'Not found', 'No group subscription with that id.', '/admin/directory');
     // A signed cursor naming this group's list, as every other admin list pages: a link cannot be
     // edited into another position or carried to another group.
-    const store = deps.groups.store;
-    let members: Awaited<ReturnType<typeof store.members>>;
+    const reads = { store: deps.groups.store, cursors: deps.cursors };
+    let members: GroupMember[];
     let next: string;
     try {
-      ({ page: members, next } = await cursorPage(
-        deps.cursors,
-        { cursor: c.req.query('cursor'), limit: MEMBERS_PER_PAGE },
-        `admin-members ${link.subscriptionId}`,
-        (after: string | null, limit) => store.members(link.subscriptionId, after, limit),
-        (m) => m.id,
-        { accepts: isText },
-      ));
+      ({ page: members, next } = await groupMemberPage(reads, link.subscriptionId, {
+        list: 'admin-members',
+        cursor: c.req.query('cursor'),
+        limit: MEMBERS_PER_PAGE,
+      }));
     } catch (error) {
       if (!(error instanceof ApiError)) throw error;
       const back = `/admin/directory/${encodeURIComponent(link.subscriptionId)}`;
       return tools.problem(c, 400, 'Page link not valid', 'The link to this page of members is not valid; start from the first page.', back);
     }
-    const data = {
-      link,
-      members,
-      nextCursor: next === '' ? null : next,
-      log: await deps.groups.store.log(link.subscriptionId, null, LOG_SHOWN),
-      csrf: c.get('csrf'),
-    };
+    // The newest of the audit list; the whole of it pages through the API.
+    const log = await groupAuditPage(reads, link.subscriptionId, { list: 'admin-audit', cursor: undefined, limit: LOG_SHOWN });
+    const data = { link, members, nextCursor: next === '' ? null : next, log: log.page, csrf: c.get('csrf') };
     return tools.adminPage(c, `Group: ${link.groupName}`, <AdminGroupPage data={data} />, NOTICES[c.req.query('done') ?? ''] ?? null);
   });
 

@@ -17,7 +17,7 @@ import { pageResponder } from '../pages/layout.tsx';
 import { pageSecurity } from '../pages/page-security.ts';
 import { OneClickUnsubscribeForm } from '../pages/subscription-pages.tsx';
 import { pageRequest } from '../query-params.ts';
-import { cursorPage, isText, isWhole } from '../../app/cursor-page.ts';
+import { groupAuditPage, groupMemberPage } from '../../app/group-reads.ts';
 
 const FORM_MAX_BYTES = 4 * 1024;
 
@@ -60,15 +60,8 @@ export function groupSubscriptionRoutes(deps: GroupSubscriptionRouteDeps) {
 
   app.get('/api/subscriptions/:id/members', async (c) => {
     const link = await linkOf(c.req.param('id'));
-    const store = groupDepsOf(deps).store;
-    const { page, next } = await cursorPage(
-      deps.cursors,
-      pageRequest(c),
-      `members ${link.subscriptionId}`,
-      (after: string | null, limit) => store.members(link.subscriptionId, after, limit),
-      (m) => m.id,
-      { accepts: isText },
-    );
+    const reads = { store: groupDepsOf(deps).store, cursors: deps.cursors };
+    const { page, next } = await groupMemberPage(reads, link.subscriptionId, { list: 'members', ...pageRequest(c) });
     return c.json({
       ok: true,
       group: { id: link.groupId, display_name: link.groupName },
@@ -81,15 +74,8 @@ export function groupSubscriptionRoutes(deps: GroupSubscriptionRouteDeps) {
 
   app.get('/api/subscriptions/:id/audit', async (c) => {
     const link = await linkOf(c.req.param('id'));
-    const store = groupDepsOf(deps).store;
-    const { page, next } = await cursorPage(
-      deps.cursors,
-      pageRequest(c),
-      `audit ${link.subscriptionId}`,
-      (before: number | null, limit) => store.log(link.subscriptionId, before, limit),
-      (e) => e.id,
-      { accepts: isWhole },
-    );
+    const reads = { store: groupDepsOf(deps).store, cursors: deps.cursors };
+    const { page, next } = await groupAuditPage(reads, link.subscriptionId, { list: 'audit', ...pageRequest(c) });
     return c.json({ ok: true, audit: page.map(toApiLogEntry), response_metadata: { next_cursor: next } });
   });
 
