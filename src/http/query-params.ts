@@ -16,6 +16,12 @@ export function pageRequest(c: Context): { cursor: string | undefined; limit: nu
   return { cursor: c.req.query('cursor'), limit: pageLimit(c.req.query('limit')) };
 }
 
+/** An epoch ms from the query (the poll runs' `before`): anything but a positive number is none, never refused. */
+export function epochMsParam(raw: string | undefined): number | null {
+  const ms = Number(raw);
+  return raw !== undefined && Number.isFinite(ms) && ms > 0 ? ms : null;
+}
+
 /** `?service=Files&service=Login/SSO` and `?service=Files,Login/SSO` alike. */
 export function listParam(c: Context, name: string, normalise: (v: string) => string = (v) => v): string[] | undefined {
   const values = (c.req.queries(name) ?? [])

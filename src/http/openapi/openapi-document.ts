@@ -96,10 +96,7 @@ export const API_OPERATIONS: ApiOperation[] = [
     path: '/api/admin/polls',
     summary: 'Poll runs, newest first',
     admin: true,
-    query: [
-      { name: 'limit', schema: s.limitParamSchema },
-      { name: 'before', schema: z.string().optional() },
-    ],
+    query: page({ name: 'before', schema: z.string().optional().describe('Without a cursor: the runs that started before this epoch ms.') }),
     ok: { status: 200, schema: s.pollListSchema },
   },
   { method: 'get', path: '/api/admin/polls/:id', summary: 'One poll run and the bodies it refused', admin: true, ok: { status: 200, schema: s.pollOneSchema } },

@@ -1,18 +1,29 @@
 /** The admin pages of poll runs (registered by admin-pages.tsx): the newest first, and each run with what it rejected. */
 import type { Hono } from 'hono';
 import { ADMIN_PAGE_SIZE as PAGE_SIZE, type AdminEnv, type AdminPageTools } from '../admin-page-tools.ts';
-import type { ArchiveQueries } from '../../core/ports.ts';
+import type { ArchiveQueries, PollRun } from '../../core/ports.ts';
+import { ApiError } from '../../core/errors.ts';
+import { pollRunPage, type PollRunDeps } from '../../app/poll-runs.ts';
+import { epochMsParam } from '../query-params.ts';
 import { PollPage, PollsPage } from '../pages/admin-polls-page.tsx';
 
-export type AdminPollPageDeps = { store: Pick<ArchiveQueries, 'listPollRuns' | 'getPollRun'> };
+export type AdminPollPageDeps = PollRunDeps & { store: Pick<ArchiveQueries, 'getPollRun'> };
 
-export function registerAdminPollPages(app: Hono<AdminEnv>, { store }: AdminPollPageDeps, { adminPage, problem }: AdminPageTools): void {
+export function registerAdminPollPages(app: Hono<AdminEnv>, deps: AdminPollPageDeps, { adminPage, problem }: AdminPageTools): void {
+  const { store } = deps;
   app.get('/admin/polls', async (c) => {
-    const before = Number(c.req.query('before'));
-    const runs = await store.listPollRuns(Number.isFinite(before) && before > 0 ? before : null, PAGE_SIZE);
-    const last = runs.at(-1);
-    const olderHref = runs.length === PAGE_SIZE && last ? `/admin/polls?before=${last.startedAt}` : null;
-    return adminPage(c, 'Poll runs', <PollsPage runs={runs} olderHref={olderHref} onFirstPage={c.req.query('before') === undefined} />);
+    const cursor = c.req.query('cursor');
+    const before = c.req.query('before');
+    let runs: PollRun[];
+    let next: string;
+    try {
+      ({ page: runs, next } = await pollRunPage(deps, { list: 'admin-polls', cursor, limit: PAGE_SIZE, beforeStartedAt: epochMsParam(before) }));
+    } catch (error) {
+      if (!(error instanceof ApiError) || error.code !== 'invalid_cursor') throw error;
+      return problem(c, 400, 'Page link not valid', 'The link to this page of poll runs is not valid; start from the first page.', '/admin/polls');
+    }
+    const olderHref = next === '' ? null : `/admin/polls?cursor=${encodeURIComponent(next)}`;
+    return adminPage(c, 'Poll runs', <PollsPage runs={runs} olderHref={olderHref} onFirstPage={!cursor && before === undefined} />);
   });
 
   app.get('/admin/polls/:id', async (c) => {

@@ -6,7 +6,8 @@ import { createAdminTokenCheck } from '../admin-token-check.ts';
 import type { AppDeps } from '../deps.ts';
 import type { AdminTokenCheckDeps } from '../admin-token-check.ts';
 import type { ArchiveQueries } from '../../core/ports.ts';
-import { pageLimit } from '../query-params.ts';
+import { epochMsParam, pageRequest } from '../query-params.ts';
+import { pollRunPage } from '../../app/poll-runs.ts';
 
 /**
  * Bearer ADMIN_TOKEN on every request, under the same guess throttle as the sign-in form: a wrong
@@ -33,7 +34,7 @@ export function requireAdmin(deps: AdminGuardDeps): MiddlewareHandler {
   };
 }
 
-export type AdminRouteDeps = AdminGuardDeps & Pick<AppDeps, 'poller'> & { store: Pick<ArchiveQueries, 'listPollRuns' | 'getPollRun'> };
+export type AdminRouteDeps = AdminGuardDeps & Pick<AppDeps, 'poller' | 'cursors'> & { store: Pick<ArchiveQueries, 'listPollRuns' | 'getPollRun'> };
 
 export function adminRoutes(deps: AdminRouteDeps) {
   const app = new Hono();
@@ -46,9 +47,9 @@ export function adminRoutes(deps: AdminRouteDeps) {
   });
 
   app.get('/api/admin/polls', async (c) => {
-    const before = Number(c.req.query('before'));
-    const runs = await deps.store.listPollRuns(Number.isFinite(before) && before > 0 ? before : null, pageLimit(c.req.query('limit')));
-    return c.json({ ok: true, polls: runs.map(toApiPollRun) });
+    const request = { list: 'polls', ...pageRequest(c), beforeStartedAt: epochMsParam(c.req.query('before')) };
+    const { page, next } = await pollRunPage(deps, request);
+    return c.json({ ok: true, polls: page.map(toApiPollRun), response_metadata: { next_cursor: next } });
   });
 
   app.get('/api/admin/polls/:id', async (c) => {
