@@ -9,8 +9,6 @@ import { DataTable } from './data-table.tsx';
 export const DELIVERY_STATES = ['pending', 'done', 'dead'] as const;
 /** A digest can carry many events: its page lists this many and counts the rest. */
 export const DELIVERY_EVENTS_SHOWN = 20;
-/** Every replay adds attempts: a delivery's page lists the newest this many. */
-export const DELIVERY_ATTEMPTS_SHOWN = 50;
 
 /** A delivery with what it carries and where it went, as the admin's lists show it. */
 export type DeliveryView = {

@@ -6,20 +6,14 @@
 import type { Hono } from 'hono';
 import { replayDeliveriesSince, replayDelivery, type ReplayDeps } from '../../app/delivery-replay.ts';
 import { deliveryPage, type ListDeps } from '../../app/subscription-lists.ts';
+import { deliveryDetail, parseDeliveryId } from '../../app/delivery-detail.ts';
 import { ApiError } from '../../core/errors.ts';
 import { webhookMessageId } from '../../core/fanout.ts';
 import type { Delivery, OutboxStore } from '../../core/ports.ts';
 import { utcDate } from '../../core/service-days.ts';
 import { ADMIN_PAGE_SIZE as PAGE_SIZE, type AdminEnv, type AdminPageTools, oneOf } from '../admin-page-tools.ts';
 import { formValue, readForm } from '../form-body.ts';
-import {
-  DELIVERY_ATTEMPTS_SHOWN,
-  DELIVERY_EVENTS_SHOWN,
-  DELIVERY_STATES,
-  DeliveriesPage,
-  DeliveryPage,
-  type DeliveryView,
-} from '../pages/admin-deliveries-page.tsx';
+import { DELIVERY_EVENTS_SHOWN, DELIVERY_STATES, DeliveriesPage, DeliveryPage, type DeliveryView } from '../pages/admin-deliveries-page.tsx';
 
 const NOTICES: Record<string, string> = {
   replayed: 'Delivery queued to be sent again, with the same message id.',
@@ -94,8 +88,7 @@ export function registerAdminDeliveryPages(app: Hono<AdminEnv>, deps: AdminDeliv
   });
 
   app.get('/admin/deliveries/:id', async (c) => {
-    const id = deliveryId(c.req.param('id'));
-    const found = id === null ? null : await store.getDelivery(id, DELIVERY_ATTEMPTS_SHOWN);
+    const found = await deliveryDetail(deps, c.req.param('id'));
     if (!found) return problem(c, 404, 'Not found', 'No delivery with that id.', '/admin/deliveries');
     const { delivery, attempts } = found;
     const [webhookId, [subscription], events] = await Promise.all([
@@ -112,13 +105,8 @@ export function registerAdminDeliveryPages(app: Hono<AdminEnv>, deps: AdminDeliv
   });
 
   app.post('/admin/deliveries/:id/replay', async (c) => {
-    const id = deliveryId(c.req.param('id'));
+    const id = parseDeliveryId(c.req.param('id'));
     if (id === null || !(await replayDelivery(deps, id))) return problem(c, 404, 'Not found', 'No delivery with that id.', '/admin/deliveries');
     return c.redirect(`/admin/deliveries/${id}?done=replayed`, 303);
   });
-}
-
-function deliveryId(raw: string): number | null {
-  const id = Number(raw);
-  return Number.isSafeInteger(id) && id > 0 ? id : null;
 }

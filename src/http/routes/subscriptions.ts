@@ -9,6 +9,7 @@ import { iso } from '../api-json.ts';
 import { instantParam, pageRequest } from '../query-params.ts';
 import { jsonBody } from '../json-body.ts';
 import { replayDeliveriesSince, replayDelivery, type ReplayDeps } from '../../app/delivery-replay.ts';
+import { deliveryDetail, parseDeliveryId } from '../../app/delivery-detail.ts';
 import { deliveryPage, type ListDeps, subscriptionPage } from '../../app/subscription-lists.ts';
 import { replayRequestSchema } from '../openapi/api-schemas.ts';
 import { parseRequest } from '../../core/parse-request.ts';
@@ -95,7 +96,7 @@ export function subscriptionRoutes(deps: SubscriptionRouteDeps) {
   });
 
   app.get('/api/deliveries/:id', async (c) => {
-    const found = await store.getDelivery(deliveryId(c.req.param('id')), DELIVERY_ATTEMPT_LOG_MAX);
+    const found = await deliveryDetail(deps, c.req.param('id'));
     if (!found) throw new ApiError(404, 'delivery_not_found', 'no delivery with that id');
     return c.json({ ok: true, delivery: await toApiDelivery(found.delivery, found.attempts) });
   });
@@ -145,12 +146,6 @@ export function toApiSubscription(s: StoredSubscription, now = Date.now()) {
   };
 }
 
-/**
- * The newest attempts a delivery's answer lists: replays add attempts without end, and
- * `attempts` still counts them all.
- */
-export const DELIVERY_ATTEMPT_LOG_MAX = 50;
-
 async function toApiDelivery(d: Delivery, attempts?: DeliveryAttemptRecord[]) {
   return {
     id: d.id,
@@ -186,7 +181,7 @@ function enumParam<T extends string>(raw: string | undefined, allowed: readonly 
 }
 
 function deliveryId(raw: string): number {
-  const id = Number(raw);
-  if (!Number.isSafeInteger(id) || id < 1) throw new ApiError(404, 'delivery_not_found', 'no delivery with that id');
+  const id = parseDeliveryId(raw);
+  if (id === null) throw new ApiError(404, 'delivery_not_found', 'no delivery with that id');
   return id;
 }
