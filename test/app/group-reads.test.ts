@@ -37,11 +37,10 @@ describe('a group subscription’s members and audit list', () => {
     cleanups.push(() => archive.remove());
     const smtp = await startSmtp();
     cleanups.push(() => smtp.close());
-    const faces = await appFaces(
-      archive,
-      { SCIM_URL: directory.url, SCIM_TOKEN: directory.token, SMTP_URL: smtp.url, MAIL_FROM: MAIL_FROM },
-      createSmtpMailer({ smtpUrl: smtp.url, from: MAIL_FROM }),
-    );
+    const faces = await appFaces(archive, {
+      env: { SCIM_URL: directory.url, SCIM_TOKEN: directory.token, SMTP_URL: smtp.url, MAIL_FROM: MAIL_FROM },
+      mailer: createSmtpMailer({ smtpUrl: smtp.url, from: MAIL_FROM }),
+    });
     const subscribe = async (group: string) => {
       const created = await faces.api<{ subscription: { id: string } }>('/api/subscriptions', { channel: 'email', group });
       expect(created.status).toBe(201);

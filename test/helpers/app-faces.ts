@@ -2,7 +2,7 @@
  * The JSON API and the admin pages of one real app over one archive, through `app.request()`: what
  * a use case's test asks both faces, to check they give the same answer for the same input.
  */
-import type { Mailer } from '../../src/core/ports.ts';
+import type { Clock, Mailer } from '../../src/core/ports.ts';
 import { createApp } from '../../src/http/app.ts';
 import { type AdminPageClient, signInAdmin } from './admin-page-client.ts';
 import { ADMIN_TOKEN } from './admin-token.ts';
@@ -21,9 +21,17 @@ export type AppFaces = {
   admin: AdminPageClient;
 };
 
-/** `env` as the process environment would hold it; `mailer` the runtime's, when a test sends mail. */
-export async function appFaces(archive: TempArchive, env: Record<string, string> = {}, mailer: Mailer | null = null): Promise<AppFaces> {
-  const deps = await buildAppDeps({ ...(await nodeAppPorts(archive.connection, quiet)), mailer }, { env: { ADMIN_TOKEN, ...env } });
+export type AppFacesOptions = {
+  /** The settings as the process environment would hold them; ADMIN_TOKEN is set. */
+  env?: Record<string, string>;
+  /** The runtime's mailer, when a test sends mail. */
+  mailer?: Mailer | null;
+  clock?: Clock;
+};
+
+export async function appFaces(archive: TempArchive, options: AppFacesOptions = {}): Promise<AppFaces> {
+  const ports = await nodeAppPorts(archive.connection, quiet, { clock: options.clock });
+  const deps = await buildAppDeps({ ...ports, mailer: options.mailer ?? null }, { env: { ADMIN_TOKEN, ...options.env } });
   const app = createApp(deps);
   const fetch = async (url: string, init?: RequestInit) => app.request(url, init);
   return {

@@ -9,7 +9,7 @@ import type { CursorCodec } from '../../core/cursor.ts';
 import { ApiError } from '../../core/errors.ts';
 import { parseInstant } from '../../core/instant.ts';
 import { incidentHistory, incidentNotFound } from '../../app/incident-history.ts';
-import { assessKnowledge } from '../../core/knowledge.ts';
+import { feedKnowledge } from '../../app/feed-knowledge.ts';
 import { type McpScope, TOOL_SCOPES } from '../../core/mcp-scopes.ts';
 import type { ArchiveQueries, Clock } from '../../core/ports.ts';
 import { AVAILABILITY_WINDOWS_DAYS, type Reliability } from '../../core/reliability.ts';
@@ -202,8 +202,7 @@ export function registerTools(server: McpServer, deps: McpToolDeps, scopes: read
             (after, n) => store.listEvents({ detectedSinceMs: since, includeBackfill: false }, after.seq, n),
             (event) => ({ seq: event.seq, since }),
           );
-          const health = await store.feedHealth();
-          const knowledge = assessKnowledge({ lastSuccessAt: health.lastSuccessAt, now });
+          const { health, knowledge } = await feedKnowledge({ store }, now);
           const feed = { stale: knowledge.kind !== 'known', last_read_at: iso(health.lastSuccessAt) };
           return recentChangesAnswer(events, since, next, feed, baseUrl);
         }),

@@ -1,12 +1,12 @@
 /** The dashboard's HTML pages: `/` (the state now), `/incidents` (the searchable history), `/incidents/:id`. */
 import { Hono, type Context } from 'hono';
+import { feedKnowledge } from '../../app/feed-knowledge.ts';
 import { generationMemo } from '../../app/generation-memo.ts';
 import { incidentHistory } from '../../app/incident-history.ts';
 import { type IncidentPage as IncidentSearchPage, SearchRefusedError, searchIncidents } from '../../app/incident-search.ts';
 import { knownServiceNames } from '../../app/known-services.ts';
 import { noDataIntervals } from '../../core/coverage.ts';
 import { ApiError } from '../../core/errors.ts';
-import { assessKnowledge } from '../../core/knowledge.ts';
 import { compareUrgency } from '../../core/mirror.ts';
 import type { ArchiveReads, IncidentFilter } from '../../core/ports.ts';
 import { DAY_MS, serviceDays } from '../../core/service-days.ts';
@@ -52,8 +52,7 @@ export function dashboardRoutes(deps: DashboardRouteDeps) {
   });
 
   app.get('/', secure, async (c) => {
-    const [ongoing, health, rows] = await Promise.all([store.ongoingIncidents(), store.feedHealth(), bars()]);
-    const knowledge = assessKnowledge({ lastSuccessAt: health.lastSuccessAt, now: clock.now() });
+    const [ongoing, { health, knowledge }, rows] = await Promise.all([store.ongoingIncidents(), feedKnowledge({ store }, clock.now()), bars()]);
     const data = { ongoing: [...ongoing].sort(compareUrgency), health, knowledge, rows, days: BAR_DAYS };
     return page(c, 'Status', <StatusPage data={data} sanitize={deps.sanitizeHtml} />);
   });

@@ -1,6 +1,6 @@
 /** The vendor's own endpoints, served from our archive: existing clients can point at us instead. */
 import { Hono } from 'hono';
-import { assessKnowledge } from '../../core/knowledge.ts';
+import { feedKnowledge } from '../../app/feed-knowledge.ts';
 import { renderCurrentV1, renderCurrentV2, V1_RECENT_WINDOW_MS } from '../../core/mirror.ts';
 import { toVendorIncident } from '../../core/vendor-format.ts';
 import type { AppDeps } from '../deps.ts';
@@ -16,7 +16,7 @@ export function mirrorRoutes({ store, clock }: MirrorRouteDeps) {
   const app = new Hono();
 
   /** Whether the feed was read within the staleness limit: blind, `status` is never `ok`. */
-  const known = async (now: number) => assessKnowledge({ lastSuccessAt: (await store.feedHealth()).lastSuccessAt, now }).kind === 'known';
+  const known = async (now: number) => (await feedKnowledge({ store }, now)).knowledge.kind === 'known';
 
   app.get('/api/v2.0.0/current', async (c) => {
     const now = clock.now();
