@@ -423,6 +423,7 @@ function crossFieldRules(manifest: unknown, ctx: z.RefinementCtx): void {
   if (Array.isArray(domains) && domains.length > 0 && settingsGroup.function_runtime !== VENDOR_WORD) {
     ctx.addIssue({ code: 'custom', path: ['outgoing_domains'], message: `outgoing domains apply to settings.function_runtime "${VENDOR_WORD}" only` });
   }
+  providerReferences(manifest, ctx);
   if (version === 'unknown') {
     addWarning(
       ctx,
@@ -459,6 +460,22 @@ function crossFieldRules(manifest: unknown, ctx: z.RefinementCtx): void {
           });
         }
       });
+    }
+  }
+}
+
+/**
+ * An MCP server's auth_provider_key names a provider under external_auth_providers.oauth2. The
+ * spec gives the key no rule of its own, so one that names nothing is a warning: likely a typo.
+ */
+function providerReferences(manifest: Record<string, unknown>, ctx: z.RefinementCtx): void {
+  if (!isPlainObject(manifest.mcp_servers)) return;
+  const providers = isPlainObject(manifest.external_auth_providers) ? manifest.external_auth_providers.oauth2 : undefined;
+  const declared = new Set(isPlainObject(providers) ? Object.keys(providers) : []);
+  for (const [name, server] of Object.entries(manifest.mcp_servers)) {
+    const key = isPlainObject(server) ? server.auth_provider_key : undefined;
+    if (typeof key === 'string' && !declared.has(key)) {
+      addWarning(ctx, `names no provider under external_auth_providers.oauth2, got ${shown(key)}`, ['mcp_servers', name, 'auth_provider_key']);
     }
   }
 }

@@ -162,6 +162,7 @@ const FULL_V2: JsonObject = {
 };
 
 const NOTIFY_STATUS = (FULL_V2.functions as JsonObject).notify_status!;
+const ACME_PROVIDER = ((FULL_V2.external_auth_providers as JsonObject).oauth2 as JsonObject).acme!;
 
 /** The same app in manifest v1: parameters map names straight to definitions, steps have no type. */
 const FULL_V1: JsonObject = edited(FULL_V2, [
@@ -230,7 +231,6 @@ describe('manifests within the spec', () => {
       ['outgoing_domains', many(10, (i) => `api${i}.example.com`)],
       ['types', Object.fromEntries(many(50, (i) => [`type_${i}`, { type: 'string' }]))],
       ['mcp_servers', Object.fromEntries(many(20, (i) => [`server_${i}`, { url: `https://mcp${i}.example.com/${chars(400)}` }]))],
-      ['mcp_servers.status.auth_provider_key', chars(255)],
       ['external_auth_providers.oauth2.acme.options.client_id', chars(1024)],
       ['metadata_events.incident_changed.properties', Object.fromEntries(many(50, (i) => [`p${i}`, { type: 'string' }]))],
       ['metadata_events.incident_changed.examples', many(10, (i) => ({ id: String(i) }))],
@@ -239,6 +239,12 @@ describe('manifests within the spec', () => {
     const longKey = chars(100, 'f');
     const renamed = edited(FULL_V2, [[`functions.${longKey}`, NOTIFY_STATUS]]);
     expect(checkAppManifest(renamed)).toEqual([]);
+    const longProvider = chars(255);
+    const namedAtLimit = edited(FULL_V2, [
+      [`external_auth_providers.oauth2.${longProvider}`, ACME_PROVIDER],
+      ['mcp_servers.status.auth_provider_key', longProvider],
+    ]);
+    expect(checkAppManifest(namedAtLimit)).toEqual([]);
   });
 });
 
@@ -757,7 +763,10 @@ const BROKEN: BrokenCase[] = [
   { rule: 'mcp server url is at most 500', edits: [['mcp_servers.status.url', `https://mcp.example.com/${chars(477)}`]], path: 'mcp_servers.status.url' },
   {
     rule: 'mcp server auth_provider_key is at most 255',
-    edits: [['mcp_servers.status.auth_provider_key', chars(256)]],
+    edits: [
+      [`external_auth_providers.oauth2.${chars(256)}`, ACME_PROVIDER],
+      ['mcp_servers.status.auth_provider_key', chars(256)],
+    ],
     path: 'mcp_servers.status.auth_provider_key',
   },
   { rule: 'mcp server auth_type is one of the four', edits: [['mcp_servers.status.auth_type', 'oauth']], path: 'mcp_servers.status.auth_type' },
@@ -874,11 +883,10 @@ describe('shapes the spec allows two ways', () => {
   });
 
   it("external auth providers keyed by type and the provider's key, not one flat provider", () => {
-    const flat = (FULL_V2.external_auth_providers as JsonObject).oauth2 as JsonObject;
-    expect(checkAppManifest(edited(FULL_V2, [['external_auth_providers', flat.acme!]]))).toEqual([
+    expect(checkAppManifest(edited(FULL_V2, [['external_auth_providers', ACME_PROVIDER]])).filter((v) => v.severity === 'error')).toEqual([
       { path: 'external_auth_providers', message: expect.stringContaining('external_auth_providers.oauth2.<provider_key>'), severity: 'error' },
     ]);
-    const two = { oauth2: { acme: flat.acme!, github: { provider_type: 'SLACK_PROVIDED', options: { client_id: 'abc', scope: [] } } } };
+    const two = { oauth2: { acme: ACME_PROVIDER, github: { provider_type: 'SLACK_PROVIDED', options: { client_id: 'abc', scope: [] } } } };
     expect(checkAppManifest(edited(FULL_V2, [['external_auth_providers', two]]))).toEqual([]);
   });
 });
@@ -966,6 +974,12 @@ describe('what the vendor takes, as apps made from its own samples show', () => 
     expect(found(mixed, 'warning')).toEqual([expect.stringMatching(/^functions\.notify_status\.input_parameters: the manifest v2 shape/)]);
     const broken = edited(mixed, [['functions.notify_status.input_parameters.required', ['nothing']]]);
     expect(found(broken, 'error')).toEqual(['functions.notify_status.input_parameters.required[0]: "nothing" is not one of the properties']);
+  });
+
+  it("an MCP server's auth_provider_key that names no declared provider is a warning", () => {
+    expect(checkAppManifest(edited(FULL_V2, [['mcp_servers.status.auth_provider_key', 'acmee']]))).toEqual([
+      { path: 'mcp_servers.status.auth_provider_key', message: 'names no provider under external_auth_providers.oauth2, got "acmee"', severity: 'warning' },
+    ]);
   });
 
   it('a template placeholder in an address is a warning that names it, not an error, whatever the address looks like', () => {
