@@ -168,16 +168,20 @@ describe('statuswatch manifest', { timeout: 90_000 }, () => {
     expect(twice.stdout).toMatch(/^error: display_information\.name: given twice/);
   });
 
-  it('prints at most 100 violations and counts the rest', async () => {
+  it('prints at most 100 findings and counts the rest, as text and as JSON', async () => {
     const file = join(tempDir(), 'many.json');
     const commands = Array.from({ length: 50 }, (_, i) => ({ command: `c${i}`, description: 'x'.repeat(2001), url: 'http://x.example' }));
     writeFileSync(file, JSON.stringify({ display_information: { name: 'a' }, features: { slash_commands: commands } }));
-    const result = await runCli(['manifest', '--check', file]);
+    const [result, json] = await Promise.all([runCli(['manifest', '--check', file]), runCli(['manifest', '--check', file, '--json'])]);
     expect(result.code).toBe(1);
     const lines = result.stdout.trim().split('\n');
     expect(lines).toHaveLength(101);
     expect(lines.at(-1)).toBe('... and 50 more');
     expect(messageLines(result)).toEqual([`statuswatch manifest: ${file}: 150 errors, 0 warnings`]);
+    // --json: at most 100 of each list too, with the full counts.
+    expect(json.code).toBe(1);
+    const report = JSON.parse(json.stdout);
+    expect([report.errorCount, report.errors.length, report.warningCount, report.warnings.length]).toEqual([150, 100, 0, 0]);
   });
 
   it('stops with one line and exit 2 when the file cannot be checked: missing, a folder, too large', async () => {
@@ -194,16 +198,18 @@ describe('statuswatch manifest', { timeout: 90_000 }, () => {
     expectOneLineError(tooLarge, 'more than a manifest can be');
   });
 
-  it('stops with one line and exit 2 without PUBLIC_URL, with an http:// one, and for --yaml with --check', async () => {
-    const [unset, http, both, noFile] = await Promise.all([
+  it('stops with one line and exit 2 without PUBLIC_URL, with an http:// one, for --yaml with --check, and for --json with --yaml', async () => {
+    const [unset, http, both, twoFormats, noFile] = await Promise.all([
       runCli(['manifest'], { PUBLIC_URL: '' }),
       runCli(['manifest', '--public-url', 'http://status.example.com']),
       runCli(['manifest', '--yaml', '--check', 'manifest.yaml']),
+      runCli(['manifest', '--json', '--yaml'], { PUBLIC_URL }),
       runCli(['manifest', '--check']),
     ]);
     expectOneLineError(unset, 'PUBLIC_URL is not set', 'Fix: ');
     expectOneLineError(http, 'PUBLIC_URL "http://status.example.com"', 'https', 'Fix: ');
     expectOneLineError(both, '--yaml');
+    expectOneLineError(twoFormats, '--json and --yaml', 'Fix: ');
     expect(noFile.code).toBe(2);
     expect(noFile.stdout).toBe('');
   });
