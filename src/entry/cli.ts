@@ -223,16 +223,24 @@ const COMMANDS: Record<string, Command> = {
     },
   },
   manifest: {
-    summary: "Print the workspace app's manifest from PUBLIC_URL (JSON, or YAML with --yaml), or --check FILE against the spec (exit 1 on violations).",
+    summary:
+      "Print the workspace app's manifest from PUBLIC_URL (JSON, or YAML with --yaml), or --check FILE against the spec (exit 1 on errors, 0 with warnings only; --json for tools).",
     settings: ['PUBLIC_URL'],
     extraFlags: {
       yaml: { type: 'boolean', help: 'print YAML instead of JSON' },
-      check: { type: 'string', help: 'check this manifest file (JSON or YAML): each violation as "path: message", exit 1 if any' },
+      check: {
+        type: 'string',
+        help: 'check this manifest file (JSON or YAML): errors, then warnings, each as "error: path: message" or "warning: path: message"; exit 1 only for errors',
+      },
+      json: { type: 'boolean', help: 'with --check: print the errors and warnings as JSON (without: the manifest as JSON, the default)' },
     },
     async run(config, flags) {
-      if (flags.check === undefined) return printManifest(config, flags.yaml ? 'yaml' : 'json');
+      if (flags.check === undefined) {
+        if (flags.json && flags.yaml) throw new ConfigError('--json and --yaml ask for two formats at once. Fix: give one of them');
+        return printManifest(config, flags.yaml ? 'yaml' : 'json');
+      }
       if (flags.yaml) throw new ConfigError('--yaml is for printing the manifest; --check reads JSON and YAML alike. Fix: leave out --yaml');
-      return checkManifestFile(String(flags.check));
+      return checkManifestFile(String(flags.check), flags.json ? 'json' : 'text');
     },
   },
 };

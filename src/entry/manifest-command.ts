@@ -20,7 +20,7 @@ export function printManifest(config: Config, format: 'json' | 'yaml'): number {
   }
   const manifest = appManifest({ publicUrl: config.PUBLIC_URL, mcpAuth: config.MCP_AUTH });
   // The schema --check uses decides here too: an http:// PUBLIC_URL makes URLs the spec refuses.
-  const [first, ...more] = checkAppManifest(manifest);
+  const [first, ...more] = checkAppManifest(manifest).filter((v) => v.severity === 'error');
   if (first) {
     const others = more.length > 0 ? ` (and ${more.length} more)` : '';
     throw settingError(
@@ -34,19 +34,54 @@ export function printManifest(config: Config, format: 'json' | 'yaml'): number {
   return 0;
 }
 
-/** Exit 0 when the file is a valid manifest, 1 when it breaks a rule, 2 when it cannot be read. */
-export function checkManifestFile(path: string): number {
-  const violations = checkAppManifestText(readManifestFile(path));
-  if (violations.length === 0) {
-    process.stdout.write(`${path}: a valid manifest\n`);
-    return 0;
+/** What `--check --json` prints: the errors and warnings apart, each list capped, with full counts. */
+export type ManifestCheckReport = {
+  file: string;
+  /** No errors: the vendor would take the manifest (warnings or not). */
+  valid: boolean;
+  errorCount: number;
+  warningCount: number;
+  errors: { path: string; message: string }[];
+  warnings: { path: string; message: string }[];
+};
+
+/**
+ * Exit 0 when the file has no errors (warnings or not), 1 when it has any, 2 when it cannot be
+ * read. Errors print before warnings, each line marked with which it is.
+ */
+export function checkManifestFile(path: string, format: 'text' | 'json' = 'text'): number {
+  const found = checkAppManifestText(readManifestFile(path));
+  const errors = found.filter((v) => v.severity === 'error');
+  const warnings = found.filter((v) => v.severity === 'warning');
+  if (format === 'json') {
+    const report: ManifestCheckReport = {
+      file: path,
+      valid: errors.length === 0,
+      errorCount: errors.length,
+      warningCount: warnings.length,
+      errors: errors.slice(0, MAX_PRINTED_VIOLATIONS).map(({ path, message }) => ({ path, message })),
+      warnings: warnings.slice(0, MAX_PRINTED_VIOLATIONS).map(({ path, message }) => ({ path, message })),
+    };
+    process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
+    return errors.length > 0 ? 1 : 0;
   }
   // Paths and messages quote the file's own keys and values: printed inert, one line each.
-  const printed = violations.slice(0, MAX_PRINTED_VIOLATIONS).map((v) => `${printable(v.path)}: ${printable(v.message)}\n`);
-  if (violations.length > MAX_PRINTED_VIOLATIONS) printed.push(`... and ${violations.length - MAX_PRINTED_VIOLATIONS} more\n`);
+  const lines = [...errors, ...warnings].map((v) => `${v.severity}: ${printable(v.path)}: ${printable(v.message)}\n`);
+  const printed = lines.slice(0, MAX_PRINTED_VIOLATIONS);
+  if (lines.length > MAX_PRINTED_VIOLATIONS) printed.push(`... and ${lines.length - MAX_PRINTED_VIOLATIONS} more\n`);
+  const counts = `${plural(errors.length, 'error')}, ${plural(warnings.length, 'warning')}`;
+  if (errors.length === 0) {
+    printed.push(`${path}: a valid manifest${warnings.length > 0 ? `, with ${plural(warnings.length, 'warning')}` : ''}\n`);
+    process.stdout.write(printed.join(''));
+    return 0;
+  }
   process.stdout.write(printed.join(''));
-  process.stderr.write(`statuswatch manifest: ${path}: ${violations.length} violation${violations.length === 1 ? '' : 's'}\n`);
+  process.stderr.write(`statuswatch manifest: ${path}: ${counts}\n`);
   return 1;
+}
+
+function plural(count: number, word: string): string {
+  return `${count} ${word}${count === 1 ? '' : 's'}`;
 }
 
 function checkAppManifestText(source: string): ManifestViolation[] {

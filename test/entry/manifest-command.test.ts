@@ -50,7 +50,7 @@ describe('statuswatch manifest', { timeout: 90_000 }, () => {
     }
   });
 
-  it('prints each violation of a broken manifest as "path: message" and exits 1', async () => {
+  it('prints the errors of a broken manifest, then its warnings, each as "severity: path: message", and exits 1', async () => {
     const file = join(tempDir(), 'broken.yaml');
     writeFileSync(
       file,
@@ -78,18 +78,71 @@ describe('statuswatch manifest', { timeout: 90_000 }, () => {
     const printed = result.stdout
       .trim()
       .split('\n')
-      .map((line) => line.slice(0, line.indexOf(': ')));
-    expect(printed.sort()).toEqual(
+      .map((line) => line.split(': ').slice(0, 2).join(' '));
+    // Errors first (in the manifest's order), then the warning: a spaced bot name is what the
+    // vendor's own sample apps have.
+    expect(printed).toEqual([
+      'error display_information.name',
+      'error features.slash_commands[0].command',
+      'error features.slash_commands[0].url',
+      'error oauth_config.scopes.bot_optional[0]',
+      'error settings.token_rotation_enabled',
+      'warning features.bot_user.display_name',
+    ]);
+    expect(messageLines(result)).toEqual([`statuswatch manifest: ${file}: 5 errors, 1 warning`]);
+  });
+
+  it('exits 0 on warnings alone, printing them and saying the manifest is valid', async () => {
+    const file = join(tempDir(), 'warned.yaml');
+    writeFileSync(
+      file,
       [
-        'display_information.name',
-        'features.bot_user.display_name',
-        'features.slash_commands[0].command',
-        'features.slash_commands[0].url',
-        'oauth_config.scopes.bot_optional[0]',
-        'settings.token_rotation_enabled',
-      ].sort(),
+        'display_information:',
+        '  name: Release Notes',
+        'features:',
+        '  bot_user:',
+        '    display_name: Release Notes Bot',
+        'settings:',
+        '  hermes_app_type: remote',
+        '',
+      ].join('\n'),
     );
-    expect(messageLines(result)).toEqual([`statuswatch manifest: ${file}: 6 violations`]);
+    const result = await runCli(['manifest', '--check', file]);
+    expect(result.code, result.stdout + result.stderr).toBe(0);
+    expect(result.stdout.trim().split('\n')).toEqual([
+      expect.stringMatching(/^warning: features\.bot_user\.display_name: .*not enforced by the vendor's own apps$/),
+      expect.stringMatching(/^warning: settings\.hermes_app_type: unknown field/),
+      `${file}: a valid manifest, with 2 warnings`,
+    ]);
+    expect(messageLines(result)).toEqual([]);
+  });
+
+  it('--json gives the errors and the warnings apart, each with its path, for tools; exit 1 only for errors', async () => {
+    const dir = tempDir();
+    writeFileSync(
+      join(dir, 'warned.json'),
+      JSON.stringify({ $schema: 'https://example.com/s.json', display_information: { name: 'a' }, features: { bot_user: { display_name: 'A Bot' } } }),
+    );
+    writeFileSync(join(dir, 'broken.json'), JSON.stringify({ display_information: { name: 'x'.repeat(36) }, settings: { hermes_app_type: 'remote' } }));
+    const [warned, broken] = await Promise.all(['warned.json', 'broken.json'].map((file) => runCli(['manifest', '--check', join(dir, file), '--json'])));
+    expect(warned!.code, warned!.stderr).toBe(0);
+    expect(JSON.parse(warned!.stdout)).toEqual({
+      file: join(dir, 'warned.json'),
+      valid: true,
+      errorCount: 0,
+      warningCount: 1,
+      errors: [],
+      warnings: [{ path: 'features.bot_user.display_name', message: expect.stringContaining('"A Bot"') }],
+    });
+    expect(broken!.code).toBe(1);
+    expect(JSON.parse(broken!.stdout)).toEqual({
+      file: join(dir, 'broken.json'),
+      valid: false,
+      errorCount: 1,
+      warningCount: 1,
+      errors: [{ path: 'display_information.name', message: 'at most 35 characters, got 36' }],
+      warnings: [{ path: 'settings.hermes_app_type', message: expect.stringContaining('unknown field') }],
+    });
   });
 
   it('reports JSON that does not parse, a key given twice, and hostile keys, printed inert: exit 1', async () => {
@@ -105,25 +158,30 @@ describe('statuswatch manifest', { timeout: 90_000 }, () => {
       ['truncated.json', 'twice.json', 'hostile.json'].map((file) => runCli(['manifest', '--check', join(dir, file)])),
     )) as [CliResult, CliResult, CliResult];
     expect(hostile.code).toBe(1);
+    expect(hostile.stdout).toMatch(/^error: features\.unfurl_domains: /);
     // biome-ignore lint/suspicious/noControlCharactersInRegex: no control character but the line feeds may reach the terminal
     expect(hostile.stdout).not.toMatch(/[\u0000-\u0009\u000b-\u001f\u007f-\u009f]/);
     expect(hostile.stdout.trim().split('\n')).toHaveLength(2);
     expect(truncated.code).toBe(1);
-    expect(truncated.stdout).toMatch(/^line \d+, column \d+: not valid JSON or YAML/);
+    expect(truncated.stdout).toMatch(/^error: line \d+, column \d+: not valid JSON or YAML/);
     expect(twice.code).toBe(1);
-    expect(twice.stdout).toMatch(/^display_information\.name: given twice/);
+    expect(twice.stdout).toMatch(/^error: display_information\.name: given twice/);
   });
 
-  it('prints at most 100 violations and counts the rest', async () => {
+  it('prints at most 100 findings and counts the rest, as text and as JSON', async () => {
     const file = join(tempDir(), 'many.json');
     const commands = Array.from({ length: 50 }, (_, i) => ({ command: `c${i}`, description: 'x'.repeat(2001), url: 'http://x.example' }));
     writeFileSync(file, JSON.stringify({ display_information: { name: 'a' }, features: { slash_commands: commands } }));
-    const result = await runCli(['manifest', '--check', file]);
+    const [result, json] = await Promise.all([runCli(['manifest', '--check', file]), runCli(['manifest', '--check', file, '--json'])]);
     expect(result.code).toBe(1);
     const lines = result.stdout.trim().split('\n');
     expect(lines).toHaveLength(101);
     expect(lines.at(-1)).toBe('... and 50 more');
-    expect(messageLines(result)).toEqual([`statuswatch manifest: ${file}: 150 violations`]);
+    expect(messageLines(result)).toEqual([`statuswatch manifest: ${file}: 150 errors, 0 warnings`]);
+    // --json: at most 100 of each list too, with the full counts.
+    expect(json.code).toBe(1);
+    const report = JSON.parse(json.stdout);
+    expect([report.errorCount, report.errors.length, report.warningCount, report.warnings.length]).toEqual([150, 100, 0, 0]);
   });
 
   it('stops with one line and exit 2 when the file cannot be checked: missing, a folder, too large', async () => {
@@ -140,16 +198,18 @@ describe('statuswatch manifest', { timeout: 90_000 }, () => {
     expectOneLineError(tooLarge, 'more than a manifest can be');
   });
 
-  it('stops with one line and exit 2 without PUBLIC_URL, with an http:// one, and for --yaml with --check', async () => {
-    const [unset, http, both, noFile] = await Promise.all([
+  it('stops with one line and exit 2 without PUBLIC_URL, with an http:// one, for --yaml with --check, and for --json with --yaml', async () => {
+    const [unset, http, both, twoFormats, noFile] = await Promise.all([
       runCli(['manifest'], { PUBLIC_URL: '' }),
       runCli(['manifest', '--public-url', 'http://status.example.com']),
       runCli(['manifest', '--yaml', '--check', 'manifest.yaml']),
+      runCli(['manifest', '--json', '--yaml'], { PUBLIC_URL }),
       runCli(['manifest', '--check']),
     ]);
     expectOneLineError(unset, 'PUBLIC_URL is not set', 'Fix: ');
     expectOneLineError(http, 'PUBLIC_URL "http://status.example.com"', 'https', 'Fix: ');
     expectOneLineError(both, '--yaml');
+    expectOneLineError(twoFormats, '--json and --yaml', 'Fix: ');
     expect(noFile.code).toBe(2);
     expect(noFile.stdout).toBe('');
   });
@@ -158,6 +218,6 @@ describe('statuswatch manifest', { timeout: 90_000 }, () => {
     const [top, own] = await Promise.all([runCli(['--help']), runCli(['manifest', '--help'])]);
     expect(top.stdout).toContain('  manifest ');
     expect(own.code).toBe(0);
-    for (const flag of ['--public-url', '--yaml', '--check']) expect(own.stdout).toContain(flag);
+    for (const flag of ['--public-url', '--yaml', '--check', '--json']) expect(own.stdout).toContain(flag);
   });
 });

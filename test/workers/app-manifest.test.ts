@@ -10,7 +10,12 @@ describe('the app manifest on Workers', () => {
     const read = parseManifestText(formatManifest(manifest, 'yaml'));
     expect(read).toEqual({ ok: true, manifest });
     expect(checkAppManifest(manifest)).toEqual([]);
-    const broken = parseManifestText('display_information:\n  name: statuswatch\nfeatures:\n  bot_user:\n    display_name: Status Watch\n');
-    expect(broken.ok && checkAppManifest(broken.manifest).map((v) => v.path)).toEqual(['features.bot_user.display_name']);
+    const broken = parseManifestText(
+      'display_information:\n  name: statuswatch\nfeatures:\n  bot_user:\n    display_name: Status Watch\n  slash_commands:\n    - command: status\n      description: Now\n',
+    );
+    expect(broken.ok && checkAppManifest(broken.manifest).map((v) => `${v.severity} ${v.path}`)).toEqual([
+      'error features.slash_commands[0].command',
+      'warning features.bot_user.display_name',
+    ]);
   });
 });

@@ -40,20 +40,69 @@ function lengthProblem(value: string, limits: TextRules): string | undefined {
   return undefined;
 }
 
-/** A string that matches `pattern`; `expected` names the rule in words. One problem is reported, the length first. */
-export function matching(pattern: RegExp, expected: string, limits: TextRules = {}) {
+/**
+ * A string that matches `pattern`; `expected` names the rule in words. One problem is reported,
+ * the length first. `unenforced`: the vendor's own sample apps break the pattern, so breaking it
+ * is a warning, not an error (the length stays an error).
+ */
+export function matching(pattern: RegExp, expected: string, limits: TextRules = {}, options: { unenforced?: boolean } = {}) {
   return z.string().superRefine((value, ctx) => {
-    const problem = lengthProblem(value, limits) ?? (pattern.test(value) ? undefined : `expected ${expected}, got ${shown(value)}`);
-    if (problem) ctx.addIssue({ code: 'custom', message: problem });
+    const tooLong = lengthProblem(value, limits);
+    if (tooLong) return ctx.addIssue({ code: 'custom', message: tooLong });
+    if (pattern.test(value)) return;
+    const problem = `expected ${expected}, got ${shown(value)}`;
+    if (options.unenforced) addWarning(ctx, `${problem}: ${NOT_ENFORCED}`);
+    else ctx.addIssue({ code: 'custom', message: problem });
+  });
+}
+
+/** Why a rule of the spec is a warning: apps made from the vendor's own samples break it. */
+export const NOT_ENFORCED = "documented, not enforced by the vendor's own apps";
+
+/**
+ * A template placeholder left in a value: `{{URL}}`, `<BASE_URL>`, `$HOST` or `${HOST}`. Sample
+ * manifests ship with them for the user to fill in; the vendor takes the text as it is.
+ */
+const PLACEHOLDER = /\{\{[^{}]*\}\}|<[^<>\s]+>|\$\{[A-Za-z_][A-Za-z0-9_]*\}|\$[A-Za-z_][A-Za-z0-9_]*/;
+
+export function placeholderIn(value: string): string | undefined {
+  return PLACEHOLDER.exec(value)?.[0];
+}
+
+/**
+ * An address: the length is checked, then a placeholder in it is a warning of its own (a URL
+ * that still holds `{{URL}}` names no real host, whatever its shape), else `isValid` decides.
+ */
+function address(limits: TextRules, isValid: (value: string) => boolean, expected: string) {
+  return z.string().superRefine((value, ctx) => {
+    const tooLong = lengthProblem(value, limits);
+    if (tooLong) return ctx.addIssue({ code: 'custom', message: tooLong });
+    const placeholder = placeholderIn(value);
+    if (placeholder !== undefined) {
+      return addWarning(ctx, `holds the template placeholder ${shown(placeholder)}: put the real address in before creating the app`);
+    }
+    if (!isValid(value)) ctx.addIssue({ code: 'custom', message: `expected ${expected}, got ${shown(value)}` });
   });
 }
 
 /** An absolute https URL (the spec's "https URL"), not merely a string that starts with https://. */
 export function httpsUrl(limits: TextRules = {}) {
-  return z.string().superRefine((value, ctx) => {
-    const problem = lengthProblem(value, limits) ?? (isUrl(value, ['https:']) ? undefined : `expected an https URL, got ${shown(value)}`);
-    if (problem) ctx.addIssue({ code: 'custom', message: problem });
-  });
+  return address(limits, (value) => isUrl(value, ['https:']), 'an https URL');
+}
+
+/** An address the spec gives a pattern (`^https?://`) rather than "https URL". */
+export function urlMatching(pattern: RegExp, expected: string, limits: TextRules = {}) {
+  return address(limits, (value) => pattern.test(value), expected);
+}
+
+/** An address the spec gives no shape: any text, but a placeholder in it is still worth a warning. */
+export function anyAddress(limits: TextRules = {}) {
+  return address(limits, () => true, 'an address');
+}
+
+/** Reports a problem as a warning: the manifest is still usable, exit status 0. */
+export function addWarning(ctx: z.RefinementCtx, message: string, path?: PropertyKey[]): void {
+  ctx.addIssue({ code: 'custom', message, params: { severity: 'warning' }, ...(path ? { path } : {}) });
 }
 
 function isUrl(value: string, protocols: string[]): boolean {
@@ -113,8 +162,14 @@ export function isPlainObject(value: unknown): value is Record<string, unknown> 
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
-/** One broken rule: where (`features.slash_commands[0].command`) and what. */
-export type ManifestViolation = { path: string; message: string };
+/**
+ * One broken rule: where (`features.slash_commands[0].command`), what, and how bad. An error
+ * is a rule the vendor enforces: the manifest would be refused. A warning is worth a look but
+ * does not stop an app being made: an unknown field, a placeholder, a rule of the spec that the
+ * vendor's own sample apps break.
+ */
+export type ManifestViolation = { path: string; message: string; severity: ManifestSeverity };
+export type ManifestSeverity = 'error' | 'warning';
 
 /**
  * `['features', 'slash_commands', 0, 'command']` as `features.slash_commands[0].command`. A key
@@ -169,7 +224,7 @@ function article(expected: string): string {
 
 /** Zod's issues as violations. */
 export function toViolations(issues: readonly z.core.$ZodIssue[]): ManifestViolation[] {
-  return flatIssues(issues).map((issue) => ({ path: manifestPath(issue.path), message: issue.message }));
+  return flatIssues(issues).map((issue) => ({ path: manifestPath(issue.path), message: issue.message, severity: issue.severity }));
 }
 
 /**
@@ -179,20 +234,35 @@ export function toViolations(issues: readonly z.core.$ZodIssue[]): ManifestViola
 export function addIssuesFrom(schema: z.ZodType, value: unknown, ctx: z.RefinementCtx, path: readonly PropertyKey[]): void {
   const result = schema.safeParse(value, { error: manifestMessages });
   if (result.success) return;
-  for (const issue of flatIssues(result.error.issues)) ctx.addIssue({ code: 'custom', message: issue.message, path: [...path, ...issue.path] });
+  for (const issue of flatIssues(result.error.issues)) {
+    if (issue.severity === 'warning') addWarning(ctx, issue.message, [...path, ...issue.path]);
+    else ctx.addIssue({ code: 'custom', message: issue.message, path: [...path, ...issue.path] });
+  }
 }
 
-/** One issue per path: an unknown key is reported at its own path, a bad map key at the key. */
-function flatIssues(issues: readonly z.core.$ZodIssue[]): { path: PropertyKey[]; message: string }[] {
-  const flat: { path: PropertyKey[]; message: string }[] = [];
+type FlatIssue = { path: PropertyKey[]; message: string; severity: ManifestSeverity };
+
+function severityOf(issue: z.core.$ZodIssue): ManifestSeverity {
+  return issue.code === 'custom' && issue.params?.severity === 'warning' ? 'warning' : 'error';
+}
+
+/**
+ * One issue per path: an unknown key is reported at its own path, a bad map key at the key.
+ * An unknown field is a warning: the spec lists the fields it describes, it does not forbid
+ * others, and the vendor adds fields over time (a typo such as `slash_command` still shows).
+ */
+function flatIssues(issues: readonly z.core.$ZodIssue[]): FlatIssue[] {
+  const flat: FlatIssue[] = [];
   for (const issue of issues) {
     if (issue.code === 'unrecognized_keys') {
-      for (const key of issue.keys) flat.push({ path: [...issue.path, key], message: 'unknown field: the manifest spec has no such field here' });
+      for (const key of issue.keys) flat.push({ path: [...issue.path, key], message: UNKNOWN_FIELD, severity: 'warning' });
     } else if (issue.code === 'invalid_key') {
-      for (const inner of issue.issues) flat.push({ path: issue.path, message: `bad name: ${inner.message}` });
+      for (const inner of issue.issues) flat.push({ path: issue.path, message: `bad name: ${inner.message}`, severity: severityOf(inner) });
     } else {
-      flat.push({ path: issue.path, message: issue.message });
+      flat.push({ path: issue.path, message: issue.message, severity: severityOf(issue) });
     }
   }
   return flat;
 }
+
+const UNKNOWN_FIELD = "unknown field: not in the spec's manifest table (a typo, or a field the vendor added since)";

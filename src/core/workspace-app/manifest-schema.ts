@@ -4,10 +4,15 @@
  * of `statuswatch manifest --check`, which lists every violation with its path.
  *
  * How the spec's table is read:
- * - A group or shape whose fields the spec lists is closed: an unknown field is a violation, so a
- *   typo (`slash_command`) is caught instead of silently ignored. Definitions (function and
- *   workflow parameters, custom types) stay open: they carry type-specific fields the spec does
- *   not list (`items` of an array, `default`).
+ * - Errors are rules the vendor enforces; warnings are worth a look but do not stop an app being
+ *   made (manifest-fields.ts, ManifestViolation). Real manifests, the vendor's own sample apps
+ *   among them, decide which is which: a rule of the spec those samples break is a warning.
+ * - A group or shape whose fields the spec lists reports an unknown field as a warning, so a
+ *   typo (`slash_command`) shows instead of being silently ignored, while a field the vendor
+ *   added after the spec (`settings.hermes_app_type`) does not fail the check. Definitions
+ *   (function and workflow parameters, custom types) stay open: they carry type-specific fields
+ *   the spec does not list (`items` of an array, `default`).
+ * - Where the spec writes `service` for the vendor's name, the check means the vendor's name.
  * - In a `{a, b}` shape every field is required unless the spec marks which ones are; a field
  *   is otherwise optional unless marked "required".
  * - Lengths count characters (code points). Rules about changes over time (background_color
@@ -17,6 +22,8 @@
 import { z } from 'zod';
 import {
   addIssuesFrom,
+  addWarning,
+  anyAddress,
   httpsUrl,
   ipAddressRange,
   isPlainObject,
@@ -25,9 +32,11 @@ import {
   listOrMap,
   manifestMessages,
   matching,
+  NOT_ENFORCED,
   shown,
   text,
   toViolations,
+  urlMatching,
   type ManifestViolation,
 } from './manifest-fields.ts';
 
@@ -35,15 +44,21 @@ export type { ManifestViolation } from './manifest-fields.ts';
 
 const flag = z.boolean();
 const anyObject = z.record(z.string(), z.unknown());
-const httpOrHttpsUrl = matching(/^https?:\/\//, 'a URL that starts with http:// or https://');
+const httpOrHttpsUrl = urlMatching(/^https?:\/\//, 'a URL that starts with http:// or https://');
+
+/**
+ * The vendor's name where it appears in identifiers: type references (`slack#/types/user_id`),
+ * `function_runtime: slack`, `SLACK_PROVIDED`. The spec writes `service` in its place.
+ */
+export const VENDOR_WORD = 'slack';
 
 const appDirectory = z.strictObject({
   app_directory_categories: list(z.string()).optional(),
   use_direct_install: flag.optional(),
   direct_install_url: httpOrHttpsUrl.optional(),
   installation_landing_page: httpOrHttpsUrl,
-  privacy_policy_url: z.string(),
-  support_url: z.string(),
+  privacy_policy_url: anyAddress(),
+  support_url: anyAddress(),
   support_email: z.string(),
   supported_languages: list(z.string()),
   pricing: z.string(),
@@ -71,7 +86,8 @@ const features = z.strictObject({
     .optional(),
   bot_user: z
     .strictObject({
-      display_name: matching(/^[a-z0-9._-]+$/, 'only the characters a-z, 0-9, -, _ and .', { maxChars: 80 }),
+      // The spec's character rule; the vendor's own samples are named "Bolt Template App".
+      display_name: matching(/^[a-z0-9._-]+$/, 'only the characters a-z, 0-9, -, _ and .', { maxChars: 80 }, { unenforced: true }),
       always_online: flag.optional(),
     })
     .optional(),
@@ -139,7 +155,7 @@ const scopes = z
 
 const oauthConfig = z.strictObject({
   pkce_enabled: flag.optional(),
-  redirect_urls: list(z.string(), 1000).optional(),
+  redirect_urls: list(anyAddress(), 1000).optional(),
   scopes: scopes.optional(),
   token_management_enabled: flag.optional(),
   is_enterprise_managed_auth_supported: flag.optional(),
@@ -163,8 +179,8 @@ const settings = z.strictObject({
   token_rotation_enabled: flag.optional(),
   is_hosted: flag.optional(),
   is_mcp_enabled: flag.optional(),
-  siws_links: z.strictObject({ initiate_uri: matching(/^https:\/\//, 'a URL that starts with https://').optional() }).optional(),
-  function_runtime: z.enum(['remote', 'slack']).optional(),
+  siws_links: z.strictObject({ initiate_uri: urlMatching(/^https:\/\//, 'a URL that starts with https://').optional() }).optional(),
+  function_runtime: z.enum(['remote', VENDOR_WORD]).optional(),
 });
 
 // Function parameters: the manifest's major version decides their shape (Versioning 3), so
@@ -258,12 +274,11 @@ const customType = z.looseObject({
  * properties are definitions again.
  */
 const REFERENCE_PATTERN = /^[^\s#/]+#\/[^\s/]+\/[^\s/]+$/;
-const VENDOR_WORD = 'service';
 const metadataEventReference = z.strictObject({
   type: z.string().superRefine((type, ctx) => {
     if (!REFERENCE_PATTERN.test(type)) ctx.addIssue({ code: 'custom', message: `expected a reference <namespace>#/<segment>/<segment>, got ${shown(type)}` });
     else if (type.toLowerCase().startsWith(VENDOR_WORD))
-      ctx.addIssue({ code: 'custom', message: `a reference of the app's own must not start with "${VENDOR_WORD}"` });
+      ctx.addIssue({ code: 'custom', message: `a reference of the app's own must not start with the vendor's word "${VENDOR_WORD}", got ${shown(type)}` });
   }),
   examples: list(z.unknown(), 10).optional(),
 });
@@ -298,14 +313,16 @@ const metadataEventObject = z.strictObject({
 
 const identityConfig = z.strictObject({
   url: httpsUrl({ minChars: 5, maxChars: 255 }),
-  // The spec gives account_identifier an https pattern too; taken as written.
-  account_identifier: matching(/^https:\/\//, 'a value that starts with https://', { minChars: 1, maxChars: 255 }),
+  // The spec's row gives account_identifier the https pattern of the url before it: garbled.
+  // It is a JSONPath into the identity answer (`$.login`, `$.user.email`), as in the vendor's
+  // own examples and manifest schema.
+  account_identifier: matching(/^\$\..+/, 'a JSONPath into the identity answer, like $.login', { minChars: 1, maxChars: 255 }),
   headers: anyObject.optional(),
   body: anyObject.optional(),
   http_method_type: z.enum(['GET', 'POST']).optional(),
 });
 const CUSTOM_PROVIDER_FIELDS = ['provider_name', 'authorization_url', 'token_url', 'identity_config'] as const;
-const externalAuthProviders = z
+const oauth2Provider = z
   .strictObject({
     provider_type: z.enum(['CUSTOM', 'SLACK_PROVIDED']),
     options: z.strictObject({
@@ -330,8 +347,24 @@ const externalAuthProviders = z
     { when: () => true },
   );
 
+/**
+ * Providers keyed by type, then by the provider's key (what mcp_servers.<key>.auth_provider_key
+ * names): `external_auth_providers.oauth2.<provider_key>.{provider_type, options}`, as real
+ * manifests and the vendor's schema have it. The spec's row lists a provider's own fields only.
+ */
+const externalAuthProviders = z.unknown().superRefine((value, ctx) => {
+  if (value === undefined) return;
+  if (isPlainObject(value) && ('provider_type' in value || 'options' in value)) {
+    return ctx.addIssue({
+      code: 'custom',
+      message: 'a provider is keyed by type and name: external_auth_providers.oauth2.<provider_key>.{provider_type, options}',
+    });
+  }
+  addIssuesFrom(z.strictObject({ oauth2: keyedMap(oauth2Provider).optional() }), value, ctx, []);
+});
+
 const mcpServer = z.strictObject({
-  url: text({ maxChars: 500 }),
+  url: anyAddress({ maxChars: 500 }),
   auth_provider_key: text({ maxChars: 255 }).optional(),
   auth_type: z.enum(['dynamic_client_registration', 'no_auth', 'manual_auth', 'slack_identity_auth']).optional(),
   headers: anyObject.optional(),
@@ -342,7 +375,10 @@ export const MANIFEST_MAJOR_VERSIONS = [1, 2] as const;
 
 export const appManifestSchema = z
   .strictObject({
-    _metadata: z.strictObject({ major_version: z.literal(MANIFEST_MAJOR_VERSIONS).optional(), minor_version: z.int().min(0).optional() }).optional(),
+    // An editor's hint (the JSON schema to complete against), not part of the app.
+    $schema: z.string().optional(),
+    // Any integer: a version the spec does not describe is a warning (cross-field rules).
+    _metadata: z.strictObject({ major_version: z.int().min(1).optional(), minor_version: z.int().min(0).optional() }).optional(),
     app_directory: appDirectory.optional(),
     display_information: displayInformation,
     features: features.optional(),
@@ -373,21 +409,43 @@ function crossFieldRules(manifest: unknown, ctx: z.RefinementCtx): void {
   const version = manifestMajorVersion(manifest);
 
   if (Object.keys(functions).length > 0) {
+    // The spec says required; the vendor's own samples with functions leave it out.
     if (settingsGroup.function_runtime === undefined) {
-      ctx.addIssue({ code: 'custom', path: ['settings', 'function_runtime'], message: 'required when the manifest declares functions: "remote" or "slack"' });
+      addWarning(ctx, `required when the manifest declares functions: "remote" or "${VENDOR_WORD}" (${NOT_ENFORCED})`, ['settings', 'function_runtime']);
     }
-    if (settingsGroup.org_deploy_enabled !== true) {
-      ctx.addIssue({ code: 'custom', path: ['settings', 'org_deploy_enabled'], message: 'must be true when the manifest declares functions' });
+    // Required, not required to be true: the vendor's own samples declare functions with false.
+    if (settingsGroup.org_deploy_enabled === undefined) {
+      ctx.addIssue({ code: 'custom', path: ['settings', 'org_deploy_enabled'], message: 'required when the manifest declares functions: true or false' });
     }
   }
-  if (manifest.outgoing_domains !== undefined && settingsGroup.function_runtime !== 'slack') {
-    ctx.addIssue({ code: 'custom', path: ['outgoing_domains'], message: 'outgoing domains apply to settings.function_runtime "slack" only' });
+  // An empty list asks for no domain, whatever the runtime.
+  const domains = manifest.outgoing_domains;
+  if (Array.isArray(domains) && domains.length > 0 && settingsGroup.function_runtime !== VENDOR_WORD) {
+    ctx.addIssue({ code: 'custom', path: ['outgoing_domains'], message: `outgoing domains apply to settings.function_runtime "${VENDOR_WORD}" only` });
   }
-  if (version === undefined) return; // an unknown version is reported; its shapes are not known
+  providerReferences(manifest, ctx);
+  if (version === 'unknown') {
+    addWarning(
+      ctx,
+      `the spec describes manifest versions ${MANIFEST_MAJOR_VERSIONS.join(' and ')}: this version's shapes are not known, so function parameters and workflow steps are not checked`,
+      ['_metadata', 'major_version'],
+    );
+    return;
+  }
+  if (version === 'malformed') return; // reported where it is
   for (const [callbackId, fn] of Object.entries(functions)) {
     if (!isPlainObject(fn)) continue;
     for (const key of ['input_parameters', 'output_parameters'] as const) {
-      if (isPlainObject(fn[key])) addIssuesFrom(version === 1 ? parametersV1 : parametersV2, fn[key], ctx, ['functions', callbackId, key]);
+      const parameters = fn[key];
+      if (!isPlainObject(parameters)) continue;
+      const path = ['functions', callbackId, key];
+      if (version === 1 && isV2Shaped(parameters)) {
+        // The vendor's own v1 samples write parameters in the v2 shape: checked as v2, noted.
+        addWarning(ctx, `the manifest v2 shape (properties and required) in a manifest v1: ${NOT_ENFORCED}`, path);
+        addIssuesFrom(parametersV2, parameters, ctx, path);
+      } else {
+        addIssuesFrom(version === 1 ? parametersV1 : parametersV2, parameters, ctx, path);
+      }
     }
   }
   if (version === 1 && isPlainObject(manifest.workflows)) {
@@ -407,25 +465,51 @@ function crossFieldRules(manifest: unknown, ctx: z.RefinementCtx): void {
 }
 
 /**
- * 1 or 2; a manifest without `_metadata.major_version` is read as version 1, since nothing in
- * it selects version 2. Undefined when the version given is not one the spec describes.
+ * An MCP server's auth_provider_key names a provider under external_auth_providers.oauth2. The
+ * spec gives the key no rule of its own, so one that names nothing is a warning: likely a typo.
  */
-function manifestMajorVersion(manifest: Record<string, unknown>): 1 | 2 | undefined {
+function providerReferences(manifest: Record<string, unknown>, ctx: z.RefinementCtx): void {
+  if (!isPlainObject(manifest.mcp_servers)) return;
+  const providers = isPlainObject(manifest.external_auth_providers) ? manifest.external_auth_providers.oauth2 : undefined;
+  const declared = new Set(isPlainObject(providers) ? Object.keys(providers) : []);
+  for (const [name, server] of Object.entries(manifest.mcp_servers)) {
+    const key = isPlainObject(server) ? server.auth_provider_key : undefined;
+    if (typeof key === 'string' && !declared.has(key)) {
+      addWarning(ctx, `names no provider under external_auth_providers.oauth2, got ${shown(key)}`, ['mcp_servers', name, 'auth_provider_key']);
+    }
+  }
+}
+
+/** `{properties: {...}, required: [...]}` and nothing else: a v1 parameter map has no such pair. */
+function isV2Shaped(parameters: Record<string, unknown>): boolean {
+  const keys = Object.keys(parameters);
+  return isPlainObject(parameters.properties) && keys.every((key) => key === 'properties' || key === 'required');
+}
+
+/**
+ * 1 or 2; a manifest without `_metadata.major_version` is read as version 1, since nothing in
+ * it selects version 2. `unknown` for a version the spec does not describe, `malformed` for a
+ * value that is no version at all.
+ */
+function manifestMajorVersion(manifest: Record<string, unknown>): 1 | 2 | 'unknown' | 'malformed' {
   const given = isPlainObject(manifest._metadata) ? manifest._metadata.major_version : undefined;
   if (given === undefined) return 1;
-  return given === 1 || given === 2 ? given : undefined;
+  if (given === 1 || given === 2) return given;
+  return Number.isInteger(given) && (given as number) >= 1 ? 'unknown' : 'malformed';
 }
 
 /** Deeper nesting than any manifest needs: the check refuses it before recursing into it. */
 export const MANIFEST_MAX_DEPTH = 64;
 
-/** Every rule the manifest breaks, each with its path; empty when it is valid. */
+/** Every rule the manifest breaks, each with its path, errors before warnings; empty when it is clean. */
 export function checkAppManifest(manifest: unknown): ManifestViolation[] {
   if (depthOf(manifest, MANIFEST_MAX_DEPTH) > MANIFEST_MAX_DEPTH) {
-    return [{ path: '(root)', message: `nested more than ${MANIFEST_MAX_DEPTH} levels deep` }];
+    return [{ path: '(root)', message: `nested more than ${MANIFEST_MAX_DEPTH} levels deep`, severity: 'error' }];
   }
   const result = appManifestSchema.safeParse(manifest, { error: manifestMessages });
-  return result.success ? [] : toViolations(result.error.issues);
+  if (result.success) return [];
+  const found = toViolations(result.error.issues);
+  return [...found.filter((v) => v.severity === 'error'), ...found.filter((v) => v.severity === 'warning')];
 }
 
 /** Nesting depth, counted without recursion and stopping once past `limit`. */

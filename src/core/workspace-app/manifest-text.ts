@@ -20,7 +20,7 @@ const DEEP_INDENT = new RegExp(`^ {${MAX_INDENT_COLUMNS + 1}}`, 'm');
 
 export function parseManifestText(source: string): ManifestText {
   const tooDeep = nestingProblem(source);
-  if (tooDeep) return { ok: false, violations: [{ path: '(root)', message: tooDeep }] };
+  if (tooDeep) return { ok: false, violations: [{ path: '(root)', message: tooDeep, severity: 'error' }] };
   try {
     // uniqueKeys off: a key given twice is reported below with its path, not as a syntax error.
     const document = parseDocument(source, { uniqueKeys: false, prettyErrors: false });
@@ -28,7 +28,7 @@ export function parseManifestText(source: string): ManifestText {
       return {
         ok: false,
         violations: document.errors.map((error) => {
-          return { path: lineAndColumn(source, error.pos[0]), message: `not valid JSON or YAML: ${error.message}` };
+          return { path: lineAndColumn(source, error.pos[0]), message: `not valid JSON or YAML: ${error.message}`, severity: 'error' };
         }),
       };
     }
@@ -38,7 +38,7 @@ export function parseManifestText(source: string): ManifestText {
   } catch (error) {
     // Nesting deep enough to exhaust the parser's stack, or aliases past the limit.
     const reason = error instanceof RangeError ? 'nested too deeply' : error instanceof Error ? error.message : String(error);
-    return { ok: false, violations: [{ path: '(root)', message: `cannot be read: ${reason}` }] };
+    return { ok: false, violations: [{ path: '(root)', message: `cannot be read: ${reason}`, severity: 'error' }] };
   }
 }
 
@@ -84,7 +84,8 @@ function duplicateKeys(root: Node | null): ManifestViolation[] {
       const seen = new Set<string>();
       for (const pair of node.items) {
         const key = isScalar(pair.key) ? String(pair.key.value) : String(pair.key);
-        if (seen.has(key)) found.push({ path: manifestPath([...path, key]), message: `given twice in ${manifestPath(path)}: keys must be unique` });
+        if (seen.has(key))
+          found.push({ path: manifestPath([...path, key]), message: `given twice in ${manifestPath(path)}: keys must be unique`, severity: 'error' });
         seen.add(key);
         pending.push({ node: pair.value, path: [...path, key] });
       }

@@ -39,14 +39,14 @@ describe('reading a manifest file', () => {
 
   it('reads YAML as YAML 1.2: "yes" is a string, so a flag written yes is reported, not taken as true', () => {
     const manifest = manifestOf(YAML_TEXT.replace('token_rotation_enabled: true', 'token_rotation_enabled: yes'));
-    expect(checkAppManifest(manifest)).toEqual([{ path: 'settings.token_rotation_enabled', message: 'expected a boolean, got "yes"' }]);
+    expect(checkAppManifest(manifest)).toEqual([{ path: 'settings.token_rotation_enabled', message: 'expected a boolean, got "yes"', severity: 'error' }]);
   });
 
   it('reports a key given twice, which JSON.parse would silently merge, at its path', () => {
     const json = `{"display_information": {"name": "a"}, "functions": {"notify_status": {"title": "A"}, "notify_status": {"title": "B"}}}`;
     expect(parseManifestText(json)).toEqual({
       ok: false,
-      violations: [{ path: 'functions.notify_status', message: expect.stringContaining('keys must be unique') }],
+      violations: [{ path: 'functions.notify_status', message: expect.stringContaining('keys must be unique'), severity: 'error' }],
     });
     const yaml = 'display_information:\n  name: a\nfeatures:\n  slash_commands:\n    - command: /a\n      command: /b\n';
     expect(parseManifestText(yaml)).toMatchObject({ ok: false, violations: [{ path: 'features.slash_commands[0].command' }] });

@@ -134,23 +134,27 @@ const FULL_V2: JsonObject = {
     },
   },
   external_auth_providers: {
-    provider_type: 'CUSTOM',
-    options: {
-      client_id: 'client-123',
-      scope: ['read'],
-      provider_name: 'Acme',
-      authorization_url: 'https://auth.example.com/authorize',
-      token_url: 'https://auth.example.com/token',
-      identity_config: {
-        url: 'https://auth.example.com/me',
-        account_identifier: 'https://auth.example.com/id',
-        headers: {},
-        body: {},
-        http_method_type: 'GET',
+    oauth2: {
+      acme: {
+        provider_type: 'CUSTOM',
+        options: {
+          client_id: 'client-123',
+          scope: ['read'],
+          provider_name: 'Acme',
+          authorization_url: 'https://auth.example.com/authorize',
+          token_url: 'https://auth.example.com/token',
+          identity_config: {
+            url: 'https://auth.example.com/me',
+            account_identifier: '$.user.id',
+            headers: {},
+            body: {},
+            http_method_type: 'GET',
+          },
+          authorization_url_extras: { prompt: 'consent' },
+          use_pkce: true,
+          token_url_config: { use_basic_auth_scheme: false },
+        },
       },
-      authorization_url_extras: { prompt: 'consent' },
-      use_pkce: true,
-      token_url_config: { use_basic_auth_scheme: false },
     },
   },
   compliance: { fedramp_authorization: 'moderate', dod_srg_ilx: 'IL4', itar_compliant: 'yes' },
@@ -158,6 +162,7 @@ const FULL_V2: JsonObject = {
 };
 
 const NOTIFY_STATUS = (FULL_V2.functions as JsonObject).notify_status!;
+const ACME_PROVIDER = ((FULL_V2.external_auth_providers as JsonObject).oauth2 as JsonObject).acme!;
 
 /** The same app in manifest v1: parameters map names straight to definitions, steps have no type. */
 const FULL_V1: JsonObject = edited(FULL_V2, [
@@ -226,8 +231,7 @@ describe('manifests within the spec', () => {
       ['outgoing_domains', many(10, (i) => `api${i}.example.com`)],
       ['types', Object.fromEntries(many(50, (i) => [`type_${i}`, { type: 'string' }]))],
       ['mcp_servers', Object.fromEntries(many(20, (i) => [`server_${i}`, { url: `https://mcp${i}.example.com/${chars(400)}` }]))],
-      ['mcp_servers.status.auth_provider_key', chars(255)],
-      ['external_auth_providers.options.client_id', chars(1024)],
+      ['external_auth_providers.oauth2.acme.options.client_id', chars(1024)],
       ['metadata_events.incident_changed.properties', Object.fromEntries(many(50, (i) => [`p${i}`, { type: 'string' }]))],
       ['metadata_events.incident_changed.examples', many(10, (i) => ({ id: String(i) }))],
     ];
@@ -235,18 +239,33 @@ describe('manifests within the spec', () => {
     const longKey = chars(100, 'f');
     const renamed = edited(FULL_V2, [[`functions.${longKey}`, NOTIFY_STATUS]]);
     expect(checkAppManifest(renamed)).toEqual([]);
+    const longProvider = chars(255);
+    const namedAtLimit = edited(FULL_V2, [
+      [`external_auth_providers.oauth2.${longProvider}`, ACME_PROVIDER],
+      ['mcp_servers.status.auth_provider_key', longProvider],
+    ]);
+    expect(checkAppManifest(namedAtLimit)).toEqual([]);
   });
 });
 
-/** One rule of the spec each: the edits that break it and the one path that must be reported. */
-type BrokenCase = { rule: string; edits: [string, Json | undefined][]; path: string; base?: JsonObject };
+/**
+ * One rule of the spec each: the edits that break it and the one path that must be reported, as
+ * an error unless `warning` (a rule the vendor's own sample apps break, or an unknown field).
+ */
+type BrokenCase = { rule: string; edits: [string, Json | undefined][]; path: string; base?: JsonObject; warning?: true };
 
 const BROKEN: BrokenCase[] = [
-  { rule: 'top-level groups are the fifteen listed', edits: [['display_info', { name: 'x' }]], path: 'display_info' },
+  { rule: 'top-level groups are the fifteen listed', edits: [['display_info', { name: 'x' }]], path: 'display_info', warning: true },
   { rule: 'a manifest is an object', edits: [], path: '(root)', base: 'a manifest' as unknown as JsonObject },
   { rule: '_metadata.major_version is an integer', edits: [['_metadata.major_version', 2.5]], path: '_metadata.major_version' },
   { rule: '_metadata.minor_version is an integer', edits: [['_metadata.minor_version', '1']], path: '_metadata.minor_version' },
-  { rule: 'major_version selects a schema version the spec describes (1 or 2)', edits: [['_metadata.major_version', 3]], path: '_metadata.major_version' },
+  {
+    rule: 'major_version selects a schema version the spec describes (1 or 2)',
+    edits: [['_metadata.major_version', 3]],
+    path: '_metadata.major_version',
+    warning: true,
+  },
+  { rule: 'major_version is a version number', edits: [['_metadata.major_version', 0]], path: '_metadata.major_version' },
   ...['installation_landing_page', 'privacy_policy_url', 'support_url', 'support_email', 'supported_languages', 'pricing'].map(
     (field): BrokenCase => ({
       rule: `app_directory.${field} is required if app_directory is present`,
@@ -332,6 +351,7 @@ const BROKEN: BrokenCase[] = [
       rule: `bot_user.display_name allows only a-z, 0-9, -, _, . (${name})`,
       edits: [['features.bot_user.display_name', name]],
       path: 'features.bot_user.display_name',
+      warning: true,
     }),
   ),
   { rule: 'bot_user.always_online is a boolean', edits: [['features.bot_user.always_online', 1]], path: 'features.bot_user.always_online' },
@@ -414,7 +434,7 @@ const BROKEN: BrokenCase[] = [
     edits: [['features.workflow_steps[0].callback_id', chars(51)]],
     path: 'features.workflow_steps[0].callback_id',
   },
-  { rule: 'features has no group the spec does not list', edits: [['features.slash_command', []]], path: 'features.slash_command' },
+  { rule: 'features has no group the spec does not list', edits: [['features.slash_command', []]], path: 'features.slash_command', warning: true },
   {
     rule: 'redirect_urls: at most 1000',
     edits: [['oauth_config.redirect_urls', many(1001, (i) => `https://status.example.com/cb/${i}`)]],
@@ -496,7 +516,6 @@ const BROKEN: BrokenCase[] = [
     path: 'settings.interactivity.message_menu_options_url',
   },
   { rule: 'org_deploy_enabled is required for functions', edits: [['settings.org_deploy_enabled', undefined]], path: 'settings.org_deploy_enabled' },
-  { rule: 'org_deploy_enabled must be on for functions', edits: [['settings.org_deploy_enabled', false]], path: 'settings.org_deploy_enabled' },
   ...['socket_mode_enabled', 'token_rotation_enabled', 'is_hosted', 'is_mcp_enabled'].map(
     (field): BrokenCase => ({ rule: `settings.${field} is a boolean`, edits: [[`settings.${field}`, 'true']], path: `settings.${field}` }),
   ),
@@ -512,6 +531,7 @@ const BROKEN: BrokenCase[] = [
       ['outgoing_domains', undefined],
     ],
     path: 'settings.function_runtime',
+    warning: true,
   },
   {
     rule: 'function_runtime is remote or slack',
@@ -654,11 +674,17 @@ const BROKEN: BrokenCase[] = [
     path: 'metadata_events.incident_changed.render_condition.conditions',
   },
   {
+    rule: 'a reference object has type and examples only',
+    edits: [['metadata_events.incident_changed', { type: 'acme#/types/incident', title: 'Incident' }]],
+    path: 'metadata_events.incident_changed.title',
+    warning: true,
+  },
+  {
     rule: 'metadata event examples: at most 10',
     edits: [['metadata_events.incident_changed.examples', many(11, (i) => ({ id: String(i) }))]],
     path: 'metadata_events.incident_changed.examples',
   },
-  ...['service#/types/user', 'acme#/types', 'acme#types/person', 'acme#/types/person/name', '#/types/person'].map(
+  ...['slack#/types/user', 'Slack#/types/user', 'acme#/types', 'acme#types/person', 'acme#/types/person/name', '#/types/person'].map(
     (type): BrokenCase => ({
       rule: `a reference is <namespace>#/<segment>/<segment>, not the vendor's (${type})`,
       edits: [['metadata_events.incident_changed.properties.owner.type', type]],
@@ -667,57 +693,65 @@ const BROKEN: BrokenCase[] = [
   ),
   {
     rule: 'provider_type is CUSTOM or SLACK_PROVIDED',
-    edits: [['external_auth_providers.provider_type', 'OTHER']],
-    path: 'external_auth_providers.provider_type',
+    edits: [['external_auth_providers.oauth2.acme.provider_type', 'OTHER']],
+    path: 'external_auth_providers.oauth2.acme.provider_type',
   },
   {
     rule: 'options.client_id is at most 1024',
-    edits: [['external_auth_providers.options.client_id', chars(1025)]],
-    path: 'external_auth_providers.options.client_id',
+    edits: [['external_auth_providers.oauth2.acme.options.client_id', chars(1025)]],
+    path: 'external_auth_providers.oauth2.acme.options.client_id',
   },
-  { rule: 'options.scope is an array of string', edits: [['external_auth_providers.options.scope', 'read']], path: 'external_auth_providers.options.scope' },
+  {
+    rule: 'options.scope is an array of string',
+    edits: [['external_auth_providers.oauth2.acme.options.scope', 'read']],
+    path: 'external_auth_providers.oauth2.acme.options.scope',
+  },
   ...['provider_name', 'authorization_url', 'token_url', 'identity_config'].map(
     (field): BrokenCase => ({
       rule: `CUSTOM providers give ${field}`,
-      edits: [[`external_auth_providers.options.${field}`, undefined]],
-      path: `external_auth_providers.options.${field}`,
+      edits: [[`external_auth_providers.oauth2.acme.options.${field}`, undefined]],
+      path: `external_auth_providers.oauth2.acme.options.${field}`,
     }),
   ),
   {
     rule: 'provider_name is at most 255',
-    edits: [['external_auth_providers.options.provider_name', chars(256)]],
-    path: 'external_auth_providers.options.provider_name',
+    edits: [['external_auth_providers.oauth2.acme.options.provider_name', chars(256)]],
+    path: 'external_auth_providers.oauth2.acme.options.provider_name',
   },
   {
     rule: 'authorization_url is https',
-    edits: [['external_auth_providers.options.authorization_url', 'http://auth.example.com/authorize']],
-    path: 'external_auth_providers.options.authorization_url',
+    edits: [['external_auth_providers.oauth2.acme.options.authorization_url', 'http://auth.example.com/authorize']],
+    path: 'external_auth_providers.oauth2.acme.options.authorization_url',
   },
   {
     rule: 'token_url is at most 255',
-    edits: [['external_auth_providers.options.token_url', `https://auth.example.com/${chars(231)}`]],
-    path: 'external_auth_providers.options.token_url',
+    edits: [['external_auth_providers.oauth2.acme.options.token_url', `https://auth.example.com/${chars(231)}`]],
+    path: 'external_auth_providers.oauth2.acme.options.token_url',
   },
   {
     rule: 'identity_config.url is https, 5-255',
-    edits: [['external_auth_providers.options.identity_config.url', `https://auth.example.com/${chars(231)}`]],
-    path: 'external_auth_providers.options.identity_config.url',
+    edits: [['external_auth_providers.oauth2.acme.options.identity_config.url', `https://auth.example.com/${chars(231)}`]],
+    path: 'external_auth_providers.oauth2.acme.options.identity_config.url',
   },
   {
     rule: 'identity_config.account_identifier is 1-255 long',
-    edits: [['external_auth_providers.options.identity_config.account_identifier', '']],
-    path: 'external_auth_providers.options.identity_config.account_identifier',
+    edits: [['external_auth_providers.oauth2.acme.options.identity_config.account_identifier', '']],
+    path: 'external_auth_providers.oauth2.acme.options.identity_config.account_identifier',
   },
   {
     rule: 'identity_config.http_method_type is GET or POST',
-    edits: [['external_auth_providers.options.identity_config.http_method_type', 'PUT']],
-    path: 'external_auth_providers.options.identity_config.http_method_type',
+    edits: [['external_auth_providers.oauth2.acme.options.identity_config.http_method_type', 'PUT']],
+    path: 'external_auth_providers.oauth2.acme.options.identity_config.http_method_type',
   },
-  { rule: 'use_pkce is a boolean', edits: [['external_auth_providers.options.use_pkce', 'yes']], path: 'external_auth_providers.options.use_pkce' },
+  {
+    rule: 'use_pkce is a boolean',
+    edits: [['external_auth_providers.oauth2.acme.options.use_pkce', 'yes']],
+    path: 'external_auth_providers.oauth2.acme.options.use_pkce',
+  },
   {
     rule: 'token_url_config.use_basic_auth_scheme is a boolean',
-    edits: [['external_auth_providers.options.token_url_config.use_basic_auth_scheme', 'no']],
-    path: 'external_auth_providers.options.token_url_config.use_basic_auth_scheme',
+    edits: [['external_auth_providers.oauth2.acme.options.token_url_config.use_basic_auth_scheme', 'no']],
+    path: 'external_auth_providers.oauth2.acme.options.token_url_config.use_basic_auth_scheme',
   },
   { rule: 'compliance values are strings', edits: [['compliance.itar_compliant', true]], path: 'compliance.itar_compliant' },
   {
@@ -729,7 +763,10 @@ const BROKEN: BrokenCase[] = [
   { rule: 'mcp server url is at most 500', edits: [['mcp_servers.status.url', `https://mcp.example.com/${chars(477)}`]], path: 'mcp_servers.status.url' },
   {
     rule: 'mcp server auth_provider_key is at most 255',
-    edits: [['mcp_servers.status.auth_provider_key', chars(256)]],
+    edits: [
+      [`external_auth_providers.oauth2.${chars(256)}`, ACME_PROVIDER],
+      ['mcp_servers.status.auth_provider_key', chars(256)],
+    ],
     path: 'mcp_servers.status.auth_provider_key',
   },
   { rule: 'mcp server auth_type is one of the four', edits: [['mcp_servers.status.auth_type', 'oauth']], path: 'mcp_servers.status.auth_type' },
@@ -739,7 +776,7 @@ describe('one broken manifest per rule of the spec', () => {
   it.each(BROKEN.map((c) => [c.rule, c] as const))('%s', (_rule, broken) => {
     const base = broken.base ?? FULL_V2;
     const manifest = typeof base === 'object' ? edited(base, broken.edits) : base;
-    expect(paths(manifest)).toEqual([broken.path]);
+    expect(checkAppManifest(manifest).map((v) => `${v.severity} ${v.path}`)).toEqual([`${broken.warning ? 'warning' : 'error'} ${broken.path}`]);
   });
 
   it('lists every violation at once, each with its own path', () => {
@@ -784,7 +821,7 @@ describe('one broken manifest per rule of the spec', () => {
     for (let i = 0; i < 100_000; i++) deep = { type: 'object', properties: { p: deep } };
     const manifest = structuredClone(FULL_V2);
     (manifest.metadata_events as JsonObject).incident_changed = deep;
-    expect(checkAppManifest(manifest)).toEqual([{ path: '(root)', message: expect.stringContaining('nested more than') }]);
+    expect(checkAppManifest(manifest)).toEqual([{ path: '(root)', message: expect.stringContaining('nested more than'), severity: 'error' }]);
   });
 });
 
@@ -843,6 +880,126 @@ describe('shapes the spec allows two ways', () => {
     expect(paths(edited(FULL_V2, [['metadata_events.incident_changed', { type: 'acme#/types/incident', title: 'Incident' }]]))).toEqual([
       'metadata_events.incident_changed.title',
     ]);
+  });
+
+  it("external auth providers keyed by type and the provider's key, not one flat provider", () => {
+    expect(checkAppManifest(edited(FULL_V2, [['external_auth_providers', ACME_PROVIDER]])).filter((v) => v.severity === 'error')).toEqual([
+      { path: 'external_auth_providers', message: expect.stringContaining('external_auth_providers.oauth2.<provider_key>'), severity: 'error' },
+    ]);
+    const two = { oauth2: { acme: ACME_PROVIDER, github: { provider_type: 'SLACK_PROVIDED', options: { client_id: 'abc', scope: [] } } } };
+    expect(checkAppManifest(edited(FULL_V2, [['external_auth_providers', two]]))).toEqual([]);
+  });
+});
+
+/** Messages of one severity, as `path: message`. */
+const found = (manifest: unknown, severity: 'error' | 'warning') =>
+  checkAppManifest(manifest)
+    .filter((v) => v.severity === severity)
+    .map((v) => `${v.path}: ${v.message}`);
+
+describe('what the vendor takes, as apps made from its own samples show', () => {
+  it('a bot display name outside a-z 0-9 - _ . is a warning that says the rule is not enforced; its length is still an error', () => {
+    const spaced = edited(FULL_V2, [['features.bot_user.display_name', 'Bolt Template App']]);
+    expect(found(spaced, 'error')).toEqual([]);
+    expect(found(spaced, 'warning')).toEqual([
+      `features.bot_user.display_name: expected only the characters a-z, 0-9, -, _ and ., got "Bolt Template App": documented, not enforced by the vendor's own apps`,
+    ]);
+    expect(found(edited(FULL_V2, [['features.bot_user.display_name', 'A'.repeat(81)]]), 'error')).toEqual([
+      'features.bot_user.display_name: at most 80 characters, got 81',
+    ]);
+  });
+
+  it('an unknown field is a warning, and $schema (an editor hint) is not even that', () => {
+    const manifest = edited(FULL_V2, [
+      ['settings.hermes_app_type', 'remote'],
+      ['$schema', 'https://schemas.example.com/manifest.schema.json'],
+    ]);
+    expect(checkAppManifest(manifest)).toEqual([{ path: 'settings.hermes_app_type', message: expect.stringContaining('unknown field'), severity: 'warning' }]);
+    expect(paths(edited(FULL_V2, [['$schema', 5]]))).toEqual(['["$schema"]']);
+  });
+
+  it('identity_config.account_identifier is a JSONPath into the identity answer', () => {
+    const at = 'external_auth_providers.oauth2.acme.options.identity_config.account_identifier';
+    for (const jsonPath of ['$.login', '$.user.email']) expect(checkAppManifest(edited(FULL_V2, [[at, jsonPath]])), jsonPath).toEqual([]);
+    expect(found(edited(FULL_V2, [[at, 'https://auth.example.com/id']]), 'error')).toEqual([
+      `${at}: expected a JSONPath into the identity answer, like $.login, got "https://auth.example.com/id"`,
+    ]);
+  });
+
+  it('an empty outgoing_domains asks for nothing, with a remote runtime or none', () => {
+    for (const runtime of ['remote', undefined]) {
+      const manifest = edited(FULL_V2, [
+        ['settings.function_runtime', runtime ?? 'slack'],
+        ['outgoing_domains', []],
+      ]);
+      if (runtime === undefined) delete (manifest.settings as JsonObject).function_runtime;
+      expect(found(manifest, 'error'), String(runtime)).toEqual([]);
+    }
+    expect(found(edited(FULL_V2, [['settings.function_runtime', 'remote']]), 'error')).toEqual([
+      'outgoing_domains: outgoing domains apply to settings.function_runtime "slack" only',
+    ]);
+  });
+
+  it("a reference must not start with the vendor's own word, slack; the spec's placeholder word service is any namespace", () => {
+    const at = 'metadata_events.incident_changed.properties.owner.type';
+    expect(checkAppManifest(edited(FULL_V2, [[at, 'service#/types/person']]))).toEqual([]);
+    expect(found(edited(FULL_V2, [[at, 'slack#/types/user_id']]), 'error')).toEqual([
+      `${at}: a reference of the app's own must not start with the vendor's word "slack", got "slack#/types/user_id"`,
+    ]);
+  });
+
+  it('with functions, org_deploy_enabled is required but may be false, and function_runtime left out is a warning', () => {
+    expect(checkAppManifest(edited(FULL_V2, [['settings.org_deploy_enabled', false]]))).toEqual([]);
+    const noRuntime = edited(FULL_V2, [
+      ['settings.function_runtime', undefined],
+      ['outgoing_domains', undefined],
+    ]);
+    expect(found(noRuntime, 'error')).toEqual([]);
+    expect(found(noRuntime, 'warning')).toEqual([expect.stringContaining(`settings.function_runtime: required when the manifest declares functions`)]);
+  });
+
+  it('a major_version past 2 is a warning: its shapes are not known, so its parameters are not checked', () => {
+    const v3 = edited(FULL_V2, [
+      ['_metadata.major_version', 3],
+      ['functions.notify_status.input_parameters', { anything: 'goes' }],
+    ]);
+    expect(found(v3, 'error')).toEqual([]);
+    expect(found(v3, 'warning')).toEqual([expect.stringMatching(/^_metadata\.major_version: the spec describes manifest versions 1 and 2/)]);
+  });
+
+  it('v2-shaped parameters in a manifest v1 (as the vendor samples write them) are checked as v2, with a warning', () => {
+    const v2Params = (FULL_V2.functions as JsonObject).notify_status as JsonObject;
+    const mixed = edited(FULL_V1, [['functions.notify_status.input_parameters', v2Params.input_parameters!]]);
+    expect(found(mixed, 'error')).toEqual([]);
+    expect(found(mixed, 'warning')).toEqual([expect.stringMatching(/^functions\.notify_status\.input_parameters: the manifest v2 shape/)]);
+    const broken = edited(mixed, [['functions.notify_status.input_parameters.required', ['nothing']]]);
+    expect(found(broken, 'error')).toEqual(['functions.notify_status.input_parameters.required[0]: "nothing" is not one of the properties']);
+  });
+
+  it("an MCP server's auth_provider_key that names no declared provider is a warning", () => {
+    expect(checkAppManifest(edited(FULL_V2, [['mcp_servers.status.auth_provider_key', 'acmee']]))).toEqual([
+      { path: 'mcp_servers.status.auth_provider_key', message: 'names no provider under external_auth_providers.oauth2, got "acmee"', severity: 'warning' },
+    ]);
+  });
+
+  it('a template placeholder in an address is a warning that names it, not an error, whatever the address looks like', () => {
+    const cases: [string, string, string][] = [
+      ['settings.event_subscriptions.request_url', 'https://{{URL}}/events', '"{{URL}}"'],
+      ['settings.interactivity.request_url', '<BASE_URL>/slack/events', '"<BASE_URL>"'],
+      ['features.slash_commands[0].url', 'https://$HOST/commands', '"$HOST"'],
+      // biome-ignore lint/suspicious/noTemplateCurlyInString: a shell-style placeholder is the value under test
+      ['oauth_config.redirect_urls[0]', '${PUBLIC_URL}/oauth', '"${PUBLIC_URL}"'],
+      ['mcp_servers.status.url', 'https://{{ MCP_HOST }}/mcp', '"{{ MCP_HOST }}"'],
+      ['app_directory.installation_landing_page', '<LANDING_PAGE>', '"<LANDING_PAGE>"'],
+    ];
+    for (const [path, value, placeholder] of cases) {
+      const manifest = edited(FULL_V2, [[path, value]]);
+      expect(found(manifest, 'error'), path).toEqual([]);
+      expect(found(manifest, 'warning'), path).toEqual([
+        `${path}: holds the template placeholder ${placeholder}: put the real address in before creating the app`,
+      ]);
+    }
+    expect(found(edited(FULL_V2, [['settings.event_subscriptions.request_url', 'http://status.example.com/events']]), 'error')).toHaveLength(1);
   });
 });
 
