@@ -105,11 +105,11 @@ describe('SCIM configuration endpoints per version', () => {
   it('both versions answer Schemas/Users with the guest extension schema, in their own URNs', async () => {
     const sim = await startScim();
     const v1 = await scim(sim, 'v1', '/Schemas/Users');
-    expect(v1.body.Resources.map((s: { id: string }) => s.id)).toEqual(['urn:scim:schemas:core:1.0', 'urn:scim:schemas:extension:service:guest:1.0']);
+    expect(v1.body.Resources.map((s: { id: string }) => s.id)).toEqual(['urn:scim:schemas:core:1.0', 'urn:scim:schemas:extension:slack:guest:1.0']);
     const v2 = await scim(sim, 'v2', '/Schemas/Users');
     expect(v2.body.Resources.map((s: { id: string }) => s.id)).toEqual([
       'urn:ietf:params:scim:schemas:core:2.0:User',
-      'urn:ietf:params:scim:schemas:extension:service:guest:2.0:User',
+      'urn:ietf:params:scim:schemas:extension:slack:guest:2.0:User',
     ]);
     expect((await scim(sim, 'v2', '/Schemas/Groups')).body.id).toBe('urn:ietf:params:scim:schemas:core:2.0:Group');
     expect((await scim(sim, 'v1', '/Schemas/Groups')).body.id).toBe('urn:scim:schemas:core:1.0');

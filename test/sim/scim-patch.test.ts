@@ -4,8 +4,8 @@ import { control, createUser, PATCH_OP, scim, startScim, V1_CORE, V2_USER } from
 
 const ENTERPRISE_V1 = 'urn:scim:schemas:extension:enterprise:1.0';
 const ENTERPRISE_V2 = 'urn:ietf:params:scim:schemas:extension:enterprise:2.0:User';
-const GUEST_V1 = 'urn:scim:schemas:extension:service:guest:1.0';
-const GUEST_V2 = 'urn:ietf:params:scim:schemas:extension:service:guest:2.0:User';
+const GUEST_V1 = 'urn:scim:schemas:extension:slack:guest:1.0';
+const GUEST_V2 = 'urn:ietf:params:scim:schemas:extension:slack:guest:2.0:User';
 
 const patchV1 = (body: Record<string, unknown>) => ({ method: 'PATCH', body: { schemas: [V1_CORE], ...body } });
 const patchV2 = (...Operations: unknown[]) => ({ method: 'PATCH', body: { schemas: [PATCH_OP], Operations } });

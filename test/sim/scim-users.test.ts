@@ -79,7 +79,7 @@ describe('POST /Users', () => {
 
   it('creates a multi-channel guest from the guest extension', async () => {
     const sim = await startScim();
-    const guest = 'urn:ietf:params:scim:schemas:extension:service:guest:2.0:User';
+    const guest = 'urn:ietf:params:scim:schemas:extension:slack:guest:2.0:User';
     const user = await createUser(sim, 'visitor', 'v2', { schemas: [V2_USER, guest], [guest]: { type: 'multi', expiration: '2027-01-01T00:00:00Z' } });
     expect(user[guest]).toEqual({ type: 'multi', expiration: '2027-01-01T00:00:00Z' });
     const wrongType = await scim(sim, 'v2', '/Users', {

@@ -19,6 +19,7 @@
  *   cannot be removed, token rotation cannot be turned off, the in-product editor's 174-character
  *   minimum of long_description) cannot be seen in one manifest and are not checked.
  */
+import { VENDOR_WORD } from '../vendor-word.ts';
 import { z } from 'zod';
 import {
   addIssuesFrom,
@@ -45,12 +46,6 @@ export type { ManifestViolation } from './manifest-fields.ts';
 const flag = z.boolean();
 const anyObject = z.record(z.string(), z.unknown());
 const httpOrHttpsUrl = urlMatching(/^https?:\/\//, 'a URL that starts with http:// or https://');
-
-/**
- * The vendor's name where it appears in identifiers: type references (`slack#/types/user_id`),
- * `function_runtime: slack`, `SLACK_PROVIDED`. The spec writes `service` in its place.
- */
-export const VENDOR_WORD = 'slack';
 
 const appDirectory = z.strictObject({
   app_directory_categories: list(z.string()).optional(),
