@@ -71,12 +71,14 @@ describe('a running demo', () => {
     expect(existsSync(join(cwd, 'data', 'demo.lock'))).toBe(false);
   });
 
-  it('prints pages a new user can open: dashboard, admin with its token, widget, feeds, mail catcher', async () => {
+  it('prints pages a new user can open: dashboard, admin with its token, widget, feeds, mail and webhook catchers', async () => {
     const token = /token: (\S+)/.exec(demo.stdout)?.[1];
     expect(token).toMatch(/^demo-[0-9a-f]{24}$/);
     expect((await fetch(demo.url('Dashboard'))).status).toBe(200);
     expect((await fetch(demo.url('Admin'))).status).toBe(200);
     expect((await fetch(demo.url('Widget as an embeddable page'))).status).toBe(200);
+    expect((await fetch(demo.url('Mail catcher'))).status).toBe(200);
+    expect((await fetch(demo.url('Webhook catcher'))).status).toBe(200);
     expect(demo.stdout).toMatch(/<script src="http:\/\/127\.0\.0\.1:\d+\/widget\.js"/);
     const feeds = demo.stdout.split('\n').find((l) => l.trimStart().startsWith('Feeds'))!;
     for (const feed of ['feed.atom', 'feed.rss', 'feed.json']) {
@@ -137,6 +139,24 @@ describe('a running demo', () => {
     }, 'the confirmation mail on the catcher page');
     expect(page).toMatch(/<a href="http:\/\/[^"]+\/subscribe\/confirm\?token=[^"]+"/);
     expect(page).toContain('status@demo.localhost');
+  });
+
+  it('prints a webhook catcher, subscribed to the demo\u2019s webhooks, that shows a test delivery with its signature checked', async () => {
+    const token = /token: (\S+)/.exec(demo.stdout)?.[1];
+    const api = (path: string, method = 'GET') => fetch(new URL(path, demo.url('Dashboard')), { method, headers: { authorization: `Bearer ${token}` } });
+    const { subscriptions } = (await (await api('/api/subscriptions?channel=webhook')).json()) as {
+      subscriptions: { id: string; url: string; status: string }[];
+    };
+    const catcherPage = demo.url('Webhook catcher');
+    expect(subscriptions.map((s) => [s.status, new URL(s.url).origin])).toEqual([['active', new URL(catcherPage).origin]]);
+    const test = (await (await api(`/api/subscriptions/${subscriptions[0]!.id}/test`, 'POST')).json()) as { ok: boolean };
+    expect(test.ok).toBe(true);
+    const page = await until(async () => {
+      const html = await (await fetch(catcherPage)).text();
+      return html.includes('signature valid') ? html : undefined;
+    }, 'the test delivery on the webhook catcher page');
+    expect(page).not.toContain('signature invalid');
+    expect(page).toContain('<code>standardwebhooks</code> library');
   });
 
   it('a second demo on the same folder refuses in one line, exits, and leaves the running one and its database alone', async () => {
