@@ -1,6 +1,7 @@
 /** `statuswatch demo` as a new user meets it: what it prints works, mail arrives, a second demo or a busy port is refused cleanly. */
 import { existsSync, statSync } from 'node:fs';
 import { join } from 'node:path';
+import { runInNewContext } from 'node:vm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { occupyPort, type BusyPort } from '../helpers/busy-port.ts';
 import { spawnCli, type CliResult } from '../helpers/cli.ts';
@@ -103,6 +104,24 @@ describe('a running demo', () => {
     const channelId = /\/channels\/(\w+)/.exec(demo.url('Team-chat channel (simulated)'))?.[1];
     const { subscriptions } = (await listed.json()) as { subscriptions: { status: string; conversation: string }[] };
     expect(subscriptions.map((s) => [s.status, s.conversation])).toEqual([['active', channelId]]);
+  });
+
+  it('serves a channel page whose own script shows a date token in the viewer\u2019s zone, as the demo runs it', async () => {
+    const html = await (await fetch(demo.url('Team-chat channel (simulated)'))).text();
+    const script = /<script nonce="[^"]+">([\s\S]*?)<\/script>/.exec(html)?.[1];
+    expect(script).toBeDefined();
+    // One <time> as the page renders it: the script, run as served (the demo may run the sources
+    // through tsx, which rewrites functions), fills it in the zone it runs in, this process's.
+    const attributes: Record<string, string> = { 'data-epoch': '1795758731', 'data-date-format': 'at {time}' };
+    const time = {
+      textContent: '',
+      getAttribute: (name: string) => attributes[name] ?? null,
+      setAttribute: (name: string, value: string) => (attributes[name] = value),
+    };
+    const document = { querySelectorAll: () => [time] };
+    runInNewContext(script!, { document });
+    expect(time.textContent).toBe(`at ${new Intl.DateTimeFormat('en-US', { hour: 'numeric', minute: '2-digit' }).format(new Date(1795758731_000))}`);
+    expect(attributes['data-zone']).toBe('local');
   });
 
   it('prints the simulated SCIM directory with a token that opens it, seeded with people and groups', async () => {

@@ -58,9 +58,16 @@ export function formatDateToken(epochSeconds: number, format: string, timeZone: 
 }
 
 /**
+ * When the sources run through tsx (a checkout whose dist/ is stale), esbuild keeps function
+ * names by wrapping functions in `__name(fn, "name")`, and the source above then calls a helper
+ * the page does not have: the page gets one that hands the function back.
+ */
+const KEEP_NAMES_SHIM = 'var __name=function(f){return f};';
+
+/**
  * The page's script: every `<time data-date-format>` shown again in the viewer's zone. Its text
  * holds no outside value (the format travels in an attribute), so it cannot be broken out of.
  */
-export const LOCAL_TIME_SCRIPT = `(function(){var formatDateToken=${formatDateToken.toString()};
+export const LOCAL_TIME_SCRIPT = `(function(){${KEEP_NAMES_SHIM}var formatDateToken=${formatDateToken.toString()};
 document.querySelectorAll('time[data-date-format]').forEach(function(t){var s=Number(t.getAttribute('data-epoch'));if(!isFinite(s))return;
 t.textContent=formatDateToken(s,t.getAttribute('data-date-format')||'',undefined,Date.now());t.setAttribute('data-zone','local');});})();`;
