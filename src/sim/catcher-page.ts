@@ -17,6 +17,7 @@ dl{display:grid;grid-template-columns:7rem minmax(0,1fr);margin:0}dt{color:#555}
 pre{white-space:pre-wrap;overflow-wrap:anywhere;background:#f6f6f6;padding:.75rem;max-height:24rem;overflow:auto}
 .verdict{display:inline-block;padding:0 .5rem;border-radius:.25rem;font-weight:600}
 .valid{background:#dff3e4;color:#14532d}.invalid{background:#fde2e1;color:#7f1d1d}
+.about{margin:.25rem 0;font-weight:600;overflow-wrap:anywhere}pre.body{max-height:12rem;font-size:13px}
 form{display:flex;flex-wrap:wrap;gap:.5rem;align-items:end;margin:1rem 0}label{display:flex;flex-direction:column}
 input{font:inherit;padding:.25rem .5rem;min-width:16rem;max-width:100%}button{font:inherit;padding:.25rem .75rem}`;
 

@@ -51,7 +51,7 @@ export function renderMailCatcherPage(mails: readonly CaughtMail[], view: { to: 
   const filter = `<form method="get" action="/" role="search"><label>Recipient contains<input type="search" name="to" value="${escapeHtml(view.to)}" maxlength="320" placeholder="name@example.com"></label><button type="submit">Filter</button>${view.to === '' ? '' : ' <a href="/">Show all</a>'}</form>`;
   const counted =
     view.to === '' ? `${mails.length} kept` : `${shown.length} of ${mails.length} kept to addresses containing \u201c${escapeHtml(view.to)}\u201d`;
-  const intro = `<p>Every mail the demo's statuswatch sends lands here instead of a real inbox. The last ${view.maxMails} (at most ${formatBytes(view.maxTotalBytes)} in all) are kept, newest first: ${counted}, ${formatBytes(view.keptBytes)}. This page reloads every 5 seconds.</p>
+  const intro = `<p>Every mail the demo's statuswatch sends lands here instead of a real inbox. The last ${view.maxMails.toLocaleString('en-US')} (at most ${formatBytes(view.maxTotalBytes)} in all) are kept, newest first: ${counted}, ${formatBytes(view.keptBytes)}. This page reloads every 5 seconds.</p>
 ${filter}`;
   return renderCatcherPage({ title: `statuswatch demo: mail catcher (${mails.length})`, heading: 'Mail caught by the demo', intro, body: items || empty });
 }

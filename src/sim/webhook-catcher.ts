@@ -22,6 +22,8 @@ export type WebhookCatcherOptions = {
   maxBodyBytes?: number;
   /** How long a delivery that arrives before the secret is known waits for it (default 5 s). */
   secretWaitMs?: number;
+  /** Who checks signatures: by default the library when it is installed, else our own verifier. */
+  checker?: SignatureChecker['name'];
 };
 
 export type RunningWebhookCatcher = {
@@ -45,7 +47,7 @@ const REQUEST_TIMEOUT_MS = 10_000;
 export async function startWebhookCatcher(options: WebhookCatcherOptions = {}): Promise<RunningWebhookCatcher> {
   const { host = '127.0.0.1', maxDeliveries = 200, maxTotalBytes = 2_000_000, maxBodyBytes = 256_000, secretWaitMs = 5_000 } = options;
   const kept = keptList<CaughtWebhook>({ maxItems: maxDeliveries, maxBytes: maxTotalBytes });
-  const checker = await signatureChecker();
+  const checker = await signatureChecker(options.checker);
   let secret: string | null = null;
   let secretKnown: () => void = () => {};
   const secretArrives = new Promise<void>((resolve) => (secretKnown = resolve));
@@ -134,8 +136,8 @@ type WebhookHeaders = Record<'webhook-id' | 'webhook-timestamp' | 'webhook-signa
 type Checker = SignatureChecker & { check(secret: string, body: string, headers: WebhookHeaders): Promise<{ valid: boolean; reason: string }> };
 
 /** The standardwebhooks library when installed (it is a development dependency), else our own verifier. */
-async function signatureChecker(): Promise<Checker> {
-  const library = await import('standardwebhooks').catch(() => null);
+async function signatureChecker(wanted: SignatureChecker['name'] | undefined): Promise<Checker> {
+  const library = wanted === 'statuswatch' ? null : await import('standardwebhooks').catch(() => null);
   const Webhook = library?.Webhook;
   if (Webhook) {
     return {

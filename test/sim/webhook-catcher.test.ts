@@ -46,6 +46,17 @@ describe('webhook catcher', () => {
     expect(html.indexOf('incident.note_added')).toBeLessThan(html.indexOf('incident.created'));
   });
 
+  it('without the library, statuswatch\u2019s own verifier judges the same way, and the page says which checked', async () => {
+    const c = await catcher({ checker: 'statuswatch' });
+    const secret = generateWebhookSecret();
+    c.trust(secret);
+    expect(c.checker).toBe('statuswatch');
+    expect(await deliver(c, secret, event('incident.created'))).toBe(204);
+    expect(await deliver(c, secret, event('incident.resolved'), event('incident.resolved', { forged: true }))).toBe(401);
+    expect(c.deliveries().map((d) => d.valid)).toEqual([true, false]);
+    expect(await (await fetch(c.pageUrl)).text()).toContain('statuswatch’s own verifier (used when the <code>standardwebhooks</code> library is not installed)');
+  });
+
   it('a delivery that comes before the secret waits for it, within a bound, and then is judged', async () => {
     const c = await catcher({ secretWaitMs: 5_000 });
     const secret = generateWebhookSecret();
@@ -61,7 +72,7 @@ describe('webhook catcher', () => {
     const c = await catcher();
     const secret = generateWebhookSecret();
     c.trust(secret);
-    await deliver(c, secret, JSON.stringify({ type: '<script>alert("type")</script>', data: { title: '<img src=x onerror=alert(1)>' } }));
+    await deliver(c, secret, JSON.stringify({ type: '<script>alert("type")</script>', data: { incident: { title: '<img src=x onerror=alert(1)>' } } }));
     await fetch(c.hookUrl, {
       method: 'POST',
       headers: { 'webhook-id': '<b>id</b>', 'webhook-timestamp': '<i>1</i>', 'webhook-signature': 'v1,<u>' },
@@ -72,7 +83,8 @@ describe('webhook catcher', () => {
     const html = await res.text();
     expect(html).not.toMatch(/<script|<img|<svg|<b>|<i>|<u>/i);
     expect(html).toContain('&lt;script&gt;alert(&quot;type&quot;)&lt;/script&gt;');
-    expect(html).toContain('&lt;img src=x onerror=alert(1)&gt;');
+    // The incident's title is shown as its own line, escaped like the rest.
+    expect(html).toContain('<p class="about">&lt;img src=x onerror=alert(1)&gt;</p>');
     expect(html).toContain('<h2>(not JSON)</h2>');
     expect(html).toContain('<code>&lt;b&gt;id&lt;/b&gt;</code>');
   });
