@@ -177,7 +177,8 @@ describe('message metadata and conversations.replies', () => {
     const nonce = /script-src 'nonce-([^']+)'/.exec(res.headers.get('content-security-policy') ?? '')?.[1];
     expect(nonce).toBeTruthy();
     expect(html.match(/<script/g)).toHaveLength(1);
-    expect(html).toContain(`<script nonce="${nonce}">(function(){var formatDateToken=`);
+    expect(html).toContain(`<script nonce="${nonce}">(function(){`);
+    expect(html).toContain('var formatDateToken=function formatDateToken(');
   });
 
   it('keeps metadata on the message and gives it back only to history and replies that ask', async () => {
