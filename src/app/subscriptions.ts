@@ -23,6 +23,7 @@ import type { SecretBox } from '../core/secret-box.ts';
 import type { NewSubscription, SubscriptionFilters } from '../core/subscription.ts';
 import { groupIdOfTarget } from '../core/scim-group.ts';
 import { generateWebhookSecret } from '../core/webhook-signing.ts';
+import { withAllowPrivateHint } from '../core/webhook-target.ts';
 import type { ChannelSender } from './channel-sender.ts';
 
 /** A conversation has one app subscription: its messages are edited in place, one per incident. */
@@ -44,7 +45,7 @@ export type SubscriptionServiceDeps = {
   logger: Logger;
   newId: () => string;
   /** Checks a webhook URL before it is stored (the sender checks again at connect time). */
-  checkTarget: (url: string) => { ok: true } | { ok: false; reason: string };
+  checkTarget: (url: string) => { ok: true } | { ok: false; reason: string; privateTarget?: boolean };
   /** Told when a resume lets held deliveries go out. */
   outbox: OutboxSignal;
   /** ADMIN_EMAIL: where a group subscription's test goes. */
@@ -64,7 +65,10 @@ export function createSubscriptionService(deps: SubscriptionServiceDeps) {
     // An app subscription's target names an installation and a conversation, checked where it is made (workspace-app/subscription-targets.ts).
     if (input.channel === 'webhook' || input.channel === 'channel') {
       const check = deps.checkTarget(input.target);
-      if (!check.ok) throw new ApiError(400, 'invalid_request', `url is not allowed: ${check.reason}`);
+      if (!check.ok) {
+        const message = `url is not allowed: ${check.reason}`;
+        throw new ApiError(400, 'invalid_request', check.privateTarget ? withAllowPrivateHint(message) : message);
+      }
     }
   }
 

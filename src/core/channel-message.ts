@@ -92,6 +92,17 @@ export function escapeMrkdwn(text: string): string {
   return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
 }
 
+/**
+ * The vendor's date formatting token, `<!date^EPOCH^{date_short_pretty} at {time}|fallback>`: each
+ * reader's client shows the instant in the reader's own zone ("today at 9:52 PM"); a client that
+ * cannot reads the fallback, the same instant in UTC. Minute precision: the feed's times are
+ * to the second, but no reader acts on seconds.
+ */
+export function mrkdwnDate(ms: number): string {
+  const iso = new Date(ms).toISOString();
+  return `<!date^${Math.floor(ms / 1000)}^{date_short_pretty} at {time}|${iso.slice(0, 10)} ${iso.slice(11, 16)} UTC>`;
+}
+
 /** `<url|label>`: inside the brackets `|` and `>` would end the URL early, so they are percent-encoded. */
 function link(url: string, label: string): string {
   const safe = url.replace(/&/g, '&amp;').replace(/</g, '%3C').replace(/>/g, '%3E').replace(/\|/g, '%7C');

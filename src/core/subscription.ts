@@ -2,6 +2,7 @@
 import { z } from 'zod';
 import { singleAddress } from './email-address.ts';
 import { EVENT_TYPES, type EventType } from './events.ts';
+import { withAllowPrivateHint } from './webhook-target.ts';
 
 /**
  * `channel` is the workspace's team-chat incoming-webhook URL; `webhook` is any receiver of signed
@@ -135,7 +136,8 @@ function urlSchema(channel: 'webhook' | 'channel', { allowPlainHttp = false }: C
       if (!url) {
         ctx.addIssue({ code: 'custom', message: `url must be ${expected}, got ${JSON.stringify(text.slice(0, 100))}` });
       } else if (url.protocol !== 'https:' && !(allowPlainHttp && url.protocol === 'http:')) {
-        ctx.addIssue({ code: 'custom', message: `url must be ${expected}, got scheme ${url.protocol}` });
+        const message = `url must be ${expected}, got scheme ${url.protocol}`;
+        ctx.addIssue({ code: 'custom', message: !allowPlainHttp && url.protocol === 'http:' ? withAllowPrivateHint(message) : message });
       }
     });
 }

@@ -9,7 +9,20 @@ import { parseIPv4, parseIPv6 } from './ip-address.ts';
 /** The `code` of the Error a refused target fails with, at check time or at connect time. */
 export const WEBHOOK_TARGET_REFUSED = 'EWEBHOOKTARGET';
 
-export type UrlCheck = { ok: true; url: URL } | { ok: false; reason: string };
+/**
+ * Said wherever a webhook URL is refused for what WEBHOOK_ALLOW_PRIVATE would allow (plain http:,
+ * a private or loopback target), so an admin who runs a receiver on their own network or a demo
+ * learns the setting from the refusal itself.
+ */
+export const ALLOW_PRIVATE_HINT = 'set WEBHOOK_ALLOW_PRIVATE=true to allow plain http: and private or loopback targets';
+
+/** `message` with the setting that would let its URL through. */
+export function withAllowPrivateHint(message: string): string {
+  return `${message} (${ALLOW_PRIVATE_HINT})`;
+}
+
+/** `privateTarget`: WEBHOOK_ALLOW_PRIVATE would let the URL through. */
+export type UrlCheck = { ok: true; url: URL } | { ok: false; reason: string; privateTarget?: boolean };
 
 export type WebhookTargetRules = {
   /** WEBHOOK_ALLOW_PRIVATE: lets private names and addresses, and plain http, through. */
@@ -46,7 +59,8 @@ export function checkWebhookUrl(url: string, rules: WebhookTargetRules): UrlChec
   // Receivers on a private network may lack TLS; a public receiver must use https.
   if (parsed.protocol !== 'https:' && !(rules.allowPrivate && parsed.protocol === 'http:')) {
     const allowed = rules.allowPrivate ? 'https: or http:' : 'https:';
-    return { ok: false, reason: `scheme ${parsed.protocol} is not allowed: expected ${allowed}` };
+    const reason = `scheme ${parsed.protocol} is not allowed: expected ${allowed}`;
+    return parsed.protocol === 'http:' ? { ok: false, reason, privateTarget: true } : { ok: false, reason };
   }
   // Credentials would be sent to the receiver in clear in an Authorization header, and
   // user:pass@ is a classic way to make a URL look as if it went elsewhere.
@@ -56,12 +70,12 @@ export function checkWebhookUrl(url: string, rules: WebhookTargetRules): UrlChec
   const host = parsed.hostname.startsWith('[') ? parsed.hostname.slice(1, -1) : parsed.hostname;
   if (parseIPv4(host) !== null || parseIPv6(host) !== null) {
     const forbidden = isForbiddenAddress(host);
-    if (forbidden) return { ok: false, reason: `address ${host} is ${forbidden}` };
+    if (forbidden) return { ok: false, reason: `address ${host} is ${forbidden}`, privateTarget: true };
     if (rules.ipLiterals === 'refuse') return { ok: false, reason: `address ${host} is an IP literal: name the receiver by a DNS name` };
     return { ok: true, url: parsed };
   }
   const reason = privateNameReason(host);
-  if (reason) return { ok: false, reason: `${host} is ${reason}` };
+  if (reason) return { ok: false, reason: `${host} is ${reason}`, privateTarget: true };
   return { ok: true, url: parsed };
 }
 

@@ -1,4 +1,4 @@
-/** `npm run demo`: the simulated vendor (status feed and Web API), a mail catcher, and statuswatch polling the vendor on a fresh demo database. */
+/** `npm run demo`: the simulated vendor (status feed and Web API), a mail catcher, a webhook catcher, and statuswatch polling the vendor on a fresh demo database. */
 import { randomBytes } from 'node:crypto';
 import { rmSync } from 'node:fs';
 import { createServer, type AddressInfo } from 'node:net';
@@ -7,6 +7,7 @@ import type { Logger } from '../core/ports.ts';
 import { generateSecretKey } from '../core/secret-box.ts';
 import { startMailCatcher } from '../sim/mail-catcher.ts';
 import { startSimulatedVendor } from '../sim/server.ts';
+import { startWebhookCatcher } from '../sim/webhook-catcher.ts';
 import { seedDemoWorkspace } from '../sim/web-api/demo-workspace.ts';
 import { startSimulatedWebApi } from '../sim/web-api/server.ts';
 import { startSimulatedScim } from '../sim/scim/server.ts';
@@ -50,6 +51,8 @@ export async function runDemo(config: Config, logger: Logger, stepSeconds: numbe
     );
     const mail = await startMailCatcher();
     started.push(mail);
+    const hooks = await startWebhookCatcher();
+    started.push(hooks);
     // The vendor's Web API with a workspace and a channel, whose page shows the messages posted there.
     const webApi = await startSimulatedWebApi({ port: 0, host: '127.0.0.1' });
     started.push(webApi);
@@ -74,6 +77,8 @@ export async function runDemo(config: Config, logger: Logger, stepSeconds: numbe
         POLL_ON_START: true,
         ADMIN_TOKEN: adminToken,
         SMTP_URL: mail.smtpUrl,
+        // The webhook catcher listens on loopback over plain http, as a receiver on one's own network would.
+        WEBHOOK_ALLOW_PRIVATE: true,
         MAIL_FROM: config.MAIL_FROM ?? 'statuswatch demo <status@demo.localhost>',
         // The demo database is new on every run, so its key is too: no secret.key is left in ./data.
         SECRET_KEY: config.SECRET_KEY ?? generateSecretKey(),
@@ -95,7 +100,11 @@ export async function runDemo(config: Config, logger: Logger, stepSeconds: numbe
     started.push(service);
     // Installed and subscribed as an admin would, so the channel page shows the app's message per
     // incident, edited in place as the scenario moves, beside the dashboard.
-    await subscribeDemoChannel(service.url, adminToken, chat.botToken, chat.channelId);
+    const admin = adminApi(service.url, adminToken);
+    await subscribeDemoChannel(admin, chat.botToken, chat.channelId);
+    // Subscribed as an admin would; the secret shown this once is what the catcher checks signatures against.
+    const { secret } = (await admin('/api/subscriptions', { channel: 'webhook', url: hooks.hookUrl })) as { secret: string };
+    hooks.trust(secret);
     // The whole EMA flow once, as an agent platform would run it, so the banner hands out a working token.
     const mcpToken = await emaAccessToken({ idpUrl: idp.url, serviceUrl: service.url, publicUrl: served.publicUrl, ...ema, sub: 'U0DEMO' });
     process.stdout.write(
@@ -104,6 +113,7 @@ export async function runDemo(config: Config, logger: Logger, stepSeconds: numbe
         adminToken,
         simUrl: sim.url,
         mailUrl: mail.pageUrl,
+        webhookUrl: hooks.pageUrl,
         webApiUrl: webApi.url,
         channelUrl: `${webApi.url}/channels/${chat.channelId}`,
         scimUrl: scim.url,
@@ -119,20 +129,27 @@ export async function runDemo(config: Config, logger: Logger, stepSeconds: numbe
   }
 }
 
-/** Installs the app from the demo workspace's token and subscribes its channel, through the admin API. */
-async function subscribeDemoChannel(serviceUrl: string, adminToken: string, botToken: string, channelId: string): Promise<void> {
-  const call = async (path: string, body: unknown) => {
+type AdminCall = (path: string, body: unknown) => Promise<Record<string, unknown>>;
+
+/** POSTs to the service's admin API as the demo's admin; a refusal stops the demo with the answer. */
+function adminApi(serviceUrl: string, adminToken: string): AdminCall {
+  return async (path, body) => {
     const res = await fetch(serviceUrl + path, {
       method: 'POST',
       headers: { authorization: `Bearer ${adminToken}`, 'content-type': 'application/json' },
       body: JSON.stringify(body),
     });
     const answer = (await res.json()) as Record<string, unknown>;
-    if (!res.ok) throw new Error(`demo: POST ${path} answered ${res.status} ${JSON.stringify(answer).slice(0, 300)}`);
+    // Never the answer itself: a webhook subscription's answer carries its secret.
+    if (!res.ok) throw new Error(`demo: POST ${path} answered ${res.status} ${String(answer.detail ?? answer.error ?? '').slice(0, 300)}`);
     return answer;
   };
-  const { installation } = (await call('/api/app/installations', { token: botToken })) as { installation: { id: string } };
-  await call('/api/subscriptions', { channel: 'app', installation: installation.id, conversation: channelId });
+}
+
+/** Installs the app from the demo workspace's token and subscribes its channel, through the admin API. */
+async function subscribeDemoChannel(admin: AdminCall, botToken: string, channelId: string): Promise<void> {
+  const { installation } = (await admin('/api/app/installations', { token: botToken })) as { installation: { id: string } };
+  await admin('/api/subscriptions', { channel: 'app', installation: installation.id, conversation: channelId });
 }
 
 /**
@@ -163,6 +180,7 @@ export function demoBanner(urls: {
   adminToken: string;
   simUrl: string;
   mailUrl: string;
+  webhookUrl: string;
   webApiUrl: string;
   channelUrl: string;
   scimUrl?: string;
@@ -178,6 +196,7 @@ export function demoBanner(urls: {
     ['Admin (sign in with the token)', `${url}/admin   token: ${urls.adminToken}`],
     ['Subscribe by email', `${url}/subscribe`],
     ['Mail catcher (mail sent lands here)', urls.mailUrl],
+    ['Webhook catcher (signed webhooks land here)', urls.webhookUrl],
     ['Widget as an embeddable page', `${url}/embed?service=Huddles`],
     ['Widget script', `<script src="${url}/widget.js" async></script><statuswatch-widget></statuswatch-widget>`],
     ['Feeds', `${url}/feed.atom  ${url}/feed.rss  ${url}/feed.json`],

@@ -36,7 +36,7 @@ export type RuntimePorts = {
   feed: FeedClient;
   webhooks: WebhookSender;
   /** The webhook sender's own rules for a URL, so a URL the service accepts is one the sender calls. */
-  checkWebhookTarget: (url: string, options: { allowPrivate: boolean }) => { ok: true } | { ok: false; reason: string };
+  checkWebhookTarget: (url: string, options: { allowPrivate: boolean }) => { ok: true } | { ok: false; reason: string; privateTarget?: boolean };
   /** null: no mail setting is set. */
   mailer: Mailer | null;
   clock: Clock;

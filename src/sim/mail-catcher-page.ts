@@ -1,4 +1,5 @@
-/** The demo mail catcher's page: the mails it kept, newest first, every value escaped (it shows mail content). */
+/** The demo mail catcher's page: the mails it kept, newest first, filtered by recipient, every value escaped (it shows mail content). */
+import { escapeHtml, formatBytes, renderCatcherPage } from './catcher-page.ts';
 
 export type CaughtMail = {
   receivedAtMs: number;
@@ -8,9 +9,6 @@ export type CaughtMail = {
   /** The plain-text part; the HTML part is not rendered, so no mail can run script on this page. */
   text: string;
 };
-
-const ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
-const escapeHtml = (value: string) => value.replace(/[&<>"']/g, (c) => ESCAPES[c] ?? c);
 
 // http(s) only: a mail cannot turn `javascript:` text into a link.
 const LINK = /https?:\/\/[^\s<>"']+/g;
@@ -28,8 +26,15 @@ export function linkifyText(text: string): string {
   return html + escapeHtml(text.slice(last));
 }
 
-export function renderMailCatcherPage(mails: readonly CaughtMail[], maxMails: number): string {
-  const items = [...mails]
+/** Whether `mail` went to an address containing `to` (any case); an empty filter takes every mail. */
+export function sentTo(mail: CaughtMail, to: string): boolean {
+  const wanted = to.toLowerCase();
+  return wanted === '' || mail.to.some((address) => address.toLowerCase().includes(wanted));
+}
+
+export function renderMailCatcherPage(mails: readonly CaughtMail[], view: { to: string; maxMails: number; maxTotalBytes: number; keptBytes: number }): string {
+  const shown = mails.filter((mail) => sentTo(mail, view.to));
+  const items = [...shown]
     .reverse()
     .map(
       (mail) => `<article>
@@ -39,15 +44,14 @@ export function renderMailCatcherPage(mails: readonly CaughtMail[], maxMails: nu
 </article>`,
     )
     .join('\n');
-  const empty = '<p>No mail yet. Subscribe on the demo\u2019s <code>/subscribe</code> page: the confirmation mail arrives here.</p>';
-  return `<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><meta http-equiv="refresh" content="5">
-<title>statuswatch demo: mail catcher (${mails.length})</title>
-<style>body{font:15px/1.5 system-ui,sans-serif;max-width:60rem;margin:2rem auto;padding:0 1rem}article{border-top:1px solid #ccc;padding:.5rem 0}dl{display:grid;grid-template-columns:6rem 1fr;margin:0}dt{color:#666}dd{margin:0}pre{white-space:pre-wrap;background:#f6f6f6;padding:.75rem}</style>
-</head><body>
-<h1>Mail caught by the demo</h1>
-<p>Every mail the demo's statuswatch sends lands here instead of a real inbox; the last ${maxMails} are kept, newest first. This page reloads every 5 seconds.</p>
-${items || empty}
-</body></html>
-`;
+  const empty =
+    view.to === ''
+      ? '<p>No mail yet. Subscribe on the demo\u2019s <code>/subscribe</code> page: the confirmation mail arrives here.</p>'
+      : `<p>No mail kept to an address containing \u201c${escapeHtml(view.to)}\u201d. <a href="/">Show every mail</a>.</p>`;
+  const filter = `<form method="get" action="/" role="search"><label>Recipient contains<input type="search" name="to" value="${escapeHtml(view.to)}" maxlength="320" placeholder="name@example.com"></label><button type="submit">Filter</button>${view.to === '' ? '' : ' <a href="/">Show all</a>'}</form>`;
+  const counted =
+    view.to === '' ? `${mails.length} kept` : `${shown.length} of ${mails.length} kept to addresses containing \u201c${escapeHtml(view.to)}\u201d`;
+  const intro = `<p>Every mail the demo's statuswatch sends lands here instead of a real inbox. The last ${view.maxMails.toLocaleString('en-US')} (at most ${formatBytes(view.maxTotalBytes)} in all) are kept, newest first: ${counted}, ${formatBytes(view.keptBytes)}. This page reloads every 5 seconds.</p>
+${filter}`;
+  return renderCatcherPage({ title: `statuswatch demo: mail catcher (${mails.length})`, heading: 'Mail caught by the demo', intro, body: items || empty });
 }

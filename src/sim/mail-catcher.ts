@@ -6,13 +6,20 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { simpleParser, type AddressObject } from 'mailparser';
 import { SMTPServer } from 'smtp-server';
+import { sendCatcherPage, sendNotFound } from './catcher-page.ts';
+import { keptList } from './kept-list.ts';
 import { renderMailCatcherPage, type CaughtMail } from './mail-catcher-page.ts';
 
 export type MailCatcherOptions = {
   /** Default 127.0.0.1: the page shows every mail, so it is not for other machines. */
   host?: string;
-  /** Mails kept; older ones are dropped (default 50). */
+  /**
+   * Mails kept; older ones are dropped (default 1,000: a directory group's sign-up mails, one per
+   * member, must not push the rest out within minutes).
+   */
   maxMails?: number;
+  /** The kept mails' texts together at most (default 10 MB); older ones are dropped. */
+  maxTotalBytes?: number;
   /** Larger messages are refused with 552 (default 1 MB). */
   maxMessageBytes?: number;
 };
@@ -27,12 +34,9 @@ export type RunningMailCatcher = {
 };
 
 export async function startMailCatcher(options: MailCatcherOptions = {}): Promise<RunningMailCatcher> {
-  const { host = '127.0.0.1', maxMails = 50, maxMessageBytes = 1_000_000 } = options;
-  const mails: CaughtMail[] = [];
-  const keep = (mail: CaughtMail) => {
-    mails.push(mail);
-    if (mails.length > maxMails) mails.splice(0, mails.length - maxMails);
-  };
+  const { host = '127.0.0.1', maxMails = 1_000, maxTotalBytes = 10_000_000, maxMessageBytes = 1_000_000 } = options;
+  const kept = keptList<CaughtMail>({ maxItems: maxMails, maxBytes: maxTotalBytes });
+  const keep = (mail: CaughtMail) => kept.add(mail, mailBytes(mail));
 
   const smtp = new SMTPServer({
     disabledCommands: ['STARTTLS'],
@@ -71,17 +75,10 @@ export async function startMailCatcher(options: MailCatcherOptions = {}): Promis
   });
 
   const page = createServer((req, res) => {
-    if (req.method !== 'GET' || (req.url ?? '/').split('?')[0] !== '/') {
-      res.writeHead(404, { 'content-type': 'text/plain; charset=utf-8' }).end('not found\n');
-      return;
-    }
-    res.writeHead(200, {
-      'content-type': 'text/html; charset=utf-8',
-      // Belt and braces over the escaping: no script, no frames, nothing loaded from elsewhere.
-      'content-security-policy': "default-src 'none'; style-src 'unsafe-inline'; base-uri 'none'; form-action 'none'",
-      'cache-control': 'no-store',
-    });
-    res.end(renderMailCatcherPage(mails, maxMails));
+    const url = new URL(req.url ?? '/', 'http://catcher');
+    if (req.method !== 'GET' || url.pathname !== '/') return sendNotFound(res);
+    const to = (url.searchParams.get('to') ?? '').trim().slice(0, RECIPIENT_FILTER_MAX_CHARS);
+    sendCatcherPage(res, renderMailCatcherPage(kept.items(), { to, maxMails, maxTotalBytes, keptBytes: kept.bytes() }));
   });
   await new Promise<void>((resolve, reject) => {
     page.once('error', reject);
@@ -92,12 +89,20 @@ export async function startMailCatcher(options: MailCatcherOptions = {}): Promis
   return {
     smtpUrl: `smtp://${urlHost}:${(smtp.server.address() as AddressInfo).port}`,
     pageUrl: `http://${urlHost}:${(page.address() as AddressInfo).port}/`,
-    mails: () => mails,
+    mails: () => kept.items(),
     async close() {
       page.closeAllConnections();
       await Promise.all([new Promise<void>((resolve) => page.close(() => resolve())), new Promise<void>((resolve) => smtp.close(() => resolve()))]);
     },
   };
+}
+
+/** A filter longer than any address is a paste gone wrong, not a recipient. */
+const RECIPIENT_FILTER_MAX_CHARS = 320;
+
+/** What a kept mail costs: its texts, as they are held. */
+function mailBytes(mail: CaughtMail): number {
+  return [mail.from, mail.subject, mail.text, ...mail.to].reduce((sum, text) => sum + Buffer.byteLength(text), 0);
 }
 
 function addressesOf(field: AddressObject | AddressObject[]): string[] {

@@ -85,7 +85,11 @@ describe('fetch sender with private targets refused: judged on the URL, before a
       ok: false,
       reason: 'address 8.8.8.8 is an IP literal: name the receiver by a DNS name',
     });
-    expect(checkWebhookUrlWithoutDns('https://0x7f.1/', strict)).toEqual({ ok: false, reason: 'address 127.0.0.1 is loopback (127.0.0.0/8)' });
+    expect(checkWebhookUrlWithoutDns('https://0x7f.1/', strict)).toEqual({
+      ok: false,
+      reason: 'address 127.0.0.1 is loopback (127.0.0.0/8)',
+      privateTarget: true,
+    });
     expect(checkWebhookUrlWithoutDns('https://printer.local/', strict)).toMatchObject({
       ok: false,
       reason: expect.stringMatching(/^printer\.local is .*RFC 6762/),

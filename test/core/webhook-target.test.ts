@@ -13,7 +13,11 @@ describe('checkWebhookUrl', () => {
   });
 
   it('accepts plain http only when private receivers are allowed', () => {
-    expect(checkWebhookUrl('http://hooks.example.com/', strict)).toEqual({ ok: false, reason: 'scheme http: is not allowed: expected https:' });
+    expect(checkWebhookUrl('http://hooks.example.com/', strict)).toEqual({
+      ok: false,
+      reason: 'scheme http: is not allowed: expected https:',
+      privateTarget: true,
+    });
     expect(checkWebhookUrl('http://hooks.example.com/', lax).ok).toBe(true);
     for (const url of ['ftp://hooks.example.com/', 'file:///etc/passwd', 'gopher://127.0.0.1/', 'ws://hooks.example.com/']) {
       expect(checkWebhookUrl(url, lax).ok, url).toBe(false);
@@ -43,7 +47,7 @@ describe('checkWebhookUrl', () => {
       '0X7F.0X0.0X0.0X1',
     ]) {
       const check = checkWebhookUrl(`https://${host}/`, strict);
-      expect(check, host).toEqual({ ok: false, reason: 'address 127.0.0.1 is loopback (127.0.0.0/8)' });
+      expect(check, host).toEqual({ ok: false, reason: 'address 127.0.0.1 is loopback (127.0.0.0/8)', privateTarget: true });
     }
   });
 
@@ -231,6 +235,7 @@ describe('checkWebhookUrl: names that are private whatever DNS says', () => {
     expect(checkWebhookUrl('https://[::ffff:10.0.0.1]/', rules)).toEqual({
       ok: false,
       reason: 'address ::ffff:a00:1 is IPv4-mapped 10.0.0.1: private (10.0.0.0/8)',
+      privateTarget: true,
     });
     expect(checkWebhookUrl('https://hooks.example.com/', rules).ok).toBe(true);
     expect(checkWebhookUrl('http://10.0.0.1/', { allowPrivate: true, ipLiterals: 'refuse' }).ok).toBe(true);

@@ -1,6 +1,7 @@
 /** `statuswatch demo` as a new user meets it: what it prints works, mail arrives, a second demo or a busy port is refused cleanly. */
 import { existsSync, statSync } from 'node:fs';
 import { join } from 'node:path';
+import { runInNewContext } from 'node:vm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { occupyPort, type BusyPort } from '../helpers/busy-port.ts';
 import { spawnCli, type CliResult } from '../helpers/cli.ts';
@@ -71,12 +72,14 @@ describe('a running demo', () => {
     expect(existsSync(join(cwd, 'data', 'demo.lock'))).toBe(false);
   });
 
-  it('prints pages a new user can open: dashboard, admin with its token, widget, feeds, mail catcher', async () => {
+  it('prints pages a new user can open: dashboard, admin with its token, widget, feeds, mail and webhook catchers', async () => {
     const token = /token: (\S+)/.exec(demo.stdout)?.[1];
     expect(token).toMatch(/^demo-[0-9a-f]{24}$/);
     expect((await fetch(demo.url('Dashboard'))).status).toBe(200);
     expect((await fetch(demo.url('Admin'))).status).toBe(200);
     expect((await fetch(demo.url('Widget as an embeddable page'))).status).toBe(200);
+    expect((await fetch(demo.url('Mail catcher'))).status).toBe(200);
+    expect((await fetch(demo.url('Webhook catcher'))).status).toBe(200);
     expect(demo.stdout).toMatch(/<script src="http:\/\/127\.0\.0\.1:\d+\/widget\.js"/);
     const feeds = demo.stdout.split('\n').find((l) => l.trimStart().startsWith('Feeds'))!;
     for (const feed of ['feed.atom', 'feed.rss', 'feed.json']) {
@@ -101,6 +104,24 @@ describe('a running demo', () => {
     const channelId = /\/channels\/(\w+)/.exec(demo.url('Team-chat channel (simulated)'))?.[1];
     const { subscriptions } = (await listed.json()) as { subscriptions: { status: string; conversation: string }[] };
     expect(subscriptions.map((s) => [s.status, s.conversation])).toEqual([['active', channelId]]);
+  });
+
+  it('serves a channel page whose own script shows a date token in the viewer\u2019s zone, as the demo runs it', async () => {
+    const html = await (await fetch(demo.url('Team-chat channel (simulated)'))).text();
+    const script = /<script nonce="[^"]+">([\s\S]*?)<\/script>/.exec(html)?.[1];
+    expect(script).toBeDefined();
+    // One <time> as the page renders it: the script, run as served (the demo may run the sources
+    // through tsx, which rewrites functions), fills it in the zone it runs in, this process's.
+    const attributes: Record<string, string> = { 'data-epoch': '1795758731', 'data-date-format': 'at {time}' };
+    const time = {
+      textContent: '',
+      getAttribute: (name: string) => attributes[name] ?? null,
+      setAttribute: (name: string, value: string) => (attributes[name] = value),
+    };
+    const document = { querySelectorAll: () => [time] };
+    runInNewContext(script!, { document });
+    expect(time.textContent).toBe(`at ${new Intl.DateTimeFormat('en-US', { hour: 'numeric', minute: '2-digit' }).format(new Date(1795758731_000))}`);
+    expect(attributes['data-zone']).toBe('local');
   });
 
   it('prints the simulated SCIM directory with a token that opens it, seeded with people and groups', async () => {
@@ -137,6 +158,24 @@ describe('a running demo', () => {
     }, 'the confirmation mail on the catcher page');
     expect(page).toMatch(/<a href="http:\/\/[^"]+\/subscribe\/confirm\?token=[^"]+"/);
     expect(page).toContain('status@demo.localhost');
+  });
+
+  it('prints a webhook catcher, subscribed to the demo\u2019s webhooks, that shows a test delivery with its signature checked', async () => {
+    const token = /token: (\S+)/.exec(demo.stdout)?.[1];
+    const api = (path: string, method = 'GET') => fetch(new URL(path, demo.url('Dashboard')), { method, headers: { authorization: `Bearer ${token}` } });
+    const { subscriptions } = (await (await api('/api/subscriptions?channel=webhook')).json()) as {
+      subscriptions: { id: string; url: string; status: string }[];
+    };
+    const catcherPage = demo.url('Webhook catcher');
+    expect(subscriptions.map((s) => [s.status, new URL(s.url).origin])).toEqual([['active', new URL(catcherPage).origin]]);
+    const test = (await (await api(`/api/subscriptions/${subscriptions[0]!.id}/test`, 'POST')).json()) as { ok: boolean };
+    expect(test.ok).toBe(true);
+    const page = await until(async () => {
+      const html = await (await fetch(catcherPage)).text();
+      return html.includes('signature valid') ? html : undefined;
+    }, 'the test delivery on the webhook catcher page');
+    expect(page).not.toContain('signature invalid');
+    expect(page).toContain('<code>standardwebhooks</code> library');
   });
 
   it('a second demo on the same folder refuses in one line, exits, and leaves the running one and its database alone', async () => {

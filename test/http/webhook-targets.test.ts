@@ -4,6 +4,7 @@
  * error shape, and nothing is stored.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { signInAdmin } from '../helpers/admin-page-client.ts';
 import { startTestApp, type TestApp } from '../helpers/app-service.ts';
 import { startTestVendor, type TestVendor } from '../helpers/service.ts';
 
@@ -32,9 +33,35 @@ describe('webhook targets refused at subscription time', () => {
       for (const channel of ['webhook', 'channel']) {
         const answer = await service.admin('POST', '/api/subscriptions', { channel, url });
         expect(answer.status, url).toBe(400);
-        expect(answer.body, url).toEqual({ ok: false, error: 'invalid_request', detail });
+        expect(answer.body, url).toEqual({
+          ok: false,
+          error: 'invalid_request',
+          detail: `${detail} (set WEBHOOK_ALLOW_PRIVATE=true to allow plain http: and private or loopback targets)`,
+        });
       }
     }
+    expect((await service.admin('GET', '/api/subscriptions')).body.subscriptions).toEqual([]);
+  });
+
+  it('a loopback or plain http: receiver is refused naming WEBHOOK_ALLOW_PRIVATE, in the API and on the form alike', async () => {
+    const hint = '(set WEBHOOK_ALLOW_PRIVATE=true to allow plain http: and private or loopback targets)';
+    const refused: Record<string, string> = {
+      'http://127.0.0.1:9999/hook': `url must be an https: URL, got scheme http: ${hint}`,
+      'https://127.0.0.1:9999/hook': `url is not allowed: address 127.0.0.1 is loopback (127.0.0.0/8) ${hint}`,
+      'https://printer.local/hook': `url is not allowed: printer.local is a multicast DNS name of the local link (RFC 6762) ${hint}`,
+    };
+    const admin = await signInAdmin(service);
+    for (const [url, detail] of Object.entries(refused)) {
+      const answer = await service.admin('POST', '/api/subscriptions', { channel: 'webhook', url });
+      expect(answer.body, url).toEqual({ ok: false, error: 'invalid_request', detail: expect.stringContaining(detail) });
+      const form = await admin.post('/admin/new-subscription', { channel: 'webhook', url });
+      expect(form.status, url).toBe(400);
+      // The form's summary capitalises the sentence: "Url is not allowed: …".
+      expect(form.html, url).toContain(detail.slice(1));
+    }
+    // A scheme that setting would not allow either is refused without pointing at it.
+    const ftp = await service.admin('POST', '/api/subscriptions', { channel: 'webhook', url: 'ftp://hooks.example.com/in' });
+    expect(ftp.body.detail).not.toContain('WEBHOOK_ALLOW_PRIVATE');
     expect((await service.admin('GET', '/api/subscriptions')).body.subscriptions).toEqual([]);
   });
 

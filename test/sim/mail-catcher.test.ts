@@ -14,7 +14,7 @@ async function catcher(options: Parameters<typeof startMailCatcher>[0] = {}): Pr
   return started;
 }
 
-function send(smtpUrl: string, mail: { from?: string; subject: string; text: string }) {
+function send(smtpUrl: string, mail: { from?: string; to?: string; subject: string; text: string }) {
   const transport = createTransport(smtpUrl);
   return transport.sendMail({ from: 'statuswatch <status@demo.localhost>', to: 'reader@example.com', ...mail }).finally(() => transport.close());
 }
@@ -46,6 +46,43 @@ describe('mail catcher', () => {
     const html = await (await fetch(c.pageUrl)).text();
     expect(html).not.toContain('mail number 2');
     expect(html.indexOf('mail number 5')).toBeLessThan(html.indexOf('mail number 3')); // newest first
+  });
+
+  it('keeps a 10-member group\u2019s sign-up mails without pushing out the mail before them', async () => {
+    const c = await catcher();
+    await send(c.smtpUrl, { to: 'new.user@example.com', subject: 'Confirm your subscription', text: 'x' });
+    for (let n = 1; n <= 51; n++) await send(c.smtpUrl, { to: `member${n}@example.com`, subject: `Welcome, member ${n}`, text: 'x' });
+    expect(c.mails()).toHaveLength(52);
+    expect(c.mails()[0]!.subject).toBe('Confirm your subscription');
+  }, 60_000);
+
+  it('keeps the newest mails within a byte budget as well as a count, the oldest going first', async () => {
+    const c = await catcher({ maxMails: 100, maxTotalBytes: 10_000 });
+    for (let n = 1; n <= 6; n++) await send(c.smtpUrl, { subject: `mail number ${n}`, text: `${n}`.repeat(3_000) });
+    // Six mails of ~3 kB each: only the newest three fit in 10 kB.
+    expect(c.mails().map((m) => m.subject)).toEqual(['mail number 4', 'mail number 5', 'mail number 6']);
+    const html = await (await fetch(c.pageUrl)).text();
+    expect(html).not.toContain('mail number 3');
+    expect(html).toContain('at most 10 kB in all');
+  });
+
+  it('filters by recipient through the page\u2019s form (a query parameter), any case, the filter escaped', async () => {
+    const c = await catcher();
+    await send(c.smtpUrl, { to: 'alice@example.com', subject: 'for alice', text: 'x' });
+    await send(c.smtpUrl, { to: 'Bob <bob@example.com>', subject: 'for bob', text: 'x' });
+    await send(c.smtpUrl, { to: 'alice@example.com', subject: 'for alice again', text: 'x' });
+    const all = await (await fetch(c.pageUrl)).text();
+    expect(all).toMatch(/<form method="get" action="\/"[^>]*><label>Recipient contains<input type="search" name="to" value=""/);
+    const alice = await (await fetch(`${c.pageUrl}?to=ALICE%40example`)).text();
+    expect(alice).toContain('for alice again');
+    expect(alice).toContain('for alice</h2>');
+    expect(alice).not.toContain('for bob');
+    expect(alice).toContain('2 of 3 kept');
+    expect(alice).toContain('name="to" value="ALICE@example"');
+    const hostile = await (await fetch(`${c.pageUrl}?to=${encodeURIComponent('"><script>alert(1)</script>')}`)).text();
+    expect(hostile).not.toMatch(/<script/i);
+    expect(hostile).toContain('value="&quot;&gt;&lt;script&gt;alert(1)&lt;/script&gt;"');
+    expect(hostile).toContain('No mail kept to an address containing');
   });
 
   it('refuses a message over its size limit and keeps nothing of it', async () => {

@@ -148,6 +148,39 @@ describe('message metadata and conversations.replies', () => {
     expect(html).not.toContain('<b>');
   });
 
+  it('shows a date token as a <time> of that instant, rendered in UTC with the page\u2019s own script to show the viewer\u2019s zone', async () => {
+    const api = await startWebApi();
+    const ws = await api.workspace();
+    const channel = ws.channels.status!;
+    // 2026-11-26T21:52:11-08:00, as the app posts it; then a hostile format and a token sent escaped.
+    const blocks = [
+      { type: 'context', elements: [{ type: 'mrkdwn', text: 'Updated <!date^1795758731^{date_short_pretty} at {time}|2026-11-27 05:52 UTC>' }] },
+      {
+        type: 'section',
+        text: { type: 'mrkdwn', text: 'Odd <!date^1795758731^{date_num}" onmouseover="x|&lt;b&gt;fallback> and &lt;!date^1795758731^{time}|y&gt;' },
+      },
+      { type: 'header', text: { type: 'plain_text', text: 'Plain <!date^1795758731^{time}|stays text>' } },
+    ];
+    await api.form('chat.postMessage', { channel, blocks: JSON.stringify(blocks) }, ws.token);
+    const res = await fetch(`${api.url}/channels/${channel}`);
+    const html = await res.text();
+    expect(html).toContain(
+      'Updated <time datetime="2026-11-27T05:52:11.000Z" data-epoch="1795758731" data-date-format="{date_short_pretty} at {time}" title="2026-11-27 05:52 UTC">',
+    );
+    expect(html).toMatch(/data-date-format="\{date_short_pretty\} at \{time\}"[^>]*>(Nov 27, 2026|today|yesterday|tomorrow) at 5:52 AM UTC<\/time>/);
+    // The hostile format stays inside its attribute, and the escaped token stays text.
+    expect(html).toContain('data-date-format="{date_num}&quot; onmouseover=&quot;x" title="&lt;b&gt;fallback"');
+    expect(html).toContain('>2026-11-27&quot; onmouseover=&quot;x UTC</time>');
+    expect(html).toContain('and &lt;!date^1795758731^{time}|y&gt;');
+    expect(html).toContain('Plain &lt;!date^1795758731^{time}|stays text&gt;');
+    // The one script that runs is the page's own: the policy names its nonce.
+    const nonce = /script-src 'nonce-([^']+)'/.exec(res.headers.get('content-security-policy') ?? '')?.[1];
+    expect(nonce).toBeTruthy();
+    expect(html.match(/<script/g)).toHaveLength(1);
+    expect(html).toContain(`<script nonce="${nonce}">(function(){`);
+    expect(html).toContain('var formatDateToken=function formatDateToken(');
+  });
+
   it('keeps metadata on the message and gives it back only to history and replies that ask', async () => {
     const api = await startWebApi();
     const ws = await api.workspace();

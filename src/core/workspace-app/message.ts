@@ -9,6 +9,7 @@ import {
   escapeMrkdwn,
   headerBlock,
   incidentLinksBlock,
+  mrkdwnDate,
   statusAndServicesBlock,
   type ChannelBlock,
   type ChannelMessage,
@@ -16,6 +17,7 @@ import {
 import type { IncidentSummary, NoteRef } from '../events.ts';
 import { changeLines, messageHeadline, noteText, oneLine, servicesList, statusText, statusWord, type IncidentUpdate } from '../notification-message.ts';
 import type { ChatMetadata } from '../ports.ts';
+import { parseVendorTime } from '../vendor-time.ts';
 
 export type AppMessageContext = { publicUrl: string };
 
@@ -76,7 +78,11 @@ export function renderAppRoot(view: AppRootView, context: AppMessageContext): Ch
   if (shown !== '') blocks.push({ type: 'section', text: { type: 'mrkdwn', text: `*Latest note*\n${shown}`, verbatim: true } });
   blocks.push(incidentLinksBlock(incident, context.publicUrl));
   const updated = oneLine(incident.date_updated);
-  if (updated !== '') blocks.push({ type: 'context', elements: [{ type: 'mrkdwn', text: `Updated ${escapedWithin(updated, 60)}`, verbatim: true }] });
+  // The vendor writes its own offset; each reader sees their own zone. The feed's parser refuses a
+  // time it cannot read, so the escaped text is only a guard.
+  const updatedMs = parseVendorTime(updated)?.ms;
+  const shownUpdated = updatedMs === undefined ? escapedWithin(updated, 60) : mrkdwnDate(updatedMs);
+  if (updated !== '') blocks.push({ type: 'context', elements: [{ type: 'mrkdwn', text: `Updated ${shownUpdated}`, verbatim: true }] });
   const text = escapedWithin(`${header} (${services})`, FALLBACK_MAX_CHARS);
   return { text, blocks };
 }

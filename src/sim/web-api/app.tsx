@@ -3,7 +3,7 @@ import { Hono } from 'hono';
 import { apiErrorResponse, ApiError } from './api-error.ts';
 import { apiRoutes } from './api-routes.ts';
 import { AUTHORIZE_PATH, authorizeRoute } from './authorize-route.ts';
-import { ChannelPage, IndexPage, PAGE_HEADERS } from './channel-page.tsx';
+import { ChannelPage, IndexPage, newScriptNonce, pageHeaders } from './channel-page.tsx';
 import { WEB_API_CONTROL_PREFIX, webApiControlRoutes } from './control-routes.ts';
 import { createWebApiState, type SimulatedWebApiOptions, type WebApiState } from './state.ts';
 
@@ -21,7 +21,8 @@ export type SimulatedWebApi = {
 function pageRoutes(state: WebApiState): Hono {
   const app = new Hono();
   // Pages render synchronously (no async components), so the element's string is the whole page.
-  const html = (page: { toString(): string }): Response => new Response(`<!doctype html>${page.toString()}`, { status: 200, headers: PAGE_HEADERS });
+  const html = (page: { toString(): string }, scriptNonce = newScriptNonce()): Response =>
+    new Response(`<!doctype html>${page.toString()}`, { status: 200, headers: pageHeaders(scriptNonce) });
   app.get('/', () =>
     html(<IndexPage workspaces={state.workspaces.list().map((workspace) => ({ workspace, channels: state.channels.ofTeam(workspace.teamId) }))} />),
   );
@@ -29,8 +30,16 @@ function pageRoutes(state: WebApiState): Hono {
     const channel = state.channels.get(c.req.param('channelId'));
     const workspace = channel && state.workspaces.get(channel.teamId);
     if (!channel || !workspace) return notFound(`no channel ${c.req.param('channelId')}`);
+    const scriptNonce = newScriptNonce();
     return html(
-      <ChannelPage channel={channel} workspace={workspace} roots={state.channels.roots(channel)} repliesOf={(ts) => state.channels.replies(channel, ts)} />,
+      <ChannelPage
+        channel={channel}
+        workspace={workspace}
+        roots={state.channels.roots(channel)}
+        repliesOf={(ts) => state.channels.replies(channel, ts)}
+        scriptNonce={scriptNonce}
+      />,
+      scriptNonce,
     );
   });
   app.notFound((c) => notFound(`no page ${c.req.path}`));

@@ -1,21 +1,32 @@
 /**
  * A channel as a reader sees it: root messages oldest first, each with its latest text, an
  * "(edited)" mark and its earlier versions, and its thread. Everything comes from API callers, so
- * JSX escapes every value, and the page's CSP allows no script at all.
+ * JSX escapes every value, and the page's CSP allows no script but its own (by a nonce per page),
+ * which shows date tokens in the viewer's zone.
  */
+import { raw } from 'hono/html';
 import { blockLines, boldSpans, type BlockLine } from './block-text.ts';
+import { type DateToken, formatDateToken, LOCAL_TIME_SCRIPT } from './date-token.ts';
 import type { Channel, Message } from './channels.ts';
 import type { Workspace } from './workspaces.ts';
 
 /** Reloads by itself, so edits show up in place during a demo. */
 export const CHANNEL_PAGE_REFRESH_SECONDS = 3;
 
-export const PAGE_HEADERS = {
-  'Content-Type': 'text/html; charset=utf-8',
-  'Content-Security-Policy': "default-src 'none'; style-src 'unsafe-inline'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'",
-  'Cache-Control': 'no-store',
-  'X-Content-Type-Options': 'nosniff',
-};
+/** A page's headers; `scriptNonce` lets that page's own script run, and nothing else. */
+export function pageHeaders(scriptNonce: string): Record<string, string> {
+  return {
+    'Content-Type': 'text/html; charset=utf-8',
+    'Content-Security-Policy': `default-src 'none'; script-src 'nonce-${scriptNonce}'; style-src 'unsafe-inline'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'`,
+    'Cache-Control': 'no-store',
+    'X-Content-Type-Options': 'nosniff',
+  };
+}
+
+/** A fresh nonce for one page. */
+export function newScriptNonce(): string {
+  return btoa(String.fromCharCode(...crypto.getRandomValues(new Uint8Array(16))));
+}
 
 const STYLE = `body{font:15px/1.5 system-ui,sans-serif;max-width:50rem;margin:2rem auto;padding:0 1rem;color:#1d1c1d}
 ol{list-style:none;padding:0}.message{border-top:1px solid #ddd;padding:.6rem 0}.meta{color:#616061;font-size:13px}
@@ -25,11 +36,36 @@ ol{list-style:none;padding:0}.message{border-top:1px solid #ddd;padding:.6rem 0}
 
 const timeOf = (ts: string): string => new Date(Math.floor(Number(ts.split('.')[0]) * 1000)).toISOString().replace('.000Z', 'Z');
 
+/**
+ * A date token: rendered here in UTC (the server knows no reader's zone), then by the page's
+ * script in the viewer's. The fallback is what a client that cannot format it would show.
+ */
+function DateTime(props: { token: DateToken; nowMs: number }) {
+  const { epochSeconds, format, fallback } = props.token;
+  const date = new Date(epochSeconds * 1000);
+  if (Number.isNaN(date.getTime())) return <span>{fallback}</span>;
+  return (
+    <time datetime={date.toISOString()} data-epoch={String(epochSeconds)} data-date-format={format} title={fallback}>
+      {`${formatDateToken(epochSeconds, format, 'UTC', props.nowMs)} UTC`}
+    </time>
+  );
+}
+
 /** A block's line; sections and context are mrkdwn, so `*bold*` shows bold as in the vendor's clients. */
-function Line(props: { line: BlockLine }) {
+function Line(props: { line: BlockLine; nowMs: number }) {
   const { line } = props;
   if (line.kind === 'header' || line.kind === 'other') return <p class={line.kind === 'other' ? 'context' : line.kind}>{line.text}</p>;
-  return <p class={line.kind}>{boldSpans(line.text).map((span) => (span.bold ? <strong>{span.text}</strong> : span.text))}</p>;
+  return (
+    <p class={line.kind}>
+      {line.parts.map((part) =>
+        typeof part === 'string' ? (
+          boldSpans(part).map((span) => (span.bold ? <strong>{span.text}</strong> : span.text))
+        ) : (
+          <DateTime token={part} nowMs={props.nowMs} />
+        ),
+      )}
+    </p>
+  );
 }
 
 function Content(props: { message: Message }) {
@@ -38,7 +74,7 @@ function Content(props: { message: Message }) {
   return (
     <div>
       {blockLines(message.blocks).map((line) => (
-        <Line line={line} />
+        <Line line={line} nowMs={Date.now()} />
       ))}
     </div>
   );
@@ -89,7 +125,13 @@ function MessageItem(props: { message: Message; workspace: Workspace; replies: r
   );
 }
 
-export function ChannelPage(props: { channel: Channel; workspace: Workspace; roots: readonly Message[]; repliesOf: (ts: string) => readonly Message[] }) {
+export function ChannelPage(props: {
+  channel: Channel;
+  workspace: Workspace;
+  roots: readonly Message[];
+  repliesOf: (ts: string) => readonly Message[];
+  scriptNonce: string;
+}) {
   const { channel, workspace } = props;
   return (
     <html lang="en">
@@ -114,6 +156,7 @@ export function ChannelPage(props: { channel: Channel; workspace: Workspace; roo
             ))}
           </ol>
         )}
+        <script nonce={props.scriptNonce}>{raw(LOCAL_TIME_SCRIPT)}</script>
       </body>
     </html>
   );

@@ -43,6 +43,17 @@ describe('the app’s root message', () => {
     expect(root.text).toMatch(/^Resolved: Uploads fail/);
   });
 
+  it('shows when it was updated as the vendor’s date token, so each reader sees their own zone, with a UTC fallback', () => {
+    // 21:52:11 at -08:00 is 05:52:11 UTC the next day: epoch 1795758731.
+    const late = rawIncident({ ...active, date_updated: '2026-11-26T21:52:11-08:00' });
+    const root = renderAppRoot(nextRootView(null, update(late)), context);
+    expect(root.blocks.at(-1)).toEqual({
+      type: 'context',
+      elements: [{ type: 'mrkdwn', text: 'Updated <!date^1795758731^{date_short_pretty} at {time}|2026-11-27 05:52 UTC>', verbatim: true }],
+    });
+    expect(allText(root).join('\n')).not.toContain('-08:00');
+  });
+
   it('keeps the note it showed when an update brings none', () => {
     const edited = rawIncident({ ...active, title: 'Uploads fail for some', date_updated: '2026-10-01T07:00:00-07:00' });
     const shown = nextRootView(null, update(active));
