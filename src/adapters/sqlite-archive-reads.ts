@@ -1,6 +1,7 @@
 /**
  * The archive's read side in SQLite: the ArchiveQueries port, for the API, the pages and the
- * vendor mirror. These queries are built per request, since their filters vary.
+ * vendor mirror. Queries whose filters vary are built per request; those of one shape that every
+ * widget, badge and page reads are built and prepared once (see prepareFixedReads).
  */
 import { and, asc, count, desc, eq, exists, gt, gte, inArray, isNull, lt, max, sql, type SQL } from 'drizzle-orm';
 import { SearchTooBroadError } from '../core/errors.ts';
@@ -12,6 +13,7 @@ import { createIncidentRows, toPollRun } from './sqlite-incident-rows.ts';
 import { prepareDataCoverage, prepareIncidentSpans } from './sqlite-reliability.ts';
 import { toStatusEvent } from './sqlite-rows.ts';
 import type { PollStatements } from './sqlite-statements.ts';
+import { preparedByShape } from './prepared-by-shape.ts';
 import * as t from './store-schema.ts';
 
 /**
@@ -25,8 +27,54 @@ function inValues(column: Parameters<typeof eq>[0], values: readonly (string | n
   return sql`${column} IN (SELECT value FROM json_each(${JSON.stringify(values)}))`;
 }
 
+/**
+ * The reads of one shape on the hot paths, built once. Drizzle builds a query's SQL from objects
+ * on every call: 20-50 KB of garbage a query, ~100 KB for the three of feedHealth, which the
+ * widget, the badge, /healthz and the pages' generation all read: the most of what such a request
+ * allocated, and what a flood of uncached requests makes V8 collect and grow its heap for.
+ */
+function prepareFixedReads(db: SqliteConnection['db']) {
+  return {
+    lastPollRun: db.select().from(t.pollRuns).orderBy(desc(t.pollRuns.startedMs)).limit(1).prepare(),
+    lastSuccessAt: db
+      .select({ at: max(t.pollRuns.startedMs) })
+      .from(t.pollRuns)
+      .where(inArray(t.pollRuns.outcome, ['ok', 'partial']))
+      .prepare(),
+    failuresSince: db
+      .select({ n: count() })
+      .from(t.pollRuns)
+      .where(and(eq(t.pollRuns.outcome, 'failed'), gt(t.pollRuns.startedMs, sql.placeholder('sinceMs'))))
+      .prepare(),
+    ongoingIncidents: db.select().from(t.incidents).where(isNull(t.incidents.resolvedMs)).orderBy(desc(t.incidents.updatedMs)).prepare(),
+  };
+}
+
+/** listEvents' filters, as the bits of its statement's shape. */
+const EVENTS_BY_TYPE = 1;
+const EVENTS_OF_INCIDENT = 2;
+const EVENTS_LIVE_ONLY = 4;
+const EVENTS_DETECTED_SINCE = 8;
+const EVENT_SHAPES = 16;
+
 export function createSqliteArchiveReads(connection: SqliteConnection, st: PollStatements): ArchiveQueries {
   const { db } = connection;
+  const fixed = prepareFixedReads(db);
+  const p = sql.placeholder;
+  const eventsStatement = preparedByShape(EVENT_SHAPES, (shape: number) => {
+    const conditions: SQL[] = [gt(t.events.seq, p('afterSeq'))];
+    if (shape & EVENTS_BY_TYPE) conditions.push(sql`${t.events.type} IN (SELECT value FROM json_each(${p('types')}))`);
+    if (shape & EVENTS_OF_INCIDENT) conditions.push(eq(t.events.incidentId, p('incidentId')));
+    if (shape & EVENTS_LIVE_ONLY) conditions.push(eq(t.events.backfill, false));
+    if (shape & EVENTS_DETECTED_SINCE) conditions.push(gte(t.events.detectedMs, p('detectedSinceMs')));
+    return db
+      .select()
+      .from(t.events)
+      .where(and(...conditions))
+      .orderBy(asc(t.events.seq))
+      .limit(p('limit'))
+      .prepare();
+  });
   const { loadByIds, withNotes, toListed } = createIncidentRows(connection, st);
   const incidentSpans = prepareIncidentSpans(connection);
   const dataCoverage = prepareDataCoverage(connection);
@@ -175,24 +223,24 @@ export function createSqliteArchiveReads(connection: SqliteConnection, st: PollS
     },
 
     async listEvents(filter: EventFilter, afterSeq, limit) {
-      const conditions: SQL[] = [gt(t.events.seq, afterSeq)];
-      if (filter.types?.length) conditions.push(inArray(t.events.type, filter.types));
-      if (filter.incidentId) conditions.push(eq(t.events.incidentId, filter.incidentId));
-      if (filter.includeBackfill === false) conditions.push(eq(t.events.backfill, false));
-      if (filter.detectedSinceMs !== undefined) conditions.push(gte(t.events.detectedMs, filter.detectedSinceMs));
-      const rows = await db
-        .select()
-        .from(t.events)
-        .where(and(...conditions))
-        .orderBy(asc(t.events.seq))
-        .limit(limit)
-        .all();
+      const types = filter.types?.length ? filter.types : undefined;
+      const shape =
+        (types ? EVENTS_BY_TYPE : 0) |
+        (filter.incidentId ? EVENTS_OF_INCIDENT : 0) |
+        (filter.includeBackfill === false ? EVENTS_LIVE_ONLY : 0) |
+        (filter.detectedSinceMs !== undefined ? EVENTS_DETECTED_SINCE : 0);
+      const rows = await eventsStatement(shape).all({
+        afterSeq,
+        limit,
+        types: JSON.stringify(types ?? []),
+        incidentId: filter.incidentId ?? '',
+        detectedSinceMs: filter.detectedSinceMs ?? 0,
+      });
       return rows.map(toStoredEvent);
     },
 
     async ongoingIncidents() {
-      const rows = await db.select().from(t.incidents).where(isNull(t.incidents.resolvedMs)).orderBy(desc(t.incidents.updatedMs)).all();
-      return withNotes(rows);
+      return withNotes(await fixed.ongoingIncidents.all());
     },
 
     async incidentsUpdatedSince(sinceMs, limit) {
@@ -231,18 +279,10 @@ export function createSqliteArchiveReads(connection: SqliteConnection, st: PollS
     },
 
     async feedHealth(): Promise<FeedHealth> {
-      const last = await db.select().from(t.pollRuns).orderBy(desc(t.pollRuns.startedMs)).limit(1).get();
-      const success = await db
-        .select({ at: max(t.pollRuns.startedMs) })
-        .from(t.pollRuns)
-        .where(inArray(t.pollRuns.outcome, ['ok', 'partial']))
-        .get();
+      const last = await fixed.lastPollRun.get();
+      const success = await fixed.lastSuccessAt.get();
       const lastSuccessAt = success?.at ?? null;
-      const failures = await db
-        .select({ n: count() })
-        .from(t.pollRuns)
-        .where(and(eq(t.pollRuns.outcome, 'failed'), gt(t.pollRuns.startedMs, lastSuccessAt ?? -1)))
-        .get();
+      const failures = await fixed.failuresSince.get({ sinceMs: lastSuccessAt ?? -1 });
       return { lastRun: last ? toPollRun(last) : null, lastSuccessAt, consecutiveFailures: failures?.n ?? 0 };
     },
 

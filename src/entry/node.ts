@@ -20,6 +20,7 @@ import type { Clock, Logger, OutboxSignal, Store } from '../core/ports.ts';
 import { createApp } from '../http/app.ts';
 import { cronLogger } from '../adapters/cron-logger.ts';
 import { createNodeMailer } from './node-mailer.ts';
+import { boundHeapGrowth } from './node-heap.ts';
 import { createInFlightCalls, SHUTDOWN_ABORT_MS, SHUTDOWN_SETTLE_MS, unfinishedAfter, type Work } from './node-shutdown.ts';
 import { openSqliteArchive } from './open-sqlite.ts';
 import { buildServices, createAppDeps, type RuntimePorts, type Services } from './services.ts';
@@ -216,6 +217,7 @@ export async function startService(config: Config, logger: Logger, clock: Clock 
       'use five fields such as "* * * * *" (every minute) or six with seconds first, such as "*/10 * * * * *"',
     );
   }
+  boundHeapGrowth();
   const runtime = await createNodeRuntime(config, logger, clock);
   const delivery = runtime.startDelivering();
   const app = createApp(

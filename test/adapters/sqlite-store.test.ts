@@ -95,6 +95,38 @@ describe('SQLite store', () => {
     expect(archive.sqlite.prepare('SELECT count(*) AS n FROM incidents_fts').get()).toEqual({ n: 3 });
     expect((await archive.store.listIncidents({ q: toFtsQuery('upload')! }, null, 10)).map((i) => i.id)).toEqual(['1']);
   });
+
+  it('builds the SQL of the hot reads once, not on every call: the widget, the badge, /healthz and the event log', async () => {
+    await applyObserved(archive.store, [one(rawIncident({ id: 1 })), one(rawIncident({ id: 2 }))]);
+    await archive.store.recordPollRun(run('failed', T0 + 60_000), []);
+    const { store } = archive;
+    const reads = async () => ({
+      health: await store.feedHealth(),
+      ongoing: await store.ongoingIncidents(),
+      all: await store.listEvents({}, 0, 10),
+      ofTwo: await store.listEvents({ incidentId: '2' }, 0, 10),
+      created: await store.listEvents({ types: ['incident.created'], includeBackfill: false }, 0, 10),
+      since: await store.listEvents({ detectedSinceMs: T0 - 1 }, 0, 10),
+    });
+    const first = await reads();
+    // Each SQL text SQLite is asked to compile from here on: the same reads again compile none.
+    const compiled: string[] = [];
+    const prepare = archive.sqlite.prepare.bind(archive.sqlite);
+    archive.sqlite.prepare = ((source: string) => {
+      compiled.push(source);
+      return prepare(source);
+    }) as typeof archive.sqlite.prepare;
+    expect(await reads()).toEqual(first);
+    expect(compiled).toEqual([]);
+    // And the answers are the ones asked for, each filter applied.
+    const { health, ongoing, all, ofTwo, created, since } = first;
+    expect(health).toMatchObject({ lastSuccessAt: T0, consecutiveFailures: 1 });
+    expect(ongoing).toHaveLength(2);
+    expect(all.map((e) => e.incidentId)).toEqual(['1', '2']);
+    expect(ofTwo.map((e) => e.incidentId)).toEqual(['2']);
+    expect(created.map((e) => e.type)).toEqual(['incident.created', 'incident.created']);
+    expect(since).toHaveLength(2);
+  });
 });
 
 describe('upgrading an archive from before refused payloads were deduplicated', () => {
