@@ -11,7 +11,11 @@ import { setFlagsFromString } from 'node:v8';
 
 export const HEAP_GROWING_PERCENT = 50;
 
-/** Set once, before the service starts: V8 reads the factor at each full collection. */
+/**
+ * Set once, before the service starts: V8 reads the factor at each full collection. An operator's
+ * own `--heap-growing-percent` (on node's command line or in NODE_OPTIONS) wins.
+ */
 export function boundHeapGrowth(): void {
-  setFlagsFromString(`--heap-growing-percent=${HEAP_GROWING_PERCENT}`);
+  const given = [...process.execArgv, process.env.NODE_OPTIONS ?? ''].some((arg) => /--heap[-_]growing[-_]percent/.test(arg));
+  if (!given) setFlagsFromString(`--heap-growing-percent=${HEAP_GROWING_PERCENT}`);
 }

@@ -179,7 +179,7 @@ for (const [name, section] of [
   ['group sync', () => benchGroupSync(GROUP_SYNC)],
   ['group mail', () => benchGroupMail(GROUP_MAIL)],
 ] as const satisfies readonly (readonly [string, () => Promise<SectionReport>])[]) {
-  if (ONLY.length > 0 && !ONLY.some((word) => name.includes(word))) continue;
+  if (ONLY.length > 0 && !ONLY.some((word) => name.toLowerCase().includes(word))) continue;
   try {
     const report = await section();
     console.log(report.text);
