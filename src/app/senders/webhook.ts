@@ -1,4 +1,5 @@
 /** The webhook channel: one signed request per event, under a webhook-id derived from the delivery key. */
+import type { StatusEvent } from '../../core/events.ts';
 import { webhookMessageId } from '../../core/fanout.ts';
 import type { Clock, StoredSubscription, WebhookSender } from '../../core/ports.ts';
 import type { SecretBox } from '../../core/secret-box.ts';
@@ -45,8 +46,21 @@ export function createWebhookChannel(deps: WebhookSenderDeps): Sender {
     return secrets;
   }
 
+  // Bodies by event: one claim hands every subscriber's delivery of an event the same event
+  // object, so its body (the payload, its notes turned to text, then JSON) is made once, not once
+  // per subscriber. Weak keys: a body lives no longer than the claim's events.
+  const bodies = new WeakMap<StatusEvent, string>();
+  function bodyOf(event: StatusEvent): string {
+    let body = bodies.get(event);
+    if (body === undefined) {
+      body = JSON.stringify(webhookPayloadOf(event));
+      bodies.set(event, body);
+    }
+    return body;
+  }
+
   return async ({ subscription, events, deliveryKey, mode }) => {
-    const body = JSON.stringify(webhookPayloadOf(events[0]!));
+    const body = bodyOf(events[0]!);
     const headers = await webhookHeaders({
       id: await webhookIdOf(deliveryKey, mode),
       timestampSeconds: Math.floor(clock.now() / 1000),
