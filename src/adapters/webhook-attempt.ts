@@ -42,7 +42,7 @@ function statusError(status: number, location: string | null): string {
 }
 
 /** Why no complete answer came: the timeout, a refused target (permanent), or the network. */
-export function describeFailure(error: unknown, signal: AbortSignal, timeoutMs: number): Pick<WebhookAttempt, 'error' | 'permanent'> {
+export function describeFailure(error: unknown, signal: { readonly aborted: boolean }, timeoutMs: number): Pick<WebhookAttempt, 'error' | 'permanent'> {
   if (signal.aborted) return { error: `no complete answer within ${timeoutMs} ms`, permanent: false };
   const code = errorCode(error);
   if (code === WEBHOOK_TARGET_REFUSED) return { error: messageOf(error), permanent: true };

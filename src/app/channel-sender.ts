@@ -5,9 +5,10 @@
  */
 import type { AppMessageSender } from './workspace-app/message-sender.ts';
 import { issueToken, type TokenPurpose } from '../core/confirmation-token.ts';
-import type { Clock, LinkTokenStore, Mailer, WebhookSender } from '../core/ports.ts';
+import type { Clock, Hashes, LinkTokenStore, Mailer, WebhookSender } from '../core/ports.ts';
 import type { SecretBox } from '../core/secret-box.ts';
 import { refused, type SendOutcome } from '../core/send-outcome.ts';
+import { webCryptoHashes } from '../core/web-crypto-hashes.ts';
 import type { GroupMail } from './group-mail.ts';
 import { createSenders } from './senders/index.ts';
 import type { Send } from './senders/sender.ts';
@@ -18,6 +19,8 @@ export type ChannelSenderDeps = {
   /** Null when no mail is configured (SMTP_URL or MAIL_API_TOKEN): email sends fail, permanently, with that reason. */
   mailer: Mailer | null;
   secrets: SecretBox;
+  /** How a webhook's id and signature are hashed: the runtime's fastest; Web Crypto when absent. */
+  hashes?: Hashes;
   clock: Clock;
   /** Where links in messages point (PUBLIC_URL). */
   publicUrl: string;
@@ -45,7 +48,14 @@ export function createChannelSender(deps: ChannelSenderDeps): ChannelSender {
     await deps.store.saveToken({ ...record, subscriptionId });
     return `${deps.publicUrl}${LINK_PATHS[purpose]}?token=${token}`;
   }
-  const senders = createSenders({ ...deps, linkFor, app: deps.app ?? null, groupMail: deps.groupMail ?? null, adminEmail: deps.adminEmail ?? null });
+  const senders = createSenders({
+    ...deps,
+    linkFor,
+    hashes: deps.hashes ?? webCryptoHashes,
+    app: deps.app ?? null,
+    groupMail: deps.groupMail ?? null,
+    adminEmail: deps.adminEmail ?? null,
+  });
   return {
     linkFor,
     async send(send) {

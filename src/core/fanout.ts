@@ -1,6 +1,8 @@
 /** Decides which deliveries one poll's events cause, as outbox rows with keys that are the same however often the poll is planned. */
 import { isIncidentEvent, type StatusEvent } from './events.ts';
+import type { Hashes } from './ports.ts';
 import type { Channel, Subscription, SubscriptionFilters } from './subscription.ts';
+import { webCryptoHashes } from './web-crypto-hashes.ts';
 
 /** One outbox row: written in the same transaction as the events, unique by `key`. */
 export type PlannedDelivery = {
@@ -129,8 +131,8 @@ const BASE32 = 'abcdefghijklmnopqrstuvwxyz234567';
  * restart, carries the same id (the receiver's idempotency key); hashing keeps it opaque and
  * short (30 characters) whatever the vendor's ids look like.
  */
-export async function webhookMessageId(key: string): Promise<string> {
-  const digest = new Uint8Array(await crypto.subtle.digest('SHA-256', new TextEncoder().encode(key)));
+export async function webhookMessageId(key: string, hashes: Hashes = webCryptoHashes): Promise<string> {
+  const digest = await hashes.sha256(new TextEncoder().encode(key));
   return `msg_${base32(digest.subarray(0, MESSAGE_ID_BYTES))}`;
 }
 

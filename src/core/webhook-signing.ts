@@ -4,6 +4,8 @@
  * Standard Webhooks library. Web Crypto only.
  */
 import { fromBase64, toBase64 } from './bytes.ts';
+import type { Hashes } from './ports.ts';
+import { webCryptoHashes } from './web-crypto-hashes.ts';
 
 const SECRET_PREFIX = 'whsec_';
 const SECRET_BYTES = 32;
@@ -24,6 +26,8 @@ export type SignWebhookInput = {
   body: string;
   /** Every secret currently valid for the subscriber: during a rotation both the old and the new sign. */
   secrets: readonly string[];
+  /** How the runtime computes HMAC-SHA256; Web Crypto when absent. */
+  hashes?: Hashes;
 };
 
 export type WebhookHeaders = {
@@ -45,9 +49,9 @@ export async function signWebhook(input: SignWebhookInput): Promise<string> {
   if (input.secrets.length === 0) throw new Error('signWebhook: expected at least one secret, got none');
   const content = encoder.encode(`${input.id}.${input.timestampSeconds}.${input.body}`);
   const signatures: string[] = [];
+  const hashes = input.hashes ?? webCryptoHashes;
   for (const secret of new Set(input.secrets)) {
-    const key = await importKey(secret, ['sign']);
-    signatures.push(`v1,${toBase64(new Uint8Array(await crypto.subtle.sign('HMAC', key, content)))}`);
+    signatures.push(`v1,${toBase64(await hashes.hmacSha256(decodeWebhookSecret(secret), content))}`);
   }
   return signatures.join(' ');
 }
@@ -81,7 +85,7 @@ export async function verifyWebhookSignature(input: VerifyWebhookInput): Promise
   const timestampSeconds = Number(input.timestamp);
   const tolerance = input.toleranceSeconds ?? WEBHOOK_TOLERANCE_SECONDS;
   if (Math.abs(input.nowSeconds - timestampSeconds) > tolerance) return false;
-  const key = await importKey(input.secret, ['verify']);
+  const key = await verifyKey(input.secret);
   const content = encoder.encode(`${input.id}.${input.timestamp}.${input.body}`);
   for (const part of input.signature.split(' ')) {
     const [version, value] = part.split(',');
@@ -104,23 +108,9 @@ export function decodeWebhookSecret(secret: string): Uint8Array<ArrayBuffer> {
   return key;
 }
 
-// Signing keys by secret and usage: importing the key cost as much as signing with it, on every
-// delivery. Bounded, and cleared whole when full: rotations only ever add a few.
-const importedKeys = new Map<string, Promise<CryptoKey>>();
-const IMPORTED_KEYS_MAX = 10_000;
-
-// The usages as a literal union: Workers' types have no global KeyUsage.
-function importKey(secret: string, usages: ('sign' | 'verify')[]): Promise<CryptoKey> {
-  const cacheKey = `${usages.join(',')}:${secret}`;
-  let key = importedKeys.get(cacheKey);
-  if (!key) {
-    if (importedKeys.size >= IMPORTED_KEYS_MAX) importedKeys.clear();
-    key = crypto.subtle.importKey('raw', decodeWebhookSecret(secret), { name: 'HMAC', hash: 'SHA-256' }, false, usages);
-    // A secret that fails to import must not stay cached as a rejection.
-    key.catch(() => importedKeys.delete(cacheKey));
-    importedKeys.set(cacheKey, key);
-  }
-  return key;
+// Verifying is for tests and docs (a receiver's side), so its key is imported each time.
+function verifyKey(secret: string): Promise<CryptoKey> {
+  return crypto.subtle.importKey('raw', decodeWebhookSecret(secret), { name: 'HMAC', hash: 'SHA-256' }, false, ['verify']);
 }
 
 function checkId(id: string): void {

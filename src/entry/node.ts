@@ -6,6 +6,7 @@ import { hostname } from 'node:os';
 import { createFetchFeedClient } from '../adapters/fetch-feed-client.ts';
 import { sanitizeNoteHtml } from '../adapters/html-sanitizer.ts';
 import { readPublicFolder } from '../adapters/public-folder.ts';
+import { nodeHashes } from '../adapters/node-hashes.ts';
 import { createHttpWebhookSender } from '../adapters/http-webhook-sender.ts';
 import { startNodeDeliveryScheduler, type NodeDeliveryScheduler } from '../adapters/node-delivery-scheduler.ts';
 import { createNodeHttpServer } from '../adapters/node-http-server.ts';
@@ -83,6 +84,7 @@ export async function createNodeRuntime(config: Config, logger: Logger, clock: C
       clock,
     }),
     webhooks,
+    hashes: nodeHashes,
     checkWebhookTarget: checkWebhookUrl,
     mailer,
     clock,

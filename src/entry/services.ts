@@ -19,7 +19,7 @@ import { createServiceMetrics, type ServiceMetrics } from '../app/service-metric
 import { createSubscriptionService, type SubscriptionService } from '../app/subscriptions.ts';
 import { retentionSettings, type Config } from '../config.ts';
 import { createCursorCodec, CURSOR_KEY_NAME } from '../core/cursor.ts';
-import type { ArchiveQueries, Clock, FeedClient, Logger, Mailer, OutboxSignal, Store, WebhookSender } from '../core/ports.ts';
+import type { ArchiveQueries, Clock, FeedClient, Hashes, Logger, Mailer, OutboxSignal, Store, WebhookSender } from '../core/ports.ts';
 import type { SecretBox } from '../core/secret-box.ts';
 import { clientAddressFrom } from '../http/client-address.ts';
 import type { AppDeps } from '../http/deps.ts';
@@ -35,6 +35,8 @@ export type RuntimePorts = {
   connection: SqliteConnection;
   feed: FeedClient;
   webhooks: WebhookSender;
+  /** How webhook ids and signatures are hashed: the runtime's fastest way; Web Crypto when absent. */
+  hashes?: Hashes;
   /** The webhook sender's own rules for a URL, so a URL the service accepts is one the sender calls. */
   checkWebhookTarget: (url: string, options: { allowPrivate: boolean }) => { ok: true } | { ok: false; reason: string; privateTarget?: boolean };
   /** null: no mail setting is set. */
@@ -145,6 +147,7 @@ export function buildServices(config: Config, ports: RuntimePorts & { secrets: S
   const sender = createChannelSender({
     store,
     webhooks: ports.webhooks,
+    ...(ports.hashes ? { hashes: ports.hashes } : {}),
     mailer,
     secrets,
     clock,

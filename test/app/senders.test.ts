@@ -6,13 +6,14 @@
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createHttpWebhookSender } from '../../src/adapters/http-webhook-sender.ts';
+import { nodeHashes } from '../../src/adapters/node-hashes.ts';
 import { createSmtpMailer } from '../../src/adapters/smtp-mailer.ts';
 import { createSenders } from '../../src/app/senders/index.ts';
 import type { Sender, Senders } from '../../src/app/senders/sender.ts';
 import { webhookMessageId } from '../../src/core/fanout.ts';
 import type { Mailer, WebhookSender } from '../../src/core/ports.ts';
 import { createSecretBox, generateSecretKey, type SecretBox } from '../../src/core/secret-box.ts';
-import { generateWebhookSecret } from '../../src/core/webhook-signing.ts';
+import { generateWebhookSecret, verifyWebhookSignature } from '../../src/core/webhook-signing.ts';
 import { storedSubscription } from '../fixtures/notification-builders.ts';
 import { CHANNELS } from '../../src/core/subscription.ts';
 import { pollEvents, rawIncident } from '../fixtures/vendor-builders.ts';
@@ -38,6 +39,8 @@ describe('senders', () => {
       webhooks,
       mailer,
       secrets,
+      // As the Node runtime builds it: Node's own hashes, which must give Web Crypto's ids and signatures.
+      hashes: nodeHashes,
       clock: { now: Date.now },
       publicUrl: PUBLIC_URL,
       sanitizeHtml: (html) => html,
@@ -56,9 +59,20 @@ describe('senders', () => {
 
   const events = pollEvents([rawIncident()]);
 
-  async function webhookSubscription() {
-    return storedSubscription('sub_hook', { channel: 'webhook', target: receiver.url, secretSealed: await secrets.seal(generateWebhookSecret()) });
+  async function webhookSubscription(secret = generateWebhookSecret()) {
+    return storedSubscription('sub_hook', { channel: 'webhook', target: receiver.url, secretSealed: await secrets.seal(secret) });
   }
+
+  it('signs a webhook so that a Standard Webhooks receiver holding the secret accepts it', async () => {
+    const secret = generateWebhookSecret();
+    const subscription = await webhookSubscription(secret);
+    expect(await senders.webhook({ subscription, events: events.slice(0, 1), deliveryKey: 'delivery_1', mode: 'live' })).toMatchObject({ kind: 'sent' });
+    const [got] = receiver.received;
+    const header = (name: string) => String(got!.headers[name]);
+    const check = { id: header('webhook-id'), timestamp: header('webhook-timestamp'), signature: header('webhook-signature'), body: got!.body };
+    expect(await verifyWebhookSignature({ ...check, secret, nowSeconds: Math.floor(Date.now() / 1000) })).toBe(true);
+    expect(await verifyWebhookSignature({ ...check, secret: generateWebhookSecret(), nowSeconds: Math.floor(Date.now() / 1000) })).toBe(false);
+  });
 
   it('sends a live webhook under the id its delivery key gives, the same on every attempt', async () => {
     const subscription = await webhookSubscription();

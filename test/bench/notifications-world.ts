@@ -8,6 +8,7 @@ import { planPoll } from '../../src/core/diff.ts';
 import type { StatusEvent } from '../../src/core/events.ts';
 import { planDeliveries } from '../../src/core/fanout.ts';
 import { sanitizeNoteHtml } from '../../src/adapters/html-sanitizer.ts';
+import { nodeHashes } from '../../src/adapters/node-hashes.ts';
 import { createChannelSender } from '../../src/app/channel-sender.ts';
 import { createDeliverer, type Deliverer } from '../../src/app/deliverer.ts';
 import type { ApplyPollInput, Clock, Logger, PollStore, Store, WebhookSender } from '../../src/core/ports.ts';
@@ -74,7 +75,7 @@ export function webhookDeliverer(
   const publicUrl = options.publicUrl ?? 'http://status.test';
   return createDeliverer({
     store,
-    sender: createChannelSender({ store, webhooks, mailer: null, secrets: secrets.box, clock, publicUrl, sanitizeHtml: sanitizeNoteHtml }),
+    sender: createChannelSender({ store, webhooks, mailer: null, secrets: secrets.box, hashes: nodeHashes, clock, publicUrl, sanitizeHtml: sanitizeNoteHtml }),
     mailer: null,
     clock,
     logger,

@@ -1,6 +1,7 @@
 /** The webhook channel: one signed request per event, under a webhook-id derived from the delivery key. */
+import type { StatusEvent } from '../../core/events.ts';
 import { webhookMessageId } from '../../core/fanout.ts';
-import type { Clock, StoredSubscription, WebhookSender } from '../../core/ports.ts';
+import type { Clock, Hashes, StoredSubscription, WebhookSender } from '../../core/ports.ts';
 import type { SecretBox } from '../../core/secret-box.ts';
 import { outcomeOfWebhookAttempt } from '../../core/send-outcome.ts';
 import { webhookPayloadOf } from '../../core/webhook-payload.ts';
@@ -9,19 +10,19 @@ import type { SendMode, Sender } from './sender.ts';
 
 const OPENED_SECRETS_MAX = 50_000;
 
-export type WebhookSenderDeps = { webhooks: WebhookSender; secrets: SecretBox; clock: Clock };
+export type WebhookSenderDeps = { webhooks: WebhookSender; secrets: SecretBox; clock: Clock; hashes: Hashes };
 
 /**
  * A delivery's webhook-id: the same on every attempt, so receivers drop a repeat. A test's says
  * so, and is new for every test (its key is), so receivers that drop repeats do not drop the tests.
  */
-async function webhookIdOf(deliveryKey: string, mode: SendMode): Promise<string> {
-  const id = await webhookMessageId(deliveryKey);
+async function webhookIdOf(deliveryKey: string, mode: SendMode, hashes: Hashes): Promise<string> {
+  const id = await webhookMessageId(deliveryKey, hashes);
   return mode === 'test' ? `msg_test_${id.slice('msg_'.length)}` : id;
 }
 
 export function createWebhookChannel(deps: WebhookSenderDeps): Sender {
-  const { clock } = deps;
+  const { clock, hashes } = deps;
   // Opened secrets by their sealed text: opening (AES-GCM through Web Crypto) cost a fifth of a
   // delivery. A rotation seals a new text, so a stale entry is never used; the bound keeps memory flat.
   const openedSecrets = new Map<string, string>();
@@ -45,13 +46,27 @@ export function createWebhookChannel(deps: WebhookSenderDeps): Sender {
     return secrets;
   }
 
+  // Bodies by event: one claim hands every subscriber's delivery of an event the same event
+  // object, so its body (the payload, its notes turned to text, then JSON) is made once, not once
+  // per subscriber. Weak keys: a body lives no longer than the claim's events.
+  const bodies = new WeakMap<StatusEvent, string>();
+  function bodyOf(event: StatusEvent): string {
+    let body = bodies.get(event);
+    if (body === undefined) {
+      body = JSON.stringify(webhookPayloadOf(event));
+      bodies.set(event, body);
+    }
+    return body;
+  }
+
   return async ({ subscription, events, deliveryKey, mode }) => {
-    const body = JSON.stringify(webhookPayloadOf(events[0]!));
+    const body = bodyOf(events[0]!);
     const headers = await webhookHeaders({
-      id: await webhookIdOf(deliveryKey, mode),
+      id: await webhookIdOf(deliveryKey, mode, hashes),
       timestampSeconds: Math.floor(clock.now() / 1000),
       body,
       secrets: await signingSecrets(subscription),
+      hashes,
     });
     return outcomeOfWebhookAttempt(await deps.webhooks.send({ url: subscription.target, headers: { ...headers }, body }));
   };

@@ -24,3 +24,15 @@ export interface Logger {
   warn(message: string, fields?: LogFields): void;
   error(message: string, fields?: LogFields): void;
 }
+
+/**
+ * SHA-256 and HMAC-SHA256, done the way the runtime does them fastest: what a webhook's id and
+ * signature are made of. Web Crypto by default (core/web-crypto-hashes.ts); Node gives its own
+ * synchronous hashes (adapters/node-hashes.ts), where each Web Crypto call is a trip through the
+ * thread pool that costs more than the hash itself.
+ */
+export interface Hashes {
+  sha256(data: Uint8Array): Promise<Uint8Array> | Uint8Array;
+  /** HMAC-SHA256 of `data` under the raw key `key`. */
+  hmacSha256(key: Uint8Array, data: Uint8Array): Promise<Uint8Array> | Uint8Array;
+}
