@@ -4,30 +4,23 @@
  * short the vendor's pages, creates the subscription with a form post, and keeps where it posts
  * fixed when edited.
  */
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { type AdminPageClient, signInAdmin } from '../helpers/admin-page-client.ts';
 import { installApp, startAppWorld, type AppWorld } from '../helpers/app-channel.ts';
 import { startTestApp, type TestApp } from '../helpers/app-service.ts';
-import { startTestVendor, type TestVendor } from '../helpers/service.ts';
+import { NO_FEED_URL } from '../helpers/seed-archive.ts';
 
 const CHANNELS = Array.from({ length: 7 }, (_, i) => `team-${i}`);
 
 describe('the admin form for app subscriptions', () => {
-  let vendor: TestVendor;
   let world: AppWorld;
   let service: TestApp;
   let admin: AdminPageClient;
 
-  beforeAll(async () => {
-    vendor = await startTestVendor({ historyWindowDays: 100_000 });
-  });
-  afterAll(async () => {
-    await vendor.close();
-  });
   beforeEach(async () => {
     world = await startAppWorld([...CHANNELS, 'outside']);
     expect((await world.control('PATCH', `/channels/${world.channels.outside}`, { botIsMember: false })).status).toBe(200);
-    service = await startTestApp(vendor.url, { env: world.env });
+    service = await startTestApp(NO_FEED_URL, { env: world.env });
     admin = await signInAdmin(service);
   });
   afterEach(async () => {

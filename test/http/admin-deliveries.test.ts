@@ -1,13 +1,13 @@
 /**
  * The admin's deliveries table and a delivery's page through the service's app (a real SQLite
- * file, a real poller, real webhook sends): each row says which event it carries (type, incident
+ * file seeded with the scenario's news (seed-archive.ts), real webhook sends): each row says which event it carries (type, incident
  * linked, title), where it went, its attempts and its last error, with vendor text escaped.
  */
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { rawIncident } from '../fixtures/vendor-builders.ts';
 import { type AdminPageClient, signInAdmin } from '../helpers/admin-page-client.ts';
 import { startTestApp, type TestApp } from '../helpers/app-service.ts';
-import { startTestVendor, type TestVendor } from '../helpers/service.ts';
+import { NO_FEED_URL, seedArchive } from '../helpers/seed-archive.ts';
 import { startWebhookReceiver, type WebhookReceiver } from '../helpers/webhook-receiver.ts';
 
 const HOSTILE_TITLE = 'Uploads fail <img src=x onerror=alert(1)>';
@@ -25,21 +25,13 @@ function rows(html: string): string[] {
 }
 
 describe('admin deliveries', () => {
-  let vendor: TestVendor;
   let receiver: WebhookReceiver;
   let service: TestApp;
   let admin: AdminPageClient;
 
-  beforeAll(async () => {
-    vendor = await startTestVendor({ historyWindowDays: 100_000 });
-  });
-  afterAll(async () => {
-    await vendor.close();
-  });
   beforeEach(async () => {
-    await vendor.setIncidents([]);
     receiver = await startWebhookReceiver();
-    service = await startTestApp(vendor.url, { env: { WEBHOOK_ALLOW_PRIVATE: 'true' } });
+    service = await startTestApp(NO_FEED_URL, { env: { WEBHOOK_ALLOW_PRIVATE: 'true' } });
     admin = await signInAdmin(service);
   });
   afterEach(async () => {
@@ -48,11 +40,10 @@ describe('admin deliveries', () => {
   });
 
   async function deliverNews() {
-    expect((await service.poll()).outcome).toBe('ok'); // seeds the archive: nothing is news yet
+    expect((await seedArchive(service.store, [])).outcome).toBe('ok'); // seeds the archive: nothing is news yet
     const good = (await service.admin('POST', '/api/subscriptions', { channel: 'webhook', url: receiver.url })).body.subscription;
     const bad = (await service.admin('POST', '/api/subscriptions', { channel: 'channel', url: REFUSING_URL })).body.subscription;
-    await vendor.setIncidents([rawIncident({ id: 77, title: HOSTILE_TITLE })]);
-    await service.poll();
+    await seedArchive(service.store, [rawIncident({ id: 77, title: HOSTILE_TITLE })]);
     await service.deliverNow();
     return { good, bad };
   }

@@ -7,23 +7,20 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningSimulatedScim } from '../../src/sim/scim/server.ts';
 import { signInAdmin } from '../helpers/admin-page-client.ts';
 import { startTestApp, type TestApp } from '../helpers/app-service.ts';
-import { startTestVendor, type TestVendor } from '../helpers/service.ts';
+import { NO_FEED_URL } from '../helpers/seed-archive.ts';
 import { startSmtp, type TestSmtp } from '../helpers/smtp.ts';
 import { control, startScim } from '../sim/scim-helpers.ts';
 
 const HOSTILE = '<script>alert(1)</script>';
 
 describe('admin directory pages', () => {
-  let vendor: TestVendor;
   let smtp: TestSmtp;
   const started: TestApp[] = [];
   beforeAll(async () => {
-    vendor = await startTestVendor();
     smtp = await startSmtp();
   });
   afterAll(async () => {
     await smtp.close();
-    await vendor.close();
   });
   afterEach(async () => {
     await Promise.all(started.splice(0).map((s) => s.close()));
@@ -32,7 +29,7 @@ describe('admin directory pages', () => {
   async function appWith(directory: RunningSimulatedScim | null): Promise<TestApp> {
     const env: Record<string, string> = { SMTP_URL: smtp.url, MAIL_FROM: 'status@example.test' };
     if (directory) Object.assign(env, { SCIM_URL: directory.url, SCIM_TOKEN: directory.token });
-    const app = await startTestApp(vendor.url, { env });
+    const app = await startTestApp(NO_FEED_URL, { env });
     started.push(app);
     return app;
   }

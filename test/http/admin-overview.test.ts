@@ -1,13 +1,15 @@
 /**
  * /admin, the overview, through the service's app over a real SQLite file and a real poller reading
  * the simulated vendor: the feed's state (never read, ok, stale, blind) with its last error, the
- * last polls, the outbox's depth, the failing subscriptions with their last error (at most ten).
+ * last polls, the outbox's depth, the failing subscriptions with their last error (at most ten;
+ * their news is seeded into the archive, seed-archive.ts, as no poll is under test there).
  * "Unknown" for a part the store cannot read is test/integration/admin-overview-unknown.test.ts.
  */
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { rawIncident } from '../fixtures/vendor-builders.ts';
 import { pageSection as section, signInAdmin } from '../helpers/admin-page-client.ts';
 import { startTestApp, type TestApp } from '../helpers/app-service.ts';
+import { seedArchive } from '../helpers/seed-archive.ts';
 import { startTestVendor, type TestVendor } from '../helpers/service.ts';
 
 /** Nothing listens on port 9 (discard) on loopback: every delivery there fails at once (refused, or on workerd a lost connection). */
@@ -80,14 +82,13 @@ describe('admin overview', () => {
   });
 
   it('lists failing subscriptions with their last error, ten at most, and counts what retries', async () => {
-    expect((await service.poll()).outcome).toBe('ok'); // seeds the archive: nothing is news yet
+    expect((await seedArchive(service.store, [])).outcome).toBe('ok'); // seeds the archive: nothing is news yet
     const ids: string[] = [];
     for (let i = 0; i < 12; i++) {
       const res = await service.admin('POST', '/api/subscriptions', { channel: 'webhook', url: `${REFUSING_URL}${i}` });
       ids.push(res.body.subscription.id);
     }
-    await vendor.setIncidents([rawIncident({ id: 41 })]);
-    await service.poll();
+    await seedArchive(service.store, [rawIncident({ id: 41 })]);
     await service.deliverNow();
 
     const html = await overview();

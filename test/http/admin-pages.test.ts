@@ -1,11 +1,13 @@
 /**
  * The admin pages through the service's app (a real SQLite file, no port): sign-in and its cookie, pages that need
  * it, CSRF tokens and Origin checks on every form, no-store, escaping of hostile strings, and a
- * replay through the page form that a real webhook receiver sees.
+ * replay through the page form that a real webhook receiver sees. Refused payloads come from real
+ * polls of the simulated vendor; the news replayed is seeded into the archive (seed-archive.ts).
  */
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { rawIncident } from '../fixtures/vendor-builders.ts';
 import { ADMIN_TOKEN, startTestApp, type TestApp } from '../helpers/app-service.ts';
+import { seedArchive } from '../helpers/seed-archive.ts';
 import { startTestVendor, type TestVendor } from '../helpers/service.ts';
 import { startWebhookReceiver, type WebhookReceiver } from '../helpers/webhook-receiver.ts';
 
@@ -332,10 +334,9 @@ describe('admin pages', () => {
   });
 
   it('replays a delivery from its page, and all since a date; the receiver gets the same webhook-id', async () => {
-    expect((await service.poll()).outcome).toBe('ok'); // seeds the archive: nothing is news yet
+    expect((await seedArchive(service.store, [])).outcome).toBe('ok'); // seeds the archive: nothing is news yet
     const sub = await webhook();
-    await vendor.setIncidents([rawIncident({ id: 9 })]);
-    await service.poll();
+    await seedArchive(service.store, [rawIncident({ id: 9 })]);
     await service.deliverNow();
     expect(receiver.received).toHaveLength(1);
 
@@ -370,10 +371,9 @@ describe('admin pages', () => {
   });
 
   it('refuses a replay since a time without an offset on the page and the API alike, queuing nothing', async () => {
-    expect((await service.poll()).outcome).toBe('ok'); // seeds the archive: nothing is news yet
+    expect((await seedArchive(service.store, [])).outcome).toBe('ok'); // seeds the archive: nothing is news yet
     const sub = await webhook();
-    await vendor.setIncidents([rawIncident({ id: 9 })]);
-    await service.poll();
+    await seedArchive(service.store, [rawIncident({ id: 9 })]);
     await service.deliverNow();
     expect(receiver.received).toHaveLength(1);
     const { cookie } = await signIn();

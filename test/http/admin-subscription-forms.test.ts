@@ -8,27 +8,20 @@ import { Webhook } from 'standardwebhooks';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { type AdminPageClient, inputValues, signInAdmin } from '../helpers/admin-page-client.ts';
 import { startTestApp, type TestApp } from '../helpers/app-service.ts';
-import { startTestVendor, type TestVendor } from '../helpers/service.ts';
+import { NO_FEED_URL } from '../helpers/seed-archive.ts';
 import { startSmtp, type TestSmtp } from '../helpers/smtp.ts';
 import { startWebhookReceiver, type WebhookReceiver } from '../helpers/webhook-receiver.ts';
 
 const HOSTILE = '"><script>alert(1)</script>';
 
 describe('admin subscription forms', () => {
-  let vendor: TestVendor;
   let receiver: WebhookReceiver;
   let service: TestApp;
   let admin: AdminPageClient;
 
-  beforeAll(async () => {
-    vendor = await startTestVendor({ historyWindowDays: 100_000 });
-  });
-  afterAll(async () => {
-    await vendor.close();
-  });
   beforeEach(async () => {
     receiver = await startWebhookReceiver();
-    service = await startTestApp(vendor.url, { env: { WEBHOOK_ALLOW_PRIVATE: 'true' } });
+    service = await startTestApp(NO_FEED_URL, { env: { WEBHOOK_ALLOW_PRIVATE: 'true' } });
     admin = await signInAdmin(service);
   });
   afterEach(async () => {
@@ -235,19 +228,16 @@ describe('admin subscription forms', () => {
 });
 
 describe('admin email subscription form', () => {
-  let vendor: TestVendor;
   let smtp: TestSmtp;
   let service: TestApp;
 
   beforeAll(async () => {
-    vendor = await startTestVendor({ historyWindowDays: 100_000 });
     smtp = await startSmtp();
-    service = await startTestApp(vendor.url, { env: { SMTP_URL: smtp.url, MAIL_FROM: 'statuswatch <status@example.test>' } });
+    service = await startTestApp(NO_FEED_URL, { env: { SMTP_URL: smtp.url, MAIL_FROM: 'statuswatch <status@example.test>' } });
   });
   afterAll(async () => {
     await service.close();
     await smtp.close();
-    await vendor.close();
   });
 
   it('creates an email subscription, active at once, whose test reaches the address', async () => {

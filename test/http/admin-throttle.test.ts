@@ -3,23 +3,16 @@
  * tokens from a thousand addresses get 429s in the one error shape, the throttle's rows stay
  * bounded in the store, and the right token gets in after the short wait.
  */
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { ADMIN_TOKEN, startTestApp, type TestApp } from '../helpers/app-service.ts';
-import { startTestVendor, type TestVendor } from '../helpers/service.ts';
+import { NO_FEED_URL } from '../helpers/seed-archive.ts';
 
 describe('admin API guess throttle', () => {
-  let vendor: TestVendor;
   let service: TestApp | null = null;
   // Frozen time: the guesses all land in one instant, so the ceilings are exact.
   let nowMs = Date.UTC(2026, 10, 23, 6);
   const clock = { now: () => nowMs };
 
-  beforeAll(async () => {
-    vendor = await startTestVendor();
-  });
-  afterAll(async () => {
-    await vendor.close();
-  });
   afterEach(async () => {
     await service?.close();
   });
@@ -28,7 +21,7 @@ describe('admin API guess throttle', () => {
     service!.fetch(`${service!.url}/api/subscriptions`, { headers: { authorization: `Bearer ${token}`, 'x-forwarded-for': `203.0.113.9, ${address}` } });
 
   it('answers a thousand wrong tokens from a thousand addresses with 429s, and keeps its state bounded', async () => {
-    service = await startTestApp(vendor.url, { clock, env: { TRUST_PROXY: 'true' } });
+    service = await startTestApp(NO_FEED_URL, { clock, env: { TRUST_PROXY: 'true' } });
     const statuses: number[] = [];
     const refusals: Response[] = [];
     // Eight in flight, as an attacker would: concurrent guesses must not slip past a full log.
@@ -57,7 +50,7 @@ describe('admin API guess throttle', () => {
   });
 
   it('slows one address down without a lockout: the right token works after the wait it was told', async () => {
-    service = await startTestApp(vendor.url, { clock });
+    service = await startTestApp(NO_FEED_URL, { clock });
     for (let i = 0; i < 5; i++) expect((await call(`wrong-${i}`, 'ignored')).status).toBe(401);
     const refused = await call(ADMIN_TOKEN, 'ignored');
     expect(refused.status).toBe(429);

@@ -1,8 +1,13 @@
-/** The JSON API through the service's app, over a real SQLite file filled by real polls of the simulated vendor: cursor pagination, filters, search, bad input, admin auth, one error shape. */
+/**
+ * The JSON API through the service's app, over a real archive seeded with the incidents of the
+ * scenario (seed-archive.ts): cursor pagination, filters, search, bad input, admin auth, one error
+ * shape. The admin poll button polls the simulated vendor for real.
+ */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { rawIncident, type RawIncident } from '../fixtures/vendor-builders.ts';
 import { ADMIN_TOKEN, startTestApp, type TestApp } from '../helpers/app-service.ts';
 import { cursorPayload } from '../helpers/cursor-payload.ts';
+import { seedArchive } from '../helpers/seed-archive.ts';
 import { startTestVendor, type TestVendor } from '../helpers/service.ts';
 
 const SERVICES = ['Files', 'Messaging', 'Search', 'Huddles'];
@@ -31,11 +36,10 @@ describe('HTTP API', () => {
   let service: TestApp;
 
   beforeAll(async () => {
-    vendor = await startTestVendor({ historyWindowDays: 100_000 });
-    // One poll writes the whole archive: more than the default budget of changed incidents per poll.
-    service = await startTestApp(vendor.url, { env: { POLL_MAX_INCIDENT_CHANGES: '1000' } });
-    await vendor.setIncidents(archiveOf250());
-    expect((await service.poll()).events).toHaveLength(250);
+    // The vendor lists nothing: only the admin poll button reads it.
+    vendor = await startTestVendor();
+    service = await startTestApp(vendor.url);
+    expect((await seedArchive(service.store, archiveOf250())).events).toHaveLength(250);
   });
   afterAll(async () => {
     await service.close();
@@ -198,11 +202,10 @@ describe('HTTP API', () => {
       expect(seen).toHaveLength(250);
       expect(seen[0]).toBe('1000.r1.created');
 
-      await vendor.setIncidents([
+      await seedArchive(service.store, [
         ...archiveOf250(),
         rawIncident({ id: 2000, title: 'Fresh', date_created: '2026-11-01T00:00:00-07:00', date_updated: '2026-11-01T00:00:00-07:00' }),
       ]);
-      await service.poll();
       const news = await service.get(`/api/events?cursor=${resume}`);
       expect(news.body.events.map((e: { id: string; backfill: boolean }) => [e.id, e.backfill])).toEqual([['2000.r1.created', false]]);
       expect((await service.get('/api/events?include_backfill=false')).body.events.map((e: { id: string }) => e.id)).toEqual(['2000.r1.created']);

@@ -4,9 +4,9 @@
  * the browser that started it, a pasted token, uninstall, and a broken installation that the admin
  * is told about once and that a re-install makes active again. No page ever shows a token or a stack.
  */
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { ADMIN_TOKEN, startTestApp, type TestApp } from '../helpers/app-service.ts';
-import { startTestVendor, type TestVendor } from '../helpers/service.ts';
+import { NO_FEED_URL } from '../helpers/seed-archive.ts';
 import { startSmtp, type TestSmtp } from '../helpers/smtp.ts';
 import { startWebApi, type WebApiClient } from '../sim/web-api-helpers.ts';
 
@@ -16,16 +16,9 @@ const ADMIN_EMAIL = 'ops@example.test';
 type Page = { status: number; headers: Headers; html: string };
 
 describe('installing the workspace app from the admin pages', () => {
-  let vendor: TestVendor;
   let smtp: TestSmtp;
   let sim: WebApiClient;
   let service: TestApp | null = null;
-  beforeAll(async () => {
-    vendor = await startTestVendor();
-  });
-  afterAll(async () => {
-    await vendor.close();
-  });
   afterEach(async () => {
     await service?.close();
     await smtp.close();
@@ -35,7 +28,7 @@ describe('installing the workspace app from the admin pages', () => {
   async function start(): Promise<TestApp> {
     smtp = await startSmtp();
     sim = await startWebApi();
-    service = await startTestApp(vendor.url, {
+    service = await startTestApp(NO_FEED_URL, {
       env: {
         PUBLIC_URL: ORIGIN,
         APP_API_URL: sim.url,

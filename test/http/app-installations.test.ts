@@ -3,28 +3,21 @@
  * and a real SQLite file: install from a pasted token (once), list, and our cursor pagination over
  * the vendor's conversations.list, however short or oddly ended the vendor's pages are.
  */
-import { afterEach, beforeAll, afterAll, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from '../helpers/app-service.ts';
 import { cursorPayload } from '../helpers/cursor-payload.ts';
-import { startTestVendor, type TestVendor } from '../helpers/service.ts';
+import { NO_FEED_URL } from '../helpers/seed-archive.ts';
 import { startWebApi, type WebApiClient } from '../sim/web-api-helpers.ts';
 
 describe('the installations API', () => {
-  let vendor: TestVendor;
   let service: TestApp | null = null;
-  beforeAll(async () => {
-    vendor = await startTestVendor();
-  });
-  afterAll(async () => {
-    await vendor.close();
-  });
   afterEach(async () => {
     await service?.close();
     service = null;
   });
 
   async function withApp(sim: WebApiClient, env: Record<string, string> = {}): Promise<TestApp> {
-    service = await startTestApp(vendor.url, {
+    service = await startTestApp(NO_FEED_URL, {
       env: { APP_API_URL: sim.url, APP_CLIENT_ID: sim.clientId, APP_CLIENT_SECRET: sim.clientSecret, ...env },
     });
     return service;
@@ -104,13 +97,13 @@ describe('the installations API', () => {
     expect(JSON.parse(refused.text)).toMatchObject({ error: 'vendor_error', detail: expect.stringContaining('invalid_token') });
     await app.close();
 
-    service = await startTestApp(vendor.url, { env: { APP_API_URL: 'http://127.0.0.1:9', APP_CLIENT_ID: 'c', APP_CLIENT_SECRET: 's' } });
+    service = await startTestApp(NO_FEED_URL, { env: { APP_API_URL: 'http://127.0.0.1:9', APP_CLIENT_ID: 'c', APP_CLIENT_SECRET: 's' } });
     const down = await raw(service, 'POST', '/api/app/installations', JSON.stringify({ token: 'xoxb-1' }));
     expect(down.status).toBe(502);
     expect(JSON.parse(down.text).detail).toMatch(/could not be reached/);
     await service.close();
 
-    service = await startTestApp(vendor.url);
+    service = await startTestApp(NO_FEED_URL);
     const off = await raw(service, 'POST', '/api/app/installations', JSON.stringify({ token: 'xoxb-1' }));
     expect(off.status).toBe(503);
     expect(JSON.parse(off.text).error).toBe('app_not_configured');

@@ -1,32 +1,25 @@
 /**
  * The workspace app's messages through the service's app, on whichever runtime runs it: Node
  * (better-sqlite3, Node's fetch) and, in the workers project, workerd (D1, workerd's fetch, which
- * refuses `redirect: 'error'`), against the simulated Web API over loopback. One incident posts
- * one root, its resolution edits it and replies in its thread. (A redirect from the API host is
- * refused, never followed: test/adapters/web-api-client.test.ts.)
+ * refuses `redirect: 'error'`), against the simulated Web API over loopback, the archive seeded
+ * with each step of the story (seed-archive.ts). One incident posts one root, its resolution edits
+ * it and replies in its thread. (A redirect from the API host is refused, never followed:
+ * test/adapters/web-api-client.test.ts.)
  */
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { appStory } from '../fixtures/app-story.ts';
 import { installApp, readable, startAppWorld, subscribeApp, type AppWorld } from '../helpers/app-channel.ts';
 import { startTestApp, type TestApp } from '../helpers/app-service.ts';
-import { startTestVendor, type TestVendor } from '../helpers/service.ts';
+import { NO_FEED_URL, seedArchive } from '../helpers/seed-archive.ts';
 
 describe('app messages on this runtime', () => {
-  let vendor: TestVendor;
   let world: AppWorld;
   let service: TestApp;
 
-  beforeAll(async () => {
-    vendor = await startTestVendor({ historyWindowDays: 100_000 });
-  });
-  afterAll(async () => {
-    await vendor.close();
-  });
   beforeEach(async () => {
-    await vendor.setIncidents([]);
     world = await startAppWorld(['status']);
-    service = await startTestApp(vendor.url, { env: { ...world.env, PUBLIC_URL: 'https://status.example.test' } });
-    expect((await service.poll()).outcome).toBe('ok');
+    service = await startTestApp(NO_FEED_URL, { env: { ...world.env, PUBLIC_URL: 'https://status.example.test' } });
+    expect((await seedArchive(service.store, [])).outcome).toBe('ok');
   });
   afterEach(async () => {
     await service.close();
@@ -38,8 +31,7 @@ describe('app messages on this runtime', () => {
     const installation = await installApp(service.admin, world);
     await subscribeApp(service.admin, installation, world.channels.status!);
     for (const incident of steps) {
-      await vendor.setIncidents([incident]);
-      expect((await service.poll()).outcome).toBe('ok');
+      expect((await seedArchive(service.store, [incident])).outcome).toBe('ok');
       await service.deliverNow();
     }
     const view = await world.read(world.channels.status!);

@@ -1,13 +1,14 @@
 /**
- * `/status [service]` through the service's app over a real SQLite file, signed with
- * node:crypto's HMAC as an independent oracle of the vendor's scheme: valid requests are answered
- * with the state now and a dashboard link; forged, stale, tampered and replayed ones get 401.
+ * `/status [service]` through the service's app over a real SQLite file seeded with the scenario's
+ * incidents (seed-archive.ts), signed with node:crypto's HMAC as an independent oracle of the
+ * vendor's scheme: valid requests are answered with the state now and a dashboard link; forged,
+ * stale, tampered and replayed ones get 401.
  */
 import { createHmac } from 'node:crypto';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { rawIncident } from '../fixtures/vendor-builders.ts';
 import { startTestApp, type TestApp } from '../helpers/app-service.ts';
-import { startTestVendor, type TestVendor } from '../helpers/service.ts';
+import { NO_FEED_URL, seedArchive } from '../helpers/seed-archive.ts';
 import { tempDir } from '../helpers/temp-archive.ts';
 
 const SECRET = 'signing-secret-for-tests-8f3a';
@@ -29,21 +30,13 @@ function commandBody(text: string): string {
 }
 
 describe('the /status slash command', () => {
-  let vendor: TestVendor;
   const apps: TestApp[] = [];
-  beforeAll(async () => {
-    vendor = await startTestVendor();
-  });
-  afterAll(async () => {
-    await vendor.close();
-  });
   afterEach(async () => {
     await Promise.all(apps.splice(0).map((a) => a.close()));
-    await vendor.setIncidents([]);
   });
 
   async function app(env: Record<string, string> = { APP_SIGNING_SECRET: SECRET, PUBLIC_URL }, dir?: string): Promise<TestApp> {
-    const started = await startTestApp(vendor.url, { env, dir });
+    const started = await startTestApp(NO_FEED_URL, { env, dir });
     apps.push(started);
     return started;
   }
@@ -64,7 +57,8 @@ describe('the /status slash command', () => {
 
   it('answers a signed request with the state now, the incidents (escaped) and a link to the dashboard', async () => {
     const at = new Date().toISOString();
-    await vendor.setIncidents([
+    const target = await app();
+    await seedArchive(target.store, [
       rawIncident({
         id: 501,
         title: 'Uploads <!channel> & failing',
@@ -75,8 +69,6 @@ describe('the /status slash command', () => {
         date_updated: at,
       }),
     ]);
-    const target = await app();
-    await target.poll();
     const body = commandBody('');
     const res = await send(target, body, signed(body));
     expect(res.status, res.text).toBe(200);
@@ -91,11 +83,10 @@ describe('the /status slash command', () => {
 
   it('answers for one service, whatever case it is typed in; a service no incident names is all good', async () => {
     const at = new Date().toISOString();
-    await vendor.setIncidents([
+    const target = await app();
+    await seedArchive(target.store, [
       rawIncident({ id: 502, title: 'Slow uploads', status: 'active', type: 'incident', services: ['Files'], date_created: at, date_updated: at }),
     ]);
-    const target = await app();
-    await target.poll();
     const files = commandBody('files');
     const res = await send(target, files, signed(files));
     expect(res.json.text).toContain('*Files: Incident.*');
@@ -107,7 +98,7 @@ describe('the /status slash command', () => {
 
   it('answers a service it never saw as unknown, naming the services it knows', async () => {
     const target = await app();
-    await target.poll();
+    await seedArchive(target.store, []);
     const body = commandBody('Teleporter <x>');
     const res = await send(target, body, signed(body));
     expect(res.status).toBe(200);
@@ -127,7 +118,7 @@ describe('the /status slash command', () => {
 
   it('refuses forged, tampered, unsigned and malformed requests with 401, and processes none of them', async () => {
     const target = await app();
-    await target.poll();
+    await seedArchive(target.store, []);
     const body = commandBody('');
     const ts = now();
     const refusals: { name: string; body: string; headers: Record<string, string> }[] = [

@@ -6,22 +6,18 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { rawIncident } from '../fixtures/vendor-builders.ts';
 import { startTestApp, type TestApp } from '../helpers/app-service.ts';
-import { startTestVendor, type TestVendor } from '../helpers/service.ts';
+import { NO_FEED_URL, seedArchive } from '../helpers/seed-archive.ts';
 
 describe('X-Content-Type-Options', () => {
-  let vendor: TestVendor;
   let service: TestApp;
 
   beforeAll(async () => {
-    vendor = await startTestVendor();
-    service = await startTestApp(vendor.url);
-    await vendor.setIncidents([rawIncident({ id: 1, title: '<script>alert(1)</script> uploads fail', services: ['Files'] })]);
-    await service.poll();
+    service = await startTestApp(NO_FEED_URL);
+    await seedArchive(service.store, [rawIncident({ id: 1, title: '<script>alert(1)</script> uploads fail', services: ['Files'] })]);
   });
 
   afterAll(async () => {
     await service?.close();
-    await vendor?.close();
   });
 
   /** Each URL twice (a miss, then a hit of the response caches), then with the ETag it got (a 304 where it has one). */

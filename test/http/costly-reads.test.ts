@@ -2,14 +2,14 @@
  * What answers the server must build may cost each client: parameters no read
  * takes never make a new cache entry, and a client building answers in a loop is refused once it
  * has spent its share, while answers from the cache and other clients go on. Through the app over
- * the simulated vendor, in both runtimes.
+ * an archive seeded with the scenario's incidents (seed-archive.ts), in both runtimes.
  */
 import { Hono } from 'hono';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createReadBudget } from '../../src/http/read-budget.ts';
 import { rawIncident, type RawIncident } from '../fixtures/vendor-builders.ts';
 import { startTestApp, type TestApp } from '../helpers/app-service.ts';
-import { startTestVendor, type TestVendor } from '../helpers/service.ts';
+import { NO_FEED_URL, seedArchive } from '../helpers/seed-archive.ts';
 
 const pad = (n: number) => String(n).padStart(2, '0');
 
@@ -31,7 +31,6 @@ function incidents(): RawIncident[] {
 }
 
 describe('costly reads', () => {
-  let vendor: TestVendor;
   let service: TestApp;
   /** A GET from the client at `address` (TRUST_PROXY is on: the last X-Forwarded-For entry counts). */
   const get = (path: string, address = '192.0.2.10') => service.fetch(service.url + path, { headers: { 'x-forwarded-for': address } });
@@ -43,15 +42,12 @@ describe('costly reads', () => {
   };
 
   beforeAll(async () => {
-    vendor = await startTestVendor({ historyWindowDays: 100_000 });
-    await vendor.setIncidents(incidents());
     // 5 ms of building a second, after a burst of 150 ms: some cold answers, then the refusals.
-    service = await startTestApp(vendor.url, { env: { TRUST_PROXY: 'true', READ_BUDGET_MS_PER_SECOND: '20' } });
-    expect((await service.poll()).outcome).toBe('ok');
+    service = await startTestApp(NO_FEED_URL, { env: { TRUST_PROXY: 'true', READ_BUDGET_MS_PER_SECOND: '20' } });
+    expect((await seedArchive(service.store, incidents())).outcome).toBe('ok');
   });
   afterAll(async () => {
     await service.close();
-    await vendor.close();
   });
 
   describe('query parameters', () => {

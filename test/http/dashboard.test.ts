@@ -1,8 +1,13 @@
-/** The dashboard pages through the service's app over a real SQLite file: security headers, escaping of hostile vendor text, filters, pages, history. */
+/**
+ * The dashboard pages through the service's app over a real SQLite file seeded with the scenario's
+ * incidents (seed-archive.ts): security headers, escaping of hostile vendor text, filters, pages,
+ * history. The feed-health warning follows real polls of the simulated vendor.
+ */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Clock } from '../../src/core/ports.ts';
 import { rawIncident, type RawIncident } from '../fixtures/vendor-builders.ts';
 import { startTestApp, type TestApp } from '../helpers/app-service.ts';
+import { seedArchive } from '../helpers/seed-archive.ts';
 import { startTestVendor, type TestVendor } from '../helpers/service.ts';
 
 /** The service's clock: 2026-10-01 15:00 UTC, one second later at each reading, so polls keep their order. */
@@ -95,11 +100,17 @@ describe('dashboard pages', () => {
     return { status: res.status, headers: res.headers, html: await res.text() };
   };
 
+  const clock = steppingClock(NOW_MS);
+  /** Seeds the archive with `incidents`, and has the vendor serve the same, for the polls of the feed-health test. */
+  const seed = async (incidents: RawIncident[]) => {
+    await vendor.setIncidents(incidents);
+    return seedArchive(service.store, incidents, { now: clock.now() });
+  };
+
   beforeAll(async () => {
     vendor = await startTestVendor({ historyWindowDays: 100_000 });
-    service = await startTestApp(vendor.url, { clock: steppingClock(NOW_MS) });
-    await vendor.setIncidents([outage, files, search, ...routine]);
-    expect((await service.poll()).outcome).toBe('ok');
+    service = await startTestApp(vendor.url, { clock });
+    expect((await seed([outage, files, search, ...routine])).outcome).toBe('ok');
   });
   afterAll(async () => {
     await service.close();
@@ -278,8 +289,7 @@ describe('dashboard pages', () => {
     });
 
     it('shows the incident, its notes, and its history as changes in words', async () => {
-      await vendor.setIncidents([outageEdited, files, search, ...routine]);
-      expect((await service.poll()).outcome).toBe('ok');
+      expect((await seed([outageEdited, files, search, ...routine])).outcome).toBe('ok');
 
       const page = await get('/incidents/2001');
       expect(page.status).toBe(200);
@@ -364,8 +374,7 @@ describe('dashboard pages', () => {
 
       // The vendor resolves the last incident going on: `/` must say so to the next visitor.
       const resolved = { ...files, status: 'resolved', date_updated: '2026-10-01T06:00:00-07:00' };
-      await vendor.setIncidents([outageEdited, resolved, search, ...routine]);
-      expect((await service.poll()).outcome).toBe('ok');
+      expect((await seed([outageEdited, resolved, search, ...routine])).outcome).toBe('ok');
 
       const after = await service.fetch(`${service.url}/`, { headers: { 'if-none-match': home.headers.get('etag')! } });
       expect(after.status).toBe(200);

@@ -4,21 +4,18 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from '../helpers/app-service.ts';
-import { startTestVendor, type TestVendor } from '../helpers/service.ts';
+import { NO_FEED_URL, seedArchive } from '../helpers/seed-archive.ts';
 
 describe('favicon', () => {
-  let vendor: TestVendor;
   let service: TestApp;
 
   beforeAll(async () => {
-    vendor = await startTestVendor();
-    service = await startTestApp(vendor.url);
-    await service.poll();
+    service = await startTestApp(NO_FEED_URL);
+    await seedArchive(service.store, []);
   });
 
   afterAll(async () => {
     await service?.close();
-    await vendor?.close();
   });
 
   it('answers /favicon.ico without a 404, cached so a browser asks once a day at most', async () => {

@@ -1,9 +1,9 @@
-/** The Atom, RSS and JSON feeds through the service's app, polling the simulated vendor over HTTP: spec elements, filters, hostile vendor text, caching. */
+/** The Atom, RSS and JSON feeds through the service's app over an archive seeded with the scenario's incidents (seed-archive.ts): spec elements, filters, hostile vendor text, caching. */
 import { XMLParser, XMLValidator } from 'fast-xml-parser';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { rawIncident, type RawIncident } from '../fixtures/vendor-builders.ts';
 import { startTestApp, type TestApp } from '../helpers/app-service.ts';
-import { startTestVendor, type TestVendor } from '../helpers/service.ts';
+import { NO_FEED_URL, seedArchive } from '../helpers/seed-archive.ts';
 
 const pad = (n: number) => String(n).padStart(2, '0');
 const SERVICES = ['Files', 'Messaging', 'Search'];
@@ -124,7 +124,6 @@ const UUID_URN = /^urn:uuid:[0-9a-f]{8}-[0-9a-f]{4}-5[0-9a-f]{3}-[89ab][0-9a-f]{
 type Fetched = { status: number; headers: Headers; body: string };
 
 describe('feeds', () => {
-  let vendor: TestVendor;
   let service: TestApp;
 
   const fetchFeed = async (path: string, headers: Record<string, string> = {}): Promise<Fetched> => {
@@ -151,14 +150,11 @@ describe('feeds', () => {
   const entryFor = (feed: any, incidentId: string) => feed.entry.find((e: any) => e.link[0]['@href'].endsWith(`/incidents/${incidentId}`));
 
   beforeAll(async () => {
-    vendor = await startTestVendor({ historyWindowDays: 100_000 });
-    service = await startTestApp(vendor.url);
-    await vendor.setIncidents([longRunning, hostile, plainTextNote, ...pastIncidents()]);
-    expect((await service.poll()).events).toHaveLength(58);
+    service = await startTestApp(NO_FEED_URL);
+    expect((await seedArchive(service.store, [longRunning, hostile, plainTextNote, ...pastIncidents()])).events).toHaveLength(58);
   });
   afterAll(async () => {
     await service.close();
-    await vendor.close();
   });
 
   it('answers each format with its media type', async () => {
@@ -343,7 +339,7 @@ describe('feeds', () => {
     expect(cached.headers.get('content-type')).toBe('application/atom+xml; charset=utf-8');
     const before = await atom();
 
-    await vendor.setIncidents([
+    const news = await seedArchive(service.store, [
       {
         ...longRunning,
         status: 'resolved',
@@ -354,7 +350,7 @@ describe('feeds', () => {
       plainTextNote,
       ...pastIncidents(),
     ]);
-    expect((await service.poll()).events.length).toBeGreaterThan(0);
+    expect(news.events.length).toBeGreaterThan(0);
     const changed = await fetchFeed('/feed.atom?service=Huddles', { 'if-none-match': etag! });
     expect(changed.status).toBe(200);
     expect(changed.headers.get('etag')).not.toBe(etag);
@@ -371,7 +367,7 @@ describe('feeds', () => {
   it('keeps every id after a restart on another port', async () => {
     const before = await jsonFeed();
     await service.close();
-    service = await startTestApp(vendor.url, { dir: service.dir, origin: 'http://statuswatch.localhost:8081' });
+    service = await startTestApp(NO_FEED_URL, { dir: service.dir, origin: 'http://statuswatch.localhost:8081' });
     const after = await jsonFeed();
     expect(after.feed_url).not.toBe(before.feed_url);
     expect(after.items.map((i: any) => i.id)).toEqual(before.items.map((i: any) => i.id));

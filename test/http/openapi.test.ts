@@ -5,7 +5,7 @@ import { API_OPERATIONS, toOpenApiPath } from '../../src/http/openapi/openapi-do
 import { apiErrorSchema } from '../../src/http/openapi/api-schemas.ts';
 import { rawIncident } from '../fixtures/vendor-builders.ts';
 import { startTestApp, type TestApp } from '../helpers/app-service.ts';
-import { startTestVendor, type TestVendor } from '../helpers/service.ts';
+import { NO_FEED_URL, seedArchive } from '../helpers/seed-archive.ts';
 
 /** JSON routes by where they live: the API, the health check, the widget's status and the document itself. */
 const isJsonPath = (path: string) => (path.startsWith('/api/') && path !== '/api/reference') || ['/healthz', '/widget.json', '/openapi.json'].includes(path);
@@ -19,18 +19,15 @@ type OpenApiDoc = {
 };
 
 describe('OpenAPI document', () => {
-  let vendor: TestVendor;
   let service: TestApp;
   let doc: OpenApiDoc;
 
   beforeAll(async () => {
-    vendor = await startTestVendor();
-    service = await startTestApp(vendor.url);
+    service = await startTestApp(NO_FEED_URL);
     const now = new Date().toISOString();
-    await vendor.setIncidents([
+    await seedArchive(service.store, [
       rawIncident({ id: 4242, title: 'Uploads failing', status: 'active', services: ['Files'], date_created: now, date_updated: now }),
     ]);
-    await service.poll();
     const res = await service.fetch(`${service.url}/openapi.json`);
     expect(res.status).toBe(200);
     expect(res.headers.get('content-type')).toMatch(/^application\/json/);
@@ -38,7 +35,6 @@ describe('OpenAPI document', () => {
   });
   afterAll(async () => {
     await service.close();
-    await vendor.close();
   });
 
   it('is OpenAPI 3.1 and names every JSON route the app answers, with its method', () => {

@@ -1,18 +1,18 @@
 /**
- * The public pages' wording and counts, through the app over a real SQLite file: an
- * incident that names no service is "All services" everywhere it shows, and a list of incidents
- * says how many there are on all its pages, the page and the API alike.
+ * The public pages' wording and counts, through the app over a real SQLite file seeded with the
+ * fixture world (seed-archive.ts): an incident that names no service is "All services" everywhere
+ * it shows, and a list of incidents says how many there are on all its pages, the page and the API
+ * alike.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { publicPagesWorld } from '../fixtures/public-pages-world.ts';
 import { startTestApp, type TestApp } from '../helpers/app-service.ts';
-import { startTestVendor, type TestVendor } from '../helpers/service.ts';
+import { NO_FEED_URL, seedArchive } from '../helpers/seed-archive.ts';
 
 /** The maintenance of the fixture world: it names no service. */
 const NO_SERVICE_INCIDENT = { id: '9103', title: 'Scheduled maintenance of the whole service' };
 
 describe('public pages', () => {
-  let vendor: TestVendor;
   let service: TestApp;
   const html = async (path: string) => {
     const res = await service.fetch(service.url + path);
@@ -21,14 +21,11 @@ describe('public pages', () => {
   };
 
   beforeAll(async () => {
-    vendor = await startTestVendor({ historyWindowDays: 100_000 });
-    await vendor.setIncidents(publicPagesWorld(Date.now()));
-    service = await startTestApp(vendor.url);
-    expect((await service.poll()).outcome).toBe('ok');
+    service = await startTestApp(NO_FEED_URL);
+    expect((await seedArchive(service.store, publicPagesWorld(Date.now()))).outcome).toBe('ok');
   });
   afterAll(async () => {
     await service.close();
-    await vendor.close();
   });
 
   it('calls an incident that names no service "All services" on the dashboard, as the list and the incident page do', async () => {

@@ -1,8 +1,8 @@
-/** The track record through the service's app: the simulated vendor over HTTP, a real poll, a real SQLite file, a set clock. */
+/** The track record through the service's app: a real SQLite file seeded with the scenario's incidents as polls at set times saw them (seed-archive.ts), a set clock. */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { rawIncident } from '../fixtures/vendor-builders.ts';
 import { startTestApp, type TestApp } from '../helpers/app-service.ts';
-import { startTestVendor, type TestVendor } from '../helpers/service.ts';
+import { NO_FEED_URL, seedArchive } from '../helpers/seed-archive.ts';
 
 const MINUTE = 60_000;
 const HOUR = 60 * MINUTE;
@@ -53,25 +53,21 @@ const searchIncident = rawIncident({
 const NOW = Date.UTC(2026, 9, 10, 15, 0, 0);
 
 describe('/api/reliability and /reliability', () => {
-  let vendor: TestVendor;
   let service: TestApp;
   const clock = { ms: Date.UTC(2026, 9, 5), now: () => clock.ms };
+  const seed = (incidents: Parameters<typeof seedArchive>[1]) => seedArchive(service.store, incidents, { now: clock.ms });
 
   beforeAll(async () => {
-    vendor = await startTestVendor({ historyWindowDays: 100_000 });
-    service = await startTestApp(vendor.url, { clock });
-    await vendor.setIncidents([filesOutage, hostile]);
-    expect((await service.poll()).events.length).toBeGreaterThan(0);
+    service = await startTestApp(NO_FEED_URL, { clock });
+    expect((await seed([filesOutage, hostile])).events.length).toBeGreaterThan(0);
     clock.ms = SEARCH_START + 2 * MINUTE;
-    await vendor.setIncidents([filesOutage, hostile, searchIncident]);
-    expect((await service.poll()).events.map((e: { type: string }) => e.type)).toEqual(['incident.created']);
+    expect((await seed([filesOutage, hostile, searchIncident])).events.map((e) => e.type)).toEqual(['incident.created']);
     clock.ms = NOW;
     // Still reading the feed at NOW: a last read days old would make the days since "no data".
-    expect((await service.poll()).outcome).toBe('ok');
+    expect((await seed([filesOutage, hostile, searchIncident])).outcome).toBe('ok');
   });
   afterAll(async () => {
     await service?.close();
-    await vendor?.close();
   });
 
   it('answers the figures as JSON: availability per service and window, and twelve months', async () => {
@@ -162,13 +158,7 @@ describe('/api/reliability and /reliability', () => {
     const totalOf = async () => (await service.get('/api/reliability')).body.months.at(-1).incidents.total;
     expect(await totalOf()).toBe(2);
     clock.ms = NOW + 30_000;
-    await vendor.setIncidents([
-      filesOutage,
-      hostile,
-      searchIncident,
-      rawIncident({ id: 2004, services: ['Files'], date_created: '2026-10-10T07:00:00-07:00' }),
-    ]);
-    await service.poll();
+    await seed([filesOutage, hostile, searchIncident, rawIncident({ id: 2004, services: ['Files'], date_created: '2026-10-10T07:00:00-07:00' })]);
     expect(await totalOf()).toBe(3);
 
     const ongoingSearch = async () =>
@@ -182,17 +172,14 @@ describe('/api/reliability and /reliability', () => {
 });
 
 describe('/reliability of an empty archive', () => {
-  let vendor: TestVendor;
   let service: TestApp;
   const clock = { now: () => NOW };
 
   beforeAll(async () => {
-    vendor = await startTestVendor();
-    service = await startTestApp(vendor.url, { clock });
+    service = await startTestApp(NO_FEED_URL, { clock });
   });
   afterAll(async () => {
     await service?.close();
-    await vendor?.close();
   });
 
   it('reports every known service, with no data rather than 100%, and says why the duration charts are missing', async () => {

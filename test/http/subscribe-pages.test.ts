@@ -8,7 +8,7 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import { HOSTILE_ADDRESSES } from '../fixtures/hostile-addresses.ts';
 import { rawIncident } from '../fixtures/vendor-builders.ts';
 import { startTestApp, type TestApp } from '../helpers/app-service.ts';
-import { startTestVendor, type TestVendor } from '../helpers/service.ts';
+import { NO_FEED_URL, seedArchive } from '../helpers/seed-archive.ts';
 import { startSmtp, type TestSmtp } from '../helpers/smtp.ts';
 
 const PUBLIC_URL = 'https://status.example.test';
@@ -17,26 +17,22 @@ const DAY_MS = 24 * 60 * 60 * 1000;
 type Page = { status: number; headers: Headers; html: string };
 
 describe('email subscription pages', () => {
-  let vendor: TestVendor;
   let smtp: TestSmtp;
   let service: TestApp;
   let offsetMs = 0;
   const clock = { now: () => Date.now() + offsetMs };
 
   beforeAll(async () => {
-    vendor = await startTestVendor({ historyWindowDays: 100_000 });
     smtp = await startSmtp();
   });
   afterAll(async () => {
     await smtp.close();
-    await vendor.close();
   });
   beforeEach(async () => {
     offsetMs = 0;
     smtp.received.length = 0;
-    await vendor.setIncidents([]);
     // A fresh archive per test: the rate limits start from zero.
-    service = await startTestApp(vendor.url, {
+    service = await startTestApp(NO_FEED_URL, {
       clock,
       env: { SMTP_URL: smtp.url, MAIL_FROM: 'statuswatch <status@example.test>', PUBLIC_URL },
     });
@@ -204,10 +200,9 @@ describe('email subscription pages', () => {
   });
 
   it('unsubscribes at once on an RFC 8058 one-click post with no Origin and no cookies', async () => {
-    expect((await service.poll()).outcome).toBe('ok'); // seeds the archive: nothing is news yet
+    expect((await seedArchive(service.store, [], { now: clock.now() })).outcome).toBe('ok'); // seeds the archive: nothing is news yet
     const sub = await subscribed('fay@example.test');
-    await vendor.setIncidents([rawIncident({ id: 7 })]);
-    await service.poll();
+    await seedArchive(service.store, [rawIncident({ id: 7 })], { now: clock.now() });
     await service.deliverNow();
     const mail = smtp.received.at(-1)!;
     const header = (name: string) => mail.headerLines.find((h) => h.key === name)?.line.replace(/^[^:]+:\s*/, '');

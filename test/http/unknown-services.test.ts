@@ -1,33 +1,41 @@
 /**
  * Service names statuswatch never saw, through the service's app over a real SQLite file
- * filled by a real poll of the simulated vendor: the widget and badge say "unknown", the JSON API
+ * seeded with the scenario's incidents (seed-archive.ts): the widget and badge say "unknown", the JSON API
  * and subscriptions refuse the name with the known ones, and a name only the archive knows (a
  * service the vendor has since renamed) is accepted everywhere.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { rawIncident } from '../fixtures/vendor-builders.ts';
 import { startTestApp, type TestApp } from '../helpers/app-service.ts';
-import { startTestVendor, type TestVendor } from '../helpers/service.ts';
+import { NO_FEED_URL, seedArchive } from '../helpers/seed-archive.ts';
 
 /** The vendor's name before a rename: in no list the code carries, only in the archive. */
 const OLD_NAME = 'Legacy Uploads';
 
 describe('unknown service names', () => {
-  let vendor: TestVendor;
   let service: TestApp;
 
   beforeAll(async () => {
-    vendor = await startTestVendor({ historyWindowDays: 100_000 });
-    service = await startTestApp(vendor.url, { clock: { now: () => Date.UTC(2026, 9, 1, 15, 0, 0) } });
-    await vendor.setIncidents([
-      rawIncident({ id: 2001, status: 'resolved', services: [OLD_NAME], date_created: '2025-03-01T09:00:00-08:00', date_updated: '2025-03-01T11:00:00-08:00' }),
-      rawIncident({ id: 2002, type: 'outage', services: ['Messaging'], date_updated: '2026-10-01T06:30:00-07:00' }),
-    ]);
-    expect((await service.poll()).events.length).toBeGreaterThan(0);
+    const now = Date.UTC(2026, 9, 1, 15, 0, 0);
+    service = await startTestApp(NO_FEED_URL, { clock: { now: () => now } });
+    const seeded = await seedArchive(
+      service.store,
+      [
+        rawIncident({
+          id: 2001,
+          status: 'resolved',
+          services: [OLD_NAME],
+          date_created: '2025-03-01T09:00:00-08:00',
+          date_updated: '2025-03-01T11:00:00-08:00',
+        }),
+        rawIncident({ id: 2002, type: 'outage', services: ['Messaging'], date_updated: '2026-10-01T06:30:00-07:00' }),
+      ],
+      { now },
+    );
+    expect(seeded.events.length).toBeGreaterThan(0);
   });
   afterAll(async () => {
     await service?.close();
-    await vendor?.close();
   });
 
   const text = async (path: string) => {

@@ -6,19 +6,16 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { signInAdmin } from '../helpers/admin-page-client.ts';
 import { startTestApp, type TestApp } from '../helpers/app-service.ts';
-import { startTestVendor, type TestVendor } from '../helpers/service.ts';
+import { NO_FEED_URL } from '../helpers/seed-archive.ts';
 
 describe('webhook targets refused at subscription time', () => {
-  let vendor: TestVendor;
   let service: TestApp;
 
   beforeAll(async () => {
-    vendor = await startTestVendor();
-    service = await startTestApp(vendor.url);
+    service = await startTestApp(NO_FEED_URL);
   });
   afterAll(async () => {
     await service?.close();
-    await vendor?.close();
   });
 
   it('refuses .local, .internal, .home.arpa and single-label names with a reason, storing nothing', async () => {

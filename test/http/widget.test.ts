@@ -1,10 +1,15 @@
-/** The embeddables through the service's app, polling the simulated vendor over HTTP: hot-path headers, ETags and 304s, CORS, staleness, escaping. */
+/**
+ * The embeddables through the service's app: hot-path headers, ETags and 304s, CORS, staleness,
+ * escaping. The archive is seeded with the scenario's incidents (seed-archive.ts); what follows a
+ * poll (an unchanged feed, a change, a feed that stops answering) polls the simulated vendor over HTTP.
+ */
 import { XMLValidator } from 'fast-xml-parser';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 // The file as it is in the repository, read by Vite: the same in Node and in workerd.
 import widgetSource from '../../public/widget.js?raw';
 import { rawIncident } from '../fixtures/vendor-builders.ts';
 import { startTestApp, type TestApp } from '../helpers/app-service.ts';
+import { NO_FEED_URL, seedArchive } from '../helpers/seed-archive.ts';
 import { startTestVendor, type TestVendor } from '../helpers/service.ts';
 
 const HOT_PATH_CACHE_CONTROL = 'public, max-age=30, stale-while-revalidate=60, stale-if-error=86400';
@@ -44,8 +49,9 @@ describe('widget, badge and embed', () => {
   beforeAll(async () => {
     vendor = await startTestVendor({ historyWindowDays: 100_000 });
     service = await startTestApp(vendor.url, { clock: { now: () => nowMs } });
+    // The vendor serves what the archive holds, for the polls that follow.
     await vendor.setIncidents([filesOutage, messagingNotice, searchResolved]);
-    expect((await service.poll()).events).toHaveLength(3);
+    expect((await seedArchive(service.store, [filesOutage, messagingNotice, searchResolved], { now: nowMs })).events).toHaveLength(3);
   });
   afterAll(async () => {
     await service?.close();
@@ -198,9 +204,9 @@ describe('widget, badge and embed', () => {
   });
 
   it('links to PUBLIC_URL when it is set', async () => {
-    const other = await startTestApp(vendor.url, { env: { PUBLIC_URL: 'https://status.example.com/' } });
+    const other = await startTestApp(NO_FEED_URL, { env: { PUBLIC_URL: 'https://status.example.com/' } });
     try {
-      await other.poll();
+      await seedArchive(other.store, [filesOutage, messagingNotice, searchResolved]);
       const res = await other.fetch(`${other.url}/widget.json`);
       const body = await res.json();
       expect(body.url).toBe('https://status.example.com/');
@@ -239,18 +245,15 @@ describe('widget, badge and embed', () => {
 
 describe('a vendor that sends a one-megabyte title', () => {
   const title = `Messaging is down ${'because '.repeat(131_072)}`; // 1 MB
-  let vendor: TestVendor;
   let service: TestApp;
 
   beforeAll(async () => {
-    vendor = await startTestVendor({ historyWindowDays: 100_000 });
-    service = await startTestApp(vendor.url, { clock: { now: () => Date.UTC(2026, 9, 1, 15, 0, 0) } });
-    await vendor.setIncidents([rawIncident({ id: 1700, title })]);
-    expect((await service.poll()).events).toHaveLength(1);
+    const now = Date.UTC(2026, 9, 1, 15, 0, 0);
+    service = await startTestApp(NO_FEED_URL, { clock: { now: () => now } });
+    expect((await seedArchive(service.store, [rawIncident({ id: 1700, title })], { now })).events).toHaveLength(1);
   });
   afterAll(async () => {
     await service?.close();
-    await vendor?.close();
   });
 
   it('gets a small /widget.json with the title cut, while the archive keeps all of it', async () => {
