@@ -7,10 +7,10 @@ import { eq, sql } from 'drizzle-orm';
 import type { IncidentWrite } from '../core/diff.ts';
 import { RevisionConflictError } from '../core/errors.ts';
 import { isMonitorEvent, MONITOR_EVENT_TYPES } from '../core/events.ts';
-import type { ArchiveWrites } from '../core/ports.ts';
+import type { ArchiveWrites, DiffedFeed } from '../core/ports.ts';
 import type { SqliteConnection } from './sqlite-connection.ts';
 import { createIncidentRows } from './sqlite-incident-rows.ts';
-import { applyPollStatements, GENERATION_KEY, isRevisionGuardFailure, pollRunStatements, SEEDED_KEY } from './sqlite-poll-apply.ts';
+import { applyPollStatements, GENERATION_KEY, isRevisionGuardFailure, pollRunStatements, READ_LAST_DIFF, SEEDED_KEY } from './sqlite-poll-apply.ts';
 import { toStatusEvent } from './sqlite-rows.ts';
 import type { PollStatements } from './sqlite-statements.ts';
 import * as t from './store-schema.ts';
@@ -25,6 +25,17 @@ const LATEST_MONITOR_SEQ = sql`(SELECT max(seq) FROM events WHERE type IN (SELEC
 function generationOf(rows: unknown[] | undefined): number {
   const row = rows?.[0] as { value?: string } | undefined;
   return Number(row?.value ?? 0);
+}
+
+/** The kept DiffedFeed; one that does not read as one (a hand-edited row) is as good as none. */
+function parseDiffedFeed(text: string): DiffedFeed | null {
+  try {
+    const value = JSON.parse(text) as DiffedFeed;
+    if (typeof value.atMs !== 'number' || typeof value.generation !== 'number' || !Array.isArray(value.sources)) return null;
+    return value;
+  } catch {
+    return null;
+  }
 }
 
 export function createSqliteArchiveWrites(connection: SqliteConnection, st: PollStatements, rejectedMaxBytes: number): ArchiveWrites {
@@ -75,6 +86,11 @@ export function createSqliteArchiveWrites(connection: SqliteConnection, st: Poll
 
     async archiveGeneration() {
       return readGeneration();
+    },
+
+    async lastDiff() {
+      const [row] = await connection.all<{ generation: string | null; diffed: string | null }>(READ_LAST_DIFF, []);
+      return { generation: Number(row?.generation ?? 0), diffed: row?.diffed ? parseDiffedFeed(row.diffed) : null };
     },
 
     async latestMonitorEvent() {

@@ -48,6 +48,17 @@ export type RecordedRejection = Omit<RejectedPayload, 'body'> & {
   body: { text: string; seenCount: number; firstSeenAt: number; lastSeenAt: number } | null;
 };
 
+/**
+ * What the last full diff read, kept with the archive so any poller (a Worker makes one per cron
+ * invocation) can tell that bodies equal to these would find nothing: per source, the body's
+ * SHA-256 and what it held; when it was diffed; and the archive generation the diff left.
+ */
+export type DiffedFeed = {
+  atMs: number;
+  generation: number;
+  sources: { source: FeedSource; sha256: string; incidents: number; skipped: number }[];
+};
+
 export type ApplyPollInput = {
   run: PollRun;
   plan: PollPlan;
@@ -59,6 +70,11 @@ export type ApplyPollInput = {
   rejected: readonly RejectedPayload[];
   /** Mark the archive seeded: later events are news, not backfill. */
   markSeeded: boolean;
+  /**
+   * Kept as the archive's DiffedFeed, with the generation this piece leaves (a poll's last piece,
+   * whose diff left nothing pending); null forgets the one kept; absent leaves it.
+   */
+  diffedFeed?: Omit<DiffedFeed, 'generation'> | null;
 };
 
 /**
@@ -81,6 +97,8 @@ export interface ArchiveWrites {
   applyPoll(input: ApplyPollInput): Promise<number>;
   /** A number that changes whenever any incident row is written (last_seen_at included), by any process. */
   archiveGeneration(): Promise<number>;
+  /** The archive generation now, and the DiffedFeed kept by the last poll that diffed in full (null: none). */
+  lastDiff(): Promise<{ generation: number; diffed: DiffedFeed | null }>;
   /** The newest `monitor.blind` or `monitor.recovered` event (monitor-episode.ts), if any. */
   latestMonitorEvent(): Promise<MonitorEvent | null>;
   /** A poll that applied nothing: a failure, or a feed unchanged since the last one. */
