@@ -12,6 +12,7 @@ import { noteSeq, sameServices, type Note } from '../core/incident.ts';
 import type { ApplyPollInput, PollRun, RejectedPayload } from '../core/ports.ts';
 import { toVendorIncident } from '../core/vendor-format.ts';
 import type { BatchStatement, SqlValue } from './sqlite-connection.ts';
+import { releaseLeaseStatement } from './sqlite-leases.ts';
 import { PRUNE_SQL } from './sqlite-retention.ts';
 import { INCIDENTS_FTS, SORT_KEYS_PER_SECOND } from './store-schema.ts';
 
@@ -143,7 +144,7 @@ const utf8 = new TextEncoder();
 
 /** Every statement of one planned piece, in order; the last one reads the archive generation. */
 export function applyPollStatements(
-  { run, plan, deliveries, seenIds, seenBefore, rejected, markSeeded, diffedFeed }: ApplyPollInput,
+  { run, plan, deliveries, seenIds, seenBefore, rejected, markSeeded, diffedFeed, releaseLease }: ApplyPollInput,
   rejectedMaxBytes: number,
 ): BatchStatement[] {
   const now = run.startedAt;
@@ -157,6 +158,7 @@ export function applyPollStatements(
   if (markSeeded) list.push({ sql: MARK_SEEDED, params: [String(now)] });
   if (diffedFeed) list.push({ sql: KEEP_DIFFED_FEED, params: [JSON.stringify(diffedFeed)] });
   else if (diffedFeed === null) list.push({ sql: FORGET_DIFFED_FEED, params: [] });
+  if (releaseLease) list.push(releaseLeaseStatement(releaseLease));
   list.push({ sql: READ_GENERATION, params: [] });
   return list;
 }

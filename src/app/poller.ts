@@ -22,7 +22,21 @@ import {
   type MemoizedIncidentParser,
 } from '../core/feed-schema.ts';
 import { mergeObservations, type FeedSource, type Observation } from '../core/observe.ts';
-import type { Clock, DiffedFeed, FeedClient, FeedResponse, Logger, OutboxSignal, PollRun, PollStore, RejectedPayload, SourceReport } from '../core/ports.ts';
+import type {
+  Clock,
+  DiffedFeed,
+  FeedClient,
+  FeedResponse,
+  LastDiff,
+  LeaseRelease,
+  Logger,
+  OutboxSignal,
+  PollOpening,
+  PollRun,
+  PollStore,
+  RejectedPayload,
+  SourceReport,
+} from '../core/ports.ts';
 import { forEachSlice, yieldToEventLoop } from './event-loop-slices.ts';
 import { createFeedFailureLog } from './feed-failure-log.ts';
 
@@ -124,7 +138,11 @@ type SourceRead = {
 /** A body that is this source's feed: parsed, or known to be the last diffed one. */
 const isGood = (r: SourceRead) => r.document !== undefined || r.diffed === true;
 
-type LastDiff = Awaited<ReturnType<PollStore['lastDiff']>>;
+/**
+ * The poll lease of one poll. The poll's last write gives it back in the same step (one round
+ * trip less, on D1 a request less); `released` says it did, else the poll gives it back at the end.
+ */
+type HeldLease = { release: LeaseRelease; released: boolean };
 
 export type Poller = {
   /**
@@ -244,8 +262,8 @@ export function createPoller(deps: PollerDeps): Poller {
     return [v2, await read('v1/current', diffed)];
   }
 
-  async function pollLocked(startedAt: number): Promise<PollResult> {
-    const lastDiff = await store.lastDiff();
+  async function pollLocked(startedAt: number, opening: PollOpening, lease: HeldLease): Promise<PollResult> {
+    const { lastDiff } = opening;
     const [currentReads, historyReadFirst] = await Promise.all([readCurrent(lastDiff.diffed), read('v2/history', lastDiff.diffed)]);
     let reads = [...currentReads, historyReadFirst];
     const unchanged = unchangedSinceLastDiff(reads.filter(isGood), lastDiff, startedAt);
@@ -269,14 +287,15 @@ export function createPoller(deps: PollerDeps): Poller {
 
     // Blind past the limit, or reading again after: news of its own, written before the poll's
     // changes so a subscriber hears "recovered" first and the changes found on recovery after it.
-    const monitor = await monitorNews(run, outcome !== 'failed', rejected, startedAt);
+    const monitor = await monitorNews(run, outcome !== 'failed', rejected, startedAt, opening.latestMonitor);
     // Its step recorded the run with the refused payloads: later steps upsert the run alone.
     if (monitor) rejected = [];
     const monitorEvents = monitor ? [monitor] : [];
 
     if (outcome === 'failed' || unchanged) {
       run.finishedAt = clock.now();
-      await store.recordPollRun(run, rejected);
+      await store.recordPollRun(run, rejected, lease.release);
+      lease.released = true;
       if (outcome === 'failed') feedFailures.failed(run);
       else {
         feedFailures.read(run);
@@ -296,7 +315,8 @@ export function createPoller(deps: PollerDeps): Poller {
     const applied: StatusEvent[] = [...monitorEvents];
     let runRecorded = false;
     for (let attempt = 1; ; attempt++) {
-      const seeded = await store.isSeeded();
+      // Read with the lease for the first plan; a plan made again reads what the other writer left.
+      const seeded = attempt === 1 ? opening.seeded : await store.isSeeded();
       const archived = await loadArchived(seenIds, attempt > 1);
       const candidates: Candidate[] = [];
       await forEachSlice(observed, SLICE_ENTRIES, (slice) => candidates.push(...findChanges(slice, archived)));
@@ -339,8 +359,9 @@ export function createPoller(deps: PollerDeps): Poller {
             // A backfill cut short is not done: the rest of the history must not count as news.
             markSeeded: last && !seeded && historyWasRead && plan.pending === 0,
             // With changes left over, equal bodies must still be diffed next time: they hold them.
-            ...(last ? { diffedFeed: plan.pending > 0 ? null : diffedFeedOf(good, startedAt) } : {}),
+            ...(last ? { diffedFeed: plan.pending > 0 ? null : diffedFeedOf(good, startedAt), releaseLease: lease.release } : {}),
           });
+          if (last) lease.released = true;
           runRecorded = true;
           applied.push(...piece.events);
           for (const write of piece.writes) {
@@ -355,11 +376,11 @@ export function createPoller(deps: PollerDeps): Poller {
           }
           // Another writer moved the archive every time: not a failure of this poll, whose reads
           // stand. What it could not write stays pending for the next poll, which diffs again.
-          return recordConflictLeftover(run, outcome, applied, pendingFrom(current), runRecorded ? [] : rejected, error);
+          return recordConflictLeftover(run, outcome, applied, pendingFrom(current), runRecorded ? [] : rejected, error, lease);
         }
         // The piece's transaction rolled back (disk full, database busy...): nothing of it was
         // kept, so the next poll sees its changes again. Say so in the run history.
-        return recordWriteFailure(run, applied, runRecorded ? [] : rejected, error);
+        return recordWriteFailure(run, applied, runRecorded ? [] : rejected, error, lease);
       }
       if (plan.pending > 0) {
         logger.warn('poll capped: more incidents changed than one poll may write; the next polls apply the rest', {
@@ -390,8 +411,13 @@ export function createPoller(deps: PollerDeps): Poller {
    * payloads it refused and its deliveries, in one atomic step. Its id is the episode's, so a poll
    * planned twice, or by two processes, records and sends it once.
    */
-  async function monitorNews(run: PollRun, read: boolean, rejected: readonly RejectedPayload[], now: number): Promise<MonitorEvent | null> {
-    const latest = await store.latestMonitorEvent();
+  async function monitorNews(
+    run: PollRun,
+    read: boolean,
+    rejected: readonly RejectedPayload[],
+    now: number,
+    latest: MonitorEvent | null,
+  ): Promise<MonitorEvent | null> {
     const blindnessOpen = latest?.type === 'monitor.blind';
     // The common minutes, one indexed read: reading with no blindness open, or failing within one.
     if (read ? !blindnessOpen : blindnessOpen) return null;
@@ -461,18 +487,20 @@ export function createPoller(deps: PollerDeps): Poller {
     pending: number,
     rejected: RejectedPayload[],
     error: RevisionConflictError,
+    lease: HeldLease,
   ): Promise<PollResult> {
     // Pieces written before the conflict stay written; the rest of the plan is pending (at most:
     // the other writer may have written some of it), and equal bodies must be diffed again.
     // The kept DiffedFeed, if any, names a generation the other writer has moved on from.
     const kept: PollRun = { ...run, outcome, changes: countByType(applied), finishedAt: clock.now(), pendingIncidents: pending };
     logger.warn('the archive kept moving under this poll; the next poll plans the rest again', { run: run.id, pending, error: error.message });
-    await store.recordPollRun(kept, rejected);
+    await store.recordPollRun(kept, rejected, lease.release);
+    lease.released = true;
     feedFailures.read(kept);
     return { status: outcome, run: kept, events: applied, unchanged: false };
   }
 
-  async function recordWriteFailure(run: PollRun, applied: StatusEvent[], rejected: RejectedPayload[], error: unknown): Promise<PollResult> {
+  async function recordWriteFailure(run: PollRun, applied: StatusEvent[], rejected: RejectedPayload[], error: unknown, lease: HeldLease): Promise<PollResult> {
     // Pieces written before the failure stay written: the run says what they changed.
     const failed: PollRun = {
       ...run,
@@ -483,19 +511,26 @@ export function createPoller(deps: PollerDeps): Poller {
     };
     logger.error('poll failed', { run: run.id, error: failed.error });
     try {
-      await store.recordPollRun(failed, rejected);
+      await store.recordPollRun(failed, rejected, lease.release);
+      lease.released = true;
     } catch (recordError) {
       logger.error('could not record the failed poll either', { run: run.id, error: String(recordError) });
     }
     return { status: 'failed', run: failed, events: applied, unchanged: false };
   }
 
-  async function acquireLease(now: number): Promise<boolean> {
-    if (await store.tryAcquireLease(POLL_LEASE, deps.instanceId, now, leaseTtlMs)) return true;
+  /** Takes the poll lease with the poll's first reads (null: another poll holds it). */
+  async function openPoll(now: number): Promise<PollOpening | null> {
+    const claim = { name: POLL_LEASE, holder: deps.instanceId, now, ttlMs: leaseTtlMs };
+    const opening = await store.openPoll(claim);
+    if (opening.acquired) return opening;
     const holder = await store.leaseHolder(POLL_LEASE);
-    if (!holder || !deps.isLeaseHolderGone?.(holder)) return false;
+    if (!holder || !deps.isLeaseHolderGone?.(holder)) return null;
     logger.warn('taking over the poll lease of a process that is gone', { holder });
-    return store.takeOverLease(POLL_LEASE, holder, deps.instanceId, now, leaseTtlMs);
+    if (!(await store.takeOverLease(POLL_LEASE, holder, deps.instanceId, now, leaseTtlMs))) return null;
+    // Ours now: opening again renews it and reads what the poll needs, as the holder's own.
+    const renewed = await store.openPoll(claim);
+    return renewed.acquired ? renewed : null;
   }
 
   /**
@@ -511,15 +546,17 @@ export function createPoller(deps: PollerDeps): Poller {
 
   async function pollLeased(): Promise<PollResult> {
     const startedAt = clock.now();
-    if (!(await acquireLease(startedAt))) {
+    const opening = await openPoll(startedAt);
+    if (!opening) {
       logger.info('poll skipped: another poll holds the lease');
       return { status: 'skipped', reason: 'another poll is running' };
     }
+    const lease: HeldLease = { release: { name: POLL_LEASE, holder: deps.instanceId }, released: false };
     let result: PollResult;
     try {
-      result = await pollLocked(startedAt);
+      result = await pollLocked(startedAt, opening, lease);
     } finally {
-      await store.releaseLease(POLL_LEASE, deps.instanceId);
+      if (!lease.released) await store.releaseLease(POLL_LEASE, deps.instanceId);
     }
     // News (not a backfill's history) wrote outbox rows with its events: it goes out within the
     // poll's second, not at the runtime's next check.
