@@ -3,28 +3,56 @@
  * written as one fixed list of statements (sqlite-poll-apply.ts), one transaction or one D1 batch,
  * so a crash, a full disk or a revision that moved leaves the archive as it was.
  */
-import { eq, sql } from 'drizzle-orm';
 import type { IncidentWrite } from '../core/diff.ts';
 import { RevisionConflictError } from '../core/errors.ts';
-import { isMonitorEvent, MONITOR_EVENT_TYPES } from '../core/events.ts';
-import type { ArchiveWrites } from '../core/ports.ts';
+import { isMonitorEvent, MONITOR_EVENT_TYPES, type MonitorEvent } from '../core/events.ts';
+import type { ArchiveWrites, DiffedFeed, LastDiff } from '../core/ports.ts';
+import { acquireLeaseStatement, releaseLeaseStatement } from './sqlite-leases.ts';
 import type { SqliteConnection } from './sqlite-connection.ts';
 import { createIncidentRows } from './sqlite-incident-rows.ts';
-import { applyPollStatements, GENERATION_KEY, isRevisionGuardFailure, pollRunStatements, SEEDED_KEY } from './sqlite-poll-apply.ts';
+import { applyPollStatements, GENERATION_KEY, isRevisionGuardFailure, pollRunStatements, READ_LAST_DIFF, SEEDED_KEY } from './sqlite-poll-apply.ts';
 import { toStatusEvent } from './sqlite-rows.ts';
 import type { PollStatements } from './sqlite-statements.ts';
-import * as t from './store-schema.ts';
+import type * as t from './store-schema.ts';
 
 /**
  * Through the events_type index, which holds few monitor events (at most two per quiet time), so
  * the cost does not grow with the archive.
  */
-const LATEST_MONITOR_SEQ = sql`(SELECT max(seq) FROM events WHERE type IN (SELECT value FROM json_each(${JSON.stringify(MONITOR_EVENT_TYPES)})))`;
+const LATEST_MONITOR_EVENT = `SELECT id, type, incident_id AS incidentId, revision, occurred_ms AS occurredMs, detected_ms AS detectedMs,
+    backfill, data_json AS dataJson, poll_run_id AS pollRunId, seq
+  FROM events WHERE seq = (SELECT max(seq) FROM events WHERE type IN (SELECT value FROM json_each('${JSON.stringify(MONITOR_EVENT_TYPES)}')))`;
+const READ_SEEDED = `SELECT 1 FROM meta WHERE key = '${SEEDED_KEY}'`;
+
+function monitorEventOf(rows: unknown[] | undefined): MonitorEvent | null {
+  const row = rows?.[0] as (typeof t.events.$inferSelect & { backfill: number | boolean }) | undefined;
+  if (!row) return null;
+  const event = toStatusEvent({ ...row, backfill: Boolean(row.backfill) });
+  return isMonitorEvent(event) ? event : null;
+}
+
+type LastDiffRow = { generation: string | null; diffed: string | null };
+
+function lastDiffOf(rows: unknown[] | undefined): LastDiff {
+  const row = rows?.[0] as LastDiffRow | undefined;
+  return { generation: Number(row?.generation ?? 0), diffed: row?.diffed ? parseDiffedFeed(row.diffed) : null };
+}
 
 /** The generation the apply list's last statement read (READ_GENERATION). */
 function generationOf(rows: unknown[] | undefined): number {
   const row = rows?.[0] as { value?: string } | undefined;
   return Number(row?.value ?? 0);
+}
+
+/** The kept DiffedFeed; one that does not read as one (a hand-edited row) is as good as none. */
+function parseDiffedFeed(text: string): DiffedFeed | null {
+  try {
+    const value = JSON.parse(text) as DiffedFeed;
+    if (typeof value.atMs !== 'number' || typeof value.generation !== 'number' || !Array.isArray(value.sources)) return null;
+    return value;
+  } catch {
+    return null;
+  }
 }
 
 export function createSqliteArchiveWrites(connection: SqliteConnection, st: PollStatements, rejectedMaxBytes: number): ArchiveWrites {
@@ -56,7 +84,7 @@ export function createSqliteArchiveWrites(connection: SqliteConnection, st: Poll
     },
 
     async isSeeded() {
-      return (await st.metaValue.get({ key: SEEDED_KEY })) !== undefined;
+      return (await connection.all(READ_SEEDED, [])).length > 0;
     },
 
     async applyPoll(input) {
@@ -77,15 +105,33 @@ export function createSqliteArchiveWrites(connection: SqliteConnection, st: Poll
       return readGeneration();
     },
 
-    async latestMonitorEvent() {
-      const [row] = await connection.db.select().from(t.events).where(eq(t.events.seq, LATEST_MONITOR_SEQ));
-      if (!row) return null;
-      const event = toStatusEvent(row);
-      return isMonitorEvent(event) ? event : null;
+    async lastDiff() {
+      return lastDiffOf(await connection.all<LastDiffRow>(READ_LAST_DIFF, []));
     },
 
-    async recordPollRun(run, rejected) {
-      await connection.runAtomically(pollRunStatements(run, rejected, rejectedMaxBytes));
+    async openPoll(claim) {
+      const [acquired, lastDiff, latestMonitor, seeded] = await connection.runAtomically([
+        acquireLeaseStatement(claim),
+        { sql: READ_LAST_DIFF, params: [] },
+        { sql: LATEST_MONITOR_EVENT, params: [] },
+        { sql: READ_SEEDED, params: [] },
+      ]);
+      return {
+        acquired: acquired?.length === 1,
+        lastDiff: lastDiffOf(lastDiff),
+        latestMonitor: monitorEventOf(latestMonitor),
+        seeded: (seeded?.length ?? 0) > 0,
+      };
+    },
+
+    async latestMonitorEvent() {
+      return monitorEventOf(await connection.all(LATEST_MONITOR_EVENT, []));
+    },
+
+    async recordPollRun(run, rejected, releaseLease) {
+      const list = pollRunStatements(run, rejected, rejectedMaxBytes);
+      if (releaseLease) list.push(releaseLeaseStatement(releaseLease));
+      await connection.runAtomically(list);
     },
   };
 }

@@ -1,16 +1,38 @@
 /** Named leases in SQLite: the Leases port. Each step is one conditional statement, atomic by itself on both drivers. */
-import type { Leases } from '../core/ports.ts';
+import type { LeaseClaim, LeaseRelease, Leases } from '../core/ports.ts';
+import type { BatchStatement, SqliteConnection } from './sqlite-connection.ts';
 import { changedRows } from './sqlite-connection.ts';
 import type { PollStatements } from './sqlite-statements.ts';
 
-export function createSqliteLeases(st: PollStatements): Leases {
+/**
+ * Free, expired or already the claimant's: then it is theirs until the new expiry, and the
+ * statement returns one row. A statement list of its own so a poll can take the lease in the same
+ * round trip as its first reads (sqlite-archive-writes.ts openPoll).
+ */
+const ACQUIRE_LEASE = `INSERT INTO leases (name, holder, expires_ms) VALUES (?, ?, ?)
+  ON CONFLICT (name) DO UPDATE SET holder = excluded.holder, expires_ms = excluded.expires_ms
+  WHERE leases.expires_ms <= ? OR leases.holder = excluded.holder
+  RETURNING holder`;
+const RELEASE_LEASE = `DELETE FROM leases WHERE name = ? AND holder = ?`;
+
+export function acquireLeaseStatement({ name, holder, now, ttlMs }: LeaseClaim): BatchStatement {
+  return { sql: ACQUIRE_LEASE, params: [name, holder, now + ttlMs, now] };
+}
+
+export function releaseLeaseStatement({ name, holder }: LeaseRelease): BatchStatement {
+  return { sql: RELEASE_LEASE, params: [name, holder] };
+}
+
+export function createSqliteLeases(connection: SqliteConnection, st: PollStatements): Leases {
   return {
     async tryAcquireLease(name, holder, now, ttlMs) {
-      return changedRows(await st.acquireLease.run({ name, holder, expiresMs: now + ttlMs, now })) === 1;
+      const { sql, params } = acquireLeaseStatement({ name, holder, now, ttlMs });
+      return (await connection.all(sql, params)).length === 1;
     },
 
     async releaseLease(name, holder) {
-      await st.releaseLease.run({ name, holder });
+      const { sql, params } = releaseLeaseStatement({ name, holder });
+      await connection.runAtomically([{ sql, params }]);
     },
 
     async leaseHolder(name) {

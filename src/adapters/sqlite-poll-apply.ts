@@ -12,11 +12,13 @@ import { noteSeq, sameServices, type Note } from '../core/incident.ts';
 import type { ApplyPollInput, PollRun, RejectedPayload } from '../core/ports.ts';
 import { toVendorIncident } from '../core/vendor-format.ts';
 import type { BatchStatement, SqlValue } from './sqlite-connection.ts';
+import { releaseLeaseStatement } from './sqlite-leases.ts';
 import { PRUNE_SQL } from './sqlite-retention.ts';
 import { INCIDENTS_FTS, SORT_KEYS_PER_SECOND } from './store-schema.ts';
 
 export const SEEDED_KEY = 'seeded_at';
 export const GENERATION_KEY = 'generation';
+export const DIFFED_FEED_KEY = 'diffed_feed';
 
 /**
  * Enough for a human to see what came (an error page, the start of a broken feed), and small
@@ -107,8 +109,19 @@ const BUMP_GENERATION = `INSERT INTO meta (key, value) SELECT '${GENERATION_KEY}
   ON CONFLICT (key) DO UPDATE SET value = CAST(value AS INTEGER) + 1`;
 const TOUCH_SEEN = `UPDATE incidents SET last_seen_ms = ? WHERE id IN (SELECT value FROM json_each(?)) AND last_seen_ms < ?`;
 const MARK_SEEDED = `INSERT INTO meta (key, value) VALUES ('${SEEDED_KEY}', ?) ON CONFLICT (key) DO NOTHING`;
+/**
+ * The DiffedFeed (ports), with the generation as this piece leaves it: after the bump above, in
+ * the same list, so a kept digest always names the archive state its diff saw.
+ */
+const KEEP_DIFFED_FEED = `INSERT INTO meta (key, value)
+  VALUES ('${DIFFED_FEED_KEY}', json_set(?, '$.generation', coalesce((SELECT CAST(value AS INTEGER) FROM meta WHERE key = '${GENERATION_KEY}'), 0)))
+  ON CONFLICT (key) DO UPDATE SET value = excluded.value`;
+const FORGET_DIFFED_FEED = `DELETE FROM meta WHERE key = '${DIFFED_FEED_KEY}'`;
 /** The one read, after every write: what the poller remembers to skip the next unchanged poll. */
 export const READ_GENERATION = `SELECT value FROM meta WHERE key = '${GENERATION_KEY}'`;
+/** The generation and the kept DiffedFeed, in one read. */
+export const READ_LAST_DIFF = `SELECT (SELECT value FROM meta WHERE key = '${GENERATION_KEY}') AS generation,
+  (SELECT value FROM meta WHERE key = '${DIFFED_FEED_KEY}') AS diffed`;
 
 /** A poll applied in pieces records its run with each piece: the latest piece says it all. */
 const UPSERT_POLL_RUN = `INSERT INTO poll_runs (id, started_ms, finished_ms, outcome, sources_json, changes_json, event_count, pending_incidents, error)
@@ -131,7 +144,7 @@ const utf8 = new TextEncoder();
 
 /** Every statement of one planned piece, in order; the last one reads the archive generation. */
 export function applyPollStatements(
-  { run, plan, deliveries, seenIds, seenBefore, rejected, markSeeded }: ApplyPollInput,
+  { run, plan, deliveries, seenIds, seenBefore, rejected, markSeeded, diffedFeed, releaseLease }: ApplyPollInput,
   rejectedMaxBytes: number,
 ): BatchStatement[] {
   const now = run.startedAt;
@@ -143,6 +156,9 @@ export function applyPollStatements(
   list.push({ sql: BUMP_GENERATION, params: [plan.writes.length > 0 ? 1 : 0, seen, seenBefore] });
   list.push({ sql: TOUCH_SEEN, params: [now, seen, seenBefore] });
   if (markSeeded) list.push({ sql: MARK_SEEDED, params: [String(now)] });
+  if (diffedFeed) list.push({ sql: KEEP_DIFFED_FEED, params: [JSON.stringify(diffedFeed)] });
+  else if (diffedFeed === null) list.push({ sql: FORGET_DIFFED_FEED, params: [] });
+  if (releaseLease) list.push(releaseLeaseStatement(releaseLease));
   list.push({ sql: READ_GENERATION, params: [] });
   return list;
 }

@@ -5,7 +5,7 @@
  * (json_each), so every statement keeps one shape whatever the number of ids. The poll's writes
  * are a statement list of their own (sqlite-poll-apply.ts).
  */
-import { and, asc, eq, or, sql } from 'drizzle-orm';
+import { and, asc, eq, sql } from 'drizzle-orm';
 import type { SqlDb } from './sqlite-connection.ts';
 import * as t from './store-schema.ts';
 
@@ -25,19 +25,6 @@ export function preparePollStatements(db: Db) {
       .where(eq(t.meta.key, p('key')))
       .prepare(),
 
-    acquireLease: db
-      .insert(t.leases)
-      .values({ name: p('name'), holder: p('holder'), expiresMs: p('expiresMs') })
-      .onConflictDoUpdate({
-        target: t.leases.name,
-        set: { holder: sql`excluded.holder`, expiresMs: sql`excluded.expires_ms` },
-        setWhere: or(sql`${t.leases.expiresMs} <= ${p('now')}`, sql`${t.leases.holder} = excluded.holder`),
-      })
-      .prepare(),
-    releaseLease: db
-      .delete(t.leases)
-      .where(and(eq(t.leases.name, p('name')), eq(t.leases.holder, p('holder'))))
-      .prepare(),
     leaseHolder: db
       .select({ holder: t.leases.holder })
       .from(t.leases)

@@ -32,7 +32,7 @@ export function createSqliteStore(connection: SqliteConnection, options: SqliteS
   const st = preparePollStatements(connection.db);
   return {
     ...createSqliteArchiveWrites(connection, st, options.rejectedPayloadsMaxBytes ?? DEFAULT_RETENTION.rejectedPayloadsMaxBytes),
-    ...createSqliteLeases(st),
+    ...createSqliteLeases(connection, st),
     ...createSqliteArchiveReads(connection, st),
     ...createSqliteSubscriptionStore(connection),
     ...createSqliteOutboxStore(connection),

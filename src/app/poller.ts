@@ -22,7 +22,21 @@ import {
   type MemoizedIncidentParser,
 } from '../core/feed-schema.ts';
 import { mergeObservations, type FeedSource, type Observation } from '../core/observe.ts';
-import type { Clock, FeedClient, FeedResponse, Logger, OutboxSignal, PollRun, PollStore, RejectedPayload, SourceReport } from '../core/ports.ts';
+import type {
+  Clock,
+  DiffedFeed,
+  FeedClient,
+  FeedResponse,
+  LastDiff,
+  LeaseRelease,
+  Logger,
+  OutboxSignal,
+  PollOpening,
+  PollRun,
+  PollStore,
+  RejectedPayload,
+  SourceReport,
+} from '../core/ports.ts';
 import { forEachSlice, yieldToEventLoop } from './event-loop-slices.ts';
 import { createFeedFailureLog } from './feed-failure-log.ts';
 
@@ -110,9 +124,25 @@ type SourceRead = {
   source: FeedSource;
   report: SourceReport;
   body?: string;
+  /** The body's SHA-256, for every body read. */
+  sha256?: string;
   document?: FeedDocument;
+  /**
+   * The body is the one the archive's last full diff read from this source (so it is a feed):
+   * not parsed unless the poll must diff after all.
+   */
+  diffed?: true;
   rejected?: RejectedPayload;
 };
+
+/** A body that is this source's feed: parsed, or known to be the last diffed one. */
+const isGood = (r: SourceRead) => r.document !== undefined || r.diffed === true;
+
+/**
+ * The poll lease of one poll. The poll's last write gives it back in the same step (one round
+ * trip less, on D1 a request less); `released` says it did, else the poll gives it back at the end.
+ */
+type HeldLease = { release: LeaseRelease; released: boolean };
 
 export type Poller = {
   /**
@@ -131,12 +161,9 @@ export function createPoller(deps: PollerDeps): Poller {
   const leaseTtlMs = deps.leaseTtlMs ?? POLL_LEASE_TTL_MS;
   const maxIncidentWrites = deps.maxIncidentWrites ?? DEFAULT_MAX_INCIDENT_WRITES_PER_POLL;
   const feedFailures = createFeedFailureLog(logger);
-  // Bodies of the last poll that was diffed in full. Equal bodies cannot hold a change, so the
-  // common minute (nothing happened) costs two fetches and two string comparisons.
-  let lastDiffed: { bodies: Map<FeedSource, string>; at: number; generation: number } | null = null;
-  // The last body read from each source and its document: most minutes the body is the same
-  // (or a 304 hands back the cached one), and it is not parsed again.
-  const lastParsed = new Map<FeedSource, { body: string; document: FeedDocument }>();
+  // The last body read from each source, its digest and its document: most minutes the body is
+  // the same (or a 304 hands back the cached one), and it is neither hashed nor parsed again.
+  const lastParsed = new Map<FeedSource, { body: string; sha256: string; document?: FeedDocument }>();
   // Parsed entries of the previous poll, per source: in a changed body, unchanged incidents skip
   // validation.
   const incidentParsers = new Map<FeedSource, MemoizedIncidentParser>();
@@ -144,7 +171,12 @@ export function createPoller(deps: PollerDeps): Poller {
   // revision still matches, so a write by another process is always read back.
   let archivedCache = new Map<string, ArchivedIncident>();
 
-  async function read(source: FeedSource): Promise<SourceRead> {
+  /**
+   * Fetches one source. A body equal to the one the archive's last full diff read (`diffed`) is
+   * not parsed here: equal bodies cannot hold a change, so the common minute (nothing happened)
+   * costs two fetches and two digests, even for a poller made for this poll.
+   */
+  async function read(source: FeedSource, diffed: DiffedFeed | null): Promise<SourceRead> {
     const path = FEED_PATHS[source];
     const started = clock.now();
     let response: FeedResponse;
@@ -165,20 +197,37 @@ export function createPoller(deps: PollerDeps): Poller {
       durationMs: response.durationMs,
       notModified: response.notModified,
     };
+    const known = lastParsed.get(source);
+    // Hashed once per distinct body: the digest to compare, and a refused body's key in the store.
+    const sha256 = known?.body === response.body ? known.sha256 : await sha256Hex(response.body);
+    const read: SourceRead = { source, report, body: response.body, sha256 };
+    if (known?.body === response.body && known.document) return interpret(read, known.document);
+    const kept = diffed?.sources.find((s) => s.source === source);
+    if (kept?.sha256 !== sha256) return interpret(read);
+    lastParsed.set(source, { body: response.body, sha256 });
+    report.incidents = kept.incidents;
+    if (kept.skipped > 0) report.skipped = kept.skipped;
+    return { ...read, diffed: true };
+  }
+
+  /** Parses a read's body (unless `document` is already its reading), or turns it into a refused payload. */
+  async function interpret(read: SourceRead, document?: FeedDocument): Promise<SourceRead> {
+    const { source, report, body, sha256 } = read;
     try {
-      const known = lastParsed.get(source);
-      const document = known?.body === response.body ? known.document : await parse(source, response.body);
-      lastParsed.set(source, { body: response.body, document });
-      report.incidents = document.incidents.length;
-      if (document.problems.length > 0) report.skipped = document.problems.length;
-      return { source, report, body: response.body, document };
+      const parsed = document ?? (await parse(source, body!));
+      lastParsed.set(source, { body: body!, sha256: sha256!, document: parsed });
+      report.incidents = parsed.incidents.length;
+      if (parsed.problems.length > 0) report.skipped = parsed.problems.length;
+      else delete report.skipped;
+      return { source, report, body, sha256, document: parsed };
     } catch (error) {
       if (!(error instanceof NotAFeedError || error instanceof SyntaxError)) throw error;
       const reason = error instanceof SyntaxError ? `invalid JSON: ${error.message}` : `not a feed: ${error.message}`;
       report.error = reason;
-      // Hashed here, once: the store keeps one copy per distinct body however often it comes.
-      const sha256 = await sha256Hex(response.body);
-      return { source, report, rejected: { source, url: response.url, body: response.body, error: reason, sha256 } };
+      delete report.incidents;
+      delete report.skipped;
+      // The store keeps one copy per distinct body however often it comes.
+      return { source, report, rejected: { source, url: report.url ?? '', body: body!, error: reason, sha256: sha256! } };
     }
   }
 
@@ -205,21 +254,26 @@ export function createPoller(deps: PollerDeps): Poller {
     return document;
   }
 
-  async function readCurrent(): Promise<SourceRead[]> {
-    const v2 = await read('v2/current');
-    if (v2.document) return [v2];
+  async function readCurrent(diffed: DiffedFeed | null): Promise<SourceRead[]> {
+    const v2 = await read('v2/current', diffed);
+    if (isGood(v2)) return [v2];
     // Debug: the poll's own line says how it ended (v1 read instead: partial; nothing: failed).
     logger.debug('v2 current failed, falling back to v1', { error: v2.report.error });
-    return [v2, await read('v1/current')];
+    return [v2, await read('v1/current', diffed)];
   }
 
-  async function pollLocked(startedAt: number): Promise<PollResult> {
-    const [currentReads, historyRead] = await Promise.all([readCurrent(), read('v2/history')]);
-    const reads = [...currentReads, historyRead];
-    const good = reads.filter((r) => r.document);
+  async function pollLocked(startedAt: number, opening: PollOpening, lease: HeldLease): Promise<PollResult> {
+    const { lastDiff } = opening;
+    const [currentReads, historyReadFirst] = await Promise.all([readCurrent(lastDiff.diffed), read('v2/history', lastDiff.diffed)]);
+    let reads = [...currentReads, historyReadFirst];
+    const unchanged = unchangedSinceLastDiff(reads.filter(isGood), lastDiff, startedAt);
+    // Bodies the last diff read, left unparsed, when this poll must diff after all.
+    if (!unchanged) reads = await Promise.all(reads.map((r) => (r.diffed ? interpret(r) : r)));
+    const historyRead = reads.at(-1)!;
+    const good = reads.filter(isGood);
     let rejected = reads.flatMap((r) => (r.rejected ? [r.rejected] : []));
     // ok: v2 current and history both read; partial: something was read (v1 instead of v2 counts).
-    const complete = currentReads.length === 1 && currentReads[0]!.document !== undefined && historyRead.document !== undefined;
+    const complete = currentReads.length === 1 && isGood(reads[0]!) && isGood(historyRead);
     const outcome: PollRun['outcome'] = good.length === 0 ? 'failed' : complete ? 'ok' : 'partial';
     const run: PollRun = {
       id: deps.newId(),
@@ -233,14 +287,15 @@ export function createPoller(deps: PollerDeps): Poller {
 
     // Blind past the limit, or reading again after: news of its own, written before the poll's
     // changes so a subscriber hears "recovered" first and the changes found on recovery after it.
-    const monitor = await monitorNews(run, outcome !== 'failed', rejected, startedAt);
+    const monitor = await monitorNews(run, outcome !== 'failed', rejected, startedAt, opening.latestMonitor);
     // Its step recorded the run with the refused payloads: later steps upsert the run alone.
     if (monitor) rejected = [];
     const monitorEvents = monitor ? [monitor] : [];
 
-    if (outcome === 'failed' || (await unchangedSinceLastDiff(good, startedAt))) {
+    if (outcome === 'failed' || unchanged) {
       run.finishedAt = clock.now();
-      await store.recordPollRun(run, rejected);
+      await store.recordPollRun(run, rejected, lease.release);
+      lease.released = true;
       if (outcome === 'failed') feedFailures.failed(run);
       else {
         feedFailures.read(run);
@@ -252,7 +307,7 @@ export function createPoller(deps: PollerDeps): Poller {
     const observations: Observation[] = good.map((r) => ({ source: r.source, incidents: r.document!.incidents }));
     const observed = mergeObservations(observations);
     const seenIds = observed.map((i) => i.id);
-    const historyWasRead = historyRead.document !== undefined;
+    const historyWasRead = isGood(historyRead);
 
     // Applied in pieces of APPLY_PIECE_INCIDENTS, yielding between them, so a large poll does not
     // stop the server answering; each piece is atomic with its events and outbox rows. Across a
@@ -260,7 +315,8 @@ export function createPoller(deps: PollerDeps): Poller {
     const applied: StatusEvent[] = [...monitorEvents];
     let runRecorded = false;
     for (let attempt = 1; ; attempt++) {
-      const seeded = await store.isSeeded();
+      // Read with the lease for the first plan; a plan made again reads what the other writer left.
+      const seeded = attempt === 1 ? opening.seeded : await store.isSeeded();
       const archived = await loadArchived(seenIds, attempt > 1);
       const candidates: Candidate[] = [];
       await forEachSlice(observed, SLICE_ENTRIES, (slice) => candidates.push(...findChanges(slice, archived)));
@@ -275,7 +331,6 @@ export function createPoller(deps: PollerDeps): Poller {
       // subscriptions version instead would let a stream of sign-ups stall polling.
       // Backfill causes no deliveries (fanout.ts), so seeding never reads the subscriptions.
       const subscriptions = plan.events.some((e) => !e.backfill) ? await store.activeSubscriptions() : [];
-      let generation = 0;
       // The incidents this poll leaves for later once the pieces before `from` are written: those
       // beyond its budget plus those of the pieces from `from` on.
       const pendingFrom = (from: number) => plan.pending + pieces.slice(from).reduce((sum, rest) => sum + rest.writes.length, 0);
@@ -294,7 +349,7 @@ export function createPoller(deps: PollerDeps): Poller {
           const pending = pendingFrom(index + 1);
           if (pending > 0) run.pendingIncidents = pending;
           else delete run.pendingIncidents;
-          generation = await store.applyPoll({
+          await store.applyPoll({
             run,
             plan: piece,
             deliveries: planDeliveries(piece.events, subscriptions),
@@ -303,7 +358,10 @@ export function createPoller(deps: PollerDeps): Poller {
             rejected: runRecorded ? [] : rejected,
             // A backfill cut short is not done: the rest of the history must not count as news.
             markSeeded: last && !seeded && historyWasRead && plan.pending === 0,
+            // With changes left over, equal bodies must still be diffed next time: they hold them.
+            ...(last ? { diffedFeed: plan.pending > 0 ? null : diffedFeedOf(good, startedAt), releaseLease: lease.release } : {}),
           });
+          if (last) lease.released = true;
           runRecorded = true;
           applied.push(...piece.events);
           for (const write of piece.writes) {
@@ -318,14 +376,12 @@ export function createPoller(deps: PollerDeps): Poller {
           }
           // Another writer moved the archive every time: not a failure of this poll, whose reads
           // stand. What it could not write stays pending for the next poll, which diffs again.
-          return recordConflictLeftover(run, outcome, applied, pendingFrom(current), runRecorded ? [] : rejected, error);
+          return recordConflictLeftover(run, outcome, applied, pendingFrom(current), runRecorded ? [] : rejected, error, lease);
         }
         // The piece's transaction rolled back (disk full, database busy...): nothing of it was
         // kept, so the next poll sees its changes again. Say so in the run history.
-        return recordWriteFailure(run, applied, runRecorded ? [] : rejected, error);
+        return recordWriteFailure(run, applied, runRecorded ? [] : rejected, error, lease);
       }
-      // With changes left over, equal bodies must still be diffed next time: they hold them.
-      lastDiffed = plan.pending > 0 ? null : { bodies: new Map(good.map((r) => [r.source, r.body!])), at: startedAt, generation };
       if (plan.pending > 0) {
         logger.warn('poll capped: more incidents changed than one poll may write; the next polls apply the rest', {
           run: run.id,
@@ -355,8 +411,13 @@ export function createPoller(deps: PollerDeps): Poller {
    * payloads it refused and its deliveries, in one atomic step. Its id is the episode's, so a poll
    * planned twice, or by two processes, records and sends it once.
    */
-  async function monitorNews(run: PollRun, read: boolean, rejected: readonly RejectedPayload[], now: number): Promise<MonitorEvent | null> {
-    const latest = await store.latestMonitorEvent();
+  async function monitorNews(
+    run: PollRun,
+    read: boolean,
+    rejected: readonly RejectedPayload[],
+    now: number,
+    latest: MonitorEvent | null,
+  ): Promise<MonitorEvent | null> {
     const blindnessOpen = latest?.type === 'monitor.blind';
     // The common minutes, one indexed read: reading with no blindness open, or failing within one.
     if (read ? !blindnessOpen : blindnessOpen) return null;
@@ -426,18 +487,20 @@ export function createPoller(deps: PollerDeps): Poller {
     pending: number,
     rejected: RejectedPayload[],
     error: RevisionConflictError,
+    lease: HeldLease,
   ): Promise<PollResult> {
     // Pieces written before the conflict stay written; the rest of the plan is pending (at most:
     // the other writer may have written some of it), and equal bodies must be diffed again.
+    // The kept DiffedFeed, if any, names a generation the other writer has moved on from.
     const kept: PollRun = { ...run, outcome, changes: countByType(applied), finishedAt: clock.now(), pendingIncidents: pending };
-    lastDiffed = null;
     logger.warn('the archive kept moving under this poll; the next poll plans the rest again', { run: run.id, pending, error: error.message });
-    await store.recordPollRun(kept, rejected);
+    await store.recordPollRun(kept, rejected, lease.release);
+    lease.released = true;
     feedFailures.read(kept);
     return { status: outcome, run: kept, events: applied, unchanged: false };
   }
 
-  async function recordWriteFailure(run: PollRun, applied: StatusEvent[], rejected: RejectedPayload[], error: unknown): Promise<PollResult> {
+  async function recordWriteFailure(run: PollRun, applied: StatusEvent[], rejected: RejectedPayload[], error: unknown, lease: HeldLease): Promise<PollResult> {
     // Pieces written before the failure stay written: the run says what they changed.
     const failed: PollRun = {
       ...run,
@@ -448,44 +511,52 @@ export function createPoller(deps: PollerDeps): Poller {
     };
     logger.error('poll failed', { run: run.id, error: failed.error });
     try {
-      await store.recordPollRun(failed, rejected);
+      await store.recordPollRun(failed, rejected, lease.release);
+      lease.released = true;
     } catch (recordError) {
       logger.error('could not record the failed poll either', { run: run.id, error: String(recordError) });
     }
     return { status: 'failed', run: failed, events: applied, unchanged: false };
   }
 
-  async function acquireLease(now: number): Promise<boolean> {
-    if (await store.tryAcquireLease(POLL_LEASE, deps.instanceId, now, leaseTtlMs)) return true;
+  /** Takes the poll lease with the poll's first reads (null: another poll holds it). */
+  async function openPoll(now: number): Promise<PollOpening | null> {
+    const claim = { name: POLL_LEASE, holder: deps.instanceId, now, ttlMs: leaseTtlMs };
+    const opening = await store.openPoll(claim);
+    if (opening.acquired) return opening;
     const holder = await store.leaseHolder(POLL_LEASE);
-    if (!holder || !deps.isLeaseHolderGone?.(holder)) return false;
+    if (!holder || !deps.isLeaseHolderGone?.(holder)) return null;
     logger.warn('taking over the poll lease of a process that is gone', { holder });
-    return store.takeOverLease(POLL_LEASE, holder, deps.instanceId, now, leaseTtlMs);
+    if (!(await store.takeOverLease(POLL_LEASE, holder, deps.instanceId, now, leaseTtlMs))) return null;
+    // Ours now: opening again renews it and reads what the poll needs, as the holder's own.
+    const renewed = await store.openPoll(claim);
+    return renewed.acquired ? renewed : null;
   }
 
   /**
-   * True when every body read equals what the last full diff saw and no process has written the
-   * archive since: then the diff would find nothing. Another process's write (and a feed that
-   * went back to what we saw before it) must be diffed, hence the generation check.
+   * True when some body was read, every body read equals what the last full diff saw (by any
+   * poller) and no process has written the archive since: then the diff would find nothing.
+   * Another process's write (and a feed that went back to what was seen before it) must be
+   * diffed, hence the generation check.
    */
-  async function unchangedSinceLastDiff(good: SourceRead[], now: number): Promise<boolean> {
-    if (!lastDiffed || now - lastDiffed.at >= LAST_SEEN_PRECISION_MS) return false;
-    const previous = lastDiffed.bodies;
-    if (!good.every((r) => previous.get(r.source) === r.body)) return false;
-    return (await store.archiveGeneration()) === lastDiffed.generation;
+  function unchangedSinceLastDiff(good: SourceRead[], { generation, diffed }: LastDiff, now: number): boolean {
+    if (good.length === 0 || !diffed || now - diffed.atMs >= LAST_SEEN_PRECISION_MS || generation !== diffed.generation) return false;
+    return good.every((r) => diffed.sources.some((s) => s.source === r.source && s.sha256 === r.sha256));
   }
 
   async function pollLeased(): Promise<PollResult> {
     const startedAt = clock.now();
-    if (!(await acquireLease(startedAt))) {
+    const opening = await openPoll(startedAt);
+    if (!opening) {
       logger.info('poll skipped: another poll holds the lease');
       return { status: 'skipped', reason: 'another poll is running' };
     }
+    const lease: HeldLease = { release: { name: POLL_LEASE, holder: deps.instanceId }, released: false };
     let result: PollResult;
     try {
-      result = await pollLocked(startedAt);
+      result = await pollLocked(startedAt, opening, lease);
     } finally {
-      await store.releaseLease(POLL_LEASE, deps.instanceId);
+      if (!lease.released) await store.releaseLease(POLL_LEASE, deps.instanceId);
     }
     // News (not a backfill's history) wrote outbox rows with its events: it goes out within the
     // poll's second, not at the runtime's next check.
@@ -510,6 +581,14 @@ export function createPoller(deps: PollerDeps): Poller {
         });
       return running;
     },
+  };
+}
+
+/** What a full diff of these bodies read, for the archive to keep. */
+function diffedFeedOf(good: readonly SourceRead[], atMs: number): Omit<DiffedFeed, 'generation'> {
+  return {
+    atMs,
+    sources: good.map((r) => ({ source: r.source, sha256: r.sha256!, incidents: r.document!.incidents.length, skipped: r.document!.problems.length })),
   };
 }
 

@@ -53,6 +53,54 @@ describe('poller', () => {
     ]);
   });
 
+  it('skips parse and diff in a poller made for the poll when the feed is what the last diff read, and diffs once another process wrote', async () => {
+    const original = rawIncident({ id: 7, title: 'Seven' });
+    await vendor.setIncidents([original]);
+    now += 1000;
+    const diffed = await newPoller('d').pollOnce();
+    expect(diffed.status !== 'skipped' && diffed.unchanged).toBe(false);
+
+    // A new poller per poll, as each cron invocation of a Worker makes: the archive says the
+    // bodies were diffed, so nothing is parsed or diffed, and the run still says what they held.
+    now += 60_000;
+    const fresh = await newPoller('e').pollOnce();
+    expect(fresh.status !== 'skipped' && { unchanged: fresh.unchanged, events: fresh.events, incidents: fresh.run.sources.map((s) => s.incidents) }).toEqual({
+      unchanged: true,
+      events: [],
+      incidents: [1, 1],
+    });
+
+    // Another process writes incident 7 without reading this feed: the same bodies are diffed again.
+    const [archived] = (await archive.store.loadIncidents(['7'])).values();
+    await archive.store.applyPoll({
+      run: { id: randomUUID(), startedAt: now, finishedAt: now, outcome: 'ok', sources: [], changes: {} },
+      plan: {
+        writes: [
+          {
+            incident: { ...archived!, title: 'Edited elsewhere' },
+            previous: archived!,
+            baseRevision: archived!.revision,
+            revision: archived!.revision + 1,
+            resolvedAt: archived!.resolvedAt,
+          },
+        ],
+        events: [],
+      },
+      deliveries: [],
+      seenIds: [],
+      seenBefore: now,
+      rejected: [],
+      markSeeded: false,
+    });
+    now += 60_000;
+    const after = await newPoller('f').pollOnce();
+    expect(after.status !== 'skipped' && { unchanged: after.unchanged, events: after.events.map((e) => e.type) }).toEqual({
+      unchanged: false,
+      events: ['incident.updated'],
+    });
+    expect((await archive.store.getIncident('7'))?.title).toBe('Seven');
+  });
+
   it('refreshes last_seen_at only when it is older than its precision', async () => {
     const poller = newPoller('c');
     const seen = async () => (await archive.store.getIncident('1'))!.lastSeenAt;

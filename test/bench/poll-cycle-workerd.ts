@@ -13,7 +13,7 @@ import { Miniflare } from 'miniflare';
 import type { SimIncident } from '../../src/sim/world.ts';
 import { dumpStatements } from '../../src/entry/export-d1.ts';
 import { MIGRATIONS_DIR } from '../../src/entry/open-sqlite.ts';
-import { expectBench, type SectionReport } from './harness.ts';
+import { expectBench, type Goal, type SectionReport } from './harness.ts';
 import { setUpPollWorld, type PollSetupOptions, type PollWorld } from './poll-setup.ts';
 import { interleave, summarize, timed, type BenchCase, type Summary } from './stats.ts';
 import { heading, ms, ratio, table } from './table.ts';
@@ -23,6 +23,9 @@ export type WorkerdPollOptions = PollSetupOptions & { rounds: number; warmUpRoun
 const WORKER_ENTRY = fileURLToPath(new URL('./workerd-poll-worker.ts', import.meta.url));
 const WRANGLER = fileURLToPath(new URL('../../node_modules/wrangler/bin/wrangler.js', import.meta.url));
 const COMPATIBILITY_DATE = '2026-04-26';
+/** A minute's poll must fit Workers Free's CPU limit (10 ms per invocation) with room to spare. */
+const CPU_GOAL_MS = 10;
+const UNCHANGED_RATIO_GOAL = 1.5;
 /** Statements per D1 batch while loading the archive: each batch is one request to workerd. */
 const LOAD_BATCH = 200;
 
@@ -198,5 +201,19 @@ async function measure(mf: Miniflare, world: PollWorld, options: WorkerdPollOpti
     "workerd process per request: the worker's own CPU plus local D1's SQLite and workerd's HTTP plumbing, so an upper",
     'bound of what Cloudflare would count as CPU time.',
   ].join('\n');
-  return { text, goals: [] };
+  const unchangedRatio = summarize(samples.get(unchanged.name)!).p50 / base.p50;
+  const cpuGoal = (c: BenchCase, name: string): Goal => {
+    const { cpuMs } = alone.get(c.name)!;
+    return { name: `${name}: under ${CPU_GOAL_MS} ms of workerd CPU`, met: cpuMs < CPU_GOAL_MS, detail: `${ms(cpuMs)} ms per poll` };
+  };
+  const goals: Goal[] = [
+    {
+      name: `workerd poll, nothing changed: p50 within ${UNCHANGED_RATIO_GOAL}x of bare fetch + parse in the worker`,
+      met: unchangedRatio <= UNCHANGED_RATIO_GOAL,
+      detail: ratio(unchangedRatio),
+    },
+    cpuGoal(fresh, 'workerd poll in a new isolate'),
+    cpuGoal(changed, 'workerd poll, one incident changed'),
+  ];
+  return { text, goals };
 }

@@ -177,6 +177,28 @@ export function archiveWritesContract(target: StoreTarget): void {
       expect(new Set([empty, created.generation, refreshed.generation, edited.generation]).size).toBe(4);
     });
 
+    it('keeps what the last full diff read with the generation its piece left, for every store, until a piece forgets it', async () => {
+      const other = opened.openAnother();
+      expect(await store.lastDiff()).toEqual({ generation: 0, diffed: null });
+      const sources = [
+        { source: 'v2/current' as const, sha256: 'a'.repeat(64), incidents: 1, skipped: 0 },
+        { source: 'v2/history' as const, sha256: 'b'.repeat(64), incidents: 1, skipped: 2 },
+      ];
+      const input = await planPollOf(store, [rawIncident()], T0);
+      const generation = await store.applyPoll({ ...input, diffedFeed: { atMs: T0, sources } });
+      expect(generation).not.toBe(0);
+      expect(await other.lastDiff()).toEqual({ generation, diffed: { atMs: T0, generation, sources } });
+
+      // A piece that says nothing of it leaves it; a write moves the generation past it.
+      const edited = await applyPollOf(store, [rawIncident({ title: 'Edited' })], T0 + MINUTE_MS);
+      expect(await other.lastDiff()).toEqual({ generation: edited.generation, diffed: { atMs: T0, generation, sources } });
+
+      // A poll that left changes pending forgets it.
+      const pending = await planPollOf(store, [rawIncident({ title: 'Edited' })], T0 + 2 * MINUTE_MS);
+      await store.applyPoll({ ...pending, diffedFeed: null });
+      expect((await store.lastDiff()).diffed).toBeNull();
+    });
+
     it('refreshes last_seen only of the incidents the poll saw, and only once it is older than seenBefore', async () => {
       await applyPollOf(store, [rawIncident({ id: 1 }), rawIncident({ id: 2 })], T0);
       const later = T0 + LAST_SEEN_PRECISION_MS + MINUTE_MS;

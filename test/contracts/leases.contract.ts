@@ -35,6 +35,39 @@ export function leaseContract(target: StoreTarget): void {
       expect(await store.tryAcquireLease('poll', 'c', T0 + TTL_MS + 1, TTL_MS)).toBe(true);
     });
 
+    it("opens a poll with the lease and its first reads in one step, and gives the lease back with the poll's last write", async () => {
+      const { store } = opened;
+      const other = opened.openAnother();
+      const claim = (holder: string, now: number) => ({ name: 'poll', holder, now, ttlMs: TTL_MS });
+      const opening = await store.openPoll(claim('a', T0));
+      expect(opening).toEqual({ acquired: true, lastDiff: { generation: 0, diffed: null }, latestMonitor: null, seeded: false });
+      expect(await other.openPoll(claim('b', T0 + 1))).toMatchObject({ acquired: false });
+      expect(await other.leaseHolder('poll')).toBe('a');
+
+      // The run of a poll that applied nothing, with the lease given back in the same step.
+      const run = { id: 'run-open', startedAt: T0, finishedAt: T0 + 5, outcome: 'ok' as const, sources: [], changes: {} };
+      await store.recordPollRun(run, [], { name: 'poll', holder: 'a' });
+      expect(await other.leaseHolder('poll')).toBeNull();
+      expect(await other.listPollRuns(null, 10)).toEqual([expect.objectContaining({ id: 'run-open' })]);
+
+      // A piece of a poll gives it back too, and never another holder's.
+      expect((await other.openPoll(claim('b', T0 + 2))).acquired).toBe(true);
+      const piece = {
+        run: { ...run, id: 'run-piece' },
+        plan: { writes: [], events: [] },
+        deliveries: [],
+        seenIds: [],
+        seenBefore: T0,
+        rejected: [],
+        markSeeded: true,
+      };
+      await store.applyPoll({ ...piece, releaseLease: { name: 'poll', holder: 'a' } });
+      expect(await store.leaseHolder('poll')).toBe('b');
+      await other.applyPoll({ ...piece, releaseLease: { name: 'poll', holder: 'b' } });
+      expect(await store.leaseHolder('poll')).toBeNull();
+      expect((await store.openPoll(claim('c', T0 + 3))).seeded).toBe(true);
+    });
+
     it('takes a lease over from a dead holder only while it is still theirs', async () => {
       const { store } = opened;
       expect(await store.tryAcquireLease('poll', 'dead', T0, TTL_MS)).toBe(true);

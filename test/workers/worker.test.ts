@@ -11,6 +11,7 @@ import worker, { type WorkerEnv } from '../../src/entry/worker.ts';
 import { QUEUE_ROUND_MAX_DELIVERIES } from '../../src/entry/worker-runtime.ts';
 import { filesIncidentResolved, rawIncident, type RawIncident } from '../fixtures/vendor-builders.ts';
 import { emptyD1 } from './d1-reset.ts';
+import { countingD1 } from './harness/counting-d1.ts';
 import type {} from './provided-context.ts';
 
 const simUrl = inject('simUrl');
@@ -75,37 +76,6 @@ async function waitForDeliveries(hookPath: string, secret: string, count: number
     if (got.length >= count || Date.now() > deadline) return got;
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
-}
-
-/** The real D1, counting every call that reaches it: one invocation's share of its subrequest budget. */
-function countingD1(db: D1DatabaseLike): { db: D1DatabaseLike; calls: () => number } {
-  let calls = 0;
-  const counted = new Set(['all', 'raw', 'run', 'first']);
-  const statement = (s: object): object =>
-    new Proxy(s, {
-      get(target, key, receiver) {
-        const value = Reflect.get(target, key, receiver) as unknown;
-        if (typeof value !== 'function') return value;
-        if (key === 'bind') return (...args: unknown[]) => statement((value as (...a: unknown[]) => object).apply(target, args));
-        if (typeof key === 'string' && counted.has(key)) calls++;
-        return (value as (...a: unknown[]) => unknown).bind(target);
-      },
-    });
-  const wrapped = new Proxy(db as object, {
-    get(target, key, receiver) {
-      const value = Reflect.get(target, key, receiver) as unknown;
-      if (typeof value !== 'function') return value;
-      if (key === 'prepare') return (sql: string) => statement((value as (q: string) => object).call(target, sql));
-      if (key === 'batch') {
-        return (list: unknown[]) => {
-          calls++;
-          return (value as (l: unknown[]) => unknown).call(target, list);
-        };
-      }
-      return (value as (...a: unknown[]) => unknown).bind(target);
-    },
-  }) as D1DatabaseLike;
-  return { db: wrapped, calls: () => calls };
 }
 
 describe('the Worker', () => {

@@ -3,6 +3,7 @@ import type { ArchivedIncident, PollPlan } from '../diff.ts';
 import type { EventType, MonitorEvent } from '../events.ts';
 import type { PlannedDelivery } from '../fanout.ts';
 import type { FeedSource } from '../observe.ts';
+import type { LeaseClaim, LeaseRelease } from './leases.ts';
 
 /** What one endpoint gave in one poll, kept with the poll run. */
 export type SourceReport = {
@@ -48,6 +49,23 @@ export type RecordedRejection = Omit<RejectedPayload, 'body'> & {
   body: { text: string; seenCount: number; firstSeenAt: number; lastSeenAt: number } | null;
 };
 
+/**
+ * What the last full diff read, kept with the archive so any poller (a Worker makes one per cron
+ * invocation) can tell that bodies equal to these would find nothing: per source, the body's
+ * SHA-256 and what it held; when it was diffed; and the archive generation the diff left.
+ */
+export type DiffedFeed = {
+  atMs: number;
+  generation: number;
+  sources: { source: FeedSource; sha256: string; incidents: number; skipped: number }[];
+};
+
+/** The archive generation now, and the DiffedFeed kept by the last poll that diffed in full (null: none). */
+export type LastDiff = { generation: number; diffed: DiffedFeed | null };
+
+/** What a poll reads before it fetches, read with its lease in one step (`openPoll`). */
+export type PollOpening = { acquired: boolean; lastDiff: LastDiff; latestMonitor: MonitorEvent | null; seeded: boolean };
+
 export type ApplyPollInput = {
   run: PollRun;
   plan: PollPlan;
@@ -59,6 +77,13 @@ export type ApplyPollInput = {
   rejected: readonly RejectedPayload[];
   /** Mark the archive seeded: later events are news, not backfill. */
   markSeeded: boolean;
+  /**
+   * Kept as the archive's DiffedFeed, with the generation this piece leaves (a poll's last piece,
+   * whose diff left nothing pending); null forgets the one kept; absent leaves it.
+   */
+  diffedFeed?: Omit<DiffedFeed, 'generation'> | null;
+  /** The poll's lease, given back with this piece, its last write. */
+  releaseLease?: LeaseRelease;
 };
 
 /**
@@ -81,8 +106,15 @@ export interface ArchiveWrites {
   applyPoll(input: ApplyPollInput): Promise<number>;
   /** A number that changes whenever any incident row is written (last_seen_at included), by any process. */
   archiveGeneration(): Promise<number>;
+  lastDiff(): Promise<LastDiff>;
+  /**
+   * A poll's first step, one round trip: takes the lease as Leases.tryAcquireLease does and, in
+   * the same atomic step, reads what every poll reads before it fetches. The reads are answered
+   * whether or not the lease was taken; a poller without it must not act on them.
+   */
+  openPoll(claim: LeaseClaim): Promise<PollOpening>;
   /** The newest `monitor.blind` or `monitor.recovered` event (monitor-episode.ts), if any. */
   latestMonitorEvent(): Promise<MonitorEvent | null>;
-  /** A poll that applied nothing: a failure, or a feed unchanged since the last one. */
-  recordPollRun(run: PollRun, rejected: readonly RejectedPayload[]): Promise<void>;
+  /** A poll that applied nothing: a failure, or a feed unchanged since the last one; with its lease given back in the same step, if named. */
+  recordPollRun(run: PollRun, rejected: readonly RejectedPayload[], releaseLease?: LeaseRelease): Promise<void>;
 }
