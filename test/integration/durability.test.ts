@@ -141,10 +141,16 @@ describe('durability', () => {
     const env = { DATABASE_PATH: database, STATUS_URL: vendor.url, LOG_LEVEL: 'warn' };
     await vendor.setIncidents(story.state(0));
     await runCli(['migrate'], env);
-    // A slow history keeps the first poll going while the second starts.
-    await vendor.fault({ target: 'v2/history', kind: 'slow', delayMs: 2500, times: 1 });
+    // A slow history keeps the first poll going while the second starts: the second is spawned
+    // once the first is inside that read, and the read lasts longer than a CLI takes to start on
+    // a loaded machine (a few seconds), within the poll's 10 s timeout.
+    vendor.vendor.clearRequests();
+    await vendor.fault({ target: 'v2/history', kind: 'slow', delayMs: 8000, times: 1 });
     const a = spawnCli(['poll', '--json'], env);
-    await new Promise((r) => setTimeout(r, 1200));
+    const inSlowRead = () => vendor.vendor.requests().some((r) => r.fault === 'slow');
+    for (const started = Date.now(); !inSlowRead(); await new Promise((r) => setTimeout(r, 50))) {
+      if (Date.now() - started > 20_000) throw new Error('the first poll never reached the history read');
+    }
     const b = spawnCli(['poll', '--json'], env);
     const [ra, rb] = await Promise.all([a.done, b.done]);
     await vendor.clearFaults();
