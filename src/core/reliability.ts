@@ -11,6 +11,17 @@ import { DAY_MS, severityOf, VENDOR_SERVICES } from './service-days.ts';
  */
 export const PARTIAL_OUTAGE_WEIGHT = 0.3;
 
+/** Rounded down to three decimals: a service that was down at all never reads 100%. */
+export function percentFloor(ratio: number): number {
+  return Math.floor(ratio * 100_000) / 1000;
+}
+
+/** Availability as every face writes it: "99.950%", "100%", or "no data" when none of the window was seen. */
+export function percentText(ratio: number | null): string {
+  if (ratio === null) return 'no data';
+  return ratio === 1 ? '100%' : `${percentFloor(ratio).toFixed(3)}%`;
+}
+
 /** Availability is given over these rolling windows, ending now. */
 export const AVAILABILITY_WINDOWS_DAYS: readonly number[] = [30, 90];
 

@@ -192,6 +192,25 @@ describe('dashboard pages', () => {
       const canvases = /<span class="service-name" id="service-bars-\d+">Canvases<\/span>[\s\S]*?<\/ol>/.exec(html)?.[0] ?? '';
       expect(canvases).not.toContain('day-incident'); // June is more than 90 days before October
     });
+
+    it('leads each service row with its state now and its availability over the 90 days', async () => {
+      const { html } = await get('/');
+      const head = (service: string) =>
+        new RegExp(`<span class="service-name" id="service-bars-\\d+">${service.replace('/', '\\/')}</span>[\\s\\S]*?</div>`).exec(html)?.[0] ?? '';
+      // Messaging: an outage going on. Files: an incident going on, so up but not fully. Search: its
+      // notice is over. Login/SSO: nothing ever.
+      expect(head('Messaging')).toContain('>Outage</span>');
+      expect(head('Files')).toContain('>Degraded</span>');
+      expect(head('Search')).toContain('>Operational</span>');
+      expect(head('Login/SSO')).toContain('>Operational</span>');
+      // The archive began with the first poll, at 15:00: the 10-hour outage since 05:00 (PDT, 12:00
+      // UTC) counts from then, which is all the time the archive saw. Login/SSO was never down.
+      expect(head('Login/SSO')).toContain('100% available');
+      expect(head('Messaging')).toMatch(/\d+\.\d{3}% available|no data/);
+      // One red bar, one day: counted once.
+      expect(head('Messaging')).toContain('1 day with an outage');
+      expect(head('Messaging')).not.toContain('with incidents');
+    });
   });
 
   describe('/incidents', () => {
@@ -311,16 +330,36 @@ describe('dashboard pages', () => {
   });
 
   describe('feed health', () => {
-    it('warns on / while the feed cannot be read, and stops once it can', async () => {
+    it('while the latest reads fail, says on / and in /widget.json what it last knew and since when, in the same words', async () => {
+      // By now one incident goes on (the outage was resolved by the incident-page test).
+      const lastGoodRead = (await service.fetch(`${service.url}/widget.json`).then((res) => res.json())) as { last_read_at: string; state: string };
+      expect(lastGoodRead.state).toBe('incident');
       await vendor.fault({ target: '*', kind: 'status', status: 503 });
       expect((await service.poll()).outcome).toBe('failed');
       const failing = await get('/');
-      expect(failing.html).toContain('<strong>The vendor&#39;s status feed cannot be read.</strong>');
-      expect(failing.html).toContain('The last attempt failed; the last good read was at <time');
+      const at = lastGoodRead.last_read_at.replace(/\.\d+Z$/, 'Z');
+      const sentence = (time: string) => `As of ${time}, the last good read of the vendor&#39;s feed: the reads since failed.`;
+      const banner = /<section class="banner[^"]*"[\s\S]*?<\/section>/.exec(failing.html)?.[0] ?? '';
+      // The banner says the state as of the last good read, dashed; no second, contradicting note below it.
+      expect(banner).toContain('class="banner banner-incident banner-as-of"');
+      expect(banner).toContain('1 incident going on');
+      expect(banner).toContain(sentence(`<time datetime="${at}">${at.slice(0, 16).replace('T', ' ')} UTC</time>`));
+      expect(failing.html).not.toContain('cannot be read');
+
+      const widget = (await service.fetch(`${service.url}/widget.json`).then((res) => res.json())) as Record<string, unknown>;
+      expect(widget).toMatchObject({ state: 'incident', stale: false, reads_failing: true, last_read_at: lastGoodRead.last_read_at });
+      const badge = await service.fetch(`${service.url}/badge.svg`).then((res) => res.text());
+      expect(badge).toContain('incident (as of last read)');
+      const embed = await service.fetch(`${service.url}/embed`).then((res) => res.text());
+      expect(embed).toContain(sentence(`${at.slice(0, 16).replace('T', ' ')} UTC`));
 
       await vendor.clearFaults();
       expect((await service.poll()).outcome).toBe('ok');
-      expect((await get('/')).html).not.toContain('cannot be read');
+      const fresh = await get('/');
+      expect(fresh.html).not.toContain('banner-as-of');
+      expect(fresh.html).not.toContain('the reads since failed');
+      const after = (await service.fetch(`${service.url}/widget.json`).then((res) => res.json())) as Record<string, unknown>;
+      expect(after).toMatchObject({ stale: false, reads_failing: false });
     });
   });
 

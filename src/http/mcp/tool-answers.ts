@@ -3,6 +3,7 @@
  * of the same facts for a model to quote. Vendor text goes out as plain text only (titles on one
  * line, notes without their HTML), and every link points at the dashboard under PUBLIC_URL.
  */
+import { readsFailingWords } from '../../core/knowledge.ts';
 import type { EventData, StatusEvent } from '../../core/events.ts';
 import { htmlToText } from '../../core/html-text.ts';
 import type { Note } from '../../core/incident.ts';
@@ -75,6 +76,7 @@ export function currentStatusAnswer(widget: WidgetJson): ToolAnswer {
     );
   } else {
     lines.push(widget.state === 'ok' ? 'All clear: no incident is going on.' : `State: ${widget.state}.`);
+    if (widget.reads_failing && widget.last_read_at) lines.push(readsFailingWords(widget.last_read_at));
   }
   for (const service of widget.services) lines.push(`- ${service.name}: ${service.state}`);
   for (const incident of widget.incidents.slice(0, TEXT_LINES_MAX)) {

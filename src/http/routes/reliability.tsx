@@ -2,6 +2,8 @@
 import { Hono } from 'hono';
 import { raw } from 'hono/html';
 import {
+  percentFloor,
+  percentText,
   AVAILABILITY_WINDOWS_DAYS,
   PARTIAL_OUTAGE_WEIGHT,
   type Distribution,
@@ -72,16 +74,6 @@ export function toApiReliability(r: Reliability) {
       detection_lag: distribution(m.detectionLag),
     })),
   };
-}
-
-/** Rounded down to three decimals: a service that was down at all never reads 100%. */
-function percentFloor(ratio: number): number {
-  return Math.floor(ratio * 100_000) / 1000;
-}
-
-function percentText(ratio: number | null): string {
-  if (ratio === null) return 'no data';
-  return ratio === 1 ? '100%' : `${percentFloor(ratio).toFixed(3)}%`;
 }
 
 /** Seconds matter for our detection lag (we poll every minute); minutes and more for the vendor's figures. */
