@@ -50,9 +50,12 @@ export function rowSummary(days: ServiceDay[]): string {
   return blank > 0 ? `${summary}; ${plural(blank, 'day')} without data` : summary;
 }
 
-/** Availability as /reliability gives it, to the same precision; "No data" when none of the window was seen. */
-export function availabilityText(availability: number | null): string {
-  return availability === null ? 'availability: no data' : `${percentText(availability)} available`;
+/**
+ * Availability as /reliability gives it, to the same precision, and over how many days: on a phone
+ * the bars show fewer days than the figure covers.
+ */
+export function availabilityText(availability: number | null, days: number): string {
+  return availability === null ? `availability over ${days} days: no data` : `${percentText(availability)} available over ${days} days`;
 }
 
 /**
@@ -121,7 +124,7 @@ export function ServiceBars(props: { rows: ServiceDayRow[]; now: ReadonlyMap<str
               <ServiceStateNow state={props.now.get(row.service) ?? 'unknown'} />
               {row.service === NO_SERVICE_ROW ? <span class="service-note muted">Incidents that name no single service</span> : null}
               <span class="service-summary">
-                {props.availability.has(row.service) ? <>{availabilityText(props.availability.get(row.service) ?? null)} · </> : null}
+                {props.availability.has(row.service) ? <>{availabilityText(props.availability.get(row.service) ?? null, row.days.length)} · </> : null}
                 <ByWidth wide={rowSummary(row.days)} narrow={rowSummary(row.days.slice(-NARROW_BAR_DAYS))} />
               </span>
             </div>

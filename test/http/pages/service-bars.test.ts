@@ -74,7 +74,7 @@ describe('ServiceBars', () => {
 
   it('leads each row with its state now and its availability over the window', () => {
     expect(html).toContain('<span class="service-state state-now-outage">Outage</span>');
-    expect(html).toContain('99.000% available');
+    expect(html).toContain('99.000% available over 2 days');
   });
 
   it('says each day once: the label is the tooltip, no second copy of the text', () => {
