@@ -189,6 +189,13 @@ export function valueAxis(max: number): Axis {
   return stepAxis(max, step);
 }
 
+/** An axis of whole things (incidents): the steps of valueAxis, never less than 1, so no tick reads "1.5 incidents". */
+export function countAxis(max: number): Axis {
+  const axis = valueAxis(max);
+  const step = axis.ticks[1]! - axis.ticks[0]!;
+  return step >= 1 ? axis : stepAxis(Math.max(max, 1), 1);
+}
+
 function stepAxis(max: number, step: number): Axis {
   const top = Math.ceil(max / step) * step;
   const ticks: number[] = [];

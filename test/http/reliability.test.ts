@@ -149,6 +149,10 @@ describe('/api/reliability and /reliability', () => {
     // Five charts, each drawn for three widths (the stylesheet shows one).
     expect(html.match(/<svg [^>]*role="img" aria-labelledby="chart-[a-z-]+-title chart-[a-z-]+-desc"/g)).toHaveLength(15);
     expect(html).toContain('<title id="chart-incidents-wide-title">Incidents per month, by type</title>');
+    // At most two incidents a month: the count axis reads 0, 1, 2, never half an incident.
+    const incidentsChart = /<svg [^>]*aria-labelledby="chart-incidents-wide-title[\s\S]*?<\/svg>/.exec(html)?.[0] ?? '';
+    const ticks = [...incidentsChart.matchAll(/<text class="chart-label"[^>]*text-anchor="end">([^<]*)<\/text>/g)].map((m) => m[1]);
+    expect(ticks).toEqual(['0', '1', '2']);
     // Availability (which also holds the downtime the bar chart draws), then one per month chart.
     expect(html.match(/<table class="chart-table">/g)?.length).toBe(5);
     // The availability table and the methods, in words.

@@ -11,7 +11,7 @@ import {
   type Reliability,
   type WindowAvailability,
 } from '../../core/reliability.ts';
-import { durationAxis, horizontalBarChart, lineChart, stackedColumnChart, type ChartSeries } from '../../core/svg-chart.ts';
+import { countAxis, durationAxis, horizontalBarChart, lineChart, stackedColumnChart, type ChartSeries } from '../../core/svg-chart.ts';
 import { iso } from '../api-json.ts';
 import { reliabilityFigures, type ReliabilityStore } from '../../app/reliability-figures.ts';
 import type { AppDeps } from '../deps.ts';
@@ -215,6 +215,7 @@ function IncidentsChart(props: { months: MonthFigures[] }) {
       categoryName: 'Month (UTC)',
       series,
       format: (value) => String(value),
+      axis: countAxis,
     }),
   );
 }
