@@ -6,7 +6,8 @@
 import { escapeHtml } from './email-render.ts';
 
 /** The colour of a series: a severity, or one of two neutral line colours. */
-export type SeriesTone = 'outage' | 'incident' | 'notice' | 'other' | '0' | '1';
+/** The incident types' colours, or one of four series colours that no type uses (public/charts.css). */
+export type SeriesTone = 'outage' | 'incident' | 'notice' | 'other' | '0' | '1' | '2' | '3';
 
 export type ChartSeries = { name: string; tone: SeriesTone; values: (number | null)[] };
 

@@ -180,7 +180,8 @@ function DowntimeChart(props: { services: Reliability['services'] }) {
       categoryName: 'Service',
       series: AVAILABILITY_WINDOWS_DAYS.map((days, i) => ({
         name: `Last ${days} days`,
-        tone: i === 0 ? '0' : '1',
+        // Not the medians' colours: a window is not a percentile.
+        tone: i === 0 ? '2' : '3',
         values: down.map((s) => {
           const w = s.windows.find((x) => x.days === days);
           return w ? w.downtimeMs : null;
