@@ -346,6 +346,9 @@ describe('dashboard pages', () => {
       // The banner says the state as of the last good read, dashed; no second, contradicting note below it.
       expect(banner).toContain('class="banner banner-incident banner-as-of"');
       expect(banner).toContain('1 incident going on');
+      // One incident: its title under the count, not "1 incident" said twice.
+      expect(banner).toContain('<p>Some files fail to upload</p>');
+      expect(banner).not.toContain('<p>1 incident</p>');
       expect(banner).toContain(sentence(`<time datetime="${at}">${at.slice(0, 16).replace('T', ' ')} UTC</time>`));
       expect(failing.html).not.toContain('cannot be read');
 
