@@ -210,7 +210,7 @@ li { display: flex; align-items: baseline; gap: 8px; margin: 2px 0; }
           item.dataset.state = serviceState;
           const dot = el('span', 'dot');
           dot.setAttribute('aria-hidden', 'true');
-          item.append(dot, el('span', 'name', service.name), el('span', 'label', SERVICE_LABELS[data.stale ? 'unknown' : serviceState]));
+          item.append(dot, el('span', 'name', service.name), el('span', 'label', data.stale ? SERVICE_LABELS.unknown : serviceState === 'unknown' ? LABELS.unknown : SERVICE_LABELS[serviceState]));
           list.append(item);
         }
         root.append(list);

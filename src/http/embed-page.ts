@@ -71,6 +71,15 @@ function staleText(widget: WidgetJson): string {
   return `The vendor's status feed cannot be read: no data since ${utcText(since)}.${last}`;
 }
 
+/**
+ * A service's state in the words of the dashboard's rows; a name statuswatch never saw (while the
+ * feed is read) is an "Unknown service", not a state we cannot see.
+ */
+function serviceLabel(widget: WidgetJson, state: WidgetState): string {
+  if (widget.stale) return SERVICE_STATE_WORDS.unknown;
+  return state === 'unknown' ? LABELS.unknown : SERVICE_STATE_WORDS[state];
+}
+
 /** While the latest reads failed: the state shown is as of the last good read, and says so. */
 function asOfLine(widget: WidgetJson): HtmlEscapedString | Promise<HtmlEscapedString> | string {
   const at = widget.reads_failing && widget.last_read_at ? Date.parse(widget.last_read_at) : Number.NaN;
@@ -86,7 +95,7 @@ function widgetContent(widget: WidgetJson): HtmlEscapedString | Promise<HtmlEsca
   const headline = widget.stale ? 'Status unknown' : HEADLINES[state];
   const services = widget.services.map((service) => {
     const serviceState = known(service.state);
-    return html`<li class="service state-${serviceState}" data-state="${serviceState}"><span class="dot" aria-hidden="true"></span><span class="name">${service.name}</span><span class="label">${SERVICE_STATE_WORDS[widget.stale ? 'unknown' : serviceState]}</span></li>`;
+    return html`<li class="service state-${serviceState}" data-state="${serviceState}"><span class="dot" aria-hidden="true"></span><span class="name">${service.name}</span><span class="label">${serviceLabel(widget, serviceState)}</span></li>`;
   });
   const incidents = widget.incidents.slice(0, INCIDENTS_SHOWN).map((incident) => {
     const incidentState = known(incident.state);
