@@ -134,7 +134,8 @@ function AvailabilityTable(props: { services: Reliability['services'] }) {
       </>
     );
   return (
-    <div class="chart-table-wrap">
+    // It scrolls sideways on a phone: a keyboard can reach it and scroll it, and it is named.
+    <div class="chart-table-wrap" tabindex={0} role="region" aria-label="Availability table, scrolls sideways">
       <table class="chart-table">
         <caption>Availability by service, with downtime as counted ({WEIGHT_PERCENT}% of the time under an incident)</caption>
         <thead>
