@@ -159,7 +159,7 @@ describe('/api/reliability and /reliability', () => {
     expect(html).toMatch(/<th scope="row">Files<\/th><td>99\.722%<\/td><td>2 h<\/td>/);
     expect(html).toContain('at 30% of its');
     // The table scrolls sideways on a phone: reachable by keyboard, and named.
-    expect(html).toContain('<div class="chart-table-wrap" tabindex="0" role="region" aria-label="Availability table, scrolls sideways">');
+    expect(html).toContain('<section class="chart-table-wrap" tabindex="0" aria-label="Availability table, scrolls sideways">');
     expect(html).not.toContain(HOSTILE_SERVICE);
     expect(html).toContain('&lt;img src=x onerror=alert(1)&gt;');
     expect(html).not.toMatch(/style="/);

@@ -135,7 +135,7 @@ function AvailabilityTable(props: { services: Reliability['services'] }) {
     );
   return (
     // It scrolls sideways on a phone: a keyboard can reach it and scroll it, and it is named.
-    <div class="chart-table-wrap" tabindex={0} role="region" aria-label="Availability table, scrolls sideways">
+    <section class="chart-table-wrap" tabindex={0} aria-label="Availability table, scrolls sideways">
       <table class="chart-table">
         <caption>Availability by service, with downtime as counted ({WEIGHT_PERCENT}% of the time under an incident)</caption>
         <thead>
@@ -160,7 +160,7 @@ function AvailabilityTable(props: { services: Reliability['services'] }) {
           ))}
         </tbody>
       </table>
-    </div>
+    </section>
   );
 }
 
