@@ -19,6 +19,8 @@
   const REFRESH_MS = 60_000;
   const INCIDENTS_SHOWN = 5;
 
+  // A service's state in words: core/widget-state.ts SERVICE_STATE_WORDS, as the dashboard's rows say it.
+  const SERVICE_LABELS = { ok: 'Operational', unknown: 'Unknown', maintenance: 'Maintenance', notice: 'Operational', incident: 'Degraded', outage: 'Outage' };
   const LABELS = { ok: 'Operational', unknown: 'Unknown service', maintenance: 'Maintenance', notice: 'Notice', incident: 'Incident', outage: 'Outage' };
   const HEADLINES = {
     ok: 'All systems operational',
@@ -192,6 +194,12 @@ li { display: flex; align-items: baseline; gap: 8px; margin: 2px 0; }
               : "The vendor's status feed has not been read yet: no data.",
           ),
         );
+      } else if (data.reads_failing === true && typeof data.last_read_at === 'string') {
+        // The words of core/knowledge.ts readsFailingWords, as every face says them.
+        const at = new Date(data.last_read_at);
+        if (!Number.isNaN(at.getTime())) {
+          root.append(el('p', 'stale', `As of ${at.toLocaleString()}, the last good read of the vendor's feed: the reads since failed.`));
+        }
       }
       const services = Array.isArray(data.services) ? data.services : [];
       if (services.length > 0) {
@@ -202,7 +210,7 @@ li { display: flex; align-items: baseline; gap: 8px; margin: 2px 0; }
           item.dataset.state = serviceState;
           const dot = el('span', 'dot');
           dot.setAttribute('aria-hidden', 'true');
-          item.append(dot, el('span', 'name', service.name), el('span', 'label', data.stale ? 'Unknown' : LABELS[serviceState]));
+          item.append(dot, el('span', 'name', service.name), el('span', 'label', data.stale ? SERVICE_LABELS.unknown : serviceState === 'unknown' ? LABELS.unknown : SERVICE_LABELS[serviceState]));
           list.append(item);
         }
         root.append(list);

@@ -30,6 +30,7 @@ export async function currentStatus(
     ongoing,
     latest: latest[0] ?? null,
     lastSuccessAt: health.lastSuccessAt,
+    consecutiveFailures: health.consecutiveFailures,
     now: request.nowMs,
     staleAfterMs: STALE_AFTER_MS,
     services,

@@ -10,5 +10,5 @@ export type FeedKnowledgeDeps = { store: Pick<ArchiveQueries, 'feedHealth'> };
 
 export async function feedKnowledge({ store }: FeedKnowledgeDeps, nowMs: number): Promise<{ health: FeedHealth; knowledge: Knowledge }> {
   const health = await store.feedHealth();
-  return { health, knowledge: assessKnowledge({ lastSuccessAt: health.lastSuccessAt, now: nowMs }) };
+  return { health, knowledge: assessKnowledge({ lastSuccessAt: health.lastSuccessAt, now: nowMs, consecutiveFailures: health.consecutiveFailures }) };
 }

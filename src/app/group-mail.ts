@@ -13,6 +13,7 @@ import { memberMessageId, memberSendsKeyOf, type GroupMember } from '../core/sci
 import { heldUntil, retry, sent as sentOutcome, type SendOutcome } from '../core/send-outcome.ts';
 import type { SecretBox } from '../core/secret-box.ts';
 import { canonicalTimeZone } from '../core/subscription.ts';
+import { plural } from '../core/plural.ts';
 import { forEachAtMost } from './concurrency.ts';
 import type { GroupSync } from './group-sync.ts';
 
@@ -126,14 +127,14 @@ export function createGroupMail(deps: GroupMailDeps) {
         // Held until now: due again at once, its attempts not counted and its subscription not
         // failing. Only a delivery's first turn is logged as an attempt: one row says mail went out
         // and more follows, and a group of any size adds one row to its delivery, not one a turn.
-        return heldUntil(clock.now(), !begun, error, { excerpt: `${sent} member(s) sent, ${refused} refused` });
+        return heldUntil(clock.now(), !begun, error, { excerpt: `${plural(sent, 'member')} sent, ${refused} refused` });
       }
       // The turn that ends the delivery (or fails it for now) reads its sends once, for the totals.
       const recorded = await store.memberSends(sendsKey);
       const refusedInAll = recorded.filter((r) => r.state === 'refused').length;
-      const summary = `${sent} member(s) sent, ${refused} refused; ${recorded.length - refusedInAll} sent and ${refusedInAll} refused in all`;
+      const summary = `${plural(sent, 'member')} sent, ${refused} refused; ${recorded.length - refusedInAll} sent and ${refusedInAll} refused in all`;
       if (temporary.length === 0) return sentOutcome(250, summary);
-      return retry(`${temporary.length} of ${members.length} member(s) not sent yet (retried later): ${temporary[0]}`, { excerpt: summary });
+      return retry(`${temporary.length} of ${plural(members.length, 'member')} not sent yet (retried later): ${temporary[0]}`, { excerpt: summary });
     },
   };
 }

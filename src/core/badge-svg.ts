@@ -28,9 +28,10 @@ export const BADGE_LABEL_MAX_CHARS = 40;
  * Stale data gives no state at all: a green "operational" from a feed we cannot read would be a
  * claim we cannot back. A name never seen is then just as unknown as the rest.
  */
-export function badgeFor(label: string, state: WidgetState, stale: boolean): Badge {
+export function badgeFor(label: string, state: WidgetState, stale: boolean, readsFailing = false): Badge {
   const { message, color } = stale ? { message: 'unknown', color: COLORS.lightgrey } : STATE_BADGES[state];
-  return { label, message, color };
+  // The latest reads failed: the state is what the last good read said, and the badge says so.
+  return { label, message: readsFailing && !stale ? `${message} (as of last read)` : message, color };
 }
 
 /**

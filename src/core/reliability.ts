@@ -11,6 +11,17 @@ import { DAY_MS, severityOf, VENDOR_SERVICES } from './service-days.ts';
  */
 export const PARTIAL_OUTAGE_WEIGHT = 0.3;
 
+/** Rounded down to three decimals: a service that was down at all never reads 100%. */
+export function percentFloor(ratio: number): number {
+  return Math.floor(ratio * 100_000) / 1000;
+}
+
+/** Availability as every face writes it: "99.950%", "100%", or "no data" when none of the window was seen. */
+export function percentText(ratio: number | null): string {
+  if (ratio === null) return 'no data';
+  return ratio === 1 ? '100%' : `${percentFloor(ratio).toFixed(3)}%`;
+}
+
 /** Availability is given over these rolling windows, ending now. */
 export const AVAILABILITY_WINDOWS_DAYS: readonly number[] = [30, 90];
 
@@ -50,6 +61,11 @@ export type MonthFigures = {
   month: string;
   startMs: number;
   endMs: number;
+  /**
+   * The time of the month, up to now, the archive can speak for (coverage.ts): 0 for a month before
+   * it began or never read; its figures are then "no data", not zero incidents.
+   */
+  observedMs: number;
   incidents: IncidentCounts;
   /** resolvedAt − createdAt of the month's resolved incidents; `ongoing` are not in it yet. */
   timeToResolve: Distribution & { ongoing: number };
@@ -114,7 +130,7 @@ export function computeReliability(spans: readonly IncidentSpan[], options: Reli
     const i = ends.findIndex((endMs) => span.createdAt < endMs);
     if (i >= 0 && span.createdAt >= starts[i]!) byMonth[i]!.push(span);
   }
-  const months = starts.map((startMs, i) => monthFigures(byMonth[i]!, startMs, ends[i]!));
+  const months = starts.map((startMs, i) => monthFigures(byMonth[i]!, startMs, ends[i]!, nowMs, options.noData ?? []));
 
   return { nowMs, partialOutageWeight: PARTIAL_OUTAGE_WEIGHT, services, months };
 }
@@ -147,7 +163,8 @@ function windowAvailability(spans: readonly IncidentSpan[], days: number, nowMs:
   return { days, startMs, endMs, availability, observedMs, outageMs, partialMs, downtimeMs, incidents };
 }
 
-function monthFigures(spans: readonly IncidentSpan[], startMs: number, endMs: number): MonthFigures {
+function monthFigures(spans: readonly IncidentSpan[], startMs: number, endMs: number, nowMs: number, noData: readonly CoverageInterval[]): MonthFigures {
+  const seenEndMs = Math.max(startMs, Math.min(endMs, nowMs));
   const incidents: IncidentCounts = { total: spans.length, outage: 0, incident: 0, notice: 0, other: 0 };
   for (const span of spans) {
     const type = span.type === 'outage' || span.type === 'incident' || span.type === 'notice' ? span.type : 'other';
@@ -158,6 +175,7 @@ function monthFigures(spans: readonly IncidentSpan[], startMs: number, endMs: nu
     month: new Date(startMs).toISOString().slice(0, 7),
     startMs,
     endMs,
+    observedMs: seenEndMs - startMs - coveredMs(startMs, seenEndMs, noData),
     incidents,
     timeToResolve: { ...distribution(resolved.map((s) => s.resolvedAt! - s.createdAt)), ongoing: spans.length - resolved.length },
     timeToFirstUpdate: distribution(spans.filter((s) => s.firstNoteAt !== null).map((s) => s.firstNoteAt! - s.createdAt)),

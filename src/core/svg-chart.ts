@@ -6,7 +6,8 @@
 import { escapeHtml } from './email-render.ts';
 
 /** The colour of a series: a severity, or one of two neutral line colours. */
-export type SeriesTone = 'outage' | 'incident' | 'notice' | 'other' | '0' | '1';
+/** The incident types' colours, or one of four series colours that no type uses (public/charts.css). */
+export type SeriesTone = 'outage' | 'incident' | 'notice' | 'other' | '0' | '1' | '2' | '3';
 
 export type ChartSeries = { name: string; tone: SeriesTone; values: (number | null)[] };
 
@@ -187,6 +188,13 @@ export function valueAxis(max: number): Axis {
   const magnitude = 10 ** Math.floor(Math.log10(raw));
   const step = [1, 2, 5, 10].map((m) => m * magnitude).find((s) => s >= raw)!;
   return stepAxis(max, step);
+}
+
+/** An axis of whole things (incidents): the steps of valueAxis, never less than 1, so no tick reads "1.5 incidents". */
+export function countAxis(max: number): Axis {
+  const axis = valueAxis(max);
+  const step = axis.ticks[1]! - axis.ticks[0]!;
+  return step >= 1 ? axis : stepAxis(Math.max(max, 1), 1);
 }
 
 function stepAxis(max: number, step: number): Axis {

@@ -33,6 +33,9 @@ export const WIDGET_TITLE_MAX_CHARS = 200;
  *   `unknown` when a service asked for is one statuswatch never saw and nothing worse goes on;
  *   `unknown` too, and for every service, while `stale`: a state we cannot back is not shown.
  * - `stale`: the vendor's feed has not been read successfully for STALE_AFTER_MS (or never).
+ * - `reads_failing`: not stale, but the latest reads failed: `state` is as of `last_read_at`
+ *   (knowledge.ts readsFailingWords), not a fresh read.
+ * - `last_read_at`: the last good read of the feed (UTC, ISO 8601); null when never read.
  * - `unknown_since`: while stale, the last good read (UTC, ISO 8601); null when fresh or never read.
  * - `last_known_state`: while stale, what the archive last said (`state` as it would be if
  *   fresh); null when fresh, and when the feed was never read (the archive says nothing then).
@@ -52,6 +55,8 @@ export const WIDGET_TITLE_MAX_CHARS = 200;
 export type WidgetJson = {
   state: WidgetState;
   stale: boolean;
+  reads_failing: boolean;
+  last_read_at: string | null;
   unknown_since: string | null;
   last_known_state: WidgetState | null;
   updated_at: string | null;
@@ -78,6 +83,8 @@ export type WidgetStateInput = {
   latest: Pick<Incident, 'dateUpdated'> | null;
   /** feedHealth().lastSuccessAt: the last poll that read the feed. */
   lastSuccessAt: number | null;
+  /** feedHealth().consecutiveFailures: reads failed since then. */
+  consecutiveFailures?: number;
   now: number;
   /** Older than this, the last successful read makes the data stale. */
   staleAfterMs: number;
@@ -97,6 +104,39 @@ export function incidentState(incident: Pick<Incident, 'type' | 'status'>): Excl
   return incident.type === 'outage' || incident.type === 'incident' ? incident.type : 'notice';
 }
 
+/**
+ * A service's state in words, as every face that names services says it (the dashboard's rows, the
+ * widget's list). An incident that is not an outage means the service works, but not fully:
+ * "Degraded". A notice is the vendor telling something (a change, a heads-up), not reporting a
+ * fault: the service is "Operational", and the notice is listed as going on.
+ */
+export const SERVICE_STATE_WORDS: Record<WidgetState, string> = {
+  ok: 'Operational',
+  notice: 'Operational',
+  maintenance: 'Maintenance',
+  incident: 'Degraded',
+  outage: 'Outage',
+  unknown: 'Unknown',
+};
+
+/**
+ * Each service's state now, from the ongoing incidents that name it (worst wins); a service no
+ * ongoing incident names is `ok`. Blind (`known` false), every service is `unknown`.
+ */
+export function serviceStatesNow(
+  ongoing: readonly Pick<Incident, 'type' | 'status' | 'services'>[],
+  services: readonly string[],
+  known: boolean,
+): Map<string, WidgetState> {
+  const states = new Map<string, WidgetState>(services.map((name) => [name, known ? 'ok' : 'unknown']));
+  if (!known) return states;
+  for (const incident of ongoing) {
+    const state = incidentState(incident);
+    for (const name of incident.services) if (states.has(name)) states.set(name, worstState([states.get(name)!, state]));
+  }
+  return states;
+}
+
 export function worstState(states: Iterable<WidgetState>): WidgetState {
   let worst: WidgetState = 'ok';
   for (const state of states) if (RANK[state] > RANK[worst]) worst = state;
@@ -112,23 +152,29 @@ export function buildWidgetState(input: WidgetStateInput): WidgetJson {
     .sort((a, b) => RANK[b.state] - RANK[a.state] || compareUrgency(a.incident, b.incident));
 
   const unknown = new Set(input.unknownServices);
-  const byService = new Map<string, WidgetState>(filter?.map((name) => [name, unknown.has(name) ? 'unknown' : 'ok']));
-  for (const { incident, state } of covered) {
-    for (const name of incident.services) {
-      if (wanted && !wanted.has(name)) continue;
-      byService.set(name, worstState([byService.get(name) ?? 'ok', state]));
-    }
-  }
   // Code-unit order, not the locale's: the same bytes on every host, so the same ETag.
-  const names = filter ?? [...byService.keys()].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+  const names = filter ?? [...new Set(covered.flatMap(({ incident }) => incident.services))].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+  const byService = serviceStatesNow(
+    covered.map(({ incident }) => incident),
+    names,
+    true,
+  );
+  for (const name of unknown) if (byService.has(name)) byService.set(name, worstState([byService.get(name)!, 'unknown']));
 
   const updatedMs = Math.max(input.latest?.dateUpdated.ms ?? -Infinity, ...covered.map(({ incident }) => incident.dateUpdated.ms));
   const lastKnown = worstState([...covered.map(({ state }) => state), ...(filter?.some((name) => unknown.has(name)) ? ['unknown' as const] : [])]);
-  const knowledge = assessKnowledge({ lastSuccessAt: input.lastSuccessAt, now: input.now, staleAfterMs: input.staleAfterMs });
+  const knowledge = assessKnowledge({
+    lastSuccessAt: input.lastSuccessAt,
+    now: input.now,
+    staleAfterMs: input.staleAfterMs,
+    consecutiveFailures: input.consecutiveFailures,
+  });
   const known = knowledge.kind === 'known';
   return {
     state: known ? lastKnown : 'unknown',
     stale: !known,
+    reads_failing: knowledge.kind === 'known' && knowledge.readsFailing,
+    last_read_at: input.lastSuccessAt === null ? null : toIsoUtc(input.lastSuccessAt),
     unknown_since: knowledge.kind === 'stale' ? toIsoUtc(knowledge.since) : null,
     last_known_state: knowledge.kind === 'stale' ? lastKnown : null,
     updated_at: Number.isFinite(updatedMs) ? toIsoUtc(updatedMs) : null,

@@ -7,7 +7,8 @@
  */
 import { html, raw } from 'hono/html';
 import type { HtmlEscapedString } from 'hono/utils/html';
-import type { WidgetJson, WidgetState } from '../core/widget-state.ts';
+import { readsFailingWords } from '../core/knowledge.ts';
+import { SERVICE_STATE_WORDS, type WidgetJson, type WidgetState } from '../core/widget-state.ts';
 import { utcText } from './pages/time.tsx';
 
 /** As widget.js shows them: the first five incidents, then "and N more". */
@@ -71,6 +72,21 @@ function staleText(widget: WidgetJson): string {
 }
 
 /**
+ * A service's state in the words of the dashboard's rows; a name statuswatch never saw (while the
+ * feed is read) is an "Unknown service", not a state we cannot see.
+ */
+function serviceLabel(widget: WidgetJson, state: WidgetState): string {
+  if (widget.stale) return SERVICE_STATE_WORDS.unknown;
+  return state === 'unknown' ? LABELS.unknown : SERVICE_STATE_WORDS[state];
+}
+
+/** While the latest reads failed: the state shown is as of the last good read, and says so. */
+function asOfLine(widget: WidgetJson): HtmlEscapedString | Promise<HtmlEscapedString> | string {
+  const at = widget.reads_failing && widget.last_read_at ? Date.parse(widget.last_read_at) : Number.NaN;
+  return Number.isNaN(at) ? '' : html`<p class="stale" data-reads-failing="true">${readsFailingWords(utcText(at))}</p>`;
+}
+
+/**
  * The widget's content as markup: the classes and words widget.js draws. No `part` attributes:
  * parts name the shadow root's pieces, and this copy is never in one.
  */
@@ -79,7 +95,7 @@ function widgetContent(widget: WidgetJson): HtmlEscapedString | Promise<HtmlEsca
   const headline = widget.stale ? 'Status unknown' : HEADLINES[state];
   const services = widget.services.map((service) => {
     const serviceState = known(service.state);
-    return html`<li class="service state-${serviceState}" data-state="${serviceState}"><span class="dot" aria-hidden="true"></span><span class="name">${service.name}</span><span class="label">${widget.stale ? 'Unknown' : LABELS[serviceState]}</span></li>`;
+    return html`<li class="service state-${serviceState}" data-state="${serviceState}"><span class="dot" aria-hidden="true"></span><span class="name">${service.name}</span><span class="label">${serviceLabel(widget, serviceState)}</span></li>`;
   });
   const incidents = widget.incidents.slice(0, INCIDENTS_SHOWN).map((incident) => {
     const incidentState = known(incident.state);
@@ -88,7 +104,7 @@ function widgetContent(widget: WidgetJson): HtmlEscapedString | Promise<HtmlEsca
   });
   const more = widget.incidents.length - INCIDENTS_SHOWN;
   return html`<div class="widget state-${state}" data-state="${state}"${widget.stale ? html` data-stale="true"` : ''}><a class="headline" href="./" target="_blank" rel="noopener noreferrer"><span class="dot" aria-hidden="true"></span><span class="summary">${headline}</span></a>${
-    widget.stale ? html`<p class="stale">${staleText(widget)}</p>` : ''
+    widget.stale ? html`<p class="stale">${staleText(widget)}</p>` : asOfLine(widget)
   }${services.length > 0 ? html`<ul class="services">${services}</ul>` : ''}${
     incidents.length > 0 ? html`<ul class="incidents">${incidents}${more > 0 ? html`<li class="more">and ${more} more</li>` : ''}</ul>` : ''
   }</div>`;

@@ -94,7 +94,7 @@ describe('group mail', () => {
     expect(smtp.received).toHaveLength(3);
     expect(await mail.send(subscription, render, { deliveryKey })).toMatchObject({
       kind: 'sent',
-      excerpt: '0 member(s) sent, 0 refused; 3 sent and 0 refused in all',
+      excerpt: '0 members sent, 0 refused; 3 sent and 0 refused in all',
     });
     expect(smtp.received).toHaveLength(3);
     expect(await store.memberSends(await memberSendsKeyOf('delivery_1'))).toHaveLength(3);
@@ -109,7 +109,7 @@ describe('group mail', () => {
     await store.recordMemberSends(await webhookMessageId('delivery_1'), [{ userId: ids[0]!, state: 'sent' }], Date.now());
     expect(await mail.send(subscription, render, { deliveryKey: 'delivery_1' })).toMatchObject({
       kind: 'sent',
-      excerpt: '2 member(s) sent, 0 refused; 3 sent and 0 refused in all',
+      excerpt: '2 members sent, 0 refused; 3 sent and 0 refused in all',
     });
     expect(smtp.received.map((m) => (m.to && !Array.isArray(m.to) ? m.to.text : '')).sort()).toEqual(['b@example.test', 'c@example.test']);
   });
@@ -138,14 +138,14 @@ describe('group mail', () => {
     const deliveryKey = 'delivery_1';
     const first = await mail.send(subscription, render, { deliveryKey });
     expect(first).toMatchObject({ kind: 'retry' });
-    expect(first.kind === 'retry' && first.error).toContain(`1 of 3 member(s) not sent yet (retried later): ${ids[1]}`);
+    expect(first.kind === 'retry' && first.error).toContain(`1 of 3 members not sent yet (retried later): ${ids[1]}`);
     expect(smtp.received).toHaveLength(1);
     expect((await store.memberSends(await memberSendsKeyOf('delivery_1'))).sort((a, b) => a.userId.localeCompare(b.userId))).toEqual([
       { userId: ids[0], state: 'sent' },
       { userId: ids[2], state: 'refused' },
     ]);
     const second = await mail.send(subscription, render, { deliveryKey });
-    expect(second.excerpt).toBe('0 member(s) sent, 0 refused; 1 sent and 1 refused in all');
+    expect(second.excerpt).toBe('0 members sent, 0 refused; 1 sent and 1 refused in all');
     expect(smtp.received).toHaveLength(1);
   });
 
@@ -160,7 +160,7 @@ describe('group mail', () => {
     expect(await mail.send(subscription, render, { deliveryKey })).toMatchObject({ kind: 'held', called: false });
     expect(await mail.send(subscription, render, { deliveryKey })).toMatchObject({
       kind: 'sent',
-      excerpt: '1 member(s) sent, 0 refused; 5 sent and 0 refused in all',
+      excerpt: '1 member sent, 0 refused; 5 sent and 0 refused in all',
     });
     expect(new Set(smtp.received.map((m) => (m.to && !Array.isArray(m.to) ? m.to.text : ''))).size).toBe(5);
   });

@@ -135,6 +135,36 @@ describe('/reliability in Chromium', () => {
     }
   });
 
+  it('gives each meaning its own colour, and spaces every heading from the table above it', async () => {
+    const { context, page } = await watchedPage(browser, { viewport: DESKTOP });
+    try {
+      await page.goto(`${service.url}/reliability`, { waitUntil: 'load' });
+      // Every legend entry on the page: its words and its swatch's colour.
+      const entries = await page.evaluate(() =>
+        [...document.querySelectorAll('figure.chart li')]
+          .filter((li) => li.getClientRects().length > 0 && li.querySelector('.swatch'))
+          .map((li) => ({ name: li.textContent?.trim() ?? '', colour: getComputedStyle(li.querySelector('.swatch')!).backgroundColor })),
+      );
+      const meanings = new Map<string, Set<string>>();
+      for (const { name, colour } of entries) meanings.set(colour, (meanings.get(colour) ?? new Set()).add(name));
+      // "Median" is drawn in three charts, always in one colour; no colour stands for two things.
+      expect([...meanings.values()].map((names) => [...names])).toEqual([...meanings.values()].map((names) => [...names].slice(0, 1)));
+      expect(new Set(entries.map((e) => e.name))).toEqual(
+        new Set(['Outage', 'Incident', 'Notice', 'Median', '90th percentile', 'Last 30 days', 'Last 90 days']),
+      );
+
+      // The gap between each heading and the block right above it.
+      const gaps = await page.evaluate(() =>
+        [...document.querySelectorAll('main h2, main h3')]
+          .filter((h) => h.getClientRects().length > 0 && h.previousElementSibling)
+          .map((h) => ({ heading: h.textContent ?? '', gapPx: h.getBoundingClientRect().top - h.previousElementSibling!.getBoundingClientRect().bottom })),
+      );
+      expect(gaps.filter((g) => g.gapPx < 12)).toEqual([]);
+    } finally {
+      await context.close();
+    }
+  });
+
   it('at 390 px: labels at least 11 px, none clipped, nothing scrolls sideways', async () => {
     const { context, page, problems } = await watchedPage(browser, { viewport: MOBILE_VIEWPORT });
     try {

@@ -155,6 +155,13 @@ describe('availability', () => {
 });
 
 describe('monthly figures', () => {
+  it('says how much of each month the archive saw: none before it began, none while blind', () => {
+    const began = Date.UTC(2026, 8, 15);
+    const { months } = computeReliability([], { nowMs: NOW, noData: [[Number.NEGATIVE_INFINITY, began]] });
+    expect(months.slice(-3).map((m) => m.observedMs)).toEqual([0, Date.UTC(2026, 9, 1) - began, NOW - Date.UTC(2026, 9, 1)]);
+    expect(months.slice(0, -2).every((m) => m.observedMs === 0)).toBe(true);
+  });
+
   it('covers the last 12 UTC months, the current one included, empty in an empty archive', () => {
     const { months } = computeReliability([], { nowMs: NOW });
     expect(months.map((m) => m.month)).toEqual([
@@ -176,6 +183,8 @@ describe('monthly figures', () => {
       month: '2026-10',
       startMs: Date.UTC(2026, 9, 1),
       endMs: Date.UTC(2026, 10, 1),
+      // No no-data intervals given: the month is seen up to now.
+      observedMs: NOW - Date.UTC(2026, 9, 1),
       incidents: { total: 0, outage: 0, incident: 0, notice: 0, other: 0 },
       timeToResolve: { count: 0, medianMs: null, p90Ms: null, ongoing: 0 },
       timeToFirstUpdate: { count: 0, medianMs: null, p90Ms: null },

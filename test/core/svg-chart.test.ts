@@ -7,6 +7,7 @@ import {
   lineChart,
   stackedColumnChart,
   valueAxis,
+  countAxis,
   type ChartSpec,
 } from '../../src/core/svg-chart.ts';
 
@@ -92,6 +93,15 @@ describe('valueAxis', () => {
     expect(valueAxis(14)).toEqual({ top: 15, ticks: [0, 5, 10, 15] });
     expect(valueAxis(0.7)).toEqual({ top: 0.8, ticks: [0, 0.2, 0.4, 0.6, 0.8] });
     expect(valueAxis(5.6)).toEqual({ top: 6, ticks: [0, 2, 4, 6] });
+  });
+});
+
+describe('countAxis', () => {
+  it('steps by whole numbers: two incidents read 0, 1, 2, never 0.5 or 1.5', () => {
+    expect(countAxis(2)).toEqual({ top: 2, ticks: [0, 1, 2] });
+    expect(countAxis(1)).toEqual({ top: 1, ticks: [0, 1] });
+    expect(countAxis(0)).toEqual({ top: 1, ticks: [0, 1] });
+    expect(countAxis(14)).toEqual({ top: 15, ticks: [0, 5, 10, 15] });
   });
 });
 

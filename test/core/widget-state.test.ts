@@ -1,6 +1,14 @@
 /** The widget's data from plain incidents: states worst first, per service, the filter, staleness, stable output. */
 import { describe, expect, it } from 'vitest';
-import { buildWidgetState, incidentState, WIDGET_SERVICES_MAX, WIDGET_TITLE_MAX_CHARS, type WidgetStateInput } from '../../src/core/widget-state.ts';
+import {
+  buildWidgetState,
+  incidentState,
+  SERVICE_STATE_WORDS,
+  serviceStatesNow,
+  WIDGET_SERVICES_MAX,
+  WIDGET_TITLE_MAX_CHARS,
+  type WidgetStateInput,
+} from '../../src/core/widget-state.ts';
 import { one, rawIncident, type RawIncident } from '../fixtures/vendor-builders.ts';
 
 const NOW = Date.UTC(2026, 9, 1, 15, 0, 0);
@@ -56,6 +64,8 @@ describe('buildWidgetState', () => {
     expect(buildWidgetState(input({ latest }))).toEqual({
       state: 'ok',
       stale: false,
+      reads_failing: false,
+      last_read_at: '2026-10-01T14:59:00.000Z',
       unknown_since: null,
       last_known_state: null,
       updated_at: '2026-09-30T17:00:00.000Z',
@@ -127,6 +137,23 @@ describe('buildWidgetState', () => {
     expect(buildWidgetState(input({ lastSuccessAt: null })).stale).toBe(true);
     expect(buildWidgetState(input({ lastSuccessAt: NOW - 5 * MINUTE })).stale).toBe(true);
     expect(buildWidgetState(input({ lastSuccessAt: NOW - 5 * MINUTE + 1 })).stale).toBe(false);
+  });
+
+  it('while the latest reads fail but the last good one is recent, keeps the state and says it is as of that read', () => {
+    const widget = buildWidgetState(input({ ongoing: [files], consecutiveFailures: 2, lastSuccessAt: NOW - 2 * MINUTE }));
+    expect(widget).toMatchObject({ state: 'incident', stale: false, reads_failing: true, last_read_at: '2026-10-01T14:58:00.000Z' });
+    // Past the limit it is stale instead: unknown, and no longer "as of".
+    const blind = buildWidgetState(input({ ongoing: [files], consecutiveFailures: 9, lastSuccessAt: NOW - 6 * MINUTE }));
+    expect(blind).toMatchObject({ state: 'unknown', stale: true, reads_failing: false, last_read_at: '2026-10-01T14:54:00.000Z' });
+  });
+
+  it('gives each service its state now from the incidents naming it, in the words every face uses', () => {
+    const names = ['Files', 'Messaging', 'Search', 'Huddles', 'Login/SSO'];
+    const now = serviceStatesNow([files, notice, planned, outage, nameless], names, true);
+    expect(names.map((name) => SERVICE_STATE_WORDS[now.get(name)!])).toEqual(['Outage', 'Outage', 'Operational', 'Maintenance', 'Operational']);
+    expect(SERVICE_STATE_WORDS[serviceStatesNow([files], ['Files'], true).get('Files')!]).toBe('Degraded');
+    // Blind: nothing is claimed, not even "Operational".
+    expect([...serviceStatesNow([files], names, false).values()].every((state) => state === 'unknown')).toBe(true);
   });
 
   it('puts titles on one line and builds links from the base URL, with or without a path', () => {

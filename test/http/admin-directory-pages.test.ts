@@ -81,11 +81,14 @@ describe('admin directory pages', () => {
     expect(before.html).toContain('User 00003');
     expect(before.html).not.toContain('User 00006');
     expect(before.html).toContain('Sync now');
+    // Three members in the group as synced: counted in words, not "3 member(s)".
+    expect(before.html).toContain('3 members as last synced');
     const synced = await admin.post(`/admin/directory/${id}/sync`, {});
     expect(synced.status).toBe(303);
     expect(synced.headers.get('location')).toBe(`/admin/directory/${id}?done=synced`);
     const after = await admin.get(`/admin/directory/${id}?done=synced`);
     expect(after.html).toContain('User 00006');
+    expect(after.html).toContain('4 members as last synced');
     expect(after.html).toContain('Synced: the member list');
     expect(after.html).toMatch(/<td>added<\/td>\s*<td>User 00006/);
 

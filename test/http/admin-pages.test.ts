@@ -341,6 +341,10 @@ describe('admin pages', () => {
     expect(receiver.received).toHaveLength(1);
 
     const { cookie } = await signIn();
+    // The poll read one incident: each source says so in words, "1 incident", not "1 incidents".
+    const polls = (await get('/admin/polls', cookie)).html;
+    expect(polls).toMatch(/: HTTP 200, 1 incident, \d+ ms/);
+    expect(polls).not.toMatch(/\b1 incidents\b/);
     const list = await get(`/admin/deliveries?subscription=${sub.id}`, cookie);
     const deliveryId = /<a href="\/admin\/deliveries\/(\d+)">/.exec(list.html)?.[1];
     expect(deliveryId).toBeTruthy();

@@ -78,8 +78,18 @@ describe('every face while the feed cannot be read', () => {
     await vendor.fault({ target: '*', kind: 'status', status: 503 });
     nowMs += 4 * MINUTE_MS;
     expect((await service.poll()).run.outcome).toBe('failed');
-    // Within the limit: what the archive says still stands.
-    expect((await json('/widget.json?service=Files')).state).toBe('outage');
+    // Within the limit: what the archive says still stands, and every face says it is as of the
+    // last good read, in the same words. No face says a plain "now" beside "cannot be read".
+    const lastRead = new Date(lastGoodReadMs).toISOString();
+    const asOf = (time: string) => `As of ${time}, the last good read of the vendor's feed: the reads since failed.`;
+    expect(await json('/widget.json?service=Files')).toMatchObject({ state: 'outage', stale: false, reads_failing: true, last_read_at: lastRead });
+    expect(await json('/api/v2.0.0/current')).toMatchObject({ status: 'active', reads_failing: true, last_read_at: lastRead });
+    expect(await text('/badge.svg?service=Files')).toContain('aria-label="Files: outage (as of last read)"');
+    expect((await text('/embed?service=Files')).replaceAll('&#39;', "'")).toContain(asOf('2026-10-01 15:00 UTC'));
+    const failingHome = await text('/');
+    expect(failingHome.replaceAll('&#39;', "'")).toContain(asOf('<time datetime="2026-10-01T15:00:00Z">2026-10-01 15:00 UTC</time>'));
+    expect(failingHome).toContain('banner-as-of');
+    expect(failingHome).not.toContain('cannot be read');
 
     nowMs += 2 * MINUTE_MS;
     expect((await service.poll()).run.outcome).toBe('failed');
@@ -110,7 +120,8 @@ describe('every face while the feed cannot be read', () => {
     expect((await service.poll()).run.outcome).toBe('ok');
     nowMs += 61_000; // the hot paths keep a build up to 30 s, the API a minute
     expect(await json('/widget.json?service=Files')).toMatchObject({ state: 'outage', stale: false, last_known_state: null });
-    expect((await json('/api/v2.0.0/current')).status).toBe('active');
+    expect(await json('/api/v2.0.0/current')).toMatchObject({ status: 'active', reads_failing: false });
     expect(await text('/')).not.toContain('Status unknown');
+    expect(await text('/')).not.toContain('the reads since failed');
   });
 });

@@ -203,6 +203,28 @@ describe('dashboard pages', () => {
       const canvases = /<span class="service-name" id="service-bars-\d+">Canvases<\/span>[\s\S]*?<\/ol>/.exec(html)?.[0] ?? '';
       expect(canvases).not.toContain('day-incident'); // June is more than 90 days before October
     });
+
+    it('leads each service row with its state now and its availability over the 90 days', async () => {
+      const { html } = await get('/');
+      const head = (service: string) =>
+        new RegExp(`<span class="service-name" id="service-bars-\\d+">${service.replace('/', '\\/')}</span>[\\s\\S]*?</div>`).exec(html)?.[0] ?? '';
+      // Messaging: an outage going on. Files: an incident going on, so up but not fully. Search: its
+      // notice is over. Login/SSO: nothing ever.
+      expect(head('Messaging')).toContain('>Outage</span>');
+      expect(head('Files')).toContain('>Degraded</span>');
+      expect(head('Search')).toContain('>Operational</span>');
+      expect(head('Login/SSO')).toContain('>Operational</span>');
+      // The archive speaks for all 90 days (its oldest incident is from June). Messaging: an outage
+      // since 05:00 PDT (12:00 UTC) until now, a little after 15:00: 3 h of 2,160, 99.861% (99.860%
+      // once the stepping clock passes 15:00:08). Files: an incident since 11:00 UTC, 4 h at the
+      // partial-outage weight 0.3: 1.2 h, 99.944%. Login/SSO was never down.
+      expect(head('Login/SSO')).toContain('100% available over 90 days');
+      expect(head('Messaging')).toMatch(/99\.86[01]% available over 90 days/);
+      expect(head('Files')).toMatch(/99\.94[34]% available over 90 days/);
+      // One red bar, one day: counted once.
+      expect(head('Messaging')).toContain('1 day with an outage');
+      expect(head('Messaging')).not.toContain('with incidents');
+    });
   });
 
   describe('/incidents', () => {
@@ -321,16 +343,39 @@ describe('dashboard pages', () => {
   });
 
   describe('feed health', () => {
-    it('warns on / while the feed cannot be read, and stops once it can', async () => {
+    it('while the latest reads fail, says on / and in /widget.json what it last knew and since when, in the same words', async () => {
+      // By now one incident goes on (the outage was resolved by the incident-page test).
+      const lastGoodRead = (await service.fetch(`${service.url}/widget.json`).then((res) => res.json())) as { last_read_at: string; state: string };
+      expect(lastGoodRead.state).toBe('incident');
       await vendor.fault({ target: '*', kind: 'status', status: 503 });
       expect((await service.poll()).outcome).toBe('failed');
       const failing = await get('/');
-      expect(failing.html).toContain('<strong>The vendor&#39;s status feed cannot be read.</strong>');
-      expect(failing.html).toContain('The last attempt failed; the last good read was at <time');
+      const at = lastGoodRead.last_read_at.replace(/\.\d+Z$/, 'Z');
+      const sentence = (time: string) => `As of ${time}, the last good read of the vendor&#39;s feed: the reads since failed.`;
+      const banner = /<section class="banner[^"]*"[\s\S]*?<\/section>/.exec(failing.html)?.[0] ?? '';
+      // The banner says the state as of the last good read, dashed; no second, contradicting note below it.
+      expect(banner).toContain('class="banner banner-incident banner-as-of"');
+      expect(banner).toContain('1 incident going on');
+      // One incident: its title under the count, not "1 incident" said twice.
+      expect(banner).toContain('<p>Some files fail to upload</p>');
+      expect(banner).not.toContain('<p>1 incident</p>');
+      expect(banner).toContain(sentence(`<time datetime="${at}">${at.slice(0, 16).replace('T', ' ')} UTC</time>`));
+      expect(failing.html).not.toContain('cannot be read');
+
+      const widget = (await service.fetch(`${service.url}/widget.json`).then((res) => res.json())) as Record<string, unknown>;
+      expect(widget).toMatchObject({ state: 'incident', stale: false, reads_failing: true, last_read_at: lastGoodRead.last_read_at });
+      const badge = await service.fetch(`${service.url}/badge.svg`).then((res) => res.text());
+      expect(badge).toContain('incident (as of last read)');
+      const embed = await service.fetch(`${service.url}/embed`).then((res) => res.text());
+      expect(embed).toContain(sentence(`${at.slice(0, 16).replace('T', ' ')} UTC`));
 
       await vendor.clearFaults();
       expect((await service.poll()).outcome).toBe('ok');
-      expect((await get('/')).html).not.toContain('cannot be read');
+      const fresh = await get('/');
+      expect(fresh.html).not.toContain('banner-as-of');
+      expect(fresh.html).not.toContain('the reads since failed');
+      const after = (await service.fetch(`${service.url}/widget.json`).then((res) => res.json())) as Record<string, unknown>;
+      expect(after).toMatchObject({ stale: false, reads_failing: false });
     });
   });
 

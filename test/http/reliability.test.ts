@@ -115,6 +115,8 @@ describe('/api/reliability and /reliability', () => {
       month: '2026-10',
       start_at: '2026-10-01T00:00:00.000Z',
       end_at: '2026-11-01T00:00:00.000Z',
+      // The feed was read throughout: all of the month up to now.
+      observed_ms: NOW - Date.UTC(2026, 9, 1),
       incidents: { total: 2, outage: 1, incident: 1, notice: 0, other: 0 },
       time_to_resolve: { count: 1, median_ms: 2 * HOUR, p90_ms: 2 * HOUR, ongoing: 1 },
       // The Search incident has only its opening note: no update yet.
@@ -123,6 +125,14 @@ describe('/api/reliability and /reliability', () => {
       detection_lag: { count: 1, median_ms: 2 * MINUTE, p90_ms: 2 * MINUTE },
     });
     expect(body.months.map((m: { incidents: { total: number } }) => m.incidents.total)).toEqual([0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0, 2]);
+    // The archive speaks from its oldest incident, 2026-08-20 08:00 UTC: the months before have no
+    // data, not zero incidents.
+    expect(body.months.map((m: { observed_ms: number }) => m.observed_ms)).toEqual([
+      ...Array(9).fill(0),
+      Date.UTC(2026, 8, 1) - Date.UTC(2026, 7, 20, 8),
+      30 * DAY,
+      NOW - Date.UTC(2026, 9, 1),
+    ]);
   });
 
   it('renders the page: SVG charts with titles, the figures in tables, vendor text escaped', async () => {
@@ -135,11 +145,17 @@ describe('/api/reliability and /reliability', () => {
     // Five charts, each drawn for three widths (the stylesheet shows one).
     expect(html.match(/<svg [^>]*role="img" aria-labelledby="chart-[a-z-]+-title chart-[a-z-]+-desc"/g)).toHaveLength(15);
     expect(html).toContain('<title id="chart-incidents-wide-title">Incidents per month, by type</title>');
+    // At most two incidents a month: the count axis reads 0, 1, 2, never half an incident.
+    const incidentsChart = /<svg [^>]*aria-labelledby="chart-incidents-wide-title[\s\S]*?<\/svg>/.exec(html)?.[0] ?? '';
+    const ticks = [...incidentsChart.matchAll(/<text class="chart-label"[^>]*text-anchor="end">([^<]*)<\/text>/g)].map((m) => m[1]);
+    expect(ticks).toEqual(['0', '1', '2']);
     // Availability (which also holds the downtime the bar chart draws), then one per month chart.
     expect(html.match(/<table class="chart-table">/g)?.length).toBe(5);
     // The availability table and the methods, in words.
     expect(html).toMatch(/<th scope="row">Files<\/th><td>99\.722%<\/td><td>2 h<\/td>/);
     expect(html).toContain('at 30% of its');
+    // The table scrolls sideways on a phone: reachable by keyboard, and named.
+    expect(html).toContain('<section class="chart-table-wrap" tabindex="0" aria-label="Availability table, scrolls sideways">');
     expect(html).not.toContain(HOSTILE_SERVICE);
     expect(html).toContain('&lt;img src=x onerror=alert(1)&gt;');
     expect(html).not.toMatch(/style="/);
@@ -191,11 +207,17 @@ describe('/reliability of an empty archive', () => {
         s.windows.every((w) => w.availability === null && w.observed_ms === 0),
       ),
     ).toBe(true);
-    expect(body.months.every((m: { incidents: { total: number } }) => m.incidents.total === 0)).toBe(true);
+    expect(body.months.every((m: { incidents: { total: number }; observed_ms: number }) => m.incidents.total === 0 && m.observed_ms === 0)).toBe(true);
 
     const html = await (await service.fetch(`${service.url}/reliability`)).text();
-    // Incidents per month is drawn (all zero, in its three widths); downtime and the three duration charts say why they are not.
-    expect(html.match(/<svg /g)).toHaveLength(3);
-    expect(html.match(/<p class="muted chart-empty">/g)).toHaveLength(4);
+    // No data is shown as no data: no chart, no "no downtime", no count of 0 incidents, and no
+    // reason that assumes there were incidents to count.
+    expect(html.match(/<svg /g)).toBeNull();
+    expect(html.match(/<p class="muted chart-empty">No data: the archive has not seen any of this time/g)).toHaveLength(5);
+    expect(html).not.toContain('No service had downtime');
+    expect(html).not.toContain('<td>0</td>');
+    expect(html).not.toContain('every incident so far was recorded');
+    expect(html.match(/<td>no data<\/td>/g)).toHaveLength(11 * 5);
+    expect(html).not.toContain('<td>none</td>');
   });
 });

@@ -67,6 +67,8 @@ describe('widget, badge and embed', () => {
     expect(JSON.parse(res.body)).toEqual({
       state: 'outage',
       stale: false,
+      reads_failing: false,
+      last_read_at: '2026-10-01T15:00:00.000Z',
       unknown_since: null,
       last_known_state: null,
       updated_at: '2026-10-01T13:30:00.000Z',

@@ -66,6 +66,21 @@ describe('MCP server over Streamable HTTP', () => {
     expect(result.content[0]!.text).toContain(`${PUBLIC_URL}/`);
   });
 
+  it('current_status: while the latest reads fail, says the state is as of the last good read, in the words of every face', async () => {
+    const before = await mcp.call('current_status', {});
+    const lastReadAt = before.structuredContent.last_read_at as string;
+    await vendor.fault({ target: '*', kind: 'status', status: 503 });
+    try {
+      expect((await service.poll()).run.outcome).toBe('failed');
+      const result = await mcp.call('current_status', {});
+      expect(result.structuredContent).toMatchObject({ state: 'incident', stale: false, reads_failing: true, last_read_at: lastReadAt });
+      expect(result.content[0]!.text).toContain(`As of ${lastReadAt}, the last good read of the vendor's feed: the reads since failed.`);
+    } finally {
+      await vendor.clearFaults();
+      expect((await service.poll()).run.outcome).toBe('ok');
+    }
+  });
+
   it('search_incidents: what broke in Files last quarter and for how long, as /api/incidents answers it', async () => {
     const args = { service: 'Files', since: '2026-07-01', until: '2026-10-01' };
     const result = await mcp.call('search_incidents', args);

@@ -3,6 +3,7 @@
  * vendor's mrkdwn, only to the person who asked. Unknown stays unknown: while statuswatch cannot
  * read the feed it says so instead of a state, and a service name it never saw is answered as such.
  */
+import { readsFailingWords } from '../knowledge.ts';
 import { truncate } from '../notification-message.ts';
 import type { WidgetJson, WidgetState } from '../widget-state.ts';
 
@@ -42,6 +43,7 @@ export function slashStatusAnswer(widget: WidgetJson, asked: string | null): Sla
   } else {
     lines.push(`*${subject}: ${STATE_WORDS[widget.state]}.*`);
   }
+  if (!widget.stale && widget.reads_failing && widget.last_read_at) lines.push(readsFailingWords(widget.last_read_at));
   for (const incident of widget.incidents.slice(0, SLASH_INCIDENTS_MAX)) {
     const services = incident.services.length > 0 ? ` (${escapeMrkdwn(truncate(incident.services.join(', '), 200))})` : '';
     lines.push(`• ${link(incident.url, incident.title)}: ${STATE_WORDS[incident.state]}, ${escapeMrkdwn(incident.status)}${services}`);

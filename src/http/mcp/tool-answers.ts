@@ -3,12 +3,14 @@
  * of the same facts for a model to quote. Vendor text goes out as plain text only (titles on one
  * line, notes without their HTML), and every link points at the dashboard under PUBLIC_URL.
  */
+import { readsFailingWords } from '../../core/knowledge.ts';
+import { plural } from '../../core/plural.ts';
 import type { EventData, StatusEvent } from '../../core/events.ts';
 import { htmlToText } from '../../core/html-text.ts';
 import type { Note } from '../../core/incident.ts';
 import { incidentPageUrl, oneLine, truncate, vendorUrl } from '../../core/notification-message.ts';
 import type { IncidentCount, ListedIncident, StoredIncident } from '../../core/ports.ts';
-import type { Reliability } from '../../core/reliability.ts';
+import { percentFloor, percentText, type Reliability } from '../../core/reliability.ts';
 import type { WidgetJson } from '../../core/widget-state.ts';
 import { iso } from '../api-json.ts';
 
@@ -75,6 +77,7 @@ export function currentStatusAnswer(widget: WidgetJson): ToolAnswer {
     );
   } else {
     lines.push(widget.state === 'ok' ? 'All clear: no incident is going on.' : `State: ${widget.state}.`);
+    if (widget.reads_failing && widget.last_read_at) lines.push(readsFailingWords(widget.last_read_at));
   }
   for (const service of widget.services) lines.push(`- ${service.name}: ${service.state}`);
   for (const incident of widget.incidents.slice(0, TEXT_LINES_MAX)) {
@@ -189,7 +192,7 @@ export function reliabilityAnswer(figures: Reliability, services: string[], wind
       end_at: iso(w.endMs),
       availability: w.availability,
       // Rounded down: a service that was down at all never reads 100%.
-      availability_percent: w.availability === null ? null : Math.floor(w.availability * 100_000) / 1000,
+      availability_percent: w.availability === null ? null : percentFloor(w.availability),
       observed_ms: w.observedMs,
       downtime_ms: Math.round(w.downtimeMs),
       outage_ms: w.outageMs,
@@ -199,6 +202,8 @@ export function reliabilityAnswer(figures: Reliability, services: string[], wind
   });
   const months = figures.months.map((m) => ({
     month: m.month,
+    // 0: the archive saw none of the month; its zeros are no data, not a record.
+    observed_ms: m.observedMs,
     incidents: m.incidents,
     time_to_resolve: { count: m.timeToResolve.count, median_ms: m.timeToResolve.medianMs, p90_ms: m.timeToResolve.p90Ms },
     time_to_first_update: { count: m.timeToFirstUpdate.count, median_ms: m.timeToFirstUpdate.medianMs, p90_ms: m.timeToFirstUpdate.p90Ms },
@@ -208,8 +213,11 @@ export function reliabilityAnswer(figures: Reliability, services: string[], wind
   // A name from the vendor's old history (Calls, Posts/Files) may have no row in the window.
   if (rows.length === 0) lines.push(`- ${services.join(', ')}: no figures; no incident named it in the last ${windowDays} days or it is no longer listed.`);
   for (const row of rows) {
-    const percent = row.availability_percent === null ? 'no data' : `${row.availability_percent.toFixed(3)}%`;
-    lines.push(`- ${row.service}: ${percent}, ${row.incidents} incident${row.incidents === 1 ? '' : 's'}, down ${durationWords(row.downtime_ms)}`);
+    if (row.availability === null) {
+      lines.push(`- ${row.service}: no data`);
+      continue;
+    }
+    lines.push(`- ${row.service}: ${percentText(row.availability)}, ${plural(row.incidents, 'incident')}, down ${durationWords(row.downtime_ms)}`);
   }
   lines.push(`Charts and monthly figures: ${baseUrl}/reliability`);
   return answer(lines.join('\n'), structured);

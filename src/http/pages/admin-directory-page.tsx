@@ -1,6 +1,7 @@
 /** The admin pages of group subscriptions: whether the SCIM directory answers, each group's members, audit list and "Sync now". */
 import type { GroupLink, GroupLogEntry } from '../../core/ports/scim-directory.ts';
 import { receives, type GroupMember } from '../../core/scim-group.ts';
+import { plural } from '../../core/plural.ts';
 import { PostButton } from './admin-frame.tsx';
 import { DataTable } from './data-table.tsx';
 import { Time } from './time.tsx';
@@ -88,7 +89,7 @@ export function AdminGroupPage(props: { data: GroupPageData }) {
   return (
     <>
       <p>
-        Group <strong>{link.groupName}</strong> (<code>{link.groupId}</code>), {link.memberCount} member(s) as last synced: <SyncState link={link} />
+        Group <strong>{link.groupName}</strong> (<code>{link.groupId}</code>), {plural(link.memberCount, 'member')} as last synced: <SyncState link={link} />
         {link.outcome === 'failed' && link.lastOkAt !== null && (
           <>
             ; the list shown is the last good one, from <Time ms={link.lastOkAt} />

@@ -1,4 +1,5 @@
 /** The admin view of poll runs: what each poll of the vendor's feed got, and the payloads it refused, shown raw. */
+import { plural } from '../../core/plural.ts';
 import type { PollRun, RecordedRejection, SourceReport } from '../../core/ports.ts';
 import { Time } from './time.tsx';
 import { DataTable } from './data-table.tsx';
@@ -10,7 +11,7 @@ function sourceText(s: SourceReport): string {
   const parts = [
     s.httpStatus === undefined ? '' : `HTTP ${s.httpStatus}`,
     s.notModified ? 'not modified' : '',
-    s.incidents === undefined ? '' : `${s.incidents} incidents`,
+    s.incidents === undefined ? '' : plural(s.incidents, 'incident'),
     s.skipped ? `${s.skipped} skipped` : '',
     `${s.durationMs} ms`,
     s.error ? `error: ${s.error}` : '',

@@ -2,14 +2,15 @@
 import type { FeedHealth } from '../../core/ports.ts';
 import { Time } from './time.tsx';
 
-export function FeedHealthNote(props: { health: FeedHealth }) {
+/** `bannerSaysFailing`: the banner above already says the latest reads failed and since when; not said twice. */
+export function FeedHealthNote(props: { health: FeedHealth; bannerSaysFailing?: boolean }) {
   const { lastRun, lastSuccessAt, consecutiveFailures } = props.health;
   if (!lastRun) {
     return <p class="feed-health muted">The vendor's feed has not been read yet.</p>;
   }
   return (
     <>
-      {consecutiveFailures > 0 && (
+      {consecutiveFailures > 0 && !props.bannerSaysFailing && (
         <div class="warning" role="status">
           <p>
             <strong>The vendor's status feed cannot be read.</strong>{' '}

@@ -1,5 +1,8 @@
 /** A row of daily bars per service, each day coloured by its worst incident and named in text (public/charts.css). */
-import { NO_SERVICE_ROW, type ServiceDay, type ServiceDayRow } from '../../core/service-days.ts';
+import { type DaySeverity, NO_SERVICE_ROW, type ServiceDay, type ServiceDayRow } from '../../core/service-days.ts';
+import { SERVICE_STATE_WORDS, type WidgetState } from '../../core/widget-state.ts';
+import { plural } from '../../core/plural.ts';
+import { percentText } from '../../core/reliability.ts';
 
 /**
  * Incidents a day names; the rest are counted. Thirteen rows of 90 days that each listed every
@@ -26,14 +29,33 @@ export function dayLabel(day: ServiceDay): string {
   return `${day.date}: ${[...named, ...(more ? [more] : [])].join('; ')}`;
 }
 
-function rowSummary(days: ServiceDay[]): string {
-  const touched = days.filter((d) => d.worst !== null).length;
-  const outages = days.filter((d) => d.worst === 'outage').length;
+const DAY_KIND_WORDS: Record<DaySeverity, [one: string, many: string]> = {
+  outage: ['with an outage', 'with outages'],
+  incident: ['with an incident', 'with incidents'],
+  notice: ['with a notice', 'with notices'],
+};
+
+/**
+ * The days of a row, each counted once, under its worst incident (the colour of its bar): "1 day
+ * with an outage, 2 with incidents". Days without data are said as such, never as days without incidents.
+ */
+export function rowSummary(days: ServiceDay[]): string {
   const blank = days.filter((d) => d.noData && d.worst === null).length;
   if (blank === days.length) return 'No data';
-  if (touched === 0) return blank > 0 ? `No incidents; ${blank} ${blank === 1 ? 'day' : 'days'} without data` : 'No incidents';
-  const withIncidents = `${touched} ${touched === 1 ? 'day' : 'days'} with incidents`;
-  return outages > 0 ? `${withIncidents}, ${outages} with an outage` : withIncidents;
+  const parts = (['outage', 'incident', 'notice'] as const)
+    .map((kind) => [kind, days.filter((d) => d.worst === kind).length] as const)
+    .filter(([, n]) => n > 0)
+    .map(([kind, n], i) => `${i === 0 ? plural(n, 'day') : n} ${DAY_KIND_WORDS[kind][n === 1 ? 0 : 1]}`);
+  const summary = parts.length > 0 ? parts.join(', ') : 'No incidents';
+  return blank > 0 ? `${summary}; ${plural(blank, 'day')} without data` : summary;
+}
+
+/**
+ * Availability as /reliability gives it, to the same precision, and over how many days: on a phone
+ * the bars show fewer days than the figure covers.
+ */
+export function availabilityText(availability: number | null, days: number): string {
+  return availability === null ? `availability over ${days} days: no data` : `${percentText(availability)} available over ${days} days`;
 }
 
 /**
@@ -56,11 +78,20 @@ export function ByWidth(props: { wide: string | number; narrow: string | number 
   );
 }
 
+/** The row's state now in words (SERVICE_STATE_WORDS), coloured as its kind; the word says it, not the colour alone. */
+function ServiceStateNow(props: { state: WidgetState }) {
+  return <span class={`service-state state-now-${props.state}`}>{SERVICE_STATE_WORDS[props.state]}</span>;
+}
+
 function rangeText(days: ServiceDay[] | undefined): string {
   return days && days.length > 0 ? `${days[0]!.date} to ${days.at(-1)!.date}, UTC days` : '';
 }
 
-export function ServiceBars(props: { rows: ServiceDayRow[] }) {
+/**
+ * `now`: each row's state now; `availability`: over the window, a row without one (the row of
+ * incidents that name no service) shows none.
+ */
+export function ServiceBars(props: { rows: ServiceDayRow[]; now: ReadonlyMap<string, WidgetState>; availability: ReadonlyMap<string, number | null> }) {
   const span = props.rows[0]?.days;
   const range = rangeText(span);
   const narrowRange = rangeText(span?.slice(-NARROW_BAR_DAYS));
@@ -90,8 +121,10 @@ export function ServiceBars(props: { rows: ServiceDayRow[] }) {
               <span class="service-name" id={`service-bars-${index}`}>
                 {row.service}
               </span>
+              <ServiceStateNow state={props.now.get(row.service) ?? 'unknown'} />
               {row.service === NO_SERVICE_ROW ? <span class="service-note muted">Incidents that name no single service</span> : null}
               <span class="service-summary">
+                {props.availability.has(row.service) ? <>{availabilityText(props.availability.get(row.service) ?? null, row.days.length)} · </> : null}
                 <ByWidth wide={rowSummary(row.days)} narrow={rowSummary(row.days.slice(-NARROW_BAR_DAYS))} />
               </span>
             </div>

@@ -2,7 +2,7 @@
  * The state right now, in one line at the top of `/`: all clear, or how many incidents and the
  * worst; grey "Status unknown" while the feed cannot be read (knowledge.ts), never all clear.
  */
-import type { Knowledge } from '../../core/knowledge.ts';
+import { type Knowledge, READS_FAILING_WORDS } from '../../core/knowledge.ts';
 import type { StoredIncident } from '../../core/ports.ts';
 import { statusWord } from '../../core/notification-message.ts';
 import { Time } from './time.tsx';
@@ -12,19 +12,30 @@ export function StatusBanner(props: { ongoing: readonly StoredIncident[]; knowle
   const { knowledge } = props;
   if (knowledge.kind !== 'known') return <UnknownBanner knowledge={knowledge} ongoing={props.ongoing} />;
   const worst = props.ongoing[0];
+  // The latest reads failed: the state is what the last good read said, and the banner says when.
+  const asOf = knowledge.readsFailing ? (
+    <p class="banner-as-of-note">
+      {READS_FAILING_WORDS.before}
+      <Time ms={knowledge.lastSuccessAt} />
+      {READS_FAILING_WORDS.after}
+    </p>
+  ) : null;
+  const asOfClass = knowledge.readsFailing ? ' banner-as-of' : '';
   if (!worst) {
     return (
-      <section class="banner banner-ok" aria-labelledby="banner-title">
+      <section class={`banner banner-ok${asOfClass}`} aria-labelledby="banner-title">
         <h1 id="banner-title">All clear</h1>
-        <p>No incident is going on right now.</p>
+        {asOf ?? <p>No incident is going on right now.</p>}
       </section>
     );
   }
   const count = props.ongoing.length;
   return (
-    <section class={`banner banner-${bannerLevel(worst.type)}`} aria-labelledby="banner-title">
+    <section class={`banner banner-${bannerLevel(worst.type)}${asOfClass}`} aria-labelledby="banner-title">
       <h1 id="banner-title">{count === 1 ? '1 incident going on' : `${count} incidents going on`}</h1>
-      <p>{typeCounts(props.ongoing)}</p>
+      {/* One incident: its title, not "1 incident" again under "1 incident going on". */}
+      <p>{count === 1 ? worst.title : typeCounts(props.ongoing)}</p>
+      {asOf}
     </section>
   );
 }

@@ -2,6 +2,7 @@
 import type { Knowledge } from '../../core/knowledge.ts';
 import type { FeedHealth, StoredIncident } from '../../core/ports.ts';
 import type { ServiceDayRow } from '../../core/service-days.ts';
+import type { WidgetState } from '../../core/widget-state.ts';
 import { FeedHealthNote } from './feed-health.tsx';
 import { IncidentCard } from './incident-card.tsx';
 import type { Sanitize } from './note-timeline.tsx';
@@ -16,6 +17,10 @@ export type StatusPageData = {
   knowledge: Knowledge;
   rows: ServiceDayRow[];
   days: number;
+  /** Each row's state now (serviceStatesNow): `unknown` for every row while blind. */
+  now: ReadonlyMap<string, WidgetState>;
+  /** Each row's availability over the bars' window, as /reliability counts it; null: no data. */
+  availability: ReadonlyMap<string, number | null>;
 };
 
 export function StatusPage(props: { data: StatusPageData; sanitize: Sanitize }) {
@@ -23,7 +28,7 @@ export function StatusPage(props: { data: StatusPageData; sanitize: Sanitize }) 
   return (
     <>
       <StatusBanner ongoing={ongoing} knowledge={knowledge} />
-      <FeedHealthNote health={health} />
+      <FeedHealthNote health={health} bannerSaysFailing={knowledge.kind === 'known' && knowledge.readsFailing} />
       {ongoing.length > 0 && (
         <section aria-labelledby="ongoing-title">
           <h2 id="ongoing-title">{knowledge.kind === 'known' ? 'Going on now' : 'Going on when the feed was last read'}</h2>
@@ -37,7 +42,7 @@ export function StatusPage(props: { data: StatusPageData; sanitize: Sanitize }) 
           Services, last <ByWidth wide={days} narrow={Math.min(days, NARROW_BAR_DAYS)} /> days
         </h2>
         <p class="muted">Each bar is a day (UTC), coloured by the worst incident that touched it; hover or focus a day to see which.</p>
-        <ServiceBars rows={rows} />
+        <ServiceBars rows={rows} now={props.data.now} availability={props.data.availability} />
       </section>
       <p>
         <a href="/incidents">All past incidents</a>

@@ -5,11 +5,13 @@ import { generationMemo } from '../../app/generation-memo.ts';
 import { incidentHistory } from '../../app/incident-history.ts';
 import { type IncidentPage as IncidentSearchPage, SearchRefusedError, searchIncidents } from '../../app/incident-search.ts';
 import { knownServiceNames } from '../../app/known-services.ts';
+import { reliabilityFigures } from '../../app/reliability-figures.ts';
 import { noDataIntervals } from '../../core/coverage.ts';
 import { ApiError } from '../../core/errors.ts';
 import { compareUrgency } from '../../core/mirror.ts';
 import type { ArchiveReads, IncidentFilter } from '../../core/ports.ts';
-import { DAY_MS, serviceDays } from '../../core/service-days.ts';
+import { DAY_MS, NO_SERVICE_ROW, serviceDays } from '../../core/service-days.ts';
+import { incidentState, serviceStatesNow, worstState } from '../../core/widget-state.ts';
 import type { AppDeps } from '../deps.ts';
 import { ErrorMessage } from '../pages/error-page.tsx';
 import type { IncidentQuery } from '../pages/incident-filters.tsx';
@@ -34,6 +36,7 @@ export function dashboardRoutes(deps: DashboardRouteDeps) {
   const { store, clock, cursors } = deps;
   const app = new Hono();
   const known = knownServiceNames(store, clock);
+  const figures = reliabilityFigures(store, clock);
   const secure = pageSecurity();
 
   const page = pageResponder(deps.assets);
@@ -52,8 +55,26 @@ export function dashboardRoutes(deps: DashboardRouteDeps) {
   });
 
   app.get('/', secure, async (c) => {
-    const [ongoing, { health, knowledge }, rows] = await Promise.all([store.ongoingIncidents(), feedKnowledge({ store }, clock.now()), bars()]);
-    const data = { ongoing: [...ongoing].sort(compareUrgency), health, knowledge, rows, days: BAR_DAYS };
+    const [ongoing, { health, knowledge }, rows, track] = await Promise.all([
+      store.ongoingIncidents(),
+      feedKnowledge({ store }, clock.now()),
+      bars(),
+      figures(),
+    ]);
+    const now = serviceStatesNow(
+      ongoing,
+      rows.map((row) => row.service),
+      knowledge.kind === 'known',
+    );
+    // Incidents that name no service are on no service's row, so none gets a state from them; the
+    // banner and the list above speak for them.
+    if (now.has(NO_SERVICE_ROW) && knowledge.kind === 'known') {
+      now.set(NO_SERVICE_ROW, worstState(ongoing.filter((incident) => incident.services.length === 0).map(incidentState)));
+    }
+    const availability = new Map(
+      track.services.map(({ service, windows }) => [service, windows.find((window) => window.days === BAR_DAYS)?.availability ?? null]),
+    );
+    const data = { ongoing: [...ongoing].sort(compareUrgency), health, knowledge, rows, days: BAR_DAYS, now, availability };
     return page(c, 'Status', <StatusPage data={data} sanitize={deps.sanitizeHtml} />);
   });
 

@@ -3,6 +3,7 @@ import { Hono } from 'hono';
 import { feedKnowledge } from '../../app/feed-knowledge.ts';
 import { renderCurrentV1, renderCurrentV2, V1_RECENT_WINDOW_MS } from '../../core/mirror.ts';
 import { toVendorIncident } from '../../core/vendor-format.ts';
+import { toIsoUtc } from '../../core/vendor-time.ts';
 import type { AppDeps } from '../deps.ts';
 import type { ArchiveQueries } from '../../core/ports.ts';
 
@@ -20,8 +21,18 @@ export function mirrorRoutes({ store, clock }: MirrorRouteDeps) {
 
   app.get('/api/v2.0.0/current', async (c) => {
     const now = clock.now();
-    const [ongoing, latest, isKnown] = await Promise.all([store.ongoingIncidents(), store.latestCreatedIncident(), known(now)]);
-    return c.json(renderCurrentV2(ongoing, latest, now, isKnown));
+    const [ongoing, latest, { health, knowledge: state }] = await Promise.all([
+      store.ongoingIncidents(),
+      store.latestCreatedIncident(),
+      feedKnowledge({ store }, now),
+    ]);
+    // Two fields the vendor's format lacks, added after its own, as /widget.json has them: while the
+    // latest reads fail, `status` is as of `last_read_at`.
+    return c.json({
+      ...renderCurrentV2(ongoing, latest, now, state.kind === 'known'),
+      reads_failing: state.kind === 'known' && state.readsFailing,
+      last_read_at: health.lastSuccessAt === null ? null : toIsoUtc(health.lastSuccessAt),
+    });
   });
 
   const v1Current = async () => {

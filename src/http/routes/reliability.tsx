@@ -2,6 +2,8 @@
 import { Hono } from 'hono';
 import { raw } from 'hono/html';
 import {
+  percentFloor,
+  percentText,
   AVAILABILITY_WINDOWS_DAYS,
   PARTIAL_OUTAGE_WEIGHT,
   type Distribution,
@@ -9,7 +11,7 @@ import {
   type Reliability,
   type WindowAvailability,
 } from '../../core/reliability.ts';
-import { durationAxis, horizontalBarChart, lineChart, stackedColumnChart, type ChartSeries } from '../../core/svg-chart.ts';
+import { countAxis, durationAxis, horizontalBarChart, lineChart, stackedColumnChart, type ChartSeries } from '../../core/svg-chart.ts';
 import { iso } from '../api-json.ts';
 import { reliabilityFigures, type ReliabilityStore } from '../../app/reliability-figures.ts';
 import type { AppDeps } from '../deps.ts';
@@ -66,22 +68,14 @@ export function toApiReliability(r: Reliability) {
       month: m.month,
       start_at: iso(m.startMs),
       end_at: iso(m.endMs),
+      // 0: no data for the month (before the archive began, or blind): its zeros are not a record.
+      observed_ms: m.observedMs,
       incidents: m.incidents,
       time_to_resolve: { ...distribution(m.timeToResolve), ongoing: m.timeToResolve.ongoing },
       time_to_first_update: distribution(m.timeToFirstUpdate),
       detection_lag: distribution(m.detectionLag),
     })),
   };
-}
-
-/** Rounded down to three decimals: a service that was down at all never reads 100%. */
-function percentFloor(ratio: number): number {
-  return Math.floor(ratio * 100_000) / 1000;
-}
-
-function percentText(ratio: number | null): string {
-  if (ratio === null) return 'no data';
-  return ratio === 1 ? '100%' : `${percentFloor(ratio).toFixed(3)}%`;
 }
 
 /** Seconds matter for our detection lag (we poll every minute); minutes and more for the vendor's figures. */
@@ -96,6 +90,9 @@ function durationSeries(months: MonthFigures[], pick: (m: MonthFigures) => Distr
   ];
 }
 
+/** What a figure says when the archive saw none of its time: no data, never zero or "none". */
+const NO_DATA_TEXT = 'No data: the archive has not seen any of this time (the vendor’s feed was not read).';
+
 function DurationChart(props: {
   id: string;
   title: string;
@@ -106,6 +103,7 @@ function DurationChart(props: {
   pick: (m: MonthFigures) => Distribution;
 }) {
   // An empty chart and a table of dashes would say nothing: say why instead.
+  if (props.months.every((m) => m.observedMs === 0)) return <p class="muted chart-empty">{NO_DATA_TEXT}</p>;
   if (props.months.every((m) => props.pick(m).count === 0)) return <p class="muted chart-empty">{props.empty}</p>;
   return raw(
     lineChart({
@@ -127,7 +125,7 @@ function AvailabilityTable(props: { services: Reliability['services'] }) {
     w ? (
       <>
         <td>{percentText(w.availability)}</td>
-        <td>{w.downtimeMs === 0 ? 'none' : durationFigure(w.downtimeMs)}</td>
+        <td>{w.availability === null ? 'no data' : w.downtimeMs === 0 ? 'none' : durationFigure(w.downtimeMs)}</td>
       </>
     ) : (
       <>
@@ -136,7 +134,8 @@ function AvailabilityTable(props: { services: Reliability['services'] }) {
       </>
     );
   return (
-    <div class="chart-table-wrap">
+    // It scrolls sideways on a phone: a keyboard can reach it and scroll it, and it is named.
+    <section class="chart-table-wrap" tabindex={0} aria-label="Availability table, scrolls sideways">
       <table class="chart-table">
         <caption>Availability by service, with downtime as counted ({WEIGHT_PERCENT}% of the time under an incident)</caption>
         <thead>
@@ -156,18 +155,19 @@ function AvailabilityTable(props: { services: Reliability['services'] }) {
             <tr>
               <th scope="row">{s.service}</th>
               {AVAILABILITY_WINDOWS_DAYS.map((days) => cell(s.windows.find((w) => w.days === days)))}
-              <td>{s.windows.at(-1)?.incidents ?? 0}</td>
+              <td>{(s.windows.at(-1)?.observedMs ?? 0) > 0 ? (s.windows.at(-1)?.incidents ?? 0) : 'no data'}</td>
             </tr>
           ))}
         </tbody>
       </table>
-    </div>
+    </section>
   );
 }
 
 function DowntimeChart(props: { services: Reliability['services'] }) {
   // Rows of no downtime drew empty lines: most services, most months. The table lists every service.
   const down = props.services.filter((s) => s.windows.some((w) => w.downtimeMs > 0));
+  if (props.services.every((s) => s.windows.every((w) => w.observedMs === 0))) return <p class="muted chart-empty">{NO_DATA_TEXT}</p>;
   if (down.length === 0) return <p class="muted chart-empty">No service had downtime in the last {Math.max(...AVAILABILITY_WINDOWS_DAYS)} days.</p>;
   return raw(
     horizontalBarChart({
@@ -181,7 +181,8 @@ function DowntimeChart(props: { services: Reliability['services'] }) {
       categoryName: 'Service',
       series: AVAILABILITY_WINDOWS_DAYS.map((days, i) => ({
         name: `Last ${days} days`,
-        tone: i === 0 ? '0' : '1',
+        // Not the medians' colours: a window is not a percentile.
+        tone: i === 0 ? '2' : '3',
         values: down.map((s) => {
           const w = s.windows.find((x) => x.days === days);
           return w ? w.downtimeMs : null;
@@ -196,22 +197,27 @@ function DowntimeChart(props: { services: Reliability['services'] }) {
 
 function IncidentsChart(props: { months: MonthFigures[] }) {
   const { months } = props;
+  if (months.every((m) => m.observedMs === 0)) return <p class="muted chart-empty">{NO_DATA_TEXT}</p>;
+  // A month the archive saw none of has no count, not a count of 0: a dash in the table.
+  const count = (pick: (counts: MonthFigures['incidents']) => number) => months.map((m) => (m.observedMs > 0 ? pick(m.incidents) : null));
   const series: ChartSeries[] = [
-    { name: 'Outage', tone: 'outage', values: months.map((m) => m.incidents.outage) },
-    { name: 'Incident', tone: 'incident', values: months.map((m) => m.incidents.incident) },
-    { name: 'Notice', tone: 'notice', values: months.map((m) => m.incidents.notice) },
+    { name: 'Outage', tone: 'outage', values: count((c) => c.outage) },
+    { name: 'Incident', tone: 'incident', values: count((c) => c.incident) },
+    { name: 'Notice', tone: 'notice', values: count((c) => c.notice) },
   ];
   // Types the vendor does not document have never been seen; a column for them only when one was.
-  if (months.some((m) => m.incidents.other > 0)) series.push({ name: 'Other type', tone: 'other', values: months.map((m) => m.incidents.other) });
+  if (months.some((m) => m.incidents.other > 0)) series.push({ name: 'Other type', tone: 'other', values: count((c) => c.other) });
   return raw(
     stackedColumnChart({
       id: 'chart-incidents',
       title: 'Incidents per month, by type',
-      description: 'Incidents the vendor opened each UTC month of the last twelve, stacked by type, the current month last.',
+      description:
+        'Incidents the vendor opened each UTC month of the last twelve, stacked by type, the current month last. A dash in the table: no data for that month (before the archive began).',
       categories: months.map((m) => m.month),
       categoryName: 'Month (UTC)',
       series,
       format: (value) => String(value),
+      axis: countAxis,
     }),
   );
 }
@@ -297,7 +303,7 @@ export function ReliabilityPage(props: { figures: Reliability }) {
             <dd>
               An incident belongs to the UTC month of its start (the vendor's <code>date_created</code>). Medians and 90th percentiles interpolate between the
               two nearest incidents. The archive knows what the vendor's history showed when it was started (about six months) and everything since: earlier
-              months show no incidents.
+              months show no data, a dash, not zero.
             </dd>
             <dt>Time to resolve</dt>
             <dd>

@@ -9,6 +9,7 @@ import { WIDGET_SERVICES_MAX, type WidgetJson } from '../../core/widget-state.ts
 import type { AppDeps } from '../deps.ts';
 import type { ArchiveReads } from '../../core/ports.ts';
 import { embedPage } from '../embed-page.ts';
+import { pageGeneration } from '../page-cache.ts';
 import { currentStatus } from '../../app/current-status.ts';
 import { knownServiceNames } from '../../app/known-services.ts';
 import { listParam } from '../query-params.ts';
@@ -74,7 +75,8 @@ export function widgetRoutes({ store, clock, assets, publicUrl }: WidgetRouteDep
   const app = new Hono();
   const known = knownServiceNames(store, clock);
   const cache = responseCache({
-    generation: () => store.archiveGeneration(),
+    // Each poll run moves it, not only archive changes: a failed read changes `reads_failing` at once.
+    generation: pageGeneration(store),
     clock,
     maxAgeMs: CACHE_MAX_AGE_MS,
     maxBytes: CACHE_MAX_BYTES,
@@ -103,7 +105,7 @@ export function widgetRoutes({ store, clock, assets, publicUrl }: WidgetRouteDep
     const services = servicesAsked(c);
     const widget = await state(c, services);
     const label = services?.join(', ') ?? 'status';
-    const svg = renderBadge(badgeFor(label, widget.state, widget.stale));
+    const svg = renderBadge(badgeFor(label, widget.state, widget.stale, widget.reads_failing));
     return c.body(svg, 200, { ...SHARED_HEADERS, 'content-type': 'image/svg+xml; charset=utf-8', 'content-security-policy': BADGE_CSP });
   });
 

@@ -17,6 +17,8 @@ const incident = (n: number, over: Partial<WidgetIncident> = {}): WidgetIncident
 const widget = (over: Partial<WidgetJson> = {}): WidgetJson => ({
   state: 'ok',
   stale: false,
+  reads_failing: false,
+  last_read_at: null,
   unknown_since: null,
   last_known_state: null,
   updated_at: null,
