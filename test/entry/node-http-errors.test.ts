@@ -25,7 +25,7 @@ describe('errors Node answers before the app', () => {
   function expectErrorShape(answer: RawAnswer, status: number, error: string) {
     expect(answer.status).toBe(status);
     expect(answer.headers['content-type']).toMatch(/^application\/json/);
-    expect(answer.headers['connection']).toBe('close');
+    expect(answer.headers.connection).toBe('close');
     const body = JSON.parse(answer.body);
     expect(body).toMatchObject({ ok: false, error });
     expect(typeof body.detail).toBe('string');
