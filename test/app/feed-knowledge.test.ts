@@ -22,10 +22,10 @@ describe('what the archive knows of the vendor now', () => {
   it('is never-read before a good read, known until STALE_AFTER_MS after it, and stale from then', async () => {
     expect((await feedKnowledge(archive, READ_AT)).knowledge).toEqual({ kind: 'never-read' });
     await archive.store.recordPollRun(pollRun(READ_AT, 'ok'), []);
-    // A failed poll later is no read: what is known still dates from the good one.
+    // A failed poll later is no read: what is known still dates from the good one, and the reads since fail.
     await archive.store.recordPollRun(pollRun(READ_AT + 60_000, 'failed'), []);
     const known = await feedKnowledge(archive, READ_AT + STALE_AFTER_MS - 1);
-    expect(known.knowledge).toEqual({ kind: 'known', lastSuccessAt: READ_AT });
+    expect(known.knowledge).toEqual({ kind: 'known', lastSuccessAt: READ_AT, readsFailing: true });
     expect(known.health).toMatchObject({ lastSuccessAt: READ_AT, consecutiveFailures: 1 });
     expect((await feedKnowledge(archive, READ_AT + STALE_AFTER_MS)).knowledge).toEqual({ kind: 'stale', since: READ_AT });
   });

@@ -55,8 +55,9 @@ export async function seedArchive(store: SeedStore, incidents: readonly RawIncid
     finishedAt: now,
     outcome: 'ok',
     sources: [
-      { source: 'v2/current', path: FEED_PATHS['v2/current'], durationMs: 0, incidents: current.length },
-      { source: 'v2/history', path: FEED_PATHS['v2/history'], durationMs: 0, incidents: history.length },
+      // As a poll that read both bodies records them: each answered 200.
+      { source: 'v2/current', path: FEED_PATHS['v2/current'], httpStatus: 200, durationMs: 0, incidents: current.length },
+      { source: 'v2/history', path: FEED_PATHS['v2/history'], httpStatus: 200, durationMs: 0, incidents: history.length },
     ],
     changes: countByType(plan.events),
   };
