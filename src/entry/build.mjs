@@ -9,7 +9,21 @@ import { BUILD_STAMP, DIST_DIR, isBuildFresh } from './built-output.mjs';
 if (process.argv.includes('--if-stale') && isBuildFresh()) process.exit(0);
 
 // typescript's exports hide bin/tsc: find it beside its package.json.
-const tsc = join(dirname(createRequire(import.meta.url).resolve('typescript/package.json')), 'bin', 'tsc');
+let tsc;
+try {
+  tsc = join(dirname(createRequire(import.meta.url).resolve('typescript/package.json')), 'bin', 'tsc');
+} catch {
+  // `npm ci --omit=dev` leaves typescript out. A dist/ built elsewhere and copied in still runs;
+  // without one there is nothing to run, and the fix is one line, not a stack trace.
+  if (isBuildFresh()) {
+    console.error('statuswatch: typescript is not installed (a devDependency); dist/ is up to date, so it is kept as built.');
+    process.exit(0);
+  }
+  console.error(
+    'statuswatch: cannot build dist/: typescript, a devDependency, is not installed (npm ci --omit=dev). Fix: install with `npm ci`, then `npm prune --omit=dev`, which keeps the dist/ it built (docs/operations.md, "A production install").',
+  );
+  process.exit(1);
+}
 const startedMs = Date.now();
 // A file removed from src/ must not live on in dist/.
 rmSync(DIST_DIR, { recursive: true, force: true });

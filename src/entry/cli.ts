@@ -1,9 +1,10 @@
-/** The `statuswatch` command line: serve, poll, simulate, migrate, export-d1, demo, manifest. */
+/** The `statuswatch` command line: serve, poll, simulate, migrate, backup, export-d1, demo, manifest. */
 import { parseArgs } from 'node:util';
 import { createConsoleLogger } from '../adapters/console-logger.ts';
 import { CONFIG_KEYS, ConfigError, flagName, parseConfig, settingError, type Config, type ConfigKey } from '../config.ts';
 import type { StatusEvent } from '../core/events.ts';
 import type { Logger } from '../core/ports.ts';
+import { backupArchive } from './backup.ts';
 import { runDemo } from './demo.ts';
 import { exportArchiveForD1 } from './export-d1.ts';
 import { checkManifestFile, printManifest } from './manifest-command.ts';
@@ -22,7 +23,9 @@ type Command = {
   /** Settings this command reads; each is also a --flag. */
   settings: readonly ConfigKey[];
   extraFlags?: Record<string, { type: 'string' | 'boolean'; help: string }>;
-  run(config: Config, flags: Record<string, string | boolean | undefined>, logger: Logger): Promise<number | 'running'>;
+  /** The one argument that is not a flag, for the commands that take one (`backup FILE`). */
+  argument?: { name: string; help: string };
+  run(config: Config, flags: Record<string, string | boolean | undefined>, logger: Logger, argument?: string): Promise<number | 'running'>;
 };
 
 const SETTING_HELP: Record<ConfigKey, string> = {
@@ -197,6 +200,18 @@ const COMMANDS: Record<string, Command> = {
       return 0;
     },
   },
+  backup: {
+    summary: 'Copy the archive to FILE while serve keeps running (SQLite online backup); FILE must not exist yet.',
+    settings: ['DATABASE_PATH', 'LOG_LEVEL', 'LOG_FORMAT'],
+    argument: { name: 'FILE', help: 'the copy to write, e.g. backup-2026-11-27.db' },
+    async run(config, _flags, logger, file) {
+      if (file === undefined || file.trim() === '') throw settingError('FILE', '', 'missing', 'name the copy to write, e.g. statuswatch backup backup.db');
+      const summary = await backupArchive(config.DATABASE_PATH, file);
+      process.stdout.write(`wrote ${file}: ${summary.pages} page(s), ${summary.bytes} bytes\n`);
+      logger.info('archive backed up', { database: config.DATABASE_PATH, out: file });
+      return 0;
+    },
+  },
   'export-d1': {
     summary: "Write the archive's data as SQL for Workers' D1 (wrangler d1 execute DB --remote --file FILE).",
     settings: ['DATABASE_PATH', 'LOG_LEVEL', 'LOG_FORMAT'],
@@ -314,12 +329,13 @@ function usage(): string {
 
 function commandHelp(name: string, command: Command): string {
   const rows = [
+    ...(command.argument ? [[command.argument.name, command.argument.help] as const] : []),
     ...command.settings.map((key) => [`--${flagName(key)}`, `${key}: ${SETTING_HELP[key]}`] as const),
     ...Object.entries(command.extraFlags ?? {}).map(([flag, f]) => [`--${flag}`, f.help] as const),
     ['--help', 'show this help'] as const,
   ];
   const width = Math.max(...rows.map(([flag]) => flag.length)) + 2;
-  return `statuswatch ${name}: ${command.summary}\n\nEach setting is read from the environment variable named, or from its flag (flags win).\n\n${rows
+  return `statuswatch ${name}${command.argument ? ` ${command.argument.name}` : ''}: ${command.summary}\n\nEach setting is read from the environment variable named, or from its flag (flags win).\n\n${rows
     .map(([flag, help]) => `  ${flag.padEnd(width)}${help}`)
     .join('\n')}\n`;
 }
@@ -339,8 +355,10 @@ async function main(argv: string[]): Promise<number | 'running'> {
   for (const key of command.settings) options[flagName(key)] = { type: 'string' };
   for (const [flag, f] of Object.entries(command.extraFlags ?? {})) options[flag] = { type: f.type };
   let values: Record<string, string | boolean | undefined>;
+  let positionals: string[];
   try {
-    ({ values } = parseArgs({ args: rest, options, strict: true, allowPositionals: false }));
+    ({ values, positionals } = parseArgs({ args: rest, options, strict: true, allowPositionals: command.argument !== undefined }));
+    if (positionals.length > 1) throw new Error(`one ${command.argument?.name} at most, got ${positionals.length}: ${positionals.join(' ')}`);
   } catch (error) {
     process.stderr.write(`statuswatch ${name}: ${error instanceof Error ? error.message : String(error)}\n\n${commandHelp(name, command)}`);
     return 2;
@@ -359,7 +377,7 @@ async function main(argv: string[]): Promise<number | 'running'> {
     level: config.LOG_LEVEL,
     format: config.LOG_FORMAT ?? (process.stderr.isTTY ? 'pretty' : 'json'),
   });
-  return command.run(config, values, logger);
+  return command.run(config, values, logger, positionals[0]);
 }
 
 main(process.argv.slice(2)).then(

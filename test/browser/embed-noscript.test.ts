@@ -12,11 +12,11 @@ import { ongoingIncidents, publicPagesWorld } from '../fixtures/public-pages-wor
 import { startTestService, startTestVendor, type TestService, type TestVendor } from '../helpers/service.ts';
 import { launchBrowser, screenshot, watchedPage } from './helpers.ts';
 
-/** The README's iframe snippet, as a reader would paste it: its URL's query, width, height and sandbox. */
+/** The iframe snippet of docs/dashboard.md, as a reader would paste it: its URL's query, width, height and sandbox. */
 function readmeIframe(): { query: string; width: number; height: number; sandbox: string | null } {
-  const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
+  const readme = readFileSync(new URL('../../docs/dashboard.md', import.meta.url), 'utf8');
   const match = /<iframe src="[^"]*\/embed(\?[^"]*)?"[^>]*width="(\d+)" height="(\d+)"[^>]*>/.exec(readme);
-  if (!match) throw new Error('README.md has no /embed iframe snippet');
+  if (!match) throw new Error('docs/dashboard.md has no /embed iframe snippet');
   const sandbox = /\ssandbox="([^"]*)"/.exec(match[0])?.[1] ?? null;
   return { query: match[1] ?? '', width: Number(match[2]), height: Number(match[3]), sandbox };
 }

@@ -22,11 +22,11 @@ const phase = process.argv[2] ?? 'after';
 const README_PICTURE = fileURLToPath(new URL('../../public/screenshots/dashboard.png', import.meta.url));
 const DESKTOP = { width: 1280, height: 800 };
 
-/** The README's iframe snippet, as a reader would paste it. */
+/** The iframe snippet of docs/dashboard.md, as a reader would paste it. */
 function readmeIframe(): { width: number; height: number } {
-  const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
+  const readme = readFileSync(new URL('../../docs/dashboard.md', import.meta.url), 'utf8');
   const match = /<iframe src="[^"]*\/embed[^"]*"[^>]*width="(\d+)" height="(\d+)"/.exec(readme);
-  if (!match) throw new Error('README.md has no /embed iframe snippet');
+  if (!match) throw new Error('docs/dashboard.md has no /embed iframe snippet');
   return { width: Number(match[1]), height: Number(match[2]) };
 }
 

@@ -90,6 +90,47 @@ describe('OpenAPI document', () => {
     expect(home).toContain('href="/api/reference"');
   });
 
+  it('shows on the reference page each operation with its parameters, request body and answers, as the document says', async () => {
+    const html = await (await service.fetch(`${service.url}/api/reference`)).text();
+    const text = (fragment: string) =>
+      fragment
+        .replace(/<[^>]+>/g, '')
+        .replace(/&quot;/g, '"')
+        .replace(/&#39;/g, "'")
+        .replace(/&amp;/g, '&')
+        .replace(/&lt;/g, '<')
+        .replace(/&gt;/g, '>');
+    type Schema = { properties?: Record<string, Schema>; items?: Schema; description?: string };
+    const fieldsOf = (schema: Schema | undefined): string[] => {
+      const object = schema?.items ?? schema;
+      return Object.keys(object?.properties ?? {});
+    };
+    for (const [path, methods] of Object.entries(doc.paths)) {
+      for (const [method, op] of Object.entries(methods as Record<string, any>)) {
+        const start = html.indexOf(`<article class="api-op" id="${op.operationId}"`);
+        expect(start, `${method} ${path}`).toBeGreaterThan(-1);
+        const article = text(html.slice(start, html.indexOf('</article>', start)));
+        expect(article).toContain(`${method.toUpperCase()} ${path}`);
+        for (const param of op.parameters ?? []) {
+          expect(article).toContain(param.name);
+          if (param.schema?.description) expect(article).toContain(param.schema.description);
+        }
+        for (const field of fieldsOf(op.requestBody?.content['application/json'].schema)) expect(article, `${method} ${path} body`).toContain(field);
+        for (const [status, answer] of Object.entries(op.responses as Record<string, any>)) {
+          if (status === 'default') continue;
+          expect(article).toContain(status);
+          for (const field of fieldsOf(answer.content['application/json'].schema)) expect(article, `${method} ${path} ${status}`).toContain(field);
+        }
+      }
+    }
+    // Nested fields and their descriptions too: the list page's cursor, several levels down.
+    const incidents = text(html.slice(html.indexOf('id="getApiIncidents"'), html.indexOf('</article>', html.indexOf('id="getApiIncidents"'))));
+    expect(incidents).toContain('next_cursor string Empty on the last page.');
+    expect(incidents).toContain('limit in the query (optional)');
+    // Served from our own origin: no stylesheet, script or font from anywhere else.
+    expect(html).not.toMatch(/<(script|link|img)[^>]+(src|href)="(https?:)?\/\//);
+  });
+
   it('is served with a validator, and 304 when unchanged', async () => {
     const first = await service.fetch(`${service.url}/openapi.json`);
     const etag = first.headers.get('etag');

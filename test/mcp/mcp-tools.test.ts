@@ -4,14 +4,15 @@
  * The MCP Inspector's command-line mode lists the tools as an independent check.
  */
 import { execFile } from 'node:child_process';
-import { createRequire } from 'node:module';
-import { join, dirname } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { rawIncident } from '../fixtures/vendor-builders.ts';
 import { cursorPayload } from '../helpers/cursor-payload.ts';
 import { startTestService, startTestVendor, type TestService, type TestVendor } from '../helpers/service.ts';
 import { connectMcp, mcpArchive, rawMcpCall, type McpTestClient } from './mcp-helpers.ts';
+
+const REPO_ROOT = fileURLToPath(new URL('../..', import.meta.url));
 
 const PUBLIC_URL = 'https://status.example.test';
 const TOOLS = ['current_status', 'get_incident', 'recent_changes', 'reliability', 'search_incidents'];
@@ -200,14 +201,16 @@ describe('MCP server over Streamable HTTP', () => {
     expect((await rawMcpCall(service.url, 'tools/list', { origin: PUBLIC_URL })).status).toBe(200);
   });
 
-  it("is listed the same by the MCP Inspector's command-line mode", async () => {
-    const require = createRequire(import.meta.url);
-    const cli = join(dirname(require.resolve('@modelcontextprotocol/inspector-cli/package.json')), 'build', 'index.js');
-    // Run from its build folder: it looks for its own package.json relative to the working directory.
-    const { stdout } = await promisify(execFile)(process.execPath, [cli, `${service.url}/mcp`, '--transport', 'http', '--method', 'tools/list'], {
-      timeout: 30_000,
-      cwd: dirname(cli),
-    });
+  it("is listed the same by the MCP Inspector's command-line mode, run as docs/mcp.md says (Node 20 included)", async () => {
+    // The documented command, word for word but the URL: `npm run -s mcp:inspect -- URL ...`.
+    const { stdout } = await promisify(execFile)(
+      'npm',
+      ['run', '-s', 'mcp:inspect', '--', `${service.url}/mcp`, '--transport', 'http', '--method', 'tools/list'],
+      {
+        timeout: 30_000,
+        cwd: REPO_ROOT,
+      },
+    );
     const listed = JSON.parse(stdout) as { tools: { name: string }[] };
     expect(listed.tools.map((t) => t.name).sort()).toEqual(TOOLS);
   });

@@ -1,8 +1,8 @@
 /** `/openapi.json` (the API's OpenAPI 3.1 document, built once from the zod schemas) and `/api/reference`, the page of it. */
 import { Hono } from 'hono';
 import type { AppDeps } from '../deps.ts';
-import { API_OPERATIONS, buildOpenApiDocument } from '../openapi/openapi-document.ts';
-import { ApiReferencePage } from '../pages/api-reference-page.tsx';
+import { buildOpenApiDocument } from '../openapi/openapi-document.ts';
+import { ApiReferencePage, type OpenApiDocument } from '../pages/api-reference-page.tsx';
 import { pageResponder } from '../pages/layout.tsx';
 import { pageSecurity } from '../pages/page-security.ts';
 
@@ -29,6 +29,11 @@ export function openApiRoutes(deps: Pick<AppDeps, 'assets'>) {
     return c.body(body);
   });
   const page = pageResponder(deps.assets);
-  app.get('/api/reference', pageSecurity(), (c) => page(c, 'API reference', <ApiReferencePage operations={API_OPERATIONS} />));
+  // The page reads the document /openapi.json serves, so the two cannot disagree.
+  let referenceDocument: OpenApiDocument | null = null;
+  app.get('/api/reference', pageSecurity(), (c) => {
+    referenceDocument ??= buildOpenApiDocument() as OpenApiDocument;
+    return page(c, 'API reference', <ApiReferencePage document={referenceDocument} />);
+  });
   return app;
 }
