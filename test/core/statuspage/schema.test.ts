@@ -181,7 +181,7 @@ describe('parseSummary', () => {
       updates: [investigating],
     });
     const text = summaryText({
-      incidents: [good, { ...good, id: 'i2', created_at: 'yesterday' }, { ...good, id: 'i3', name: undefined }, 'junk'],
+      incidents: [good, { ...good, id: 'i2', created_at: 'yesterday' }, { ...good, id: 'i3', name: undefined }, 'junk' as unknown as Record<string, unknown>],
       components: [component({ id: 'c1', name: 'API', status: 'operational' }), { id: 'c2' }],
     });
     const summary = parseSummary(text);
