@@ -150,15 +150,18 @@ describe('the simulated Statuspage page', () => {
     expect(await refusal()).toBe('this address does not answer in the Statuspage format: the body is empty');
     expect((await control({ target: 'summary', kind: 'malformed', times: 1 })).status).toBe(201);
     expect(await refusal()).toBe('this address does not answer in the Statuspage format: the body is not JSON');
+    expect((await control({ target: 'summary', kind: 'oversize', times: 1 })).status).toBe(201);
+    expect(await refusal()).toBe('this address does not answer in the Statuspage format: the body is longer than 4194304 characters');
     expect((await control({ target: 'summary', kind: 'status', status: 503, times: 1 })).status).toBe(201);
     expect((await get('/api/v2/summary.json')).status).toBe(503);
     expect((await control({ target: 'nowhere', kind: 'html' })).status).toBe(400);
     expect(await refusal()).toBe('parsed');
     const log = sim.page.requests().filter((r) => r.path === '/api/v2/summary.json');
-    expect(log.slice(-5).map((r) => [r.fault, r.status])).toEqual([
+    expect(log.slice(-6).map((r) => [r.fault, r.status])).toEqual([
       ['html', 200],
       ['body', 200],
       ['malformed', 200],
+      ['oversize', 200],
       ['status', 503],
       [null, 200],
     ]);

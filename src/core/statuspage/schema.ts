@@ -9,8 +9,11 @@ import { z } from 'zod';
 import { EARLIEST_VENDOR_TIME_MS } from '../feed-schema.ts';
 import { parseVendorTime, type VendorTime } from '../vendor-time.ts';
 
-/** Largest body read: GitHub's full 50-incident list is about 330 kB, DigitalOcean's summary 110 kB. */
-export const STATUSPAGE_BODY_MAX_BYTES = 4 * 1024 * 1024;
+/**
+ * Longest body parsed, in UTF-16 code units (at most as many as its UTF-8 bytes): GitHub's full
+ * 50-incident list is about 330 kB, DigitalOcean's summary 110 kB. The fetch caps the bytes it reads.
+ */
+export const STATUSPAGE_BODY_MAX_CHARS = 4 * 1024 * 1024;
 /** Entries read from one list; the rest are counted as skipped. incidents.json holds 50. */
 export const STATUSPAGE_INCIDENTS_MAX = 200;
 export const STATUSPAGE_UPDATES_MAX = 200;
@@ -217,7 +220,7 @@ const BIG_TWEET_ID = /("tweet_id"\s*:\s*)(-?\d+)(?=\s*[,}])/g;
 
 /** The body as JSON, bounded, or a NotStatuspageError saying what it was instead. */
 export function parseJsonText(text: string): unknown {
-  if (text.length > STATUSPAGE_BODY_MAX_BYTES) throw new NotStatuspageError(`the body is larger than ${STATUSPAGE_BODY_MAX_BYTES} bytes`);
+  if (text.length > STATUSPAGE_BODY_MAX_CHARS) throw new NotStatuspageError(`the body is longer than ${STATUSPAGE_BODY_MAX_CHARS} characters`);
   if (text.trim() === '') throw new NotStatuspageError('the body is empty');
   try {
     return JSON.parse(text.replace(BIG_TWEET_ID, '$1"$2"'));
