@@ -125,6 +125,9 @@ describe('the simulated Statuspage page', () => {
     expect(first.status).toBe(200);
     expect(first.etag).toMatch(/^"[0-9a-f]{32}"$/);
     expect((await get('/api/v2/incidents.json', first.etag!)).status).toBe(304);
+    const lastModified = (await fetch(`${sim.url}/api/v2/incidents.json`)).headers.get('last-modified');
+    expect(lastModified).not.toBeNull();
+    expect((await fetch(`${sim.url}/api/v2/incidents.json`, { headers: { 'If-Modified-Since': lastModified! } })).status).toBe(304);
     sim.page.advance();
     const changed = await get('/api/v2/incidents.json', first.etag!);
     expect(changed.status).toBe(200);
