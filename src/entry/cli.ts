@@ -17,6 +17,7 @@ import { seedDemoWorkspace } from '../sim/web-api/demo-workspace.ts';
 import { startSimulatedWebApi } from '../sim/web-api/server.ts';
 import { startSimulatedScim } from '../sim/scim/server.ts';
 import { startSimulatedIdp } from '../sim/idp/server.ts';
+import { startSimulatedStatuspage } from '../sim/statuspage/app.ts';
 
 type Command = {
   summary: string;
@@ -108,7 +109,7 @@ const COMMANDS: Record<string, Command> = {
   },
   simulate: {
     summary:
-      'Run the simulated vendor alone: a status feed that plays a scenario of incidents, its SCIM directory, with --web-api its Web API, and with --idp an identity provider for EMA.',
+      'Run the simulated vendor alone: a status feed that plays a scenario of incidents, its SCIM directory, with --web-api its Web API, with --idp an identity provider for EMA, and with --statuspage a page in the Statuspage format.',
     settings: ['HOST', 'LOG_LEVEL', 'LOG_FORMAT'],
     extraFlags: {
       'sim-port': { type: 'string', help: 'port of the simulated vendor (4010)' },
@@ -118,6 +119,8 @@ const COMMANDS: Record<string, Command> = {
       'step-seconds': { type: 'string', help: 'seconds between scenario steps (15; 0 = only on POST /_sim/advance)' },
       'web-api': { type: 'boolean', help: 'also run the simulated Web API (APP_API_URL for the workspace app)' },
       'web-api-port': { type: 'string', help: 'port of the simulated Web API (4011; implies --web-api)' },
+      statuspage: { type: 'boolean', help: 'also run a simulated page in the Statuspage format, with a story of its own' },
+      'statuspage-port': { type: 'string', help: 'port of the simulated Statuspage page (4014; implies --statuspage)' },
     },
     async run(config, flags, logger) {
       const stepSeconds = stepSecondsFlag(flags);
@@ -157,8 +160,23 @@ const COMMANDS: Record<string, Command> = {
           login: `${idp.url}/_sim/login`,
         });
       }
+      const pagePort = flags.statuspage || flags['statuspage-port'] !== undefined ? portFlag(flags, 'statuspage-port', 4014) : null;
+      const page =
+        pagePort === null
+          ? null
+          : await startSimulatedStatuspage({ port: pagePort, host: config.HOST, autoAdvanceMs: stepSeconds * 1000 || undefined }).catch(
+              async (error: unknown) => {
+                await idp?.close();
+                await scim.close();
+                await sim.close();
+                throw listenError(error, { HOST: config.HOST, PORT: pagePort }, '--statuspage-port');
+              },
+            );
+      if (page)
+        logger.info('simulated Statuspage page is serving', { url: page.url, summary: `${page.url}/api/v2/summary.json`, control: `${page.url}/_sim/state` });
       if (webApiPort === null) {
         stopOnSignals(logger, async () => {
+          await page?.close();
           await idp?.close();
           await scim.close();
           await sim.close();
@@ -166,6 +184,7 @@ const COMMANDS: Record<string, Command> = {
         return 'running';
       }
       const webApi = await startSimulatedWebApi({ port: webApiPort, host: config.HOST }).catch(async (error: unknown) => {
+        await page?.close();
         await idp?.close();
         await scim.close();
         await sim.close();
@@ -184,6 +203,7 @@ const COMMANDS: Record<string, Command> = {
       });
       stopOnSignals(logger, async () => {
         await webApi.close();
+        await page?.close();
         await idp?.close();
         await scim.close();
         await sim.close();

@@ -1,9 +1,7 @@
 /** The responses each injected fault produces in place of (or around) the real feed body. */
 import { feedHeaders } from './conditional.ts';
 import type { Fault } from './faults.ts';
-import type { FeedEndpoint } from './feed-views.ts';
 import { type HeldRequests, holdOpen } from './held-requests.ts';
-import { oversizeBody } from './oversize-body.ts';
 import type { FeedDocument } from './wire.ts';
 
 export const NOT_FOUND_TEXT = '404 Not Found';
@@ -14,7 +12,8 @@ const SLOW_CHUNKS = 20;
 
 export type FaultContext = {
   request: Request;
-  endpoint: FeedEndpoint;
+  /** A valid-looking body of OVERSIZE_BYTES in the endpoint's own shape. */
+  oversizeBody(): Uint8Array<ArrayBuffer>;
   /** Path plus query of the request, for the redirect target. */
   pathAndQuery: string;
   document(): FeedDocument;
@@ -88,7 +87,7 @@ export async function faultResponse(fault: Fault, ctx: FaultContext): Promise<Re
     case 'missing':
       return text(NOT_FOUND_TEXT, fault.status ?? 404);
     case 'oversize':
-      return new Response(oversizeBody(ctx.endpoint), {
+      return new Response(ctx.oversizeBody(), {
         status: fault.status ?? 200,
         headers: { 'Content-Type': 'application/json' },
       });

@@ -3,6 +3,7 @@ import { Hono } from 'hono';
 import { documentResponse } from './conditional.ts';
 import { faultResponse, NOT_FOUND_TEXT, REDIRECTED_PREFIX } from './fault-responses.ts';
 import type { FeedEndpoint } from './feed-views.ts';
+import { oversizeBody } from './oversize-body.ts';
 import type { RequestLogEntry } from './request-log.ts';
 import type { VendorState } from './vendor-state.ts';
 
@@ -52,7 +53,7 @@ export function feedRoutes(state: VendorState): Hono<FeedEnv> {
       const { path: requestPath, query } = pathAndQuery(c.req.url);
       return faultResponse(fault, {
         request: c.req.raw,
-        endpoint,
+        oversizeBody: () => oversizeBody(endpoint),
         pathAndQuery: requestPath + query,
         document: () => state.render(endpoint),
         conditional: state.conditional,
