@@ -58,12 +58,13 @@ export function incidentCardStyle(incident: { status: string; type: string }): C
 }
 
 /**
- * `shownNote`: the note to show when the update brings none (the incident's latest known one).
- * Times are written with the card's DATE and TIME functions, so each reader sees their own zone.
+ * `note`: the incident's latest note, the update's own or, when it brings none, the newest an
+ * earlier card showed. Times are written with the card's DATE and TIME functions, so each reader
+ * sees their own zone.
  */
-export function renderTeamsMessage(update: IncidentUpdate, context: { publicUrl: string }): TeamsMessage {
+export function renderTeamsMessage(update: IncidentUpdate, note: NoteRef | null, context: { publicUrl: string }): TeamsMessage {
   const { label, title } = messageHeadline(update);
-  const { incident, note } = update;
+  const { incident } = update;
   const body: CardElement[] = [
     {
       type: 'Container',

@@ -167,6 +167,9 @@ describe('Teams and Discord', () => {
     expect(last).toContain('Messages flow normally again.');
     expect(last).toContain('"style":"good"');
     expect(JSON.stringify(cards[0]!.card)).toContain('"style":"attention"');
+    // The title edit brings no note: its card still shows the latest one, as the card before it did.
+    expect(JSON.stringify(cards[2]!.card)).toContain('Title changed from');
+    expect(JSON.stringify(cards[2]!.card)).toContain('A fix is rolling out.');
   });
 
   it('Teams: a deleted workflow (404) pauses with a clear reason; a 429 retries when asked', async () => {

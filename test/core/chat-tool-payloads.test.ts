@@ -100,7 +100,7 @@ describe('Discord message limits', () => {
 describe('Teams Adaptive Card', () => {
   it('is an Adaptive Card 1.4 in the Workflows message envelope that the Adaptive Cards library parses without a complaint', () => {
     const update = incidentUpdate(worst, before);
-    for (const message of [renderTeamsMessage(update, context), renderTeamsMonitorMessage(blind)]) {
+    for (const message of [renderTeamsMessage(update, update.note, context), renderTeamsMonitorMessage(blind)]) {
       // https://learn.microsoft.com/en-us/microsoftteams/platform/webhooks-and-connectors/how-to/add-incoming-webhook:
       // a Workflows webhook takes {"type":"message","attachments":[{"contentType":"application/vnd.microsoft.card.adaptive","content":{…}}]}.
       expect(message.type).toBe('message');
@@ -117,7 +117,7 @@ describe('Teams Adaptive Card', () => {
 
   it('uses the card’s semantic styles, never a colour of its own, so light, dark and high-contrast themes each draw it', () => {
     const styleOf = (status: string, type: string) => {
-      const body = renderTeamsMessage(incidentUpdate(rawIncident({ status, type })), context).attachments[0].content.body;
+      const body = renderTeamsMessage(incidentUpdate(rawIncident({ status, type })), null, context).attachments[0].content.body;
       return body[0]!.type === 'Container' ? body[0]!.style : null;
     };
     expect([styleOf('active', 'outage'), styleOf('active', 'incident'), styleOf('active', 'notice'), styleOf('resolved', 'outage')]).toEqual([
@@ -126,12 +126,12 @@ describe('Teams Adaptive Card', () => {
       'accent',
       'good',
     ]);
-    expect(JSON.stringify(renderTeamsMessage(incidentUpdate(worst, before), context))).not.toMatch(/#[0-9a-f]{6}\b/i);
+    expect(JSON.stringify(renderTeamsMessage(incidentUpdate(worst, before), null, context))).not.toMatch(/#[0-9a-f]{6}\b/i);
   });
 
   it('shows the state, services, latest note and both links, and makes no link of vendor text', () => {
     const update = incidentUpdate(worst, before);
-    const card = renderTeamsMessage(update, context).attachments[0].content;
+    const card = renderTeamsMessage(update, update.note, context).attachments[0].content;
     const json = JSON.stringify(card);
     expect(json).toContain('"title":"Status"');
     expect(json).toContain('"title":"Services"');
