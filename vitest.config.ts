@@ -47,6 +47,7 @@ const CRASH_TESTS = [
   'test/integration/delivery-crash.test.ts',
   'test/integration/group-mail-crash.test.ts',
   'test/integration/app-messages-crash.test.ts',
+  'test/integration/chat-tools-crash.test.ts',
   'test/integration/app-monitor-crash.test.ts',
   'test/integration/app-rotation-under-fire.test.ts',
   'test/integration/workers-crash.test.ts',

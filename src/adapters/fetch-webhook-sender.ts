@@ -48,10 +48,10 @@ export function createFetchWebhookSender(options: FetchWebhookSenderOptions): We
       const timeout = AbortSignal.timeout(timeoutMs);
       let status: number | null = null;
       let retryAfterMs: number | null = null;
-      const excerpt = createTextPrefix(WEBHOOK_EXCERPT_BYTES);
+      const excerpt = createTextPrefix(Math.min(webhook.excerptBytes ?? WEBHOOK_EXCERPT_BYTES, maxResponseBytes));
       try {
         const response = await fetch(check.url, {
-          method: 'POST',
+          method: webhook.method ?? 'POST',
           headers: { ...webhook.headers, 'user-agent': options.userAgent },
           // Bytes, not a string: fetch would add "content-type: text/plain" to a string body,
           // and the receiver must get the caller's headers only, as from the undici sender.

@@ -49,14 +49,14 @@ export function createHttpWebhookSender(options: HttpWebhookSenderOptions): Webh
       const signal = deadline(timeoutMs);
       let status: number | null = null;
       let retryAfterMs: number | null = null;
-      const excerpt = createTextPrefix(WEBHOOK_EXCERPT_BYTES);
+      const excerpt = createTextPrefix(Math.min(webhook.excerptBytes ?? WEBHOOK_EXCERPT_BYTES, maxResponseBytes));
       let location: string | null = null;
       try {
         // undici's request never follows redirects (that takes a redirect interceptor), so a 3xx
         // comes back as it is: a receiver must answer at the URL it registered.
         const response = await request(check.url, {
           dispatcher: agent,
-          method: 'POST',
+          method: webhook.method ?? 'POST',
           headers: { ...webhook.headers, 'user-agent': options.userAgent },
           body: webhook.body,
           signal,

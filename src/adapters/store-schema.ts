@@ -206,7 +206,7 @@ export const subscriptions = sqliteTable(
   'subscriptions',
   {
     id: text('id').primaryKey(),
-    channel: text('channel', { enum: ['webhook', 'email', 'channel', 'app'] }).notNull(),
+    channel: text('channel', { enum: ['webhook', 'email', 'channel', 'app', 'teams', 'discord'] }).notNull(),
     target: text('target').notNull(),
     filtersJson: text('filters_json').notNull(),
     timeZone: text('time_zone').notNull(),
@@ -244,7 +244,7 @@ export const deliveries = sqliteTable(
     id: integer('id').primaryKey({ autoIncrement: true }),
     key: text('key').notNull(),
     subscriptionId: text('subscription_id').notNull(),
-    channel: text('channel', { enum: ['webhook', 'email', 'channel', 'app'] }).notNull(),
+    channel: text('channel', { enum: ['webhook', 'email', 'channel', 'app', 'teams', 'discord'] }).notNull(),
     eventIdsJson: text('event_ids_json').notNull(),
     state: text('state', { enum: ['pending', 'done', 'dead'] }).notNull(),
     attempts: integer('attempts').notNull(),

@@ -10,11 +10,13 @@ import type { SecretBox } from '../core/secret-box.ts';
 import { refused, type SendOutcome } from '../core/send-outcome.ts';
 import { webCryptoHashes } from '../core/web-crypto-hashes.ts';
 import type { GroupMail } from './group-mail.ts';
+import type { DiscordMessageStore } from './senders/discord.ts';
 import { createSenders } from './senders/index.ts';
 import type { Send } from './senders/sender.ts';
 
 export type ChannelSenderDeps = {
-  store: Pick<LinkTokenStore, 'saveToken'>;
+  /** Link tokens, and the Discord message of each incident (senders/discord.ts). */
+  store: Pick<LinkTokenStore, 'saveToken'> & DiscordMessageStore;
   webhooks: WebhookSender;
   /** Null when no mail is configured (SMTP_URL or MAIL_API_TOKEN): email sends fail, permanently, with that reason. */
   mailer: Mailer | null;

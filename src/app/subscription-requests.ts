@@ -7,7 +7,7 @@ import { ApiError } from '../core/errors.ts';
 import type { Clock, StoredSubscription, SubscriptionStore } from '../core/ports.ts';
 import { checkAppConversation } from './workspace-app/subscription-targets.ts';
 import { appAlreadySubscribed } from './subscriptions.ts';
-import { createSubscriptionSchema, parseAppTarget, updateSubscriptionSchema, type NewSubscription } from '../core/subscription.ts';
+import { createSubscriptionSchema, hasSealedUrl, parseAppTarget, sealedUrlHost, updateSubscriptionSchema, type NewSubscription } from '../core/subscription.ts';
 import type { AppInstalls } from './workspace-app/installs.ts';
 import { createGroupSubscription, type GroupSubscriptionDeps, isGroupRequest, isGroupSubscription, updateGroupSubscription } from './group-subscriptions.ts';
 import { type KnownServicesStore, knownServiceNames, requireKnownServices } from './known-services.ts';
@@ -70,6 +70,9 @@ export function subscriptionRequests(deps: SubscriptionRequestDeps) {
       const app = current.channel === 'app' ? parseAppTarget(current.target) : null;
       if (current.channel === 'app' && (patch.url !== undefined || patch.email !== undefined))
         throw new ApiError(400, 'invalid_request', 'an app subscription’s installation and conversation cannot be changed: create a new subscription');
+      // A sealed URL is not kept in the clear: with no new one, a stand-in on its host passes the URL rule, and the seal stays.
+      const sealed = hasSealedUrl(current.channel);
+      const keptUrl = sealed ? `https://${sealedUrlHost(current.target)}/` : current.target;
       // Validated as a whole subscription, so an update obeys the same rules as a creation.
       const merged = parseRequest(createSchema, {
         channel: current.channel,
@@ -77,7 +80,7 @@ export function subscriptionRequests(deps: SubscriptionRequestDeps) {
           ? { installation: app.installationId, conversation: app.conversationId }
           : current.channel === 'email'
             ? { email: patch.email ?? current.target }
-            : { url: patch.url ?? current.target }),
+            : { url: patch.url ?? keptUrl }),
         // `monitor` stays as it was unless the patch says: an older subscription is not opted in by an edit.
         filters: { ...(patch.filters ?? current.filters), monitor: patch.filters?.monitor ?? current.filters.monitor ?? false },
         timezone: patch.timezone ?? current.timeZone,
@@ -85,7 +88,8 @@ export function subscriptionRequests(deps: SubscriptionRequestDeps) {
       if (current.channel === 'email' && patch.url !== undefined) throw new ApiError(400, 'invalid_request', 'an email subscription has email, not url');
       if (current.channel !== 'email' && current.channel !== 'app' && patch.email !== undefined)
         throw new ApiError(400, 'invalid_request', `a ${current.channel} subscription has url, not email`);
-      return deps.subscriptions.update(id, { target: merged.target, filters: merged.filters, timeZone: merged.timeZone });
+      const target = sealed && patch.url === undefined ? undefined : merged.target;
+      return deps.subscriptions.update(id, { ...(target === undefined ? {} : { target }), filters: merged.filters, timeZone: merged.timeZone });
     },
   };
 }

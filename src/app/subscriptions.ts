@@ -20,7 +20,7 @@ import type {
 } from '../core/ports.ts';
 import { limitKeyForAddress, limitKeyForRecipient, signupLimits } from '../core/rate-limit.ts';
 import type { SecretBox } from '../core/secret-box.ts';
-import type { NewSubscription, SubscriptionFilters } from '../core/subscription.ts';
+import { hasSealedUrl, sealedUrlTarget, type NewSubscription, type SubscriptionFilters } from '../core/subscription.ts';
 import { groupIdOfTarget } from '../core/scim-group.ts';
 import { generateWebhookSecret } from '../core/webhook-signing.ts';
 import { withAllowPrivateHint } from '../core/webhook-target.ts';
@@ -63,7 +63,7 @@ export function createSubscriptionService(deps: SubscriptionServiceDeps) {
     if (input.channel === 'email' && !deps.mailer)
       throw new ApiError(409, 'email_disabled', 'email is not configured: set SMTP_URL (or MAIL_API_TOKEN) and MAIL_FROM');
     // An app subscription's target names an installation and a conversation, checked where it is made (workspace-app/subscription-targets.ts).
-    if (input.channel === 'webhook' || input.channel === 'channel') {
+    if (input.channel === 'webhook' || input.channel === 'channel' || hasSealedUrl(input.channel)) {
       const check = deps.checkTarget(input.target);
       if (!check.ok) {
         const message = `url is not allowed: ${check.reason}`;
@@ -100,7 +100,12 @@ export function createSubscriptionService(deps: SubscriptionServiceDeps) {
       checkNew(input);
       const now = clock.now();
       const secret = input.channel === 'webhook' ? generateWebhookSecret() : null;
-      const subscription = newRecord(input, { status: 'active', origin: 'admin', secretSealed: secret ? await deps.secrets.seal(secret) : null }, now);
+      const sealed = await sealedTarget(input);
+      const subscription = newRecord(
+        { ...input, target: sealed?.target ?? input.target },
+        { status: 'active', origin: 'admin', secretSealed: secret ? await deps.secrets.seal(secret) : (sealed?.secretSealed ?? null) },
+        now,
+      );
       if (!(await store.createSubscription(subscription))) {
         // Another request created it since the caller looked (subscription-requests.ts).
         throw appAlreadySubscribed();
@@ -111,7 +116,9 @@ export function createSubscriptionService(deps: SubscriptionServiceDeps) {
     async update(id: string, patch: { target?: string; filters?: SubscriptionFilters; timeZone?: string }): Promise<StoredSubscription> {
       const current = await mustGet(id);
       if (patch.target !== undefined) checkNew({ ...current, target: patch.target });
-      return (await store.updateSubscription(id, patch, clock.now())) ?? notFound();
+      const sealed = patch.target !== undefined ? await sealedTarget({ channel: current.channel, target: patch.target }) : null;
+      const stored: SubscriptionPatch = sealed ? { ...patch, ...sealed } : patch;
+      return (await store.updateSubscription(id, stored, clock.now())) ?? notFound();
     },
 
     async pause(id: string, reason = 'paused by an admin'): Promise<StoredSubscription> {
@@ -221,6 +228,12 @@ export function createSubscriptionService(deps: SubscriptionServiceDeps) {
       return (await store.updateSubscription(subscription.id, patch, clock.now())) ?? notFound();
     },
   };
+
+  /** A teams or discord URL authorizes posting: only its seal is kept, the target its host and fingerprint. */
+  async function sealedTarget(input: Pick<NewSubscription, 'channel' | 'target'>): Promise<{ target: string; secretSealed: string } | null> {
+    if (!hasSealedUrl(input.channel)) return null;
+    return { target: await sealedUrlTarget(input.target), secretSealed: await deps.secrets.seal(input.target) };
+  }
 
   function newRecord(input: NewSubscription, fields: Pick<StoredSubscription, 'status' | 'origin' | 'secretSealed'>, now: number): StoredSubscription {
     return {

@@ -6,11 +6,37 @@ import { withAllowPrivateHint } from './webhook-target.ts';
 
 /**
  * `channel` is the workspace's team-chat incoming-webhook URL; `webhook` is any receiver of signed
- * events; `app` is a conversation the workspace app posts to, one message per incident.
+ * events; `app` is a conversation the workspace app posts to, one message per incident. `teams`
+ * (a Workflows webhook: an Adaptive Card per change) and `discord` (a channel webhook: one message
+ * per incident, edited in place) hold a URL that authorizes posting: it is sealed at rest
+ * (sealedUrlTarget), never shown but for its host.
  */
-export type Channel = 'webhook' | 'email' | 'channel' | 'app';
+export type Channel = 'webhook' | 'email' | 'channel' | 'app' | 'teams' | 'discord';
 
-export const CHANNELS: readonly Channel[] = ['webhook', 'email', 'channel', 'app'];
+export const CHANNELS: readonly Channel[] = ['webhook', 'email', 'channel', 'app', 'teams', 'discord'];
+
+/** The channels whose URL is a secret: sealed in `secretSealed`, the target only its host and a fingerprint. */
+export const SEALED_URL_CHANNELS: readonly Channel[] = ['teams', 'discord'];
+
+export function hasSealedUrl(channel: Channel): boolean {
+  return SEALED_URL_CHANNELS.includes(channel);
+}
+
+/**
+ * What a sealed-URL subscription shows and is found by instead of its URL: `host#fingerprint`,
+ * the fingerprint the first 8 bytes of the URL's SHA-256 in hex, so two URLs on one host can be
+ * told apart and the same URL given twice is recognized, while the token in the URL stays unknown.
+ */
+export async function sealedUrlTarget(url: string): Promise<string> {
+  const digest = new Uint8Array(await crypto.subtle.digest('SHA-256', new TextEncoder().encode(url)));
+  const hex = Array.from(digest.slice(0, 8), (b) => b.toString(16).padStart(2, '0')).join('');
+  return `${new URL(url).host}#${hex}`;
+}
+
+/** The host a sealed-URL target shows (sealedUrlTarget). */
+export function sealedUrlHost(target: string): string {
+  return target.split('#')[0] ?? target;
+}
 
 /**
  * Each list narrows what is sent; an absent or empty list lets everything through (fanout.ts).
@@ -24,7 +50,7 @@ export type SubscriptionStatus = 'pending' | 'active' | 'paused';
 export type Subscription = {
   id: string;
   channel: Channel;
-  /** The URL for `webhook` and `channel`, the address for `email`, `<installation>/<conversation>` for `app` (appTarget). */
+  /** The URL for `webhook` and `channel` (`host#fingerprint` for `teams` and `discord`: sealedUrlTarget), the address for `email`, `<installation>/<conversation>` for `app` (appTarget). */
   target: string;
   filters: SubscriptionFilters;
   /** IANA zone in which emails write times; UTC unless the subscriber asked otherwise. */
@@ -97,6 +123,8 @@ export function createSubscriptionSchema(options: CreateSubscriptionOptions = {}
         z.strictObject({ channel: z.literal('channel'), url: urlSchema('channel', options), ...common }),
         z.strictObject({ channel: z.literal('email'), email: emailSchema, ...common }),
         z.strictObject({ channel: z.literal('app'), installation: appIdSchema('installation'), conversation: appIdSchema('conversation'), ...common }),
+        z.strictObject({ channel: z.literal('teams'), url: urlSchema('teams', options), ...common }),
+        z.strictObject({ channel: z.literal('discord'), url: urlSchema('discord', options), ...common }),
       ],
       { error: (issue) => (issue.code === 'invalid_union' ? `channel must be one of ${CHANNELS.join(', ')}` : undefined) },
     )
@@ -125,7 +153,7 @@ export const updateSubscriptionSchema = z.strictObject({
   timezone: z.string().optional(),
 });
 
-function urlSchema(channel: 'webhook' | 'channel', { allowPlainHttp = false }: CreateSubscriptionOptions) {
+function urlSchema(channel: 'webhook' | 'channel' | 'teams' | 'discord', { allowPlainHttp = false }: CreateSubscriptionOptions) {
   const expected = allowPlainHttp ? 'an https: or http: URL' : 'an https: URL';
   return z
     .string({ error: (issue) => (issue.input === undefined ? `a ${channel} subscription needs url` : 'url must be a string') })

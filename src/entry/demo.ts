@@ -11,6 +11,8 @@ import { startWebhookCatcher } from '../sim/webhook-catcher.ts';
 import { seedDemoWorkspace } from '../sim/web-api/demo-workspace.ts';
 import { startSimulatedWebApi } from '../sim/web-api/server.ts';
 import { startSimulatedScim } from '../sim/scim/server.ts';
+import { createChatSims } from '../sim/chats/index.ts';
+import { serveSimulator } from '../sim/serve-simulator.ts';
 import { emaAccessToken } from '../sim/idp/agent-flow.ts';
 import { startSimulatedIdp } from '../sim/idp/server.ts';
 import { acquireDemoLock } from './demo-lock.ts';
@@ -53,6 +55,9 @@ export async function runDemo(config: Config, logger: Logger, stepSeconds: numbe
     started.push(mail);
     const hooks = await startWebhookCatcher();
     started.push(hooks);
+    // Microsoft Teams and Discord, simulated: each one's page shows what the service sent it.
+    const chats = await serveSimulator(createChatSims(), { host: '127.0.0.1' });
+    started.push(chats);
     // The vendor's Web API with a workspace and a channel, whose page shows the messages posted there.
     const webApi = await startSimulatedWebApi({ port: 0, host: '127.0.0.1' });
     started.push(webApi);
@@ -105,6 +110,8 @@ export async function runDemo(config: Config, logger: Logger, stepSeconds: numbe
     // Subscribed as an admin would; the secret shown this once is what the catcher checks signatures against.
     const { secret } = (await admin('/api/subscriptions', { channel: 'webhook', url: hooks.hookUrl })) as { secret: string };
     hooks.trust(secret);
+    await admin('/api/subscriptions', { channel: 'teams', url: `${chats.url}/workflows/demo` });
+    await admin('/api/subscriptions', { channel: 'discord', url: `${chats.url}/api/webhooks/1/demo-token` });
     // The whole EMA flow once, as an agent platform would run it, so the banner hands out a working token.
     const mcpToken = await emaAccessToken({ idpUrl: idp.url, serviceUrl: service.url, publicUrl: served.publicUrl, ...ema, sub: 'U0DEMO' });
     process.stdout.write(
@@ -114,6 +121,7 @@ export async function runDemo(config: Config, logger: Logger, stepSeconds: numbe
         simUrl: sim.url,
         mailUrl: mail.pageUrl,
         webhookUrl: hooks.pageUrl,
+        chatsUrl: chats.url,
         webApiUrl: webApi.url,
         channelUrl: `${webApi.url}/channels/${chat.channelId}`,
         scimUrl: scim.url,
@@ -181,6 +189,8 @@ export function demoBanner(urls: {
   simUrl: string;
   mailUrl: string;
   webhookUrl: string;
+  /** The simulated Teams and Discord, whose pages are /teams and /discord. */
+  chatsUrl?: string;
   webApiUrl: string;
   channelUrl: string;
   scimUrl?: string;
@@ -197,6 +207,12 @@ export function demoBanner(urls: {
     ['Subscribe by email', `${url}/subscribe`],
     ['Mail catcher (mail sent lands here)', urls.mailUrl],
     ['Webhook catcher (signed webhooks land here)', urls.webhookUrl],
+    ...(urls.chatsUrl === undefined
+      ? []
+      : ([
+          ['Teams (simulated: a card per change)', `${urls.chatsUrl}/teams`],
+          ['Discord (simulated: one message per incident)', `${urls.chatsUrl}/discord`],
+        ] as Array<[string, string]>)),
     ['Widget as an embeddable page', `${url}/embed?service=Huddles`],
     ['Widget script', `<script src="${url}/widget.js" async></script><statuswatch-widget></statuswatch-widget>`],
     ['Feeds', `${url}/feed.atom  ${url}/feed.rss  ${url}/feed.json`],

@@ -114,6 +114,24 @@ export function describeWebhookSender(name: string, create: SenderFactory): void
       expect(target.requests[0]?.rawHeaderNames).not.toContain('content-type');
     });
 
+    it('edits with PATCH when asked, and keeps as much of the answer as the caller needs', async () => {
+      // A chat's message object: its id comes after its embeds, well past the log's 1 KB excerpt.
+      const answer = JSON.stringify({ content: 'x'.repeat(3000), id: '1100000000000000001' });
+      const target = await receiver((_req, res) => res.writeHead(200, { 'content-type': 'application/json' }).end(answer));
+      const attempt = await sender().send({
+        url: `${target.url}/messages/1`,
+        method: 'PATCH',
+        headers: { 'content-type': 'application/json' },
+        body,
+        excerptBytes: 32 * 1024,
+      });
+      expect(attempt).toMatchObject({ ok: true, status: 200, responseExcerpt: answer });
+      expect(target.requests[0]).toMatchObject({ method: 'PATCH', path: '/messages/1', body });
+      // Never past the sender's own bound on what it reads.
+      const capped = await sender({ maxResponseBytes: 2048 }).send({ url: target.url, headers: {}, body, excerptBytes: 32 * 1024 });
+      expect(capped.responseExcerpt.length).toBeLessThanOrEqual(2048);
+    });
+
     it('reports a 500 as a failure worth retrying', async () => {
       const target = await receiver((_req, res) => res.writeHead(500).end('database is down'));
       const attempt = await sender().send({ url: target.url, headers: {}, body });

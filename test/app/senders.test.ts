@@ -18,6 +18,7 @@ import { storedSubscription } from '../fixtures/notification-builders.ts';
 import { CHANNELS } from '../../src/core/subscription.ts';
 import { pollEvents, rawIncident } from '../fixtures/vendor-builders.ts';
 import { startSmtp, type TestSmtp } from '../helpers/smtp.ts';
+import { openTempArchive, type TempArchive } from '../helpers/temp-archive.ts';
 import { startWebhookReceiver, type WebhookReceiver } from '../helpers/webhook-receiver.ts';
 
 const PUBLIC_URL = 'https://status.example.test';
@@ -29,13 +30,16 @@ describe('senders', () => {
   let mailer: Mailer;
   let secrets: SecretBox;
   let senders: Senders;
+  let archive: TempArchive;
   beforeEach(async () => {
+    archive = openTempArchive();
     receiver = await startWebhookReceiver();
     smtp = await startSmtp();
     webhooks = createHttpWebhookSender({ allowPrivate: true, userAgent: 'statuswatch-test' });
     mailer = createSmtpMailer({ smtpUrl: smtp.url, from: 'status@example.test' });
     secrets = await createSecretBox(generateSecretKey());
     senders = createSenders({
+      store: archive.store,
       webhooks,
       mailer,
       secrets,
@@ -55,6 +59,7 @@ describe('senders', () => {
     await webhooks.close();
     await receiver.close();
     await smtp.close();
+    archive.remove();
   });
 
   const events = pollEvents([rawIncident()]);

@@ -178,6 +178,21 @@ describe('a running demo', () => {
     expect(page).toContain('<code>standardwebhooks</code> library');
   });
 
+  it('prints the simulated Teams and Discord pages, each subscribed, each showing a test send', async () => {
+    const token = /token: (\S+)/.exec(demo.stdout)?.[1];
+    const api = (path: string, method = 'GET') => fetch(new URL(path, demo.url('Dashboard')), { method, headers: { authorization: `Bearer ${token}` } });
+    for (const [label, channel, shows] of [
+      ['Teams', 'teams', 'Status:'],
+      ['Discord', 'discord', 'edited 0 time(s)'],
+    ] as const) {
+      const { subscriptions } = (await (await api(`/api/subscriptions?channel=${channel}`)).json()) as { subscriptions: { id: string; url_host: string }[] };
+      expect(subscriptions.map((s) => s.url_host)).toEqual([new URL(demo.url(label)).host]);
+      expect(((await (await api(`/api/subscriptions/${subscriptions[0]!.id}/test`, 'POST')).json()) as { ok: boolean }).ok).toBe(true);
+      const page = await (await fetch(demo.url(label))).text();
+      expect(page, label).toContain(shows);
+    }
+  });
+
   it('a second demo on the same folder refuses in one line, exits, and leaves the running one and its database alone', async () => {
     const database = join(cwd, 'data', 'demo.db');
     const before = statSync(database);

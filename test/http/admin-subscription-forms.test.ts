@@ -39,7 +39,7 @@ describe('admin subscription forms', () => {
   it('offers every kind of subscription, each on its own form', async () => {
     const page = await admin.get('/admin/new-subscription');
     expect(page.status).toBe(200);
-    for (const kind of ['webhook', 'channel', 'email']) expect(page.html).toContain(`href="/admin/new-subscription?channel=${kind}"`);
+    for (const kind of ['webhook', 'channel', 'email', 'teams', 'discord']) expect(page.html).toContain(`href="/admin/new-subscription?channel=${kind}"`);
     expect(page.html).toMatch(/<input type="hidden" name="channel" value="webhook"/);
     expect(page.html).toContain('name="url"');
     const email = await admin.get('/admin/new-subscription?channel=email');
@@ -95,6 +95,32 @@ describe('admin subscription forms', () => {
       url: receiver.url,
       filters: { monitor: true },
     });
+  });
+
+  it('creates Teams and Discord subscriptions whose URL is never shown again, and edits them keeping it', async () => {
+    const token = 'form-t0ken-authorizes-posting';
+    for (const [channel, url] of [
+      ['teams', `https://prod.westeurope.logic.example.test/workflows/1/triggers/manual/paths/invoke?sig=${token}`],
+      ['discord', `https://discord.example.test/api/webhooks/99/${token}`],
+    ] as const) {
+      const form = await admin.get(`/admin/new-subscription?channel=${channel}`);
+      expect(form.html).toMatch(new RegExp(`<input type="hidden" name="channel" value="${channel}"`));
+      const created = await admin.post('/admin/new-subscription', { channel, url, monitor: 'on', timezone: 'UTC' });
+      expect(created.status, channel).toBe(201);
+      expect(created.html).not.toContain(token);
+      const listed = ((await apiList()) as { id: string; channel: string }[]).find((x) => x.channel === channel)!;
+      const page = await admin.get(`/admin/subscriptions/${listed.id}`);
+      expect(page.html).toContain(new URL(url).host);
+      expect(page.html).not.toContain(token);
+      expect(inputValues(page.html, 'url')).toEqual(['']);
+      // An edit with the URL left empty keeps it and changes the rest.
+      const saved = await admin.post(`/admin/subscriptions/${listed.id}`, { url: '', type: 'outage', timezone: 'UTC' });
+      expect(saved.status, channel).toBe(303);
+      const stored = (await service.admin('GET', `/api/subscriptions/${listed.id}`)).body.subscription;
+      expect(stored).toMatchObject({ channel, url_host: new URL(url).host, filters: { types: ['outage'] } });
+      expect(stored.secretSealed).toBeUndefined();
+    }
+    expect((await admin.get('/admin/subscriptions')).html).not.toContain(token);
   });
 
   it('refuses what the API refuses, with the API’s own words, the form filled as it was sent', async () => {

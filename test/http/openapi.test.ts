@@ -54,6 +54,12 @@ describe('OpenAPI document', () => {
     expect(body).toContain('"conversation"');
   });
 
+  it('documents Teams and Discord: a url to create, and only url_host in the answer', () => {
+    const body = JSON.stringify((doc.paths['/api/subscriptions'] as Record<string, { requestBody?: unknown }>).post?.requestBody);
+    for (const channel of ['teams', 'discord']) expect(body).toMatch(new RegExp(`"const":"${channel}"|"enum":\\["${channel}"\\]`));
+    expect(JSON.stringify(doc.paths['/api/subscriptions'])).toContain('"url_host"');
+  });
+
   it('puts the bearer scheme on every admin operation and on no public one', () => {
     for (const [path, ops] of Object.entries(doc.paths)) {
       for (const op of Object.values(ops)) {

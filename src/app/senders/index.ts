@@ -5,14 +5,16 @@
 import type { TokenPurpose } from '../../core/confirmation-token.ts';
 import type { ChannelSenderDeps } from '../channel-sender.ts';
 import { createChatChannel } from './chat-channel.ts';
+import { createDiscordChannel } from './discord.ts';
 import { createEmailChannel } from './email.ts';
 import { createGroupEmailChannel } from './group-email.ts';
 import type { Senders } from './sender.ts';
+import { createTeamsChannel } from './teams.ts';
 import { createWebhookChannel } from './webhook.ts';
 import { createWorkspaceAppChannel } from './workspace-app.ts';
 
 /** The channel sender's settings, every optional one decided (null: not configured), and how links are made. */
-export type SendersDeps = Required<Omit<ChannelSenderDeps, 'store'>> & {
+export type SendersDeps = Required<ChannelSenderDeps> & {
   linkFor: (subscriptionId: string, purpose: TokenPurpose) => Promise<string>;
 };
 
@@ -22,5 +24,7 @@ export function createSenders(deps: SendersDeps): Senders {
     channel: createChatChannel(deps),
     email: createEmailChannel({ ...deps, groupEmail: deps.groupMail ? createGroupEmailChannel({ groupMail: deps.groupMail }) : null }),
     app: createWorkspaceAppChannel(deps),
+    teams: createTeamsChannel(deps),
+    discord: createDiscordChannel(deps),
   };
 }

@@ -35,7 +35,15 @@ export interface Mailer {
   close(): void;
 }
 
-export type WebhookRequest = { url: string; headers: Record<string, string>; body: string };
+export type WebhookRequest = {
+  url: string;
+  headers: Record<string, string>;
+  body: string;
+  /** POST unless said: a chat's webhook edits its message in place with PATCH. */
+  method?: 'POST' | 'PATCH';
+  /** How much of the answer to keep as `responseExcerpt` (capped by the sender's response bound): a caller that reads the answer (a message id) needs all of it. */
+  excerptBytes?: number;
+};
 
 /** One webhook delivery attempt as the log keeps it. */
 export type WebhookAttempt = {

@@ -40,6 +40,7 @@ export const apiIncidentSchema = z.looseObject({ id: z.string(), title: z.string
 export const apiSubscriptionSchema = z.looseObject({
   id: z.string(),
   channel: z.string(),
+  url_host: z.string().optional().describe('teams and discord: the host of the URL, which is a secret (it authorizes posting) and never shown.'),
   status: z.string(),
   created_at: isoTime,
   updated_at: isoTime,

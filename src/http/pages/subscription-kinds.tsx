@@ -10,6 +10,7 @@ import type { Child } from 'hono/jsx';
 import type { StoredSubscription } from '../../core/ports.ts';
 import type { InstallationListDeps } from '../../app/workspace-app/installation-lists.ts';
 import { groupIdOfTarget } from '../../core/scim-group.ts';
+import { sealedUrlHost } from '../../core/subscription.ts';
 import type { AppDeps } from '../deps.ts';
 import { appKind } from './app-subscription-kind.tsx';
 
@@ -155,8 +156,60 @@ function GroupShown(props: { groupId: string }) {
   );
 }
 
+/**
+ * A URL that authorizes posting (Teams, Discord): sealed once saved and never shown again, so
+ * the edit form leaves it empty, and an empty field keeps the saved one.
+ */
+function SealedUrlField(props: { fields: FormFields; editing: StoredSubscription | null; hint: string }) {
+  return (
+    <div class="field">
+      <label for="as-url">{props.editing ? 'New URL' : 'URL'}</label>
+      <input
+        type="url"
+        id="as-url"
+        name="url"
+        value={first(props.fields, 'url')}
+        required={!props.editing}
+        maxlength={2048}
+        spellcheck={false}
+        autocomplete="off"
+        aria-describedby="as-url-hint"
+      />
+      <p id="as-url-hint" class="hint">
+        {props.hint} It is a secret: it is kept sealed and only its host is shown.
+        {props.editing ? ` Posting to ${sealedUrlHost(props.editing.target)} now; leave empty to keep it.` : ''}
+      </p>
+    </div>
+  );
+}
+
+function sealedUrlKind(kind: { channel: 'teams' | 'discord'; label: string; summary: string; hint: string }): SubscriptionFormKind {
+  return {
+    channel: kind.channel,
+    label: kind.label,
+    summary: kind.summary,
+    fields: ({ fields, editing }) => <SealedUrlField fields={fields} editing={editing} hint={kind.hint} />,
+    requestBody: (fields, editing) => (editing && first(fields, 'url').trim() === '' ? {} : { url: first(fields, 'url') }),
+    fieldsOf: () => ({}),
+  };
+}
+
+const teams = sealedUrlKind({
+  channel: 'teams',
+  label: 'Microsoft Teams',
+  summary: 'An Adaptive Card for each change, posted to a Teams channel through a Workflows webhook.',
+  hint: 'The URL of a Teams workflow "When a Teams webhook request is received" that posts the card to a channel.',
+});
+
+const discord = sealedUrlKind({
+  channel: 'discord',
+  label: 'Discord',
+  summary: 'One message per incident in a Discord channel, edited in place as the incident moves.',
+  hint: "The channel's webhook URL (Channel settings, Integrations, Webhooks).",
+});
+
 /** In the picker's order; the first is the form's default. */
-export const SUBSCRIPTION_FORM_KINDS: readonly SubscriptionFormKind[] = [webhook, channel, email, appKind];
+export const SUBSCRIPTION_FORM_KINDS: readonly SubscriptionFormKind[] = [webhook, channel, email, appKind, teams, discord];
 
 export function formKind(channelName: string | undefined): SubscriptionFormKind | undefined {
   return SUBSCRIPTION_FORM_KINDS.find((kind) => kind.channel === channelName);

@@ -3,7 +3,7 @@ import { Hono } from 'hono';
 import { ApiError } from '../../core/errors.ts';
 import { webhookMessageId } from '../../core/fanout.ts';
 import type { Delivery, DeliveryAttemptRecord, DeliveryState, OutboxStore, StoredSubscription, SubscriptionStore } from '../../core/ports.ts';
-import { CHANNELS, parseAppTarget, type Channel, type SubscriptionStatus } from '../../core/subscription.ts';
+import { CHANNELS, hasSealedUrl, parseAppTarget, sealedUrlHost, type Channel, type SubscriptionStatus } from '../../core/subscription.ts';
 import { groupIdOfTarget } from '../../core/scim-group.ts';
 import { iso } from '../api-json.ts';
 import { instantParam, pageRequest } from '../query-params.ts';
@@ -123,6 +123,8 @@ function targetFields(s: StoredSubscription): Record<string, string> {
   const group = groupIdOfTarget(s.target);
   if (group !== null) return { group };
   if (s.channel === 'email') return { email: s.target };
+  // The URL authorizes posting: only its host is ever shown.
+  if (hasSealedUrl(s.channel)) return { url_host: sealedUrlHost(s.target) };
   const app = s.channel === 'app' ? parseAppTarget(s.target) : null;
   return app ? { installation: app.installationId, conversation: app.conversationId } : { url: s.target };
 }
