@@ -7,6 +7,7 @@ import type { AppMessageSender } from './workspace-app/message-sender.ts';
 import { issueToken, type TokenPurpose } from '../core/confirmation-token.ts';
 import type { Clock, LinkTokenStore, Mailer, WebhookSender } from '../core/ports.ts';
 import type { SecretBox } from '../core/secret-box.ts';
+import { PAGERDUTY_EVENTS_URL_DEFAULT } from '../core/pagerduty-message.ts';
 import { refused, type SendOutcome } from '../core/send-outcome.ts';
 import type { GroupMail } from './group-mail.ts';
 import { createSenders } from './senders/index.ts';
@@ -28,6 +29,10 @@ export type ChannelSenderDeps = {
   groupMail?: GroupMail | null;
   /** Where a group subscription's test goes (ADMIN_EMAIL), never to the group's members. */
   adminEmail?: string | null;
+  /** PAGERDUTY_EVENTS_URL; PagerDuty's own when absent. */
+  pagerdutyEventsUrl?: string;
+  /** OPSGENIE_API_URL; absent or null, each region's own host. */
+  opsgenieApiUrl?: string | null;
 };
 
 export type ChannelSender = {
@@ -45,7 +50,15 @@ export function createChannelSender(deps: ChannelSenderDeps): ChannelSender {
     await deps.store.saveToken({ ...record, subscriptionId });
     return `${deps.publicUrl}${LINK_PATHS[purpose]}?token=${token}`;
   }
-  const senders = createSenders({ ...deps, linkFor, app: deps.app ?? null, groupMail: deps.groupMail ?? null, adminEmail: deps.adminEmail ?? null });
+  const senders = createSenders({
+    ...deps,
+    linkFor,
+    app: deps.app ?? null,
+    groupMail: deps.groupMail ?? null,
+    adminEmail: deps.adminEmail ?? null,
+    pagerdutyEventsUrl: deps.pagerdutyEventsUrl ?? PAGERDUTY_EVENTS_URL_DEFAULT,
+    opsgenieApiUrl: deps.opsgenieApiUrl ?? null,
+  });
   return {
     linkFor,
     async send(send) {

@@ -20,7 +20,7 @@ import type {
 } from '../core/ports.ts';
 import { limitKeyForAddress, limitKeyForRecipient, signupLimits } from '../core/rate-limit.ts';
 import type { SecretBox } from '../core/secret-box.ts';
-import type { NewSubscription, SubscriptionFilters } from '../core/subscription.ts';
+import { isOnCallChannel, type NewSubscription, type SubscriptionFilters } from '../core/subscription.ts';
 import { groupIdOfTarget } from '../core/scim-group.ts';
 import { generateWebhookSecret } from '../core/webhook-signing.ts';
 import { withAllowPrivateHint } from '../core/webhook-target.ts';
@@ -100,7 +100,10 @@ export function createSubscriptionService(deps: SubscriptionServiceDeps) {
       checkNew(input);
       const now = clock.now();
       const secret = input.channel === 'webhook' ? generateWebhookSecret() : null;
-      const subscription = newRecord(input, { status: 'active', origin: 'admin', secretSealed: secret ? await deps.secrets.seal(secret) : null }, now);
+      // An on-call tool's key is sealed where a webhook's secret is, and never shown again.
+      const sealable = secret ?? (isOnCallChannel(input.channel) ? requireKey(input) : null);
+      const { key: _key, ...fields } = input;
+      const subscription = newRecord(fields, { status: 'active', origin: 'admin', secretSealed: sealable ? await deps.secrets.seal(sealable) : null }, now);
       if (!(await store.createSubscription(subscription))) {
         // Another request created it since the caller looked (subscription-requests.ts).
         throw appAlreadySubscribed();
@@ -108,10 +111,14 @@ export function createSubscriptionService(deps: SubscriptionServiceDeps) {
       return { subscription, secret };
     },
 
-    async update(id: string, patch: { target?: string; filters?: SubscriptionFilters; timeZone?: string }): Promise<StoredSubscription> {
+    /** `key`: a new routing key or API key for an on-call subscription, sealed before it is stored. */
+    async update(id: string, patch: { target?: string; filters?: SubscriptionFilters; timeZone?: string; key?: string }): Promise<StoredSubscription> {
       const current = await mustGet(id);
       if (patch.target !== undefined) checkNew({ ...current, target: patch.target });
-      return (await store.updateSubscription(id, patch, clock.now())) ?? notFound();
+      const { key, ...fields } = patch;
+      if (key !== undefined && !isOnCallChannel(current.channel)) throw new ApiError(400, 'invalid_request', `a ${current.channel} subscription has no key`);
+      const sealed = key !== undefined ? { secretSealed: await deps.secrets.seal(key) } : {};
+      return (await store.updateSubscription(id, { ...fields, ...sealed }, clock.now())) ?? notFound();
     },
 
     async pause(id: string, reason = 'paused by an admin'): Promise<StoredSubscription> {
@@ -256,6 +263,11 @@ export function createSubscriptionService(deps: SubscriptionServiceDeps) {
       html: `<p>This address already gets status updates.</p><p><a href="${escapeHtml(manageUrl)}">Change what you receive, or unsubscribe</a></p>`,
     };
   }
+}
+
+function requireKey(input: NewSubscription): string {
+  if (!input.key) throw new ApiError(400, 'invalid_request', `a ${input.channel} subscription needs its key`);
+  return input.key;
 }
 
 function notFound(): never {

@@ -7,10 +7,26 @@ import { withAllowPrivateHint } from './webhook-target.ts';
 /**
  * `channel` is the workspace's team-chat incoming-webhook URL; `webhook` is any receiver of signed
  * events; `app` is a conversation the workspace app posts to, one message per incident.
+ * `pagerduty` (Events API v2) and `opsgenie` (Alert API) page on-call: one alert per incident,
+ * keyed so every change lands on it and resolution closes it; their keys are sealed at rest.
  */
-export type Channel = 'webhook' | 'email' | 'channel' | 'app';
+export type Channel = 'webhook' | 'email' | 'channel' | 'app' | 'pagerduty' | 'opsgenie';
 
-export const CHANNELS: readonly Channel[] = ['webhook', 'email', 'channel', 'app'];
+export const CHANNELS: readonly Channel[] = ['webhook', 'email', 'channel', 'app', 'pagerduty', 'opsgenie'];
+
+/** The channels whose subscriptions hold a key of the tool's (sealed like a webhook's secret) instead of a URL or an address. */
+export type OnCallChannel = 'pagerduty' | 'opsgenie';
+
+export function isOnCallChannel(channel: Channel): channel is OnCallChannel {
+  return channel === 'pagerduty' || channel === 'opsgenie';
+}
+
+/** Opsgenie keeps each account in one region, with its own API host. */
+export type OpsgenieRegion = 'us' | 'eu';
+export const OPSGENIE_REGIONS: readonly OpsgenieRegion[] = ['us', 'eu'];
+
+/** A PagerDuty subscription's target: the routing key is the secret, so the target says only which tool. */
+export const PAGERDUTY_TARGET = 'events-v2';
 
 /**
  * Each list narrows what is sent; an absent or empty list lets everything through (fanout.ts).
@@ -24,7 +40,10 @@ export type SubscriptionStatus = 'pending' | 'active' | 'paused';
 export type Subscription = {
   id: string;
   channel: Channel;
-  /** The URL for `webhook` and `channel`, the address for `email`, `<installation>/<conversation>` for `app` (appTarget). */
+  /**
+   * The URL for `webhook` and `channel`, the address for `email`, `<installation>/<conversation>`
+   * for `app` (appTarget), PAGERDUTY_TARGET for `pagerduty`, the region for `opsgenie`.
+   */
   target: string;
   filters: SubscriptionFilters;
   /** IANA zone in which emails write times; UTC unless the subscriber asked otherwise. */
@@ -32,8 +51,11 @@ export type Subscription = {
   status: SubscriptionStatus;
 };
 
-/** What a valid request to subscribe becomes; the caller adds the id and the status. */
-export type NewSubscription = Pick<Subscription, 'channel' | 'target' | 'filters' | 'timeZone'>;
+/**
+ * What a valid request to subscribe becomes; the caller adds the id and the status. `key`: the
+ * on-call tool's routing key or API key, in the clear until the use case seals it.
+ */
+export type NewSubscription = Pick<Subscription, 'channel' | 'target' | 'filters' | 'timeZone'> & { key?: string };
 
 /** Most entries one filter list may have: enough for every service the vendor names, small enough to index. */
 export const FILTER_MAX_ENTRIES = 50;
@@ -97,13 +119,15 @@ export function createSubscriptionSchema(options: CreateSubscriptionOptions = {}
         z.strictObject({ channel: z.literal('channel'), url: urlSchema('channel', options), ...common }),
         z.strictObject({ channel: z.literal('email'), email: emailSchema, ...common }),
         z.strictObject({ channel: z.literal('app'), installation: appIdSchema('installation'), conversation: appIdSchema('conversation'), ...common }),
+        z.strictObject({ channel: z.literal('pagerduty'), routing_key: toolKeySchema('pagerduty', 'routing_key'), ...common }),
+        z.strictObject({ channel: z.literal('opsgenie'), api_key: toolKeySchema('opsgenie', 'api_key'), region: regionSchema.optional(), ...common }),
       ],
       { error: (issue) => (issue.code === 'invalid_union' ? `channel must be one of ${CHANNELS.join(', ')}` : undefined) },
     )
     .transform(
       (body): NewSubscription => ({
         channel: body.channel,
-        target: body.channel === 'email' ? body.email : body.channel === 'app' ? appTarget(body.installation, body.conversation) : body.url,
+        ...targetOf(body),
         // Being told the monitor went blind is on unless asked otherwise.
         filters: { ...body.filters, monitor: body.filters?.monitor ?? true },
         timeZone: body.timezone ?? DEFAULT_TIME_ZONE,
@@ -113,14 +137,57 @@ export function createSubscriptionSchema(options: CreateSubscriptionOptions = {}
 
 export type CreateSubscriptionInput = z.input<ReturnType<typeof createSubscriptionSchema>>;
 
+type ParsedTarget =
+  | { channel: 'webhook' | 'channel'; url: string }
+  | { channel: 'email'; email: string }
+  | { channel: 'app'; installation: string; conversation: string }
+  | { channel: 'pagerduty'; routing_key: string }
+  | { channel: 'opsgenie'; api_key: string; region?: OpsgenieRegion };
+
+function targetOf(body: ParsedTarget): Pick<NewSubscription, 'target' | 'key'> {
+  switch (body.channel) {
+    case 'email':
+      return { target: body.email };
+    case 'app':
+      return { target: appTarget(body.installation, body.conversation) };
+    case 'pagerduty':
+      return { target: PAGERDUTY_TARGET, key: body.routing_key };
+    case 'opsgenie':
+      return { target: body.region ?? 'us', key: body.api_key };
+    default:
+      return { target: body.url };
+  }
+}
+
 /**
- * The body of a request to change a subscription: any of `url`, `email`, `filters`, `timezone`.
+ * PagerDuty's integration keys are 32 characters and Opsgenie's API keys are UUIDs; the bound is
+ * loose so a future format still fits, and printable ASCII keeps the key out of header injection.
+ */
+const TOOL_KEY_MAX_CHARS = 200;
+
+function toolKeySchema(channel: OnCallChannel, name: 'routing_key' | 'api_key') {
+  return z
+    .string({ error: (issue) => (issue.input === undefined ? `a ${channel} subscription needs ${name}` : `${name} must be a string`) })
+    .trim()
+    .min(1, `${name} must not be empty`)
+    .max(TOOL_KEY_MAX_CHARS, `${name} must be at most ${TOOL_KEY_MAX_CHARS} characters`)
+    .regex(/^[\x21-\x7e]+$/, `${name} must be printable characters without spaces`);
+}
+
+const regionSchema = z.enum(OPSGENIE_REGIONS as [OpsgenieRegion, ...OpsgenieRegion[]], { error: `region must be one of ${OPSGENIE_REGIONS.join(', ')}` });
+
+/**
+ * The body of a request to change a subscription: any of `url`, `email`, `routing_key`, `api_key`,
+ * `region`, `filters`, `timezone`.
  * Unknown keys are refused. Only its shape is checked here: the change is then checked as a whole
  * subscription, by createSubscriptionSchema, so a change obeys the same rules as a creation.
  */
 export const updateSubscriptionSchema = z.strictObject({
   url: z.string().optional(),
   email: z.string().optional(),
+  routing_key: z.string().optional(),
+  api_key: z.string().optional(),
+  region: z.string().optional(),
   filters: subscriptionFiltersSchema.optional(),
   timezone: z.string().optional(),
 });

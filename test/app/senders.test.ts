@@ -45,6 +45,8 @@ describe('senders', () => {
       app: null,
       groupMail: null,
       adminEmail: 'admin@example.test',
+      pagerdutyEventsUrl: 'https://events.pagerduty.example.test/v2/enqueue',
+      opsgenieApiUrl: null,
     });
   });
   afterEach(async () => {

@@ -7,6 +7,8 @@ import type { ChannelSenderDeps } from '../channel-sender.ts';
 import { createChatChannel } from './chat-channel.ts';
 import { createEmailChannel } from './email.ts';
 import { createGroupEmailChannel } from './group-email.ts';
+import { createOpsgenieChannel } from './opsgenie.ts';
+import { createPagerDutyChannel } from './pagerduty.ts';
 import type { Senders } from './sender.ts';
 import { createWebhookChannel } from './webhook.ts';
 import { createWorkspaceAppChannel } from './workspace-app.ts';
@@ -22,5 +24,7 @@ export function createSenders(deps: SendersDeps): Senders {
     channel: createChatChannel(deps),
     email: createEmailChannel({ ...deps, groupEmail: deps.groupMail ? createGroupEmailChannel({ groupMail: deps.groupMail }) : null }),
     app: createWorkspaceAppChannel(deps),
+    pagerduty: createPagerDutyChannel(deps),
+    opsgenie: createOpsgenieChannel(deps),
   };
 }

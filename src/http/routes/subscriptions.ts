@@ -117,12 +117,15 @@ export function subscriptionRoutes(deps: SubscriptionRouteDeps) {
   return app;
 }
 
-/** Where it sends, by the names a request to subscribe uses: `url`, `email`, or `installation` and `conversation`. */
+/** Where it sends, by the names a request to subscribe uses: `url`, `email`, `installation` and `conversation`, or `region`. */
 function targetFields(s: StoredSubscription): Record<string, string> {
   // A group subscription shows its directory group, not its internal target.
   const group = groupIdOfTarget(s.target);
   if (group !== null) return { group };
   if (s.channel === 'email') return { email: s.target };
+  // An on-call tool's key is never shown: only where an Opsgenie account lives.
+  if (s.channel === 'pagerduty') return {};
+  if (s.channel === 'opsgenie') return { region: s.target };
   const app = s.channel === 'app' ? parseAppTarget(s.target) : null;
   return app ? { installation: app.installationId, conversation: app.conversationId } : { url: s.target };
 }

@@ -1,0 +1,28 @@
+/** The PagerDuty channel: one Events API v2 event per delivery, on the incident's alert (core/pagerduty-message.ts). */
+import { onCallAlertOf } from '../../core/oncall-alert.ts';
+import { outcomeOfOnCallAttempt, type OnCallTool } from '../../core/oncall-outcome.ts';
+import { isRoutingKeyRefusal, pagerDutyErrorText, pagerDutyEventOf } from '../../core/pagerduty-message.ts';
+import type { WebhookSender } from '../../core/ports.ts';
+import type { SecretBox } from '../../core/secret-box.ts';
+import { type Sender, sayingOneMessage } from './sender.ts';
+import { openToolKey } from './tool-key.ts';
+
+export type PagerDutySenderDeps = {
+  webhooks: WebhookSender;
+  secrets: SecretBox;
+  publicUrl: string;
+  /** PAGERDUTY_EVENTS_URL. */
+  pagerdutyEventsUrl: string;
+};
+
+export const PAGERDUTY: OnCallTool = { name: 'PagerDuty', errorText: pagerDutyErrorText, refusesKey: isRoutingKeyRefusal };
+
+export function createPagerDutyChannel(deps: PagerDutySenderDeps): Sender {
+  return sayingOneMessage(async ({ subscription, mode }, message) => {
+    const routingKey = await openToolKey(deps.secrets, subscription);
+    const alert = onCallAlertOf(message, { publicUrl: deps.publicUrl, test: mode === 'test' });
+    const body = JSON.stringify(pagerDutyEventOf(alert, routingKey, deps.publicUrl));
+    const attempt = await deps.webhooks.send({ url: deps.pagerdutyEventsUrl, headers: { 'content-type': 'application/json' }, body });
+    return outcomeOfOnCallAttempt(attempt, PAGERDUTY);
+  });
+}
