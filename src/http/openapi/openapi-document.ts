@@ -103,7 +103,7 @@ export const API_OPERATIONS: ApiOperation[] = [
   {
     method: 'post',
     path: '/api/subscriptions',
-    summary: 'Create a subscription (email to an address or to a SCIM group’s members, webhook, or team-chat channel)',
+    summary: 'Create a subscription (email to an address or to a SCIM group’s members, webhook, team-chat channel, PagerDuty or Opsgenie)',
     admin: true,
     body: z.union([createSubscriptionSchema({ allowPlainHttp: false }), groupSubscriptionBody]),
     ok: { status: 201, schema: s.subscriptionOneSchema },
