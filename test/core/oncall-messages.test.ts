@@ -90,7 +90,10 @@ function attempt(status: number | null, body: unknown, fields: Partial<WebhookAt
 
 describe('on-call answers', () => {
   it('retries 429 and 5xx honouring Retry-After, and pauses on a refused key with the tool’s words', () => {
-    expect(outcomeOfOnCallAttempt(attempt(429, { status: 'throttle event' }, { retryAfterMs: 30_000 }), PAGERDUTY)).toMatchObject({ kind: 'retry', retryAfterMs: 30_000 });
+    expect(outcomeOfOnCallAttempt(attempt(429, { status: 'throttle event' }, { retryAfterMs: 30_000 }), PAGERDUTY)).toMatchObject({
+      kind: 'retry',
+      retryAfterMs: 30_000,
+    });
     expect(outcomeOfOnCallAttempt(attempt(503, 'busy'), OPSGENIE)).toMatchObject({ kind: 'retry' });
     expect(
       outcomeOfOnCallAttempt(attempt(400, { status: 'invalid event', message: 'Event object is invalid', errors: ['Invalid routing key'] }), PAGERDUTY),
@@ -98,7 +101,10 @@ describe('on-call answers', () => {
     expect(outcomeOfOnCallAttempt(attempt(403, { message: 'You do not have the right to do this', took: 0 }), OPSGENIE)).toMatchObject({ kind: 'gone' });
     // Another refusal concerns this event alone: it is given up, the subscription keeps going.
     expect(
-      outcomeOfOnCallAttempt(attempt(400, { status: 'invalid event', message: 'Event object is invalid', errors: ["'payload.summary' is missing or blank"] }), PAGERDUTY),
+      outcomeOfOnCallAttempt(
+        attempt(400, { status: 'invalid event', message: 'Event object is invalid', errors: ["'payload.summary' is missing or blank"] }),
+        PAGERDUTY,
+      ),
     ).toMatchObject({ kind: 'refused' });
     expect(outcomeOfOnCallAttempt(attempt(422, { message: 'Request body is not processable.', errors: { message: 'too long' } }), OPSGENIE)).toMatchObject({
       kind: 'refused',

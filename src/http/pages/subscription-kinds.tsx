@@ -12,6 +12,7 @@ import type { InstallationListDeps } from '../../app/workspace-app/installation-
 import { groupIdOfTarget } from '../../core/scim-group.ts';
 import type { AppDeps } from '../deps.ts';
 import { appKind } from './app-subscription-kind.tsx';
+import { opsgenieKind, pagerdutyKind } from './oncall-subscription-kinds.tsx';
 
 /** Every text value posted under each name, as the form sent it: what a re-rendered form shows again. */
 export type FormFields = Record<string, string[]>;
@@ -156,7 +157,7 @@ function GroupShown(props: { groupId: string }) {
 }
 
 /** In the picker's order; the first is the form's default. */
-export const SUBSCRIPTION_FORM_KINDS: readonly SubscriptionFormKind[] = [webhook, channel, email, appKind];
+export const SUBSCRIPTION_FORM_KINDS: readonly SubscriptionFormKind[] = [webhook, channel, email, appKind, pagerdutyKind, opsgenieKind];
 
 export function formKind(channelName: string | undefined): SubscriptionFormKind | undefined {
   return SUBSCRIPTION_FORM_KINDS.find((kind) => kind.channel === channelName);
