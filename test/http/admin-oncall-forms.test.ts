@@ -1,20 +1,21 @@
 /**
- * The admin form's PagerDuty and Opsgenie kinds through the service's app (a real SQLite file) and
- * the simulated tools: the key typed once is sealed, never shown again on any page, kept by an edit
- * that leaves it empty, and the form's test send reaches the tool.
+ * The admin form's PagerDuty and Opsgenie kinds through the service's app (a real SQLite file; D1
+ * in the workers project): the key typed once is sealed, never shown again on any page, kept by an
+ * edit that leaves it empty, and the form's test send reaches the tool's endpoint (a real receiver
+ * on loopback standing where PAGERDUTY_EVENTS_URL points).
  */
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { type RunningOnCallReceiver, startOnCallReceiver } from '../../src/sim/oncall/receiver.ts';
 import { type AdminPageClient, inputValues, signInAdmin } from '../helpers/admin-page-client.ts';
 import { startTestApp, type TestApp } from '../helpers/app-service.ts';
 import { startTestVendor, type TestVendor } from '../helpers/service.ts';
+import { startWebhookReceiver, type WebhookReceiver } from '../helpers/webhook-receiver.ts';
 
 const ROUTING_KEY = 'R0UTINGKEY0123456789abcdefABCDEF';
 const API_KEY = '0b5c6a3e-1f2d-4c8b-9a7e-5d4c3b2a1f00';
 
 describe('admin on-call forms', () => {
   let vendor: TestVendor;
-  let tools: RunningOnCallReceiver;
+  let tools: WebhookReceiver;
   let service: TestApp;
   let admin: AdminPageClient;
 
@@ -25,11 +26,9 @@ describe('admin on-call forms', () => {
     await vendor.close();
   });
   beforeEach(async () => {
-    tools = await startOnCallReceiver();
-    tools.addPagerDutyKey(ROUTING_KEY);
-    tools.addOpsgenieKey(API_KEY);
+    tools = await startWebhookReceiver();
     service = await startTestApp(vendor.url, {
-      env: { WEBHOOK_ALLOW_PRIVATE: 'true', PAGERDUTY_EVENTS_URL: tools.pagerDutyUrl, OPSGENIE_API_URL: tools.opsgenieUrl },
+      env: { WEBHOOK_ALLOW_PRIVATE: 'true', PAGERDUTY_EVENTS_URL: tools.url, OPSGENIE_API_URL: tools.url },
     });
     admin = await signInAdmin(service);
   });
@@ -64,7 +63,10 @@ describe('admin on-call forms', () => {
     expect(saved.status).toBe(303);
     const tested = await admin.post(`/admin/subscriptions/${listed!.id}/test`, {});
     expect(tested.status).toBeLessThan(400);
-    expect(tools.pagerDutyAlerts()).toMatchObject([{ dedupKey: expect.stringMatching(/\/test$/), status: 'resolved' }]);
+    // One event per sample event type, each carrying the key kept through the edit.
+    const events = (await tools.waitFor(7)).map((r) => JSON.parse(r.body));
+    expect(events.every((e) => e.routing_key === ROUTING_KEY && /\/test$/.test(e.dedup_key))).toBe(true);
+    expect(events.at(-1).event_action).toBe('resolve');
   });
 
   it('creates an Opsgenie subscription in the EU region and shows the region, not the key', async () => {
