@@ -8,6 +8,7 @@ import { generateSecretKey } from '../core/secret-box.ts';
 import { startMailCatcher } from '../sim/mail-catcher.ts';
 import { startSimulatedVendor } from '../sim/server.ts';
 import { startWebhookCatcher } from '../sim/webhook-catcher.ts';
+import { startOnCallReceiver } from '../sim/oncall/receiver.ts';
 import { seedDemoWorkspace } from '../sim/web-api/demo-workspace.ts';
 import { startSimulatedWebApi } from '../sim/web-api/server.ts';
 import { startSimulatedScim } from '../sim/scim/server.ts';
@@ -53,6 +54,12 @@ export async function runDemo(config: Config, logger: Logger, stepSeconds: numbe
     started.push(mail);
     const hooks = await startWebhookCatcher();
     started.push(hooks);
+    // PagerDuty and Opsgenie, simulated: keys made for this run, known to the simulator alone.
+    const onCall = await startOnCallReceiver();
+    started.push(onCall);
+    const onCallKeys = { routing_key: randomBytes(16).toString('hex'), api_key: crypto.randomUUID() };
+    onCall.addPagerDutyKey(onCallKeys.routing_key);
+    onCall.addOpsgenieKey(onCallKeys.api_key);
     // The vendor's Web API with a workspace and a channel, whose page shows the messages posted there.
     const webApi = await startSimulatedWebApi({ port: 0, host: '127.0.0.1' });
     started.push(webApi);
@@ -79,6 +86,8 @@ export async function runDemo(config: Config, logger: Logger, stepSeconds: numbe
         SMTP_URL: mail.smtpUrl,
         // The webhook catcher listens on loopback over plain http, as a receiver on one's own network would.
         WEBHOOK_ALLOW_PRIVATE: true,
+        PAGERDUTY_EVENTS_URL: onCall.pagerDutyUrl,
+        OPSGENIE_API_URL: onCall.opsgenieUrl,
         MAIL_FROM: config.MAIL_FROM ?? 'statuswatch demo <status@demo.localhost>',
         // The demo database is new on every run, so its key is too: no secret.key is left in ./data.
         SECRET_KEY: config.SECRET_KEY ?? generateSecretKey(),
@@ -105,6 +114,8 @@ export async function runDemo(config: Config, logger: Logger, stepSeconds: numbe
     // Subscribed as an admin would; the secret shown this once is what the catcher checks signatures against.
     const { secret } = (await admin('/api/subscriptions', { channel: 'webhook', url: hooks.hookUrl })) as { secret: string };
     hooks.trust(secret);
+    await admin('/api/subscriptions', { channel: 'pagerduty', routing_key: onCallKeys.routing_key });
+    await admin('/api/subscriptions', { channel: 'opsgenie', api_key: onCallKeys.api_key });
     // The whole EMA flow once, as an agent platform would run it, so the banner hands out a working token.
     const mcpToken = await emaAccessToken({ idpUrl: idp.url, serviceUrl: service.url, publicUrl: served.publicUrl, ...ema, sub: 'U0DEMO' });
     process.stdout.write(
@@ -114,6 +125,7 @@ export async function runDemo(config: Config, logger: Logger, stepSeconds: numbe
         simUrl: sim.url,
         mailUrl: mail.pageUrl,
         webhookUrl: hooks.pageUrl,
+        onCallUrl: onCall.pageUrl,
         webApiUrl: webApi.url,
         channelUrl: `${webApi.url}/channels/${chat.channelId}`,
         scimUrl: scim.url,
@@ -181,6 +193,8 @@ export function demoBanner(urls: {
   simUrl: string;
   mailUrl: string;
   webhookUrl: string;
+  /** The simulated PagerDuty and Opsgenie's page. */
+  onCallUrl?: string;
   webApiUrl: string;
   channelUrl: string;
   scimUrl?: string;
@@ -197,6 +211,7 @@ export function demoBanner(urls: {
     ['Subscribe by email', `${url}/subscribe`],
     ['Mail catcher (mail sent lands here)', urls.mailUrl],
     ['Webhook catcher (signed webhooks land here)', urls.webhookUrl],
+    ...(urls.onCallUrl !== undefined ? [['PagerDuty and Opsgenie (simulated; alerts land here)', urls.onCallUrl] as [string, string]] : []),
     ['Widget as an embeddable page', `${url}/embed?service=Huddles`],
     ['Widget script', `<script src="${url}/widget.js" async></script><statuswatch-widget></statuswatch-widget>`],
     ['Feeds', `${url}/feed.atom  ${url}/feed.rss  ${url}/feed.json`],
