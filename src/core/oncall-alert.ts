@@ -8,8 +8,12 @@ import { isOngoing } from './incident.ts';
 import { monitorLines, monitorSubject } from './monitor-message.ts';
 import { changeLines, emailSubject, incidentPageUrl, noteText, oneLine, servicesList, statusText, truncate, vendorUrl } from './notification-message.ts';
 
-/** `open`: a new incident (or the monitor went blind); `update`: a later change; `close`: it is over. */
-export type OnCallAction = 'open' | 'update' | 'close';
+/**
+ * `open`: a new incident (or the monitor went blind); `update`: a later change; `close`: this
+ * delivery saw it end; `after`: a change to an incident already over (a note edited after the
+ * end), which must not reopen the alert nor resolve it a second time.
+ */
+export type OnCallAction = 'open' | 'update' | 'close' | 'after';
 
 /** PagerDuty's four severities; Opsgenie's priorities are derived from them (opsgenie-message.ts). */
 export type OnCallSeverity = 'critical' | 'error' | 'warning' | 'info';
@@ -85,7 +89,7 @@ function incidentAlert(update: Extract<DeliveryMessage, { kind: 'incident' }>['u
   if (vendorPage) links.push({ href: vendorPage, text: "The vendor's incident page" });
   return {
     key: onCallAlertKey(context.publicUrl, { incidentId: update.incidentId }),
-    action: !isOngoing(incident.status) ? 'close' : update.created ? 'open' : 'update',
+    action: actionOf(update),
     summary: emailSubject(update),
     severity: severityOfType(incident.type),
     source: vendorPage ? hostOf(vendorPage) : hostOf(context.publicUrl),
@@ -100,6 +104,12 @@ function incidentAlert(update: Extract<DeliveryMessage, { kind: 'incident' }>['u
     },
     links,
   };
+}
+
+function actionOf(update: Extract<DeliveryMessage, { kind: 'incident' }>['update']): OnCallAction {
+  if (isOngoing(update.incident.status)) return update.created ? 'open' : 'update';
+  // Ended in this delivery (or already over when first seen): the one close; any later change is only told.
+  return update.created || update.status !== null ? 'close' : 'after';
 }
 
 function monitorAlert(data: Extract<DeliveryMessage, { kind: 'monitor' }>['data'], context: OnCallContext): OnCallAlert {

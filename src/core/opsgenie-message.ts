@@ -37,6 +37,8 @@ export function opsgenieRequestsOf(alert: OnCallAlert): OpsgenieRequest[] {
   const source = truncate(alert.source, OPSGENIE_SOURCE_MAX_CHARS);
   const change = { user: 'statuswatch', source, note: `${alert.summary}\n${text}` };
   if (alert.action === 'close') return [{ path: `${byAlias}/close?identifierType=alias`, body: change }];
+  // A closed alert still takes notes: the change is kept on it without reopening it.
+  if (alert.action === 'after') return [{ path: `${byAlias}/notes?identifierType=alias`, body: change }];
   const create: OpsgenieRequest = {
     path: '/v2/alerts',
     body: {

@@ -29,7 +29,12 @@ export type PagerDutyEvent = {
   links?: { href: string; text: string }[];
 };
 
-export function pagerDutyEventOf(alert: OnCallAlert, routingKey: string, publicUrl: string): PagerDutyEvent {
+/**
+ * The event for an alert, or null when PagerDuty has nothing to hear: a change after the end
+ * (Events API v2 cannot add to a resolved alert, and a trigger would reopen it).
+ */
+export function pagerDutyEventOf(alert: OnCallAlert, routingKey: string, publicUrl: string): PagerDutyEvent | null {
+  if (alert.action === 'after') return null;
   const common = {
     routing_key: routingKey,
     dedup_key: Array.from(alert.key).slice(0, PAGERDUTY_DEDUP_KEY_MAX_CHARS).join(''),

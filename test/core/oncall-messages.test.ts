@@ -31,7 +31,11 @@ const HUGE_NOTE = `<p>${'word '.repeat(20_000)}</p>`;
 
 describe('on-call payloads', () => {
   it("keeps PagerDuty's summary within 1024 characters and its dedup_key within 255, whatever the vendor wrote", () => {
-    const event = pagerDutyEventOf(alertFor({ title: HUGE_TITLE, notes: [{ body: HUGE_NOTE, date_created: '2026-10-01T05:39:35-07:00' }] }), 'key', PUBLIC_URL);
+    const event = pagerDutyEventOf(
+      alertFor({ title: HUGE_TITLE, notes: [{ body: HUGE_NOTE, date_created: '2026-10-01T05:39:35-07:00' }] }),
+      'key',
+      PUBLIC_URL,
+    )!;
     expect(event.event_action).toBe('trigger');
     expect(chars(event.payload!.summary)).toBeLessThanOrEqual(1024);
     expect(chars(event.dedup_key)).toBeLessThanOrEqual(255);
@@ -43,7 +47,7 @@ describe('on-call payloads', () => {
   it('keeps the dedup_key within 255 characters on a host of the longest name', () => {
     const longHost = `https://${'a'.repeat(63)}.${'b'.repeat(63)}.${'c'.repeat(63)}.${'d'.repeat(57)}`;
     const message = deliveryMessageOf(pollEvents([rawIncident({ id: 'x'.repeat(64) })]))!;
-    const event = pagerDutyEventOf(onCallAlertOf(message, { publicUrl: longHost, test: false }), 'key', longHost);
+    const event = pagerDutyEventOf(onCallAlertOf(message, { publicUrl: longHost, test: false }), 'key', longHost)!;
     expect(chars(event.dedup_key)).toBeLessThanOrEqual(255);
   });
 
@@ -87,6 +91,18 @@ function attempt(status: number | null, body: unknown, fields: Partial<WebhookAt
     ...fields,
   };
 }
+
+describe('a change after the end', () => {
+  it('is not sent to PagerDuty (no second resolve, no reopening) and is a note on the closed Opsgenie alert', () => {
+    const resolved = rawIncident({ status: 'resolved', notes: [{ body: '<p>Fixed.</p>', date_created: '2026-10-01T05:39:35-07:00' }] });
+    const edited = { ...resolved, notes: [{ body: '<p>Fixed. Postmortem to follow.</p>', date_created: '2026-10-01T05:39:35-07:00' }] };
+    const message = deliveryMessageOf(pollEvents([edited], [resolved]))!;
+    const alert = onCallAlertOf(message, { publicUrl: PUBLIC_URL, test: false });
+    expect(alert.action).toBe('after');
+    expect(pagerDutyEventOf(alert, 'key', PUBLIC_URL)).toBeNull();
+    expect(opsgenieRequestsOf(alert).map((r) => r.path)).toEqual([`/v2/alerts/${encodeURIComponent(alert.key)}/notes?identifierType=alias`]);
+  });
+});
 
 describe('on-call answers', () => {
   it('retries 429 and 5xx honouring Retry-After, and pauses on a refused key with the tool’s words', () => {

@@ -36,7 +36,12 @@ function story() {
     date_updated: '2026-10-01T07:10:00-07:00',
     notes: [...edited.notes, { body: '<p>Uploads work again.</p>', date_created: '2026-10-01T07:10:00-07:00' }],
   };
-  return [created, noted, edited, resolved];
+  // A note edited after the end: told to Opsgenie on the closed alert, never a second resolve.
+  const amended = {
+    ...resolved,
+    notes: [...edited.notes, { body: '<p>Uploads work again. Postmortem to follow.</p>', date_created: '2026-10-01T07:10:00-07:00' }],
+  };
+  return [created, noted, edited, resolved, amended];
 }
 
 describe('on-call channels', () => {
@@ -106,8 +111,9 @@ describe('on-call channels', () => {
     const alias = 'statuswatch/status.example.test/incident/1580';
     expect(tools.opsgenieAlerts()).toMatchObject([{ alias, status: 'closed', openedTimes: 1, closes: 1 }]);
     const [alert] = tools.opsgenieAlerts();
-    expect(alert!.notes).toHaveLength(3);
+    expect(alert!.notes).toHaveLength(4);
     expect(alert!.notes[2]).toContain('Uploads work again.');
+    expect(alert!.notes[3]).toContain('Postmortem to follow.');
     const paths = tools.calls().map((c) => c.path);
     const byAlias = `/opsgenie/v2/alerts/${encodeURIComponent(alias)}`;
     expect(paths).toEqual([
@@ -117,6 +123,7 @@ describe('on-call channels', () => {
       '/opsgenie/v2/alerts',
       `${byAlias}/notes?identifierType=alias`,
       `${byAlias}/close?identifierType=alias`,
+      `${byAlias}/notes?identifierType=alias`,
     ]);
     expect(JSON.parse(tools.calls()[0]!.body)).toMatchObject({ alias, priority: 'P1', message: '[Outage] Files: Some files fail to upload' });
   });
