@@ -19,6 +19,8 @@ export type OnCallReceiverOptions = Partial<OnCallToolsLimits> & {
   maxTotalBytes?: number;
   /** A larger body is refused with 413 and not kept (default 600 kB: PagerDuty takes at most 512 kB). */
   maxBodyBytes?: number;
+  /** Holds each answer back this long (ms): widens the window a crash test's kill can land in. */
+  answerDelayMs?: () => number;
 };
 
 export type OnCallFault = { status: number; retryAfterSeconds?: number; times?: number };
@@ -92,7 +94,10 @@ export async function startOnCallReceiver(options: OnCallReceiverOptions = {}): 
         const { tool, answer } = routed;
         const shown = redactKeys(text);
         log.add({ at: Date.now(), tool, path: query ? `${path}?${query}` : path, status: answer.status, body: shown }, Buffer.byteLength(shown) + path.length);
-        res.writeHead(answer.status, { 'content-type': 'application/json', ...answer.headers }).end(JSON.stringify(answer.body));
+        const answerNow = () => res.writeHead(answer.status, { 'content-type': 'application/json', ...answer.headers }).end(JSON.stringify(answer.body));
+        const delayMs = options.answerDelayMs?.() ?? 0;
+        if (delayMs > 0) setTimeout(answerNow, delayMs);
+        else answerNow();
       },
       () => res.destroy(),
     );

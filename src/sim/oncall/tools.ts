@@ -7,7 +7,20 @@
  * Anyone who can reach the simulator decides what arrives: alerts and their history are bounded.
  */
 
-export type PagerDutyAlertState = { dedupKey: string; status: 'triggered' | 'resolved'; triggers: number; resolves: number; summary: string };
+/**
+ * `triggers` and `resolveEvents` count the events as they came, repeats included; `resolves` counts
+ * only those that resolved an open alert and `openedTimes` the triggers that opened one, as
+ * PagerDuty's own incident log would show them.
+ */
+export type PagerDutyAlertState = {
+  dedupKey: string;
+  status: 'triggered' | 'resolved';
+  triggers: number;
+  resolves: number;
+  resolveEvents: number;
+  openedTimes: number;
+  summary: string;
+};
 export type OpsgenieAlertState = {
   alias: string;
   status: 'open' | 'closed';
@@ -107,10 +120,14 @@ export function createOnCallTools(limits: Partial<OnCallToolsLimits> = {}) {
           status: 'triggered',
           triggers: (current?.triggers ?? 0) + 1,
           resolves: current?.resolves ?? 0,
+          resolveEvents: current?.resolveEvents ?? 0,
+          openedTimes: (current?.openedTimes ?? 0) + (reopened ? 1 : 0),
           summary: reopened ? (payload.summary as string) : current.summary,
         });
       } else if (action === 'resolve' && current) {
-        pdAlerts.set(dedupKey, { ...current, status: 'resolved', resolves: current.resolves + 1 });
+        // A resolve of a resolved alert changes nothing: PagerDuty takes it and drops it.
+        const resolving = current.status === 'triggered';
+        pdAlerts.set(dedupKey, { ...current, status: 'resolved', resolves: current.resolves + (resolving ? 1 : 0), resolveEvents: current.resolveEvents + 1 });
       }
       return { status: 202, body: { status: 'success', message: 'Event processed', dedup_key: dedupKey } };
     },
