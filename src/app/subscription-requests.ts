@@ -7,7 +7,14 @@ import { ApiError } from '../core/errors.ts';
 import type { Clock, StoredSubscription, SubscriptionStore } from '../core/ports.ts';
 import { checkAppConversation } from './workspace-app/subscription-targets.ts';
 import { appAlreadySubscribed } from './subscriptions.ts';
-import { createSubscriptionSchema, isOnCallChannel, parseAppTarget, updateSubscriptionSchema, type NewSubscription } from '../core/subscription.ts';
+import {
+  createSubscriptionSchema,
+  isOnCallChannel,
+  opsgenieRegionOf,
+  parseAppTarget,
+  updateSubscriptionSchema,
+  type NewSubscription,
+} from '../core/subscription.ts';
 import type { AppInstalls } from './workspace-app/installs.ts';
 import { createGroupSubscription, type GroupSubscriptionDeps, isGroupRequest, isGroupSubscription, updateGroupSubscription } from './group-subscriptions.ts';
 import { type KnownServicesStore, knownServiceNames, requireKnownServices } from './known-services.ts';
@@ -93,7 +100,7 @@ export function subscriptionRequests(deps: SubscriptionRequestDeps) {
           : current.channel === 'pagerduty'
             ? { routing_key: key }
             : current.channel === 'opsgenie'
-              ? { api_key: key, region: patch.region ?? current.target }
+              ? { api_key: key, region: patch.region ?? opsgenieRegionOf(current.target) }
               : current.channel === 'email'
                 ? { email: patch.email ?? current.target }
                 : { url: patch.url ?? current.target }),

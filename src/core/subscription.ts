@@ -25,8 +25,20 @@ export function isOnCallChannel(channel: Channel): channel is OnCallChannel {
 export type OpsgenieRegion = 'us' | 'eu';
 export const OPSGENIE_REGIONS: readonly OpsgenieRegion[] = ['us', 'eu'];
 
-/** A PagerDuty subscription's target: the routing key is the secret, so the target says only which tool. */
-export const PAGERDUTY_TARGET = 'events-v2';
+/**
+ * An on-call subscription's target, as the admin pages show it: the key is the secret, so the
+ * target names only the tool (and Opsgenie's region, which its sends read back with opsgenieRegionOf).
+ */
+export const PAGERDUTY_TARGET = 'PagerDuty Events API v2';
+
+export function opsgenieTarget(region: OpsgenieRegion): string {
+  return `Opsgenie ${region.toUpperCase()}`;
+}
+
+/** The region of an Opsgenie subscription's target; US, Opsgenie's default, for anything else. */
+export function opsgenieRegionOf(target: string): OpsgenieRegion {
+  return target === opsgenieTarget('eu') ? 'eu' : 'us';
+}
 
 /**
  * Each list narrows what is sent; an absent or empty list lets everything through (fanout.ts).
@@ -42,7 +54,7 @@ export type Subscription = {
   channel: Channel;
   /**
    * The URL for `webhook` and `channel`, the address for `email`, `<installation>/<conversation>`
-   * for `app` (appTarget), PAGERDUTY_TARGET for `pagerduty`, the region for `opsgenie`.
+   * for `app` (appTarget), PAGERDUTY_TARGET for `pagerduty`, opsgenieTarget(region) for `opsgenie`.
    */
   target: string;
   filters: SubscriptionFilters;
@@ -153,7 +165,7 @@ function targetOf(body: ParsedTarget): Pick<NewSubscription, 'target' | 'key'> {
     case 'pagerduty':
       return { target: PAGERDUTY_TARGET, key: body.routing_key };
     case 'opsgenie':
-      return { target: body.region ?? 'us', key: body.api_key };
+      return { target: opsgenieTarget(body.region ?? 'us'), key: body.api_key };
     default:
       return { target: body.url };
   }

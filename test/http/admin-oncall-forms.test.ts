@@ -77,5 +77,7 @@ describe('admin on-call forms', () => {
     const page = await admin.get(`/admin/subscriptions/${listed!.id}`);
     expect(page.html).not.toContain(API_KEY);
     expect(page.html).toMatch(/<option value="eu" selected/);
+    // The list names the tool and the region where other kinds name their URL or address.
+    expect((await admin.get('/admin/subscriptions')).html).toContain('Opsgenie EU');
   });
 });

@@ -216,6 +216,23 @@ describe('on-call channels', () => {
     expect(tools.pagerDutyAlerts()).toMatchObject([{ status: 'triggered' }]);
   });
 
+  it('sends through the SSRF guard: a loopback PAGERDUTY_EVENTS_URL is refused without WEBHOOK_ALLOW_PRIVATE', async () => {
+    const guarded = await startTestApp(vendor.url, { clock, env: { PUBLIC_URL, PAGERDUTY_EVENTS_URL: tools.pagerDutyUrl } });
+    try {
+      expect((await guarded.poll()).outcome).toBe('ok');
+      expect((await guarded.admin('POST', '/api/subscriptions', { channel: 'pagerduty', routing_key: ROUTING_KEY })).status).toBe(201);
+      await vendor.setIncidents([story()[0]!]);
+      await guarded.poll();
+      await guarded.deliverNow();
+      const [delivery] = (await guarded.admin('GET', '/api/deliveries')).body.deliveries;
+      expect(delivery.state).toBe('dead');
+      expect(delivery.last_error).toMatch(/^target refused: /);
+      expect(tools.calls()).toEqual([]);
+    } finally {
+      await guarded.close();
+    }
+  });
+
   it('refuses a subscription without its key, or with an unknown region, saying what is wrong', async () => {
     const noKey = await app.admin('POST', '/api/subscriptions', { channel: 'pagerduty' });
     expect(noKey.status).toBe(400);

@@ -5,7 +5,7 @@ import { OPSGENIE_API_URL_DEFAULTS, opsgenieErrorText, opsgenieRequestsOf } from
 import type { WebhookSender } from '../../core/ports.ts';
 import type { SecretBox } from '../../core/secret-box.ts';
 import type { SendOutcome } from '../../core/send-outcome.ts';
-import type { OpsgenieRegion } from '../../core/subscription.ts';
+import { opsgenieRegionOf } from '../../core/subscription.ts';
 import { type Sender, sayingOneMessage } from './sender.ts';
 import { openToolKey } from './tool-key.ts';
 
@@ -27,8 +27,7 @@ export const OPSGENIE: OnCallTool = {
 export function createOpsgenieChannel(deps: OpsgenieSenderDeps): Sender {
   return sayingOneMessage(async ({ subscription, mode }, message) => {
     const apiKey = await openToolKey(deps.secrets, subscription);
-    const region: OpsgenieRegion = subscription.target === 'eu' ? 'eu' : 'us';
-    const base = (deps.opsgenieApiUrl ?? OPSGENIE_API_URL_DEFAULTS[region]).replace(/\/+$/, '');
+    const base = (deps.opsgenieApiUrl ?? OPSGENIE_API_URL_DEFAULTS[opsgenieRegionOf(subscription.target)]).replace(/\/+$/, '');
     const alert = onCallAlertOf(message, { publicUrl: deps.publicUrl, test: mode === 'test' });
     let outcome: SendOutcome | null = null;
     // In order, each only after the one before was taken: a note needs its alert. A retry sends

@@ -2,7 +2,7 @@
  * The admin form's PagerDuty and Opsgenie kinds. The key is a secret: the field is never filled
  * from a saved subscription, and left empty while editing it keeps the sealed key.
  */
-import { OPSGENIE_REGIONS } from '../../core/subscription.ts';
+import { OPSGENIE_REGIONS, opsgenieRegionOf } from '../../core/subscription.ts';
 import { type FormFields, first, type SubscriptionFormKind } from './subscription-kinds.tsx';
 
 function KeyField(props: { name: 'routing_key' | 'api_key'; label: string; hint: string; editing: boolean }) {
@@ -78,5 +78,5 @@ export const opsgenieKind: SubscriptionFormKind = {
     );
   },
   requestBody: (fields, editing) => ({ ...keyPart(fields, 'api_key', editing !== null), region: first(fields, 'region') || 'us' }),
-  fieldsOf: (s) => ({ region: [s.target] }),
+  fieldsOf: (s) => ({ region: [opsgenieRegionOf(s.target)] }),
 };

@@ -3,7 +3,7 @@ import { Hono } from 'hono';
 import { ApiError } from '../../core/errors.ts';
 import { webhookMessageId } from '../../core/fanout.ts';
 import type { Delivery, DeliveryAttemptRecord, DeliveryState, OutboxStore, StoredSubscription, SubscriptionStore } from '../../core/ports.ts';
-import { CHANNELS, parseAppTarget, type Channel, type SubscriptionStatus } from '../../core/subscription.ts';
+import { CHANNELS, opsgenieRegionOf, parseAppTarget, type Channel, type SubscriptionStatus } from '../../core/subscription.ts';
 import { groupIdOfTarget } from '../../core/scim-group.ts';
 import { iso } from '../api-json.ts';
 import { instantParam, pageRequest } from '../query-params.ts';
@@ -125,7 +125,7 @@ function targetFields(s: StoredSubscription): Record<string, string> {
   if (s.channel === 'email') return { email: s.target };
   // An on-call tool's key is never shown: only where an Opsgenie account lives.
   if (s.channel === 'pagerduty') return {};
-  if (s.channel === 'opsgenie') return { region: s.target };
+  if (s.channel === 'opsgenie') return { region: opsgenieRegionOf(s.target) };
   const app = s.channel === 'app' ? parseAppTarget(s.target) : null;
   return app ? { installation: app.installationId, conversation: app.conversationId } : { url: s.target };
 }
