@@ -54,7 +54,9 @@ describe('webhook catcher', () => {
     expect(await deliver(c, secret, event('incident.created'))).toBe(204);
     expect(await deliver(c, secret, event('incident.resolved'), event('incident.resolved', { forged: true }))).toBe(401);
     expect(c.deliveries().map((d) => d.valid)).toEqual([true, false]);
-    expect(await (await fetch(c.pageUrl)).text()).toContain('statuswatch’s own verifier (used when the <code>standardwebhooks</code> library is not installed)');
+    expect(await (await fetch(c.pageUrl)).text()).toContain(
+      'statuswatch’s own verifier (used when the <code>standardwebhooks</code> library is not installed)',
+    );
   });
 
   it('a delivery that comes before the secret waits for it, within a bound, and then is judged', async () => {
