@@ -33,6 +33,8 @@ export type ChannelSenderDeps = {
   pagerdutyEventsUrl?: string;
   /** OPSGENIE_API_URL; absent or null, each region's own host. */
   opsgenieApiUrl?: string | null;
+  /** The archive's status of an incident now (null: not archived): how an on-call sender tells a late delivery. */
+  incidentStatusNow?: (incidentId: string) => Promise<string | null>;
 };
 
 export type ChannelSender = {
@@ -58,6 +60,7 @@ export function createChannelSender(deps: ChannelSenderDeps): ChannelSender {
     adminEmail: deps.adminEmail ?? null,
     pagerdutyEventsUrl: deps.pagerdutyEventsUrl ?? PAGERDUTY_EVENTS_URL_DEFAULT,
     opsgenieApiUrl: deps.opsgenieApiUrl ?? null,
+    incidentStatusNow: deps.incidentStatusNow ?? (async () => null),
   });
   return {
     linkFor,

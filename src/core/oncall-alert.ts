@@ -40,6 +40,11 @@ export type OnCallContext = {
   publicUrl: string;
   /** A test send keys its alert apart from every real incident's and says it is a test. */
   test: boolean;
+  /**
+   * The incident's status in the archive now, when known. A delivery that went out late (retried
+   * after a 429 while a later poll ended the incident) must not reopen an alert already closed.
+   */
+  statusNow?: string | null;
 };
 
 /** Longest latest note an alert carries; the rest is on our incident page. */
@@ -89,7 +94,7 @@ function incidentAlert(update: Extract<DeliveryMessage, { kind: 'incident' }>['u
   if (vendorPage) links.push({ href: vendorPage, text: "The vendor's incident page" });
   return {
     key: onCallAlertKey(context.publicUrl, { incidentId: update.incidentId }),
-    action: actionOf(update),
+    action: lateAction(actionOf(update), context.statusNow),
     summary: emailSubject(update),
     severity: severityOfType(incident.type),
     source: vendorPage ? hostOf(vendorPage) : hostOf(context.publicUrl),
@@ -104,6 +109,12 @@ function incidentAlert(update: Extract<DeliveryMessage, { kind: 'incident' }>['u
     },
     links,
   };
+}
+
+/** An open or an update that the archive has since seen end is only told, as a change after the end. */
+function lateAction(action: OnCallAction, statusNow: string | null | undefined): OnCallAction {
+  const overNow = statusNow !== undefined && statusNow !== null && !isOngoing(statusNow);
+  return overNow && (action === 'open' || action === 'update') ? 'after' : action;
 }
 
 function actionOf(update: Extract<DeliveryMessage, { kind: 'incident' }>['update']): OnCallAction {

@@ -47,6 +47,7 @@ describe('senders', () => {
       adminEmail: 'admin@example.test',
       pagerdutyEventsUrl: 'https://events.pagerduty.example.test/v2/enqueue',
       opsgenieApiUrl: null,
+      incidentStatusNow: async () => null,
     });
   });
   afterEach(async () => {

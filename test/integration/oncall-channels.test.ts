@@ -162,6 +162,29 @@ describe('on-call channels', () => {
     expect((await app.admin('GET', `/api/deliveries/${delivery.id}`)).body.delivery.state).toBe('done');
   });
 
+  it('never reopens an alert with a trigger retried after the incident ended', async () => {
+    await subscribe({ channel: 'pagerduty', routing_key: ROUTING_KEY });
+    await subscribe({ channel: 'opsgenie', api_key: API_KEY });
+    const [created, , , resolved] = story();
+    // The creation's sends are throttled; before they are retried, the vendor resolves the incident.
+    tools.failNext('pagerduty', { status: 429, retryAfterSeconds: 120 });
+    tools.failNext('opsgenie', { status: 429, retryAfterSeconds: 120 });
+    await vendor.setIncidents([created!]);
+    await app.poll();
+    await app.deliverNow();
+    await vendor.setIncidents([resolved!]);
+    await app.poll();
+    await app.deliverNow();
+    offsetMs += 121_000;
+    await app.deliverNow();
+    const { body } = await app.admin('GET', '/api/deliveries');
+    expect(body.deliveries.every((d: { state: string }) => d.state === 'done')).toBe(true);
+    // Nobody is paged for an incident that is over: no trigger, no open alert.
+    expect(tools.calls().filter((c) => c.tool === 'pagerduty' && JSON.parse(c.body).event_action === 'trigger' && c.status === 202)).toEqual([]);
+    expect(tools.pagerDutyAlerts().filter((a) => a.status === 'triggered')).toEqual([]);
+    expect(tools.opsgenieAlerts().filter((a) => a.status === 'open')).toEqual([]);
+  });
+
   it("pauses a PagerDuty subscription whose routing key is refused, with PagerDuty's own words", async () => {
     const id = await subscribe({ channel: 'pagerduty', routing_key: 'not-a-key-pagerduty-knows' });
     await vendor.setIncidents([story()[0]!]);

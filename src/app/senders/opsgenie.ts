@@ -7,12 +7,13 @@ import type { SecretBox } from '../../core/secret-box.ts';
 import type { SendOutcome } from '../../core/send-outcome.ts';
 import { opsgenieRegionOf } from '../../core/subscription.ts';
 import { type Sender, sayingOneMessage } from './sender.ts';
-import { openToolKey } from './tool-key.ts';
+import { openToolKey, statusNow } from './tool-key.ts';
 
 export type OpsgenieSenderDeps = {
   webhooks: WebhookSender;
   secrets: SecretBox;
   publicUrl: string;
+  incidentStatusNow: (incidentId: string) => Promise<string | null>;
   /** OPSGENIE_API_URL: one host for every region; null, each region's own. */
   opsgenieApiUrl: string | null;
 };
@@ -28,7 +29,7 @@ export function createOpsgenieChannel(deps: OpsgenieSenderDeps): Sender {
   return sayingOneMessage(async ({ subscription, mode }, message) => {
     const apiKey = await openToolKey(deps.secrets, subscription);
     const base = (deps.opsgenieApiUrl ?? OPSGENIE_API_URL_DEFAULTS[opsgenieRegionOf(subscription.target)]).replace(/\/+$/, '');
-    const alert = onCallAlertOf(message, { publicUrl: deps.publicUrl, test: mode === 'test' });
+    const alert = onCallAlertOf(message, { publicUrl: deps.publicUrl, test: mode === 'test', statusNow: await statusNow(deps, message) });
     let outcome: SendOutcome | null = null;
     // In order, each only after the one before was taken: a note needs its alert. A retry sends
     // them all again; the alias makes a second create land on the same alert.

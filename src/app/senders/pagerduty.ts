@@ -6,12 +6,13 @@ import type { WebhookSender } from '../../core/ports.ts';
 import type { SecretBox } from '../../core/secret-box.ts';
 import { sent } from '../../core/send-outcome.ts';
 import { type Sender, sayingOneMessage } from './sender.ts';
-import { openToolKey } from './tool-key.ts';
+import { openToolKey, statusNow } from './tool-key.ts';
 
 export type PagerDutySenderDeps = {
   webhooks: WebhookSender;
   secrets: SecretBox;
   publicUrl: string;
+  incidentStatusNow: (incidentId: string) => Promise<string | null>;
   /** PAGERDUTY_EVENTS_URL. */
   pagerdutyEventsUrl: string;
 };
@@ -24,7 +25,7 @@ export const PAGERDUTY: OnCallTool = { name: 'PagerDuty', errorText: pagerDutyEr
 export function createPagerDutyChannel(deps: PagerDutySenderDeps): Sender {
   return sayingOneMessage(async ({ subscription, mode }, message) => {
     const routingKey = await openToolKey(deps.secrets, subscription);
-    const alert = onCallAlertOf(message, { publicUrl: deps.publicUrl, test: mode === 'test' });
+    const alert = onCallAlertOf(message, { publicUrl: deps.publicUrl, test: mode === 'test', statusNow: await statusNow(deps, message) });
     const event = pagerDutyEventOf(alert, routingKey, deps.publicUrl);
     if (!event) return sent(null, NOTHING_FOR_PAGERDUTY);
     const body = JSON.stringify(event);
