@@ -51,6 +51,7 @@ const CRASH_TESTS = [
   'test/integration/app-monitor-crash.test.ts',
   'test/integration/app-rotation-under-fire.test.ts',
   'test/integration/workers-crash.test.ts',
+  'test/integration/oncall-crash.test.ts',
 ];
 
 /**

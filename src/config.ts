@@ -4,6 +4,7 @@ import { DEFAULT_READ_BUDGET_MS_PER_SECOND } from './core/cost-budget.ts';
 import { DEFAULT_RETENTION, type RetentionSettings } from './core/retention.ts';
 import { DEFAULT_MAX_INCIDENT_WRITES_PER_POLL } from './core/diff.ts';
 import { parseMailbox, singleAddress } from './core/email-address.ts';
+import { PAGERDUTY_EVENTS_URL_DEFAULT } from './core/pagerduty-message.ts';
 
 const integer = (name: string, min: number, max: number) =>
   z.coerce
@@ -83,6 +84,11 @@ export const configSchema = z
     ADMIN_EMAIL: oneAddress('ADMIN_EMAIL').optional(),
     // Lets webhooks reach loopback and private addresses: receivers on an internal network, local tests.
     WEBHOOK_ALLOW_PRIVATE: boolean('WEBHOOK_ALLOW_PRIVATE').default(false),
+    // Where PagerDuty and Opsgenie subscriptions send: the tools' own APIs unless pointed elsewhere
+    // (a proxy, the simulators in tests and the demo). Opsgenie's default depends on the
+    // subscription's region; set, this one host serves both regions.
+    PAGERDUTY_EVENTS_URL: httpUrl('PAGERDUTY_EVENTS_URL').default(PAGERDUTY_EVENTS_URL_DEFAULT),
+    OPSGENIE_API_URL: httpUrl('OPSGENIE_API_URL').optional(),
     // Behind a reverse proxy: rate limits key on the last X-Forwarded-For entry, not the proxy's address.
     TRUST_PROXY: boolean('TRUST_PROXY').default(false),
     // Each client's share of the server's time for answers built for it (http/read-budget.ts):

@@ -198,7 +198,8 @@ export const INCIDENTS_FTS = 'incidents_fts';
 export const ftsMatch = (query: string) => sql`${sql.identifier(INCIDENTS_FTS)} MATCH ${query}`;
 
 /**
- * Who hears of which changes, and where. Webhook signing secrets are stored sealed (secret-box.ts):
+ * Who hears of which changes, and where. Webhook signing secrets, and the routing key or API key of
+ * a pagerduty or opsgenie subscription, are stored sealed (secret-box.ts):
  * `secret_sealed` signs, and during a rotation `previous_secret_sealed` signs too until
  * `previous_secret_until_ms`.
  */
@@ -206,7 +207,7 @@ export const subscriptions = sqliteTable(
   'subscriptions',
   {
     id: text('id').primaryKey(),
-    channel: text('channel', { enum: ['webhook', 'email', 'channel', 'app', 'teams', 'discord'] }).notNull(),
+    channel: text('channel', { enum: ['webhook', 'email', 'channel', 'app', 'pagerduty', 'opsgenie', 'teams', 'discord'] }).notNull(),
     target: text('target').notNull(),
     filtersJson: text('filters_json').notNull(),
     timeZone: text('time_zone').notNull(),
@@ -244,7 +245,7 @@ export const deliveries = sqliteTable(
     id: integer('id').primaryKey({ autoIncrement: true }),
     key: text('key').notNull(),
     subscriptionId: text('subscription_id').notNull(),
-    channel: text('channel', { enum: ['webhook', 'email', 'channel', 'app', 'teams', 'discord'] }).notNull(),
+    channel: text('channel', { enum: ['webhook', 'email', 'channel', 'app', 'pagerduty', 'opsgenie', 'teams', 'discord'] }).notNull(),
     eventIdsJson: text('event_ids_json').notNull(),
     state: text('state', { enum: ['pending', 'done', 'dead'] }).notNull(),
     attempts: integer('attempts').notNull(),

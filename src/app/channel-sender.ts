@@ -7,6 +7,7 @@ import type { AppMessageSender } from './workspace-app/message-sender.ts';
 import { issueToken, type TokenPurpose } from '../core/confirmation-token.ts';
 import type { Clock, Hashes, LinkTokenStore, Mailer, WebhookSender } from '../core/ports.ts';
 import type { SecretBox } from '../core/secret-box.ts';
+import { PAGERDUTY_EVENTS_URL_DEFAULT } from '../core/pagerduty-message.ts';
 import { refused, type SendOutcome } from '../core/send-outcome.ts';
 import { webCryptoHashes } from '../core/web-crypto-hashes.ts';
 import type { GroupMail } from './group-mail.ts';
@@ -33,6 +34,12 @@ export type ChannelSenderDeps = {
   groupMail?: GroupMail | null;
   /** Where a group subscription's test goes (ADMIN_EMAIL), never to the group's members. */
   adminEmail?: string | null;
+  /** PAGERDUTY_EVENTS_URL; PagerDuty's own when absent. */
+  pagerdutyEventsUrl?: string;
+  /** OPSGENIE_API_URL; absent or null, each region's own host. */
+  opsgenieApiUrl?: string | null;
+  /** The archive's status of an incident now (null: not archived): how an on-call sender tells a late delivery. */
+  incidentStatusNow?: (incidentId: string) => Promise<string | null>;
 };
 
 export type ChannelSender = {
@@ -57,6 +64,9 @@ export function createChannelSender(deps: ChannelSenderDeps): ChannelSender {
     app: deps.app ?? null,
     groupMail: deps.groupMail ?? null,
     adminEmail: deps.adminEmail ?? null,
+    pagerdutyEventsUrl: deps.pagerdutyEventsUrl ?? PAGERDUTY_EVENTS_URL_DEFAULT,
+    opsgenieApiUrl: deps.opsgenieApiUrl ?? null,
+    incidentStatusNow: deps.incidentStatusNow ?? (async () => null),
   });
   return {
     linkFor,

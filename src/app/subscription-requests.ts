@@ -7,12 +7,24 @@ import { ApiError } from '../core/errors.ts';
 import type { Clock, StoredSubscription, SubscriptionStore } from '../core/ports.ts';
 import { checkAppConversation } from './workspace-app/subscription-targets.ts';
 import { appAlreadySubscribed } from './subscriptions.ts';
-import { createSubscriptionSchema, hasSealedUrl, parseAppTarget, sealedUrlHost, updateSubscriptionSchema, type NewSubscription } from '../core/subscription.ts';
+import {
+  createSubscriptionSchema,
+  hasSealedUrl,
+  isOnCallChannel,
+  opsgenieRegionOf,
+  parseAppTarget,
+  sealedUrlHost,
+  updateSubscriptionSchema,
+  type NewSubscription,
+} from '../core/subscription.ts';
 import type { AppInstalls } from './workspace-app/installs.ts';
 import { createGroupSubscription, type GroupSubscriptionDeps, isGroupRequest, isGroupSubscription, updateGroupSubscription } from './group-subscriptions.ts';
 import { type KnownServicesStore, knownServiceNames, requireKnownServices } from './known-services.ts';
 import { parseRequest } from '../core/parse-request.ts';
 import { installErrorToApi } from './workspace-app/install-refusals.ts';
+
+/** Stands in for an on-call subscription's sealed key when an edit is checked as a whole subscription; never stored. */
+const KEPT_KEY = 'kept';
 
 export type SubscriptionRequests = ReturnType<typeof subscriptionRequests>;
 
@@ -70,6 +82,18 @@ export function subscriptionRequests(deps: SubscriptionRequestDeps) {
       const app = current.channel === 'app' ? parseAppTarget(current.target) : null;
       if (current.channel === 'app' && (patch.url !== undefined || patch.email !== undefined))
         throw new ApiError(400, 'invalid_request', 'an app subscription’s installation and conversation cannot be changed: create a new subscription');
+      const onCall = isOnCallChannel(current.channel);
+      if (onCall && (patch.url !== undefined || patch.email !== undefined))
+        throw new ApiError(
+          400,
+          'invalid_request',
+          `a ${current.channel} subscription has ${current.channel === 'pagerduty' ? 'routing_key' : 'api_key and region'}, not url or email`,
+        );
+      if (!onCall && (patch.routing_key !== undefined || patch.api_key !== undefined || patch.region !== undefined))
+        throw new ApiError(400, 'invalid_request', `a ${current.channel} subscription has no routing_key, api_key or region`);
+      // The stored key stays sealed: an edit that does not bring a new one is checked with a stand-in.
+      const newKey = current.channel === 'pagerduty' ? patch.routing_key : patch.api_key;
+      const key = newKey ?? KEPT_KEY;
       // A sealed URL is not kept in the clear: with no new one, a stand-in on its host passes the URL rule, and the seal stays.
       const sealed = hasSealedUrl(current.channel);
       const keptUrl = sealed ? `https://${sealedUrlHost(current.target)}/` : current.target;
@@ -78,9 +102,13 @@ export function subscriptionRequests(deps: SubscriptionRequestDeps) {
         channel: current.channel,
         ...(app
           ? { installation: app.installationId, conversation: app.conversationId }
-          : current.channel === 'email'
-            ? { email: patch.email ?? current.target }
-            : { url: patch.url ?? keptUrl }),
+          : current.channel === 'pagerduty'
+            ? { routing_key: key }
+            : current.channel === 'opsgenie'
+              ? { api_key: key, region: patch.region ?? opsgenieRegionOf(current.target) }
+              : current.channel === 'email'
+                ? { email: patch.email ?? current.target }
+                : { url: patch.url ?? keptUrl }),
         // `monitor` stays as it was unless the patch says: an older subscription is not opted in by an edit.
         filters: { ...(patch.filters ?? current.filters), monitor: patch.filters?.monitor ?? current.filters.monitor ?? false },
         timezone: patch.timezone ?? current.timeZone,
@@ -89,7 +117,12 @@ export function subscriptionRequests(deps: SubscriptionRequestDeps) {
       if (current.channel !== 'email' && current.channel !== 'app' && patch.email !== undefined)
         throw new ApiError(400, 'invalid_request', `a ${current.channel} subscription has url, not email`);
       const target = sealed && patch.url === undefined ? undefined : merged.target;
-      return deps.subscriptions.update(id, { ...(target === undefined ? {} : { target }), filters: merged.filters, timeZone: merged.timeZone });
+      return deps.subscriptions.update(id, {
+        ...(target === undefined ? {} : { target }),
+        filters: merged.filters,
+        timeZone: merged.timeZone,
+        ...(newKey !== undefined ? { key: merged.key } : {}),
+      });
     },
   };
 }

@@ -20,7 +20,7 @@ import type {
 } from '../core/ports.ts';
 import { limitKeyForAddress, limitKeyForRecipient, signupLimits } from '../core/rate-limit.ts';
 import type { SecretBox } from '../core/secret-box.ts';
-import { hasSealedUrl, sealedUrlTarget, type NewSubscription, type SubscriptionFilters } from '../core/subscription.ts';
+import { hasSealedUrl, isOnCallChannel, sealedUrlTarget, type NewSubscription, type SubscriptionFilters } from '../core/subscription.ts';
 import { groupIdOfTarget } from '../core/scim-group.ts';
 import { generateWebhookSecret } from '../core/webhook-signing.ts';
 import { withAllowPrivateHint } from '../core/webhook-target.ts';
@@ -100,10 +100,13 @@ export function createSubscriptionService(deps: SubscriptionServiceDeps) {
       checkNew(input);
       const now = clock.now();
       const secret = input.channel === 'webhook' ? generateWebhookSecret() : null;
-      const sealed = await sealedTarget(input);
+      const { key: _key, ...fields } = input;
+      // An on-call tool's key is sealed where a webhook's secret is, and so is a teams or discord URL: never shown again.
+      const sealed = await sealedTarget(fields);
+      const sealable = secret ?? (isOnCallChannel(input.channel) ? requireKey(input) : null);
       const subscription = newRecord(
-        { ...input, target: sealed?.target ?? input.target },
-        { status: 'active', origin: 'admin', secretSealed: secret ? await deps.secrets.seal(secret) : (sealed?.secretSealed ?? null) },
+        { ...fields, target: sealed?.target ?? fields.target },
+        { status: 'active', origin: 'admin', secretSealed: sealable ? await deps.secrets.seal(sealable) : (sealed?.secretSealed ?? null) },
         now,
       );
       if (!(await store.createSubscription(subscription))) {
@@ -113,11 +116,15 @@ export function createSubscriptionService(deps: SubscriptionServiceDeps) {
       return { subscription, secret };
     },
 
-    async update(id: string, patch: { target?: string; filters?: SubscriptionFilters; timeZone?: string }): Promise<StoredSubscription> {
+    /** `key`: a new routing key or API key for an on-call subscription, sealed before it is stored. */
+    async update(id: string, patch: { target?: string; filters?: SubscriptionFilters; timeZone?: string; key?: string }): Promise<StoredSubscription> {
       const current = await mustGet(id);
       if (patch.target !== undefined) checkNew({ ...current, target: patch.target });
-      const sealed = patch.target !== undefined ? await sealedTarget({ channel: current.channel, target: patch.target }) : null;
-      const stored: SubscriptionPatch = sealed ? { ...patch, ...sealed } : patch;
+      const { key, ...fields } = patch;
+      if (key !== undefined && !isOnCallChannel(current.channel)) throw new ApiError(400, 'invalid_request', `a ${current.channel} subscription has no key`);
+      const sealedKey = key !== undefined ? { secretSealed: await deps.secrets.seal(key) } : {};
+      const sealedUrl = fields.target !== undefined ? await sealedTarget({ channel: current.channel, target: fields.target }) : null;
+      const stored: SubscriptionPatch = { ...fields, ...sealedKey, ...(sealedUrl ?? {}) };
       return (await store.updateSubscription(id, stored, clock.now())) ?? notFound();
     },
 
@@ -269,6 +276,11 @@ export function createSubscriptionService(deps: SubscriptionServiceDeps) {
       html: `<p>This address already gets status updates.</p><p><a href="${escapeHtml(manageUrl)}">Change what you receive, or unsubscribe</a></p>`,
     };
   }
+}
+
+function requireKey(input: NewSubscription): string {
+  if (!input.key) throw new ApiError(400, 'invalid_request', `a ${input.channel} subscription needs its key`);
+  return input.key;
 }
 
 function notFound(): never {

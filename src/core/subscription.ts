@@ -6,14 +6,42 @@ import { withAllowPrivateHint } from './webhook-target.ts';
 
 /**
  * `channel` is the workspace's team-chat incoming-webhook URL; `webhook` is any receiver of signed
- * events; `app` is a conversation the workspace app posts to, one message per incident. `teams`
- * (a Workflows webhook: an Adaptive Card per change) and `discord` (a channel webhook: one message
- * per incident, edited in place) hold a URL that authorizes posting: it is sealed at rest
+ * events; `app` is a conversation the workspace app posts to, one message per incident.
+ * `pagerduty` (Events API v2) and `opsgenie` (Alert API) page on-call: one alert per incident,
+ * keyed so every change lands on it and resolution closes it; their keys are sealed at rest.
+ * `teams` (a Workflows webhook: an Adaptive Card per change) and `discord` (a channel webhook: one
+ * message per incident, edited in place) hold a URL that authorizes posting: it is sealed at rest
  * (sealedUrlTarget), never shown but for its host.
  */
-export type Channel = 'webhook' | 'email' | 'channel' | 'app' | 'teams' | 'discord';
+export type Channel = 'webhook' | 'email' | 'channel' | 'app' | 'pagerduty' | 'opsgenie' | 'teams' | 'discord';
 
-export const CHANNELS: readonly Channel[] = ['webhook', 'email', 'channel', 'app', 'teams', 'discord'];
+export const CHANNELS: readonly Channel[] = ['webhook', 'email', 'channel', 'app', 'pagerduty', 'opsgenie', 'teams', 'discord'];
+
+/** The channels whose subscriptions hold a key of the tool's (sealed like a webhook's secret) instead of a URL or an address. */
+export type OnCallChannel = 'pagerduty' | 'opsgenie';
+
+export function isOnCallChannel(channel: Channel): channel is OnCallChannel {
+  return channel === 'pagerduty' || channel === 'opsgenie';
+}
+
+/** Opsgenie keeps each account in one region, with its own API host. */
+export type OpsgenieRegion = 'us' | 'eu';
+export const OPSGENIE_REGIONS: readonly OpsgenieRegion[] = ['us', 'eu'];
+
+/**
+ * An on-call subscription's target, as the admin pages show it: the key is the secret, so the
+ * target names only the tool (and Opsgenie's region, which its sends read back with opsgenieRegionOf).
+ */
+export const PAGERDUTY_TARGET = 'PagerDuty Events API v2';
+
+export function opsgenieTarget(region: OpsgenieRegion): string {
+  return `Opsgenie ${region.toUpperCase()}`;
+}
+
+/** The region of an Opsgenie subscription's target; US, Opsgenie's default, for anything else. */
+export function opsgenieRegionOf(target: string): OpsgenieRegion {
+  return target === opsgenieTarget('eu') ? 'eu' : 'us';
+}
 
 /** The channels whose URL is a secret: sealed in `secretSealed`, the target only its host and a fingerprint. */
 export const SEALED_URL_CHANNELS: readonly Channel[] = ['teams', 'discord'];
@@ -50,7 +78,11 @@ export type SubscriptionStatus = 'pending' | 'active' | 'paused';
 export type Subscription = {
   id: string;
   channel: Channel;
-  /** The URL for `webhook` and `channel` (`host#fingerprint` for `teams` and `discord`: sealedUrlTarget), the address for `email`, `<installation>/<conversation>` for `app` (appTarget). */
+  /**
+   * The URL for `webhook` and `channel` (`host#fingerprint` for `teams` and `discord`:
+   * sealedUrlTarget), the address for `email`, `<installation>/<conversation>` for `app`
+   * (appTarget), PAGERDUTY_TARGET for `pagerduty`, opsgenieTarget(region) for `opsgenie`.
+   */
   target: string;
   filters: SubscriptionFilters;
   /** IANA zone in which emails write times; UTC unless the subscriber asked otherwise. */
@@ -58,8 +90,11 @@ export type Subscription = {
   status: SubscriptionStatus;
 };
 
-/** What a valid request to subscribe becomes; the caller adds the id and the status. */
-export type NewSubscription = Pick<Subscription, 'channel' | 'target' | 'filters' | 'timeZone'>;
+/**
+ * What a valid request to subscribe becomes; the caller adds the id and the status. `key`: the
+ * on-call tool's routing key or API key, in the clear until the use case seals it.
+ */
+export type NewSubscription = Pick<Subscription, 'channel' | 'target' | 'filters' | 'timeZone'> & { key?: string };
 
 /** Most entries one filter list may have: enough for every service the vendor names, small enough to index. */
 export const FILTER_MAX_ENTRIES = 50;
@@ -123,6 +158,8 @@ export function createSubscriptionSchema(options: CreateSubscriptionOptions = {}
         z.strictObject({ channel: z.literal('channel'), url: urlSchema('channel', options), ...common }),
         z.strictObject({ channel: z.literal('email'), email: emailSchema, ...common }),
         z.strictObject({ channel: z.literal('app'), installation: appIdSchema('installation'), conversation: appIdSchema('conversation'), ...common }),
+        z.strictObject({ channel: z.literal('pagerduty'), routing_key: toolKeySchema('pagerduty', 'routing_key'), ...common }),
+        z.strictObject({ channel: z.literal('opsgenie'), api_key: toolKeySchema('opsgenie', 'api_key'), region: regionSchema.optional(), ...common }),
         z.strictObject({ channel: z.literal('teams'), url: urlSchema('teams', options), ...common }),
         z.strictObject({ channel: z.literal('discord'), url: urlSchema('discord', options), ...common }),
       ],
@@ -131,7 +168,7 @@ export function createSubscriptionSchema(options: CreateSubscriptionOptions = {}
     .transform(
       (body): NewSubscription => ({
         channel: body.channel,
-        target: body.channel === 'email' ? body.email : body.channel === 'app' ? appTarget(body.installation, body.conversation) : body.url,
+        ...targetOf(body),
         // Being told the monitor went blind is on unless asked otherwise.
         filters: { ...body.filters, monitor: body.filters?.monitor ?? true },
         timeZone: body.timezone ?? DEFAULT_TIME_ZONE,
@@ -141,14 +178,57 @@ export function createSubscriptionSchema(options: CreateSubscriptionOptions = {}
 
 export type CreateSubscriptionInput = z.input<ReturnType<typeof createSubscriptionSchema>>;
 
+type ParsedTarget =
+  | { channel: 'webhook' | 'channel' | 'teams' | 'discord'; url: string }
+  | { channel: 'email'; email: string }
+  | { channel: 'app'; installation: string; conversation: string }
+  | { channel: 'pagerduty'; routing_key: string }
+  | { channel: 'opsgenie'; api_key: string; region?: OpsgenieRegion };
+
+function targetOf(body: ParsedTarget): Pick<NewSubscription, 'target' | 'key'> {
+  switch (body.channel) {
+    case 'email':
+      return { target: body.email };
+    case 'app':
+      return { target: appTarget(body.installation, body.conversation) };
+    case 'pagerduty':
+      return { target: PAGERDUTY_TARGET, key: body.routing_key };
+    case 'opsgenie':
+      return { target: opsgenieTarget(body.region ?? 'us'), key: body.api_key };
+    default:
+      return { target: body.url };
+  }
+}
+
 /**
- * The body of a request to change a subscription: any of `url`, `email`, `filters`, `timezone`.
+ * PagerDuty's integration keys are 32 characters and Opsgenie's API keys are UUIDs; the bound is
+ * loose so a future format still fits, and printable ASCII keeps the key out of header injection.
+ */
+const TOOL_KEY_MAX_CHARS = 200;
+
+function toolKeySchema(channel: OnCallChannel, name: 'routing_key' | 'api_key') {
+  return z
+    .string({ error: (issue) => (issue.input === undefined ? `a ${channel} subscription needs ${name}` : `${name} must be a string`) })
+    .trim()
+    .min(1, `${name} must not be empty`)
+    .max(TOOL_KEY_MAX_CHARS, `${name} must be at most ${TOOL_KEY_MAX_CHARS} characters`)
+    .regex(/^[\x21-\x7e]+$/, `${name} must be printable characters without spaces`);
+}
+
+const regionSchema = z.enum(OPSGENIE_REGIONS as [OpsgenieRegion, ...OpsgenieRegion[]], { error: `region must be one of ${OPSGENIE_REGIONS.join(', ')}` });
+
+/**
+ * The body of a request to change a subscription: any of `url`, `email`, `routing_key`, `api_key`,
+ * `region`, `filters`, `timezone`.
  * Unknown keys are refused. Only its shape is checked here: the change is then checked as a whole
  * subscription, by createSubscriptionSchema, so a change obeys the same rules as a creation.
  */
 export const updateSubscriptionSchema = z.strictObject({
   url: z.string().optional(),
   email: z.string().optional(),
+  routing_key: z.string().optional(),
+  api_key: z.string().optional(),
+  region: z.string().optional(),
   filters: subscriptionFiltersSchema.optional(),
   timezone: z.string().optional(),
 });

@@ -46,6 +46,8 @@ const SETTING_HELP: Record<ConfigKey, string> = {
   MAIL_FROM: 'sender of emails, e.g. "statuswatch <status@example.com>"',
   ADMIN_EMAIL: 'told by email when a subscription is paused (needs SMTP_URL)',
   WEBHOOK_ALLOW_PRIVATE: 'let webhooks reach loopback and private addresses (false)',
+  PAGERDUTY_EVENTS_URL: "where pagerduty subscriptions send events (PagerDuty's https://events.pagerduty.com/v2/enqueue)",
+  OPSGENIE_API_URL: "the Opsgenie API host for every opsgenie subscription (unset: each region's own, https://api.opsgenie.com or https://api.eu.opsgenie.com)",
   TRUST_PROXY: 'behind a reverse proxy: rate limits use the last X-Forwarded-For entry (false)',
   READ_BUDGET_MS_PER_SECOND: "each client's share of the server's time for answers not in the cache, ms a second (100)",
   RETENTION_POLL_RUNS_DAYS: 'days poll runs are kept (30; the newest and the last successful one always stay)',

@@ -8,6 +8,7 @@ import { generateSecretKey } from '../core/secret-box.ts';
 import { startMailCatcher } from '../sim/mail-catcher.ts';
 import { startSimulatedVendor } from '../sim/server.ts';
 import { startWebhookCatcher } from '../sim/webhook-catcher.ts';
+import { startOnCallReceiver } from '../sim/oncall/receiver.ts';
 import { seedDemoWorkspace } from '../sim/web-api/demo-workspace.ts';
 import { startSimulatedWebApi } from '../sim/web-api/server.ts';
 import { startSimulatedScim } from '../sim/scim/server.ts';
@@ -55,6 +56,12 @@ export async function runDemo(config: Config, logger: Logger, stepSeconds: numbe
     started.push(mail);
     const hooks = await startWebhookCatcher();
     started.push(hooks);
+    // PagerDuty and Opsgenie, simulated: keys made for this run, known to the simulator alone.
+    const onCall = await startOnCallReceiver();
+    started.push(onCall);
+    const onCallKeys = { routing_key: randomBytes(16).toString('hex'), api_key: crypto.randomUUID() };
+    onCall.addPagerDutyKey(onCallKeys.routing_key);
+    onCall.addOpsgenieKey(onCallKeys.api_key);
     // Microsoft Teams and Discord, simulated: each one's page shows what the service sent it.
     const chats = await serveSimulator(createChatSims(), { host: '127.0.0.1' });
     started.push(chats);
@@ -84,6 +91,8 @@ export async function runDemo(config: Config, logger: Logger, stepSeconds: numbe
         SMTP_URL: mail.smtpUrl,
         // The webhook catcher listens on loopback over plain http, as a receiver on one's own network would.
         WEBHOOK_ALLOW_PRIVATE: true,
+        PAGERDUTY_EVENTS_URL: onCall.pagerDutyUrl,
+        OPSGENIE_API_URL: onCall.opsgenieUrl,
         MAIL_FROM: config.MAIL_FROM ?? 'statuswatch demo <status@demo.localhost>',
         // The demo database is new on every run, so its key is too: no secret.key is left in ./data.
         SECRET_KEY: config.SECRET_KEY ?? generateSecretKey(),
@@ -110,6 +119,8 @@ export async function runDemo(config: Config, logger: Logger, stepSeconds: numbe
     // Subscribed as an admin would; the secret shown this once is what the catcher checks signatures against.
     const { secret } = (await admin('/api/subscriptions', { channel: 'webhook', url: hooks.hookUrl })) as { secret: string };
     hooks.trust(secret);
+    await admin('/api/subscriptions', { channel: 'pagerduty', routing_key: onCallKeys.routing_key });
+    await admin('/api/subscriptions', { channel: 'opsgenie', api_key: onCallKeys.api_key });
     await admin('/api/subscriptions', { channel: 'teams', url: `${chats.url}/workflows/demo` });
     await admin('/api/subscriptions', { channel: 'discord', url: `${chats.url}/api/webhooks/1/demo-token` });
     // The whole EMA flow once, as an agent platform would run it, so the banner hands out a working token.
@@ -121,6 +132,7 @@ export async function runDemo(config: Config, logger: Logger, stepSeconds: numbe
         simUrl: sim.url,
         mailUrl: mail.pageUrl,
         webhookUrl: hooks.pageUrl,
+        onCallUrl: onCall.pageUrl,
         chatsUrl: chats.url,
         webApiUrl: webApi.url,
         channelUrl: `${webApi.url}/channels/${chat.channelId}`,
@@ -189,6 +201,8 @@ export function demoBanner(urls: {
   simUrl: string;
   mailUrl: string;
   webhookUrl: string;
+  /** The simulated PagerDuty and Opsgenie's page. */
+  onCallUrl?: string;
   /** The simulated Teams and Discord, whose pages are /teams and /discord. */
   chatsUrl?: string;
   webApiUrl: string;
@@ -207,6 +221,7 @@ export function demoBanner(urls: {
     ['Subscribe by email', `${url}/subscribe`],
     ['Mail catcher (mail sent lands here)', urls.mailUrl],
     ['Webhook catcher (signed webhooks land here)', urls.webhookUrl],
+    ...(urls.onCallUrl !== undefined ? [['PagerDuty and Opsgenie (simulated; alerts land here)', urls.onCallUrl] as [string, string]] : []),
     ...(urls.chatsUrl === undefined
       ? []
       : ([

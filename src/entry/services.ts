@@ -156,6 +156,9 @@ export function buildServices(config: Config, ports: RuntimePorts & { secrets: S
     app: workspaceApp?.messages,
     groupMail: groups.mail,
     adminEmail: config.ADMIN_EMAIL,
+    pagerdutyEventsUrl: config.PAGERDUTY_EVENTS_URL,
+    opsgenieApiUrl: config.OPSGENIE_API_URL ?? null,
+    incidentStatusNow: async (incidentId) => (await store.getIncident(incidentId))?.status ?? null,
   });
   const subscriptions = createSubscriptionService({
     store,

@@ -5,6 +5,7 @@
  * note, an edit and its resolution: Teams gets a card per change, Discord ends with one message
  * showing the final state.
  */
+import { webCryptoHashes } from '../../src/core/web-crypto-hashes.ts';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createHttpWebhookSender } from '../../src/adapters/http-webhook-sender.ts';
 import { createSenders } from '../../src/app/senders/index.ts';
@@ -77,6 +78,10 @@ describe('Teams and Discord', () => {
       app: null,
       groupMail: null,
       adminEmail: null,
+      hashes: webCryptoHashes,
+      pagerdutyEventsUrl: 'https://events.pagerduty.example.test/v2/enqueue',
+      opsgenieApiUrl: null,
+      incidentStatusNow: async () => null,
     });
   });
   afterEach(async () => {

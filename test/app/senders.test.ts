@@ -52,6 +52,9 @@ describe('senders', () => {
       app: null,
       groupMail: null,
       adminEmail: 'admin@example.test',
+      pagerdutyEventsUrl: 'https://events.pagerduty.example.test/v2/enqueue',
+      opsgenieApiUrl: null,
+      incidentStatusNow: async () => null,
     });
   });
   afterEach(async () => {

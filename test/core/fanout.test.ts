@@ -146,7 +146,7 @@ describe('filters from a request to subscribe', () => {
   });
 
   it('says what is wrong', () => {
-    expect(issues({ channel: 'sms' })).toEqual(['channel: channel must be one of webhook, email, channel, app, teams, discord']);
+    expect(issues({ channel: 'sms' })).toEqual(['channel: channel must be one of webhook, email, channel, app, pagerduty, opsgenie, teams, discord']);
     expect(issues({ channel: 'channel' })).toEqual(['url: a channel subscription needs url']);
     expect(issues({ channel: 'webhook', url: 'http://hooks.example.com/in' })).toEqual([
       'url: url must be an https: URL, got scheme http: (set WEBHOOK_ALLOW_PRIVATE=true to allow plain http: and private or loopback targets)',

@@ -178,6 +178,23 @@ describe('a running demo', () => {
     expect(page).toContain('<code>standardwebhooks</code> library');
   });
 
+  it('prints the simulated PagerDuty and Opsgenie, subscribed by the demo, whose page shows a test alert and no key', async () => {
+    const token = /token: (\S+)/.exec(demo.stdout)?.[1];
+    const api = (path: string, method = 'GET') => fetch(new URL(path, demo.url('Dashboard')), { method, headers: { authorization: `Bearer ${token}` } });
+    const page = demo.url('PagerDuty and Opsgenie');
+    for (const channel of ['pagerduty', 'opsgenie']) {
+      const { subscriptions } = (await (await api(`/api/subscriptions?channel=${channel}`)).json()) as { subscriptions: { id: string; status: string }[] };
+      expect(subscriptions.map((s) => s.status)).toEqual(['active']);
+      const test = (await (await api(`/api/subscriptions/${subscriptions[0]!.id}/test`, 'POST')).json()) as { ok: boolean };
+      expect(test.ok).toBe(true);
+    }
+    const html = await (await fetch(page)).text();
+    expect(html).toContain('statuswatch/127.0.0.1');
+    expect(html).toMatch(/<td>resolved<\/td>/);
+    expect(html).toMatch(/<td>closed<\/td>/);
+    expect(html).not.toMatch(/"routing_key": "[^…]/);
+  });
+
   it('prints the simulated Teams and Discord pages, each subscribed, each showing a test send', async () => {
     const token = /token: (\S+)/.exec(demo.stdout)?.[1];
     const api = (path: string, method = 'GET') => fetch(new URL(path, demo.url('Dashboard')), { method, headers: { authorization: `Bearer ${token}` } });

@@ -47,6 +47,15 @@ describe('OpenAPI document', () => {
     expect([...new Set(served)].sort()).toEqual([...new Set(documented)].sort());
   });
 
+  it('documents the on-call channels’ bodies for a new subscription: routing_key, api_key and region', () => {
+    const body = JSON.stringify((doc.paths['/api/subscriptions'] as Record<string, { requestBody?: unknown }>).post?.requestBody);
+    expect(body).toMatch(/"const":"pagerduty"|"enum":\["pagerduty"\]/);
+    expect(body).toMatch(/"const":"opsgenie"|"enum":\["opsgenie"\]/);
+    expect(body).toContain('"routing_key"');
+    expect(body).toContain('"api_key"');
+    expect(body).toMatch(/"region":\{[^}]*"enum":\["us","eu"\]/);
+  });
+
   it('documents the app channel’s body for a new subscription: installation and conversation', () => {
     const body = JSON.stringify((doc.paths['/api/subscriptions'] as Record<string, { requestBody?: unknown }>).post?.requestBody);
     expect(body).toMatch(/"const":"app"|"enum":\["app"\]/);

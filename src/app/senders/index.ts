@@ -8,6 +8,8 @@ import { createChatChannel } from './chat-channel.ts';
 import { createDiscordChannel } from './discord.ts';
 import { createEmailChannel } from './email.ts';
 import { createGroupEmailChannel } from './group-email.ts';
+import { createOpsgenieChannel } from './opsgenie.ts';
+import { createPagerDutyChannel } from './pagerduty.ts';
 import type { Senders } from './sender.ts';
 import { createTeamsChannel } from './teams.ts';
 import { createWebhookChannel } from './webhook.ts';
@@ -24,6 +26,8 @@ export function createSenders(deps: SendersDeps): Senders {
     channel: createChatChannel(deps),
     email: createEmailChannel({ ...deps, groupEmail: deps.groupMail ? createGroupEmailChannel({ groupMail: deps.groupMail }) : null }),
     app: createWorkspaceAppChannel(deps),
+    pagerduty: createPagerDutyChannel(deps),
+    opsgenie: createOpsgenieChannel(deps),
     teams: createTeamsChannel(deps),
     discord: createDiscordChannel(deps),
   };

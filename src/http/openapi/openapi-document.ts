@@ -103,7 +103,8 @@ export const API_OPERATIONS: ApiOperation[] = [
   {
     method: 'post',
     path: '/api/subscriptions',
-    summary: 'Create a subscription (email to an address or to a SCIM group’s members, webhook, team-chat channel, workspace app, Microsoft Teams or Discord)',
+    summary:
+      'Create a subscription (email to an address or to a SCIM group’s members, webhook, team-chat channel, workspace app, PagerDuty, Opsgenie, Microsoft Teams or Discord)',
     admin: true,
     body: z.union([createSubscriptionSchema({ allowPlainHttp: false }), groupSubscriptionBody]),
     ok: { status: 201, schema: s.subscriptionOneSchema },

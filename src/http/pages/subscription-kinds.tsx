@@ -13,6 +13,7 @@ import { groupIdOfTarget } from '../../core/scim-group.ts';
 import { sealedUrlHost } from '../../core/subscription.ts';
 import type { AppDeps } from '../deps.ts';
 import { appKind } from './app-subscription-kind.tsx';
+import { opsgenieKind, pagerdutyKind } from './oncall-subscription-kinds.tsx';
 
 /** Every text value posted under each name, as the form sent it: what a re-rendered form shows again. */
 export type FormFields = Record<string, string[]>;
@@ -209,7 +210,7 @@ const discord = sealedUrlKind({
 });
 
 /** In the picker's order; the first is the form's default. */
-export const SUBSCRIPTION_FORM_KINDS: readonly SubscriptionFormKind[] = [webhook, channel, email, appKind, teams, discord];
+export const SUBSCRIPTION_FORM_KINDS: readonly SubscriptionFormKind[] = [webhook, channel, email, appKind, pagerdutyKind, opsgenieKind, teams, discord];
 
 export function formKind(channelName: string | undefined): SubscriptionFormKind | undefined {
   return SUBSCRIPTION_FORM_KINDS.find((kind) => kind.channel === channelName);

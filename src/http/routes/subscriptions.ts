@@ -3,7 +3,7 @@ import { Hono } from 'hono';
 import { ApiError } from '../../core/errors.ts';
 import { webhookMessageId } from '../../core/fanout.ts';
 import type { Delivery, DeliveryAttemptRecord, DeliveryState, OutboxStore, StoredSubscription, SubscriptionStore } from '../../core/ports.ts';
-import { CHANNELS, hasSealedUrl, parseAppTarget, sealedUrlHost, type Channel, type SubscriptionStatus } from '../../core/subscription.ts';
+import { CHANNELS, hasSealedUrl, opsgenieRegionOf, parseAppTarget, sealedUrlHost, type Channel, type SubscriptionStatus } from '../../core/subscription.ts';
 import { groupIdOfTarget } from '../../core/scim-group.ts';
 import { iso } from '../api-json.ts';
 import { instantParam, pageRequest } from '../query-params.ts';
@@ -117,7 +117,7 @@ export function subscriptionRoutes(deps: SubscriptionRouteDeps) {
   return app;
 }
 
-/** Where it sends, by the names a request to subscribe uses: `url`, `email`, or `installation` and `conversation`. */
+/** Where it sends, by the names a request to subscribe uses: `url`, `email`, `installation` and `conversation`, or `region`. */
 function targetFields(s: StoredSubscription): Record<string, string> {
   // A group subscription shows its directory group, not its internal target.
   const group = groupIdOfTarget(s.target);
@@ -125,6 +125,9 @@ function targetFields(s: StoredSubscription): Record<string, string> {
   if (s.channel === 'email') return { email: s.target };
   // The URL authorizes posting: only its host is ever shown.
   if (hasSealedUrl(s.channel)) return { url_host: sealedUrlHost(s.target) };
+  // An on-call tool's key is never shown: only where an Opsgenie account lives.
+  if (s.channel === 'pagerduty') return {};
+  if (s.channel === 'opsgenie') return { region: opsgenieRegionOf(s.target) };
   const app = s.channel === 'app' ? parseAppTarget(s.target) : null;
   return app ? { installation: app.installationId, conversation: app.conversationId } : { url: s.target };
 }
