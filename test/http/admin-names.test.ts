@@ -89,4 +89,17 @@ describe('the admin speaks in names', () => {
     expect(nav).toContain('/admin/directory');
     for (const href of nav.filter((h) => h !== '/admin')) expect(more, href).toContain(`<a href="${href}">`);
   });
+
+  it('says mail is set up on the email form only when it is', async () => {
+    const form = await admin.get('/admin/new-subscription?channel=email');
+    expect(form.html).toContain('Mail is set up on this server');
+    expect(form.html).not.toContain('Mail is not set up');
+    const mailless = await startTestApp(vendor.url);
+    try {
+      const bare = await (await signInAdmin(mailless)).get('/admin/new-subscription?channel=email');
+      expect(bare.html).toContain('Mail is not set up on this server: set SMTP_URL (or MAIL_API_TOKEN) and MAIL_FROM to send email.');
+    } finally {
+      await mailless.close();
+    }
+  });
 });
