@@ -102,4 +102,19 @@ describe('the admin speaks in names', () => {
       await mailless.close();
     }
   });
+
+  it('answers a misspelled group with the closest name and the groups the directory has, escaped', async () => {
+    await control(directory, 'POST', '/groups', { displayName: '<b>Ops</b>', members: [] });
+    const refused = await admin.post('/admin/new-subscription', { channel: 'email', email: '', group: 'Suport', timezone: 'UTC' });
+    expect(refused.status).toBe(404);
+    expect(refused.html).toContain(
+      'The directory has no group with the id or display name &quot;Suport&quot;; did you mean &quot;Support&quot;?; its groups: &quot;Support&quot;, &quot;&lt;b&gt;Ops&lt;/b&gt;&quot;.',
+    );
+    expect(refused.html).not.toContain('<b>Ops</b>');
+    // The same words from the API, which the form goes through.
+    const api = await service.admin('POST', '/api/subscriptions', { channel: 'email', group: 'Suport' });
+    expect(api).toMatchObject({ status: 404, body: { error: 'group_not_found' } });
+    expect(api.body.detail).toContain('did you mean "Support"?');
+    expect((await service.admin('GET', '/api/subscriptions')).body.subscriptions).toEqual([]);
+  });
 });
