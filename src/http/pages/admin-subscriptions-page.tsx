@@ -40,7 +40,7 @@ function SubscriptionRow(props: { s: StoredSubscription; title: SubscriptionTitl
   const base = `/admin/subscriptions/${encodeURIComponent(s.id)}`;
   return (
     <tr>
-      <th scope="row" class="name-cell">
+      <th scope="row" class="name-cell name-first">
         <SubscriptionName id={s.id} title={props.title} />
       </th>
       <td>

@@ -94,7 +94,7 @@ const email: SubscriptionFormKind = {
   fields: ({ fields, editing, deps }) => {
     const groupId = editing ? groupIdOfTarget(editing.target) : null;
     // A group subscription keeps its group: it is shown, not edited.
-    if (groupId !== null) return <GroupShown groupId={groupId} />;
+    if (groupId !== null && editing) return <GroupShown groupId={groupId} subscriptionId={editing.id} />;
     return (
       <>
         <div class="field">
@@ -151,10 +151,11 @@ function GroupField(props: { fields: FormFields }) {
   );
 }
 
-function GroupShown(props: { groupId: string }) {
+function GroupShown(props: { groupId: string; subscriptionId: string }) {
   return (
     <p>
-      Sends to the members of the directory group <code>{props.groupId}</code>: <a href="/admin/directory">see the directory</a>.
+      Sends to the members of the directory group <code>{props.groupId}</code>:{' '}
+      <a href={`/admin/directory/${encodeURIComponent(props.subscriptionId)}`}>see its members and audit list</a>.
     </p>
   );
 }
