@@ -9,6 +9,7 @@ const NODE_ONLY_HTTP_TESTS = [
   'test/http/app-install-pages.test.ts', // the simulated Web API and the app's settings come through the Node harness (buildAppDeps)
   'test/http/admin-app-subscription-form.test.ts', // the simulated Web API runs in Node beside the app
   'test/http/app-installations.test.ts', // the same
+  'test/http/admin-app-names.test.ts', // the same
   'test/http/app-slash-command.test.ts', // the same: the signing secret is set through the Node harness
   'test/http/blind-faces.test.ts', // brings a vendor up on the very port that was dead: the workers fixture factory starts vendors on fresh ports
   'test/http/outbox-signal.test.ts', // the Node delivery scheduler (timers woken by the outbox signal) is the subject

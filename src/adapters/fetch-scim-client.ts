@@ -300,13 +300,14 @@ function createView(options: ScimClientOptions, shared: SharedState, spending: S
       }
     },
 
-    async groupByName(name) {
+    async groupByName(name, seen) {
       // Groups have no filterable attribute in the vendor's grammar (userName, email, restricted,
       // ultra_restricted are users'), and v2.0 has no filter at all: the groups are listed.
       let startIndex = 1;
       for (let pages = 0; pages < MAX_LIST_PAGES; pages += 1) {
         const page = await groupsPage(startIndex);
         const resources = page.Resources ?? [];
+        if (seen) for (const g of resources) seen(g.displayName);
         const found = resources.find((g) => g.displayName === name);
         if (found) return toDirectoryGroup(found) satisfies DirectoryGroup;
         const next = nextPage(startIndex, resources.length, page.totalResults);

@@ -14,6 +14,7 @@ function toRecord(row: typeof i.$inferSelect): InstallationRecord {
   return {
     id: row.id,
     teamId: row.teamId,
+    teamName: row.teamName,
     botUserId: row.botUserId,
     scopes: JSON.parse(row.scopesJson) as string[],
     accessTokenSealed: row.accessTokenSealed,
@@ -37,6 +38,7 @@ export function createSqliteInstallationStore(connection: SqliteConnection): Ins
   return {
     async saveInstallation(installation, now) {
       const tokens = {
+        teamName: installation.teamName,
         botUserId: installation.botUserId,
         scopesJson: JSON.stringify([...installation.scopes].sort()),
         accessTokenSealed: installation.accessTokenSealed,

@@ -209,6 +209,8 @@ export const subscriptions = sqliteTable(
     id: text('id').primaryKey(),
     channel: text('channel', { enum: ['webhook', 'email', 'channel', 'app', 'pagerduty', 'opsgenie', 'teams', 'discord'] }).notNull(),
     target: text('target').notNull(),
+    /** The name of a target that is an id (an app subscription's conversation), as the vendor gave it when the subscription was made. */
+    targetName: text('target_name'),
     filtersJson: text('filters_json').notNull(),
     timeZone: text('time_zone').notNull(),
     status: text('status', { enum: ['pending', 'active', 'paused'] }).notNull(),
@@ -330,6 +332,8 @@ export const adminSessions = sqliteTable('admin_sessions', {
 export const appInstallations = sqliteTable('app_installations', {
   id: text('id').primaryKey(),
   teamId: text('team_id').notNull().unique(),
+  /** The workspace's name at the last install, for the admin pages; null when the vendor gave none. */
+  teamName: text('team_name'),
   botUserId: text('bot_user_id').notNull(),
   scopesJson: text('scopes_json').notNull(),
   accessTokenSealed: text('access_token_sealed'),

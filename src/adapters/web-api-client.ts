@@ -100,7 +100,21 @@ function toHistoryPage(answer: z.infer<typeof historyAnswer>): ChatHistoryPage {
   };
 }
 
-const identityAnswer = z.object({ ok: z.literal(true), team_id: z.string().min(1), user_id: z.string().min(1), bot_id: z.string().optional() });
+/** Longest workspace name kept: the vendor's names are short; a longer one is cut, not refused. */
+export const TEAM_NAME_MAX_CHARS = 200;
+
+const identityAnswer = z.object({
+  ok: z.literal(true),
+  team_id: z.string().min(1),
+  // The workspace's name: shown to the admin, never relied on, so an odd one is dropped, not refused.
+  team: z
+    .string()
+    .optional()
+    .catch(undefined)
+    .transform((name) => (name?.trim() ? name.trim().slice(0, TEAM_NAME_MAX_CHARS) : null)),
+  user_id: z.string().min(1),
+  bot_id: z.string().optional(),
+});
 
 function toGrant(answer: z.infer<typeof tokenAnswer>): TokenGrant {
   return {
@@ -194,7 +208,7 @@ export function createWebApiClient(options: WebApiClientOptions): VendorWebApi &
     },
     async identify(accessToken): Promise<TokenIdentity> {
       const answer = parse('auth.test', identityAnswer, await call('auth.test', {}, accessToken));
-      return { teamId: answer.team_id, userId: answer.user_id, botUserId: answer.bot_id === undefined ? null : answer.user_id };
+      return { teamId: answer.team_id, teamName: answer.team, userId: answer.user_id, botUserId: answer.bot_id === undefined ? null : answer.user_id };
     },
     async accessFromCode(code, redirectUri) {
       const json = await call('oauth.v2.access', { ...credentials, grant_type: 'authorization_code', code, redirect_uri: redirectUri });

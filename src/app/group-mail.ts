@@ -102,7 +102,8 @@ export function createGroupMail(deps: GroupMailDeps) {
           publicUrl: deps.publicUrl,
           timeZone: zone ?? subscription.timeZone,
           unsubscribeUrl: link,
-          manageUrl: link,
+          // A member has no page to change what the group receives: the footer says who sets it.
+          manageUrl: null,
           sanitizeHtml: deps.sanitizeHtml,
         });
         const result = await deps.mailer.send({

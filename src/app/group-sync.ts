@@ -4,6 +4,7 @@
  * who was added and removed and why (core/scim-group.ts), and writes it all in one step. A failed
  * read keeps the last good list, says so in the link's outcome and the audit list, and removes nobody.
  */
+import { closeNames } from '../core/close-names.ts';
 import { createSlots } from './concurrency.ts';
 import { ApiError } from '../core/errors.ts';
 import type { Clock, Logger } from '../core/ports.ts';
@@ -339,8 +340,9 @@ export function createGroupSync(deps: GroupSyncDeps) {
         // An id has no spaces or slashes; a name may. Only what could be an id is tried as one, and a
         // refusal of it as an id (not a failure of the directory) sends the lookup on to the names.
         const byId = /^[A-Za-z0-9_-]{1,100}$/.test(ref) ? await deps.directory.group(ref).catch((error: unknown) => notAnId(error)) : null;
-        const group = byId ?? (await deps.directory.groupByName(ref));
-        if (!group) throw new ApiError(404, 'group_not_found', `the directory has no group with the id or display name ${JSON.stringify(ref.slice(0, 100))}`);
+        const names: string[] = [];
+        const group = byId ?? (await deps.directory.groupByName(ref, (name) => names.length < GROUP_NAMES_READ_MAX && names.push(name)));
+        if (!group) throw new ApiError(404, 'group_not_found', groupNotFound(ref, names));
         return group;
       } catch (error) {
         if (error instanceof ScimCallError) throw new ApiError(502, 'directory_unavailable', `the SCIM directory did not answer as expected: ${error.message}`);
@@ -348,4 +350,22 @@ export function createGroupSync(deps: GroupSyncDeps) {
       }
     },
   };
+}
+
+/** Group names kept from the listing a miss walked, to say which exist: the listing itself is bounded by its pages. */
+const GROUP_NAMES_READ_MAX = 5_000;
+/** Names a refusal lists, each at most NAME_SHOWN_MAX_CHARS: the refusal is read in a form, not a report. */
+const GROUP_NAMES_SHOWN_MAX = 20;
+const NAME_SHOWN_MAX_CHARS = 100;
+
+/** A refusal of a group reference that names none: what is closest ("did you mean"), and which groups the directory has. */
+export function groupNotFound(ref: string, names: readonly string[]): string {
+  const quote = (name: string) => JSON.stringify(name.slice(0, NAME_SHOWN_MAX_CHARS));
+  const base = `the directory has no group with the id or display name ${quote(ref)}`;
+  if (names.length === 0) return `${base}, and lists no groups`;
+  const close = closeNames(ref, names, 3);
+  const shown = names.slice(0, GROUP_NAMES_SHOWN_MAX).map(quote).join(', ');
+  const more =
+    names.length > GROUP_NAMES_SHOWN_MAX ? ` and ${names.length - GROUP_NAMES_SHOWN_MAX}${names.length >= GROUP_NAMES_READ_MAX ? '+' : ''} more` : '';
+  return `${base}${close.length > 0 ? `; did you mean ${close.map(quote).join(' or ')}?` : ''}; its groups: ${shown}${more}`;
 }

@@ -38,13 +38,16 @@ export type SubscriptionRequestDeps = GroupSubscriptionDeps & {
   appInstalls?: AppInstalls;
 };
 
+/** Longest conversation name kept: the vendor's are at most 80 characters; a longer one is cut. */
+const CONVERSATION_NAME_MAX_CHARS = 200;
+
 export function subscriptionRequests(deps: SubscriptionRequestDeps) {
   const createSchema = createSubscriptionSchema({ allowPlainHttp: deps.allowPrivateWebhooks });
   // A filter on a name the vendor never uses would silently never match: refused with the known names.
   const known = knownServiceNames(deps.store, deps.clock);
 
-  /** An app subscription names an active installation's conversation the app can post to, once. */
-  async function requirePostableConversation(input: NewSubscription): Promise<void> {
+  /** An app subscription names an active installation's conversation the app can post to, once; its name as the vendor gives it. */
+  async function requirePostableConversation(input: NewSubscription): Promise<string | null> {
     const target = parseAppTarget(input.target);
     if (!target) throw new ApiError(400, 'invalid_request', 'installation and conversation must be ids');
     if (!deps.appInstalls) throw new ApiError(409, 'app_disabled', 'the workspace app is not configured: set APP_CLIENT_ID and APP_CLIENT_SECRET');
@@ -59,6 +62,7 @@ export function subscriptionRequests(deps: SubscriptionRequestDeps) {
       too_many: `conversation: ${target.conversationId} was not among the first conversations the installation sees; try again, or invite the app to it`,
     };
     if (check.kind !== 'postable') throw new ApiError(400, 'invalid_request', refusals[check.kind]);
+    return check.conversation.name.slice(0, CONVERSATION_NAME_MAX_CHARS) || null;
   }
 
   return {
@@ -67,8 +71,8 @@ export function subscriptionRequests(deps: SubscriptionRequestDeps) {
       if (isGroupRequest(body)) return { subscription: await createGroupSubscription(deps, known, body), secret: null };
       const input = parseRequest(createSchema, body);
       await requireKnownServices(known, 'filters.services', input.filters.services);
-      if (input.channel === 'app') await requirePostableConversation(input);
-      return deps.subscriptions.create(input);
+      const targetName = input.channel === 'app' ? await requirePostableConversation(input) : null;
+      return deps.subscriptions.create(targetName === null ? input : { ...input, targetName });
     },
 
     /** `body` as `PATCH /api/subscriptions/:id` takes it. */

@@ -21,8 +21,11 @@ export type EmailContext = {
   timeZone: string;
   /** One-click unsubscribe (RFC 8058): the URL that takes the POST. */
   unsubscribeUrl: string;
-  /** The page where the subscriber changes what they receive. */
-  manageUrl: string;
+  /**
+   * The page where the subscriber changes what they receive; null when there is none (a directory
+   * group's member: what the group receives is the admin's to set), and the footer says so.
+   */
+  manageUrl: string | null;
   /** Cleans a note body for the HTML part (adapters/html-sanitizer.ts); the core has no parser. */
   sanitizeHtml: (html: string) => string;
 };
@@ -49,7 +52,7 @@ export function renderEmail(update: IncidentUpdate, context: EmailContext): Rend
   const noteHeading = note ? `Latest note, ${when(note.date_created)}` : null;
   const subject = emailSubject(update);
   const unsubscribeUrl = oneLine(context.unsubscribeUrl);
-  const manageUrl = oneLine(context.manageUrl);
+  const manageUrl = context.manageUrl === null ? null : oneLine(context.manageUrl);
 
   const text = [
     subject,
@@ -82,10 +85,7 @@ export function renderEmail(update: IncidentUpdate, context: EmailContext): Rend
       : []),
     `<p><a href="${escapeHtml(ours)}">View the incident</a>${theirs ? ` · <a href="${escapeHtml(theirs)}">Vendor status page</a>` : ''}</p>`,
     '<hr style="border:0;border-top:1px solid #d2d2d7;margin:24px 0 8px">',
-    '<p style="font-size:13px;color:#6e6e73">',
-    `<a href="${escapeHtml(manageUrl)}" style="color:#6e6e73">Change what you receive</a> · `,
-    `<a href="${escapeHtml(unsubscribeUrl)}" style="color:#6e6e73">Unsubscribe</a>`,
-    '</p>',
+    htmlFooter(manageUrl, unsubscribeUrl),
     '</body></html>',
     '',
   ].join('\n');
@@ -108,9 +108,18 @@ export function htmlHead(subject: string): string[] {
   ];
 }
 
-/** The signature every subscriber email's text part ends with: where to change what it gets, and to stop. */
-export function textFooter(manageUrl: string, unsubscribeUrl: string): string[] {
-  return ['-- ', `Change what you receive: ${manageUrl}`, `Unsubscribe: ${unsubscribeUrl}`, ''];
+/** What a group member's footer says in place of a link to change what they receive: there is no such page for them. */
+export const GROUP_MEMBER_FOOTER = 'You get this as a member of a directory group; what the group receives is set by your administrator.';
+
+/** The signature every subscriber email's text part ends with: where to change what it gets (or who does), and to stop. */
+export function textFooter(manageUrl: string | null, unsubscribeUrl: string): string[] {
+  return ['-- ', manageUrl === null ? GROUP_MEMBER_FOOTER : `Change what you receive: ${manageUrl}`, `Unsubscribe: ${unsubscribeUrl}`, ''];
+}
+
+/** The same signature as the HTML part's last paragraph. */
+export function htmlFooter(manageUrl: string | null, unsubscribeUrl: string): string {
+  const manage = manageUrl === null ? escapeHtml(GROUP_MEMBER_FOOTER) : `<a href="${escapeHtml(manageUrl)}" style="color:#6e6e73">Change what you receive</a>`;
+  return `<p style="font-size:13px;color:#6e6e73">${manage} · <a href="${escapeHtml(unsubscribeUrl)}" style="color:#6e6e73">Unsubscribe</a></p>`;
 }
 
 /** The headers of every email to a subscriber. */

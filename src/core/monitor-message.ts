@@ -4,7 +4,7 @@
  */
 import type { ChannelMessage } from './channel-message.ts';
 import { escapeMrkdwn } from './channel-message.ts';
-import { escapeHtml, htmlHead, subscriberHeaders, textFooter, timeFormatter, type EmailContext, type RenderedEmail } from './email-render.ts';
+import { escapeHtml, htmlFooter, htmlHead, subscriberHeaders, textFooter, timeFormatter, type EmailContext, type RenderedEmail } from './email-render.ts';
 import type { MonitorEventData } from './events.ts';
 import { oneLine, servicesLabel, truncate } from './notification-message.ts';
 
@@ -60,14 +60,14 @@ export function renderMonitorEmail(data: MonitorEventData, context: Omit<EmailCo
   const subject = monitorSubject(data);
   const lines = monitorLines(data, timeFormatter(context.timeZone));
   const unsubscribeUrl = oneLine(context.unsubscribeUrl);
-  const manageUrl = oneLine(context.manageUrl);
+  const manageUrl = context.manageUrl === null ? null : oneLine(context.manageUrl);
   const dashboard = `${context.publicUrl.replace(/\/+$/, '')}/`;
   const text = [subject, '', ...lines, '', `Dashboard: ${dashboard}`, '', ...textFooter(manageUrl, unsubscribeUrl)].join('\n');
   const html = [
     ...htmlHead(subject),
     `<p>${lines.map(escapeHtml).join('<br>')}</p>`,
     `<p><a href="${escapeHtml(dashboard)}">Dashboard</a></p>`,
-    `<p style="color:#6e6e73;font-size:13px"><a href="${escapeHtml(manageUrl)}">Change what you receive</a> · <a href="${escapeHtml(unsubscribeUrl)}">Unsubscribe</a></p>`,
+    htmlFooter(manageUrl, unsubscribeUrl),
     '</body></html>',
   ].join('\n');
   return {

@@ -94,7 +94,11 @@ export type Subscription = {
  * What a valid request to subscribe becomes; the caller adds the id and the status. `key`: the
  * on-call tool's routing key or API key, in the clear until the use case seals it.
  */
-export type NewSubscription = Pick<Subscription, 'channel' | 'target' | 'filters' | 'timeZone'> & { key?: string };
+export type NewSubscription = Pick<Subscription, 'channel' | 'target' | 'filters' | 'timeZone'> & {
+  key?: string;
+  /** The target's name where the target is an id (an app subscription's conversation), as the vendor gave it. */
+  targetName?: string | null;
+};
 
 /** Most entries one filter list may have: enough for every service the vendor names, small enough to index. */
 export const FILTER_MAX_ENTRIES = 50;

@@ -70,6 +70,24 @@ describe('web api client', () => {
     await expect(client(url).identify('t')).rejects.toMatchObject({ method: 'auth.test', code: 'http_502', retryable: true });
   });
 
+  it('reads the workspace name auth.test gives, cut at 200 characters, and none when it is missing or not text', async () => {
+    const answers = [
+      { ok: true, team_id: 'T1', team: '  Demo workspace ', user_id: 'U1', bot_id: 'B1' },
+      { ok: true, team_id: 'T1', team: 'W'.repeat(5_000), user_id: 'U1' },
+      { ok: true, team_id: 'T1', user_id: 'U1' },
+      { ok: true, team_id: 'T1', team: { name: 'odd' }, user_id: 'U1' },
+    ];
+    const url = await serve((_req, res) => {
+      res.writeHead(200, { 'Content-Type': 'application/json' });
+      res.end(JSON.stringify(answers.shift()));
+    });
+    const api = client(url);
+    expect(await api.identify('t')).toEqual({ teamId: 'T1', teamName: 'Demo workspace', userId: 'U1', botUserId: 'U1' });
+    expect((await api.identify('t')).teamName).toBe('W'.repeat(200));
+    expect((await api.identify('t')).teamName).toBeNull();
+    expect((await api.identify('t')).teamName).toBeNull();
+  });
+
   it('sends the refresh grant form-encoded with the client credentials', async () => {
     let seen = '';
     let type = '';

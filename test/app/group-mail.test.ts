@@ -15,7 +15,10 @@ import type { Mailer } from '../../src/core/ports.ts';
 import { webhookMessageId } from '../../src/core/fanout.ts';
 import { memberSendsKeyOf } from '../../src/core/scim-group.ts';
 import { createSecretBox, generateSecretKey } from '../../src/core/secret-box.ts';
+import { renderEmail } from '../../src/core/email-render.ts';
+import { incidentUpdate } from '../fixtures/message-fixtures.ts';
 import { storedSubscription } from '../fixtures/notification-builders.ts';
+import { rawIncident } from '../fixtures/vendor-builders.ts';
 import { startSmtp, type TestSmtp } from '../helpers/smtp.ts';
 import { openTempArchive, type TempArchive } from '../helpers/temp-archive.ts';
 import { control, startScim } from '../sim/scim-helpers.ts';
@@ -179,6 +182,22 @@ describe('group mail', () => {
     // The link, whether the delivery began, and the turn's 3 members plus one: 6 rows, not 24 + the sends so far.
     expect(perTurn).toEqual([6, 6, 6, 6, 6, 6]);
     expect(smtp.received).toHaveLength(21);
+  });
+
+  it('tells a member who sets what the group receives, and links only the unsubscribe to their token', async () => {
+    const { mail, subscription } = await syncedGroupOf(['a@example.test']);
+    const update = incidentUpdate(rawIncident({ id: 7, title: 'Search is slow' }));
+    await mail.send(subscription, (context) => renderEmail(update, context), { deliveryKey: 'd' });
+    const [received] = smtp.received;
+    const unsubscribe = /Unsubscribe: (\S+)/.exec(received!.text ?? '')?.[1];
+    expect(unsubscribe).toMatch(/^https:\/\/status\.example\.test\/.+token=/);
+    // No link says "Change what you receive" and then unsubscribes: a member has no page to change what the group gets.
+    expect(received!.text).not.toContain('Change what you receive');
+    expect(received!.html).not.toContain('Change what you receive');
+    expect(received!.text).toContain(
+      '-- \nYou get this as a member of a directory group; what the group receives is set by your administrator.\nUnsubscribe: ',
+    );
+    expect(received!.html).toContain('You get this as a member of a directory group; what the group receives is set by your administrator. · <a href=');
   });
 
   it('skips a muted member, and opens only its own tokens', async () => {

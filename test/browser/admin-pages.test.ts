@@ -9,6 +9,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { rawIncident } from '../fixtures/vendor-builders.ts';
 import { ADMIN_TOKEN, startTestService, startTestVendor, type TestService, type TestVendor } from '../helpers/service.ts';
 import { startWebhookReceiver, type WebhookReceiver } from '../helpers/webhook-receiver.ts';
+import { installApp, startAppWorld, subscribeApp, type AppWorld } from '../helpers/app-channel.ts';
 import { launchBrowser, MOBILE_VIEWPORT, screenshot, vendorTime, watchedPage, type WatchedPage } from './helpers.ts';
 
 const DESKTOP = { width: 1280, height: 800 };
@@ -26,6 +27,7 @@ function rgb(hex: string): string {
 describe('admin pages in Chromium', () => {
   let vendor: TestVendor;
   let receiver: WebhookReceiver;
+  let world: AppWorld;
   let service: TestService;
   let browser: Browser;
   let current: WatchedPage | undefined;
@@ -34,8 +36,11 @@ describe('admin pages in Chromium', () => {
   beforeAll(async () => {
     vendor = await startTestVendor({ historyWindowDays: 100_000 });
     receiver = await startWebhookReceiver();
-    service = await startTestService(vendor.url, { env: { WEBHOOK_ALLOW_PRIVATE: 'true' } });
+    world = await startAppWorld(['status-updates'], 'Demo workspace');
+    service = await startTestService(vendor.url, { env: { WEBHOOK_ALLOW_PRIVATE: 'true', ...world.env } });
     expect((await service.poll()).outcome).toBe('ok');
+    const installation = await installApp(service.admin, world);
+    await subscribeApp(service.admin, installation, world.channels['status-updates']!);
     const origin = new URL(receiver.url).origin;
     await service.admin('POST', '/api/subscriptions', { channel: 'webhook', url: `${origin}${LONG_PATH}` });
     await service.admin('POST', '/api/subscriptions', { channel: 'channel', url: `http://127.0.0.1:9${LONG_PATH}` });
@@ -62,6 +67,7 @@ describe('admin pages in Chromium', () => {
     await browser?.close();
     await service?.close();
     await receiver?.close();
+    await world?.close();
     await vendor?.close();
   });
   afterEach(async () => {
@@ -166,4 +172,55 @@ describe('admin pages in Chromium', () => {
     await screenshot(page, 'admin-overview');
     expect(problems).toEqual(NO_PROBLEMS);
   });
+
+  /** Whether a page and each of its tables stay inside their boxes, and each id detail line is one line. */
+  const widths = (page: Page) =>
+    page.evaluate(() => ({
+      page: { scroll: document.documentElement.scrollWidth, client: document.documentElement.clientWidth },
+      tables: [...document.querySelectorAll('.table-scroll')].map((box) => ({ scroll: box.scrollWidth, client: box.clientWidth })),
+      details: [...document.querySelectorAll('.id-detail')].map((d) => ({
+        text: d.textContent,
+        lines: Math.round(
+          d.getBoundingClientRect().height / (Number.parseFloat(getComputedStyle(d).lineHeight) || Number.parseFloat(getComputedStyle(d).fontSize) * 1.5),
+        ),
+      })),
+    }));
+
+  for (const [name, viewport] of [
+    ['1,280', DESKTOP],
+    ['390', MOBILE_VIEWPORT],
+  ] as const) {
+    it(`keeps /admin/app's Uninstall button inside its table, and the page still, at ${name} px`, async () => {
+      const { page, problems } = await signedIn(viewport);
+      await page.goto(`${service.url}/admin/app`, { waitUntil: 'load' });
+      await screenshot(page, `admin-app-${name.replace(',', '')}`);
+      expect(await page.locator('th[scope="row"]').first().textContent()).toContain('Demo workspace');
+      const measured = await widths(page);
+      expect(measured.page.scroll).toBeLessThanOrEqual(measured.page.client);
+      if (viewport === DESKTOP) {
+        for (const table of measured.tables) expect(table.scroll).toBeLessThanOrEqual(table.client);
+        const [button, box] = await Promise.all([
+          page.getByRole('button', { name: 'Uninstall' }).boundingBox(),
+          page.locator('.table-scroll').first().boundingBox(),
+        ]);
+        expect(button!.x + button!.width).toBeLessThanOrEqual(box!.x + box!.width + 0.5);
+      }
+      expect(problems).toEqual(NO_PROBLEMS);
+    });
+
+    it(`lists subscriptions as a table of names, each id detail on one line, the page still, at ${name} px`, async () => {
+      const { page, problems } = await signedIn(viewport);
+      await page.goto(`${service.url}/admin/subscriptions`, { waitUntil: 'load' });
+      await screenshot(page, `admin-subscriptions-${name.replace(',', '')}`);
+      expect(await page.getByRole('link', { name: '#status-updates (Demo workspace)' }).count()).toBe(1);
+      const listed = (await service.admin('GET', '/api/subscriptions')).body.subscriptions as unknown[];
+      expect(await page.locator('table.data-table tbody tr').count()).toBe(listed.length);
+      const measured = await widths(page);
+      expect(measured.page.scroll).toBeLessThanOrEqual(measured.page.client);
+      if (viewport === DESKTOP) for (const table of measured.tables) expect(table.scroll).toBeLessThanOrEqual(table.client);
+      expect(measured.details.length).toBeGreaterThan(0);
+      for (const detail of measured.details) expect(detail, `${detail.text}`).toMatchObject({ lines: 1 });
+      expect(problems).toEqual(NO_PROBLEMS);
+    });
+  }
 });

@@ -13,6 +13,7 @@ const CLAIM_TTL_MS = 10_000;
 const install = (over: Partial<NewInstallation> = {}): NewInstallation => ({
   id: 'inst-1',
   teamId: 'T0001',
+  teamName: 'Acme',
   botUserId: 'U0BOT',
   scopes: ['chat:write', 'channels:read'],
   accessTokenSealed: 'sealed-access-1',
@@ -38,7 +39,7 @@ export function installationsContract(target: StoreTarget): void {
 
     it('saves an installation and gives it back, active, as another process reads it', async () => {
       const saved = await store.saveInstallation(install(), T0);
-      expect(saved).toMatchObject({ id: 'inst-1', teamId: 'T0001', state: 'active', reason: null, refreshClaimedAt: null, updatedAt: T0 });
+      expect(saved).toMatchObject({ id: 'inst-1', teamId: 'T0001', teamName: 'Acme', state: 'active', reason: null, refreshClaimedAt: null, updatedAt: T0 });
       const read = await opened.openAnother().findInstallation('inst-1');
       expect(read).toEqual(saved);
       expect(read?.scopes).toEqual(['channels:read', 'chat:write']);
@@ -93,8 +94,9 @@ export function installationsContract(target: StoreTarget): void {
       expect(await store.claimRefresh('inst-1', 'sealed-refresh-1', T0 + 2, CLAIM_TTL_MS)).toBe(false);
       expect(await store.swapTokens('inst-1', 'sealed-refresh-1', pair(2), T0 + 2)).toBe(false);
       // Same team, a new install under a new id: the old id is kept, so its deliveries resume.
-      const again = await store.saveInstallation(install({ id: 'inst-2', ...pair(3) }), T0 + 3);
-      expect(again).toMatchObject({ id: 'inst-1', state: 'active', reason: null, ...pair(3) });
+      // The workspace was renamed in between: the re-install brings the name it has now.
+      const again = await store.saveInstallation(install({ id: 'inst-2', teamName: 'Acme Corp', ...pair(3) }), T0 + 3);
+      expect(again).toMatchObject({ id: 'inst-1', teamName: 'Acme Corp', state: 'active', reason: null, ...pair(3) });
       expect(await store.findInstallation('inst-2')).toBeNull();
     });
 

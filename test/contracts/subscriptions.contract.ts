@@ -38,6 +38,10 @@ export function subscriptionsContract(target: StoreTarget): void {
       await store.createSubscription(hook);
       const other = opened.openAnother();
       expect(await other.getSubscription('sub_hook')).toEqual(hook);
+      // An app subscription's target is ids; the conversation's name, as the vendor gave it, comes back with it.
+      const app = storedSubscription('sub_app', { channel: 'app', target: 'inst-1/C0STATUS', targetName: 'status-updates' }, T0);
+      await store.createSubscription(app);
+      expect(await other.getSubscription('sub_app')).toEqual(app);
       expect(await other.findSubscription('webhook', hook.target)).toEqual(hook);
       expect(await other.findSubscription('channel', hook.target)).toBeNull();
       expect(await other.getSubscription('sub_missing')).toBeNull();

@@ -38,7 +38,7 @@ export type AppWorld = {
 };
 
 /** The world on a running simulated Web API: a workspace with these channels, read and driven over HTTP. */
-export async function appWorldOn(sim: { url: string; close(): Promise<void> }, channelNames: string[]): Promise<AppWorld> {
+export async function appWorldOn(sim: { url: string; close(): Promise<void> }, channelNames: string[], workspaceName = 'Acme'): Promise<AppWorld> {
   const control: AppWorld['control'] = async (method, path, body) => {
     const res = await fetch(`${sim.url}/_sim${path}`, {
       method,
@@ -48,7 +48,7 @@ export async function appWorldOn(sim: { url: string; close(): Promise<void> }, c
     return { status: res.status, body: await res.json() };
   };
   const state = (await control('GET', '/state')).body as { app: { clientId: string; clientSecret: string } };
-  const created = await control('POST', '/workspaces', { name: 'Acme', channels: channelNames.map((name) => ({ name })) });
+  const created = await control('POST', '/workspaces', { name: workspaceName, channels: channelNames.map((name) => ({ name })) });
   expect(created.status, JSON.stringify(created.body)).toBe(201);
   const workspace = created.body.workspace as { teamId: string; channels: { id: string; name: string }[] };
   return {

@@ -5,8 +5,8 @@ import { spawnServe } from './serve-process.ts';
 
 export { installApp, readable, subscribeApp, type AppWorld, type ChannelView, type SimMessage } from './app-channel-world.ts';
 
-export async function startAppWorld(channelNames: string[] = ['status', 'ops']): Promise<AppWorld> {
-  return appWorldOn(await startSimulatedWebApi(), channelNames);
+export async function startAppWorld(channelNames: string[] = ['status', 'ops'], workspaceName?: string): Promise<AppWorld> {
+  return appWorldOn(await startSimulatedWebApi(), channelNames, workspaceName);
 }
 
 /** Installs the app and subscribes the named conversations through a short-lived serve, as an admin would. */

@@ -62,12 +62,14 @@ describe('admin deliveries', () => {
 
     const [refused, sent] = [rows(page.html).find((r) => r.includes(REFUSING_URL)), rows(page.html).find((r) => r.includes(receiver.url))];
     expect(sent).toMatch(
-      /^#\d+ done incident\.created #77 Uploads fail &lt;img src=x onerror=alert\(1\)&gt; webhook: http:\/\/127\.0\.0\.1:\d+\/hook 1 \S+ \S+ UTC sent \S+ \S+ UTC$/,
+      /^#\d+ done incident\.created #77 Uploads fail &lt;img src=x onerror=alert\(1\)&gt; webhook: 127\.0\.0\.1:\d+\/hook http:\/\/127\.0\.0\.1:\d+\/hook 1 \S+ \S+ UTC sent \S+ \S+ UTC$/,
     );
     // The error the API reports, word for word (the runtime's own words differ: refused, or a lost connection on workerd).
     const [failed] = (await service.admin('GET', `/api/deliveries?subscription=${bad.id}`)).body.deliveries;
     expect(failed.last_error).toBeTruthy();
-    expect(refused).toMatch(/^#\d+ pending incident\.created #77 .* channel: http:\/\/127\.0\.0\.1:9\/refused 1 \S+ \S+ UTC next \S+ \S+ UTC /);
+    expect(refused).toMatch(
+      /^#\d+ pending incident\.created #77 .* channel: 127\.0\.0\.1:9\/refused http:\/\/127\.0\.0\.1:9\/refused 1 \S+ \S+ UTC next \S+ \S+ UTC /,
+    );
     expect(refused?.endsWith(` ${failed.last_error}`)).toBe(true);
   });
 
@@ -77,7 +79,10 @@ describe('admin deliveries', () => {
     const id = /<a href="\/admin\/deliveries\/(\d+)">/.exec(list.html)?.[1];
     const detail = await admin.get(`/admin/deliveries/${id}`);
     expect(detail.html).toContain('<a href="/incidents/77">#77</a>');
-    expect(detail.html).toContain(`webhook: <a class="target" href="/admin/subscriptions/${good.id}">${receiver.url}</a>`);
+    const where = new URL(receiver.url);
+    expect(detail.html).toContain(
+      `webhook: <a class="subscription-title" href="/admin/subscriptions/${good.id}">${where.host}${where.pathname}</a><span class="id-detail" title="${receiver.url}">${receiver.url}</span>`,
+    );
 
     await service.admin('DELETE', `/api/subscriptions/${good.id}`);
     const after = await admin.get(`/admin/deliveries?subscription=${good.id}`);

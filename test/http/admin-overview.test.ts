@@ -106,7 +106,7 @@ describe('admin overview', () => {
 
     // The whole list, paginated, is one link away.
     const all = await (await signInAdmin(service)).get('/admin/subscriptions?health=failing');
-    expect(all.html.match(/<li class="admin-card /g)).toHaveLength(12);
+    expect(all.html.match(/<a class="subscription-title" href="\/admin\/subscriptions\//g)).toHaveLength(12);
   });
 
   it('lists the last five polls only, with a link to all of them', async () => {

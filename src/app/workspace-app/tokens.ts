@@ -164,7 +164,7 @@ export function createAppTokens(deps: AppTokensDeps): AppTokens {
     const identity = await webApi.identify(grant.accessToken);
     const now = clock.now();
     return store.saveInstallation(
-      { id: newId(), teamId: identity.teamId, botUserId: grant.botUserId, scopes: grant.scopes, ...(await sealGrant(grant, now)) },
+      { id: newId(), teamId: identity.teamId, teamName: identity.teamName, botUserId: grant.botUserId, scopes: grant.scopes, ...(await sealGrant(grant, now)) },
       now,
     );
   }

@@ -9,6 +9,8 @@ export type InstallationState = 'active' | 'broken' | 'uninstalled';
 export type InstallationRecord = {
   id: string;
   teamId: string;
+  /** The workspace's name as the vendor last gave it (auth.test's `team`); null when it gave none. */
+  teamName: string | null;
   botUserId: string;
   scopes: string[];
   accessTokenSealed: string | null;

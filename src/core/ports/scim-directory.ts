@@ -17,8 +17,11 @@ export interface ScimDirectory {
   version(): Promise<ScimVersionName>;
   /** Null when the directory says no_such_group. */
   group(id: string): Promise<DirectoryGroup | null>;
-  /** The group whose displayName is exactly `name` (listing: groups have no filterable attribute); null when none. */
-  groupByName(name: string): Promise<DirectoryGroup | null>;
+  /**
+   * The group whose displayName is exactly `name` (listing: groups have no filterable attribute); null when none.
+   * `seen` is told each group's name the listing reads, so a miss can say what the directory has.
+   */
+  groupByName(name: string, seen?: (displayName: string) => void): Promise<DirectoryGroup | null>;
   usersPage(startIndex: number, count: number): Promise<UsersPage>;
   /** Null when the directory says no_such_user or unknown_user; fails with invalid_record when the record is skipped. */
   user(id: string): Promise<DirectoryUser | null>;

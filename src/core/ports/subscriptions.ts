@@ -3,6 +3,11 @@ import type { Channel, Subscription, SubscriptionStatus } from '../subscription.
 
 /** A subscription as the store keeps it: the core's Subscription plus its bookkeeping. */
 export type StoredSubscription = Subscription & {
+  /**
+   * The name of a target that is an id (an app subscription's conversation, "status-updates"), as
+   * the vendor gave it when the subscription was made; null or absent when none was kept.
+   */
+  targetName?: string | null;
   origin: 'admin' | 'public';
   pausedReason: string | null;
   /** Sealed (secret-box.ts) signing secrets of a webhook: the current one, and during a rotation the previous one. */

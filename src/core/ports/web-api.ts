@@ -10,7 +10,8 @@ export type TokenGrant = {
   teamId: string;
 };
 
-export type TokenIdentity = { teamId: string; botUserId: string | null; userId: string };
+/** `teamName`: the workspace's name, null when the vendor did not give one. */
+export type TokenIdentity = { teamId: string; teamName: string | null; botUserId: string | null; userId: string };
 
 export interface VendorWebApi {
   /** oauth.v2.access with grant_type=refresh_token: spends `refreshToken`. */

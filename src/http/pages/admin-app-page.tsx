@@ -17,6 +17,11 @@ export type AdminAppPageData = {
   tokenError?: string | null;
 };
 
+/** A workspace as the admin reads it: its name when the vendor gave one, else its id said to be all we know. */
+export function workspaceName(installation: Pick<InstallationRecord, 'teamId' | 'teamName'>): string {
+  return installation.teamName ?? `Workspace ${installation.teamId} (name unknown)`;
+}
+
 const STATE_LABELS: Record<InstallationRecord['state'], string> = { active: 'Active', broken: 'Broken: install again', uninstalled: 'Uninstalled' };
 
 function NeedsAttention(props: { broken: InstallationRecord[] }) {
@@ -27,7 +32,7 @@ function NeedsAttention(props: { broken: InstallationRecord[] }) {
       <ul>
         {props.broken.map((i) => (
           <li>
-            Workspace {i.teamId}: the vendor no longer accepts its tokens ({i.reason ?? 'no reason given'}, <Time ms={i.updatedAt} />
+            {workspaceName(i)} ({i.teamId}): the vendor no longer accepts its tokens ({i.reason ?? 'no reason given'}, <Time ms={i.updatedAt} />
             ). Its messages are held, not lost; install the app again to send them.
           </li>
         ))}
@@ -54,24 +59,28 @@ export function AdminAppPage(props: { data: AdminAppPageData }) {
             {installations.map((i) => (
               <tr>
                 <th scope="row">
-                  {i.teamId}
-                  <p class="hint">bot {i.botUserId}</p>
+                  {workspaceName(i)}
+                  <span class="id-detail" title={`workspace ${i.teamId} · bot ${i.botUserId} · installation ${i.id}`}>
+                    workspace {i.teamId} · bot {i.botUserId}
+                  </span>
                 </th>
-                <td class="wrap">{i.scopes.join(' ')}</td>
+                <td>{i.scopes.join(' ')}</td>
                 <td class="wrap">
                   <span class={`label label-installation-${i.state}`}>{STATE_LABELS[i.state]}</span>
                   {i.reason && <p class="hint">{i.reason}</p>}
                 </td>
                 <td>{i.accessTokenSealed === null ? '' : <Time ms={i.accessExpiresAt} />}</td>
                 <td>
-                  {configured && (
-                    <a class="button-secondary" href={`/admin/app/install?team=${encodeURIComponent(i.teamId)}`}>
-                      {i.state === 'active' ? 'Re-install' : 'Install again'}
-                    </a>
-                  )}
-                  {configured && i.state !== 'uninstalled' && (
-                    <PostButton action={`/admin/app/installations/${encodeURIComponent(i.id)}/uninstall`} csrf={csrf} label="Uninstall" danger />
-                  )}
+                  <div class="row-actions">
+                    {configured && (
+                      <a class="button-secondary" href={`/admin/app/install?team=${encodeURIComponent(i.teamId)}`}>
+                        {i.state === 'active' ? 'Re-install' : 'Install again'}
+                      </a>
+                    )}
+                    {configured && i.state !== 'uninstalled' && (
+                      <PostButton action={`/admin/app/installations/${encodeURIComponent(i.id)}/uninstall`} csrf={csrf} label="Uninstall" danger />
+                    )}
+                  </div>
                 </td>
               </tr>
             ))}

@@ -2,7 +2,9 @@
 import type { StatusEvent } from '../../core/events.ts';
 import type { Delivery, DeliveryAttemptRecord, StoredSubscription } from '../../core/ports.ts';
 import { CsrfField, PostButton } from './admin-frame.tsx';
-import { PageLinks } from './admin-subscriptions-page.tsx';
+import { PageLinks, pageCountText } from './admin-subscriptions-page.tsx';
+import type { SubscriptionTitle } from '../../core/subscription-title.ts';
+import { SubscriptionName } from './subscription-name.tsx';
 import { Time } from './time.tsx';
 import { DataTable } from './data-table.tsx';
 
@@ -15,6 +17,8 @@ export type DeliveryView = {
   delivery: Delivery;
   /** Null once the subscription was deleted. */
   subscription: StoredSubscription | null;
+  /** Its title (app/subscription-titles.ts), null once it was deleted. */
+  title: SubscriptionTitle | null;
   /** The first event it carries (null if pruned), and how many more it carries. */
   event: StatusEvent | null;
   moreEvents: number;
@@ -72,16 +76,14 @@ export function EventSummary(props: { event: StatusEvent | null; id: string }) {
   );
 }
 
-/** Where a delivery went: its subscription's target, linked to the subscription's page. */
-export function DeliveryTarget(props: { delivery: Delivery; subscription: StoredSubscription | null }) {
-  const { delivery: d, subscription } = props;
+/** Where a delivery went: its subscription's title, linked to the subscription's page, the ids on a detail line. */
+export function DeliveryTarget(props: { delivery: Delivery; subscription: StoredSubscription | null; title: SubscriptionTitle | null }) {
+  const { delivery: d, subscription, title } = props;
   return (
     <>
       {d.channel}:{' '}
       {subscription ? (
-        <a class="target" href={`/admin/subscriptions/${encodeURIComponent(subscription.id)}`}>
-          {subscription.target}
-        </a>
+        <SubscriptionName id={subscription.id} title={title ?? { title: subscription.target, detail: null }} />
       ) : (
         <>
           <code>{d.subscriptionId}</code> (deleted)
@@ -92,7 +94,7 @@ export function DeliveryTarget(props: { delivery: Delivery; subscription: Stored
 }
 
 function DeliveryRow(props: { view: DeliveryView }) {
-  const { delivery: d, subscription, event, moreEvents } = props.view;
+  const { delivery: d, subscription, title, event, moreEvents } = props.view;
   return (
     <tr>
       <th scope="row">
@@ -104,8 +106,8 @@ function DeliveryRow(props: { view: DeliveryView }) {
         <EventSummary event={event} id={d.eventIds[0] ?? ''} />
         {moreEvents > 0 && ` and ${moreEvents} more`}
       </td>
-      <td class="wrap narrow">
-        <DeliveryTarget delivery={d} subscription={subscription} />
+      <td class="name-cell">
+        <DeliveryTarget delivery={d} subscription={subscription} title={title} />
       </td>
       <td>{d.attempts}</td>
       <td>
@@ -149,9 +151,8 @@ export function DeliveriesPage(props: { data: DeliveriesPageData }) {
       </form>
       <section aria-labelledby="deliveries-title">
         <h2 id="deliveries-title">
-          {deliveries.length === 0
-            ? 'No deliveries'
-            : `${deliveries.length} ${deliveries.length === 1 ? 'delivery' : 'deliveries'}, newest first${onFirstPage ? '' : ', continued'}`}
+          {pageCountText(deliveries.length, ['delivery', 'deliveries'], nextCursor !== '', onFirstPage)}
+          {deliveries.length > 0 && ', newest first'}
         </h2>
         {deliveries.length > 0 && (
           <DataTable labelledBy="deliveries-title" columns={['Delivery', 'Event', 'To', 'Attempts', 'Created, then next or done', 'Last error']}>
@@ -194,6 +195,7 @@ export function DeliveryPage(props: {
   webhookId: string | null;
   csrf: string;
   subscription: StoredSubscription | null;
+  title: SubscriptionTitle | null;
   /** The events it carries that are still kept, at most a page's worth. */
   events: StatusEvent[];
 }) {
@@ -209,7 +211,7 @@ export function DeliveryPage(props: {
         </dd>
         <dt>To</dt>
         <dd>
-          <DeliveryTarget delivery={d} subscription={props.subscription} />
+          <DeliveryTarget delivery={d} subscription={props.subscription} title={props.title} />
         </dd>
         <dt>Subscription</dt>
         <dd>

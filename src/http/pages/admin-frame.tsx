@@ -1,12 +1,28 @@
 /** What every admin page shares: the admin navigation with sign-out, the CSRF field, and result notices. */
 import type { Child } from 'hono/jsx';
 
-const ADMIN_NAV = [
-  { href: '/admin/subscriptions', label: 'Subscriptions' },
-  { href: '/admin/deliveries', label: 'Deliveries' },
-  { href: '/admin/polls', label: 'Poll runs' },
-  { href: '/admin/app', label: 'Workspace app' },
-  { href: '/admin/directory', label: 'Directory' },
+/**
+ * The admin's sections: the navigation of every admin page and the overview's list of everything
+ * else are both made from this one list, so a new section is in both.
+ */
+const ADMIN_NAV: readonly { href: string; label: string; summary: Child }[] = [
+  {
+    href: '/admin/subscriptions',
+    label: 'Subscriptions',
+    summary: (
+      <>
+        who gets what, their health; <a href="/admin/new-subscription">create one</a>, change, pause, resume, rotate a webhook's secret, send a test, delete.
+      </>
+    ),
+  },
+  { href: '/admin/deliveries', label: 'Deliveries', summary: 'the outbox and every attempt; replay one, or all since a time.' },
+  { href: '/admin/polls', label: 'Poll runs', summary: "each poll of the vendor's feed, what came back, and payloads that were refused." },
+  { href: '/admin/app', label: 'Workspace app', summary: 'install the app in a workspace, see how its installations stand, uninstall.' },
+  {
+    href: '/admin/directory',
+    label: 'Directory',
+    summary: 'whether the SCIM directory answers, and the group subscriptions with their members, audit lists and syncs.',
+  },
 ];
 
 /** Every admin form carries it; the server refuses a post without the session's token. */
@@ -63,19 +79,11 @@ export function AdminFrame(props: { path: string; csrf: string; title: string; n
 export function AdminHome() {
   return (
     <ul class="admin-links">
-      <li>
-        <a href="/admin/subscriptions">Subscriptions</a>: who gets what, their health; <a href="/admin/new-subscription">create one</a>, change, pause, resume,
-        rotate a webhook's secret, send a test, delete.
-      </li>
-      <li>
-        <a href="/admin/deliveries">Deliveries</a>: the outbox and every attempt; replay one, or all since a time.
-      </li>
-      <li>
-        <a href="/admin/polls">Poll runs</a>: each poll of the vendor's feed, what came back, and payloads that were refused.
-      </li>
-      <li>
-        <a href="/admin/app">Workspace app</a>: install the app in a workspace, see how its installations stand, uninstall.
-      </li>
+      {ADMIN_NAV.map((item) => (
+        <li>
+          <a href={item.href}>{item.label}</a>: {item.summary}
+        </li>
+      ))}
     </ul>
   );
 }

@@ -6,6 +6,8 @@
 import type { FeedState } from '../../core/feed-state.ts';
 import type { DeliveryCounts, PollRun, StoredSubscription } from '../../core/ports.ts';
 import { AdminHome } from './admin-frame.tsx';
+import type { SubscriptionTitle } from '../../core/subscription-title.ts';
+import { SubscriptionName } from './subscription-name.tsx';
 import { changesText } from './admin-polls-page.tsx';
 import { DataTable } from './data-table.tsx';
 import { durationText, Time } from './time.tsx';
@@ -13,7 +15,7 @@ import { durationText, Time } from './time.tsx';
 /** A part of the page read from the store: its value, or why it is unknown. */
 export type Known<T> = { ok: true; value: T } | { ok: false; error: string };
 
-export type FailingSubscription = { subscription: StoredSubscription; lastError: string | null };
+export type FailingSubscription = { subscription: StoredSubscription; title: SubscriptionTitle; lastError: string | null };
 
 export type OverviewData = {
   now: number;
@@ -119,10 +121,10 @@ function FailingList(props: { list: FailingSubscription[]; more: boolean }) {
   return (
     <>
       <ul class="admin-list">
-        {props.list.map(({ subscription: s, lastError }) => (
+        {props.list.map(({ subscription: s, title, lastError }) => (
           <li class="admin-card failing">
-            <p class="target">
-              <a href={`/admin/subscriptions/${encodeURIComponent(s.id)}`}>{s.target}</a> ({s.channel}, {s.status})
+            <p>
+              <SubscriptionName id={s.id} title={title} /> ({s.channel}, {s.status})
             </p>
             <p>
               Failing since {s.failingSince === null ? 'a moment ago' : <Time ms={s.failingSince} />}

@@ -4,6 +4,7 @@
  */
 import type { Child } from 'hono/jsx';
 import { EVENT_TYPES } from '../../core/events.ts';
+import type { SubscriptionTitle } from '../../core/subscription-title.ts';
 import type { StoredSubscription } from '../../core/ports.ts';
 import { DEFAULT_TIME_ZONE } from '../../core/subscription.ts';
 import { CsrfField, PostButton } from './admin-frame.tsx';
@@ -106,6 +107,7 @@ export function CreateSubscriptionPage(props: { data: CreatePageData }) {
 
 export type SubscriptionPageData = {
   subscription: StoredSubscription;
+  title: SubscriptionTitle;
   kind: SubscriptionFormKind | undefined;
   kindFields: Child;
   fields: FormFields;
@@ -116,14 +118,22 @@ export type SubscriptionPageData = {
 
 /** One subscription: what it is, what can be done to it, and its edit form. */
 export function SubscriptionPage(props: { data: SubscriptionPageData }) {
-  const { subscription: s, kind, kindFields, fields, error, csrf, now } = props.data;
+  const { subscription: s, title, kind, kindFields, fields, error, csrf, now } = props.data;
   const base = `/admin/subscriptions/${encodeURIComponent(s.id)}`;
   const rotatingUntil = s.previousSecretUntil !== null && s.previousSecretUntil > now ? s.previousSecretUntil : null;
   return (
     <>
       <dl class="facts">
         <dt>Where</dt>
-        <dd class="target">{s.target}</dd>
+        <dd>
+          <strong class="target">{title.title}</strong>
+          {title.detail !== null && (
+            <>
+              <br />
+              <code class="target">{title.detail}</code>
+            </>
+          )}
+        </dd>
         <dt>Status</dt>
         <dd>
           <span class={`label label-status-${s.status}`}>{s.status}</span>
@@ -195,14 +205,19 @@ export function SubscriptionPage(props: { data: SubscriptionPageData }) {
 }
 
 /** A webhook's signing secret, in the clear this once: never stored so, never shown again. */
-export function SecretOncePage(props: { subscription: StoredSubscription; secret: string | null; rotated: boolean }) {
+export function SecretOncePage(props: { subscription: StoredSubscription; title: SubscriptionTitle; secret: string | null; rotated: boolean }) {
   const { subscription: s, secret } = props;
   const href = `/admin/subscriptions/${encodeURIComponent(s.id)}`;
   return (
     <>
       <p>
-        {props.rotated ? 'A new signing secret was made for' : 'Subscription created for'} <strong class="target">{s.target}</strong>.
+        {props.rotated ? 'A new signing secret was made for' : 'Subscription created for'} <strong class="target">{props.title.title}</strong>.
       </p>
+      {props.title.detail !== null && (
+        <p>
+          <code class="target">{props.title.detail}</code>
+        </p>
+      )}
       {secret && (
         <section class="warning" aria-labelledby="secret-title">
           <h2 id="secret-title">Signing secret</h2>

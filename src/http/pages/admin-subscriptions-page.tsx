@@ -5,11 +5,15 @@ import { CHANNELS, type SubscriptionFilters } from '../../core/subscription.ts';
 import { PostButton } from './admin-frame.tsx';
 import { Time } from './time.tsx';
 import { DataTable } from './data-table.tsx';
+import type { SubscriptionTitle } from '../../core/subscription-title.ts';
+import { SubscriptionName } from './subscription-name.tsx';
 
 export const SUBSCRIPTION_STATUSES = ['pending', 'active', 'paused'] as const;
 
 export type SubscriptionsPageData = {
   subscriptions: StoredSubscription[];
+  /** Each subscription's title, by id (app/subscription-titles.ts). */
+  titles: ReadonlyMap<string, SubscriptionTitle>;
   status: string;
   channel: string;
   /** `failing`, or '' for any. */
@@ -30,59 +34,72 @@ export function filtersText(filters: SubscriptionFilters): string {
   return parts.length ? parts.join('; ') : 'everything';
 }
 
-function SubscriptionCard(props: { s: StoredSubscription; csrf: string }) {
+/** One subscription as a row of the list: its name, state and health, and the actions on it. */
+function SubscriptionRow(props: { s: StoredSubscription; title: SubscriptionTitle; csrf: string }) {
   const { s, csrf } = props;
   const base = `/admin/subscriptions/${encodeURIComponent(s.id)}`;
   return (
-    <li class={`admin-card status-${s.status}`}>
-      <h3 class="target">
-        <a href={base}>{s.target}</a>
-      </h3>
-      <dl class="facts">
-        <dt>Status</dt>
-        <dd>
-          <span class={`label label-status-${s.status}`}>{s.status}</span>
-          {s.pausedReason ? ` ${s.pausedReason}` : ''}
-        </dd>
-        <dt>Channel</dt>
-        <dd>
-          {s.channel} ({s.origin === 'public' ? 'signed up on the site' : 'made by an admin'})
-        </dd>
-        <dt>Filters</dt>
-        <dd>{filtersText(s.filters)}</dd>
-        <dt>Time zone</dt>
-        <dd>{s.timeZone}</dd>
-        <dt>Failing since</dt>
-        <dd>{s.failingSince === null ? 'not failing' : <Time ms={s.failingSince} />}</dd>
-        <dt>Last success</dt>
-        <dd>{s.lastSuccessAt === null ? 'none yet' : <Time ms={s.lastSuccessAt} />}</dd>
-        <dt>Created</dt>
-        <dd>
-          <Time ms={s.createdAt} />
-        </dd>
-        <dt>Id</dt>
-        <dd>
-          <code>{s.id}</code>
-        </dd>
-      </dl>
-      <div class="actions">
-        <a href={base}>Change…</a>
-        <a href={`/admin/deliveries?subscription=${encodeURIComponent(s.id)}`}>Deliveries</a>
-        {s.status === 'active' && <PostButton action={`${base}/pause`} csrf={csrf} label="Pause" />}
-        {s.status === 'paused' && <PostButton action={`${base}/resume`} csrf={csrf} label="Resume" />}
-        {s.status !== 'pending' && <PostButton action={`${base}/test`} csrf={csrf} label="Send test" />}
-        {/* A second step without scripts: the delete button only shows once "Delete…" is opened. */}
-        <details class="confirm-step">
-          <summary>Delete…</summary>
-          <PostButton action={`${base}/delete`} csrf={csrf} label="Delete for good" danger />
-        </details>
-      </div>
-    </li>
+    <tr>
+      <th scope="row" class="name-cell name-first">
+        <SubscriptionName id={s.id} title={props.title} />
+      </th>
+      <td>
+        <span class={`label label-status-${s.status}`}>{s.status}</span>
+        {s.pausedReason ? <span class="wrap"> {s.pausedReason}</span> : ''}
+      </td>
+      <td>
+        {s.channel}
+        <br />
+        <span class="hint">{s.origin === 'public' ? 'signed up on the site' : 'made by an admin'}</span>
+      </td>
+      <td class="wrap narrow">{filtersText(s.filters)}</td>
+      <td>
+        {s.failingSince === null ? (
+          'not failing'
+        ) : (
+          <>
+            failing since <Time ms={s.failingSince} />
+          </>
+        )}
+        <br />
+        {s.lastSuccessAt === null ? (
+          'no success yet'
+        ) : (
+          <>
+            last success <Time ms={s.lastSuccessAt} />
+          </>
+        )}
+      </td>
+      <td>
+        <div class="row-actions">
+          <a href={base}>Change…</a> <a href={`/admin/deliveries?subscription=${encodeURIComponent(s.id)}`}>Deliveries</a>
+          {s.status === 'active' && <PostButton action={`${base}/pause`} csrf={csrf} label="Pause" />}
+          {s.status === 'paused' && <PostButton action={`${base}/resume`} csrf={csrf} label="Resume" />}
+          {s.status !== 'pending' && <PostButton action={`${base}/test`} csrf={csrf} label="Send test" />}
+          {/* A second step without scripts: the delete button only shows once "Delete…" is opened. */}
+          <details class="confirm-step">
+            <summary>Delete…</summary>
+            <PostButton action={`${base}/delete`} csrf={csrf} label="Delete for good" danger />
+          </details>
+        </div>
+      </td>
+    </tr>
   );
 }
 
+/**
+ * How many a page of a list shows, without claiming the list's size: a page that has a next one
+ * says there are more, since the list is read a page at a time.
+ */
+export function pageCountText(shown: number, noun: [string, string], more: boolean, onFirstPage: boolean): string {
+  if (shown === 0) return `No ${noun[1]}`;
+  const words = `${shown} ${shown === 1 ? noun[0] : noun[1]}`;
+  if (!onFirstPage) return `${words}, continued${more ? '; more on the next page' : ''}`;
+  return more ? `The first ${words}; more on the next page` : words;
+}
+
 export function SubscriptionsPage(props: { data: SubscriptionsPageData }) {
-  const { subscriptions, status, channel, health, params, nextCursor, onFirstPage, csrf } = props.data;
+  const { subscriptions, titles, status, channel, health, params, nextCursor, onFirstPage, csrf } = props.data;
   const next = new URLSearchParams(params);
   next.set('cursor', nextCursor);
   return (
@@ -127,16 +144,14 @@ export function SubscriptionsPage(props: { data: SubscriptionsPageData }) {
         </div>
       </form>
       <section aria-labelledby="subs-title">
-        <h2 id="subs-title">
-          {subscriptions.length === 0
-            ? 'No subscriptions'
-            : `${subscriptions.length} ${subscriptions.length === 1 ? 'subscription' : 'subscriptions'}${onFirstPage ? '' : ', continued'}`}
-        </h2>
-        <ul class="admin-list">
-          {subscriptions.map((s) => (
-            <SubscriptionCard s={s} csrf={csrf} />
-          ))}
-        </ul>
+        <h2 id="subs-title">{pageCountText(subscriptions.length, ['subscription', 'subscriptions'], nextCursor !== '', onFirstPage)}</h2>
+        {subscriptions.length > 0 && (
+          <DataTable labelledBy="subs-title" columns={['Subscription', 'Status', 'Channel', 'Filters', 'Health', 'Actions']}>
+            {subscriptions.map((s) => (
+              <SubscriptionRow s={s} title={titles.get(s.id) ?? { title: s.target, detail: null }} csrf={csrf} />
+            ))}
+          </DataTable>
+        )}
         <PageLinks path="/admin/subscriptions" params={params} next={nextCursor ? next : null} onFirstPage={onFirstPage} />
       </section>
     </>
@@ -159,12 +174,12 @@ export function PageLinks(props: { path: string; params: URLSearchParams; next: 
   );
 }
 
-export function TestResultsPage(props: { subscription: StoredSubscription; results: TestSendResult[] }) {
+export function TestResultsPage(props: { subscription: StoredSubscription; title: SubscriptionTitle; results: TestSendResult[] }) {
   const allOk = props.results.every((r) => r.ok);
   return (
     <>
       <p>
-        One test message of each kind was sent to <strong class="target">{props.subscription.target}</strong>.{' '}
+        One test message of each kind was sent to <strong class="target">{props.title.title}</strong>.{' '}
         {allOk ? 'All were accepted.' : 'Some were not accepted: see below.'}
       </p>
       <DataTable labelledBy="test-caption" caption="Test messages" columns={['Update', 'Result', 'Status', 'Error']}>

@@ -12,14 +12,15 @@ import type { InstallationListDeps } from '../../app/workspace-app/installation-
 import { groupIdOfTarget } from '../../core/scim-group.ts';
 import { sealedUrlHost } from '../../core/subscription.ts';
 import type { AppDeps } from '../deps.ts';
+import type { SubscriptionService } from '../../app/subscriptions.ts';
 import { appKind } from './app-subscription-kind.tsx';
 import { opsgenieKind, pagerdutyKind } from './oncall-subscription-kinds.tsx';
 
 /** Every text value posted under each name, as the form sent it: what a re-rendered form shows again. */
 export type FormFields = Record<string, string[]>;
 
-/** What a kind's fields may read to show what it offers: the workspace app's installations. */
-export type KindFieldDeps = Pick<AppDeps, 'appInstalls'> & InstallationListDeps;
+/** What a kind's fields may read to show what it offers: the workspace app's installations, whether mail is set up. */
+export type KindFieldDeps = Pick<AppDeps, 'appInstalls'> & InstallationListDeps & { subscriptions: Pick<SubscriptionService, 'emailEnabled'> };
 
 export type KindFieldProps = {
   /** What was posted, or for a saved subscription what `fieldsOf` made of it. */
@@ -92,10 +93,10 @@ const email: SubscriptionFormKind = {
   channel: 'email',
   label: 'Email',
   summary: 'An email to one address, or to each member of a directory group, for each change, active at once (no confirmation asked).',
-  fields: ({ fields, editing }) => {
+  fields: ({ fields, editing, deps }) => {
     const groupId = editing ? groupIdOfTarget(editing.target) : null;
     // A group subscription keeps its group: it is shown, not edited.
-    if (groupId !== null) return <GroupShown groupId={groupId} />;
+    if (groupId !== null && editing) return <GroupShown groupId={groupId} subscriptionId={editing.id} />;
     return (
       <>
         <div class="field">
@@ -110,8 +111,11 @@ const email: SubscriptionFormKind = {
             autocomplete="off"
             aria-describedby="as-email-hint"
           />
+          {/* Said only when it is so: the service that sends decides whether mail is set up. */}
           <p id="as-email-hint" class="hint">
-            Needs mail set up on this server (SMTP_URL or MAIL_API_TOKEN, and MAIL_FROM).
+            {deps.subscriptions.emailEnabled
+              ? 'Mail is set up on this server: messages go out as soon as the subscription is made.'
+              : 'Mail is not set up on this server: set SMTP_URL (or MAIL_API_TOKEN) and MAIL_FROM to send email.'}
           </p>
         </div>
         {!editing && <GroupField fields={fields} />}
@@ -149,10 +153,11 @@ function GroupField(props: { fields: FormFields }) {
   );
 }
 
-function GroupShown(props: { groupId: string }) {
+function GroupShown(props: { groupId: string; subscriptionId: string }) {
   return (
     <p>
-      Sends to the members of the directory group <code>{props.groupId}</code>: <a href="/admin/directory">see the directory</a>.
+      Sends to the members of the directory group <code>{props.groupId}</code>:{' '}
+      <a href={`/admin/directory/${encodeURIComponent(props.subscriptionId)}`}>see its members and audit list</a>.
     </p>
   );
 }

@@ -7,6 +7,7 @@ import type { Hono } from 'hono';
 import { replayDeliveriesSince, replayDelivery, type ReplayDeps } from '../../app/delivery-replay.ts';
 import { deliveryPage, type ListDeps } from '../../app/subscription-lists.ts';
 import { deliveryDetail, parseDeliveryId } from '../../app/delivery-detail.ts';
+import { subscriptionTitleOf, subscriptionTitles, type TitleDeps } from '../../app/subscription-titles.ts';
 import { ApiError } from '../../core/errors.ts';
 import { webhookMessageId } from '../../core/fanout.ts';
 import type { Delivery, OutboxStore } from '../../core/ports.ts';
@@ -19,7 +20,7 @@ const NOTICES: Record<string, string> = {
   replayed: 'Delivery queued to be sent again, with the same message id.',
 };
 
-export type AdminDeliveryPageDeps = ListDeps & ReplayDeps & { store: Pick<OutboxStore, 'getDelivery' | 'subscriptionsByIds' | 'eventsByIds'> };
+export type AdminDeliveryPageDeps = ListDeps & ReplayDeps & TitleDeps & { store: Pick<OutboxStore, 'getDelivery' | 'subscriptionsByIds' | 'eventsByIds'> };
 
 export function registerAdminDeliveryPages(app: Hono<AdminEnv>, deps: AdminDeliveryPageDeps, { adminPage, problem }: AdminPageTools): void {
   const { store, clock } = deps;
@@ -46,10 +47,12 @@ export function registerAdminDeliveryPages(app: Hono<AdminEnv>, deps: AdminDeliv
       store.eventsByIds([...new Set(list.flatMap((d) => d.eventIds.slice(0, 1)))]),
     ]);
     const subscriptionById = new Map(subscribed.map((s) => [s.id, s]));
+    const titles = await subscriptionTitles(deps, subscribed);
     const eventById = new Map(events.map((e) => [e.id, e]));
     const views: DeliveryView[] = list.map((delivery) => ({
       delivery,
       subscription: subscriptionById.get(delivery.subscriptionId) ?? null,
+      title: titles.get(delivery.subscriptionId) ?? null,
       event: eventById.get(delivery.eventIds[0] ?? '') ?? null,
       moreEvents: Math.max(0, delivery.eventIds.length - 1),
     }));
@@ -96,10 +99,19 @@ export function registerAdminDeliveryPages(app: Hono<AdminEnv>, deps: AdminDeliv
       store.subscriptionsByIds([delivery.subscriptionId]),
       store.eventsByIds(delivery.eventIds.slice(0, DELIVERY_EVENTS_SHOWN)),
     ]);
+    const title = subscription ? await subscriptionTitleOf(deps, subscription) : null;
     return adminPage(
       c,
       `Delivery #${delivery.id}`,
-      <DeliveryPage delivery={delivery} attempts={attempts} webhookId={webhookId} csrf={c.get('csrf')} subscription={subscription ?? null} events={events} />,
+      <DeliveryPage
+        delivery={delivery}
+        attempts={attempts}
+        webhookId={webhookId}
+        csrf={c.get('csrf')}
+        subscription={subscription ?? null}
+        title={title}
+        events={events}
+      />,
       NOTICES[c.req.query('done') ?? ''] ?? null,
     );
   });

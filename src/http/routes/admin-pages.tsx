@@ -8,6 +8,7 @@ import { bodyLimit } from 'hono/body-limit';
 import { deleteCookie, getCookie, setCookie } from 'hono/cookie';
 import type { Child } from 'hono/jsx';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
+import { subscriptionTitles } from '../../app/subscription-titles.ts';
 import { randomSecret } from '../../core/cursor.ts';
 import { ApiError } from '../../core/errors.ts';
 import { feedState } from '../../core/feed-state.ts';
@@ -161,10 +162,13 @@ export function adminPageRoutes(deps: AdminPageDeps) {
   /** The first failing subscriptions, each with the error of its latest failed delivery. */
   async function failingSubscriptions(): Promise<{ list: FailingSubscription[]; more: boolean }> {
     const rows = await store.listSubscriptions({ failing: true }, null, OVERVIEW_FAILING + 1);
+    const shown = rows.slice(0, OVERVIEW_FAILING);
+    const titles = await subscriptionTitles(deps, shown);
     const list = await Promise.all(
-      rows.slice(0, OVERVIEW_FAILING).map(async (subscription) => {
+      shown.map(async (subscription) => {
         const recent = await store.listDeliveries({ subscriptionId: subscription.id }, null, RECENT_DELIVERIES_FOR_ERROR);
-        return { subscription, lastError: recent.find((d) => d.lastError !== null)?.lastError ?? null };
+        const title = titles.get(subscription.id) ?? { title: subscription.target, detail: null };
+        return { subscription, title, lastError: recent.find((d) => d.lastError !== null)?.lastError ?? null };
       }),
     );
     return { list, more: rows.length > OVERVIEW_FAILING };

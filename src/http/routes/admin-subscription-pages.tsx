@@ -9,6 +9,7 @@ import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import { type ListDeps, subscriptionPage } from '../../app/subscription-lists.ts';
 import { type SubscriptionRequestDeps, subscriptionRequests } from '../../app/subscription-requests.ts';
 import type { TestSendResult } from '../../app/subscriptions.ts';
+import { subscriptionTitleOf, subscriptionTitles, type TitleDeps } from '../../app/subscription-titles.ts';
 import { ApiError } from '../../core/errors.ts';
 import type { StoredSubscription, SubscriptionStore } from '../../core/ports.ts';
 import { CHANNELS, type Channel } from '../../core/subscription.ts';
@@ -33,7 +34,7 @@ const NOTICES: Record<string, string> = {
   saved: 'Changes saved.',
 };
 
-export type AdminSubscriptionPageDeps = SubscriptionRequestDeps & ListDeps & KindFieldDeps & { store: Pick<SubscriptionStore, 'getSubscription'> };
+export type AdminSubscriptionPageDeps = SubscriptionRequestDeps & ListDeps & KindFieldDeps & TitleDeps & { store: Pick<SubscriptionStore, 'getSubscription'> };
 
 export function registerAdminSubscriptionPages(app: Hono<AdminEnv>, deps: AdminSubscriptionPageDeps, { adminPage, problem, refused }: AdminPageTools): void {
   const { store, subscriptions, clock } = deps;
@@ -61,6 +62,7 @@ export function registerAdminSubscriptionPages(app: Hono<AdminEnv>, deps: AdminS
     if (failing) params.set('health', 'failing');
     const data = {
       subscriptions: list,
+      titles: await subscriptionTitles(deps, list),
       status: status ?? '',
       channel: channel ?? '',
       health: failing ? 'failing' : '',
@@ -97,7 +99,8 @@ export function registerAdminSubscriptionPages(app: Hono<AdminEnv>, deps: AdminS
   ) => {
     const kind = formKind(subscription.channel);
     const kindFields = kind ? await kind.fields({ fields, editing: subscription, deps }) : null;
-    const data = { subscription, kind, kindFields, fields, error: error?.message ?? null, csrf: c.get('csrf'), now: clock.now() };
+    const title = await subscriptionTitleOf(deps, subscription);
+    const data = { subscription, title, kind, kindFields, fields, error: error?.message ?? null, csrf: c.get('csrf'), now: clock.now() };
     const notice = error ? null : (NOTICES[c.req.query('done') ?? ''] ?? null);
     return adminPage(c, 'Subscription', <SubscriptionPage data={data} />, notice, error?.status ?? 200);
   };
@@ -113,7 +116,8 @@ export function registerAdminSubscriptionPages(app: Hono<AdminEnv>, deps: AdminS
     }
     try {
       const { subscription, secret } = await requests.create({ channel: kind.channel, ...kind.requestBody(fields, null), ...sharedRequestBody(fields) });
-      return adminPage(c, 'Subscription created', <SecretOncePage subscription={subscription} secret={secret} rotated={false} />, null, 201);
+      const title = await subscriptionTitleOf(deps, subscription);
+      return adminPage(c, 'Subscription created', <SecretOncePage subscription={subscription} title={title} secret={secret} rotated={false} />, null, 201);
     } catch (error) {
       return createForm(c, kind, fields, formError(error));
     }
@@ -144,7 +148,8 @@ export function registerAdminSubscriptionPages(app: Hono<AdminEnv>, deps: AdminS
     const id = c.req.param('id');
     try {
       const { subscription, secret } = await subscriptions.rotateSecret(id);
-      return adminPage(c, 'New signing secret', <SecretOncePage subscription={subscription} secret={secret} rotated />);
+      const title = await subscriptionTitleOf(deps, subscription);
+      return adminPage(c, 'New signing secret', <SecretOncePage subscription={subscription} title={title} secret={secret} rotated />);
     } catch (error) {
       return refused(c, error, `/admin/subscriptions/${encodeURIComponent(id)}`);
     }
@@ -179,7 +184,7 @@ export function registerAdminSubscriptionPages(app: Hono<AdminEnv>, deps: AdminS
       if (!(error instanceof ApiError)) throw error;
       return problem(c, error.status, 'Test not sent', `${error.detail ?? error.code}.`, `/admin/subscriptions/${encodeURIComponent(id)}`);
     }
-    return adminPage(c, 'Test sent', <TestResultsPage subscription={subscription} results={results} />);
+    return adminPage(c, 'Test sent', <TestResultsPage subscription={subscription} title={await subscriptionTitleOf(deps, subscription)} results={results} />);
   });
 }
 

@@ -14,6 +14,7 @@ const T0 = Date.UTC(2026, 5, 1);
 const install = (n: number): NewInstallation => ({
   id: `inst-${n}`,
   teamId: `T${String(n).padStart(4, '0')}`,
+  teamName: null,
   botUserId: 'U0BOT',
   scopes: ['chat:write'],
   accessTokenSealed: `sealed-access-${n}`,
@@ -56,7 +57,7 @@ describe('the installations every face lists', () => {
     expect(status).toBe(200);
     const page = await faces.admin.get('/admin/app');
     expect(page.status).toBe(200);
-    const shown = [...page.html.matchAll(/<th scope="row">(T\d{4})/g)].map((m) => m[1]);
+    const shown = [...page.html.matchAll(/<th scope="row">Workspace (T\d{4}) \(name unknown\)/g)].map((m) => m[1]);
     expect(body.installations.map((i) => i.team_id)).toEqual(['T0004', 'T0003', 'T0002', 'T0001', 'T0000']);
     expect(shown).toEqual(body.installations.map((i) => i.team_id));
   });

@@ -8,6 +8,7 @@ const settings = { refreshAheadMs: 300, claimTtlMs: 50 };
 const row = (over: Partial<InstallationRecord> = {}): InstallationRecord => ({
   id: 'i',
   teamId: 'T',
+  teamName: null,
   botUserId: 'U',
   scopes: [],
   accessTokenSealed: 'a',
