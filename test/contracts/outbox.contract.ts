@@ -231,6 +231,48 @@ export function outboxContract(target: StoreTarget): void {
       expect(await store.getDelivery(y!.delivery.id)).toMatchObject({ delivery: { state: 'pending', attempts: 0 }, attempts: [] });
     });
 
+    it('records a call of many attempts as if one after another: two of one subscription, one delivery twice', async () => {
+      await subscribe('sub_a');
+      await subscribe('sub_b');
+      await subscribe('sub_c');
+      await pollNews(store, [incident(1), incident(2)], T0);
+      const claimed = await store.claimDueDeliveries('a', T0, LEASE_MS, 10);
+      expect(claimed).toHaveLength(6);
+      const of = (subscription: string, n: number) =>
+        claimed.find((c) => c.subscription.id === subscription && c.events[0]!.incidentId === String(5000 + n))!.delivery.id;
+      const retry = { kind: 'retry', at: T0 + 60_000, error: 'HTTP 503' } as const;
+      const gone = { kind: 'paused', reason: 'the receiver answered 410 Gone' } as const;
+      const recorded = await store.recordAttempts('a', [
+        // sub_a fails, then succeeds; its first delivery comes again after it was recorded.
+        attemptOf(of('sub_a', 1), T0 + 10, retry),
+        attemptOf(of('sub_a', 2), T0 + 20, DONE),
+        // sub_b succeeds, then fails.
+        attemptOf(of('sub_b', 1), T0 + 10, DONE),
+        attemptOf(of('sub_b', 2), T0 + 20, retry),
+        // sub_c is paused by a 410, then its next delivery fails too.
+        attemptOf(of('sub_c', 1), T0 + 10, { kind: 'dead', reason: 'gone' }, gone),
+        attemptOf(of('sub_c', 2), T0 + 20, { kind: 'dead', reason: 'HTTP 404' }, { kind: 'paused', reason: 'another reason' }),
+        attemptOf(of('sub_a', 1), T0 + 30, DONE),
+      ]);
+      expect(recorded).toEqual([true, true, true, true, true, true, false]);
+
+      const other = opened.openAnother();
+      expect(await other.getSubscription('sub_a')).toMatchObject({ status: 'active', failingSince: null, lastSuccessAt: T0 + 40 });
+      expect(await other.getSubscription('sub_b')).toMatchObject({ status: 'active', failingSince: T0 + 20, lastSuccessAt: T0 + 30 });
+      expect(await other.getSubscription('sub_c')).toMatchObject({
+        status: 'paused',
+        pausedReason: 'the receiver answered 410 Gone',
+        updatedAt: T0 + 30,
+        failingSince: T0 + 10,
+      });
+      expect((await other.activeSubscriptions()).map((s) => s.id)).toEqual(['sub_a', 'sub_b']);
+      const a1 = await other.getDelivery(of('sub_a', 1));
+      expect(a1?.delivery).toMatchObject({ state: 'pending', attempts: 1, nextAttemptAt: T0 + 60_000, lastError: 'HTTP 503' });
+      expect(a1?.attempts.map((x) => [x.attemptedAt, x.ok])).toEqual([[T0 + 10, false]]);
+      expect((await other.getDelivery(of('sub_c', 2)))?.delivery).toMatchObject({ state: 'dead', attempts: 1, finishedAt: T0 + 40, lastError: 'HTTP 404' });
+      expect(await other.deliveryCounts(T0 + 100)).toMatchObject({ pending: 2, done: 2, dead: 2 });
+    });
+
     it('keeps a retried delivery pending until its time, and a dead one finished with its reason', async () => {
       await subscribe('sub_hook');
       await pollNews(store, [incident(1), incident(2)], T0);

@@ -63,6 +63,7 @@ export interface OutboxStore {
   /**
    * Records attempts and their outcomes in one step, each only while `holder` still holds its
    * claim (false for that one otherwise: another deliverer took it over, and its result wins).
+   * They apply in the order given, as if recorded one after another.
    */
   recordAttempts(holder: string, attempts: readonly AttemptToRecord[]): Promise<boolean[]>;
   /** Holders with live claims: a deliverer checks whether they are still running. */
