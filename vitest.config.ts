@@ -14,6 +14,7 @@ const NODE_ONLY_HTTP_TESTS = [
   'test/http/outbox-signal.test.ts', // the Node delivery scheduler (timers woken by the outbox signal) is the subject
   'test/http/response-cache.test.ts', // measures the cache's heap with node:v8 and node:vm
   'test/http/search-bounds.test.ts', // seeds 10,000 incidents straight into the SQLite file (bench/seed.ts)
+  'test/http/sources.test.ts', // the simulated Statuspage pages are started in the test process, and addressed by IP literals the Worker refuses
   'test/http/store-failures.test.ts', // a second better-sqlite3 connection holds the write lock: SQLITE_BUSY is Node's failure
 ];
 
