@@ -14,12 +14,11 @@ const NODE_ONLY_HTTP_TESTS = [
   'test/http/outbox-signal.test.ts', // the Node delivery scheduler (timers woken by the outbox signal) is the subject
   'test/http/response-cache.test.ts', // measures the cache's heap with node:v8 and node:vm
   'test/http/search-bounds.test.ts', // seeds 10,000 incidents straight into the SQLite file (bench/seed.ts)
-  'test/http/sources.test.ts', // the simulated Statuspage pages are started in the test process, and addressed by IP literals the Worker refuses
   'test/http/store-failures.test.ts', // a second better-sqlite3 connection holds the write lock: SQLITE_BUSY is Node's failure
 ];
 
 /** The Node test harness modules, and their workerd stand-ins (test/workers/harness), for test/http files run in the workers project. */
-const WORKERS_HARNESS = ['app-service', 'app-ports', 'service', 'webhook-receiver', 'smtp', 'app-channel']
+const WORKERS_HARNESS = ['app-service', 'app-ports', 'service', 'webhook-receiver', 'smtp', 'app-channel', 'statuspage-pages']
   .map((name) => ({
     find: new RegExp(`^\\.\\./helpers/${name}\\.ts$`),
     replacement: resolve(`test/workers/harness/${name}.ts`),

@@ -1,22 +1,27 @@
 /**
- * Sources administered over the API (Node half, a real SQLite file, real HTTP on loopback): a
+ * Sources administered over the API (both projects: a SQLite file on Node, D1 in workerd; real
+ * HTTP on loopback to simulated pages in the Statuspage format): a
  * simulated page in the Statuspage format is added by its address and named from the page; the
  * main simulated vendor, an HTML page, a dead port and a page that never answers are refused with
  * a clear error and nothing is saved; every source is listed, the main feed first, each "unknown"
  * until a poll reads it; a source is removed, keeping its archive.
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { startSimulatedStatuspage, type RunningSimulatedStatuspage } from '../../src/sim/statuspage/app.ts';
 import { startTestApp, type TestApp } from '../helpers/app-service.ts';
 import { startTestVendor, type TestVendor } from '../helpers/service.ts';
+import { startTestStatuspage, type TestStatuspage } from '../helpers/statuspage-pages.ts';
+
+/** Nothing listens on port 9 (discard), on either runtime. */
+const DEAD_URL = 'http://localhost:9';
 
 const NOT_FORMAT = 'this address does not answer in the Statuspage format';
 const HINT = '(set WEBHOOK_ALLOW_PRIVATE=true to allow plain http: and private or loopback targets)';
 
 describe('sources over the API', () => {
   let vendor: TestVendor;
-  let acme: RunningSimulatedStatuspage;
-  let other: RunningSimulatedStatuspage;
+  let acme: TestStatuspage;
+  let other: TestStatuspage;
+  let third: TestStatuspage;
   let service: TestApp;
   const mainSource = () => ({
     id: 'main',
@@ -31,19 +36,20 @@ describe('sources over the API', () => {
 
   beforeAll(async () => {
     vendor = await startTestVendor();
-    acme = await startSimulatedStatuspage();
-    other = await startSimulatedStatuspage({ name: 'Globex Mail' });
+    acme = await startTestStatuspage();
+    other = await startTestStatuspage({ name: 'Globex Mail' });
+    third = await startTestStatuspage({ name: 'Initech' });
     service = await startTestApp(vendor.url, { env: { WEBHOOK_ALLOW_PRIVATE: 'true', SOURCES_MAX: '2', POLL_TIMEOUT_MS: '1000' } });
   });
   afterEach(async () => {
-    acme.page.clearFaults();
+    await acme.clearFaults();
     for (const source of (await service.get('/api/sources')).body.sources) {
       if (source.id !== 'main') await service.admin('DELETE', `/api/admin/sources/${source.id}`);
     }
   });
   afterAll(async () => {
     await service?.close();
-    await Promise.all([vendor?.close(), acme?.close(), other?.close()]);
+    await Promise.all([vendor?.close(), acme?.close(), other?.close(), third?.close()]);
   });
 
   it('adds a page by its address, named from the page, and lists it after the main feed, both unknown until polled', async () => {
@@ -64,7 +70,7 @@ describe('sources over the API', () => {
     expect(added.body).toEqual({ ok: true, source });
     expect((await service.get('/api/sources')).body).toEqual({ ok: true, sources: [mainSource(), source] });
     // The page was asked for its summary, once.
-    expect(acme.page.requests().filter((r) => r.path === '/api/v2/summary.json')).toHaveLength(1);
+    expect((await acme.requests()).filter((r) => r.path === '/api/v2/summary.json')).toHaveLength(1);
   });
 
   it('takes a name when given one, refuses the same address twice, and refuses past SOURCES_MAX', async () => {
@@ -74,10 +80,10 @@ describe('sources over the API', () => {
     const again = await service.admin('POST', '/api/admin/sources', { kind: 'statuspage', url: `${other.url}/api/v2/summary.json` });
     expect(again).toEqual({ status: 409, body: { ok: false, error: 'source_exists', detail: `a source with the address ${other.url} exists already` } });
     expect((await service.admin('POST', '/api/admin/sources', { kind: 'statuspage', url: acme.url })).status).toBe(201);
-    // A third page: SOURCES_MAX is 2. The page is the test vendor's host under another spelling.
-    const third = await service.admin('POST', '/api/admin/sources', { kind: 'statuspage', url: acme.url.replace('127.0.0.1', 'localhost') });
-    expect(third.status).toBe(409);
-    expect(third.body.error).toBe('too_many_sources');
+    // A third page: SOURCES_MAX is 2.
+    const full = await service.admin('POST', '/api/admin/sources', { kind: 'statuspage', url: third.url });
+    expect(full.status).toBe(409);
+    expect(full.body.error).toBe('too_many_sources');
     expect((await service.get('/api/sources')).body.sources).toHaveLength(3);
   });
 
@@ -87,21 +93,20 @@ describe('sources over the API', () => {
     expect(vendorPage.status).toBe(400);
     expect(vendorPage.body).toEqual({ ok: false, error: 'not_statuspage', detail: `${NOT_FORMAT}: GET ${vendor.url}/api/v2/summary.json answered HTTP 404` });
     // An HTML page answered with a 200.
-    acme.page.addFault({ target: 'summary', kind: 'html' });
+    await acme.fault({ target: 'summary', kind: 'html' });
     const html = await service.admin('POST', '/api/admin/sources', { kind: 'statuspage', url: acme.url });
     expect(html.status).toBe(400);
     expect(html.body.error).toBe('not_statuspage');
     expect(html.body.detail).toMatch(new RegExp(`^${NOT_FORMAT}: .+`));
-    // Nothing listens on port 9.
-    const dead = await service.admin('POST', '/api/admin/sources', { kind: 'statuspage', url: 'http://127.0.0.1:9' });
+    const dead = await service.admin('POST', '/api/admin/sources', { kind: 'statuspage', url: DEAD_URL });
     expect(dead.status).toBe(400);
     expect(dead.body.error).toBe('source_unreachable');
-    expect(dead.body.detail).toMatch(/^this address could not be read, so it was not added: GET http:\/\/127\.0\.0\.1:9\/api\/v2\/summary\.json: /);
+    expect(dead.body.detail).toMatch(/^this address could not be read, so it was not added: GET http:\/\/localhost:9\/api\/v2\/summary\.json: /);
     expect((await service.get('/api/sources')).body.sources).toEqual([mainSource()]);
   });
 
   it('gives up on a page that does not answer within POLL_TIMEOUT_MS', async () => {
-    acme.page.addFault({ target: 'summary', kind: 'timeout' });
+    await acme.fault({ target: 'summary', kind: 'timeout' });
     const started = Date.now();
     const slow = await service.admin('POST', '/api/admin/sources', { kind: 'statuspage', url: acme.url });
     expect(Date.now() - started).toBeLessThan(5000);
@@ -114,7 +119,7 @@ describe('sources over the API', () => {
   });
 
   it('refuses bad requests in the one error shape, and only the admin may add or remove', async () => {
-    const asked = acme.page.requests().length;
+    const asked = (await acme.requests()).length;
     const anonymous = await service.fetch(`${service.url}/api/admin/sources`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
@@ -129,7 +134,7 @@ describe('sources over the API', () => {
     const longName = await service.admin('POST', '/api/admin/sources', { kind: 'statuspage', url: acme.url, name: 'x'.repeat(101) });
     expect(longName.body.detail).toBe('name: at most 100 characters');
     expect((await service.get('/api/sources?limit=5')).status).toBe(400);
-    expect(acme.page.requests()).toHaveLength(asked);
+    expect(await acme.requests()).toHaveLength(asked);
   });
 
   it('removes a source, keeping its archive; the main feed stays', async () => {
@@ -144,11 +149,11 @@ describe('sources over the API', () => {
 });
 
 describe('a source address passes the outbound guard of a webhook target', () => {
-  let acme: RunningSimulatedStatuspage;
+  let acme: TestStatuspage;
   let service: TestApp;
   beforeAll(async () => {
-    acme = await startSimulatedStatuspage();
-    service = await startTestApp('http://127.0.0.1:9');
+    acme = await startTestStatuspage();
+    service = await startTestApp(DEAD_URL);
   });
   afterAll(async () => {
     await service?.close();
@@ -158,14 +163,14 @@ describe('a source address passes the outbound guard of a webhook target', () =>
   it('refuses loopback, private names and plain http without WEBHOOK_ALLOW_PRIVATE, never asking the page', async () => {
     const refused: Record<string, string> = {
       [acme.url]: `url is not allowed: scheme http: is not allowed: expected https: ${HINT}`,
-      [acme.url.replace('http:', 'https:')]: `url is not allowed: address 127.0.0.1 is loopback (127.0.0.0/8) ${HINT}`,
+      [`https://localhost:${new URL(acme.url).port}`]: `url is not allowed: localhost is a loopback name (RFC 6761) ${HINT}`,
       'https://status.internal': `url is not allowed: status.internal is a name reserved for private networks (.internal) ${HINT}`,
     };
     for (const [url, detail] of Object.entries(refused)) {
       const answer = await service.admin('POST', '/api/admin/sources', { kind: 'statuspage', url });
       expect(answer, url).toEqual({ status: 400, body: { ok: false, error: 'invalid_request', detail } });
     }
-    expect(acme.page.requests()).toEqual([]);
+    expect(await acme.requests()).toEqual([]);
     expect((await service.get('/api/sources')).body.sources.map((s: { id: string }) => s.id)).toEqual(['main']);
   });
 });
