@@ -7,6 +7,7 @@
  * until a poll reads it; a source is removed, keeping its archive.
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { inputValues, signInAdmin } from '../helpers/admin-page-client.ts';
 import { startTestApp, type TestApp } from '../helpers/app-service.ts';
 import { startTestVendor, type TestVendor } from '../helpers/service.ts';
 import { startTestStatuspage, type TestStatuspage } from '../helpers/statuspage-pages.ts';
@@ -144,6 +145,35 @@ describe('sources over the API', () => {
     expect(await service.admin('DELETE', `/api/admin/sources/${id}`)).toEqual({ status: 200, body: { ok: true, archive: 'kept' } });
     expect(await service.admin('DELETE', `/api/admin/sources/${id}`)).toMatchObject({ status: 404, body: { error: 'source_not_found' } });
     expect(await service.admin('DELETE', '/api/admin/sources/main')).toMatchObject({ status: 400 });
+    expect((await service.get('/api/sources')).body.sources).toEqual([mainSource()]);
+  });
+
+  it('the admin page adds and removes a page with the same checks, keeping what was typed when refused', async () => {
+    const admin = await signInAdmin(service);
+    const empty = await admin.get('/admin/sources');
+    expect(empty.status).toBe(200);
+    expect(empty.html).toContain(vendor.url);
+    expect(empty.html).toContain('set by STATUS_URL');
+    // Refused as the API refuses it, in the same words; the form comes back as typed.
+    const refused = await admin.post('/admin/sources', { url: vendor.url, name: 'Our vendor' });
+    expect(refused.status).toBe(400);
+    expect(refused.html).toContain(`${NOT_FORMAT}: GET ${vendor.url}/api/v2/summary.json answered HTTP 404`);
+    expect(inputValues(refused.html, 'url')).toEqual([vendor.url]);
+    expect(inputValues(refused.html, 'name')).toEqual(['Our vendor']);
+    const added = await admin.post('/admin/sources', { url: acme.url, name: '' });
+    expect(added.status).toBe(303);
+    expect(added.headers.get('location')).toBe('/admin/sources?done=added');
+    const [source] = (await service.get('/api/sources')).body.sources.slice(1);
+    expect(source).toMatchObject({ name: 'Acme Cloud', url: acme.url, state: 'unknown' });
+    const listed = await admin.get('/admin/sources?done=added');
+    expect(listed.html).toContain('Acme Cloud');
+    expect(listed.html).toContain(`/admin/sources/${source.id}/remove`);
+    const removed = await admin.post(`/admin/sources/${source.id}/remove`, {});
+    expect(removed.status).toBe(303);
+    expect((await service.get('/api/sources')).body.sources).toEqual([mainSource()]);
+    // Without the session's CSRF token, nothing is added.
+    const forged = await admin.post('/admin/sources', { url: acme.url, csrf: 'forged' });
+    expect(forged.status).toBe(403);
     expect((await service.get('/api/sources')).body.sources).toEqual([mainSource()]);
   });
 });

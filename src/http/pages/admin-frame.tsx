@@ -7,6 +7,7 @@ const ADMIN_NAV = [
   { href: '/admin/polls', label: 'Poll runs' },
   { href: '/admin/app', label: 'Workspace app' },
   { href: '/admin/directory', label: 'Directory' },
+  { href: '/admin/sources', label: 'Sources' },
 ];
 
 /** Every admin form carries it; the server refuses a post without the session's token. */
@@ -75,6 +76,9 @@ export function AdminHome() {
       </li>
       <li>
         <a href="/admin/app">Workspace app</a>: install the app in a workspace, see how its installations stand, uninstall.
+      </li>
+      <li>
+        <a href="/admin/sources">Sources</a>: the status pages watched beside the main feed; add one by its address, remove one.
       </li>
     </ul>
   );
