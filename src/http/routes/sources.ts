@@ -10,7 +10,7 @@ import { ApiError } from '../../core/errors.ts';
 import { parseRequest } from '../../core/parse-request.ts';
 import { iso } from '../api-json.ts';
 import { jsonBody } from '../json-body.ts';
-import { apiSourceSchema, newSourceBody } from '../openapi/api-schemas.ts';
+import { type apiSourceSchema, newSourceBody } from '../openapi/api-schemas.ts';
 import { type AdminGuardDeps, requireAdmin } from './admin.ts';
 
 export const toApiSource = (source: SourceView): z.infer<typeof apiSourceSchema> => ({
