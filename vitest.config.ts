@@ -19,7 +19,7 @@ const NODE_ONLY_HTTP_TESTS = [
 ];
 
 /** The Node test harness modules, and their workerd stand-ins (test/workers/harness), for test/http files run in the workers project. */
-const WORKERS_HARNESS = ['app-service', 'app-ports', 'service', 'webhook-receiver', 'smtp', 'app-channel']
+const WORKERS_HARNESS = ['app-service', 'app-ports', 'service', 'webhook-receiver', 'smtp', 'app-channel', 'statuspage-pages']
   .map((name) => ({
     find: new RegExp(`^\\.\\./helpers/${name}\\.ts$`),
     replacement: resolve(`test/workers/harness/${name}.ts`),

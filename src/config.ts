@@ -58,6 +58,8 @@ export const configSchema = z
     POLL_TIMEOUT_MS: integer('POLL_TIMEOUT_MS', 1000, 120_000).default(10_000),
     FEED_MAX_BYTES: integer('FEED_MAX_BYTES', 10_000, 100_000_000).default(5_000_000),
     // Changed incidents one poll writes; a feed that changes more is applied over the next polls.
+    // Status pages watched beside the main feed, at most: each is polled every minute.
+    SOURCES_MAX: integer('SOURCES_MAX', 0, 10_000).default(100),
     POLL_MAX_INCIDENT_CHANGES: integer('POLL_MAX_INCIDENT_CHANGES', 1, 100_000).default(DEFAULT_MAX_INCIDENT_WRITES_PER_POLL),
     ADMIN_TOKEN: z.string().min(16, 'ADMIN_TOKEN must be at least 16 characters (try: openssl rand -hex 32)').optional(),
     // Where users reach this service: links in emails, webhooks and feeds. Unset, pages link to the

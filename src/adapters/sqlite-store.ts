@@ -18,6 +18,7 @@ import { createSqliteMcpAccessStore } from './sqlite-mcp-access.ts';
 import { createSqliteOutboxStore } from './sqlite-outbox.ts';
 import { createSqliteRateLimitStore } from './sqlite-rate-limits.ts';
 import { createSqliteRetentionStore } from './sqlite-retention.ts';
+import { createSqliteSourceStore } from './sqlite-sources.ts';
 import { preparePollStatements } from './sqlite-statements.ts';
 import { createSqliteSubscriptionStore } from './sqlite-subscriptions.ts';
 
@@ -44,5 +45,6 @@ export function createSqliteStore(connection: SqliteConnection, options: SqliteS
     ...createSqliteOneTimeKeyStore(connection),
     ...createSqliteMcpAccessStore(connection),
     ...createSqliteAppMessageStore(connection),
+    ...createSqliteSourceStore(connection),
   };
 }

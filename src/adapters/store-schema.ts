@@ -529,3 +529,47 @@ export const scimMemberSends = sqliteTable(
   },
   (t) => [primaryKey({ columns: [t.deliveryKey, t.userId] }), index('scim_member_sends_at').on(t.atMs)],
 );
+
+/**
+ * Status pages watched beside the main feed (kind `statuspage`), each added by an admin. The poll
+ * state of each lives on its row: the validators of each endpoint it reads (JSON of path to
+ * { etag, lastModified }), its last good and failed reads, its failures since, and when its
+ * current blindness episode began and was told, so one source's state never waits on another's.
+ */
+export const sources = sqliteTable(
+  'sources',
+  {
+    id: text('id').primaryKey(),
+    kind: text('kind', { enum: ['statuspage'] }).notNull(),
+    name: text('name').notNull(),
+    url: text('url').notNull(),
+    createdMs: integer('created_ms').notNull(),
+    validators: text('validators').notNull().default('{}'),
+    lastSuccessMs: integer('last_success_ms'),
+    lastFailureMs: integer('last_failure_ms'),
+    lastError: text('last_error'),
+    consecutiveFailures: integer('consecutive_failures').notNull().default(0),
+    blindSinceMs: integer('blind_since_ms'),
+    blindToldMs: integer('blind_told_ms'),
+  },
+  (t) => [uniqueIndex('sources_url').on(t.url)],
+);
+
+/** Each source's components as its last good read showed them: a change of state is an event. */
+export const sourceComponents = sqliteTable(
+  'source_components',
+  {
+    sourceId: text('source_id').notNull(),
+    componentId: text('component_id').notNull(),
+    name: text('name').notNull(),
+    groupId: text('group_id'),
+    isGroup: integer('is_group').notNull(),
+    position: integer('position'),
+    /** Ours (`unknown` for a word we do not know) and the vendor's own word. */
+    status: text('status').notNull(),
+    vendorStatus: text('vendor_status').notNull(),
+    /** When the status last changed (or the component was first seen), epoch ms. */
+    updatedMs: integer('updated_ms').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.sourceId, t.componentId] })],
+);

@@ -13,6 +13,7 @@ import type { OneTimeKeyStore } from './ports/one-time-keys.ts';
 import type { McpAccessStore } from './ports/mcp-access.ts';
 import type { OutboxStore } from './ports/outbox.ts';
 import type { RetentionStore } from './ports/retention.ts';
+import type { SourceStore } from './ports/sources.ts';
 import type { SubscriptionStore } from './ports/subscriptions.ts';
 
 export type * from './ports/access.ts';
@@ -28,6 +29,7 @@ export type * from './ports/outbox.ts';
 export type * from './ports/retention.ts';
 export type * from './ports/runtime.ts';
 export type * from './ports/senders.ts';
+export type * from './ports/sources.ts';
 export type * from './ports/subscriptions.ts';
 export type * from './ports/web-api.ts';
 export type * from './ports/web-api-install.ts';
@@ -56,4 +58,5 @@ export type Store = PollStore &
   InstallationStore &
   OneTimeKeyStore &
   McpAccessStore &
-  AppMessageStore;
+  AppMessageStore &
+  SourceStore;

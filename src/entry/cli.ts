@@ -38,6 +38,7 @@ const SETTING_HELP: Record<ConfigKey, string> = {
   POLL_ON_START: 'poll once right after starting (true)',
   POLL_TIMEOUT_MS: 'timeout of each feed request, ms (10000)',
   FEED_MAX_BYTES: 'largest feed body accepted, bytes (5000000)',
+  SOURCES_MAX: 'status pages watched beside the main feed, at most (100)',
   POLL_MAX_INCIDENT_CHANGES: 'changed incidents one poll writes; the rest wait for the next polls (200)',
   ADMIN_TOKEN: 'bearer token for /api/admin/*; admin API off when unset',
   PUBLIC_URL: 'the URL users reach this service at, for links in messages and feeds',

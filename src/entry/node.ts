@@ -7,6 +7,7 @@ import { createFetchFeedClient } from '../adapters/fetch-feed-client.ts';
 import { sanitizeNoteHtml } from '../adapters/html-sanitizer.ts';
 import { readPublicFolder } from '../adapters/public-folder.ts';
 import { nodeHashes } from '../adapters/node-hashes.ts';
+import { createGuardedFetch } from '../adapters/guarded-fetch.ts';
 import { createHttpWebhookSender } from '../adapters/http-webhook-sender.ts';
 import { startNodeDeliveryScheduler, type NodeDeliveryScheduler } from '../adapters/node-delivery-scheduler.ts';
 import { createNodeHttpServer } from '../adapters/node-http-server.ts';
@@ -74,6 +75,7 @@ export async function createNodeRuntime(config: Config, logger: Logger, clock: C
   const keepsSecrets = options.keepsSecrets !== false;
   const secrets = keepsSecrets ? await openSecretBox(config.SECRET_KEY, config.DATABASE_PATH, logger) : NO_SECRET_BOX;
   const webhooks = createHttpWebhookSender({ allowPrivate: config.WEBHOOK_ALLOW_PRIVATE, userAgent: USER_AGENT, clock });
+  const sourceFetch = createGuardedFetch({ allowPrivate: config.WEBHOOK_ALLOW_PRIVATE, connectTimeoutMs: config.POLL_TIMEOUT_MS });
   const ports: RuntimePorts = {
     connection: archive.connection,
     feed: createFetchFeedClient({
@@ -84,6 +86,8 @@ export async function createNodeRuntime(config: Config, logger: Logger, clock: C
       clock,
     }),
     webhooks,
+    sourceFetch,
+    userAgent: USER_AGENT,
     hashes: nodeHashes,
     checkWebhookTarget: checkWebhookUrl,
     mailer,
@@ -107,7 +111,7 @@ export async function createNodeRuntime(config: Config, logger: Logger, clock: C
     (sendsCut ??= (async () => {
       stopping.abort();
       mailer?.close();
-      await webhooks.close();
+      await Promise.all([webhooks.close(), sourceFetch.close()]);
     })());
   return {
     services,

@@ -6,6 +6,7 @@
  * it as Node does.
  */
 import type { Context } from 'hono';
+import { createFetchFeedClient } from '../adapters/fetch-feed-client.ts';
 import type { SqliteConnection } from '../adapters/sqlite-connection.ts';
 import { createSqliteStore } from '../adapters/sqlite-store.ts';
 import { createAdminNotice } from '../app/admin-notice.ts';
@@ -16,11 +17,13 @@ import { createDueDeliveries, type DueDeliveries } from '../app/due-deliveries.t
 import { createPoller, type Poller } from '../app/poller.ts';
 import { createPruner, type Pruner } from '../app/retention.ts';
 import { createServiceMetrics, type ServiceMetrics } from '../app/service-metrics.ts';
+import { createSourceService, type SourceService } from '../app/sources.ts';
 import { createSubscriptionService, type SubscriptionService } from '../app/subscriptions.ts';
 import { retentionSettings, type Config } from '../config.ts';
 import { createCursorCodec, CURSOR_KEY_NAME } from '../core/cursor.ts';
 import type { ArchiveQueries, Clock, FeedClient, Hashes, Logger, Mailer, OutboxSignal, Store, WebhookSender } from '../core/ports.ts';
 import type { SecretBox } from '../core/secret-box.ts';
+import { STATUSPAGE_BODY_MAX_CHARS } from '../core/statuspage/schema.ts';
 import { clientAddressFrom } from '../http/client-address.ts';
 import type { AppDeps } from '../http/deps.ts';
 import type { GroupDeps } from '../app/group-subscriptions.ts';
@@ -39,6 +42,14 @@ export type RuntimePorts = {
   hashes?: Hashes;
   /** The webhook sender's own rules for a URL, so a URL the service accepts is one the sender calls. */
   checkWebhookTarget: (url: string, options: { allowPrivate: boolean }) => { ok: true } | { ok: false; reason: string; privateTarget?: boolean };
+  /**
+   * How source pages are read: on Node, a fetch whose connections pass the webhook targets'
+   * connect-time guard, so a page's name that resolves to a private address is refused there too.
+   * The platform's fetch when absent (Workers, where the address is all there is to judge).
+   */
+  sourceFetch?: typeof fetch;
+  /** Says who reads a source page; a generic one when absent. */
+  userAgent?: string;
   /** null: no mail setting is set. */
   mailer: Mailer | null;
   clock: Clock;
@@ -77,6 +88,8 @@ export type BackgroundServices = {
   pruner: Pruner;
   groups: GroupDeps;
   metrics: ServiceMetrics;
+  /** The status pages watched beside the main feed: added, listed and removed. */
+  sources: SourceService;
   /** PUBLIC_URL, or the runtime's local origin while it is unset. */
   publicUrl: string;
 };
@@ -140,7 +153,25 @@ export function buildServices(config: Config, ports: RuntimePorts & { secrets: S
     syncSignal: ports.stopSignal,
   });
   const pruner = createPruner({ store, logger, settings: retentionSettings(config) });
-  const background: BackgroundServices = { store, poller, pruner, groups, metrics, publicUrl };
+  const sources = createSourceService({
+    store,
+    openPage: (baseUrl) =>
+      createFetchFeedClient({
+        baseUrl,
+        timeoutMs: config.POLL_TIMEOUT_MS,
+        // A summary longer than the parser takes is refused unread.
+        maxBytes: STATUSPAGE_BODY_MAX_CHARS,
+        userAgent: ports.userAgent ?? 'statuswatch',
+        clock,
+        ...(ports.sourceFetch ? { fetch: ports.sourceFetch } : {}),
+      }),
+    checkTarget: (url) => ports.checkWebhookTarget(url, { allowPrivate: config.WEBHOOK_ALLOW_PRIVATE }),
+    clock,
+    newId: () => `src_${crypto.randomUUID().replace(/-/g, '').slice(0, 16)}`,
+    maxSources: config.SOURCES_MAX,
+    mainFeedUrl: config.STATUS_URL,
+  });
+  const background: BackgroundServices = { store, poller, pruner, groups, metrics, sources, publicUrl };
   if (!secrets) return background;
 
   const workspaceApp = ports.workspaceApp === false ? undefined : createWorkspaceAppFromConfig(config, { store, secrets, clock, logger, mailer, publicUrl });
@@ -217,6 +248,7 @@ export async function createAppDeps(
     adminToken: config.ADMIN_TOKEN,
     publicUrl: config.PUBLIC_URL,
     subscriptions: services.subscriptions,
+    sources: services.sources,
     appInstalls: services.workspaceApp?.installs,
     appSigningSecret: config.APP_SIGNING_SECRET,
     metrics: services.metrics,

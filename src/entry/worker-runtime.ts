@@ -90,6 +90,7 @@ export function createWorkerRuntime(
       clock,
     }),
     webhooks,
+    userAgent: WORKER_USER_AGENT,
     checkWebhookTarget: checkWorkerWebhookUrl,
     mailer,
     clock,

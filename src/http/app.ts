@@ -27,6 +27,7 @@ import { openApiRoutes } from './routes/openapi.tsx';
 import { reliabilityRoutes } from './routes/reliability.tsx';
 import { staticAssetRoutes } from './routes/static-assets.ts';
 import { subscribePageRoutes } from './routes/subscribe-pages.tsx';
+import { sourceRoutes } from './routes/sources.ts';
 import { subscriptionRoutes } from './routes/subscriptions.ts';
 import { widgetRoutes } from './routes/widget.ts';
 
@@ -68,6 +69,9 @@ export function createApp(deps: AppDeps): Hono {
   app.use('/api/*', (c, next) => {
     if (isAdminPath(c.req.path)) return next();
     refuseUnknownParams(c);
+    // The sources' list changes as admins add them and their polls succeed or fail, none of which
+    // moves the archive's generation that keys the cache: it is read fresh.
+    if (c.req.path === '/api/sources') return next();
     return cache(c, next);
   });
   // The feeds are read from the same archive: the same ETag and 304, one build per change.
@@ -90,6 +94,7 @@ export function createApp(deps: AppDeps): Hono {
   app.route('/', openApiRoutes(deps));
   app.route('/', mcpRoutes(deps));
   app.route('/', mcpTokenRoutes(deps));
+  app.route('/', sourceRoutes(deps));
   app.route('/', mcpOAuthRoutes(deps));
   // Before the pages: the embeddables keep their own headers (CORS, framing by anyone, caching).
   app.route('/', widgetRoutes(deps, budget));

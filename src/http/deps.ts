@@ -7,6 +7,7 @@ import type { AppInstalls } from '../app/workspace-app/installs.ts';
 import type { AccessTokens, IdJagVerifier } from '../adapters/jose-ema-tokens.ts';
 import type { Poller } from '../app/poller.ts';
 import type { ServiceMetrics } from '../app/service-metrics.ts';
+import type { SourceService } from '../app/sources.ts';
 import type { SubscriptionService } from '../app/subscriptions.ts';
 import type { CursorCodec } from '../core/cursor.ts';
 import type { McpSettings } from '../config.ts';
@@ -27,6 +28,8 @@ export type AppDeps = {
   /** The files of public/, served at their paths. */
   assets: StaticAssets;
   subscriptions: SubscriptionService;
+  /** The status pages watched beside the main feed. */
+  sources: SourceService;
   metrics: ServiceMetrics;
   /** WEBHOOK_ALLOW_PRIVATE: plain http: URLs are accepted for webhooks too. */
   allowPrivateWebhooks: boolean;

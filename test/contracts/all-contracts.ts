@@ -11,6 +11,7 @@ import { oneTimeKeysContract } from './one-time-keys.contract.ts';
 import { outboxContract } from './outbox.contract.ts';
 import { retentionContract } from './retention.contract.ts';
 import { scimGroupsContract } from './scim-groups.contract.ts';
+import { sourcesContract } from './sources.contract.ts';
 import { subscriptionsContract } from './subscriptions.contract.ts';
 import type { StoreTarget } from './store-target.ts';
 
@@ -28,4 +29,5 @@ export function storeContracts(target: StoreTarget): void {
   mcpAccessContract(target);
   appMessagesContract(target);
   scimGroupsContract(target);
+  sourcesContract(target);
 }

@@ -10,6 +10,7 @@ import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { z } from 'zod';
 import { startSimulatedVendor } from '../../src/sim/server.ts';
+import { startSimulatedStatuspage } from '../../src/sim/statuspage/app.ts';
 import { startSimulatedWebApi } from '../../src/sim/web-api/server.ts';
 import { startPostmark } from './postmark-api.ts';
 import { startWebhookReceiver } from './webhook-receiver.ts';
@@ -21,7 +22,7 @@ const MAX_BODY_BYTES = 64 * 1024;
 
 export type FixtureFactory = { url: string; close(): Promise<void> };
 
-type Kind = 'vendors' | 'receivers' | 'mail-apis' | 'web-apis';
+type Kind = 'vendors' | 'receivers' | 'mail-apis' | 'web-apis' | 'statuspages';
 type Live = { url: string; close(): Promise<void>; read?: (since: number) => { items: unknown[]; total: number }; script?: (answers: ScriptedAnswers) => void };
 
 const vendorOptions = z.strictObject({
@@ -29,6 +30,7 @@ const vendorOptions = z.strictObject({
   style: z.enum(['modern', 'legacy']).optional(),
   conditional: z.boolean().optional(),
 });
+const statuspageOptions = z.strictObject({ name: z.string().min(1).max(200).optional() });
 const mailApiOptions = z.strictObject({ token: z.string().min(1).max(200).optional() });
 const scriptedAnswers = z
   .array(z.strictObject({ status: z.number().int().min(200).max(599), headers: z.record(z.string(), z.string()).optional(), body: z.string().optional() }))
@@ -46,7 +48,13 @@ class FixtureError extends Error {
 }
 
 export async function startFixtureFactory(): Promise<FixtureFactory> {
-  const live: Record<Kind, Map<string, Live>> = { vendors: new Map(), receivers: new Map(), 'mail-apis': new Map(), 'web-apis': new Map() };
+  const live: Record<Kind, Map<string, Live>> = {
+    vendors: new Map(),
+    receivers: new Map(),
+    'mail-apis': new Map(),
+    'web-apis': new Map(),
+    statuspages: new Map(),
+  };
   let nextId = 0;
 
   const add = async (kind: Kind, start: () => Promise<Live>) => {
@@ -96,6 +104,11 @@ export async function startFixtureFactory(): Promise<FixtureFactory> {
     const body = await add('vendors', () => startSimulatedVendor({ scenario: { name: 'empty', initialWorld: () => [], steps: [], loop: false }, ...options }));
     return c.json(body, 201);
   });
+  // A simulated page in the Statuspage format: a test drives it through its own control API (/_sim).
+  app.post('/statuspages', async (c) => {
+    const options = await parse(statuspageOptions, c.req.raw);
+    return c.json(await add('statuspages', () => startSimulatedStatuspage(options)), 201);
+  });
   // The simulated Web API: a test drives it through its own control API (/_sim).
   app.post('/web-apis', async (c) => {
     await parse(z.strictObject({}), c.req.raw);
@@ -138,7 +151,7 @@ export async function startFixtureFactory(): Promise<FixtureFactory> {
     const { items, total } = find(c.req.param('kind') as Kind, c.req.param('id')).read!(since(c.req.query('since')));
     return c.json({ ok: true, items, total });
   });
-  app.delete('/:kind{vendors|receivers|mail-apis|web-apis}/:id', async (c) => {
+  app.delete('/:kind{vendors|receivers|mail-apis|web-apis|statuspages}/:id', async (c) => {
     const kind = c.req.param('kind') as Kind;
     const id = c.req.param('id');
     const part = find(kind, id);

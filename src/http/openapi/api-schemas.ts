@@ -1,6 +1,7 @@
 /** The zod schemas the JSON API's requests are read with and its answers described by: one source for the code and /openapi.json. */
 import { z } from 'zod';
 import { INCIDENT_TOTAL_MAX } from '../../app/incident-search.ts';
+import { SOURCE_NAME_MAX_CHARS, SOURCE_URL_MAX_CHARS } from '../../app/sources.ts';
 
 export { INCIDENT_TOTAL_MAX };
 
@@ -111,4 +112,32 @@ export const replayRequestSchema = z.strictObject({
   since: z.string({ error: 'since must be a date or an ISO 8601 time with offset' }),
   subscription: z.string().optional(),
   state: z.enum(['pending', 'done', 'dead']).optional(),
+});
+
+/** The body of POST /api/admin/sources (also in /openapi.json). */
+export const newSourceBody = z.object({
+  kind: z.literal('statuspage', { error: 'the only kind of source is "statuspage"' }),
+  url: z
+    .string({ error: 'expected the page\'s address, such as "https://www.githubstatus.com"' })
+    .trim()
+    .min(1, 'must not be empty')
+    .max(SOURCE_URL_MAX_CHARS, `at most ${SOURCE_URL_MAX_CHARS} characters`),
+  name: z
+    .string({ error: 'expected a text' })
+    .trim()
+    .min(1, 'must not be empty')
+    .max(SOURCE_NAME_MAX_CHARS, `at most ${SOURCE_NAME_MAX_CHARS} characters`)
+    .optional(),
+});
+
+/** A source in the API (also in /openapi.json). */
+export const apiSourceSchema = z.object({
+  id: z.string().describe('"main" for the vendor feed set by STATUS_URL'),
+  kind: z.enum(['vendor-feed', 'statuspage']),
+  name: z.string(),
+  url: z.string(),
+  created_at: z.string().nullable(),
+  state: z.enum(['known', 'reads_failing', 'unknown']).describe('unknown: never read yet, or its last good read is too old to say how things stand now'),
+  last_success_at: z.string().nullable(),
+  consecutive_failures: z.number().int(),
 });

@@ -211,6 +211,28 @@ export const API_OPERATIONS: ApiOperation[] = [
     admin: true,
     ok: { status: 200, schema: z.object({ ok: z.literal(true) }) },
   },
+  {
+    method: 'get',
+    path: '/api/sources',
+    summary: 'Every source watched: the main feed (id "main", kind "vendor-feed") first, then each status page, oldest first, each with its state',
+    ok: { status: 200, schema: z.object({ ok: z.literal(true), sources: z.array(s.apiSourceSchema) }) },
+  },
+  {
+    method: 'post',
+    path: '/api/admin/sources',
+    summary:
+      "Watch a status page in the Statuspage format: its address passes the webhook targets' outbound rules, and its /api/v2/summary.json must answer in the format (400 not_statuspage otherwise); named from the page unless `name` is given",
+    admin: true,
+    body: s.newSourceBody,
+    ok: { status: 201, schema: z.object({ ok: z.literal(true), source: s.apiSourceSchema }) },
+  },
+  {
+    method: 'delete',
+    path: '/api/admin/sources/:id',
+    summary: 'Stop watching a source; its archive is kept',
+    admin: true,
+    ok: { status: 200, schema: z.object({ ok: z.literal(true), archive: z.literal('kept') }) },
+  },
 ];
 
 const jsonSchema = (schema: z.ZodType) => z.toJSONSchema(schema, { io: 'input', unrepresentable: 'any' });

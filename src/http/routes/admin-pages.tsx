@@ -23,6 +23,7 @@ import type { AdminEnv, AdminPageTools } from '../admin-page-tools.ts';
 import { type AdminAppPageDeps, registerAdminAppPages } from './admin-app-pages.tsx';
 import { type AdminDeliveryPageDeps, registerAdminDeliveryPages } from './admin-delivery-pages.tsx';
 import { type AdminPollPageDeps, registerAdminPollPages } from './admin-poll-pages.tsx';
+import { type AdminSourcePageDeps, registerAdminSourcePages } from './admin-source-pages.tsx';
 import { type AdminSubscriptionPageDeps, registerAdminSubscriptionPages } from './admin-subscription-pages.tsx';
 import { type AdminDirectoryPageDeps, registerAdminDirectoryPages } from './admin-directory-pages.tsx';
 import { AdminFrame, SignInPage } from '../pages/admin-frame.tsx';
@@ -49,7 +50,8 @@ export type AdminPageDeps = AdminGuardDeps &
   AdminDeliveryPageDeps &
   AdminPollPageDeps &
   AdminAppPageDeps &
-  AdminDirectoryPageDeps;
+  AdminDirectoryPageDeps &
+  AdminSourcePageDeps;
 
 export function adminPageRoutes(deps: AdminPageDeps) {
   const { store, clock } = deps;
@@ -180,6 +182,7 @@ export function adminPageRoutes(deps: AdminPageDeps) {
   registerAdminPollPages(app, deps, tools);
   registerAdminAppPages(app, deps, tools);
   registerAdminDirectoryPages(app, deps, tools);
+  registerAdminSourcePages(app, deps, tools);
 
   app.all('/admin/*', (c) => problem(c, 404, 'Not found', `There is no admin page at ${c.req.path.slice(0, 100)}.`));
 

@@ -1,0 +1,182 @@
+/**
+ * The sources an admin administers: status pages in the Statuspage format watched beside the main
+ * feed. Adding one checks its address with the webhook targets' outbound rules, reads its summary
+ * once (bounded in bytes and time) and saves it only when it answers in the format; listing shows
+ * every source, the main feed first, each with what is known of it now. One function per use case,
+ * called by every face (the JSON routes, the admin page).
+ */
+import { ApiError, FeedFetchError } from '../core/errors.ts';
+import { assessKnowledge, type Knowledge } from '../core/knowledge.ts';
+import type { ArchiveQueries, Clock, FeedClient, SourceKind, SourcePollState, SourceStore, StoredSource } from '../core/ports.ts';
+import { NOT_STATUSPAGE_MESSAGE, NotStatuspageError, parseSummary } from '../core/statuspage/schema.ts';
+import { withAllowPrivateHint } from '../core/webhook-target.ts';
+
+/** Where a page in the Statuspage format says what it is: its name, components and open incidents. */
+export const SUMMARY_PATH = '/api/v2/summary.json';
+/** A source's name, given or the page's own, at most this long (longer page names are cut). */
+export const SOURCE_NAME_MAX_CHARS = 100;
+/** A page's address at most this long, as given. */
+export const SOURCE_URL_MAX_CHARS = 2000;
+/** The main feed's id in the list of sources: never a generated id (those begin `src_`). */
+export const MAIN_SOURCE_ID = 'main';
+
+export type SourceState = 'known' | 'reads_failing' | 'unknown';
+
+/** A source as every face shows it: what it is, and what is known of it now. */
+export type SourceView = {
+  id: string;
+  kind: SourceKind | 'vendor-feed';
+  name: string;
+  url: string;
+  /** Null for the main feed, which is set up by STATUS_URL, not added. */
+  createdAt: number | null;
+  /** `unknown` until a poll reads it, and again once its last good read is too old. */
+  state: SourceState;
+  lastSuccessAt: number | null;
+  consecutiveFailures: number;
+};
+
+export type AddSourceInput = { kind: 'statuspage'; url: string; name?: string };
+
+export type SourceServiceDeps = {
+  store: Pick<SourceStore, 'addSource' | 'listSources' | 'removeSource'> & Pick<ArchiveQueries, 'feedHealth'>;
+  /** A client that reads below a page's address, bounded in bytes and time (the feed client's own reads). */
+  openPage: (baseUrl: string) => FeedClient;
+  /** The webhook targets' outbound rules under WEBHOOK_ALLOW_PRIVATE: a page is an outbound target as a webhook is. */
+  checkTarget: (url: string) => { ok: true } | { ok: false; reason: string; privateTarget?: boolean };
+  clock: Clock;
+  newId: () => string;
+  /** SOURCES_MAX: sources that may exist at once, the main feed not counted. */
+  maxSources: number;
+  /** STATUS_URL: the main feed, listed as a source of its own. */
+  mainFeedUrl: string;
+};
+
+export type SourceService = {
+  add(input: AddSourceInput): Promise<SourceView>;
+  list(): Promise<SourceView[]>;
+  /** False when there was no such source. The main feed cannot be removed. */
+  remove(id: string): Promise<boolean>;
+};
+
+const NEVER_POLLED: SourcePollState = {
+  validators: {},
+  lastSuccessAt: null,
+  lastFailureAt: null,
+  lastError: null,
+  consecutiveFailures: 0,
+  blindSince: null,
+  blindToldAt: null,
+};
+
+function stateOf(knowledge: Knowledge): SourceState {
+  if (knowledge.kind !== 'known') return 'unknown';
+  return knowledge.readsFailing ? 'reads_failing' : 'known';
+}
+
+/**
+ * A page's address in one spelling, so the same page is never added twice: https (or http where
+ * allowed), no credentials, no query or fragment, no trailing slash, and the summary's own path
+ * dropped when it was pasted in whole.
+ */
+export function normaliseSourceUrl(input: string): string {
+  const text = input.trim();
+  if (text.length > SOURCE_URL_MAX_CHARS) throw new ApiError(400, 'invalid_request', `url: at most ${SOURCE_URL_MAX_CHARS} characters`);
+  let url: URL;
+  try {
+    url = new URL(text);
+  } catch {
+    throw new ApiError(400, 'invalid_request', 'url: not a valid absolute URL, such as https://www.githubstatus.com');
+  }
+  if (url.protocol !== 'https:' && url.protocol !== 'http:') throw new ApiError(400, 'invalid_request', 'url: must be an https address');
+  if (url.username || url.password) throw new ApiError(400, 'invalid_request', 'url: must not hold a user name or password');
+  url.search = '';
+  url.hash = '';
+  let path = url.pathname.replace(/\/+$/, '');
+  if (path.endsWith(SUMMARY_PATH)) path = path.slice(0, -SUMMARY_PATH.length);
+  return `${url.origin}${path}`;
+}
+
+/** Why an address's summary could not be read, as the admin is told. */
+function readRefusal(url: string, error: unknown): ApiError {
+  if (error instanceof FeedFetchError) {
+    // A page that answers but not with a summary (404, an HTML sign-in page behind a redirect) is not in the format.
+    if (error.kind === 'http' && error.status !== undefined && error.status < 500 && error.status !== 429 && error.status !== 408) {
+      return new ApiError(400, 'not_statuspage', `${NOT_STATUSPAGE_MESSAGE}: GET ${url}${SUMMARY_PATH} answered HTTP ${error.status}`);
+    }
+    if (error.kind === 'too_large') return new ApiError(400, 'not_statuspage', `${NOT_STATUSPAGE_MESSAGE}: its summary is too long (${error.message})`);
+    return new ApiError(400, 'source_unreachable', `this address could not be read, so it was not added: ${error.message}`);
+  }
+  throw error;
+}
+
+export function createSourceService(deps: SourceServiceDeps): SourceService {
+  const { store, clock } = deps;
+
+  const viewOf = (source: StoredSource, now: number): SourceView => ({
+    id: source.id,
+    kind: source.kind,
+    name: source.name,
+    url: source.url,
+    createdAt: source.createdAt,
+    state: stateOf(assessKnowledge({ lastSuccessAt: source.poll.lastSuccessAt, now, consecutiveFailures: source.poll.consecutiveFailures })),
+    lastSuccessAt: source.poll.lastSuccessAt,
+    consecutiveFailures: source.poll.consecutiveFailures,
+  });
+
+  return {
+    async add(input) {
+      const url = normaliseSourceUrl(input.url);
+      const check = deps.checkTarget(url);
+      if (!check.ok) {
+        const message = `url is not allowed: ${check.reason}`;
+        throw new ApiError(400, 'invalid_request', check.privateTarget ? withAllowPrivateHint(message) : message);
+      }
+      let name = input.name?.trim();
+      if (name !== undefined && (name.length === 0 || name.length > SOURCE_NAME_MAX_CHARS)) {
+        throw new ApiError(400, 'invalid_request', `name: between 1 and ${SOURCE_NAME_MAX_CHARS} characters`);
+      }
+      let summaryText: string;
+      try {
+        summaryText = (await deps.openPage(url).get(SUMMARY_PATH)).body;
+      } catch (error) {
+        throw readRefusal(url, error);
+      }
+      try {
+        const summary = parseSummary(summaryText);
+        name ??= summary.page.name.trim().slice(0, SOURCE_NAME_MAX_CHARS) || new URL(url).host;
+      } catch (error) {
+        if (error instanceof NotStatuspageError) throw new ApiError(400, 'not_statuspage', error.message);
+        throw error;
+      }
+      const record = { id: deps.newId(), kind: input.kind, name, url, createdAt: clock.now() };
+      const outcome = await store.addSource(record, deps.maxSources);
+      if (!outcome.added) {
+        if (outcome.reason === 'duplicate_url') throw new ApiError(409, 'source_exists', `a source with the address ${url} exists already`);
+        throw new ApiError(409, 'too_many_sources', `at most ${deps.maxSources} sources exist at once (SOURCES_MAX); remove one first`);
+      }
+      return viewOf({ ...record, poll: NEVER_POLLED }, clock.now());
+    },
+
+    async list() {
+      const now = clock.now();
+      const [health, sources] = await Promise.all([store.feedHealth(), store.listSources()]);
+      const main: SourceView = {
+        id: MAIN_SOURCE_ID,
+        kind: 'vendor-feed',
+        name: new URL(deps.mainFeedUrl).host,
+        url: deps.mainFeedUrl,
+        createdAt: null,
+        state: stateOf(assessKnowledge({ lastSuccessAt: health.lastSuccessAt, now, consecutiveFailures: health.consecutiveFailures })),
+        lastSuccessAt: health.lastSuccessAt,
+        consecutiveFailures: health.consecutiveFailures,
+      };
+      return [main, ...sources.map((s) => viewOf(s, now))];
+    },
+
+    async remove(id) {
+      if (id === MAIN_SOURCE_ID) throw new ApiError(400, 'invalid_request', 'the main feed is set by STATUS_URL and cannot be removed');
+      return store.removeSource(id);
+    },
+  };
+}
