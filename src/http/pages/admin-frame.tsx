@@ -23,7 +23,7 @@ const ADMIN_NAV: readonly { href: string; label: string; summary: Child }[] = [
     label: 'Directory',
     summary: 'whether the SCIM directory answers, and the group subscriptions with their members, audit lists and syncs.',
   },
-  { href: '/admin/sources', label: 'Sources', summary: 'the Statuspage-format pages watched beside the vendor: add one by its address, see how each stands, remove one.' },
+  { href: '/admin/sources', label: 'Sources', summary: 'the status pages watched beside the main feed; add one by its address, remove one.' },
 ];
 
 /** Every admin form carries it; the server refuses a post without the session's token. */
@@ -80,30 +80,11 @@ export function AdminFrame(props: { path: string; csrf: string; title: string; n
 export function AdminHome() {
   return (
     <ul class="admin-links">
-<<<<<<< HEAD
       {ADMIN_NAV.map((item) => (
         <li>
           <a href={item.href}>{item.label}</a>: {item.summary}
         </li>
       ))}
-=======
-      <li>
-        <a href="/admin/subscriptions">Subscriptions</a>: who gets what, their health; <a href="/admin/new-subscription">create one</a>, change, pause, resume,
-        rotate a webhook's secret, send a test, delete.
-      </li>
-      <li>
-        <a href="/admin/deliveries">Deliveries</a>: the outbox and every attempt; replay one, or all since a time.
-      </li>
-      <li>
-        <a href="/admin/polls">Poll runs</a>: each poll of the vendor's feed, what came back, and payloads that were refused.
-      </li>
-      <li>
-        <a href="/admin/app">Workspace app</a>: install the app in a workspace, see how its installations stand, uninstall.
-      </li>
-      <li>
-        <a href="/admin/sources">Sources</a>: the status pages watched beside the main feed; add one by its address, remove one.
-      </li>
->>>>>>> sources
     </ul>
   );
 }
