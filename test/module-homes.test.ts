@@ -49,10 +49,8 @@ describe('where each rule lives', () => {
     const readers = all.filter((i) => i.file === 'src/http/openapi/openapi-document.ts').map((i) => `${i.from}: ${i.names.join(', ')}`);
     expect(readers.sort()).toEqual([
       'src/http/openapi/group-operations.ts: ApiOperation',
-      'src/http/pages/api-reference-page.tsx: ApiOperation',
-      'src/http/pages/api-reference-page.tsx: toOpenApiPath',
       'src/http/read-params.ts: API_OPERATIONS',
-      'src/http/routes/openapi.tsx: API_OPERATIONS, buildOpenApiDocument',
+      'src/http/routes/openapi.tsx: buildOpenApiDocument',
     ]);
   });
 
