@@ -9,6 +9,7 @@ import { DEFAULT_MAX_INCIDENT_WRITES_PER_POLL, findChanges, planChanges, splitPl
 import { FeedFetchError, RevisionConflictError } from '../core/errors.ts';
 import type { MonitorEvent, StatusEvent } from '../core/events.ts';
 import { planDeliveries } from '../core/fanout.ts';
+import type { Incident } from '../core/incident.ts';
 import { STALE_AFTER_MS } from '../core/knowledge.ts';
 import { compareUrgency } from '../core/mirror.ts';
 import { decideMonitorEvent } from '../core/monitor-episode.ts';
@@ -39,6 +40,7 @@ import type {
 } from '../core/ports.ts';
 import { forEachSlice, yieldToEventLoop } from './event-loop-slices.ts';
 import { createFeedFailureLog } from './feed-failure-log.ts';
+import { createIncidentDigester, isDiffedAlready, keptDigestsOf } from './incident-digests.ts';
 
 export const FEED_PATHS = {
   'v2/current': '/api/v2.0.0/current',
@@ -170,6 +172,7 @@ export function createPoller(deps: PollerDeps): Poller {
   // The archived state of the incidents the last poll saw. Trusted only where the archive's
   // revision still matches, so a write by another process is always read back.
   let archivedCache = new Map<string, ArchivedIncident>();
+  const digester = createIncidentDigester();
 
   /**
    * Fetches one source. A body equal to the one the archive's last full diff read (`diffed`) is
@@ -308,6 +311,8 @@ export function createPoller(deps: PollerDeps): Poller {
     const observed = mergeObservations(observations);
     const seenIds = observed.map((i) => i.id);
     const historyWasRead = isGood(historyRead);
+    const digests = await digester.digestAll(observed);
+    const keptDigests = lastDiff.diffed?.incidents;
 
     // Applied in pieces of APPLY_PIECE_INCIDENTS, yielding between them, so a large poll does not
     // stop the server answering; each piece is atomic with its events and outbox rows. Across a
@@ -317,13 +322,23 @@ export function createPoller(deps: PollerDeps): Poller {
     for (let attempt = 1; ; attempt++) {
       // Read with the lease for the first plan; a plan made again reads what the other writer left.
       const seeded = attempt === 1 ? opening.seeded : await store.isSeeded();
-      const archived = await loadArchived(seenIds, attempt > 1);
+      const revisions = await store.loadRevisions(seenIds);
+      // Incidents the last diff saw as they are now, at the revision it left: nothing to find.
+      const toDiff = observed.filter((i) => !isDiffedAlready(keptDigests, i.id, revisions.get(i.id), digests.get(i.id)));
+      const archived = await loadArchived(toDiff, revisions, attempt > 1);
       const candidates: Candidate[] = [];
-      await forEachSlice(observed, SLICE_ENTRIES, (slice) => candidates.push(...findChanges(slice, archived)));
+      await forEachSlice(toDiff, SLICE_ENTRIES, (slice) => candidates.push(...findChanges(slice, archived)));
       const plan = planChanges(candidates, { now: startedAt, backfill: !seeded, maxWrites: maxIncidentWrites });
       if (plan.pending > 0) run.pendingIncidents = plan.pending;
       else delete run.pendingIncidents;
       const pieces = splitPlan(plan, APPLY_PIECE_INCIDENTS);
+      const writtenRevisions = new Map(plan.writes.map((w) => [w.incident.id, w.revision]));
+      const diffedFeed = (): Omit<DiffedFeed, 'generation'> | null => {
+        // With changes left over, equal bodies must still be diffed next time: they hold them.
+        if (plan.pending > 0) return null;
+        const incidents = keptDigestsOf(digests, (id) => writtenRevisions.get(id) ?? revisions.get(id));
+        return { ...diffedFeedOf(good, startedAt), ...(incidents ? { incidents } : {}) };
+      };
       // Read before the writes, so a subscription may change in between. That is acceptable: one
       // created or resumed meanwhile misses this poll as if it came a moment later, filters
       // edited meanwhile apply from the next poll, and the store leaves out rows for one no
@@ -358,8 +373,7 @@ export function createPoller(deps: PollerDeps): Poller {
             rejected: runRecorded ? [] : rejected,
             // A backfill cut short is not done: the rest of the history must not count as news.
             markSeeded: last && !seeded && historyWasRead && plan.pending === 0,
-            // With changes left over, equal bodies must still be diffed next time: they hold them.
-            ...(last ? { diffedFeed: plan.pending > 0 ? null : diffedFeedOf(good, startedAt), releaseLease: lease.release } : {}),
+            ...(last ? { diffedFeed: diffedFeed(), releaseLease: lease.release } : {}),
           });
           if (last) lease.released = true;
           runRecorded = true;
@@ -463,12 +477,21 @@ export function createPoller(deps: PollerDeps): Poller {
     return event;
   }
 
-  /** The archive's state of these incidents: cached copies whose revision still holds, the rest read. */
-  async function loadArchived(ids: string[], bypassCache: boolean): Promise<Map<string, ArchivedIncident>> {
-    const revisions = await store.loadRevisions(ids);
+  /**
+   * The archive's state of these incidents (`revisions`: of every incident seen, as just read):
+   * cached copies whose revision still holds, the rest read. The cache keeps every seen incident
+   * whose copy still holds, diffed this time or not.
+   */
+  async function loadArchived(
+    incidents: readonly Incident[],
+    revisions: ReadonlyMap<string, number>,
+    bypassCache: boolean,
+  ): Promise<Map<string, ArchivedIncident>> {
     const archived = new Map<string, ArchivedIncident>();
     const stale: string[] = [];
-    for (const [id, revision] of revisions) {
+    for (const { id } of incidents) {
+      const revision = revisions.get(id);
+      if (revision === undefined) continue;
       const cached = archivedCache.get(id);
       if (!bypassCache && cached?.revision === revision) archived.set(id, cached);
       else stale.push(id);
@@ -476,7 +499,12 @@ export function createPoller(deps: PollerDeps): Poller {
     await forEachSlice(stale, SLICE_ENTRIES, async (slice) => {
       for (const [id, incident] of await store.loadIncidents(slice)) archived.set(id, incident);
     });
-    archivedCache = new Map(archived);
+    const kept = new Map(archived);
+    for (const [id, revision] of revisions) {
+      const cached = archivedCache.get(id);
+      if (!kept.has(id) && cached?.revision === revision) kept.set(id, cached);
+    }
+    archivedCache = kept;
     return archived;
   }
 

@@ -101,6 +101,67 @@ describe('poller', () => {
     expect((await archive.store.getIncident('7'))?.title).toBe('Seven');
   });
 
+  it('loads and diffs only the incidents that changed since the last diff, in a poller made for the poll, and still sees a write by another process', async () => {
+    const feed = [rawIncident({ id: 31, title: 'One' }), rawIncident({ id: 32, title: 'Two' }), rawIncident({ id: 33, title: 'Three' })];
+    await vendor.setIncidents(feed);
+    now += 1000;
+    await newPoller('g').pollOnce();
+
+    // The real store, with the incidents each poll loads whole written down.
+    const loaded: string[][] = [];
+    const counting = Object.create(archive.store) as typeof archive.store;
+    counting.loadIncidents = (ids) => {
+      loaded.push([...ids]);
+      return archive.store.loadIncidents(ids);
+    };
+    const pollerOver = (name: string) =>
+      createPoller({
+        store: counting,
+        feed: createFetchFeedClient({ baseUrl: vendor.url, timeoutMs: 2000, maxBytes: 5_000_000, userAgent: 'test', clock }),
+        clock,
+        logger: createConsoleLogger({ level: 'error', format: 'json', write: () => {} }),
+        instanceId: name,
+        newId: randomUUID,
+      });
+
+    await vendor.setIncidents([feed[0]!, { ...feed[1]!, title: 'Two, edited' }, feed[2]!]);
+    now += 60_000;
+    const edited = await pollerOver('h').pollOnce();
+    expect(edited.status !== 'skipped' && edited.events.map((e) => e.id)).toEqual(['32.r2.updated']);
+    expect(loaded).toEqual([['32']]);
+
+    // Another process rewrites incident 33 as the feed never showed it: its revision moved, so
+    // the next poll diffs it again although the feed did not change it, and puts it back.
+    const [archived] = (await archive.store.loadIncidents(['33'])).values();
+    await archive.store.applyPoll({
+      run: { id: randomUUID(), startedAt: now, finishedAt: now, outcome: 'ok', sources: [], changes: {} },
+      plan: {
+        writes: [
+          {
+            incident: { ...archived!, title: 'Three, elsewhere' },
+            previous: archived!,
+            baseRevision: archived!.revision,
+            revision: archived!.revision + 1,
+            resolvedAt: archived!.resolvedAt,
+          },
+        ],
+        events: [],
+      },
+      deliveries: [],
+      seenIds: [],
+      seenBefore: now,
+      rejected: [],
+      markSeeded: false,
+    });
+    await vendor.setIncidents([{ ...feed[0]!, title: 'One, edited' }, { ...feed[1]!, title: 'Two, edited' }, feed[2]!]);
+    loaded.length = 0;
+    now += 60_000;
+    const next = await pollerOver('i').pollOnce();
+    expect(next.status !== 'skipped' && next.events.map((e) => e.id).sort()).toEqual(['31.r2.updated', '33.r3.updated']);
+    expect(loaded.flat().sort()).toEqual(['31', '33']);
+    expect((await archive.store.getIncident('33'))?.title).toBe('Three');
+  });
+
   it('refreshes last_seen_at only when it is older than its precision', async () => {
     const poller = newPoller('c');
     const seen = async () => (await archive.store.getIncident('1'))!.lastSeenAt;
