@@ -5,7 +5,7 @@
  */
 import { sha256Hex } from '../core/content-hash.ts';
 import type { Incident } from '../core/incident.ts';
-import type { IncidentDigests } from '../core/ports.ts';
+import type { Hashes, IncidentDigests } from '../core/ports.ts';
 
 /**
  * Incidents whose digests a DiffedFeed keeps, at most. About 60 bytes each, so the meta row stays
@@ -26,14 +26,14 @@ export type IncidentDigester = {
  * Digests incidents by their content. The memoized feed parser hands back the same Incident
  * object for an entry that did not change, so each is hashed once while it stays the same.
  */
-export function createIncidentDigester(): IncidentDigester {
+export function createIncidentDigester(hashes?: Hashes): IncidentDigester {
   let known = new WeakMap<Incident, string>();
   return {
     async digestAll(incidents) {
       const digests = new Map<string, string>();
       const next = new WeakMap<Incident, string>();
       for (const incident of incidents) {
-        const digest = known.get(incident) ?? (await sha256Hex(JSON.stringify(incident))).slice(0, DIGEST_HEX_CHARS);
+        const digest = known.get(incident) ?? (await sha256Hex(JSON.stringify(incident), hashes)).slice(0, DIGEST_HEX_CHARS);
         next.set(incident, digest);
         digests.set(incident.id, digest);
       }

@@ -28,6 +28,7 @@ import type {
   DiffedFeed,
   FeedClient,
   FeedResponse,
+  Hashes,
   LastDiff,
   LeaseRelease,
   Logger,
@@ -120,6 +121,11 @@ export type PollerDeps = {
   pollingSince?: () => Promise<number>;
   /** Told of each poll's result once, however many callers waited on it (metrics). */
   onResult?: (result: PollResult) => void;
+  /**
+   * The runtime's hashes for the bodies' and incidents' digests; Web Crypto by default. Node's
+   * are synchronous: a Web Crypto digest there is a trip through the thread pool.
+   */
+  hashes?: Hashes;
 };
 
 type SourceRead = {
@@ -178,7 +184,7 @@ export function createPoller(deps: PollerDeps): Poller {
   // The archived state of the incidents the last poll saw. Trusted only where the archive's
   // revision still matches, so a write by another process is always read back.
   let archivedCache = new Map<string, ArchivedIncident>();
-  const digester = createIncidentDigester();
+  const digester = createIncidentDigester(deps.hashes);
 
   /** Fetches one source; never rejects, so a fetch nobody waits for (a skipped poll's) is harmless. */
   async function fetchSource(source: FeedSource): Promise<Fetched> {
@@ -217,7 +223,7 @@ export function createPoller(deps: PollerDeps): Poller {
     };
     const known = lastParsed.get(source);
     // Hashed once per distinct body: the digest to compare, and a refused body's key in the store.
-    const sha256 = known?.body === response.body ? known.sha256 : await sha256Hex(response.body);
+    const sha256 = known?.body === response.body ? known.sha256 : await sha256Hex(response.body, deps.hashes);
     const read: SourceRead = { source, report, body: response.body, sha256 };
     if (known?.body === response.body && known.document) return interpret(read, known.document);
     const kept = diffed?.sources.find((s) => s.source === source);

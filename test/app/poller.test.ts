@@ -3,8 +3,9 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createConsoleLogger } from '../../src/adapters/console-logger.ts';
 import { createFetchFeedClient } from '../../src/adapters/fetch-feed-client.ts';
+import { nodeHashes } from '../../src/adapters/node-hashes.ts';
 import { createPoller, FEED_PATHS, LAST_SEEN_PRECISION_MS, type Poller, type PollResult } from '../../src/app/poller.ts';
-import type { Clock } from '../../src/core/ports.ts';
+import type { Clock, Hashes } from '../../src/core/ports.ts';
 import { rawIncident } from '../fixtures/vendor-builders.ts';
 import { startTestVendor, type TestVendor } from '../helpers/service.ts';
 import { openTempArchive, type TempArchive } from '../helpers/temp-archive.ts';
@@ -190,6 +191,32 @@ describe('poller', () => {
     expect(askedBeforeLease).toBe(true);
     // One request per body all the same: the poll used the answers it asked for early.
     expect((await logged()) - before).toBe(2);
+  });
+
+  it('digests the bodies and the changed incidents with the runtime’s hashes when given them', async () => {
+    await vendor.setIncidents([rawIncident({ id: 51, title: 'Fifty-one' })]);
+    let hashed = 0;
+    const hashes: Hashes = {
+      sha256: (data) => {
+        hashed++;
+        return nodeHashes.sha256(data);
+      },
+      hmacSha256: nodeHashes.hmacSha256,
+    };
+    now += 1000;
+    const poller = createPoller({
+      store: archive.store,
+      feed: createFetchFeedClient({ baseUrl: vendor.url, timeoutMs: 2000, maxBytes: 5_000_000, userAgent: 'test', clock }),
+      clock,
+      logger: createConsoleLogger({ level: 'error', format: 'json', write: () => {} }),
+      instanceId: 'k',
+      newId: randomUUID,
+      hashes,
+    });
+    const result = await poller.pollOnce();
+    expect(result.status !== 'skipped' && result.events.map((e) => e.id)).toEqual(['51.r1.created']);
+    // Two bodies and the one incident.
+    expect(hashed).toBe(3);
   });
 
   it('refreshes last_seen_at only when it is older than its precision', async () => {
