@@ -49,6 +49,9 @@ function parseDiffedFeed(text: string): DiffedFeed | null {
   try {
     const value = JSON.parse(text) as DiffedFeed;
     if (typeof value.atMs !== 'number' || typeof value.generation !== 'number' || !Array.isArray(value.sources)) return null;
+    // Digests that do not read as a map of them are as good as none: every incident is diffed.
+    const { incidents } = value;
+    if (incidents !== undefined && (typeof incidents !== 'object' || incidents === null || Array.isArray(incidents))) delete value.incidents;
     return value;
   } catch {
     return null;

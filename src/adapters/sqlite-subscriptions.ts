@@ -3,9 +3,9 @@
  * list, a bump of the list's version in meta, so a cached list of active subscriptions (the
  * poller's, in any process or isolate) sees it.
  */
-import { and, asc, eq, gt, isNotNull, sql, type SQL } from 'drizzle-orm';
+import { and, asc, eq, getTableColumns, gt, isNotNull, sql, type SQL } from 'drizzle-orm';
 import type { StoredSubscription, SubscriptionStore } from '../core/ports.ts';
-import { statementOf, type BatchStatement, type SqlDb, type SqliteConnection } from './sqlite-connection.ts';
+import { statementOf, type BatchStatement, type SqliteConnection } from './sqlite-connection.ts';
 import { patchColumns, toSubscription, toSubscriptionRow } from './sqlite-rows.ts';
 import * as t from './store-schema.ts';
 
@@ -20,14 +20,33 @@ export type ActiveSubscriptionsReader = {
   loadActiveSubscriptions(): Promise<StoredSubscription[]>;
 };
 
-export function createActiveSubscriptionsReader(db: SqlDb): ActiveSubscriptionsReader {
-  const activeSubscriptions = db.select().from(t.subscriptions).where(eq(t.subscriptions.status, 'active')).orderBy(asc(t.subscriptions.id)).prepare();
-  const version = db.select({ value: t.meta.value }).from(t.meta).where(eq(t.meta.key, SUBSCRIPTIONS_VERSION_KEY)).prepare();
+/** The subscriptions' columns under their row property names, as drizzle's select reads them. */
+const SUBSCRIPTION_COLUMNS = Object.entries(getTableColumns(t.subscriptions))
+  .map(([property, column]) => `s."${column.name}" AS "${property}"`)
+  .join(', ');
+
+/**
+ * The list's version and, only when it is not the one given (the cached version, or null),
+ * the active subscriptions: one read whether the cached list still holds or not. The version row
+ * comes even with no subscription (the LEFT JOIN on a one-row derived table).
+ */
+const ACTIVE_SUBSCRIPTIONS_SINCE = `SELECT v.version AS version, ${SUBSCRIPTION_COLUMNS}
+  FROM (SELECT coalesce((SELECT value FROM meta WHERE key = ?), '0') AS version) v
+  LEFT JOIN subscriptions s ON s.status = 'active' AND v.version IS NOT ?
+  ORDER BY s.id`;
+
+type VersionedSubscriptionRow = { version: string } & { [K in keyof typeof t.subscriptions.$inferSelect]: (typeof t.subscriptions.$inferSelect)[K] | null };
+
+export function createActiveSubscriptionsReader(connection: SqliteConnection): ActiveSubscriptionsReader {
   let cached: { version: string; subscriptions: StoredSubscription[] } | null = null;
   return {
     async loadActiveSubscriptions() {
-      const current = (await version.get())?.value ?? '0';
-      if (cached?.version !== current) cached = { version: current, subscriptions: (await activeSubscriptions.all()).map(toSubscription) };
+      const rows = await connection.all<VersionedSubscriptionRow>(ACTIVE_SUBSCRIPTIONS_SINCE, [SUBSCRIPTIONS_VERSION_KEY, cached?.version ?? null]);
+      const version = rows[0]?.version ?? '0';
+      if (cached?.version !== version) {
+        const listed = rows.filter((row) => row.id !== null) as (typeof t.subscriptions.$inferSelect)[];
+        cached = { version, subscriptions: listed.map(toSubscription) };
+      }
       return cached.subscriptions;
     },
   };
@@ -44,7 +63,7 @@ export function createSqliteSubscriptionStore(connection: SqliteConnection): Sub
   const { db } = connection;
   const s = t.subscriptions;
   const d = t.deliveries;
-  const active = createActiveSubscriptionsReader(db);
+  const active = createActiveSubscriptionsReader(connection);
   const subscriptionById = db
     .select()
     .from(s)

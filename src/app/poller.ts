@@ -9,6 +9,7 @@ import { DEFAULT_MAX_INCIDENT_WRITES_PER_POLL, findChanges, planChanges, splitPl
 import { FeedFetchError, RevisionConflictError } from '../core/errors.ts';
 import type { MonitorEvent, StatusEvent } from '../core/events.ts';
 import { planDeliveries } from '../core/fanout.ts';
+import type { Incident } from '../core/incident.ts';
 import { STALE_AFTER_MS } from '../core/knowledge.ts';
 import { compareUrgency } from '../core/mirror.ts';
 import { decideMonitorEvent } from '../core/monitor-episode.ts';
@@ -27,6 +28,7 @@ import type {
   DiffedFeed,
   FeedClient,
   FeedResponse,
+  Hashes,
   LastDiff,
   LeaseRelease,
   Logger,
@@ -39,6 +41,7 @@ import type {
 } from '../core/ports.ts';
 import { forEachSlice, yieldToEventLoop } from './event-loop-slices.ts';
 import { createFeedFailureLog } from './feed-failure-log.ts';
+import { createIncidentDigester, isDiffedAlready, keptDigestsOf } from './incident-digests.ts';
 
 export const FEED_PATHS = {
   'v2/current': '/api/v2.0.0/current',
@@ -118,6 +121,11 @@ export type PollerDeps = {
   pollingSince?: () => Promise<number>;
   /** Told of each poll's result once, however many callers waited on it (metrics). */
   onResult?: (result: PollResult) => void;
+  /**
+   * The runtime's hashes for the bodies' and incidents' digests; Web Crypto by default. Node's
+   * are synchronous: a Web Crypto digest there is a trip through the thread pool.
+   */
+  hashes?: Hashes;
 };
 
 type SourceRead = {
@@ -134,6 +142,12 @@ type SourceRead = {
   diffed?: true;
   rejected?: RejectedPayload;
 };
+
+/** A source's answer, or why there was none (`durationMs`: until it failed). */
+type Fetched = { response: FeedResponse } | { error: unknown; durationMs: number };
+
+/** The two fetches every poll makes, started with the poll. */
+type EarlyFetches = { current: Promise<Fetched>; history: Promise<Fetched> };
 
 /** A body that is this source's feed: parsed, or known to be the last diffed one. */
 const isGood = (r: SourceRead) => r.document !== undefined || r.diffed === true;
@@ -170,24 +184,34 @@ export function createPoller(deps: PollerDeps): Poller {
   // The archived state of the incidents the last poll saw. Trusted only where the archive's
   // revision still matches, so a write by another process is always read back.
   let archivedCache = new Map<string, ArchivedIncident>();
+  const digester = createIncidentDigester(deps.hashes);
+
+  /** Fetches one source; never rejects, so a fetch nobody waits for (a skipped poll's) is harmless. */
+  async function fetchSource(source: FeedSource): Promise<Fetched> {
+    const started = clock.now();
+    try {
+      return { response: await feed.get(FEED_PATHS[source]) };
+    } catch (error) {
+      return { error, durationMs: clock.now() - started };
+    }
+  }
 
   /**
-   * Fetches one source. A body equal to the one the archive's last full diff read (`diffed`) is
-   * not parsed here: equal bodies cannot hold a change, so the common minute (nothing happened)
-   * costs two fetches and two digests, even for a poller made for this poll.
+   * Reads one source from its fetch. A body equal to the one the archive's last full diff read
+   * (`diffed`) is not parsed here: equal bodies cannot hold a change, so the common minute
+   * (nothing happened) costs two fetches and two digests, even for a poller made for this poll.
    */
-  async function read(source: FeedSource, diffed: DiffedFeed | null): Promise<SourceRead> {
+  async function read(source: FeedSource, diffed: DiffedFeed | null, fetched: Promise<Fetched> = fetchSource(source)): Promise<SourceRead> {
     const path = FEED_PATHS[source];
-    const started = clock.now();
-    let response: FeedResponse;
-    try {
-      response = await feed.get(path);
-    } catch (error) {
+    const outcome = await fetched;
+    if (!('response' in outcome)) {
+      const { error, durationMs } = outcome;
       const known = error instanceof FeedFetchError ? error : null;
-      const report: SourceReport = { source, path, durationMs: clock.now() - started, error: known?.message ?? `unexpected: ${String(error)}` };
+      const report: SourceReport = { source, path, durationMs, error: known?.message ?? `unexpected: ${String(error)}` };
       if (known?.status) report.httpStatus = known.status;
       return { source, report };
     }
+    const { response } = outcome;
     const report: SourceReport = {
       source,
       path,
@@ -199,7 +223,7 @@ export function createPoller(deps: PollerDeps): Poller {
     };
     const known = lastParsed.get(source);
     // Hashed once per distinct body: the digest to compare, and a refused body's key in the store.
-    const sha256 = known?.body === response.body ? known.sha256 : await sha256Hex(response.body);
+    const sha256 = known?.body === response.body ? known.sha256 : await sha256Hex(response.body, deps.hashes);
     const read: SourceRead = { source, report, body: response.body, sha256 };
     if (known?.body === response.body && known.document) return interpret(read, known.document);
     const kept = diffed?.sources.find((s) => s.source === source);
@@ -254,17 +278,20 @@ export function createPoller(deps: PollerDeps): Poller {
     return document;
   }
 
-  async function readCurrent(diffed: DiffedFeed | null): Promise<SourceRead[]> {
-    const v2 = await read('v2/current', diffed);
+  async function readCurrent(diffed: DiffedFeed | null, fetched: Promise<Fetched>): Promise<SourceRead[]> {
+    const v2 = await read('v2/current', diffed, fetched);
     if (isGood(v2)) return [v2];
     // Debug: the poll's own line says how it ended (v1 read instead: partial; nothing: failed).
     logger.debug('v2 current failed, falling back to v1', { error: v2.report.error });
     return [v2, await read('v1/current', diffed)];
   }
 
-  async function pollLocked(startedAt: number, opening: PollOpening, lease: HeldLease): Promise<PollResult> {
+  async function pollLocked(startedAt: number, opening: PollOpening, lease: HeldLease, fetches: EarlyFetches): Promise<PollResult> {
     const { lastDiff } = opening;
-    const [currentReads, historyReadFirst] = await Promise.all([readCurrent(lastDiff.diffed), read('v2/history', lastDiff.diffed)]);
+    const [currentReads, historyReadFirst] = await Promise.all([
+      readCurrent(lastDiff.diffed, fetches.current),
+      read('v2/history', lastDiff.diffed, fetches.history),
+    ]);
     let reads = [...currentReads, historyReadFirst];
     const unchanged = unchangedSinceLastDiff(reads.filter(isGood), lastDiff, startedAt);
     // Bodies the last diff read, left unparsed, when this poll must diff after all.
@@ -308,6 +335,8 @@ export function createPoller(deps: PollerDeps): Poller {
     const observed = mergeObservations(observations);
     const seenIds = observed.map((i) => i.id);
     const historyWasRead = isGood(historyRead);
+    const digests = await digester.digestAll(observed);
+    const keptDigests = lastDiff.diffed?.incidents;
 
     // Applied in pieces of APPLY_PIECE_INCIDENTS, yielding between them, so a large poll does not
     // stop the server answering; each piece is atomic with its events and outbox rows. Across a
@@ -317,13 +346,23 @@ export function createPoller(deps: PollerDeps): Poller {
     for (let attempt = 1; ; attempt++) {
       // Read with the lease for the first plan; a plan made again reads what the other writer left.
       const seeded = attempt === 1 ? opening.seeded : await store.isSeeded();
-      const archived = await loadArchived(seenIds, attempt > 1);
+      const revisions = await store.loadRevisions(seenIds);
+      // Incidents the last diff saw as they are now, at the revision it left: nothing to find.
+      const toDiff = observed.filter((i) => !isDiffedAlready(keptDigests, i.id, revisions.get(i.id), digests.get(i.id)));
+      const archived = await loadArchived(toDiff, revisions, attempt > 1);
       const candidates: Candidate[] = [];
-      await forEachSlice(observed, SLICE_ENTRIES, (slice) => candidates.push(...findChanges(slice, archived)));
+      await forEachSlice(toDiff, SLICE_ENTRIES, (slice) => candidates.push(...findChanges(slice, archived)));
       const plan = planChanges(candidates, { now: startedAt, backfill: !seeded, maxWrites: maxIncidentWrites });
       if (plan.pending > 0) run.pendingIncidents = plan.pending;
       else delete run.pendingIncidents;
       const pieces = splitPlan(plan, APPLY_PIECE_INCIDENTS);
+      const writtenRevisions = new Map(plan.writes.map((w) => [w.incident.id, w.revision]));
+      const diffedFeed = (): Omit<DiffedFeed, 'generation'> | null => {
+        // With changes left over, equal bodies must still be diffed next time: they hold them.
+        if (plan.pending > 0) return null;
+        const incidents = keptDigestsOf(digests, (id) => writtenRevisions.get(id) ?? revisions.get(id));
+        return { ...diffedFeedOf(good, startedAt), ...(incidents ? { incidents } : {}) };
+      };
       // Read before the writes, so a subscription may change in between. That is acceptable: one
       // created or resumed meanwhile misses this poll as if it came a moment later, filters
       // edited meanwhile apply from the next poll, and the store leaves out rows for one no
@@ -358,8 +397,7 @@ export function createPoller(deps: PollerDeps): Poller {
             rejected: runRecorded ? [] : rejected,
             // A backfill cut short is not done: the rest of the history must not count as news.
             markSeeded: last && !seeded && historyWasRead && plan.pending === 0,
-            // With changes left over, equal bodies must still be diffed next time: they hold them.
-            ...(last ? { diffedFeed: plan.pending > 0 ? null : diffedFeedOf(good, startedAt), releaseLease: lease.release } : {}),
+            ...(last ? { diffedFeed: diffedFeed(), releaseLease: lease.release } : {}),
           });
           if (last) lease.released = true;
           runRecorded = true;
@@ -463,12 +501,21 @@ export function createPoller(deps: PollerDeps): Poller {
     return event;
   }
 
-  /** The archive's state of these incidents: cached copies whose revision still holds, the rest read. */
-  async function loadArchived(ids: string[], bypassCache: boolean): Promise<Map<string, ArchivedIncident>> {
-    const revisions = await store.loadRevisions(ids);
+  /**
+   * The archive's state of these incidents (`revisions`: of every incident seen, as just read):
+   * cached copies whose revision still holds, the rest read. The cache keeps every seen incident
+   * whose copy still holds, diffed this time or not.
+   */
+  async function loadArchived(
+    incidents: readonly Incident[],
+    revisions: ReadonlyMap<string, number>,
+    bypassCache: boolean,
+  ): Promise<Map<string, ArchivedIncident>> {
     const archived = new Map<string, ArchivedIncident>();
     const stale: string[] = [];
-    for (const [id, revision] of revisions) {
+    for (const { id } of incidents) {
+      const revision = revisions.get(id);
+      if (revision === undefined) continue;
       const cached = archivedCache.get(id);
       if (!bypassCache && cached?.revision === revision) archived.set(id, cached);
       else stale.push(id);
@@ -476,7 +523,12 @@ export function createPoller(deps: PollerDeps): Poller {
     await forEachSlice(stale, SLICE_ENTRIES, async (slice) => {
       for (const [id, incident] of await store.loadIncidents(slice)) archived.set(id, incident);
     });
-    archivedCache = new Map(archived);
+    const kept = new Map(archived);
+    for (const [id, revision] of revisions) {
+      const cached = archivedCache.get(id);
+      if (!kept.has(id) && cached?.revision === revision) kept.set(id, cached);
+    }
+    archivedCache = kept;
     return archived;
   }
 
@@ -546,6 +598,10 @@ export function createPoller(deps: PollerDeps): Poller {
 
   async function pollLeased(): Promise<PollResult> {
     const startedAt = clock.now();
+    // The bodies are asked for while the lease is taken, not after: the two round trips overlap,
+    // which on Workers is most of a quiet minute's wall time. Fetching is only reading; a poll
+    // that does not get the lease leaves them unread, and only its holder writes.
+    const fetches: EarlyFetches = { current: fetchSource('v2/current'), history: fetchSource('v2/history') };
     const opening = await openPoll(startedAt);
     if (!opening) {
       logger.info('poll skipped: another poll holds the lease');
@@ -554,7 +610,7 @@ export function createPoller(deps: PollerDeps): Poller {
     const lease: HeldLease = { release: { name: POLL_LEASE, holder: deps.instanceId }, released: false };
     let result: PollResult;
     try {
-      result = await pollLocked(startedAt, opening, lease);
+      result = await pollLocked(startedAt, opening, lease, fetches);
     } finally {
       if (!lease.released) await store.releaseLease(POLL_LEASE, deps.instanceId);
     }

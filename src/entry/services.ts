@@ -138,6 +138,7 @@ export function buildServices(config: Config, ports: RuntimePorts & { secrets: S
     pollingSince: ports.pollerPerInvocation ? pollingSinceKeptIn(store, clock) : undefined,
     announce: createAdminNotice({ mailer, adminEmail: config.ADMIN_EMAIL, publicUrl, logger }),
     onResult: metrics.recordPoll,
+    ...(ports.hashes ? { hashes: ports.hashes } : {}),
   });
   const groups = createGroupWiring({
     connection,

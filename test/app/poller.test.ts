@@ -3,8 +3,9 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createConsoleLogger } from '../../src/adapters/console-logger.ts';
 import { createFetchFeedClient } from '../../src/adapters/fetch-feed-client.ts';
-import { createPoller, LAST_SEEN_PRECISION_MS, type Poller, type PollResult } from '../../src/app/poller.ts';
-import type { Clock } from '../../src/core/ports.ts';
+import { nodeHashes } from '../../src/adapters/node-hashes.ts';
+import { createPoller, FEED_PATHS, LAST_SEEN_PRECISION_MS, type Poller, type PollResult } from '../../src/app/poller.ts';
+import type { Clock, Hashes } from '../../src/core/ports.ts';
 import { rawIncident } from '../fixtures/vendor-builders.ts';
 import { startTestVendor, type TestVendor } from '../helpers/service.ts';
 import { openTempArchive, type TempArchive } from '../helpers/temp-archive.ts';
@@ -99,6 +100,123 @@ describe('poller', () => {
       events: ['incident.updated'],
     });
     expect((await archive.store.getIncident('7'))?.title).toBe('Seven');
+  });
+
+  it('loads and diffs only the incidents that changed since the last diff, in a poller made for the poll, and still sees a write by another process', async () => {
+    const feed = [rawIncident({ id: 31, title: 'One' }), rawIncident({ id: 32, title: 'Two' }), rawIncident({ id: 33, title: 'Three' })];
+    await vendor.setIncidents(feed);
+    now += 1000;
+    await newPoller('g').pollOnce();
+
+    // The real store, with the incidents each poll loads whole written down.
+    const loaded: string[][] = [];
+    const counting = Object.create(archive.store) as typeof archive.store;
+    counting.loadIncidents = (ids) => {
+      loaded.push([...ids]);
+      return archive.store.loadIncidents(ids);
+    };
+    const pollerOver = (name: string) =>
+      createPoller({
+        store: counting,
+        feed: createFetchFeedClient({ baseUrl: vendor.url, timeoutMs: 2000, maxBytes: 5_000_000, userAgent: 'test', clock }),
+        clock,
+        logger: createConsoleLogger({ level: 'error', format: 'json', write: () => {} }),
+        instanceId: name,
+        newId: randomUUID,
+      });
+
+    await vendor.setIncidents([feed[0]!, { ...feed[1]!, title: 'Two, edited' }, feed[2]!]);
+    now += 60_000;
+    const edited = await pollerOver('h').pollOnce();
+    expect(edited.status !== 'skipped' && edited.events.map((e) => e.id)).toEqual(['32.r2.updated']);
+    expect(loaded).toEqual([['32']]);
+
+    // Another process rewrites incident 33 as the feed never showed it: its revision moved, so
+    // the next poll diffs it again although the feed did not change it, and puts it back.
+    const [archived] = (await archive.store.loadIncidents(['33'])).values();
+    await archive.store.applyPoll({
+      run: { id: randomUUID(), startedAt: now, finishedAt: now, outcome: 'ok', sources: [], changes: {} },
+      plan: {
+        writes: [
+          {
+            incident: { ...archived!, title: 'Three, elsewhere' },
+            previous: archived!,
+            baseRevision: archived!.revision,
+            revision: archived!.revision + 1,
+            resolvedAt: archived!.resolvedAt,
+          },
+        ],
+        events: [],
+      },
+      deliveries: [],
+      seenIds: [],
+      seenBefore: now,
+      rejected: [],
+      markSeeded: false,
+    });
+    await vendor.setIncidents([{ ...feed[0]!, title: 'One, edited' }, { ...feed[1]!, title: 'Two, edited' }, feed[2]!]);
+    loaded.length = 0;
+    now += 60_000;
+    const next = await pollerOver('i').pollOnce();
+    expect(next.status !== 'skipped' && next.events.map((e) => e.id).sort()).toEqual(['31.r2.updated', '33.r3.updated']);
+    expect(loaded.flat().sort()).toEqual(['31', '33']);
+    expect((await archive.store.getIncident('33'))?.title).toBe('Three');
+  });
+
+  it('asks the vendor for both bodies while it takes the lease, so the two round trips overlap', async () => {
+    await vendor.setIncidents([rawIncident({ id: 41 })]);
+    const feedPaths: string[] = [FEED_PATHS['v2/current'], FEED_PATHS['v2/history']];
+    const logged = async () => (await vendor.requests()).filter((r) => feedPaths.includes(r.path)).length;
+    const before = await logged();
+    // The real store, whose lease step waits (a while at most) for the vendor to have been asked.
+    let askedBeforeLease = false;
+    const store = Object.create(archive.store) as typeof archive.store;
+    store.openPoll = async (claim) => {
+      for (let waited = 0; waited < 2000 && !askedBeforeLease; waited += 20) {
+        askedBeforeLease = (await logged()) >= before + 2;
+        if (!askedBeforeLease) await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+      return archive.store.openPoll(claim);
+    };
+    now += 1000;
+    const poller = createPoller({
+      store,
+      feed: createFetchFeedClient({ baseUrl: vendor.url, timeoutMs: 2000, maxBytes: 5_000_000, userAgent: 'test', clock }),
+      clock,
+      logger: createConsoleLogger({ level: 'error', format: 'json', write: () => {} }),
+      instanceId: 'j',
+      newId: randomUUID,
+    });
+    expect((await poller.pollOnce()).status).toBe('ok');
+    expect(askedBeforeLease).toBe(true);
+    // One request per body all the same: the poll used the answers it asked for early.
+    expect((await logged()) - before).toBe(2);
+  });
+
+  it('digests the bodies and the changed incidents with the runtime’s hashes when given them', async () => {
+    await vendor.setIncidents([rawIncident({ id: 51, title: 'Fifty-one' })]);
+    let hashed = 0;
+    const hashes: Hashes = {
+      sha256: (data) => {
+        hashed++;
+        return nodeHashes.sha256(data);
+      },
+      hmacSha256: nodeHashes.hmacSha256,
+    };
+    now += 1000;
+    const poller = createPoller({
+      store: archive.store,
+      feed: createFetchFeedClient({ baseUrl: vendor.url, timeoutMs: 2000, maxBytes: 5_000_000, userAgent: 'test', clock }),
+      clock,
+      logger: createConsoleLogger({ level: 'error', format: 'json', write: () => {} }),
+      instanceId: 'k',
+      newId: randomUUID,
+      hashes,
+    });
+    const result = await poller.pollOnce();
+    expect(result.status !== 'skipped' && result.events.map((e) => e.id)).toEqual(['51.r1.created']);
+    // Two bodies and the one incident.
+    expect(hashed).toBe(3);
   });
 
   it('refreshes last_seen_at only when it is older than its precision', async () => {

@@ -4,6 +4,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { createFetchFeedClient } from '../../src/adapters/fetch-feed-client.ts';
+import { nodeHashes } from '../../src/adapters/node-hashes.ts';
 import { createPoller, type Poller } from '../../src/app/poller.ts';
 import { parseConfig } from '../../src/config.ts';
 import type { Clock } from '../../src/core/ports.ts';
@@ -95,6 +96,7 @@ export async function setUpPollWorld(options: PollSetupOptions): Promise<PollWor
           logger: silentLogger,
           instanceId: `bench:${process.pid}:${randomUUID().slice(0, 8)}`,
           newId: randomUUID,
+          hashes: nodeHashes,
         });
       },
       async close() {

@@ -128,6 +128,20 @@ export function subscriptionsContract(target: StoreTarget): void {
       expect(await store.deleteSubscription('sub_b')).toBe(false);
     });
 
+    it('gives the poller each active subscription whole, and an empty list before any subscription exists', async () => {
+      const { store } = opened;
+      expect(await store.activeSubscriptions()).toEqual([]);
+      await store.createSubscription(
+        storedSubscription(
+          'sub_full',
+          { channel: 'webhook', target: 'https://hooks.example.test/a', filters: { services: ['Calls'] }, secretSealed: 'sealed-1' },
+          T0,
+        ),
+      );
+      await store.updateSubscription('sub_full', { previousSecretSealed: 'sealed-0', previousSecretUntil: T0 + 5, failingSince: T0 + 1 }, T0 + 2);
+      expect(await store.activeSubscriptions()).toEqual([await store.getSubscription('sub_full')]);
+    });
+
     it('saves a link token, finds it by hash, marks it used, and forgets it with its subscription', async () => {
       const { store } = opened;
       await store.createSubscription(storedSubscription('sub_mail', { channel: 'email', target: 'm@example.test', status: 'pending', origin: 'public' }, T0));

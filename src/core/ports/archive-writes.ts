@@ -58,7 +58,17 @@ export type DiffedFeed = {
   atMs: number;
   generation: number;
   sources: { source: FeedSource; sha256: string; incidents: number; skipped: number }[];
+  /**
+   * Per incident the diff saw: the revision it left archived and a digest of the incident as the
+   * feed showed it (IncidentDigests). While an incident's revision is still that one, the same
+   * digest means a diff would find nothing, so a changed feed diffs only its changed incidents.
+   * Absent when the feed held more incidents than are worth keeping.
+   */
+  incidents?: IncidentDigests;
 };
+
+/** Incident id to [archived revision, digest of the incident as observed]. */
+export type IncidentDigests = Record<string, [number, string]>;
 
 /** The archive generation now, and the DiffedFeed kept by the last poll that diffed in full (null: none). */
 export type LastDiff = { generation: number; diffed: DiffedFeed | null };

@@ -1,0 +1,65 @@
+/**
+ * Digests of incidents as a poll observed them, kept with the archive's DiffedFeed beside the
+ * revision each diff left: an incident whose archived revision is still that one and whose digest
+ * is the same would diff to nothing, so a poll loads and diffs only the incidents that changed.
+ */
+import { sha256Hex } from '../core/content-hash.ts';
+import type { Incident } from '../core/incident.ts';
+import type { Hashes, IncidentDigests } from '../core/ports.ts';
+
+/**
+ * Incidents whose digests a DiffedFeed keeps, at most. About 60 bytes each, so the meta row stays
+ * far below D1's 1,000,000 bytes a row even for a feed at the body cap; a feed with more is diffed
+ * whole every time it changes, as it was before digests.
+ */
+export const KEPT_DIGESTS_MAX = 5000;
+
+/** Hex characters kept of the SHA-256: 128 bits, collision-free for any feed. */
+const DIGEST_HEX_CHARS = 32;
+
+export type IncidentDigester = {
+  /** The digest of each incident, by id. */
+  digestAll(incidents: readonly Incident[]): Promise<Map<string, string>>;
+};
+
+/**
+ * Digests incidents by their content. The memoized feed parser hands back the same Incident
+ * object for an entry that did not change, so each is hashed once while it stays the same.
+ */
+export function createIncidentDigester(hashes?: Hashes): IncidentDigester {
+  let known = new WeakMap<Incident, string>();
+  return {
+    async digestAll(incidents) {
+      const digests = new Map<string, string>();
+      const next = new WeakMap<Incident, string>();
+      for (const incident of incidents) {
+        const digest = known.get(incident) ?? (await sha256Hex(JSON.stringify(incident), hashes)).slice(0, DIGEST_HEX_CHARS);
+        next.set(incident, digest);
+        digests.set(incident.id, digest);
+      }
+      known = next;
+      return digests;
+    },
+  };
+}
+
+/** True when the kept digests say this incident, at this archived revision, is the one diffed last. */
+export function isDiffedAlready(kept: IncidentDigests | undefined, id: string, revision: number | undefined, digest: string | undefined): boolean {
+  if (!kept || revision === undefined || digest === undefined || !Object.hasOwn(kept, id)) return false;
+  const entry = kept[id];
+  return Array.isArray(entry) && entry[0] === revision && entry[1] === digest;
+}
+
+/**
+ * What a poll whose diff left nothing pending keeps: every incident it observed, at the revision it
+ * wrote or found archived. Undefined beyond KEPT_DIGESTS_MAX incidents.
+ */
+export function keptDigestsOf(digests: ReadonlyMap<string, string>, revisionOf: (id: string) => number | undefined): IncidentDigests | undefined {
+  if (digests.size > KEPT_DIGESTS_MAX) return undefined;
+  const kept: IncidentDigests = {};
+  for (const [id, digest] of digests) {
+    const revision = revisionOf(id);
+    if (revision !== undefined) kept[id] = [revision, digest];
+  }
+  return kept;
+}
