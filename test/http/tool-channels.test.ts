@@ -100,6 +100,43 @@ describe('PagerDuty, Opsgenie, Teams and Discord subscriptions', () => {
     expect((await tool.waitFor(4)).map((r) => r.path.split('?')[0])).toEqual(['/hook/teams/old', '/hook/teams/new', '/hook/discord/old', '/hook/discord/new']);
   });
 
+  it('changes an on-call key or region, keeps the key through other changes, and refuses a field of another kind', async () => {
+    const pd = await subscribe('pagerduty');
+    const og = await subscribe('opsgenie');
+    const teams = await subscribe('teams');
+    const discord = await subscribe('discord');
+    expect((await service.admin('GET', `/api/subscriptions/${og}`)).body.subscription.region).toBe('us');
+    const moved = await service.admin('PATCH', `/api/subscriptions/${og}`, { region: 'eu' });
+    expect(moved.status).toBe(200);
+    expect(moved.body.subscription.region).toBe('eu');
+    expect((await service.admin('PATCH', `/api/subscriptions/${pd}`, { filters: { services: ['Files'] } })).status).toBe(200);
+    const refusals = await Promise.all([
+      service.admin('PATCH', `/api/subscriptions/${pd}`, { url: 'https://example.test/' }),
+      service.admin('PATCH', `/api/subscriptions/${og}`, { url: 'https://example.test/' }),
+      service.admin('PATCH', `/api/subscriptions/${pd}`, { api_key: API_KEY }),
+      service.admin('PATCH', `/api/subscriptions/${og}`, { routing_key: ROUTING_KEY }),
+      service.admin('PATCH', `/api/subscriptions/${pd}`, { region: 'eu' }),
+      service.admin('PATCH', `/api/subscriptions/${teams}`, { routing_key: ROUTING_KEY }),
+      service.admin('PATCH', `/api/subscriptions/${discord}`, { api_key: API_KEY }),
+      service.admin('PATCH', `/api/subscriptions/${teams}`, { region: 'eu' }),
+      service.admin('PATCH', `/api/subscriptions/${discord}`, { email: 'someone@example.test' }),
+    ]);
+    expect(refusals.map((r) => r.status)).toEqual(refusals.map(() => 400));
+    expect(refusals[2]!.body.detail).toBe('a pagerduty subscription has routing_key, not api_key');
+    expect(refusals[7]!.body.detail).toBe('a teams subscription has url, not region');
+    // The kept keys are the ones sent; a new one replaces it.
+    expect((await service.admin('PATCH', `/api/subscriptions/${og}`, { api_key: 'a-new-opsgenie-key' })).status).toBe(200);
+    await service.admin('DELETE', `/api/subscriptions/${teams}`);
+    await service.admin('DELETE', `/api/subscriptions/${discord}`);
+    tool.answerNext(ACCEPTED.pagerduty, ACCEPTED.opsgenie);
+    await publish();
+    const calls = await tool.waitFor(2);
+    const pdCall = calls.find((c) => c.path.includes('/pagerduty/'))!;
+    const ogCall = calls.find((c) => c.path.includes('/opsgenie/'))!;
+    expect(JSON.parse(pdCall.body).routing_key).toBe(ROUTING_KEY);
+    expect(ogCall.headers.authorization).toBe('GenieKey a-new-opsgenie-key');
+  });
+
   it('holds what waits for each kind while paused, and sends it once resumed', async () => {
     const ids = [];
     for (const kind of TOOLS) ids.push(await subscribe(kind));
