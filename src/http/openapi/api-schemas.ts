@@ -1,6 +1,7 @@
 /** The zod schemas the JSON API's requests are read with and its answers described by: one source for the code and /openapi.json. */
 import { z } from 'zod';
 import { INCIDENT_TOTAL_MAX } from '../../app/incident-search.ts';
+import { OPSGENIE_REGIONS, type OpsgenieRegion } from '../../core/subscription.ts';
 
 export { INCIDENT_TOTAL_MAX };
 
@@ -41,6 +42,10 @@ export const apiSubscriptionSchema = z.looseObject({
   id: z.string(),
   channel: z.string(),
   url_host: z.string().optional().describe('teams and discord: the host of the URL, which is a secret (it authorizes posting) and never shown.'),
+  region: z
+    .enum(OPSGENIE_REGIONS as [OpsgenieRegion, ...OpsgenieRegion[]])
+    .optional()
+    .describe('opsgenie: the region of the account. An on-call subscription’s key is never shown.'),
   status: z.string(),
   created_at: isoTime,
   updated_at: isoTime,
