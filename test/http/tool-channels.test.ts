@@ -84,6 +84,16 @@ describe('PagerDuty, Opsgenie, Teams and Discord subscriptions', () => {
     const deliveries = (await service.admin('GET', '/api/deliveries')).body.deliveries as { channel: string; state: string }[];
     expect(deliveries.map((d) => [d.channel, d.state]).sort()).toEqual(TOOLS.map((t) => [t, 'done']).sort());
   });
+  it('Discord: the incident’s message posted once with wait=true, then edited in place when it is resolved', async () => {
+    await subscribe('discord');
+    tool.answerNext(ACCEPTED.discord, ACCEPTED.discord);
+    await publish();
+    await publish({ ...active, status: 'resolved', date_updated: '2026-10-01T07:10:00-07:00' });
+    const calls = await tool.waitFor(2);
+    expect(calls.map((c) => c.path)).toEqual(['/hook/discord/webhook?wait=true', '/hook/discord/webhook/messages/1180000000000000001']);
+    expect(JSON.parse(calls[1]!.body).embeds[0].title).toContain('Some files fail to upload');
+  });
+
   it('keeps a Teams or Discord URL through a change of filters, and sends to a new URL once given', async () => {
     for (const kind of ['teams', 'discord'] as const) {
       const id = await subscribe(kind, `${tool.url}/${kind}/old`);
