@@ -8,12 +8,15 @@ import type { Clock, StoredSubscription, SubscriptionStore } from '../core/ports
 import { checkAppConversation } from './workspace-app/subscription-targets.ts';
 import { appAlreadySubscribed } from './subscriptions.ts';
 import {
+  CHANGEABLE_TARGET_FIELDS,
+  type Channel,
   createSubscriptionSchema,
   hasSealedUrl,
-  isOnCallChannel,
   opsgenieRegionOf,
   parseAppTarget,
   sealedUrlHost,
+  TARGET_FIELDS,
+  type TargetField,
   updateSubscriptionSchema,
   type NewSubscription,
 } from '../core/subscription.ts';
@@ -82,19 +85,8 @@ export function subscriptionRequests(deps: SubscriptionRequestDeps) {
       if (isGroupSubscription(current)) return updateGroupSubscription(deps, known, current, body);
       const patch = parseRequest(updateSubscriptionSchema, body);
       await requireKnownServices(known, 'filters.services', patch.filters?.services);
-      // Where an app subscription posts is fixed: another conversation is another subscription (its own messages).
       const app = current.channel === 'app' ? parseAppTarget(current.target) : null;
-      if (current.channel === 'app' && (patch.url !== undefined || patch.email !== undefined))
-        throw new ApiError(400, 'invalid_request', 'an app subscription’s installation and conversation cannot be changed: create a new subscription');
-      const onCall = isOnCallChannel(current.channel);
-      if (onCall && (patch.url !== undefined || patch.email !== undefined))
-        throw new ApiError(
-          400,
-          'invalid_request',
-          `a ${current.channel} subscription has ${current.channel === 'pagerduty' ? 'routing_key' : 'api_key and region'}, not url or email`,
-        );
-      if (!onCall && (patch.routing_key !== undefined || patch.api_key !== undefined || patch.region !== undefined))
-        throw new ApiError(400, 'invalid_request', `a ${current.channel} subscription has no routing_key, api_key or region`);
+      refuseForeignFields(current.channel, patch);
       // The stored key stays sealed: an edit that does not bring a new one is checked with a stand-in.
       const newKey = current.channel === 'pagerduty' ? patch.routing_key : patch.api_key;
       const key = newKey ?? KEPT_KEY;
@@ -117,9 +109,6 @@ export function subscriptionRequests(deps: SubscriptionRequestDeps) {
         filters: { ...(patch.filters ?? current.filters), monitor: patch.filters?.monitor ?? current.filters.monitor ?? false },
         timezone: patch.timezone ?? current.timeZone,
       });
-      if (current.channel === 'email' && patch.url !== undefined) throw new ApiError(400, 'invalid_request', 'an email subscription has email, not url');
-      if (current.channel !== 'email' && current.channel !== 'app' && patch.email !== undefined)
-        throw new ApiError(400, 'invalid_request', `a ${current.channel} subscription has url, not email`);
       const target = sealed && patch.url === undefined ? undefined : merged.target;
       return deps.subscriptions.update(id, {
         ...(target === undefined ? {} : { target }),
@@ -129,4 +118,15 @@ export function subscriptionRequests(deps: SubscriptionRequestDeps) {
       });
     },
   };
+}
+
+/** A change brings only the fields its channel's creation takes (CHANGEABLE_TARGET_FIELDS): another is refused, saying which. */
+function refuseForeignFields(channel: Channel, patch: Partial<Record<TargetField, unknown>>): void {
+  const takes = CHANGEABLE_TARGET_FIELDS[channel];
+  const foreign = TARGET_FIELDS.filter((field) => patch[field] !== undefined && !takes.includes(field));
+  if (foreign.length === 0) return;
+  // Where an app subscription posts is fixed: another conversation is another subscription (its own messages).
+  if (channel === 'app')
+    throw new ApiError(400, 'invalid_request', 'an app subscription’s installation and conversation cannot be changed: create a new subscription');
+  throw new ApiError(400, 'invalid_request', `a ${channel} subscription has ${takes.join(' and ')}, not ${foreign.join(' or ')}`);
 }

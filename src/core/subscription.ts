@@ -237,6 +237,26 @@ export const updateSubscriptionSchema = z.strictObject({
   timezone: z.string().optional(),
 });
 
+/** The fields of a change that say where a subscription sends. */
+export type TargetField = 'url' | 'email' | 'routing_key' | 'api_key' | 'region';
+export const TARGET_FIELDS: readonly TargetField[] = ['url', 'email', 'routing_key', 'api_key', 'region'];
+
+/**
+ * Which of them a change of each channel's subscription may bring: the names its creation takes.
+ * Any other is refused, never ignored, so a key sent to the wrong kind of subscription is not
+ * taken for a change that happened. An app subscription's conversation is fixed: none.
+ */
+export const CHANGEABLE_TARGET_FIELDS: Readonly<Record<Channel, readonly TargetField[]>> = {
+  webhook: ['url'],
+  channel: ['url'],
+  email: ['email'],
+  app: [],
+  pagerduty: ['routing_key'],
+  opsgenie: ['api_key', 'region'],
+  teams: ['url'],
+  discord: ['url'],
+};
+
 function urlSchema(channel: 'webhook' | 'channel' | 'teams' | 'discord', { allowPlainHttp = false }: CreateSubscriptionOptions) {
   const expected = allowPlainHttp ? 'an https: or http: URL' : 'an https: URL';
   return z

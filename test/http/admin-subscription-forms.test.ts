@@ -36,6 +36,14 @@ describe('admin subscription forms', () => {
     return new Webhook(secret).verify(request.body, request.headers as Record<string, string>);
   };
 
+  it('points from the list to a form for every kind, the on-call tools and chats among them', async () => {
+    const list = await admin.get('/admin/subscriptions');
+    expect(list.status).toBe(200);
+    const invitation = /<a href="\/admin\/new-subscription">New subscription<\/a>:([^<]*)<\/p>/.exec(list.html)?.[1] ?? '';
+    for (const kind of ['webhook', 'team-chat channel', 'email', 'workspace app', 'PagerDuty', 'Opsgenie', 'Microsoft Teams', 'Discord'])
+      expect(invitation.toLowerCase()).toContain(kind.toLowerCase());
+  });
+
   it('offers every kind of subscription, each on its own form', async () => {
     const page = await admin.get('/admin/new-subscription');
     expect(page.status).toBe(200);

@@ -69,6 +69,24 @@ describe('OpenAPI document', () => {
     expect(JSON.stringify(doc.paths['/api/subscriptions'])).toContain('"url_host"');
   });
 
+  it('documents where each on-call and chat subscription sends in the answer: url_host for teams and discord, region for opsgenie', () => {
+    type Schema = { properties?: Record<string, Schema>; items?: Schema; enum?: unknown[] };
+    const answerOf = (path: string, method: string, status: string) =>
+      doc.paths[path]![method]!.responses[status]!.content['application/json']!.schema as Schema;
+    const subscriptionSchemas = [
+      answerOf('/api/subscriptions', 'post', '201').properties!.subscription!,
+      answerOf('/api/subscriptions/{id}', 'get', '200').properties!.subscription!,
+      answerOf('/api/subscriptions/{id}', 'patch', '200').properties!.subscription!,
+      answerOf('/api/subscriptions', 'get', '200').properties!.subscriptions!.items!,
+    ];
+    for (const schema of subscriptionSchemas) {
+      expect(Object.keys(schema.properties ?? {})).toEqual(expect.arrayContaining(['url_host', 'region']));
+      expect(schema.properties!.region!.enum).toEqual(['us', 'eu']);
+    }
+    const change = JSON.stringify((doc.paths['/api/subscriptions/{id}'] as Record<string, { requestBody?: unknown }>).patch?.requestBody);
+    for (const field of ['url', 'routing_key', 'api_key', 'region']) expect(change).toContain(`"${field}"`);
+  });
+
   it('puts the bearer scheme on every admin operation and on no public one', () => {
     for (const [path, ops] of Object.entries(doc.paths)) {
       for (const op of Object.values(ops)) {

@@ -68,7 +68,7 @@ describe('Teams and Discord through the service', () => {
       expect(readFileSync(join(service.dir, file)).includes(TOKEN), file).toBe(false);
   });
 
-  it('refuses a loopback URL without WEBHOOK_ALLOW_PRIVATE, naming the setting', async () => {
+  it('refuses a loopback URL without WEBHOOK_ALLOW_PRIVATE, naming the setting, at creation and at a change', async () => {
     const strict = await startTestApp(vendor.url, { env: { PUBLIC_URL: 'https://status.example.test' } });
     try {
       for (const channel of ['teams', 'discord']) {
@@ -76,6 +76,14 @@ describe('Teams and Discord through the service', () => {
         expect(answer.status).toBe(400);
         expect(answer.body.detail).toContain('WEBHOOK_ALLOW_PRIVATE');
         expect(JSON.stringify(answer.body)).not.toContain(TOKEN);
+        // A change to a loopback URL is held to the same rule.
+        const created = await strict.admin('POST', '/api/subscriptions', { channel, url: `https://hooks.example.com/api/webhooks/1/${TOKEN}` });
+        expect(created.status).toBe(201);
+        const moved = await strict.admin('PATCH', `/api/subscriptions/${created.body.subscription.id}`, { url: `https://127.0.0.1:9/api/webhooks/1/${TOKEN}` });
+        expect(moved.status).toBe(400);
+        expect(moved.body.detail).toContain('WEBHOOK_ALLOW_PRIVATE');
+        expect(JSON.stringify(moved.body)).not.toContain(TOKEN);
+        expect((await strict.admin('GET', `/api/subscriptions/${created.body.subscription.id}`)).body.subscription.url_host).toBe('hooks.example.com');
       }
     } finally {
       await strict.close();

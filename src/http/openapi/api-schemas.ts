@@ -2,6 +2,7 @@
 import { z } from 'zod';
 import { INCIDENT_TOTAL_MAX } from '../../app/incident-search.ts';
 import { SOURCE_NAME_MAX_CHARS, SOURCE_URL_MAX_CHARS } from '../../app/sources.ts';
+import { OPSGENIE_REGIONS, type OpsgenieRegion } from '../../core/subscription.ts';
 
 export { INCIDENT_TOTAL_MAX };
 
@@ -42,6 +43,10 @@ export const apiSubscriptionSchema = z.looseObject({
   id: z.string(),
   channel: z.string(),
   url_host: z.string().optional().describe('teams and discord: the host of the URL, which is a secret (it authorizes posting) and never shown.'),
+  region: z
+    .enum(OPSGENIE_REGIONS as [OpsgenieRegion, ...OpsgenieRegion[]])
+    .optional()
+    .describe('opsgenie: the region of the account. An on-call subscription’s key is never shown.'),
   status: z.string(),
   created_at: isoTime,
   updated_at: isoTime,

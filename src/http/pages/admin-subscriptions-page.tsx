@@ -7,6 +7,7 @@ import { Time } from './time.tsx';
 import { DataTable } from './data-table.tsx';
 import type { SubscriptionTitle } from '../../core/subscription-title.ts';
 import { SubscriptionName } from './subscription-name.tsx';
+import { SUBSCRIPTION_FORM_KINDS } from './subscription-kinds.tsx';
 
 export const SUBSCRIPTION_STATUSES = ['pending', 'active', 'paused'] as const;
 
@@ -98,6 +99,12 @@ export function pageCountText(shown: number, noun: [string, string], more: boole
   return more ? `The first ${words}; more on the next page` : words;
 }
 
+/** Every kind the form offers, in its order: the list names no fewer kinds than the form has. */
+function kindNames(): string {
+  const labels = SUBSCRIPTION_FORM_KINDS.map((kind) => kind.label);
+  return `${labels.slice(0, -1).join(', ')} or ${labels.at(-1)}`;
+}
+
 export function SubscriptionsPage(props: { data: SubscriptionsPageData }) {
   const { subscriptions, titles, status, channel, health, params, nextCursor, onFirstPage, csrf } = props.data;
   const next = new URLSearchParams(params);
@@ -105,7 +112,7 @@ export function SubscriptionsPage(props: { data: SubscriptionsPageData }) {
   return (
     <>
       <p>
-        <a href="/admin/new-subscription">New subscription</a>: a webhook, a team-chat channel or an email address.
+        <a href="/admin/new-subscription">New subscription</a>: {kindNames()}.
       </p>
       <form method="get" action="/admin/subscriptions" class="filters" aria-label="Filter subscriptions">
         <div class="field">
