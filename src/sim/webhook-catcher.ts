@@ -4,6 +4,7 @@
  * The check is independent of the signing code where it can be: the `standardwebhooks` library
  * when it is installed (a development dependency), else statuswatch's own verifier.
  */
+import { readBoundedBody } from './bounded-body.ts';
 import { createServer, type IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { verifyWebhookSignature } from '../core/webhook-signing.ts';
@@ -53,7 +54,7 @@ export async function startWebhookCatcher(options: WebhookCatcherOptions = {}): 
   const secretArrives = new Promise<void>((resolve) => (secretKnown = resolve));
 
   async function receive(req: IncomingMessage): Promise<{ status: number; text: string }> {
-    const body = await readBounded(req, maxBodyBytes);
+    const body = await readBoundedBody(req, maxBodyBytes);
     if (body === null) return { status: 413, text: `body over ${maxBodyBytes} bytes: not kept\n` };
     const receivedAtMs = Date.now();
     if (secret === null) await Promise.race([secretArrives, new Promise((r) => setTimeout(r, secretWaitMs).unref())]);
@@ -107,29 +108,6 @@ export async function startWebhookCatcher(options: WebhookCatcherOptions = {}): 
       await new Promise<void>((resolve) => server.close(() => resolve()));
     },
   };
-}
-
-/** The body as text, or null once it passes `maxBytes` (the rest is not read). */
-function readBounded(req: IncomingMessage, maxBytes: number): Promise<string | null> {
-  return new Promise((resolve, reject) => {
-    const declared = Number(req.headers['content-length']);
-    if (Number.isFinite(declared) && declared > maxBytes) {
-      req.resume();
-      return resolve(null);
-    }
-    const chunks: Buffer[] = [];
-    let bytes = 0;
-    req.on('data', (chunk: Buffer) => {
-      bytes += chunk.length;
-      if (bytes > maxBytes) {
-        req.removeAllListeners('data');
-        req.resume();
-        resolve(null);
-      } else chunks.push(chunk);
-    });
-    req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
-    req.on('error', reject);
-  });
 }
 
 type WebhookHeaders = Record<'webhook-id' | 'webhook-timestamp' | 'webhook-signature', string>;

@@ -4,7 +4,8 @@
  * tools document, keeps the alerts (tools.ts) and a bounded log of the calls, and shows both on
  * a page. Point PAGERDUTY_EVENTS_URL at `pagerDutyUrl` and OPSGENIE_API_URL at `opsgenieUrl`.
  */
-import { createServer, type IncomingMessage } from 'node:http';
+import { readBoundedBody } from '../bounded-body.ts';
+import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { sendCatcherPage, sendNotFound } from '../catcher-page.ts';
 import { keptList } from '../kept-list.ts';
@@ -80,7 +81,7 @@ export async function startOnCallReceiver(options: OnCallReceiverOptions = {}): 
       );
       return;
     }
-    readBounded(req, maxBodyBytes).then(
+    readBoundedBody(req, maxBodyBytes).then(
       (text) => {
         if (text === null) return void res.writeHead(413, { connection: 'close' }).end();
         let body: unknown = null;
@@ -128,21 +129,4 @@ export async function startOnCallReceiver(options: OnCallReceiverOptions = {}): 
 /** The page and the log never show a routing key: a viewer of the demo is not its owner. */
 function redactKeys(text: string): string {
   return text.replace(/("routing_key"\s*:\s*")[^"]*(")/g, '$1…$2');
-}
-
-function readBounded(req: IncomingMessage, maxBytes: number): Promise<string | null> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let bytes = 0;
-    req.on('data', (chunk: Buffer) => {
-      bytes += chunk.length;
-      if (bytes > maxBytes) {
-        req.removeAllListeners('data');
-        req.resume();
-        resolve(null);
-      } else chunks.push(chunk);
-    });
-    req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
-    req.on('error', reject);
-  });
 }
