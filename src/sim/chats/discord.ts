@@ -108,9 +108,9 @@ export function createDiscordSim(options: DiscordSimOptions = {}): DiscordSim {
       const body = embeds
         .map(
           (e) =>
-            `<div class="embed" style="border-left:4px solid #${(e.color ?? 0).toString(16).padStart(6, '0')}"><h3>${escapeHtml(e.title ?? '')}</h3>` +
+            `<div class="embed" style="border-left:4px solid #${(e.color ?? 0).toString(16).padStart(6, '0')}"><h2>${escapeHtml(e.title ?? '')}</h2>` +
             `<dl>${(e.fields ?? []).map((f) => `<dt>${escapeHtml(f.name)}</dt><dd>${escapeHtml(f.value)}</dd>`).join('')}</dl>` +
-            (e.description ? `<pre>${escapeHtml(e.description)}</pre>` : '') +
+            (e.description ? `<pre tabindex="0">${escapeHtml(e.description)}</pre>` : '') +
             '</div>',
         )
         .join('');

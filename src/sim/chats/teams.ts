@@ -59,7 +59,7 @@ export function createTeamsSim(options: TeamsSimOptions = {}): TeamsSim {
     const items = [...kept.items()].reverse().map(({ receivedAtMs, card }) => {
       const texts: string[] = [];
       collectTexts(card.body, texts);
-      return `<article><p class="about">${new Date(receivedAtMs).toISOString()}</p><pre>${escapeHtml(texts.join('\n'))}</pre></article>`;
+      return `<article><p class="about">${new Date(receivedAtMs).toISOString()}</p><pre tabindex="0">${escapeHtml(texts.join('\n'))}</pre></article>`;
     });
     return renderChatPage(c, { title: 'Simulated Teams channel', intro: `${kept.items().length} card(s), newest first.`, items });
   });
