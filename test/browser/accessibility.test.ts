@@ -13,9 +13,11 @@ import { SUBSCRIPTION_FORM_KINDS } from '../../src/http/pages/subscription-kinds
 import { startSimulatedScim, type RunningSimulatedScim } from '../../src/sim/scim/server.ts';
 import { rawIncident } from '../fixtures/vendor-builders.ts';
 import { installApp, startAppWorld, subscribeApp, type AppWorld } from '../helpers/app-channel.ts';
+import { startDemo, type RunningDemo } from '../helpers/demo-process.ts';
 import { NO_FEED_URL } from '../helpers/seed-archive.ts';
 import { ADMIN_TOKEN, startTestService, startTestVendor, type TestService, type TestVendor } from '../helpers/service.ts';
 import { startSmtp, type TestSmtp } from '../helpers/smtp.ts';
+import { tempDir } from '../helpers/temp-archive.ts';
 import { startWebhookReceiver, type WebhookReceiver } from '../helpers/webhook-receiver.ts';
 import { control } from '../sim/scim-control.ts';
 import { launchBrowser, MOBILE_VIEWPORT, screenshot, vendorTime, watchedPage } from './helpers.ts';
@@ -214,5 +216,51 @@ describe('accessibility of every page (axe-core)', () => {
       ...(await checkPages(service.url, adminPaths, { admin: true, label: 'blind' })),
     ];
     expect([...asOf, ...blind]).toEqual([]);
+  });
+});
+
+describe("accessibility of the demo's catchers and simulated channels (axe-core)", () => {
+  let demo: RunningDemo;
+  let browser: Browser;
+
+  beforeAll(async () => {
+    demo = await startDemo(tempDir('statuswatch-axe-demo-'), 2);
+    browser = await launchBrowser();
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await demo?.stop();
+  });
+
+  it('finds nothing on the mail and webhook catchers, the on-call, Teams and Discord pages, and the channel page, once something arrived', async () => {
+    const pages = [
+      demo.url('Mail catcher'),
+      demo.url('Webhook catcher'),
+      demo.url('PagerDuty and Opsgenie'),
+      demo.url('Teams'),
+      demo.url('Discord'),
+      demo.url('Team-chat channel'),
+    ];
+    // The scenario moves every 2 s: wait until a change has reached the receivers, so each page lists something.
+    const deadline = Date.now() + 60_000;
+    while (!(await (await fetch(demo.url('Webhook catcher'))).text()).includes('<article')) {
+      expect(Date.now(), 'a webhook reached the catcher').toBeLessThan(deadline);
+      await new Promise((r) => setTimeout(r, 500));
+    }
+    const found: string[] = [];
+    for (const { name, viewport, colorScheme } of LOOKS) {
+      const { context, page } = await watchedPage(browser, { viewport, colorScheme });
+      try {
+        for (const url of pages) {
+          await page.goto(url, { waitUntil: 'load' });
+          found.push(...describeViolations(`${url} (${name})`, await axeViolations(page)));
+          const overflowPx = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+          if (overflowPx > 0) found.push(`page-overflow on ${url} (${name}): ${overflowPx} px wider than the window`);
+        }
+      } finally {
+        await context.close();
+      }
+    }
+    expect(found).toEqual([]);
   });
 });
