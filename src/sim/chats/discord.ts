@@ -9,6 +9,7 @@
  */
 import { Hono } from 'hono';
 import { escapeHtml } from '../../core/email-render.ts';
+import { plural } from '../../core/plural.ts';
 import { renderChatPage } from './chat-page.ts';
 
 export type DiscordSimMessage = { id: string; content: string; embeds: unknown[]; edits: number; postedAtMs: number; editedAtMs: number | null };
@@ -114,9 +115,9 @@ export function createDiscordSim(options: DiscordSimOptions = {}): DiscordSim {
             '</div>',
         )
         .join('');
-      return `<article><p class="about">${escapeHtml(m.content)}</p>${body}<p>message ${m.id}, edited ${m.edits} time(s)</p></article>`;
+      return `<article><p class="about">${escapeHtml(m.content)}</p>${body}<p>message ${m.id}, edited ${plural(m.edits, 'time')}</p></article>`;
     });
-    return renderChatPage(c, { title: 'Simulated Discord channel', intro: `${messages.size} message(s), newest first, as they stand now.`, items });
+    return renderChatPage(c, { title: 'Simulated Discord channel', intro: `${plural(messages.size, 'message')}, newest first, as they stand now.`, items });
   });
 
   return {
