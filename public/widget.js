@@ -32,15 +32,17 @@
     outage: 'Service outage',
   };
 
+  // Each state's colour is also its label's text colour, so each reads at 4.5:1 or more on its
+  // background, in both themes (the grey of unknown included).
   const CSS = `
 :host { display: block; font: 14px/1.4 system-ui, -apple-system, "Segoe UI", Roboto, sans-serif;
   --sw-fg: #1f2328; --sw-muted: #59636e; --sw-bg: #fff; --sw-border: #d1d9e0;
-  --sw-ok: #1a7f37; --sw-maintenance: #0969da; --sw-notice: #9a6700; --sw-incident: #bc4c00; --sw-outage: #cf222e; --sw-unknown: #818b98; }
+  --sw-ok: #1a7f37; --sw-maintenance: #0969da; --sw-notice: #9a6700; --sw-incident: #bc4c00; --sw-outage: #cf222e; --sw-unknown: #59636e; }
 :host([theme="dark"]) { --sw-fg: #f0f6fc; --sw-muted: #9198a1; --sw-bg: #151b23; --sw-border: #3d444d;
-  --sw-ok: #3fb950; --sw-maintenance: #4493f8; --sw-notice: #d29922; --sw-incident: #db6d28; --sw-outage: #f85149; }
+  --sw-ok: #3fb950; --sw-maintenance: #4493f8; --sw-notice: #d29922; --sw-incident: #db6d28; --sw-outage: #f85149; --sw-unknown: #9198a1; }
 @media (prefers-color-scheme: dark) {
   :host(:not([theme="light"]):not([theme="dark"])) { --sw-fg: #f0f6fc; --sw-muted: #9198a1; --sw-bg: #151b23; --sw-border: #3d444d;
-    --sw-ok: #3fb950; --sw-maintenance: #4493f8; --sw-notice: #d29922; --sw-incident: #db6d28; --sw-outage: #f85149; }
+    --sw-ok: #3fb950; --sw-maintenance: #4493f8; --sw-notice: #d29922; --sw-incident: #db6d28; --sw-outage: #f85149; --sw-unknown: #9198a1; }
 }
 :host([hidden]) { display: none; }
 .widget { color: var(--sw-fg); background: var(--sw-bg); border: 1px solid var(--sw-border); border-radius: 8px; padding: 10px 12px; }

@@ -18,6 +18,7 @@ import { startSimulatedWebApi } from '../sim/web-api/server.ts';
 import { startSimulatedScim } from '../sim/scim/server.ts';
 import { startSimulatedIdp } from '../sim/idp/server.ts';
 import { startSimulatedStatuspage } from '../sim/statuspage/app.ts';
+import { plural } from '../core/plural.ts';
 
 type Command = {
   summary: string;
@@ -98,7 +99,7 @@ const COMMANDS: Record<string, Command> = {
           process.stdout.write(`skipped: ${result.reason}\n`);
         } else {
           process.stdout.write(`poll ${result.status}${result.unchanged ? ' (feed unchanged)' : ''}: ${result.events.length} change(s)\n`);
-          if (result.run.pendingIncidents) process.stdout.write(`  ${result.run.pendingIncidents} changed incident(s) left for the next polls\n`);
+          if (result.run.pendingIncidents) process.stdout.write(`  ${plural(result.run.pendingIncidents, 'changed incident')} left for the next polls\n`);
           for (const event of result.events) process.stdout.write(describeEvent(event) + '\n');
           for (const source of result.run.sources) {
             if (source.error) process.stdout.write(`  ${source.source}: ${source.error}\n`);
@@ -230,7 +231,7 @@ const COMMANDS: Record<string, Command> = {
     async run(config, _flags, logger, file) {
       if (file === undefined || file.trim() === '') throw settingError('FILE', '', 'missing', 'name the copy to write, e.g. statuswatch backup backup.db');
       const summary = await backupArchive(config.DATABASE_PATH, file);
-      process.stdout.write(`wrote ${file}: ${summary.pages} page(s), ${summary.bytes} bytes\n`);
+      process.stdout.write(`wrote ${file}: ${plural(summary.pages, 'page')}, ${summary.bytes} bytes\n`);
       logger.info('archive backed up', { database: config.DATABASE_PATH, out: file });
       return 0;
     },
@@ -245,7 +246,7 @@ const COMMANDS: Record<string, Command> = {
         throw settingError('--out', String(out ?? ''), 'missing', 'name the SQL file to write, e.g. --out archive.sql');
       const summary = exportArchiveForD1(config.DATABASE_PATH, out);
       for (const table of summary.tables) process.stdout.write(`  ${table.name.padEnd(22)} ${table.rows} row(s)\n`);
-      process.stdout.write(`wrote ${out}: ${summary.statements} statement(s), ${summary.bytes} bytes\n`);
+      process.stdout.write(`wrote ${out}: ${plural(summary.statements, 'statement')}, ${summary.bytes} bytes\n`);
       logger.info('archive exported for D1', { database: config.DATABASE_PATH, out });
       return 0;
     },

@@ -33,17 +33,18 @@ const HEADLINES: Record<WidgetState, string> = {
 
 /**
  * The element's shadow styles (public/widget.js) for the same markup outside a shadow root, scoped
- * under `.widget`. The page's CSP allows inline style; no vendor text reaches this sheet.
+ * under `.widget`. The page's CSP allows inline style; no vendor text reaches this sheet. Each
+ * state's colour is also its label's text colour, so each reads at 4.5:1 or more on its background.
  */
 const FALLBACK_CSS = `
 html,body{margin:0;background:transparent}
 statuswatch-widget{display:block;font:14px/1.4 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;
   --sw-fg:#1f2328;--sw-muted:#59636e;--sw-bg:#fff;--sw-border:#d1d9e0;
-  --sw-ok:#1a7f37;--sw-maintenance:#0969da;--sw-notice:#9a6700;--sw-incident:#bc4c00;--sw-outage:#cf222e;--sw-unknown:#818b98}
+  --sw-ok:#1a7f37;--sw-maintenance:#0969da;--sw-notice:#9a6700;--sw-incident:#bc4c00;--sw-outage:#cf222e;--sw-unknown:#59636e}
 statuswatch-widget[theme="dark"]{--sw-fg:#f0f6fc;--sw-muted:#9198a1;--sw-bg:#151b23;--sw-border:#3d444d;
-  --sw-ok:#3fb950;--sw-maintenance:#4493f8;--sw-notice:#d29922;--sw-incident:#db6d28;--sw-outage:#f85149}
+  --sw-ok:#3fb950;--sw-maintenance:#4493f8;--sw-notice:#d29922;--sw-incident:#db6d28;--sw-outage:#f85149;--sw-unknown:#9198a1}
 @media (prefers-color-scheme:dark){statuswatch-widget:not([theme="light"]):not([theme="dark"]){--sw-fg:#f0f6fc;--sw-muted:#9198a1;--sw-bg:#151b23;--sw-border:#3d444d;
-  --sw-ok:#3fb950;--sw-maintenance:#4493f8;--sw-notice:#d29922;--sw-incident:#db6d28;--sw-outage:#f85149}}
+  --sw-ok:#3fb950;--sw-maintenance:#4493f8;--sw-notice:#d29922;--sw-incident:#db6d28;--sw-outage:#f85149;--sw-unknown:#9198a1}}
 .widget{color:var(--sw-fg);background:var(--sw-bg);border:1px solid var(--sw-border);border-radius:8px;padding:10px 12px}
 .widget a{color:inherit}
 .headline{display:flex;align-items:center;gap:8px;font-weight:600;text-decoration:none}
@@ -59,6 +60,7 @@ a.headline:hover,.incident a:hover{text-decoration:underline}
 .incident a{overflow-wrap:anywhere}
 .meta,.stale{color:var(--sw-muted);font-size:12px}
 .stale{margin:8px 0 0}
+.visually-hidden{position:absolute;width:1px;height:1px;margin:-1px;padding:0;overflow:hidden;clip-path:inset(50%);white-space:nowrap;border:0}
 `;
 
 /** A state the vendor's data can carry that this page does not know is shown as a notice, as widget.js does. */
@@ -112,7 +114,9 @@ function widgetContent(widget: WidgetJson): HtmlEscapedString | Promise<HtmlEsca
 
 /**
  * The whole page. Relative URLs, links included: it works the same behind a proxy that serves
- * statuswatch under a path, and nothing in it names another origin.
+ * statuswatch under a path, and nothing in it names another origin. Though it is read inside an
+ * iframe, it is a page of its own to a screen reader: a main landmark and a heading (unseen: the
+ * widget's headline is what a reader sees) let one find it and say what it is.
  */
 export function embedPage(props: { widget: WidgetJson; services: string | undefined; theme: string }) {
   return html`<!doctype html>
@@ -126,7 +130,10 @@ export function embedPage(props: { widget: WidgetJson; services: string | undefi
 <script src="widget.js" async></script>
 </head>
 <body>
+<main>
+<h1 class="visually-hidden">Service status</h1>
 <statuswatch-widget${props.services ? html` services="${props.services}"` : ''} theme="${props.theme}">${widgetContent(props.widget)}</statuswatch-widget>
+</main>
 </body>
 </html>
 `;

@@ -6,7 +6,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { simpleParser, type AddressObject } from 'mailparser';
 import { SMTPServer } from 'smtp-server';
-import { sendCatcherPage, sendNotFound } from './catcher-page.ts';
+import { reloadOf, sendCatcherPage, sendNotFound } from './catcher-page.ts';
 import { keptList } from './kept-list.ts';
 import { renderMailCatcherPage, type CaughtMail } from './mail-catcher-page.ts';
 
@@ -78,7 +78,7 @@ export async function startMailCatcher(options: MailCatcherOptions = {}): Promis
     const url = new URL(req.url ?? '/', 'http://catcher');
     if (req.method !== 'GET' || url.pathname !== '/') return sendNotFound(res);
     const to = (url.searchParams.get('to') ?? '').trim().slice(0, RECIPIENT_FILTER_MAX_CHARS);
-    sendCatcherPage(res, renderMailCatcherPage(kept.items(), { to, maxMails, maxTotalBytes, keptBytes: kept.bytes() }));
+    sendCatcherPage(res, renderMailCatcherPage(kept.items(), { to, maxMails, maxTotalBytes, keptBytes: kept.bytes(), reload: reloadOf(req.url ?? '/') }));
   });
   await new Promise<void>((resolve, reject) => {
     page.once('error', reject);

@@ -1,5 +1,5 @@
 /** The demo webhook catcher's page: the deliveries it kept, newest first, each with its signature's verdict, every value escaped. */
-import { escapeHtml, formatBytes, renderCatcherPage } from './catcher-page.ts';
+import { escapeHtml, formatBytes, type Reload, renderCatcherPage } from './catcher-page.ts';
 
 export type CaughtWebhook = {
   receivedAtMs: number;
@@ -37,7 +37,7 @@ function readBody(body: string): { type: string; about: string; shown: string } 
 
 export function renderWebhookCatcherPage(
   deliveries: readonly CaughtWebhook[],
-  about: { checker: SignatureChecker['name']; maxDeliveries: number; maxTotalBytes: number; keptBytes: number },
+  about: { checker: SignatureChecker['name']; maxDeliveries: number; maxTotalBytes: number; keptBytes: number; reload: Reload },
 ): string {
   const items = [...deliveries]
     .reverse()
@@ -51,17 +51,18 @@ export function renderWebhookCatcherPage(
 <p>${verdict}</p>
 ${about === '' ? '' : `<p class="about">${escapeHtml(about)}</p>`}
 <dl><dt>Received</dt><dd><time datetime="${new Date(delivery.receivedAtMs).toISOString()}">${new Date(delivery.receivedAtMs).toISOString()}</time></dd><dt>webhook-id</dt><dd><code>${escapeHtml(delivery.id || '(none)')}</code></dd><dt>Timestamp</dt><dd><code>${escapeHtml(delivery.timestamp || '(none)')}</code></dd></dl>
-<pre class="body">${escapeHtml(shown)}</pre>
+<pre class="body" tabindex="0">${escapeHtml(shown)}</pre>
 </article>`;
     })
     .join('\n');
   const empty =
     '<p>No webhook yet. One arrives with each change to an incident, or at once with <em>Send test</em> on the demo’s webhook subscription in the admin.</p>';
-  const intro = `<p>The demo subscribed this catcher to its webhooks. Each delivery’s signature is checked with ${CHECKERS[about.checker]}, against the secret the subscription was given. The last ${about.maxDeliveries.toLocaleString('en-US')} deliveries (at most ${formatBytes(about.maxTotalBytes)} in all) are kept, newest first: ${deliveries.length} now, ${formatBytes(about.keptBytes)}. This page reloads every 5 seconds.</p>`;
+  const intro = `<p>The demo subscribed this catcher to its webhooks. Each delivery’s signature is checked with ${CHECKERS[about.checker]}, against the secret the subscription was given. The last ${about.maxDeliveries.toLocaleString('en-US')} deliveries (at most ${formatBytes(about.maxTotalBytes)} in all) are kept, newest first: ${deliveries.length} now, ${formatBytes(about.keptBytes)}.</p>`;
   return renderCatcherPage({
     title: `statuswatch demo: webhook catcher (${deliveries.length})`,
     heading: 'Webhooks caught by the demo',
     intro,
     body: items || empty,
+    reload: about.reload,
   });
 }

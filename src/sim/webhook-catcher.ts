@@ -8,7 +8,7 @@ import { readBoundedBody } from './bounded-body.ts';
 import { createServer, type IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { verifyWebhookSignature } from '../core/webhook-signing.ts';
-import { sendCatcherPage, sendNotFound } from './catcher-page.ts';
+import { reloadOf, sendCatcherPage, sendNotFound } from './catcher-page.ts';
 import { keptList } from './kept-list.ts';
 import { type CaughtWebhook, renderWebhookCatcherPage, type SignatureChecker } from './webhook-catcher-page.ts';
 
@@ -81,7 +81,16 @@ export async function startWebhookCatcher(options: WebhookCatcherOptions = {}): 
       return;
     }
     if (req.method === 'GET' && path === '/') {
-      sendCatcherPage(res, renderWebhookCatcherPage(kept.items(), { checker: checker.name, maxDeliveries, maxTotalBytes, keptBytes: kept.bytes() }));
+      sendCatcherPage(
+        res,
+        renderWebhookCatcherPage(kept.items(), {
+          checker: checker.name,
+          maxDeliveries,
+          maxTotalBytes,
+          keptBytes: kept.bytes(),
+          reload: reloadOf(req.url ?? '/'),
+        }),
+      );
       return;
     }
     sendNotFound(res);

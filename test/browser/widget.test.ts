@@ -125,9 +125,10 @@ describe('widget in Chromium, on another origin', () => {
     const nope = widget.locator('[part~="service"]');
     expect(await nope.getAttribute('data-state')).toBe('unknown');
     expect(await nope.textContent()).toBe('NopeUnknown service');
-    // The dot is the grey of "unknown", not the green of ok (#1a7f37 in the light theme).
+    // The dot is the grey of "unknown" (#59636e, dark enough to read as the label's text too),
+    // not the green of ok (#1a7f37 in the light theme).
     const dot = await widget.locator('[part~="headline"] .dot').evaluate((el) => getComputedStyle(el).backgroundColor);
-    expect(dot).toBe('rgb(129, 139, 152)');
+    expect(dot).toBe('rgb(89, 99, 110)');
     // Opened on its own, the embed page has the browser ask for /favicon.ico: no 404 in the console.
     expect(problems).toEqual({ consoleErrors: [], pageErrors: [], cspViolations: [], dialogs: [] });
   });

@@ -200,7 +200,7 @@ describe('a running demo', () => {
     const api = (path: string, method = 'GET') => fetch(new URL(path, demo.url('Dashboard')), { method, headers: { authorization: `Bearer ${token}` } });
     for (const [label, channel, shows] of [
       ['Teams', 'teams', 'Status:'],
-      ['Discord', 'discord', 'edited 0 time(s)'],
+      ['Discord', 'discord', 'edited 0 times'],
     ] as const) {
       const { subscriptions } = (await (await api(`/api/subscriptions?channel=${channel}`)).json()) as { subscriptions: { id: string; url_host: string }[] };
       expect(subscriptions.map((s) => s.url_host)).toEqual([new URL(demo.url(label)).host]);

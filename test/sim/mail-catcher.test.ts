@@ -33,7 +33,8 @@ describe('mail catcher', () => {
     expect(html).not.toMatch(/<script|<img|<b>/i);
     expect(html).toContain('&lt;script&gt;alert(&quot;subject&quot;)&lt;/script&gt;');
     expect(html).toContain('&lt;img src=x onerror=alert(1)&gt;');
-    const links = [...html.matchAll(/<a href="([^"]*)"/g)].map((m) => m[1]);
+    // The links in the mail (the page's own link to reload itself aside).
+    const links = [...html.matchAll(/<a href="([^"]*)"/g)].map((m) => m[1]).filter((href) => !href?.startsWith('/'));
     // The URL stops at "<" and loses its trailing full stop; "javascript:" stays text.
     expect(links).toEqual(['https://status.example.com/subscribe/confirm?token=a&amp;b=']);
     expect(html).toContain('reader@example.com');
@@ -90,5 +91,18 @@ describe('mail catcher', () => {
     await expect(send(c.smtpUrl, { subject: 'big', text: 'y'.repeat(10_000) })).rejects.toMatchObject({ responseCode: 552 });
     expect(c.mails()).toHaveLength(0);
     expect((await fetch(new URL('/other', c.pageUrl))).status).toBe(404);
+  });
+
+  it('reloads itself only when the reader asks, and the link to stop keeps the recipient filter', async () => {
+    const c = await catcher();
+    const still = await (await fetch(c.pageUrl)).text();
+    expect(still).not.toContain('http-equiv="refresh"');
+    expect(still).toContain('<a href="/?reload=on">Reload this page every 5 s</a>');
+
+    const watching = await (await fetch(new URL('/?to=reader%40example.com&reload=on', c.pageUrl))).text();
+    expect(watching).toContain('<meta http-equiv="refresh" content="5">');
+    expect(watching).toContain('This page reloads every 5 s: <a href="/?to=reader%40example.com">stop reloading</a>.');
+    // Filtering again while watching keeps watching.
+    expect(watching).toContain('<input type="hidden" name="reload" value="on">');
   });
 });

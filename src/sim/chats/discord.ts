@@ -9,6 +9,7 @@
  */
 import { Hono } from 'hono';
 import { escapeHtml } from '../../core/email-render.ts';
+import { plural } from '../../core/plural.ts';
 import { renderChatPage } from './chat-page.ts';
 
 export type DiscordSimMessage = { id: string; content: string; embeds: unknown[]; edits: number; postedAtMs: number; editedAtMs: number | null };
@@ -108,15 +109,15 @@ export function createDiscordSim(options: DiscordSimOptions = {}): DiscordSim {
       const body = embeds
         .map(
           (e) =>
-            `<div class="embed" style="border-left:4px solid #${(e.color ?? 0).toString(16).padStart(6, '0')}"><h3>${escapeHtml(e.title ?? '')}</h3>` +
+            `<div class="embed" style="border-left:4px solid #${(e.color ?? 0).toString(16).padStart(6, '0')}"><h2>${escapeHtml(e.title ?? '')}</h2>` +
             `<dl>${(e.fields ?? []).map((f) => `<dt>${escapeHtml(f.name)}</dt><dd>${escapeHtml(f.value)}</dd>`).join('')}</dl>` +
-            (e.description ? `<pre>${escapeHtml(e.description)}</pre>` : '') +
+            (e.description ? `<pre tabindex="0">${escapeHtml(e.description)}</pre>` : '') +
             '</div>',
         )
         .join('');
-      return `<article><p class="about">${escapeHtml(m.content)}</p>${body}<p>message ${m.id}, edited ${m.edits} time(s)</p></article>`;
+      return `<article><p class="about">${escapeHtml(m.content)}</p>${body}<p>message ${m.id}, edited ${plural(m.edits, 'time')}</p></article>`;
     });
-    return renderChatPage(c, { title: 'Simulated Discord channel', intro: `${messages.size} message(s), newest first, as they stand now.`, items });
+    return renderChatPage(c, { title: 'Simulated Discord channel', intro: `${plural(messages.size, 'message')}, newest first, as they stand now.`, items });
   });
 
   return {

@@ -7,6 +7,7 @@
 import { Hono } from 'hono';
 import { escapeHtml } from '../../core/email-render.ts';
 import { keptList } from '../kept-list.ts';
+import { plural } from '../../core/plural.ts';
 import { renderChatPage } from './chat-page.ts';
 
 export type TeamsSimCard = { receivedAtMs: number; card: Record<string, unknown> };
@@ -59,9 +60,9 @@ export function createTeamsSim(options: TeamsSimOptions = {}): TeamsSim {
     const items = [...kept.items()].reverse().map(({ receivedAtMs, card }) => {
       const texts: string[] = [];
       collectTexts(card.body, texts);
-      return `<article><p class="about">${new Date(receivedAtMs).toISOString()}</p><pre>${escapeHtml(texts.join('\n'))}</pre></article>`;
+      return `<article><p class="about">${new Date(receivedAtMs).toISOString()}</p><pre tabindex="0">${escapeHtml(texts.join('\n'))}</pre></article>`;
     });
-    return renderChatPage(c, { title: 'Simulated Teams channel', intro: `${kept.items().length} card(s), newest first.`, items });
+    return renderChatPage(c, { title: 'Simulated Teams channel', intro: `${plural(kept.items().length, 'card')}, newest first.`, items });
   });
 
   return {

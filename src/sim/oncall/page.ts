@@ -1,5 +1,5 @@
 /** The simulated on-call tools' page: each tool's alerts as it holds them, and the calls that came, newest first, every value escaped. */
-import { escapeHtml, formatBytes, renderCatcherPage } from '../catcher-page.ts';
+import { escapeHtml, formatBytes, type Reload, renderCatcherPage } from '../catcher-page.ts';
 import type { OpsgenieAlertState, PagerDutyAlertState } from './tools.ts';
 
 export type CaughtCall = { at: number; tool: 'pagerduty' | 'opsgenie'; path: string; status: number; body: string };
@@ -10,6 +10,7 @@ export function renderOnCallPage(view: {
   opsgenie: readonly OpsgenieAlertState[];
   maxCalls: number;
   maxTotalBytes: number;
+  reload: Reload;
 }): string {
   const pd = view.pagerDuty
     .map(
@@ -27,7 +28,7 @@ export function renderOnCallPage(view: {
     .reverse()
     .map(
       (c) => `<article><h2>${c.tool === 'pagerduty' ? 'PagerDuty' : 'Opsgenie'} ${escapeHtml(c.path)} → ${c.status}</h2>
-<p><time datetime="${new Date(c.at).toISOString()}">${new Date(c.at).toISOString()}</time></p><pre class="body">${escapeHtml(pretty(c.body))}</pre></article>`,
+<p><time datetime="${new Date(c.at).toISOString()}">${new Date(c.at).toISOString()}</time></p><pre class="body" tabindex="0">${escapeHtml(pretty(c.body))}</pre></article>`,
     )
     .join('\n');
   const body = `<h2>PagerDuty alerts</h2>${pd ? `<table><tr><th>dedup_key</th><th>Summary</th><th>Status</th><th>Triggers</th><th>Resolves</th></tr>${pd}</table>` : '<p>None yet.</p>'}
@@ -36,8 +37,9 @@ export function renderOnCallPage(view: {
   return renderCatcherPage({
     title: `statuswatch demo: on-call tools (${view.calls.length})`,
     heading: 'PagerDuty and Opsgenie, simulated',
-    intro: `<p>The demo's PagerDuty and Opsgenie subscriptions send here. The last ${view.maxCalls.toLocaleString('en-US')} calls (at most ${formatBytes(view.maxTotalBytes)} in all) are kept; routing keys are not shown. This page reloads every 5 seconds.</p>`,
+    intro: `<p>The demo's PagerDuty and Opsgenie subscriptions send here. The last ${view.maxCalls.toLocaleString('en-US')} calls (at most ${formatBytes(view.maxTotalBytes)} in all) are kept; routing keys are not shown.</p>`,
     body,
+    reload: view.reload,
   });
 }
 

@@ -7,7 +7,7 @@
 import { readBoundedBody } from '../bounded-body.ts';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { sendCatcherPage, sendNotFound } from '../catcher-page.ts';
+import { reloadOf, sendCatcherPage, sendNotFound } from '../catcher-page.ts';
 import { keptList } from '../kept-list.ts';
 import { type CaughtCall, renderOnCallPage } from './page.ts';
 import { createOnCallTools, type OnCallTools, type OnCallToolsLimits, type ToolAnswer } from './tools.ts';
@@ -77,7 +77,14 @@ export async function startOnCallReceiver(options: OnCallReceiverOptions = {}): 
     if (req.method === 'GET' && path === '/') {
       sendCatcherPage(
         res,
-        renderOnCallPage({ calls: log.items(), pagerDuty: tools.pagerDutyAlerts(), opsgenie: tools.opsgenieAlerts(), maxCalls, maxTotalBytes }),
+        renderOnCallPage({
+          calls: log.items(),
+          pagerDuty: tools.pagerDutyAlerts(),
+          opsgenie: tools.opsgenieAlerts(),
+          maxCalls,
+          maxTotalBytes,
+          reload: reloadOf(req.url ?? '/'),
+        }),
       );
       return;
     }

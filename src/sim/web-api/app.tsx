@@ -3,6 +3,7 @@ import { Hono } from 'hono';
 import { apiErrorResponse, ApiError } from './api-error.ts';
 import { apiRoutes } from './api-routes.ts';
 import { AUTHORIZE_PATH, authorizeRoute } from './authorize-route.ts';
+import { reloadOf } from '../catcher-page.ts';
 import { ChannelPage, IndexPage, newScriptNonce, pageHeaders } from './channel-page.tsx';
 import { WEB_API_CONTROL_PREFIX, webApiControlRoutes } from './control-routes.ts';
 import { createWebApiState, type SimulatedWebApiOptions, type WebApiState } from './state.ts';
@@ -38,6 +39,7 @@ function pageRoutes(state: WebApiState): Hono {
         roots={state.channels.roots(channel)}
         repliesOf={(ts) => state.channels.replies(channel, ts)}
         scriptNonce={scriptNonce}
+        reload={reloadOf(c.req.url)}
       />,
       scriptNonce,
     );

@@ -4,6 +4,7 @@
  * JSX escapes every value, and the page's CSP allows no script but its own (by a nonce per page),
  * which shows date tokens in the viewer's zone.
  */
+import type { Reload } from '../catcher-page.ts';
 import { raw } from 'hono/html';
 import { blockLines, boldSpans, type BlockLine } from './block-text.ts';
 import { type DateToken, formatDateToken, LOCAL_TIME_SCRIPT } from './date-token.ts';
@@ -131,32 +132,36 @@ export function ChannelPage(props: {
   roots: readonly Message[];
   repliesOf: (ts: string) => readonly Message[];
   scriptNonce: string;
+  reload: Reload;
 }) {
   const { channel, workspace } = props;
   return (
     <html lang="en">
       <head>
         <meta charset="utf-8" />
-        <meta http-equiv="refresh" content={String(CHANNEL_PAGE_REFRESH_SECONDS)} />
+        {props.reload.on ? <meta http-equiv="refresh" content={String(CHANNEL_PAGE_REFRESH_SECONDS)} /> : null}
         <title>{`#${channel.name} (${workspace.name}): simulated team chat`}</title>
         <style>{STYLE}</style>
       </head>
       <body>
-        <h1>#{channel.name}</h1>
-        <p class="meta">
-          {workspace.name} · {props.roots.length} message{props.roots.length === 1 ? '' : 's'} · the simulated vendor's channel, as a reader sees it; reloads
-          every {CHANNEL_PAGE_REFRESH_SECONDS} s · <a href="/">all channels</a>
-        </p>
-        {props.roots.length === 0 ? (
-          <p>No messages yet. The app's messages appear here when it posts with chat.postMessage, and change in place on chat.update.</p>
-        ) : (
-          <ol aria-label="messages">
-            {props.roots.map((message) => (
-              <MessageItem message={message} workspace={workspace} replies={message.threadTs === message.ts ? props.repliesOf(message.ts) : []} />
-            ))}
-          </ol>
-        )}
-        <script nonce={props.scriptNonce}>{raw(LOCAL_TIME_SCRIPT)}</script>
+        <main>
+          <h1>#{channel.name}</h1>
+          <p class="meta">
+            {workspace.name} · {props.roots.length} message{props.roots.length === 1 ? '' : 's'} · the simulated vendor's channel, as a reader sees it ·{' '}
+            <a href={props.reload.toggleHref}>{props.reload.on ? 'stop reloading' : `reload every ${CHANNEL_PAGE_REFRESH_SECONDS} s`}</a> ·{' '}
+            <a href="/">all channels</a>
+          </p>
+          {props.roots.length === 0 ? (
+            <p>No messages yet. The app's messages appear here when it posts with chat.postMessage, and change in place on chat.update.</p>
+          ) : (
+            <ol aria-label="messages">
+              {props.roots.map((message) => (
+                <MessageItem message={message} workspace={workspace} replies={message.threadTs === message.ts ? props.repliesOf(message.ts) : []} />
+              ))}
+            </ol>
+          )}
+          <script nonce={props.scriptNonce}>{raw(LOCAL_TIME_SCRIPT)}</script>
+        </main>
       </body>
     </html>
   );
@@ -171,25 +176,27 @@ export function IndexPage(props: { workspaces: ReadonlyArray<{ workspace: Worksp
         <style>{STYLE}</style>
       </head>
       <body>
-        <h1>Simulated team chat</h1>
-        {props.workspaces.length === 0 ? <p>No workspaces yet: create one with POST /_sim/workspaces.</p> : ''}
-        {props.workspaces.map(({ workspace, channels }) => (
-          <section>
-            <h2>
-              {workspace.name}{' '}
-              <span class="meta">
-                ({workspace.teamId}, app {workspace.status.replace('_', ' ')})
-              </span>
-            </h2>
-            <ul>
-              {channels.map((channel) => (
-                <li>
-                  <a href={`/channels/${channel.id}`}>#{channel.name}</a> <span class="meta">{channel.messages.length} messages</span>
-                </li>
-              ))}
-            </ul>
-          </section>
-        ))}
+        <main>
+          <h1>Simulated team chat</h1>
+          {props.workspaces.length === 0 ? <p>No workspaces yet: create one with POST /_sim/workspaces.</p> : ''}
+          {props.workspaces.map(({ workspace, channels }) => (
+            <section>
+              <h2>
+                {workspace.name}{' '}
+                <span class="meta">
+                  ({workspace.teamId}, app {workspace.status.replace('_', ' ')})
+                </span>
+              </h2>
+              <ul>
+                {channels.map((channel) => (
+                  <li>
+                    <a href={`/channels/${channel.id}`}>#{channel.name}</a> <span class="meta">{channel.messages.length} messages</span>
+                  </li>
+                ))}
+              </ul>
+            </section>
+          ))}
+        </main>
       </body>
     </html>
   );
