@@ -29,22 +29,39 @@ export async function readCappedBody(body: ReadableStream<Uint8Array> | null, ma
   }
 }
 
+// Decodes every prefix, one whole prefix at a time and flushed after it, so no state is left
+// between calls: constructing a TextDecoder for each answer cost as much as the rest of reading it.
+const prefixDecoder = new TextDecoder('utf-8');
+
 /**
- * The first `maxBytes` of a byte stream as text, decoded as it comes. Without a final flush, a
- * character cut by the end is dropped rather than turned into U+FFFD.
+ * The first `maxBytes` of a byte stream as text, decoded when read (so a body that stalls still
+ * leaves what it said). A character cut by the end is dropped rather than turned into U+FFFD.
  */
 export function createTextPrefix(maxBytes: number): { add(chunk: Uint8Array): void; readonly text: string } {
-  const decoder = new TextDecoder('utf-8');
+  const chunks: Uint8Array[] = [];
   let taken = 0;
-  let text = '';
+  let text: string | null = '';
   return {
     add(chunk) {
-      if (taken >= maxBytes) return;
-      const part = chunk.subarray(0, maxBytes - taken);
-      text += decoder.decode(part, { stream: true });
+      if (taken >= maxBytes || chunk.byteLength === 0) return;
+      // A copy: the chunk's memory is the caller's to reuse once this returns.
+      const part = chunk.slice(0, maxBytes - taken);
+      chunks.push(part);
       taken += part.byteLength;
+      text = null;
     },
     get text() {
+      if (text === null) {
+        const bytes = new Uint8Array(taken);
+        let at = 0;
+        for (const chunk of chunks) {
+          bytes.set(chunk, at);
+          at += chunk.byteLength;
+        }
+        // Streamed, an incomplete last character is held back; the flush that follows drops it.
+        text = prefixDecoder.decode(bytes, { stream: true });
+        prefixDecoder.decode();
+      }
       return text;
     },
   };

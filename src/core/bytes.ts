@@ -14,12 +14,28 @@ export function fromHex(hex: string): Uint8Array<ArrayBuffer> | null {
   return bytes;
 }
 
-/** Padded base64, the alphabet with + and /. */
+const BASE64_ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/';
+/** Every 12 bits as their two base64 characters: a triple of bytes is two look-ups. */
+const BASE64_PAIRS = Array.from({ length: 4096 }, (_, i) => BASE64_ALPHABET[i >>> 6]! + BASE64_ALPHABET[i & 63]!);
+
+/**
+ * Padded base64, the alphabet with + and /. By table: btoa needs the bytes as a binary string
+ * first, and for a 32-byte signature that detour cost several times the table's look-ups.
+ */
 export function toBase64(bytes: Uint8Array): string {
-  let binary = '';
-  // Chunked: String.fromCharCode(...bytes) on a large input would overflow the argument limit.
-  for (let i = 0; i < bytes.length; i += 0x8000) binary += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
-  return btoa(binary);
+  let out = '';
+  const whole = bytes.length - (bytes.length % 3);
+  for (let i = 0; i < whole; i += 3) {
+    const triple = (bytes[i]! << 16) | (bytes[i + 1]! << 8) | bytes[i + 2]!;
+    out += BASE64_PAIRS[triple >>> 12]! + BASE64_PAIRS[triple & 4095]!;
+  }
+  if (bytes.length - whole === 1) {
+    out += `${BASE64_PAIRS[bytes[whole]! << 4]}==`;
+  } else if (bytes.length - whole === 2) {
+    const pair = (bytes[whole]! << 8) | bytes[whole + 1]!;
+    out += `${BASE64_PAIRS[pair >>> 4]}${BASE64_ALPHABET[(pair & 15) << 2]}=`;
+  }
+  return out;
 }
 
 /** Unpadded base64url, the alphabet with - and _. */

@@ -2,7 +2,15 @@ import { describe, expect, it } from 'vitest';
 import { constantTimeEqual, fromBase64, fromBase64Url, fromHex, toBase64, toBase64Url, toHex } from '../../src/core/bytes.ts';
 
 describe('bytes as text', () => {
-  const samples = [new Uint8Array(), Uint8Array.from([0]), Uint8Array.from([255, 254, 253]), Uint8Array.from({ length: 100_000 }, (_, i) => (i * 7919) % 256)];
+  const samples = [
+    new Uint8Array(),
+    Uint8Array.from([0]),
+    Uint8Array.from([255, 254, 253]),
+    Uint8Array.from({ length: 100_000 }, (_, i) => (i * 7919) % 256),
+    // Every length's tail (none, one or two bytes past a triple), with every bit pattern in it.
+    ...Array.from({ length: 8 }, (_, n) => Uint8Array.from({ length: 30 + n }, (_, i) => (i * 37 + n * 101) % 256)),
+    Uint8Array.from({ length: 256 }, (_, i) => i),
+  ];
 
   it('round-trips hex, base64 and base64url, and agrees with Node', () => {
     for (const bytes of samples) {

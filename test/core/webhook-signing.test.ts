@@ -34,6 +34,9 @@ describe('webhook secrets', () => {
     await expect(signWebhook({ id: 'a b', timestampSeconds: 1, body, secrets })).rejects.toThrow(/webhook id/);
     await expect(signWebhook({ id: '', timestampSeconds: 1, body, secrets })).rejects.toThrow(/webhook id/);
     await expect(signWebhook({ id: 'x', timestampSeconds: 1.5, body, secrets })).rejects.toThrow(/timestamp/);
+    await expect(signWebhook({ id: `msg_${'x'.repeat(253)}`, timestampSeconds: 1, body, secrets })).rejects.toThrow(/webhook id/);
+    await expect(signWebhook({ id: 'msg_é', timestampSeconds: 1, body, secrets })).rejects.toThrow(/webhook id/);
+    expect(await signWebhook({ id: `msg_${'x'.repeat(252)}`, timestampSeconds: 1, body, secrets })).toMatch(/^v1,/);
   });
 });
 
@@ -77,6 +80,16 @@ describe('signed webhooks, as a Standard Webhooks receiver sees them', () => {
 
     const twice = await signWebhook({ id: 'msg_1', timestampSeconds: 1, body, secrets: [oldSecret, oldSecret] });
     expect(twice.split(' ')).toHaveLength(1);
+  });
+
+  it('are the same when signed with keys decoded once as with the secrets themselves', async () => {
+    const [oldSecret, newSecret] = [generateWebhookSecret(), generateWebhookSecret()];
+    const input = { id: 'msg_1', timestampSeconds: nowSeconds(), body };
+    const keys = [decodeWebhookSecret(oldSecret), decodeWebhookSecret(newSecret)];
+    const headers = await webhookHeaders({ ...input, keys });
+    expect(headers).toEqual(await webhookHeaders({ ...input, secrets: [oldSecret, newSecret] }));
+    expect(new Webhook(newSecret).verify(body, headers)).toEqual(JSON.parse(body));
+    await expect(signWebhook({ ...input, keys: [] })).rejects.toThrow(/at least one secret/);
   });
 });
 
