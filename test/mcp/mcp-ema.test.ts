@@ -67,7 +67,16 @@ describe('MCP_AUTH=ema', () => {
     vendor = await startTestVendor({ historyWindowDays: 100_000 });
     await vendor.setIncidents(mcpArchive());
     service = await startTestService(vendor.url, {
-      env: { PUBLIC_URL, MCP_AUTH: 'ema', EMA_ISSUER: idp.url, EMA_JWKS_URL: idp.jwksUrl, EMA_CLIENT_ID: CLIENT_ID, EMA_CLIENT_SECRET: CLIENT_SECRET },
+      // TRUST_PROXY: a test can speak from more addresses than loopback, as an attacker with many would.
+      env: {
+        PUBLIC_URL,
+        MCP_AUTH: 'ema',
+        EMA_ISSUER: idp.url,
+        EMA_JWKS_URL: idp.jwksUrl,
+        EMA_CLIENT_ID: CLIENT_ID,
+        EMA_CLIENT_SECRET: CLIENT_SECRET,
+        TRUST_PROXY: 'true',
+      },
       clock: { now: () => Date.now() + offsetMs },
     });
     await service.poll();
@@ -138,9 +147,13 @@ describe('MCP_AUTH=ema', () => {
     const values = (db.prepare('SELECT value FROM meta').all() as { value: string }[]).map((row) => row.value);
     db.close();
     expect(values.length).toBeGreaterThan(0);
-    for (const value of values) {
+    // Each forgery from an address of its own, paced under the all-addresses limit, so the guess
+    // throttle never answers in the verifier's place: every one is checked, and refused as a token.
+    for (const [index, value] of values.entries()) {
       const forged = await new SignJWT(claims).setProtectedHeader({ ...header, alg: 'HS256' }).sign(new TextEncoder().encode(value));
-      expect((await rawMcpCall(service.url, 'tools/list', { authorization: `Bearer ${forged}` })).status).toBe(401);
+      const from = { authorization: `Bearer ${forged}`, 'x-forwarded-for': `198.51.100.${index + 1}` };
+      expect((await rawMcpCall(service.url, 'tools/list', from)).status).toBe(401);
+      await new Promise((resolve) => setTimeout(resolve, 150));
     }
     expect((await rawMcpCall(service.url, 'tools/list', { authorization: `Bearer ${granted.body.access_token}` })).status).toBe(200);
   });
@@ -386,7 +399,16 @@ describe("the EMA token endpoint when the identity provider's keys cannot be rea
     vendor = await startTestVendor();
     // Nothing has fetched the keys yet: each grant below fetches them again until one read succeeds.
     service = await startTestService(vendor.url, {
-      env: { PUBLIC_URL, MCP_AUTH: 'ema', EMA_ISSUER: idp.url, EMA_JWKS_URL: idp.jwksUrl, EMA_CLIENT_ID: CLIENT_ID, EMA_CLIENT_SECRET: CLIENT_SECRET },
+      // TRUST_PROXY: a test can speak from more addresses than loopback, as an attacker with many would.
+      env: {
+        PUBLIC_URL,
+        MCP_AUTH: 'ema',
+        EMA_ISSUER: idp.url,
+        EMA_JWKS_URL: idp.jwksUrl,
+        EMA_CLIENT_ID: CLIENT_ID,
+        EMA_CLIENT_SECRET: CLIENT_SECRET,
+        TRUST_PROXY: 'true',
+      },
     });
   });
   afterAll(async () => {
