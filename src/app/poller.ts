@@ -143,12 +143,6 @@ type SourceRead = {
   rejected?: RejectedPayload;
 };
 
-/** A source's answer, or why there was none (`durationMs`: until it failed). */
-type Fetched = { response: FeedResponse } | { error: unknown; durationMs: number };
-
-/** The two fetches every poll makes, started with the poll. */
-type EarlyFetches = { current: Promise<Fetched>; history: Promise<Fetched> };
-
 /** A body that is this source's feed: parsed, or known to be the last diffed one. */
 const isGood = (r: SourceRead) => r.document !== undefined || r.diffed === true;
 
@@ -186,32 +180,23 @@ export function createPoller(deps: PollerDeps): Poller {
   let archivedCache = new Map<string, ArchivedIncident>();
   const digester = createIncidentDigester(deps.hashes);
 
-  /** Fetches one source; never rejects, so a fetch nobody waits for (a skipped poll's) is harmless. */
-  async function fetchSource(source: FeedSource): Promise<Fetched> {
-    const started = clock.now();
-    try {
-      return { response: await feed.get(FEED_PATHS[source]) };
-    } catch (error) {
-      return { error, durationMs: clock.now() - started };
-    }
-  }
-
   /**
-   * Reads one source from its fetch. A body equal to the one the archive's last full diff read
-   * (`diffed`) is not parsed here: equal bodies cannot hold a change, so the common minute
-   * (nothing happened) costs two fetches and two digests, even for a poller made for this poll.
+   * Fetches one source. A body equal to the one the archive's last full diff read (`diffed`) is
+   * not parsed here: equal bodies cannot hold a change, so the common minute (nothing happened)
+   * costs two fetches and two digests, even for a poller made for this poll.
    */
-  async function read(source: FeedSource, diffed: DiffedFeed | null, fetched: Promise<Fetched> = fetchSource(source)): Promise<SourceRead> {
+  async function read(source: FeedSource, diffed: DiffedFeed | null): Promise<SourceRead> {
     const path = FEED_PATHS[source];
-    const outcome = await fetched;
-    if (!('response' in outcome)) {
-      const { error, durationMs } = outcome;
+    const started = clock.now();
+    let response: FeedResponse;
+    try {
+      response = await feed.get(path);
+    } catch (error) {
       const known = error instanceof FeedFetchError ? error : null;
-      const report: SourceReport = { source, path, durationMs, error: known?.message ?? `unexpected: ${String(error)}` };
+      const report: SourceReport = { source, path, durationMs: clock.now() - started, error: known?.message ?? `unexpected: ${String(error)}` };
       if (known?.status) report.httpStatus = known.status;
       return { source, report };
     }
-    const { response } = outcome;
     const report: SourceReport = {
       source,
       path,
@@ -278,20 +263,17 @@ export function createPoller(deps: PollerDeps): Poller {
     return document;
   }
 
-  async function readCurrent(diffed: DiffedFeed | null, fetched: Promise<Fetched>): Promise<SourceRead[]> {
-    const v2 = await read('v2/current', diffed, fetched);
+  async function readCurrent(diffed: DiffedFeed | null): Promise<SourceRead[]> {
+    const v2 = await read('v2/current', diffed);
     if (isGood(v2)) return [v2];
     // Debug: the poll's own line says how it ended (v1 read instead: partial; nothing: failed).
     logger.debug('v2 current failed, falling back to v1', { error: v2.report.error });
     return [v2, await read('v1/current', diffed)];
   }
 
-  async function pollLocked(startedAt: number, opening: PollOpening, lease: HeldLease, fetches: EarlyFetches): Promise<PollResult> {
+  async function pollLocked(startedAt: number, opening: PollOpening, lease: HeldLease): Promise<PollResult> {
     const { lastDiff } = opening;
-    const [currentReads, historyReadFirst] = await Promise.all([
-      readCurrent(lastDiff.diffed, fetches.current),
-      read('v2/history', lastDiff.diffed, fetches.history),
-    ]);
+    const [currentReads, historyReadFirst] = await Promise.all([readCurrent(lastDiff.diffed), read('v2/history', lastDiff.diffed)]);
     let reads = [...currentReads, historyReadFirst];
     const unchanged = unchangedSinceLastDiff(reads.filter(isGood), lastDiff, startedAt);
     // Bodies the last diff read, left unparsed, when this poll must diff after all.
@@ -598,10 +580,6 @@ export function createPoller(deps: PollerDeps): Poller {
 
   async function pollLeased(): Promise<PollResult> {
     const startedAt = clock.now();
-    // The bodies are asked for while the lease is taken, not after: the two round trips overlap,
-    // which on Workers is most of a quiet minute's wall time. Fetching is only reading; a poll
-    // that does not get the lease leaves them unread, and only its holder writes.
-    const fetches: EarlyFetches = { current: fetchSource('v2/current'), history: fetchSource('v2/history') };
     const opening = await openPoll(startedAt);
     if (!opening) {
       logger.info('poll skipped: another poll holds the lease');
@@ -610,7 +588,7 @@ export function createPoller(deps: PollerDeps): Poller {
     const lease: HeldLease = { release: { name: POLL_LEASE, holder: deps.instanceId }, released: false };
     let result: PollResult;
     try {
-      result = await pollLocked(startedAt, opening, lease, fetches);
+      result = await pollLocked(startedAt, opening, lease);
     } finally {
       if (!lease.released) await store.releaseLease(POLL_LEASE, deps.instanceId);
     }

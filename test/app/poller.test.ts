@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createConsoleLogger } from '../../src/adapters/console-logger.ts';
 import { createFetchFeedClient } from '../../src/adapters/fetch-feed-client.ts';
 import { nodeHashes } from '../../src/adapters/node-hashes.ts';
-import { createPoller, FEED_PATHS, LAST_SEEN_PRECISION_MS, type Poller, type PollResult } from '../../src/app/poller.ts';
+import { createPoller, LAST_SEEN_PRECISION_MS, type Poller, type PollResult } from '../../src/app/poller.ts';
 import type { Clock, Hashes } from '../../src/core/ports.ts';
 import { rawIncident } from '../fixtures/vendor-builders.ts';
 import { startTestVendor, type TestVendor } from '../helpers/service.ts';
@@ -161,36 +161,6 @@ describe('poller', () => {
     expect(next.status !== 'skipped' && next.events.map((e) => e.id).sort()).toEqual(['31.r2.updated', '33.r3.updated']);
     expect(loaded.flat().sort()).toEqual(['31', '33']);
     expect((await archive.store.getIncident('33'))?.title).toBe('Three');
-  });
-
-  it('asks the vendor for both bodies while it takes the lease, so the two round trips overlap', async () => {
-    await vendor.setIncidents([rawIncident({ id: 41 })]);
-    const feedPaths: string[] = [FEED_PATHS['v2/current'], FEED_PATHS['v2/history']];
-    const logged = async () => (await vendor.requests()).filter((r) => feedPaths.includes(r.path)).length;
-    const before = await logged();
-    // The real store, whose lease step waits (a while at most) for the vendor to have been asked.
-    let askedBeforeLease = false;
-    const store = Object.create(archive.store) as typeof archive.store;
-    store.openPoll = async (claim) => {
-      for (let waited = 0; waited < 2000 && !askedBeforeLease; waited += 20) {
-        askedBeforeLease = (await logged()) >= before + 2;
-        if (!askedBeforeLease) await new Promise((resolve) => setTimeout(resolve, 20));
-      }
-      return archive.store.openPoll(claim);
-    };
-    now += 1000;
-    const poller = createPoller({
-      store,
-      feed: createFetchFeedClient({ baseUrl: vendor.url, timeoutMs: 2000, maxBytes: 5_000_000, userAgent: 'test', clock }),
-      clock,
-      logger: createConsoleLogger({ level: 'error', format: 'json', write: () => {} }),
-      instanceId: 'j',
-      newId: randomUUID,
-    });
-    expect((await poller.pollOnce()).status).toBe('ok');
-    expect(askedBeforeLease).toBe(true);
-    // One request per body all the same: the poll used the answers it asked for early.
-    expect((await logged()) - before).toBe(2);
   });
 
   it('digests the bodies and the changed incidents with the runtime’s hashes when given them', async () => {
