@@ -6,7 +6,7 @@
 import type { MonitorEvent } from '../core/events.ts';
 import { renderMonitorAdminEmail } from '../core/monitor-message.ts';
 import { renderInstallationBrokenEmail } from '../core/workspace-app/installation-email.ts';
-import type { InstallationRecord, Logger, Mailer, StoredSubscription } from '../core/ports.ts';
+import type { InstallationRecord, Logger, Mailer, StoredSource, StoredSubscription } from '../core/ports.ts';
 import type { GroupLink } from '../core/ports/scim-directory.ts';
 
 export type AdminNoticeDeps = {
@@ -33,6 +33,26 @@ async function mailAdmin(deps: AdminNoticeDeps, mail: AdminMail, failure: string
 export function createAdminNotice(deps: AdminNoticeDeps): ((event: MonitorEvent) => Promise<void>) | undefined {
   if (!deps.mailer || !deps.adminEmail) return undefined;
   return (event) => mailAdmin(deps, renderMonitorAdminEmail(event.data, deps.publicUrl), 'could not tell the admin of the monitor event', { event: event.id });
+}
+
+/**
+ * Tells the admin that a source (a status page watched beside the main feed) has not been read
+ * for the staleness limit: its state is unknown until it is read again. Once per episode, by the
+ * poll that found it; always logged by that poll.
+ */
+export function createSourceBlindNotice(deps: AdminNoticeDeps): (source: StoredSource, blindSince: number, error: string) => Promise<void> {
+  return async (source, blindSince, error) => {
+    const text = [
+      `statuswatch has not read the status page "${source.name}" since ${new Date(blindSince).toISOString()}: its state is unknown.`,
+      '',
+      `Page: ${source.url}`,
+      `Last error: ${error}`,
+      '',
+      `It is polled every minute still; you are told once, and the sources list says when it is read again: ${deps.publicUrl}/admin/sources`,
+    ].join('\n');
+    const subject = `[statuswatch] Source unknown: ${source.name.replace(/[\r\n]+/g, ' ').slice(0, 100)}`;
+    await mailAdmin(deps, { subject, text }, 'could not tell the admin of the blind source', { source: source.id });
+  };
 }
 
 /** Tells the admin that the deliverer paused a subscription, and how to resume it; always logged. */

@@ -35,6 +35,7 @@ import {
   type PageReading,
 } from '../core/statuspage/mapping.ts';
 import { NotStatuspageError, parseIncidents, parseMaintenances, parseSummary } from '../core/statuspage/schema.ts';
+import { forEachAtMost } from './concurrency.ts';
 import { APPLY_PIECE_INCIDENTS, LAST_SEEN_PRECISION_MS, POLL_LEASE_TTL_MS } from './poller.ts';
 import { SUMMARY_PATH } from './sources.ts';
 
@@ -70,7 +71,7 @@ export type SourcePollResult =
     };
 
 export type SourcePollerDeps = {
-  store: Pick<SourceStore, 'getSource' | 'savePollState' | 'componentStates' | 'saveComponentStates'> &
+  store: Pick<SourceStore, 'getSource' | 'listSources' | 'savePollState' | 'componentStates' | 'saveComponentStates'> &
     Pick<ArchiveWrites, 'loadIncidents' | 'applyPoll'> &
     Pick<ArchiveQueries, 'ongoingIncidents'> &
     Pick<Leases, 'tryAcquireLease' | 'releaseLease'>;
@@ -85,11 +86,24 @@ export type SourcePollerDeps = {
   leaseTtlMs?: number;
   /** Tells the admin a source went blind (admin-notice.ts), once per episode. */
   tellBlind?: (source: StoredSource, blindSince: number, error: string) => Promise<void>;
+  /** Sources polled at once by `pollAll`; SOURCE_POLLS_AT_ONCE by default. */
+  pollsAtOnce?: number;
 };
+
+/**
+ * Sources polled at once. A page that answers slowly holds its place for at most its three reads'
+ * time limits; the others go on in the remaining places, and the main feed is polled apart.
+ */
+export const SOURCE_POLLS_AT_ONCE = 8;
 
 export type SourcePoller = {
   /** Polls the source now, unless another poll of it holds its lease. */
   pollSource(sourceId: string): Promise<SourcePollResult>;
+  /**
+   * Polls every source, each on its own (a few at a time): one that fails, even on the archive,
+   * is that source's failed result, never the others'. Results in the order of the sources.
+   */
+  pollAll(): Promise<SourcePollResult[]>;
 };
 
 /** Why a source could not be read this time: the page's failure, as its state records it. */
@@ -257,23 +271,47 @@ export function createSourcePoller(deps: SourcePollerDeps): SourcePoller {
     return { sourceId: source.id, status: 'failed', unchanged: false, events: [], componentChanges: [], pendingIncidents: 0, reads, error };
   }
 
+  async function pollSource(sourceId: string): Promise<SourcePollResult> {
+    const source = await store.getSource(sourceId);
+    if (!source) return { sourceId, status: 'skipped', reason: 'no such source' };
+    const startedAt = clock.now();
+    const lease = sourceLeaseName(sourceId);
+    if (!(await store.tryAcquireLease(lease, deps.instanceId, startedAt, leaseTtlMs))) {
+      logger.info('source poll skipped: another poll holds its lease', { source: sourceId });
+      return { sourceId, status: 'skipped', reason: 'another poll is running' };
+    }
+    try {
+      return await pollLocked(source, startedAt);
+    } finally {
+      await store.releaseLease(lease, deps.instanceId);
+    }
+  }
+
   return {
-    async pollSource(sourceId) {
-      const source = await store.getSource(sourceId);
-      if (!source) return { sourceId, status: 'skipped', reason: 'no such source' };
-      const startedAt = clock.now();
-      const lease = sourceLeaseName(sourceId);
-      if (!(await store.tryAcquireLease(lease, deps.instanceId, startedAt, leaseTtlMs))) {
-        logger.info('source poll skipped: another poll holds its lease', { source: sourceId });
-        return { sourceId, status: 'skipped', reason: 'another poll is running' };
-      }
-      let result: SourcePollResult;
-      try {
-        result = await pollLocked(source, startedAt);
-      } finally {
-        await store.releaseLease(lease, deps.instanceId);
-      }
-      return result;
+    pollSource,
+    async pollAll() {
+      const sources = await store.listSources();
+      const results = new Map<string, SourcePollResult>();
+      await forEachAtMost(sources, deps.pollsAtOnce ?? SOURCE_POLLS_AT_ONCE, async (source) => {
+        try {
+          results.set(source.id, await pollSource(source.id));
+        } catch (error) {
+          // The archive refused this source's writes (disk full, busy): nothing of its poll stands.
+          const message = `could not poll: ${error instanceof Error ? error.message : String(error)}`;
+          logger.error('source poll failed', { source: source.id, error: message });
+          results.set(source.id, {
+            sourceId: source.id,
+            status: 'failed',
+            unchanged: false,
+            events: [],
+            componentChanges: [],
+            pendingIncidents: 0,
+            reads: [],
+            error: message,
+          });
+        }
+      });
+      return sources.flatMap((s) => results.get(s.id) ?? []);
     },
   };
 }

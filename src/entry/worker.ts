@@ -102,15 +102,26 @@ export default {
 
   async scheduled(controller, env, ctx) {
     const runtime = createWorkerRuntime(env, { instanceId: newInstanceId('cron'), keepAlive: (p) => ctx.waitUntil(p) });
-    const { store, poller, pruner, groups, workspaceApp } = await cronServices(runtime);
+    const { store, poller, sourcePoller, pruner, groups, workspaceApp } = await cronServices(runtime);
     const { logger, clock } = runtime.ports;
-    try {
-      // The lease in D1 lets one poll run at a time, across invocations and isolates.
-      const result = await poller.pollOnce();
-      if (result.status === 'skipped') logger.info('poll skipped: another invocation holds the lease');
-    } catch (error) {
-      logger.error('poll failed', { error: error instanceof Error ? error.message : String(error) });
-    }
+    const pollMain = async () => {
+      try {
+        // The lease in D1 lets one poll run at a time, across invocations and isolates.
+        const result = await poller.pollOnce();
+        if (result.status === 'skipped') logger.info('poll skipped: another invocation holds the lease');
+      } catch (error) {
+        logger.error('poll failed', { error: error instanceof Error ? error.message : String(error) });
+      }
+    };
+    // The sources beside the main feed, each under its own lease: a slow page never delays it.
+    const pollSources = async () => {
+      try {
+        await sourcePoller.pollAll();
+      } catch (error) {
+        logger.error('source polls failed', { error: error instanceof Error ? error.message : String(error) });
+      }
+    };
+    await Promise.all([pollMain(), pollSources()]);
     if (new Date(controller.scheduledTime).getUTCMinutes() % PRUNE_EVERY_MINUTES === 0) {
       try {
         await pruner.pruneExpired(clock.now());

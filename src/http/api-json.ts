@@ -5,6 +5,7 @@ import { toIsoUtc } from '../core/vendor-time.ts';
 import type { Note } from '../core/incident.ts';
 import type { ListedIncident, PollRun, SourceReport, StoredIncident } from '../core/ports.ts';
 import type { PollResult } from '../app/poller.ts';
+import type { SourcePollResult } from '../app/source-poller.ts';
 
 /** An instant in the API: ISO 8601 in UTC with milliseconds, or null. */
 export const iso = (ms: number | null) => (ms === null ? null : toIsoUtc(ms));
@@ -98,4 +99,25 @@ export function toApiSourceReport(report: SourceReport) {
  */
 export function toApiPollResult(result: Exclude<PollResult, { status: 'skipped' }>) {
   return { ok: true, outcome: result.status, unchanged: result.unchanged, run: toApiPollRun(result.run), events: result.events.map(toApiEvent) };
+}
+
+/** One source's poll, as the admin's poll answer lists it beside the main feed's. */
+export function toApiSourcePollResult(result: SourcePollResult) {
+  if (result.status === 'skipped') return { source: result.sourceId, outcome: 'skipped' as const, reason: result.reason };
+  return {
+    source: result.sourceId,
+    outcome: result.status,
+    unchanged: result.unchanged,
+    events: result.events.map(toApiEvent),
+    component_changes: result.componentChanges.map((c) => ({ id: c.id, name: c.name, from: c.from, to: c.to })),
+    pending_incidents: result.pendingIncidents,
+    reads: result.reads.map((r) => ({
+      path: r.path,
+      duration_ms: r.durationMs,
+      ...(r.notModified !== undefined ? { not_modified: r.notModified } : {}),
+      ...(r.bytes !== undefined ? { bytes: r.bytes } : {}),
+      ...(r.error !== undefined ? { error: r.error } : {}),
+    })),
+    ...(result.error !== undefined ? { error: result.error } : {}),
+  };
 }

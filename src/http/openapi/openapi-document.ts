@@ -90,7 +90,14 @@ export const API_OPERATIONS: ApiOperation[] = [
   ...vendorMirror('/v2.0.0', 'v2'),
   ...vendorMirror('/v1.0.0', 'v1'),
   ...vendorMirror('', 'v1, unversioned'),
-  { method: 'post', path: '/api/admin/poll', summary: 'Poll the feed now', admin: true, ok: { status: 200, schema: s.pollResultSchema } },
+  {
+    method: 'post',
+    path: '/api/admin/poll',
+    summary: 'Poll the feed and every source now',
+    admin: true,
+    query: [{ name: 'source', schema: z.string().optional().describe('Poll this source alone ("main": the main feed alone).') }],
+    ok: { status: 200, schema: s.pollResultSchema },
+  },
   {
     method: 'get',
     path: '/api/admin/polls',
