@@ -6,6 +6,7 @@ import type { Note } from '../core/incident.ts';
 import type { ListedIncident, PollRun, SourceReport, StoredIncident } from '../core/ports.ts';
 import type { PollResult } from '../app/poller.ts';
 import type { SourcePollResult } from '../app/source-poller.ts';
+import { sourceOfIncidentId } from '../core/statuspage/mapping.ts';
 
 /** An instant in the API: ISO 8601 in UTC with milliseconds, or null. */
 export const iso = (ms: number | null) => (ms === null ? null : toIsoUtc(ms));
@@ -26,6 +27,7 @@ export function toApiNote(note: Note & { text?: string }) {
 function incidentFields(incident: Omit<StoredIncident, 'notes'>) {
   return {
     ...summarize(incident),
+    source: sourceOfIncidentId(incident.id),
     created_at: iso(incident.dateCreated.ms),
     updated_at: iso(incident.dateUpdated.ms),
     resolved_at: iso(incident.resolvedAt),
@@ -56,6 +58,8 @@ export function toApiEvent(event: StatusEvent) {
     type: event.type,
     // A monitor event (monitor.blind, monitor.recovered) is about the feed, not an incident.
     incident_id: event.incidentId === '' ? null : event.incidentId,
+    // The main feed's for a monitor event, whose incident id is empty.
+    source: sourceOfIncidentId(event.incidentId),
     revision: event.revision,
     occurred_at: iso(event.occurredAt),
     detected_at: iso(event.detectedAt),

@@ -6,6 +6,7 @@
  * on time.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { rawIncident } from '../fixtures/vendor-builders.ts';
 import { startTestApp, type TestApp } from '../helpers/app-service.ts';
 import { startTestVendor, type TestVendor } from '../helpers/service.ts';
 import { startTestStatuspage, type TestStatuspage } from '../helpers/statuspage-pages.ts';
@@ -22,6 +23,7 @@ describe('sources polled over the API', () => {
 
   beforeAll(async () => {
     vendor = await startTestVendor();
+    await vendor.setIncidents([rawIncident({ id: 41 })]);
     acme = await startTestStatuspage();
     globex = await startTestStatuspage({ name: 'Globex Mail' });
     service = await startTestApp(vendor.url, { env: { WEBHOOK_ALLOW_PRIVATE: 'true', POLL_TIMEOUT_MS: String(POLL_TIMEOUT_MS) } });
@@ -56,6 +58,22 @@ describe('sources polled over the API', () => {
       [acmeId, 'known'],
       [globexId, 'known'],
     ]);
+  });
+
+  it('lists one source\'s incidents and events with ?source=, each naming its source ("main" for the main feed)', async () => {
+    type Row = { id?: string; incident_id?: string | null; source: string };
+    const incidents = async (query: string) => (await service.get(`/api/incidents${query}`)).body.incidents as Row[];
+    const events = async (query: string) => (await service.get(`/api/events${query}`)).body.events as Row[];
+    expect((await incidents(`?source=${acmeId}`)).map((i) => [i.id, i.source])).toEqual([[`${acmeId}:swinc0000000`, acmeId]]);
+    expect((await events(`?source=${globexId}`)).map((e) => [e.incident_id, e.source])).toEqual([[`${globexId}:swinc0000000`, globexId]]);
+    const all = await incidents('');
+    const main = await incidents('?source=main');
+    expect(main.length).toBeGreaterThan(0);
+    expect(main.every((i) => i.source === 'main' && !i.id?.includes(':'))).toBe(true);
+    expect(all.length).toBe(main.length + 2);
+    expect(new Set((await events('')).map((e) => e.source))).toEqual(new Set(['main', acmeId, globexId]));
+    const bad = await service.get('/api/events?source=not%20a%20source');
+    expect([bad.status, bad.body.error]).toEqual([400, 'invalid_request']);
   });
 
   it('polls one source alone with ?source=ID, and says when there is no such source', async () => {

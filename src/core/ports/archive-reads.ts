@@ -22,6 +22,8 @@ export type IncidentFilter = {
   untilMs?: number;
   /** Words to find in titles and note bodies. */
   q?: string;
+  /** Only the incidents of this source: a source's id, or "main" for the main feed. */
+  source?: string;
 };
 
 /** Position after which the next page starts: the archive's sort key (newest first by date_created). */
@@ -41,6 +43,8 @@ export type EventFilter = {
   includeBackfill?: boolean;
   /** Only events statuswatch detected at or after this instant, epoch ms. */
   detectedSinceMs?: number;
+  /** Only the events of this source's incidents: a source's id, or "main" for the main feed. */
+  source?: string;
 };
 
 export type StoredEvent = StatusEvent & { seq: number; pollRunId: string | null };

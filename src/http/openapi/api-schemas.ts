@@ -37,8 +37,11 @@ export const pageMetadataSchema = z.object({
 
 const isoTime = z.string().describe('ISO 8601 time, UTC');
 
-export const apiEventSchema = z.looseObject({ id: z.string(), type: z.string(), incident_id: z.string().nullable().optional() });
-export const apiIncidentSchema = z.looseObject({ id: z.string(), title: z.string(), status: z.string(), type: z.string() });
+const sourceField = z.string().describe('The source it came from: a source id as GET /api/sources lists them, or "main" for the main feed.');
+export const apiEventSchema = z.looseObject({ id: z.string(), type: z.string(), incident_id: z.string().nullable().optional(), source: sourceField });
+export const apiIncidentSchema = z.looseObject({ id: z.string(), title: z.string(), status: z.string(), type: z.string(), source: sourceField });
+/** `?source=`: one source's incidents or events. */
+export const sourceParamSchema = z.string().optional().describe('Only this source: a source id, or "main" for the main feed.');
 export const apiSubscriptionSchema = z.looseObject({
   id: z.string(),
   channel: z.string(),

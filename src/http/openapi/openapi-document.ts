@@ -66,6 +66,7 @@ export const API_OPERATIONS: ApiOperation[] = [
       { name: 'since', schema: s.instantParamSchema },
       { name: 'until', schema: s.instantParamSchema },
       { name: 'q', schema: z.string().optional().describe('Words to search for') },
+      { name: 'source', schema: s.sourceParamSchema },
     ),
     ok: { status: 200, schema: s.incidentListSchema },
   },
@@ -83,6 +84,7 @@ export const API_OPERATIONS: ApiOperation[] = [
     query: page(
       { name: 'type', schema: s.listParamSchema },
       { name: 'incident', schema: z.string().optional() },
+      { name: 'source', schema: s.sourceParamSchema },
       { name: 'include_backfill', schema: z.enum(['true', 'false']).optional() },
     ),
     ok: { status: 200, schema: s.eventListSchema },
