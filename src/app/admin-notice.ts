@@ -5,6 +5,7 @@
  */
 import type { MonitorEvent } from '../core/events.ts';
 import { renderMonitorAdminEmail } from '../core/monitor-message.ts';
+import { oneLine, truncate } from '../core/notification-message.ts';
 import { renderInstallationBrokenEmail } from '../core/workspace-app/installation-email.ts';
 import type { InstallationRecord, Logger, Mailer, StoredSource, StoredSubscription } from '../core/ports.ts';
 import type { GroupLink } from '../core/ports/scim-directory.ts';
@@ -42,15 +43,17 @@ export function createAdminNotice(deps: AdminNoticeDeps): ((event: MonitorEvent)
  */
 export function createSourceBlindNotice(deps: AdminNoticeDeps): (source: StoredSource, blindSince: number, error: string) => Promise<void> {
   return async (source, blindSince, error) => {
+    // The name may be the page's own (an outsider's text): one line, in the subject and the body.
+    const name = truncate(oneLine(source.name), 100);
     const text = [
-      `statuswatch has not read the status page "${source.name}" since ${new Date(blindSince).toISOString()}: its state is unknown.`,
+      `statuswatch has not read the status page "${name}" since ${new Date(blindSince).toISOString()}: its state is unknown.`,
       '',
       `Page: ${source.url}`,
-      `Last error: ${error}`,
+      `Last error: ${oneLine(error)}`,
       '',
       `It is polled every minute still; you are told once, and the sources list says when it is read again: ${deps.publicUrl}/admin/sources`,
     ].join('\n');
-    const subject = `[statuswatch] Source unknown: ${source.name.replace(/[\r\n]+/g, ' ').slice(0, 100)}`;
+    const subject = `[statuswatch] Source unknown: ${name}`;
     await mailAdmin(deps, { subject, text }, 'could not tell the admin of the blind source', { source: source.id });
   };
 }

@@ -1,7 +1,10 @@
 /** Polling one Statuspage-format source into the archive: a real archive file and the simulated page over HTTP. */
 import { randomUUID } from 'node:crypto';
+import { sql } from 'drizzle-orm';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createConsoleLogger } from '../../src/adapters/console-logger.ts';
+import { createSmtpMailer } from '../../src/adapters/smtp-mailer.ts';
+import { createSourceBlindNotice } from '../../src/app/admin-notice.ts';
 import { createFetchPageReader } from '../../src/adapters/fetch-page-reader.ts';
 import { createSourcePoller, INCIDENTS_PATH, sourceLeaseName, type SourcePollResult } from '../../src/app/source-poller.ts';
 import { SUMMARY_PATH } from '../../src/app/sources.ts';
@@ -9,6 +12,7 @@ import { STALE_AFTER_MS } from '../../src/core/knowledge.ts';
 import type { Clock, StoredSource } from '../../src/core/ports.ts';
 import { startSimulatedStatuspage, type RunningSimulatedStatuspage } from '../../src/sim/statuspage/app.ts';
 import { STORY_INCIDENT_ID, STORY_MAINTENANCE_ID, type SpStep } from '../../src/sim/statuspage/story.ts';
+import { startSmtp } from '../helpers/smtp.ts';
 import { openTempArchive, type TempArchive } from '../helpers/temp-archive.ts';
 
 describe('source poller', () => {
@@ -212,6 +216,44 @@ describe('source poller', () => {
     expect((await p.pollSource(id)).status).toBe('ok');
     const [back] = (await archive.store.listSources()).filter((s) => s.id === id);
     expect(back?.poll).toMatchObject({ consecutiveFailures: 0, blindSince: null, blindToldAt: null, lastSuccessAt: now });
+  });
+
+  it("mails the admin once when a page goes blind, the page's name kept out of the headers", async () => {
+    const smtp = await startSmtp();
+    const mailer = createSmtpMailer({ smtpUrl: smtp.url, from: 'status@example.test' });
+    try {
+      const logger = createConsoleLogger({ level: 'error', format: 'json', write: () => {} });
+      const notice = createSourceBlindNotice({
+        mailer,
+        adminEmail: 'admin@example.test',
+        publicUrl: 'https://status.example.test',
+        logger,
+      });
+      const { id, page } = await addPage();
+      // A page's name is the page's own: an outsider's text.
+      archive.connection.db.run(sql`UPDATE sources SET name = ${'Evil\r\nBcc: victim@example.test'} WHERE id = ${id}`);
+      const blindPoller = createSourcePoller({
+        store: archive.store,
+        reader: createFetchPageReader({ timeoutMs: 2000, maxBytes: 5_000_000, userAgent: 'test', clock }),
+        clock,
+        logger,
+        instanceId: 'mail',
+        newId: randomUUID,
+        tellBlind: notice,
+      });
+      page.page.addFault({ target: '*', kind: 'status', status: 503 });
+      for (let minute = 0; minute < 7; minute++) {
+        now += 60_000;
+        await blindPoller.pollSource(id);
+      }
+      expect(smtp.rcptTo).toEqual(['admin@example.test']);
+      expect(smtp.received.map((m) => m.subject)).toEqual(['[statuswatch] Source unknown: Evil Bcc: victim@example.test']);
+      expect(smtp.received[0]?.text).toContain(page.url);
+      expect(smtp.received[0]?.text).toContain('HTTP 503');
+    } finally {
+      mailer.close();
+      await smtp.close();
+    }
   });
 
   it('polls a source once at a time: a poll while its lease is held is skipped', async () => {
