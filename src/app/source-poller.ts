@@ -102,8 +102,10 @@ export type SourcePoller = {
   /**
    * Polls every source, each on its own (a few at a time): one that fails, even on the archive,
    * is that source's failed result, never the others'. Results in the order of the sources.
+   * `atMost`: only that many, those whose last poll is oldest first (never polled before all), so
+   * a runtime with a budget per invocation polls every source in turn.
    */
-  pollAll(): Promise<SourcePollResult[]>;
+  pollAll(options?: { atMost?: number }): Promise<SourcePollResult[]>;
 };
 
 /** Why a source could not be read this time: the page's failure, as its state records it. */
@@ -289,8 +291,9 @@ export function createSourcePoller(deps: SourcePollerDeps): SourcePoller {
 
   return {
     pollSource,
-    async pollAll() {
-      const sources = await store.listSources();
+    async pollAll(options = {}) {
+      const listed = await store.listSources();
+      const sources = options.atMost === undefined ? listed : [...listed].sort((a, b) => lastPolledAt(a) - lastPolledAt(b)).slice(0, options.atMost);
       const results = new Map<string, SourcePollResult>();
       await forEachAtMost(sources, deps.pollsAtOnce ?? SOURCE_POLLS_AT_ONCE, async (source) => {
         try {
@@ -314,6 +317,11 @@ export function createSourcePoller(deps: SourcePollerDeps): SourcePoller {
       return sources.flatMap((s) => results.get(s.id) ?? []);
     },
   };
+}
+
+/** When the source was last polled, read or not; never polled: before every other. */
+function lastPolledAt(source: StoredSource): number {
+  return Math.max(source.poll.lastSuccessAt ?? Number.NEGATIVE_INFINITY, source.poll.lastFailureAt ?? Number.NEGATIVE_INFINITY);
 }
 
 /** A good read: failures and blindness end, and the validators of what was read are kept. */

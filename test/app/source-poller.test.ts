@@ -256,6 +256,40 @@ describe('source poller', () => {
     }
   });
 
+  it('polls at most so many sources a round when asked, those polled longest ago first, so every source gets its turn', async () => {
+    const fresh = openTempArchive();
+    try {
+      const ids: string[] = [];
+      for (let n = 0; n < 3; n++) {
+        const page = await startSimulatedStatuspage();
+        pages.push(page);
+        const id = `src_turn${n}`;
+        await fresh.store.addSource({ id, kind: 'statuspage', name: `Page ${n}`, url: page.url, createdAt: now }, 100);
+        ids.push(id);
+      }
+      const p = createSourcePoller({
+        store: fresh.store,
+        reader: createFetchPageReader({ timeoutMs: 2000, maxBytes: 5_000_000, userAgent: 'test', clock }),
+        clock,
+        logger: createConsoleLogger({ level: 'error', format: 'json', write: () => {} }),
+        instanceId: 'turns',
+        newId: randomUUID,
+      });
+      const rounds: string[][] = [];
+      for (let round = 0; round < 5; round++) {
+        now += 60_000;
+        rounds.push((await p.pollAll({ atMost: 2 })).map((r) => r.sourceId));
+      }
+      expect(rounds[0]).toEqual([ids[0], ids[1]]);
+      // Three sources two a round: every source has its turn within any two rounds running.
+      for (let round = 1; round < rounds.length; round++) {
+        expect(new Set([...rounds[round - 1]!, ...rounds[round]!])).toEqual(new Set(ids));
+      }
+    } finally {
+      fresh.remove();
+    }
+  });
+
   it('polls a source once at a time: a poll while its lease is held is skipped', async () => {
     const { id } = await addPage();
     expect(await archive.store.tryAcquireLease(sourceLeaseName(id), 'other-process', now, 60_000)).toBe(true);
