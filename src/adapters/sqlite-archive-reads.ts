@@ -4,7 +4,7 @@
  * widget, badge and page reads are built and prepared once (see prepareFixedReads).
  */
 import { and, asc, count, desc, eq, exists, gt, gte, inArray, isNull, lt, max, sql, type AnyColumn, type SQL } from 'drizzle-orm';
-import { incidentIdRangeOfSource, MAIN_FEED_SOURCE } from '../core/statuspage/mapping.ts';
+import { incidentIdRangeOfSource, MAIN_FEED_SOURCE, sourceOfIncidentId } from '../core/statuspage/mapping.ts';
 import { SearchTooBroadError } from '../core/errors.ts';
 import { SEARCH_LIMITS } from '../core/search-query.ts';
 import type { VendorIncidentJson } from '../core/vendor-format.ts';
@@ -256,8 +256,10 @@ export function createSqliteArchiveReads(connection: SqliteConnection, st: PollS
       return rows.map(toStoredEvent);
     },
 
-    async ongoingIncidents() {
-      return withNotes(await fixed.ongoingIncidents.all());
+    async ongoingIncidents(source) {
+      // Few incidents are open at once: the source is picked out here, before their notes are read.
+      const rows = await fixed.ongoingIncidents.all();
+      return withNotes(source === undefined ? rows : rows.filter((row) => sourceOfIncidentId(row.id) === source));
     },
 
     async incidentsUpdatedSince(sinceMs, limit) {

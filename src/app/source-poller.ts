@@ -143,7 +143,6 @@ export function createSourcePoller(deps: SourcePollerDeps): SourcePoller {
   async function pollLocked(source: StoredSource, startedAt: number): Promise<SourcePollResult> {
     const reads: SourceEndpointReport[] = [];
     const validators: Record<string, EndpointValidators> = { ...source.poll.validators };
-    const prefix = `${source.id}:`;
     let summaryRead: PageRead;
     try {
       summaryRead = await read(source, SUMMARY_PATH, reads);
@@ -160,7 +159,7 @@ export function createSourcePoller(deps: SourcePollerDeps): SourcePoller {
       validators[SUMMARY_PATH] = summaryRead.validators;
       const directory = componentDirectory(summary.components.items);
       const reading: PageReading = { summary };
-      const openArchived = (await store.ongoingIncidents()).filter((i) => i.id.startsWith(prefix));
+      const openArchived = await store.ongoingIncidents(source.id);
       const inSummary = new Set(observedIncidents(source.id, reading, directory).map((i) => i.id));
       // The summary changed, so the full list may hold news (an update, an incident opened and
       // closed within the minute). An open incident gone from the summary was resolved or is

@@ -83,6 +83,10 @@ export function archiveReadsContract(target: StoreTarget): void {
       expect((await store.listEvents({ source: 'main' }, 0, 10)).map((e) => e.incidentId)).toEqual(['1']);
       expect((await store.listEvents({ source: 'src_a', types: ['incident.created'] }, 0, 10)).map((e) => e.incidentId)).toEqual(['src_a:1']);
       expect((await store.listEvents({}, 0, 10)).length).toBe(4);
+      expect(ids(await store.ongoingIncidents('src_ab'))).toEqual(['src_ab:2']);
+      expect(ids(await store.ongoingIncidents('main'))).toEqual(['1']);
+      expect((await store.ongoingIncidents()).length).toBe(4);
+      expect(ids(await store.recentlyUpdated({ source: 'main' }, 10))).toEqual(['1']);
     });
 
     it('answers an empty archive with nothing', async () => {

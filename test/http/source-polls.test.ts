@@ -98,6 +98,22 @@ describe('sources polled over the API', () => {
     expect([mainOnly.body.outcome, mainOnly.body.sources]).toEqual(['ok', []]);
   });
 
+  it("keeps a source's open incident off the main feed's faces: the vendor mirror, the widget and the feed", async () => {
+    // The simulated page opens its story's incident (API partially out).
+    const advanced = await fetch(`${acme.url}/_sim/advance`, { method: 'POST' });
+    expect(advanced.status).toBe(200);
+    const polled = await service.admin('POST', `/api/admin/poll?source=${acmeId}`);
+    expect(polled.body.sources[0].events.map((e: { type: string }) => e.type)).toEqual(['incident.created']);
+    const open = (await service.get(`/api/incidents?source=${acmeId}&status=active`)).body.incidents;
+    expect(open.map((i: { id: string }) => i.id)).toEqual([`${acmeId}:swinc0000001`]);
+    for (const path of ['/api/v2.0.0/current', '/api/v1.0.0/current', '/widget.json']) {
+      const answer = await service.get(path);
+      expect([path, answer.status, JSON.stringify(answer.body).includes(acmeId)]).toEqual([path, 200, false]);
+    }
+    const feed = await service.fetch(`${service.url}/feed.atom`);
+    expect([feed.status, (await feed.text()).includes(acmeId)]).toEqual([200, false]);
+  });
+
   it('a page that never answers fails only its source: the main feed and the other page are read on time', async () => {
     await acme.fault({ target: '*', kind: 'timeout', times: 3 });
     const polled = await service.admin('POST', '/api/admin/poll');

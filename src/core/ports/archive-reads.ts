@@ -93,13 +93,13 @@ export interface ArchiveQueries {
   /** Every incident `filter` matches, on every page, counting at most `max` of them. */
   countIncidents(filter: IncidentFilter, max: number): Promise<IncidentCount>;
   /** Newest date_updated first (then newest created): what a feed of the latest changes shows. */
-  recentlyUpdated(filter: Pick<IncidentFilter, 'services'>, limit: number): Promise<ListedIncident[]>;
+  recentlyUpdated(filter: Pick<IncidentFilter, 'services' | 'source'>, limit: number): Promise<ListedIncident[]>;
   getIncident(id: string): Promise<StoredIncident | null>;
   /** Every stored version of an incident, oldest first: the whole incident as the feed showed it. */
   listVersions(incidentId: string, limit: number): Promise<IncidentVersion[]>;
   listEvents(filter: EventFilter, afterSeq: number, limit: number): Promise<StoredEvent[]>;
-  /** Incidents still going on (any status that is not finished). */
-  ongoingIncidents(): Promise<StoredIncident[]>;
+  /** Incidents still going on (any status that is not finished); of one source alone when named ("main": the main feed). */
+  ongoingIncidents(source?: string): Promise<StoredIncident[]>;
   /** Incidents updated at or after `sinceMs`, newest update first. */
   incidentsUpdatedSince(sinceMs: number, limit: number): Promise<StoredIncident[]>;
   latestCreatedIncident(): Promise<StoredIncident | null>;
