@@ -78,7 +78,8 @@ export function createFetchFeedClient(options: FetchFeedClientOptions): FeedClie
   };
 }
 
-async function readCapped(response: Response, maxBytes: number): Promise<string> {
+/** The body as text, refused with a FeedFetchError past `maxBytes` (declared or read). */
+export async function readCapped(response: Response, maxBytes: number): Promise<string> {
   const declared = Number(response.headers.get('content-length'));
   if (declared > maxBytes) {
     await response.body?.cancel();
@@ -107,7 +108,8 @@ async function readCapped(response: Response, maxBytes: number): Promise<string>
   return new TextDecoder('utf-8').decode(bytes);
 }
 
-function fetchFailure(url: string, error: unknown, timeoutMs: number): FeedFetchError {
+/** A failed fetch as a FeedFetchError: out of time, or the network's own failure. */
+export function fetchFailure(url: string, error: unknown, timeoutMs: number): FeedFetchError {
   const name = error instanceof Error ? error.name : '';
   if (name === 'TimeoutError' || name === 'AbortError') {
     return new FeedFetchError(`GET ${url}: no complete answer within ${timeoutMs} ms`, 'timeout', true, undefined, { cause: error });

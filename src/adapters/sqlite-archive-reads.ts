@@ -3,7 +3,8 @@
  * vendor mirror. Queries whose filters vary are built per request; those of one shape that every
  * widget, badge and page reads are built and prepared once (see prepareFixedReads).
  */
-import { and, asc, count, desc, eq, exists, gt, gte, inArray, isNull, lt, max, sql, type SQL } from 'drizzle-orm';
+import { and, asc, count, desc, eq, exists, gt, gte, inArray, isNull, lt, max, sql, type AnyColumn, type SQL } from 'drizzle-orm';
+import { incidentIdRangeOfSource, MAIN_FEED_SOURCE, sourceOfIncidentId } from '../core/statuspage/mapping.ts';
 import { SearchTooBroadError } from '../core/errors.ts';
 import { SEARCH_LIMITS } from '../core/search-query.ts';
 import type { VendorIncidentJson } from '../core/vendor-format.ts';
@@ -55,7 +56,12 @@ const EVENTS_BY_TYPE = 1;
 const EVENTS_OF_INCIDENT = 2;
 const EVENTS_LIVE_ONLY = 4;
 const EVENTS_DETECTED_SINCE = 8;
-const EVENT_SHAPES = 16;
+const EVENTS_OF_SOURCE = 16;
+const EVENTS_OF_MAIN_FEED = 32;
+const EVENT_SHAPES = 64;
+
+/** The main feed's incident ids hold no colon; a source's are `sourceId:vendorId` (statuspage/mapping.ts). */
+const hasNoColon = (column: AnyColumn) => sql`instr(${column}, ':') = 0`;
 
 export function createSqliteArchiveReads(connection: SqliteConnection, st: PollStatements): ArchiveQueries {
   const { db } = connection;
@@ -67,6 +73,8 @@ export function createSqliteArchiveReads(connection: SqliteConnection, st: PollS
     if (shape & EVENTS_OF_INCIDENT) conditions.push(eq(t.events.incidentId, p('incidentId')));
     if (shape & EVENTS_LIVE_ONLY) conditions.push(eq(t.events.backfill, false));
     if (shape & EVENTS_DETECTED_SINCE) conditions.push(gte(t.events.detectedMs, p('detectedSinceMs')));
+    if (shape & EVENTS_OF_SOURCE) conditions.push(gte(t.events.incidentId, p('sourceFrom')), lt(t.events.incidentId, p('sourceBefore')));
+    if (shape & EVENTS_OF_MAIN_FEED) conditions.push(hasNoColon(t.events.incidentId));
     return db
       .select()
       .from(t.events)
@@ -111,6 +119,11 @@ export function createSqliteArchiveReads(connection: SqliteConnection, st: PollS
             .where(and(eq(t.incidentServices.incidentPk, t.incidents.pk), inValues(t.incidentServices.service, filter.services))),
         ),
       );
+    }
+    if (filter.source === MAIN_FEED_SOURCE) conditions.push(hasNoColon(t.incidents.id));
+    else if (filter.source !== undefined) {
+      const range = incidentIdRangeOfSource(filter.source);
+      conditions.push(gte(t.incidents.id, range.from), lt(t.incidents.id, range.before));
     }
     if (after) conditions.push(lt(t.incidents.sortKey, after.sortKey));
     return conditions;
@@ -228,8 +241,12 @@ export function createSqliteArchiveReads(connection: SqliteConnection, st: PollS
         (types ? EVENTS_BY_TYPE : 0) |
         (filter.incidentId ? EVENTS_OF_INCIDENT : 0) |
         (filter.includeBackfill === false ? EVENTS_LIVE_ONLY : 0) |
-        (filter.detectedSinceMs !== undefined ? EVENTS_DETECTED_SINCE : 0);
+        (filter.detectedSinceMs !== undefined ? EVENTS_DETECTED_SINCE : 0) |
+        (filter.source === undefined ? 0 : filter.source === MAIN_FEED_SOURCE ? EVENTS_OF_MAIN_FEED : EVENTS_OF_SOURCE);
+      const range = incidentIdRangeOfSource(filter.source ?? '');
       const rows = await eventsStatement(shape).all({
+        sourceFrom: range.from,
+        sourceBefore: range.before,
         afterSeq,
         limit,
         types: JSON.stringify(types ?? []),
@@ -239,8 +256,10 @@ export function createSqliteArchiveReads(connection: SqliteConnection, st: PollS
       return rows.map(toStoredEvent);
     },
 
-    async ongoingIncidents() {
-      return withNotes(await fixed.ongoingIncidents.all());
+    async ongoingIncidents(source) {
+      // Few incidents are open at once: the source is picked out here, before their notes are read.
+      const rows = await fixed.ongoingIncidents.all();
+      return withNotes(source === undefined ? rows : rows.filter((row) => sourceOfIncidentId(row.id) === source));
     },
 
     async incidentsUpdatedSince(sinceMs, limit) {

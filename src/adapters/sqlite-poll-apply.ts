@@ -144,11 +144,11 @@ const utf8 = new TextEncoder();
 
 /** Every statement of one planned piece, in order; the last one reads the archive generation. */
 export function applyPollStatements(
-  { run, plan, deliveries, seenIds, seenBefore, rejected, markSeeded, diffedFeed, releaseLease }: ApplyPollInput,
+  { run, plan, deliveries, seenIds, seenBefore, rejected, markSeeded, diffedFeed, releaseLease, recordRun = true }: ApplyPollInput,
   rejectedMaxBytes: number,
 ): BatchStatement[] {
   const now = run.startedAt;
-  const list = pollRunStatements(run, rejected, rejectedMaxBytes);
+  const list = recordRun ? pollRunStatements(run, rejected, rejectedMaxBytes) : [];
   for (const write of plan.writes) list.push(...incidentStatements(write, now, run.id));
   for (const event of plan.events) list.push(eventStatement(event, run.id));
   list.push(...deliveryStatements(deliveries, now));

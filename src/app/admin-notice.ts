@@ -5,8 +5,9 @@
  */
 import type { MonitorEvent } from '../core/events.ts';
 import { renderMonitorAdminEmail } from '../core/monitor-message.ts';
+import { oneLine, truncate } from '../core/notification-message.ts';
 import { renderInstallationBrokenEmail } from '../core/workspace-app/installation-email.ts';
-import type { InstallationRecord, Logger, Mailer, StoredSubscription } from '../core/ports.ts';
+import type { InstallationRecord, Logger, Mailer, StoredSource, StoredSubscription } from '../core/ports.ts';
 import type { GroupLink } from '../core/ports/scim-directory.ts';
 
 export type AdminNoticeDeps = {
@@ -33,6 +34,28 @@ async function mailAdmin(deps: AdminNoticeDeps, mail: AdminMail, failure: string
 export function createAdminNotice(deps: AdminNoticeDeps): ((event: MonitorEvent) => Promise<void>) | undefined {
   if (!deps.mailer || !deps.adminEmail) return undefined;
   return (event) => mailAdmin(deps, renderMonitorAdminEmail(event.data, deps.publicUrl), 'could not tell the admin of the monitor event', { event: event.id });
+}
+
+/**
+ * Tells the admin that a source (a status page watched beside the main feed) has not been read
+ * for the staleness limit: its state is unknown until it is read again. Once per episode, by the
+ * poll that found it; always logged by that poll.
+ */
+export function createSourceBlindNotice(deps: AdminNoticeDeps): (source: StoredSource, blindSince: number, error: string) => Promise<void> {
+  return async (source, blindSince, error) => {
+    // The name may be the page's own (an outsider's text): one line, in the subject and the body.
+    const name = truncate(oneLine(source.name), 100);
+    const text = [
+      `statuswatch has not read the status page "${name}" since ${new Date(blindSince).toISOString()}: its state is unknown.`,
+      '',
+      `Page: ${source.url}`,
+      `Last error: ${oneLine(error)}`,
+      '',
+      `It is polled every minute still; you are told once, and the sources list says when it is read again: ${deps.publicUrl}/admin/sources`,
+    ].join('\n');
+    const subject = `[statuswatch] Source unknown: ${name}`;
+    await mailAdmin(deps, { subject, text }, 'could not tell the admin of the blind source', { source: source.id });
+  };
 }
 
 /** Tells the admin that the deliverer paused a subscription, and how to resume it; always logged. */

@@ -4,6 +4,7 @@
  * archive, with one rule for a stale feed and for names never seen.
  */
 import { STALE_AFTER_MS } from '../core/knowledge.ts';
+import { MAIN_FEED_SOURCE } from '../core/statuspage/mapping.ts';
 import { unknownServices } from '../core/known-services.ts';
 import type { Store } from '../core/ports.ts';
 import { buildWidgetState, type WidgetJson } from '../core/widget-state.ts';
@@ -21,8 +22,9 @@ export async function currentStatus(
 ): Promise<WidgetJson> {
   const { services } = request;
   const [ongoing, latest, health, names] = await Promise.all([
-    store.ongoingIncidents(),
-    store.recentlyUpdated({ services }, 1),
+    // The main feed's state: another source's incidents are not this vendor's.
+    store.ongoingIncidents(MAIN_FEED_SOURCE),
+    store.recentlyUpdated({ services, source: MAIN_FEED_SOURCE }, 1),
     store.feedHealth(),
     services ? known() : Promise.resolve([]),
   ]);

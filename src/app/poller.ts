@@ -5,6 +5,7 @@
  * whole. A piece planned against a revision another process moved is refused whole and planned again.
  */
 import { sha256Hex } from '../core/content-hash.ts';
+import { MAIN_FEED_SOURCE } from '../core/statuspage/mapping.ts';
 import { DEFAULT_MAX_INCIDENT_WRITES_PER_POLL, findChanges, planChanges, splitPlan, type ArchivedIncident, type Candidate } from '../core/diff.ts';
 import { FeedFetchError, RevisionConflictError } from '../core/errors.ts';
 import type { MonitorEvent, StatusEvent } from '../core/events.ts';
@@ -441,7 +442,7 @@ export function createPoller(deps: PollerDeps): Poller {
     const blindnessOpen = latest?.type === 'monitor.blind';
     // The common minutes, one indexed read: reading with no blindness open, or failing within one.
     if (read ? !blindnessOpen : blindnessOpen) return null;
-    const [health, ongoing] = read ? [null, []] : await Promise.all([store.feedHealth(), store.ongoingIncidents()]);
+    const [health, ongoing] = read ? [null, []] : await Promise.all([store.feedHealth(), store.ongoingIncidents(MAIN_FEED_SOURCE)]);
     const event = decideMonitorEvent({
       read,
       now,

@@ -8,6 +8,7 @@
 import { ApiError, FeedFetchError } from '../core/errors.ts';
 import { assessKnowledge, type Knowledge } from '../core/knowledge.ts';
 import type { ArchiveQueries, Clock, FeedClient, SourceKind, SourcePollState, SourceStore, StoredSource } from '../core/ports.ts';
+import { MAIN_FEED_SOURCE } from '../core/statuspage/mapping.ts';
 import { NOT_STATUSPAGE_MESSAGE, NotStatuspageError, parseSummary } from '../core/statuspage/schema.ts';
 import { withAllowPrivateHint } from '../core/webhook-target.ts';
 
@@ -18,7 +19,7 @@ export const SOURCE_NAME_MAX_CHARS = 100;
 /** A page's address at most this long, as given. */
 export const SOURCE_URL_MAX_CHARS = 2000;
 /** The main feed's id in the list of sources: never a generated id (those begin `src_`). */
-export const MAIN_SOURCE_ID = 'main';
+export const MAIN_SOURCE_ID = MAIN_FEED_SOURCE;
 
 export type SourceState = 'known' | 'reads_failing' | 'unknown';
 

@@ -16,6 +16,7 @@ import { checkWebhookUrl } from '../adapters/webhook-target-guard.ts';
 import { createFailureReporter } from '../app/failure-reporter.ts';
 import type { SubscriptionService } from '../app/subscriptions.ts';
 import type { Poller, PollResult } from '../app/poller.ts';
+import type { SourcePollResult } from '../app/source-poller.ts';
 import { settingError, type Config } from '../config.ts';
 import type { PruneCounts } from '../core/retention.ts';
 import type { Clock, Logger, OutboxSignal, Store } from '../core/ports.ts';
@@ -49,6 +50,8 @@ export type NodeRuntime = {
   startDelivering(): NodeDeliveryScheduler;
   /** Polls once, logging instead of throwing: what the scheduler calls. */
   pollSafely(): Promise<PollResult | null>;
+  /** Polls every source beside the main feed; null when they could not even be listed. */
+  pollSourcesSafely(): Promise<SourcePollResult[] | null>;
   /** Prunes what retention no longer keeps, logging instead of throwing: what the scheduler calls. */
   pruneSafely(): Promise<PruneCounts | null>;
   /**
@@ -136,6 +139,15 @@ export async function createNodeRuntime(config: Config, logger: Logger, clock: C
         return result;
       } catch (error) {
         pollFailures.failed(error);
+        return null;
+      }
+    },
+    /** Every source, each on its own; a throw here could not even list them (the database). */
+    async pollSourcesSafely() {
+      try {
+        return await services.sourcePoller.pollAll();
+      } catch (error) {
+        logger.error('source polls failed', { error: error instanceof Error ? error.message : String(error) });
         return null;
       }
     },
@@ -259,6 +271,11 @@ export async function startService(config: Config, logger: Logger, clock: Clock 
   const poll = () => (inFlight = runtime.pollSafely());
   const task = cron.schedule(config.POLL_SCHEDULE, poll, { name: 'poll', noOverlap: true, logger: cronLogger(logger, 'poll') });
   if (config.POLL_ON_START) void poll();
+  // The sources on a schedule of their own, beside the main feed's: a slow page never delays it.
+  let sourcesInFlight: Promise<unknown> = Promise.resolve();
+  const pollSources = () => (sourcesInFlight = runtime.pollSourcesSafely());
+  const sourcesTask = cron.schedule(config.POLL_SCHEDULE, pollSources, { name: 'poll-sources', noOverlap: true, logger: cronLogger(logger, 'poll-sources') });
+  if (config.POLL_ON_START) void pollSources();
   // A refresh that a crashed process claimed is retried now, while the vendor's grace lasts.
   const recovering = runtime.services.workspaceApp?.recoverUnfinishedRefreshes();
   let pruning: Promise<unknown> = Promise.resolve();
@@ -287,12 +304,14 @@ export async function startService(config: Config, logger: Logger, clock: Clock 
     async close() {
       // No new work: no scheduled run starts, no connection is accepted, idle ones are closed.
       await task.destroy();
+      await sourcesTask.destroy();
       await pruneTask.destroy();
       await syncTask.destroy();
       const connectionsClosed = new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeIdleConnections();
       const work: Work[] = [
         { name: 'poll', done: inFlight },
+        { name: 'source polls', done: sourcesInFlight },
         { name: 'retention', done: pruning },
         { name: 'group sync', done: syncing },
         { name: 'token refresh recovery', done: recovering ?? Promise.resolve() },

@@ -7,14 +7,16 @@
  */
 import type { Context } from 'hono';
 import { createFetchFeedClient } from '../adapters/fetch-feed-client.ts';
+import { createFetchPageReader } from '../adapters/fetch-page-reader.ts';
 import type { SqliteConnection } from '../adapters/sqlite-connection.ts';
 import { createSqliteStore } from '../adapters/sqlite-store.ts';
-import { createAdminNotice } from '../app/admin-notice.ts';
+import { createAdminNotice, createSourceBlindNotice } from '../app/admin-notice.ts';
 import { archiveSigningKey } from '../app/archive-keys.ts';
 import { createChannelSender } from '../app/channel-sender.ts';
 import { createDeliverer, type Deliverer } from '../app/deliverer.ts';
 import { createDueDeliveries, type DueDeliveries } from '../app/due-deliveries.ts';
 import { createPoller, type Poller } from '../app/poller.ts';
+import { createSourcePoller, type SourcePoller } from '../app/source-poller.ts';
 import { createPruner, type Pruner } from '../app/retention.ts';
 import { createServiceMetrics, type ServiceMetrics } from '../app/service-metrics.ts';
 import { createSourceService, type SourceService } from '../app/sources.ts';
@@ -90,6 +92,8 @@ export type BackgroundServices = {
   metrics: ServiceMetrics;
   /** The status pages watched beside the main feed: added, listed and removed. */
   sources: SourceService;
+  /** Polls those pages into the archive, beside the main feed's poller. */
+  sourcePoller: SourcePoller;
   /** PUBLIC_URL, or the runtime's local origin while it is unset. */
   publicUrl: string;
 };
@@ -172,7 +176,24 @@ export function buildServices(config: Config, ports: RuntimePorts & { secrets: S
     maxSources: config.SOURCES_MAX,
     mainFeedUrl: config.STATUS_URL,
   });
-  const background: BackgroundServices = { store, poller, pruner, groups, metrics, sources, publicUrl };
+  const sourcePoller = createSourcePoller({
+    store,
+    reader: createFetchPageReader({
+      timeoutMs: config.POLL_TIMEOUT_MS,
+      maxBytes: STATUSPAGE_BODY_MAX_CHARS,
+      userAgent: ports.userAgent ?? 'statuswatch',
+      clock,
+      ...(ports.sourceFetch ? { fetch: ports.sourceFetch } : {}),
+    }),
+    clock,
+    logger,
+    instanceId,
+    newId: () => crypto.randomUUID(),
+    maxIncidentWrites: config.POLL_MAX_INCIDENT_CHANGES,
+    leaseTtlMs: leases.pollLeaseMs,
+    tellBlind: createSourceBlindNotice({ mailer, adminEmail: config.ADMIN_EMAIL, publicUrl, logger }),
+  });
+  const background: BackgroundServices = { store, poller, pruner, groups, metrics, sources, sourcePoller, publicUrl };
   if (!secrets) return background;
 
   const workspaceApp = ports.workspaceApp === false ? undefined : createWorkspaceAppFromConfig(config, { store, secrets, clock, logger, mailer, publicUrl });
@@ -243,6 +264,7 @@ export async function createAppDeps(
   return {
     store,
     poller: services.poller,
+    sourcePoller: services.sourcePoller,
     clock: ports.clock,
     logger: ports.logger,
     cursors: await createCursorCodec(await archiveSigningKey(store, secrets, CURSOR_KEY_NAME)),

@@ -20,6 +20,12 @@ export type WorkerEnv = {
 
 /** Retention runs on the cron ticks of every tenth minute, as Node's `*\/10 * * * *`. */
 const PRUNE_EVERY_MINUTES = 10;
+/**
+ * Sources a cron tick polls: each takes up to three fetches and a dozen D1 calls, and one tick
+ * has its subrequest budget to share with the main feed's poll and the group sync. With more
+ * sources, each is polled every ceil(sources / this) minutes, longest-waiting first.
+ */
+export const WORKER_SOURCES_PER_TICK = 3;
 
 // One app per isolate (per env object): its response cache and memos are only ever served while
 // the archive generation read from D1 is the one they were built at, so a stale isolate cannot
@@ -102,14 +108,24 @@ export default {
 
   async scheduled(controller, env, ctx) {
     const runtime = createWorkerRuntime(env, { instanceId: newInstanceId('cron'), keepAlive: (p) => ctx.waitUntil(p) });
-    const { store, poller, pruner, groups, workspaceApp } = await cronServices(runtime);
+    const { store, poller, sourcePoller, pruner, groups, workspaceApp } = await cronServices(runtime);
     const { logger, clock } = runtime.ports;
+    const pollMain = async () => {
+      try {
+        // The lease in D1 lets one poll run at a time, across invocations and isolates.
+        const result = await poller.pollOnce();
+        if (result.status === 'skipped') logger.info('poll skipped: another invocation holds the lease');
+      } catch (error) {
+        logger.error('poll failed', { error: error instanceof Error ? error.message : String(error) });
+      }
+    };
+    // The main feed first, so the sources' reads never spend the invocation's subrequests before
+    // it; then the sources polled longest ago, a few a tick, each under its own lease.
+    await pollMain();
     try {
-      // The lease in D1 lets one poll run at a time, across invocations and isolates.
-      const result = await poller.pollOnce();
-      if (result.status === 'skipped') logger.info('poll skipped: another invocation holds the lease');
+      await sourcePoller.pollAll({ atMost: WORKER_SOURCES_PER_TICK });
     } catch (error) {
-      logger.error('poll failed', { error: error instanceof Error ? error.message : String(error) });
+      logger.error('source polls failed', { error: error instanceof Error ? error.message : String(error) });
     }
     if (new Date(controller.scheduledTime).getUTCMinutes() % PRUNE_EVERY_MINUTES === 0) {
       try {

@@ -5,6 +5,8 @@ import { toIsoUtc } from '../core/vendor-time.ts';
 import type { Note } from '../core/incident.ts';
 import type { ListedIncident, PollRun, SourceReport, StoredIncident } from '../core/ports.ts';
 import type { PollResult } from '../app/poller.ts';
+import type { SourcePollResult } from '../app/source-poller.ts';
+import { sourceOfIncidentId } from '../core/statuspage/mapping.ts';
 
 /** An instant in the API: ISO 8601 in UTC with milliseconds, or null. */
 export const iso = (ms: number | null) => (ms === null ? null : toIsoUtc(ms));
@@ -25,6 +27,7 @@ export function toApiNote(note: Note & { text?: string }) {
 function incidentFields(incident: Omit<StoredIncident, 'notes'>) {
   return {
     ...summarize(incident),
+    source: sourceOfIncidentId(incident.id),
     created_at: iso(incident.dateCreated.ms),
     updated_at: iso(incident.dateUpdated.ms),
     resolved_at: iso(incident.resolvedAt),
@@ -55,6 +58,8 @@ export function toApiEvent(event: StatusEvent) {
     type: event.type,
     // A monitor event (monitor.blind, monitor.recovered) is about the feed, not an incident.
     incident_id: event.incidentId === '' ? null : event.incidentId,
+    // The main feed's for a monitor event, whose incident id is empty.
+    source: sourceOfIncidentId(event.incidentId),
     revision: event.revision,
     occurred_at: iso(event.occurredAt),
     detected_at: iso(event.detectedAt),
@@ -98,4 +103,25 @@ export function toApiSourceReport(report: SourceReport) {
  */
 export function toApiPollResult(result: Exclude<PollResult, { status: 'skipped' }>) {
   return { ok: true, outcome: result.status, unchanged: result.unchanged, run: toApiPollRun(result.run), events: result.events.map(toApiEvent) };
+}
+
+/** One source's poll, as the admin's poll answer lists it beside the main feed's. */
+export function toApiSourcePollResult(result: SourcePollResult) {
+  if (result.status === 'skipped') return { source: result.sourceId, outcome: 'skipped' as const, reason: result.reason };
+  return {
+    source: result.sourceId,
+    outcome: result.status,
+    unchanged: result.unchanged,
+    events: result.events.map(toApiEvent),
+    component_changes: result.componentChanges.map((c) => ({ id: c.id, name: c.name, from: c.from, to: c.to })),
+    pending_incidents: result.pendingIncidents,
+    reads: result.reads.map((r) => ({
+      path: r.path,
+      duration_ms: r.durationMs,
+      ...(r.notModified !== undefined ? { not_modified: r.notModified } : {}),
+      ...(r.bytes !== undefined ? { bytes: r.bytes } : {}),
+      ...(r.error !== undefined ? { error: r.error } : {}),
+    })),
+    ...(result.error !== undefined ? { error: result.error } : {}),
+  };
 }

@@ -6,6 +6,7 @@ import type { Context } from 'hono';
 import type { AppInstalls } from '../app/workspace-app/installs.ts';
 import type { AccessTokens, IdJagVerifier } from '../adapters/jose-ema-tokens.ts';
 import type { Poller } from '../app/poller.ts';
+import type { SourcePoller } from '../app/source-poller.ts';
 import type { ServiceMetrics } from '../app/service-metrics.ts';
 import type { SourceService } from '../app/sources.ts';
 import type { SubscriptionService } from '../app/subscriptions.ts';
@@ -18,6 +19,8 @@ import type { StaticAssets } from './routes/static-assets.ts';
 export type AppDeps = {
   store: Store;
   poller: Poller;
+  /** Polls the sources beside the main feed (the admin's poll route). */
+  sourcePoller: SourcePoller;
   clock: Clock;
   logger: Logger;
   cursors: CursorCodec;

@@ -9,7 +9,8 @@ import { SearchTooBroadError } from '../../src/core/errors.ts';
 import { isOngoing } from '../../src/core/incident.ts';
 import type { IncidentFilter, IncidentPosition, ListedIncident, Store } from '../../src/core/ports.ts';
 import { SEARCH_LIMITS, toFtsQuery } from '../../src/core/search-query.ts';
-import { rawIncident, type RawIncident } from '../fixtures/vendor-builders.ts';
+import { planPoll } from '../../src/core/diff.ts';
+import { one, rawIncident, type RawIncident } from '../fixtures/vendor-builders.ts';
 import { applyPollOf, archivedAs, planPollOf, pollRun } from './archive-polls.ts';
 import type { OpenedStore, StoreTarget } from './store-target.ts';
 
@@ -68,6 +69,25 @@ export function archiveReadsContract(target: StoreTarget): void {
       store = opened.store;
     });
     afterEach(() => opened.close());
+
+    it('lists the incidents and events of one source, or of the main feed, by the source their ids name', async () => {
+      // src_a and src_ab: one source's id is the start of another's.
+      const observed = ['1', 'src_a:1', 'src_ab:2', 'src_b:1'].map((id, n) => ({ ...one(rawIncident({ id: n + 1 })), id }));
+      const plan = planPoll({ observed, archived: new Map(), now: T0, backfill: false });
+      await store.applyPoll({ run: pollRun(T0), plan, deliveries: [], seenIds: [], seenBefore: T0, rejected: [], markSeeded: false });
+      expect(ids(await store.listIncidents({ source: 'src_a' }, null, 10))).toEqual(['src_a:1']);
+      expect(ids(await store.listIncidents({ source: 'main' }, null, 10))).toEqual(['1']);
+      expect(await store.listIncidents({ source: 'src_c' }, null, 10)).toEqual([]);
+      expect((await store.countIncidents({ source: 'src_ab' }, 10)).count).toBe(1);
+      expect((await store.listEvents({ source: 'src_b' }, 0, 10)).map((e) => e.incidentId)).toEqual(['src_b:1']);
+      expect((await store.listEvents({ source: 'main' }, 0, 10)).map((e) => e.incidentId)).toEqual(['1']);
+      expect((await store.listEvents({ source: 'src_a', types: ['incident.created'] }, 0, 10)).map((e) => e.incidentId)).toEqual(['src_a:1']);
+      expect((await store.listEvents({}, 0, 10)).length).toBe(4);
+      expect(ids(await store.ongoingIncidents('src_ab'))).toEqual(['src_ab:2']);
+      expect(ids(await store.ongoingIncidents('main'))).toEqual(['1']);
+      expect((await store.ongoingIncidents()).length).toBe(4);
+      expect(ids(await store.recentlyUpdated({ source: 'main' }, 10))).toEqual(['1']);
+    });
 
     it('answers an empty archive with nothing', async () => {
       expect(await store.listIncidents({}, null, 10)).toEqual([]);

@@ -45,6 +45,15 @@ export function archiveWritesContract(target: StoreTarget): void {
     });
     afterEach(() => opened.close());
 
+    it("writes a source's poll without a run in the main feed's history, its incidents and events kept", async () => {
+      const input = await planPollOf(store, [rawIncident({ id: 2 })], T0);
+      await store.applyPoll({ ...input, recordRun: false });
+      expect(await store.listPollRuns(null, 10)).toEqual([]);
+      expect((await store.feedHealth()).lastRun).toBeNull();
+      expect((await store.getIncident('2'))?.revision).toBe(1);
+      expect((await store.listEvents({}, 0, 10)).map((e) => e.id)).toEqual(input.plan.events.map((e) => e.id));
+    });
+
     it('reads an incident back exactly as the feed showed it, from this store and from another', async () => {
       const raw = rawIncident({ services: ['Messaging', 'Files'] });
       await applyPollOf(store, [raw], T0);

@@ -22,6 +22,8 @@ export type IncidentFilter = {
   untilMs?: number;
   /** Words to find in titles and note bodies. */
   q?: string;
+  /** Only the incidents of this source: a source's id, or "main" for the main feed. */
+  source?: string;
 };
 
 /** Position after which the next page starts: the archive's sort key (newest first by date_created). */
@@ -41,6 +43,8 @@ export type EventFilter = {
   includeBackfill?: boolean;
   /** Only events statuswatch detected at or after this instant, epoch ms. */
   detectedSinceMs?: number;
+  /** Only the events of this source's incidents: a source's id, or "main" for the main feed. */
+  source?: string;
 };
 
 export type StoredEvent = StatusEvent & { seq: number; pollRunId: string | null };
@@ -89,13 +93,13 @@ export interface ArchiveQueries {
   /** Every incident `filter` matches, on every page, counting at most `max` of them. */
   countIncidents(filter: IncidentFilter, max: number): Promise<IncidentCount>;
   /** Newest date_updated first (then newest created): what a feed of the latest changes shows. */
-  recentlyUpdated(filter: Pick<IncidentFilter, 'services'>, limit: number): Promise<ListedIncident[]>;
+  recentlyUpdated(filter: Pick<IncidentFilter, 'services' | 'source'>, limit: number): Promise<ListedIncident[]>;
   getIncident(id: string): Promise<StoredIncident | null>;
   /** Every stored version of an incident, oldest first: the whole incident as the feed showed it. */
   listVersions(incidentId: string, limit: number): Promise<IncidentVersion[]>;
   listEvents(filter: EventFilter, afterSeq: number, limit: number): Promise<StoredEvent[]>;
-  /** Incidents still going on (any status that is not finished). */
-  ongoingIncidents(): Promise<StoredIncident[]>;
+  /** Incidents still going on (any status that is not finished); of one source alone when named ("main": the main feed). */
+  ongoingIncidents(source?: string): Promise<StoredIncident[]>;
   /** Incidents updated at or after `sinceMs`, newest update first. */
   incidentsUpdatedSince(sinceMs: number, limit: number): Promise<StoredIncident[]>;
   latestCreatedIncident(): Promise<StoredIncident | null>;

@@ -94,6 +94,11 @@ export type ApplyPollInput = {
   diffedFeed?: Omit<DiffedFeed, 'generation'> | null;
   /** The poll's lease, given back with this piece, its last write. */
   releaseLease?: LeaseRelease;
+  /**
+   * False for the poll of a source beside the main feed: its state is kept with the source
+   * (SourceStore.savePollState), and the run history says how the main feed is read. True by default.
+   */
+  recordRun?: boolean;
 };
 
 /**

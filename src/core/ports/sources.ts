@@ -7,7 +7,7 @@ import type { ComponentState } from '../statuspage/mapping.ts';
 export type SourceKind = 'statuspage';
 
 /** Per endpoint path ("/api/v2/summary.json"): the validators of its last full answer. */
-export type SourceValidators = Record<string, { etag: string | null; lastModified: string | null }>;
+export type SourceValidators = Record<string, EndpointValidators>;
 
 export type SourceRecord = {
   /** `src_` and letters and digits: never a colon, so `sourceId:vendorId` incident ids split once. */
@@ -37,6 +37,20 @@ export type StoredComponentState = ComponentState & { updatedAt: number };
 
 /** What adding a source came to: saved, or refused because the cap or the address was reached first. */
 export type AddSourceOutcome = { added: true } | { added: false; reason: 'full' | 'duplicate_url' };
+
+/** One endpoint's validators, as its last full answer gave them. */
+export type EndpointValidators = { etag: string | null; lastModified: string | null };
+
+/** One endpoint's answer to a conditional GET: nothing new since the validators, or a new body with its own. */
+export type PageRead =
+  | { notModified: true; url: string; durationMs: number }
+  | { notModified: false; url: string; body: string; bytes: number; durationMs: number; validators: EndpointValidators };
+
+/** Reads a page's endpoints over HTTP, each read bounded in bytes and time. */
+export interface PageReader {
+  /** GETs `path` below the page's address, conditional on `validators` when given. Throws FeedFetchError (core/errors.ts). */
+  read(baseUrl: string, path: string, validators: EndpointValidators | null): Promise<PageRead>;
+}
 
 export interface SourceStore {
   /** Saves a new source unless `maxSources` exist already or one has the same url; decided by the database. */

@@ -78,6 +78,23 @@ export function sourceIncidentId(sourceId: string, vendorId: string): string {
   return `${sourceId}:${vendorId}`;
 }
 
+/** The main feed's name among sources: its incident ids are the vendor's own, without a colon. */
+export const MAIN_FEED_SOURCE = 'main';
+
+/** The source an archived incident (or its event) came from: what comes before its id's colon, or the main feed. */
+export function sourceOfIncidentId(incidentId: string): string {
+  const colon = incidentId.indexOf(':');
+  return colon < 0 ? MAIN_FEED_SOURCE : incidentId.slice(0, colon);
+}
+
+/**
+ * A source's incident ids as a range [from, before): every `sourceId:...` id and no other, since
+ * ';' follows ':' in every collation by code point. An index on the id serves it.
+ */
+export function incidentIdRangeOfSource(sourceId: string): { from: string; before: string } {
+  return { from: `${sourceId}:`, before: `${sourceId};` };
+}
+
 /**
  * Updates as notes, oldest first by created_at (pages send them newest first). The key is the
  * update's id, so an update edited in place (same id, new body) is an edit, never a new note.

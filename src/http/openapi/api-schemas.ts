@@ -37,8 +37,11 @@ export const pageMetadataSchema = z.object({
 
 const isoTime = z.string().describe('ISO 8601 time, UTC');
 
-export const apiEventSchema = z.looseObject({ id: z.string(), type: z.string(), incident_id: z.string().nullable().optional() });
-export const apiIncidentSchema = z.looseObject({ id: z.string(), title: z.string(), status: z.string(), type: z.string() });
+const sourceField = z.string().describe('The source it came from: a source id as GET /api/sources lists them, or "main" for the main feed.');
+export const apiEventSchema = z.looseObject({ id: z.string(), type: z.string(), incident_id: z.string().nullable().optional(), source: sourceField });
+export const apiIncidentSchema = z.looseObject({ id: z.string(), title: z.string(), status: z.string(), type: z.string(), source: sourceField });
+/** `?source=`: one source's incidents or events. */
+export const sourceParamSchema = z.string().optional().describe('Only this source: a source id, or "main" for the main feed.');
 export const apiSubscriptionSchema = z.looseObject({
   id: z.string(),
   channel: z.string(),
@@ -78,7 +81,24 @@ export const replayedSchema = ok({ replayed: z.number().int() });
 export const okSchema = ok({});
 export const pollListSchema = ok({ polls: z.array(apiPollRunSchema), response_metadata: pageMetadataSchema });
 export const pollOneSchema = ok({ poll: apiPollRunSchema, rejected_payloads: z.array(z.looseObject({})) });
-export const pollResultSchema = ok({ outcome: z.string(), run: apiPollRunSchema, events: z.array(apiEventSchema) });
+/** One source's poll: `skipped` (with a reason) when another poll of it holds its lease. */
+export const apiSourcePollSchema = z.looseObject({
+  source: z.string(),
+  outcome: z.enum(['ok', 'failed', 'skipped']),
+  unchanged: z.boolean().optional().describe('The summary was not modified, so nothing else was read.'),
+  events: z.array(apiEventSchema).optional(),
+  component_changes: z.array(z.looseObject({ id: z.string(), name: z.string(), from: z.string().nullable(), to: z.string() })).optional(),
+  error: z.string().optional(),
+});
+export const pollResultSchema = z.union([
+  ok({
+    outcome: z.string(),
+    run: apiPollRunSchema,
+    events: z.array(apiEventSchema),
+    sources: z.array(apiSourcePollSchema).describe('Each source polled beside the main feed (none with ?source=main).'),
+  }),
+  ok({ sources: z.array(apiSourcePollSchema).describe('With ?source=ID of a source: that source alone.') }),
+]);
 export const healthSchema = z.looseObject({ ok: z.boolean(), status: z.enum(['ok', 'starting', 'stale']), consecutive_failures: z.number().int() });
 export const testSendSchema = z.looseObject({ ok: z.boolean(), results: z.array(z.looseObject({ event_type: z.string(), ok: z.boolean() })) });
 /** An installation of the workspace app: never a token, only what the admin decides by. */

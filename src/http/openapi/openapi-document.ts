@@ -66,6 +66,7 @@ export const API_OPERATIONS: ApiOperation[] = [
       { name: 'since', schema: s.instantParamSchema },
       { name: 'until', schema: s.instantParamSchema },
       { name: 'q', schema: z.string().optional().describe('Words to search for') },
+      { name: 'source', schema: s.sourceParamSchema },
     ),
     ok: { status: 200, schema: s.incidentListSchema },
   },
@@ -83,6 +84,7 @@ export const API_OPERATIONS: ApiOperation[] = [
     query: page(
       { name: 'type', schema: s.listParamSchema },
       { name: 'incident', schema: z.string().optional() },
+      { name: 'source', schema: s.sourceParamSchema },
       { name: 'include_backfill', schema: z.enum(['true', 'false']).optional() },
     ),
     ok: { status: 200, schema: s.eventListSchema },
@@ -90,7 +92,14 @@ export const API_OPERATIONS: ApiOperation[] = [
   ...vendorMirror('/v2.0.0', 'v2'),
   ...vendorMirror('/v1.0.0', 'v1'),
   ...vendorMirror('', 'v1, unversioned'),
-  { method: 'post', path: '/api/admin/poll', summary: 'Poll the feed now', admin: true, ok: { status: 200, schema: s.pollResultSchema } },
+  {
+    method: 'post',
+    path: '/api/admin/poll',
+    summary: 'Poll the feed and every source now',
+    admin: true,
+    query: [{ name: 'source', schema: z.string().optional().describe('Poll this source alone ("main": the main feed alone).') }],
+    ok: { status: 200, schema: s.pollResultSchema },
+  },
   {
     method: 'get',
     path: '/api/admin/polls',

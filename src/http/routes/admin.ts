@@ -1,7 +1,8 @@
 /** Admin endpoints, behind `Authorization: Bearer $ADMIN_TOKEN`; off (403) when no token is set. */
 import { Hono, type MiddlewareHandler } from 'hono';
 import { ApiError } from '../../core/errors.ts';
-import { iso, toApiPollResult, toApiPollRun } from '../api-json.ts';
+import { iso, toApiPollResult, toApiPollRun, toApiSourcePollResult } from '../api-json.ts';
+import { MAIN_SOURCE_ID } from '../../app/sources.ts';
 import { createAdminTokenCheck } from '../admin-token-check.ts';
 import type { AppDeps } from '../deps.ts';
 import type { AdminTokenCheckDeps } from '../admin-token-check.ts';
@@ -34,16 +35,25 @@ export function requireAdmin(deps: AdminGuardDeps): MiddlewareHandler {
   };
 }
 
-export type AdminRouteDeps = AdminGuardDeps & Pick<AppDeps, 'poller' | 'cursors'> & { store: Pick<ArchiveQueries, 'listPollRuns' | 'getPollRun'> };
+export type AdminRouteDeps = AdminGuardDeps &
+  Pick<AppDeps, 'poller' | 'sourcePoller' | 'cursors'> & { store: Pick<ArchiveQueries, 'listPollRuns' | 'getPollRun'> };
 
 export function adminRoutes(deps: AdminRouteDeps) {
   const app = new Hono();
   app.use('/api/admin/*', requireAdmin(deps));
 
   app.post('/api/admin/poll', async (c) => {
-    const result = await deps.poller.pollOnce();
+    const only = c.req.query('source');
+    if (only !== undefined && only !== MAIN_SOURCE_ID) {
+      const one = await deps.sourcePoller.pollSource(only);
+      if (one.status === 'skipped' && one.reason === 'no such source') throw new ApiError(404, 'source_not_found', `no source with the id ${only}`);
+      if (one.status === 'skipped') throw new ApiError(409, 'poll_in_progress', 'another poll of this source is running; try again shortly');
+      return c.json({ ok: true, sources: [toApiSourcePollResult(one)] });
+    }
+    // Side by side: a slow page never holds back the main feed's poll, nor the main feed a page's.
+    const [result, sources] = await Promise.all([deps.poller.pollOnce(), only === undefined ? deps.sourcePoller.pollAll() : []]);
     if (result.status === 'skipped') throw new ApiError(409, 'poll_in_progress', 'another poll is running; try again shortly');
-    return c.json(toApiPollResult(result));
+    return c.json({ ...toApiPollResult(result), sources: sources.map(toApiSourcePollResult) });
   });
 
   app.get('/api/admin/polls', async (c) => {

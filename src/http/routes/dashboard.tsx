@@ -1,5 +1,6 @@
 /** The dashboard's HTML pages: `/` (the state now), `/incidents` (the searchable history), `/incidents/:id`. */
 import { Hono, type Context } from 'hono';
+import { MAIN_FEED_SOURCE } from '../../core/statuspage/mapping.ts';
 import { feedKnowledge } from '../../app/feed-knowledge.ts';
 import { generationMemo } from '../../app/generation-memo.ts';
 import { incidentHistory } from '../../app/incident-history.ts';
@@ -56,7 +57,7 @@ export function dashboardRoutes(deps: DashboardRouteDeps) {
 
   app.get('/', secure, async (c) => {
     const [ongoing, { health, knowledge }, rows, track] = await Promise.all([
-      store.ongoingIncidents(),
+      store.ongoingIncidents(MAIN_FEED_SOURCE),
       feedKnowledge({ store }, clock.now()),
       bars(),
       figures(),

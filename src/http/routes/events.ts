@@ -5,7 +5,7 @@ import { EVENT_TYPES, type EventType } from '../../core/events.ts';
 import { toApiEvent } from '../api-json.ts';
 import type { AppDeps } from '../deps.ts';
 import type { ArchiveQueries } from '../../core/ports.ts';
-import { listParam, pageLimit } from '../query-params.ts';
+import { listParam, pageLimit, sourceParam } from '../query-params.ts';
 import { isSequence, keyedList, logPageAfter, readPosition } from '../../app/cursor-page.ts';
 
 /** The event log by sequence number; 0 is before the first event. */
@@ -25,7 +25,12 @@ export function eventRoutes({ store, cursors }: EventRouteDeps) {
       throw new ApiError(400, 'invalid_request', `type: unknown ${unknown.join(', ')}; expected one of ${EVENT_TYPES.join(', ')}`);
     }
     const backfill = c.req.query('include_backfill');
-    const filter = { types: types as EventType[] | undefined, incidentId: c.req.query('incident'), includeBackfill: backfill !== 'false' };
+    const filter = {
+      types: types as EventType[] | undefined,
+      incidentId: c.req.query('incident'),
+      includeBackfill: backfill !== 'false',
+      source: sourceParam(c),
+    };
     // Unlike incidents, the log grows at its end: a consumer keeps the last cursor even on the
     // final page, and passes it again later to get only what is new.
     const { page, next, resume } = await logPageAfter(

@@ -1,5 +1,6 @@
 /** The archive's latest incidents as `/feed.atom`, `/feed.rss` and `/feed.json` (JSON Feed 1.1), filterable by service. */
 import { Hono } from 'hono';
+import { MAIN_FEED_SOURCE } from '../../core/statuspage/mapping.ts';
 import { buildFeed, FEED_ITEMS_MAX, renderAtom, renderJsonFeed, renderRss, type SyndicationFeed } from '../../core/feed-items.ts';
 import type { AppDeps } from '../deps.ts';
 import type { ArchiveQueries } from '../../core/ports.ts';
@@ -20,7 +21,7 @@ export function feedRoutes({ store, publicUrl }: FeedRouteDeps) {
     app.get(path, async (c) => {
       // As in the API: repeatable or comma-separated, exact names; an unknown one matches nothing.
       const services = listParam(c, 'service');
-      const incidents = await store.recentlyUpdated({ services }, FEED_ITEMS_MAX);
+      const incidents = await store.recentlyUpdated({ services, source: MAIN_FEED_SOURCE }, FEED_ITEMS_MAX);
       // Without PUBLIC_URL, links point at the origin the request came to.
       const baseUrl = publicUrl ?? new URL(c.req.url).origin;
       const selfUrl = publicUrl ? publicUrl + c.req.path + new URL(c.req.url).search : c.req.url;

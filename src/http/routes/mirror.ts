@@ -1,5 +1,6 @@
 /** The vendor's own endpoints, served from our archive: existing clients can point at us instead. */
 import { Hono } from 'hono';
+import { MAIN_FEED_SOURCE } from '../../core/statuspage/mapping.ts';
 import { feedKnowledge } from '../../app/feed-knowledge.ts';
 import { renderCurrentV1, renderCurrentV2, V1_RECENT_WINDOW_MS } from '../../core/mirror.ts';
 import { toVendorIncident } from '../../core/vendor-format.ts';
@@ -22,7 +23,8 @@ export function mirrorRoutes({ store, clock }: MirrorRouteDeps) {
   app.get('/api/v2.0.0/current', async (c) => {
     const now = clock.now();
     const [ongoing, latest, { health, knowledge: state }] = await Promise.all([
-      store.ongoingIncidents(),
+      // The vendor's own API, mirrored: its incidents alone, never another source's.
+      store.ongoingIncidents(MAIN_FEED_SOURCE),
       store.latestCreatedIncident(),
       feedKnowledge({ store }, now),
     ]);
@@ -38,7 +40,8 @@ export function mirrorRoutes({ store, clock }: MirrorRouteDeps) {
   const v1Current = async () => {
     const now = clock.now();
     const [ongoing, recent, latest, isKnown] = await Promise.all([
-      store.ongoingIncidents(),
+      // The vendor's own API, mirrored: its incidents alone, never another source's.
+      store.ongoingIncidents(MAIN_FEED_SOURCE),
       store.incidentsUpdatedSince(now - V1_RECENT_WINDOW_MS, 1),
       store.latestCreatedIncident(),
       known(now),

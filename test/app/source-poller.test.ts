@@ -1,0 +1,300 @@
+/** Polling one Statuspage-format source into the archive: a real archive file and the simulated page over HTTP. */
+import { randomUUID } from 'node:crypto';
+import { sql } from 'drizzle-orm';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { createConsoleLogger } from '../../src/adapters/console-logger.ts';
+import { createSmtpMailer } from '../../src/adapters/smtp-mailer.ts';
+import { createSourceBlindNotice } from '../../src/app/admin-notice.ts';
+import { createFetchPageReader } from '../../src/adapters/fetch-page-reader.ts';
+import { createSourcePoller, INCIDENTS_PATH, sourceLeaseName, type SourcePollResult } from '../../src/app/source-poller.ts';
+import { SUMMARY_PATH } from '../../src/app/sources.ts';
+import { STALE_AFTER_MS } from '../../src/core/knowledge.ts';
+import type { Clock, StoredSource } from '../../src/core/ports.ts';
+import { startSimulatedStatuspage, type RunningSimulatedStatuspage } from '../../src/sim/statuspage/app.ts';
+import { STORY_INCIDENT_ID, STORY_MAINTENANCE_ID, type SpStep } from '../../src/sim/statuspage/story.ts';
+import { startSmtp } from '../helpers/smtp.ts';
+import { openTempArchive, type TempArchive } from '../helpers/temp-archive.ts';
+
+describe('source poller', () => {
+  let archive: TempArchive;
+  const pages: RunningSimulatedStatuspage[] = [];
+  let now = Date.UTC(2026, 10, 27, 9, 0, 0);
+  const clock: Clock = { now: () => now };
+  const told: { source: string; since: number; error: string }[] = [];
+
+  const poller = (instanceId = 'a') =>
+    createSourcePoller({
+      store: archive.store,
+      reader: createFetchPageReader({ timeoutMs: 2000, maxBytes: 5_000_000, userAgent: 'test', clock }),
+      clock,
+      logger: createConsoleLogger({ level: 'error', format: 'json', write: () => {} }),
+      instanceId,
+      newId: randomUUID,
+      tellBlind: async (source: StoredSource, since, error) => {
+        told.push({ source: source.id, since, error });
+      },
+    });
+
+  async function addPage(steps?: readonly SpStep[]): Promise<{ id: string; page: RunningSimulatedStatuspage }> {
+    const page = await startSimulatedStatuspage(steps ? { steps } : {});
+    pages.push(page);
+    const id = `src_${randomUUID().replaceAll('-', '').slice(0, 12)}`;
+    expect(await archive.store.addSource({ id, kind: 'statuspage', name: 'Acme Cloud', url: page.url, createdAt: now }, 100)).toEqual({ added: true });
+    return { id, page };
+  }
+
+  /** Type and incident of each event, with the backfill flag: what a subscriber would be told. */
+  const eventsOf = (result: SourcePollResult) => {
+    if (result.status === 'skipped') throw new Error(`skipped: ${result.reason}`);
+    return result.events.map((e) => `${e.type} ${e.incidentId.split(':')[1]}${e.backfill ? ' (backfill)' : ''}`);
+  };
+
+  beforeAll(() => {
+    archive = openTempArchive();
+  });
+  afterEach(() => {
+    told.length = 0;
+  });
+  afterAll(async () => {
+    for (const page of pages) await page.close();
+    archive.remove();
+  });
+
+  it('turns the story, polled minute by minute, into exactly the events the page showed', async () => {
+    const { id, page } = await addPage();
+    const p = poller();
+    const minute = async () => {
+      now += 60_000;
+      return p.pollSource(id);
+    };
+    // The first read backfills the page's history: no news.
+    expect(eventsOf(await minute())).toEqual(['incident.created swinc0000000 (backfill)']);
+
+    const perStep: string[][] = [];
+    const componentMoves: string[][] = [];
+    for (let step = 0; step < page.page.snapshot().stepCount; step++) {
+      page.page.advance();
+      const result = await minute();
+      perStep.push(eventsOf(result));
+      componentMoves.push(result.status === 'skipped' ? [] : result.componentChanges.map((c) => `${c.name}: ${c.from} -> ${c.to}`));
+    }
+    const inc = STORY_INCIDENT_ID;
+    const mnt = STORY_MAINTENANCE_ID;
+    expect(perStep).toEqual([
+      [`incident.created ${inc}`],
+      // identified and monitoring are both "active" in our words: the vendor's update is the news.
+      [`incident.note_added ${inc}`],
+      [`incident.note_added ${inc}`],
+      [`incident.note_added ${inc}`],
+      [`incident.status_changed ${inc}`, `incident.note_added ${inc}`],
+      [`incident.note_edited ${inc}`],
+      [`incident.note_added ${inc}`],
+      [],
+      [],
+      [`incident.created ${mnt}`],
+      [`incident.status_changed ${mnt}`, `incident.note_added ${mnt}`],
+      [`incident.note_added ${mnt}`],
+      [`incident.status_changed ${mnt}`, `incident.note_added ${mnt}`],
+    ]);
+    expect(componentMoves).toEqual([
+      ['API: operational -> partial_outage'],
+      [],
+      ['API: partial_outage -> operational'],
+      ['API: operational -> partial_outage'],
+      ['API: partial_outage -> operational'],
+      [],
+      [],
+      ['Website: operational -> degraded_performance'],
+      ['Website: degraded_performance -> operational'],
+      [],
+      ['Database: operational -> under_maintenance'],
+      [],
+      ['Database: under_maintenance -> operational'],
+    ]);
+    // Every version kept, every update a note in order, nothing else in the archive's words.
+    const archived = [...(await archive.store.loadIncidents([`${id}:${inc}`, `${id}:${mnt}`])).values()];
+    expect(archived.map((i) => [i.status, i.revision, i.notes.length])).toEqual([
+      ['resolved', 7, 6],
+      ['completed', 4, 4],
+    ]);
+    expect((await archive.store.componentStates(id)).map((c) => `${c.name} ${c.status}`).sort()).toEqual([
+      'API operational',
+      'Core operational',
+      'Database operational',
+      'Website operational',
+    ]);
+    // The main feed's run history is the main feed's alone.
+    expect((await archive.store.feedHealth()).lastRun).toBeNull();
+  });
+
+  it('asks for the summary only, conditionally, while the page is unchanged', async () => {
+    const { id, page } = await addPage();
+    const p = poller();
+    now += 60_000;
+    await p.pollSource(id);
+    const before = page.page.requests().length;
+    now += 60_000;
+    const quiet = await p.pollSource(id);
+    expect(quiet.status !== 'skipped' && { unchanged: quiet.unchanged, reads: quiet.reads.map((r) => [r.path, r.notModified]) }).toEqual({
+      unchanged: true,
+      reads: [[SUMMARY_PATH, true]],
+    });
+    expect(
+      page.page
+        .requests()
+        .slice(before)
+        .map((r) => [r.path, r.ifNoneMatch || r.ifModifiedSince, r.status]),
+    ).toEqual([[SUMMARY_PATH, true, 304]]);
+    // A component flip changes the summary: the incidents list is asked again (conditionally), the maintenances list is not.
+    page.page.advance();
+    now += 60_000;
+    const changed = await p.pollSource(id);
+    expect(changed.status !== 'skipped' && changed.reads.map((r) => r.path)).toEqual([SUMMARY_PATH, INCIDENTS_PATH]);
+  });
+
+  it('leaves an open incident that is no longer shown as the archive knows it: not resolved, no event', async () => {
+    const vanish: SpStep = { name: 'the open incident leaves every list', apply: (world, nowMs) => ({ ...world, incidents: [], updatedMs: nowMs }) };
+    const open: SpStep = {
+      name: 'an incident opens',
+      apply: (world, nowMs) => ({
+        ...world,
+        incidents: [
+          {
+            id: 'vninc0000001',
+            name: 'Queue delays',
+            status: 'identified',
+            impact: 'minor',
+            createdMs: nowMs,
+            updatedMs: nowMs,
+            resolvedMs: null,
+            componentIds: [],
+            updates: [{ id: 'vnupd0000001', status: 'identified', body: 'Queues are slow.', createdMs: nowMs, updatedMs: nowMs, affected: null }],
+          },
+        ],
+        updatedMs: nowMs,
+      }),
+    };
+    const { id, page } = await addPage([open, vanish]);
+    const p = poller();
+    now += 60_000;
+    await p.pollSource(id);
+    page.page.advance();
+    now += 60_000;
+    expect(eventsOf(await p.pollSource(id))).toEqual(['incident.created vninc0000001']);
+    page.page.advance();
+    now += 60_000;
+    const gone = await p.pollSource(id);
+    expect(eventsOf(gone)).toEqual([]);
+    expect(gone.status !== 'skipped' && gone.reads.map((r) => r.path)).toContain(INCIDENTS_PATH);
+    const [kept] = (await archive.store.loadIncidents([`${id}:vninc0000001`])).values();
+    expect(kept && [kept.status, kept.resolvedAt, kept.revision]).toEqual(['active', null, 1]);
+  });
+
+  it('counts a dead page as that source failing, tells the admin once per episode, and reads it again after', async () => {
+    const { id, page } = await addPage();
+    const other = await addPage();
+    const p = poller();
+    now += 60_000;
+    expect((await p.pollSource(id)).status).toBe('ok');
+    const lastGood = now;
+    page.page.addFault({ target: '*', kind: 'status', status: 503 });
+    const results: SourcePollResult[] = [];
+    for (let minute = 0; minute < 8; minute++) {
+      now += 60_000;
+      results.push(await p.pollSource(id));
+      // Another page is read on time meanwhile.
+      expect((await p.pollSource(other.id)).status).toBe('ok');
+    }
+    expect(results.map((r) => r.status)).toEqual(Array(8).fill('failed'));
+    expect(told).toEqual([{ source: id, since: lastGood, error: expect.stringContaining('HTTP 503') }]);
+    const [failing] = (await archive.store.listSources()).filter((s) => s.id === id);
+    expect(failing?.poll).toMatchObject({ consecutiveFailures: 8, lastSuccessAt: lastGood, blindSince: lastGood });
+    expect(now - lastGood).toBeGreaterThanOrEqual(STALE_AFTER_MS);
+
+    page.page.clearFaults();
+    now += 60_000;
+    expect((await p.pollSource(id)).status).toBe('ok');
+    const [back] = (await archive.store.listSources()).filter((s) => s.id === id);
+    expect(back?.poll).toMatchObject({ consecutiveFailures: 0, blindSince: null, blindToldAt: null, lastSuccessAt: now });
+  });
+
+  it("mails the admin once when a page goes blind, the page's name kept out of the headers", async () => {
+    const smtp = await startSmtp();
+    const mailer = createSmtpMailer({ smtpUrl: smtp.url, from: 'status@example.test' });
+    try {
+      const logger = createConsoleLogger({ level: 'error', format: 'json', write: () => {} });
+      const notice = createSourceBlindNotice({
+        mailer,
+        adminEmail: 'admin@example.test',
+        publicUrl: 'https://status.example.test',
+        logger,
+      });
+      const { id, page } = await addPage();
+      // A page's name is the page's own: an outsider's text.
+      archive.connection.db.run(sql`UPDATE sources SET name = ${'Evil\r\nBcc: victim@example.test'} WHERE id = ${id}`);
+      const blindPoller = createSourcePoller({
+        store: archive.store,
+        reader: createFetchPageReader({ timeoutMs: 2000, maxBytes: 5_000_000, userAgent: 'test', clock }),
+        clock,
+        logger,
+        instanceId: 'mail',
+        newId: randomUUID,
+        tellBlind: notice,
+      });
+      page.page.addFault({ target: '*', kind: 'status', status: 503 });
+      for (let minute = 0; minute < 7; minute++) {
+        now += 60_000;
+        await blindPoller.pollSource(id);
+      }
+      expect(smtp.rcptTo).toEqual(['admin@example.test']);
+      expect(smtp.received.map((m) => m.subject)).toEqual(['[statuswatch] Source unknown: Evil Bcc: victim@example.test']);
+      expect(smtp.received[0]?.text).toContain(page.url);
+      expect(smtp.received[0]?.text).toContain('HTTP 503');
+    } finally {
+      mailer.close();
+      await smtp.close();
+    }
+  });
+
+  it('polls at most so many sources a round when asked, those polled longest ago first, so every source gets its turn', async () => {
+    const fresh = openTempArchive();
+    try {
+      const ids: string[] = [];
+      for (let n = 0; n < 3; n++) {
+        const page = await startSimulatedStatuspage();
+        pages.push(page);
+        const id = `src_turn${n}`;
+        await fresh.store.addSource({ id, kind: 'statuspage', name: `Page ${n}`, url: page.url, createdAt: now }, 100);
+        ids.push(id);
+      }
+      const p = createSourcePoller({
+        store: fresh.store,
+        reader: createFetchPageReader({ timeoutMs: 2000, maxBytes: 5_000_000, userAgent: 'test', clock }),
+        clock,
+        logger: createConsoleLogger({ level: 'error', format: 'json', write: () => {} }),
+        instanceId: 'turns',
+        newId: randomUUID,
+      });
+      const rounds: string[][] = [];
+      for (let round = 0; round < 5; round++) {
+        now += 60_000;
+        rounds.push((await p.pollAll({ atMost: 2 })).map((r) => r.sourceId));
+      }
+      expect(rounds[0]).toEqual([ids[0], ids[1]]);
+      // Three sources two a round: every source has its turn within any two rounds running.
+      for (let round = 1; round < rounds.length; round++) {
+        expect(new Set([...rounds[round - 1]!, ...rounds[round]!])).toEqual(new Set(ids));
+      }
+    } finally {
+      fresh.remove();
+    }
+  });
+
+  it('polls a source once at a time: a poll while its lease is held is skipped', async () => {
+    const { id } = await addPage();
+    expect(await archive.store.tryAcquireLease(sourceLeaseName(id), 'other-process', now, 60_000)).toBe(true);
+    expect(await poller('b').pollSource(id)).toEqual({ sourceId: id, status: 'skipped', reason: 'another poll is running' });
+    await archive.store.releaseLease(sourceLeaseName(id), 'other-process');
+    expect((await poller('b').pollSource(id)).status).toBe('ok');
+  });
+});
