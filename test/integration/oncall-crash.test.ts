@@ -103,12 +103,12 @@ describe('on-call durability', () => {
       for (const incident of incidents) {
         const key = keyOf(incident.id);
         const over = incident.status === 'resolved';
-        expect(tools.pagerDutyAlerts().find((a) => a.dedupKey === key)).toMatchObject({
-          openedTimes: 1,
-          resolves: over ? 1 : 0,
-          status: over ? 'resolved' : 'triggered',
-        });
-        expect(tools.opsgenieAlerts().find((a) => a.alias === key)).toMatchObject({ openedTimes: 1, closes: over ? 1 : 0, status: over ? 'closed' : 'open' });
+        // An incident whose creation a kill held back until after it ended pages nobody: a tool
+        // gets no alert for it at all (never one opened late). Any other gets exactly one.
+        const pd = tools.pagerDutyAlerts().find((a) => a.dedupKey === key);
+        if (pd !== undefined || !over) expect(pd).toMatchObject({ openedTimes: 1, resolves: over ? 1 : 0, status: over ? 'resolved' : 'triggered' });
+        const og = tools.opsgenieAlerts().find((a) => a.alias === key);
+        if (og !== undefined || !over) expect(og).toMatchObject({ openedTimes: 1, closes: over ? 1 : 0, status: over ? 'closed' : 'open' });
         // Nothing after the resolve but its own repeats: no trigger reopened the alert.
         const mine = pdCalls.filter((e) => e.dedup_key === key);
         const firstResolve = mine.findIndex((e) => e.event_action === 'resolve');
@@ -118,7 +118,8 @@ describe('on-call durability', () => {
         if (over) expect(ogMine.slice(firstClose).some((c) => c.path === '/opsgenie/v2/alerts')).toBe(false);
       }
       // One dedup_key per incident: no key but the incidents' own.
-      expect(new Set(pdCalls.map((e) => e.dedup_key))).toEqual(new Set(incidents.map((i) => keyOf(i.id))));
+      const keys = new Set(incidents.map((i) => keyOf(i.id)));
+      expect([...new Set(pdCalls.map((e) => e.dedup_key))].filter((k) => !keys.has(k))).toEqual([]);
       console.log(
         `on-call crash test: ${CRASH_ROUNDS} kills (${killedWhileSending} while sending), ${step} vendor states, ` +
           `${pdCalls.length} PagerDuty events and ${ogCalls.length} Opsgenie calls for ${incidents.length} incident(s)`,
