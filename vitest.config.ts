@@ -133,10 +133,8 @@ export default defineConfig(async () => ({
           // sanitize-html is CommonJS that requires an ESM-only nanoid through postcss: bundled
           // first, as wrangler's esbuild does for a deploy, or workerd's loader cannot run it.
           deps: { optimizer: { ssr: { enabled: true, include: ['sanitize-html'] } } },
-          // The files share the D1 database of wrangler.toml, and the contract suites empty it: one
-          // at a time. As a limit of the project's own workers, not `fileParallelism: false`, which
-          // would hold them all until the node project's files were done (90 s more of `npm test`).
-          maxWorkers: 1,
+          // The files share the D1 database of wrangler.toml, and the contract suites empty it.
+          fileParallelism: false,
           testTimeout: 30_000,
           hookTimeout: 30_000,
         },
