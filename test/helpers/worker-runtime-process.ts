@@ -53,7 +53,19 @@ export type WorkerRuntimeOptions = {
 
 /** Starts a runtime on the persisted D1 (creating and migrating it on first use, as `wrangler d1 migrations apply` would). */
 export async function startWorkerRuntime(options: WorkerRuntimeOptions): Promise<WorkerRuntime> {
-  const mf = await readyMiniflare(options);
+  const { workerOptions } = unstable_getMiniflareWorkerOptions('wrangler.toml');
+  const mf = new Miniflare({
+    modules: [{ type: 'ESModule', path: 'worker.js', contents: options.bundle.script }],
+    compatibilityDate: workerOptions.compatibilityDate,
+    compatibilityFlags: workerOptions.compatibilityFlags,
+    d1Databases: workerOptions.d1Databases,
+    queueProducers: workerOptions.queueProducers,
+    queueConsumers: workerOptions.queueConsumers,
+    bindings: { ...workerOptions.bindings, ...options.settings },
+    d1Persist: join(options.persistDir, 'd1'),
+    // The queue's messages are not persisted: a killed runtime loses its wake-ups, as the test wants.
+  });
+  await mf.ready;
   const db = await mf.getD1Database('DB');
   await migrate(db);
   return {
@@ -90,37 +102,4 @@ async function migrate(db: D1): Promise<void> {
     if (applied.has(migration.name)) continue;
     await db.batch([...migration.queries.map((q) => db.prepare(q)), db.prepare('INSERT INTO d1_migrations (name) VALUES (?)').bind(migration.name)]);
   }
-}
-
-/**
- * A workerd process, ready. On a machine loaded with other suites workerd now and then fails to
- * come up at all (ERR_RUNTIME_FAILURE before the first request): that start is thrown away and
- * tried once more, which is not the kill the crash tests are about.
- */
-async function readyMiniflare(options: WorkerRuntimeOptions): Promise<Miniflare> {
-  for (let attempt = 1; ; attempt++) {
-    const mf = newMiniflare(options);
-    try {
-      await mf.ready;
-      return mf;
-    } catch (error) {
-      await mf.dispose().catch(() => {});
-      if (attempt >= 2) throw error;
-    }
-  }
-}
-
-function newMiniflare(options: WorkerRuntimeOptions): Miniflare {
-  const { workerOptions } = unstable_getMiniflareWorkerOptions('wrangler.toml');
-  return new Miniflare({
-    modules: [{ type: 'ESModule', path: 'worker.js', contents: options.bundle.script }],
-    compatibilityDate: workerOptions.compatibilityDate,
-    compatibilityFlags: workerOptions.compatibilityFlags,
-    d1Databases: workerOptions.d1Databases,
-    queueProducers: workerOptions.queueProducers,
-    queueConsumers: workerOptions.queueConsumers,
-    bindings: { ...workerOptions.bindings, ...options.settings },
-    d1Persist: join(options.persistDir, 'd1'),
-    // The queue's messages are not persisted: a killed runtime loses its wake-ups, as the test wants.
-  });
 }
