@@ -110,4 +110,10 @@ describe('where each rule lives', () => {
     for (const [path, file] of routes) if (path in homes) expect(file, path).toBe(homes[path]);
     expect(Object.keys(homes).every((path) => routes.some(([p]) => p === path))).toBe(true);
   });
+
+  it("the Worker's main module exports its handlers and types only: workerd takes any other export for an entrypoint and refuses to start", () => {
+    const source = readFileSync(join(ROOT, 'src/entry/worker.ts'), 'utf8');
+    const values = [...source.matchAll(/^export\s+(?!default\b|type\b|interface\b)(\w+\s+\w+)/gm)].map((m) => m[1]);
+    expect(values).toEqual([]);
+  });
 });

@@ -25,7 +25,7 @@ const PRUNE_EVERY_MINUTES = 10;
  * has its subrequest budget to share with the main feed's poll and the group sync. With more
  * sources, each is polled every ceil(sources / this) minutes, longest-waiting first.
  */
-export const WORKER_SOURCES_PER_TICK = 3;
+const WORKER_SOURCES_PER_TICK = 3;
 
 // One app per isolate (per env object): its response cache and memos are only ever served while
 // the archive generation read from D1 is the one they were built at, so a stale isolate cannot
