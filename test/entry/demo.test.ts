@@ -5,37 +5,8 @@ import { runInNewContext } from 'node:vm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { occupyPort, type BusyPort } from '../helpers/busy-port.ts';
 import { spawnCli, type CliResult } from '../helpers/cli.ts';
+import { startDemo, type RunningDemo } from '../helpers/demo-process.ts';
 import { tempDir } from '../helpers/temp-archive.ts';
-
-type RunningDemo = { stdout: string; url: (label: string) => string; stop(): Promise<CliResult> };
-
-/** Starts a demo in `cwd` (its ./data is the test's), resolving once it printed its URLs. */
-async function startDemo(cwd: string): Promise<RunningDemo> {
-  const { child, done } = spawnCli(['demo', '--port', '0', '--host', '127.0.0.1', '--step-seconds', '3600'], {}, { cwd });
-  let stdout = '';
-  let stderr = '';
-  child.stderr!.on('data', (chunk) => (stderr += chunk));
-  await new Promise<void>((resolve, reject) => {
-    child.stdout!.on('data', (chunk) => {
-      stdout += chunk;
-      if (stdout.includes('Ctrl-C stops')) resolve();
-    });
-    child.on('exit', (code) => reject(new Error(`demo exited early (${code}): ${stderr}`)));
-  });
-  return {
-    stdout,
-    url(label) {
-      const line = stdout.split('\n').find((l) => l.trimStart().startsWith(label));
-      const match = line && /(https?:\/\/\S+)/.exec(line.slice(line.indexOf(label) + label.length));
-      if (!match) throw new Error(`no "${label}" URL in:\n${stdout}`);
-      return match[1]!;
-    },
-    stop() {
-      child.kill('SIGTERM');
-      return done;
-    },
-  };
-}
 
 /** Runs a command that must end by itself; a hang is killed after `limitMs` and shows as code null. */
 async function runBounded(args: string[], cwd: string, limitMs = 20_000): Promise<CliResult> {
@@ -64,7 +35,7 @@ describe('a running demo', () => {
   const cwd = tempDir('statuswatch-demo-');
   let demo: RunningDemo;
   beforeAll(async () => {
-    demo = await startDemo(cwd);
+    demo = await startDemo(cwd, 3600);
   }, 60_000);
   afterAll(async () => {
     const result = await demo.stop();
