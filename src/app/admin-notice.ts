@@ -58,21 +58,47 @@ export function createSourceBlindNotice(deps: AdminNoticeDeps): (source: StoredS
   };
 }
 
-/** Tells the admin that the deliverer paused a subscription, and how to resume it; always logged. */
-export function createPauseNotice(deps: AdminNoticeDeps): (subscription: StoredSubscription, reason: string) => Promise<void> {
+/** The words a subscription goes by in a mail: its title as the admin pages show it, or its channel. */
+export type PausedSubscriptionTitle = (subscription: StoredSubscription) => Promise<string>;
+
+/** Longest subscription title in a notice's subject; the body has it whole. */
+const SUBJECT_TITLE_MAX_CHARS = 80;
+
+/**
+ * Tells the admin that the deliverer paused a subscription, and how to resume it; always logged.
+ * The mail names the subscription as the admin pages do ("#status-updates (Demo workspace)"):
+ * the raw target of a chat or group subscription says nothing to a reader.
+ */
+export function createPauseNotice(
+  deps: AdminNoticeDeps & { titleOf?: PausedSubscriptionTitle },
+): (subscription: StoredSubscription, reason: string) => Promise<void> {
   return async (subscription, reason) => {
     deps.logger.warn('subscription paused', { subscription: subscription.id, channel: subscription.channel, target: subscription.target, reason });
+    if (!deps.mailer || !deps.adminEmail) return;
+    // A conversation's or group's name comes from outside: one line, so it cannot break the subject.
+    const title = oneLine(await titleOrChannel(deps, subscription));
     const text = [
       `statuswatch paused a ${subscription.channel} subscription: ${reason}.`,
       '',
-      `Subscription: ${subscription.id}`,
-      `Target: ${subscription.target}`,
+      `Subscription: ${title}`,
+      `Id: ${subscription.id}`,
       '',
       `Nothing more is sent to it until it is resumed: POST ${deps.publicUrl}/api/subscriptions/${subscription.id}/resume`,
     ].join('\n');
-    const subject = `[statuswatch] Subscription paused: ${subscription.channel}`;
+    const subject = `[statuswatch] Subscription paused: ${truncate(title, SUBJECT_TITLE_MAX_CHARS)}`;
     await mailAdmin(deps, { subject, text }, 'could not tell the admin of a paused subscription', {});
   };
+}
+
+/** The subscription's title; its channel when the title cannot be read (the notice still goes). */
+async function titleOrChannel(deps: AdminNoticeDeps & { titleOf?: PausedSubscriptionTitle }, subscription: StoredSubscription): Promise<string> {
+  if (!deps.titleOf) return subscription.channel;
+  try {
+    return await deps.titleOf(subscription);
+  } catch (error) {
+    deps.logger.warn('could not name the paused subscription', { subscription: subscription.id, error: String(error) });
+    return subscription.channel;
+  }
 }
 
 /**

@@ -6,7 +6,7 @@
 import { attemptRecordOf, decideOutcome } from '../core/delivery-outcome.ts';
 import type { AttemptToRecord, ClaimedDelivery, Clock, Logger, Mailer, OutboxStore } from '../core/ports.ts';
 import { retry, type SendOutcome } from '../core/send-outcome.ts';
-import { createPauseNotice } from './admin-notice.ts';
+import { createPauseNotice, type PausedSubscriptionTitle } from './admin-notice.ts';
 import type { ChannelSender } from './channel-sender.ts';
 import { yieldToEventLoop } from './event-loop-slices.ts';
 
@@ -33,6 +33,8 @@ export type DelivererDeps = {
   claimLeaseMs?: number;
   /** Told when a subscription is paused, besides the log (ADMIN_EMAIL). */
   adminEmail?: string;
+  /** How the pause notice names the subscription; its channel when absent. */
+  titleOf?: PausedSubscriptionTitle;
   random?: () => number;
   concurrency?: number;
   /**

@@ -21,6 +21,7 @@ import { createPruner, type Pruner } from '../app/retention.ts';
 import { createServiceMetrics, type ServiceMetrics } from '../app/service-metrics.ts';
 import { createSourceService, type SourceService } from '../app/sources.ts';
 import { createSubscriptionService, type SubscriptionService } from '../app/subscriptions.ts';
+import { subscriptionTitleOf } from '../app/subscription-titles.ts';
 import { retentionSettings, type Config } from '../config.ts';
 import { createCursorCodec, CURSOR_KEY_NAME } from '../core/cursor.ts';
 import type { ArchiveQueries, Clock, FeedClient, Hashes, Logger, Mailer, OutboxSignal, Store, WebhookSender } from '../core/ports.ts';
@@ -236,6 +237,7 @@ export function buildServices(config: Config, ports: RuntimePorts & { secrets: S
     isHolderGone: leases.isHolderGone,
     claimLeaseMs: leases.claimLeaseMs,
     adminEmail: config.ADMIN_EMAIL,
+    titleOf: async (subscription) => (await subscriptionTitleOf({ store, groups }, subscription)).title,
     maxClaimsPerRound: ports.budget?.maxClaimsPerRound,
     onAttempt: metrics.recordAttempt,
   });

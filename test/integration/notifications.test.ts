@@ -169,7 +169,11 @@ describe('notifications', () => {
     expect(sub).toMatchObject({ status: 'paused', paused_reason: 'the receiver answered 410 Gone' });
     expect((await service.admin('GET', `/api/deliveries/${delivery.id}`)).body.delivery.state).toBe('dead');
     expect(service.logs.some((l) => l.includes('subscription paused'))).toBe(true);
-    const told = smtp.received.find((m) => m.subject === '[statuswatch] Subscription paused: webhook');
+    // The mail names the subscription as the admin pages do: by the receiver's address.
+    const receiverHost = new URL(receiver.url).host;
+    const told = smtp.received.find((m) => m.subject?.startsWith('[statuswatch] Subscription paused:'));
+    expect(told?.subject).toContain(receiverHost);
+    expect(told?.text).toContain(`Subscription: ${receiverHost}`);
     expect(told?.text).toContain('the receiver answered 410 Gone');
     expect(told?.text).toContain(`https://status.example.test/api/subscriptions/${subscription.id}/resume`);
 
