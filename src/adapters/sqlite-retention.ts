@@ -67,6 +67,13 @@ export const PRUNE_SQL = {
   groupMemberSends: `
     DELETE FROM scim_member_sends WHERE rowid IN (
       SELECT rowid FROM scim_member_sends WHERE at_ms < ? ORDER BY at_ms LIMIT ?)`,
+  // An incident still going on keeps its message however long it lasts: it will be edited again.
+  incidentMessages: `
+    DELETE FROM app_messages WHERE rowid IN (
+      SELECT m.rowid FROM app_messages m INDEXED BY app_messages_updated
+      WHERE m.updated_ms < ?
+        AND EXISTS (SELECT 1 FROM incidents i WHERE i.id = m.incident_id AND i.resolved_ms IS NOT NULL)
+      ORDER BY m.updated_ms LIMIT ?)`,
 } as const;
 
 /** One prune statement with its values; RETURNING says which rows went (D1 reports no change count per batch statement). */
@@ -113,6 +120,11 @@ export function createSqliteRetentionStore(connection: SqliteConnection): Retent
 
     async pruneGroupMemberSends(beforeMs, limit) {
       const [count] = await removed(prune('groupMemberSends', [beforeMs, limit]));
+      return count!;
+    },
+
+    async pruneIncidentMessages(beforeMs, limit) {
+      const [count] = await removed(prune('incidentMessages', [beforeMs, limit]));
       return count!;
     },
   };

@@ -396,7 +396,8 @@ export const mcpSpentAssertions = sqliteTable(
  * a crash between the post and its record the next attempt knows to look for the message it may
  * have posted instead of posting a second one (app/workspace-app/message-sender.ts). Likewise
  * `pending_replies` lists the deliveries whose thread reply was started.
- * One row per incident a subscription was told of.
+ * One row per incident a subscription was told of; retention removes it half a year after the
+ * incident ended (core/retention.ts).
  */
 export const appMessages = sqliteTable(
   'app_messages',
@@ -415,7 +416,8 @@ export const appMessages = sqliteTable(
     createdMs: integer('created_ms').notNull(),
     updatedMs: integer('updated_ms').notNull(),
   },
-  (t) => [primaryKey({ columns: [t.subscriptionId, t.incidentId] })],
+  // Retention finds the records left untouched the longest (sqlite-retention.ts).
+  (t) => [primaryKey({ columns: [t.subscriptionId, t.incidentId] }), index('app_messages_updated').on(t.updatedMs)],
 );
 
 /**

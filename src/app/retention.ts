@@ -1,7 +1,8 @@
 /**
  * Pruning what retention no longer keeps (core/retention.ts): old poll runs, rejected payloads
  * past their age or the size cap, unconfirmed sign-ups, expired link tokens, rate-limit logs and
- * the workspace app's ended conversation holds, and group deliveries' old per-member sends.
+ * the workspace app's ended conversation holds, group deliveries' old per-member sends, and the
+ * records of chat messages about incidents that ended long ago.
  * Deletes in bounded batches so a large backlog never holds the write lock for long.
  */
 import type { Logger, RetentionStore } from '../core/ports.ts';
@@ -45,6 +46,7 @@ export function createPruner({ store, logger, settings, batchRows = PRUNE_BATCH_
         rateLimits: await drain((limit) => store.pruneRateLimits(cut.rateLimitsExpiredByMs, limit)),
         appConversationHolds: await drain((limit) => store.pruneAppConversationHolds(cut.appHoldsExpiredByMs, limit)),
         groupMemberSends: await drain((limit) => store.pruneGroupMemberSends(cut.memberSendsBeforeMs, limit)),
+        incidentMessages: await drain((limit) => store.pruneIncidentMessages(cut.incidentMessagesBeforeMs, limit)),
       };
       // Silent when nothing went: a line every ten minutes saying so would only bury the others.
       if (Object.values(counts).some((n) => n > 0)) logger.info('pruned expired rows', counts);

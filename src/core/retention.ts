@@ -22,6 +22,15 @@ export const EXPIRED_TOKEN_KEPT_MS = 30 * DAY_MS;
  */
 export const MEMBER_SENDS_KEPT_MS = 30 * DAY_MS;
 
+/**
+ * A chat message about an incident (the workspace app's, Teams', Discord's: one per incident and
+ * subscription, edited in place) keeps its record this long after its last edit once the incident
+ * has ended. Vendors edit recent incidents, not ones ended half a year ago; should one change
+ * after all, a new message is posted for it, as for a subscription made after the incident.
+ * Without this the records would grow with every incident the vendor ever had, per subscription.
+ */
+export const INCIDENT_MESSAGES_KEPT_MS = 180 * DAY_MS;
+
 /** The settings (config.ts): RETENTION_POLL_RUNS_DAYS, RETENTION_REJECTED_PAYLOADS_DAYS, REJECTED_PAYLOADS_MAX_BYTES. */
 export type RetentionSettings = {
   pollRunsDays: number;
@@ -52,6 +61,8 @@ export type PruneCutoffs = {
   appHoldsExpiredByMs: number;
   /** Group deliveries' per-member sends recorded before this go: no retry of their delivery is left. */
   memberSendsBeforeMs: number;
+  /** Chat messages about an ended incident, last edited before this, go: their incident is no longer edited. */
+  incidentMessagesBeforeMs: number;
 };
 
 export function pruneCutoffs(now: number, settings: RetentionSettings): PruneCutoffs {
@@ -65,6 +76,7 @@ export function pruneCutoffs(now: number, settings: RetentionSettings): PruneCut
     rateLimitsExpiredByMs: now,
     appHoldsExpiredByMs: now,
     memberSendsBeforeMs: now - MEMBER_SENDS_KEPT_MS,
+    incidentMessagesBeforeMs: now - INCIDENT_MESSAGES_KEPT_MS,
   };
 }
 
@@ -77,4 +89,5 @@ export type PruneCounts = {
   rateLimits: number;
   appConversationHolds: number;
   groupMemberSends: number;
+  incidentMessages: number;
 };

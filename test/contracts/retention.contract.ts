@@ -5,7 +5,8 @@
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { PollRun, Store } from '../../src/core/ports.ts';
-import { pollRun, rejectedPayload, subscribe } from './archive-polls.ts';
+import { rawIncident } from '../fixtures/vendor-builders.ts';
+import { applyPollOf, pollRun, rejectedPayload, subscribe } from './archive-polls.ts';
 import type { OpenedStore, StoreTarget } from './store-target.ts';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
@@ -277,6 +278,28 @@ export function retentionContract(target: StoreTarget): void {
         await store.holdAppConversation('inst', 'C0', NOW + 30_000);
         expect(await store.appConversationHeldUntil('inst', 'C0')).toBe(NOW + 30_000);
         expect(await store.pruneAppConversationHolds(NOW + 1, 10)).toBe(1);
+      });
+
+      it('drops the records of chat messages about incidents that ended, untouched since the cutoff, in batches; an incident still going on keeps its record', async () => {
+        // The vendor's archive: 25 incidents that ended, one that goes on.
+        const ended = Array.from({ length: 25 }, (_, i) => rawIncident({ id: 100 + i, status: 'resolved' }));
+        await applyPollOf(store, [...ended, rawIncident({ id: 200, status: 'active' })], NOW - 400 * DAY_MS);
+        const message = async (incidentId: string, lastEditAt: number) => {
+          expect(await store.beginAppRoot({ subscriptionId: 'sub', incidentId, conversationId: 'C1', key: `d-${incidentId}`, revision: 1 }, lastEditAt)).toBe(
+            true,
+          );
+          await store.recordAppRoot('sub', incidentId, { ts: `1.${incidentId}`, revision: 1, note: null }, lastEditAt);
+        };
+        for (const [i, raw] of ended.entries()) await message(String(raw.id), NOW - (200 + i) * DAY_MS);
+        // Ended, but its message was edited within the kept time; and the long incident's message.
+        await applyPollOf(store, [rawIncident({ id: 300, status: 'resolved' })], NOW - 20 * DAY_MS);
+        await message('300', NOW - 20 * DAY_MS);
+        await message('200', NOW - 300 * DAY_MS);
+
+        expect(await inBatches((limit) => store.pruneIncidentMessages(NOW - 180 * DAY_MS, limit), 10)).toEqual([10, 10, 5]);
+        for (const raw of ended) expect(await store.findAppRoot('sub', String(raw.id))).toBeNull();
+        expect(await store.findAppRoot('sub', '300')).toMatchObject({ rootTs: '1.300' });
+        expect(await store.findAppRoot('sub', '200')).toMatchObject({ rootTs: '1.200' });
       });
     });
   });

@@ -20,4 +20,6 @@ export interface RetentionStore {
   pruneAppConversationHolds(expiredByMs: number, limit: number): Promise<number>;
   /** Group deliveries' per-member sends recorded before `beforeMs`, oldest first. */
   pruneGroupMemberSends(beforeMs: number, limit: number): Promise<number>;
+  /** Chat messages (one per incident and subscription) last edited before `beforeMs` whose incident has ended, oldest first. */
+  pruneIncidentMessages(beforeMs: number, limit: number): Promise<number>;
 }

@@ -1,0 +1,1 @@
+CREATE INDEX `app_messages_updated` ON `app_messages` (`updated_ms`);
