@@ -198,7 +198,8 @@ const COMMANDS: Record<string, Command> = {
               await idp?.close();
               await scim.close();
               await sim.close();
-              throw listenError(error, { HOST: config.HOST, PORT: pagePort + 1 }, '--statuspage-port');
+              // The port that was taken, whichever of the three it was.
+              throw listenError(error, { HOST: config.HOST, PORT: (error as { port?: number }).port ?? pagePort + 1 }, '--statuspage-port');
             });
       for (const demoPage of demoPages) {
         logger.info('simulated Statuspage page is serving', {
