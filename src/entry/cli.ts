@@ -18,6 +18,7 @@ import { startSimulatedWebApi } from '../sim/web-api/server.ts';
 import { startSimulatedScim } from '../sim/scim/server.ts';
 import { startSimulatedIdp } from '../sim/idp/server.ts';
 import { startSimulatedStatuspage } from '../sim/statuspage/app.ts';
+import { startDemoStatuspages } from '../sim/statuspage/demo-pages.ts';
 import { plural } from '../core/plural.ts';
 
 type Command = {
@@ -113,7 +114,7 @@ const COMMANDS: Record<string, Command> = {
   },
   simulate: {
     summary:
-      'Run the simulated vendor alone: a status feed that plays a scenario of incidents, its SCIM directory, with --web-api its Web API, with --idp an identity provider for EMA, and with --statuspage a page in the Statuspage format.',
+      "Run the simulated vendor alone: a status feed that plays a scenario of incidents, its SCIM directory, with --web-api its Web API, with --idp an identity provider for EMA, and with --statuspage pages in the Statuspage format (its own and the demo's three).",
     settings: ['HOST', 'LOG_LEVEL', 'LOG_FORMAT'],
     extraFlags: {
       'sim-port': { type: 'string', help: 'port of the simulated vendor (4010)' },
@@ -123,8 +124,14 @@ const COMMANDS: Record<string, Command> = {
       'step-seconds': { type: 'string', help: 'seconds between scenario steps (15; 0 = only on POST /_sim/advance)' },
       'web-api': { type: 'boolean', help: 'also run the simulated Web API (APP_API_URL for the workspace app)' },
       'web-api-port': { type: 'string', help: 'port of the simulated Web API (4011; implies --web-api)' },
-      statuspage: { type: 'boolean', help: 'also run a simulated page in the Statuspage format, with a story of its own' },
-      'statuspage-port': { type: 'string', help: 'port of the simulated Statuspage page (4014; implies --statuspage)' },
+      statuspage: {
+        type: 'boolean',
+        help: "also run simulated pages in the Statuspage format, each with a story of its own: a page of its own and the demo's three",
+      },
+      'statuspage-port': {
+        type: 'string',
+        help: "port of the simulated Statuspage page (4014; the demo's pages on the next three; 0 = free ports; implies --statuspage)",
+      },
     },
     async run(config, flags, logger) {
       const stepSeconds = stepSecondsFlag(flags);
@@ -178,9 +185,37 @@ const COMMANDS: Record<string, Command> = {
             );
       if (page)
         logger.info('simulated Statuspage page is serving', { url: page.url, summary: `${page.url}/api/v2/summary.json`, control: `${page.url}/_sim/state` });
+      // The demo's pages beside it, on the ports that follow (free ones when it took a free one).
+      const demoPages =
+        pagePort === null
+          ? []
+          : await startDemoStatuspages({
+              host: config.HOST,
+              firstPort: pagePort === 0 ? 0 : pagePort + 1,
+              autoAdvanceMs: stepSeconds * 1000 || undefined,
+            }).catch(async (error: unknown) => {
+              await page?.close();
+              await idp?.close();
+              await scim.close();
+              await sim.close();
+              // The port that was taken, whichever of the three it was.
+              throw listenError(error, { HOST: config.HOST, PORT: (error as { port?: number }).port ?? pagePort + 1 }, '--statuspage-port');
+            });
+      for (const demoPage of demoPages) {
+        logger.info('simulated Statuspage page is serving', {
+          name: demoPage.name,
+          url: demoPage.url,
+          summary: `${demoPage.url}/api/v2/summary.json`,
+          control: `${demoPage.url}/_sim/state`,
+        });
+      }
+      const closePages = async () => {
+        for (const demoPage of demoPages) await demoPage.close();
+        await page?.close();
+      };
       if (webApiPort === null) {
         stopOnSignals(logger, async () => {
-          await page?.close();
+          await closePages();
           await idp?.close();
           await scim.close();
           await sim.close();
@@ -188,7 +223,7 @@ const COMMANDS: Record<string, Command> = {
         return 'running';
       }
       const webApi = await startSimulatedWebApi({ port: webApiPort, host: config.HOST }).catch(async (error: unknown) => {
-        await page?.close();
+        await closePages();
         await idp?.close();
         await scim.close();
         await sim.close();
@@ -207,7 +242,7 @@ const COMMANDS: Record<string, Command> = {
       });
       stopOnSignals(logger, async () => {
         await webApi.close();
-        await page?.close();
+        await closePages();
         await idp?.close();
         await scim.close();
         await sim.close();

@@ -1,4 +1,4 @@
-/** `npm run demo`: the simulated vendor (status feed and Web API), a mail catcher, a webhook catcher, and statuswatch polling the vendor on a fresh demo database. */
+/** `npm run demo`: the simulated vendor (status feed and Web API), three simulated pages in the Statuspage format, a mail catcher, a webhook catcher, and statuswatch polling them all on a fresh demo database. */
 import { randomBytes } from 'node:crypto';
 import { rmSync } from 'node:fs';
 import { createServer, type AddressInfo } from 'node:net';
@@ -13,6 +13,7 @@ import { seedDemoWorkspace } from '../sim/web-api/demo-workspace.ts';
 import { startSimulatedWebApi } from '../sim/web-api/server.ts';
 import { startSimulatedScim } from '../sim/scim/server.ts';
 import { createChatSims } from '../sim/chats/index.ts';
+import { startDemoStatuspages } from '../sim/statuspage/demo-pages.ts';
 import { serveSimulator } from '../sim/serve-simulator.ts';
 import { emaAccessToken } from '../sim/idp/agent-flow.ts';
 import { startSimulatedIdp } from '../sim/idp/server.ts';
@@ -35,6 +36,9 @@ export async function runDemo(config: Config, logger: Logger, stepSeconds: numbe
     for (const suffix of ['', '-wal', '-shm']) rmSync(DEMO_DATABASE + suffix, { force: true });
     const sim = await startSimulatedVendor({ port: 0, host: '127.0.0.1', autoAdvanceMs: Math.max(1, stepSeconds) * 1000 });
     started.push(sim);
+    // Other vendors' status pages, each with a story of its own, added below as sources.
+    const statuspages = await startDemoStatuspages({ host: '127.0.0.1', autoAdvanceMs: Math.max(1, stepSeconds) * 1000 });
+    started.push(...statuspages);
     // The directory group subscriptions sync from; seeded so a SCIM client sees people at once.
     const scim = await startSimulatedScim({ port: 0, host: '127.0.0.1' });
     started.push(scim);
@@ -115,6 +119,10 @@ export async function runDemo(config: Config, logger: Logger, stepSeconds: numbe
     // Installed and subscribed as an admin would, so the channel page shows the app's message per
     // incident, edited in place as the scenario moves, beside the dashboard.
     const admin = adminApi(service.url, adminToken);
+    await addDemoSources(
+      admin,
+      statuspages.map((page) => page.url),
+    );
     await subscribeDemoChannel(admin, chat.botToken, chat.channelId);
     // Subscribed as an admin would; the secret shown this once is what the catcher checks signatures against.
     const { secret } = (await admin('/api/subscriptions', { channel: 'webhook', url: hooks.hookUrl })) as { secret: string };
@@ -130,6 +138,7 @@ export async function runDemo(config: Config, logger: Logger, stepSeconds: numbe
         url: service.url,
         adminToken,
         simUrl: sim.url,
+        statuspages: statuspages.map(({ name, kind, url }) => ({ name, kind, url })),
         mailUrl: mail.pageUrl,
         webhookUrl: hooks.pageUrl,
         onCallUrl: onCall.pageUrl,
@@ -149,11 +158,11 @@ export async function runDemo(config: Config, logger: Logger, stepSeconds: numbe
   }
 }
 
-type AdminCall = (path: string, body: unknown) => Promise<Record<string, unknown>>;
+type AdminCall = (path: string, body: unknown, options?: { tolerate?: number[] }) => Promise<Record<string, unknown>>;
 
-/** POSTs to the service's admin API as the demo's admin; a refusal stops the demo with the answer. */
+/** POSTs to the service's admin API as the demo's admin; a refusal (unless tolerated) stops the demo with the answer. */
 function adminApi(serviceUrl: string, adminToken: string): AdminCall {
-  return async (path, body) => {
+  return async (path, body, options = {}) => {
     const res = await fetch(serviceUrl + path, {
       method: 'POST',
       headers: { authorization: `Bearer ${adminToken}`, 'content-type': 'application/json' },
@@ -161,9 +170,22 @@ function adminApi(serviceUrl: string, adminToken: string): AdminCall {
     });
     const answer = (await res.json()) as Record<string, unknown>;
     // Never the answer itself: a webhook subscription's answer carries its secret.
-    if (!res.ok) throw new Error(`demo: POST ${path} answered ${res.status} ${String(answer.detail ?? answer.error ?? '').slice(0, 300)}`);
+    if (!res.ok && !options.tolerate?.includes(res.status))
+      throw new Error(`demo: POST ${path} answered ${res.status} ${String(answer.detail ?? answer.error ?? '').slice(0, 300)}`);
     return answer;
   };
+}
+
+/**
+ * Adds each page as a source, as an admin would (named from the page's own name), and polls it
+ * once at once so its history is on the dashboard before the schedule's next tick.
+ */
+async function addDemoSources(admin: AdminCall, pageUrls: readonly string[]): Promise<void> {
+  for (const url of pageUrls) {
+    const { source } = (await admin('/api/admin/sources', { kind: 'statuspage', url })) as { source: { id: string } };
+    // 409: the schedule's poll of the new source is reading it already.
+    await admin(`/api/admin/poll?source=${encodeURIComponent(source.id)}`, {}, { tolerate: [409] });
+  }
 }
 
 /** Installs the app from the demo workspace's token and subscribes its channel, through the admin API. */
@@ -199,6 +221,8 @@ export function demoBanner(urls: {
   url: string;
   adminToken: string;
   simUrl: string;
+  /** The simulated pages in the Statuspage format, each added as a source. */
+  statuspages?: Array<{ name: string; kind: string; url: string }>;
   mailUrl: string;
   webhookUrl: string;
   /** The simulated PagerDuty and Opsgenie's page. */
@@ -235,6 +259,11 @@ export function demoBanner(urls: {
     ['Vendor-format API', `${url}/api/v2.0.0/current`],
     ['Poll now', `curl -X POST -H 'Authorization: Bearer ${urls.adminToken}' ${url}/api/admin/poll`],
     ['Simulated vendor', `${urls.simUrl}/api/v2.0.0/current  (state: ${urls.simUrl}/_sim/state)`],
+    ...(urls.statuspages ?? []).map((page): [string, string] => [
+      `Status page ${page.name} (${page.kind}, simulated)`,
+      `${page.url}/api/v2/summary.json  (state: ${page.url}/_sim/state)`,
+    ]),
+    ...(urls.statuspages?.length ? [['Sources (those pages, polled beside the vendor)', `${url}/api/sources`] as [string, string]] : []),
     ['Team-chat channel (simulated)', urls.channelUrl],
     ['Simulated Web API', `${urls.webApiUrl}/api/<method>  (state: ${urls.webApiUrl}/_sim/state)`],
   ];

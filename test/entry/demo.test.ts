@@ -95,6 +95,48 @@ describe('a running demo', () => {
     expect(attributes['data-zone']).toBe('local');
   });
 
+  it('adds three simulated status pages as sources, listed by /api/sources, whose stories reach /api/incidents?source= on the schedule', async () => {
+    type Source = { id: string; kind: string; name: string; url: string };
+    type Incident = { id: string; title: string; type: string; status: string; source: string };
+    const api = async (path: string) => (await fetch(new URL(path, demo.url('Dashboard')))).json() as Promise<Record<string, unknown>>;
+    const pages = ['Gitforge', 'Nimbus Cloud', 'Paystream'].map((name) => ({ name, summary: demo.url(`Status page ${name}`) }));
+    const { sources } = (await api(new URL(demo.url('Sources')).pathname)) as { sources: Source[] };
+    // Named from each page's own page.name, at the address the demo printed for it.
+    expect(sources.filter((s) => s.kind === 'statuspage').map((s) => [s.name, `${s.url}/api/v2/summary.json`])).toEqual(pages.map((p) => [p.name, p.summary]));
+    const idOf = (name: string) => sources.find((s) => s.name === name)!.id;
+    const incidentsOf = async (name: string, query = '') => ((await api(`/api/incidents?source=${idOf(name)}${query}`)) as { incidents: Incident[] }).incidents;
+
+    // Polled as the demo added them: each page's past is in the archive already, under its source.
+    expect((await incidentsOf('Gitforge')).map((i) => [i.id, i.title, i.status, i.source])).toEqual([
+      [`${idOf('Gitforge')}:gfinc0000000`, 'Delays in webhook delivery', 'resolved', idOf('Gitforge')],
+    ]);
+    expect((await incidentsOf('Nimbus Cloud')).map((i) => i.title)).toEqual(['Object Storage errors in NYC3']);
+    expect((await incidentsOf('Paystream')).map((i) => i.title)).toEqual(['Payout reports arrive late']);
+
+    // Each story's first step, as the demo's pacing would take it; the schedule (every 10 s) polls it.
+    for (const page of pages) {
+      const control = page.summary.replace('/api/v2/summary.json', '/_sim/advance');
+      expect((await fetch(control, { method: 'POST' })).status).toBe(200);
+    }
+    const opened = await until(
+      async () => {
+        const open = await incidentsOf('Gitforge', '&status=active');
+        return open.length > 0 ? open : undefined;
+      },
+      "Gitforge's incident on the schedule's next poll",
+      30_000,
+    );
+    expect(opened.map((i) => [i.title, i.type])).toEqual([['Incident with CI runners', 'incident']]);
+    const maintenance = await until(
+      async () => (await incidentsOf('Nimbus Cloud')).find((i) => i.type === 'maintenance'),
+      "Nimbus Cloud's maintenance on the schedule's next poll",
+      30_000,
+    );
+    expect(maintenance.title).toBe('Network maintenance in FRA1');
+    // Paystream only flipped a component: no incident was made of it.
+    expect((await incidentsOf('Paystream')).map((i) => i.title)).toEqual(['Payout reports arrive late']);
+  }, 60_000);
+
   it('prints the simulated SCIM directory with a token that opens it, seeded with people and groups', async () => {
     const line = demo.stdout.split('\n').find((l) => l.trimStart().startsWith('Simulated SCIM directory'))!;
     const scimToken = /token: (\S+)/.exec(line)?.[1];

@@ -50,6 +50,8 @@ export type SimulatedStatuspageOptions = {
   name?: string;
   /** Defaults to the story of this module. */
   steps?: readonly SpStep[];
+  /** The page before its first step; defaults to the story's own page (named by `name`). */
+  initial?: (nowMs: number) => SpSimWorld;
   /** Send ETag and Last-Modified and answer 304; default true. */
   conditional?: boolean;
   /** Advance one step on this interval; off when absent or 0. */
@@ -79,12 +81,13 @@ export function createSimulatedStatuspage(options: SimulatedStatuspageOptions = 
   let fixedNowMs: number | null = null;
   const now = () => fixedNowMs ?? baseClock();
   const steps = options.steps ?? spStory;
+  const initial = options.initial ?? ((nowMs: number) => initialSpWorld(nowMs, options.name));
   const conditional = options.conditional ?? true;
   const faults = createFaultBook<SpFault>(FEED_FAULTS_MAX);
   const requests = createRequestLog();
   const held = createHeldRequests();
 
-  let world = initialSpWorld(now(), options.name);
+  let world = initial(now());
   let step = 0;
   let lastStepMs = Number.NEGATIVE_INFINITY;
   // Rendered once per world: the world is replaced, never mutated, by every step.
@@ -108,7 +111,7 @@ export function createSimulatedStatuspage(options: SimulatedStatuspageOptions = 
     return step;
   };
   const reset = () => {
-    world = initialSpWorld(now(), options.name);
+    world = initial(now());
     step = 0;
     lastStepMs = Number.NEGATIVE_INFINITY;
   };

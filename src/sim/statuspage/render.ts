@@ -1,5 +1,6 @@
 /** The simulated page's world as Statuspage v2 bodies, in the wire's key order. */
 import type { FeedDocument } from '../wire.ts';
+import { recordedBody } from './recorded.ts';
 import { isOpenIncident, isOpenMaintenance, type SpSimComponent, type SpSimIncident, type SpSimWorld } from './world.ts';
 
 export type SpEndpoint = 'summary' | 'incidents' | 'scheduled-maintenances';
@@ -87,6 +88,7 @@ function indicator(world: SpSimWorld): { indicator: string; description: string 
 const newestFirst = (list: readonly SpSimIncident[]) => [...list].sort((a, b) => b.createdMs - a.createdMs);
 
 export function renderSpEndpoint(endpoint: SpEndpoint, world: SpSimWorld): FeedDocument {
+  if (world.recorded) return { body: recordedBody(endpoint, world.recorded), lastModifiedMs: world.updatedMs };
   let value: Record<string, unknown>;
   switch (endpoint) {
     case 'summary':

@@ -63,32 +63,62 @@ export function initialSpWorld(nowMs: number, name = 'Acme Cloud'): SpSimWorld {
   };
 }
 
-const setComponent = (world: SpSimWorld, id: string, status: string, nowMs: number): SpSimComponent[] =>
-  world.components.map((c) => (c.id === id ? { ...c, status, updatedMs: nowMs } : c));
+/** A component moved by a step: to this state, at the step's time. */
+export type ComponentMove = { id: string; status: string };
+
+const movesOf = (moves: ComponentMove | readonly ComponentMove[] | undefined): readonly ComponentMove[] =>
+  moves === undefined ? [] : Array.isArray(moves) ? moves : [moves as ComponentMove];
+
+const setComponents = (world: SpSimWorld, moves: readonly ComponentMove[], nowMs: number): SpSimComponent[] =>
+  world.components.map((c) => {
+    const move = moves.find((m) => m.id === c.id);
+    return move ? { ...c, status: move.status, updatedMs: nowMs } : c;
+  });
 
 const statusOf = (world: SpSimWorld, id: string): string => world.components.find((c) => c.id === id)?.status ?? 'operational';
 
-/** A new update on the story's incident (or maintenance), with the component moving as it says. */
-function progress(list: 'incidents' | 'maintenances', id: string, status: string, body: string, component?: { id: string; status: string }) {
+/** A step that moves components and nothing else: the vendor flips a component without an incident. */
+export function moveComponents(moves: ComponentMove | readonly ComponentMove[]) {
+  return (world: SpSimWorld, nowMs: number): SpSimWorld => ({ ...world, components: setComponents(world, movesOf(moves), nowMs), updatedMs: nowMs });
+}
+
+/** A new update on an incident (or maintenance), with the components moving as it says. */
+export function progress(list: 'incidents' | 'maintenances', id: string, status: string, body: string, moves?: ComponentMove | readonly ComponentMove[]) {
   return (world: SpSimWorld, nowMs: number): SpSimWorld => {
     // Counted over the whole world: unique and the same on every run.
     const count = [...world.incidents, ...world.maintenances].reduce((sum, i) => sum + i.updates.length, 0);
     const updateId = `swupd${String(count + 1).padStart(7, '0')}`;
-    const affected = component ? [{ code: component.id, oldStatus: statusOf(world, component.id), newStatus: component.status }] : null;
+    const moved = movesOf(moves);
+    const affected = moved.length > 0 ? moved.map((m) => ({ code: m.id, oldStatus: statusOf(world, m.id), newStatus: m.status })) : null;
     const update: SpSimUpdate = { id: updateId, status, body, createdMs: nowMs, updatedMs: nowMs, affected };
     const done = status === 'resolved' || status === 'completed';
     const items = world[list].map((i) =>
       i.id === id ? { ...i, status, updatedMs: nowMs, resolvedMs: done ? nowMs : i.resolvedMs, updates: [...i.updates, update] } : i,
     );
-    return { ...world, [list]: items, components: component ? setComponent(world, component.id, component.status, nowMs) : world.components, updatedMs: nowMs };
+    return { ...world, [list]: items, components: setComponents(world, moved, nowMs), updatedMs: nowMs };
   };
 }
 
-function open(list: 'incidents' | 'maintenances', item: (nowMs: number) => SpSimIncident, component?: { id: string; status: string }) {
+/** A new incident (or maintenance) on the page, with the components moving as it says. */
+export function open(list: 'incidents' | 'maintenances', item: (nowMs: number) => SpSimIncident, moves?: ComponentMove | readonly ComponentMove[]) {
   return (world: SpSimWorld, nowMs: number): SpSimWorld => ({
     ...world,
     [list]: [...world[list].filter((i) => i.id !== item(nowMs).id), item(nowMs)],
-    components: component ? setComponent(world, component.id, component.status, nowMs) : world.components,
+    components: setComponents(world, movesOf(moves), nowMs),
+    updatedMs: nowMs,
+  });
+}
+
+/** The vendor rewrites an update in place (same id, later updated_at): here the newest one, with text added. */
+export function editLatestUpdate(list: 'incidents' | 'maintenances', id: string, addedText: string) {
+  return (world: SpSimWorld, nowMs: number): SpSimWorld => ({
+    ...world,
+    [list]: world[list].map((i) => {
+      if (i.id !== id) return i;
+      const last = i.updates.at(-1);
+      const updates = i.updates.map((u) => (u === last ? { ...u, body: `${u.body} ${addedText}`, updatedMs: nowMs } : u));
+      return { ...i, updates, updatedMs: nowMs };
+    }),
     updatedMs: nowMs,
   });
 }
@@ -131,31 +161,13 @@ export const spStory: readonly SpStep[] = [
     apply: progress('incidents', STORY_INCIDENT_ID, 'investigating', 'Errors are back; we are investigating again.', { id: API, status: 'partial_outage' }),
   },
   { name: 'resolved', apply: progress('incidents', STORY_INCIDENT_ID, 'resolved', 'This incident has been resolved.', { id: API, status: 'operational' }) },
-  {
-    name: 'the resolved update edited in place',
-    apply: (world, nowMs) => ({
-      ...world,
-      incidents: world.incidents.map((i) => {
-        if (i.id !== STORY_INCIDENT_ID) return i;
-        const last = i.updates.at(-1);
-        const updates = i.updates.map((u) => (u === last ? { ...u, body: `${u.body} Root cause: a connection pool limit set too low.`, updatedMs: nowMs } : u));
-        return { ...i, updates, updatedMs: nowMs };
-      }),
-      updatedMs: nowMs,
-    }),
-  },
+  { name: 'the resolved update edited in place', apply: editLatestUpdate('incidents', STORY_INCIDENT_ID, 'Root cause: a connection pool limit set too low.') },
   {
     name: 'postmortem',
     apply: progress('incidents', STORY_INCIDENT_ID, 'postmortem', '### Postmortem\n\nA connection pool limit was set too low during the deploy.'),
   },
-  {
-    name: 'Website degraded without an incident',
-    apply: (world, nowMs) => ({ ...world, components: setComponent(world, WEBSITE, 'degraded_performance', nowMs), updatedMs: nowMs }),
-  },
-  {
-    name: 'Website back without an incident',
-    apply: (world, nowMs) => ({ ...world, components: setComponent(world, WEBSITE, 'operational', nowMs), updatedMs: nowMs }),
-  },
+  { name: 'Website degraded without an incident', apply: moveComponents({ id: WEBSITE, status: 'degraded_performance' }) },
+  { name: 'Website back without an incident', apply: moveComponents({ id: WEBSITE, status: 'operational' }) },
   {
     name: 'maintenance scheduled',
     apply: open('maintenances', (nowMs) => ({

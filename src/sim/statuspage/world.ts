@@ -39,6 +39,9 @@ export type SpSimComponent = {
   updatedMs: number;
 };
 
+/** Bodies recorded from a real page, served as they were instead of rendering the world (see recorded.ts). */
+export type SpRecordedBodies = { summary?: string; incidents?: string; 'scheduled-maintenances'?: string };
+
 export type SpSimWorld = {
   page: { id: string; name: string; url: string; timeZone: string };
   components: SpSimComponent[];
@@ -46,6 +49,8 @@ export type SpSimWorld = {
   maintenances: SpSimIncident[];
   /** The page's last change: page.updated_at and Last-Modified. */
   updatedMs: number;
+  /** Set while the page replays recorded bodies. */
+  recorded?: SpRecordedBodies;
 };
 
 const INCIDENT_DONE = new Set(['resolved', 'postmortem']);
