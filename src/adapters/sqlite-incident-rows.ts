@@ -36,12 +36,13 @@ export function createIncidentRows(connection: SqliteConnection, st: PollStateme
     const latest = new Map(latestRows.map((n) => [n.incident_id, n]));
     return rows.map((row) => {
       const note = latest.get(row.id);
-      return {
-        ...incidentColumns(row),
+      // Added to the columns' object rather than spread into a new one: a page of 1,000 makes
+      // 1,000 of them, and copying each was a tenth of the page's time.
+      return Object.assign(incidentColumns(row), {
         sortKey: row.sortKey,
         noteCount: note?.note_count ?? 0,
         latestNote: note ? { key: note.key, dateCreated: { raw: note.date_created, ms: note.created_ms }, body: note.body, text: note.text } : null,
-      };
+      });
     });
   }
 

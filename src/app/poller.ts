@@ -127,6 +127,13 @@ export type PollerDeps = {
    * are synchronous: a Web Crypto digest there is a trip through the thread pool.
    */
   hashes?: Hashes;
+  /**
+   * Keeps work going after the poll's answer (Workers' waitUntil: the invocation lives until it
+   * ends). Given, a poll that writes nothing but its run (the feed unchanged, or not read) answers
+   * once it knows its result and records the run, giving the lease back, here: a D1 round trip off
+   * the cron tick's path to the sources' polls. This poller's next poll waits for that record.
+   */
+  keepAlive?: (work: Promise<unknown>) => void;
 };
 
 type SourceRead = {
@@ -150,8 +157,9 @@ const isGood = (r: SourceRead) => r.document !== undefined || r.diffed === true;
 /**
  * The poll lease of one poll. The poll's last write gives it back in the same step (one round
  * trip less, on D1 a request less); `released` says it did, else the poll gives it back at the end.
+ * `recording`: that last write, still under way after the poll answered (PollerDeps.keepAlive).
  */
-type HeldLease = { release: LeaseRelease; released: boolean };
+type HeldLease = { release: LeaseRelease; released: boolean; recording?: Promise<void> };
 
 export type Poller = {
   /**
@@ -304,7 +312,9 @@ export function createPoller(deps: PollerDeps): Poller {
 
     if (outcome === 'failed' || unchanged) {
       run.finishedAt = clock.now();
-      await store.recordPollRun(run, rejected, lease.release);
+      const recording = store.recordPollRun(run, rejected, lease.release);
+      if (deps.keepAlive) lease.recording = recording;
+      else await recording;
       lease.released = true;
       if (outcome === 'failed') feedFailures.failed(run);
       else {
@@ -593,10 +603,32 @@ export function createPoller(deps: PollerDeps): Poller {
     } finally {
       if (!lease.released) await store.releaseLease(POLL_LEASE, deps.instanceId);
     }
+    if (lease.recording) finishInBackground(lease.recording, result);
     // News (not a backfill's history) wrote outbox rows with its events: it goes out within the
     // poll's second, not at the runtime's next check.
     if (result.status !== 'skipped' && result.events.some((e) => !e.backfill)) deps.outbox?.outboxChanged();
     return result;
+  }
+
+  /** The record of a poll that already answered, still being written (PollerDeps.keepAlive). */
+  let finishing: Promise<void> | null = null;
+
+  function finishInBackground(recording: Promise<void>, result: PollResult): void {
+    const runId = result.status === 'skipped' ? '' : result.run.id;
+    const tail = recording.catch(async (error: unknown) => {
+      // The run is lost, as it would be had the poll waited for it; the lease must not stay held.
+      logger.error('could not record the poll run', { run: runId, error: String(error) });
+      try {
+        await store.releaseLease(POLL_LEASE, deps.instanceId);
+      } catch (releaseError) {
+        logger.error('could not give the poll lease back; it frees itself when it expires', { error: String(releaseError) });
+      }
+    });
+    const settled: Promise<void> = tail.finally(() => {
+      if (finishing === settled) finishing = null;
+    });
+    finishing = settled;
+    deps.keepAlive!(settled);
   }
 
   let running: Promise<PollResult> | null = null;
@@ -606,7 +638,9 @@ export function createPoller(deps: PollerDeps): Poller {
         logger.debug('poll requested while one runs: answering with that poll');
         return running;
       }
-      running = pollLeased()
+      // A poll that answered while its record is still written is over for its callers: the next
+      // one is a poll of its own, begun once that record (and the lease's release with it) is in.
+      running = (finishing ? finishing.then(pollLeased) : pollLeased())
         .then((result) => {
           deps.onResult?.(result);
           return result;

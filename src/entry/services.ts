@@ -76,6 +76,8 @@ export type RuntimePorts = {
   metrics?: ServiceMetrics;
   /** Each invocation makes its own poller (Workers): when polling began is then kept in the archive. */
   pollerPerInvocation?: boolean;
+  /** Keeps work going after the invocation's answer (Workers' waitUntil); absent where a process lives on (Node). */
+  keepAlive?: (work: Promise<unknown>) => void;
   /** Aborted when the process stops: every running group sync ends at once. */
   stopSignal?: AbortSignal;
   /** False for a command that keeps no secrets (`poll`): no workspace app. True by default. */
@@ -144,6 +146,7 @@ export function buildServices(config: Config, ports: RuntimePorts & { secrets: S
     announce: createAdminNotice({ mailer, adminEmail: config.ADMIN_EMAIL, publicUrl, logger }),
     onResult: metrics.recordPoll,
     ...(ports.hashes ? { hashes: ports.hashes } : {}),
+    ...(ports.keepAlive ? { keepAlive: ports.keepAlive } : {}),
   });
   const groups = createGroupWiring({
     connection,

@@ -72,7 +72,15 @@ export type WorkerRuntime = { config: Config; ports: RuntimePorts; outbox: Queue
 
 export function createWorkerRuntime(
   env: WorkerBindings & Record<string, unknown>,
-  options: { instanceId: string; keepAlive: (promise: Promise<unknown>) => void; metrics?: ServiceMetrics; clock?: Clock; maxClaimsPerRound?: number },
+  options: {
+    instanceId: string;
+    keepAlive: (promise: Promise<unknown>) => void;
+    metrics?: ServiceMetrics;
+    clock?: Clock;
+    maxClaimsPerRound?: number;
+    /** A quiet poll answers before its run is recorded, the record kept alive (PollerDeps.keepAlive). */
+    quietPollRecordAfterAnswer?: boolean;
+  },
 ): WorkerRuntime {
   const config = workerConfig(env);
   const logger = workerLogger(config);
@@ -102,6 +110,8 @@ export function createWorkerRuntime(
     localOrigin: FALLBACK_PUBLIC_URL,
     metrics: options.metrics,
     pollerPerInvocation: true,
+    // The cron's: an admin's poll answers once its run is recorded, so the runs list shows it.
+    ...(options.quietPollRecordAfterAnswer ? { keepAlive: options.keepAlive } : {}),
     budget: {
       groupMailsPerAttempt: GROUP_MAILS_PER_ATTEMPT,
       maxClaimsPerRound: options.maxClaimsPerRound,

@@ -107,7 +107,7 @@ export default {
   },
 
   async scheduled(controller, env, ctx) {
-    const runtime = createWorkerRuntime(env, { instanceId: newInstanceId('cron'), keepAlive: (p) => ctx.waitUntil(p) });
+    const runtime = createWorkerRuntime(env, { instanceId: newInstanceId('cron'), keepAlive: (p) => ctx.waitUntil(p), quietPollRecordAfterAnswer: true });
     const { store, poller, sourcePoller, pruner, groups, workspaceApp } = await cronServices(runtime);
     const { logger, clock } = runtime.ports;
     const pollMain = async () => {

@@ -1,5 +1,5 @@
 /** How incidents, notes and events look in statuswatch's own JSON API. */
-import { type StatusEvent, summarize } from '../core/events.ts';
+import type { IncidentSummary, StatusEvent } from '../core/events.ts';
 import { htmlToText } from '../core/html-text.ts';
 import { toIsoUtc } from '../core/vendor-time.ts';
 import type { Note } from '../core/incident.ts';
@@ -23,10 +23,22 @@ export function toApiNote(note: Note & { text?: string }) {
   };
 }
 
-/** The fields an incident has in lists and on its own. */
-function incidentFields(incident: Omit<StoredIncident, 'notes'>) {
-  return {
-    ...summarize(incident),
+/**
+ * The fields an incident has in lists and on its own, with its notes' part last: the event
+ * summary's fields (`summarize`) first, in its order, then statuswatch's own. One object literal,
+ * not `{ ...summarize(incident), ... }`: objects built by spreading serialised 5-8x slower, which
+ * was most of the time of a 1,000-incident page. test/http/api.test.ts holds the order.
+ */
+function incidentFields<K extends string, V>(incident: Omit<StoredIncident, 'notes'>, noteCount: number, notesKey: K, notes: V) {
+  const fields = {
+    id: incident.id,
+    title: incident.title,
+    type: incident.type,
+    status: incident.status,
+    url: incident.url,
+    services: incident.services,
+    date_created: incident.dateCreated.raw,
+    date_updated: incident.dateUpdated.raw,
     source: sourceOfIncidentId(incident.id),
     created_at: iso(incident.dateCreated.ms),
     updated_at: iso(incident.dateUpdated.ms),
@@ -35,21 +47,20 @@ function incidentFields(incident: Omit<StoredIncident, 'notes'>) {
     first_seen_at: iso(incident.firstSeenAt),
     last_seen_at: iso(incident.lastSeenAt),
     revision: incident.revision,
-  };
+    note_count: noteCount,
+  } satisfies IncidentSummary & Record<string, unknown>;
+  // Added to the literal's shape, as its last property: no copy.
+  return Object.assign(fields, { [notesKey]: notes } as Record<K, V>);
 }
 
 /** In a list: the latest note only, and how many there are. */
 export function toApiListedIncident(incident: ListedIncident) {
-  return {
-    ...incidentFields(incident),
-    note_count: incident.noteCount,
-    latest_note: incident.latestNote ? toApiNote(incident.latestNote) : null,
-  };
+  return incidentFields(incident, incident.noteCount, 'latest_note', incident.latestNote ? toApiNote(incident.latestNote) : null);
 }
 
 /** On its own: every note, oldest first. */
 export function toApiIncident(incident: StoredIncident) {
-  return { ...incidentFields(incident), note_count: incident.notes.length, notes: incident.notes.map(toApiNote) };
+  return incidentFields(incident, incident.notes.length, 'notes', incident.notes.map(toApiNote));
 }
 
 export function toApiEvent(event: StatusEvent) {

@@ -177,6 +177,11 @@ describe('HTTP API', () => {
       const summary = created.data.incident;
       expect(Object.keys(summary)).toEqual(['id', 'title', 'type', 'status', 'url', 'services', 'date_created', 'date_updated']);
       expect(Object.entries(body.incident).slice(0, 8)).toEqual(Object.entries(summary));
+      const listed = (await service.get('/api/incidents?limit=1000')).body.incidents.find((i: { id: string }) => i.id === '1001');
+      expect(Object.entries(listed).slice(0, 8)).toEqual(Object.entries(summary));
+      const own = ['source', 'created_at', 'updated_at', 'resolved_at', 'duration_seconds', 'first_seen_at', 'last_seen_at', 'revision', 'note_count'];
+      expect(Object.keys(body.incident).slice(8)).toEqual([...own, 'notes']);
+      expect(Object.keys(listed).slice(8)).toEqual([...own, 'latest_note']);
     });
 
     it('answers an unknown id with 404 incident_not_found', async () => {

@@ -26,8 +26,9 @@ async function publish(incidents: RawIncident[]): Promise<void> {
 }
 
 /** A poller over `db`, made for one poll as each cron invocation makes it. */
-function pollerOver(db: D1DatabaseLike, name: string) {
+function pollerOver(db: D1DatabaseLike, name: string, keepAlive?: (work: Promise<unknown>) => void) {
   return createPoller({
+    ...(keepAlive ? { keepAlive } : {}),
     store: createSqliteStore(d1Connection(db)),
     feed: createFetchFeedClient({ baseUrl: simUrl, timeoutMs: 5000, maxBytes: 5_000_000, userAgent: 'test', clock }),
     clock,
@@ -65,5 +66,46 @@ describe('a poll on D1', () => {
 
     // Given back: the next invocation polls.
     expect((await pollerOver(DB, 'next').pollOnce()).status).toBe('ok');
+  });
+
+  it('answers a quiet poll before its run is written, and writes it, lease given back, in the work the cron keeps alive', async () => {
+    await publish([rawIncident({ id: 1, title: 'One' })]);
+    await pollerOver(DB, 'backfill').pollOnce();
+    const count = async (sql: string) => ((await DB.prepare(sql).raw()) as [number][])[0]?.[0];
+    const runs = () => count('SELECT count(*) FROM poll_runs');
+
+    // D1 takes the lease with the first reads at once, and holds every later batch until told.
+    let letThrough!: () => void;
+    const gate = new Promise<void>((resolve) => (letThrough = resolve));
+    let batches = 0;
+    const held = new Proxy(DB as object, {
+      get(target, key, receiver) {
+        const value = Reflect.get(target, key, receiver) as unknown;
+        if (typeof value !== 'function') return value;
+        if (key !== 'batch') return (value as (...a: unknown[]) => unknown).bind(target);
+        return async (list: unknown[]) => {
+          if (++batches > 1) await gate;
+          return (value as (l: unknown[]) => unknown).call(target, list);
+        };
+      },
+    }) as D1DatabaseLike;
+    const kept: Promise<unknown>[] = [];
+    const poller = pollerOver(held, 'cron', (work) => kept.push(work));
+
+    const answered = await Promise.race([poller.pollOnce(), new Promise<'waited for its record'>((r) => setTimeout(() => r('waited for its record'), 2000))]);
+    expect(answered !== 'waited for its record' && answered.status !== 'skipped' && answered.unchanged).toBe(true);
+    expect(kept).toHaveLength(1);
+    expect(await runs()).toBe(1); // the backfill's alone, so far
+
+    // This poller's next poll is a poll of its own, begun once the record and the release are in.
+    const next = poller.pollOnce();
+    letThrough();
+    await Promise.all(kept);
+    expect(await runs()).toBe(2);
+    const again = await next;
+    expect(again.status).toBe('ok');
+    await Promise.all(kept);
+    expect(await runs()).toBe(3);
+    expect(await count("SELECT count(*) FROM leases WHERE name = 'poll'")).toBe(0);
   });
 });

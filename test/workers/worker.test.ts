@@ -185,6 +185,27 @@ describe('the Worker', () => {
     expect(runs?.n).toBe(1);
   });
 
+  it("records a quiet tick's run, and gives its lease back, in the work the invocation keeps alive", async () => {
+    await publish([rawIncident({ id: 8, title: 'Quiet' })]);
+    await runScheduled();
+    const ctx = createExecutionContext();
+    const kept: Promise<unknown>[] = [];
+    const waitUntil = ctx.waitUntil.bind(ctx);
+    ctx.waitUntil = (work: Promise<unknown>) => {
+      kept.push(work);
+      waitUntil(work);
+    };
+    await worker.scheduled(createScheduledController({ scheduledTime: Date.now(), cron: '* * * * *' }), testEnv, ctx);
+    expect(kept.length).toBeGreaterThan(0);
+    await waitOnExecutionContext(ctx);
+    const runs = await testEnv.DB.prepare('SELECT outcome FROM poll_runs ORDER BY started_ms').all<{ outcome: string }>();
+    expect(runs.results.map((r) => r.outcome)).toEqual(['ok', 'ok']);
+    expect(await testEnv.DB.prepare("SELECT count(*) AS n FROM leases WHERE name = 'poll'").first<{ n: number }>()).toEqual({ n: 0 });
+    await publish([rawIncident({ id: 8, title: 'Quiet' }), rawIncident({ id: 9, title: 'Next' })]);
+    await runScheduled();
+    expect((await testEnv.DB.prepare('SELECT count(*) AS n FROM incidents').first<{ n: number }>())?.n).toBe(2);
+  });
+
   it('answers a request with the one error shape when a setting is invalid, and names it only in the log', async () => {
     const ctx = createExecutionContext();
     const res = await worker.fetch(new Request('http://statuswatch.test/api/incidents') as never, { ...testEnv, STATUS_URL: 'ftp://nope' } as WorkerEnv, ctx);
