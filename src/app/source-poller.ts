@@ -209,6 +209,7 @@ export function createSourcePoller(deps: SourcePollerDeps): SourcePoller {
           rejected: [],
           markSeeded: false,
           recordRun: false,
+          source: source.id,
         });
         applied.push(...piece.events);
       }
