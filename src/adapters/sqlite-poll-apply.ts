@@ -18,6 +18,11 @@ import { INCIDENTS_FTS, SORT_KEYS_PER_SECOND } from './store-schema.ts';
 
 export const SEEDED_KEY = 'seeded_at';
 export const GENERATION_KEY = 'generation';
+/**
+ * The main feed's own generation: moved only by writes to its incidents, so a source's poll,
+ * which moves the archive generation, never costs the main poll its "nothing changed" short-cut.
+ */
+export const MAIN_GENERATION_KEY = 'main_generation';
 export const DIFFED_FEED_KEY = 'diffed_feed';
 
 /**
@@ -104,23 +109,23 @@ const INSERT_DELIVERIES = `INSERT INTO deliveries (key, subscription_id, channel
  * The archive generation moves when any incident row is written: by this piece's writes (the
  * first param), or by the last_seen_at refresh that follows, whose condition it repeats.
  */
-const BUMP_GENERATION = `INSERT INTO meta (key, value) SELECT '${GENERATION_KEY}', '1'
+const BUMP_GENERATION = `INSERT INTO meta (key, value) SELECT ?, '1'
   WHERE ? OR EXISTS (SELECT 1 FROM incidents WHERE id IN (SELECT value FROM json_each(?)) AND last_seen_ms < ?)
   ON CONFLICT (key) DO UPDATE SET value = CAST(value AS INTEGER) + 1`;
 const TOUCH_SEEN = `UPDATE incidents SET last_seen_ms = ? WHERE id IN (SELECT value FROM json_each(?)) AND last_seen_ms < ?`;
 const MARK_SEEDED = `INSERT INTO meta (key, value) VALUES ('${SEEDED_KEY}', ?) ON CONFLICT (key) DO NOTHING`;
 /**
- * The DiffedFeed (ports), with the generation as this piece leaves it: after the bump above, in
- * the same list, so a kept digest always names the archive state its diff saw.
+ * The DiffedFeed (ports), with the main feed's generation as this piece leaves it: after the bump
+ * above, in the same list, so a kept digest always names the archive state its diff saw.
  */
 const KEEP_DIFFED_FEED = `INSERT INTO meta (key, value)
-  VALUES ('${DIFFED_FEED_KEY}', json_set(?, '$.generation', coalesce((SELECT CAST(value AS INTEGER) FROM meta WHERE key = '${GENERATION_KEY}'), 0)))
+  VALUES ('${DIFFED_FEED_KEY}', json_set(?, '$.generation', coalesce((SELECT CAST(value AS INTEGER) FROM meta WHERE key = '${MAIN_GENERATION_KEY}'), 0)))
   ON CONFLICT (key) DO UPDATE SET value = excluded.value`;
 const FORGET_DIFFED_FEED = `DELETE FROM meta WHERE key = '${DIFFED_FEED_KEY}'`;
 /** The one read, after every write: what the poller remembers to skip the next unchanged poll. */
 export const READ_GENERATION = `SELECT value FROM meta WHERE key = '${GENERATION_KEY}'`;
-/** The generation and the kept DiffedFeed, in one read. */
-export const READ_LAST_DIFF = `SELECT (SELECT value FROM meta WHERE key = '${GENERATION_KEY}') AS generation,
+/** The main feed's generation and the kept DiffedFeed, in one read. */
+export const READ_LAST_DIFF = `SELECT (SELECT value FROM meta WHERE key = '${MAIN_GENERATION_KEY}') AS generation,
   (SELECT value FROM meta WHERE key = '${DIFFED_FEED_KEY}') AS diffed`;
 
 /** A poll applied in pieces records its run with each piece: the latest piece says it all. */
@@ -144,7 +149,7 @@ const utf8 = new TextEncoder();
 
 /** Every statement of one planned piece, in order; the last one reads the archive generation. */
 export function applyPollStatements(
-  { run, plan, deliveries, seenIds, seenBefore, rejected, markSeeded, diffedFeed, releaseLease, recordRun = true }: ApplyPollInput,
+  { run, plan, deliveries, seenIds, seenBefore, rejected, markSeeded, diffedFeed, releaseLease, recordRun = true, source }: ApplyPollInput,
   rejectedMaxBytes: number,
 ): BatchStatement[] {
   const now = run.startedAt;
@@ -153,7 +158,10 @@ export function applyPollStatements(
   for (const event of plan.events) list.push(eventStatement(event, run.id));
   list.push(...deliveryStatements(deliveries, now));
   const seen = JSON.stringify(seenIds);
-  list.push({ sql: BUMP_GENERATION, params: [plan.writes.length > 0 ? 1 : 0, seen, seenBefore] });
+  const wrote = plan.writes.length > 0 ? 1 : 0;
+  // Both before TOUCH_SEEN, whose condition they repeat.
+  list.push({ sql: BUMP_GENERATION, params: [GENERATION_KEY, wrote, seen, seenBefore] });
+  if (source === undefined) list.push({ sql: BUMP_GENERATION, params: [MAIN_GENERATION_KEY, wrote, seen, seenBefore] });
   list.push({ sql: TOUCH_SEEN, params: [now, seen, seenBefore] });
   if (markSeeded) list.push({ sql: MARK_SEEDED, params: [String(now)] });
   if (diffedFeed) list.push({ sql: KEEP_DIFFED_FEED, params: [JSON.stringify(diffedFeed)] });

@@ -580,9 +580,9 @@ export function createPoller(deps: PollerDeps): Poller {
 
   /**
    * True when some body was read, every body read equals what the last full diff saw (by any
-   * poller) and no process has written the archive since: then the diff would find nothing.
-   * Another process's write (and a feed that went back to what was seen before it) must be
-   * diffed, hence the generation check.
+   * poller) and no process has written the main feed's incidents since: then the diff would find
+   * nothing. Another process's write (and a feed that went back to what was seen before it) must
+   * be diffed, hence the check of the main feed's generation; a source's writes leave it.
    */
   function unchangedSinceLastDiff(good: SourceRead[], { generation, diffed }: LastDiff, now: number): boolean {
     if (good.length === 0 || !diffed || now - diffed.atMs >= LAST_SEEN_PRECISION_MS || generation !== diffed.generation) return false;

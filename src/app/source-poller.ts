@@ -56,7 +56,7 @@ const MAINTENANCES_KEY = /"scheduled_maintenances"\s*:/;
 export type SourceEndpointReport = { path: string; durationMs: number; notModified?: boolean; bytes?: number; error?: string };
 
 export type SourcePollResult =
-  | { sourceId: string; status: 'skipped'; reason: 'another poll is running' | 'no such source' }
+  | { sourceId: string; status: 'skipped'; reason: 'another poll is running' | 'no such source' | 'polled since asked' }
   | {
       sourceId: string;
       status: 'ok' | 'failed';
@@ -97,8 +97,11 @@ export type SourcePollerDeps = {
 export const SOURCE_POLLS_AT_ONCE = 8;
 
 export type SourcePoller = {
-  /** Polls the source now, unless another poll of it holds its lease. */
-  pollSource(sourceId: string): Promise<SourcePollResult>;
+  /**
+   * Polls the source now, unless another poll of it holds its lease. `unlessPolledSince`: not when
+   * a poll of it began at or after that instant (a poll asked for twice is done once).
+   */
+  pollSource(sourceId: string, options?: { unlessPolledSince?: number }): Promise<SourcePollResult>;
   /**
    * Polls every source, each on its own (a few at a time): one that fails, even on the archive,
    * is that source's failed result, never the others'. Results in the order of the sources.
@@ -206,6 +209,7 @@ export function createSourcePoller(deps: SourcePollerDeps): SourcePoller {
           rejected: [],
           markSeeded: false,
           recordRun: false,
+          source: source.id,
         });
         applied.push(...piece.events);
       }
@@ -272,9 +276,7 @@ export function createSourcePoller(deps: SourcePollerDeps): SourcePoller {
     return { sourceId: source.id, status: 'failed', unchanged: false, events: [], componentChanges: [], pendingIncidents: 0, reads, error };
   }
 
-  async function pollSource(sourceId: string): Promise<SourcePollResult> {
-    const source = await store.getSource(sourceId);
-    if (!source) return { sourceId, status: 'skipped', reason: 'no such source' };
+  async function pollSource(sourceId: string, options: { unlessPolledSince?: number } = {}): Promise<SourcePollResult> {
     const startedAt = clock.now();
     const lease = sourceLeaseName(sourceId);
     if (!(await store.tryAcquireLease(lease, deps.instanceId, startedAt, leaseTtlMs))) {
@@ -282,6 +284,13 @@ export function createSourcePoller(deps: SourcePollerDeps): SourcePoller {
       return { sourceId, status: 'skipped', reason: 'another poll is running' };
     }
     try {
+      // Read under the lease: a poll that ended just before it was taken left its validators and
+      // its last poll time, and this one goes on from them.
+      const source = await store.getSource(sourceId);
+      if (!source) return { sourceId, status: 'skipped', reason: 'no such source' };
+      if (options.unlessPolledSince !== undefined && lastPolledAt(source) >= options.unlessPolledSince) {
+        return { sourceId, status: 'skipped', reason: 'polled since asked' };
+      }
       return await pollLocked(source, startedAt);
     } finally {
       await store.releaseLease(lease, deps.instanceId);

@@ -7,7 +7,8 @@ import { waitUntil } from 'cloudflare:workers';
 import type { Hono } from 'hono';
 import type { OutboxWakeUp } from '../adapters/queue-outbox-signal.ts';
 import { ConfigError } from '../config.ts';
-import type { Clock, OutboxStore } from '../core/ports.ts';
+import { askForSourcePolls, isSourcePollRequest, pollAskedSources } from '../app/source-spread.ts';
+import type { Clock, OutboxStore, SourcePollRequest } from '../core/ports.ts';
 import { createApp } from '../http/app.ts';
 import { buildServices, createAppDeps } from './services.ts';
 import { createServiceMetrics, createWorkerRuntime, QUEUE_ROUND_MAX_DELIVERIES, cronServices, workerSecrets, type WorkerRuntime } from './worker-runtime.ts';
@@ -16,16 +17,19 @@ import { createServiceMetrics, createWorkerRuntime, QUEUE_ROUND_MAX_DELIVERIES, 
 export type WorkerEnv = {
   DB: D1Database;
   DELIVERIES: Queue<OutboxWakeUp>;
+  /** The sources queue: one poll request per source each tick. Without it, a few sources per tick. */
+  SOURCES?: Queue<SourcePollRequest>;
 } & Record<string, unknown>;
 
 /** Retention runs on the cron ticks of every tenth minute, as Node's `*\/10 * * * *`. */
 const PRUNE_EVERY_MINUTES = 10;
 /**
- * Sources a cron tick polls: each takes up to three fetches and a dozen D1 calls, and one tick
- * has its subrequest budget to share with the main feed's poll and the group sync. With more
- * sources, each is polled every ceil(sources / this) minutes, longest-waiting first.
+ * Sources a cron tick polls itself when there is no sources queue (the Free plan): a source's
+ * full read costs 16 subrequests (3 fetches, 13 D1 calls, measured), and the tick shares its 50
+ * with the main feed's poll, the group sync and a wake-up. With more sources, each is polled every
+ * ceil(sources / this) minutes, longest-waiting first.
  */
-const WORKER_SOURCES_PER_TICK = 3;
+const WORKER_SOURCES_PER_TICK = 2;
 
 // One app per isolate (per env object): its response cache and memos are only ever served while
 // the archive generation read from D1 is the one they were built at, so a stale isolate cannot
@@ -120,10 +124,13 @@ export default {
       }
     };
     // The main feed first, so the sources' reads never spend the invocation's subrequests before
-    // it; then the sources polled longest ago, a few a tick, each under its own lease.
+    // it. Then every source is asked for on the sources queue, one message each, polled by the
+    // queue's invocations with budgets of their own; without that queue, the sources polled
+    // longest ago, a few a tick, each under its own lease.
     await pollMain();
     try {
-      await sourcePoller.pollAll({ atMost: WORKER_SOURCES_PER_TICK });
+      if (env.SOURCES) await askForSourcePolls({ store, queue: env.SOURCES, clock });
+      else await sourcePoller.pollAll({ atMost: WORKER_SOURCES_PER_TICK });
     } catch (error) {
       logger.error('source polls failed', { error: error instanceof Error ? error.message : String(error) });
     }
@@ -149,6 +156,21 @@ export default {
   },
 
   async queue(batch, env, ctx) {
+    if (batch.messages.length > 0 && batch.messages.every((m) => isSourcePollRequest(m.body))) {
+      // The sources queue: each message its source's poll, side by side, answered one by one.
+      const runtime = createWorkerRuntime(env, { instanceId: newInstanceId('sources'), keepAlive: (p) => ctx.waitUntil(p) });
+      const { sourcePoller } = await cronServices(runtime);
+      const outcomes = await pollAskedSources(
+        { sourcePoller, logger: runtime.ports.logger },
+        batch.messages.map((m) => m.body as SourcePollRequest),
+      );
+      for (const [index, message] of batch.messages.entries()) {
+        if (outcomes[index]?.answer === 'retry') message.retry();
+        else message.ack();
+      }
+      await runtime.outbox.settled();
+      return;
+    }
     // However many wake-ups came together, one bounded round: they all mean "look at the outbox".
     const runtime = createWorkerRuntime(env, {
       instanceId: newInstanceId('queue'),
@@ -169,4 +191,4 @@ export default {
     await runtime.outbox.settled();
     batch.ackAll();
   },
-} satisfies ExportedHandler<WorkerEnv, OutboxWakeUp>;
+} satisfies ExportedHandler<WorkerEnv, OutboxWakeUp | SourcePollRequest>;

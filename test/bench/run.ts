@@ -19,6 +19,7 @@ import { benchReliabilityQuery, type ReliabilityQueryOptions } from './reliabili
 import { benchStartup, type StartupOptions } from './startup.ts';
 import { benchRetention, type RetentionBenchOptions } from './retention.ts';
 import { benchSearchLoad, type SearchLoadOptions } from './search-load.ts';
+import { benchSources, type SourcesOptions } from './sources.ts';
 import { heading } from './table.ts';
 
 const QUICK = process.env.BENCH_QUICK === '1';
@@ -155,6 +156,9 @@ const GROUP_SYNC: GroupSyncOptions = {
 // Full: a few seconds (the spec's largest group, 750 turns); quick: under a second.
 const GROUP_MAIL: GroupMailOptions = { members: QUICK ? [1_000] : [5_000, 15_000], perTurn: 20 };
 
+// Full: about a minute (100 pages, each minute against its bare reads); quick: a few seconds.
+const SOURCES: SourcesOptions = { sources: 100, changedPerMinute: 10, rounds: QUICK ? 3 : 20, warmUpRounds: QUICK ? 1 : 3 };
+
 const started = performance.now();
 const cpu = cpus()[0]?.model ?? 'unknown CPU';
 console.log(`statuswatch benchmarks${QUICK ? ' (BENCH_QUICK: small data, few rounds; figures are rough)' : ''}`);
@@ -178,6 +182,7 @@ for (const [name, section] of [
   ['MCP search', () => benchMcpSearch(MCP_SEARCH)],
   ['group sync', () => benchGroupSync(GROUP_SYNC)],
   ['group mail', () => benchGroupMail(GROUP_MAIL)],
+  ['sources', () => benchSources(SOURCES)],
 ] as const satisfies readonly (readonly [string, () => Promise<SectionReport>])[]) {
   if (ONLY.length > 0 && !ONLY.some((word) => name.toLowerCase().includes(word))) continue;
   try {

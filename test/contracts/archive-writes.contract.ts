@@ -54,6 +54,20 @@ export function archiveWritesContract(target: StoreTarget): void {
       expect((await store.listEvents({}, 0, 10)).map((e) => e.id)).toEqual(input.plan.events.map((e) => e.id));
     });
 
+    it("moves the archive generation with a source's writes, and the main feed's generation only with its own", async () => {
+      const main = await applyPollOf(store, [rawIncident({ id: 1 })], T0);
+      const mainGeneration = (await store.lastDiff()).generation;
+      expect(mainGeneration).not.toBe(0);
+      const input = await planPollOf(store, [rawIncident({ id: 2 })], T0 + MINUTE_MS);
+      const afterSource = await store.applyPoll({ ...input, recordRun: false, source: 'src_acme' });
+      expect(afterSource).not.toBe(main.generation);
+      expect(await store.archiveGeneration()).toBe(afterSource);
+      expect((await store.lastDiff()).generation).toBe(mainGeneration);
+      // The main feed's next write moves it again.
+      await applyPollOf(store, [rawIncident({ id: 1, title: 'Edited' })], T0 + 2 * MINUTE_MS);
+      expect((await store.lastDiff()).generation).not.toBe(mainGeneration);
+    });
+
     it('reads an incident back exactly as the feed showed it, from this store and from another', async () => {
       const raw = rawIncident({ services: ['Messaging', 'Files'] });
       await applyPollOf(store, [raw], T0);

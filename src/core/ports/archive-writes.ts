@@ -52,7 +52,7 @@ export type RecordedRejection = Omit<RejectedPayload, 'body'> & {
 /**
  * What the last full diff read, kept with the archive so any poller (a Worker makes one per cron
  * invocation) can tell that bodies equal to these would find nothing: per source, the body's
- * SHA-256 and what it held; when it was diffed; and the archive generation the diff left.
+ * SHA-256 and what it held; when it was diffed; and the main feed's generation the diff left.
  */
 export type DiffedFeed = {
   atMs: number;
@@ -70,7 +70,11 @@ export type DiffedFeed = {
 /** Incident id to [archived revision, digest of the incident as observed]. */
 export type IncidentDigests = Record<string, [number, string]>;
 
-/** The archive generation now, and the DiffedFeed kept by the last poll that diffed in full (null: none). */
+/**
+ * The main feed's generation now (it moves whenever one of the main feed's incident rows is
+ * written, by any process; a source's writes move only the archive generation), and the
+ * DiffedFeed kept by the last poll that diffed in full (null: none).
+ */
 export type LastDiff = { generation: number; diffed: DiffedFeed | null };
 
 /** What a poll reads before it fetches, read with its lease in one step (`openPoll`). */
@@ -99,6 +103,11 @@ export type ApplyPollInput = {
    * (SourceStore.savePollState), and the run history says how the main feed is read. True by default.
    */
   recordRun?: boolean;
+  /**
+   * The source whose incidents these are (SourceRecord.id); absent for the main feed. Only the
+   * main feed's writes move LastDiff's generation.
+   */
+  source?: string;
 };
 
 /**

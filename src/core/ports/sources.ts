@@ -73,3 +73,15 @@ export interface SourceStore {
    */
   saveComponentStates(sourceId: string, states: readonly ComponentState[], now: number): Promise<void>;
 }
+
+/**
+ * A request on the sources queue (Workers): poll this source, unless a poll of it has begun since
+ * `askedAt` (a request delivered twice, or late, is done once).
+ */
+export type SourcePollRequest = { kind: 'poll_source'; sourceId: string; askedAt: number };
+
+/** Carries poll requests to the invocations that poll (a Workers Queue producer binding has this shape). */
+export interface SourcePollQueue {
+  /** At most SOURCE_REQUESTS_PER_SEND messages a call. */
+  sendBatch(messages: readonly { body: SourcePollRequest }[]): Promise<unknown>;
+}
