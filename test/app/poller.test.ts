@@ -4,11 +4,24 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createConsoleLogger } from '../../src/adapters/console-logger.ts';
 import { createFetchFeedClient } from '../../src/adapters/fetch-feed-client.ts';
 import { nodeHashes } from '../../src/adapters/node-hashes.ts';
-import { createPoller, LAST_SEEN_PRECISION_MS, type Poller, type PollResult } from '../../src/app/poller.ts';
-import type { Clock, Hashes } from '../../src/core/ports.ts';
+import { createPoller, LAST_SEEN_PRECISION_MS, type Poller, type PollerDeps, type PollResult } from '../../src/app/poller.ts';
+import type { Clock, Hashes, PollStore } from '../../src/core/ports.ts';
 import { rawIncident } from '../fixtures/vendor-builders.ts';
 import { startTestVendor, type TestVendor } from '../helpers/service.ts';
 import { openTempArchive, type TempArchive } from '../helpers/temp-archive.ts';
+
+/** A poller of the vendor's feed into `store`, as each runtime makes one; `more` adds or replaces what a test needs. */
+function pollerOf(vendor: TestVendor, store: PollStore, clock: Clock, instanceId: string, more: Partial<PollerDeps> = {}): Poller {
+  return createPoller({
+    store,
+    feed: createFetchFeedClient({ baseUrl: vendor.url, timeoutMs: 2000, maxBytes: 5_000_000, userAgent: 'test', clock }),
+    clock,
+    logger: createConsoleLogger({ level: 'error', format: 'json', write: () => {} }),
+    instanceId,
+    newId: randomUUID,
+    ...more,
+  });
+}
 
 describe('poller', () => {
   let vendor: TestVendor;
@@ -16,15 +29,32 @@ describe('poller', () => {
   let now = Date.UTC(2026, 10, 22, 10, 0, 0);
   const clock: Clock = { now: () => now };
 
-  const newPoller = (name: string) =>
-    createPoller({
-      store: archive.store,
-      feed: createFetchFeedClient({ baseUrl: vendor.url, timeoutMs: 2000, maxBytes: 5_000_000, userAgent: 'test', clock }),
-      clock,
-      logger: createConsoleLogger({ level: 'error', format: 'json', write: () => {} }),
-      instanceId: name,
-      newId: randomUUID,
+  const newPoller = (name: string, more: Partial<PollerDeps> = {}) => pollerOf(vendor, archive.store, clock, name, more);
+
+  /** Another process retitles an archived incident without reading this feed: its revision moves on. */
+  async function retitleElsewhere(id: string, title: string) {
+    const [archived] = (await archive.store.loadIncidents([id])).values();
+    await archive.store.applyPoll({
+      run: { id: randomUUID(), startedAt: now, finishedAt: now, outcome: 'ok', sources: [], changes: {} },
+      plan: {
+        writes: [
+          {
+            incident: { ...archived!, title },
+            previous: archived!,
+            baseRevision: archived!.revision,
+            revision: archived!.revision + 1,
+            resolvedAt: archived!.resolvedAt,
+          },
+        ],
+        events: [],
+      },
+      deliveries: [],
+      seenIds: [],
+      seenBefore: now,
+      rejected: [],
+      markSeeded: false,
     });
+  }
 
   beforeAll(async () => {
     vendor = await startTestVendor();
@@ -72,27 +102,7 @@ describe('poller', () => {
     });
 
     // Another process writes incident 7 without reading this feed: the same bodies are diffed again.
-    const [archived] = (await archive.store.loadIncidents(['7'])).values();
-    await archive.store.applyPoll({
-      run: { id: randomUUID(), startedAt: now, finishedAt: now, outcome: 'ok', sources: [], changes: {} },
-      plan: {
-        writes: [
-          {
-            incident: { ...archived!, title: 'Edited elsewhere' },
-            previous: archived!,
-            baseRevision: archived!.revision,
-            revision: archived!.revision + 1,
-            resolvedAt: archived!.resolvedAt,
-          },
-        ],
-        events: [],
-      },
-      deliveries: [],
-      seenIds: [],
-      seenBefore: now,
-      rejected: [],
-      markSeeded: false,
-    });
+    await retitleElsewhere('7', 'Edited elsewhere');
     now += 60_000;
     const after = await newPoller('f').pollOnce();
     expect(after.status !== 'skipped' && { unchanged: after.unchanged, events: after.events.map((e) => e.type) }).toEqual({
@@ -115,49 +125,20 @@ describe('poller', () => {
       loaded.push([...ids]);
       return archive.store.loadIncidents(ids);
     };
-    const pollerOver = (name: string) =>
-      createPoller({
-        store: counting,
-        feed: createFetchFeedClient({ baseUrl: vendor.url, timeoutMs: 2000, maxBytes: 5_000_000, userAgent: 'test', clock }),
-        clock,
-        logger: createConsoleLogger({ level: 'error', format: 'json', write: () => {} }),
-        instanceId: name,
-        newId: randomUUID,
-      });
 
     await vendor.setIncidents([feed[0]!, { ...feed[1]!, title: 'Two, edited' }, feed[2]!]);
     now += 60_000;
-    const edited = await pollerOver('h').pollOnce();
+    const edited = await newPoller('h', { store: counting }).pollOnce();
     expect(edited.status !== 'skipped' && edited.events.map((e) => e.id)).toEqual(['32.r2.updated']);
     expect(loaded).toEqual([['32']]);
 
     // Another process rewrites incident 33 as the feed never showed it: its revision moved, so
     // the next poll diffs it again although the feed did not change it, and puts it back.
-    const [archived] = (await archive.store.loadIncidents(['33'])).values();
-    await archive.store.applyPoll({
-      run: { id: randomUUID(), startedAt: now, finishedAt: now, outcome: 'ok', sources: [], changes: {} },
-      plan: {
-        writes: [
-          {
-            incident: { ...archived!, title: 'Three, elsewhere' },
-            previous: archived!,
-            baseRevision: archived!.revision,
-            revision: archived!.revision + 1,
-            resolvedAt: archived!.resolvedAt,
-          },
-        ],
-        events: [],
-      },
-      deliveries: [],
-      seenIds: [],
-      seenBefore: now,
-      rejected: [],
-      markSeeded: false,
-    });
+    await retitleElsewhere('33', 'Three, elsewhere');
     await vendor.setIncidents([{ ...feed[0]!, title: 'One, edited' }, { ...feed[1]!, title: 'Two, edited' }, feed[2]!]);
     loaded.length = 0;
     now += 60_000;
-    const next = await pollerOver('i').pollOnce();
+    const next = await newPoller('i', { store: counting }).pollOnce();
     expect(next.status !== 'skipped' && next.events.map((e) => e.id).sort()).toEqual(['31.r2.updated', '33.r3.updated']);
     expect(loaded.flat().sort()).toEqual(['31', '33']);
     expect((await archive.store.getIncident('33'))?.title).toBe('Three');
@@ -174,15 +155,7 @@ describe('poller', () => {
       hmacSha256: nodeHashes.hmacSha256,
     };
     now += 1000;
-    const poller = createPoller({
-      store: archive.store,
-      feed: createFetchFeedClient({ baseUrl: vendor.url, timeoutMs: 2000, maxBytes: 5_000_000, userAgent: 'test', clock }),
-      clock,
-      logger: createConsoleLogger({ level: 'error', format: 'json', write: () => {} }),
-      instanceId: 'k',
-      newId: randomUUID,
-      hashes,
-    });
+    const poller = newPoller('k', { hashes });
     const result = await poller.pollOnce();
     expect(result.status !== 'skipped' && result.events.map((e) => e.id)).toEqual(['51.r1.created']);
     // Two bodies and the one incident.
@@ -215,13 +188,8 @@ describe('poller, when the vendor changes more incidents than one poll may write
   const logged: string[] = [];
 
   const newPoller = () =>
-    createPoller({
-      store: archive.store,
-      feed: createFetchFeedClient({ baseUrl: vendor.url, timeoutMs: 2000, maxBytes: 5_000_000, userAgent: 'test', clock }),
-      clock,
+    pollerOf(vendor, archive.store, clock, 'budget', {
       logger: createConsoleLogger({ level: 'warn', format: 'json', write: (line) => void logged.push(line) }),
-      instanceId: 'budget',
-      newId: randomUUID,
       maxIncidentWrites: BUDGET,
     });
 

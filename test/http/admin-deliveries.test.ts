@@ -3,12 +3,11 @@
  * file seeded with the scenario's news (seed-archive.ts), real webhook sends): each row says which event it carries (type, incident
  * linked, title), where it went, its attempts and its last error, with vendor text escaped.
  */
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { rawIncident } from '../fixtures/vendor-builders.ts';
-import { type AdminPageClient, signInAdmin } from '../helpers/admin-page-client.ts';
-import { startTestApp, type TestApp } from '../helpers/app-service.ts';
-import { NO_FEED_URL, seedArchive } from '../helpers/seed-archive.ts';
-import { startWebhookReceiver, type WebhookReceiver } from '../helpers/webhook-receiver.ts';
+import { useAppWithoutFeed } from '../helpers/app-on-vendor.ts';
+import { seedArchive } from '../helpers/seed-archive.ts';
+import { startWebhookReceiver } from '../helpers/webhook-receiver.ts';
 
 const HOSTILE_TITLE = 'Uploads fail <img src=x onerror=alert(1)>';
 const REFUSING_URL = 'http://127.0.0.1:9/refused';
@@ -25,32 +24,20 @@ function rows(html: string): string[] {
 }
 
 describe('admin deliveries', () => {
-  let receiver: WebhookReceiver;
-  let service: TestApp;
-  let admin: AdminPageClient;
-
-  beforeEach(async () => {
-    receiver = await startWebhookReceiver();
-    service = await startTestApp(NO_FEED_URL, { env: { WEBHOOK_ALLOW_PRIVATE: 'true' } });
-    admin = await signInAdmin(service);
-  });
-  afterEach(async () => {
-    await service.close();
-    await receiver.close();
-  });
+  const t = useAppWithoutFeed({ side: startWebhookReceiver, env: () => ({ WEBHOOK_ALLOW_PRIVATE: 'true' }), signIn: true });
 
   async function deliverNews() {
-    expect((await seedArchive(service.store, [])).outcome).toBe('ok'); // seeds the archive: nothing is news yet
-    const good = (await service.admin('POST', '/api/subscriptions', { channel: 'webhook', url: receiver.url })).body.subscription;
-    const bad = (await service.admin('POST', '/api/subscriptions', { channel: 'channel', url: REFUSING_URL })).body.subscription;
-    await seedArchive(service.store, [rawIncident({ id: 77, title: HOSTILE_TITLE })]);
-    await service.deliverNow();
+    expect((await seedArchive(t.service.store, [])).outcome).toBe('ok'); // seeds the archive: nothing is news yet
+    const good = (await t.service.admin('POST', '/api/subscriptions', { channel: 'webhook', url: t.side.url })).body.subscription;
+    const bad = (await t.service.admin('POST', '/api/subscriptions', { channel: 'channel', url: REFUSING_URL })).body.subscription;
+    await seedArchive(t.service.store, [rawIncident({ id: 77, title: HOSTILE_TITLE })]);
+    await t.service.deliverNow();
     return { good, bad };
   }
 
   it('shows each delivery’s event, its incident linked, where it went, its attempts and last error', async () => {
     const { good, bad } = await deliverNews();
-    const page = await admin.get('/admin/deliveries');
+    const page = await t.admin.get('/admin/deliveries');
     expect(page.status).toBe(200);
     expect(page.html).toContain('<th scope="col">Event</th>');
     expect(page.html).toContain('<th scope="col">To</th>');
@@ -60,12 +47,12 @@ describe('admin deliveries', () => {
     expect(page.html).toContain(`href="/admin/subscriptions/${good.id}"`);
     expect(page.html).toContain(`href="/admin/subscriptions/${bad.id}"`);
 
-    const [refused, sent] = [rows(page.html).find((r) => r.includes(REFUSING_URL)), rows(page.html).find((r) => r.includes(receiver.url))];
+    const [refused, sent] = [rows(page.html).find((r) => r.includes(REFUSING_URL)), rows(page.html).find((r) => r.includes(t.side.url))];
     expect(sent).toMatch(
       /^#\d+ done incident\.created #77 Uploads fail &lt;img src=x onerror=alert\(1\)&gt; webhook: 127\.0\.0\.1:\d+\/hook http:\/\/127\.0\.0\.1:\d+\/hook 1 \S+ \S+ UTC sent \S+ \S+ UTC$/,
     );
     // The error the API reports, word for word (the runtime's own words differ: refused, or a lost connection on workerd).
-    const [failed] = (await service.admin('GET', `/api/deliveries?subscription=${bad.id}`)).body.deliveries;
+    const [failed] = (await t.service.admin('GET', `/api/deliveries?subscription=${bad.id}`)).body.deliveries;
     expect(failed.last_error).toBeTruthy();
     expect(refused).toMatch(
       /^#\d+ pending incident\.created #77 .* channel: 127\.0\.0\.1:9\/refused http:\/\/127\.0\.0\.1:9\/refused 1 \S+ \S+ UTC next \S+ \S+ UTC /,
@@ -75,34 +62,34 @@ describe('admin deliveries', () => {
 
   it('says a delivery’s subscription was deleted, and shows its event and target on its own page', async () => {
     const { good } = await deliverNews();
-    const list = await admin.get(`/admin/deliveries?subscription=${good.id}`);
+    const list = await t.admin.get(`/admin/deliveries?subscription=${good.id}`);
     const id = /<a href="\/admin\/deliveries\/(\d+)">/.exec(list.html)?.[1];
-    const detail = await admin.get(`/admin/deliveries/${id}`);
+    const detail = await t.admin.get(`/admin/deliveries/${id}`);
     expect(detail.html).toContain('<a href="/incidents/77">#77</a>');
-    const where = new URL(receiver.url);
+    const where = new URL(t.side.url);
     expect(detail.html).toContain(
-      `webhook: <a class="subscription-title" href="/admin/subscriptions/${good.id}">${where.host}${where.pathname}</a><span class="id-detail" title="${receiver.url}">${receiver.url}</span>`,
+      `webhook: <a class="subscription-title" href="/admin/subscriptions/${good.id}">${where.host}${where.pathname}</a><span class="id-detail" title="${t.side.url}">${t.side.url}</span>`,
     );
 
-    await service.admin('DELETE', `/api/subscriptions/${good.id}`);
-    const after = await admin.get(`/admin/deliveries?subscription=${good.id}`);
+    await t.service.admin('DELETE', `/api/subscriptions/${good.id}`);
+    const after = await t.admin.get(`/admin/deliveries?subscription=${good.id}`);
     expect(rows(after.html)[0]).toContain(`webhook: ${good.id} (deleted)`);
-    expect((await admin.get(`/admin/deliveries/${id}`)).html).toContain('(deleted)');
+    expect((await t.admin.get(`/admin/deliveries/${id}`)).html).toContain('(deleted)');
   });
 
   it('lists the newest 50 attempts of a delivery that was replayed past that, and says how many there were', async () => {
     const { good } = await deliverNews();
-    const id = (await service.admin('GET', `/api/deliveries?subscription=${good.id}`)).body.deliveries[0].id;
+    const id = (await t.service.admin('GET', `/api/deliveries?subscription=${good.id}`)).body.deliveries[0].id;
     for (let i = 0; i < 52; i++) {
-      expect((await service.admin('POST', `/api/deliveries/${id}/replay`)).status).toBe(200);
-      await service.deliverNow();
+      expect((await t.service.admin('POST', `/api/deliveries/${id}/replay`)).status).toBe(200);
+      await t.service.deliverNow();
     }
-    const page = await admin.get(`/admin/deliveries/${id}`);
+    const page = await t.admin.get(`/admin/deliveries/${id}`);
     expect(page.html).toContain('53 attempts, the newest 50 shown');
     const attemptsTable = page.html.slice(page.html.indexOf('id="attempts-title"'));
     expect(attemptsTable.match(/<tr><th scope="row">/g)).toHaveLength(50);
     // The API's attempt log is bounded the same way: the newest 50, oldest first, and the total.
-    const api = (await service.admin('GET', `/api/deliveries/${id}`)).body.delivery;
+    const api = (await t.service.admin('GET', `/api/deliveries/${id}`)).body.delivery;
     expect(api.attempts).toBe(53);
     expect(api.attempt_log).toHaveLength(50);
     const times = api.attempt_log.map((a: { attempted_at: string }) => Date.parse(a.attempted_at));

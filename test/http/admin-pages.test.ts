@@ -4,47 +4,28 @@
  * replay through the page form that a real webhook receiver sees. Refused payloads come from real
  * polls of the simulated vendor; the news replayed is seeded into the archive (seed-archive.ts).
  */
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { rawIncident } from '../fixtures/vendor-builders.ts';
-import { ADMIN_TOKEN, startTestApp, type TestApp } from '../helpers/app-service.ts';
+import { useAppOnVendor } from '../helpers/app-on-vendor.ts';
+import { ADMIN_TOKEN, startTestApp } from '../helpers/app-service.ts';
 import { seedArchive } from '../helpers/seed-archive.ts';
-import { startTestVendor, type TestVendor } from '../helpers/service.ts';
-import { startWebhookReceiver, type WebhookReceiver } from '../helpers/webhook-receiver.ts';
+import { startWebhookReceiver } from '../helpers/webhook-receiver.ts';
 
 type Page = { status: number; headers: Headers; html: string };
 
 const HOSTILE_URL = 'https://hooks.example.test/<script>alert(1)</script>?q="><img src=x onerror=alert(2)>';
 
 describe('admin pages', () => {
-  let vendor: TestVendor;
-  let receiver: WebhookReceiver;
-  let service: TestApp;
-
-  beforeAll(async () => {
-    vendor = await startTestVendor({ historyWindowDays: 100_000 });
-  });
-  afterAll(async () => {
-    await vendor.close();
-  });
-  beforeEach(async () => {
-    await vendor.setIncidents([]);
-    await vendor.clearFaults();
-    receiver = await startWebhookReceiver();
-    service = await startTestApp(vendor.url, { env: { WEBHOOK_ALLOW_PRIVATE: 'true' } });
-  });
-  afterEach(async () => {
-    await service.close();
-    await receiver.close();
-  });
+  const t = useAppOnVendor({ side: startWebhookReceiver, env: () => ({ WEBHOOK_ALLOW_PRIVATE: 'true' }) });
 
   const get = async (path: string, cookie?: string): Promise<Page> => {
-    const res = await service.fetch(service.url + path, { redirect: 'manual', headers: cookie ? { cookie } : {} });
+    const res = await t.service.fetch(t.service.url + path, { redirect: 'manual', headers: cookie ? { cookie } : {} });
     return { status: res.status, headers: res.headers, html: await res.text() };
   };
   const post = async (path: string, fields: Record<string, string>, options: { cookie?: string; origin?: string | null } = {}): Promise<Page> => {
-    const origin = options.origin === undefined ? service.url : options.origin;
+    const origin = options.origin === undefined ? t.service.url : options.origin;
     const headers: Record<string, string> = { ...(origin ? { origin } : {}), ...(options.cookie ? { cookie: options.cookie } : {}) };
-    const res = await service.fetch(service.url + path, { method: 'POST', body: new URLSearchParams(fields), headers, redirect: 'manual' });
+    const res = await t.service.fetch(t.service.url + path, { method: 'POST', body: new URLSearchParams(fields), headers, redirect: 'manual' });
     return { status: res.status, headers: res.headers, html: await res.text() };
   };
   /** Signs in through the form; returns the cookie to send back, and the raw Set-Cookie. */
@@ -56,8 +37,8 @@ describe('admin pages', () => {
     return { cookie: setCookie.split(';')[0]!, setCookie };
   }
   const csrfOn = (html: string) => /name="csrf" value="([^"]+)"/.exec(html)?.[1] ?? '';
-  async function webhook(url = receiver.url) {
-    const res = await service.admin('POST', '/api/subscriptions', { channel: 'webhook', url });
+  async function webhook(url = t.side.url) {
+    const res = await t.service.admin('POST', '/api/subscriptions', { channel: 'webhook', url });
     expect(res.status).toBe(201);
     return res.body.subscription as { id: string };
   }
@@ -87,9 +68,9 @@ describe('admin pages', () => {
   it('never locks the token holder out: guesses from their address only delay them by seconds', async () => {
     // A stranger behind the same proxy (no TRUST_PROXY: one address for all) guesses as fast as
     // the throttle lets them, told each time how long to wait.
-    await service.close();
+    await t.service.close();
     let skewMs = 0;
-    service = await startTestApp(vendor.url, { clock: { now: () => Date.now() + skewMs } });
+    t.service = await startTestApp(t.vendor.url, { clock: { now: () => Date.now() + skewMs } });
     const waits: number[] = [];
     for (let wrong = 0; wrong < 15; ) {
       const res = await post('/admin/sign-in', { token: `guess-${wrong}` });
@@ -117,9 +98,9 @@ describe('admin pages', () => {
   it('lets a browser that signed in before straight in while a stranger at its address is throttled', async () => {
     // Frozen time: the one-second wait the guesses earn must not run out while a slower store
     // (D1) serves twenty of them at once.
-    await service.close();
+    await t.service.close();
     const nowMs = Date.now();
-    service = await startTestApp(vendor.url, { clock: { now: () => nowMs } });
+    t.service = await startTestApp(t.vendor.url, { clock: { now: () => nowMs } });
     const first = await post('/admin/sign-in', { token: ADMIN_TOKEN });
     const device =
       first.headers
@@ -162,16 +143,16 @@ describe('admin pages', () => {
     const newToken = 'a-new-admin-token-9876543210';
     const { cookie } = await signIn();
     const restart = async (env: Record<string, string>) => {
-      const dir = service.dir;
-      await service.close();
-      service = await startTestApp(vendor.url, { dir, env });
+      const dir = t.service.dir;
+      await t.service.close();
+      t.service = await startTestApp(t.vendor.url, { dir, env });
     };
     await restart({});
     expect((await get('/admin', cookie)).status).toBe(200);
 
     await restart({ ADMIN_TOKEN: newToken });
     expect((await get('/admin', cookie)).status).toBe(303);
-    const oldBearer = await service.fetch(`${service.url}/api/admin/polls`, { headers: { authorization: `Bearer ${ADMIN_TOKEN}` } });
+    const oldBearer = await t.service.fetch(`${t.service.url}/api/admin/polls`, { headers: { authorization: `Bearer ${ADMIN_TOKEN}` } });
     expect(oldBearer.status).toBe(401);
     const fresh = await post('/admin/sign-in', { token: newToken });
     expect(fresh.status).toBe(303);
@@ -192,8 +173,8 @@ describe('admin pages', () => {
   });
 
   it('marks the cookie Secure, as __Secure-, exactly when PUBLIC_URL is https, even over a proxy that forwards plain http', async () => {
-    await service.close();
-    service = await startTestApp(vendor.url, { env: { PUBLIC_URL: 'https://status.example.test' } });
+    await t.service.close();
+    t.service = await startTestApp(t.vendor.url, { env: { PUBLIC_URL: 'https://status.example.test' } });
     const { cookie, setCookie } = await signIn();
     expect(cookie).toMatch(/^__Secure-statuswatch_admin=/);
     expect(setCookie.split(';').map((a) => a.trim().toLowerCase())).toEqual(expect.arrayContaining(['secure', 'httponly', 'path=/admin']));
@@ -221,11 +202,11 @@ describe('admin pages', () => {
     // A post without a session does nothing.
     const sub = await webhook();
     expect((await post(`/admin/subscriptions/${sub.id}/pause`, { csrf: 'x' })).status).toBe(401);
-    expect((await service.admin('GET', `/api/subscriptions/${sub.id}`)).body.subscription.status).toBe('active');
+    expect((await t.service.admin('GET', `/api/subscriptions/${sub.id}`)).body.subscription.status).toBe('active');
   });
 
   it('says the admin area is disabled when ADMIN_TOKEN is unset', async () => {
-    const plain = await startTestApp(vendor.url, { env: { ADMIN_TOKEN: '' } });
+    const plain = await startTestApp(t.vendor.url, { env: { ADMIN_TOKEN: '' } });
     try {
       for (const path of ['/admin', '/admin/sign-in']) {
         const res = await plain.fetch(plain.url + path, { redirect: 'manual' });
@@ -244,7 +225,7 @@ describe('admin pages', () => {
     const csrf = csrfOn(list.html);
     expect(csrf).not.toBe('');
     expect(list.html).toContain(`action="/admin/subscriptions/${sub.id}/pause"`);
-    const status = async () => (await service.admin('GET', `/api/subscriptions/${sub.id}`)).body.subscription.status;
+    const status = async () => (await t.service.admin('GET', `/api/subscriptions/${sub.id}`)).body.subscription.status;
 
     expect((await post(`/admin/subscriptions/${sub.id}/pause`, {}, { cookie })).status).toBe(403);
     const other = await signIn(); // another session's token does not pass for this one
@@ -265,7 +246,7 @@ describe('admin pages', () => {
     expect((await post(`/admin/subscriptions/${sub.id}/resume`, { csrf }, { cookie })).status).toBe(303);
     expect(await status()).toBe('active');
     expect((await post(`/admin/subscriptions/${sub.id}/delete`, { csrf }, { cookie })).status).toBe(303);
-    expect((await service.admin('GET', `/api/subscriptions/${sub.id}`)).status).toBe(404);
+    expect((await t.service.admin('GET', `/api/subscriptions/${sub.id}`)).status).toBe(404);
 
     const out = await post('/admin/sign-out', { csrf }, { cookie });
     expect(out.status).toBe(303);
@@ -274,9 +255,9 @@ describe('admin pages', () => {
 
   it('escapes hostile targets and refused payloads', async () => {
     await webhook(HOSTILE_URL);
-    await vendor.fault({ target: 'v2/current', kind: 'html' });
-    await service.poll();
-    await service.poll(); // the same page again: kept once, and counted
+    await t.vendor.fault({ target: 'v2/current', kind: 'html' });
+    await t.service.poll();
+    await t.service.poll(); // the same page again: kept once, and counted
     const { cookie } = await signIn();
 
     const list = await get('/admin/subscriptions', cookie);
@@ -295,8 +276,8 @@ describe('admin pages', () => {
   });
 
   it('gives a refused payload a warning accent, never the green of all clear', async () => {
-    await vendor.fault({ target: 'v2/current', kind: 'html' });
-    await service.poll();
+    await t.vendor.fault({ target: 'v2/current', kind: 'html' });
+    await t.service.poll();
     const { cookie } = await signIn();
     const polls = await get('/admin/polls', cookie);
     const id = /href="\/admin\/polls\/([^"]+)"/.exec(polls.html)?.[1];
@@ -306,7 +287,7 @@ describe('admin pages', () => {
     const classes = (card?.[1] ?? '').split(' ');
 
     // What a reader sees is the stylesheet's last word on the card's left border.
-    const css = (await (await service.fetch(`${service.url}/style.css`)).text()).replace(/\/\*[\s\S]*?\*\//g, '');
+    const css = (await (await t.service.fetch(`${t.service.url}/style.css`)).text()).replace(/\/\*[\s\S]*?\*\//g, '');
     let borderColour = '';
     for (const rule of css.matchAll(/([^{}]+)\{([^}]*)\}/g)) {
       const selectors = (rule[1] ?? '').split(',').map((sel) => sel.trim());
@@ -327,18 +308,18 @@ describe('admin pages', () => {
   });
 
   it('keeps each date in the admin tables on one line', async () => {
-    const css = (await (await service.fetch(`${service.url}/style.css`)).text()).replace(/\/\*[\s\S]*?\*\//g, '');
+    const css = (await (await t.service.fetch(`${t.service.url}/style.css`)).text()).replace(/\/\*[\s\S]*?\*\//g, '');
     const rules = [...css.matchAll(/([^{}]+)\{([^}]*)\}/g)];
     const forTableDates = rules.filter((r) => (r[1] ?? '').split(',').some((sel) => /^\.data-table\s+(td\s+)?time$/.test(sel.trim())));
     expect(forTableDates.map((r) => r[2] ?? '').join(';')).toMatch(/white-space\s*:\s*nowrap/);
   });
 
   it('replays a delivery from its page, and all since a date; the receiver gets the same webhook-id', async () => {
-    expect((await seedArchive(service.store, [])).outcome).toBe('ok'); // seeds the archive: nothing is news yet
+    expect((await seedArchive(t.service.store, [])).outcome).toBe('ok'); // seeds the archive: nothing is news yet
     const sub = await webhook();
-    await seedArchive(service.store, [rawIncident({ id: 9 })]);
-    await service.deliverNow();
-    expect(receiver.received).toHaveLength(1);
+    await seedArchive(t.service.store, [rawIncident({ id: 9 })]);
+    await t.service.deliverNow();
+    expect(t.side.received).toHaveLength(1);
 
     const { cookie } = await signIn();
     // The poll read one incident: each source says so in words, "1 incident", not "1 incidents".
@@ -350,15 +331,15 @@ describe('admin pages', () => {
     expect(deliveryId).toBeTruthy();
     const detail = await get(`/admin/deliveries/${deliveryId}`, cookie);
     expect(detail.html).toContain('1 attempt');
-    expect(detail.html).toContain(receiver.received[0]!.headers['webhook-id']);
+    expect(detail.html).toContain(t.side.received[0]!.headers['webhook-id']);
 
     const replay = await post(`/admin/deliveries/${deliveryId}/replay`, { csrf: csrfOn(detail.html) }, { cookie });
     expect(replay.status).toBe(303);
     expect(replay.headers.get('location')).toBe(`/admin/deliveries/${deliveryId}?done=replayed`);
-    expect((await service.admin('GET', `/api/deliveries/${deliveryId}`)).body.delivery.state).toBe('pending');
-    await service.deliverNow();
-    expect(receiver.received).toHaveLength(2);
-    expect(receiver.received[1]!.headers['webhook-id']).toBe(receiver.received[0]!.headers['webhook-id']);
+    expect((await t.service.admin('GET', `/api/deliveries/${deliveryId}`)).body.delivery.state).toBe('pending');
+    await t.service.deliverNow();
+    expect(t.side.received).toHaveLength(2);
+    expect(t.side.received[1]!.headers['webhook-id']).toBe(t.side.received[0]!.headers['webhook-id']);
     expect((await get(`/admin/deliveries/${deliveryId}?done=replayed`, cookie)).html).toContain('2 attempts');
 
     const all = await post('/admin/delivery-replays', { csrf: csrfOn(list.html), since: '2000-01-01', state: 'done' }, { cookie });
@@ -367,26 +348,26 @@ describe('admin pages', () => {
     expect((await get('/admin/deliveries?replayed=1', cookie)).html).toContain('1 delivery queued to be sent again');
     // The count comes from the URL: anything but a whole number says nothing.
     for (const odd of ['-3', '', '1e3', '2.5']) expect((await get(`/admin/deliveries?replayed=${odd}`, cookie)).html).not.toContain('queued to be sent again');
-    await service.deliverNow();
-    expect(receiver.received).toHaveLength(3);
+    await t.service.deliverNow();
+    expect(t.side.received).toHaveLength(3);
 
     const bad = await post('/admin/delivery-replays', { csrf: csrfOn(list.html), since: 'last tuesday' }, { cookie });
     expect(bad.status).toBe(400);
   });
 
   it('refuses a replay since a time without an offset on the page and the API alike, queuing nothing', async () => {
-    expect((await seedArchive(service.store, [])).outcome).toBe('ok'); // seeds the archive: nothing is news yet
+    expect((await seedArchive(t.service.store, [])).outcome).toBe('ok'); // seeds the archive: nothing is news yet
     const sub = await webhook();
-    await seedArchive(service.store, [rawIncident({ id: 9 })]);
-    await service.deliverNow();
-    expect(receiver.received).toHaveLength(1);
+    await seedArchive(t.service.store, [rawIncident({ id: 9 })]);
+    await t.service.deliverNow();
+    expect(t.side.received).toHaveLength(1);
     const { cookie } = await signIn();
     const csrf = csrfOn((await get('/admin/deliveries', cookie)).html);
 
     // 10:00 where? A server in another zone would read another instant: both faces say so, in one sentence.
     const noOffset = '2000-01-01T10:00:00';
     const sentence = `since: expected a date (2026-07-01) or an ISO 8601 time with offset, got "${noOffset}"`;
-    const api = await service.admin('POST', '/api/delivery-replays', { since: noOffset, subscription: sub.id });
+    const api = await t.service.admin('POST', '/api/delivery-replays', { since: noOffset, subscription: sub.id });
     expect(api.status).toBe(400);
     expect(api.body).toEqual({ ok: false, error: 'invalid_request', detail: sentence });
     const page = await post('/admin/delivery-replays', { csrf, since: noOffset, subscription: sub.id }, { cookie });
@@ -394,12 +375,12 @@ describe('admin pages', () => {
     expect(page.html).toContain(sentence.replaceAll('"', '&quot;'));
 
     // Nothing was queued: the one delivery is still done, and nothing more arrives.
-    const deliveries = await service.admin('GET', `/api/deliveries?subscription=${sub.id}`);
+    const deliveries = await t.service.admin('GET', `/api/deliveries?subscription=${sub.id}`);
     expect(deliveries.body.deliveries.map((d: { state: string }) => d.state)).toEqual(['done']);
-    await service.deliverNow();
-    expect(receiver.received).toHaveLength(1);
+    await t.service.deliverNow();
+    expect(t.side.received).toHaveLength(1);
     // With the offset, the same time replays it.
-    expect((await service.admin('POST', '/api/delivery-replays', { since: `${noOffset}Z`, subscription: sub.id })).body).toEqual({ ok: true, replayed: 1 });
+    expect((await t.service.admin('POST', '/api/delivery-replays', { since: `${noOffset}Z`, subscription: sub.id })).body).toEqual({ ok: true, replayed: 1 });
   });
 
   it('sends a test of each event type from the list, and shows how each went', async () => {
@@ -411,6 +392,6 @@ describe('admin pages', () => {
     expect(page.html).toContain('All were accepted.');
     expect(page.html).toContain('<th scope="row">incident.note_edited</th>');
     expect(page.html).toContain('<th scope="row">monitor.blind</th>');
-    expect(receiver.received).toHaveLength(7);
+    expect(t.side.received).toHaveLength(7);
   });
 });

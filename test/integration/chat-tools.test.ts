@@ -4,72 +4,59 @@
  * URL authorizes posting: the API shows only its host, the archive holds only its seal, and the
  * logs never name it. One incident from creation through a note, an edit and its resolution.
  */
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { createChatSims, type ChatSims } from '../../src/sim/chats/index.ts';
-import { serveSimulator, type ServedSimulator } from '../../src/sim/serve-simulator.ts';
+import { createChatSims } from '../../src/sim/chats/index.ts';
+import { serveSimulator } from '../../src/sim/serve-simulator.ts';
 import { rawIncident } from '../fixtures/vendor-builders.ts';
-import { startTestApp, type TestApp } from '../helpers/app-service.ts';
-import { startTestVendor, type TestVendor } from '../helpers/service.ts';
+import { useAppOnVendor } from '../helpers/app-on-vendor.ts';
+import { startTestApp } from '../helpers/app-service.ts';
 
 const TOKEN = 'tok3n-that-authorizes-posting';
 
 describe('Teams and Discord through the service', () => {
-  let vendor: TestVendor;
-  let sims: ChatSims;
-  let served: ServedSimulator;
-  let service: TestApp;
-
-  beforeAll(async () => {
-    vendor = await startTestVendor({ historyWindowDays: 100_000 });
-  });
-  afterAll(async () => {
-    await vendor.close();
-  });
-  beforeEach(async () => {
-    await vendor.setIncidents([]);
-    sims = createChatSims();
-    served = await serveSimulator(sims, {});
-    service = await startTestApp(vendor.url, { env: { WEBHOOK_ALLOW_PRIVATE: 'true', PUBLIC_URL: 'https://status.example.test' } });
-    expect((await service.poll()).outcome).toBe('ok');
-  });
-  afterEach(async () => {
-    await service.close();
-    await served.close();
+  const t = useAppOnVendor({
+    side: async () => {
+      const sims = createChatSims();
+      const served = await serveSimulator(sims, {});
+      return { sims, url: served.url, close: () => served.close() };
+    },
+    env: () => ({ WEBHOOK_ALLOW_PRIVATE: 'true', PUBLIC_URL: 'https://status.example.test' }),
+    firstPoll: true,
   });
 
-  const discordUrl = () => `${served.url}/api/webhooks/42/${TOKEN}`;
-  const teamsUrl = () => `${served.url}/workflows/7?sig=${TOKEN}`;
+  const discordUrl = () => `${t.side.url}/api/webhooks/42/${TOKEN}`;
+  const teamsUrl = () => `${t.side.url}/workflows/7?sig=${TOKEN}`;
 
   it('subscribes with the contract names, answers 201 without the URL, and keeps only its seal', async () => {
     for (const [channel, url] of [
       ['teams', teamsUrl()],
       ['discord', discordUrl()],
     ] as const) {
-      const created = await service.admin('POST', '/api/subscriptions', { channel, url, filters: { services: [] } });
+      const created = await t.service.admin('POST', '/api/subscriptions', { channel, url, filters: { services: [] } });
       expect(created.status, channel).toBe(201);
-      expect(created.body.subscription).toMatchObject({ channel, url_host: new URL(served.url).host, status: 'active' });
+      expect(created.body.subscription).toMatchObject({ channel, url_host: new URL(t.side.url).host, status: 'active' });
       expect(JSON.stringify(created.body), channel).not.toContain(TOKEN);
       const id = created.body.subscription.id as string;
       // A change of filters keeps the seal; a new URL replaces it, and is not echoed either.
-      const edited = await service.admin('PATCH', `/api/subscriptions/${id}`, { filters: { types: ['outage'] } });
+      const edited = await t.service.admin('PATCH', `/api/subscriptions/${id}`, { filters: { types: ['outage'] } });
       expect(edited.status).toBe(200);
-      const moved = await service.admin('PATCH', `/api/subscriptions/${id}`, { url: `${url}x` });
+      const moved = await t.service.admin('PATCH', `/api/subscriptions/${id}`, { url: `${url}x` });
       expect(moved.status).toBe(200);
       expect(JSON.stringify(moved.body)).not.toContain(TOKEN);
-      const stored = await service.store.getSubscription(id);
+      const stored = await t.service.store.getSubscription(id);
       expect(stored?.target).not.toContain(TOKEN);
     }
-    const listed = await service.admin('GET', '/api/subscriptions');
+    const listed = await t.service.admin('GET', '/api/subscriptions');
     expect(JSON.stringify(listed.body)).not.toContain(TOKEN);
     // The archive and its write-ahead log, byte for byte.
-    for (const file of readdirSync(service.dir).filter((f) => f.startsWith('archive.db')))
-      expect(readFileSync(join(service.dir, file)).includes(TOKEN), file).toBe(false);
+    for (const file of readdirSync(t.service.dir).filter((f) => f.startsWith('archive.db')))
+      expect(readFileSync(join(t.service.dir, file)).includes(TOKEN), file).toBe(false);
   });
 
   it('refuses a loopback URL without WEBHOOK_ALLOW_PRIVATE, naming the setting, at creation and at a change', async () => {
-    const strict = await startTestApp(vendor.url, { env: { PUBLIC_URL: 'https://status.example.test' } });
+    const strict = await startTestApp(t.vendor.url, { env: { PUBLIC_URL: 'https://status.example.test' } });
     try {
       for (const channel of ['teams', 'discord']) {
         const answer = await strict.admin('POST', '/api/subscriptions', { channel, url: `https://127.0.0.1:9/api/webhooks/1/${TOKEN}` });
@@ -95,7 +82,7 @@ describe('Teams and Discord through the service', () => {
       ['teams', teamsUrl()],
       ['discord', discordUrl()],
     ] as const) {
-      expect((await service.admin('POST', '/api/subscriptions', { channel, url })).status).toBe(201);
+      expect((await t.service.admin('POST', '/api/subscriptions', { channel, url })).status).toBe(201);
     }
     const created = rawIncident({
       id: 3001,
@@ -117,29 +104,29 @@ describe('Teams and Discord through the service', () => {
       notes: [...edited.notes, { body: '<p>All calls connect.</p>', date_created: '2026-10-01T06:30:00-07:00' }],
     };
     for (const step of [created, noted, edited, resolved]) {
-      await vendor.setIncidents([step]);
-      expect((await service.poll()).outcome).toBe('ok');
-      await service.deliverNow();
+      await t.vendor.setIncidents([step]);
+      expect((await t.service.poll()).outcome).toBe('ok');
+      await t.service.deliverNow();
     }
-    expect(sims.teams.cards()).toHaveLength(4);
-    const messages = sims.discord.messages();
+    expect(t.side.sims.teams.cards()).toHaveLength(4);
+    const messages = t.side.sims.discord.messages();
     expect(messages).toHaveLength(1);
     const [embed] = messages[0]!.embeds as { title: string; description: string }[];
     expect(embed).toMatchObject({ title: 'Resolved: Calls drop in Europe', description: 'All calls connect.' });
     expect(messages[0]!.edits).toBe(3);
     // The deliveries' attempt log names the host at most, never the URL's token.
-    const deliveries = await service.admin('GET', '/api/deliveries');
+    const deliveries = await t.service.admin('GET', '/api/deliveries');
     expect(JSON.stringify(deliveries.body)).not.toContain(TOKEN);
-    expect(service.logs.join('\n')).not.toContain(TOKEN);
+    expect(t.service.logs.join('\n')).not.toContain(TOKEN);
   });
 
   it('pauses a Discord subscription whose webhook was deleted, with the tool’s words', async () => {
-    const created = await service.admin('POST', '/api/subscriptions', { channel: 'discord', url: discordUrl() });
-    sims.discord.removeWebhook();
-    await vendor.setIncidents([rawIncident({ id: 3002, title: 'Search is slow' })]);
-    await service.poll();
-    await service.deliverNow();
-    const after = await service.admin('GET', `/api/subscriptions/${created.body.subscription.id}`);
+    const created = await t.service.admin('POST', '/api/subscriptions', { channel: 'discord', url: discordUrl() });
+    t.side.sims.discord.removeWebhook();
+    await t.vendor.setIncidents([rawIncident({ id: 3002, title: 'Search is slow' })]);
+    await t.service.poll();
+    await t.service.deliverNow();
+    const after = await t.service.admin('GET', `/api/subscriptions/${created.body.subscription.id}`);
     expect(after.body.subscription.status).toBe('paused');
     expect(after.body.subscription.paused_reason).toMatch(/^the Discord webhook no longer takes messages \(HTTP 404: Unknown Webhook \(10015\)\)/);
   });
@@ -149,12 +136,12 @@ describe('Teams and Discord through the service', () => {
       ['teams', teamsUrl()],
       ['discord', discordUrl()],
     ] as const) {
-      const created = await service.admin('POST', '/api/subscriptions', { channel, url });
-      const test = await service.admin('POST', `/api/subscriptions/${created.body.subscription.id}/test`);
+      const created = await t.service.admin('POST', '/api/subscriptions', { channel, url });
+      const test = await t.service.admin('POST', `/api/subscriptions/${created.body.subscription.id}/test`);
       expect(test.status, channel).toBe(200);
       expect(JSON.stringify(test.body)).not.toContain('"ok":false');
     }
-    expect(sims.teams.cards().length).toBeGreaterThan(0);
-    expect(sims.discord.messages().length).toBeGreaterThan(0);
+    expect(t.side.sims.teams.cards().length).toBeGreaterThan(0);
+    expect(t.side.sims.discord.messages().length).toBeGreaterThan(0);
   });
 });
