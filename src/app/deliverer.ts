@@ -137,104 +137,40 @@ export function createDeliverer(deps: DelivererDeps): Deliverer {
     if (health.kind === 'paused' && subscription.status === 'active') await announcePause(subscription, health.reason);
   }
 
-  /**
-   * Claims and sends until nothing more can be claimed. The next claim is made as soon as the
-   * current one's last subscription is taken up, not once all of it is sent: the workers never
-   * wait for the slowest send of a claim, and a slow receiver at the end of a claim no longer holds
-   * back every other subscriber's deliveries behind it. Order still holds across claims: a claim
-   * skips a subscription's deliveries while an earlier one of it is claimed. A claim that comes
-   * back empty while sends are in flight is tried once more when they have all ended (one of them
-   * may have been what held a later delivery back). A failure stops the claims; the round ends,
-   * and rejects, once what was already claimed has been sent.
-   */
-  async function drain(round: DeliveryRound): Promise<void> {
-    const queues: ClaimedDelivery[][] = [];
-    let sending = 0;
-    let claiming: Promise<void> | null = null;
-    /** True after a claim found nothing while sends were in flight: claim again once they end. */
-    let waitForIdle = false;
-    let stopped = false;
-    let failure: unknown = null;
-    let idleWaiters: (() => void)[] = [];
-
-    const claimMore = async (): Promise<void> => {
-      const limit = Math.min(CLAIM_BATCH, maxClaimsPerRound - round.claimed);
-      const claimed = limit > 0 ? await store.claimDueDeliveries(deps.instanceId, clock.now(), claimLeaseMs, limit) : [];
-      round.claimed += claimed.length;
-      queues.push(...bySubscription(claimed));
-      if (limit <= 0 || (claimed.length === 0 && sending === 0)) stopped = true;
-      else if (claimed.length === 0) waitForIdle = true;
-    };
-
-    const worker = async (): Promise<void> => {
-      for (;;) {
-        const queue = queues.shift();
-        if (queue) {
-          sending++;
-          try {
-            for (const c of queue) await deliverOne(c, round);
-          } finally {
-            sending--;
-            if (sending === 0) {
-              for (const wake of idleWaiters) wake();
-              idleWaiters = [];
-            }
-          }
-          continue;
-        }
-        if (stopped) return;
-        if (claiming) {
-          await claiming;
-          continue;
-        }
-        if (waitForIdle) {
-          if (sending > 0) {
-            await new Promise<void>((resolve) => idleWaiters.push(resolve));
-            continue;
-          }
-          waitForIdle = false;
-        }
-        claiming = claimMore().finally(() => {
-          claiming = null;
-        });
-      }
-    };
-
-    await Promise.all(
-      Array.from({ length: concurrency }, () =>
-        worker().catch((error: unknown) => {
-          failure ??= error;
-          stopped = true;
-          for (const wake of idleWaiters) wake();
-          idleWaiters = [];
-        }),
-      ),
-    );
-    if (failure !== null) throw failure;
-  }
-
   return {
     async deliverDue() {
       const round: DeliveryRound = { claimed: 0, done: 0, retried: 0, dead: 0 };
       await freeDeadHoldersClaims();
-      await drain(round);
-      return round;
+      for (;;) {
+        const limit = Math.min(CLAIM_BATCH, maxClaimsPerRound - round.claimed);
+        if (limit <= 0) return round;
+        const claimed = await store.claimDueDeliveries(deps.instanceId, clock.now(), claimLeaseMs, limit);
+        if (claimed.length === 0) return round;
+        round.claimed += claimed.length;
+        await runBySubscription(claimed, concurrency, (c) => deliverOne(c, round));
+      }
     },
   };
 }
 
 /**
- * A claim's deliveries by subscription, each subscription's in the order claimed (oldest first):
- * one worker sends them one after another, so a receiver sees events in the order they happened.
+ * Runs the deliveries with at most `limit` at once, one subscription's deliveries in order (they
+ * were claimed oldest first), so a receiver sees events in the order they happened.
  */
-function bySubscription(claimed: ClaimedDelivery[]): ClaimedDelivery[][] {
+async function runBySubscription(claimed: ClaimedDelivery[], limit: number, run: (c: ClaimedDelivery) => Promise<void>): Promise<void> {
   const queues = new Map<string, ClaimedDelivery[]>();
   for (const c of claimed) {
     const queue = queues.get(c.subscription.id);
     if (queue) queue.push(c);
     else queues.set(c.subscription.id, [c]);
   }
-  return [...queues.values()];
+  const pending = [...queues.values()];
+  const worker = async () => {
+    for (let queue = pending.shift(); queue; queue = pending.shift()) {
+      for (const c of queue) await run(c);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, pending.length) }, worker));
 }
 
 function errorText(error: unknown): string {
