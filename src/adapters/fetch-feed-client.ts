@@ -40,18 +40,20 @@ export function createFetchFeedClient(options: FetchFeedClientOptions): FeedClie
       } catch (error) {
         throw fetchFailure(url, error, options.timeoutMs);
       }
-      const done = (body: string, notModified: boolean): FeedResponse => ({
+      // `bytes`: as many as came over the wire, counted while read: encoding the text again to
+      // count them cost a copy of the body per read.
+      const done = (body: string, bytes: number, notModified: boolean): FeedResponse => ({
         url: response.url || url,
         status: response.status,
         body,
-        bytes: notModified ? 0 : new TextEncoder().encode(body).byteLength,
+        bytes,
         durationMs: options.clock.now() - started,
         notModified,
       });
 
       if (response.status === 304 && cached) {
         await response.body?.cancel();
-        return done(cached.body, true);
+        return done(cached.body, 0, true);
       }
       if (!response.ok) {
         await response.body?.cancel();
@@ -62,30 +64,37 @@ export function createFetchFeedClient(options: FetchFeedClientOptions): FeedClie
           response.status,
         );
       }
-      let body: string;
+      let read: { text: string; bytes: number };
       try {
-        body = await readCapped(response, options.maxBytes);
+        read = await readCappedText(response, options.maxBytes);
       } catch (error) {
         if (error instanceof FeedFetchError) throw error;
         throw fetchFailure(url, error, options.timeoutMs);
       }
       const etag = response.headers.get('etag');
       const lastModified = response.headers.get('last-modified');
-      if (etag || lastModified) cache.set(path, { etag, lastModified, body });
+      if (etag || lastModified) cache.set(path, { etag, lastModified, body: read.text });
       else cache.delete(path);
-      return done(body, false);
+      return done(read.text, read.bytes, false);
     },
   };
 }
 
 /** The body as text, refused with a FeedFetchError past `maxBytes` (declared or read). */
 export async function readCapped(response: Response, maxBytes: number): Promise<string> {
+  return (await readCappedText(response, maxBytes)).text;
+}
+
+const utf8 = new TextDecoder('utf-8');
+
+/** The body as text with the number of bytes it came in, refused past `maxBytes` as readCapped. */
+async function readCappedText(response: Response, maxBytes: number): Promise<{ text: string; bytes: number }> {
   const declared = Number(response.headers.get('content-length'));
   if (declared > maxBytes) {
     await response.body?.cancel();
     throw new FeedFetchError(`body of ${declared} bytes exceeds the ${maxBytes}-byte limit`, 'too_large', false);
   }
-  if (!response.body) return '';
+  if (!response.body) return { text: '', bytes: 0 };
   const reader = response.body.getReader();
   const chunks: Uint8Array[] = [];
   let total = 0;
@@ -105,7 +114,8 @@ export async function readCapped(response: Response, maxBytes: number): Promise<
     bytes.set(chunk, offset);
     offset += chunk.byteLength;
   }
-  return new TextDecoder('utf-8').decode(bytes);
+  // One decoder for every body: decode() without `stream` leaves no state behind.
+  return { text: utf8.decode(bytes), bytes: total };
 }
 
 /** A failed fetch as a FeedFetchError: out of time, or the network's own failure. */

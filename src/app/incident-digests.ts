@@ -5,7 +5,7 @@
  */
 import { sha256Hex } from '../core/content-hash.ts';
 import type { Incident } from '../core/incident.ts';
-import type { Hashes, IncidentDigests } from '../core/ports.ts';
+import type { Hashes, IncidentDigests, LastDiff } from '../core/ports.ts';
 
 /**
  * Incidents whose digests a DiffedFeed keeps, at most. About 60 bytes each, so the meta row stays
@@ -62,4 +62,23 @@ export function keptDigestsOf(digests: ReadonlyMap<string, string>, revisionOf: 
     if (revision !== undefined) kept[id] = [revision, digest];
   }
   return kept;
+}
+
+/**
+ * The archived revisions the last full diff kept, when they are still the archive's: no process
+ * has written an incident since (the archive generation is the one that diff left, and every
+ * incident write moves it). Then a poll reads the revisions only of incidents that diff did not
+ * see; null when the kept ones cannot be trusted, and every revision must be read.
+ */
+export function keptRevisionsOf(lastDiff: LastDiff, ids: readonly string[]): { revisions: Map<string, number>; unknown: string[] } | null {
+  const kept = lastDiff.diffed?.generation === lastDiff.generation ? lastDiff.diffed.incidents : undefined;
+  if (!kept) return null;
+  const revisions = new Map<string, number>();
+  const unknown: string[] = [];
+  for (const id of ids) {
+    const entry = Object.hasOwn(kept, id) ? kept[id] : undefined;
+    if (Array.isArray(entry) && Number.isSafeInteger(entry[0])) revisions.set(id, entry[0]);
+    else unknown.push(id);
+  }
+  return { revisions, unknown };
 }

@@ -42,7 +42,7 @@ import type {
 } from '../core/ports.ts';
 import { forEachSlice, yieldToEventLoop } from './event-loop-slices.ts';
 import { createFeedFailureLog } from './feed-failure-log.ts';
-import { createIncidentDigester, isDiffedAlready, keptDigestsOf } from './incident-digests.ts';
+import { createIncidentDigester, isDiffedAlready, keptDigestsOf, keptRevisionsOf } from './incident-digests.ts';
 
 export const FEED_PATHS = {
   'v2/current': '/api/v2.0.0/current',
@@ -339,7 +339,7 @@ export function createPoller(deps: PollerDeps): Poller {
     for (let attempt = 1; ; attempt++) {
       // Read with the lease for the first plan; a plan made again reads what the other writer left.
       const seeded = attempt === 1 ? opening.seeded : await store.isSeeded();
-      const revisions = await store.loadRevisions(seenIds);
+      const revisions = attempt === 1 ? await revisionsAtOpening(seenIds, lastDiff) : await store.loadRevisions(seenIds);
       // Incidents the last diff saw as they are now, at the revision it left: nothing to find.
       const toDiff = observed.filter((i) => !isDiffedAlready(keptDigests, i.id, revisions.get(i.id), digests.get(i.id)));
       const archived = await loadArchived(toDiff, revisions, attempt > 1);
@@ -492,6 +492,19 @@ export function createPoller(deps: PollerDeps): Poller {
       logger.warn('could not tell the admin of the monitor event', { event: event.id, error: String(error) });
     }
     return event;
+  }
+
+  /**
+   * The archived revision of each incident seen, as the poll's first reads found the archive: the
+   * ones the last full diff kept while nothing has been written since, the rest read (for one
+   * changed incident, no read at all). A write by another process after the opening fails the
+   * revision guard, and the plan made again reads them all.
+   */
+  async function revisionsAtOpening(ids: readonly string[], lastDiff: LastDiff): Promise<Map<string, number>> {
+    const kept = keptRevisionsOf(lastDiff, ids);
+    if (!kept) return store.loadRevisions(ids);
+    if (kept.unknown.length > 0) for (const [id, revision] of await store.loadRevisions(kept.unknown)) kept.revisions.set(id, revision);
+    return kept.revisions;
   }
 
   /**

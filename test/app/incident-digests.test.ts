@@ -1,6 +1,6 @@
 /** The incident digests a poll keeps with the archive: bounded, and trusted only where they match exactly. */
 import { describe, expect, it } from 'vitest';
-import { isDiffedAlready, KEPT_DIGESTS_MAX, keptDigestsOf } from '../../src/app/incident-digests.ts';
+import { isDiffedAlready, KEPT_DIGESTS_MAX, keptDigestsOf, keptRevisionsOf } from '../../src/app/incident-digests.ts';
 import type { IncidentDigests } from '../../src/core/ports.ts';
 
 const digestsOf = (count: number) => new Map(Array.from({ length: count }, (_, i) => [String(i), `d${i}`] as const));
@@ -24,5 +24,21 @@ describe('incident digests', () => {
     expect(isDiffedAlready(kept, 'toString', 3, 'abc')).toBe(false);
     expect(isDiffedAlready(JSON.parse('{"7": "3,abc"}') as IncidentDigests, '7', 3, 'abc')).toBe(false);
     expect(isDiffedAlready(undefined, '7', 3, 'abc')).toBe(false);
+  });
+
+  it('trusts the kept revisions only while the archive generation is the one the diff left, and reads what they do not name', () => {
+    const diffed = { atMs: 0, generation: 5, sources: [], incidents: { '1': [3, 'a'], '2': [1, 'b'] } as IncidentDigests };
+    expect(keptRevisionsOf({ generation: 5, diffed }, ['1', '2', '9'])).toEqual({
+      revisions: new Map([
+        ['1', 3],
+        ['2', 1],
+      ]),
+      unknown: ['9'],
+    });
+    expect(keptRevisionsOf({ generation: 6, diffed }, ['1'])).toBeNull();
+    expect(keptRevisionsOf({ generation: 5, diffed: { ...diffed, incidents: undefined } }, ['1'])).toBeNull();
+    expect(keptRevisionsOf({ generation: 0, diffed: null }, ['1'])).toBeNull();
+    const odd = { ...diffed, incidents: JSON.parse('{"1": "3,a", "2": ["x", "b"]}') as IncidentDigests };
+    expect(keptRevisionsOf({ generation: 5, diffed: odd }, ['1', '2', 'toString'])).toEqual({ revisions: new Map(), unknown: ['1', '2', 'toString'] });
   });
 });

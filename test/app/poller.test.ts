@@ -144,6 +144,75 @@ describe('poller', () => {
     expect((await archive.store.getIncident('33'))?.title).toBe('Three');
   });
 
+  it('reads the revisions only of incidents the last diff did not keep while nothing was written since, and all of them after a write by another process', async () => {
+    const feed = [rawIncident({ id: 41, title: 'One' }), rawIncident({ id: 42, title: 'Two' })];
+    await vendor.setIncidents(feed);
+    now += 1000;
+    await newPoller('k').pollOnce();
+
+    // The real store, with the ids whose revisions each poll reads written down.
+    const read: string[][] = [];
+    const counting = Object.create(archive.store) as typeof archive.store;
+    counting.loadRevisions = (ids) => {
+      read.push([...ids]);
+      return archive.store.loadRevisions(ids);
+    };
+    const pollerOver = (name: string) =>
+      createPoller({
+        store: counting,
+        feed: createFetchFeedClient({ baseUrl: vendor.url, timeoutMs: 2000, maxBytes: 5_000_000, userAgent: 'test', clock }),
+        clock,
+        logger: createConsoleLogger({ level: 'error', format: 'json', write: () => {} }),
+        instanceId: name,
+        newId: randomUUID,
+      });
+
+    // One incident edited: the last diff kept both revisions, and nothing has moved them since.
+    await vendor.setIncidents([feed[0]!, { ...feed[1]!, title: 'Two, edited' }]);
+    now += 60_000;
+    const edited = await pollerOver('l').pollOnce();
+    expect(edited.status !== 'skipped' && edited.events.map((e) => e.id)).toEqual(['42.r2.updated']);
+    expect(read).toEqual([]);
+
+    // A new incident: only its revision is read (it might be archived from long ago).
+    read.length = 0;
+    await vendor.setIncidents([feed[0]!, { ...feed[1]!, title: 'Two, edited' }, rawIncident({ id: 43, title: 'Three' })]);
+    now += 60_000;
+    const added = await pollerOver('m').pollOnce();
+    expect(added.status !== 'skipped' && added.events.map((e) => e.id)).toEqual(['43.r1.created']);
+    expect(read).toEqual([['43']]);
+
+    // Another process rewrites incident 41: the archive moved since the last diff, so every
+    // revision is read, and the edit is diffed and put back.
+    const [archived] = (await archive.store.loadIncidents(['41'])).values();
+    await archive.store.applyPoll({
+      run: { id: randomUUID(), startedAt: now, finishedAt: now, outcome: 'ok', sources: [], changes: {} },
+      plan: {
+        writes: [
+          {
+            incident: { ...archived!, title: 'One, elsewhere' },
+            previous: archived!,
+            baseRevision: archived!.revision,
+            revision: archived!.revision + 1,
+            resolvedAt: archived!.resolvedAt,
+          },
+        ],
+        events: [],
+      },
+      deliveries: [],
+      seenIds: [],
+      seenBefore: now,
+      rejected: [],
+      markSeeded: false,
+    });
+    read.length = 0;
+    await vendor.setIncidents([feed[0]!, { ...feed[1]!, title: 'Two, edited again' }, rawIncident({ id: 43, title: 'Three' })]);
+    now += 60_000;
+    const next = await pollerOver('n').pollOnce();
+    expect(next.status !== 'skipped' && next.events.map((e) => e.id).sort()).toEqual(['41.r3.updated', '42.r3.updated']);
+    expect(read.flat().sort()).toEqual(['41', '42', '43']);
+  });
+
   it('digests the bodies and the changed incidents with the runtime’s hashes when given them', async () => {
     await vendor.setIncidents([rawIncident({ id: 51, title: 'Fifty-one' })]);
     let hashed = 0;
