@@ -48,6 +48,7 @@ const OTHER_READS: PathRule[] = [
   { pattern: pathPattern('/'), read: ignoring([]) },
   { pattern: pathPattern('/incidents'), read: ignoring(INCIDENT_LIST_PARAMS) },
   { pattern: pathPattern('/incidents/:id'), read: ignoring([]) },
+  { pattern: pathPattern('/sources/:id'), read: ignoring([]) },
   { pattern: pathPattern('/reliability'), read: ignoring([]) },
   { pattern: /^\/feed\.[a-z]+$/, read: ignoring(['service']) },
   { pattern: pathPattern('/widget.json'), read: ignoring(['service']) },
