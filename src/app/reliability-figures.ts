@@ -5,6 +5,7 @@
 import { noDataIntervals } from '../core/coverage.ts';
 import type { ArchiveReads, Clock } from '../core/ports.ts';
 import { computeReliability, reliabilitySince, type Reliability } from '../core/reliability.ts';
+import { MAIN_FEED_SOURCE, ofSource } from '../core/statuspage/mapping.ts';
 import { perStoreMemo } from './generation-memo.ts';
 
 /**
@@ -23,6 +24,7 @@ export const reliabilityFigures: (store: ReliabilityStore, clock: Clock) => () =
   async (store: ReliabilityStore, nowMs) => {
     const since = reliabilitySince(nowMs);
     const [spans, coverage, health] = await Promise.all([store.incidentSpans(since), store.dataCoverage(since), store.feedHealth()]);
-    return computeReliability(spans, { nowMs, noData: noDataIntervals(coverage, health.lastSuccessAt, nowMs) });
+    // The vendor's track record: the other pages' incidents are theirs, and so is their coverage.
+    return computeReliability(ofSource(spans, MAIN_FEED_SOURCE), { nowMs, noData: noDataIntervals(coverage, health.lastSuccessAt, nowMs) });
   },
 );

@@ -78,6 +78,10 @@ describe('sources on the dashboard', () => {
     const home = await html('/');
     expect(overviewRow(home.text)).toBe('&lt;script&gt;alert(1)&lt;/script&gt; Cloud Outage 1 incident going on');
     expect(home.text).toContain('<h1 id="banner-title">1 incident going on</h1>'); // a source's incident is not the main feed's
+    // Nor are its services the vendor's: no row on the main feed's bars, none in its track record.
+    expect(home.text).not.toContain('>API<');
+    const track = (await service.get('/api/reliability')).body;
+    expect(track.availability.services.map((s: { service: string }) => s.service)).not.toContain('API');
     const own = await html(`/sources/${sourceId}`);
     expect(own.text).toContain('1 incident going on');
     expect(own.text).toContain('Elevated API error rates');
