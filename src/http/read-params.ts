@@ -50,10 +50,10 @@ const OTHER_READS: PathRule[] = [
   { pattern: pathPattern('/incidents/:id'), read: ignoring([]) },
   { pattern: pathPattern('/sources/:id'), read: ignoring([]) },
   { pattern: pathPattern('/reliability'), read: ignoring([]) },
-  { pattern: /^\/feed\.[a-z]+$/, read: ignoring(['service']) },
-  { pattern: pathPattern('/widget.json'), read: ignoring(['service']) },
-  { pattern: pathPattern('/badge.svg'), read: ignoring(['service']) },
-  { pattern: pathPattern('/embed'), read: ignoring(['service', 'theme']) },
+  { pattern: /^\/feed\.[a-z]+$/, read: ignoring(['service', 'source']) },
+  { pattern: pathPattern('/widget.json'), read: ignoring(['service', 'source']) },
+  { pattern: pathPattern('/badge.svg'), read: ignoring(['service', 'source']) },
+  { pattern: pathPattern('/embed'), read: ignoring(['service', 'source', 'theme']) },
 ];
 
 /** The paths without a `:param`, looked up at once: the hot paths (`/widget.json`, `/badge.svg`) are among them. */
