@@ -104,6 +104,13 @@ describe('a watched page on the widget, the badge and the feeds', () => {
     expect((await get('/feed.atom')).text).not.toContain(sourceId);
   });
 
+  it("keeps the page's incidents out of the vendor mirror, its history and v1's latest included", async () => {
+    for (const path of ['/api/v2.0.0/history', '/api/v1.0.0/history', '/api/history', '/api/v2.0.0/current', '/api/v1.0.0/current', '/api/current']) {
+      const answer = await get(path);
+      expect([path, answer.status, answer.text.includes(sourceId), answer.text.includes('Elevated API error rates')]).toEqual([path, 200, false, false]);
+    }
+  });
+
   it('counts a component flipped without an incident, on the widget and the overview alike', async () => {
     await advance(7); // the incident resolved, edited, its postmortem; then Website degraded without an incident
     const widget = await json(`/widget.json?source=${sourceId}`);
