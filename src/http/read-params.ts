@@ -49,7 +49,7 @@ const OTHER_READS: PathRule[] = [
   { pattern: pathPattern('/incidents'), read: ignoring(INCIDENT_LIST_PARAMS) },
   { pattern: pathPattern('/incidents/:id'), read: ignoring([]) },
   { pattern: pathPattern('/sources/:id'), read: ignoring([]) },
-  { pattern: pathPattern('/reliability'), read: ignoring([]) },
+  { pattern: pathPattern('/reliability'), read: ignoring(['source']) },
   { pattern: /^\/feed\.[a-z]+$/, read: ignoring(['service', 'source']) },
   { pattern: pathPattern('/widget.json'), read: ignoring(['service', 'source']) },
   { pattern: pathPattern('/badge.svg'), read: ignoring(['service', 'source']) },

@@ -104,6 +104,34 @@ describe('a watched page on the widget, the badge and the feeds', () => {
     expect((await get('/feed.atom')).text).not.toContain(sourceId);
   });
 
+  it("gives the page's track record with ?source= on /api/reliability and /reliability, named for it; the vendor's is its own", async () => {
+    const track = await json(`/api/reliability?source=${sourceId}`);
+    expect(track.source).toEqual({ id: sourceId, name: EVIL_NAME });
+    // The page's components are its services; only API had an incident.
+    const services = track.availability.services as { service: string; windows: { incidents: number }[] }[];
+    expect(services.map((s) => s.service).sort()).toEqual(['API', 'Database', 'Website']);
+    expect(services.filter((s) => s.windows.some((w) => w.incidents > 0)).map((s) => s.service)).toEqual(['API']);
+    const vendorTrack = await json('/api/reliability');
+    expect(vendorTrack.source).toBeUndefined();
+    expect(vendorTrack.availability.services.map((s: { service: string }) => s.service)).not.toContain('API');
+    const page = await get(`/reliability?source=${sourceId}`);
+    expect(page.status).toBe(200);
+    expect(page.text).toContain('<h1>Reliability of &lt;script&gt;alert(1)&lt;/script&gt; &amp; Co</h1>');
+    expect(page.text).not.toContain('<script>alert');
+    expect((await get('/reliability')).text).toContain('<h1>Reliability</h1>');
+    expect((await get('/api/reliability?source=src_nope')).status).toBe(404);
+    expect((await get('/reliability?source=src_nope')).status).toBe(404);
+    expect((await get('/api/reliability?source=bad!')).status).toBe(400);
+  });
+
+  it('documents ?source= in /openapi.json wherever a face takes it', async () => {
+    const doc = await json('/openapi.json');
+    for (const path of ['/widget.json', '/api/reliability', '/api/incidents', '/api/events']) {
+      const names = (doc.paths[path].get.parameters as { name: string; in: string }[]).filter((p) => p.in === 'query').map((p) => p.name);
+      expect([path, names.includes('source')]).toEqual([path, true]);
+    }
+  });
+
   it("keeps the page's incidents out of the vendor mirror, its history and v1's latest included", async () => {
     for (const path of ['/api/v2.0.0/history', '/api/v1.0.0/history', '/api/history', '/api/v2.0.0/current', '/api/v1.0.0/current', '/api/current']) {
       const answer = await get(path);
