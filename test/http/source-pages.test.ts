@@ -120,6 +120,21 @@ describe('sources on the dashboard', () => {
     expect(own.text).toContain('&lt;script&gt;alert(1)&lt;/script&gt; Cloud');
   });
 
+  it("searches the page's incidents from its page, the source kept across pages of results and in the form", async () => {
+    const own = await html(`/sources/${sourceId}`);
+    expect(own.text).toContain(`href="/incidents?source=${sourceId}"`);
+    const first = await html(`/incidents?source=${sourceId}&limit=1`);
+    expect(first.status).toBe(200);
+    expect(first.text).toContain(`/incidents/${sourceId}%3Aswinc0000001`);
+    expect(first.text).not.toContain('/incidents/41"');
+    expect(first.text).toContain(`<input type="hidden" name="source" value="${sourceId}"/>`);
+    const next = /href="(\/incidents\?[^"]*cursor=[^"]+)"/.exec(first.text)?.[1]?.replaceAll('&amp;', '&');
+    expect(next).toContain(`source=${sourceId}`);
+    const second = await html(next!);
+    expect(second.text).toContain(`/incidents/${sourceId}%3Aswinc0000000`);
+    expect(second.text).not.toContain('/incidents/41"');
+  });
+
   it('answers 404 for a source that is not watched', async () => {
     const missing = await html('/sources/src_nope');
     expect(missing.status).toBe(404);

@@ -31,7 +31,7 @@ const PAGE_SIZE = 25;
 const PAGE_SIZE_MAX = 100;
 /** The bars end today (UTC): rebuilt at least this often, so a new day shows within a minute. */
 const BARS_MAX_AGE_MS = 60_000;
-const FILTER_PARAMS = ['q', 'service', 'type', 'status', 'since', 'until', 'limit'];
+const FILTER_PARAMS = ['q', 'service', 'type', 'status', 'since', 'until', 'limit', 'source'];
 
 export type DashboardRouteDeps = Pick<AppDeps, 'clock' | 'cursors' | 'assets' | 'sanitizeHtml'> & { store: ArchiveReads & SourceStatusStore };
 
@@ -154,6 +154,7 @@ function readQuery(c: Context): IncidentQuery {
     statuses: listParam(c, 'status', (v) => v.toLowerCase()) ?? [],
     since: c.req.query('since')?.trim() ?? '',
     until: c.req.query('until')?.trim() ?? '',
+    source: c.req.query('source')?.trim() ?? '',
   };
 }
 
