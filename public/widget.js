@@ -1,5 +1,6 @@
 /*
- * statuswatch's embeddable status: <statuswatch-widget services="Files,Messaging" theme="auto">,
+ * statuswatch's embeddable status: <statuswatch-widget services="Files,Messaging" theme="auto">
+ * (source="<id>" for a watched status page's, as GET /api/sources lists them),
  * loaded with <script src="https://status.example.com/widget.js" async>. No dependencies, shadow
  * DOM, and data only ever set as text. Markup for styling (::part) and tests: the root is
  * part="widget" with class "state-<state>" and data-state="<state>" (ok, unknown (a service name
@@ -99,7 +100,7 @@ li { display: flex; align-items: baseline; gap: 8px; margin: 2px 0; }
 
   class StatuswatchWidget extends HTMLElement {
     static get observedAttributes() {
-      return ['services'];
+      return ['services', 'source'];
     }
 
     constructor() {
@@ -142,6 +143,8 @@ li { display: flex; align-items: baseline; gap: 8px; margin: 2px 0; }
       const url = new URL(DATA_URL);
       const services = (this.getAttribute('services') || '').trim();
       if (services) url.searchParams.set('service', services);
+      const source = (this.getAttribute('source') || '').trim();
+      if (source) url.searchParams.set('source', source);
       return url;
     }
 

@@ -266,7 +266,8 @@ export function createSqliteArchiveReads(connection: SqliteConnection, st: PollS
       const rows = await db
         .select()
         .from(t.incidents)
-        .where(sql`${t.incidents.updatedMs} >= ${sinceMs}`)
+        // The vendor mirror's read: the main feed's incidents alone.
+        .where(and(sql`${t.incidents.updatedMs} >= ${sinceMs}`, hasNoColon(t.incidents.id)))
         .orderBy(desc(t.incidents.updatedMs), desc(t.incidents.id))
         .limit(limit)
         .all();
@@ -293,7 +294,13 @@ export function createSqliteArchiveReads(connection: SqliteConnection, st: PollS
     },
 
     async latestCreatedIncident() {
-      const row = await db.select().from(t.incidents).orderBy(desc(t.incidents.createdMs), desc(t.incidents.id)).limit(1).get();
+      const row = await db
+        .select()
+        .from(t.incidents)
+        .where(hasNoColon(t.incidents.id))
+        .orderBy(desc(t.incidents.createdMs), desc(t.incidents.id))
+        .limit(1)
+        .get();
       return row ? ((await withNotes([row]))[0] ?? null) : null;
     },
 

@@ -7,19 +7,25 @@ import { STALE_AFTER_MS } from '../core/knowledge.ts';
 import { MAIN_FEED_SOURCE } from '../core/statuspage/mapping.ts';
 import { unknownServices } from '../core/known-services.ts';
 import type { Store } from '../core/ports.ts';
+import { componentState } from '../core/source-state.ts';
 import { buildWidgetState, type WidgetJson } from '../core/widget-state.ts';
+import { requireSource } from './source-status.ts';
 
 export type CurrentStatusDeps = {
-  store: Pick<Store, 'ongoingIncidents' | 'recentlyUpdated' | 'feedHealth'>;
+  store: Pick<Store, 'ongoingIncidents' | 'recentlyUpdated' | 'feedHealth' | 'getSource' | 'componentStates'>;
   /** The known service names (knownServiceNames): read only when services are asked for. */
   known: () => Promise<string[]>;
 };
 
-/** `services`: exact names, already bounded by the face; undefined for every service. `baseUrl`: the dashboard's. */
+/**
+ * `services`: exact names, already bounded by the face; undefined for every service. `baseUrl`: the dashboard's.
+ * `source`: a watched page's id for that page's state (ApiError 404 when there is none); absent or "main", the vendor's.
+ */
 export async function currentStatus(
   { store, known }: CurrentStatusDeps,
-  request: { services: string[] | undefined; baseUrl: string; nowMs: number },
+  request: { services: string[] | undefined; baseUrl: string; nowMs: number; source?: string },
 ): Promise<WidgetJson> {
+  if (request.source !== undefined && request.source !== MAIN_FEED_SOURCE) return sourceCurrentStatus(store, request.source, request);
   const { services } = request;
   const [ongoing, latest, health, names] = await Promise.all([
     // The main feed's state: another source's incidents are not this vendor's.
@@ -38,5 +44,37 @@ export async function currentStatus(
     services,
     unknownServices: unknownServices(services, names),
     baseUrl: request.baseUrl,
+  });
+}
+
+/** A watched page's state: its incidents and its components' own states, known from its own polls. */
+async function sourceCurrentStatus(
+  store: CurrentStatusDeps['store'],
+  id: string,
+  request: { services: string[] | undefined; baseUrl: string; nowMs: number },
+): Promise<WidgetJson> {
+  const { services } = request;
+  const source = await requireSource(store, id);
+  const [ongoing, latest, components] = await Promise.all([
+    store.ongoingIncidents(source.id),
+    store.recentlyUpdated({ services, source: source.id }, 1),
+    store.componentStates(source.id),
+  ]);
+  const parts = components.filter((c) => !c.isGroup);
+  return buildWidgetState({
+    ongoing,
+    latest: latest[0] ?? null,
+    lastSuccessAt: source.poll.lastSuccessAt,
+    consecutiveFailures: source.poll.consecutiveFailures,
+    now: request.nowMs,
+    staleAfterMs: STALE_AFTER_MS,
+    services,
+    // The page's own components are the names it knows.
+    unknownServices: unknownServices(
+      services,
+      parts.map((c) => c.name),
+    ),
+    baseUrl: request.baseUrl,
+    source: { id: source.id, name: source.name, components: new Map(parts.map((c) => [c.name, componentState(c.status, true)])) },
   });
 }

@@ -3,9 +3,11 @@
  * `reliability` all answer it: read and computed once per archive change, shared by them all.
  */
 import { noDataIntervals } from '../core/coverage.ts';
-import type { ArchiveReads, Clock } from '../core/ports.ts';
+import type { ArchiveReads, Clock, SourceStore, StoredSource } from '../core/ports.ts';
 import { computeReliability, reliabilitySince, type Reliability } from '../core/reliability.ts';
+import { MAIN_FEED_SOURCE, ofSource } from '../core/statuspage/mapping.ts';
 import { perStoreMemo } from './generation-memo.ts';
+import { requireSource } from './source-status.ts';
 
 /**
  * The figures move with the archive and with the clock (ongoing incidents, the windows): they are
@@ -23,6 +25,27 @@ export const reliabilityFigures: (store: ReliabilityStore, clock: Clock) => () =
   async (store: ReliabilityStore, nowMs) => {
     const since = reliabilitySince(nowMs);
     const [spans, coverage, health] = await Promise.all([store.incidentSpans(since), store.dataCoverage(since), store.feedHealth()]);
-    return computeReliability(spans, { nowMs, noData: noDataIntervals(coverage, health.lastSuccessAt, nowMs) });
+    // The vendor's track record: the other pages' incidents are theirs, and so is their coverage.
+    return computeReliability(ofSource(spans, MAIN_FEED_SOURCE), { nowMs, noData: noDataIntervals(coverage, health.lastSuccessAt, nowMs) });
   },
 );
+
+/**
+ * A watched page's track record, computed when asked (the faces' response caches keep it): its
+ * incidents alone, over the time statuswatch has watched it. The archive holds the page's history
+ * from before it was added, but no reads of that time, so that time counts neither way; nor does
+ * the page's blindness now. Its past blind episodes are not recorded: once it was read again, that
+ * time counts as observed. Throws ApiError 404 when no such page is watched.
+ */
+export async function sourceReliability(
+  store: Pick<ArchiveReads, 'incidentSpans'> & Pick<SourceStore, 'getSource' | 'componentStates'>,
+  id: string,
+  nowMs: number,
+): Promise<{ source: StoredSource; figures: Reliability }> {
+  const source = await requireSource(store, id);
+  const [spans, components] = await Promise.all([store.incidentSpans(reliabilitySince(nowMs)), store.componentStates(source.id)]);
+  const noData = noDataIntervals({ beganAt: source.createdAt, blind: [] }, source.poll.lastSuccessAt, nowMs);
+  // The page's services are its components (groups are their children's).
+  const services = components.filter((c) => !c.isGroup).map((c) => c.name);
+  return { source, figures: computeReliability(ofSource(spans, source.id), { nowMs, noData, services }) };
+}

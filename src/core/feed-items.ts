@@ -57,18 +57,23 @@ export type FeedInput = {
   /** Where our incident pages live: the request's origin until there is a PUBLIC_URL setting. */
   baseUrl: string;
   selfUrl: string;
+  /** A watched page's feed: that page (its id in the feed's id, its name in the title); absent for the vendor's. */
+  source?: { id: string; name: string };
 };
 
-export async function buildFeed({ incidents, services, baseUrl, selfUrl }: FeedInput): Promise<SyndicationFeed> {
+export async function buildFeed({ incidents, services, baseUrl, selfUrl, source }: FeedInput): Promise<SyndicationFeed> {
   // In the order given: the store lists them newest update first.
   const items = await Promise.all(incidents.slice(0, FEED_ITEMS_MAX).map((incident) => toFeedItem(incident, baseUrl)));
   const filter = services && services.length > 0 ? [...new Set(services.map(line))].sort() : [];
   const filterLabel = truncate(filter.join(', '), FILTER_LABEL_MAX_CHARS);
   return {
     // Neither the origin nor the format is in the id: the same filter is the same feed.
-    id: await syndicationId(['feed', ...filter].join('\n')),
-    title: filter.length > 0 ? `statuswatch: incidents affecting ${filterLabel}` : 'statuswatch: incidents',
-    description: "The vendor's incidents as statuswatch archived them, the most recently updated first.",
+    // The vendor's feed keeps the id it always had; a watched page's is another feed.
+    id: await syndicationId([source ? `feed of ${source.id}` : 'feed', ...filter].join('\n')),
+    title: `statuswatch: ${source ? `${truncate(line(source.name), FILTER_LABEL_MAX_CHARS)}: ` : ''}${filter.length > 0 ? `incidents affecting ${filterLabel}` : 'incidents'}`,
+    description: source
+      ? `The incidents of the status page ${truncate(line(source.name), FILTER_LABEL_MAX_CHARS)} as statuswatch archived them, the most recently updated first.`
+      : "The vendor's incidents as statuswatch archived them, the most recently updated first.",
     homeUrl: `${baseUrl.replace(/\/+$/, '')}/`,
     selfUrl,
     updatedMs: items[0]?.updatedMs ?? 0,

@@ -49,6 +49,10 @@ export const WIDGET_TITLE_MAX_CHARS = 200;
  *   state, services, updated_at, url}` (`url`: its page on the dashboard; `title` at most
  *   WIDGET_TITLE_MAX_CHARS characters).
  *
+ * - `source`: present when a watched page was asked for (`?source=`): `{id, name}` of that page.
+ *   Its components' own states count then: a service's state is the worst of its incidents' and
+ *   its component's, and without a filter, every component not operational is listed.
+ *
  * With a filter, an incident is covered when it names one of the services asked for; without one,
  * every ongoing incident is, including those that name no service.
  */
@@ -63,6 +67,7 @@ export type WidgetJson = {
   url: string;
   services: { name: string; state: WidgetState }[];
   incidents: WidgetIncident[];
+  source?: { id: string; name: string };
 };
 
 export type WidgetIncident = {
@@ -94,6 +99,8 @@ export type WidgetStateInput = {
   baseUrl: string;
   /** Names asked for that statuswatch does not know (see known-services.ts): their state is `unknown`. */
   unknownServices?: readonly string[];
+  /** A watched page's: the page and the states it gives its components now (by name, groups left out). */
+  source?: { id: string; name: string; components: ReadonlyMap<string, WidgetState> };
 };
 
 const RANK: Record<WidgetState, number> = { ok: 0, unknown: 1, maintenance: 2, notice: 3, incident: 4, outage: 5 };
@@ -152,17 +159,28 @@ export function buildWidgetState(input: WidgetStateInput): WidgetJson {
     .sort((a, b) => RANK[b.state] - RANK[a.state] || compareUrgency(a.incident, b.incident));
 
   const unknown = new Set(input.unknownServices);
+  const components = input.source?.components ?? new Map<string, WidgetState>();
+  // Without a filter, a page's components in trouble are listed as its incidents' services are.
+  const troubled = filter ? [] : [...components].filter(([, state]) => state !== 'ok').map(([name]) => name);
   // Code-unit order, not the locale's: the same bytes on every host, so the same ETag.
-  const names = filter ?? [...new Set(covered.flatMap(({ incident }) => incident.services))].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+  const names = filter ?? [...new Set([...covered.flatMap(({ incident }) => incident.services), ...troubled])].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
   const byService = serviceStatesNow(
     covered.map(({ incident }) => incident),
     names,
     true,
   );
+  for (const [name, state] of byService) {
+    const own = components.get(name);
+    if (own !== undefined) byService.set(name, worstState([state, own]));
+  }
   for (const name of unknown) if (byService.has(name)) byService.set(name, worstState([byService.get(name)!, 'unknown']));
 
   const updatedMs = Math.max(input.latest?.dateUpdated.ms ?? -Infinity, ...covered.map(({ incident }) => incident.dateUpdated.ms));
-  const lastKnown = worstState([...covered.map(({ state }) => state), ...(filter?.some((name) => unknown.has(name)) ? ['unknown' as const] : [])]);
+  const lastKnown = worstState([
+    ...covered.map(({ state }) => state),
+    ...(filter?.some((name) => unknown.has(name)) ? ['unknown' as const] : []),
+    ...(filter ? filter.flatMap((name) => components.get(name) ?? []) : components.values()),
+  ]);
   const knowledge = assessKnowledge({
     lastSuccessAt: input.lastSuccessAt,
     now: input.now,
@@ -191,5 +209,6 @@ export function buildWidgetState(input: WidgetStateInput): WidgetJson {
       updated_at: toIsoUtc(incident.dateUpdated.ms),
       url: incidentPageUrl(input.baseUrl, incident.id),
     })),
+    ...(input.source ? { source: { id: input.source.id, name: input.source.name } } : {}),
   };
 }

@@ -118,21 +118,22 @@ function widgetContent(widget: WidgetJson): HtmlEscapedString | Promise<HtmlEsca
  * iframe, it is a page of its own to a screen reader: a main landmark and a heading (unseen: the
  * widget's headline is what a reader sees) let one find it and say what it is.
  */
-export function embedPage(props: { widget: WidgetJson; services: string | undefined; theme: string }) {
+export function embedPage(props: { widget: WidgetJson; services: string | undefined; theme: string; source?: string }) {
+  const title = props.widget.source ? `${props.widget.source.name}: service status` : 'Service status';
   return html`<!doctype html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="robots" content="noindex">
-<title>Service status</title>
+<title>${title}</title>
 <style>${raw(FALLBACK_CSS)}</style>
 <script src="widget.js" async></script>
 </head>
 <body>
 <main>
-<h1 class="visually-hidden">Service status</h1>
-<statuswatch-widget${props.services ? html` services="${props.services}"` : ''} theme="${props.theme}">${widgetContent(props.widget)}</statuswatch-widget>
+<h1 class="visually-hidden">${title}</h1>
+<statuswatch-widget${props.services ? html` services="${props.services}"` : ''}${props.source ? html` source="${props.source}"` : ''} theme="${props.theme}">${widgetContent(props.widget)}</statuswatch-widget>
 </main>
 </body>
 </html>

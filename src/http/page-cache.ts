@@ -5,7 +5,7 @@
  * pages that are the same for every visitor belong here: no session, no form token, no cookie.
  */
 import type { MiddlewareHandler } from 'hono';
-import type { ArchiveReads, Clock } from '../core/ports.ts';
+import type { ArchiveReads, Clock, SourceStore } from '../core/ports.ts';
 import type { ReadBudget } from './read-budget.ts';
 import { readCacheKey } from './read-params.ts';
 import { responseCache } from './response-cache.ts';
@@ -14,7 +14,7 @@ import { responseCache } from './response-cache.ts';
  * The paths cached; the rest (sign-up, links from emails, admin) render per request. Hono's
  * `/incidents/*` also matches `/incidents`: listing both would run the cache twice there.
  */
-export const PUBLIC_PAGE_PATHS = ['/', '/incidents/*', '/reliability'] as const;
+export const PUBLIC_PAGE_PATHS = ['/', '/incidents/*', '/sources/*', '/reliability'] as const;
 
 /**
  * What moves with the clock alone (the bars end today, the track record's windows end now) is at
@@ -33,7 +33,7 @@ export const PAGE_CACHE_MAX_BYTES = 16 * 1024 * 1024;
 export const PAGE_CACHE_MAX_ENTRIES = 2_000;
 
 export type PageCacheOptions = {
-  store: Pick<ArchiveReads, 'archiveGeneration' | 'feedHealth'>;
+  store: Pick<ArchiveReads, 'archiveGeneration' | 'feedHealth'> & Pick<SourceStore, 'listSources'>;
   clock: Clock;
   maxBytes?: number;
   budget?: ReadBudget;
@@ -41,7 +41,7 @@ export type PageCacheOptions = {
 
 export function publicPageCache(options: PageCacheOptions): MiddlewareHandler {
   return responseCache({
-    generation: pageGeneration(options.store),
+    generation: pageGeneration(options.store, { withSources: true }),
     clock: options.clock,
     maxAgeMs: PAGE_MAX_AGE_MS,
     maxBytes: options.maxBytes ?? PAGE_CACHE_MAX_BYTES,
@@ -57,13 +57,22 @@ export function publicPageCache(options: PageCacheOptions): MiddlewareHandler {
  * A number that changes with the archive and with each poll run: a failed poll writes nothing to
  * the archive, yet `/` must show its warning (and every poll its "last checked") at once. An
  * unchanged page keeps its ETag across such a change (the cache compares the rebuilt bytes).
+ *
+ * `withSources`: with each poll of every source too (its good or failed read, which is when its
+ * components' states can have moved), for the faces that show sources. Without it, the main
+ * feed's hot paths are not rebuilt when another page is polled.
  */
-export function pageGeneration(store: PageCacheOptions['store']): () => Promise<number> {
+export function pageGeneration(
+  store: Pick<ArchiveReads, 'archiveGeneration' | 'feedHealth'> & Partial<Pick<SourceStore, 'listSources'>>,
+  options: { withSources?: boolean } = {},
+): () => Promise<number> {
   let seen = '';
   let generation = 0;
+  const sources = options.withSources && store.listSources ? store.listSources.bind(store) : null;
   return async () => {
-    const [archive, health] = await Promise.all([store.archiveGeneration(), store.feedHealth()]);
-    const state = `${archive}/${health.lastRun?.id ?? ''}`;
+    const [archive, health, listed] = await Promise.all([store.archiveGeneration(), store.feedHealth(), sources ? sources() : []]);
+    const polls = listed.map((s) => `${s.id}:${s.name}:${s.poll.lastSuccessAt ?? ''}:${s.poll.lastFailureAt ?? ''}`).join(',');
+    const state = `${archive}/${health.lastRun?.id ?? ''}/${polls}`;
     if (state !== seen) {
       seen = state;
       generation++;

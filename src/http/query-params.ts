@@ -57,7 +57,11 @@ export function incidentFilterParams(c: Context, labels: { since: string; until:
 
 /** `source`: a source's id (`src_` and letters and digits) or "main" for the main feed; absent, every source. */
 export function sourceParam(c: Context): string | undefined {
-  const value = c.req.query('source');
+  return sourceId(c.req.query('source'));
+}
+
+/** A source id as a face was given it (a query parameter, an MCP tool's argument): checked, or ApiError 400. */
+export function sourceId(value: string | undefined): string | undefined {
   if (value === undefined || value === '') return undefined;
   if (value !== MAIN_FEED_SOURCE && !/^src_[a-z0-9]{1,64}$/.test(value)) {
     throw new ApiError(400, 'invalid_request', 'source: a source id (src_...) as GET /api/sources lists them, or "main" for the main feed');

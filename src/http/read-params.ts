@@ -48,11 +48,12 @@ const OTHER_READS: PathRule[] = [
   { pattern: pathPattern('/'), read: ignoring([]) },
   { pattern: pathPattern('/incidents'), read: ignoring(INCIDENT_LIST_PARAMS) },
   { pattern: pathPattern('/incidents/:id'), read: ignoring([]) },
-  { pattern: pathPattern('/reliability'), read: ignoring([]) },
-  { pattern: /^\/feed\.[a-z]+$/, read: ignoring(['service']) },
-  { pattern: pathPattern('/widget.json'), read: ignoring(['service']) },
-  { pattern: pathPattern('/badge.svg'), read: ignoring(['service']) },
-  { pattern: pathPattern('/embed'), read: ignoring(['service', 'theme']) },
+  { pattern: pathPattern('/sources/:id'), read: ignoring([]) },
+  { pattern: pathPattern('/reliability'), read: ignoring(['source']) },
+  { pattern: /^\/feed\.[a-z]+$/, read: ignoring(['service', 'source']) },
+  { pattern: pathPattern('/widget.json'), read: ignoring(['service', 'source']) },
+  { pattern: pathPattern('/badge.svg'), read: ignoring(['service', 'source']) },
+  { pattern: pathPattern('/embed'), read: ignoring(['service', 'source', 'theme']) },
 ];
 
 /** The paths without a `:param`, looked up at once: the hot paths (`/widget.json`, `/badge.svg`) are among them. */

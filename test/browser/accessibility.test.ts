@@ -11,6 +11,7 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SUBSCRIPTION_FORM_KINDS } from '../../src/http/pages/subscription-kinds.tsx';
 import { startSimulatedScim, type RunningSimulatedScim } from '../../src/sim/scim/server.ts';
+import { startSimulatedStatuspage, type RunningSimulatedStatuspage } from '../../src/sim/statuspage/app.ts';
 import { rawIncident } from '../fixtures/vendor-builders.ts';
 import { installApp, startAppWorld, subscribeApp, type AppWorld } from '../helpers/app-channel.ts';
 import { startDemo, type RunningDemo } from '../helpers/demo-process.ts';
@@ -83,6 +84,7 @@ describe('accessibility of every page (axe-core)', () => {
   let receiver: WebhookReceiver;
   let smtp: TestSmtp;
   let directory: RunningSimulatedScim;
+  let statuspage: RunningSimulatedStatuspage;
   let world: AppWorld;
   let service: TestService;
   let neverRead: TestService;
@@ -116,6 +118,11 @@ describe('accessibility of every page (axe-core)', () => {
     await vendor.setIncidents([resolvedEarlier, filesOutage]);
     await service.poll();
     await service.deliverNow();
+    // A page watched beside the main feed, with its story's incident going on: the overview on `/` and its own page.
+    statuspage = await startSimulatedStatuspage({ name: 'Acme Cloud' });
+    expect((await service.admin('POST', '/api/admin/sources', { kind: 'statuspage', url: statuspage.url })).status).toBe(201);
+    statuspage.page.advance();
+    expect((await service.admin('POST', '/api/admin/poll')).status).toBe(200);
     neverRead = await startTestService(NO_FEED_URL);
     browser = await launchBrowser();
   });
@@ -125,6 +132,7 @@ describe('accessibility of every page (axe-core)', () => {
     await service?.close();
     await world?.close();
     await directory?.close();
+    await statuspage?.close();
     await smtp?.close();
     await receiver?.close();
     await vendor?.close();
@@ -169,6 +177,7 @@ describe('accessibility of every page (axe-core)', () => {
     '/',
     '/incidents',
     await firstLink(page, service.url, '/incidents', '/incidents/'),
+    await firstLink(page, service.url, '/', '/sources/'),
     '/reliability',
     '/subscribe',
     '/embed',

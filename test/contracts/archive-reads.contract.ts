@@ -89,6 +89,16 @@ export function archiveReadsContract(target: StoreTarget): void {
       expect(ids(await store.recentlyUpdated({ source: 'main' }, 10))).toEqual(['1']);
     });
 
+    it("gives the vendor mirror's reads the main feed's incidents alone, though another source's are newer", async () => {
+      const older = { ...one(rawIncident({ id: 1, date_created: '2026-09-01T10:00:00Z', date_updated: '2026-09-01T10:00:00Z' })), id: '1' };
+      const newer = { ...one(rawIncident({ id: 2, date_created: '2026-09-02T10:00:00Z', date_updated: '2026-09-02T10:00:00Z' })), id: 'src_a:2' };
+      const plan = planPoll({ observed: [older, newer], archived: new Map(), now: T0, backfill: false });
+      await store.applyPoll({ run: pollRun(T0), plan, deliveries: [], seenIds: [], seenBefore: T0, rejected: [], markSeeded: false });
+      expect(ids(await store.incidentsUpdatedSince(0, 10))).toEqual(['1']);
+      expect(ids(await store.incidentsUpdatedSince(0, 1))).toEqual(['1']);
+      expect((await store.latestCreatedIncident())?.id).toBe('1');
+    });
+
     it('answers an empty archive with nothing', async () => {
       expect(await store.listIncidents({}, null, 10)).toEqual([]);
       expect(await store.listIncidents({ q: q('upload') }, null, 10)).toEqual([]);

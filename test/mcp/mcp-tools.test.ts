@@ -43,7 +43,7 @@ describe('MCP server over Streamable HTTP', () => {
       expect(tool.inputSchema.type).toBe('object');
     }
     const search = tools.find((t) => t.name === 'search_incidents')!;
-    expect(Object.keys(search.inputSchema.properties ?? {}).sort()).toEqual(['cursor', 'limit', 'q', 'service', 'since', 'status', 'type', 'until']);
+    expect(Object.keys(search.inputSchema.properties ?? {}).sort()).toEqual(['cursor', 'limit', 'q', 'service', 'since', 'source', 'status', 'type', 'until']);
   });
 
   it('current_status: the incident going on, per service, with links under PUBLIC_URL', async () => {

@@ -100,8 +100,9 @@ export interface ArchiveQueries {
   listEvents(filter: EventFilter, afterSeq: number, limit: number): Promise<StoredEvent[]>;
   /** Incidents still going on (any status that is not finished); of one source alone when named ("main": the main feed). */
   ongoingIncidents(source?: string): Promise<StoredIncident[]>;
-  /** Incidents updated at or after `sinceMs`, newest update first. */
+  /** The main feed's incidents updated at or after `sinceMs`, newest update first (the vendor mirror's: no other source's). */
   incidentsUpdatedSince(sinceMs: number, limit: number): Promise<StoredIncident[]>;
+  /** The main feed's newest incident by date_created (the vendor mirror's: no other source's). */
   latestCreatedIncident(): Promise<StoredIncident | null>;
   /** Every service name an archived incident names, in code-unit order, at most `limit` of them. */
   knownServices(limit: number): Promise<string[]>;

@@ -11,6 +11,7 @@ import type { Note } from '../../core/incident.ts';
 import { incidentPageUrl, oneLine, truncate, vendorUrl } from '../../core/notification-message.ts';
 import type { IncidentCount, ListedIncident, StoredIncident } from '../../core/ports.ts';
 import { percentFloor, percentText, type Reliability } from '../../core/reliability.ts';
+import { sourceOfIncidentId } from '../../core/statuspage/mapping.ts';
 import type { WidgetJson } from '../../core/widget-state.ts';
 import { iso } from '../api-json.ts';
 
@@ -39,6 +40,8 @@ function noteJson(note: Note & { text?: string }) {
 function incidentFields(incident: Omit<StoredIncident, 'notes'>, baseUrl: string) {
   return {
     id: incident.id,
+    // As the API's incidents carry it: "main" for the vendor's feed, else the watched page's id.
+    source: sourceOfIncidentId(incident.id),
     title: oneLine(incident.title),
     type: incident.type,
     status: incident.status,
@@ -68,7 +71,8 @@ export function durationWords(ms: number): string {
 }
 
 export function currentStatusAnswer(widget: WidgetJson): ToolAnswer {
-  const lines: string[] = [];
+  // A watched page's answer names it first: "the vendor's feed" below is that page's.
+  const lines: string[] = widget.source ? [`Status page: ${oneLine(widget.source.name)} (${widget.source.id})`] : [];
   if (widget.stale) {
     lines.push(
       widget.unknown_since

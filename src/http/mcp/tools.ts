@@ -11,7 +11,7 @@ import { parseInstant } from '../../core/instant.ts';
 import { incidentHistory, incidentNotFound } from '../../app/incident-history.ts';
 import { feedKnowledge } from '../../app/feed-knowledge.ts';
 import { type McpScope, TOOL_SCOPES } from '../../core/mcp-scopes.ts';
-import type { ArchiveQueries, Clock } from '../../core/ports.ts';
+import type { ArchiveQueries, Clock, SourceStore } from '../../core/ports.ts';
 import { AVAILABILITY_WINDOWS_DAYS, type Reliability } from '../../core/reliability.ts';
 import { SEARCH_LIMITS } from '../../core/search-query.ts';
 import { WIDGET_SERVICES_MAX } from '../../core/widget-state.ts';
@@ -20,11 +20,12 @@ import { type CursorList, isSequence, isWhole, logPageAfter, readPosition } from
 import { currentStatus } from '../../app/current-status.ts';
 import { searchIncidents } from '../../app/incident-search.ts';
 import { requireKnownServices } from '../../app/known-services.ts';
-import { pageLimit } from '../query-params.ts';
+import { pageLimit, sourceId } from '../query-params.ts';
+import { sourceOfIncidentId } from '../../core/statuspage/mapping.ts';
 import { currentStatusAnswer, incidentAnswer, incidentPageAnswer, recentChangesAnswer, refusal, reliabilityAnswer, type ToolAnswer } from './tool-answers.ts';
 
 export type McpToolDeps = {
-  store: ArchiveQueries;
+  store: ArchiveQueries & Pick<SourceStore, 'getSource' | 'componentStates'>;
   clock: Clock;
   cursors: CursorCodec;
   known: () => Promise<string[]>;
@@ -56,6 +57,9 @@ const listOf = (value: string | string[] | undefined, normalise: (v: string) => 
 const instant = z.string().max(40).optional();
 const limit = z.number().int().optional().describe('Page size (100 by default, at most 1000; searches at most 100). Anything else is adjusted, never refused.');
 const cursor = z.string().max(2000).optional().describe('next_cursor of the previous answer, to get the next page.');
+/** The source a tool answers for, as `?source=` is on the HTTP faces. */
+const source = (what: string) =>
+  z.string().max(80).optional().describe(`${what}: a watched status page's id (src_..., as GET /api/sources lists them), or "main" for the vendor's own feed.`);
 
 /** Runs a tool body; the API's refusals (bad cursor, unknown service, search too broad) become tool errors. */
 async function guarded(run: () => Promise<ToolAnswer>): Promise<ToolAnswer> {
@@ -80,13 +84,16 @@ export function registerTools(server: McpServer, deps: McpToolDeps, scopes: read
         title: 'Current status',
         description:
           "Is the vendor down right now? The state of its services (ok, maintenance, notice, incident, outage) and the incidents going on. Give `services` to ask about some only. Says 'unknown' when statuswatch has not read the vendor's feed lately, or does not know a service name.",
-        inputSchema: z.object({ services: nameList(`Services to ask about, at most ${WIDGET_SERVICES_MAX}`) }),
+        inputSchema: z.object({
+          services: nameList(`Services to ask about, at most ${WIDGET_SERVICES_MAX}`),
+          source: source("Whose status: the vendor's when absent"),
+        }),
         annotations: readOnly,
       },
-      ({ services: asked }) =>
+      ({ services: asked, source: askedSource }) =>
         guarded(async () => {
           const services = listOf(asked)?.slice(0, WIDGET_SERVICES_MAX);
-          const widget = await currentStatus({ store, known }, { services, baseUrl, nowMs: clock.now() });
+          const widget = await currentStatus({ store, known }, { services, baseUrl, nowMs: clock.now(), source: sourceId(askedSource) });
           return currentStatusAnswer(widget);
         }),
     );
@@ -110,6 +117,7 @@ export function registerTools(server: McpServer, deps: McpToolDeps, scopes: read
           status: nameList('Statuses: active, resolved, scheduled, completed, cancelled, ok'),
           since: instant.describe('Began at or after: a date (2026-07-01, UTC) or an ISO 8601 time with offset.'),
           until: instant.describe('Began before: a date or an ISO 8601 time with offset.'),
+          source: source('Only the incidents of this source; every source when absent'),
           limit,
           cursor,
         }),
@@ -118,6 +126,7 @@ export function registerTools(server: McpServer, deps: McpToolDeps, scopes: read
       (input) =>
         guarded(async () => {
           const filter = {
+            source: sourceId(input.source),
             services: listOf(input.service),
             types: listOf(input.type, (v) => v.toLowerCase()),
             statuses: listOf(input.status, (v) => v.toLowerCase()),
@@ -139,12 +148,17 @@ export function registerTools(server: McpServer, deps: McpToolDeps, scopes: read
       {
         title: 'Get an incident',
         description: 'One incident of the archive by its id: every note the vendor posted (as plain text), and each change statuswatch recorded, oldest first.',
-        inputSchema: z.object({ id: z.string().min(1).max(64).describe('The incident id, as search_incidents gives it.') }),
+        inputSchema: z.object({
+          id: z.string().min(1).max(64).describe('The incident id, as search_incidents gives it.'),
+          source: source('The source it must belong to; any source when absent'),
+        }),
         annotations: readOnly,
       },
-      ({ id }) =>
+      ({ id, source: askedSource }) =>
         guarded(async () => {
-          const found = await incidentHistory(store, id);
+          const wanted = sourceId(askedSource);
+          // An incident of another source is not found in this one: its id says whose it is.
+          const found = wanted === undefined || sourceOfIncidentId(id) === wanted ? await incidentHistory(store, id) : null;
           if (!found) throw incidentNotFound(id);
           return incidentAnswer(found.incident, found.events, baseUrl);
         }),
@@ -213,7 +227,7 @@ export function registerTools(server: McpServer, deps: McpToolDeps, scopes: read
 /** The same search on the dashboard's incidents page. */
 function dashboardSearchUrl(
   baseUrl: string,
-  input: { q?: string; service?: string | string[]; type?: string | string[]; status?: string | string[]; since?: string; until?: string },
+  input: { q?: string; service?: string | string[]; type?: string | string[]; status?: string | string[]; since?: string; until?: string; source?: string },
 ): string {
   const params = new URLSearchParams();
   const add = (name: string, value: string | string[] | undefined) => {
@@ -223,6 +237,7 @@ function dashboardSearchUrl(
   add('service', input.service);
   add('type', input.type);
   add('status', input.status);
+  if (input.source?.trim()) params.set('source', input.source.trim());
   if (input.since?.trim()) params.set('since', input.since.trim());
   if (input.until?.trim()) params.set('until', input.until.trim());
   const query = params.toString();

@@ -42,6 +42,13 @@ export const apiEventSchema = z.looseObject({ id: z.string(), type: z.string(), 
 export const apiIncidentSchema = z.looseObject({ id: z.string(), title: z.string(), status: z.string(), type: z.string(), source: sourceField });
 /** `?source=`: one source's incidents or events. */
 export const sourceParamSchema = z.string().optional().describe('Only this source: a source id, or "main" for the main feed.');
+/** `?source=` where the answer is one source's state: a source that is not watched is a 404. */
+export const watchedSourceParamSchema = z
+  .string()
+  .optional()
+  .describe(
+    'A watched status page’s id (src_..., as GET /api/sources lists them) for that page’s answer, which names it; absent or "main": the vendor’s. 404 source_not_found when no such page is watched, 400 when malformed.',
+  );
 export const apiSubscriptionSchema = z.looseObject({
   id: z.string(),
   channel: z.string(),

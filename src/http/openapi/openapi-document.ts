@@ -53,8 +53,24 @@ const mcpTokenSchema = z.object({ id: z.string(), label: z.string(), created_at:
 export const API_OPERATIONS: ApiOperation[] = [
   { method: 'get', path: '/healthz', summary: 'Health: 503 once the feed has not been read for five minutes', ok: { status: 200, schema: s.healthSchema } },
   { method: 'get', path: '/openapi.json', summary: 'This document', ok: { status: 200, schema: s.looseJsonSchema } },
-  { method: 'get', path: '/widget.json', summary: 'The embeddable widget’s status', ok: { status: 200, schema: s.looseJsonSchema } },
-  { method: 'get', path: '/api/reliability', summary: 'The vendor’s track record', ok: { status: 200, schema: s.looseJsonSchema } },
+  {
+    method: 'get',
+    path: '/widget.json',
+    summary: 'The embeddable widget’s status (the same parameters on /badge.svg, /embed and the feeds /feed.atom, /feed.rss, /feed.json)',
+    query: [
+      { name: 'service', schema: s.listParamSchema },
+      { name: 'source', schema: s.watchedSourceParamSchema },
+    ],
+    unknownQuery: 'ignore',
+    ok: { status: 200, schema: s.looseJsonSchema },
+  },
+  {
+    method: 'get',
+    path: '/api/reliability',
+    summary: 'The vendor’s track record, or a watched status page’s',
+    query: [{ name: 'source', schema: s.watchedSourceParamSchema }],
+    ok: { status: 200, schema: s.looseJsonSchema },
+  },
   {
     method: 'get',
     path: '/api/incidents',

@@ -10,6 +10,8 @@ export type IncidentQuery = {
   statuses: string[];
   since: string;
   until: string;
+  /** One source's incidents (`?source=`, from a watched page's own page); empty for every source. Kept across searches. */
+  source: string;
 };
 
 /**
@@ -54,6 +56,7 @@ export function IncidentFilters(props: { query: IncidentQuery }) {
   return (
     // biome-ignore lint/a11y/useSemanticElements: <search> is too new for some browsers; role=search on the form means the same
     <form method="get" action="/incidents" class="filters" role="search" aria-label="Filter incidents">
+      {query.source ? <input type="hidden" name="source" value={query.source} /> : null}
       <div class="field field-wide">
         <label for="f-q">Search titles and notes</label>
         <input type="search" id="f-q" name="q" value={query.q} maxlength={200} />

@@ -33,7 +33,9 @@ export function IncidentsPage(props: { data: IncidentsPageData }) {
 }
 
 function isFiltered(query: IncidentQuery): boolean {
-  return query.q !== '' || query.since !== '' || query.until !== '' || [query.services, query.types, query.statuses].some((l) => l.length > 0);
+  return (
+    query.q !== '' || query.since !== '' || query.until !== '' || query.source !== '' || [query.services, query.types, query.statuses].some((l) => l.length > 0)
+  );
 }
 
 /** "1,234 incidents matching, newest first": the count of every page, not of this one. */

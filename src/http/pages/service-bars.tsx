@@ -79,7 +79,7 @@ export function ByWidth(props: { wide: string | number; narrow: string | number 
 }
 
 /** The row's state now in words (SERVICE_STATE_WORDS), coloured as its kind; the word says it, not the colour alone. */
-function ServiceStateNow(props: { state: WidgetState }) {
+export function ServiceStateNow(props: { state: WidgetState }) {
   return <span class={`service-state state-now-${props.state}`}>{SERVICE_STATE_WORDS[props.state]}</span>;
 }
 

@@ -3,10 +3,12 @@ import type { Knowledge } from '../../core/knowledge.ts';
 import type { FeedHealth, StoredIncident } from '../../core/ports.ts';
 import type { ServiceDayRow } from '../../core/service-days.ts';
 import type { WidgetState } from '../../core/widget-state.ts';
+import type { SourceOverview } from '../../app/source-status.ts';
 import { FeedHealthNote } from './feed-health.tsx';
 import { IncidentCard } from './incident-card.tsx';
 import type { Sanitize } from './note-timeline.tsx';
 import { ByWidth, NARROW_BAR_DAYS, ServiceBars } from './service-bars.tsx';
+import { SourcesOverview } from './source-pages.tsx';
 import { StatusBanner } from './status-banner.tsx';
 
 export type StatusPageData = {
@@ -21,6 +23,8 @@ export type StatusPageData = {
   now: ReadonlyMap<string, WidgetState>;
   /** Each row's availability over the bars' window, as /reliability counts it; null: no data. */
   availability: ReadonlyMap<string, number | null>;
+  /** The status pages watched beside the main feed, each with its state now. */
+  sources: readonly SourceOverview[];
 };
 
 export function StatusPage(props: { data: StatusPageData; sanitize: Sanitize }) {
@@ -44,6 +48,7 @@ export function StatusPage(props: { data: StatusPageData; sanitize: Sanitize }) 
         <p class="muted">Each bar is a day (UTC), coloured by the worst incident that touched it; hover or focus a day to see which.</p>
         <ServiceBars rows={rows} now={props.data.now} availability={props.data.availability} />
       </section>
+      <SourcesOverview sources={props.data.sources} />
       <p>
         <a href="/incidents">All past incidents</a>
       </p>

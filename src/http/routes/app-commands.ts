@@ -12,7 +12,7 @@ import { slashStatusAnswer, slashUnknownServiceAnswer } from '../../core/workspa
 import { checkSlashRequest, SIGNATURE_HEADER, SLASH_MAX_SKEW_SECONDS, TIMESTAMP_HEADER } from '../../core/workspace-app/slash-signature.ts';
 import { APP_PATHS } from '../../core/workspace-app/manifest.ts';
 import type { AppDeps } from '../deps.ts';
-import type { ArchiveReads, OneTimeKeyStore } from '../../core/ports.ts';
+import type { ArchiveReads, OneTimeKeyStore, SourceStore } from '../../core/ports.ts';
 import { currentStatus } from '../../app/current-status.ts';
 import { knownServiceNames } from '../../app/known-services.ts';
 
@@ -26,7 +26,9 @@ export const SLASH_SIGNATURES_KIND = 'slash-signature';
  */
 export const SLASH_SIGNATURES_MAX = 10_000;
 
-export type AppCommandRouteDeps = Pick<AppDeps, 'clock' | 'appSigningSecret' | 'publicUrl'> & { store: ArchiveReads & Pick<OneTimeKeyStore, 'rememberKey'> };
+export type AppCommandRouteDeps = Pick<AppDeps, 'clock' | 'appSigningSecret' | 'publicUrl'> & {
+  store: ArchiveReads & Pick<OneTimeKeyStore, 'rememberKey'> & Pick<SourceStore, 'getSource' | 'componentStates'>;
+};
 
 export function appCommandRoutes(deps: AppCommandRouteDeps) {
   const { store, clock } = deps;

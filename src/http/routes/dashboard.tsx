@@ -1,12 +1,13 @@
 /** The dashboard's HTML pages: `/` (the state now), `/incidents` (the searchable history), `/incidents/:id`. */
 import { Hono, type Context } from 'hono';
-import { MAIN_FEED_SOURCE } from '../../core/statuspage/mapping.ts';
+import { MAIN_FEED_SOURCE, ofSource } from '../../core/statuspage/mapping.ts';
 import { feedKnowledge } from '../../app/feed-knowledge.ts';
 import { generationMemo } from '../../app/generation-memo.ts';
 import { incidentHistory } from '../../app/incident-history.ts';
 import { type IncidentPage as IncidentSearchPage, SearchRefusedError, searchIncidents } from '../../app/incident-search.ts';
 import { knownServiceNames } from '../../app/known-services.ts';
 import { reliabilityFigures } from '../../app/reliability-figures.ts';
+import { type SourceStatusStore, sourcesOverview, sourceStatus } from '../../app/source-status.ts';
 import { noDataIntervals } from '../../core/coverage.ts';
 import { ApiError } from '../../core/errors.ts';
 import { compareUrgency } from '../../core/mirror.ts';
@@ -20,6 +21,7 @@ import { IncidentPage } from '../pages/incident-page.tsx';
 import { BadFiltersPage, IncidentsPage } from '../pages/incidents-page.tsx';
 import { pageResponder } from '../pages/layout.tsx';
 import { pageSecurity } from '../pages/page-security.ts';
+import { SourcePage } from '../pages/source-pages.tsx';
 import { StatusPage } from '../pages/status-page.tsx';
 import { incidentFilterParams, listParam, pageLimit } from '../query-params.ts';
 
@@ -29,9 +31,9 @@ const PAGE_SIZE = 25;
 const PAGE_SIZE_MAX = 100;
 /** The bars end today (UTC): rebuilt at least this often, so a new day shows within a minute. */
 const BARS_MAX_AGE_MS = 60_000;
-const FILTER_PARAMS = ['q', 'service', 'type', 'status', 'since', 'until', 'limit'];
+const FILTER_PARAMS = ['q', 'service', 'type', 'status', 'since', 'until', 'limit', 'source'];
 
-export type DashboardRouteDeps = Pick<AppDeps, 'clock' | 'cursors' | 'assets' | 'sanitizeHtml'> & { store: ArchiveReads };
+export type DashboardRouteDeps = Pick<AppDeps, 'clock' | 'cursors' | 'assets' | 'sanitizeHtml'> & { store: ArchiveReads & SourceStatusStore };
 
 export function dashboardRoutes(deps: DashboardRouteDeps) {
   const { store, clock, cursors } = deps;
@@ -51,16 +53,18 @@ export function dashboardRoutes(deps: DashboardRouteDeps) {
     build: async (nowMs) => {
       const since = nowMs - BAR_DAYS * DAY_MS;
       const [spans, coverage, health] = await Promise.all([store.incidentSpans(since), store.dataCoverage(since), store.feedHealth()]);
-      return serviceDays(spans, { nowMs, days: BAR_DAYS, noData: noDataIntervals(coverage, health.lastSuccessAt, nowMs) });
+      // The main feed's services: another page's incidents are on that page.
+      return serviceDays(ofSource(spans, MAIN_FEED_SOURCE), { nowMs, days: BAR_DAYS, noData: noDataIntervals(coverage, health.lastSuccessAt, nowMs) });
     },
   });
 
   app.get('/', secure, async (c) => {
-    const [ongoing, { health, knowledge }, rows, track] = await Promise.all([
+    const [ongoing, { health, knowledge }, rows, track, sources] = await Promise.all([
       store.ongoingIncidents(MAIN_FEED_SOURCE),
       feedKnowledge({ store }, clock.now()),
       bars(),
       figures(),
+      sourcesOverview({ store }, clock.now()),
     ]);
     const now = serviceStatesNow(
       ongoing,
@@ -75,8 +79,30 @@ export function dashboardRoutes(deps: DashboardRouteDeps) {
     const availability = new Map(
       track.services.map(({ service, windows }) => [service, windows.find((window) => window.days === BAR_DAYS)?.availability ?? null]),
     );
-    const data = { ongoing: [...ongoing].sort(compareUrgency), health, knowledge, rows, days: BAR_DAYS, now, availability };
+    const data = { ongoing: [...ongoing].sort(compareUrgency), health, knowledge, rows, days: BAR_DAYS, now, availability, sources };
     return page(c, 'Status', <StatusPage data={data} sanitize={deps.sanitizeHtml} />);
+  });
+
+  app.get('/sources/:id', secure, async (c) => {
+    const id = c.req.param('id');
+    let source: Awaited<ReturnType<typeof sourceStatus>>;
+    try {
+      source = await sourceStatus({ store }, id, clock.now());
+    } catch (error) {
+      if (!(error instanceof ApiError) || error.status !== 404) throw error;
+      const message = `No status page “${id.slice(0, 64)}” is watched.`;
+      return page(
+        c,
+        'Status page not found',
+        <ErrorMessage title="Status page not found" message={message}>
+          <p>
+            <a href="/">Every status page watched</a>
+          </p>
+        </ErrorMessage>,
+        404,
+      );
+    }
+    return page(c, source.name, <SourcePage source={source} sanitize={deps.sanitizeHtml} />);
   });
 
   app.get('/incidents', secure, async (c) => {
@@ -128,6 +154,7 @@ function readQuery(c: Context): IncidentQuery {
     statuses: listParam(c, 'status', (v) => v.toLowerCase()) ?? [],
     since: c.req.query('since')?.trim() ?? '',
     until: c.req.query('until')?.trim() ?? '',
+    source: c.req.query('source')?.trim() ?? '',
   };
 }
 

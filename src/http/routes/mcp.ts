@@ -7,7 +7,7 @@
 import { Hono } from 'hono';
 import type { LimitRule } from '../../core/rate-limit.ts';
 import type { AppDeps } from '../deps.ts';
-import type { ArchiveReads, RateLimitStore } from '../../core/ports.ts';
+import type { ArchiveReads, RateLimitStore, SourceStore } from '../../core/ports.ts';
 import { knownServiceNames } from '../../app/known-services.ts';
 import { baseUrlOf, createMcpAuthenticator, type McpAuthDeps } from '../mcp/mcp-auth.ts';
 import { serveMcpRequest } from '../mcp/mcp-server.ts';
@@ -20,7 +20,10 @@ const DEFAULT_RATE_PER_MINUTE = 60;
 /** A JSON-RPC error with no request id: what an MCP client shows when the HTTP layer refuses. */
 const rpcError = (message: string) => ({ jsonrpc: '2.0', error: { code: -32000, message }, id: null });
 
-export type McpRouteDeps = McpAuthDeps & Pick<AppDeps, 'cursors' | 'logger' | 'publicUrl'> & { store: ArchiveReads & Pick<RateLimitStore, 'hitRateLimit'> };
+export type McpRouteDeps = McpAuthDeps &
+  Pick<AppDeps, 'cursors' | 'logger' | 'publicUrl'> & {
+    store: ArchiveReads & Pick<RateLimitStore, 'hitRateLimit'> & Pick<SourceStore, 'getSource' | 'componentStates'>;
+  };
 
 export function mcpRoutes(deps: McpRouteDeps) {
   const { store, clock, cursors } = deps;

@@ -1,5 +1,5 @@
 /** The vendor's track record: `/api/reliability` (JSON) and `/reliability` (the same figures, charted and tabled). */
-import { Hono } from 'hono';
+import { type Context, Hono } from 'hono';
 import { raw } from 'hono/html';
 import {
   percentFloor,
@@ -13,7 +13,10 @@ import {
 } from '../../core/reliability.ts';
 import { countAxis, durationAxis, horizontalBarChart, lineChart, stackedColumnChart, type ChartSeries } from '../../core/svg-chart.ts';
 import { iso } from '../api-json.ts';
-import { reliabilityFigures, type ReliabilityStore } from '../../app/reliability-figures.ts';
+import { reliabilityFigures, type ReliabilityStore, sourceReliability } from '../../app/reliability-figures.ts';
+import type { SourceStore } from '../../core/ports.ts';
+import { MAIN_FEED_SOURCE } from '../../core/statuspage/mapping.ts';
+import { sourceParam } from '../query-params.ts';
 import type { AppDeps } from '../deps.ts';
 import { pageResponder } from '../pages/layout.tsx';
 import { pageSecurity } from '../pages/page-security.ts';
@@ -21,15 +24,29 @@ import { durationText, Time } from '../pages/time.tsx';
 
 const MINUTE_MS = 60_000;
 const WEIGHT_PERCENT = Math.round(PARTIAL_OUTAGE_WEIGHT * 100);
-export function reliabilityRoutes(deps: Pick<AppDeps, 'clock' | 'assets'> & { store: ReliabilityStore }) {
+export function reliabilityRoutes(deps: Pick<AppDeps, 'clock' | 'assets'> & { store: ReliabilityStore & Pick<SourceStore, 'getSource' | 'componentStates'> }) {
   const { store, clock } = deps;
   const app = new Hono();
   const figures = reliabilityFigures(store, clock);
 
-  app.get('/api/reliability', async (c) => c.json(toApiReliability(await figures())));
+  /** The vendor's figures, or with `?source=` a watched page's (404 when there is none), and the page's name. */
+  const figuresFor = async (c: Context): Promise<{ figures: Reliability; source: { id: string; name: string } | null }> => {
+    const asked = sourceParam(c);
+    if (asked === undefined || asked === MAIN_FEED_SOURCE) return { figures: await figures(), source: null };
+    const found = await sourceReliability(store, asked, clock.now());
+    return { figures: found.figures, source: { id: found.source.id, name: found.source.name } };
+  };
+
+  app.get('/api/reliability', async (c) => {
+    const { figures, source } = await figuresFor(c);
+    return c.json({ ...toApiReliability(figures), ...(source ? { source } : {}) });
+  });
 
   const page = pageResponder(deps.assets);
-  app.get('/reliability', pageSecurity(), async (c) => page(c, 'Reliability', <ReliabilityPage figures={await figures()} />));
+  app.get('/reliability', pageSecurity(), async (c) => {
+    const { figures, source } = await figuresFor(c);
+    return page(c, source ? `Reliability of ${source.name}` : 'Reliability', <ReliabilityPage figures={figures} source={source} />);
+  });
 
   return app;
 }
@@ -222,14 +239,22 @@ function IncidentsChart(props: { months: MonthFigures[] }) {
   );
 }
 
-export function ReliabilityPage(props: { figures: Reliability }) {
+export function ReliabilityPage(props: { figures: Reliability; source?: { id: string; name: string } | null }) {
   const { services, months, nowMs } = props.figures;
+  const { source } = props;
+  const api = source ? `/api/reliability?source=${encodeURIComponent(source.id)}` : '/api/reliability';
   return (
     <>
-      <h1>Reliability</h1>
+      <h1>{source ? `Reliability of ${source.name}` : 'Reliability'}</h1>
       <p>
-        The vendor's track record as this archive recorded it, as of <Time ms={nowMs} />. The same figures are at{' '}
-        <a href="/api/reliability">/api/reliability</a>.
+        {source ? (
+          <>
+            The track record of the status page <a href={`/sources/${encodeURIComponent(source.id)}`}>{source.name}</a> since statuswatch began watching it
+          </>
+        ) : (
+          "The vendor's track record"
+        )}{' '}
+        as this archive recorded it, as of <Time ms={nowMs} />. The same figures are at <a href={api}>{api}</a>.
       </p>
 
       <section aria-labelledby="availability-title">

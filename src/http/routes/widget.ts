@@ -3,16 +3,17 @@
  * a page for an iframe) and `/widget.js` (the element). Hot paths: built once per archive change
  * and query, strong ETags and 304s, cacheable by anyone, readable from any origin, no cookies.
  */
-import { Hono, type Context } from 'hono';
+import { Hono, type Context, type MiddlewareHandler } from 'hono';
 import { badgeFor, renderBadge } from '../../core/badge-svg.ts';
 import { WIDGET_SERVICES_MAX, type WidgetJson } from '../../core/widget-state.ts';
 import type { AppDeps } from '../deps.ts';
-import type { ArchiveReads } from '../../core/ports.ts';
+import type { ArchiveReads, SourceStore } from '../../core/ports.ts';
 import { embedPage } from '../embed-page.ts';
 import { pageGeneration } from '../page-cache.ts';
 import { currentStatus } from '../../app/current-status.ts';
 import { knownServiceNames } from '../../app/known-services.ts';
-import { listParam } from '../query-params.ts';
+import { MAIN_FEED_SOURCE } from '../../core/statuspage/mapping.ts';
+import { listParam, sourceParam } from '../query-params.ts';
 import type { ReadBudget } from '../read-budget.ts';
 import { readCacheKey } from '../read-params.ts';
 import { etagMatches, responseCache } from '../response-cache.ts';
@@ -36,6 +37,13 @@ const GENERATION_TTL_MS = 1_000;
  */
 const CACHE_MAX_BYTES = 4 * 1024 * 1024;
 const CACHE_MAX_ENTRIES = 2_000;
+/**
+ * The watched pages' answers (`?source=`) in a cache of their own, rebuilt when any page is polled
+ * (its components' states move without the archive): the vendor's answers above are not rebuilt
+ * then. Only a source that exists is answered (and cached), so SOURCES_MAX bounds the ids.
+ */
+export const SOURCE_CACHE_MAX_BYTES = 1024 * 1024;
+export const SOURCE_CACHE_MAX_ENTRIES = 500;
 
 /**
  * Any origin may read these (they are public); cross-origin-resource-policy lets pages that
@@ -68,7 +76,9 @@ const BADGE_CSP = "default-src 'none'; style-src 'unsafe-inline'";
 
 const THEMES = new Set(['light', 'dark', 'auto']);
 
-export type WidgetRouteDeps = Pick<AppDeps, 'clock' | 'assets' | 'publicUrl'> & { store: ArchiveReads };
+export type WidgetRouteDeps = Pick<AppDeps, 'clock' | 'assets' | 'publicUrl'> & {
+  store: ArchiveReads & Pick<SourceStore, 'getSource' | 'componentStates' | 'listSources'>;
+};
 
 /** `budget`: the app's budget of uncached reads, which a widget built for a new query pays from too. */
 export function widgetRoutes({ store, clock, assets, publicUrl }: WidgetRouteDeps, budget?: ReadBudget) {
@@ -87,33 +97,53 @@ export function widgetRoutes({ store, clock, assets, publicUrl }: WidgetRouteDep
     budget,
   });
 
+  const sourceCache = responseCache({
+    generation: pageGeneration(store, { withSources: true }),
+    clock,
+    maxAgeMs: CACHE_MAX_AGE_MS,
+    maxBytes: SOURCE_CACHE_MAX_BYTES,
+    maxEntries: SOURCE_CACHE_MAX_ENTRIES,
+    cacheControl: HOT_PATH_CACHE_CONTROL,
+    generationTtlMs: GENERATION_TTL_MS,
+    key: readCacheKey,
+    budget,
+  });
+  /** The vendor's answers from their cache; a watched page's from its own. */
+  const cached: MiddlewareHandler = (c, next) => {
+    // The vendor's hot path has no `source=` in its URL: not a parse of the query per request.
+    if (!c.req.url.includes('source=')) return cache(c, next);
+    const source = c.req.query('source');
+    return source && source !== MAIN_FEED_SOURCE ? sourceCache(c, next) : cache(c, next);
+  };
+
   /** `?service=Files,Messaging` or repeated, exact names, as everywhere in the API. */
   const servicesAsked = (c: Context) => listParam(c, 'service')?.slice(0, WIDGET_SERVICES_MAX);
 
   const state = (c: Context, services: string[] | undefined): Promise<WidgetJson> =>
-    currentStatus({ store, known }, { services, baseUrl: publicUrl ?? new URL(c.req.url).origin, nowMs: clock.now() });
+    currentStatus({ store, known }, { services, baseUrl: publicUrl ?? new URL(c.req.url).origin, nowMs: clock.now(), source: sourceParam(c) });
 
   for (const path of ['/widget.json', '/badge.svg', '/embed', '/widget.js']) {
     app.options(path, (c) => c.body(null, 204, PREFLIGHT_HEADERS));
   }
 
-  app.get('/widget.json', cache, async (c) =>
+  app.get('/widget.json', cached, async (c) =>
     c.body(JSON.stringify(await state(c, servicesAsked(c))), 200, { ...SHARED_HEADERS, 'content-type': 'application/json; charset=utf-8' }),
   );
 
-  app.get('/badge.svg', cache, async (c) => {
+  app.get('/badge.svg', cached, async (c) => {
     const services = servicesAsked(c);
     const widget = await state(c, services);
-    const label = services?.join(', ') ?? 'status';
+    // A watched page's badge names it: its name, then the services asked for.
+    const label = [widget.source?.name, services?.join(', ') ?? (widget.source ? undefined : 'status')].filter(Boolean).join(': ');
     const svg = renderBadge(badgeFor(label, widget.state, widget.stale, widget.reads_failing));
     return c.body(svg, 200, { ...SHARED_HEADERS, 'content-type': 'image/svg+xml; charset=utf-8', 'content-security-policy': BADGE_CSP });
   });
 
-  app.get('/embed', cache, async (c) => {
+  app.get('/embed', cached, async (c) => {
     const services = servicesAsked(c);
     const theme = THEMES.has(c.req.query('theme') ?? '') ? (c.req.query('theme') as string) : 'auto';
     // The state now, written into the page: readers without scripts see it as it was at this answer.
-    const page = embedPage({ widget: await state(c, services), services: services?.join(','), theme });
+    const page = embedPage({ widget: await state(c, services), services: services?.join(','), theme, source: sourceParam(c) });
     return c.html(page, 200, { ...SHARED_HEADERS, 'content-security-policy': EMBED_CSP });
   });
 
