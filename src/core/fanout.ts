@@ -1,7 +1,8 @@
 /** Decides which deliveries one poll's events cause, as outbox rows with keys that are the same however often the poll is planned. */
 import { isIncidentEvent, type StatusEvent } from './events.ts';
 import type { Hashes } from './ports.ts';
-import type { Channel, Subscription, SubscriptionFilters } from './subscription.ts';
+import { sourceOfIncidentId } from './statuspage/mapping.ts';
+import { servicesOfSource, subscribedSources, type Channel, type Subscription, type SubscriptionFilters } from './subscription.ts';
 import { webCryptoHashes } from './web-crypto-hashes.ts';
 
 /** One outbox row: written in the same transaction as the events, unique by `key`. */
@@ -17,7 +18,12 @@ export type PlannedDelivery = {
  * Whether a subscription wants an event. Every list present and non-empty must match (AND);
  * within a list any entry may match (OR).
  *
- * - services: the incident's services and the filter share a name, compared exactly (they are
+ * - sources: the event's source is one the subscription receives from (subscribedSources): the
+ *   listed ones, or the main feed alone when none are listed, so a subscription made before a
+ *   source was added never receives its events until someone edits it. Monitor events are the
+ *   main feed's.
+ * - services: only the entries of the event's source count (serviceFilterEntry); a source with
+ *   none is not narrowed by services. Within them: the incident's services and the filter share a name, compared exactly (they are
  *   the vendor's names). An incident that names no services matches every service filter: the
  *   vendor names none for some platform-wide incidents, and a notice too many beats a missed
  *   outage. When an `incident.updated` changed the services, the old list counts as well as the
@@ -32,12 +38,15 @@ export type PlannedDelivery = {
  * they asked for until they opt in).
  */
 export function matchesFilters(filters: SubscriptionFilters, event: StatusEvent): boolean {
+  const source = sourceOfIncidentId(event.incidentId);
+  if (!subscribedSources(filters).includes(source)) return false;
   if (!isIncidentEvent(event)) return isSet(filters.events) ? filters.events.includes(event.type) : filters.monitor === true;
   const { data } = event;
   const changes = data.type === 'incident.updated' ? data.changes : {};
 
-  if (isSet(filters.services)) {
-    const wanted = new Set(filters.services);
+  const services = servicesOfSource(filters.services, source);
+  if (services.length > 0) {
+    const wanted = new Set(services);
     const lists = [data.incident.services, ...(changes.services ? [changes.services.from] : [])];
     if (!lists.some((services) => services.length === 0 || services.some((s) => wanted.has(s)))) return false;
   }
