@@ -192,6 +192,7 @@ export function buildServices(config: Config, ports: RuntimePorts & { secrets: S
     maxIncidentWrites: config.POLL_MAX_INCIDENT_CHANGES,
     leaseTtlMs: leases.pollLeaseMs,
     tellBlind: createSourceBlindNotice({ mailer, adminEmail: config.ADMIN_EMAIL, publicUrl, logger }),
+    outbox,
   });
   const background: BackgroundServices = { store, poller, pruner, groups, metrics, sources, sourcePoller, publicUrl };
   if (!secrets) return background;

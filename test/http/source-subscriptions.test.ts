@@ -106,4 +106,35 @@ describe('subscriptions that choose sources', () => {
     expect(inputValues(edit.html, 'service')).toEqual([`${pageId}:Website`]);
     expect((await service.admin('DELETE', `/api/subscriptions/${saved.id}`)).status).toBe(200);
   });
+
+  it("delivers each of the page's events once, signed, to the subscriptions that chose it, and nothing to one made before", async () => {
+    const chosen = await createHook('chosen', { sources: [pageId] });
+    const narrowed = await createHook('other-service', { sources: [pageId], services: [`${pageId}:Database`] });
+
+    // The page opens an incident on its API.
+    await advancePage();
+    const first = await pollAndDeliver();
+    const created = first.sources.find((s: { source: string }) => s.source === pageId).events;
+    expect(created.map((e: { type: string; backfill: boolean }) => [e.type, e.backfill])).toEqual([['incident.created', false]]);
+    await receiver.waitFor(1);
+    // The same page again, read twice: nothing new, nothing sent twice.
+    await pollAndDeliver();
+    await pollAndDeliver();
+    expect(receiver.received).toHaveLength(1);
+    const payload = new Webhook(chosen.secret).verify(receivedBy('chosen')[0]!.body, receivedBy('chosen')[0]!.headers as Record<string, string>) as {
+      type: string;
+      data: { incident: { id: string; title: string } };
+    };
+    expect(payload).toMatchObject({ type: 'incident.created', data: { incident: { id: `${pageId}:swinc0000001`, title: 'Elevated API error rates' } } });
+
+    // The next update: one more each, still none to the subscription made before the page.
+    await advancePage();
+    await pollAndDeliver();
+    await receiver.waitFor(2);
+    await pollAndDeliver();
+    expect(receiver.received.map((r) => r.path.split('?to=')[1])).toEqual(['chosen', 'chosen']);
+    expect(new Set(receiver.received.map((r) => r.headers['webhook-id'])).size).toBe(2);
+    expect([receivedBy('before'), receivedBy('other-service')]).toEqual([[], []]);
+    expect(before.id).not.toBe(narrowed.id);
+  });
 });
