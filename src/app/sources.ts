@@ -70,6 +70,11 @@ const NEVER_POLLED: SourcePollState = {
   blindToldAt: null,
 };
 
+/** The main feed's name among sources: the host of STATUS_URL. */
+export function mainFeedName(statusUrl: string): string {
+  return new URL(statusUrl).host;
+}
+
 function stateOf(knowledge: Knowledge): SourceState {
   if (knowledge.kind !== 'known') return 'unknown';
   return knowledge.readsFailing ? 'reads_failing' : 'known';
@@ -206,7 +211,7 @@ export function createSourceService(deps: SourceServiceDeps): SourceService {
       const main: SourceView = {
         id: MAIN_SOURCE_ID,
         kind: 'vendor-feed',
-        name: new URL(deps.mainFeedUrl).host,
+        name: mainFeedName(deps.mainFeedUrl),
         url: deps.mainFeedUrl,
         createdAt: null,
         state: stateOf(assessKnowledge({ lastSuccessAt: health.lastSuccessAt, now, consecutiveFailures: health.consecutiveFailures })),

@@ -19,7 +19,7 @@ import { createPoller, type Poller } from '../app/poller.ts';
 import { createSourcePoller, type SourcePoller } from '../app/source-poller.ts';
 import { createPruner, type Pruner } from '../app/retention.ts';
 import { createServiceMetrics, type ServiceMetrics } from '../app/service-metrics.ts';
-import { createSourceService, type SourceService } from '../app/sources.ts';
+import { createSourceService, mainFeedName, type SourceService } from '../app/sources.ts';
 import { createSubscriptionService, type SubscriptionService } from '../app/subscriptions.ts';
 import { retentionSettings, type Config } from '../config.ts';
 import { createCursorCodec, CURSOR_KEY_NAME } from '../core/cursor.ts';
@@ -213,6 +213,8 @@ export function buildServices(config: Config, ports: RuntimePorts & { secrets: S
     pagerdutyEventsUrl: config.PAGERDUTY_EVENTS_URL,
     opsgenieApiUrl: config.OPSGENIE_API_URL ?? null,
     incidentStatusNow: async (incidentId) => (await store.getIncident(incidentId))?.status ?? null,
+    sourceName: async (sourceId) => (await store.getSource(sourceId))?.name ?? null,
+    mainFeedName: mainFeedName(config.STATUS_URL),
   });
   const subscriptions = createSubscriptionService({
     store,

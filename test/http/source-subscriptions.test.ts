@@ -34,6 +34,10 @@ describe('subscriptions that choose sources', () => {
     await service.deliverNow();
     return polled.body;
   };
+  const waitForMail = async (count: number) => {
+    const deadline = Date.now() + 10_000;
+    while (smtp.received.length < count && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
+  };
   const createHook = async (name: string, filters?: Record<string, unknown>) => {
     const created = await service.admin('POST', '/api/subscriptions', { channel: 'webhook', url: hook(name), ...(filters ? { filters } : {}) });
     expect(created.status, JSON.stringify(created.body)).toBe(201);
@@ -110,6 +114,8 @@ describe('subscriptions that choose sources', () => {
   it("delivers each of the page's events once, signed, to the subscriptions that chose it, and nothing to one made before", async () => {
     const chosen = await createHook('chosen', { sources: [pageId] });
     const narrowed = await createHook('other-service', { sources: [pageId], services: [`${pageId}:Database`] });
+    const mail = await service.admin('POST', '/api/subscriptions', { channel: 'email', email: 'ops@example.test', filters: { sources: [pageId] } });
+    expect(mail.status).toBe(201);
 
     // The page opens an incident on its API.
     await advancePage();
@@ -125,7 +131,16 @@ describe('subscriptions that choose sources', () => {
       type: string;
       data: { incident: { id: string; title: string } };
     };
-    expect(payload).toMatchObject({ type: 'incident.created', data: { incident: { id: `${pageId}:swinc0000001`, title: 'Elevated API error rates' } } });
+    expect(payload).toMatchObject({
+      type: 'incident.created',
+      source: { id: pageId, name: 'GitHub' },
+      data: { incident: { id: `${pageId}:swinc0000001`, title: 'Elevated API error rates' } },
+    });
+    // The mail names the page it is about.
+    await waitForMail(1);
+    expect(smtp.received.map((m) => [m.to && 'text' in m.to ? m.to.text : '', m.subject])).toEqual([
+      ['ops@example.test', '[Outage] GitHub · API: Elevated API error rates'],
+    ]);
 
     // The next update: one more each, still none to the subscription made before the page.
     await advancePage();
@@ -135,6 +150,8 @@ describe('subscriptions that choose sources', () => {
     expect(receiver.received.map((r) => r.path.split('?to=')[1])).toEqual(['chosen', 'chosen']);
     expect(new Set(receiver.received.map((r) => r.headers['webhook-id'])).size).toBe(2);
     expect([receivedBy('before'), receivedBy('other-service')]).toEqual([[], []]);
+    await waitForMail(2);
+    expect(smtp.received.map((m) => m.subject)).toEqual(['[Outage] GitHub · API: Elevated API error rates', '[Update] GitHub · API: Elevated API error rates']);
     expect(before.id).not.toBe(narrowed.id);
   });
 });
