@@ -114,7 +114,11 @@ describe('subscriptions that choose sources', () => {
   it("delivers each of the page's events once, signed, to the subscriptions that chose it, and nothing to one made before", async () => {
     const chosen = await createHook('chosen', { sources: [pageId] });
     const narrowed = await createHook('other-service', { sources: [pageId], services: [`${pageId}:Database`] });
-    const mail = await service.admin('POST', '/api/subscriptions', { channel: 'email', email: 'ops@example.test', filters: { sources: [pageId] } });
+    const mail = await service.admin('POST', '/api/subscriptions', {
+      channel: 'email',
+      email: 'ops@example.test',
+      filters: { sources: ['main', pageId], services: [`${pageId}:API`] },
+    });
     expect(mail.status).toBe(201);
 
     // The page opens an incident on its API.
@@ -153,5 +157,20 @@ describe('subscriptions that choose sources', () => {
     await waitForMail(2);
     expect(smtp.received.map((m) => m.subject)).toEqual(['[Outage] GitHub · API: Elevated API error rates', '[Update] GitHub · API: Elevated API error rates']);
     expect(before.id).not.toBe(narrowed.id);
+  });
+
+  it("keeps the sources and the page's services an admin chose when the subscriber changes the rest on the manage page", async () => {
+    const mail = smtp.received.at(-1)!;
+    const token = /\/manage\?token=([\w-]+)/.exec(mail.text ?? '')?.[1];
+    expect(token, mail.text).toBeDefined();
+    const form = await service.fetch(`${service.url}/manage?token=${token}`);
+    const html = await form.text();
+    expect(form.status).toBe(200);
+    expect(html).not.toContain(`${pageId}:API`);
+    const body = new URLSearchParams({ token: token!, service: 'Files', timezone: 'UTC' });
+    const saved = await service.fetch(`${service.url}/manage`, { method: 'POST', body, headers: { origin: service.url } });
+    expect(saved.status).toBe(200);
+    const listed = (await service.admin('GET', '/api/subscriptions')).body.subscriptions as { channel: string; filters: unknown }[];
+    expect(listed.find((s) => s.channel === 'email')?.filters).toMatchObject({ sources: ['main', pageId], services: ['Files', `${pageId}:API`] });
   });
 });
