@@ -38,25 +38,41 @@ export type PlannedDelivery = {
  * they asked for until they opt in).
  */
 export function matchesFilters(filters: SubscriptionFilters, event: StatusEvent): boolean {
-  const source = sourceOfIncidentId(event.incidentId);
-  if (!subscribedSources(filters).includes(source)) return false;
-  if (!isIncidentEvent(event)) return isSet(filters.events) ? filters.events.includes(event.type) : filters.monitor === true;
-  const { data } = event;
-  const changes = data.type === 'incident.updated' ? data.changes : {};
+  return filtersMatcher(filters)(event);
+}
 
-  const services = servicesOfSource(filters.services, source);
-  if (services.length > 0) {
-    const wanted = new Set(services);
-    const lists = [data.incident.services, ...(changes.services ? [changes.services.from] : [])];
-    if (!lists.some((services) => services.length === 0 || services.some((s) => wanted.has(s)))) return false;
+/**
+ * matchesFilters for one subscription, its lists made into sets once: planning a poll asks it of
+ * every event for every subscription.
+ */
+export function filtersMatcher(filters: SubscriptionFilters): (event: StatusEvent) => boolean {
+  const sources = new Set(subscribedSources(filters));
+  const servicesBySource = new Map<string, Set<string>>();
+  for (const source of sources) {
+    const names = servicesOfSource(filters.services, source);
+    if (names.length > 0) servicesBySource.set(source, new Set(names));
   }
-  if (isSet(filters.types)) {
-    const wanted = new Set(filters.types.map((t) => t.toLowerCase()));
-    const types = [data.incident.type, ...(changes.type ? [changes.type.from] : [])];
-    if (!types.some((type) => wanted.has(type.toLowerCase()))) return false;
-  }
-  if (isSet(filters.events) && !filters.events.includes(event.type)) return false;
-  return true;
+  const types = isSet(filters.types) ? new Set(filters.types.map((t) => t.toLowerCase())) : null;
+  const events = isSet(filters.events) ? new Set<string>(filters.events) : null;
+  const monitor = filters.monitor === true;
+  return (event) => {
+    const source = sourceOfIncidentId(event.incidentId);
+    if (!sources.has(source)) return false;
+    if (!isIncidentEvent(event)) return events ? events.has(event.type) : monitor;
+    const { data } = event;
+    const changes = data.type === 'incident.updated' ? data.changes : {};
+    const wanted = servicesBySource.get(source);
+    if (wanted) {
+      const lists = [data.incident.services, ...(changes.services ? [changes.services.from] : [])];
+      if (!lists.some((services) => services.length === 0 || services.some((s) => wanted.has(s)))) return false;
+    }
+    if (types) {
+      const seen = [data.incident.type, ...(changes.type ? [changes.type.from] : [])];
+      if (!seen.some((type) => types.has(type.toLowerCase()))) return false;
+    }
+    if (events && !events.has(event.type)) return false;
+    return true;
+  };
 }
 
 /**
@@ -78,7 +94,7 @@ export function planDeliveries(events: readonly StatusEvent[], subscriptions: re
   const deliveries: PlannedDelivery[] = [];
   for (const subscription of subscriptions) {
     if (subscription.status !== 'active') continue;
-    const wanted = news.filter((event) => matchesFilters(subscription.filters, event));
+    const wanted = news.filter(filtersMatcher(subscription.filters));
     if (subscription.channel === 'webhook') {
       for (const event of wanted) deliveries.push(delivery(subscription, [event.id]));
     } else {
