@@ -105,6 +105,10 @@ describe('subscriptions that choose sources', () => {
     const listed = (await service.admin('GET', '/api/subscriptions')).body.subscriptions as { id: string; url: string; filters: unknown }[];
     const saved = listed.find((s) => s.url === hook('form'))!;
     expect(saved.filters).toMatchObject({ sources: [pageId], services: [`${pageId}:Website`] });
+    // The list says which sources each subscription receives: the main feed alone when none are chosen.
+    const list = await admin.get('/admin/subscriptions');
+    expect(list.html).toContain(`sources: ${pageId}; services: ${pageId}:Website`);
+    expect(list.html).toContain('sources: main</td>');
     const edit = await admin.get(`/admin/subscriptions/${saved.id}`);
     expect(inputValues(edit.html, 'source')).toEqual([pageId]);
     expect(inputValues(edit.html, 'service')).toEqual([`${pageId}:Website`]);
