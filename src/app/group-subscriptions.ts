@@ -9,12 +9,12 @@ import { ApiError } from '../core/errors.ts';
 import type { StoredSubscription } from '../core/ports.ts';
 import type { GroupDirectoryStore, ScimDirectory } from '../core/ports/scim-directory.ts';
 import { createGroupSubscriptionSchema, groupIdOfTarget, groupTarget, updateGroupSubscriptionSchema } from '../core/scim-group.ts';
-import { DEFAULT_TIME_ZONE } from '../core/subscription.ts';
+import { DEFAULT_TIME_ZONE, type SubscriptionFilters } from '../core/subscription.ts';
 import type { SubscriptionService } from './subscriptions.ts';
-import { requireKnownServices } from './known-services.ts';
 import { parseRequest } from '../core/parse-request.ts';
 
-type KnownServiceNames = () => Promise<string[]>;
+/** Refuses filters naming a service or a source statuswatch does not know (subscription-requests.ts). */
+export type KnownFiltersCheck = (filters: SubscriptionFilters | undefined) => Promise<void>;
 
 /** What group subscriptions need; absent, a `group` is refused as not configured. */
 export type GroupDeps = {
@@ -44,9 +44,9 @@ export function groupDepsOf(deps: Pick<GroupSubscriptionDeps, 'groups'>): GroupD
   return deps.groups;
 }
 
-export async function createGroupSubscription(deps: GroupSubscriptionDeps, known: KnownServiceNames, body: unknown): Promise<StoredSubscription> {
+export async function createGroupSubscription(deps: GroupSubscriptionDeps, checkFilters: KnownFiltersCheck, body: unknown): Promise<StoredSubscription> {
   const input = parseRequest(createGroupSubscriptionSchema, body);
-  await requireKnownServices(known, 'filters.services', input.filters?.services);
+  await checkFilters(input.filters);
   const groups = groupDepsOf(deps);
   const group = await groups.sync.resolveGroup(input.group);
   const { subscription } = await deps.subscriptions.create({
@@ -63,12 +63,12 @@ export async function createGroupSubscription(deps: GroupSubscriptionDeps, known
 
 export async function updateGroupSubscription(
   deps: GroupSubscriptionDeps,
-  known: KnownServiceNames,
+  checkFilters: KnownFiltersCheck,
   current: StoredSubscription,
   body: unknown,
 ): Promise<StoredSubscription> {
   const patch = parseRequest(updateGroupSubscriptionSchema, body);
-  await requireKnownServices(known, 'filters.services', patch.filters?.services);
+  await checkFilters(patch.filters);
   return deps.subscriptions.update(current.id, {
     filters: { ...(patch.filters ?? current.filters), monitor: patch.filters?.monitor ?? current.filters.monitor ?? false },
     timeZone: patch.timezone ?? current.timeZone,

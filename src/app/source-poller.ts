@@ -4,12 +4,15 @@
  * and the maintenances lists only when the summary says they may hold news. What was seen is
  * diffed against the archive and written through the main poller's write path (the pure diff,
  * then applyPoll), so every version is kept, no event is made twice, and an incident that leaves
- * the page without being resolved stays as the archive knows it. Blindness is per source: the
- * admin is told once per episode.
+ * the page without being resolved stays as the archive knows it. Its events' deliveries are
+ * planned as the main feed's are (planDeliveries) and written in the same transactions, so none is
+ * lost or sent twice; only subscriptions that chose the source receive them. Blindness is per
+ * source: the admin is told once per episode.
  */
 import { findChanges, planChanges, splitPlan, DEFAULT_MAX_INCIDENT_WRITES_PER_POLL } from '../core/diff.ts';
 import { FeedFetchError } from '../core/errors.ts';
 import type { StatusEvent } from '../core/events.ts';
+import { planDeliveries } from '../core/fanout.ts';
 import { STALE_AFTER_MS } from '../core/knowledge.ts';
 import type {
   ArchiveQueries,
@@ -18,12 +21,14 @@ import type {
   EndpointValidators,
   Leases,
   Logger,
+  OutboxSignal,
   PageRead,
   PageReader,
   PollRun,
   SourcePollState,
   SourceStore,
   StoredSource,
+  SubscriptionStore,
 } from '../core/ports.ts';
 import {
   componentChanges,
@@ -74,7 +79,8 @@ export type SourcePollerDeps = {
   store: Pick<SourceStore, 'getSource' | 'listSources' | 'savePollState' | 'componentStates' | 'saveComponentStates'> &
     Pick<ArchiveWrites, 'loadIncidents' | 'applyPoll'> &
     Pick<ArchiveQueries, 'ongoingIncidents'> &
-    Pick<Leases, 'tryAcquireLease' | 'releaseLease'>;
+    Pick<Leases, 'tryAcquireLease' | 'releaseLease'> &
+    Pick<SubscriptionStore, 'activeSubscriptions'>;
   reader: PageReader;
   clock: Clock;
   logger: Logger;
@@ -88,6 +94,8 @@ export type SourcePollerDeps = {
   tellBlind?: (source: StoredSource, blindSince: number, error: string) => Promise<void>;
   /** Sources polled at once by `pollAll`; SOURCE_POLLS_AT_ONCE by default. */
   pollsAtOnce?: number;
+  /** Told when a poll wrote news (and so outbox rows); absent where nothing delivers (tests). */
+  outbox?: OutboxSignal;
 };
 
 /**
@@ -195,15 +203,17 @@ export function createSourcePoller(deps: SourcePollerDeps): SourcePoller {
       const plan = planChanges(findChanges(observed, archived), { now: startedAt, backfill: source.poll.lastSuccessAt === null, maxWrites: maxIncidentWrites });
       const run: PollRun = { id: deps.newId(), startedAt, finishedAt: startedAt, outcome: 'ok', sources: [], changes: {} };
       const pieces = splitPlan(plan, APPLY_PIECE_INCIDENTS);
+      // As the main poller does: read before the writes, and not at all for a backfill (which
+      // causes no deliveries). Which subscriptions want a source's events is the filters' rule
+      // (fanout.ts): those that chose the source, never one made before it without it.
+      const subscriptions = plan.events.some((e) => !e.backfill) ? await store.activeSubscriptions() : [];
       const applied: StatusEvent[] = [];
       for (const [index, piece] of pieces.entries()) {
         const last = index === pieces.length - 1;
         await store.applyPoll({
           run,
           plan: piece,
-          // No subscription has chosen a source yet: adding a source never changes what an
-          // existing subscription receives, so a source's events are archived, not delivered.
-          deliveries: [],
+          deliveries: planDeliveries(piece.events, subscriptions),
           seenIds: last ? observed.map((i) => i.id) : [],
           seenBefore: startedAt - LAST_SEEN_PRECISION_MS,
           rejected: [],
@@ -283,6 +293,7 @@ export function createSourcePoller(deps: SourcePollerDeps): SourcePoller {
       logger.info('source poll skipped: another poll holds its lease', { source: sourceId });
       return { sourceId, status: 'skipped', reason: 'another poll is running' };
     }
+    let result: SourcePollResult;
     try {
       // Read under the lease: a poll that ended just before it was taken left its validators and
       // its last poll time, and this one goes on from them.
@@ -291,10 +302,13 @@ export function createSourcePoller(deps: SourcePollerDeps): SourcePoller {
       if (options.unlessPolledSince !== undefined && lastPolledAt(source) >= options.unlessPolledSince) {
         return { sourceId, status: 'skipped', reason: 'polled since asked' };
       }
-      return await pollLocked(source, startedAt);
+      result = await pollLocked(source, startedAt);
     } finally {
       await store.releaseLease(lease, deps.instanceId);
     }
+    // News wrote outbox rows with its events: it goes out now, not at the runtime's next check.
+    if (result.status === 'ok' && result.events.some((e) => !e.backfill)) deps.outbox?.outboxChanged();
+    return result;
   }
 
   return {

@@ -8,7 +8,7 @@
 import { ApiError, FeedFetchError } from '../core/errors.ts';
 import { assessKnowledge, type Knowledge } from '../core/knowledge.ts';
 import type { ArchiveQueries, Clock, FeedClient, SourceKind, SourcePollState, SourceStore, StoredSource } from '../core/ports.ts';
-import { MAIN_FEED_SOURCE } from '../core/statuspage/mapping.ts';
+import { componentServiceNames, MAIN_FEED_SOURCE } from '../core/statuspage/mapping.ts';
 import { NOT_STATUSPAGE_MESSAGE, NotStatuspageError, parseSummary } from '../core/statuspage/schema.ts';
 import { withAllowPrivateHint } from '../core/webhook-target.ts';
 
@@ -70,6 +70,11 @@ const NEVER_POLLED: SourcePollState = {
   blindToldAt: null,
 };
 
+/** The main feed's name among sources: the host of STATUS_URL. */
+export function mainFeedName(statusUrl: string): string {
+  return new URL(statusUrl).host;
+}
+
 function stateOf(knowledge: Knowledge): SourceState {
   if (knowledge.kind !== 'known') return 'unknown';
   return knowledge.readsFailing ? 'reads_failing' : 'known';
@@ -109,6 +114,47 @@ function readRefusal(url: string, error: unknown): ApiError {
     return new ApiError(400, 'source_unreachable', `this address could not be read, so it was not added: ${error.message}`);
   }
   throw error;
+}
+
+/** A source as a subscription form offers it: its id, its name, and the services its incidents may name. */
+export type SourceChoice = { id: string; name: string; services: string[] };
+
+/**
+ * The sources a subscription may choose, beside the main feed (whose services the form knows):
+ * each added page with its components as services, as its last good read showed them (none
+ * before its first).
+ */
+export async function sourceChoices(store: Pick<SourceStore, 'listSources' | 'componentStates'>): Promise<SourceChoice[]> {
+  const sources = await store.listSources();
+  return Promise.all(sources.map(async (s) => ({ id: s.id, name: s.name, services: componentServiceNames(await store.componentStates(s.id)) })));
+}
+
+/** Most sources an `unknown_source` error names: the rest are counted. */
+const KNOWN_SOURCES_SHOWN_MAX = 20;
+
+/**
+ * A 400 `unknown_source` when a source id asked for is not one: a subscription to a page not
+ * watched would silently never receive anything. Checked when a subscription is made or changed;
+ * a source removed later simply sends nothing more.
+ */
+export async function requireKnownSources(store: Pick<SourceStore, 'listSources'>, field: string, asked: readonly string[] | undefined): Promise<void> {
+  const wanted = (asked ?? []).filter((id) => id !== MAIN_SOURCE_ID);
+  if (wanted.length === 0) return;
+  const sources = await store.listSources();
+  const ids = new Set(sources.map((s) => s.id));
+  const unknown = [...new Set(wanted.filter((id) => !ids.has(id)))];
+  if (unknown.length === 0) return;
+  const known = [`${MAIN_SOURCE_ID} (the main feed)`, ...sources.map((s) => `${s.id} (${s.name})`)];
+  const shown = known.slice(0, KNOWN_SOURCES_SHOWN_MAX).join(', ');
+  const more = known.length > KNOWN_SOURCES_SHOWN_MAX ? ` and ${known.length - KNOWN_SOURCES_SHOWN_MAX} more` : '';
+  throw new ApiError(
+    400,
+    'unknown_source',
+    `${field}: unknown source ${unknown
+      .slice(0, 5)
+      .map((id) => JSON.stringify(id))
+      .join(', ')}; ids are as GET /api/sources lists them, known: ${shown}${more}`,
+  );
 }
 
 export function createSourceService(deps: SourceServiceDeps): SourceService {
@@ -165,7 +211,7 @@ export function createSourceService(deps: SourceServiceDeps): SourceService {
       const main: SourceView = {
         id: MAIN_SOURCE_ID,
         kind: 'vendor-feed',
-        name: new URL(deps.mainFeedUrl).host,
+        name: mainFeedName(deps.mainFeedUrl),
         url: deps.mainFeedUrl,
         createdAt: null,
         state: stateOf(assessKnowledge({ lastSuccessAt: health.lastSuccessAt, now, consecutiveFailures: health.consecutiveFailures })),

@@ -19,10 +19,21 @@ import {
   type TargetField,
   updateSubscriptionSchema,
   type NewSubscription,
+  servicesOfSource,
 } from '../core/subscription.ts';
 import type { AppInstalls } from './workspace-app/installs.ts';
-import { createGroupSubscription, type GroupSubscriptionDeps, isGroupRequest, isGroupSubscription, updateGroupSubscription } from './group-subscriptions.ts';
+import {
+  createGroupSubscription,
+  type GroupSubscriptionDeps,
+  type KnownFiltersCheck,
+  isGroupRequest,
+  isGroupSubscription,
+  updateGroupSubscription,
+} from './group-subscriptions.ts';
 import { type KnownServicesStore, knownServiceNames, requireKnownServices } from './known-services.ts';
+import { requireKnownSources } from './sources.ts';
+import { MAIN_FEED_SOURCE } from '../core/statuspage/mapping.ts';
+import type { SourceStore } from '../core/ports.ts';
 import { parseRequest } from '../core/parse-request.ts';
 import { installErrorToApi } from './workspace-app/install-refusals.ts';
 
@@ -33,7 +44,7 @@ export type SubscriptionRequests = ReturnType<typeof subscriptionRequests>;
 
 /** What creating and changing a subscription take: the services and settings the HTTP app also holds. */
 export type SubscriptionRequestDeps = GroupSubscriptionDeps & {
-  store: Pick<SubscriptionStore, 'findSubscription' | 'getSubscription'> & KnownServicesStore;
+  store: Pick<SubscriptionStore, 'findSubscription' | 'getSubscription'> & KnownServicesStore & Pick<SourceStore, 'listSources'>;
   clock: Clock;
   /** Plain http: webhook URLs allowed (WEBHOOK_ALLOW_PRIVATE). */
   allowPrivateWebhooks: boolean;
@@ -46,8 +57,14 @@ const CONVERSATION_NAME_MAX_CHARS = 200;
 
 export function subscriptionRequests(deps: SubscriptionRequestDeps) {
   const createSchema = createSubscriptionSchema({ allowPlainHttp: deps.allowPrivateWebhooks });
-  // A filter on a name the vendor never uses would silently never match: refused with the known names.
+  // A filter on a name the vendor never uses, or on a source not watched, would silently never
+  // match: refused with the known names. A source's services are the page's components, which it
+  // may name before any incident does, so only the main feed's are checked by name.
   const known = knownServiceNames(deps.store, deps.clock);
+  const checkFilters: KnownFiltersCheck = async (filters) => {
+    await requireKnownSources(deps.store, 'filters.sources', filters?.sources);
+    await requireKnownServices(known, 'filters.services', servicesOfSource(filters?.services, MAIN_FEED_SOURCE));
+  };
 
   /** An app subscription names an active installation's conversation the app can post to, once; its name as the vendor gives it. */
   async function requirePostableConversation(input: NewSubscription): Promise<string | null> {
@@ -71,9 +88,9 @@ export function subscriptionRequests(deps: SubscriptionRequestDeps) {
   return {
     /** `body` as `POST /api/subscriptions` takes it; the webhook's secret comes back this once. */
     async create(body: unknown): Promise<{ subscription: StoredSubscription; secret: string | null }> {
-      if (isGroupRequest(body)) return { subscription: await createGroupSubscription(deps, known, body), secret: null };
+      if (isGroupRequest(body)) return { subscription: await createGroupSubscription(deps, checkFilters, body), secret: null };
       const input = parseRequest(createSchema, body);
-      await requireKnownServices(known, 'filters.services', input.filters.services);
+      await checkFilters(input.filters);
       const targetName = input.channel === 'app' ? await requirePostableConversation(input) : null;
       return deps.subscriptions.create(targetName === null ? input : { ...input, targetName });
     },
@@ -82,9 +99,9 @@ export function subscriptionRequests(deps: SubscriptionRequestDeps) {
     async update(id: string, body: unknown): Promise<StoredSubscription> {
       const current = await deps.store.getSubscription(id);
       if (!current) throw new ApiError(404, 'subscription_not_found', 'no subscription with that id');
-      if (isGroupSubscription(current)) return updateGroupSubscription(deps, known, current, body);
+      if (isGroupSubscription(current)) return updateGroupSubscription(deps, checkFilters, current, body);
       const patch = parseRequest(updateSubscriptionSchema, body);
-      await requireKnownServices(known, 'filters.services', patch.filters?.services);
+      await checkFilters(patch.filters);
       const app = current.channel === 'app' ? parseAppTarget(current.target) : null;
       refuseForeignFields(current.channel, patch);
       // The stored key stays sealed: an edit that does not bring a new one is checked with a stand-in.

@@ -1,7 +1,8 @@
 /** Decides which deliveries one poll's events cause, as outbox rows with keys that are the same however often the poll is planned. */
 import { isIncidentEvent, type StatusEvent } from './events.ts';
 import type { Hashes } from './ports.ts';
-import type { Channel, Subscription, SubscriptionFilters } from './subscription.ts';
+import { sourceOfIncidentId } from './statuspage/mapping.ts';
+import { servicesOfSource, subscribedSources, type Channel, type Subscription, type SubscriptionFilters } from './subscription.ts';
 import { webCryptoHashes } from './web-crypto-hashes.ts';
 
 /** One outbox row: written in the same transaction as the events, unique by `key`. */
@@ -17,7 +18,12 @@ export type PlannedDelivery = {
  * Whether a subscription wants an event. Every list present and non-empty must match (AND);
  * within a list any entry may match (OR).
  *
- * - services: the incident's services and the filter share a name, compared exactly (they are
+ * - sources: the event's source is one the subscription receives from (subscribedSources): the
+ *   listed ones, or the main feed alone when none are listed, so a subscription made before a
+ *   source was added never receives its events until someone edits it. Monitor events are the
+ *   main feed's.
+ * - services: only the entries of the event's source count (serviceFilterEntry); a source with
+ *   none is not narrowed by services. Within them: the incident's services and the filter share a name, compared exactly (they are
  *   the vendor's names). An incident that names no services matches every service filter: the
  *   vendor names none for some platform-wide incidents, and a notice too many beats a missed
  *   outage. When an `incident.updated` changed the services, the old list counts as well as the
@@ -32,22 +38,41 @@ export type PlannedDelivery = {
  * they asked for until they opt in).
  */
 export function matchesFilters(filters: SubscriptionFilters, event: StatusEvent): boolean {
-  if (!isIncidentEvent(event)) return isSet(filters.events) ? filters.events.includes(event.type) : filters.monitor === true;
-  const { data } = event;
-  const changes = data.type === 'incident.updated' ? data.changes : {};
+  return filtersMatcher(filters)(event);
+}
 
-  if (isSet(filters.services)) {
-    const wanted = new Set(filters.services);
-    const lists = [data.incident.services, ...(changes.services ? [changes.services.from] : [])];
-    if (!lists.some((services) => services.length === 0 || services.some((s) => wanted.has(s)))) return false;
+/**
+ * matchesFilters for one subscription, its lists made into sets once: planning a poll asks it of
+ * every event for every subscription.
+ */
+export function filtersMatcher(filters: SubscriptionFilters): (event: StatusEvent) => boolean {
+  const sources = new Set(subscribedSources(filters));
+  const servicesBySource = new Map<string, Set<string>>();
+  for (const source of sources) {
+    const names = servicesOfSource(filters.services, source);
+    if (names.length > 0) servicesBySource.set(source, new Set(names));
   }
-  if (isSet(filters.types)) {
-    const wanted = new Set(filters.types.map((t) => t.toLowerCase()));
-    const types = [data.incident.type, ...(changes.type ? [changes.type.from] : [])];
-    if (!types.some((type) => wanted.has(type.toLowerCase()))) return false;
-  }
-  if (isSet(filters.events) && !filters.events.includes(event.type)) return false;
-  return true;
+  const types = isSet(filters.types) ? new Set(filters.types.map((t) => t.toLowerCase())) : null;
+  const events = isSet(filters.events) ? new Set<string>(filters.events) : null;
+  const monitor = filters.monitor === true;
+  return (event) => {
+    const source = sourceOfIncidentId(event.incidentId);
+    if (!sources.has(source)) return false;
+    if (!isIncidentEvent(event)) return events ? events.has(event.type) : monitor;
+    const { data } = event;
+    const changes = data.type === 'incident.updated' ? data.changes : {};
+    const wanted = servicesBySource.get(source);
+    if (wanted) {
+      const lists = [data.incident.services, ...(changes.services ? [changes.services.from] : [])];
+      if (!lists.some((services) => services.length === 0 || services.some((s) => wanted.has(s)))) return false;
+    }
+    if (types) {
+      const seen = [data.incident.type, ...(changes.type ? [changes.type.from] : [])];
+      if (!seen.some((type) => types.has(type.toLowerCase()))) return false;
+    }
+    if (events && !events.has(event.type)) return false;
+    return true;
+  };
 }
 
 /**
@@ -69,7 +94,7 @@ export function planDeliveries(events: readonly StatusEvent[], subscriptions: re
   const deliveries: PlannedDelivery[] = [];
   for (const subscription of subscriptions) {
     if (subscription.status !== 'active') continue;
-    const wanted = news.filter((event) => matchesFilters(subscription.filters, event));
+    const wanted = news.filter(filtersMatcher(subscription.filters));
     if (subscription.channel === 'webhook') {
       for (const event of wanted) deliveries.push(delivery(subscription, [event.id]));
     } else {

@@ -2,11 +2,20 @@
 import { isIncidentEvent, type IncidentEvent, type IncidentFieldChanges, type IncidentSummary, type NoteRef, type StatusEvent } from './events.ts';
 import { htmlToText } from './html-text.ts';
 import { isOngoing, noteSeq } from './incident.ts';
+import { MAIN_FEED_SOURCE } from './statuspage/mapping.ts';
 import { parseVendorTime } from './vendor-time.ts';
+
+/** Where a delivery's events came from: a source's id and name as GET /api/sources lists them ("main": the main feed). */
+export type MessageSource = { id: string; name: string };
 
 /** What became of one incident in one poll: everything a message about it needs. */
 export type IncidentUpdate = {
   incidentId: string;
+  /**
+   * The page's name when the incident is a source's (a status page watched beside the main feed),
+   * for messages to name the vendor; null for the main feed's, whose messages name none.
+   */
+  vendor: string | null;
   /** The incident as the newest of its events saw it. */
   incident: IncidentSummary;
   /** The events this update stands for, oldest first: delivery bookkeeping marks them all sent. */
@@ -48,6 +57,7 @@ function toUpdate(events: IncidentEvent[]): IncidentUpdate {
 
   const update: IncidentUpdate = {
     incidentId: first.incidentId,
+    vendor: null,
     incident: latest.data.incident,
     eventIds: events.map((e) => e.id),
     occurredAt: Math.max(...events.map((e) => e.occurredAt)),
@@ -112,7 +122,21 @@ export type Headline = { label: string; services: string; title: string };
  * when it was already over the first time we saw it (a gap between polls).
  */
 export function messageHeadline(update: IncidentUpdate): Headline {
-  return { label: headlineLabel(update), services: servicesLabel(update.incident.services), title: oneLine(update.incident.title) };
+  return { label: headlineLabel(update), services: servicesLabel(update.incident.services), title: namedTitle(update.incident.title, update.vendor) };
+}
+
+/**
+ * An incident's title as every message names it: for a source's incident the page's name first
+ * ("GitHub: Incident with Actions"), the main feed's as it is. On one line, so neither can add a
+ * header; each channel escapes it as it escapes any vendor text.
+ */
+export function namedTitle(title: string, vendor: string | null): string {
+  return vendor === null ? oneLine(title) : `${oneLine(vendor)}: ${oneLine(title)}`;
+}
+
+/** The update as a message of `source` tells it: named after the page unless it is the main feed's. */
+export function fromSource(update: IncidentUpdate, source: MessageSource | null): IncidentUpdate {
+  return source === null || source.id === MAIN_FEED_SOURCE ? update : { ...update, vendor: source.name };
 }
 
 function headlineLabel(update: IncidentUpdate): string {
@@ -144,11 +168,18 @@ export const SUBJECT_TITLE_MAX_CHARS = 120;
 /** A headline names at most this many services, then "+N more"; the body lists them all. */
 const HEADLINE_SERVICES_MAX = 3;
 
-/** `[Resolved] Files: Some files fail to upload`, on one line and of bounded length. */
+/**
+ * `[Resolved] Files: Some files fail to upload`, on one line and of bounded length; a source's
+ * incident names the page first: `[Outage] GitHub · Actions: Incident with Actions`.
+ */
 export function emailSubject(update: IncidentUpdate): string {
-  const { label, services, title } = messageHeadline(update);
-  return `[${label}] ${services}: ${truncate(title, SUBJECT_TITLE_MAX_CHARS)}`;
+  const { label, services } = messageHeadline(update);
+  const vendor = update.vendor === null ? '' : `${truncate(oneLine(update.vendor), VENDOR_NAME_MAX_CHARS)} · `;
+  return `[${label}] ${vendor}${services}: ${truncate(oneLine(update.incident.title), SUBJECT_TITLE_MAX_CHARS)}`;
 }
+
+/** Longest page name a subject keeps (a source's name is at most 100 characters already). */
+const VENDOR_NAME_MAX_CHARS = 100;
 
 /** Services for a headline. No services named means the whole product (incidents 1558, 1566, 1571). */
 export function servicesLabel(services: readonly string[]): string {

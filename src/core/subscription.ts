@@ -2,6 +2,7 @@
 import { z } from 'zod';
 import { singleAddress } from './email-address.ts';
 import { EVENT_TYPES, type EventType } from './events.ts';
+import { isSourceId, MAIN_FEED_SOURCE } from './statuspage/mapping.ts';
 import { withAllowPrivateHint } from './webhook-target.ts';
 
 /**
@@ -67,10 +68,47 @@ export function sealedUrlHost(target: string): string {
 }
 
 /**
- * Each list narrows what is sent; an absent or empty list lets everything through (fanout.ts).
- * `monitor`: with no `events` list, whether `monitor.*` events come too; true for new subscriptions.
+ * Each list narrows what is sent; an absent or empty list lets everything through (fanout.ts),
+ * but for `sources`: absent, only the main feed ("main"), so adding a source never changes what an
+ * existing subscription receives; listed, only those sources (ids as GET /api/sources lists them).
+ * A `services` entry is a main-feed service's name, or `<source id>:<service>` for a source's
+ * (serviceFilterEntry). `monitor`: with no `events` list, whether `monitor.*` events come too;
+ * true for new subscriptions.
  */
-export type SubscriptionFilters = { services?: string[]; types?: string[]; events?: EventType[]; monitor?: boolean };
+export type SubscriptionFilters = { services?: string[]; types?: string[]; events?: EventType[]; monitor?: boolean; sources?: string[] };
+
+const MAIN_FEED_ALONE: readonly string[] = [MAIN_FEED_SOURCE];
+
+/** The sources a subscription receives from: those it lists, or the main feed alone. */
+export function subscribedSources(filters: Pick<SubscriptionFilters, 'sources'>): readonly string[] {
+  return filters.sources && filters.sources.length > 0 ? filters.sources : MAIN_FEED_ALONE;
+}
+
+/**
+ * A `filters.services` entry as the source it concerns and the service's name: `src_ab12:Actions`
+ * is the service "Actions" of source src_ab12 (a page's component, named as its incidents name it);
+ * an entry without a source id and a colon before the name is the main feed's, as before sources
+ * existed (`main:Files` says the same as `Files`).
+ */
+export function serviceFilterEntry(entry: string): { source: string; service: string } {
+  const colon = entry.indexOf(':');
+  if (colon > 0) {
+    const source = entry.slice(0, colon);
+    const service = entry.slice(colon + 1);
+    if (isSourceId(source) && service.trim() !== '') return { source, service };
+  }
+  return { source: MAIN_FEED_SOURCE, service: entry };
+}
+
+/** The service names `services` lists for one source (serviceFilterEntry). */
+export function servicesOfSource(services: readonly string[] | undefined, source: string): string[] {
+  const names: string[] = [];
+  for (const entry of services ?? []) {
+    const parsed = serviceFilterEntry(entry);
+    if (parsed.source === source) names.push(parsed.service);
+  }
+  return names;
+}
 
 /** Only `active` subscriptions are sent anything (fanout.ts). */
 export type SubscriptionStatus = 'pending' | 'active' | 'paused';
@@ -123,18 +161,51 @@ const nameList = (name: string, normalize: (entry: string) => string) =>
  * Services keep their case: they are the vendor's exact names. Types are lower-cased, as the
  * incident's type is (incident.ts).
  */
-export const subscriptionFiltersSchema = z.strictObject({
-  services: nameList('filters.services', (s) => s).optional(),
-  types: nameList('filters.types', (t) => t.toLowerCase()).optional(),
-  events: z
-    .array(z.enum(EVENT_TYPES as [EventType, ...EventType[]], { error: `filters.events entries must be one of ${EVENT_TYPES.join(', ')}` }), {
-      error: 'filters.events must be a list of event types',
-    })
-    .max(FILTER_MAX_ENTRIES, `filters.events may list at most ${FILTER_MAX_ENTRIES} entries`)
-    .transform(dedupe)
-    .optional(),
-  monitor: z.boolean({ error: 'filters.monitor must be true or false' }).optional(),
-});
+export const subscriptionFiltersSchema = z
+  .strictObject({
+    services: nameList('filters.services', (s) => s).optional(),
+    types: nameList('filters.types', (t) => t.toLowerCase()).optional(),
+    events: z
+      .array(z.enum(EVENT_TYPES as [EventType, ...EventType[]], { error: `filters.events entries must be one of ${EVENT_TYPES.join(', ')}` }), {
+        error: 'filters.events must be a list of event types',
+      })
+      .max(FILTER_MAX_ENTRIES, `filters.events may list at most ${FILTER_MAX_ENTRIES} entries`)
+      .transform(dedupe)
+      .optional(),
+    monitor: z.boolean({ error: 'filters.monitor must be true or false' }).optional(),
+    sources: z
+      .array(
+        z
+          .string({ error: 'filters.sources entries must be strings' })
+          .trim()
+          .refine(isSourceId, {
+            error: (issue) =>
+              `filters.sources entries must be source ids as GET /api/sources lists them ("main" or src_...), got ${JSON.stringify(String(issue.input).slice(0, 100))}`,
+          }),
+        { error: 'filters.sources must be a list of source ids' },
+      )
+      .min(1, 'filters.sources must list at least one source; leave it out for the main feed alone')
+      .max(FILTER_MAX_ENTRIES, `filters.sources may list at most ${FILTER_MAX_ENTRIES} entries`)
+      .transform(dedupe)
+      .optional()
+      .describe(
+        'Source ids as GET /api/sources lists them ("main": the main feed). Absent: the main feed alone, so a page added later reaches no existing subscription. A services entry "<source id>:<service>" narrows that source.',
+      ),
+  })
+  .superRefine((filters, ctx) => {
+    // A service of a source the subscription does not receive from would silently never match.
+    const sources = subscribedSources(filters);
+    for (const entry of filters.services ?? []) {
+      const { source } = serviceFilterEntry(entry);
+      if (!sources.includes(source)) {
+        ctx.addIssue({
+          code: 'custom',
+          path: ['services'],
+          message: `filters.services entry ${JSON.stringify(entry.slice(0, 100))} names source ${source}, which filters.sources does not list${filters.sources ? '' : ' (without filters.sources only the main feed is sent)'}`,
+        });
+      }
+    }
+  });
 
 export type SubscriptionFiltersInput = z.input<typeof subscriptionFiltersSchema>;
 

@@ -12,7 +12,7 @@ import {
   type NoteRef,
   type StatusEvent,
 } from './events.ts';
-import { noteText } from './notification-message.ts';
+import { noteText, type MessageSource } from './notification-message.ts';
 
 export type WebhookNote = {
   date_created: string;
@@ -52,10 +52,26 @@ export type MonitorWebhookPayload = {
     | Omit<Extract<MonitorEventData, { type: 'monitor.recovered' }>, 'type'>;
 };
 
-/** The body of a webhook request for any event. */
-export function webhookPayloadOf(event: StatusEvent): WebhookPayload | MonitorWebhookPayload {
-  return isMonitorEvent(event) ? toMonitorWebhookPayload(event) : toWebhookPayload(event);
+/** Where an event came from, in its body: a source's id and name as GET /api/sources lists them ("main": the main feed). */
+export type WebhookSource = { id: string; name: string };
+
+/**
+ * The body of a webhook request for any event. With `source` (the channel sender always gives
+ * it) the body carries `source` {id, name} beside the fields it always had, bounded like them.
+ */
+export function webhookPayloadOf(event: StatusEvent, source?: MessageSource): WebhookBody {
+  const payload = isMonitorEvent(event) ? toMonitorWebhookPayload(event) : toWebhookPayload(event);
+  if (!source) return payload;
+  const fit = new Fitter();
+  const named = { id: fit.text(source.id, SHORT_MAX_BYTES), name: fit.text(source.name, SOURCE_NAME_MAX_BYTES) };
+  return { type: payload.type, timestamp: payload.timestamp, source: named, data: payload.data } as WebhookBody;
 }
+
+/** A webhook request's body: an event's payload, and where it came from. */
+export type WebhookBody = (WebhookPayload | MonitorWebhookPayload) & { source?: WebhookSource };
+
+/** A source's name is at most 100 characters when saved; the bound holds whatever it holds. */
+const SOURCE_NAME_MAX_BYTES = 300;
 
 /**
  * Upper bound of the serialised payload in UTF-8 bytes, whatever the vendor sends: receivers

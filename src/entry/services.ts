@@ -19,7 +19,7 @@ import { createPoller, type Poller } from '../app/poller.ts';
 import { createSourcePoller, type SourcePoller } from '../app/source-poller.ts';
 import { createPruner, type Pruner } from '../app/retention.ts';
 import { createServiceMetrics, type ServiceMetrics } from '../app/service-metrics.ts';
-import { createSourceService, type SourceService } from '../app/sources.ts';
+import { createSourceService, mainFeedName, type SourceService } from '../app/sources.ts';
 import { createSubscriptionService, type SubscriptionService } from '../app/subscriptions.ts';
 import { subscriptionTitleOf } from '../app/subscription-titles.ts';
 import { retentionSettings, type Config } from '../config.ts';
@@ -196,6 +196,7 @@ export function buildServices(config: Config, ports: RuntimePorts & { secrets: S
     maxIncidentWrites: config.POLL_MAX_INCIDENT_CHANGES,
     leaseTtlMs: leases.pollLeaseMs,
     tellBlind: createSourceBlindNotice({ mailer, adminEmail: config.ADMIN_EMAIL, publicUrl, logger }),
+    outbox,
   });
   const background: BackgroundServices = { store, poller, pruner, groups, metrics, sources, sourcePoller, publicUrl };
   if (!secrets) return background;
@@ -216,6 +217,8 @@ export function buildServices(config: Config, ports: RuntimePorts & { secrets: S
     pagerdutyEventsUrl: config.PAGERDUTY_EVENTS_URL,
     opsgenieApiUrl: config.OPSGENIE_API_URL ?? null,
     incidentStatusNow: async (incidentId) => (await store.getIncident(incidentId))?.status ?? null,
+    sourceName: async (sourceId) => (await store.getSource(sourceId))?.name ?? null,
+    mainFeedName: mainFeedName(config.STATUS_URL),
   });
   const subscriptions = createSubscriptionService({
     store,

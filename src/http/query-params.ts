@@ -3,7 +3,7 @@ import type { Context } from 'hono';
 import type { IncidentFilter } from '../core/ports.ts';
 import { ApiError } from '../core/errors.ts';
 import { parseInstant } from '../core/instant.ts';
-import { MAIN_FEED_SOURCE } from '../core/statuspage/mapping.ts';
+import { isSourceId } from '../core/statuspage/mapping.ts';
 import { DEFAULT_LIMIT, limitParamSchema, MAX_LIMIT } from './openapi/api-schemas.ts';
 
 export { DEFAULT_LIMIT, MAX_LIMIT };
@@ -63,7 +63,7 @@ export function sourceParam(c: Context): string | undefined {
 /** A source id as a face was given it (a query parameter, an MCP tool's argument): checked, or ApiError 400. */
 export function sourceId(value: string | undefined): string | undefined {
   if (value === undefined || value === '') return undefined;
-  if (value !== MAIN_FEED_SOURCE && !/^src_[a-z0-9]{1,64}$/.test(value)) {
+  if (!isSourceId(value)) {
     throw new ApiError(400, 'invalid_request', 'source: a source id (src_...) as GET /api/sources lists them, or "main" for the main feed');
   }
   return value;

@@ -111,6 +111,61 @@ describe('matchesFilters', () => {
   });
 });
 
+/** The event as a source's page would have made it: its incident's id is `<source>:<vendor id>`, its services the page's. */
+function asSourceEvent(event: StatusEvent, source: string, services: string[]): StatusEvent {
+  const incidentId = `${source}:${event.incidentId}`;
+  const data = { ...event.data, incident: { ...(event.data as { incident: object }).incident, id: incidentId, services } } as StatusEvent['data'];
+  return { ...event, id: `${source}:${event.id}`, incidentId, data };
+}
+
+describe('matchesFilters across sources', () => {
+  const [created] = pollEvents([rawIncident({ type: 'outage', services: ['Messaging'] })]);
+  const main = created!;
+  const github = asSourceEvent(main, 'src_gh', ['Actions', 'Pages']);
+  const monitor: StatusEvent = {
+    id: 'monitor.blind.1',
+    type: 'monitor.blind',
+    incidentId: '',
+    revision: 0,
+    occurredAt: 0,
+    detectedAt: 0,
+    backfill: false,
+    data: { type: 'monitor.blind', since: null, last_error: 'HTTP 503', last_known: { ongoing: [], more: 0 } },
+  };
+
+  it('sends a subscription without filters.sources the main feed alone, as before sources existed', () => {
+    expect(matchesFilters({}, main)).toBe(true);
+    expect(matchesFilters({}, github)).toBe(false);
+    expect(matchesFilters({ monitor: true }, monitor)).toBe(true);
+    // No filter of any other kind lets a source's event through to it.
+    expect(matchesFilters({ services: [], types: ['outage'], events: ['incident.created'] }, github)).toBe(false);
+  });
+
+  it('sends a subscription with filters.sources only the sources it lists', () => {
+    expect(matchesFilters({ sources: ['src_gh'] }, github)).toBe(true);
+    expect(matchesFilters({ sources: ['src_gh'] }, main)).toBe(false);
+    expect(matchesFilters({ sources: ['src_other'] }, github)).toBe(false);
+    expect(matchesFilters({ sources: ['main', 'src_gh'] }, main)).toBe(true);
+    expect(matchesFilters({ sources: ['main', 'src_gh'] }, github)).toBe(true);
+  });
+
+  it("keeps monitor events the main feed's", () => {
+    expect(matchesFilters({ sources: ['src_gh'], monitor: true }, monitor)).toBe(false);
+    expect(matchesFilters({ sources: ['main', 'src_gh'], monitor: true }, monitor)).toBe(true);
+  });
+
+  it("matches each source's services within that source, unqualified names being the main feed's", () => {
+    const both = ['main', 'src_gh'];
+    expect(matchesFilters({ sources: both, services: ['src_gh:Actions'] }, github)).toBe(true);
+    expect(matchesFilters({ sources: both, services: ['src_gh:Copilot'] }, github)).toBe(false);
+    // A main-feed name does not match a source's service of the same name, nor narrow the source.
+    expect(matchesFilters({ sources: both, services: ['Actions'] }, github)).toBe(true);
+    expect(matchesFilters({ sources: both, services: ['Files'] }, main)).toBe(false);
+    expect(matchesFilters({ sources: both, services: ['Files', 'src_gh:Actions'] }, main)).toBe(false);
+    expect(matchesFilters({ sources: both, services: ['main:Messaging', 'src_gh:Copilot'] }, main)).toBe(true);
+  });
+});
+
 // The schema lives in subscription.ts; these check that what it parses is what matchesFilters expects.
 describe('filters from a request to subscribe', () => {
   const schema = createSubscriptionSchema();
@@ -161,6 +216,31 @@ describe('filters from a request to subscribe', () => {
     ]);
     // A misspelt key must not quietly subscribe someone to everything.
     expect(issues({ channel: 'email', email: 'ops@example.com', filter: { services: ['Files'] } })).toEqual([': Unrecognized key: "filter"']);
+  });
+
+  it('takes filters.sources as source ids, and services qualified by a source it lists', () => {
+    const parsed = schema.parse({
+      channel: 'webhook',
+      url: 'https://hooks.example.com/in',
+      filters: { sources: [' src_gh ', 'main', 'src_gh'], services: ['src_gh:Actions', 'Files'] },
+    });
+    expect(parsed.filters).toEqual({ sources: ['src_gh', 'main'], services: ['src_gh:Actions', 'Files'], monitor: true });
+    const hook = { channel: 'webhook', url: 'https://hooks.example.com/in' };
+    expect(issues({ ...hook, filters: { sources: ['GitHub'] } })).toEqual([
+      'filters.sources.0: filters.sources entries must be source ids as GET /api/sources lists them ("main" or src_...), got "GitHub"',
+    ]);
+    expect(issues({ ...hook, filters: { sources: [] } })).toEqual([
+      'filters.sources: filters.sources must list at least one source; leave it out for the main feed alone',
+    ]);
+    expect(issues({ ...hook, filters: { sources: Array.from({ length: 51 }, (_, i) => `src_${i}`) } })).toEqual([
+      'filters.sources: filters.sources may list at most 50 entries',
+    ]);
+    expect(issues({ ...hook, filters: { services: ['src_gh:Actions'] } })).toEqual([
+      'filters.services: filters.services entry "src_gh:Actions" names source src_gh, which filters.sources does not list (without filters.sources only the main feed is sent)',
+    ]);
+    expect(issues({ ...hook, filters: { sources: ['src_gh'], services: ['Files'] } })).toEqual([
+      'filters.services: filters.services entry "Files" names source main, which filters.sources does not list',
+    ]);
   });
 
   it('takes http: URLs only when asked to', () => {

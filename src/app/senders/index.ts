@@ -15,8 +15,8 @@ import { createTeamsChannel } from './teams.ts';
 import { createWebhookChannel } from './webhook.ts';
 import { createWorkspaceAppChannel } from './workspace-app.ts';
 
-/** The channel sender's settings, every optional one decided (null: not configured), and how links are made. */
-export type SendersDeps = Required<ChannelSenderDeps> & {
+/** The channel sender's settings, every optional one decided (null: not configured), and how links are made; finding a delivery's source is the channel sender's. */
+export type SendersDeps = Required<Omit<ChannelSenderDeps, 'sourceName' | 'mainFeedName'>> & {
   linkFor: (subscriptionId: string, purpose: TokenPurpose) => Promise<string>;
 };
 

@@ -1,5 +1,6 @@
 /** What every channel's sender takes and gives back: one module per channel implements it (index.ts lists them). */
 import { deliveryMessageOf, type DeliveryMessage } from '../../core/delivery-message.ts';
+import type { MessageSource } from '../../core/notification-message.ts';
 import type { StatusEvent } from '../../core/events.ts';
 import type { StoredSubscription } from '../../core/ports.ts';
 import { refused, type SendOutcome } from '../../core/send-outcome.ts';
@@ -17,6 +18,12 @@ export type Send = {
   mode: SendMode;
   /** When the delivery was written: how long a group alert has waited for its group's sync. Now, when absent. */
   alertAtMs?: number;
+  /**
+   * Where the events came from: messages name a source's page, webhooks carry it. The channel
+   * sender always finds it (channel-sender.ts); absent only where a sender is called alone, for
+   * the main feed.
+   */
+  source?: MessageSource;
 };
 
 export type Sender = (send: Send) => Promise<SendOutcome>;
@@ -33,7 +40,7 @@ export type MessageSender = (send: Send, message: DeliveryMessage) => Promise<Se
 /** The Sender of such a channel: the events' message worked out once, a delivery with none refused. */
 export function sayingOneMessage(sendMessage: MessageSender): Sender {
   return async (send) => {
-    const message = deliveryMessageOf(send.events);
+    const message = deliveryMessageOf(send.events, send.source ?? null);
     return message ? sendMessage(send, message) : refused(NOTHING_TO_SAY);
   };
 }

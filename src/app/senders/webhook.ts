@@ -1,5 +1,6 @@
 /** The webhook channel: one signed request per event, under a webhook-id derived from the delivery key. */
 import type { StatusEvent } from '../../core/events.ts';
+import type { MessageSource } from '../../core/notification-message.ts';
 import { webhookMessageId } from '../../core/fanout.ts';
 import type { Clock, Hashes, StoredSubscription, WebhookSender } from '../../core/ports.ts';
 import type { SecretBox } from '../../core/secret-box.ts';
@@ -56,18 +57,19 @@ export function createWebhookChannel(deps: WebhookSenderDeps): Sender {
   // Bodies by event: one claim hands every subscriber's delivery of an event the same event
   // object, so its body (the payload, its notes turned to text, then JSON) is made once, not once
   // per subscriber. Weak keys: a body lives no longer than the claim's events.
+  // An event's source is its incident's (channel-sender.ts), so the event alone keys its body.
   const bodies = new WeakMap<StatusEvent, string>();
-  function bodyOf(event: StatusEvent): string {
+  function bodyOf(event: StatusEvent, source: MessageSource | undefined): string {
     let body = bodies.get(event);
     if (body === undefined) {
-      body = JSON.stringify(webhookPayloadOf(event));
+      body = JSON.stringify(webhookPayloadOf(event, source));
       bodies.set(event, body);
     }
     return body;
   }
 
-  return async ({ subscription, events, deliveryKey, mode }) => {
-    const body = bodyOf(events[0]!);
+  return async ({ subscription, events, deliveryKey, mode, source }) => {
+    const body = bodyOf(events[0]!, source);
     const headers = await webhookHeaders({
       id: await webhookIdOf(deliveryKey, mode, hashes),
       timestampSeconds: Math.floor(clock.now() / 1000),

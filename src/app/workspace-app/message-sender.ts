@@ -124,7 +124,7 @@ export function createAppMessageSender(deps: AppMessageSenderDeps): AppMessageSe
     revision: number,
     shown: NoteRef | null = null,
   ) {
-    const view: AppRootView = nextRootView(shown === null ? null : { incident: update.incident, note: shown }, update);
+    const view: AppRootView = nextRootView(shown === null ? null : { incident: update.incident, note: shown, vendor: update.vendor }, update);
     const { ts } = await chat.postMessage(token, conversation, { ...renderAppRoot(view, context), metadata: rootMetadata(update.incidentId) });
     await store.recordAppRoot(subscription.id, update.incidentId, { ts, revision, note: view.note }, clock.now());
     return ok(`posted the root message ${ts}`);
@@ -179,7 +179,7 @@ export function createAppMessageSender(deps: AppMessageSenderDeps): AppMessageSe
     rootTs: string,
   ): Promise<SendOutcome> {
     const incidentId = update.incidentId;
-    const view = nextRootView({ incident: update.incident, note: root.note }, update);
+    const view = nextRootView({ incident: update.incident, note: root.note, vendor: update.vendor }, update);
     if (revision >= root.revision) await chat.updateMessage(token, conversation, rootTs, renderAppRoot(view, context));
     await store.recordAppRoot(subscription.id, incidentId, { ts: rootTs, revision, note: update.note }, clock.now());
     // The delivery that posted the root has nothing to add in the thread: the root says it.

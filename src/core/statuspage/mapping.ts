@@ -81,6 +81,16 @@ export function sourceIncidentId(sourceId: string, vendorId: string): string {
 /** The main feed's name among sources: its incident ids are the vendor's own, without a colon. */
 export const MAIN_FEED_SOURCE = 'main';
 
+/**
+ * What a source id looks like: "main", or `src_` and lower-case letters and digits (never a colon),
+ * as GET /api/sources lists them.
+ */
+export const SOURCE_ID_PATTERN = /^(?:main|src_[a-z0-9]{1,64})$/;
+
+export function isSourceId(text: string): boolean {
+  return SOURCE_ID_PATTERN.test(text);
+}
+
 /** The source an archived incident (or its event) came from: what comes before its id's colon, or the main feed. */
 export function sourceOfIncidentId(incidentId: string): string {
   const colon = incidentId.indexOf(':');
@@ -126,14 +136,32 @@ export function affectedComponents(item: SpIncident | SpMaintenance, directory: 
   const ids = [
     ...new Set([...item.components.items.map((c) => c.id), ...newestFirst.toReversed().flatMap((u) => u.affected_components.items.map((c) => c.code))]),
   ];
+  const serviceName = serviceNamer(directory);
+  const names = ids.map((cid) => serviceName(cid) ?? givenName.get(cid) ?? cid);
+  return { ids, names };
+}
+
+/** A component's name as a service: its own, or with its group's when several components share it; null when not in the directory. */
+function serviceNamer(directory: ComponentDirectory): (id: string) => string | null {
   const nameCounts = new Map<string, number>();
   for (const entry of directory.values()) nameCounts.set(entry.name, (nameCounts.get(entry.name) ?? 0) + 1);
-  const names = ids.map((cid) => {
-    const entry = directory.get(cid);
-    if (!entry) return givenName.get(cid) ?? cid;
+  return (id) => {
+    const entry = directory.get(id);
+    if (!entry) return null;
     return (nameCounts.get(entry.name) ?? 0) > 1 && entry.groupName ? `${entry.groupName} / ${entry.name}` : entry.name;
-  });
-  return { ids, names };
+  };
+}
+
+/**
+ * The services a page's incidents may name, from its components' states: each component (group
+ * rows left out) named as affectedComponents names it, in the page's order. What a subscriber
+ * chooses among for a source.
+ */
+export function componentServiceNames(states: readonly Pick<ComponentState, 'id' | 'name' | 'groupId' | 'isGroup'>[]): string[] {
+  const byId = new Map(states.map((c) => [c.id, c]));
+  const directory: ComponentDirectory = new Map(states.map((c) => [c.id, { name: c.name, groupName: c.groupId ? (byId.get(c.groupId)?.name ?? null) : null }]));
+  const serviceName = serviceNamer(directory);
+  return [...new Set(states.filter((c) => !c.isGroup).map((c) => serviceName(c.id) ?? c.name))];
 }
 
 export function toSourceIncident(

@@ -15,14 +15,27 @@ import {
   type ChannelMessage,
 } from '../channel-message.ts';
 import type { IncidentSummary, NoteRef } from '../events.ts';
-import { changeLines, messageHeadline, noteText, oneLine, servicesList, statusText, statusWord, type IncidentUpdate } from '../notification-message.ts';
+import {
+  changeLines,
+  messageHeadline,
+  namedTitle,
+  noteText,
+  oneLine,
+  servicesList,
+  statusText,
+  statusWord,
+  type IncidentUpdate,
+} from '../notification-message.ts';
 import type { ChatMetadata } from '../ports.ts';
 import { parseVendorTime } from '../vendor-time.ts';
 
 export type AppMessageContext = { publicUrl: string };
 
-/** What the root shows: the incident as the newest delivery saw it, and the newest note we know. */
-export type AppRootView = { incident: IncidentSummary; note: NoteRef | null };
+/**
+ * What the root shows: the incident as the newest delivery saw it, and the newest note we know.
+ * `vendor`: the page's name for a source's incident (IncidentUpdate), null for the main feed's.
+ */
+export type AppRootView = { incident: IncidentSummary; note: NoteRef | null; vendor: string | null };
 
 /** The root's note: long enough to read, short enough that the root stays a summary. */
 export const ROOT_NOTE_MAX_CHARS = 500;
@@ -63,14 +76,14 @@ export function isMonitorPostOf(metadata: ChatMetadata | null, deliveryKey: stri
 
 /** The view after an update: its incident, and its note if it brought one (else the one shown). */
 export function nextRootView(shown: AppRootView | null, update: IncidentUpdate): AppRootView {
-  return { incident: update.incident, note: update.note ?? shown?.note ?? null };
+  return { incident: update.incident, note: update.note ?? shown?.note ?? null, vendor: update.vendor };
 }
 
 /** The root: `Investigating: Files fail to upload`, status and services, the latest note, the links. */
 export function renderAppRoot(view: AppRootView, context: AppMessageContext): ChannelMessage {
   const { incident, note } = view;
   const status = statusWord(incident.status);
-  const title = oneLine(incident.title);
+  const title = namedTitle(incident.title, view.vendor);
   const services = servicesList(incident.services);
   const header = `${status}: ${title}`;
   const blocks: ChannelBlock[] = [headerBlock(header), statusAndServicesBlock(status, services)];

@@ -6,7 +6,9 @@ import type { Child } from 'hono/jsx';
 import { EVENT_TYPES } from '../../core/events.ts';
 import type { SubscriptionTitle } from '../../core/subscription-title.ts';
 import type { StoredSubscription } from '../../core/ports.ts';
-import { DEFAULT_TIME_ZONE } from '../../core/subscription.ts';
+import type { SourceChoice } from '../../app/sources.ts';
+import { MAIN_FEED_SOURCE } from '../../core/statuspage/mapping.ts';
+import { DEFAULT_TIME_ZONE, serviceFilterEntry } from '../../core/subscription.ts';
 import { CsrfField, PostButton } from './admin-frame.tsx';
 import { Boxes, ChoiceFields } from './subscribe-form.tsx';
 import { first, SUBSCRIPTION_FORM_KINDS, type FormFields, type SubscriptionFormKind } from './subscription-kinds.tsx';
@@ -19,7 +21,13 @@ export function sharedRequestBody(fields: FormFields): Record<string, unknown> {
     return values.length > 0 ? values : undefined;
   };
   return {
-    filters: { services: list('service'), types: list('type'), events: list('event'), monitor: (fields.monitor ?? []).includes('on') },
+    filters: {
+      services: list('service'),
+      types: list('type'),
+      events: list('event'),
+      monitor: (fields.monitor ?? []).includes('on'),
+      sources: list('source'),
+    },
     timezone: first(fields, 'timezone').trim() || undefined,
   };
 }
@@ -28,6 +36,7 @@ export function sharedRequestBody(fields: FormFields): Record<string, unknown> {
 export function sharedFieldsOf(s: StoredSubscription): FormFields {
   return {
     service: s.filters.services ?? [],
+    source: s.filters.sources ?? [],
     type: s.filters.types ?? [],
     event: s.filters.events ?? [],
     monitor: s.filters.monitor ? ['on'] : [],
@@ -38,11 +47,52 @@ export function sharedFieldsOf(s: StoredSubscription): FormFields {
 /** A fresh form: monitor.* on, as the API makes it for a new subscription. */
 export const NEW_SUBSCRIPTION_FIELDS: FormFields = { monitor: ['on'], timezone: [DEFAULT_TIME_ZONE] };
 
-function SharedFields(props: { fields: FormFields }) {
-  const { fields } = props;
+/**
+ * Which sources, and which services of each: the main feed's services are the vendor's names
+ * (ChoiceFields), a page's are `<source id>:<component>` (serviceFilterEntry), one box per page.
+ * Shown only once a page has been added. A chosen service of a page no longer listed stays among
+ * the main feed's boxes, visible and kept.
+ */
+function SourceFields(props: { fields: FormFields; sources: readonly SourceChoice[] }) {
+  const { fields, sources } = props;
+  if (sources.length === 0) return null;
+  const names = new Map([[MAIN_FEED_SOURCE, 'Main feed'], ...sources.map((s) => [s.id, s.name] as const)]);
   return (
     <>
-      <ChoiceFields values={{ services: fields.service ?? [], types: fields.type ?? [], timeZone: first(fields, 'timezone') }} errors={{}} />
+      <Boxes
+        name="source"
+        idPrefix="as-source"
+        legend="Sources"
+        hint="Leave all unticked for the main feed alone. A page added later is sent to no one until it is ticked here."
+        options={[MAIN_FEED_SOURCE, ...sources.map((s) => s.id)]}
+        chosen={fields.source ?? []}
+        label={(id) => (names.has(id) ? `${names.get(id)} (${id})` : id)}
+        error={undefined}
+      />
+      {sources.map((source, i) => (
+        <Boxes
+          name="service"
+          idPrefix={`as-source-${i}-service`}
+          legend={`Services of ${source.name}`}
+          hint={`Leave all unticked for every service of ${source.name}. Applies when ${source.name} is ticked above.`}
+          options={source.services.map((service) => `${source.id}:${service}`)}
+          chosen={(fields.service ?? []).filter((entry) => serviceFilterEntry(entry).source === source.id)}
+          label={(entry) => serviceFilterEntry(entry).service}
+          error={undefined}
+        />
+      ))}
+    </>
+  );
+}
+
+function SharedFields(props: { fields: FormFields; sources: readonly SourceChoice[] }) {
+  const { fields, sources } = props;
+  const listed = new Set(sources.map((s) => s.id));
+  const mainServices = (fields.service ?? []).filter((entry) => !listed.has(serviceFilterEntry(entry).source));
+  return (
+    <>
+      <ChoiceFields values={{ services: mainServices, types: fields.type ?? [], timeZone: first(fields, 'timezone') }} errors={{}} />
+      <SourceFields fields={fields} sources={sources} />
       <Boxes
         name="event"
         idPrefix="as-event"
@@ -72,10 +122,17 @@ function FormError(props: { error: string | null }) {
   ) : null;
 }
 
-export type CreatePageData = { kind: SubscriptionFormKind; kindFields: Child; fields: FormFields; error: string | null; csrf: string };
+export type CreatePageData = {
+  kind: SubscriptionFormKind;
+  kindFields: Child;
+  fields: FormFields;
+  error: string | null;
+  csrf: string;
+  sources: readonly SourceChoice[];
+};
 
 export function CreateSubscriptionPage(props: { data: CreatePageData }) {
-  const { kind, kindFields, fields, error, csrf } = props.data;
+  const { kind, kindFields, fields, error, csrf, sources } = props.data;
   return (
     <>
       <nav aria-label="Kind of subscription" class="kind-picker">
@@ -96,7 +153,7 @@ export function CreateSubscriptionPage(props: { data: CreatePageData }) {
         <CsrfField token={csrf} />
         <input type="hidden" name="channel" value={kind.channel} />
         {kindFields}
-        <SharedFields fields={fields} />
+        <SharedFields fields={fields} sources={sources} />
         <div class="actions">
           <button type="submit">Create subscription</button> <a href="/admin/subscriptions">Cancel</a>
         </div>
@@ -114,11 +171,12 @@ export type SubscriptionPageData = {
   error: string | null;
   csrf: string;
   now: number;
+  sources: readonly SourceChoice[];
 };
 
 /** One subscription: what it is, what can be done to it, and its edit form. */
 export function SubscriptionPage(props: { data: SubscriptionPageData }) {
-  const { subscription: s, title, kind, kindFields, fields, error, csrf, now } = props.data;
+  const { subscription: s, title, kind, kindFields, fields, error, csrf, now, sources } = props.data;
   const base = `/admin/subscriptions/${encodeURIComponent(s.id)}`;
   const rotatingUntil = s.previousSecretUntil !== null && s.previousSecretUntil > now ? s.previousSecretUntil : null;
   return (
@@ -195,7 +253,7 @@ export function SubscriptionPage(props: { data: SubscriptionPageData }) {
       <form method="post" action={base} class="form-stack" aria-labelledby="edit-title" novalidate>
         <CsrfField token={csrf} />
         {kindFields}
-        <SharedFields fields={fields} />
+        <SharedFields fields={fields} sources={sources} />
         <div class="actions">
           <button type="submit">Save changes</button>
         </div>

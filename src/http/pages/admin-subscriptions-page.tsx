@@ -26,13 +26,15 @@ export type SubscriptionsPageData = {
   csrf: string;
 };
 
+/** What a subscription receives, in short; without `sources` it is the main feed's alone, and says so. */
 export function filtersText(filters: SubscriptionFilters): string {
   const parts = [
+    `sources: ${filters.sources?.length ? filters.sources.join(', ') : 'main'}`,
     filters.services?.length ? `services: ${filters.services.join(', ')}` : '',
     filters.types?.length ? `kinds: ${filters.types.join(', ')}` : '',
     filters.events?.length ? `updates: ${filters.events.join(', ')}` : '',
   ].filter(Boolean);
-  return parts.length ? parts.join('; ') : 'everything';
+  return parts.join('; ');
 }
 
 /** One subscription as a row of the list: its name, state and health, and the actions on it. */

@@ -11,7 +11,8 @@ import { type SubscriptionRequestDeps, subscriptionRequests } from '../../app/su
 import type { TestSendResult } from '../../app/subscriptions.ts';
 import { subscriptionTitleOf, subscriptionTitles, type TitleDeps } from '../../app/subscription-titles.ts';
 import { ApiError } from '../../core/errors.ts';
-import type { StoredSubscription, SubscriptionStore } from '../../core/ports.ts';
+import type { SourceStore, StoredSubscription, SubscriptionStore } from '../../core/ports.ts';
+import { sourceChoices } from '../../app/sources.ts';
 import { CHANNELS, type Channel } from '../../core/subscription.ts';
 import { ADMIN_PAGE_SIZE as PAGE_SIZE, type AdminEnv, type AdminPageTools, oneOf } from '../admin-page-tools.ts';
 import { formValue, formValues, readForm, type FormBody } from '../form-body.ts';
@@ -34,7 +35,10 @@ const NOTICES: Record<string, string> = {
   saved: 'Changes saved.',
 };
 
-export type AdminSubscriptionPageDeps = SubscriptionRequestDeps & ListDeps & KindFieldDeps & TitleDeps & { store: Pick<SubscriptionStore, 'getSubscription'> };
+export type AdminSubscriptionPageDeps = SubscriptionRequestDeps &
+  ListDeps &
+  KindFieldDeps &
+  TitleDeps & { store: Pick<SubscriptionStore, 'getSubscription'> & Pick<SourceStore, 'listSources' | 'componentStates'> };
 
 export function registerAdminSubscriptionPages(app: Hono<AdminEnv>, deps: AdminSubscriptionPageDeps, { adminPage, problem, refused }: AdminPageTools): void {
   const { store, subscriptions, clock } = deps;
@@ -88,7 +92,7 @@ export function registerAdminSubscriptionPages(app: Hono<AdminEnv>, deps: AdminS
     error: { status: ContentfulStatusCode; message: string } | null,
   ) => {
     const kindFields = await kind.fields({ fields, editing: null, deps });
-    const data = { kind, kindFields, fields, error: error?.message ?? null, csrf: c.get('csrf') };
+    const data = { kind, kindFields, fields, error: error?.message ?? null, csrf: c.get('csrf'), sources: await sourceChoices(store) };
     return adminPage(c, 'New subscription', <CreateSubscriptionPage data={data} />, null, error?.status ?? 200);
   };
   const subscriptionForm = async (
@@ -100,7 +104,17 @@ export function registerAdminSubscriptionPages(app: Hono<AdminEnv>, deps: AdminS
     const kind = formKind(subscription.channel);
     const kindFields = kind ? await kind.fields({ fields, editing: subscription, deps }) : null;
     const title = await subscriptionTitleOf(deps, subscription);
-    const data = { subscription, title, kind, kindFields, fields, error: error?.message ?? null, csrf: c.get('csrf'), now: clock.now() };
+    const data = {
+      subscription,
+      title,
+      kind,
+      kindFields,
+      fields,
+      error: error?.message ?? null,
+      csrf: c.get('csrf'),
+      now: clock.now(),
+      sources: await sourceChoices(store),
+    };
     const notice = error ? null : (NOTICES[c.req.query('done') ?? ''] ?? null);
     return adminPage(c, 'Subscription', <SubscriptionPage data={data} />, notice, error?.status ?? 200);
   };

@@ -7,7 +7,8 @@ import { bodyLimit } from 'hono/body-limit';
 import { isWellFormedToken, type TokenPurpose } from '../../core/confirmation-token.ts';
 import { ApiError } from '../../core/errors.ts';
 import type { StoredSubscription } from '../../core/ports.ts';
-import { createSubscriptionSchema } from '../../core/subscription.ts';
+import { createSubscriptionSchema, serviceFilterEntry, servicesOfSource } from '../../core/subscription.ts';
+import { MAIN_FEED_SOURCE } from '../../core/statuspage/mapping.ts';
 import { unknownServices, unknownServiceDetail } from '../../core/known-services.ts';
 import type { AppDeps } from '../deps.ts';
 import { type KnownServicesStore, knownServiceNames } from '../../app/known-services.ts';
@@ -104,20 +105,23 @@ export function subscribePageRoutes(deps: SubscribePageRouteDeps) {
   /** The same checks as the API's sign-up body, so a form and a JSON client follow one set of rules. */
   const known = knownServiceNames(deps.store, deps.clock);
   const check = async (email: string, choices: ChoiceValues, kept: StoredSubscription['filters'] = {}) => {
+    // The form chooses the main feed's services; those of other sources (an admin's) are kept.
+    const services = [...choices.services, ...(kept.services ?? [])];
     const parsed = schema.safeParse({
       channel: 'email',
       email,
       filters: {
         ...kept,
-        ...(choices.services.length ? { services: choices.services } : { services: undefined }),
+        ...(services.length ? { services } : { services: undefined }),
         ...(choices.types.length ? { types: choices.types } : { types: undefined }),
       },
       timezone: choices.timeZone || undefined,
     });
     if (!parsed.success) return { ok: false as const, errors: fieldErrors(parsed.error.issues) };
     // A service the vendor never named would never match: the reader is told, with the known names.
-    const names = parsed.data.filters.services?.length ? await known() : [];
-    const unknown = unknownServices(parsed.data.filters.services, names);
+    const mainServices = servicesOfSource(parsed.data.filters.services, MAIN_FEED_SOURCE);
+    const names = mainServices.length ? await known() : [];
+    const unknown = unknownServices(mainServices, names);
     if (unknown.length > 0)
       return {
         ok: false as const,
@@ -218,8 +222,14 @@ export function subscribePageRoutes(deps: SubscribePageRouteDeps) {
     return withToken(c, 'manage', formValue(form.token), async (token) => {
       const current = await subscriptions.peek('manage', token);
       const values = readChoices(form);
-      // The form has no field for event types (an admin may have set them): they are kept as they are.
-      const checked = await check(current.target, values, { events: current.filters.events, monitor: current.filters.monitor ?? false });
+      // The form has no field for event types or sources (an admin may have set them), nor for the
+      // services of a source other than the main feed: they are kept as they are.
+      const checked = await check(current.target, values, {
+        events: current.filters.events,
+        monitor: current.filters.monitor ?? false,
+        ...(current.filters.sources ? { sources: current.filters.sources } : {}),
+        services: (current.filters.services ?? []).filter((entry) => serviceFilterEntry(entry).source !== MAIN_FEED_SOURCE),
+      });
       if (!checked.ok) {
         return page(
           c,
@@ -251,7 +261,11 @@ function readChoices(form: FormBody): ChoiceValues {
 }
 
 function choicesOf(subscription: StoredSubscription): ChoiceValues {
-  return { services: subscription.filters.services ?? [], types: subscription.filters.types ?? [], timeZone: subscription.timeZone };
+  return {
+    services: servicesOfSource(subscription.filters.services, MAIN_FEED_SOURCE),
+    types: subscription.filters.types ?? [],
+    timeZone: subscription.timeZone,
+  };
 }
 
 /** The schema's issues, in words for a person, by the field they belong to. */
