@@ -73,7 +73,7 @@ for (const stream of [process.stdout, process.stderr]) {
 const NODE_TIMEOUTS = { testTimeout: 30_000, hookTimeout: 30_000 };
 
 /**
- * Three projects. `npm test` runs two: the Node suite, and the suites that run inside workerd (the
+ * Three projects. `npm test` runs two, side by side (test/run-projects.mjs): the Node suite, and the suites that run inside workerd (the
  * Workers runtime, from npm: nothing to install) against D1, Miniflare's local implementation;
  * the route tests of test/http run in both. `npm run test:crash` runs the third, the crash rounds.
  */
@@ -133,7 +133,9 @@ export default defineConfig(async () => ({
           // sanitize-html is CommonJS that requires an ESM-only nanoid through postcss: bundled
           // first, as wrangler's esbuild does for a deploy, or workerd's loader cannot run it.
           deps: { optimizer: { ssr: { enabled: true, include: ['sanitize-html'] } } },
-          // The files share the D1 database of wrangler.toml, and the contract suites empty it.
+          // The files share the simulated vendor the Worker's STATUS_URL names and the SCIM directory,
+          // which tests reset (each file has its own Miniflare, so its own D1 databases). `npm test`
+          // runs this project beside the node project, in a process of its own (test/run-projects.mjs).
           fileParallelism: false,
           testTimeout: 30_000,
           hookTimeout: 30_000,

@@ -5,7 +5,7 @@ import { fileURLToPath } from 'node:url';
 
 export const SRC_DIR = fileURLToPath(new URL('..', import.meta.url));
 export const DIST_DIR = fileURLToPath(new URL('../../dist', import.meta.url));
-export const DIST_CLI = fileURLToPath(new URL('../../dist/entry/cli.js', import.meta.url));
+export const DIST_CLI = fileURLToPath(new URL('../../dist/entry/cli-process.js', import.meta.url));
 /** Written by `npm run build` after tsc succeeds: its time is when dist/ last matched src/. */
 export const BUILD_STAMP = fileURLToPath(new URL('../../dist/.build-stamp', import.meta.url));
 

@@ -18,5 +18,5 @@ if (isBuildFresh()) {
   // The project's tsconfig (JSX for the pages), wherever the command is run from: tsx would
   // otherwise look for one in the current folder.
   register({ tsconfig: fileURLToPath(new URL('../../tsconfig.json', import.meta.url)) });
-  await import('./cli.ts');
+  await import('./cli-process.ts');
 }

@@ -1,4 +1,4 @@
-/** The `statuswatch` command line: serve, poll, simulate, migrate, backup, export-d1, demo, manifest. */
+/** The `statuswatch` command line: serve, poll, simulate, migrate, backup, export-d1, demo, manifest (cli-process.ts runs it as the process). */
 import { parseArgs } from 'node:util';
 import { createConsoleLogger } from '../adapters/console-logger.ts';
 import { CONFIG_KEYS, ConfigError, flagName, parseConfig, settingError, type Config, type ConfigKey } from '../config.ts';
@@ -7,6 +7,7 @@ import type { Logger } from '../core/ports.ts';
 import { backupArchive } from './backup.ts';
 import { runDemo } from './demo.ts';
 import { exportArchiveForD1 } from './export-d1.ts';
+import type { CommandOutput } from './command-output.ts';
 import { checkManifestFile, printManifest } from './manifest-command.ts';
 import { createNodeRuntime, listenError, startService } from './node.ts';
 import { SHUTDOWN_LIMIT_MS } from './node-shutdown.ts';
@@ -28,7 +29,13 @@ type Command = {
   extraFlags?: Record<string, { type: 'string' | 'boolean'; help: string }>;
   /** The one argument that is not a flag, for the commands that take one (`backup FILE`). */
   argument?: { name: string; help: string };
-  run(config: Config, flags: Record<string, string | boolean | undefined>, logger: Logger, argument?: string): Promise<number | 'running'>;
+  run(
+    config: Config,
+    flags: Record<string, string | boolean | undefined>,
+    logger: Logger,
+    argument: string | undefined,
+    out: CommandOutput,
+  ): Promise<number | 'running'>;
 };
 
 const SETTING_HELP: Record<ConfigKey, string> = {
@@ -308,13 +315,13 @@ const COMMANDS: Record<string, Command> = {
       },
       json: { type: 'boolean', help: 'with --check: print the errors and warnings as JSON (without: the manifest as JSON, the default)' },
     },
-    async run(config, flags) {
+    async run(config, flags, _logger, _argument, out) {
       if (flags.check === undefined) {
         if (flags.json && flags.yaml) throw new ConfigError('--json and --yaml ask for two formats at once. Fix: give one of them');
-        return printManifest(config, flags.yaml ? 'yaml' : 'json');
+        return printManifest(config, flags.yaml ? 'yaml' : 'json', out);
       }
       if (flags.yaml) throw new ConfigError('--yaml is for printing the manifest; --check reads JSON and YAML alike. Fix: leave out --yaml');
-      return checkManifestFile(String(flags.check), flags.json ? 'json' : 'text');
+      return checkManifestFile(String(flags.check), flags.json ? 'json' : 'text', out);
     },
   },
 };
@@ -399,15 +406,23 @@ function commandHelp(name: string, command: Command): string {
     .join('\n')}\n`;
 }
 
-async function main(argv: string[]): Promise<number | 'running'> {
+/** What a command line runs with: the settings' environment and where its output goes. */
+export type CommandLineIo = { env: Record<string, string | undefined>; out: CommandOutput };
+
+/**
+ * Runs one command line to its exit code ('running' for a server that stays up). A failure is
+ * thrown; `commandFailure` says what to print and the exit code. cli-process.ts runs it as the
+ * process; tests run commands that print and exit (manifest) in-process, without a process start.
+ */
+export async function runCommandLine(argv: string[], io: CommandLineIo): Promise<number | 'running'> {
   const [name, ...rest] = argv;
   if (!name || name === '--help' || name === '-h' || name === 'help') {
-    process.stdout.write(usage());
+    io.out.stdout(usage());
     return name ? 0 : 2;
   }
   const command = COMMANDS[name];
   if (!command) {
-    process.stderr.write(`statuswatch: unknown command "${name}"\n\n${usage()}`);
+    io.out.stderr(`statuswatch: unknown command "${name}"\n\n${usage()}`);
     return 2;
   }
   const options: Record<string, { type: 'string' | 'boolean' }> = { help: { type: 'boolean' } };
@@ -419,14 +434,14 @@ async function main(argv: string[]): Promise<number | 'running'> {
     ({ values, positionals } = parseArgs({ args: rest, options, strict: true, allowPositionals: command.argument !== undefined }));
     if (positionals.length > 1) throw new Error(`one ${command.argument?.name} at most, got ${positionals.length}: ${positionals.join(' ')}`);
   } catch (error) {
-    process.stderr.write(`statuswatch ${name}: ${error instanceof Error ? error.message : String(error)}\n\n${commandHelp(name, command)}`);
+    io.out.stderr(`statuswatch ${name}: ${error instanceof Error ? error.message : String(error)}\n\n${commandHelp(name, command)}`);
     return 2;
   }
   if (values.help) {
-    process.stdout.write(commandHelp(name, command));
+    io.out.stdout(commandHelp(name, command));
     return 0;
   }
-  const source: Record<string, string | undefined> = { ...process.env };
+  const source: Record<string, string | undefined> = { ...io.env };
   for (const key of command.settings) {
     const flag = values[flagName(key)];
     if (typeof flag === 'string') source[key] = flag;
@@ -436,18 +451,11 @@ async function main(argv: string[]): Promise<number | 'running'> {
     level: config.LOG_LEVEL,
     format: config.LOG_FORMAT ?? (process.stderr.isTTY ? 'pretty' : 'json'),
   });
-  return command.run(config, values, logger, positionals[0]);
+  return command.run(config, values, logger, positionals[0], io.out);
 }
 
-main(process.argv.slice(2)).then(
-  (code) => {
-    if (code !== 'running') process.exitCode = code;
-  },
-  (error) => {
-    const message = error instanceof ConfigError ? error.message : error instanceof Error ? (error.stack ?? error.message) : String(error);
-    process.stderr.write(`statuswatch: ${message}\n`);
-    process.exitCode = error instanceof ConfigError ? 2 : 1;
-    // A start that failed half way may leave a server or timer open: the command still ends.
-    setTimeout(() => process.exit(), 2000).unref();
-  },
-);
+/** What a failed command prints (a settings error as its one line, anything else with its stack) and its exit code. */
+export function commandFailure(error: unknown): { message: string; code: 1 | 2 } {
+  const message = error instanceof ConfigError ? error.message : error instanceof Error ? (error.stack ?? error.message) : String(error);
+  return { message: `statuswatch: ${message}\n`, code: error instanceof ConfigError ? 2 : 1 };
+}

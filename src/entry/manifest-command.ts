@@ -5,6 +5,7 @@ import { printable } from '../core/workspace-app/manifest-fields.ts';
 import { checkAppManifest, type ManifestViolation } from '../core/workspace-app/manifest-schema.ts';
 import { formatManifest, parseManifestText } from '../core/workspace-app/manifest-text.ts';
 import { appManifest } from '../core/workspace-app/manifest.ts';
+import type { CommandOutput } from './command-output.ts';
 
 /** Far above any real manifest (1,000 redirect URLs of 200 characters are 0.2 MB). */
 export const MANIFEST_FILE_MAX_BYTES = 1_000_000;
@@ -12,7 +13,7 @@ export const MANIFEST_FILE_MAX_BYTES = 1_000_000;
 export const MAX_PRINTED_VIOLATIONS = 100;
 
 /** Exit 0; a missing or unusable PUBLIC_URL is a settings error (exit 2). */
-export function printManifest(config: Config, format: 'json' | 'yaml'): number {
+export function printManifest(config: Config, format: 'json' | 'yaml', out: CommandOutput): number {
   if (!config.PUBLIC_URL) {
     throw new ConfigError(
       "PUBLIC_URL is not set: the manifest's URLs are made from it. Fix: set PUBLIC_URL (or --public-url) to the https:// address the workspace reaches this service at",
@@ -30,7 +31,7 @@ export function printManifest(config: Config, format: 'json' | 'yaml'): number {
       'set it to the https:// address the workspace reaches this service at',
     );
   }
-  process.stdout.write(formatManifest(manifest, format));
+  out.stdout(formatManifest(manifest, format));
   return 0;
 }
 
@@ -49,7 +50,7 @@ export type ManifestCheckReport = {
  * Exit 0 when the file has no errors (warnings or not), 1 when it has any, 2 when it cannot be
  * read. Errors print before warnings, each line marked with which it is.
  */
-export function checkManifestFile(path: string, format: 'text' | 'json' = 'text'): number {
+export function checkManifestFile(path: string, format: 'text' | 'json', out: CommandOutput): number {
   const found = checkAppManifestText(readManifestFile(path));
   const errors = found.filter((v) => v.severity === 'error');
   const warnings = found.filter((v) => v.severity === 'warning');
@@ -62,7 +63,7 @@ export function checkManifestFile(path: string, format: 'text' | 'json' = 'text'
       errors: errors.slice(0, MAX_PRINTED_VIOLATIONS).map(({ path, message }) => ({ path, message })),
       warnings: warnings.slice(0, MAX_PRINTED_VIOLATIONS).map(({ path, message }) => ({ path, message })),
     };
-    process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
+    out.stdout(`${JSON.stringify(report, null, 2)}\n`);
     return errors.length > 0 ? 1 : 0;
   }
   // Paths and messages quote the file's own keys and values: printed inert, one line each.
@@ -72,11 +73,11 @@ export function checkManifestFile(path: string, format: 'text' | 'json' = 'text'
   const counts = `${plural(errors.length, 'error')}, ${plural(warnings.length, 'warning')}`;
   if (errors.length === 0) {
     printed.push(`${path}: a valid manifest${warnings.length > 0 ? `, with ${plural(warnings.length, 'warning')}` : ''}\n`);
-    process.stdout.write(printed.join(''));
+    out.stdout(printed.join(''));
     return 0;
   }
-  process.stdout.write(printed.join(''));
-  process.stderr.write(`statuswatch manifest: ${path}: ${counts}\n`);
+  out.stdout(printed.join(''));
+  out.stderr(`statuswatch manifest: ${path}: ${counts}\n`);
   return 1;
 }
 

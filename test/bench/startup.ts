@@ -15,7 +15,7 @@ import { heading, ms, ratio, table } from './table.ts';
 
 export type StartupOptions = { rounds: number; warmUpRounds: number };
 
-const CLI_SOURCE = fileURLToPath(new URL('../../src/entry/cli.ts', import.meta.url));
+const CLI_SOURCE = fileURLToPath(new URL('../../src/entry/cli-process.ts', import.meta.url));
 /** Logs its URL as serve does, so both are timed to the same first answer. */
 const BARE_SERVER = `const s = require('node:http').createServer((q, r) => r.end('{"ok":true}')).listen(0, '127.0.0.1', () => console.error(JSON.stringify({ url: 'http://127.0.0.1:' + s.address().port })))`;
 /** Set, so no start writes a key file or logs a warning. */

@@ -4,9 +4,12 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { rawIncident } from '../fixtures/vendor-builders.ts';
 import { runCli, spawnCli } from '../helpers/cli.ts';
+import { runCliInProcess } from '../helpers/cli-in-process.ts';
 import { startTestVendor, type TestVendor } from '../helpers/service.ts';
 import { tempDir } from '../helpers/temp-archive.ts';
 
+// Help and refused settings run the command line in-process (they end before anything starts);
+// migrate, poll and serve start the real command.
 describe('statuswatch command', () => {
   let vendor: TestVendor;
   beforeAll(async () => {
@@ -16,23 +19,23 @@ describe('statuswatch command', () => {
   afterAll(() => vendor.close());
 
   it('lists its commands, and has --help on each', async () => {
-    const top = await runCli(['--help']);
+    const top = await runCliInProcess(['--help']);
     expect(top.code).toBe(0);
     for (const command of ['serve', 'poll', 'simulate', 'migrate', 'demo']) expect(top.stdout).toContain(`  ${command} `);
-    const poll = await runCli(['poll', '--help']);
+    const poll = await runCliInProcess(['poll', '--help']);
     expect(poll.code).toBe(0);
     expect(poll.stdout).toContain('--database-path');
     expect(poll.stdout).toContain('--status-url');
   });
 
   it('refuses unknown commands, unknown flags and bad settings with a clear message and exit 2', async () => {
-    const unknown = await runCli(['frobnicate']);
+    const unknown = await runCliInProcess(['frobnicate']);
     expect(unknown).toMatchObject({ code: 2 });
     expect(unknown.stderr).toContain('unknown command "frobnicate"');
-    const flag = await runCli(['poll', '--colour']);
+    const flag = await runCliInProcess(['poll', '--colour']);
     expect(flag.code).toBe(2);
     expect(flag.stderr).toMatch(/Unknown option '--colour'/);
-    const bad = await runCli(['serve'], { PORT: 'eighty', STATUS_URL: 'ftp://x', ADMIN_TOKEN: 'short', LOG_LEVEL: 'loud' });
+    const bad = await runCliInProcess(['serve'], { PORT: 'eighty', STATUS_URL: 'ftp://x', ADMIN_TOKEN: 'short', LOG_LEVEL: 'loud' });
     expect(bad.code).toBe(2);
     expect(bad.stderr).toContain('PORT: PORT must be a number');
     expect(bad.stderr).toContain('STATUS_URL: STATUS_URL must be an http(s) URL');
@@ -41,7 +44,7 @@ describe('statuswatch command', () => {
   });
 
   it('refuses an ADMIN_EMAIL or MAIL_FROM that names more than one address, with exit 2', async () => {
-    const bad = await runCli(['serve'], { ADMIN_EMAIL: 'ops@example.com, eve@evil.example', MAIL_FROM: 'status@example.com;eve@evil.example' });
+    const bad = await runCliInProcess(['serve'], { ADMIN_EMAIL: 'ops@example.com, eve@evil.example', MAIL_FROM: 'status@example.com;eve@evil.example' });
     expect(bad.code).toBe(2);
     expect(bad.stderr).toContain('ADMIN_EMAIL: ADMIN_EMAIL must be one email address such as ops@example.com: it is a list of addresses, not one');
     expect(bad.stderr).toContain('MAIL_FROM: MAIL_FROM must be one sender such as "statuswatch <status@example.com>"');

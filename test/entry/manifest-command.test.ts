@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parse as parseYaml } from 'yaml';
 import { runCli, type CliResult } from '../helpers/cli.ts';
+import { runCliInProcess } from '../helpers/cli-in-process.ts';
 import { tempDir } from '../helpers/temp-archive.ts';
 
 const PUBLIC_URL = 'https://status.example.com';
@@ -21,7 +22,8 @@ function expectOneLineError(result: CliResult, ...fragments: string[]): void {
   expect(result.stdout).toBe('');
 }
 
-// Each run starts the command through tsx: seconds apiece on a shared two-core machine.
+// The first case starts the real command (through tsx when dist/ is stale: seconds on a shared
+// two-core machine); the others run the same command line in this process.
 describe('statuswatch manifest', { timeout: 90_000 }, () => {
   it('prints the manifest as JSON, and as the same manifest in YAML with --yaml', async () => {
     const [json, yaml] = await Promise.all([runCli(['manifest', '--public-url', PUBLIC_URL]), runCli(['manifest', '--yaml'], { PUBLIC_URL })]);
@@ -40,10 +42,10 @@ describe('statuswatch manifest', { timeout: 90_000 }, () => {
 
   it('checks its own manifest, JSON or YAML, as valid: exit 0', async () => {
     const dir = tempDir();
-    const [json, yaml] = await Promise.all([runCli(['manifest'], { PUBLIC_URL }), runCli(['manifest', '--yaml'], { PUBLIC_URL })]);
+    const [json, yaml] = await Promise.all([runCliInProcess(['manifest'], { PUBLIC_URL }), runCliInProcess(['manifest', '--yaml'], { PUBLIC_URL })]);
     writeFileSync(join(dir, 'manifest.json'), json.stdout);
     writeFileSync(join(dir, 'manifest.yaml'), yaml.stdout);
-    const checks = await Promise.all(['manifest.json', 'manifest.yaml'].map((file) => runCli(['manifest', '--check', join(dir, file)])));
+    const checks = await Promise.all(['manifest.json', 'manifest.yaml'].map((file) => runCliInProcess(['manifest', '--check', join(dir, file)])));
     for (const check of checks) {
       expect(check.code, check.stdout + check.stderr).toBe(0);
       expect(check.stdout).toContain('a valid manifest');
@@ -73,7 +75,7 @@ describe('statuswatch manifest', { timeout: 90_000 }, () => {
         '',
       ].join('\n'),
     );
-    const result = await runCli(['manifest', '--check', file]);
+    const result = await runCliInProcess(['manifest', '--check', file]);
     expect(result.code, result.stderr).toBe(1);
     const printed = result.stdout
       .trim()
@@ -107,7 +109,7 @@ describe('statuswatch manifest', { timeout: 90_000 }, () => {
         '',
       ].join('\n'),
     );
-    const result = await runCli(['manifest', '--check', file]);
+    const result = await runCliInProcess(['manifest', '--check', file]);
     expect(result.code, result.stdout + result.stderr).toBe(0);
     expect(result.stdout.trim().split('\n')).toEqual([
       expect.stringMatching(/^warning: features\.bot_user\.display_name: .*not enforced by the vendor's own apps$/),
@@ -124,7 +126,9 @@ describe('statuswatch manifest', { timeout: 90_000 }, () => {
       JSON.stringify({ $schema: 'https://example.com/s.json', display_information: { name: 'a' }, features: { bot_user: { display_name: 'A Bot' } } }),
     );
     writeFileSync(join(dir, 'broken.json'), JSON.stringify({ display_information: { name: 'x'.repeat(36) }, settings: { hermes_app_type: 'remote' } }));
-    const [warned, broken] = await Promise.all(['warned.json', 'broken.json'].map((file) => runCli(['manifest', '--check', join(dir, file), '--json'])));
+    const [warned, broken] = await Promise.all(
+      ['warned.json', 'broken.json'].map((file) => runCliInProcess(['manifest', '--check', join(dir, file), '--json'])),
+    );
     expect(warned!.code, warned!.stderr).toBe(0);
     expect(JSON.parse(warned!.stdout)).toEqual({
       file: join(dir, 'warned.json'),
@@ -155,7 +159,7 @@ describe('statuswatch manifest', { timeout: 90_000 }, () => {
       JSON.stringify({ display_information: { name: 'a' }, 'x\u001b[2J\nfake: line': 1, features: { unfurl_domains: 'a\u009b31m' } }),
     );
     const [truncated, twice, hostile] = (await Promise.all(
-      ['truncated.json', 'twice.json', 'hostile.json'].map((file) => runCli(['manifest', '--check', join(dir, file)])),
+      ['truncated.json', 'twice.json', 'hostile.json'].map((file) => runCliInProcess(['manifest', '--check', join(dir, file)])),
     )) as [CliResult, CliResult, CliResult];
     expect(hostile.code).toBe(1);
     expect(hostile.stdout).toMatch(/^error: features\.unfurl_domains: /);
@@ -172,7 +176,7 @@ describe('statuswatch manifest', { timeout: 90_000 }, () => {
     const file = join(tempDir(), 'many.json');
     const commands = Array.from({ length: 50 }, (_, i) => ({ command: `c${i}`, description: 'x'.repeat(2001), url: 'http://x.example' }));
     writeFileSync(file, JSON.stringify({ display_information: { name: 'a' }, features: { slash_commands: commands } }));
-    const [result, json] = await Promise.all([runCli(['manifest', '--check', file]), runCli(['manifest', '--check', file, '--json'])]);
+    const [result, json] = await Promise.all([runCliInProcess(['manifest', '--check', file]), runCliInProcess(['manifest', '--check', file, '--json'])]);
     expect(result.code).toBe(1);
     const lines = result.stdout.trim().split('\n');
     expect(lines).toHaveLength(101);
@@ -189,9 +193,9 @@ describe('statuswatch manifest', { timeout: 90_000 }, () => {
     const huge = join(dir, 'huge.json');
     writeFileSync(huge, `{"display_information": {"name": "a", "description": "${'x'.repeat(1_000_000)}"}}`);
     const [missing, folder, tooLarge] = await Promise.all([
-      runCli(['manifest', '--check', join(dir, 'nope.json')]),
-      runCli(['manifest', '--check', dir]),
-      runCli(['manifest', '--check', huge]),
+      runCliInProcess(['manifest', '--check', join(dir, 'nope.json')]),
+      runCliInProcess(['manifest', '--check', dir]),
+      runCliInProcess(['manifest', '--check', huge]),
     ]);
     expectOneLineError(missing, `--check "${join(dir, 'nope.json')}": no such file`, 'Fix: ');
     expectOneLineError(folder, 'not a file');
@@ -200,11 +204,11 @@ describe('statuswatch manifest', { timeout: 90_000 }, () => {
 
   it('stops with one line and exit 2 without PUBLIC_URL, with an http:// one, for --yaml with --check, and for --json with --yaml', async () => {
     const [unset, http, both, twoFormats, noFile] = await Promise.all([
-      runCli(['manifest'], { PUBLIC_URL: '' }),
-      runCli(['manifest', '--public-url', 'http://status.example.com']),
-      runCli(['manifest', '--yaml', '--check', 'manifest.yaml']),
-      runCli(['manifest', '--json', '--yaml'], { PUBLIC_URL }),
-      runCli(['manifest', '--check']),
+      runCliInProcess(['manifest'], { PUBLIC_URL: '' }),
+      runCliInProcess(['manifest', '--public-url', 'http://status.example.com']),
+      runCliInProcess(['manifest', '--yaml', '--check', 'manifest.yaml']),
+      runCliInProcess(['manifest', '--json', '--yaml'], { PUBLIC_URL }),
+      runCliInProcess(['manifest', '--check']),
     ]);
     expectOneLineError(unset, 'PUBLIC_URL is not set', 'Fix: ');
     expectOneLineError(http, 'PUBLIC_URL "http://status.example.com"', 'https', 'Fix: ');
@@ -215,7 +219,7 @@ describe('statuswatch manifest', { timeout: 90_000 }, () => {
   });
 
   it('is listed by --help, and has help of its own', async () => {
-    const [top, own] = await Promise.all([runCli(['--help']), runCli(['manifest', '--help'])]);
+    const [top, own] = await Promise.all([runCliInProcess(['--help']), runCliInProcess(['manifest', '--help'])]);
     expect(top.stdout).toContain('  manifest ');
     expect(own.code).toBe(0);
     for (const flag of ['--public-url', '--yaml', '--check', '--json']) expect(own.stdout).toContain(flag);
