@@ -4,13 +4,21 @@
  * so a crash, a full disk or a revision that moved leaves the archive as it was.
  */
 import type { IncidentWrite } from '../core/diff.ts';
-import { RevisionConflictError } from '../core/errors.ts';
+import { RevisionConflictError, SourceGoneError } from '../core/errors.ts';
 import { isMonitorEvent, MONITOR_EVENT_TYPES, type MonitorEvent } from '../core/events.ts';
 import type { ArchiveWrites, DiffedFeed, LastDiff } from '../core/ports.ts';
 import { acquireLeaseStatement, releaseLeaseStatement } from './sqlite-leases.ts';
 import type { SqliteConnection } from './sqlite-connection.ts';
 import { createIncidentRows } from './sqlite-incident-rows.ts';
-import { applyPollStatements, GENERATION_KEY, isRevisionGuardFailure, pollRunStatements, READ_LAST_DIFF, SEEDED_KEY } from './sqlite-poll-apply.ts';
+import {
+  applyPollStatements,
+  GENERATION_KEY,
+  isRevisionGuardFailure,
+  isSourceWriteGuardFailure,
+  pollRunStatements,
+  READ_LAST_DIFF,
+  SEEDED_KEY,
+} from './sqlite-poll-apply.ts';
 import { toStatusEvent } from './sqlite-rows.ts';
 import type { PollStatements } from './sqlite-statements.ts';
 import type * as t from './store-schema.ts';
@@ -99,6 +107,7 @@ export function createSqliteArchiveWrites(connection: SqliteConnection, st: Poll
         results = await connection.runAtomically(applyPollStatements(input, rejectedMaxBytes));
       } catch (error) {
         if (isRevisionGuardFailure(error)) throw await revisionConflict(input.plan.writes, error);
+        if (input.source !== undefined && isSourceWriteGuardFailure(error)) throw new SourceGoneError(input.source, { cause: error });
         throw error;
       }
       return generationOf(results.at(-1));

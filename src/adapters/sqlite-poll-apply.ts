@@ -88,6 +88,21 @@ const UPSERT_NOTE = `INSERT INTO notes (incident_id, key, date_created, created_
 const DELETE_SEARCH_ROW = `DELETE FROM ${INCIDENTS_FTS} WHERE rowid = (SELECT sort_key FROM incidents WHERE id = ?)`;
 const INSERT_SEARCH_ROW = `INSERT INTO ${INCIDENTS_FTS} (rowid, title, notes) VALUES ((SELECT sort_key FROM incidents WHERE id = ?), ?, ?)`;
 
+/**
+ * The guard that opens a source's poll write: it fails the whole list when the source is gone
+ * or purging, so a poll under way when a purge began writes nothing after it. An upsert that never inserts: for a watched source the name is found and the id
+ * conflicts (nothing happens); otherwise the name is NULL and the NOT NULL constraint fails.
+ */
+const SOURCE_WRITE_GUARD = `INSERT INTO sources (id, kind, name, url, created_ms)
+  VALUES (?, 'statuspage', (SELECT name FROM sources WHERE id = ? AND purging_ms IS NULL), '', 0)
+  ON CONFLICT (id) DO NOTHING`;
+/** What SQLite (and D1, inside its own wording) says when the guard above fails. */
+const SOURCE_WRITE_GUARD_FAILURE = 'NOT NULL constraint failed: sources.name';
+
+export function isSourceWriteGuardFailure(error: unknown): boolean {
+  return error instanceof Error && error.message.includes(SOURCE_WRITE_GUARD_FAILURE);
+}
+
 /** Deterministic ids (events.ts): an event already recorded is left alone. */
 const INSERT_EVENT = `INSERT INTO events (id, type, incident_id, revision, occurred_ms, detected_ms, backfill, data_json, poll_run_id)
   VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (id) DO NOTHING`;
@@ -154,6 +169,7 @@ export function applyPollStatements(
 ): BatchStatement[] {
   const now = run.startedAt;
   const list = recordRun ? pollRunStatements(run, rejected, rejectedMaxBytes) : [];
+  if (source !== undefined) list.unshift({ sql: SOURCE_WRITE_GUARD, params: [source, source] });
   for (const write of plan.writes) list.push(...incidentStatements(write, now, run.id));
   for (const event of plan.events) list.push(eventStatement(event, run.id));
   list.push(...deliveryStatements(deliveries, now));

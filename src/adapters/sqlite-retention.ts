@@ -68,11 +68,12 @@ export const PRUNE_SQL = {
     DELETE FROM scim_member_sends WHERE rowid IN (
       SELECT rowid FROM scim_member_sends WHERE at_ms < ? ORDER BY at_ms LIMIT ?)`,
   // An incident still going on keeps its message however long it lasts: it will be edited again.
+  // One no longer archived (its source removed with its archive) goes on no more, and goes too.
   incidentMessages: `
     DELETE FROM app_messages WHERE rowid IN (
       SELECT m.rowid FROM app_messages m INDEXED BY app_messages_updated
       WHERE m.updated_ms < ?
-        AND EXISTS (SELECT 1 FROM incidents i WHERE i.id = m.incident_id AND i.resolved_ms IS NOT NULL)
+        AND NOT EXISTS (SELECT 1 FROM incidents i WHERE i.id = m.incident_id AND i.resolved_ms IS NULL)
       ORDER BY m.updated_ms LIMIT ?)`,
 } as const;
 

@@ -553,6 +553,12 @@ export const sources = sqliteTable(
     consecutiveFailures: integer('consecutive_failures').notNull().default(0),
     blindSinceMs: integer('blind_since_ms'),
     blindToldMs: integer('blind_told_ms'),
+    /**
+     * When an admin asked for the source's archive to be deleted with it; null while it is
+     * watched. The row stays until the last of its archive is gone (deleted in batches), so its
+     * id is never reused and no poll writes to it meanwhile; no face lists it.
+     */
+    purgingMs: integer('purging_ms'),
   },
   (t) => [uniqueIndex('sources_url').on(t.url)],
 );

@@ -2,12 +2,14 @@
  * Pruning what retention no longer keeps (core/retention.ts): old poll runs, rejected payloads
  * past their age or the size cap, unconfirmed sign-ups, expired link tokens, rate-limit logs and
  * the workspace app's ended conversation holds, group deliveries' old per-member sends, and the
- * records of chat messages about incidents that ended long ago.
+ * records of chat messages about incidents that ended long ago; and what is left of the archives
+ * of sources removed with their archive (app/source-purge.ts).
  * Deletes in bounded batches so a large backlog never holds the write lock for long.
  */
-import type { Logger, RetentionStore } from '../core/ports.ts';
+import type { Logger, RetentionStore, SourceStore } from '../core/ports.ts';
 import { pruneCutoffs, type PruneCounts, type RetentionSettings } from '../core/retention.ts';
 import { yieldToEventLoop } from './event-loop-slices.ts';
+import { runPurgeSteps } from './source-purge.ts';
 
 /** Rows per batch: each batch is one short transaction (or D1 batch). */
 export const PRUNE_BATCH_ROWS = 500;
@@ -17,7 +19,12 @@ export const PRUNE_BATCH_ROWS = 500;
  */
 export const PRUNE_MAX_BATCHES = 200;
 
-export type PrunerDeps = { store: RetentionStore; logger: Logger; settings: RetentionSettings; batchRows?: number };
+export type PrunerDeps = {
+  store: RetentionStore & Pick<SourceStore, 'purgingSources' | 'purgeSourceStep'>;
+  logger: Logger;
+  settings: RetentionSettings;
+  batchRows?: number;
+};
 
 export type Pruner = { pruneExpired(now: number): Promise<PruneCounts> };
 
@@ -35,6 +42,15 @@ export function createPruner({ store, logger, settings, batchRows = PRUNE_BATCH_
     return total;
   }
 
+  /** Goes on with every purge a request left unfinished, as many steps per source as a kind's batches. */
+  async function purgeLeftovers(): Promise<number> {
+    let total = 0;
+    for (const sourceId of await store.purgingSources()) {
+      total += (await runPurgeSteps(store, sourceId, { batchRows, maxSteps: PRUNE_MAX_BATCHES })).removedRows;
+    }
+    return total;
+  }
+
   return {
     async pruneExpired(now) {
       const cut = pruneCutoffs(now, settings);
@@ -47,6 +63,7 @@ export function createPruner({ store, logger, settings, batchRows = PRUNE_BATCH_
         appConversationHolds: await drain((limit) => store.pruneAppConversationHolds(cut.appHoldsExpiredByMs, limit)),
         groupMemberSends: await drain((limit) => store.pruneGroupMemberSends(cut.memberSendsBeforeMs, limit)),
         incidentMessages: await drain((limit) => store.pruneIncidentMessages(cut.incidentMessagesBeforeMs, limit)),
+        purgedSourceRows: await purgeLeftovers(),
       };
       // Silent when nothing went: a line every ten minutes saying so would only bury the others.
       if (Object.values(counts).some((n) => n > 0)) logger.info('pruned expired rows', counts);

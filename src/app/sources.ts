@@ -7,10 +7,11 @@
  */
 import { ApiError, FeedFetchError } from '../core/errors.ts';
 import { assessKnowledge, type Knowledge } from '../core/knowledge.ts';
-import type { ArchiveQueries, Clock, FeedClient, SourceKind, SourcePollState, SourceStore, StoredSource } from '../core/ports.ts';
+import type { ArchiveQueries, Clock, FeedClient, SourceArchiveLeft, SourceKind, SourcePollState, SourceStore, StoredSource } from '../core/ports.ts';
 import { componentServiceNames, MAIN_FEED_SOURCE } from '../core/statuspage/mapping.ts';
 import { NOT_STATUSPAGE_MESSAGE, NotStatuspageError, parseSummary } from '../core/statuspage/schema.ts';
 import { withAllowPrivateHint } from '../core/webhook-target.ts';
+import { PURGE_BATCH_ROWS, PURGE_STEPS_PER_REQUEST, runPurgeSteps } from './source-purge.ts';
 
 /** Where a page in the Statuspage format says what it is: its name, components and open incidents. */
 export const SUMMARY_PATH = '/api/v2/summary.json';
@@ -40,7 +41,8 @@ export type SourceView = {
 export type AddSourceInput = { kind: 'statuspage'; url: string; name?: string };
 
 export type SourceServiceDeps = {
-  store: Pick<SourceStore, 'addSource' | 'listSources' | 'removeSource'> & Pick<ArchiveQueries, 'feedHealth'>;
+  store: Pick<SourceStore, 'addSource' | 'listSources' | 'removeSource' | 'beginSourcePurge' | 'purgeSourceStep' | 'sourceArchiveLeft'> &
+    Pick<ArchiveQueries, 'feedHealth'>;
   /** A client that reads below a page's address, bounded in bytes and time (the feed client's own reads). */
   openPage: (baseUrl: string) => FeedClient;
   /** The webhook targets' outbound rules under WEBHOOK_ALLOW_PRIVATE: a page is an outbound target as a webhook is. */
@@ -58,7 +60,19 @@ export type SourceService = {
   list(): Promise<SourceView[]>;
   /** False when there was no such source. The main feed cannot be removed. */
   remove(id: string): Promise<boolean>;
+  /**
+   * Stops watching the source and deletes its archive: all of it within the request when it is
+   * small enough, else as much as one request may and the rest by retention. Null when there
+   * was no such source. Asked again while it is deleting, it goes on.
+   */
+  purge(id: string): Promise<PurgeOutcome | null>;
 };
+
+/** What a purge came to: the archive is gone, or going, with what is left of it (counts capped at ARCHIVE_LEFT_CAP). */
+export type PurgeOutcome = { archive: 'deleted' } | { archive: 'deleting'; left: SourceArchiveLeft };
+
+/** What is left is counted up to this many of each kind: a bounded read, said as "at least" beyond. */
+export const ARCHIVE_LEFT_CAP = 100_000;
 
 const NEVER_POLLED: SourcePollState = {
   validators: {},
@@ -157,6 +171,10 @@ export async function requireKnownSources(store: Pick<SourceStore, 'listSources'
   );
 }
 
+function refuseMainFeed(id: string): void {
+  if (id === MAIN_SOURCE_ID) throw new ApiError(400, 'invalid_request', 'the main feed is set by STATUS_URL and cannot be removed');
+}
+
 export function createSourceService(deps: SourceServiceDeps): SourceService {
   const { store, clock } = deps;
 
@@ -200,6 +218,9 @@ export function createSourceService(deps: SourceServiceDeps): SourceService {
       const outcome = await store.addSource(record, deps.maxSources);
       if (!outcome.added) {
         if (outcome.reason === 'duplicate_url') throw new ApiError(409, 'source_exists', `a source with the address ${url} exists already`);
+        if (outcome.reason === 'purging') {
+          throw new ApiError(409, 'source_purging', `the archive of the source at ${url} is still being deleted; add it again once that is done`);
+        }
         throw new ApiError(409, 'too_many_sources', `at most ${deps.maxSources} sources exist at once (SOURCES_MAX); remove one first`);
       }
       return viewOf({ ...record, poll: NEVER_POLLED }, clock.now());
@@ -222,8 +243,16 @@ export function createSourceService(deps: SourceServiceDeps): SourceService {
     },
 
     async remove(id) {
-      if (id === MAIN_SOURCE_ID) throw new ApiError(400, 'invalid_request', 'the main feed is set by STATUS_URL and cannot be removed');
+      refuseMainFeed(id);
       return store.removeSource(id);
+    },
+
+    async purge(id) {
+      refuseMainFeed(id);
+      if (!(await store.beginSourcePurge(id, clock.now()))) return null;
+      const run = await runPurgeSteps(store, id, { batchRows: PURGE_BATCH_ROWS, maxSteps: PURGE_STEPS_PER_REQUEST });
+      if (run.done) return { archive: 'deleted' };
+      return { archive: 'deleting', left: await store.sourceArchiveLeft(id, ARCHIVE_LEFT_CAP) };
     },
   };
 }

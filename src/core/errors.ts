@@ -28,6 +28,21 @@ export class RevisionConflictError extends Error {
 }
 
 /**
+ * A source's poll was about to write after the source was removed, or while its archive is
+ * being deleted: nothing of it was written, and polling it again finds no source.
+ */
+export class SourceGoneError extends Error {
+  override readonly name = 'SourceGoneError';
+  readonly retryable = false;
+  constructor(
+    readonly sourceId: string,
+    options?: { cause?: unknown },
+  ) {
+    super(`source ${sourceId} was removed while it was polled: nothing of this poll was written`, options);
+  }
+}
+
+/**
  * A search whose words match more incidents than one request may examine (SEARCH_LIMITS), with
  * filters that left less than a page among them: answering with what was found would hide older
  * matches, so the search is refused and the reader asked to narrow it.

@@ -90,4 +90,6 @@ export type PruneCounts = {
   appConversationHolds: number;
   groupMemberSends: number;
   incidentMessages: number;
+  /** Rows of the archives of sources removed with `?purge=true` that their request left (app/source-purge.ts). */
+  purgedSourceRows: number;
 };

@@ -59,6 +59,7 @@ export function archiveWritesContract(target: StoreTarget): void {
       const mainGeneration = (await store.lastDiff()).generation;
       expect(mainGeneration).not.toBe(0);
       const input = await planPollOf(store, [rawIncident({ id: 2 })], T0 + MINUTE_MS);
+      await store.addSource({ id: 'src_acme', kind: 'statuspage', name: 'Acme', url: 'https://status.acme.example', createdAt: T0 }, 10);
       const afterSource = await store.applyPoll({ ...input, recordRun: false, source: 'src_acme' });
       expect(afterSource).not.toBe(main.generation);
       expect(await store.archiveGeneration()).toBe(afterSource);

@@ -295,8 +295,11 @@ export function retentionContract(target: StoreTarget): void {
         await applyPollOf(store, [rawIncident({ id: 300, status: 'resolved' })], NOW - 20 * DAY_MS);
         await message('300', NOW - 20 * DAY_MS);
         await message('200', NOW - 300 * DAY_MS);
+        // An incident no longer archived (its source was removed with its archive) is going on no more.
+        await message('src_gone:1', NOW - 200 * DAY_MS);
 
-        expect(await inBatches((limit) => store.pruneIncidentMessages(NOW - 180 * DAY_MS, limit), 10)).toEqual([10, 10, 5]);
+        expect(await inBatches((limit) => store.pruneIncidentMessages(NOW - 180 * DAY_MS, limit), 10)).toEqual([10, 10, 6]);
+        expect(await store.findAppRoot('sub', 'src_gone:1')).toBeNull();
         for (const raw of ended) expect(await store.findAppRoot('sub', String(raw.id))).toBeNull();
         expect(await store.findAppRoot('sub', '300')).toMatchObject({ rootTs: '1.300' });
         expect(await store.findAppRoot('sub', '200')).toMatchObject({ rootTs: '1.200' });

@@ -2,10 +2,18 @@
  * The sources contract: a source is added once per address and never past the cap, even when
  * many are added at once from several stores; it is listed and found from any store; removing
  * it takes its component states along; components keep the time their state last changed.
+ * Purging a source deletes its whole archive in bounded steps and not one row of another
+ * source's or the main feed's; while it purges it is neither listed nor found nor written to.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { planPoll } from '../../src/core/diff.ts';
+import { SourceGoneError } from '../../src/core/errors.ts';
+import { planDeliveries } from '../../src/core/fanout.ts';
 import type { SourceRecord, Store } from '../../src/core/ports.ts';
 import type { ComponentState } from '../../src/core/statuspage/mapping.ts';
+import { attemptOf } from '../fixtures/notification-builders.ts';
+import { one, type RawIncident, rawIncident } from '../fixtures/vendor-builders.ts';
+import { pollRun, subscribe } from './archive-polls.ts';
 import type { OpenedStore, StoreTarget } from './store-target.ts';
 
 const T0 = Date.UTC(2026, 10, 27, 9);
@@ -35,6 +43,70 @@ const NEVER_POLLED = {
   blindSince: null,
   blindToldAt: null,
 };
+
+/**
+ * A poll of `source` (undefined: the main feed) as the pollers write one, with deliveries for the
+ * active subscriptions: incident ids `source:vendorId`, or the vendor's alone for the main feed.
+ */
+async function pollOf(store: Store, source: string | undefined, raws: readonly RawIncident[], now: number) {
+  const observed = raws.map((raw) => {
+    const incident = one(raw);
+    return source === undefined ? incident : { ...incident, id: `${source}:${incident.id}` };
+  });
+  const ids = observed.map((i) => i.id);
+  const plan = planPoll({ observed, archived: await store.loadIncidents(ids), now, backfill: false });
+  const deliveries = planDeliveries(plan.events, await store.activeSubscriptions());
+  return {
+    run: pollRun(now),
+    plan: { writes: plan.writes, events: plan.events },
+    deliveries,
+    seenIds: ids,
+    seenBefore: now,
+    rejected: [],
+    markSeeded: source === undefined,
+    ...(source === undefined ? {} : { recordRun: false, source }),
+  };
+}
+
+/** Three incidents of one vendor, then the first resolved with a note and the second renamed: versions, notes, services, events. */
+const story = (n: number): RawIncident[][] => {
+  const base = (k: number) =>
+    rawIncident({ id: n * 10 + k, title: `Database errors ${n}.${k}`, services: [`API ${n}`, `Web ${k}`], date_created: `2026-10-0${k}T05:00:00Z` });
+  const first = [base(1), base(2), base(3)];
+  const second = [
+    {
+      ...first[0]!,
+      status: 'resolved',
+      date_updated: '2026-10-05T06:00:00Z',
+      notes: [...first[0]!.notes, { body: '<p>Fixed.</p>', date_created: '2026-10-05T06:00:00Z' }],
+    },
+    { ...first[1]!, title: `Database errors ${n}.2, renamed`, date_updated: '2026-10-05T06:00:00Z' },
+    first[2]!,
+  ];
+  return [first, second];
+};
+
+/** Everything a reader can learn of one source's part of the archive through the ports. */
+async function visibleOf(store: Store, source: string) {
+  const listed = await store.listIncidents({ source }, null, 100);
+  const ids = listed.map((i) => i.id);
+  return {
+    listed,
+    incidents: await Promise.all(ids.map((id) => store.getIncident(id))),
+    versions: await Promise.all(ids.map((id) => store.listVersions(id, 100))),
+    events: await store.listEvents({ source, includeBackfill: true }, 0, 1000),
+    found: await store.listIncidents({ source, q: 'database' }, null, 100),
+    ongoing: await store.ongoingIncidents(source),
+    components: await store.componentStates(source),
+    source: await store.getSource(source),
+  };
+}
+
+/** Every delivery with its attempts, by the incident its first event names. */
+async function deliveriesWithAttempts(store: Store) {
+  const deliveries = await store.listDeliveries({}, null, 1000);
+  return Promise.all(deliveries.map((d) => store.getDelivery(d.id)));
+}
 
 export function sourcesContract(target: StoreTarget): void {
   describe(`sources (${target.name})`, () => {
@@ -126,6 +198,144 @@ export function sourcesContract(target: StoreTarget): void {
       // A word the vendor uses that we do not know is kept as theirs, ours unknown.
       await store.saveComponentStates('src_2', [component('c1', 'unknown', { vendorStatus: 'degraded' })], T0 + 120_000);
       expect(await store.componentStates('src_2')).toEqual([{ ...component('c1', 'unknown', { vendorStatus: 'degraded' }), updatedAt: T0 + 120_000 }]);
+    });
+
+    describe('purging a source', () => {
+      const T1 = T0 + 60_000;
+      const T2 = T0 + 120_000;
+      const HOLDER = 'deliverer-1';
+
+      /** src_a and src_ab (one id the start of the other's) and the main feed, each with incidents, events, deliveries. */
+      async function threeArchives() {
+        await store.addSource(source(1, 'https://a.example.com'), 10);
+        await store.addSource({ ...source(2, 'https://ab.example.com'), id: 'src_ab' }, 10);
+        await store.addSource({ ...source(3, 'https://a2.example.com'), id: 'src_a' }, 10);
+        await subscribe(store, 'sub_hook', T0);
+        await subscribe(store, 'sub_mail', T0, {}, 'email');
+        const feeds: [string | undefined, number][] = [
+          [undefined, 1],
+          ['src_a', 2],
+          ['src_ab', 3],
+        ];
+        for (const [source_, n] of feeds) await store.applyPoll(await pollOf(store, source_, story(n)[0]!, T1));
+        // The first poll's deliveries are sent (a record of what went out); the second's wait.
+        const claimed = await store.claimDueDeliveries(HOLDER, T1, 60_000, 1000);
+        await store.recordAttempts(
+          HOLDER,
+          claimed.map((c) => attemptOf(c.delivery.id, T1 + 1, { kind: 'done' })),
+        );
+        for (const [source_, n] of feeds) await store.applyPoll(await pollOf(store, source_, story(n)[1]!, T2));
+        // One pending delivery of each has failed once: its attempt is on record.
+        const retried = await store.claimDueDeliveries(HOLDER, T2, 60_000, 1000);
+        const firstOf = (prefix: string) => retried.find((c) => c.delivery.key.startsWith(prefix))!;
+        await store.recordAttempts(
+          HOLDER,
+          [firstOf('src_a:'), firstOf('src_ab:'), retried.find((c) => !c.delivery.key.includes(':'))!].map((c) =>
+            attemptOf(c.delivery.id, T2 + 1, { kind: 'retry', at: T2 + 60_000, error: 'HTTP 503' }),
+          ),
+        );
+        await store.releaseClaims(HOLDER);
+        for (const id of ['src_a', 'src_ab']) {
+          await store.saveComponentStates(id, [component('c1', 'operational'), component('c2', 'major_outage')], T1);
+        }
+      }
+
+      it("deletes the source's whole archive and its unsent deliveries, and not one row of another source's or the main feed's", async () => {
+        await threeArchives();
+        const before = { main: await visibleOf(store, 'main'), other: await visibleOf(store, 'src_ab') };
+        const purged = await visibleOf(store, 'src_a');
+        expect(purged.listed).toHaveLength(3);
+        expect(purged.events.length).toBeGreaterThan(3);
+        const deliveriesBefore = await deliveriesWithAttempts(store);
+        const isPurged = (key: string) => key.startsWith('src_a:');
+        expect(deliveriesBefore.filter((d) => isPurged(d!.delivery.key) && d!.delivery.state === 'pending').length).toBeGreaterThan(0);
+        const mainGeneration = (await store.lastDiff()).generation;
+        const generation = await store.archiveGeneration();
+
+        expect(await store.beginSourcePurge('src_a', T2 + 10)).toBe(true);
+        let step = await store.purgeSourceStep('src_a', 1000);
+        expect(step.done).toBe(true);
+        expect(step.removedRows).toBeGreaterThan(20);
+
+        // Another store (process, isolate) sees the same.
+        const other = opened.openAnother();
+        expect(await visibleOf(other, 'main')).toEqual(before.main);
+        expect(await visibleOf(other, 'src_ab')).toEqual(before.other);
+        expect(await visibleOf(other, 'src_a')).toEqual({
+          listed: [],
+          incidents: [],
+          versions: [],
+          events: [],
+          found: [],
+          ongoing: [],
+          components: [],
+          source: null,
+        });
+        // The sent deliveries of its events stay, with their attempts; those not yet sent are gone.
+        const deliveriesAfter = await deliveriesWithAttempts(other);
+        expect(deliveriesAfter).toEqual(deliveriesBefore.filter((d) => !isPurged(d!.delivery.key) || d!.delivery.state !== 'pending'));
+        expect(deliveriesAfter.filter((d) => isPurged(d!.delivery.key)).length).toBeGreaterThan(0);
+        // Nothing of it is claimed again, and every face's cache key moved; the main feed's did not.
+        expect((await other.claimDueDeliveries('deliverer-2', T2 + 120_000, 60_000, 1000)).every((c) => !isPurged(c.delivery.key))).toBe(true);
+        expect(await other.archiveGeneration()).not.toBe(generation);
+        expect((await other.lastDiff()).generation).toBe(mainGeneration);
+        expect((await other.listSources()).map((s) => s.id)).toEqual(['src_1', 'src_ab']);
+        expect(await other.purgingSources()).toEqual([]);
+        // Done: a further step finds nothing, and the address may be added again.
+        step = await store.purgeSourceStep('src_a', 1000);
+        expect(step).toEqual({ removedRows: 0, done: true });
+        expect(await store.addSource({ ...source(4, 'https://a2.example.com'), id: 'src_a' }, 10)).toEqual({ added: true });
+      });
+
+      it('goes in steps of at most `limit` rows of each kind, finds what is left, and deletes the row last', async () => {
+        await threeArchives();
+        const before = { main: await visibleOf(store, 'main'), other: await visibleOf(store, 'src_ab') };
+        expect(await store.sourceArchiveLeft('src_a', 100)).toEqual({ incidents: 3, events: (await visibleOf(store, 'src_a')).events.length });
+        expect(await store.sourceArchiveLeft('src_a', 2)).toEqual({ incidents: 2, events: 2 });
+        await store.beginSourcePurge('src_a', T2 + 10);
+        expect(await store.purgingSources()).toEqual(['src_a']);
+        const first = await store.purgeSourceStep('src_a', 1);
+        expect(first.done).toBe(false);
+        // One incident (with its services, at most two), one note, one version, one event, one delivery and its attempt at most.
+        expect(first.removedRows).toBeLessThanOrEqual(8);
+        expect((await store.sourceArchiveLeft('src_a', 100)).incidents).toBe(2);
+        let steps = 1;
+        while (!(await store.purgeSourceStep('src_a', 1)).done) steps++;
+        expect(steps).toBeGreaterThan(3);
+        expect(await store.sourceArchiveLeft('src_a', 100)).toEqual({ incidents: 0, events: 0 });
+        expect(await store.purgingSources()).toEqual([]);
+        expect(await visibleOf(store, 'main')).toEqual(before.main);
+        expect(await visibleOf(store, 'src_ab')).toEqual(before.other);
+      });
+
+      it('while it purges, the source is neither listed nor found, takes no room, refuses its address, and no poll writes to it', async () => {
+        await store.addSource(source(1), 2);
+        await store.addSource(source(2), 2);
+        await store.applyPoll(await pollOf(store, 'src_1', story(1)[0]!, T1));
+        const late = await pollOf(store, 'src_1', story(1)[1]!, T2);
+        const generation = await store.archiveGeneration();
+        expect(await store.beginSourcePurge('src_1', T2)).toBe(true);
+        // Asked again, it goes on; an unknown source is not there to purge; a watched one is never touched.
+        expect(await store.beginSourcePurge('src_1', T2 + 1)).toBe(true);
+        expect(await store.beginSourcePurge('src_9', T2)).toBe(false);
+        expect(await store.purgeSourceStep('src_2', 1000)).toEqual({ removedRows: 0, done: true });
+        expect(await store.purgeSourceStep('main', 1000)).toEqual({ removedRows: 0, done: true });
+
+        expect((await store.listSources()).map((s) => s.id)).toEqual(['src_2']);
+        expect(await store.getSource('src_1')).toBeNull();
+        expect(await store.removeSource('src_1')).toBe(false);
+        expect(await store.addSource(source(3, 'https://status1.example.com'), 2)).toEqual({ added: false, reason: 'purging' });
+        expect(await store.addSource(source(4), 2)).toEqual({ added: true });
+        // A poll under way when the purge began writes nothing at all.
+        await expect(store.applyPoll(late)).rejects.toBeInstanceOf(SourceGoneError);
+        expect(await store.archiveGeneration()).toBe(generation);
+        await store.saveComponentStates('src_1', [component('c1', 'operational')], T2);
+        expect(await store.componentStates('src_1')).toEqual([]);
+        // Nor once it is gone.
+        expect((await store.purgeSourceStep('src_1', 1000)).done).toBe(true);
+        await expect(store.applyPoll(late)).rejects.toBeInstanceOf(SourceGoneError);
+        expect(await store.listIncidents({ source: 'src_1' }, null, 10)).toEqual([]);
+      });
     });
   });
 }

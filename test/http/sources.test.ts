@@ -4,13 +4,19 @@
  * simulated page in the Statuspage format is added by its address and named from the page; the
  * main simulated vendor, an HTML page, a dead port and a page that never answers are refused with
  * a clear error and nothing is saved; every source is listed, the main feed first, each "unknown"
- * until a poll reads it; a source is removed, keeping its archive.
+ * until a poll reads it; a source is removed, keeping its archive, or with `?purge=true` its
+ * archive too, which every face then stops showing while the main feed and another page stay as
+ * they were.
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { rawIncident } from '../fixtures/vendor-builders.ts';
 import { inputValues, signInAdmin } from '../helpers/admin-page-client.ts';
 import { startTestApp, type TestApp } from '../helpers/app-service.ts';
 import { startTestVendor, type TestVendor } from '../helpers/service.ts';
 import { startTestStatuspage, type TestStatuspage } from '../helpers/statuspage-pages.ts';
+
+/** How long the public pages trust the generation they last read (page-cache.ts). */
+const PAGE_GENERATION_TTL_MS = 1000;
 
 /** Nothing listens on port 9 (discard), on either runtime. */
 const DEAD_URL = 'http://localhost:9';
@@ -141,8 +147,8 @@ describe('sources over the API', () => {
   it('removes a source, keeping its archive; the main feed stays', async () => {
     const added = await service.admin('POST', '/api/admin/sources', { kind: 'statuspage', url: acme.url });
     const id = added.body.source.id;
-    expect(await service.admin('DELETE', `/api/admin/sources/${id}?purge=true`)).toMatchObject({ status: 400, body: { error: 'invalid_request' } });
-    expect(await service.admin('DELETE', `/api/admin/sources/${id}`)).toEqual({ status: 200, body: { ok: true, archive: 'kept' } });
+    expect(await service.admin('DELETE', `/api/admin/sources/${id}?purge=yes`)).toMatchObject({ status: 400, body: { error: 'invalid_request' } });
+    expect(await service.admin('DELETE', `/api/admin/sources/${id}?purge=false`)).toEqual({ status: 200, body: { ok: true, archive: 'kept' } });
     expect(await service.admin('DELETE', `/api/admin/sources/${id}`)).toMatchObject({ status: 404, body: { error: 'source_not_found' } });
     expect(await service.admin('DELETE', '/api/admin/sources/main')).toMatchObject({ status: 400 });
     expect((await service.get('/api/sources')).body.sources).toEqual([mainSource()]);
@@ -171,10 +177,84 @@ describe('sources over the API', () => {
     const removed = await admin.post(`/admin/sources/${source.id}/remove`, {});
     expect(removed.status).toBe(303);
     expect((await service.get('/api/sources')).body.sources).toEqual([mainSource()]);
+    // Deleting the archive too is a second step: behind a summary to open, then its own button.
+    await admin.post('/admin/sources', { url: acme.url, name: '' });
+    const [again] = (await service.get('/api/sources')).body.sources.slice(1);
+    const page = await admin.get('/admin/sources');
+    expect(page.html).toMatch(/<details class="confirm-step">\s*<summary>Remove and delete its archive…<\/summary>/);
+    expect(page.html).toContain(`/admin/sources/${again.id}/purge`);
+    const purged = await admin.post(`/admin/sources/${again.id}/purge`, {});
+    expect([purged.status, purged.headers.get('location')]).toEqual([303, '/admin/sources?done=purged']);
+    expect((await admin.get('/admin/sources?done=purged')).html).toContain('Removed, and everything it archived deleted.');
+    expect((await service.get('/api/sources')).body.sources).toEqual([mainSource()]);
+    expect((await admin.post(`/admin/sources/${again.id}/purge`, {})).status).toBe(404);
     // Without the session's CSRF token, nothing is added.
     const forged = await admin.post('/admin/sources', { url: acme.url, csrf: 'forged' });
     expect(forged.status).toBe(403);
     expect((await service.get('/api/sources')).body.sources).toEqual([mainSource()]);
+  });
+});
+
+describe('removing a source with its archive', () => {
+  let vendor: TestVendor;
+  let acme: TestStatuspage;
+  let other: TestStatuspage;
+  let service: TestApp;
+  beforeAll(async () => {
+    vendor = await startTestVendor();
+    acme = await startTestStatuspage();
+    other = await startTestStatuspage({ name: 'Globex Mail' });
+    service = await startTestApp(vendor.url, { env: { WEBHOOK_ALLOW_PRIVATE: 'true' } });
+  });
+  afterAll(async () => {
+    await service?.close();
+    await Promise.all([vendor?.close(), acme?.close(), other?.close()]);
+  });
+
+  it('removes a source with ?purge=true and its archive with it: no face shows it, the main feed and another page stay as they were', async () => {
+    await vendor.setIncidents([rawIncident({ id: 41, title: 'Database errors at the vendor' })]);
+    const acmeId = (await service.admin('POST', '/api/admin/sources', { kind: 'statuspage', url: acme.url })).body.source.id;
+    const otherId = (await service.admin('POST', '/api/admin/sources', { kind: 'statuspage', url: other.url })).body.source.id;
+    const polled = await service.admin('POST', '/api/admin/poll');
+    expect(polled.body.sources.map((s: { outcome: string }) => s.outcome)).toEqual(['ok', 'ok']);
+    // The page opens its story's incident: a second version, a note, a news event.
+    expect((await fetch(`${acme.url}/_sim/advance`, { method: 'POST' })).status).toBe(200);
+    expect((await service.admin('POST', `/api/admin/poll?source=${acmeId}`)).body.sources[0].events).toHaveLength(1);
+
+    const ids = async (path: string) => ((await service.get(path)).body.incidents as { id: string }[]).map((i) => i.id);
+    const acmeIds = await ids(`/api/incidents?source=${acmeId}`);
+    expect(acmeIds).toHaveLength(2);
+    const faces = async () => ({
+      main: (await service.get('/api/incidents?source=main')).body,
+      mainEvents: (await service.get('/api/events?source=main')).body,
+      other: (await service.get(`/api/incidents?source=${otherId}`)).body,
+      otherEvents: (await service.get(`/api/events?source=${otherId}`)).body,
+      otherPage: (await service.fetch(`${service.url}/sources/${otherId}`)).status,
+    });
+    const before = await faces();
+    // Read once before, so that a cached answer would show the purged incidents.
+    const all = await ids('/api/incidents');
+    expect(all).toEqual(expect.arrayContaining(acmeIds));
+    expect((await service.fetch(`${service.url}/sources/${acmeId}`)).status).toBe(200);
+
+    const purged = await service.admin('DELETE', `/api/admin/sources/${acmeId}?purge=true`);
+    expect(purged).toEqual({ status: 200, body: { ok: true, archive: 'deleted' } });
+
+    expect(await ids('/api/incidents')).toEqual(all.filter((id) => !acmeIds.includes(id)));
+    expect(await ids(`/api/incidents?source=${acmeId}`)).toEqual([]);
+    expect((await service.get(`/api/events?source=${acmeId}`)).body.events).toEqual([]);
+    expect(((await service.get('/api/events')).body.events as { source: string }[]).some((e) => e.source === acmeId)).toBe(false);
+    expect((await service.get(`/api/incidents/${encodeURIComponent(acmeIds[0]!)}`)).status).toBe(404);
+    expect((await service.fetch(`${service.url}/widget.json?source=${acmeId}`)).status).toBe(404);
+    // The pages trust the generation they read for a second, as they do after a poll.
+    await new Promise((resolve) => setTimeout(resolve, PAGE_GENERATION_TTL_MS + 100));
+    expect((await service.fetch(`${service.url}/sources/${acmeId}`)).status).toBe(404);
+    expect(await faces()).toEqual(before);
+    expect((await service.get('/api/sources')).body.sources.map((s: { id: string }) => s.id)).toEqual(['main', otherId]);
+    // Gone: asked again, there is no such source; the page may be added again at once.
+    expect(await service.admin('DELETE', `/api/admin/sources/${acmeId}?purge=true`)).toMatchObject({ status: 404, body: { error: 'source_not_found' } });
+    expect((await service.admin('POST', '/api/admin/sources', { kind: 'statuspage', url: acme.url })).status).toBe(201);
+    expect(await service.admin('DELETE', '/api/admin/sources/main?purge=true')).toMatchObject({ status: 400 });
   });
 });
 

@@ -123,7 +123,8 @@ export interface ArchiveWrites {
   isSeeded(): Promise<boolean>;
   /**
    * Throws RevisionConflictError when an incident moved past the plan's base revision: nothing of
-   * the piece is written, and the poll plans again. Deliveries for a subscription no longer
+   * the piece is written, and the poll plans again. Throws SourceGoneError, writing nothing, when
+   * `source` is removed or purging. Deliveries for a subscription no longer
    * active when the piece is written are left out. Returns
    * the archive generation after the poll (see `archiveGeneration`).
    */

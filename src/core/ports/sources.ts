@@ -35,8 +35,17 @@ export type StoredSource = SourceRecord & { poll: SourcePollState };
 
 export type StoredComponentState = ComponentState & { updatedAt: number };
 
-/** What adding a source came to: saved, or refused because the cap or the address was reached first. */
-export type AddSourceOutcome = { added: true } | { added: false; reason: 'full' | 'duplicate_url' };
+/**
+ * What adding a source came to: saved, or refused because the cap or the address was reached
+ * first, or because a source at that address is still having its archive deleted.
+ */
+export type AddSourceOutcome = { added: true } | { added: false; reason: 'full' | 'duplicate_url' | 'purging' };
+
+/** What one batch of a source's purge removed, and whether its archive is all gone (the source row with it). */
+export type SourcePurgeStep = { removedRows: number; done: boolean };
+
+/** What is left of a purging source's archive, each count at most the cap it was asked with. */
+export type SourceArchiveLeft = { incidents: number; events: number };
 
 /** One endpoint's validators, as its last full answer gave them. */
 export type EndpointValidators = { etag: string | null; lastModified: string | null };
@@ -60,9 +69,30 @@ export interface SourceStore {
   getSource(id: string): Promise<StoredSource | null>;
   /**
    * Deletes the source and its component states, in one step: it is no longer polled. Its
-   * incidents and events stay in the archive. False when there was none.
+   * incidents and events stay in the archive. False when there was none (or it is purging: its
+   * row stays until the purge ends).
    */
   removeSource(id: string): Promise<boolean>;
+  /**
+   * Marks the source purging as of `now`, in one step with deleting its component states: from
+   * then on it is neither listed nor found, no poll writes to it, and its id and address stay
+   * taken until `purgeSourceStep` reports it done. True also when it was purging already; false
+   * when there is no such source.
+   */
+  beginSourcePurge(id: string, now: number): Promise<boolean>;
+  /**
+   * One bounded step of a purge (one transaction or D1 batch): deletes at most `limit` rows of each
+   * kind of the source's archive (incidents with their services and search rows, notes, versions,
+   * events, the outbox rows of its events not yet sent with their attempts), and once nothing of
+   * it is left, the source row itself. Sent and given-up deliveries stay: the record of what went
+   * out. Moves the archive generation, never the main feed's. Done (and nothing removed) for a
+   * source that is not purging.
+   */
+  purgeSourceStep(id: string, limit: number): Promise<SourcePurgeStep>;
+  /** The sources marked purging, oldest mark first: what retention goes on deleting. */
+  purgingSources(): Promise<string[]>;
+  /** What is left of a source's archive, each count capped at `cap` (a bounded read). */
+  sourceArchiveLeft(id: string, cap: number): Promise<SourceArchiveLeft>;
   /** Writes what a poll came to; nothing when the source is gone. */
   savePollState(id: string, state: SourcePollState): Promise<void>;
   /** Ordered by position then name; empty for an unknown source. */

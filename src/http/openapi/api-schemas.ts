@@ -1,7 +1,7 @@
 /** The zod schemas the JSON API's requests are read with and its answers described by: one source for the code and /openapi.json. */
 import { z } from 'zod';
 import { INCIDENT_TOTAL_MAX } from '../../app/incident-search.ts';
-import { SOURCE_NAME_MAX_CHARS, SOURCE_URL_MAX_CHARS } from '../../app/sources.ts';
+import { ARCHIVE_LEFT_CAP, SOURCE_NAME_MAX_CHARS, SOURCE_URL_MAX_CHARS } from '../../app/sources.ts';
 import { OPSGENIE_REGIONS, type OpsgenieRegion } from '../../core/subscription.ts';
 
 export { INCIDENT_TOTAL_MAX };
@@ -173,3 +173,16 @@ export const apiSourceSchema = z.object({
   last_success_at: z.string().nullable(),
   consecutive_failures: z.number().int(),
 });
+
+/** The answer to DELETE /api/admin/sources/:id (also in /openapi.json). */
+export const sourceRemovedSchema = z.union([
+  z.object({ ok: z.literal(true), archive: z.literal('kept') }),
+  z.object({ ok: z.literal(true), archive: z.literal('deleted') }),
+  z.object({
+    ok: z.literal(true),
+    archive: z.literal('deleting'),
+    left: z
+      .object({ incidents: z.number().int(), events: z.number().int() })
+      .describe(`what is left of the archive, each counted up to ${ARCHIVE_LEFT_CAP}; retention deletes it within its next runs`),
+  }),
+]);

@@ -254,9 +254,11 @@ export const API_OPERATIONS: ApiOperation[] = [
   {
     method: 'delete',
     path: '/api/admin/sources/:id',
-    summary: 'Stop watching a source; its archive is kept',
+    summary:
+      'Stop watching a source. Its archive is kept, unless `purge=true`: then its incidents, notes, versions, search rows, events, component states and unsent deliveries are deleted too ("deleted"), or, for an archive larger than one request deletes, as much as one request may and the rest by retention within minutes ("deleting", with what is left). Sent deliveries\' records stay',
     admin: true,
-    ok: { status: 200, schema: z.object({ ok: z.literal(true), archive: z.literal('kept') }) },
+    query: [{ name: 'purge', schema: z.enum(['true', 'false']).optional().describe('"true": delete the source\'s archive with it.') }],
+    ok: { status: 200, schema: s.sourceRemovedSchema },
   },
 ];
 

@@ -1,4 +1,7 @@
-/** The admin page of sources: every status page watched, with its state, a form to add one and a button to remove each. */
+/**
+ * The admin page of sources: every status page watched, with its state, a form to add one, and
+ * for each a button to remove it (its archive kept) and a second step to delete its archive too.
+ */
 import type { SourceView } from '../../app/sources.ts';
 import { CsrfField, PostButton } from './admin-frame.tsx';
 import { DataTable } from './data-table.tsx';
@@ -37,13 +40,26 @@ export function AdminSourcesPage(props: { data: AdminSourcesData }) {
               {source.kind === 'vendor-feed' ? (
                 'set by STATUS_URL'
               ) : (
-                <PostButton action={`/admin/sources/${encodeURIComponent(source.id)}/remove`} csrf={csrf} label={`Remove ${source.name}`} danger />
+                <div class="row-actions">
+                  <PostButton action={`/admin/sources/${encodeURIComponent(source.id)}/remove`} csrf={csrf} label={`Remove ${source.name}`} danger />
+                  {/* A second step without scripts: the delete button only shows once the summary is opened. */}
+                  <details class="confirm-step">
+                    <summary>Remove and delete its archive…</summary>
+                    <p class="hint">Every incident, update and event archived from this page goes, for good, and deliveries not yet sent with them.</p>
+                    <PostButton
+                      action={`/admin/sources/${encodeURIComponent(source.id)}/purge`}
+                      csrf={csrf}
+                      label={`Delete ${source.name} and its archive for good`}
+                      danger
+                    />
+                  </details>
+                </div>
               )}
             </td>
           </tr>
         ))}
       </DataTable>
-      <p class="hint">Removing a source stops watching it; what it archived is kept.</p>
+      <p class="hint">Removing a source stops watching it; what it archived is kept unless you delete its archive too.</p>
       <section aria-labelledby="add-source-title">
         <h2 id="add-source-title">Add a status page</h2>
         {error && (

@@ -1,7 +1,7 @@
 /**
  * The admin page of sources, under the admin session and its CSRF checks (registered by
- * admin-pages.tsx): the same use case as POST /api/admin/sources and DELETE
- * /api/admin/sources/:id, so a page is checked and refused in the same words.
+ * admin-pages.tsx): the same use cases as POST /api/admin/sources and DELETE
+ * /api/admin/sources/:id (with `?purge=true`), so a page is checked and refused in the same words.
  */
 import type { Context, Hono } from 'hono';
 import { ApiError } from '../../core/errors.ts';
@@ -13,6 +13,8 @@ import { AdminSourcesPage } from '../pages/admin-sources-page.tsx';
 const NOTICES: Record<string, string> = {
   added: 'Added: it is watched from the next poll on.',
   removed: 'Removed: it is no longer watched; what it archived is kept.',
+  purged: 'Removed, and everything it archived deleted.',
+  purging: 'Removed: it is no longer watched, and its archive is being deleted; what is left goes within minutes.',
 };
 
 export type AdminSourcePageDeps = Pick<AppDeps, 'sources'>;
@@ -49,5 +51,16 @@ export function registerAdminSourcePages(app: Hono<AdminEnv>, deps: AdminSourceP
       return tools.refused(c, error, '/admin/sources');
     }
     return c.redirect('/admin/sources?done=removed', 303);
+  });
+
+  app.post('/admin/sources/:id/purge', async (c) => {
+    let outcome: Awaited<ReturnType<typeof deps.sources.purge>>;
+    try {
+      outcome = await deps.sources.purge(c.req.param('id'));
+    } catch (error) {
+      return tools.refused(c, error, '/admin/sources');
+    }
+    if (!outcome) return tools.problem(c, 404, 'Not found', 'No source with that id.', '/admin/sources');
+    return c.redirect(`/admin/sources?done=${outcome.archive === 'deleted' ? 'purged' : 'purging'}`, 303);
   });
 }

@@ -39,11 +39,19 @@ export function sourceRoutes(deps: SourceRouteDeps) {
   });
 
   app.delete('/api/admin/sources/:id', async (c) => {
-    // Removing keeps the source's archive; deleting it too is not offered yet, and is refused rather than ignored.
-    if (c.req.query('purge') !== undefined) {
-      throw new ApiError(400, 'invalid_request', 'purge is not available: removing a source keeps its archive, which nothing deletes yet');
+    // Removing keeps the source's archive unless asked: `?purge=true` deletes it too.
+    const purge = c.req.query('purge');
+    if (purge !== undefined && purge !== 'true' && purge !== 'false') {
+      throw new ApiError(400, 'invalid_request', 'purge: "true" deletes the archive with the source, "false" (or none) keeps it');
     }
-    if (!(await sources.remove(c.req.param('id')))) throw new ApiError(404, 'source_not_found', 'no source with that id');
+    const id = c.req.param('id');
+    if (purge === 'true') {
+      const outcome = await sources.purge(id);
+      if (!outcome) throw new ApiError(404, 'source_not_found', 'no source with that id');
+      if (outcome.archive === 'deleted') return c.json({ ok: true, archive: 'deleted' });
+      return c.json({ ok: true, archive: 'deleting', left: outcome.left });
+    }
+    if (!(await sources.remove(id))) throw new ApiError(404, 'source_not_found', 'no source with that id');
     return c.json({ ok: true, archive: 'kept' });
   });
 
