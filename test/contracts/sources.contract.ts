@@ -210,8 +210,10 @@ export function sourcesContract(target: StoreTarget): void {
         await store.addSource(source(1, 'https://a.example.com'), 10);
         await store.addSource({ ...source(2, 'https://ab.example.com'), id: 'src_ab' }, 10);
         await store.addSource({ ...source(3, 'https://a2.example.com'), id: 'src_a' }, 10);
-        await subscribe(store, 'sub_hook', T0);
-        await subscribe(store, 'sub_mail', T0, {}, 'email');
+        // Subscribed to every source: without filters.sources a subscription hears the main feed alone.
+        const everySource = { sources: ['main', 'src_a', 'src_ab'] };
+        await subscribe(store, 'sub_hook', T0, everySource);
+        await subscribe(store, 'sub_mail', T0, everySource, 'email');
         const feeds: [string | undefined, number][] = [
           [undefined, 1],
           ['src_a', 2],
