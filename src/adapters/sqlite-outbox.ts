@@ -94,6 +94,17 @@ function prepareDeliveryStatements(db: SqlDb) {
       )
       .returning()
       .prepare(),
+    // Only a live claim is renewed: once its lease is over another deliverer may have claimed (and
+    // sent) a later delivery of the same subscription, or be about to take this one.
+    renew: db
+      .update(d)
+      .set({ claimUntilMs: v('until') })
+      .where(
+        sql`${d.id} IN (SELECT value FROM json_each(${p('ids')})) AND ${d.claimedBy} = ${p('holder')} AND ${d.state} = 'pending'
+          AND ${d.claimUntilMs} > ${p('now')}`,
+      )
+      .returning({ id: d.id })
+      .prepare(),
     subscriptionsByIds: db
       .select()
       .from(s)
@@ -146,6 +157,12 @@ export function createSqliteOutboxStore(connection: SqliteConnection): OutboxSto
         end += list.length;
         return (results[end - 1]?.length ?? 0) > 0;
       });
+    },
+
+    async renewClaims(holder, deliveryIds, now, leaseMs) {
+      if (deliveryIds.length === 0) return [];
+      const rows = await st.renew.all({ ids: JSON.stringify(deliveryIds), holder, now, until: now + leaseMs });
+      return rows.map((row) => row.id);
     },
 
     async claimHolders() {

@@ -10,7 +10,11 @@ import { createPauseNotice, type PausedSubscriptionTitle } from './admin-notice.
 import type { ChannelSender } from './channel-sender.ts';
 import { yieldToEventLoop } from './event-loop-slices.ts';
 
-/** Long enough for a webhook's 15 s timeout and a slow SMTP exchange, with margin. */
+/**
+ * Long enough for a webhook's 15 s timeout and a slow SMTP exchange, with margin. A send starts
+ * only while at least half the lease is left (the claim is renewed first otherwise), so the lease
+ * must be at least twice the longest send.
+ */
 export const DELIVERY_LEASE_MS = 60_000;
 const CLAIM_BATCH = 100;
 /** Deliveries in flight at once; one subscription's deliveries still go one after another. */
@@ -18,7 +22,7 @@ const DEFAULT_CONCURRENCY = 16;
 const EXCERPT_MAX_CHARS = 1024;
 
 export type DelivererDeps = {
-  store: Pick<OutboxStore, 'claimDueDeliveries' | 'recordAttempts' | 'claimHolders' | 'releaseClaims'>;
+  store: Pick<OutboxStore, 'claimDueDeliveries' | 'renewClaims' | 'recordAttempts' | 'claimHolders' | 'releaseClaims'>;
   sender: ChannelSender;
   /** For telling the admin of a pause; null when SMTP_URL is unset. */
   mailer: Mailer | null;
@@ -43,11 +47,22 @@ export type DelivererDeps = {
    * still due, for the next round.
    */
   maxClaimsPerRound?: number;
+  /**
+   * Most claim renewals one round makes (each a store round trip); default unbounded. Past it,
+   * deliveries whose claim would not outlast their send are left for a later round.
+   */
+  maxRenewalsPerRound?: number;
   /** Called once per attempt: metrics. */
   onAttempt?: (channel: string, outcome: 'done' | 'retry' | 'dead', latencyMs: number) => void;
 };
 
 export type DeliveryRound = { claimed: number; done: number; retried: number; dead: number };
+
+/**
+ * One claim as its deliverer knows it: the deliverer set the lease itself, so it knows without a
+ * round trip how long the claim lasts. `waiting` holds the deliveries not yet started and still held.
+ */
+type HeldClaim = { untilMs: number; waiting: Set<number>; renewal: Promise<void> | null; budget: { renewalsLeft: number } };
 
 export type Deliverer = {
   /** Claims and sends everything due now (at most maxClaimsPerRound), in batches, until nothing is due. */
@@ -59,6 +74,7 @@ export function createDeliverer(deps: DelivererDeps): Deliverer {
   const random = deps.random ?? Math.random;
   const concurrency = deps.concurrency ?? DEFAULT_CONCURRENCY;
   const maxClaimsPerRound = deps.maxClaimsPerRound ?? Infinity;
+  const maxRenewalsPerRound = deps.maxRenewalsPerRound ?? Infinity;
   const claimLeaseMs = deps.claimLeaseMs ?? DELIVERY_LEASE_MS;
   const announcePause = createPauseNotice(deps);
 
@@ -88,8 +104,53 @@ export function createDeliverer(deps: DelivererDeps): Deliverer {
     return batch.done.then((recorded) => recorded[index] ?? false);
   }
 
-  async function deliverOne(claimed: ClaimedDelivery, round: DeliveryRound): Promise<void> {
+  // A claim's deliveries wait their turn (16 at once, one subscription's one after another): with
+  // slow receivers the last of them would start after the lease ran out, when another deliverer
+  // may have claimed and sent them. So a delivery starts only while its claim outlasts the longest
+  // send (half the lease is left); when less is left, the claim of every delivery still waiting is
+  // renewed in one statement, and those whose claim had already run out are left to whoever took them.
+  async function mayStart(claim: HeldClaim, deliveryId: number): Promise<boolean> {
+    if (clock.now() + claimLeaseMs / 2 > claim.untilMs) {
+      claim.renewal ??= renew(claim);
+      await claim.renewal;
+    }
+    return claim.waiting.delete(deliveryId);
+  }
+
+  async function renew(claim: HeldClaim): Promise<void> {
+    const now = clock.now();
+    const ids = [...claim.waiting];
+    const kept = new Set(await renewedOf(claim, ids, now));
+    const lost = ids.filter((id) => !kept.has(id));
+    for (const id of lost) claim.waiting.delete(id);
+    claim.untilMs = now + claimLeaseMs;
+    claim.renewal = null;
+  }
+
+  /** The ids whose claims now last until `now + claimLeaseMs`; the others are not sent by this round. */
+  async function renewedOf(claim: HeldClaim, ids: number[], now: number): Promise<number[]> {
+    if (claim.budget.renewalsLeft <= 0) {
+      logger.info('the round has made all its claim renewals; the rest is left for a later round', { deliveries: ids.length });
+      return [];
+    }
+    claim.budget.renewalsLeft--;
+    try {
+      const renewed = await store.renewClaims(deps.instanceId, ids, now, claimLeaseMs);
+      if (renewed.length < ids.length) {
+        logger.warn('delivery claims ran out before their turn; left to whoever holds them', { deliveries: ids.length - renewed.length });
+      }
+      return renewed;
+    } catch (error) {
+      // Unconfirmed, a claim may be another's by the time of the send: none of them is sent now;
+      // their claims run out and a later round takes them.
+      logger.warn('could not renew delivery claims; left for a later round', { deliveries: ids.length, error: errorText(error) });
+      return [];
+    }
+  }
+
+  async function deliverOne(claimed: ClaimedDelivery, claim: HeldClaim, round: DeliveryRound): Promise<void> {
     const { delivery, subscription } = claimed;
+    if (!(await mayStart(claim, delivery.id))) return;
     const attemptedAt = clock.now();
     const started = performance.now();
     let result: SendOutcome;
@@ -142,14 +203,17 @@ export function createDeliverer(deps: DelivererDeps): Deliverer {
   return {
     async deliverDue() {
       const round: DeliveryRound = { claimed: 0, done: 0, retried: 0, dead: 0 };
+      const budget = { renewalsLeft: maxRenewalsPerRound };
       await freeDeadHoldersClaims();
       for (;;) {
         const limit = Math.min(CLAIM_BATCH, maxClaimsPerRound - round.claimed);
         if (limit <= 0) return round;
-        const claimed = await store.claimDueDeliveries(deps.instanceId, clock.now(), claimLeaseMs, limit);
+        const claimedAt = clock.now();
+        const claimed = await store.claimDueDeliveries(deps.instanceId, claimedAt, claimLeaseMs, limit);
         if (claimed.length === 0) return round;
         round.claimed += claimed.length;
-        await runBySubscription(claimed, concurrency, (c) => deliverOne(c, round));
+        const claim: HeldClaim = { untilMs: claimedAt + claimLeaseMs, waiting: new Set(claimed.map((c) => c.delivery.id)), renewal: null, budget };
+        await runBySubscription(claimed, concurrency, (c) => deliverOne(c, claim, round));
       }
     },
   };

@@ -23,10 +23,13 @@ export type WorkerBindings = { DB: D1DatabaseLike; DELIVERIES: WakeUpQueue };
  * Deliveries one queue invocation claims. The free plan allows 50 subrequests per invocation,
  * and D1 calls are counted like fetches here to stay on the safe side. A round of N costs: 1
  * claimHolders, 3 for the claim (claim, subscriptions, events), N webhook fetches, at most N
- * recordAttempts batches (group commit usually merges them), 1 nextDueAt and 1 queue send:
- * 2N + 6 = 46 for N = 20. 10,000 subscribers are 500 such rounds, chained by queue messages.
+ * recordAttempts batches (group commit usually merges them), at most R claim renewals (only
+ * while receivers are slow: a send waiting past half the lease), 1 nextDueAt and 1 queue send:
+ * 2N + R + 6 = 50 for N = 20 and R = 4. 10,000 subscribers are 500 such rounds, chained by
+ * queue messages.
  */
 export const QUEUE_ROUND_MAX_DELIVERIES = 20;
+export const QUEUE_ROUND_MAX_RENEWALS = 4;
 
 /**
  * Mails one attempt of a group delivery sends. Each is a Postmark fetch, so a group of
@@ -77,6 +80,7 @@ export function createWorkerRuntime(
     keepAlive: (promise: Promise<unknown>) => void;
     metrics?: ServiceMetrics;
     clock?: Clock;
+    /** A queue round's budget: at most this many deliveries, and QUEUE_ROUND_MAX_RENEWALS renewals of their claims. */
     maxClaimsPerRound?: number;
     /** A quiet poll answers before its run is recorded, the record kept alive (PollerDeps.keepAlive). */
     quietPollRecordAfterAnswer?: boolean;
@@ -115,6 +119,7 @@ export function createWorkerRuntime(
     budget: {
       groupMailsPerAttempt: GROUP_MAILS_PER_ATTEMPT,
       maxClaimsPerRound: options.maxClaimsPerRound,
+      ...(options.maxClaimsPerRound === undefined ? {} : { maxRenewalsPerRound: QUEUE_ROUND_MAX_RENEWALS }),
       // A queue invocation keeps its subrequests for mail: the cron syncs, and a group alert waits for it.
       groupSyncsOnDemand: false,
     },

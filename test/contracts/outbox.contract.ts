@@ -379,6 +379,33 @@ export function outboxContract(target: StoreTarget): void {
       expect(await other.nextDueAt()).toBe(T0);
     });
 
+    it('renews only live claims of their holder: a claim whose lease ran out is left to whoever takes it', async () => {
+      for (let n = 1; n <= 3; n++) await subscribe(`sub_${n}`);
+      await pollNews(store, [incident(1)], T0);
+      const claimed = idsOf(await store.claimDueDeliveries('a', T0, LEASE_MS, 10));
+      expect(claimed).toHaveLength(3);
+      const [sent, ...waiting] = claimed;
+      expect(await store.recordAttempts('a', [attemptOf(sent!, T0 + 10, DONE)])).toEqual([true]);
+      const other = opened.openAnother();
+      // Not another holder's, not a finished delivery's, not an empty list.
+      expect(await other.renewClaims('b', waiting, T0 + 20, LEASE_MS)).toEqual([]);
+      expect(await other.renewClaims('a', [sent!], T0 + 20, LEASE_MS)).toEqual([]);
+      expect(await other.renewClaims('a', [], T0 + 20, LEASE_MS)).toEqual([]);
+
+      // Renewed just before its lease ends, the claim holds past it.
+      const renewedAt = T0 + LEASE_MS - 1;
+      expect((await other.renewClaims('a', waiting, renewedAt, LEASE_MS)).sort((x, y) => x - y)).toEqual(waiting);
+      expect(await other.claimDueDeliveries('b', T0 + LEASE_MS + 1, LEASE_MS, 10)).toEqual([]);
+      expect(await other.nextDueAt()).toBe(renewedAt + LEASE_MS);
+
+      // Once it has run out, it is not renewed, though nobody has taken it yet; the next claim takes it.
+      const lapsed = renewedAt + LEASE_MS;
+      expect(await store.renewClaims('a', waiting, lapsed, LEASE_MS)).toEqual([]);
+      expect(idsOf(await other.claimDueDeliveries('b', lapsed, LEASE_MS, 10))).toEqual(waiting);
+      expect(await store.renewClaims('a', waiting, lapsed + 1, LEASE_MS)).toEqual([]);
+      expect((await other.renewClaims('b', waiting, lapsed + 1, LEASE_MS)).sort((x, y) => x - y)).toEqual(waiting);
+    });
+
     it("frees a dead holder's claims so they go out at once", async () => {
       await subscribe('sub_hook');
       await pollNews(store, [incident(1), incident(2)], T0);

@@ -66,6 +66,12 @@ export interface OutboxStore {
    * They apply in the order given, as if recorded one after another.
    */
   recordAttempts(holder: string, attempts: readonly AttemptToRecord[]): Promise<boolean[]>;
+  /**
+   * Extends `holder`'s claims on `deliveryIds` to `now + leaseMs`, each only while it is still
+   * live (its lease not over, so nobody else can have taken it); returns the ids it extended. A
+   * deliverer sends a delivery only while its claim is certain to outlast the send.
+   */
+  renewClaims(holder: string, deliveryIds: readonly number[], now: number, leaseMs: number): Promise<number[]>;
   /** Holders with live claims: a deliverer checks whether they are still running. */
   claimHolders(): Promise<string[]>;
   /** Frees the claims of a holder known to be dead, so their deliveries go out now. */
