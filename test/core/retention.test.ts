@@ -19,6 +19,8 @@ describe('retention cutoffs', () => {
       // A conversation's rate-limit hold goes once it has ended: it holds nothing after that.
       appHoldsExpiredByMs: NOW,
       memberSendsBeforeMs: NOW - 30 * DAY_MS,
+      // A chat message about an incident that ended half a year ago is no longer edited.
+      incidentMessagesBeforeMs: NOW - 180 * DAY_MS,
     });
   });
 
