@@ -7,7 +7,7 @@ import { STALE_AFTER_MS } from '../core/knowledge.ts';
 import { MAIN_FEED_SOURCE } from '../core/statuspage/mapping.ts';
 import { unknownServices } from '../core/known-services.ts';
 import type { Store } from '../core/ports.ts';
-import { componentState } from '../core/source-state.ts';
+import { sourceComponentStates } from '../core/source-state.ts';
 import { buildWidgetState, type WidgetJson } from '../core/widget-state.ts';
 import { requireSource } from './source-status.ts';
 
@@ -60,7 +60,7 @@ async function sourceCurrentStatus(
     store.recentlyUpdated({ services, source: source.id }, 1),
     store.componentStates(source.id),
   ]);
-  const parts = components.filter((c) => !c.isGroup);
+  const states = sourceComponentStates(components);
   return buildWidgetState({
     ongoing,
     latest: latest[0] ?? null,
@@ -70,11 +70,8 @@ async function sourceCurrentStatus(
     staleAfterMs: STALE_AFTER_MS,
     services,
     // The page's own components are the names it knows.
-    unknownServices: unknownServices(
-      services,
-      parts.map((c) => c.name),
-    ),
+    unknownServices: unknownServices(services, [...states.keys()]),
     baseUrl: request.baseUrl,
-    source: { id: source.id, name: source.name, components: new Map(parts.map((c) => [c.name, componentState(c.status, true)])) },
+    source: { id: source.id, name: source.name, components: states },
   });
 }
