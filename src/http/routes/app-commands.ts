@@ -14,7 +14,7 @@ import { APP_PATHS } from '../../core/workspace-app/manifest.ts';
 import type { AppDeps } from '../deps.ts';
 import type { ArchiveReads, OneTimeKeyStore, SourceStore } from '../../core/ports.ts';
 import { currentStatus } from '../../app/current-status.ts';
-import { knownServiceNames } from '../../app/known-services.ts';
+import { vendorServiceNames } from '../../app/known-services.ts';
 
 /** A slash command's form is a few hundred bytes; the vendor caps the text it carries. */
 const COMMAND_MAX_BYTES = 16 * 1024;
@@ -33,7 +33,7 @@ export type AppCommandRouteDeps = Pick<AppDeps, 'clock' | 'appSigningSecret' | '
 export function appCommandRoutes(deps: AppCommandRouteDeps) {
   const { store, clock } = deps;
   const app = new Hono();
-  const known = knownServiceNames(store, clock);
+  const known = vendorServiceNames(store, clock);
 
   app.post(
     APP_PATHS.slashCommand,
@@ -61,16 +61,14 @@ export function appCommandRoutes(deps: AppCommandRouteDeps) {
       const text = (new URLSearchParams(body).get('text') ?? '').trim();
       const baseUrl = deps.publicUrl ?? new URL(c.req.url).origin;
       let service: string | null = null;
-      // Read once: the answer's unknown-service check takes the names this lookup read.
-      let names: string[] = [];
       if (text !== '') {
-        names = await known();
+        const names = await known();
         // Typed by a person in a chat: the case they used does not matter.
         service = names.includes(text) ? text : suggestService(text, names);
         if (service === null) return c.json(slashUnknownServiceAnswer(text, names, `${baseUrl.replace(/\/+$/, '')}/`));
       }
       const services = service === null ? undefined : [service];
-      const widget = await currentStatus({ store, known: async () => names }, { services, baseUrl, nowMs: now });
+      const widget = await currentStatus({ store, clock }, { services, baseUrl, nowMs: now });
       return c.json(slashStatusAnswer(widget, service));
     },
   );
