@@ -160,7 +160,7 @@ describe('MCP server over Streamable HTTP', () => {
       note_count: 2,
       latest_note: { created_at: api.notes[1].created_at, text: 'Resolved: a storage node was replaced.' },
     });
-    expect(own).toEqual({ ...expected, notes: api.notes.map((n: any) => ({ created_at: n.created_at, text: n.text })) });
+    expect(own).toEqual({ ...expected, notes: api.notes.map((n: { created_at: string; text: string }) => ({ created_at: n.created_at, text: n.text })) });
   });
 
   it('reliability: the track record of one service over a window, as /api/reliability figures it', async () => {
