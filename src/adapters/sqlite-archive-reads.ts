@@ -282,11 +282,25 @@ export function createSqliteArchiveReads(connection: SqliteConnection, st: PollS
       return dataCoverage(sinceMs);
     },
 
-    async knownServices(limit) {
-      // DISTINCT over the (service, sort_key) index: one step per name, not per incident row.
+    async knownServices(limit, source) {
+      if (source === undefined) {
+        // DISTINCT over the (service, sort_key) index: one step per name, not per incident row.
+        const rows = await db
+          .selectDistinct({ service: t.incidentServices.service })
+          .from(t.incidentServices)
+          .orderBy(asc(t.incidentServices.service))
+          .limit(limit)
+          .all();
+        return rows.map((row) => row.service);
+      }
+      // One source's: each name's incidents are looked at (read once per archive generation, known-services.ts).
+      const range = incidentIdRangeOfSource(source);
+      const ofSource = source === MAIN_FEED_SOURCE ? hasNoColon(t.incidents.id) : and(gte(t.incidents.id, range.from), lt(t.incidents.id, range.before));
       const rows = await db
         .selectDistinct({ service: t.incidentServices.service })
         .from(t.incidentServices)
+        .innerJoin(t.incidents, eq(t.incidents.pk, t.incidentServices.incidentPk))
+        .where(ofSource)
         .orderBy(asc(t.incidentServices.service))
         .limit(limit)
         .all();

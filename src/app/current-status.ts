@@ -6,15 +6,15 @@
 import { STALE_AFTER_MS } from '../core/knowledge.ts';
 import { MAIN_FEED_SOURCE } from '../core/statuspage/mapping.ts';
 import { unknownServices } from '../core/known-services.ts';
-import type { Store } from '../core/ports.ts';
-import { componentState } from '../core/source-state.ts';
+import type { Clock, Store } from '../core/ports.ts';
+import { type KnownServicesStore, vendorServiceNames } from './known-services.ts';
+import { sourceComponentStates } from '../core/source-state.ts';
 import { buildWidgetState, type WidgetJson } from '../core/widget-state.ts';
 import { requireSource } from './source-status.ts';
 
 export type CurrentStatusDeps = {
-  store: Pick<Store, 'ongoingIncidents' | 'recentlyUpdated' | 'feedHealth' | 'getSource' | 'componentStates'>;
-  /** The known service names (knownServiceNames): read only when services are asked for. */
-  known: () => Promise<string[]>;
+  store: Pick<Store, 'ongoingIncidents' | 'recentlyUpdated' | 'feedHealth' | 'getSource' | 'componentStates'> & KnownServicesStore;
+  clock: Clock;
 };
 
 /**
@@ -22,7 +22,7 @@ export type CurrentStatusDeps = {
  * `source`: a watched page's id for that page's state (ApiError 404 when there is none); absent or "main", the vendor's.
  */
 export async function currentStatus(
-  { store, known }: CurrentStatusDeps,
+  { store, clock }: CurrentStatusDeps,
   request: { services: string[] | undefined; baseUrl: string; nowMs: number; source?: string },
 ): Promise<WidgetJson> {
   if (request.source !== undefined && request.source !== MAIN_FEED_SOURCE) return sourceCurrentStatus(store, request.source, request);
@@ -32,7 +32,8 @@ export async function currentStatus(
     store.ongoingIncidents(MAIN_FEED_SOURCE),
     store.recentlyUpdated({ services, source: MAIN_FEED_SOURCE }, 1),
     store.feedHealth(),
-    services ? known() : Promise.resolve([]),
+    // The vendor's own names: a name only a watched page uses is not one of the vendor's services.
+    services ? vendorServiceNames(store, clock)() : Promise.resolve([]),
   ]);
   return buildWidgetState({
     ongoing,
@@ -60,7 +61,7 @@ async function sourceCurrentStatus(
     store.recentlyUpdated({ services, source: source.id }, 1),
     store.componentStates(source.id),
   ]);
-  const parts = components.filter((c) => !c.isGroup);
+  const states = sourceComponentStates(components);
   return buildWidgetState({
     ongoing,
     latest: latest[0] ?? null,
@@ -70,11 +71,8 @@ async function sourceCurrentStatus(
     staleAfterMs: STALE_AFTER_MS,
     services,
     // The page's own components are the names it knows.
-    unknownServices: unknownServices(
-      services,
-      parts.map((c) => c.name),
-    ),
+    unknownServices: unknownServices(services, [...states.keys()]),
     baseUrl: request.baseUrl,
-    source: { id: source.id, name: source.name, components: new Map(parts.map((c) => [c.name, componentState(c.status, true)])) },
+    source: { id: source.id, name: source.name, components: states },
   });
 }

@@ -5,6 +5,7 @@
 import { ApiError } from '../core/errors.ts';
 import { KNOWN_SERVICES_MAX, mergeKnownServices, unknownServiceDetail, unknownServices } from '../core/known-services.ts';
 import type { ArchiveReads, Clock } from '../core/ports.ts';
+import { MAIN_FEED_SOURCE } from '../core/statuspage/mapping.ts';
 import { perStoreMemo } from './generation-memo.ts';
 
 /** The names only change with the archive; the age bound is a backstop, not a refresh rule. */
@@ -13,10 +14,20 @@ const KNOWN_SERVICES_MAX_AGE_MS = 60_000;
 /** The archive's names, read again when its generation moves. */
 export type KnownServicesStore = Pick<ArchiveReads, 'knownServices' | 'archiveGeneration'>;
 
-/** The names, read once per archive generation and shared by every route of the same store. */
+/** Every source's names, read once per archive generation and shared by every route of the same store. */
 export const knownServiceNames: (store: KnownServicesStore, clock: Clock) => () => Promise<string[]> = perStoreMemo(
   KNOWN_SERVICES_MAX_AGE_MS,
   async (store: KnownServicesStore) => mergeKnownServices(await store.knownServices(KNOWN_SERVICES_MAX)),
+);
+
+/**
+ * The vendor's own names: its list and those its feed's incidents used, not a watched page's
+ * (a page's names are its components, source-state.ts). What the vendor's widget, badge, MCP
+ * answer and slash command know.
+ */
+export const vendorServiceNames: (store: KnownServicesStore, clock: Clock) => () => Promise<string[]> = perStoreMemo(
+  KNOWN_SERVICES_MAX_AGE_MS,
+  async (store: KnownServicesStore) => mergeKnownServices(await store.knownServices(KNOWN_SERVICES_MAX, MAIN_FEED_SOURCE)),
 );
 
 /** A 400 `unknown_service` naming the known services when any name asked for is not one. */

@@ -50,6 +50,15 @@ export async function requireSource(store: Pick<SourceStore, 'getSource'>, id: s
   return source;
 }
 
+/**
+ * The watched page a person named, as in a chat command: its own name, in any case, spaces around
+ * ignored; the oldest when two share it; null when none has it.
+ */
+export function sourceNamed<S extends Pick<StoredSource, 'name'>>(sources: readonly S[], asked: string): S | null {
+  const folded = asked.trim().toLowerCase();
+  return sources.find((source) => source.name.trim().toLowerCase() === folded) ?? null;
+}
+
 async function overviewOf(store: SourceStatusStore, source: StoredSource, ongoing: StoredIncident[], nowMs: number) {
   const components = await store.componentStates(source.id);
   const knowledge = sourceKnowledge(source, nowMs);

@@ -7,7 +7,7 @@
 import type { Knowledge } from './knowledge.ts';
 import type { Incident } from './incident.ts';
 import type { ComponentStatus } from './statuspage/schema.ts';
-import { incidentState, type WidgetState, worstState } from './widget-state.ts';
+import { overallState, statedState, type WidgetState, worstState } from './widget-state.ts';
 
 /**
  * A component's state for the page's own word. A partial outage is an outage of part of the
@@ -37,17 +37,28 @@ export function componentState(status: ComponentStatus | 'unknown', known: boole
 }
 
 /**
- * The page as a whole: the worst of its components (groups are their children's, so not counted
- * twice) and of its ongoing incidents; `unknown` while blind or never read.
+ * The states a page gives its components now, by name: groups are left out (their state is their
+ * children's, so not counted twice), and two components of one name (in different groups) count
+ * as the worse of the two. Every face that counts a page's components reads them from here.
  */
+export function sourceComponentStates(
+  components: readonly { name: string; status: ComponentStatus | 'unknown'; isGroup: boolean }[],
+): Map<string, WidgetState> {
+  const byName = new Map<string, WidgetState>();
+  for (const c of components) {
+    if (c.isGroup) continue;
+    const state = COMPONENT_STATES[c.status];
+    const seen = byName.get(c.name);
+    byName.set(c.name, seen === undefined ? state : worstState([seen, state]));
+  }
+  return byName;
+}
+
+/** The page as a whole (statedState over its components and ongoing incidents); `unknown` while blind or never read. */
 export function sourceState(input: {
   knowledge: Knowledge;
-  components: readonly { status: ComponentStatus | 'unknown'; isGroup: boolean }[];
+  components: readonly { name: string; status: ComponentStatus | 'unknown'; isGroup: boolean }[];
   ongoing: readonly Pick<Incident, 'type' | 'status'>[];
 }): WidgetState {
-  if (input.knowledge.kind !== 'known') return 'unknown';
-  return worstState([
-    ...input.components.filter((c) => !c.isGroup).map((c) => COMPONENT_STATES[c.status]),
-    ...input.ongoing.map((incident) => incidentState(incident)),
-  ]);
+  return overallState(input.knowledge, statedState(input.ongoing, sourceComponentStates(input.components).values()));
 }

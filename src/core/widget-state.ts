@@ -2,7 +2,7 @@
  * The embeddable widget's data (`/widget.json`, also behind the badge and the element): how the
  * vendor's services stand now, small and stable, built from the ongoing incidents and feed health.
  */
-import { assessKnowledge } from './knowledge.ts';
+import { assessKnowledge, type Knowledge } from './knowledge.ts';
 import { compareUrgency } from './mirror.ts';
 import type { Incident } from './incident.ts';
 import { incidentPageUrl, oneLine, truncate } from './notification-message.ts';
@@ -150,6 +150,20 @@ export function worstState(states: Iterable<WidgetState>): WidgetState {
   return worst;
 }
 
+/**
+ * What a whole (the vendor, or a watched page) says of itself: the worst of its ongoing incidents
+ * and of its components' own states (by name, groups left out: sourceComponentStates). The one
+ * rule behind every face's overall state, the dashboard's overview and the widget alike.
+ */
+export function statedState(ongoing: readonly Pick<Incident, 'type' | 'status'>[], components: Iterable<WidgetState>): WidgetState {
+  return worstState([...ongoing.map((incident) => incidentState(incident)), ...components]);
+}
+
+/** The whole's state now: what it says while known, `unknown` while blind or never read, whatever was last read. */
+export function overallState(knowledge: Knowledge, stated: WidgetState): WidgetState {
+  return knowledge.kind === 'known' ? stated : 'unknown';
+}
+
 export function buildWidgetState(input: WidgetStateInput): WidgetJson {
   const filter = input.services && input.services.length > 0 ? [...new Set(input.services)].slice(0, WIDGET_SERVICES_MAX) : null;
   const wanted = filter ? new Set(filter) : null;
@@ -177,9 +191,11 @@ export function buildWidgetState(input: WidgetStateInput): WidgetJson {
 
   const updatedMs = Math.max(input.latest?.dateUpdated.ms ?? -Infinity, ...covered.map(({ incident }) => incident.dateUpdated.ms));
   const lastKnown = worstState([
-    ...covered.map(({ state }) => state),
+    statedState(
+      covered.map(({ incident }) => incident),
+      filter ? filter.flatMap((name) => components.get(name) ?? []) : components.values(),
+    ),
     ...(filter?.some((name) => unknown.has(name)) ? ['unknown' as const] : []),
-    ...(filter ? filter.flatMap((name) => components.get(name) ?? []) : components.values()),
   ]);
   const knowledge = assessKnowledge({
     lastSuccessAt: input.lastSuccessAt,
@@ -189,7 +205,7 @@ export function buildWidgetState(input: WidgetStateInput): WidgetJson {
   });
   const known = knowledge.kind === 'known';
   return {
-    state: known ? lastKnown : 'unknown',
+    state: overallState(knowledge, lastKnown),
     stale: !known,
     reads_failing: knowledge.kind === 'known' && knowledge.readsFailing,
     last_read_at: input.lastSuccessAt === null ? null : toIsoUtc(input.lastSuccessAt),

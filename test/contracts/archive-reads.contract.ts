@@ -89,6 +89,23 @@ export function archiveReadsContract(target: StoreTarget): void {
       expect(ids(await store.recentlyUpdated({ source: 'main' }, 10))).toEqual(['1']);
     });
 
+    it("lists one source's service names alone when asked: the vendor's own for the main feed", async () => {
+      const observed = [
+        ['1', ['Files', 'Search']],
+        ['2', ['Calls']],
+        ['src_a:1', ['API', 'Files']],
+        ['src_ab:2', ['Website']],
+      ].map(([id, services], n) => ({ ...one(rawIncident({ id: n + 1, services: services as string[] })), id: id as string }));
+      const plan = planPoll({ observed, archived: new Map(), now: T0, backfill: false });
+      await store.applyPoll({ run: pollRun(T0), plan, deliveries: [], seenIds: [], seenBefore: T0, rejected: [], markSeeded: false });
+      expect(await store.knownServices(100)).toEqual(['API', 'Calls', 'Files', 'Search', 'Website']);
+      expect(await store.knownServices(100, 'main')).toEqual(['Calls', 'Files', 'Search']);
+      expect(await store.knownServices(2, 'main')).toEqual(['Calls', 'Files']);
+      // src_a and src_ab: one source's id is the start of another's.
+      expect(await store.knownServices(100, 'src_a')).toEqual(['API', 'Files']);
+      expect(await store.knownServices(100, 'src_c')).toEqual([]);
+    });
+
     it("gives the vendor mirror's reads the main feed's incidents alone, though another source's are newer", async () => {
       const older = { ...one(rawIncident({ id: 1, date_created: '2026-09-01T10:00:00Z', date_updated: '2026-09-01T10:00:00Z' })), id: '1' };
       const newer = { ...one(rawIncident({ id: 2, date_created: '2026-09-02T10:00:00Z', date_updated: '2026-09-02T10:00:00Z' })), id: 'src_a:2' };

@@ -9,6 +9,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { rawIncident } from '../fixtures/vendor-builders.ts';
 import { startTestApp, type TestApp } from '../helpers/app-service.ts';
 import { NO_FEED_URL, seedArchive } from '../helpers/seed-archive.ts';
+import { startTestStatuspage } from '../helpers/statuspage-pages.ts';
 import { tempDir } from '../helpers/temp-archive.ts';
 
 const SECRET = 'signing-secret-for-tests-8f3a';
@@ -105,6 +106,55 @@ describe('the /status slash command', () => {
     expect(res.json.text).toContain('knows no service called “Teleporter &lt;x&gt;”, so its state is unknown');
     expect(res.json.text).toContain('Known services: ');
     expect(res.json.text).toContain('Files');
+  });
+
+  it('answers a watched page by its name, in any case, as its widget says it; a name no page has lists the pages', async () => {
+    const page = await startTestStatuspage({ name: 'Git<Hub> & Co' });
+    try {
+      // A second on before each widget read: the widget's answer is cached for one (widget.ts).
+      let offsetMs = 0;
+      const target = await startTestApp(NO_FEED_URL, {
+        env: { APP_SIGNING_SECRET: SECRET, PUBLIC_URL, WEBHOOK_ALLOW_PRIVATE: 'true' },
+        clock: { now: () => Date.now() + offsetMs },
+      });
+      apps.push(target);
+      const widgetState = async () => {
+        offsetMs += 1_500;
+        return (await target.fetch(`${target.url}/widget.json?source=${sourceId}`).then((r) => r.json())).state;
+      };
+      await seedArchive(target.store, []);
+      const sourceId = (await target.admin('POST', '/api/admin/sources', { kind: 'statuspage', url: page.url })).body.source.id;
+      const ask = async (text: string) => {
+        const body = commandBody(text);
+        const res = await send(target, body, signed(body));
+        expect(res.status, res.text).toBe(200);
+        return res.json.text as string;
+      };
+
+      // Added, never polled: unknown, as its widget says, in the page's words.
+      expect(await widgetState()).toBe('unknown');
+      expect(await ask('git<hub> & co')).toContain('*Git&lt;Hub&gt; &amp; Co: unknown.* statuswatch has not been able to read its status page');
+
+      // Its story's incident opens: API partly out.
+      expect((await fetch(`${page.url}/_sim/advance`, { method: 'POST' })).status).toBe(200);
+      expect((await target.admin('POST', `/api/admin/poll?source=${sourceId}`)).body.sources[0].outcome).toBe('ok');
+      expect(await widgetState()).toBe('outage');
+      const text = await ask('  GIT<HUB> & CO ');
+      expect(text).toContain('*Git&lt;Hub&gt; &amp; Co: Outage.*');
+      expect(text).toContain('• API: Outage');
+      expect(text).toContain('Elevated API error rates');
+      expect(text).toContain(`<${PUBLIC_URL}/sources/${sourceId}|Open its page on the status dashboard>`);
+      expect(text).not.toContain('<Hub>');
+
+      // No page and no service of that name: said plainly, with the pages' names.
+      const none = await ask('GitLab');
+      expect(none).toContain('knows no service or watched status page called “GitLab”, so its state is unknown');
+      expect(none).toContain('Watched status pages (`/status <page name>`): Git&lt;Hub&gt; &amp; Co.');
+      // A vendor's service is still the vendor's.
+      expect(await ask('files')).toContain('*Files: all good.*');
+    } finally {
+      await page.close();
+    }
   });
 
   it('says unknown, not all good, while the feed has never been read', async () => {

@@ -72,6 +72,19 @@ describe('a watched page on the widget, the badge and the feeds', () => {
     ]);
   });
 
+  it("knows each source's own service names: the vendor's widget does not know the page's component, the page's widget does", async () => {
+    // API is the page's component, named by its incident; the vendor has no such service.
+    const vendorAsked = await json('/widget.json?service=API');
+    const vendorNever = await json('/widget.json?service=Nope');
+    expect(vendorAsked.services).toEqual([{ name: 'API', state: 'unknown' }]);
+    expect({ ...vendorAsked, services: [] }).toEqual({ ...vendorNever, services: [] });
+    const pageAsked = await json(`/widget.json?source=${sourceId}&service=API`);
+    expect(pageAsked).toMatchObject({ state: 'outage', services: [{ name: 'API', state: 'outage' }] });
+    // And the reverse: the vendor's service is not one of the page's.
+    const pageFiles = await json(`/widget.json?source=${sourceId}&service=Files`);
+    expect(pageFiles).toMatchObject({ state: 'unknown', services: [{ name: 'Files', state: 'unknown' }] });
+  });
+
   it('refuses an unknown source with 404 and a malformed one with 400, on every face', async () => {
     for (const path of ['/widget.json', '/badge.svg', '/embed', '/feed.atom', '/feed.rss', '/feed.json']) {
       const missing = await get(`${path}?source=src_nope`);

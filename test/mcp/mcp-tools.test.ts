@@ -121,6 +121,48 @@ describe('MCP server over Streamable HTTP', () => {
     expect(await mcp.call('get_incident', { id: '9999' })).toMatchObject({ isError: true, structuredContent: { error: 'incident_not_found' } });
   });
 
+  it('gives an incident the same fields, in the same order, in search_incidents and get_incident, as the API has them', async () => {
+    const fields = [
+      'id',
+      'source',
+      'title',
+      'type',
+      'status',
+      'services',
+      'created_at',
+      'updated_at',
+      'resolved_at',
+      'duration_seconds',
+      'dashboard_url',
+      'vendor_url',
+    ];
+    const listed = (await mcp.call('search_incidents', { service: 'Files', since: '2026-07-01', until: '2026-10-01' })).structuredContent.incidents[0];
+    const own = (await mcp.call('get_incident', { id: '2001' })).structuredContent.incident;
+    expect(Object.keys(listed)).toEqual([...fields, 'note_count', 'latest_note']);
+    expect(Object.keys(own)).toEqual([...fields, 'notes']);
+    const api = (await service.get('/api/incidents/2001')).body.incident;
+    const expected = {
+      id: '2001',
+      source: 'main',
+      title: api.title,
+      type: 'outage',
+      status: api.status,
+      services: api.services,
+      created_at: api.created_at,
+      updated_at: api.updated_at,
+      resolved_at: api.resolved_at,
+      duration_seconds: 9000,
+      dashboard_url: `${PUBLIC_URL}/incidents/2001`,
+      vendor_url: null,
+    };
+    expect(listed).toEqual({
+      ...expected,
+      note_count: 2,
+      latest_note: { created_at: api.notes[1].created_at, text: 'Resolved: a storage node was replaced.' },
+    });
+    expect(own).toEqual({ ...expected, notes: api.notes.map((n: { created_at: string; text: string }) => ({ created_at: n.created_at, text: n.text })) });
+  });
+
   it('reliability: the track record of one service over a window, as /api/reliability figures it', async () => {
     const result = await mcp.call('reliability', { service: 'Files', window: '90d' });
     expect(result.isError).toBeFalsy();

@@ -104,8 +104,11 @@ export interface ArchiveQueries {
   incidentsUpdatedSince(sinceMs: number, limit: number): Promise<StoredIncident[]>;
   /** The main feed's newest incident by date_created (the vendor mirror's: no other source's). */
   latestCreatedIncident(): Promise<StoredIncident | null>;
-  /** Every service name an archived incident names, in code-unit order, at most `limit` of them. */
-  knownServices(limit: number): Promise<string[]>;
+  /**
+   * Every service name an archived incident names, in code-unit order, at most `limit` of them;
+   * of one source's incidents alone when named ("main": the main feed's, the vendor's own names).
+   */
+  knownServices(limit: number, source?: string): Promise<string[]>;
   /** Incidents going on at any time since `sinceMs`: not resolved before it (ongoing included). */
   incidentSpans(sinceMs: number): Promise<IncidentSpan[]>;
   /** When the archive began and the blind episodes that ended at or after `sinceMs` or go on (coverage.ts). */

@@ -11,7 +11,7 @@ import { parseInstant } from '../../core/instant.ts';
 import { incidentHistory, incidentNotFound } from '../../app/incident-history.ts';
 import { feedKnowledge } from '../../app/feed-knowledge.ts';
 import { type McpScope, TOOL_SCOPES } from '../../core/mcp-scopes.ts';
-import type { ArchiveQueries, Clock, SourceStore } from '../../core/ports.ts';
+import type { ArchiveQueries, ArchiveReads, Clock, SourceStore } from '../../core/ports.ts';
 import { AVAILABILITY_WINDOWS_DAYS, type Reliability } from '../../core/reliability.ts';
 import { SEARCH_LIMITS } from '../../core/search-query.ts';
 import { WIDGET_SERVICES_MAX } from '../../core/widget-state.ts';
@@ -25,7 +25,7 @@ import { sourceOfIncidentId } from '../../core/statuspage/mapping.ts';
 import { currentStatusAnswer, incidentAnswer, incidentPageAnswer, recentChangesAnswer, refusal, reliabilityAnswer, type ToolAnswer } from './tool-answers.ts';
 
 export type McpToolDeps = {
-  store: ArchiveQueries & Pick<SourceStore, 'getSource' | 'componentStates'>;
+  store: ArchiveQueries & Pick<ArchiveReads, 'archiveGeneration'> & Pick<SourceStore, 'getSource' | 'componentStates'>;
   clock: Clock;
   cursors: CursorCodec;
   known: () => Promise<string[]>;
@@ -93,7 +93,7 @@ export function registerTools(server: McpServer, deps: McpToolDeps, scopes: read
       ({ services: asked, source: askedSource }) =>
         guarded(async () => {
           const services = listOf(asked)?.slice(0, WIDGET_SERVICES_MAX);
-          const widget = await currentStatus({ store, known }, { services, baseUrl, nowMs: clock.now(), source: sourceId(askedSource) });
+          const widget = await currentStatus({ store, clock }, { services, baseUrl, nowMs: clock.now(), source: sourceId(askedSource) });
           return currentStatusAnswer(widget);
         }),
     );

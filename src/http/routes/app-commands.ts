@@ -1,5 +1,5 @@
 /**
- * The app's `/status [service]` slash command, at the path the manifest names. Nothing
+ * The app's `/status [service or watched page's name]` slash command, at the path the manifest names. Nothing
  * is read or answered before the request is proven to be the vendor's: signature over
  * `v0:timestamp:body` with APP_SIGNING_SECRET, timestamp within five minutes, and a signature not
  * seen before (a bounded seen-set in the store, shared by every process and isolate).
@@ -14,7 +14,8 @@ import { APP_PATHS } from '../../core/workspace-app/manifest.ts';
 import type { AppDeps } from '../deps.ts';
 import type { ArchiveReads, OneTimeKeyStore, SourceStore } from '../../core/ports.ts';
 import { currentStatus } from '../../app/current-status.ts';
-import { knownServiceNames } from '../../app/known-services.ts';
+import { vendorServiceNames } from '../../app/known-services.ts';
+import { sourceNamed } from '../../app/source-status.ts';
 
 /** A slash command's form is a few hundred bytes; the vendor caps the text it carries. */
 const COMMAND_MAX_BYTES = 16 * 1024;
@@ -27,13 +28,13 @@ export const SLASH_SIGNATURES_KIND = 'slash-signature';
 export const SLASH_SIGNATURES_MAX = 10_000;
 
 export type AppCommandRouteDeps = Pick<AppDeps, 'clock' | 'appSigningSecret' | 'publicUrl'> & {
-  store: ArchiveReads & Pick<OneTimeKeyStore, 'rememberKey'> & Pick<SourceStore, 'getSource' | 'componentStates'>;
+  store: ArchiveReads & Pick<OneTimeKeyStore, 'rememberKey'> & Pick<SourceStore, 'getSource' | 'componentStates' | 'listSources'>;
 };
 
 export function appCommandRoutes(deps: AppCommandRouteDeps) {
   const { store, clock } = deps;
   const app = new Hono();
-  const known = knownServiceNames(store, clock);
+  const known = vendorServiceNames(store, clock);
 
   app.post(
     APP_PATHS.slashCommand,
@@ -61,16 +62,28 @@ export function appCommandRoutes(deps: AppCommandRouteDeps) {
       const text = (new URLSearchParams(body).get('text') ?? '').trim();
       const baseUrl = deps.publicUrl ?? new URL(c.req.url).origin;
       let service: string | null = null;
-      // Read once: the answer's unknown-service check takes the names this lookup read.
-      let names: string[] = [];
       if (text !== '') {
-        names = await known();
+        const names = await known();
         // Typed by a person in a chat: the case they used does not matter.
         service = names.includes(text) ? text : suggestService(text, names);
-        if (service === null) return c.json(slashUnknownServiceAnswer(text, names, `${baseUrl.replace(/\/+$/, '')}/`));
+        if (service === null) {
+          // Not one of the vendor's services: a watched page by its name, answered as its widget is.
+          const sources = await store.listSources();
+          const page = sourceNamed(sources, text);
+          if (page)
+            return c.json(slashStatusAnswer(await currentStatus({ store, clock }, { services: undefined, baseUrl, nowMs: now, source: page.id }), null));
+          return c.json(
+            slashUnknownServiceAnswer(
+              text,
+              names,
+              `${baseUrl.replace(/\/+$/, '')}/`,
+              sources.map((source) => source.name),
+            ),
+          );
+        }
       }
       const services = service === null ? undefined : [service];
-      const widget = await currentStatus({ store, known: async () => names }, { services, baseUrl, nowMs: now });
+      const widget = await currentStatus({ store, clock }, { services, baseUrl, nowMs: now });
       return c.json(slashStatusAnswer(widget, service));
     },
   );

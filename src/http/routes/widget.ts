@@ -11,7 +11,6 @@ import type { ArchiveReads, SourceStore } from '../../core/ports.ts';
 import { embedPage } from '../embed-page.ts';
 import { pageGeneration } from '../page-cache.ts';
 import { currentStatus } from '../../app/current-status.ts';
-import { knownServiceNames } from '../../app/known-services.ts';
 import { MAIN_FEED_SOURCE } from '../../core/statuspage/mapping.ts';
 import { listParam, sourceParam } from '../query-params.ts';
 import type { ReadBudget } from '../read-budget.ts';
@@ -83,7 +82,6 @@ export type WidgetRouteDeps = Pick<AppDeps, 'clock' | 'assets' | 'publicUrl'> & 
 /** `budget`: the app's budget of uncached reads, which a widget built for a new query pays from too. */
 export function widgetRoutes({ store, clock, assets, publicUrl }: WidgetRouteDeps, budget?: ReadBudget) {
   const app = new Hono();
-  const known = knownServiceNames(store, clock);
   const cache = responseCache({
     // Each poll run moves it, not only archive changes: a failed read changes `reads_failing` at once.
     generation: pageGeneration(store),
@@ -120,7 +118,7 @@ export function widgetRoutes({ store, clock, assets, publicUrl }: WidgetRouteDep
   const servicesAsked = (c: Context) => listParam(c, 'service')?.slice(0, WIDGET_SERVICES_MAX);
 
   const state = (c: Context, services: string[] | undefined): Promise<WidgetJson> =>
-    currentStatus({ store, known }, { services, baseUrl: publicUrl ?? new URL(c.req.url).origin, nowMs: clock.now(), source: sourceParam(c) });
+    currentStatus({ store, clock }, { services, baseUrl: publicUrl ?? new URL(c.req.url).origin, nowMs: clock.now(), source: sourceParam(c) });
 
   for (const path of ['/widget.json', '/badge.svg', '/embed', '/widget.js']) {
     app.options(path, (c) => c.body(null, 204, PREFLIGHT_HEADERS));

@@ -1,6 +1,12 @@
 /** What `/status` says, from the widget's data as plain values: blind stays unknown, vendor text stays text, long lists are cut. */
 import { describe, expect, it } from 'vitest';
-import { escapeMrkdwn, SLASH_INCIDENTS_MAX, slashStatusAnswer, slashUnknownServiceAnswer } from '../../../src/core/workspace-app/slash-answer.ts';
+import {
+  escapeMrkdwn,
+  SLASH_INCIDENTS_MAX,
+  SLASH_PAGES_LISTED,
+  slashStatusAnswer,
+  slashUnknownServiceAnswer,
+} from '../../../src/core/workspace-app/slash-answer.ts';
 import type { WidgetIncident, WidgetJson } from '../../../src/core/widget-state.ts';
 
 const incident = (n: number, over: Partial<WidgetIncident> = {}): WidgetIncident => ({
@@ -60,5 +66,17 @@ describe('the /status answer', () => {
     expect(text).toContain('knows no service called “&lt;b&gt;xxx');
     expect(text).toContain('…”, so its state is unknown');
     expect(text).toContain('Known services: Files, Calls.');
+  });
+
+  it('lists the watched pages when no service or page has the name, at most SLASH_PAGES_LISTED of them, each escaped and cut', () => {
+    const pages = Array.from({ length: SLASH_PAGES_LISTED + 7 }, (_, n) => `Page ${n}`);
+    pages[0] = `<!here> ${'y'.repeat(100)}`;
+    const { text } = slashUnknownServiceAnswer('Nope', ['Files'], 'https://status.example.test/', pages);
+    expect(text).toContain('knows no service or watched status page called “Nope”');
+    const listed = text.split('\n').find((line) => line.startsWith('Watched status pages'))!;
+    expect(listed).toContain(`Page ${SLASH_PAGES_LISTED - 1} and 7 more.`);
+    expect(listed).not.toContain(`Page ${SLASH_PAGES_LISTED},`);
+    expect(listed).not.toContain('<!here>');
+    expect(listed).toContain(`&lt;!here&gt; ${'y'.repeat(55)}…,`);
   });
 });
