@@ -15,7 +15,7 @@ import type { SourceStore, StoredSubscription, SubscriptionStore } from '../../c
 import { sourceChoices } from '../../app/sources.ts';
 import { CHANNELS, type Channel } from '../../core/subscription.ts';
 import { ADMIN_PAGE_SIZE as PAGE_SIZE, type AdminEnv, type AdminPageTools, oneOf } from '../admin-page-tools.ts';
-import { formValue, formValues, readForm, type FormBody } from '../form-body.ts';
+import { formValues, readForm, type FormBody } from '../form-body.ts';
 import {
   CreateSubscriptionPage,
   NEW_SUBSCRIPTION_FIELDS,
@@ -73,7 +73,6 @@ export function registerAdminSubscriptionPages(app: Hono<AdminEnv>, deps: AdminS
       params,
       nextCursor,
       onFirstPage: !cursor,
-      csrf: c.get('csrf'),
     };
     return adminPage(c, 'Subscriptions', <SubscriptionsPage data={data} />, NOTICES[c.req.query('done') ?? ''] ?? null);
   });
@@ -179,9 +178,8 @@ export function registerAdminSubscriptionPages(app: Hono<AdminEnv>, deps: AdminS
       } catch (error) {
         return refused(c, error, '/admin/subscriptions');
       }
-      // Back where the button was: the subscription's own page (unless it is gone), or the list.
-      const fromPage = action !== 'delete' && formValue((await readForm(c)).from) === 'page';
-      return c.redirect(fromPage ? `/admin/subscriptions/${encodeURIComponent(id)}?done=${done}` : `/admin/subscriptions?done=${done}`, 303);
+      // Back to the subscription's page, where its buttons are, unless it is gone.
+      return c.redirect(action === 'delete' ? `/admin/subscriptions?done=${done}` : `/admin/subscriptions/${encodeURIComponent(id)}?done=${done}`, 303);
     });
   subscriptionAction('pause', 'paused');
   subscriptionAction('resume', 'resumed');
