@@ -245,6 +245,10 @@ describe('admin subscription forms', () => {
     expect(resume.headers.get('location')).toBe(`/admin/subscriptions/${id}?done=resumed`);
     const tested = await t.admin.post(`/admin/subscriptions/${id}/test`, {});
     expect(tested.html).toContain(`href="/admin/subscriptions/${id}">Back to the subscription</a>`);
+    // The result is headed by the subscription's title, as its page is.
+    const where = new URL(t.side.url);
+    expect(tested.html).toContain(`<h1>Test sent to ${where.host}${where.pathname}</h1>`);
+    expect(paused.html).toContain(`<h1>Subscription: ${where.host}${where.pathname}</h1>`);
     expect((await t.service.admin('GET', `/api/subscriptions/${id}`)).body.subscription.status).toBe('active');
   });
 });

@@ -115,7 +115,7 @@ export function registerAdminSubscriptionPages(app: Hono<AdminEnv>, deps: AdminS
       sources: await sourceChoices(store),
     };
     const notice = error ? null : (NOTICES[c.req.query('done') ?? ''] ?? null);
-    return adminPage(c, 'Subscription', <SubscriptionPage data={data} />, notice, error?.status ?? 200);
+    return adminPage(c, `Subscription: ${title.title}`, <SubscriptionPage data={data} />, notice, error?.status ?? 200);
   };
 
   app.get('/admin/new-subscription', (c) => createForm(c, formKind(c.req.query('channel')) ?? SUBSCRIPTION_FORM_KINDS[0]!, NEW_SUBSCRIPTION_FIELDS, null));
@@ -189,14 +189,16 @@ export function registerAdminSubscriptionPages(app: Hono<AdminEnv>, deps: AdminS
     const id = c.req.param('id');
     const subscription = await store.getSubscription(id);
     if (!subscription) return problem(c, 404, 'Not found', 'No subscription with that id.', '/admin/subscriptions');
+    const title = await subscriptionTitleOf(deps, subscription);
     let results: TestSendResult[];
     try {
       results = await subscriptions.sendTest(id);
     } catch (error) {
       if (!(error instanceof ApiError)) throw error;
-      return problem(c, error.status, 'Test not sent', `${error.detail ?? error.code}.`, `/admin/subscriptions/${encodeURIComponent(id)}`);
+      const back = `/admin/subscriptions/${encodeURIComponent(id)}`;
+      return problem(c, error.status, `Test not sent to ${title.title}`, `${sentence(error.detail ?? error.code)}`, back);
     }
-    return adminPage(c, 'Test sent', <TestResultsPage subscription={subscription} title={await subscriptionTitleOf(deps, subscription)} results={results} />);
+    return adminPage(c, `Test sent to ${title.title}`, <TestResultsPage subscription={subscription} title={title} results={results} />);
   });
 }
 
