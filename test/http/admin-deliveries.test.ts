@@ -8,6 +8,8 @@ import { rawIncident } from '../fixtures/vendor-builders.ts';
 import { useAppWithoutFeed } from '../helpers/app-on-vendor.ts';
 import { seedArchive } from '../helpers/seed-archive.ts';
 import { startWebhookReceiver } from '../helpers/webhook-receiver.ts';
+import { storedSubscription } from '../fixtures/notification-builders.ts';
+import { SUBSCRIPTION_CHOICES_MAX } from '../../src/app/subscription-choices.ts';
 
 const HOSTILE_TITLE = 'Uploads fail <img src=x onerror=alert(1)>';
 const REFUSING_URL = 'http://127.0.0.1:9/refused';
@@ -94,5 +96,67 @@ describe('admin deliveries', () => {
     expect(api.attempt_log).toHaveLength(50);
     const times = api.attempt_log.map((a: { attempted_at: string }) => Date.parse(a.attempted_at));
     expect(times).toEqual([...times].sort((a, b) => a - b));
+  });
+
+  /** The filter form's part of the page, up to the deliveries. */
+  const filterForm = (html: string) => html.slice(html.indexOf('aria-label="Filter deliveries"'), html.indexOf('id="deliveries-title"'));
+
+  it('filters by a subscription picked by its title, keeping ?subscription= links and a deleted one’s id', async () => {
+    const { good, bad } = await deliverNews();
+    const where = new URL(t.side.url);
+    const page = await t.admin.get('/admin/deliveries');
+    const form = filterForm(page.html);
+    expect(form).toContain('<select id="ad-subscription" name="subscription">');
+    expect(form).toContain(`<option value="${good.id}">${where.host}${where.pathname} (${t.side.url})</option>`);
+    expect(form).toContain(`<option value="${bad.id}">127.0.0.1:9/refused (${REFUSING_URL})</option>`);
+    expect(form).not.toContain('type="text" id="ad-subscription"');
+
+    // The list's Deliveries link: that subscription picked, its deliveries alone.
+    const picked = await t.admin.get(`/admin/deliveries?subscription=${good.id}`);
+    expect(filterForm(picked.html)).toContain(`<option value="${good.id}" selected="">`);
+    expect(rows(picked.html)).toHaveLength(1);
+    expect(rows(picked.html)[0]).toContain(t.side.url);
+    // The replay form offers the same list, the filter's subscription picked.
+    const replay = picked.html.slice(picked.html.indexOf('id="replay-title"'));
+    expect(replay).toContain(`<option value="${good.id}" selected="">`);
+
+    await t.service.admin('DELETE', `/api/subscriptions/${good.id}`);
+    const gone = await t.admin.get(`/admin/deliveries?subscription=${good.id}`);
+    expect(filterForm(gone.html)).toContain(`<option value="${good.id}" selected="">${good.id} (no such subscription now)</option>`);
+    expect(rows(gone.html)[0]).toContain(`webhook: ${good.id} (deleted)`);
+  });
+
+  it(`searches titles instead past ${SUBSCRIPTION_CHOICES_MAX} subscriptions: one match filters, several are offered, none says so`, async () => {
+    const { good } = await deliverNews();
+    for (let i = 0; i < SUBSCRIPTION_CHOICES_MAX; i++) {
+      const id = `sub_many_${String(i).padStart(3, '0')}`;
+      await t.service.store.createSubscription(storedSubscription(id, { target: `https://hooks.example.test/team-${i % 100}` }, Date.now()));
+    }
+    const page = await t.admin.get('/admin/deliveries');
+    const form = filterForm(page.html);
+    expect(form).not.toContain('<select id="ad-subscription"');
+    expect(form).toContain('<label for="ad-subscription">Subscription: its id or words of its title</label>');
+
+    // Words of one title: that subscription's deliveries, picked by id in the links.
+    const port = new URL(t.side.url).port;
+    const byTitle = await t.admin.get(`/admin/deliveries?subscription=${encodeURIComponent(`127.0.0.1:${port}/HOOK`)}`);
+    expect(rows(byTitle.html)).toHaveLength(1);
+    expect(rows(byTitle.html)[0]).toContain(t.side.url);
+    expect(byTitle.html).not.toContain('id="matches-title"');
+    // Its id still works, as the list's links give it.
+    expect(rows((await t.admin.get(`/admin/deliveries?subscription=${good.id}`)).html)).toHaveLength(1);
+
+    // Two subscriptions to one URL: both offered, each told apart by its id.
+    const several = await t.admin.get('/admin/deliveries?subscription=team-42');
+    expect(several.html).toContain('<h2 id="matches-title">2 subscriptions have “team-42” in their title: pick one</h2>');
+    expect(several.html).toContain(
+      'href="/admin/deliveries?subscription=sub_many_042">hooks.example.test/team-42 (https://hooks.example.test/team-42) · sub_many_042</a>',
+    );
+    expect(several.html).toContain('href="/admin/deliveries?subscription=sub_many_142"');
+    expect(rows(several.html)).toHaveLength(0);
+
+    const none = await t.admin.get('/admin/deliveries?subscription=nobody%20%3Cb%3E');
+    expect(none.html).toContain('No subscription’s id or title has “nobody &lt;b&gt;”');
+    expect(none.html).not.toContain('nobody <b>');
   });
 });

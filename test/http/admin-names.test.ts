@@ -57,7 +57,15 @@ describe('the admin speaks in names', () => {
       `<a class="subscription-title" href="/admin/subscriptions/${id}">Support (10 members)</a><span class="id-detail" title="directory group ${groupId}">directory group ${groupId}</span>`,
     );
     expect(list.html).not.toContain(`scim-group:${groupId}`);
-    expect((await admin.get(`/admin/subscriptions/${id}`)).html).toContain('<strong class="target">Support (10 members)</strong>');
+    const own = await admin.get(`/admin/subscriptions/${id}`);
+    expect(own.html).toContain('<strong class="target">Support (10 members)</strong>');
+    expect(own.html).toContain('<h1>Subscription: Support (10 members)</h1>');
+    expect(own.html).toContain('<title>Subscription: Support (10 members) · admin · statuswatch</title>');
+    // Without ADMIN_EMAIL a group's test goes nowhere: the refusal names the group too.
+    const refused = await admin.post(`/admin/subscriptions/${id}/test`, {});
+    expect(refused.status).toBe(409);
+    expect(refused.html).toContain('<h1 id="error-title">Test not sent to Support (10 members)</h1>');
+    expect(refused.html).toContain('set ADMIN_EMAIL.');
 
     expect((await service.poll()).outcome).toBe('ok');
     await vendor.setIncidents([rawIncident({ id: 9, title: 'Search is slow' })]);

@@ -224,7 +224,12 @@ describe('admin pages', () => {
     const list = await get('/admin/subscriptions', cookie);
     const csrf = csrfOn(list.html);
     expect(csrf).not.toBe('');
-    expect(list.html).toContain(`action="/admin/subscriptions/${sub.id}/pause"`);
+    // The list links to the subscription's page, where its buttons are.
+    expect(list.html).toContain(`href="/admin/subscriptions/${sub.id}">Change…</a>`);
+    expect(list.html).not.toContain(`action="/admin/subscriptions/${sub.id}/pause"`);
+    const own = await get(`/admin/subscriptions/${sub.id}`, cookie);
+    expect(csrfOn(own.html)).toBe(csrf);
+    for (const action of ['pause', 'test', 'delete']) expect(own.html, action).toContain(`action="/admin/subscriptions/${sub.id}/${action}"`);
     const status = async () => (await t.service.admin('GET', `/api/subscriptions/${sub.id}`)).body.subscription.status;
 
     expect((await post(`/admin/subscriptions/${sub.id}/pause`, {}, { cookie })).status).toBe(403);
@@ -237,9 +242,9 @@ describe('admin pages', () => {
 
     const paused = await post(`/admin/subscriptions/${sub.id}/pause`, { csrf }, { cookie });
     expect(paused.status).toBe(303);
-    expect(paused.headers.get('location')).toBe('/admin/subscriptions?done=paused');
+    expect(paused.headers.get('location')).toBe(`/admin/subscriptions/${sub.id}?done=paused`);
     expect(await status()).toBe('paused');
-    const after = await get('/admin/subscriptions?done=paused', cookie);
+    const after = await get(`/admin/subscriptions/${sub.id}?done=paused`, cookie);
     expect(after.html).toContain('Subscription paused');
     expect(after.html).toContain('paused by an admin');
 

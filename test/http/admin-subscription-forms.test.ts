@@ -233,19 +233,22 @@ describe('admin subscription forms', () => {
   it('pauses and resumes from the subscription’s page', async () => {
     const { id } = (await t.service.admin('POST', '/api/subscriptions', { channel: 'webhook', url: t.side.url })).body.subscription;
     expect((await t.admin.get(`/admin/subscriptions/${id}`)).html).toContain(`action="/admin/subscriptions/${id}/pause"`);
-    // The page's buttons say where they were pressed, and lead back there.
-    const pause = await t.admin.post(`/admin/subscriptions/${id}/pause`, { from: 'page' });
+    // The buttons are on the page (the list only links to it), and lead back there.
+    const pause = await t.admin.post(`/admin/subscriptions/${id}/pause`, {});
     expect(pause.status).toBe(303);
     expect(pause.headers.get('location')).toBe(`/admin/subscriptions/${id}?done=paused`);
     const paused = await t.admin.get(pause.headers.get('location')!);
     expect(paused.html).toContain('Subscription paused');
     expect(paused.html).toContain('paused by an admin');
     expect(paused.html).toContain(`action="/admin/subscriptions/${id}/resume"`);
-    expect(paused.html).toContain('<input type="hidden" name="from" value="page"/>');
-    const resume = await t.admin.post(`/admin/subscriptions/${id}/resume`, { from: 'page' });
+    const resume = await t.admin.post(`/admin/subscriptions/${id}/resume`, {});
     expect(resume.headers.get('location')).toBe(`/admin/subscriptions/${id}?done=resumed`);
     const tested = await t.admin.post(`/admin/subscriptions/${id}/test`, {});
     expect(tested.html).toContain(`href="/admin/subscriptions/${id}">Back to the subscription</a>`);
+    // The result is headed by the subscription's title, as its page is.
+    const where = new URL(t.side.url);
+    expect(tested.html).toContain(`<h1>Test sent to ${where.host}${where.pathname}</h1>`);
+    expect(paused.html).toContain(`<h1>Subscription: ${where.host}${where.pathname}</h1>`);
     expect((await t.service.admin('GET', `/api/subscriptions/${id}`)).body.subscription.status).toBe('active');
   });
 });

@@ -108,7 +108,7 @@ describe('subscriptions that choose sources', () => {
     // The list says which sources each subscription receives: the main feed alone when none are chosen.
     const list = await admin.get('/admin/subscriptions');
     expect(list.html).toContain(`sources: ${pageId}; services: ${pageId}:Website`);
-    expect(list.html).toContain('sources: main</td>');
+    expect(list.html).toContain('>sources: main</span>');
     const edit = await admin.get(`/admin/subscriptions/${saved.id}`);
     expect(inputValues(edit.html, 'source')).toEqual([pageId]);
     expect(inputValues(edit.html, 'service')).toEqual([`${pageId}:Website`]);

@@ -7,6 +7,7 @@ import type { SubscriptionTitle } from '../../core/subscription-title.ts';
 import { SubscriptionName } from './subscription-name.tsx';
 import { Time } from './time.tsx';
 import { DataTable } from './data-table.tsx';
+import type { SubscriptionChoice, SubscriptionSearch } from '../../app/subscription-choices.ts';
 
 export const DELIVERY_STATES = ['pending', 'done', 'dead'] as const;
 /** A digest can carry many events: its page lists this many and counts the rest. */
@@ -27,7 +28,14 @@ export type DeliveryView = {
 export type DeliveriesPageData = {
   deliveries: DeliveryView[];
   state: string;
+  /** What the filter was given: a subscription's id, or (past the list's size) words of its title. */
   subscription: string;
+  /** The id the deliveries are filtered by ('' for all): the one subscription the text named, or the text itself. */
+  subscriptionId: string;
+  /** Every subscription to pick from, by title; null when there are too many and the filter is a search. */
+  choices: SubscriptionChoice[] | null;
+  /** What a search found when it did not name exactly one subscription; null otherwise. */
+  search: SubscriptionSearch | null;
   params: URLSearchParams;
   nextCursor: string;
   onFirstPage: boolean;
@@ -130,8 +138,84 @@ function DeliveryRow(props: { view: DeliveryView }) {
   );
 }
 
+/** A subscription in a list to pick from: its title, its detail line, and its id when another has the same words. */
+function choiceText(choice: SubscriptionChoice, sameWords: boolean): string {
+  const words = choice.title.detail === null ? choice.title.title : `${choice.title.title} (${choice.title.detail})`;
+  return sameWords ? `${words} · ${choice.id}` : words;
+}
+
+/**
+ * The subscription a form is about, picked by its title from every subscription; an id that is
+ * not among them (a deleted subscription's, from a link) stays picked and says so. Past the
+ * list's size, a text field for an id (or, where `search` says so, words of its title).
+ */
+function SubscriptionPicker(props: { id: string; label: string; choices: SubscriptionChoice[] | null; value: string; search: boolean }) {
+  const { choices, value } = props;
+  if (choices === null) {
+    return (
+      <>
+        <label for={props.id}>{props.search ? `${props.label}: its id or words of its title` : `${props.label} id`}</label>
+        <input type="text" id={props.id} name="subscription" value={value} spellcheck={false} />
+      </>
+    );
+  }
+  const counts = new Map<string, number>();
+  for (const choice of choices) counts.set(choiceText(choice, false), (counts.get(choiceText(choice, false)) ?? 0) + 1);
+  return (
+    <>
+      <label for={props.id}>{props.label}</label>
+      <select id={props.id} name="subscription">
+        <option value="">Any subscription</option>
+        {value !== '' && !choices.some((choice) => choice.id === value) && (
+          <option value={value} selected>
+            {value} (no such subscription now)
+          </option>
+        )}
+        {choices.map((choice) => (
+          <option value={choice.id} selected={choice.id === value}>
+            {choiceText(choice, (counts.get(choiceText(choice, false)) ?? 0) > 1)}
+          </option>
+        ))}
+      </select>
+    </>
+  );
+}
+
+/** What a search of titles found, when it did not name exactly one subscription: links to pick one, and its bounds. */
+function SearchAnswer(props: { text: string; search: SubscriptionSearch; params: URLSearchParams }) {
+  const { text, search } = props;
+  const linkTo = (id: string) => {
+    const params = new URLSearchParams(props.params);
+    params.set('subscription', id);
+    return `/admin/deliveries?${params}`;
+  };
+  const bound = search.partial ? ' The search stopped before reading every subscription: a more exact text finds the rest.' : '';
+  if (search.matches.length === 0) {
+    return (
+      <p class="notice" role="status">
+        No subscription’s id or title has “{text}”: the deliveries below are those to a subscription with that id.{bound}
+      </p>
+    );
+  }
+  return (
+    <section aria-labelledby="matches-title">
+      <h2 id="matches-title">
+        {search.matches.length} {search.matches.length === 1 ? 'subscription has' : 'subscriptions have'} “{text}” in their title: pick one
+      </h2>
+      {bound && <p class="hint">{bound.trim()}</p>}
+      <ul class="plain-list">
+        {search.matches.map((choice) => (
+          <li>
+            <a href={linkTo(choice.id)}>{choiceText(choice, true)}</a>
+          </li>
+        ))}
+      </ul>
+    </section>
+  );
+}
+
 export function DeliveriesPage(props: { data: DeliveriesPageData }) {
-  const { deliveries, state, subscription, params, nextCursor, onFirstPage, csrf, today } = props.data;
+  const { deliveries, state, subscription, subscriptionId, choices, search, params, nextCursor, onFirstPage, csrf, today } = props.data;
   const next = new URLSearchParams(params);
   next.set('cursor', nextCursor);
   return (
@@ -142,13 +226,13 @@ export function DeliveriesPage(props: { data: DeliveriesPageData }) {
           <StateSelect id="ad-state" value={state} />
         </div>
         <div class="field">
-          <label for="ad-subscription">Subscription id</label>
-          <input type="text" id="ad-subscription" name="subscription" value={subscription} spellcheck={false} />
+          <SubscriptionPicker id="ad-subscription" label="Subscription" choices={choices} value={choices === null ? subscription : subscriptionId} search />
         </div>
         <div class="actions">
           <button type="submit">Show</button> <a href="/admin/deliveries">Clear filters</a>
         </div>
       </form>
+      {search && <SearchAnswer text={subscription} search={search} params={params} />}
       <section aria-labelledby="deliveries-title">
         <h2 id="deliveries-title">
           {pageCountText(deliveries.length, ['delivery', 'deliveries'], nextCursor !== '', onFirstPage)}
@@ -173,8 +257,7 @@ export function DeliveriesPage(props: { data: DeliveriesPageData }) {
             <input type="text" id="rp-since" name="since" value={today} required spellcheck={false} />
           </div>
           <div class="field">
-            <label for="rp-subscription">Only this subscription id</label>
-            <input type="text" id="rp-subscription" name="subscription" value={subscription} spellcheck={false} />
+            <SubscriptionPicker id="rp-subscription" label="Only this subscription" choices={choices} value={subscriptionId} search={false} />
           </div>
           <div class="field">
             <label for="rp-state">Only in this state</label>

@@ -13,6 +13,7 @@ import { CsrfField, PostButton } from './admin-frame.tsx';
 import { Boxes, ChoiceFields } from './subscribe-form.tsx';
 import { first, SUBSCRIPTION_FORM_KINDS, type FormFields, type SubscriptionFormKind } from './subscription-kinds.tsx';
 import { Time } from './time.tsx';
+import { originText } from './admin-subscriptions-page.tsx';
 
 /** Filters and time zone as posted: the part of the API's request body every kind shares. */
 export function sharedRequestBody(fields: FormFields): Record<string, unknown> {
@@ -199,7 +200,7 @@ export function SubscriptionPage(props: { data: SubscriptionPageData }) {
         </dd>
         <dt>Channel</dt>
         <dd>
-          {kind?.label ?? s.channel} ({s.origin === 'public' ? 'signed up on the site' : 'made by an admin'})
+          {kind?.label ?? s.channel} ({originText(s)})
         </dd>
         <dt>Failing since</dt>
         <dd>{s.failingSince === null ? 'not failing' : <Time ms={s.failingSince} />}</dd>
@@ -226,16 +227,8 @@ export function SubscriptionPage(props: { data: SubscriptionPageData }) {
       </dl>
       <div class="actions">
         <a href={`/admin/deliveries?subscription=${encodeURIComponent(s.id)}`}>Deliveries</a>
-        {s.status === 'active' && (
-          <PostButton action={`${base}/pause`} csrf={csrf} label="Pause">
-            <input type="hidden" name="from" value="page" />
-          </PostButton>
-        )}
-        {s.status === 'paused' && (
-          <PostButton action={`${base}/resume`} csrf={csrf} label="Resume">
-            <input type="hidden" name="from" value="page" />
-          </PostButton>
-        )}
+        {s.status === 'active' && <PostButton action={`${base}/pause`} csrf={csrf} label="Pause" />}
+        {s.status === 'paused' && <PostButton action={`${base}/resume`} csrf={csrf} label="Resume" />}
         {s.status !== 'pending' && <PostButton action={`${base}/test`} csrf={csrf} label="Send test" />}
         {s.channel === 'webhook' && (
           <details class="confirm-step">

@@ -1,8 +1,7 @@
-/** The admin list of subscriptions, with their health and the actions on each, and the result of a test send. */
+/** The admin list of subscriptions, with their health and links to each one's page and deliveries, and the result of a test send. */
 import type { TestSendResult } from '../../app/subscriptions.ts';
 import type { StoredSubscription } from '../../core/ports.ts';
 import { CHANNELS, type SubscriptionFilters } from '../../core/subscription.ts';
-import { PostButton } from './admin-frame.tsx';
 import { Time } from './time.tsx';
 import { DataTable } from './data-table.tsx';
 import type { SubscriptionTitle } from '../../core/subscription-title.ts';
@@ -23,7 +22,6 @@ export type SubscriptionsPageData = {
   params: URLSearchParams;
   nextCursor: string;
   onFirstPage: boolean;
-  csrf: string;
 };
 
 /** What a subscription receives, in short; without `sources` it is the main feed's alone, and says so. */
@@ -37,57 +35,71 @@ export function filtersText(filters: SubscriptionFilters): string {
   return parts.join('; ');
 }
 
-/** One subscription as a row of the list: its name, state and health, and the actions on it. */
-function SubscriptionRow(props: { s: StoredSubscription; title: SubscriptionTitle; csrf: string }) {
-  const { s, csrf } = props;
-  const base = `/admin/subscriptions/${encodeURIComponent(s.id)}`;
+/**
+ * One subscription as a row of the list, one or two lines tall: its name, state and health, and
+ * links to its page (where pause, resume, test and delete are) and its deliveries. Stacked
+ * buttons made each row about 130 px tall; a long text (a pause's reason, many filters) is cut
+ * short here, whole in its tooltip and on the subscription's page.
+ */
+function SubscriptionRow(props: { s: StoredSubscription; title: SubscriptionTitle }) {
+  const { s } = props;
+  const filters = filtersText(s.filters);
   return (
     <tr>
-      <th scope="row" class="name-cell name-first">
+      <th scope="row">
         <SubscriptionName id={s.id} title={props.title} />
       </th>
       <td>
-        <span class={`label label-status-${s.status}`}>{s.status}</span>
-        {s.pausedReason ? <span class="wrap"> {s.pausedReason}</span> : ''}
+        <span class="cell-line">
+          <span class={`label label-status-${s.status}`}>{s.status}</span> {s.channel}
+        </span>
+        {/* Why it is paused matters more than who made it: the page shows both, whole. */}
+        {s.pausedReason ? (
+          <span class="cell-line" title={s.pausedReason}>
+            {s.pausedReason}
+          </span>
+        ) : (
+          <span class="cell-line hint">{originText(s)}</span>
+        )}
       </td>
       <td>
-        {s.channel}
-        <br />
-        <span class="hint">{s.origin === 'public' ? 'signed up on the site' : 'made by an admin'}</span>
+        <span class="cell-clamp" title={filters}>
+          {filters}
+        </span>
       </td>
-      <td class="wrap narrow">{filtersText(s.filters)}</td>
       <td>
-        {s.failingSince === null ? (
-          'not failing'
-        ) : (
-          <>
-            failing since <Time ms={s.failingSince} />
-          </>
-        )}
-        <br />
-        {s.lastSuccessAt === null ? (
-          'no success yet'
-        ) : (
-          <>
-            last success <Time ms={s.lastSuccessAt} />
-          </>
-        )}
+        <span class="cell-line">
+          {s.failingSince === null ? (
+            'not failing'
+          ) : (
+            <>
+              failing since <Time ms={s.failingSince} />
+            </>
+          )}
+        </span>
+        <span class="cell-line">
+          {s.lastSuccessAt === null ? (
+            'no success yet'
+          ) : (
+            <>
+              last success <Time ms={s.lastSuccessAt} />
+            </>
+          )}
+        </span>
       </td>
       <td>
         <div class="row-actions">
-          <a href={base}>Change…</a> <a href={`/admin/deliveries?subscription=${encodeURIComponent(s.id)}`}>Deliveries</a>
-          {s.status === 'active' && <PostButton action={`${base}/pause`} csrf={csrf} label="Pause" />}
-          {s.status === 'paused' && <PostButton action={`${base}/resume`} csrf={csrf} label="Resume" />}
-          {s.status !== 'pending' && <PostButton action={`${base}/test`} csrf={csrf} label="Send test" />}
-          {/* A second step without scripts: the delete button only shows once "Delete…" is opened. */}
-          <details class="confirm-step">
-            <summary>Delete…</summary>
-            <PostButton action={`${base}/delete`} csrf={csrf} label="Delete for good" danger />
-          </details>
+          <a href={`/admin/subscriptions/${encodeURIComponent(s.id)}`}>Change…</a>{' '}
+          <a href={`/admin/deliveries?subscription=${encodeURIComponent(s.id)}`}>Deliveries</a>
         </div>
       </td>
     </tr>
   );
+}
+
+/** Who made a subscription, in the list's words and its page's. */
+export function originText(s: Pick<StoredSubscription, 'origin'>): string {
+  return s.origin === 'public' ? 'public sign-up' : 'by an admin';
 }
 
 /**
@@ -108,7 +120,7 @@ function kindNames(): string {
 }
 
 export function SubscriptionsPage(props: { data: SubscriptionsPageData }) {
-  const { subscriptions, titles, status, channel, health, params, nextCursor, onFirstPage, csrf } = props.data;
+  const { subscriptions, titles, status, channel, health, params, nextCursor, onFirstPage } = props.data;
   const next = new URLSearchParams(params);
   next.set('cursor', nextCursor);
   return (
@@ -155,9 +167,9 @@ export function SubscriptionsPage(props: { data: SubscriptionsPageData }) {
       <section aria-labelledby="subs-title">
         <h2 id="subs-title">{pageCountText(subscriptions.length, ['subscription', 'subscriptions'], nextCursor !== '', onFirstPage)}</h2>
         {subscriptions.length > 0 && (
-          <DataTable labelledBy="subs-title" columns={['Subscription', 'Status', 'Channel', 'Filters', 'Health', 'Actions']}>
+          <DataTable labelledBy="subs-title" class="subscription-rows" columns={['Subscription', 'Status, channel', 'Filters', 'Health', 'Actions']}>
             {subscriptions.map((s) => (
-              <SubscriptionRow s={s} title={titles.get(s.id) ?? { title: s.target, detail: null }} csrf={csrf} />
+              <SubscriptionRow s={s} title={titles.get(s.id) ?? { title: s.target, detail: null }} />
             ))}
           </DataTable>
         )}

@@ -5,10 +5,11 @@
  */
 import type { Child } from 'hono/jsx';
 
-export function DataTable(props: { labelledBy: string; columns: readonly string[]; caption?: string; children: Child }) {
+/** `class` names a table whose columns a page's style sets (beside `data-table`). */
+export function DataTable(props: { labelledBy: string; columns: readonly string[]; caption?: string; class?: string; children: Child }) {
   return (
     <figure class="table-scroll" aria-labelledby={props.labelledBy} tabindex={0}>
-      <table class="data-table">
+      <table class={props.class ? `data-table ${props.class}` : 'data-table'}>
         {props.caption ? <caption id={props.labelledBy}>{props.caption}</caption> : null}
         <thead>
           <tr>

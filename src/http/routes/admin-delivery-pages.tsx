@@ -8,6 +8,7 @@ import { replayDeliveriesSince, replayDelivery, type ReplayDeps } from '../../ap
 import { deliveryPage, type ListDeps } from '../../app/subscription-lists.ts';
 import { deliveryDetail, parseDeliveryId } from '../../app/delivery-detail.ts';
 import { subscriptionTitleOf, subscriptionTitles, type TitleDeps } from '../../app/subscription-titles.ts';
+import { type ChoiceDeps, type SubscriptionSearch, searchSubscriptions, subscriptionChoices } from '../../app/subscription-choices.ts';
 import { ApiError } from '../../core/errors.ts';
 import { webhookMessageId } from '../../core/fanout.ts';
 import type { Delivery, OutboxStore } from '../../core/ports.ts';
@@ -20,7 +21,10 @@ const NOTICES: Record<string, string> = {
   replayed: 'Delivery queued to be sent again, with the same message id.',
 };
 
-export type AdminDeliveryPageDeps = ListDeps & ReplayDeps & TitleDeps & { store: Pick<OutboxStore, 'getDelivery' | 'subscriptionsByIds' | 'eventsByIds'> };
+export type AdminDeliveryPageDeps = ListDeps &
+  ReplayDeps &
+  TitleDeps &
+  ChoiceDeps & { store: Pick<OutboxStore, 'getDelivery' | 'subscriptionsByIds' | 'eventsByIds'> };
 
 export function registerAdminDeliveryPages(app: Hono<AdminEnv>, deps: AdminDeliveryPageDeps, { adminPage, problem }: AdminPageTools): void {
   const { store, clock } = deps;
@@ -29,12 +33,25 @@ export function registerAdminDeliveryPages(app: Hono<AdminEnv>, deps: AdminDeliv
     const state = oneOf(c.req.query('state'), DELIVERY_STATES);
     const subscription = c.req.query('subscription')?.trim() ?? '';
     const cursor = c.req.query('cursor');
+    // Picked from the list by id; past the list's size, typed: an id, or words of a title that
+    // name one subscription. Any other text is taken as an id, as the list's links give it.
+    const choices = await subscriptionChoices(deps);
+    let search: SubscriptionSearch | null = null;
+    let subscriptionId = subscription;
+    if (subscription && choices === null) {
+      search = await searchSubscriptions(deps, subscription);
+      const [only] = search.matches;
+      if (only && search.matches.length === 1 && !search.partial) {
+        subscriptionId = only.id;
+        search = null;
+      }
+    }
     let list: Delivery[];
     let nextCursor: string;
     try {
       ({ page: list, next: nextCursor } = await deliveryPage(
         deps,
-        { state, subscriptionId: subscription || undefined },
+        { state, subscriptionId: subscriptionId || undefined },
         { list: 'admin-deliveries', cursor, limit: PAGE_SIZE },
       ));
     } catch (error) {
@@ -58,7 +75,7 @@ export function registerAdminDeliveryPages(app: Hono<AdminEnv>, deps: AdminDeliv
     }));
     const params = new URLSearchParams();
     if (state) params.set('state', state);
-    if (subscription) params.set('subscription', subscription);
+    if (subscriptionId) params.set('subscription', subscriptionId);
     // The count the replay's redirect carried: a whole number, or no notice at all.
     const replayedParam = c.req.query('replayed') ?? '';
     const replayed = /^\d{1,9}$/.test(replayedParam) ? Number(replayedParam) : null;
@@ -67,6 +84,9 @@ export function registerAdminDeliveryPages(app: Hono<AdminEnv>, deps: AdminDeliv
       deliveries: views,
       state: state ?? '',
       subscription,
+      subscriptionId,
+      choices,
+      search,
       params,
       nextCursor,
       onFirstPage: !cursor,

@@ -15,7 +15,7 @@ import type { SourceStore, StoredSubscription, SubscriptionStore } from '../../c
 import { sourceChoices } from '../../app/sources.ts';
 import { CHANNELS, type Channel } from '../../core/subscription.ts';
 import { ADMIN_PAGE_SIZE as PAGE_SIZE, type AdminEnv, type AdminPageTools, oneOf } from '../admin-page-tools.ts';
-import { formValue, formValues, readForm, type FormBody } from '../form-body.ts';
+import { formValues, readForm, type FormBody } from '../form-body.ts';
 import {
   CreateSubscriptionPage,
   NEW_SUBSCRIPTION_FIELDS,
@@ -73,7 +73,6 @@ export function registerAdminSubscriptionPages(app: Hono<AdminEnv>, deps: AdminS
       params,
       nextCursor,
       onFirstPage: !cursor,
-      csrf: c.get('csrf'),
     };
     return adminPage(c, 'Subscriptions', <SubscriptionsPage data={data} />, NOTICES[c.req.query('done') ?? ''] ?? null);
   });
@@ -116,7 +115,7 @@ export function registerAdminSubscriptionPages(app: Hono<AdminEnv>, deps: AdminS
       sources: await sourceChoices(store),
     };
     const notice = error ? null : (NOTICES[c.req.query('done') ?? ''] ?? null);
-    return adminPage(c, 'Subscription', <SubscriptionPage data={data} />, notice, error?.status ?? 200);
+    return adminPage(c, `Subscription: ${title.title}`, <SubscriptionPage data={data} />, notice, error?.status ?? 200);
   };
 
   app.get('/admin/new-subscription', (c) => createForm(c, formKind(c.req.query('channel')) ?? SUBSCRIPTION_FORM_KINDS[0]!, NEW_SUBSCRIPTION_FIELDS, null));
@@ -179,9 +178,8 @@ export function registerAdminSubscriptionPages(app: Hono<AdminEnv>, deps: AdminS
       } catch (error) {
         return refused(c, error, '/admin/subscriptions');
       }
-      // Back where the button was: the subscription's own page (unless it is gone), or the list.
-      const fromPage = action !== 'delete' && formValue((await readForm(c)).from) === 'page';
-      return c.redirect(fromPage ? `/admin/subscriptions/${encodeURIComponent(id)}?done=${done}` : `/admin/subscriptions?done=${done}`, 303);
+      // Back to the subscription's page, where its buttons are, unless it is gone.
+      return c.redirect(action === 'delete' ? `/admin/subscriptions?done=${done}` : `/admin/subscriptions/${encodeURIComponent(id)}?done=${done}`, 303);
     });
   subscriptionAction('pause', 'paused');
   subscriptionAction('resume', 'resumed');
@@ -191,14 +189,16 @@ export function registerAdminSubscriptionPages(app: Hono<AdminEnv>, deps: AdminS
     const id = c.req.param('id');
     const subscription = await store.getSubscription(id);
     if (!subscription) return problem(c, 404, 'Not found', 'No subscription with that id.', '/admin/subscriptions');
+    const title = await subscriptionTitleOf(deps, subscription);
     let results: TestSendResult[];
     try {
       results = await subscriptions.sendTest(id);
     } catch (error) {
       if (!(error instanceof ApiError)) throw error;
-      return problem(c, error.status, 'Test not sent', `${error.detail ?? error.code}.`, `/admin/subscriptions/${encodeURIComponent(id)}`);
+      const back = `/admin/subscriptions/${encodeURIComponent(id)}`;
+      return problem(c, error.status, `Test not sent to ${title.title}`, `${sentence(error.detail ?? error.code)}`, back);
     }
-    return adminPage(c, 'Test sent', <TestResultsPage subscription={subscription} title={await subscriptionTitleOf(deps, subscription)} results={results} />);
+    return adminPage(c, `Test sent to ${title.title}`, <TestResultsPage subscription={subscription} title={title} results={results} />);
   });
 }
 
