@@ -75,6 +75,10 @@ export const PRUNE_SQL = {
       WHERE m.updated_ms < ?
         AND NOT EXISTS (SELECT 1 FROM incidents i WHERE i.id = m.incident_id AND i.resolved_ms IS NULL)
       ORDER BY m.updated_ms LIMIT ?)`,
+  // Past the track record's reach (core/retention.ts BLIND_SPELLS_KEPT_MS).
+  blindSpells: `
+    DELETE FROM source_blind_spells WHERE rowid IN (
+      SELECT rowid FROM source_blind_spells WHERE until_ms < ? ORDER BY until_ms LIMIT ?)`,
 } as const;
 
 /** One prune statement with its values; RETURNING says which rows went (D1 reports no change count per batch statement). */
@@ -126,6 +130,11 @@ export function createSqliteRetentionStore(connection: SqliteConnection): Retent
 
     async pruneIncidentMessages(beforeMs, limit) {
       const [count] = await removed(prune('incidentMessages', [beforeMs, limit]));
+      return count!;
+    },
+
+    async pruneBlindSpells(endedBeforeMs, limit) {
+      const [count] = await removed(prune('blindSpells', [endedBeforeMs, limit]));
       return count!;
     },
   };

@@ -4,7 +4,8 @@
  * the cap; the components are written in one statement from a JSON list (json_each), the same on D1.
  */
 import { and, asc, eq, isNull, sql } from 'drizzle-orm';
-import type { SourcePollState, SourceStore, SourceValidators, StoredComponentState, StoredSource } from '../core/ports.ts';
+import type { BlindSpell, SourcePollState, SourceStore, SourceValidators, StoredComponentState, StoredSource } from '../core/ports.ts';
+import { BLIND_SPELLS_PER_SOURCE } from '../core/retention.ts';
 import type { ComponentState } from '../core/statuspage/mapping.ts';
 import type { SqliteConnection } from './sqlite-connection.ts';
 import { archiveLeftStatement, purgeStepStatements } from './sqlite-source-purge.ts';
@@ -64,6 +65,36 @@ const DROP_ABSENT_COMPONENTS = `
   DELETE FROM source_components WHERE source_id = ?
     AND component_id NOT IN (SELECT json_extract(j.value, '$.id') FROM json_each(?) AS j)`;
 
+/**
+ * Recording a blind spell with the poll state that ended it (params: source id, since, until,
+ * source id): only for a source that is watched, as the state itself. Saved twice (a save
+ * retried), it is one spell.
+ */
+const INSERT_SPELL = `
+  INSERT INTO source_blind_spells (source_id, since_ms, until_ms)
+  SELECT ?, ?, ? WHERE EXISTS (SELECT 1 FROM sources WHERE id = ? AND purging_ms IS NULL)
+  ON CONFLICT (source_id, since_ms) DO UPDATE SET until_ms = max(until_ms, excluded.until_ms)`;
+
+/** Over the cap (params: source id, cap), and the source's second oldest spell (param: source id). */
+const OVER_CAP = '(SELECT count(*) FROM source_blind_spells WHERE source_id = ?) > ?';
+const SECOND_OLDEST = '(SELECT since_ms FROM source_blind_spells WHERE source_id = ? ORDER BY since_ms LIMIT 1 OFFSET 1)';
+/**
+ * Over the cap, the oldest spell reaches to the end of the next one, which then goes (below):
+ * the read time between them counts as no data, rather than either spell's blindness as read.
+ * One spell comes per save, so one merge keeps the cap. Params: source id five times, then the cap.
+ */
+const MERGE_OLDEST = `
+  UPDATE source_blind_spells
+  SET until_ms = max(until_ms, (SELECT until_ms FROM source_blind_spells WHERE source_id = ? AND since_ms = ${SECOND_OLDEST}))
+  WHERE source_id = ? AND since_ms = (SELECT min(since_ms) FROM source_blind_spells WHERE source_id = ?) AND ${OVER_CAP}`;
+/** Params: source id three times, then the cap. */
+const DROP_MERGED = `DELETE FROM source_blind_spells WHERE source_id = ? AND since_ms = ${SECOND_OLDEST} AND ${OVER_CAP}`;
+
+const SAVE_POLL_STATE = `
+  UPDATE sources SET validators = ?, last_success_ms = ?, last_failure_ms = ?, last_error = ?, consecutive_failures = ?,
+    blind_since_ms = ?, blind_told_ms = ?
+  WHERE id = ? AND purging_ms IS NULL`;
+
 const p = sql.placeholder;
 /** A placeholder where Drizzle's types want SQL (update().set() takes no bare placeholders). */
 const v = (name: string) => sql`${p(name)}`;
@@ -121,8 +152,9 @@ export function createSqliteSourceStore(connection: SqliteConnection): SourceSto
     },
 
     async removeSource(id) {
-      const [, deleted] = await connection.runAtomically([
+      const [, , deleted] = await connection.runAtomically([
         { sql: 'DELETE FROM source_components WHERE source_id = ? AND EXISTS (SELECT 1 FROM sources WHERE id = ? AND purging_ms IS NULL)', params: [id, id] },
+        { sql: 'DELETE FROM source_blind_spells WHERE source_id = ? AND EXISTS (SELECT 1 FROM sources WHERE id = ? AND purging_ms IS NULL)', params: [id, id] },
         // A purging source's row stays until its purge ends: deleting it here would strand the rest of its archive.
         { sql: 'DELETE FROM sources WHERE id = ? AND purging_ms IS NULL RETURNING id', params: [id] },
       ]);
@@ -133,6 +165,8 @@ export function createSqliteSourceStore(connection: SqliteConnection): SourceSto
       const [marked] = await connection.runAtomically([
         { sql: 'UPDATE sources SET purging_ms = coalesce(purging_ms, ?) WHERE id = ? RETURNING id', params: [now, id] },
         { sql: 'DELETE FROM source_components WHERE source_id = ?', params: [id] },
+        // At most BLIND_SPELLS_PER_SOURCE rows: no need of the purge's steps.
+        { sql: 'DELETE FROM source_blind_spells WHERE source_id = ?', params: [id] },
       ]);
       return (marked?.length ?? 0) > 0;
     },
@@ -161,8 +195,8 @@ export function createSqliteSourceStore(connection: SqliteConnection): SourceSto
       return { incidents: Number(row?.incidents ?? 0), events: Number(row?.events ?? 0) };
     },
 
-    async savePollState(id, state: SourcePollState) {
-      await updatePollState.run({
+    async savePollState(id, state: SourcePollState, endedSpell?: BlindSpell) {
+      const values = {
         id,
         validators: JSON.stringify(state.validators),
         lastSuccessMs: state.lastSuccessAt,
@@ -171,7 +205,40 @@ export function createSqliteSourceStore(connection: SqliteConnection): SourceSto
         consecutiveFailures: state.consecutiveFailures,
         blindSinceMs: state.blindSince,
         blindToldMs: state.blindToldAt,
-      });
+      };
+      // The common minute: no spell ended, the prepared statement alone.
+      if (!endedSpell) {
+        await updatePollState.run(values);
+        return;
+      }
+      // The spell and the state that ended it in one step: a process that dies between them
+      // loses neither, and never records a spell whose read is not saved.
+      await connection.runAtomically([
+        { sql: INSERT_SPELL, params: [id, endedSpell.since, endedSpell.until, id] },
+        { sql: MERGE_OLDEST, params: [id, id, id, id, id, BLIND_SPELLS_PER_SOURCE] },
+        { sql: DROP_MERGED, params: [id, id, id, BLIND_SPELLS_PER_SOURCE] },
+        {
+          sql: SAVE_POLL_STATE,
+          params: [
+            values.validators,
+            values.lastSuccessMs,
+            values.lastFailureMs,
+            values.lastError,
+            values.consecutiveFailures,
+            values.blindSinceMs,
+            values.blindToldMs,
+            id,
+          ],
+        },
+      ]);
+    },
+
+    async blindSpells(sourceId, endedSinceMs) {
+      const rows = await connection.rows<[number, number]>(
+        'SELECT since_ms, until_ms FROM source_blind_spells WHERE source_id = ? AND until_ms >= ? ORDER BY since_ms LIMIT ?',
+        [sourceId, endedSinceMs, BLIND_SPELLS_PER_SOURCE],
+      );
+      return rows.map(([since, until]) => ({ since, until }));
     },
 
     async componentStates(sourceId) {

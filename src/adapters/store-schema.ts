@@ -581,3 +581,19 @@ export const sourceComponents = sqliteTable(
   },
   (t) => [primaryKey({ columns: [t.sourceId, t.componentId] })],
 );
+
+/**
+ * Each source's past blind spells: from its last good read before it went unread to the first good
+ * read after, so its track record counts that time as no data once it is read again. Bounded: at
+ * most BLIND_SPELLS_PER_SOURCE a source (the two oldest merge), and retention deletes those that
+ * ended before the track record's reach (core/retention.ts).
+ */
+export const sourceBlindSpells = sqliteTable(
+  'source_blind_spells',
+  {
+    sourceId: text('source_id').notNull(),
+    sinceMs: integer('since_ms').notNull(),
+    untilMs: integer('until_ms').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.sourceId, t.sinceMs] }), index('source_blind_spells_until').on(t.untilMs)],
+);

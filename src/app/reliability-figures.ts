@@ -30,21 +30,20 @@ export const reliabilityFigures: (store: ReliabilityStore, clock: Clock) => () =
   },
 );
 
+/** What a watched page's track record is read from. */
+export type SourceReliabilityStore = Pick<ArchiveReads, 'incidentSpans'> & Pick<SourceStore, 'getSource' | 'componentStates' | 'blindSpells'>;
+
 /**
  * A watched page's track record, computed when asked (the faces' response caches keep it): its
  * incidents alone, over the time statuswatch has watched it. The archive holds the page's history
- * from before it was added, but no reads of that time, so that time counts neither way; nor does
- * the page's blindness now. Its past blind episodes are not recorded: once it was read again, that
- * time counts as observed. Throws ApiError 404 when no such page is watched.
+ * from before it was added, but no reads of that time, so that time counts neither way; nor do
+ * the page's past blind spells, nor its blindness now. Throws ApiError 404 when no such page is watched.
  */
-export async function sourceReliability(
-  store: Pick<ArchiveReads, 'incidentSpans'> & Pick<SourceStore, 'getSource' | 'componentStates'>,
-  id: string,
-  nowMs: number,
-): Promise<{ source: StoredSource; figures: Reliability }> {
+export async function sourceReliability(store: SourceReliabilityStore, id: string, nowMs: number): Promise<{ source: StoredSource; figures: Reliability }> {
   const source = await requireSource(store, id);
-  const [spans, components] = await Promise.all([store.incidentSpans(reliabilitySince(nowMs)), store.componentStates(source.id)]);
-  const noData = noDataIntervals({ beganAt: source.createdAt, blind: [] }, source.poll.lastSuccessAt, nowMs);
+  const since = reliabilitySince(nowMs);
+  const [spans, components, blind] = await Promise.all([store.incidentSpans(since), store.componentStates(source.id), store.blindSpells(source.id, since)]);
+  const noData = noDataIntervals({ beganAt: source.createdAt, blind }, source.poll.lastSuccessAt, nowMs);
   // The page's services are its components (groups are their children's).
   const services = components.filter((c) => !c.isGroup).map((c) => c.name);
   return { source, figures: computeReliability(ofSource(spans, source.id), { nowMs, noData, services }) };

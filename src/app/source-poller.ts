@@ -9,6 +9,7 @@
  * lost or sent twice; only subscriptions that chose the source receive them. Blindness is per
  * source: the admin is told once per episode.
  */
+import { blindSpellEndedBy } from '../core/coverage.ts';
 import { findChanges, planChanges, splitPlan, DEFAULT_MAX_INCIDENT_WRITES_PER_POLL } from '../core/diff.ts';
 import { FeedFetchError } from '../core/errors.ts';
 import type { StatusEvent } from '../core/events.ts';
@@ -251,7 +252,11 @@ export function createSourcePoller(deps: SourcePollerDeps): SourcePoller {
   }
 
   async function saveState(source: StoredSource, state: SourcePollState): Promise<void> {
-    await store.savePollState(source.id, state);
+    // A good read the staleness limit or more after the last ends a blind spell: saved with the
+    // state in one step, so the page's track record counts that time as no data.
+    const read = state.lastSuccessAt !== source.poll.lastSuccessAt ? state.lastSuccessAt : null;
+    const ended = read === null ? null : blindSpellEndedBy(source.poll.lastSuccessAt ?? source.createdAt, read);
+    await store.savePollState(source.id, state, ended ?? undefined);
   }
 
   /**

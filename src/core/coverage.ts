@@ -31,6 +31,16 @@ export function noDataIntervals(coverage: DataCoverage, lastSuccessAt: number | 
   return mergeIntervals(intervals.filter(([start, end]) => end > start));
 }
 
+/**
+ * The blind spell a good read at `readAt` ends: from the last good read before it (or when the
+ * source was added, never read) when that was the staleness limit ago or more, the time every
+ * face showed the source as unknown; null when it was read within the limit. Whether the reads
+ * between failed or none was tried (the process was down) is the same: nothing was known.
+ */
+export function blindSpellEndedBy(lastReadAt: number, readAt: number, staleAfterMs = STALE_AFTER_MS): { since: number; until: number } | null {
+  return readAt - lastReadAt >= staleAfterMs ? { since: lastReadAt, until: readAt } : null;
+}
+
 export function mergeIntervals(intervals: readonly Interval[]): Interval[] {
   const sorted = [...intervals].sort((a, b) => a[0] - b[0]);
   const merged: Interval[] = [];

@@ -31,6 +31,20 @@ export const MEMBER_SENDS_KEPT_MS = 30 * DAY_MS;
  */
 export const INCIDENT_MESSAGES_KEPT_MS = 180 * DAY_MS;
 
+/**
+ * A source's blind spells stay this long after they ended: longer than the track record reaches
+ * back (reliability.ts reliabilitySince: twelve calendar months, or the longest window).
+ */
+export const BLIND_SPELLS_KEPT_MS = 400 * DAY_MS;
+
+/**
+ * Blind spells kept per source. A spell lasts the staleness limit at least, so only a page that
+ * flickers blind more often than this within BLIND_SPELLS_KEPT_MS reaches it; then its two oldest
+ * spells are merged (with the read time between them): its track record counts a little too much
+ * as no data, never too little.
+ */
+export const BLIND_SPELLS_PER_SOURCE = 500;
+
 /** The settings (config.ts): RETENTION_POLL_RUNS_DAYS, RETENTION_REJECTED_PAYLOADS_DAYS, REJECTED_PAYLOADS_MAX_BYTES. */
 export type RetentionSettings = {
   pollRunsDays: number;
@@ -63,6 +77,8 @@ export type PruneCutoffs = {
   memberSendsBeforeMs: number;
   /** Chat messages about an ended incident, last edited before this, go: their incident is no longer edited. */
   incidentMessagesBeforeMs: number;
+  /** Sources' blind spells that ended before this go: the track record no longer reaches them. */
+  blindSpellsEndedBeforeMs: number;
 };
 
 export function pruneCutoffs(now: number, settings: RetentionSettings): PruneCutoffs {
@@ -77,6 +93,7 @@ export function pruneCutoffs(now: number, settings: RetentionSettings): PruneCut
     appHoldsExpiredByMs: now,
     memberSendsBeforeMs: now - MEMBER_SENDS_KEPT_MS,
     incidentMessagesBeforeMs: now - INCIDENT_MESSAGES_KEPT_MS,
+    blindSpellsEndedBeforeMs: now - BLIND_SPELLS_KEPT_MS,
   };
 }
 
@@ -90,6 +107,7 @@ export type PruneCounts = {
   appConversationHolds: number;
   groupMemberSends: number;
   incidentMessages: number;
+  blindSpells: number;
   /** Rows of the archives of sources removed with `?purge=true` that their request left (app/source-purge.ts). */
   purgedSourceRows: number;
 };

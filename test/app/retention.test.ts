@@ -74,6 +74,7 @@ describe('pruning expired rows', () => {
       appConversationHolds: 0,
       groupMemberSends: 0,
       incidentMessages: 0,
+      blindSpells: 0,
       purgedSourceRows: 0,
     });
     // The open window's log is the one left: it still refuses a second sign-up.

@@ -216,6 +216,34 @@ describe('source poller', () => {
     expect((await p.pollSource(id)).status).toBe('ok');
     const [back] = (await archive.store.listSources()).filter((s) => s.id === id);
     expect(back?.poll).toMatchObject({ consecutiveFailures: 0, blindSince: null, blindToldAt: null, lastSuccessAt: now });
+    // The spell is on record, from the last good read to the read that ended it; the other page, read each minute, has none.
+    expect(await archive.store.blindSpells(id, 0)).toEqual([{ since: lastGood, until: now }]);
+    expect(await archive.store.blindSpells(other.id, 0)).toEqual([]);
+  });
+
+  it('records a spell whenever a page was read again the staleness limit or more after its last good read, polls failing or none made', async () => {
+    const { id } = await addPage();
+    const added = now;
+    const p = poller();
+    // Never read in the first ten minutes (its first polls waited): that time was not known either.
+    now += 10 * 60_000;
+    expect((await p.pollSource(id)).status).toBe('ok');
+    const firstRead = now;
+    // Read each minute, then not at all for an hour (the process was down), then read again.
+    for (let minute = 0; minute < 3; minute++) {
+      now += 60_000;
+      expect((await p.pollSource(id)).status).toBe('ok');
+    }
+    const lastGood = now;
+    now += 60 * 60_000;
+    expect((await p.pollSource(id)).status).toBe('ok');
+    // Just under the limit after it: a late poll, not a spell.
+    now += STALE_AFTER_MS - 1;
+    expect((await p.pollSource(id)).status).toBe('ok');
+    expect(await archive.store.blindSpells(id, 0)).toEqual([
+      { since: added, until: firstRead },
+      { since: lastGood, until: lastGood + 60 * 60_000 },
+    ]);
   });
 
   it("mails the admin once when a page goes blind, the page's name kept out of the headers", async () => {

@@ -305,5 +305,26 @@ export function retentionContract(target: StoreTarget): void {
         expect(await store.findAppRoot('sub', '200')).toMatchObject({ rootTs: '1.200' });
       });
     });
+
+    describe("sources' blind spells", () => {
+      it('drops the spells that ended before the cutoff, oldest first, in batches; a later one stays, whenever it began', async () => {
+        const never = { validators: {}, lastFailureAt: null, lastError: null, consecutiveFailures: 0, blindSince: null, blindToldAt: null };
+        for (const n of [1, 2])
+          await store.addSource(
+            { id: `src_${n}`, kind: 'statuspage', name: `Vendor ${n}`, url: `https://s${n}.example.com`, createdAt: NOW - 500 * DAY_MS },
+            10,
+          );
+        // Two pages' spells of an hour each, ended 420 to 431 days ago; one long spell ended 399 days ago.
+        for (let i = 0; i < 12; i++) {
+          const until = NOW - (420 + i) * DAY_MS;
+          await store.savePollState(`src_${(i % 2) + 1}`, { ...never, lastSuccessAt: until }, { since: until - 3_600_000, until });
+        }
+        await store.savePollState('src_1', { ...never, lastSuccessAt: NOW - 399 * DAY_MS }, { since: NOW - 450 * DAY_MS, until: NOW - 399 * DAY_MS });
+
+        expect(await inBatches((limit) => store.pruneBlindSpells(NOW - 400 * DAY_MS, limit), 5)).toEqual([5, 5, 2]);
+        expect(await store.blindSpells('src_1', 0)).toEqual([{ since: NOW - 450 * DAY_MS, until: NOW - 399 * DAY_MS }]);
+        expect(await store.blindSpells('src_2', 0)).toEqual([]);
+      });
+    });
   });
 }

@@ -10,6 +10,7 @@ import { planPoll } from '../../src/core/diff.ts';
 import { SourceGoneError } from '../../src/core/errors.ts';
 import { planDeliveries } from '../../src/core/fanout.ts';
 import type { SourceRecord, Store } from '../../src/core/ports.ts';
+import { BLIND_SPELLS_PER_SOURCE } from '../../src/core/retention.ts';
 import type { ComponentState } from '../../src/core/statuspage/mapping.ts';
 import { attemptOf } from '../fixtures/notification-builders.ts';
 import { one, type RawIncident, rawIncident } from '../fixtures/vendor-builders.ts';
@@ -17,6 +18,7 @@ import { pollRun, subscribe } from './archive-polls.ts';
 import type { OpenedStore, StoreTarget } from './store-target.ts';
 
 const T0 = Date.UTC(2026, 10, 27, 9);
+const MINUTE_MS = 60_000;
 const source = (n: number, url = `https://status${n}.example.com`): SourceRecord => ({
   id: `src_${n}`,
   kind: 'statuspage',
@@ -98,6 +100,7 @@ async function visibleOf(store: Store, source: string) {
     found: await store.listIncidents({ source, q: 'database' }, null, 100),
     ongoing: await store.ongoingIncidents(source),
     components: await store.componentStates(source),
+    blindSpells: await store.blindSpells(source, 0),
     source: await store.getSource(source),
   };
 }
@@ -200,6 +203,55 @@ export function sourcesContract(target: StoreTarget): void {
       expect(await store.componentStates('src_2')).toEqual([{ ...component('c1', 'unknown', { vendorStatus: 'degraded' }), updatedAt: T0 + 120_000 }]);
     });
 
+    describe('blind spells', () => {
+      const HOUR_MS = 3_600_000;
+      const readAt = (at: number) => ({ ...NEVER_POLLED, lastSuccessAt: at });
+
+      it('keeps the spell a good read ended with its poll state, in one step, from any store; reads those ended since a time, oldest first', async () => {
+        await store.addSource(source(1), 10);
+        await store.addSource(source(2), 10);
+        // A spell of src_1 that ended before the asked time, and two after; one of src_2.
+        await store.savePollState('src_1', readAt(T0 + 2 * HOUR_MS), { since: T0, until: T0 + 2 * HOUR_MS });
+        await store.savePollState('src_1', readAt(T0 + 5 * HOUR_MS), { since: T0 + 4 * HOUR_MS, until: T0 + 5 * HOUR_MS });
+        await store.savePollState('src_2', readAt(T0 + 6 * HOUR_MS), { since: T0 + HOUR_MS, until: T0 + 6 * HOUR_MS });
+        // The same spell saved again (a save retried) is one spell.
+        await store.savePollState('src_1', readAt(T0 + 9 * HOUR_MS), { since: T0 + 8 * HOUR_MS, until: T0 + 9 * HOUR_MS });
+        await store.savePollState('src_1', readAt(T0 + 9 * HOUR_MS), { since: T0 + 8 * HOUR_MS, until: T0 + 9 * HOUR_MS });
+        const other = opened.openAnother();
+        expect((await other.getSource('src_1'))?.poll).toEqual(readAt(T0 + 9 * HOUR_MS));
+        expect(await other.blindSpells('src_1', T0 + 3 * HOUR_MS)).toEqual([
+          { since: T0 + 4 * HOUR_MS, until: T0 + 5 * HOUR_MS },
+          { since: T0 + 8 * HOUR_MS, until: T0 + 9 * HOUR_MS },
+        ]);
+        // Ended exactly at the asked time: it reaches it, so it is read.
+        expect(await other.blindSpells('src_1', T0 + 2 * HOUR_MS)).toHaveLength(3);
+        expect(await other.blindSpells('src_2', 0)).toEqual([{ since: T0 + HOUR_MS, until: T0 + 6 * HOUR_MS }]);
+        expect(await other.blindSpells('src_9', 0)).toEqual([]);
+        // A removed source takes its spells along; saved after it is gone, none is kept.
+        expect(await store.removeSource('src_1')).toBe(true);
+        expect(await store.blindSpells('src_1', 0)).toEqual([]);
+        await store.savePollState('src_1', readAt(T0 + 12 * HOUR_MS), { since: T0 + 10 * HOUR_MS, until: T0 + 12 * HOUR_MS });
+        expect(await store.blindSpells('src_1', 0)).toEqual([]);
+        expect(await store.blindSpells('src_2', 0)).toHaveLength(1);
+      });
+
+      it(`keeps at most ${BLIND_SPELLS_PER_SOURCE} spells a source: past that, the two oldest merge into one, the read time between them counted in`, async () => {
+        await store.addSource(source(1), 10);
+        await store.addSource(source(2), 10);
+        await store.savePollState('src_2', readAt(T0 + HOUR_MS), { since: T0, until: T0 + HOUR_MS });
+        // Spells of ten minutes, one every hour: three more than the cap.
+        const spell = (i: number) => ({ since: T0 + i * HOUR_MS, until: T0 + i * HOUR_MS + 10 * MINUTE_MS });
+        for (let i = 0; i < BLIND_SPELLS_PER_SOURCE + 3; i++) await store.savePollState('src_1', readAt(spell(i).until), spell(i));
+        const kept = await store.blindSpells('src_1', 0);
+        expect(kept).toHaveLength(BLIND_SPELLS_PER_SOURCE);
+        // The first four spells are one now, from the first's start to the fourth's end; the rest as they were.
+        expect(kept[0]).toEqual({ since: spell(0).since, until: spell(3).until });
+        expect(kept.slice(1)).toEqual(Array.from({ length: BLIND_SPELLS_PER_SOURCE - 1 }, (_, i) => spell(i + 4)));
+        // Another source's spells are its own.
+        expect(await store.blindSpells('src_2', 0)).toEqual([{ since: T0, until: T0 + HOUR_MS }]);
+      });
+    });
+
     describe('purging a source', () => {
       const T1 = T0 + 60_000;
       const T2 = T0 + 120_000;
@@ -239,6 +291,8 @@ export function sourcesContract(target: StoreTarget): void {
         await store.releaseClaims(HOLDER);
         for (const id of ['src_a', 'src_ab']) {
           await store.saveComponentStates(id, [component('c1', 'operational'), component('c2', 'major_outage')], T1);
+          // Each went unread for a while before its last good read.
+          await store.savePollState(id, { ...NEVER_POLLED, lastSuccessAt: T2 }, { since: T0, until: T2 });
         }
       }
 
@@ -247,6 +301,7 @@ export function sourcesContract(target: StoreTarget): void {
         const before = { main: await visibleOf(store, 'main'), other: await visibleOf(store, 'src_ab') };
         const purged = await visibleOf(store, 'src_a');
         expect(purged.listed).toHaveLength(3);
+        expect(purged.blindSpells).toEqual([{ since: T0, until: T2 }]);
         expect(purged.events.length).toBeGreaterThan(3);
         const deliveriesBefore = await deliveriesWithAttempts(store);
         const isPurged = (key: string) => key.startsWith('src_a:');
@@ -271,6 +326,7 @@ export function sourcesContract(target: StoreTarget): void {
           found: [],
           ongoing: [],
           components: [],
+          blindSpells: [],
           source: null,
         });
         // The sent deliveries of its events stay, with their attempts; those not yet sent are gone.
@@ -333,6 +389,8 @@ export function sourcesContract(target: StoreTarget): void {
         expect(await store.archiveGeneration()).toBe(generation);
         await store.saveComponentStates('src_1', [component('c1', 'operational')], T2);
         expect(await store.componentStates('src_1')).toEqual([]);
+        await store.savePollState('src_1', { ...NEVER_POLLED, lastSuccessAt: T2 }, { since: T1, until: T2 });
+        expect(await store.blindSpells('src_1', 0)).toEqual([]);
         // Nor once it is gone.
         expect((await store.purgeSourceStep('src_1', 1000)).done).toBe(true);
         await expect(store.applyPoll(late)).rejects.toBeInstanceOf(SourceGoneError);

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { parseConfig, retentionSettings } from '../../src/config.ts';
 import { CONFIRM_TOKEN_TTL_MS } from '../../src/core/confirmation-token.ts';
-import { DEFAULT_RETENTION, EXPIRED_TOKEN_KEPT_MS, MEMBER_SENDS_KEPT_MS, pruneCutoffs } from '../../src/core/retention.ts';
+import { reliabilitySince } from '../../src/core/reliability.ts';
+import { BLIND_SPELLS_KEPT_MS, DEFAULT_RETENTION, EXPIRED_TOKEN_KEPT_MS, MEMBER_SENDS_KEPT_MS, pruneCutoffs } from '../../src/core/retention.ts';
 import { RETRY_DELAYS_MS, RETRY_JITTER_FRACTION } from '../../src/core/retry-schedule.ts';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
@@ -21,7 +22,17 @@ describe('retention cutoffs', () => {
       memberSendsBeforeMs: NOW - 30 * DAY_MS,
       // A chat message about an incident that ended half a year ago is no longer edited.
       incidentMessagesBeforeMs: NOW - 180 * DAY_MS,
+      // A source's blind spell goes once the track record no longer reaches it.
+      blindSpellsEndedBeforeMs: NOW - 400 * DAY_MS,
     });
+  });
+
+  it("keeps a source's blind spells as far back as its track record reaches, whatever the day", () => {
+    for (let day = 0; day < 366; day += 5) {
+      const now = Date.UTC(2026, 0, 1, 23, 59) + day * DAY_MS;
+      expect(pruneCutoffs(now, DEFAULT_RETENTION).blindSpellsEndedBeforeMs).toBeLessThan(reliabilitySince(now));
+    }
+    expect(BLIND_SPELLS_KEPT_MS).toBe(400 * DAY_MS);
   });
 
   it('keeps a group delivery’s per-member sends far longer than any retry of that delivery', () => {

@@ -22,4 +22,6 @@ export interface RetentionStore {
   pruneGroupMemberSends(beforeMs: number, limit: number): Promise<number>;
   /** Chat messages (one per incident and subscription) last edited before `beforeMs` whose incident has ended, oldest first. */
   pruneIncidentMessages(beforeMs: number, limit: number): Promise<number>;
+  /** Sources' blind spells that ended before `endedBeforeMs`, oldest first. */
+  pruneBlindSpells(endedBeforeMs: number, limit: number): Promise<number>;
 }

@@ -33,6 +33,12 @@ export type SourcePollState = {
 
 export type StoredSource = SourceRecord & { poll: SourcePollState };
 
+/**
+ * A past stretch the source went unread: from its last good read (or its adding) to the good read
+ * that ended it, [since, until) in epoch ms.
+ */
+export type BlindSpell = { since: number; until: number };
+
 export type StoredComponentState = ComponentState & { updatedAt: number };
 
 /**
@@ -68,15 +74,15 @@ export interface SourceStore {
   listSources(): Promise<StoredSource[]>;
   getSource(id: string): Promise<StoredSource | null>;
   /**
-   * Deletes the source and its component states, in one step: it is no longer polled. Its
+   * Deletes the source, its component states and its blind spells, in one step: it is no longer polled. Its
    * incidents and events stay in the archive. False when there was none (or it is purging: its
    * row stays until the purge ends).
    */
   removeSource(id: string): Promise<boolean>;
   /**
-   * Marks the source purging as of `now`, in one step with deleting its component states: from
-   * then on it is neither listed nor found, no poll writes to it, and its id and address stay
-   * taken until `purgeSourceStep` reports it done. True also when it was purging already; false
+   * Marks the source purging as of `now`, in one step with deleting its component states and
+   * blind spells (a bounded delete: BLIND_SPELLS_PER_SOURCE at most): from then on it is neither
+   * listed nor found, no poll writes to it, and its id and address stay taken until `purgeSourceStep` reports it done. True also when it was purging already; false
    * when there is no such source.
    */
   beginSourcePurge(id: string, now: number): Promise<boolean>;
@@ -93,8 +99,14 @@ export interface SourceStore {
   purgingSources(): Promise<string[]>;
   /** What is left of a source's archive, each count capped at `cap` (a bounded read). */
   sourceArchiveLeft(id: string, cap: number): Promise<SourceArchiveLeft>;
-  /** Writes what a poll came to; nothing when the source is gone. */
-  savePollState(id: string, state: SourcePollState): Promise<void>;
+  /**
+   * Writes what a poll came to, and the blind spell its good read ended if any, in one step;
+   * nothing when the source is gone (or purging). Keeps at most BLIND_SPELLS_PER_SOURCE spells of
+   * the source, merging its two oldest.
+   */
+  savePollState(id: string, state: SourcePollState, endedSpell?: BlindSpell): Promise<void>;
+  /** The source's blind spells that ended at or after `endedSinceMs`, oldest first (at most BLIND_SPELLS_PER_SOURCE). */
+  blindSpells(sourceId: string, endedSinceMs: number): Promise<BlindSpell[]>;
   /** Ordered by position then name; empty for an unknown source. */
   componentStates(sourceId: string): Promise<StoredComponentState[]>;
   /**

@@ -13,8 +13,7 @@ import {
 } from '../../core/reliability.ts';
 import { countAxis, durationAxis, horizontalBarChart, lineChart, stackedColumnChart, type ChartSeries } from '../../core/svg-chart.ts';
 import { iso } from '../api-json.ts';
-import { reliabilityFigures, type ReliabilityStore, sourceReliability } from '../../app/reliability-figures.ts';
-import type { SourceStore } from '../../core/ports.ts';
+import { reliabilityFigures, type ReliabilityStore, type SourceReliabilityStore, sourceReliability } from '../../app/reliability-figures.ts';
 import { MAIN_FEED_SOURCE } from '../../core/statuspage/mapping.ts';
 import { sourceParam } from '../query-params.ts';
 import type { AppDeps } from '../deps.ts';
@@ -24,7 +23,7 @@ import { durationText, Time } from '../pages/time.tsx';
 
 const MINUTE_MS = 60_000;
 const WEIGHT_PERCENT = Math.round(PARTIAL_OUTAGE_WEIGHT * 100);
-export function reliabilityRoutes(deps: Pick<AppDeps, 'clock' | 'assets'> & { store: ReliabilityStore & Pick<SourceStore, 'getSource' | 'componentStates'> }) {
+export function reliabilityRoutes(deps: Pick<AppDeps, 'clock' | 'assets'> & { store: ReliabilityStore & SourceReliabilityStore }) {
   const { store, clock } = deps;
   const app = new Hono();
   const figures = reliabilityFigures(store, clock);
