@@ -6,7 +6,7 @@
 import { asc, eq, sql } from 'drizzle-orm';
 import type { SourcePollState, SourceStore, SourceValidators, StoredComponentState, StoredSource } from '../core/ports.ts';
 import type { ComponentState } from '../core/statuspage/mapping.ts';
-import type { SqliteConnection } from './sqlite-connection.ts';
+import type { BatchStatement, SqliteConnection } from './sqlite-connection.ts';
 import * as t from './store-schema.ts';
 
 function parseValidators(text: string): SourceValidators {
@@ -47,7 +47,9 @@ const toComponent = (row: typeof t.sourceComponents.$inferSelect): StoredCompone
   updatedAt: row.updatedMs,
 });
 
-// One row per component from the JSON list; a status that did not change keeps its time.
+// One row per component from the JSON list; a state that did not change keeps its time. The page's
+// own word decides: two words we do not know are two states, and a component event's id names
+// the instant its previous state began (component-events.ts).
 const UPSERT_COMPONENTS = `
   INSERT INTO source_components (source_id, component_id, name, group_id, is_group, position, status, vendor_status, updated_ms)
   SELECT ?, json_extract(j.value, '$.id'), json_extract(j.value, '$.name'), json_extract(j.value, '$.groupId'),
@@ -56,12 +58,35 @@ const UPSERT_COMPONENTS = `
   FROM json_each(?) AS j WHERE EXISTS (SELECT 1 FROM sources WHERE id = ?)
   ON CONFLICT (source_id, component_id) DO UPDATE SET
     name = excluded.name, group_id = excluded.group_id, is_group = excluded.is_group, position = excluded.position,
-    updated_ms = CASE WHEN source_components.status = excluded.status THEN source_components.updated_ms ELSE excluded.updated_ms END,
+    updated_ms = CASE WHEN source_components.vendor_status = excluded.vendor_status THEN source_components.updated_ms ELSE excluded.updated_ms END,
     status = excluded.status, vendor_status = excluded.vendor_status`;
 
 const DROP_ABSENT_COMPONENTS = `
   DELETE FROM source_components WHERE source_id = ?
     AND component_id NOT IN (SELECT json_extract(j.value, '$.id') FROM json_each(?) AS j)`;
+
+/**
+ * Makes `states` the source's components as of `now` (SourceStore.saveComponentStates), as
+ * statements: also written inside a source's poll (sqlite-poll-apply.ts), with the events of the
+ * changes, so a crash never keeps one without the other.
+ */
+export function componentStatesStatements(sourceId: string, states: readonly ComponentState[], now: number): BatchStatement[] {
+  const list = JSON.stringify(
+    states.map((s) => ({
+      id: s.id,
+      name: s.name,
+      groupId: s.groupId,
+      isGroup: s.isGroup ? 1 : 0,
+      position: s.position,
+      status: s.status,
+      vendorStatus: s.vendorStatus,
+    })),
+  );
+  return [
+    { sql: UPSERT_COMPONENTS, params: [sourceId, now, list, sourceId] },
+    { sql: DROP_ABSENT_COMPONENTS, params: [sourceId, list] },
+  ];
+}
 
 const p = sql.placeholder;
 /** A placeholder where Drizzle's types want SQL (update().set() takes no bare placeholders). */
@@ -147,21 +172,7 @@ export function createSqliteSourceStore(connection: SqliteConnection): SourceSto
     },
 
     async saveComponentStates(sourceId, states, now) {
-      const list = JSON.stringify(
-        states.map((s) => ({
-          id: s.id,
-          name: s.name,
-          groupId: s.groupId,
-          isGroup: s.isGroup ? 1 : 0,
-          position: s.position,
-          status: s.status,
-          vendorStatus: s.vendorStatus,
-        })),
-      );
-      await connection.runAtomically([
-        { sql: UPSERT_COMPONENTS, params: [sourceId, now, list, sourceId] },
-        { sql: DROP_ABSENT_COMPONENTS, params: [sourceId, list] },
-      ]);
+      await connection.runAtomically(componentStatesStatements(sourceId, states, now));
     },
   };
 }
