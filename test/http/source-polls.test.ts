@@ -125,6 +125,9 @@ describe('sources polled over the API', () => {
     ]);
     // The main feed's log does not hold it.
     expect((await service.get('/api/events?source=main&type=component.status_changed')).body.events).toEqual([]);
+    // The event log's description names the type and says the incident id is null for it.
+    const openapi = JSON.stringify((await service.get('/openapi.json')).body.paths['/api/events']);
+    expect(openapi).toContain('component.status_changed');
     const open = (await service.get(`/api/incidents?source=${acmeId}&status=active`)).body.incidents;
     expect(open.map((i: { id: string }) => i.id)).toEqual([`${acmeId}:swinc0000001`]);
     for (const path of ['/api/v2.0.0/current', '/api/v1.0.0/current', '/widget.json']) {
