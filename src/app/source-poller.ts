@@ -4,7 +4,9 @@
  * and the maintenances lists only when the summary says they may hold news. What was seen is
  * diffed against the archive and written through the main poller's write path (the pure diff,
  * then applyPoll), so every version is kept, no event is made twice, and an incident that leaves
- * the page without being resolved stays as the archive knows it. Its events' deliveries are
+ * the page without being resolved stays as the archive knows it. A component whose state changed
+ * since the last good read is a `component.status_changed` event, written with the new states in
+ * the poll's last step (component-events.ts). Its events' deliveries are
  * planned as the main feed's are (planDeliveries) and written in the same transactions, so none is
  * lost or sent twice; only subscriptions that chose the source receive them. Blindness is per
  * source: the admin is told once per episode.

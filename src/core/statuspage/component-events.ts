@@ -40,7 +40,7 @@ export function componentOutageMoved(data: Pick<ComponentEventData, 'from_state'
   return data.from_state === SERVICE_STATE_WORDS.outage || data.to_state === SERVICE_STATE_WORDS.outage;
 }
 
-/** A component as kept: its state, and since when it holds (epoch ms). */
+/** A component as kept (SourceStore.componentStates): its state, and since when it holds (epoch ms). */
 export type KeptComponentState = ComponentState & { updatedAt: number };
 
 /**
