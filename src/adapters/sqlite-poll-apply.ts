@@ -13,6 +13,7 @@ import type { ApplyPollInput, PollRun, RejectedPayload } from '../core/ports.ts'
 import { toVendorIncident } from '../core/vendor-format.ts';
 import type { BatchStatement, SqlValue } from './sqlite-connection.ts';
 import { releaseLeaseStatement } from './sqlite-leases.ts';
+import { componentStatesStatements } from './sqlite-sources.ts';
 import { PRUNE_SQL } from './sqlite-retention.ts';
 import { INCIDENTS_FTS, SORT_KEYS_PER_SECOND } from './store-schema.ts';
 
@@ -164,7 +165,7 @@ const utf8 = new TextEncoder();
 
 /** Every statement of one planned piece, in order; the last one reads the archive generation. */
 export function applyPollStatements(
-  { run, plan, deliveries, seenIds, seenBefore, rejected, markSeeded, diffedFeed, releaseLease, recordRun = true, source }: ApplyPollInput,
+  { run, plan, deliveries, seenIds, seenBefore, rejected, markSeeded, diffedFeed, releaseLease, recordRun = true, source, components }: ApplyPollInput,
   rejectedMaxBytes: number,
 ): BatchStatement[] {
   const now = run.startedAt;
@@ -173,6 +174,7 @@ export function applyPollStatements(
   for (const write of plan.writes) list.push(...incidentStatements(write, now, run.id));
   for (const event of plan.events) list.push(eventStatement(event, run.id));
   list.push(...deliveryStatements(deliveries, now));
+  if (components && source !== undefined) list.push(...componentStatesStatements(source, components, now));
   const seen = JSON.stringify(seenIds);
   const wrote = plan.writes.length > 0 ? 1 : 0;
   // Both before TOUCH_SEEN, whose condition they repeat.

@@ -7,7 +7,7 @@ import { and, asc, eq, isNull, sql } from 'drizzle-orm';
 import type { BlindSpell, SourcePollState, SourceStore, SourceValidators, StoredComponentState, StoredSource } from '../core/ports.ts';
 import { BLIND_SPELLS_PER_SOURCE } from '../core/retention.ts';
 import type { ComponentState } from '../core/statuspage/mapping.ts';
-import type { SqliteConnection } from './sqlite-connection.ts';
+import type { BatchStatement, SqliteConnection } from './sqlite-connection.ts';
 import { archiveLeftStatement, purgeStepStatements } from './sqlite-source-purge.ts';
 import * as t from './store-schema.ts';
 
@@ -49,7 +49,9 @@ const toComponent = (row: typeof t.sourceComponents.$inferSelect): StoredCompone
   updatedAt: row.updatedMs,
 });
 
-// One row per component from the JSON list; a status that did not change keeps its time.
+// One row per component from the JSON list; a state that did not change keeps its time. The page's
+// own word decides: two words we do not know are two states, and a component event's id names
+// the instant its previous state began (component-events.ts).
 const UPSERT_COMPONENTS = `
   INSERT INTO source_components (source_id, component_id, name, group_id, is_group, position, status, vendor_status, updated_ms)
   SELECT ?, json_extract(j.value, '$.id'), json_extract(j.value, '$.name'), json_extract(j.value, '$.groupId'),
@@ -58,7 +60,7 @@ const UPSERT_COMPONENTS = `
   FROM json_each(?) AS j WHERE EXISTS (SELECT 1 FROM sources WHERE id = ? AND purging_ms IS NULL)
   ON CONFLICT (source_id, component_id) DO UPDATE SET
     name = excluded.name, group_id = excluded.group_id, is_group = excluded.is_group, position = excluded.position,
-    updated_ms = CASE WHEN source_components.status = excluded.status THEN source_components.updated_ms ELSE excluded.updated_ms END,
+    updated_ms = CASE WHEN source_components.vendor_status = excluded.vendor_status THEN source_components.updated_ms ELSE excluded.updated_ms END,
     status = excluded.status, vendor_status = excluded.vendor_status`;
 
 const DROP_ABSENT_COMPONENTS = `
@@ -94,6 +96,29 @@ const SAVE_POLL_STATE = `
   UPDATE sources SET validators = ?, last_success_ms = ?, last_failure_ms = ?, last_error = ?, consecutive_failures = ?,
     blind_since_ms = ?, blind_told_ms = ?
   WHERE id = ? AND purging_ms IS NULL`;
+
+/**
+ * Makes `states` the source's components as of `now` (SourceStore.saveComponentStates), as
+ * statements: also written inside a source's poll (sqlite-poll-apply.ts), with the events of the
+ * changes, so a crash never keeps one without the other.
+ */
+export function componentStatesStatements(sourceId: string, states: readonly ComponentState[], now: number): BatchStatement[] {
+  const list = JSON.stringify(
+    states.map((s) => ({
+      id: s.id,
+      name: s.name,
+      groupId: s.groupId,
+      isGroup: s.isGroup ? 1 : 0,
+      position: s.position,
+      status: s.status,
+      vendorStatus: s.vendorStatus,
+    })),
+  );
+  return [
+    { sql: UPSERT_COMPONENTS, params: [sourceId, now, list, sourceId] },
+    { sql: DROP_ABSENT_COMPONENTS, params: [sourceId, list] },
+  ];
+}
 
 const p = sql.placeholder;
 /** A placeholder where Drizzle's types want SQL (update().set() takes no bare placeholders). */
@@ -252,21 +277,7 @@ export function createSqliteSourceStore(connection: SqliteConnection): SourceSto
     },
 
     async saveComponentStates(sourceId, states, now) {
-      const list = JSON.stringify(
-        states.map((s) => ({
-          id: s.id,
-          name: s.name,
-          groupId: s.groupId,
-          isGroup: s.isGroup ? 1 : 0,
-          position: s.position,
-          status: s.status,
-          vendorStatus: s.vendorStatus,
-        })),
-      );
-      await connection.runAtomically([
-        { sql: UPSERT_COMPONENTS, params: [sourceId, now, list, sourceId] },
-        { sql: DROP_ABSENT_COMPONENTS, params: [sourceId, list] },
-      ]);
+      await connection.runAtomically(componentStatesStatements(sourceId, states, now));
     },
   };
 }

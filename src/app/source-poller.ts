@@ -4,7 +4,9 @@
  * and the maintenances lists only when the summary says they may hold news. What was seen is
  * diffed against the archive and written through the main poller's write path (the pure diff,
  * then applyPoll), so every version is kept, no event is made twice, and an incident that leaves
- * the page without being resolved stays as the archive knows it. Its events' deliveries are
+ * the page without being resolved stays as the archive knows it. A component whose state changed
+ * since the last good read is a `component.status_changed` event, written with the new states in
+ * the poll's last step (component-events.ts). Its events' deliveries are
  * planned as the main feed's are (planDeliveries) and written in the same transactions, so none is
  * lost or sent twice; only subscriptions that chose the source receive them. Blindness is per
  * source: the admin is told once per episode.
@@ -40,6 +42,7 @@ import {
   type ComponentChange,
   type PageReading,
 } from '../core/statuspage/mapping.ts';
+import { componentEvents } from '../core/statuspage/component-events.ts';
 import { NotStatuspageError, parseIncidents, parseMaintenances, parseSummary } from '../core/statuspage/schema.ts';
 import { forEachAtMost } from './concurrency.ts';
 import { APPLY_PIECE_INCIDENTS, LAST_SEEN_PRECISION_MS, POLL_LEASE_TTL_MS } from './poller.ts';
@@ -77,7 +80,7 @@ export type SourcePollResult =
     };
 
 export type SourcePollerDeps = {
-  store: Pick<SourceStore, 'getSource' | 'listSources' | 'savePollState' | 'componentStates' | 'saveComponentStates'> &
+  store: Pick<SourceStore, 'getSource' | 'listSources' | 'savePollState' | 'componentStates'> &
     Pick<ArchiveWrites, 'loadIncidents' | 'applyPoll'> &
     Pick<ArchiveQueries, 'ongoingIncidents'> &
     Pick<Leases, 'tryAcquireLease' | 'releaseLease'> &
@@ -204,34 +207,38 @@ export function createSourcePoller(deps: SourcePollerDeps): SourcePoller {
       const plan = planChanges(findChanges(observed, archived), { now: startedAt, backfill: source.poll.lastSuccessAt === null, maxWrites: maxIncidentWrites });
       const run: PollRun = { id: deps.newId(), startedAt, finishedAt: startedAt, outcome: 'ok', sources: [], changes: {} };
       const pieces = splitPlan(plan, APPLY_PIECE_INCIDENTS);
-      // As the main poller does: read before the writes, and not at all for a backfill (which
-      // causes no deliveries). Which subscriptions want a source's events is the filters' rule
-      // (fanout.ts): those that chose the source, never one made before it without it.
-      const subscriptions = plan.events.some((e) => !e.backfill) ? await store.activeSubscriptions() : [];
+      // The components as the previous good read left them, against this read's: a change of
+      // state is an event, written with the new states in the poll's last piece (a crash keeps
+      // both or neither). The first good read has nothing to compare with.
+      const keptComponents = new Map(source.poll.lastSuccessAt === null ? [] : (await store.componentStates(source.id)).map((c) => [c.id, c]));
+      const states = componentStates(summary.components.items);
+      const changes = componentChanges(keptComponents, states);
+      const flips = componentEvents({ source, kept: keptComponents, read: states, detectedAt: startedAt });
+      // As the main poller does: subscriptions are read before the writes, and not at all for a
+      // backfill (which causes no deliveries). Which subscriptions want a source's events is the
+      // filters' rule (fanout.ts): those that chose the source, never one made before it without it.
+      const subscriptions = plan.events.some((e) => !e.backfill) || flips.length > 0 ? await store.activeSubscriptions() : [];
       const applied: StatusEvent[] = [];
       for (const [index, piece] of pieces.entries()) {
         const last = index === pieces.length - 1;
+        const events = last ? [...piece.events, ...flips] : piece.events;
         await store.applyPoll({
           run,
-          plan: piece,
-          deliveries: planDeliveries(piece.events, subscriptions),
+          plan: { writes: piece.writes, events },
+          deliveries: planDeliveries(events, subscriptions),
           seenIds: last ? observed.map((i) => i.id) : [],
           seenBefore: startedAt - LAST_SEEN_PRECISION_MS,
           rejected: [],
           markSeeded: false,
           recordRun: false,
           source: source.id,
+          ...(last ? { components: states } : {}),
         });
-        applied.push(...piece.events);
+        applied.push(...events);
       }
-
-      const before = new Map((await store.componentStates(source.id)).map((c) => [c.id, c]));
-      const states = componentStates(summary.components.items);
-      const changes = componentChanges(before, states);
-      await store.saveComponentStates(source.id, states, startedAt);
-      if (changes.some((c) => c.from !== null))
-        logger.info('source components changed', { source: source.id, changes: changes.filter((c) => c.from !== null) });
-      if (applied.length > 0) logger.info('source poll changed the archive', { source: source.id, events: applied.length });
+      if (flips.length > 0)
+        logger.info('source components changed', { source: source.id, changes: flips.map((e) => `${e.data.component.name}: ${e.data.from} -> ${e.data.to}`) });
+      if (applied.length > flips.length) logger.info('source poll changed the archive', { source: source.id, events: applied.length - flips.length });
 
       // With changes left for later, the bodies that hold them must be read in full again.
       const kept = plan.pending > 0 ? source.poll.validators : validators;

@@ -6,6 +6,7 @@
 import { checkToken, hashToken, type TokenPurpose } from '../core/confirmation-token.ts';
 import { escapeHtml } from '../core/email-render.ts';
 import { ApiError } from '../core/errors.ts';
+import { componentSubjectId } from '../core/statuspage/component-events.ts';
 import { EVENT_TYPES, type EventData, type EventType, type IncidentSummary, type StatusEvent } from '../core/events.ts';
 import type {
   Clock,
@@ -314,11 +315,21 @@ export function sampleEvents(now: number): StatusEvent[] {
       last_known: { ongoing: [], more: 0 },
     },
     'monitor.recovered': { type: 'monitor.recovered', since: iso, recovered_at: iso, blind_for_ms: 0 },
+    'component.status_changed': {
+      type: 'component.status_changed',
+      source: { id: 'test', name: 'Test: an example status page' },
+      component: { id: 'test', name: 'Messaging' },
+      // A recovery: sent last, it closes an on-call tool's test alert, as the other tests leave it.
+      from: 'major_outage',
+      to: 'operational',
+      from_state: 'Outage',
+      to_state: 'Operational',
+    },
   };
   return EVENT_TYPES.map((type) => ({
     id: `test.r1.${type.replace('incident.', '')}`,
     type,
-    incidentId: type.startsWith('monitor.') ? '' : 'test',
+    incidentId: type.startsWith('monitor.') ? '' : type.startsWith('component.') ? componentSubjectId('test', 'test') : 'test',
     revision: 1,
     occurredAt: now,
     detectedAt: now,

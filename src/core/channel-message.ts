@@ -104,7 +104,7 @@ export function mrkdwnDate(ms: number): string {
 }
 
 /** `<url|label>`: inside the brackets `|` and `>` would end the URL early, so they are percent-encoded. */
-function link(url: string, label: string): string {
+export function link(url: string, label: string): string {
   const safe = url.replace(/&/g, '&amp;').replace(/</g, '%3C').replace(/>/g, '%3E').replace(/\|/g, '%7C');
   return `<${safe}|${escapeMrkdwn(label)}>`;
 }

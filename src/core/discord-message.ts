@@ -5,7 +5,8 @@
  * Every figure below is Discord's published limit for a message or an embed.
  */
 import { escapedMarkdownWithin } from './chat-markdown.ts';
-import type { MonitorEventData, NoteRef } from './events.ts';
+import { componentLines, componentSubject, sourcePageUrl } from './component-message.ts';
+import type { ComponentEventData, MonitorEventData, NoteRef } from './events.ts';
 import { isOngoing } from './incident.ts';
 import { monitorLines, monitorSubject } from './monitor-message.ts';
 import { timeFormatter } from './email-render.ts';
@@ -90,6 +91,27 @@ export function renderDiscordMonitorMessage(data: MonitorEventData): DiscordMess
   };
   return { content: '', embeds: [withinTotal(embed)], allowed_mentions: { parse: [] } };
 }
+
+/** A component's change: one embed, coloured by the state it went to, linking to the page on statuswatch. */
+export function renderDiscordComponentMessage(data: ComponentEventData, context: { publicUrl: string }): DiscordMessage {
+  const embed: DiscordEmbed = {
+    title: escapedMarkdownWithin(componentSubject(data), DISCORD_EMBED_TITLE_MAX_CHARS),
+    description: escapedMarkdownWithin(componentLines(data).join('\n'), DISCORD_EMBED_DESCRIPTION_MAX_CHARS),
+    url: sourcePageUrl(context.publicUrl, data.source.id),
+    color: DISCORD_COMPONENT_COLORS[data.to_state] ?? DISCORD_COLORS.unknown,
+    fields: [],
+    footer: { text: 'statuswatch' },
+  };
+  return { content: '', embeds: [withinTotal(embed)], allowed_mentions: { parse: [] } };
+}
+
+/** Our word for a component's state as an embed colour. */
+const DISCORD_COMPONENT_COLORS: Readonly<Record<string, number>> = {
+  Operational: DISCORD_COLORS.good,
+  Degraded: DISCORD_COLORS.incident,
+  Outage: DISCORD_COLORS.outage,
+  Maintenance: DISCORD_COLORS.notice,
+};
 
 /** The characters Discord counts towards DISCORD_EMBEDS_TOTAL_MAX_CHARS. */
 export function embedChars(embed: DiscordEmbed): number {

@@ -50,11 +50,29 @@ export type MonitorEventData =
     }
   | { type: 'monitor.recovered'; since: string | null; recovered_at: string; blind_for_ms: number | null };
 
-export type EventData = IncidentEventData | MonitorEventData;
+/**
+ * A component of a watched page changed state between two good reads, whether or not an incident
+ * says so (vendors often only flip a component). `from` and `to` are the page's own words
+ * ("major_outage"); `from_state` and `to_state` are ours, as the dashboard says them
+ * (source-state.ts: Operational, Degraded, Outage, Maintenance, Unknown).
+ */
+export type ComponentEventData = {
+  type: 'component.status_changed';
+  source: { id: string; name: string };
+  /** `group`: the name of the group the component is listed under on the page, when it has one. */
+  component: { id: string; name: string; group?: string };
+  from: string;
+  to: string;
+  from_state: string;
+  to_state: string;
+};
+
+export type EventData = IncidentEventData | MonitorEventData | ComponentEventData;
 
 export type EventType = EventData['type'];
 export type IncidentEventType = IncidentEventData['type'];
 export type MonitorEventType = MonitorEventData['type'];
+export type ComponentEventType = ComponentEventData['type'];
 
 export const INCIDENT_EVENT_TYPES: readonly IncidentEventType[] = [
   'incident.created',
@@ -64,29 +82,45 @@ export const INCIDENT_EVENT_TYPES: readonly IncidentEventType[] = [
   'incident.updated',
 ];
 export const MONITOR_EVENT_TYPES: readonly MonitorEventType[] = ['monitor.blind', 'monitor.recovered'];
-export const EVENT_TYPES: readonly EventType[] = [...INCIDENT_EVENT_TYPES, ...MONITOR_EVENT_TYPES];
+export const COMPONENT_EVENT_TYPES: readonly ComponentEventType[] = ['component.status_changed'];
+export const EVENT_TYPES: readonly EventType[] = [...INCIDENT_EVENT_TYPES, ...MONITOR_EVENT_TYPES, ...COMPONENT_EVENT_TYPES];
 
-/** A StatusEvent about an incident (every event but the monitor's own). */
+/** A StatusEvent about an incident (neither the monitor's own nor a component's). */
 export type IncidentEvent = Omit<StatusEvent, 'type' | 'data'> & { type: IncidentEventType; data: IncidentEventData };
 export type MonitorEvent = Omit<StatusEvent, 'type' | 'data'> & { type: MonitorEventType; data: MonitorEventData };
+export type ComponentEvent = Omit<StatusEvent, 'type' | 'data'> & { type: ComponentEventType; data: ComponentEventData };
 
 export function isMonitorEvent(event: StatusEvent): event is MonitorEvent {
   return event.data.type.startsWith('monitor.');
 }
+export function isComponentEvent(event: StatusEvent): event is ComponentEvent {
+  return event.data.type.startsWith('component.');
+}
 export function isIncidentEvent(event: StatusEvent): event is IncidentEvent {
-  return !isMonitorEvent(event);
+  return !isMonitorEvent(event) && !isComponentEvent(event);
+}
+
+/** The incident an event is about; null for a monitor or component event, which concern none. */
+export function eventIncidentId(event: StatusEvent): string | null {
+  return isIncidentEvent(event) ? event.incidentId : null;
 }
 
 export type StatusEvent = {
   /**
    * Deterministic: `<incident>.r<revision>.<what>`, `monitor.<blind|recovered>.<episode>` for the
-   * monitor's own. Re-applying a poll yields the same ids.
+   * monitor's own, `<component subject>.s<since>` for a component's (componentEventId).
+   * Re-applying a poll yields the same ids.
    */
   id: string;
   type: EventType;
-  /** Empty for a monitor event: it concerns the feed, not an incident. */
+  /**
+   * Empty for a monitor event: it concerns the feed, not an incident. For a component event, the
+   * component's subject (statuspage/mapping.ts componentSubjectId): `<source>:component:<id>`,
+   * never an incident's id, but read for its source as an incident's id is, so `?source=`, the
+   * filters and the purge of a source find it where they find the source's incidents' events.
+   */
   incidentId: string;
-  /** The incident revision this event produced; 0 for a monitor event. */
+  /** The incident revision this event produced; 0 for a monitor or component event. */
   revision: number;
   /** When the vendor says it happened (the note's time, or the incident's date_updated), epoch ms. */
   occurredAt: number;

@@ -1,8 +1,9 @@
 /** Decides which deliveries one poll's events cause, as outbox rows with keys that are the same however often the poll is planned. */
-import { isIncidentEvent, type StatusEvent } from './events.ts';
+import { isComponentEvent, isIncidentEvent, type StatusEvent } from './events.ts';
 import type { Hashes } from './ports.ts';
+import { componentOutageMoved, componentServiceNamesOf } from './statuspage/component-events.ts';
 import { sourceOfIncidentId } from './statuspage/mapping.ts';
-import { servicesOfSource, subscribedSources, type Channel, type Subscription, type SubscriptionFilters } from './subscription.ts';
+import { isOnCallChannel, servicesOfSource, subscribedSources, type Channel, type Subscription, type SubscriptionFilters } from './subscription.ts';
 import { webCryptoHashes } from './web-crypto-hashes.ts';
 
 /** One outbox row: written in the same transaction as the events, unique by `key`. */
@@ -36,6 +37,12 @@ export type PlannedDelivery = {
  * types do not narrow them: they pass when `events` lists them, or, with no `events` list, when
  * `monitor` is true (the default of subscriptions made since they exist; older ones keep what
  * they asked for until they opt in).
+ *
+ * A component event (`component.status_changed`) is its source's, so only a subscription that
+ * chose the source gets it (never one of the main feed alone). The source's services narrow it
+ * by the component's name (or "Group / Name", as the source's services list it); types do not,
+ * being incidents' types; and an `events` list must name it, so a list chosen before the type
+ * existed never gains it.
  */
 export function matchesFilters(filters: SubscriptionFilters, event: StatusEvent): boolean {
   return filtersMatcher(filters)(event);
@@ -58,6 +65,11 @@ export function filtersMatcher(filters: SubscriptionFilters): (event: StatusEven
   return (event) => {
     const source = sourceOfIncidentId(event.incidentId);
     if (!sources.has(source)) return false;
+    if (isComponentEvent(event)) {
+      const wanted = servicesBySource.get(source);
+      if (wanted && !componentServiceNamesOf(event.data.component).some((name) => wanted.has(name))) return false;
+      return events ? events.has(event.type) : true;
+    }
     if (!isIncidentEvent(event)) return events ? events.has(event.type) : monitor;
     const { data } = event;
     const changes = data.type === 'incident.updated' ? data.changes : {};
@@ -86,6 +98,9 @@ export function filtersMatcher(filters: SubscriptionFilters): (event: StatusEven
  * key joins those event ids, sorted, with `+`: the ids are deterministic (events.ts), so planning
  * the same poll again gives the same keys, and a group of one has the webhook's key shape.
  *
+ * An on-call tool (PagerDuty, Opsgenie) hears of a component only when it enters or leaves an
+ * outage: the alert the component's outage opens, and its close (oncall-alert.ts).
+ *
  * Output order: subscriptions in the given order; within one, events or incidents in the order
  * they first appear in the batch.
  */
@@ -94,7 +109,10 @@ export function planDeliveries(events: readonly StatusEvent[], subscriptions: re
   const deliveries: PlannedDelivery[] = [];
   for (const subscription of subscriptions) {
     if (subscription.status !== 'active') continue;
-    const wanted = news.filter(filtersMatcher(subscription.filters));
+    const matches = filtersMatcher(subscription.filters);
+    // An on-call tool pages people: of a component, it hears only an outage begun or ended (oncall-alert.ts).
+    const onCall = isOnCallChannel(subscription.channel);
+    const wanted = news.filter((e) => matches(e) && !(onCall && isComponentEvent(e) && !componentOutageMoved(e.data)));
     if (subscription.channel === 'webhook') {
       for (const event of wanted) deliveries.push(delivery(subscription, [event.id]));
     } else {

@@ -3,7 +3,9 @@
  * a key stable for the incident, and whether the alert opens, changes or closes. Each tool's payload
  * is built from this (pagerduty-message.ts, opsgenie-message.ts), so both agree on every rule.
  */
+import { componentLabel, componentLines, componentSubject, componentWords, sourcePageUrl } from './component-message.ts';
 import type { DeliveryMessage } from './delivery-message.ts';
+import { SERVICE_STATE_WORDS } from './widget-state.ts';
 import { isOngoing } from './incident.ts';
 import { monitorLines, monitorSubject } from './monitor-message.ts';
 import { changeLines, emailSubject, incidentPageUrl, noteText, oneLine, servicesList, statusText, truncate, vendorUrl } from './notification-message.ts';
@@ -69,15 +71,21 @@ export function severityOfType(type: string): OnCallSeverity {
   }
 }
 
-/** The alert key of an incident (or of the monitor's own news) for this instance. */
-export function onCallAlertKey(publicUrl: string, subject: { incidentId: string } | 'monitor' | 'test'): string {
+/** The alert key of an incident (or of the monitor's own news, or of a watched page's component) for this instance. */
+export function onCallAlertKey(publicUrl: string, subject: { incidentId: string } | { componentSubjectId: string } | 'monitor' | 'test'): string {
   const host = hostOf(publicUrl).slice(0, KEY_HOST_MAX_CHARS);
   if (subject === 'monitor' || subject === 'test') return `statuswatch/${host}/${subject}`;
+  if ('componentSubjectId' in subject) return `statuswatch/${host}/component/${subject.componentSubjectId}`;
   return `statuswatch/${host}/incident/${subject.incidentId}`;
 }
 
 export function onCallAlertOf(message: DeliveryMessage, context: OnCallContext): OnCallAlert {
-  const alert = message.kind === 'monitor' ? monitorAlert(message.data, context) : incidentAlert(message.update, context);
+  const alert =
+    message.kind === 'monitor'
+      ? monitorAlert(message.data, context)
+      : message.kind === 'component'
+        ? componentAlert(message, context)
+        : incidentAlert(message.update, context);
   if (!context.test) return alert;
   // A test pages nobody hard, and lands on one alert of its own that its last message closes.
   return { ...alert, key: onCallAlertKey(context.publicUrl, 'test'), severity: 'info', summary: `[Test] ${alert.summary}` };
@@ -135,6 +143,34 @@ function monitorAlert(data: Extract<DeliveryMessage, { kind: 'monitor' }>['data'
     lines,
     details: { status: data.type === 'monitor.blind' ? 'Unknown: the feed cannot be read' : 'The feed is read again', since: data.since ?? 'never read' },
     links: [{ href: context.publicUrl.replace(/\/+$/, ''), text: 'statuswatch' }],
+  };
+}
+
+/**
+ * A watched page's component in an outage is an alert of its own, keyed by the component: it opens
+ * when the component enters an outage (critical for a major one) and closes when it leaves it.
+ * On-call tools hear of nothing else a component does (fanout.ts plans no other change for them);
+ * a change that neither enters nor leaves an outage is only told, never opening an alert.
+ */
+function componentAlert(message: Extract<DeliveryMessage, { kind: 'component' }>, context: OnCallContext): OnCallAlert {
+  const { data } = message;
+  const outage = SERVICE_STATE_WORDS.outage;
+  const action: OnCallAction = data.to_state === outage ? (data.from_state === outage ? 'update' : 'open') : data.from_state === outage ? 'close' : 'after';
+  const page = sourcePageUrl(context.publicUrl, data.source.id);
+  return {
+    key: onCallAlertKey(context.publicUrl, { componentSubjectId: message.subjectId }),
+    action,
+    summary: componentSubject(data),
+    severity: data.to === 'major_outage' ? 'critical' : data.to_state === outage ? 'error' : 'info',
+    source: hostOf(context.publicUrl),
+    lines: [...componentLines(data), page],
+    details: {
+      status: `${componentWords(data.to)} (${oneLine(data.to_state)}), was ${componentWords(data.from)} (${oneLine(data.from_state)})`,
+      services: componentLabel(data),
+      page: oneLine(data.source.name),
+      source_page: page,
+    },
+    links: [{ href: page, text: 'The page on statuswatch' }],
   };
 }
 

@@ -4,7 +4,8 @@
  * (`good`, `attention`, `warning`, `accent`), which each Teams theme (light, dark, high contrast)
  * draws in its own palette, so the card stays readable in all of them.
  */
-import type { MonitorEventData } from './events.ts';
+import { componentLines, componentSubject, sourcePageUrl } from './component-message.ts';
+import type { ComponentEventData, MonitorEventData } from './events.ts';
 import { isOngoing } from './incident.ts';
 import { escapedMarkdownWithin } from './chat-markdown.ts';
 import { monitorLines, monitorSubject } from './monitor-message.ts';
@@ -109,6 +110,30 @@ export function renderTeamsMonitorMessage(data: MonitorEventData): TeamsMessage 
     [],
   );
 }
+
+/** A component's change: its card styled by the state it went to, linking to the page on statuswatch. */
+export function renderTeamsComponentMessage(data: ComponentEventData, context: { publicUrl: string }): TeamsMessage {
+  return envelope(
+    [
+      {
+        type: 'Container',
+        style: COMPONENT_CARD_STYLES[data.to_state] ?? 'default',
+        bleed: true,
+        items: [{ type: 'TextBlock', text: escapedMarkdownWithin(componentSubject(data), TITLE_MAX_CHARS), wrap: true, weight: 'Bolder', size: 'Medium' }],
+      },
+      ...componentLines(data).map((line): CardElement => ({ type: 'TextBlock', text: escapedMarkdownWithin(line, FACT_MAX_CHARS), wrap: true })),
+    ],
+    [{ type: 'Action.OpenUrl', title: 'The page on statuswatch', url: sourcePageUrl(context.publicUrl, data.source.id) }],
+  );
+}
+
+/** Our word for a component's state as a card style, as incidentCardStyle draws incidents. */
+const COMPONENT_CARD_STYLES: Readonly<Record<string, CardStyle>> = {
+  Operational: 'good',
+  Degraded: 'warning',
+  Outage: 'attention',
+  Maintenance: 'accent',
+};
 
 function noteElement(note: NoteRef | null): CardElement | null {
   if (!note) return null;

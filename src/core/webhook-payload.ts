@@ -1,5 +1,8 @@
 /** Turns one event into the small JSON body of a webhook request: `{type, timestamp, data: {incident, changes?, note?}}`. */
 import {
+  type ComponentEvent,
+  type ComponentEventData,
+  isComponentEvent,
   isMonitorEvent,
   type EventType,
   type IncidentEvent,
@@ -52,6 +55,16 @@ export type MonitorWebhookPayload = {
     | Omit<Extract<MonitorEventData, { type: 'monitor.recovered' }>, 'type'>;
 };
 
+/**
+ * `component.status_changed`: the event's own data (events.ts ComponentEventData, without `type`),
+ * the page's and the component's names bounded.
+ */
+export type ComponentWebhookPayload = {
+  type: ComponentEvent['type'];
+  timestamp: string;
+  data: Omit<ComponentEventData, 'type'> & { truncated?: true };
+};
+
 /** Where an event came from, in its body: a source's id and name as GET /api/sources lists them ("main": the main feed). */
 export type WebhookSource = { id: string; name: string };
 
@@ -60,7 +73,7 @@ export type WebhookSource = { id: string; name: string };
  * it) the body carries `source` {id, name} beside the fields it always had, bounded like them.
  */
 export function webhookPayloadOf(event: StatusEvent, source?: MessageSource): WebhookBody {
-  const payload = isMonitorEvent(event) ? toMonitorWebhookPayload(event) : toWebhookPayload(event);
+  const payload = isMonitorEvent(event) ? toMonitorWebhookPayload(event) : isComponentEvent(event) ? toComponentWebhookPayload(event) : toWebhookPayload(event);
   if (!source) return payload;
   const fit = new Fitter();
   const named = { id: fit.text(source.id, SHORT_MAX_BYTES), name: fit.text(source.name, SOURCE_NAME_MAX_BYTES) };
@@ -68,7 +81,7 @@ export function webhookPayloadOf(event: StatusEvent, source?: MessageSource): We
 }
 
 /** A webhook request's body: an event's payload, and where it came from. */
-export type WebhookBody = (WebhookPayload | MonitorWebhookPayload) & { source?: WebhookSource };
+export type WebhookBody = (WebhookPayload | MonitorWebhookPayload | ComponentWebhookPayload) & { source?: WebhookSource };
 
 /** A source's name is at most 100 characters when saved; the bound holds whatever it holds. */
 const SOURCE_NAME_MAX_BYTES = 300;
@@ -103,7 +116,7 @@ const ELLIPSIS_BYTES = 3;
 
 /** An incident event's body; a monitor event's is toMonitorWebhookPayload's (webhookPayloadOf picks). */
 export function toWebhookPayload(event: StatusEvent): WebhookPayload {
-  if (isMonitorEvent(event)) throw new TypeError(`${event.type} is not about an incident: use webhookPayloadOf`);
+  if (isMonitorEvent(event) || isComponentEvent(event)) throw new TypeError(`${event.type} is not about an incident: use webhookPayloadOf`);
   const fit = new Fitter();
   const { data } = event as IncidentEvent;
   const incident = fitIncident(fit, data.incident);
@@ -164,6 +177,27 @@ export function toMonitorWebhookPayload(event: MonitorEvent): MonitorWebhookPayl
     last_known: { ongoing: data.last_known.ongoing.slice(0, 5).map(known), more: data.last_known.more },
   };
   return { type, timestamp, data: fit.cut ? { ...payload, truncated: true } : payload };
+}
+
+/** Worst case: two names of SOURCE_NAME_MAX_BYTES, two of TITLE_MAX_BYTES, six short words: about 1.3 KB. */
+export function toComponentWebhookPayload(event: ComponentEvent): ComponentWebhookPayload {
+  const fit = new Fitter();
+  const { data } = event;
+  const { group } = data.component;
+  const payload: ComponentWebhookPayload['data'] = {
+    source: { id: fit.text(data.source.id, SHORT_MAX_BYTES), name: fit.text(data.source.name, SOURCE_NAME_MAX_BYTES) },
+    component: {
+      id: fit.text(data.component.id, SHORT_MAX_BYTES),
+      name: fit.text(data.component.name, TITLE_MAX_BYTES),
+      ...(group === undefined ? {} : { group: fit.text(group, TITLE_MAX_BYTES) }),
+    },
+    from: fit.text(data.from, SHORT_MAX_BYTES),
+    to: fit.text(data.to, SHORT_MAX_BYTES),
+    from_state: fit.text(data.from_state, SHORT_MAX_BYTES),
+    to_state: fit.text(data.to_state, SHORT_MAX_BYTES),
+  };
+  if (fit.cut) payload.truncated = true;
+  return { type: event.type, timestamp: new Date(event.detectedAt).toISOString(), data: payload };
 }
 
 function fitIncident(fit: Fitter, incident: IncidentSummary): IncidentSummary {

@@ -359,6 +359,8 @@ function describeEvent(event: StatusEvent): string {
       return `${head} the feed has not been read since ${d.since ?? 'ever'}: ${d.last_error}`;
     case 'monitor.recovered':
       return `${head} the feed is read again (unread since ${d.since ?? 'ever'})`;
+    case 'component.status_changed':
+      return `${head} ${d.source.name}: ${d.component.name} ${d.from} -> ${d.to}`;
     case 'incident.note_added':
     case 'incident.note_edited':
       return `${head} note ${d.note.date_created}`;

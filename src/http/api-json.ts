@@ -1,5 +1,5 @@
 /** How incidents, notes and events look in statuswatch's own JSON API. */
-import type { IncidentSummary, StatusEvent } from '../core/events.ts';
+import { eventIncidentId, type IncidentSummary, type StatusEvent } from '../core/events.ts';
 import { htmlToText } from '../core/html-text.ts';
 import { toIsoUtc } from '../core/vendor-time.ts';
 import type { Note } from '../core/incident.ts';
@@ -67,8 +67,9 @@ export function toApiEvent(event: StatusEvent) {
   return {
     id: event.id,
     type: event.type,
-    // A monitor event (monitor.blind, monitor.recovered) is about the feed, not an incident.
-    incident_id: event.incidentId === '' ? null : event.incidentId,
+    // A monitor event (monitor.blind, monitor.recovered) is about the feed, a component event
+    // (component.status_changed) about a page's component: neither is about an incident.
+    incident_id: eventIncidentId(event),
     // The main feed's for a monitor event, whose incident id is empty.
     source: sourceOfIncidentId(event.incidentId),
     revision: event.revision,

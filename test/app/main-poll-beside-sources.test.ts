@@ -96,7 +96,7 @@ describe('the main poll beside sources', () => {
     page.page.advance();
     now += 1000;
     const opened = await sourcePoller.pollSource(id);
-    expect(opened.status === 'ok' && opened.events.map((e) => e.type)).toEqual(['incident.created']);
+    expect(opened.status === 'ok' && opened.events.map((e) => e.type)).toEqual(['incident.created', 'component.status_changed']);
     const afterNews = await minute();
     expect(unchanged(afterNews.result)).toBe(true);
     expect(afterNews.calls).toEqual(quiet.calls);

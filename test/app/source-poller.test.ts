@@ -12,6 +12,11 @@ import { STALE_AFTER_MS } from '../../src/core/knowledge.ts';
 import type { Clock, StoredSource } from '../../src/core/ports.ts';
 import { startSimulatedStatuspage, type RunningSimulatedStatuspage } from '../../src/sim/statuspage/app.ts';
 import { STORY_INCIDENT_ID, STORY_MAINTENANCE_ID, type SpStep } from '../../src/sim/statuspage/story.ts';
+
+/** The story's components (src/sim/statuspage/story.ts). */
+const API_ID = 'swcmpapi0001';
+const WEBSITE_ID = 'swcmpweb0001';
+const DATABASE_ID = 'swcmpdb00001';
 import { startSmtp } from '../helpers/smtp.ts';
 import { openTempArchive, type TempArchive } from '../helpers/temp-archive.ts';
 
@@ -46,7 +51,11 @@ describe('source poller', () => {
   /** Type and incident of each event, with the backfill flag: what a subscriber would be told. */
   const eventsOf = (result: SourcePollResult) => {
     if (result.status === 'skipped') throw new Error(`skipped: ${result.reason}`);
-    return result.events.map((e) => `${e.type} ${e.incidentId.split(':')[1]}${e.backfill ? ' (backfill)' : ''}`);
+    return result.events.map((e) =>
+      e.data.type === 'component.status_changed'
+        ? `${e.type} ${e.data.component.group ?? '-'} / ${e.data.component.name}: ${e.data.from} -> ${e.data.to} (${e.data.from_state} -> ${e.data.to_state})`
+        : `${e.type} ${e.incidentId.split(':')[1]}${e.backfill ? ' (backfill)' : ''}`,
+    );
   };
 
   beforeAll(() => {
@@ -80,21 +89,32 @@ describe('source poller', () => {
     }
     const inc = STORY_INCIDENT_ID;
     const mnt = STORY_MAINTENANCE_ID;
+    const flip = (name: string, from: string, to: string, ours: string) => `component.status_changed ${name}: ${from} -> ${to} (${ours})`;
+    // A component that only flips is an event of its own, told in the page's words and ours;
+    // the group row (Core) follows its children and is not told apart.
     expect(perStep).toEqual([
-      [`incident.created ${inc}`],
+      [`incident.created ${inc}`, flip('Core / API', 'operational', 'partial_outage', 'Operational -> Outage')],
       // identified and monitoring are both "active" in our words: the vendor's update is the news.
       [`incident.note_added ${inc}`],
-      [`incident.note_added ${inc}`],
-      [`incident.note_added ${inc}`],
-      [`incident.status_changed ${inc}`, `incident.note_added ${inc}`],
+      [`incident.note_added ${inc}`, flip('Core / API', 'partial_outage', 'operational', 'Outage -> Operational')],
+      [`incident.note_added ${inc}`, flip('Core / API', 'operational', 'partial_outage', 'Operational -> Outage')],
+      [`incident.status_changed ${inc}`, `incident.note_added ${inc}`, flip('Core / API', 'partial_outage', 'operational', 'Outage -> Operational')],
       [`incident.note_edited ${inc}`],
       [`incident.note_added ${inc}`],
-      [],
-      [],
+      [flip('- / Website', 'operational', 'degraded_performance', 'Operational -> Degraded')],
+      [flip('- / Website', 'degraded_performance', 'operational', 'Degraded -> Operational')],
       [`incident.created ${mnt}`],
-      [`incident.status_changed ${mnt}`, `incident.note_added ${mnt}`],
+      [
+        `incident.status_changed ${mnt}`,
+        `incident.note_added ${mnt}`,
+        flip('Core / Database', 'operational', 'under_maintenance', 'Operational -> Maintenance'),
+      ],
       [`incident.note_added ${mnt}`],
-      [`incident.status_changed ${mnt}`, `incident.note_added ${mnt}`],
+      [
+        `incident.status_changed ${mnt}`,
+        `incident.note_added ${mnt}`,
+        flip('Core / Database', 'under_maintenance', 'operational', 'Maintenance -> Operational'),
+      ],
     ]);
     expect(componentMoves).toEqual([
       ['API: operational -> partial_outage'],
@@ -125,6 +145,59 @@ describe('source poller', () => {
     ]);
     // The main feed's run history is the main feed's alone.
     expect((await archive.store.feedHealth()).lastRun).toBeNull();
+    // The component events are the source's in the log, each once, in the order seen.
+    const logged = await archive.store.listEvents({ source: id, types: ['component.status_changed'] }, 0, 100);
+    expect(logged.map((e) => [e.incidentId, e.backfill])).toEqual(
+      [API_ID, API_ID, API_ID, API_ID, WEBSITE_ID, WEBSITE_ID, DATABASE_ID, DATABASE_ID].map((c) => [`${id}:component:${c}`, false]),
+    );
+    expect(new Set(logged.map((e) => e.id)).size).toBe(8);
+    // Polling again with nothing new makes none.
+    now += 60_000;
+    expect(eventsOf(await p.pollSource(id))).toEqual([]);
+  });
+
+  it('makes no component event on the first read, for a component that appears or leaves, or while the page fails', async () => {
+    const { id, page } = await addPage([
+      {
+        name: 'a component appears, one leaves, and API goes down',
+        apply: (world, nowMs) => ({
+          ...world,
+          components: [
+            ...world.components.filter((c) => c.id !== WEBSITE_ID).map((c) => (c.id === API_ID ? { ...c, status: 'major_outage', updatedMs: nowMs } : c)),
+            { id: 'swcmpnew0001', name: 'Search', status: 'major_outage', position: 9, groupId: null, children: null, updatedMs: nowMs },
+          ],
+          updatedMs: nowMs,
+        }),
+      },
+      {
+        name: 'the database degrades',
+        apply: (world, nowMs) => ({
+          ...world,
+          components: world.components.map((c) => (c.id === DATABASE_ID ? { ...c, status: 'partial_outage', updatedMs: nowMs } : c)),
+          updatedMs: nowMs,
+        }),
+      },
+    ]);
+    const p = poller();
+    const minute = async () => {
+      now += 60_000;
+      return p.pollSource(id);
+    };
+    const flips = (result: SourcePollResult) => eventsOf(result).filter((e) => e.startsWith('component.'));
+    // The first read: the page's components as they are, no news.
+    expect(flips(await minute())).toEqual([]);
+    page.page.advance();
+    expect(flips(await minute())).toEqual(['component.status_changed Core / API: operational -> major_outage (Operational -> Outage)']);
+    // The page fails while the database degrades: nothing is told until it is read again, then once.
+    page.page.advance();
+    page.page.addFault({ target: '*', kind: 'status', status: 503 });
+    const failed = await minute();
+    expect(failed.status).toBe('failed');
+    expect(flips(failed)).toEqual([]);
+    page.page.clearFaults();
+    expect(flips(await minute())).toEqual(['component.status_changed Core / Database: operational -> partial_outage (Operational -> Outage)']);
+    expect(flips(await minute())).toEqual([]);
+    expect((await archive.store.listEvents({ source: id, types: ['component.status_changed'] }, 0, 10)).length).toBe(2);
   });
 
   it('asks for the summary only, conditionally, while the page is unchanged', async () => {

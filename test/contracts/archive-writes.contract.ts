@@ -6,6 +6,8 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { RevisionConflictError } from '../../src/core/errors.ts';
 import type { ApplyPollInput, Store } from '../../src/core/ports.ts';
+import { componentEvents } from '../../src/core/statuspage/component-events.ts';
+import type { ComponentState } from '../../src/core/statuspage/mapping.ts';
 import { rawIncident } from '../fixtures/vendor-builders.ts';
 import { applyPollOf, archivedAs, LAST_SEEN_PRECISION_MS, planPollOf, pollRun, rejectedPayload, subscribe } from './archive-polls.ts';
 import type { OpenedStore, StoreTarget } from './store-target.ts';
@@ -141,6 +143,60 @@ export function archiveWritesContract(target: StoreTarget): void {
       expect(await store.getIncident('2')).toMatchObject({ title: 'Second incident', revision: 1 });
       // Their rename's deliveries, and now this poll's.
       expect((await store.listDeliveries({}, null, 100)).length).toBe(before.deliveries.length + again.deliveries.length);
+    });
+
+    it("keeps a source's component states with the events of their changes, both or neither", async () => {
+      const acme = { id: 'src_acme', name: 'Acme Cloud' };
+      await store.addSource({ ...acme, kind: 'statuspage', url: 'https://status.acme.example', createdAt: T0 }, 10);
+      const api = (status: ComponentState['status']): ComponentState => ({
+        id: 'c1',
+        name: 'API',
+        status,
+        vendorStatus: status,
+        groupId: null,
+        position: 1,
+        isGroup: false,
+      });
+      const sourcePoll = async (now: number, components: ComponentState[], raws = [rawIncident({ id: 1 })]) => {
+        const kept = new Map((await store.componentStates(acme.id)).map((c) => [c.id, c]));
+        const input = await planPollOf(store, raws, now);
+        const flips = componentEvents({ source: acme, kept, read: components, detectedAt: now });
+        return { ...input, plan: { ...input.plan, events: [...input.plan.events, ...flips] }, recordRun: false, source: acme.id, components };
+      };
+      await store.applyPoll(await sourcePoll(T0, [api('operational')]));
+      expect(await store.componentStates(acme.id)).toEqual([{ ...api('operational'), updatedAt: T0 }]);
+
+      // A piece refused (another writer moved incident 1 since it was planned) keeps neither the
+      // new state nor its event.
+      const refused = await sourcePoll(T0 + MINUTE_MS, [api('major_outage')], [resolvedFirst]);
+      expect(refused.plan.events.map((e) => e.type)).toContain('component.status_changed');
+      await applyPollOf(opened.openAnother(), [rawIncident({ id: 1, title: 'Renamed by the other poller' })], T0 + MINUTE_MS);
+      await expect(store.applyPoll(refused)).rejects.toBeInstanceOf(RevisionConflictError);
+      expect(await store.componentStates(acme.id)).toEqual([{ ...api('operational'), updatedAt: T0 }]);
+      expect(await store.listEvents({ source: acme.id }, 0, 10)).toEqual([]);
+
+      // Planned again, both go in; applied twice, the event is kept once, under the source.
+      const again = await sourcePoll(T0 + 2 * MINUTE_MS, [api('major_outage')], []);
+      await store.applyPoll(again);
+      await store.applyPoll(again);
+      expect(await store.componentStates(acme.id)).toEqual([{ ...api('major_outage'), updatedAt: T0 + 2 * MINUTE_MS }]);
+      const logged = await store.listEvents({ source: acme.id }, 0, 10);
+      expect(logged.map((e) => [e.type, e.incidentId, e.data])).toEqual([
+        [
+          'component.status_changed',
+          'src_acme:component:c1',
+          {
+            type: 'component.status_changed',
+            source: acme,
+            component: { id: 'c1', name: 'API' },
+            from: 'operational',
+            to: 'major_outage',
+            from_state: 'Operational',
+            to_state: 'Outage',
+          },
+        ],
+      ]);
+      expect(await store.listEvents({ source: 'main', types: ['component.status_changed'] }, 0, 10)).toEqual([]);
     });
 
     it('refuses a new incident another writer created first', async () => {

@@ -201,6 +201,9 @@ export function sourcesContract(target: StoreTarget): void {
       // A word the vendor uses that we do not know is kept as theirs, ours unknown.
       await store.saveComponentStates('src_2', [component('c1', 'unknown', { vendorStatus: 'degraded' })], T0 + 120_000);
       expect(await store.componentStates('src_2')).toEqual([{ ...component('c1', 'unknown', { vendorStatus: 'degraded' }), updatedAt: T0 + 120_000 }]);
+      // Two words we do not know are two states: the page's own word decides when a state began.
+      await store.saveComponentStates('src_2', [component('c1', 'unknown', { vendorStatus: 'impaired' })], T0 + 180_000);
+      expect(await store.componentStates('src_2')).toEqual([{ ...component('c1', 'unknown', { vendorStatus: 'impaired' }), updatedAt: T0 + 180_000 }]);
     });
 
     describe('blind spells', () => {

@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import type { StatusEvent } from '../../src/core/events.ts';
 import { matchesFilters, planDeliveries, webhookMessageId } from '../../src/core/fanout.ts';
+import { componentEvents } from '../../src/core/statuspage/component-events.ts';
 import { groupForMessages } from '../../src/core/notification-message.ts';
 import { createSubscriptionSchema, type Subscription, type SubscriptionFilters } from '../../src/core/subscription.ts';
 import { filesIncidentResolved, pollEvents, rawIncident } from '../fixtures/vendor-builders.ts';
@@ -166,6 +167,68 @@ describe('matchesFilters across sources', () => {
   });
 });
 
+describe('matchesFilters for a component that changed state', () => {
+  const flip = (group?: string): StatusEvent => {
+    const [event] = componentEvents({
+      source: { id: 'src_gh', name: 'GitHub' },
+      kept: new Map([
+        [
+          'c1',
+          {
+            id: 'c1',
+            name: 'Actions',
+            status: 'operational',
+            vendorStatus: 'operational',
+            groupId: group ? 'g1' : null,
+            position: 1,
+            isGroup: false,
+            updatedAt: 1,
+          },
+        ],
+      ]),
+      read: [
+        { id: 'c1', name: 'Actions', status: 'major_outage', vendorStatus: 'major_outage', groupId: group ? 'g1' : null, position: 1, isGroup: false },
+        ...(group ? [{ id: 'g1', name: group, status: 'operational' as const, vendorStatus: 'operational', groupId: null, position: 2, isGroup: true }] : []),
+      ],
+      detectedAt: 2,
+    });
+    return event!;
+  };
+  const actions = flip();
+
+  it('goes to subscriptions that chose its source, never to those of the main feed alone', () => {
+    expect(matchesFilters({ sources: ['src_gh'] }, actions)).toBe(true);
+    expect(matchesFilters({ sources: ['main', 'src_gh'] }, actions)).toBe(true);
+    expect(matchesFilters({ sources: ['src_other'] }, actions)).toBe(false);
+    expect(matchesFilters({}, actions)).toBe(false);
+    expect(matchesFilters({ monitor: true, events: ['component.status_changed'] }, actions)).toBe(false);
+  });
+
+  it("is narrowed by its source's services, by the component's name or its group's and its name", () => {
+    expect(matchesFilters({ sources: ['src_gh'], services: ['src_gh:Actions'] }, actions)).toBe(true);
+    expect(matchesFilters({ sources: ['src_gh'], services: ['src_gh:Pages'] }, actions)).toBe(false);
+    // Another source's services, or the main feed's, do not narrow it.
+    expect(matchesFilters({ sources: ['main', 'src_gh'], services: ['Pages'] }, actions)).toBe(true);
+    expect(matchesFilters({ sources: ['src_gh'], services: ['src_gh:Core / Actions'] }, flip('Core'))).toBe(true);
+    expect(matchesFilters({ sources: ['src_gh'], services: ['src_gh:Actions'] }, flip('Core'))).toBe(true);
+  });
+
+  it('passes an events list only when the list names it, and no incident types narrow it', () => {
+    expect(matchesFilters({ sources: ['src_gh'], events: ['incident.created', 'incident.status_changed'] }, actions)).toBe(false);
+    expect(matchesFilters({ sources: ['src_gh'], events: ['component.status_changed'] }, actions)).toBe(true);
+    expect(matchesFilters({ sources: ['src_gh'], types: ['outage'] }, actions)).toBe(true);
+  });
+
+  it('makes a delivery of its own on every channel', () => {
+    const email = subscription({ id: 'sub_mail', channel: 'email', target: 'a@example.com', filters: { sources: ['src_gh'] } });
+    const hook = subscription({ filters: { sources: ['src_gh'] } });
+    expect(planDeliveries([actions], [hook, email])).toEqual([
+      { key: `${actions.id}|sub_1`, subscriptionId: 'sub_1', channel: 'webhook', eventIds: [actions.id] },
+      { key: `${actions.id}|sub_mail`, subscriptionId: 'sub_mail', channel: 'email', eventIds: [actions.id] },
+    ]);
+  });
+});
+
 // The schema lives in subscription.ts; these check that what it parses is what matchesFilters expects.
 describe('filters from a request to subscribe', () => {
   const schema = createSubscriptionSchema();
@@ -212,7 +275,7 @@ describe('filters from a request to subscribe', () => {
     ]);
     expect(issues({ channel: 'email', email: 'ops@example.com', filters: { events: ['incident.deleted'], services: Array(51).fill('x') } })).toEqual([
       'filters.services: filters.services may list at most 50 entries',
-      'filters.events.0: filters.events entries must be one of incident.created, incident.status_changed, incident.note_added, incident.note_edited, incident.updated, monitor.blind, monitor.recovered',
+      'filters.events.0: filters.events entries must be one of incident.created, incident.status_changed, incident.note_added, incident.note_edited, incident.updated, monitor.blind, monitor.recovered, component.status_changed',
     ]);
     // A misspelt key must not quietly subscribe someone to everything.
     expect(issues({ channel: 'email', email: 'ops@example.com', filter: { services: ['Files'] } })).toEqual([': Unrecognized key: "filter"']);

@@ -31,6 +31,8 @@ function keyOf(type: EventType, incident: IncidentFields, data: ChangeFields): s
     // The crash stories' vendor never goes dark: a monitor event would be a change no story told.
     case 'monitor.blind':
     case 'monitor.recovered':
+    // Nor does it watch a status page beside its feed: no component changes.
+    case 'component.status_changed':
       return type;
   }
 }

@@ -13,6 +13,7 @@ import { startSimulatedVendor } from '../../src/sim/server.ts';
 import { startSimulatedStatuspage } from '../../src/sim/statuspage/app.ts';
 import { startSimulatedWebApi } from '../../src/sim/web-api/server.ts';
 import { startPostmark } from './postmark-api.ts';
+import { statuspageOptionsOf } from './statuspage-pages.ts';
 import { startWebhookReceiver } from './webhook-receiver.ts';
 
 /** Parts alive at once, per kind: a test file holds two or three; more is a test that forgets to close. */
@@ -30,7 +31,7 @@ const vendorOptions = z.strictObject({
   style: z.enum(['modern', 'legacy']).optional(),
   conditional: z.boolean().optional(),
 });
-const statuspageOptions = z.strictObject({ name: z.string().min(1).max(200).optional() });
+const statuspageOptions = z.strictObject({ name: z.string().min(1).max(200).optional(), demo: z.string().min(1).max(200).optional() });
 const mailApiOptions = z.strictObject({ token: z.string().min(1).max(200).optional() });
 const scriptedAnswers = z
   .array(z.strictObject({ status: z.number().int().min(200).max(599), headers: z.record(z.string(), z.string()).optional(), body: z.string().optional() }))
@@ -107,7 +108,7 @@ export async function startFixtureFactory(): Promise<FixtureFactory> {
   // A simulated page in the Statuspage format: a test drives it through its own control API (/_sim).
   app.post('/statuspages', async (c) => {
     const options = await parse(statuspageOptions, c.req.raw);
-    return c.json(await add('statuspages', () => startSimulatedStatuspage(options)), 201);
+    return c.json(await add('statuspages', () => startSimulatedStatuspage(statuspageOptionsOf(options))), 201);
   });
   // The simulated Web API: a test drives it through its own control API (/_sim).
   app.post('/web-apis', async (c) => {

@@ -103,7 +103,31 @@ describe('sources polled over the API', () => {
     const advanced = await fetch(`${acme.url}/_sim/advance`, { method: 'POST' });
     expect(advanced.status).toBe(200);
     const polled = await service.admin('POST', `/api/admin/poll?source=${acmeId}`);
-    expect(polled.body.sources[0].events.map((e: { type: string }) => e.type)).toEqual(['incident.created']);
+    // The component the incident names flipped too: an event of its own, the page's.
+    expect(polled.body.sources[0].events.map((e: { type: string }) => e.type)).toEqual(['incident.created', 'component.status_changed']);
+    const flips = await service.get(`/api/events?source=${acmeId}&type=component.status_changed`);
+    expect(flips.body.events).toEqual([
+      expect.objectContaining({
+        type: 'component.status_changed',
+        incident_id: null,
+        source: acmeId,
+        backfill: false,
+        data: {
+          type: 'component.status_changed',
+          source: { id: acmeId, name: 'Acme Cloud' },
+          component: { id: 'swcmpapi0001', name: 'API', group: 'Core' },
+          from: 'operational',
+          to: 'partial_outage',
+          from_state: 'Operational',
+          to_state: 'Outage',
+        },
+      }),
+    ]);
+    // The main feed's log does not hold it.
+    expect((await service.get('/api/events?source=main&type=component.status_changed')).body.events).toEqual([]);
+    // The event log's description names the type and says the incident id is null for it.
+    const openapi = JSON.stringify((await service.get('/openapi.json')).body.paths['/api/events']);
+    expect(openapi).toContain('component.status_changed');
     const open = (await service.get(`/api/incidents?source=${acmeId}&status=active`)).body.incidents;
     expect(open.map((i: { id: string }) => i.id)).toEqual([`${acmeId}:swinc0000001`]);
     for (const path of ['/api/v2.0.0/current', '/api/v1.0.0/current', '/widget.json']) {

@@ -125,41 +125,58 @@ describe('subscriptions that choose sources', () => {
     });
     expect(mail.status).toBe(201);
 
-    // The page opens an incident on its API.
+    // The page opens an incident on its API, whose component goes partially out: two events.
     await advancePage();
     const first = await pollAndDeliver();
     const created = first.sources.find((s: { source: string }) => s.source === pageId).events;
-    expect(created.map((e: { type: string; backfill: boolean }) => [e.type, e.backfill])).toEqual([['incident.created', false]]);
-    await receiver.waitFor(1);
+    expect(created.map((e: { type: string; backfill: boolean }) => [e.type, e.backfill])).toEqual([
+      ['incident.created', false],
+      ['component.status_changed', false],
+    ]);
+    await receiver.waitFor(2);
     // The same page again, read twice: nothing new, nothing sent twice.
     await pollAndDeliver();
     await pollAndDeliver();
-    expect(receiver.received).toHaveLength(1);
-    const payload = new Webhook(chosen.secret).verify(receivedBy('chosen')[0]!.body, receivedBy('chosen')[0]!.headers as Record<string, string>) as {
-      type: string;
-      data: { incident: { id: string; title: string } };
-    };
-    expect(payload).toMatchObject({
-      type: 'incident.created',
-      source: { id: pageId, name: 'GitHub' },
-      data: { incident: { id: `${pageId}:swinc0000001`, title: 'Elevated API error rates' } },
-    });
-    // The mail names the page it is about.
-    await waitForMail(1);
-    expect(smtp.received.map((m) => [m.to && 'text' in m.to ? m.to.text : '', m.subject])).toEqual([
+    expect(receiver.received).toHaveLength(2);
+    const verified = receivedBy('chosen').map((r) => new Webhook(chosen.secret).verify(r.body, r.headers as Record<string, string>));
+    expect(verified).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({
+          type: 'incident.created',
+          source: { id: pageId, name: 'GitHub' },
+          data: expect.objectContaining({ incident: expect.objectContaining({ id: `${pageId}:swinc0000001`, title: 'Elevated API error rates' }) }),
+        }),
+        expect.objectContaining({
+          type: 'component.status_changed',
+          source: { id: pageId, name: 'GitHub' },
+          data: {
+            source: { id: pageId, name: 'GitHub' },
+            component: { id: 'swcmpapi0001', name: 'API', group: 'Core' },
+            from: 'operational',
+            to: 'partial_outage',
+            from_state: 'Operational',
+            to_state: 'Outage',
+          },
+        }),
+      ]),
+    );
+    // Each mail names the page it is about; the component's is a mail of its own.
+    await waitForMail(2);
+    expect(smtp.received.map((m) => [m.to && 'text' in m.to ? m.to.text : '', m.subject]).sort()).toEqual([
       ['ops@example.test', '[Outage] GitHub · API: Elevated API error rates'],
+      ['ops@example.test', '[Outage] GitHub · Core / API: partial outage'],
     ]);
 
     // The next update: one more each, still none to the subscription made before the page.
     await advancePage();
     await pollAndDeliver();
-    await receiver.waitFor(2);
+    await receiver.waitFor(3);
     await pollAndDeliver();
-    expect(receiver.received.map((r) => r.path.split('?to=')[1])).toEqual(['chosen', 'chosen']);
-    expect(new Set(receiver.received.map((r) => r.headers['webhook-id'])).size).toBe(2);
+    expect(receiver.received.map((r) => r.path.split('?to=')[1])).toEqual(['chosen', 'chosen', 'chosen']);
+    expect(new Set(receiver.received.map((r) => r.headers['webhook-id'])).size).toBe(3);
     expect([receivedBy('before'), receivedBy('other-service')]).toEqual([[], []]);
-    await waitForMail(2);
-    expect(smtp.received.map((m) => m.subject)).toEqual(['[Outage] GitHub · API: Elevated API error rates', '[Update] GitHub · API: Elevated API error rates']);
+    await waitForMail(3);
+    expect(smtp.received.map((m) => m.subject).at(-1)).toBe('[Update] GitHub · API: Elevated API error rates');
     expect(before.id).not.toBe(narrowed.id);
   });
 

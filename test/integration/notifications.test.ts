@@ -230,20 +230,21 @@ describe('notifications', () => {
       'incident.updated',
       'monitor.blind',
       'monitor.recovered',
+      'component.status_changed',
     ]);
     // A receiver that drops repeated webhook-ids (as the README tells it to) must still see a second test.
     await service.admin('POST', `/api/subscriptions/${subscription.id}/test`);
     const ids = receiver.received.map((r) => String(r.headers['webhook-id']));
-    expect(new Set(ids).size).toBe(14);
-    receiver.received.splice(7);
+    expect(new Set(ids).size).toBe(16);
+    receiver.received.splice(8);
     await vendor.setIncidents([rawIncident({ id: 7 }), rawIncident({ id: 8 })]);
     await service.poll();
     await service.deliverNow();
-    expect(receiver.received).toHaveLength(9);
+    expect(receiver.received).toHaveLength(10);
     const replay = await service.admin('POST', '/api/delivery-replays', { since: new Date(clock.now() - 60_000).toISOString() });
     expect(replay.body.replayed).toBe(2);
     await service.deliverNow();
-    expect(receiver.received).toHaveLength(11);
+    expect(receiver.received).toHaveLength(12);
   });
 
   it('refuses bad requests with a clear error, and keeps the admin API behind the token', async () => {

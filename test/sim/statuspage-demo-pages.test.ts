@@ -42,10 +42,12 @@ async function playStory(page: RunningDemoStatuspage) {
   });
   const describe = (result: SourcePollResult) => {
     if (result.status !== 'ok') throw new Error(`poll ${result.status}: ${JSON.stringify(result)}`);
-    return [
-      ...result.events.map((e) => `${e.type} ${e.incidentId.split(':')[1]}${e.backfill ? ' (backfill)' : ''}`),
-      ...result.componentChanges.filter((c) => c.from !== null).map((c) => `${c.name}: ${c.from} -> ${c.to}`),
-    ];
+    // A component's change of state is an event of its own (component.status_changed).
+    return result.events.map((e) =>
+      e.data.type === 'component.status_changed'
+        ? `${e.data.component.name}: ${e.data.from} -> ${e.data.to}`
+        : `${e.type} ${e.incidentId.split(':')[1]}${e.backfill ? ' (backfill)' : ''}`,
+    );
   };
   now += 60_000;
   const first = describe(await poller.pollSource(id));

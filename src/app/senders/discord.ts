@@ -15,7 +15,7 @@
  * retry posts the incident again.
  */
 import type { NoteRef } from '../../core/events.ts';
-import { renderDiscordMessage, renderDiscordMonitorMessage, type DiscordMessage } from '../../core/discord-message.ts';
+import { renderDiscordComponentMessage, renderDiscordMessage, renderDiscordMonitorMessage, type DiscordMessage } from '../../core/discord-message.ts';
 import type { IncidentUpdate } from '../../core/notification-message.ts';
 import type { AppMessageStore, Clock, StoredSubscription, WebhookAttempt, WebhookSender } from '../../core/ports.ts';
 import type { SecretBox } from '../../core/secret-box.ts';
@@ -102,9 +102,14 @@ export function createDiscordChannel(deps: DiscordChannelDeps): Sender {
   return sayingOneMessage(async ({ subscription, deliveryKey, mode }, message) => {
     const url = await openSealedUrl(deps.secrets, subscription);
     if (!url) return refused(`discord subscription ${subscription.id} has no sealed URL`);
-    // A test and a monitor event are one message each, posted and never edited.
-    if (mode === 'test' || message.kind === 'monitor') {
-      const body = message.kind === 'monitor' ? renderDiscordMonitorMessage(message.data) : renderDiscordMessage(message.update, message.update.note, context);
+    // A test, a monitor event and a component's change are one message each, posted and never edited.
+    if (mode === 'test' || message.kind !== 'incident') {
+      const body =
+        message.kind === 'monitor'
+          ? renderDiscordMonitorMessage(message.data)
+          : message.kind === 'component'
+            ? renderDiscordComponentMessage(message.data, context)
+            : renderDiscordMessage(message.update, message.update.note, context);
       const answer = await call(postUrl(url), 'POST', body, subscription);
       return answer.ok ? sent(200, `posted message ${answer.messageId ?? '(no id)'}`) : answer.outcome;
     }

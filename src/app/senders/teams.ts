@@ -7,7 +7,7 @@
 import type { AppMessageStore, Clock, StoredSubscription, WebhookAttempt, WebhookSender } from '../../core/ports.ts';
 import type { SecretBox } from '../../core/secret-box.ts';
 import { gone, outcomeOfWebhookAttempt, refused, retry, type SendOutcome } from '../../core/send-outcome.ts';
-import { renderTeamsMessage, renderTeamsMonitorMessage, type TeamsMessage } from '../../core/teams-message.ts';
+import { renderTeamsComponentMessage, renderTeamsMessage, renderTeamsMonitorMessage, type TeamsMessage } from '../../core/teams-message.ts';
 import { openSealedUrl, toolErrorText } from './sealed-url.ts';
 import { type Sender, sayingOneMessage } from './sender.ts';
 
@@ -28,6 +28,7 @@ export function createTeamsChannel(deps: TeamsChannelDeps): Sender {
     const url = await openSealedUrl(deps.secrets, subscription);
     if (!url) return refused(`teams subscription ${subscription.id} has no sealed URL`);
     if (message.kind === 'monitor') return post(url, subscription, renderTeamsMonitorMessage(message.data));
+    if (message.kind === 'component') return post(url, subscription, renderTeamsComponentMessage(message.data, deps));
     const { update, revision } = message;
     if (mode === 'test') return post(url, subscription, renderTeamsMessage(update, update.note, deps));
     const row = await store.findAppRoot(subscription.id, update.incidentId);

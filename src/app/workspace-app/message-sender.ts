@@ -14,6 +14,8 @@
  * (monitor.blind, monitor.recovered) is posted once by rule (1), its row keyed by the delivery and
  * its metadata naming it (AppMessageStore.beginAppMonitorPost).
  */
+import type { ChannelMessage } from '../../core/channel-message.ts';
+import { renderComponentChannelMessage } from '../../core/component-message.ts';
 import { renderMonitorChannelMessage } from '../../core/monitor-message.ts';
 import {
   isMonitorPostOf,
@@ -29,7 +31,7 @@ import {
 } from '../../core/workspace-app/message.ts';
 import { WebApiError } from '../../core/errors.ts';
 import { RETRY_AFTER_CAP_MS } from '../../core/retry-schedule.ts';
-import type { MonitorEventData, NoteRef } from '../../core/events.ts';
+import type { NoteRef } from '../../core/events.ts';
 import type { IncidentUpdate } from '../../core/notification-message.ts';
 import type { AppMessageStore, AppRootRecord, ChatHistoryPage, ChatMetadata, Clock, StoredSubscription, VendorChatApi } from '../../core/ports.ts';
 import { parseAppTarget } from '../../core/subscription.ts';
@@ -207,7 +209,9 @@ export function createAppMessageSender(deps: AppMessageSenderDeps): AppMessageSe
         return heldUntil(conversationHeldUntilMs, false, 'the vendor rate-limited this conversation: waiting as it asked');
       try {
         return await tokens.withToken(installationId, (token) => {
-          if (delivery.kind === 'monitor') return deliverMonitor(token, subscription, conversationId, delivery.data, key);
+          if (delivery.kind === 'monitor') return deliverOnce(token, subscription, conversationId, renderMonitorChannelMessage(delivery.data), key);
+          if (delivery.kind === 'component')
+            return deliverOnce(token, subscription, conversationId, renderComponentChannelMessage(delivery.data, context), key);
           return deliverIncident(token, subscription, conversationId, delivery.update, delivery.revision, key);
         });
       } catch (error) {
@@ -216,12 +220,15 @@ export function createAppMessageSender(deps: AppMessageSenderDeps): AppMessageSe
     },
   };
 
-  /** A monitor message, posted once: its row is written before the post, and a retry that finds it looks in the history first. */
-  async function deliverMonitor(
+  /**
+   * A message of its own (a monitor event, a component's change), posted once: its row is written
+   * before the post, and a retry that finds it looks in the history first.
+   */
+  async function deliverOnce(
     token: string,
     subscription: StoredSubscription,
     conversation: string,
-    data: MonitorEventData,
+    message: ChannelMessage,
     key: string,
   ): Promise<SendOutcome> {
     if (!(await store.beginAppMonitorPost(subscription.id, key, clock.now()))) {
@@ -234,7 +241,6 @@ export function createAppMessageSender(deps: AppMessageSenderDeps): AppMessageSe
         return ok(`the message ${ts} was posted before`);
       }
     }
-    const message = renderMonitorChannelMessage(data);
     const { ts } = await chat.postMessage(token, conversation, { text: message.text, blocks: message.blocks, metadata: monitorMetadata(key) });
     await store.recordAppMonitorPost(subscription.id, key, ts);
     return ok(`posted ${ts}`);

@@ -2,6 +2,7 @@
 import type { ArchivedIncident, PollPlan } from '../diff.ts';
 import type { EventType, MonitorEvent } from '../events.ts';
 import type { PlannedDelivery } from '../fanout.ts';
+import type { ComponentState } from '../statuspage/mapping.ts';
 import type { FeedSource } from '../observe.ts';
 import type { LeaseClaim, LeaseRelease } from './leases.ts';
 
@@ -108,6 +109,12 @@ export type ApplyPollInput = {
    * main feed's writes move LastDiff's generation.
    */
   source?: string;
+  /**
+   * The source's components as this read showed them, made its kept states in the same atomic
+   * step (SourceStore.saveComponentStates's rule, as of `run.startedAt`): the events of their
+   * changes are in this piece, so a crash keeps both or neither. Only with `source`.
+   */
+  components?: readonly ComponentState[];
 };
 
 /**

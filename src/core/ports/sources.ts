@@ -110,7 +110,8 @@ export interface SourceStore {
   /** Ordered by position then name; empty for an unknown source. */
   componentStates(sourceId: string): Promise<StoredComponentState[]>;
   /**
-   * Makes `states` the source's components as of `now`: a component whose status is unchanged keeps
+   * Makes `states` the source's components as of `now` (a source's poll writes them with its last
+   * applyPoll step instead): a component whose status (the page's own word) is unchanged keeps
    * its `updatedAt`, one absent from `states` is dropped. Nothing when the source is gone.
    */
   saveComponentStates(sourceId: string, states: readonly ComponentState[], now: number): Promise<void>;

@@ -5,7 +5,7 @@
  */
 import { readsFailingWords } from '../../core/knowledge.ts';
 import { plural } from '../../core/plural.ts';
-import type { EventData, StatusEvent } from '../../core/events.ts';
+import { eventIncidentId, type EventData, type StatusEvent } from '../../core/events.ts';
 import { htmlToText } from '../../core/html-text.ts';
 import type { Note } from '../../core/incident.ts';
 import { incidentPageUrl, oneLine, truncate, vendorUrl } from '../../core/notification-message.ts';
@@ -141,7 +141,7 @@ export function eventJson(event: StatusEvent) {
   return {
     id: event.id,
     type: event.type,
-    incident_id: event.incidentId === '' ? null : event.incidentId,
+    incident_id: eventIncidentId(event),
     revision: event.revision,
     occurred_at: iso(event.occurredAt),
     detected_at: iso(event.detectedAt),
@@ -180,8 +180,15 @@ export function recentChangesAnswer(events: StatusEvent[], since: number, nextCu
       : `${events.length} change${events.length === 1 ? '' : 's'} since ${iso(since)}, oldest first:`,
   ];
   for (const event of events.slice(0, TEXT_LINES_MAX)) {
-    const link = event.incidentId ? ` ${incidentPageUrl(baseUrl, event.incidentId)}` : '';
-    lines.push(`- ${iso(event.detectedAt)}: ${event.type}${event.incidentId ? ` of incident ${event.incidentId}` : ''}${link}`);
+    const incidentId = eventIncidentId(event);
+    const link = incidentId ? ` ${incidentPageUrl(baseUrl, incidentId)}` : '';
+    const about =
+      event.data.type === 'component.status_changed'
+        ? ` of ${oneLine(event.data.source.name)}: ${oneLine(event.data.component.name)} ${event.data.from_state} -> ${event.data.to_state}`
+        : incidentId
+          ? ` of incident ${incidentId}`
+          : '';
+    lines.push(`- ${iso(event.detectedAt)}: ${event.type}${about}${link}`);
   }
   if (nextCursor) lines.push('More follow: call again with cursor = next_cursor.');
   if (feed.stale) {

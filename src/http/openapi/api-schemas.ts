@@ -2,6 +2,7 @@
 import { z } from 'zod';
 import { INCIDENT_TOTAL_MAX } from '../../app/incident-search.ts';
 import { ARCHIVE_LEFT_CAP, SOURCE_NAME_MAX_CHARS, SOURCE_URL_MAX_CHARS } from '../../app/sources.ts';
+import { EVENT_TYPES } from '../../core/events.ts';
 import { OPSGENIE_REGIONS, type OpsgenieRegion } from '../../core/subscription.ts';
 
 export { INCIDENT_TOTAL_MAX };
@@ -23,6 +24,11 @@ export const limitParamSchema = z
 export const cursorParamSchema = z.string().optional().describe('The `next_cursor` of the previous page; an invalid one is `invalid_cursor`.');
 export const instantParamSchema = z.string().optional().describe('A date (2026-07-01, taken as UTC midnight) or an ISO 8601 time with offset.');
 export const listParamSchema = z.string().optional().describe('One value, several separated by commas, or the parameter repeated.');
+/** `?type=` of the event log. */
+export const eventTypesParamSchema = z
+  .string()
+  .optional()
+  .describe(`Event types (${EVENT_TYPES.join(', ')}): one, several separated by commas, or the parameter repeated.`);
 
 /** The one error shape of every refusal. */
 export const apiErrorSchema = z.object({
@@ -38,7 +44,16 @@ export const pageMetadataSchema = z.object({
 const isoTime = z.string().describe('ISO 8601 time, UTC');
 
 const sourceField = z.string().describe('The source it came from: a source id as GET /api/sources lists them, or "main" for the main feed.');
-export const apiEventSchema = z.looseObject({ id: z.string(), type: z.string(), incident_id: z.string().nullable().optional(), source: sourceField });
+export const apiEventSchema = z.looseObject({
+  id: z.string(),
+  type: z.string().describe(`One of ${EVENT_TYPES.join(', ')}.`),
+  incident_id: z
+    .string()
+    .nullable()
+    .optional()
+    .describe('Null for a monitor event (monitor.*) and for a watched page’s component.status_changed, which concern no incident.'),
+  source: sourceField,
+});
 export const apiIncidentSchema = z.looseObject({ id: z.string(), title: z.string(), status: z.string(), type: z.string(), source: sourceField });
 /** `?source=`: one source's incidents or events. */
 export const sourceParamSchema = z.string().optional().describe('Only this source: a source id, or "main" for the main feed.');

@@ -98,7 +98,7 @@ export const API_OPERATIONS: ApiOperation[] = [
     path: '/api/events',
     summary: 'The event log, oldest first',
     query: page(
-      { name: 'type', schema: s.listParamSchema },
+      { name: 'type', schema: s.eventTypesParamSchema },
       { name: 'incident', schema: z.string().optional() },
       { name: 'source', schema: s.sourceParamSchema },
       { name: 'include_backfill', schema: z.enum(['true', 'false']).optional() },

@@ -1,4 +1,5 @@
 /** The admin view of the outbox: deliveries by state and subscription, one delivery's attempts, and replays. */
+import { componentLabel } from '../../core/component-message.ts';
 import type { StatusEvent } from '../../core/events.ts';
 import type { Delivery, DeliveryAttemptRecord, StoredSubscription } from '../../core/ports.ts';
 import { CsrfField, PostButton } from './admin-frame.tsx';
@@ -57,7 +58,7 @@ function StateSelect(props: { id: string; value: string }) {
   );
 }
 
-/** An event in a word or two, linked to its incident's public page when it is about one. */
+/** An event in a word or two, linked to its incident's public page when it is about one (a component's change: its page's). */
 export function EventSummary(props: { event: StatusEvent | null; id: string }) {
   const { event } = props;
   if (!event) {
@@ -74,6 +75,13 @@ export function EventSummary(props: { event: StatusEvent | null; id: string }) {
       {'incident' in data ? (
         <>
           <a href={`/incidents/${encodeURIComponent(data.incident.id)}`}>#{data.incident.id}</a> <span class="wrap">{data.incident.title}</span>
+        </>
+      ) : data.type === 'component.status_changed' ? (
+        <>
+          <a href={`/sources/${encodeURIComponent(data.source.id)}`}>{data.source.name}</a>{' '}
+          <span class="wrap">
+            {componentLabel(data)}: {data.from_state} → {data.to_state}
+          </span>
         </>
       ) : data.type === 'monitor.blind' ? (
         'the feed could not be read'

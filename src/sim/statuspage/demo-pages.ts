@@ -293,6 +293,12 @@ const paystream: DemoStatuspage = {
 
 export const DEMO_STATUSPAGES: readonly DemoStatuspage[] = [gitforge, nimbus, paystream];
 
+/** One demo page's story, to serve it alone (tests serve the page they need). */
+export function demoStatuspageStory(name: string): Pick<DemoStatuspage, 'name' | 'initial' | 'steps'> | null {
+  const page = DEMO_STATUSPAGES.find((p) => p.name === name);
+  return page ? { name: page.name, initial: page.initial, steps: page.steps } : null;
+}
+
 export type RunningDemoStatuspage = RunningSimulatedStatuspage & { kind: string; name: string };
 
 /**

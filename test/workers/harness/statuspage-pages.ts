@@ -8,7 +8,8 @@ import { callFactory, type StartedFixture } from './fixture-client.ts';
 
 export type { TestStatuspage };
 
-export async function startTestStatuspage(options: { name?: string } = {}): Promise<TestStatuspage> {
+/** `demo`: one of the demo's pages by name, served with its own story (test/helpers/statuspage-pages.ts). */
+export async function startTestStatuspage(options: { name?: string; demo?: string } = {}): Promise<TestStatuspage> {
   const { id, url } = await callFactory<StartedFixture>('POST', '/statuspages', options);
   let closing: Promise<void> | undefined;
   return controlledStatuspage(url.replace('//127.0.0.1:', '//localhost:'), () => (closing ??= callFactory('DELETE', `/statuspages/${id}`).then(() => {})));
