@@ -10,15 +10,8 @@ import type { ArchiveWrites, DiffedFeed, LastDiff } from '../core/ports.ts';
 import { acquireLeaseStatement, releaseLeaseStatement } from './sqlite-leases.ts';
 import type { SqliteConnection } from './sqlite-connection.ts';
 import { createIncidentRows } from './sqlite-incident-rows.ts';
-import {
-  applyPollStatements,
-  GENERATION_KEY,
-  isRevisionGuardFailure,
-  isSourceWriteGuardFailure,
-  pollRunStatements,
-  READ_LAST_DIFF,
-  SEEDED_KEY,
-} from './sqlite-poll-apply.ts';
+import { applyPollStatements, isRevisionGuardFailure, isSourceWriteGuardFailure, pollRunStatements, READ_LAST_DIFF } from './sqlite-poll-apply.ts';
+import { GENERATION_KEY, SEEDED_KEY } from './sqlite-meta-keys.ts';
 import { toStatusEvent } from './sqlite-rows.ts';
 import type { PollStatements } from './sqlite-statements.ts';
 import type * as t from './store-schema.ts';

@@ -13,18 +13,10 @@ import type { ApplyPollInput, PollRun, RejectedPayload } from '../core/ports.ts'
 import { toVendorIncident } from '../core/vendor-format.ts';
 import type { BatchStatement, SqlValue } from './sqlite-connection.ts';
 import { releaseLeaseStatement } from './sqlite-leases.ts';
+import { DIFFED_FEED_KEY, GENERATION_KEY, MAIN_GENERATION_KEY, SEEDED_KEY } from './sqlite-meta-keys.ts';
 import { componentStatesStatements } from './sqlite-sources.ts';
 import { PRUNE_SQL } from './sqlite-retention.ts';
 import { INCIDENTS_FTS, SORT_KEYS_PER_SECOND } from './store-schema.ts';
-
-export const SEEDED_KEY = 'seeded_at';
-export const GENERATION_KEY = 'generation';
-/**
- * The main feed's own generation: moved only by writes to its incidents, so a source's poll,
- * which moves the archive generation, never costs the main poll its "nothing changed" short-cut.
- */
-export const MAIN_GENERATION_KEY = 'main_generation';
-export const DIFFED_FEED_KEY = 'diffed_feed';
 
 /**
  * Enough for a human to see what came (an error page, the start of a broken feed), and small

@@ -3,9 +3,7 @@ import type { DataCoverage } from '../core/coverage.ts';
 import { MONITOR_EVENT_TYPES, type MonitorEventData } from '../core/events.ts';
 import type { IncidentSpan } from '../core/ports.ts';
 import type { SqliteConnection } from './sqlite-connection.ts';
-
-/** Where the store keeps when the archive was seeded (sqlite-store.ts SEEDED_KEY). */
-const SEEDED_KEY = 'seeded_at';
+import { SEEDED_KEY } from './sqlite-meta-keys.ts';
 
 type SpanRow = [
   id: string,

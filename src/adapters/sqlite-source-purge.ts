@@ -9,7 +9,7 @@
  */
 import { incidentIdRangeOfSource } from '../core/statuspage/mapping.ts';
 import type { BatchStatement, SqlValue } from './sqlite-connection.ts';
-import { GENERATION_KEY } from './sqlite-poll-apply.ts';
+import { GENERATION_KEY } from './sqlite-meta-keys.ts';
 import { INCIDENTS_FTS } from './store-schema.ts';
 
 /** One scalar lookup by the primary key: the guard every statement carries (param: the source id). */

@@ -217,9 +217,11 @@ describe('removing a source with its archive', () => {
     const otherId = (await service.admin('POST', '/api/admin/sources', { kind: 'statuspage', url: other.url })).body.source.id;
     const polled = await service.admin('POST', '/api/admin/poll');
     expect(polled.body.sources.map((s: { outcome: string }) => s.outcome)).toEqual(['ok', 'ok']);
-    // The page opens its story's incident: a second version, a note, a news event.
+    // The page opens its story's incident and its component goes down with it: a news event for
+    // each, both to be purged.
     expect((await fetch(`${acme.url}/_sim/advance`, { method: 'POST' })).status).toBe(200);
-    expect((await service.admin('POST', `/api/admin/poll?source=${acmeId}`)).body.sources[0].events).toHaveLength(1);
+    const news = (await service.admin('POST', `/api/admin/poll?source=${acmeId}`)).body.sources[0].events as { type: string }[];
+    expect(news.map((e) => e.type).sort()).toEqual(['component.status_changed', 'incident.created']);
 
     const ids = async (path: string) => ((await service.get(path)).body.incidents as { id: string }[]).map((i) => i.id);
     const acmeIds = await ids(`/api/incidents?source=${acmeId}`);
