@@ -128,15 +128,20 @@ export default defineConfig(async () => ({
           name: 'workers',
           include: ['test/workers/**/*.test.ts', 'test/http/**/*.test.ts'],
           exclude: NODE_ONLY_HTTP_TESTS,
-          setupFiles: ['test/workers/apply-migrations.ts'],
+          setupFiles: ['test/workers/apply-migrations.ts', 'test/workers/file-scope.ts'],
           globalSetup: ['test/helpers/workers-global-setup.ts', 'test/helpers/fixture-factory-setup.ts'],
           // sanitize-html is CommonJS that requires an ESM-only nanoid through postcss: bundled
           // first, as wrangler's esbuild does for a deploy, or workerd's loader cannot run it.
           deps: { optimizer: { ssr: { enabled: true, include: ['sanitize-html'] } } },
           // The files share the simulated vendor the Worker's STATUS_URL names and the SCIM directory,
-          // which tests reset (each file has its own Miniflare, so its own D1 databases). `npm test`
-          // runs this project beside the node project, in a process of its own (test/run-projects.mjs).
+          // which tests reset, so they run one at a time. All in one Miniflare (`isolate: false`):
+          // one per file cost 183 CPU-s and 4 min 19 s, one for all 57 CPU-s and 1 min 46 s (measured).
+          // Each file still gets every module afresh (test/workers/file-scope.ts), so no Worker or
+          // harness state passes between files; the D1 databases do, and are emptied before use.
+          // `npm test` runs this project beside the node project, in a process of its own
+          // (test/run-projects.mjs).
           fileParallelism: false,
+          isolate: false,
           testTimeout: 30_000,
           hookTimeout: 30_000,
         },
