@@ -397,6 +397,8 @@ describe('admin pages', () => {
     expect(page.html).toContain('All were accepted.');
     expect(page.html).toContain('<th scope="row">incident.note_edited</th>');
     expect(page.html).toContain('<th scope="row">monitor.blind</th>');
-    expect(t.side.received).toHaveLength(7);
+    expect(page.html).toContain('<th scope="row">component.status_changed</th>');
+    // One of each: five about incidents, two about the monitor, one about a page's component.
+    expect(t.side.received).toHaveLength(8);
   });
 });
