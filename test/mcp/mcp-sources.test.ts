@@ -35,9 +35,9 @@ describe('MCP tools over a watched status page', () => {
     await vendor?.close();
   });
 
-  it('documents `source` in the schemas of current_status, search_incidents and get_incident', async () => {
+  it('documents `source` in the schemas of current_status, search_incidents, get_incident and reliability', async () => {
     const { tools } = await mcp.client.listTools();
-    for (const name of ['current_status', 'search_incidents', 'get_incident']) {
+    for (const name of ['current_status', 'search_incidents', 'get_incident', 'reliability']) {
       const property = tools.find((t) => t.name === name)!.inputSchema.properties?.source as { type: string; description: string };
       expect([name, property?.type]).toEqual([name, 'string']);
       expect(property.description).toContain('"main"');
@@ -78,6 +78,35 @@ describe('MCP tools over a watched status page', () => {
     const elsewhere = await mcp.call('get_incident', { id, source: 'main' });
     expect(elsewhere.isError).toBe(true);
     expect(elsewhere.structuredContent).toMatchObject({ ok: false, error: 'incident_not_found' });
+  });
+
+  it("reliability for the page gives the figures /api/reliability?source= gives, named and linked to the page's chart; the vendor's stay its own", async () => {
+    const result = await mcp.call('reliability', { source: sourceId, window: '30d' });
+    expect(result.isError).toBeFalsy();
+    const api = (await service.get(`/api/reliability?source=${sourceId}`)).body;
+    const apiRows = api.availability.services.map((s: { service: string; windows: { days: number; availability: number | null }[] }) => [
+      s.service,
+      s.windows.find((w) => w.days === 30)!.availability,
+    ]);
+    const toolRows = result.structuredContent.services.map((s: { service: string; availability: number | null }) => [s.service, s.availability]);
+    // The page was added a moment ago and its outage goes on: its figures move with every
+    // millisecond between the two reads, so they are compared as near, the names exactly.
+    expect(toolRows.map(([name]: [string]) => name)).toEqual(apiRows.map(([name]: [string]) => name));
+    for (const [index, [, availability]] of toolRows.entries()) expect(availability).toBeCloseTo(apiRows[index][1], 2);
+    // The page's story has its API partially out since the last poll: a component of the page, not the vendor's.
+    expect(toolRows.map(([name]: [string]) => name)).toContain('API');
+    expect(result.structuredContent).toMatchObject({
+      source: { id: sourceId, name: 'Acme Cloud' },
+      dashboard_url: `${PUBLIC_URL}/reliability?source=${sourceId}`,
+    });
+    expect(result.content[0]!.text).toContain('Availability of Acme Cloud over the last 30 days');
+    // One of the page's components by name; a name that is not one is refused as on the vendor's.
+    expect((await mcp.call('reliability', { source: sourceId, service: 'API' })).structuredContent.services).toHaveLength(1);
+    expect((await mcp.call('reliability', { source: sourceId, service: 'Files' })).structuredContent).toMatchObject({ ok: false, error: 'unknown_service' });
+    const vendor = await mcp.call('reliability', {});
+    expect(vendor.structuredContent.source).toBeUndefined();
+    expect(vendor.structuredContent.services.map((s: { service: string }) => s.service)).not.toContain('API');
+    expect((await mcp.call('reliability', { source: 'src_nope' })).structuredContent).toMatchObject({ ok: false, error: 'source_not_found' });
   });
 
   it('refuses an unknown source (source_not_found) and a malformed one (invalid_request)', async () => {

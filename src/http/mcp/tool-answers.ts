@@ -201,7 +201,14 @@ export function recentChangesAnswer(events: StatusEvent[], since: number, nextCu
   return answer(lines.join('\n'), structured);
 }
 
-export function reliabilityAnswer(figures: Reliability, services: string[], windowDays: number, baseUrl: string): ToolAnswer {
+/** The track record's answer: the vendor's (`page` null) or a watched page's, named in the text and linked to its own chart. */
+export function reliabilityAnswer(
+  figures: Reliability,
+  services: string[],
+  windowDays: number,
+  baseUrl: string,
+  page: { id: string; name: string } | null,
+): ToolAnswer {
   const chosen = figures.services.filter((s) => services.length === 0 || services.includes(s.service));
   const rows = chosen.map((s) => {
     const w = s.windows.find((x) => x.days === windowDays)!;
@@ -228,8 +235,17 @@ export function reliabilityAnswer(figures: Reliability, services: string[], wind
     time_to_resolve: { count: m.timeToResolve.count, median_ms: m.timeToResolve.medianMs, p90_ms: m.timeToResolve.p90Ms },
     time_to_first_update: { count: m.timeToFirstUpdate.count, median_ms: m.timeToFirstUpdate.medianMs, p90_ms: m.timeToFirstUpdate.p90Ms },
   }));
-  const structured = { ok: true, generated_at: iso(figures.nowMs), window_days: windowDays, services: rows, months, dashboard_url: `${baseUrl}/reliability` };
-  const lines = [`Availability over the last ${windowDays} days (no data counts neither way):`];
+  const dashboardUrl = page ? `${baseUrl}/reliability?source=${encodeURIComponent(page.id)}` : `${baseUrl}/reliability`;
+  const structured = {
+    ok: true,
+    generated_at: iso(figures.nowMs),
+    ...(page ? { source: page } : {}),
+    window_days: windowDays,
+    services: rows,
+    months,
+    dashboard_url: dashboardUrl,
+  };
+  const lines = [`Availability${page ? ` of ${page.name}` : ''} over the last ${windowDays} days (no data counts neither way):`];
   // A name from the vendor's old history (Calls, Posts/Files) may have no row in the window.
   if (rows.length === 0) lines.push(`- ${services.join(', ')}: no figures; no incident named it in the last ${windowDays} days or it is no longer listed.`);
   for (const row of rows) {
@@ -239,6 +255,6 @@ export function reliabilityAnswer(figures: Reliability, services: string[], wind
     }
     lines.push(`- ${row.service}: ${percentText(row.availability)}, ${plural(row.incidents, 'incident')}, down ${durationWords(row.downtime_ms)}`);
   }
-  lines.push(`Charts and monthly figures: ${baseUrl}/reliability`);
+  lines.push(`Charts and monthly figures: ${dashboardUrl}`);
   return answer(lines.join('\n'), structured);
 }

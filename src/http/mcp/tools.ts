@@ -20,12 +20,13 @@ import { type CursorList, isSequence, isWhole, logPageAfter, readPosition } from
 import { currentStatus } from '../../app/current-status.ts';
 import { searchIncidents } from '../../app/incident-search.ts';
 import { requireKnownServices } from '../../app/known-services.ts';
+import { type SourceReliabilityStore, sourceReliability } from '../../app/reliability-figures.ts';
 import { pageLimit, sourceId } from '../query-params.ts';
-import { sourceOfIncidentId } from '../../core/statuspage/mapping.ts';
+import { MAIN_FEED_SOURCE, sourceOfIncidentId } from '../../core/statuspage/mapping.ts';
 import { currentStatusAnswer, incidentAnswer, incidentPageAnswer, recentChangesAnswer, refusal, reliabilityAnswer, type ToolAnswer } from './tool-answers.ts';
 
 export type McpToolDeps = {
-  store: ArchiveQueries & Pick<ArchiveReads, 'archiveGeneration'> & Pick<SourceStore, 'getSource' | 'componentStates'>;
+  store: ArchiveQueries & Pick<ArchiveReads, 'archiveGeneration'> & SourceReliabilityStore;
   clock: Clock;
   cursors: CursorCodec;
   known: () => Promise<string[]>;
@@ -170,9 +171,10 @@ export function registerTools(server: McpServer, deps: McpToolDeps, scopes: read
       'reliability',
       {
         title: 'Reliability',
-        description: `The vendor's track record: availability per service over a rolling window (${WINDOWS.join(' or ')}), its incidents and downtime, and monthly times to resolve. Time without data counts neither way.`,
+        description: `The vendor's track record, or a watched status page's: availability per service over a rolling window (${WINDOWS.join(' or ')}), its incidents and downtime, and monthly times to resolve. Time without data counts neither way.`,
         inputSchema: z.object({
-          service: z.string().max(200).optional().describe('One service; all of them when absent.'),
+          service: z.string().max(200).optional().describe("One service (a watched page's: one of its components); all of them when absent."),
+          source: source("The track record of this source; the vendor's own when absent"),
           window: z
             .enum(WINDOWS)
             .optional()
@@ -180,12 +182,19 @@ export function registerTools(server: McpServer, deps: McpToolDeps, scopes: read
         }),
         annotations: readOnly,
       },
-      ({ service, window }) =>
+      ({ service, window, source: askedSource }) =>
         guarded(async () => {
           const services = service ? [service.trim()] : [];
-          await requireKnownServices(known, 'service', services);
           const days = Number((window ?? WINDOWS.at(-1)!).replace('d', ''));
-          return reliabilityAnswer(await deps.reliability(), services, days, baseUrl);
+          const wanted = sourceId(askedSource);
+          if (wanted === undefined || wanted === MAIN_FEED_SOURCE) {
+            await requireKnownServices(known, 'service', services);
+            return reliabilityAnswer(await deps.reliability(), services, days, baseUrl, null);
+          }
+          // The same figures as /api/reliability?source=: the page's components are its services.
+          const found = await sourceReliability(store, wanted, clock.now());
+          await requireKnownServices(async () => found.figures.services.map((s) => s.service), 'service', services);
+          return reliabilityAnswer(found.figures, services, days, baseUrl, { id: found.source.id, name: found.source.name });
         }),
     );
   }

@@ -22,7 +22,7 @@ const rpcError = (message: string) => ({ jsonrpc: '2.0', error: { code: -32000, 
 
 export type McpRouteDeps = McpAuthDeps &
   Pick<AppDeps, 'cursors' | 'logger' | 'publicUrl'> & {
-    store: ArchiveReads & Pick<RateLimitStore, 'hitRateLimit'> & Pick<SourceStore, 'getSource' | 'componentStates'>;
+    store: ArchiveReads & Pick<RateLimitStore, 'hitRateLimit'> & Pick<SourceStore, 'getSource' | 'componentStates' | 'blindSpells'>;
   };
 
 export function mcpRoutes(deps: McpRouteDeps) {
