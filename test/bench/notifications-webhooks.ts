@@ -15,6 +15,7 @@ import { expectBench, silentLogger } from './harness.ts';
 import type { Collected } from './notifications-receiver.ts';
 import { applyAsPoller, type BenchSecrets, newsPoll, openSubscribedArchive, type ReceiverProcess, webhookDeliverer } from './notifications-world.ts';
 import { interleave, summarize, type BenchCase, type Summary } from './stats.ts';
+import { MAIN_FEED_SOURCE } from '../../src/core/statuspage/mapping.ts';
 
 export type WebhookThroughputOptions = { deliveries: number; rounds: number; warmUpRounds: number };
 
@@ -99,7 +100,9 @@ export async function benchWebhookThroughput(options: WebhookThroughputOptions, 
 
 /** The body and headers the deliverer sends for `event`, signed once: the baseline sends them as they are. */
 async function signedLikeOurs(event: StatusEvent, secret: string): Promise<{ body: string; headers: Record<string, string> }> {
-  const body = JSON.stringify(webhookPayloadOf(event));
+  // The deliverer's webhooks carry their source; the bench's sender was given no main feed name,
+  // so it names the main feed by its id.
+  const body = JSON.stringify(webhookPayloadOf(event, { id: MAIN_FEED_SOURCE, name: MAIN_FEED_SOURCE }));
   const headers = await webhookHeaders({
     id: await webhookMessageId(`${event.id}|sub_bench000000`),
     timestampSeconds: Math.floor(Date.now() / 1000),
