@@ -274,8 +274,8 @@ export function createSqliteArchiveReads(connection: SqliteConnection, st: PollS
       return withNotes(rows);
     },
 
-    async incidentSpans(sinceMs) {
-      return incidentSpans(sinceMs);
+    async incidentSpans(sinceMs, source) {
+      return incidentSpans(sinceMs, source);
     },
 
     async dataCoverage(sinceMs) {

@@ -4,6 +4,7 @@ import { MONITOR_EVENT_TYPES, type MonitorEventData } from '../core/events.ts';
 import type { IncidentSpan } from '../core/ports.ts';
 import type { SqliteConnection } from './sqlite-connection.ts';
 import { SEEDED_KEY } from './sqlite-meta-keys.ts';
+import { incidentIdRangeOfSource, MAIN_FEED_SOURCE } from '../core/statuspage/mapping.ts';
 
 type SpanRow = [
   id: string,
@@ -40,24 +41,36 @@ const INCIDENT_SPANS_SQL = `
       FROM incidents i
       WHERE i.pk IN (SELECT pk FROM incidents WHERE resolved_ms IS NULL
                      UNION ALL SELECT pk FROM incidents WHERE resolved_ms >= ?)
+        AND %SOURCE%
       ORDER BY i.sort_key`;
 
-export function prepareIncidentSpans(connection: SqliteConnection): (sinceMs: number) => Promise<IncidentSpan[]> {
-  return async (sinceMs) =>
-    (await connection.rows<SpanRow>(INCIDENT_SPANS_SQL, [SEEDED_KEY, sinceMs])).map(
-      ([id, title, type, status, servicesJson, createdMs, resolvedMs, firstSeenMs, firstNoteMs, backfill]) => ({
-        id,
-        title,
-        type,
-        status,
-        services: JSON.parse(servicesJson) as string[],
-        createdAt: createdMs,
-        resolvedAt: resolvedMs,
-        firstSeenAt: firstSeenMs,
-        firstNoteAt: firstNoteMs,
-        backfill: backfill === 1,
-      }),
-    );
+/**
+ * One source's spans: the main feed's ids have no colon, a source's are `sourceId:...`
+ * (incidentIdRangeOfSource), so a track record never reads every other page's incidents.
+ */
+const SPANS_OF_MAIN_SQL = INCIDENT_SPANS_SQL.replace('%SOURCE%', "instr(i.id, ':') = 0");
+const SPANS_OF_SOURCE_SQL = INCIDENT_SPANS_SQL.replace('%SOURCE%', 'i.id >= ? AND i.id < ?');
+
+export function prepareIncidentSpans(connection: SqliteConnection): (sinceMs: number, source: string) => Promise<IncidentSpan[]> {
+  return async (sinceMs, source) => {
+    const range = incidentIdRangeOfSource(source);
+    const rows =
+      source === MAIN_FEED_SOURCE
+        ? await connection.rows<SpanRow>(SPANS_OF_MAIN_SQL, [SEEDED_KEY, sinceMs])
+        : await connection.rows<SpanRow>(SPANS_OF_SOURCE_SQL, [SEEDED_KEY, sinceMs, range.from, range.before]);
+    return rows.map(([id, title, type, status, servicesJson, createdMs, resolvedMs, firstSeenMs, firstNoteMs, backfill]) => ({
+      id,
+      title,
+      type,
+      status,
+      services: JSON.parse(servicesJson) as string[],
+      createdAt: createdMs,
+      resolvedAt: resolvedMs,
+      firstSeenAt: firstSeenMs,
+      firstNoteAt: firstNoteMs,
+      backfill: backfill === 1,
+    }));
+  };
 }
 
 /** The oldest incident by the sort_key index (date_created order), or when the archive was seeded. */

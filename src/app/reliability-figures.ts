@@ -5,7 +5,7 @@
 import { noDataIntervals } from '../core/coverage.ts';
 import type { ArchiveReads, Clock, SourceStore, StoredSource } from '../core/ports.ts';
 import { computeReliability, reliabilitySince, type Reliability } from '../core/reliability.ts';
-import { MAIN_FEED_SOURCE, ofSource } from '../core/statuspage/mapping.ts';
+import { MAIN_FEED_SOURCE } from '../core/statuspage/mapping.ts';
 import { perStoreMemo } from './generation-memo.ts';
 import { requireSource } from './source-status.ts';
 
@@ -24,9 +24,9 @@ export const reliabilityFigures: (store: ReliabilityStore, clock: Clock) => () =
   FIGURES_MAX_AGE_MS,
   async (store: ReliabilityStore, nowMs) => {
     const since = reliabilitySince(nowMs);
-    const [spans, coverage, health] = await Promise.all([store.incidentSpans(since), store.dataCoverage(since), store.feedHealth()]);
+    const [spans, coverage, health] = await Promise.all([store.incidentSpans(since, MAIN_FEED_SOURCE), store.dataCoverage(since), store.feedHealth()]);
     // The vendor's track record: the other pages' incidents are theirs, and so is their coverage.
-    return computeReliability(ofSource(spans, MAIN_FEED_SOURCE), { nowMs, noData: noDataIntervals(coverage, health.lastSuccessAt, nowMs) });
+    return computeReliability(spans, { nowMs, noData: noDataIntervals(coverage, health.lastSuccessAt, nowMs) });
   },
 );
 
@@ -42,9 +42,13 @@ export type SourceReliabilityStore = Pick<ArchiveReads, 'incidentSpans'> & Pick<
 export async function sourceReliability(store: SourceReliabilityStore, id: string, nowMs: number): Promise<{ source: StoredSource; figures: Reliability }> {
   const source = await requireSource(store, id);
   const since = reliabilitySince(nowMs);
-  const [spans, components, blind] = await Promise.all([store.incidentSpans(since), store.componentStates(source.id), store.blindSpells(source.id, since)]);
+  const [spans, components, blind] = await Promise.all([
+    store.incidentSpans(since, source.id),
+    store.componentStates(source.id),
+    store.blindSpells(source.id, since),
+  ]);
   const noData = noDataIntervals({ beganAt: source.createdAt, blind }, source.poll.lastSuccessAt, nowMs);
   // The page's services are its components (groups are their children's).
   const services = components.filter((c) => !c.isGroup).map((c) => c.name);
-  return { source, figures: computeReliability(ofSource(spans, source.id), { nowMs, noData, services }) };
+  return { source, figures: computeReliability(spans, { nowMs, noData, services }) };
 }

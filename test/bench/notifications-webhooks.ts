@@ -5,7 +5,7 @@
  */
 import { Agent, request } from 'undici';
 import { createHttpWebhookSender } from '../../src/adapters/http-webhook-sender.ts';
-import { createDeliverer, type DeliveryRound } from '../../src/app/deliverer.ts';
+import { type DeliveryRound } from '../../src/app/deliverer.ts';
 import type { StatusEvent } from '../../src/core/events.ts';
 import { webhookMessageId } from '../../src/core/fanout.ts';
 import { webhookHeaders } from '../../src/core/webhook-signing.ts';

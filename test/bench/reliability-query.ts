@@ -37,7 +37,7 @@ export async function benchReliabilityQuery(options: ReliabilityQueryOptions): P
   try {
     const sims = syntheticIncidents({ count: options.archiveIncidents, endMs: nowMs - DAY_MS, spanMs: 330 * DAY_MS, active: 3, seed: 41 });
     const { ms: seedMs } = await timed(() => seedDirect(archive.sqlite, toIncidents(sims), nowMs));
-    const spans = await archive.store.incidentSpans(reliabilitySince(nowMs));
+    const spans = await archive.store.incidentSpans(reliabilitySince(nowMs), 'main');
     expectBench(spans.length === options.archiveIncidents, `incidentSpans read ${spans.length} of ${options.archiveIncidents} incidents`);
     expectBench(
       spans.every((s) => s.backfill),
@@ -50,7 +50,7 @@ export async function benchReliabilityQuery(options: ReliabilityQueryOptions): P
       ['compute', []],
     ]);
     for (let round = 0; round < options.warmUpRounds + options.buildRounds; round++) {
-      const read = await timed(() => archive.store.incidentSpans(reliabilitySince(nowMs)));
+      const read = await timed(() => archive.store.incidentSpans(reliabilitySince(nowMs), 'main'));
       const compute = await timed(() => computeReliability(read.value, { nowMs }));
       if (round < options.warmUpRounds) continue;
       build.get('read')!.push(read.ms);

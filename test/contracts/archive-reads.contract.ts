@@ -106,6 +106,16 @@ export function archiveReadsContract(target: StoreTarget): void {
       expect(await store.knownServices(100, 'src_c')).toEqual([]);
     });
 
+    it("reads one source's incident spans: the main feed's alone, or a page's alone, never its neighbour's whose id it starts", async () => {
+      const observed = ['1', 'src_a:2', 'src_ab:3', '4'].map((id, n) => ({ ...one(rawIncident({ id: n + 1 })), id }));
+      const plan = planPoll({ observed, archived: new Map(), now: T0, backfill: false });
+      await store.applyPoll({ run: pollRun(T0), plan, deliveries: [], seenIds: [], seenBefore: T0, rejected: [], markSeeded: false });
+      expect((await store.incidentSpans(0, 'main')).map((s) => s.id).sort()).toEqual(['1', '4']);
+      expect((await store.incidentSpans(0, 'src_a')).map((s) => s.id)).toEqual(['src_a:2']);
+      expect((await store.incidentSpans(0, 'src_ab')).map((s) => s.id)).toEqual(['src_ab:3']);
+      expect(await store.incidentSpans(0, 'src_c')).toEqual([]);
+    });
+
     it("gives the vendor mirror's reads the main feed's incidents alone, though another source's are newer", async () => {
       const older = { ...one(rawIncident({ id: 1, date_created: '2026-09-01T10:00:00Z', date_updated: '2026-09-01T10:00:00Z' })), id: '1' };
       const newer = { ...one(rawIncident({ id: 2, date_created: '2026-09-02T10:00:00Z', date_updated: '2026-09-02T10:00:00Z' })), id: 'src_a:2' };
@@ -124,7 +134,7 @@ export function archiveReadsContract(target: StoreTarget): void {
       expect(await store.incidentsUpdatedSince(0, 10)).toEqual([]);
       expect(await store.latestCreatedIncident()).toBeNull();
       expect(await store.knownServices(10)).toEqual([]);
-      expect(await store.incidentSpans(0)).toEqual([]);
+      expect(await store.incidentSpans(0, 'main')).toEqual([]);
       expect(await store.listEvents({}, 0, 10)).toEqual([]);
       expect(await store.listPollRuns(null, 10)).toEqual([]);
       expect(await store.getPollRun('run-none')).toBeNull();
@@ -549,14 +559,14 @@ export function archiveReadsContract(target: StoreTarget): void {
           SEEDING_POLL,
         );
         const resolvedAt2 = Date.parse('2026-09-10T12:00:00-07:00');
-        expect((await store.incidentSpans(resolvedAt2)).map((s) => s.id)).toEqual(['3', '2']);
-        expect((await store.incidentSpans(resolvedAt2 + 1)).map((s) => s.id)).toEqual(['3']);
-        expect((await store.incidentSpans(0)).map((s) => s.id)).toEqual(['3', '1', '2']);
+        expect((await store.incidentSpans(resolvedAt2, 'main')).map((s) => s.id)).toEqual(['3', '2']);
+        expect((await store.incidentSpans(resolvedAt2 + 1, 'main')).map((s) => s.id)).toEqual(['3']);
+        expect((await store.incidentSpans(0, 'main')).map((s) => s.id)).toEqual(['3', '1', '2']);
       });
 
       it('reads times, services and the first update after the opening note', async () => {
         await applyPollOf(store, [resolvedOn(1, '2026-09-01', ['Files', 'Search']), rawIncident({ id: 2, notes: [rawIncident().notes[0]!] })], SEEDING_POLL);
-        const [first, second] = await store.incidentSpans(0);
+        const [first, second] = await store.incidentSpans(0, 'main');
         expect(first).toEqual({
           id: '1',
           title: 'Incident 1',
@@ -577,7 +587,7 @@ export function archiveReadsContract(target: StoreTarget): void {
         const BEFORE_HISTORY = SEEDING_POLL - 60_000;
         // A first poll that could not read history: backfill, but the archive is not seeded yet.
         await applyPollOf(store, [rawIncident({ id: 1 })], BEFORE_HISTORY, { historyRead: false });
-        expect((await store.incidentSpans(0)).map((s) => s.backfill)).toEqual([true]);
+        expect((await store.incidentSpans(0, 'main')).map((s) => s.backfill)).toEqual([true]);
         await applyPollOf(store, [rawIncident({ id: 1 }), rawIncident({ id: 2, date_created: '2026-10-01T06:00:00-07:00' })], SEEDING_POLL);
         await applyPollOf(
           store,
@@ -588,7 +598,7 @@ export function archiveReadsContract(target: StoreTarget): void {
           ],
           LATER_POLL,
         );
-        const spans = await store.incidentSpans(0);
+        const spans = await store.incidentSpans(0, 'main');
         expect(spans.map((s) => [s.id, s.backfill, s.firstSeenAt])).toEqual([
           ['1', true, BEFORE_HISTORY],
           ['2', true, SEEDING_POLL],

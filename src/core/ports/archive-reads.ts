@@ -109,8 +109,8 @@ export interface ArchiveQueries {
    * of one source's incidents alone when named ("main": the main feed's, the vendor's own names).
    */
   knownServices(limit: number, source?: string): Promise<string[]>;
-  /** Incidents going on at any time since `sinceMs`: not resolved before it (ongoing included). */
-  incidentSpans(sinceMs: number): Promise<IncidentSpan[]>;
+  /** One source's incidents (`main`: the vendor's own) going on at any time since `sinceMs`: not resolved before it (ongoing included). */
+  incidentSpans(sinceMs: number, source: string): Promise<IncidentSpan[]>;
   /** When the archive began and the blind episodes that ended at or after `sinceMs` or go on (coverage.ts). */
   dataCoverage(sinceMs: number): Promise<DataCoverage>;
   feedHealth(): Promise<FeedHealth>;

@@ -97,11 +97,6 @@ export function sourceOfIncidentId(incidentId: string): string {
   return colon < 0 ? MAIN_FEED_SOURCE : incidentId.slice(0, colon);
 }
 
-/** The items (incidents, spans, events by their incident id) of one source alone: `main` for the main feed's. */
-export function ofSource<T extends { id: string }>(items: readonly T[], source: string): T[] {
-  return items.filter((item) => sourceOfIncidentId(item.id) === source);
-}
-
 /**
  * A source's incident ids as a range [from, before): every `sourceId:...` id and no other, since
  * ';' follows ':' in every collation by code point. An index on the id serves it.

@@ -11,7 +11,7 @@ import { parseInstant } from '../../core/instant.ts';
 import { incidentHistory, incidentNotFound } from '../../app/incident-history.ts';
 import { feedKnowledge } from '../../app/feed-knowledge.ts';
 import { type McpScope, TOOL_SCOPES } from '../../core/mcp-scopes.ts';
-import type { ArchiveQueries, ArchiveReads, Clock, SourceStore } from '../../core/ports.ts';
+import type { ArchiveQueries, ArchiveReads, Clock } from '../../core/ports.ts';
 import { AVAILABILITY_WINDOWS_DAYS, type Reliability } from '../../core/reliability.ts';
 import { SEARCH_LIMITS } from '../../core/search-query.ts';
 import { WIDGET_SERVICES_MAX } from '../../core/widget-state.ts';

@@ -1,6 +1,6 @@
 /** The dashboard's HTML pages: `/` (the state now), `/incidents` (the searchable history), `/incidents/:id`. */
 import { Hono, type Context } from 'hono';
-import { MAIN_FEED_SOURCE, ofSource } from '../../core/statuspage/mapping.ts';
+import { MAIN_FEED_SOURCE } from '../../core/statuspage/mapping.ts';
 import { feedKnowledge } from '../../app/feed-knowledge.ts';
 import { generationMemo } from '../../app/generation-memo.ts';
 import { incidentHistory } from '../../app/incident-history.ts';
@@ -52,9 +52,9 @@ export function dashboardRoutes(deps: DashboardRouteDeps) {
     // A span that began before the window can still touch its first day.
     build: async (nowMs) => {
       const since = nowMs - BAR_DAYS * DAY_MS;
-      const [spans, coverage, health] = await Promise.all([store.incidentSpans(since), store.dataCoverage(since), store.feedHealth()]);
+      const [spans, coverage, health] = await Promise.all([store.incidentSpans(since, MAIN_FEED_SOURCE), store.dataCoverage(since), store.feedHealth()]);
       // The main feed's services: another page's incidents are on that page.
-      return serviceDays(ofSource(spans, MAIN_FEED_SOURCE), { nowMs, days: BAR_DAYS, noData: noDataIntervals(coverage, health.lastSuccessAt, nowMs) });
+      return serviceDays(spans, { nowMs, days: BAR_DAYS, noData: noDataIntervals(coverage, health.lastSuccessAt, nowMs) });
     },
   });
 
