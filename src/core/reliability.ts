@@ -11,10 +11,21 @@ import { DAY_MS, severityOf, VENDOR_SERVICES } from './service-days.ts';
  */
 export const PARTIAL_OUTAGE_WEIGHT = 0.3;
 
-/** Rounded down to three decimals: a service that was down at all never reads 100%. */
+/**
+ * Rounded down to three decimals: a service that was down at all never reads 100%. A ratio like
+ * 1 - 4/5 is 0.19999999999999996 in floating point, so the cut first forgives an error far below
+ * the last decimal shown: an exact 20% reads "20.000%", not "19.999%".
+ */
 export function percentFloor(ratio: number): number {
-  return Math.floor(ratio * 100_000) / 1000;
+  const thousandths = Math.floor(ratio * 100_000 + FLOATING_POINT_SLACK);
+  return (ratio < 1 ? Math.min(thousandths, 99_999) : thousandths) / 1000;
 }
+
+/**
+ * In thousandths of a percent: a ratio's floating-point error is near 1e-11 of these, a millisecond
+ * down in 90 days 1.3e-5 of them (and a ratio under 1 is capped at 99.999% besides).
+ */
+const FLOATING_POINT_SLACK = 1e-6;
 
 /** Availability as every face writes it: "99.950%", "100%", or "no data" when none of the window was seen. */
 export function percentText(ratio: number | null): string {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { IncidentSpan } from '../../src/core/ports.ts';
-import { computeReliability, PARTIAL_OUTAGE_WEIGHT, percentile, reliabilitySince } from '../../src/core/reliability.ts';
+import { computeReliability, PARTIAL_OUTAGE_WEIGHT, percentFloor, percentile, percentText, reliabilitySince } from '../../src/core/reliability.ts';
 import { VENDOR_SERVICES } from '../../src/core/service-days.ts';
 
 const MINUTE = 60_000;
@@ -247,5 +247,28 @@ describe('percentile', () => {
 describe('reliabilitySince', () => {
   it('reaches back to the earlier of the longest window and the first month', () => {
     expect(reliabilitySince(NOW)).toBe(Date.UTC(2025, 10, 1));
+  });
+});
+
+describe('availability as every face writes it', () => {
+  it('writes an exact share exactly, though its ratio carries floating-point error', () => {
+    // Down 4 of 5 observed minutes; down 71 of 100; up 29 of 100.
+    expect(percentText(1 - (4 * MINUTE) / (5 * MINUTE))).toBe('20.000%');
+    expect(percentText(1 - 71 / 100)).toBe('29.000%');
+    expect(percentText(29 / 100)).toBe('29.000%');
+    expect(percentFloor(1 - 71 / 100)).toBe(29);
+  });
+
+  it('never reads 100% for a service that was down at all, even for a millisecond in 90 days', () => {
+    expect(percentText(1 - 1 / WINDOW_90_MS)).toBe('99.999%');
+    expect(percentFloor(1 - Number.EPSILON)).toBe(99.999);
+    expect(percentText(1)).toBe('100%');
+  });
+
+  it('cuts rather than rounds: 99.9996% up is 99.999%', () => {
+    expect(percentText(0.999996)).toBe('99.999%');
+    expect(percentText(0.5)).toBe('50.000%');
+    expect(percentText(0)).toBe('0.000%');
+    expect(percentText(null)).toBe('no data');
   });
 });
