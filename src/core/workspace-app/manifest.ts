@@ -58,7 +58,9 @@ export function appManifest(settings: AppManifestSettings): AppManifest {
       slash_commands: [
         {
           command: '/status',
-          description: "The vendor's current status: open incidents and the services they affect",
+          description: "Current status: the vendor's open incidents and the services they affect, or a watched status page's",
+          // What the command takes: slash-answer.ts answers a service's name, then a page's.
+          usage_hint: '[service or status page name]',
           url: `${base}${APP_PATHS.slashCommand}`,
         },
       ],

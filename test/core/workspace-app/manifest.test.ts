@@ -847,6 +847,14 @@ describe("statuswatch's own manifest", () => {
     for (const url of urls) expect(url).toMatch(/^https:\/\/example\.com\/tools\/statuswatch\/[a-z]/);
   });
 
+  it('tells a user what /status takes: a service of the vendor or a watched page, by name', () => {
+    // A user types `/status`, `/status Files` or `/status GitHub` (a page statuswatch watches).
+    const [command] = appManifest({ publicUrl: PUBLIC_URL }).features?.slash_commands ?? [];
+    expect(command?.usage_hint).toMatch(/service/i);
+    expect(command?.usage_hint).toMatch(/page/i);
+    expect(command?.description).toMatch(/page/i);
+  });
+
   it('asks for the scopes the app uses and nothing more', () => {
     const scopes = appManifest({ publicUrl: PUBLIC_URL }).oauth_config?.scopes;
     // Post and edit (chat:write), list channels for the admin to pick, public and private
