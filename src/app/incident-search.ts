@@ -8,7 +8,7 @@ import { ApiError, SearchTooBroadError } from '../core/errors.ts';
 import type { ArchiveQueries, IncidentCount, IncidentFilter, IncidentPosition, ListedIncident } from '../core/ports.ts';
 import { parseSearch, SEARCH_LIMITS } from '../core/search-query.ts';
 import { isWhole, keyedList, pageAfter, readPosition } from './cursor-page.ts';
-import { requireKnownServices } from './known-services.ts';
+import { requireKnownServices, type ServiceNamesOfSource } from './known-services.ts';
 
 /**
  * A list's total is counted up to this many incidents, so the count never costs more than the page
@@ -33,7 +33,7 @@ export type IncidentSearch = {
 /** `total`: how many match in all, counted up to INCIDENT_TOTAL_MAX (then `exact` is false). */
 export type IncidentPage = { incidents: ListedIncident[]; nextCursor: string; total: IncidentCount };
 
-export type IncidentSearchDeps = { store: Pick<ArchiveQueries, 'listIncidents' | 'countIncidents'>; cursors: CursorCodec; known: () => Promise<string[]> };
+export type IncidentSearchDeps = { store: Pick<ArchiveQueries, 'listIncidents' | 'countIncidents'>; cursors: CursorCodec; known: ServiceNamesOfSource };
 
 /** Why the words of a search were refused; `fact` says what was wrong, without the field's name. */
 export type SearchRefusalRule = 'no_words' | 'too_complex' | 'too_broad';
@@ -57,7 +57,7 @@ export async function searchIncidents({ store, cursors, known }: IncidentSearchD
   const after = await readPosition(cursors, INCIDENTS, search.cursor);
   const filter: IncidentFilter = { ...search.filter };
   // An empty list for a misspelt name would read as "no incidents ever": say the name is unknown.
-  await requireKnownServices(known, 'service', filter.services);
+  await requireKnownServices(() => known(filter.source), 'service', filter.services);
   const q = search.query?.trim();
   if (q) {
     const parsed = parseSearch(q);

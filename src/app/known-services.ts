@@ -30,6 +30,19 @@ export const vendorServiceNames: (store: KnownServicesStore, clock: Clock) => ()
   async (store: KnownServicesStore) => mergeKnownServices(await store.knownServices(KNOWN_SERVICES_MAX, MAIN_FEED_SOURCE)),
 );
 
+/**
+ * The names a `service` filter is checked against when it may come with a `source`: the vendor's
+ * own for the main feed (a watched page's component is no service of the vendor's, so the answer
+ * would be an empty list, read as "never down"), every source's otherwise.
+ */
+export type ServiceNamesOfSource = (source?: string) => Promise<string[]>;
+
+export function serviceNamesOfSource(store: KnownServicesStore, clock: Clock): ServiceNamesOfSource {
+  const every = knownServiceNames(store, clock);
+  const vendor = vendorServiceNames(store, clock);
+  return (source) => (source === MAIN_FEED_SOURCE ? vendor() : every());
+}
+
 /** A 400 `unknown_service` naming the known services when any name asked for is not one. */
 export async function requireKnownServices(known: () => Promise<string[]>, field: string, asked: readonly string[] | undefined): Promise<void> {
   if (!asked || asked.length === 0) return;

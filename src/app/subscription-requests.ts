@@ -30,7 +30,7 @@ import {
   isGroupSubscription,
   updateGroupSubscription,
 } from './group-subscriptions.ts';
-import { type KnownServicesStore, knownServiceNames, requireKnownServices } from './known-services.ts';
+import { type KnownServicesStore, requireKnownServices, vendorServiceNames } from './known-services.ts';
 import { requireKnownSources } from './sources.ts';
 import { MAIN_FEED_SOURCE } from '../core/statuspage/mapping.ts';
 import type { SourceStore } from '../core/ports.ts';
@@ -59,8 +59,9 @@ export function subscriptionRequests(deps: SubscriptionRequestDeps) {
   const createSchema = createSubscriptionSchema({ allowPlainHttp: deps.allowPrivateWebhooks });
   // A filter on a name the vendor never uses, or on a source not watched, would silently never
   // match: refused with the known names. A source's services are the page's components, which it
-  // may name before any incident does, so only the main feed's are checked by name.
-  const known = knownServiceNames(deps.store, deps.clock);
+  // may name before any incident does, so only the main feed's are checked by name, against the
+  // vendor's own names.
+  const known = vendorServiceNames(deps.store, deps.clock);
   const checkFilters: KnownFiltersCheck = async (filters) => {
     await requireKnownSources(deps.store, 'filters.sources', filters?.sources);
     await requireKnownServices(known, 'filters.services', servicesOfSource(filters?.services, MAIN_FEED_SOURCE));

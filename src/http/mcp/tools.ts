@@ -19,7 +19,7 @@ import { iso } from '../api-json.ts';
 import { type CursorList, isSequence, isWhole, logPageAfter, readPosition } from '../../app/cursor-page.ts';
 import { currentStatus } from '../../app/current-status.ts';
 import { searchIncidents } from '../../app/incident-search.ts';
-import { requireKnownServices } from '../../app/known-services.ts';
+import { requireKnownServices, type ServiceNamesOfSource } from '../../app/known-services.ts';
 import { type SourceReliabilityStore, sourceReliability } from '../../app/reliability-figures.ts';
 import { pageLimit, sourceId } from '../query-params.ts';
 import { MAIN_FEED_SOURCE, sourceOfIncidentId } from '../../core/statuspage/mapping.ts';
@@ -29,7 +29,7 @@ export type McpToolDeps = {
   store: ArchiveQueries & Pick<ArchiveReads, 'archiveGeneration'> & SourceReliabilityStore;
   clock: Clock;
   cursors: CursorCodec;
-  known: () => Promise<string[]>;
+  known: ServiceNamesOfSource;
   reliability: () => Promise<Reliability>;
   /** PUBLIC_URL, or the request's own origin: every link an answer carries starts with it. */
   baseUrl: string;
@@ -188,7 +188,7 @@ export function registerTools(server: McpServer, deps: McpToolDeps, scopes: read
           const days = Number((window ?? WINDOWS.at(-1)!).replace('d', ''));
           const wanted = sourceId(askedSource);
           if (wanted === undefined || wanted === MAIN_FEED_SOURCE) {
-            await requireKnownServices(known, 'service', services);
+            await requireKnownServices(() => known(MAIN_FEED_SOURCE), 'service', services);
             return reliabilityAnswer(await deps.reliability(), services, days, baseUrl, null);
           }
           // The same figures as /api/reliability?source=: the page's components are its services.

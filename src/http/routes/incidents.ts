@@ -5,7 +5,7 @@ import { iso, toApiEvent, toApiIncident, toApiListedIncident } from '../api-json
 import type { AppDeps } from '../deps.ts';
 import type { ArchiveReads } from '../../core/ports.ts';
 import { searchIncidents } from '../../app/incident-search.ts';
-import { knownServiceNames } from '../../app/known-services.ts';
+import { serviceNamesOfSource } from '../../app/known-services.ts';
 import { incidentFilterParams, pageLimit } from '../query-params.ts';
 
 const VERSIONS_MAX = 1000;
@@ -14,7 +14,7 @@ export type IncidentRouteDeps = Pick<AppDeps, 'cursors' | 'clock'> & { store: Ar
 
 export function incidentRoutes({ store, cursors, clock }: IncidentRouteDeps) {
   const app = new Hono();
-  const known = knownServiceNames(store, clock);
+  const known = serviceNamesOfSource(store, clock);
 
   app.get('/api/incidents', async (c) => {
     const { incidents, nextCursor, total } = await searchIncidents(

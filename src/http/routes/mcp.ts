@@ -8,7 +8,7 @@ import { Hono } from 'hono';
 import type { LimitRule } from '../../core/rate-limit.ts';
 import type { AppDeps } from '../deps.ts';
 import type { ArchiveReads, RateLimitStore, SourceStore } from '../../core/ports.ts';
-import { knownServiceNames } from '../../app/known-services.ts';
+import { serviceNamesOfSource } from '../../app/known-services.ts';
 import { baseUrlOf, createMcpAuthenticator, type McpAuthDeps } from '../mcp/mcp-auth.ts';
 import { serveMcpRequest } from '../mcp/mcp-server.ts';
 import { createRefusalLog } from '../refusal-log.ts';
@@ -32,7 +32,7 @@ export function mcpRoutes(deps: McpRouteDeps) {
   const site = siteOrigin(deps.publicUrl);
   // Anyone can send wrong tokens, as often as they like: the first of a minute is a line, the rest a count.
   const refusals = createRefusalLog(deps, 'mcp request refused');
-  const known = knownServiceNames(store, clock);
+  const known = serviceNamesOfSource(store, clock);
   const reliability = reliabilityFigures(store, clock);
   const mode = deps.mcp?.settings.auth ?? 'none';
   const rule: LimitRule = { limit: deps.mcp?.settings.ratePerMinute ?? DEFAULT_RATE_PER_MINUTE, windowMs: 60_000 };
