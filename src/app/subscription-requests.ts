@@ -32,6 +32,7 @@ import {
 } from './group-subscriptions.ts';
 import { type KnownServicesStore, requireKnownServices, vendorServiceNames } from './known-services.ts';
 import { requireKnownSources } from './sources.ts';
+import { requireKnownSourceServices, type SourceServiceNamesStore } from './source-service-names.ts';
 import { MAIN_FEED_SOURCE } from '../core/statuspage/mapping.ts';
 import type { SourceStore } from '../core/ports.ts';
 import { parseRequest } from '../core/parse-request.ts';
@@ -44,7 +45,7 @@ export type SubscriptionRequests = ReturnType<typeof subscriptionRequests>;
 
 /** What creating and changing a subscription take: the services and settings the HTTP app also holds. */
 export type SubscriptionRequestDeps = GroupSubscriptionDeps & {
-  store: Pick<SubscriptionStore, 'findSubscription' | 'getSubscription'> & KnownServicesStore & Pick<SourceStore, 'listSources'>;
+  store: Pick<SubscriptionStore, 'findSubscription' | 'getSubscription'> & KnownServicesStore & Pick<SourceStore, 'listSources'> & SourceServiceNamesStore;
   clock: Clock;
   /** Plain http: webhook URLs allowed (WEBHOOK_ALLOW_PRIVATE). */
   allowPrivateWebhooks: boolean;
@@ -58,13 +59,13 @@ const CONVERSATION_NAME_MAX_CHARS = 200;
 export function subscriptionRequests(deps: SubscriptionRequestDeps) {
   const createSchema = createSubscriptionSchema({ allowPlainHttp: deps.allowPrivateWebhooks });
   // A filter on a name the vendor never uses, or on a source not watched, would silently never
-  // match: refused with the known names. A source's services are the page's components, which it
-  // may name before any incident does, so only the main feed's are checked by name, against the
-  // vendor's own names.
+  // match: refused with the known names: the vendor's own for the main feed, a page's components
+  // and archived names for the page's entries.
   const known = vendorServiceNames(deps.store, deps.clock);
   const checkFilters: KnownFiltersCheck = async (filters) => {
     await requireKnownSources(deps.store, 'filters.sources', filters?.sources);
     await requireKnownServices(known, 'filters.services', servicesOfSource(filters?.services, MAIN_FEED_SOURCE));
+    await requireKnownSourceServices(deps.store, 'filters.services', filters?.services);
   };
 
   /** An app subscription names an active installation's conversation the app can post to, once; its name as the vendor gives it. */

@@ -3,7 +3,8 @@
  * SQLite file on Node, D1 in workerd; real HTTP to the simulated vendor and a simulated page): a
  * watched page's component is no service of the vendor's, so asking the vendor's incidents for it
  * is refused as an unknown name instead of answered with an empty list ("never down"), and a
- * subscription to the vendor's feed cannot name it.
+ * subscription to the vendor's feed cannot name it. A subscription's entries for a page are checked
+ * against that page's components.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { rawIncident } from '../fixtures/vendor-builders.ts';
@@ -72,5 +73,18 @@ describe('service names of the source asked about', () => {
       filters: { sources: [sourceId], services: [`${sourceId}:API`] },
     });
     expect(onPage.status, JSON.stringify(onPage.body)).toBe(201);
+  });
+
+  it("refuses a subscription naming a component the page does not have, listing the page's names", async () => {
+    const misspelt = await service.admin('POST', '/api/subscriptions', {
+      channel: 'webhook',
+      url: 'http://127.0.0.1:9/misspelt',
+      filters: { sources: [sourceId], services: [`${sourceId}:Api`] },
+    });
+    expect([misspelt.status, misspelt.body.error]).toEqual([400, 'unknown_service']);
+    expect(misspelt.body.detail).toContain(`${sourceId}:Api`);
+    expect(misspelt.body.detail).toContain(`did you mean ${sourceId}:API`);
+    const listed = (await service.admin('GET', '/api/subscriptions')).body.subscriptions as { url: string }[];
+    expect(listed.map((s) => s.url)).not.toContain('http://127.0.0.1:9/misspelt');
   });
 });
