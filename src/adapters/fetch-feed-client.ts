@@ -42,11 +42,12 @@ export function createFetchFeedClient(options: FetchFeedClientOptions): FeedClie
       }
       // `bytes`: as many as came over the wire, counted while read: encoding the text again to
       // count them cost a copy of the body per read.
-      const done = (body: string, bytes: number, notModified: boolean): FeedResponse => ({
+      const done = (body: string, bytes: number, notModified: boolean, raw?: Uint8Array<ArrayBuffer>): FeedResponse => ({
         url: response.url || url,
         status: response.status,
         body,
         bytes,
+        ...(raw ? { raw } : {}),
         durationMs: options.clock.now() - started,
         notModified,
       });
@@ -64,7 +65,7 @@ export function createFetchFeedClient(options: FetchFeedClientOptions): FeedClie
           response.status,
         );
       }
-      let read: { text: string; bytes: number };
+      let read: { text: string; bytes: number; raw: Uint8Array<ArrayBuffer> };
       try {
         read = await readCappedText(response, options.maxBytes);
       } catch (error) {
@@ -75,7 +76,7 @@ export function createFetchFeedClient(options: FetchFeedClientOptions): FeedClie
       const lastModified = response.headers.get('last-modified');
       if (etag || lastModified) cache.set(path, { etag, lastModified, body: read.text });
       else cache.delete(path);
-      return done(read.text, read.bytes, false);
+      return done(read.text, read.bytes, false, read.raw);
     },
   };
 }
@@ -87,14 +88,14 @@ export async function readCapped(response: Response, maxBytes: number): Promise<
 
 const utf8 = new TextDecoder('utf-8');
 
-/** The body as text with the number of bytes it came in, refused past `maxBytes` as readCapped. */
-async function readCappedText(response: Response, maxBytes: number): Promise<{ text: string; bytes: number }> {
+/** The body as text with the bytes it came in, refused past `maxBytes` as readCapped. */
+async function readCappedText(response: Response, maxBytes: number): Promise<{ text: string; bytes: number; raw: Uint8Array<ArrayBuffer> }> {
   const declared = Number(response.headers.get('content-length'));
   if (declared > maxBytes) {
     await response.body?.cancel();
     throw new FeedFetchError(`body of ${declared} bytes exceeds the ${maxBytes}-byte limit`, 'too_large', false);
   }
-  if (!response.body) return { text: '', bytes: 0 };
+  if (!response.body) return { text: '', bytes: 0, raw: new Uint8Array(0) };
   const reader = response.body.getReader();
   const chunks: Uint8Array[] = [];
   let total = 0;
@@ -115,7 +116,7 @@ async function readCappedText(response: Response, maxBytes: number): Promise<{ t
     offset += chunk.byteLength;
   }
   // One decoder for every body: decode() without `stream` leaves no state behind.
-  return { text: utf8.decode(bytes), bytes: total };
+  return { text: utf8.decode(bytes), bytes: total, raw: bytes };
 }
 
 /** A failed fetch as a FeedFetchError: out of time, or the network's own failure. */

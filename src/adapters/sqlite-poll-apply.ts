@@ -9,7 +9,7 @@ import type { StatusEvent } from '../core/events.ts';
 import type { PlannedDelivery } from '../core/fanout.ts';
 import { htmlToText } from '../core/html-text.ts';
 import { noteSeq, sameServices, type Note } from '../core/incident.ts';
-import type { ApplyPollInput, PollRun, RejectedPayload } from '../core/ports.ts';
+import type { ApplyPollInput, DiffedFeed, PollRun, RejectedPayload } from '../core/ports.ts';
 import { toVendorIncident } from '../core/vendor-format.ts';
 import type { BatchStatement, SqlValue } from './sqlite-connection.ts';
 import { releaseLeaseStatement } from './sqlite-leases.ts';
@@ -62,6 +62,14 @@ const UPDATE_INCIDENT = `UPDATE incidents SET sort_key = CASE WHEN created_ms = 
   title = ?, type = ?, status = ?, url = ?, services_json = ?, date_created = ?, date_updated = ?, created_ms = ?,
   updated_ms = ?, resolved_ms = ?, revision = ?, last_seen_ms = ?
   WHERE id = ?`;
+/**
+ * The same for a version whose indexed columns (sort_key, type, status, updated_ms, resolved_ms)
+ * hold: SQLite rewrites the entry of every index whose column an UPDATE sets, equal or not, so
+ * leaving them out spares five index entries and the pages they dirty (a title or note edit).
+ */
+const UPDATE_INCIDENT_UNINDEXED = `UPDATE incidents SET title = ?, url = ?, services_json = ?, date_created = ?, date_updated = ?,
+  revision = ?, last_seen_ms = ?
+  WHERE id = ?`;
 
 const DELETE_SERVICES = `DELETE FROM incident_services WHERE incident_pk = (SELECT pk FROM incidents WHERE id = ?)`;
 const INSERT_SERVICES = `INSERT INTO incident_services (incident_pk, service, sort_key)
@@ -113,21 +121,27 @@ const INSERT_DELIVERIES = `INSERT INTO deliveries (key, subscription_id, channel
   ORDER BY d.key
   ON CONFLICT (key) DO NOTHING`;
 
+const TOUCH_SEEN = `UPDATE incidents SET last_seen_ms = ? WHERE id IN (SELECT value FROM json_each(?)) AND last_seen_ms < ?`;
 /**
  * The archive generation moves when any incident row is written: by this piece's writes (the
- * first param), or by the last_seen_at refresh that follows, whose condition it repeats.
+ * param), or by the last_seen_at refresh right before it, whose rows changes() counts; the seen
+ * list is read once. The main feed's bump follows this one and moves when it moved (changes()
+ * is then this upsert's one row, or none).
  */
-const BUMP_GENERATION = `INSERT INTO meta (key, value) SELECT ?, '1'
-  WHERE ? OR EXISTS (SELECT 1 FROM incidents WHERE id IN (SELECT value FROM json_each(?)) AND last_seen_ms < ?)
+const BUMP_GENERATION = `INSERT INTO meta (key, value) SELECT '${GENERATION_KEY}', '1' WHERE ? OR changes() > 0
   ON CONFLICT (key) DO UPDATE SET value = CAST(value AS INTEGER) + 1`;
-const TOUCH_SEEN = `UPDATE incidents SET last_seen_ms = ? WHERE id IN (SELECT value FROM json_each(?)) AND last_seen_ms < ?`;
+const BUMP_MAIN_GENERATION = `INSERT INTO meta (key, value) SELECT '${MAIN_GENERATION_KEY}', '1' WHERE changes() > 0
+  ON CONFLICT (key) DO UPDATE SET value = CAST(value AS INTEGER) + 1`;
 const MARK_SEEDED = `INSERT INTO meta (key, value) VALUES ('${SEEDED_KEY}', ?) ON CONFLICT (key) DO NOTHING`;
 /**
  * The DiffedFeed (ports), with the main feed's generation as this piece leaves it: after the bump
- * above, in the same list, so a kept digest always names the archive state its diff saw.
+ * above, in the same list, so a kept digest always names the archive state its diff saw. The
+ * generation goes in as the object's first member, spliced before the rest of the JSON object
+ * (param: its text after the opening brace, from a separating comma): json_set would parse and
+ * print every digest again.
  */
 const KEEP_DIFFED_FEED = `INSERT INTO meta (key, value)
-  VALUES ('${DIFFED_FEED_KEY}', json_set(?, '$.generation', coalesce((SELECT CAST(value AS INTEGER) FROM meta WHERE key = '${MAIN_GENERATION_KEY}'), 0)))
+  VALUES ('${DIFFED_FEED_KEY}', '{"generation":' || coalesce((SELECT CAST(value AS INTEGER) FROM meta WHERE key = '${MAIN_GENERATION_KEY}'), 0) || ?)
   ON CONFLICT (key) DO UPDATE SET value = excluded.value`;
 const FORGET_DIFFED_FEED = `DELETE FROM meta WHERE key = '${DIFFED_FEED_KEY}'`;
 /** The one read, after every write: what the poller remembers to skip the next unchanged poll. */
@@ -167,18 +181,25 @@ export function applyPollStatements(
   for (const event of plan.events) list.push(eventStatement(event, run.id));
   list.push(...deliveryStatements(deliveries, now));
   if (components && source !== undefined) list.push(...componentStatesStatements(source, components, now));
-  const seen = JSON.stringify(seenIds);
   const wrote = plan.writes.length > 0 ? 1 : 0;
-  // Both before TOUCH_SEEN, whose condition they repeat.
-  list.push({ sql: BUMP_GENERATION, params: [GENERATION_KEY, wrote, seen, seenBefore] });
-  if (source === undefined) list.push({ sql: BUMP_GENERATION, params: [MAIN_GENERATION_KEY, wrote, seen, seenBefore] });
-  list.push({ sql: TOUCH_SEEN, params: [now, seen, seenBefore] });
+  // In this order, nothing between them: each bump counts the rows of the statement before it.
+  list.push({ sql: TOUCH_SEEN, params: [now, JSON.stringify(seenIds), seenBefore] });
+  list.push({ sql: BUMP_GENERATION, params: [wrote] });
+  if (source === undefined) list.push({ sql: BUMP_MAIN_GENERATION, params: [] });
   if (markSeeded) list.push({ sql: MARK_SEEDED, params: [String(now)] });
-  if (diffedFeed) list.push({ sql: KEEP_DIFFED_FEED, params: [JSON.stringify(diffedFeed)] });
+  if (diffedFeed) list.push({ sql: KEEP_DIFFED_FEED, params: [diffedFeedMembers(diffedFeed)] });
   else if (diffedFeed === null) list.push({ sql: FORGET_DIFFED_FEED, params: [] });
   if (releaseLease) list.push(releaseLeaseStatement(releaseLease));
   list.push({ sql: READ_GENERATION, params: [] });
   return list;
+}
+
+/** A DiffedFeed's JSON members after the generation KEEP_DIFFED_FEED puts first: `,"atMs":...}`. */
+function diffedFeedMembers(diffedFeed: Omit<DiffedFeed, 'generation'>): string {
+  // An object that still carries a generation must not repeat the key: the spliced one is the archive's.
+  const { generation: _ignored, ...rest } = diffedFeed as DiffedFeed;
+  const members = JSON.stringify(rest).slice(1);
+  return members === '}' ? members : `,${members}`;
 }
 
 /**
@@ -270,7 +291,18 @@ function incidentStatements(write: IncidentWrite, now: number, pollRunId: string
   if (previous) {
     if (rewriteSearch) list.push({ sql: DELETE_SEARCH_ROW, params: [id] });
     if (rewriteServices) list.push({ sql: DELETE_SERVICES, params: [id] });
-    list.push({ sql: UPDATE_INCIDENT, params: [createdMs, ...nextSortKey, ...fields, now, id] });
+    const indexedHold =
+      !sortKeyMoves &&
+      previous.type === incident.type &&
+      previous.status === incident.status &&
+      previous.dateUpdated.ms === incident.dateUpdated.ms &&
+      previous.resolvedAt === write.resolvedAt;
+    if (indexedHold) {
+      const unindexed = [incident.title, incident.url, servicesJson, incident.dateCreated.raw, incident.dateUpdated.raw, write.revision, now, id];
+      list.push({ sql: UPDATE_INCIDENT_UNINDEXED, params: unindexed });
+    } else {
+      list.push({ sql: UPDATE_INCIDENT, params: [createdMs, ...nextSortKey, ...fields, now, id] });
+    }
   } else {
     list.push({ sql: INSERT_INCIDENT, params: [id, ...nextSortKey, ...fields, now, now] });
   }

@@ -217,7 +217,8 @@ export function createPoller(deps: PollerDeps): Poller {
     };
     const known = lastParsed.get(source);
     // Hashed once per distinct body: the digest to compare, and a refused body's key in the store.
-    const sha256 = known?.body === response.body ? known.sha256 : await sha256Hex(response.body, deps.hashes);
+    // Of the bytes as they came where the client has them: the same digest for a UTF-8 body.
+    const sha256 = known?.body === response.body ? known.sha256 : await sha256Hex(response.raw ?? response.body, deps.hashes);
     const read: SourceRead = { source, report, body: response.body, sha256 };
     if (known?.body === response.body && known.document) return interpret(read, known.document);
     const kept = diffed?.sources.find((s) => s.source === source);

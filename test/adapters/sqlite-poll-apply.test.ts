@@ -111,4 +111,75 @@ describe('SQLite poll apply', () => {
     const delivered = (await store.listDeliveries({}, null, 100)).map((d) => `${d.subscriptionId} ${d.eventIds.join('+')}`).sort();
     expect(delivered).toEqual((await store.listEvents({ includeBackfill: false }, 0, 100)).map((e) => `sub_all ${e.id}`).sort());
   });
+
+  it("writes a title edit without touching the incident's list indexes, reading the seen list once and no JSON back", async () => {
+    // Three incidents seen every minute; then the vendor retitles one and nothing else.
+    const seen = [1, 2, 3].map((id) => one(rawIncident({ id, title: `Incident ${id}` })));
+    const ids = seen.map((i) => i.id);
+    const seed = await planned(store, seen, T0, true);
+    await store.applyPoll({ run: run('seed', T0), ...seed, seenIds: ids, seenBefore: T0, rejected: [], markSeeded: true });
+    const byStatus = async () => (await store.listIncidents({ statuses: ['active'] }, null, 10)).map((i) => i.id);
+    const listed = await byStatus();
+    expect(listed).toEqual(['3', '2', '1']);
+
+    const now = T0 + 60_000;
+    const retitled = one(rawIncident({ id: 2, title: 'Incident 2, retitled' }));
+    const poll = await planned(store, [seen[0]!, retitled, seen[2]!], now, false);
+    const sources = [{ source: 'v2/history' as const, sha256: 'a'.repeat(64), incidents: 3, skipped: 0 }];
+    const before = await store.lastDiff();
+    executed = [];
+    const generation = await store.applyPoll({
+      run: run('retitle', now),
+      ...poll,
+      seenIds: ids,
+      seenBefore: now - 600_000,
+      rejected: [],
+      markSeeded: false,
+      diffedFeed: { atMs: now, sources },
+    });
+
+    // The incident's row changes only in columns no list order is indexed by.
+    const update = executed.find((sql) => /^\s*UPDATE incidents SET/i.test(sql) && /\btitle\s*=/.test(sql));
+    expect(update).toBeDefined();
+    expect(update).not.toMatch(/\b(sort_key|type|status|updated_ms|resolved_ms|created_ms)\s*=/);
+    // One statement goes through the seen ids (the last-seen refresh); the kept feed is not parsed.
+    expect(executed.filter((sql) => sql.includes('json_each'))).toHaveLength(1);
+    expect(executed.filter((sql) => /json_(set|insert|replace|patch)\(/.test(sql))).toEqual([]);
+
+    // And the archive reads as the scenario says: the new title, found by search, listed where it was.
+    expect(await store.getIncident('2')).toMatchObject({ title: 'Incident 2, retitled', status: 'active', revision: 2 });
+    expect((await store.listIncidents({ q: toFtsQuery('retitled')! }, null, 10)).map((i) => i.id)).toEqual(['2']);
+    expect(await byStatus()).toEqual(listed);
+    expect(generation).not.toBe(0);
+    expect(await store.lastDiff()).toEqual({ generation: before.generation + 1, diffed: { atMs: now, generation: before.generation + 1, sources } });
+  });
+
+  it('moves both generations on a last-seen refresh alone, and neither when nothing was written', async () => {
+    const seen = [1, 2].map((id) => one(rawIncident({ id })));
+    const ids = seen.map((i) => i.id);
+    const seed = await planned(store, seen, T0, true);
+    await store.applyPoll({ run: run('seed', T0), ...seed, seenIds: ids, seenBefore: T0, rejected: [], markSeeded: true });
+    const empty = { writes: [], events: [] };
+    const start = { archive: await store.archiveGeneration(), main: (await store.lastDiff()).generation };
+
+    // Seen again a minute later, last seen still fresh: nothing written, nothing moves.
+    await store.applyPoll({ run: run('quiet', T0 + 60_000), plan: empty, deliveries: [], seenIds: ids, seenBefore: T0 - 1, rejected: [], markSeeded: false });
+    expect({ archive: await store.archiveGeneration(), main: (await store.lastDiff()).generation }).toEqual(start);
+
+    // Seen after the precision passed: the refresh writes both rows, and both generations move once.
+    await store.applyPoll({
+      run: run('refresh', T0 + 700_000),
+      plan: empty,
+      deliveries: [],
+      seenIds: ids,
+      seenBefore: T0 + 1,
+      rejected: [],
+      markSeeded: false,
+    });
+    expect({ archive: await store.archiveGeneration(), main: (await store.lastDiff()).generation }).toEqual({
+      archive: start.archive + 1,
+      main: start.main + 1,
+    });
+    expect((await store.getIncident('1'))?.lastSeenAt).toBe(T0 + 700_000);
+  });
 });

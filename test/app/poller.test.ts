@@ -1,10 +1,12 @@
 /** The poll use case on a real archive and a real feed over HTTP, with two pollers sharing one archive. */
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createConsoleLogger } from '../../src/adapters/console-logger.ts';
 import { createFetchFeedClient } from '../../src/adapters/fetch-feed-client.ts';
 import { nodeHashes } from '../../src/adapters/node-hashes.ts';
-import { createPoller, LAST_SEEN_PRECISION_MS, type Poller, type PollerDeps, type PollResult } from '../../src/app/poller.ts';
+import { createPoller, FEED_PATHS, LAST_SEEN_PRECISION_MS, type Poller, type PollerDeps, type PollResult } from '../../src/app/poller.ts';
 import type { Clock, Hashes, PollStore } from '../../src/core/ports.ts';
 import { rawIncident } from '../fixtures/vendor-builders.ts';
 import { startTestVendor, type TestVendor } from '../helpers/service.ts';
@@ -229,6 +231,34 @@ describe('poller', () => {
     expect(result.status !== 'skipped' && result.events.map((e) => e.id)).toEqual(['51.r1.created']);
     // Two bodies and the one incident.
     expect(hashed).toBe(3);
+  });
+
+  it('keeps the digest of each body as the bytes it came in, not of its text encoded again', async () => {
+    // The vendor's bodies, served with a byte-order mark: the text drops it, the bytes keep it.
+    await vendor.setIncidents([rawIncident({ id: 61, title: 'Sixty-one' })]);
+    const bom = Buffer.from([0xef, 0xbb, 0xbf]);
+    const bodies = new Map<string, Buffer>();
+    for (const path of [FEED_PATHS['v2/current'], FEED_PATHS['v2/history']]) {
+      bodies.set(path, Buffer.concat([bom, Buffer.from(await (await fetch(vendor.url + path)).arrayBuffer())]));
+    }
+    const server = createServer((req, res) => {
+      const body = bodies.get(req.url ?? '');
+      res.writeHead(body ? 200 : 404, { 'content-type': 'application/json' }).end(body);
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    try {
+      const { port } = server.address() as AddressInfo;
+      now += 1000;
+      const result = await pollerOf({ ...vendor, url: `http://127.0.0.1:${port}` }, archive.store, clock, 'bom').pollOnce();
+      expect(result.status !== 'skipped' && result.events.map((e) => e.id)).toEqual(['61.r1.created']);
+      const sha256 = (bytes: Buffer) => createHash('sha256').update(bytes).digest('hex');
+      expect((await archive.store.lastDiff()).diffed?.sources.map((s) => [s.source, s.sha256])).toEqual([
+        ['v2/current', sha256(bodies.get(FEED_PATHS['v2/current'])!)],
+        ['v2/history', sha256(bodies.get(FEED_PATHS['v2/history'])!)],
+      ]);
+    } finally {
+      await new Promise((resolve) => server.close(resolve));
+    }
   });
 
   it('refreshes last_seen_at only when it is older than its precision', async () => {

@@ -6,6 +6,11 @@ export type FeedResponse = {
   status: number;
   body: string;
   bytes: number;
+  /**
+   * The body's bytes as they came, for a body read now (not a 304's cached one): its digest is
+   * taken of these, not of the text encoded again (a copy and a pass as long as the hash itself).
+   */
+  raw?: Uint8Array<ArrayBuffer>;
   durationMs: number;
   notModified: boolean;
 };
