@@ -148,6 +148,12 @@ export function createSqliteSourceStore(connection: SqliteConnection): SourceSto
     })
     .where(and(eq(t.sources.id, p('id')), isNull(t.sources.purgingMs)))
     .prepare();
+  // Every rebuild of the dashboard's list of pages and of the subscription form reads them all.
+  const everyComponent = db
+    .select()
+    .from(t.sourceComponents)
+    .orderBy(asc(t.sourceComponents.sourceId), asc(t.sourceComponents.position), asc(t.sourceComponents.name), asc(t.sourceComponents.componentId))
+    .prepare();
   return {
     async addSource(record, maxSources) {
       const [inserted, sameUrl] = await connection.runAtomically([
@@ -274,6 +280,17 @@ export function createSqliteSourceStore(connection: SqliteConnection): SourceSto
         .orderBy(asc(t.sourceComponents.position), asc(t.sourceComponents.name), asc(t.sourceComponents.componentId))
         .all();
       return rows.map(toComponent);
+    },
+
+    async allComponentStates() {
+      // A removed or purging source's components went with it in the same step: every row here is a watched page's.
+      const bySource = new Map<string, StoredComponentState[]>();
+      for (const row of await everyComponent.all()) {
+        const list = bySource.get(row.sourceId);
+        if (list) list.push(toComponent(row));
+        else bySource.set(row.sourceId, [toComponent(row)]);
+      }
+      return bySource;
     },
 
     async saveComponentStates(sourceId, states, now) {

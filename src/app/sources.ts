@@ -138,9 +138,9 @@ export type SourceChoice = { id: string; name: string; services: string[] };
  * each added page with its components as services, as its last good read showed them (none
  * before its first).
  */
-export async function sourceChoices(store: Pick<SourceStore, 'listSources' | 'componentStates'>): Promise<SourceChoice[]> {
-  const sources = await store.listSources();
-  return Promise.all(sources.map(async (s) => ({ id: s.id, name: s.name, services: componentServiceNames(await store.componentStates(s.id)) })));
+export async function sourceChoices(store: Pick<SourceStore, 'listSources' | 'allComponentStates'>): Promise<SourceChoice[]> {
+  const [sources, components] = await Promise.all([store.listSources(), store.allComponentStates()]);
+  return sources.map((s) => ({ id: s.id, name: s.name, services: componentServiceNames(components.get(s.id) ?? []) }));
 }
 
 /** Most sources an `unknown_source` error names: the rest are counted. */

@@ -206,6 +206,24 @@ export function sourcesContract(target: StoreTarget): void {
       expect(await store.componentStates('src_2')).toEqual([{ ...component('c1', 'unknown', { vendorStatus: 'impaired' }), updatedAt: T0 + 180_000 }]);
     });
 
+    it("reads every watched source's components in one call, each source's in its own order, none of a removed or purging one", async () => {
+      for (const n of [1, 2, 3, 4, 5]) await store.addSource(source(n), 10);
+      await store.saveComponentStates('src_2', [component('c2', 'major_outage'), component('c1', 'operational', { name: 'Zeta' })], T0);
+      await store.saveComponentStates('src_1', [component('c1', 'degraded_performance')], T0 + MINUTE_MS);
+      await store.saveComponentStates('src_4', [component('c1', 'operational')], T0);
+      await store.saveComponentStates('src_5', [component('c1', 'operational')], T0);
+      await store.removeSource('src_4');
+      await store.beginSourcePurge('src_5', T0);
+      // src_3 was never read: it has no entry, as componentStates('src_3') is empty.
+      const all = await opened.openAnother().allComponentStates();
+      expect([...all.keys()].sort()).toEqual(['src_1', 'src_2']);
+      expect(all.get('src_1')).toEqual(await store.componentStates('src_1'));
+      expect(all.get('src_2')).toEqual([
+        { ...component('c1', 'operational', { name: 'Zeta' }), updatedAt: T0 },
+        { ...component('c2', 'major_outage'), updatedAt: T0 },
+      ]);
+    });
+
     describe('blind spells', () => {
       const HOUR_MS = 3_600_000;
       const readAt = (at: number) => ({ ...NEVER_POLLED, lastSuccessAt: at });

@@ -110,6 +110,12 @@ export interface SourceStore {
   /** Ordered by position then name; empty for an unknown source. */
   componentStates(sourceId: string): Promise<StoredComponentState[]>;
   /**
+   * Every watched source's component states in one read, by source id, each ordered as
+   * `componentStates` orders them; a source with none (never read yet) is absent. Bounded by
+   * SOURCES_MAX sources and each page's components as its bounded summary gave them.
+   */
+  allComponentStates(): Promise<Map<string, StoredComponentState[]>>;
+  /**
    * Makes `states` the source's components as of `now` (a source's poll writes them with its last
    * applyPoll step instead): a component whose status (the page's own word) is unchanged keeps
    * its `updatedAt`, one absent from `states` is dropped. Nothing when the source is gone.
