@@ -13,7 +13,7 @@
  */
 import { blindSpellEndedBy } from '../core/coverage.ts';
 import { findChanges, planChanges, splitPlan, DEFAULT_MAX_INCIDENT_WRITES_PER_POLL } from '../core/diff.ts';
-import { FeedFetchError } from '../core/errors.ts';
+import { FeedFetchError, SourceGoneError } from '../core/errors.ts';
 import type { StatusEvent } from '../core/events.ts';
 import { planDeliveries } from '../core/fanout.ts';
 import { STALE_AFTER_MS } from '../core/knowledge.ts';
@@ -315,6 +315,12 @@ export function createSourcePoller(deps: SourcePollerDeps): SourcePoller {
         return { sourceId, status: 'skipped', reason: 'polled since asked' };
       }
       result = await pollLocked(source, startedAt);
+    } catch (error) {
+      // Removed (or purging) since it was found: the store wrote nothing of this poll, and every
+      // caller (the admin's route, the queue, pollAll) answers as for a source that is not there.
+      if (!(error instanceof SourceGoneError)) throw error;
+      logger.info('source poll dropped: the source was removed while it was polled', { source: sourceId });
+      return { sourceId, status: 'skipped', reason: 'no such source' };
     } finally {
       await store.releaseLease(lease, deps.instanceId);
     }
