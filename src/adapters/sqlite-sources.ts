@@ -6,7 +6,7 @@
 import { and, asc, eq, isNull, sql } from 'drizzle-orm';
 import type { BlindSpell, SourcePollState, SourceStore, SourceValidators, StoredComponentState, StoredSource } from '../core/ports.ts';
 import { BLIND_SPELLS_PER_SOURCE } from '../core/retention.ts';
-import type { ComponentState } from '../core/statuspage/mapping.ts';
+import { type ComponentState, sourceLeaseName } from '../core/statuspage/mapping.ts';
 import type { BatchStatement, SqliteConnection } from './sqlite-connection.ts';
 import { archiveLeftStatement, purgeStepStatements } from './sqlite-source-purge.ts';
 import * as t from './store-schema.ts';
@@ -183,9 +183,11 @@ export function createSqliteSourceStore(connection: SqliteConnection): SourceSto
     },
 
     async removeSource(id) {
-      const [, , deleted] = await connection.runAtomically([
+      const [, , , deleted] = await connection.runAtomically([
         { sql: 'DELETE FROM source_components WHERE source_id = ? AND EXISTS (SELECT 1 FROM sources WHERE id = ? AND purging_ms IS NULL)', params: [id, id] },
         { sql: 'DELETE FROM source_blind_spells WHERE source_id = ? AND EXISTS (SELECT 1 FROM sources WHERE id = ? AND purging_ms IS NULL)', params: [id, id] },
+        // A poll that died holding the lease left its row: no poll of this id takes it again.
+        { sql: `DELETE FROM leases WHERE name = ? AND EXISTS (SELECT 1 FROM sources WHERE id = ? AND purging_ms IS NULL)`, params: [sourceLeaseName(id), id] },
         // A purging source's row stays until its purge ends: deleting it here would strand the rest of its archive.
         { sql: 'DELETE FROM sources WHERE id = ? AND purging_ms IS NULL RETURNING id', params: [id] },
       ]);
@@ -198,12 +200,13 @@ export function createSqliteSourceStore(connection: SqliteConnection): SourceSto
         { sql: 'DELETE FROM source_components WHERE source_id = ?', params: [id] },
         // At most BLIND_SPELLS_PER_SOURCE rows: no need of the purge's steps.
         { sql: 'DELETE FROM source_blind_spells WHERE source_id = ?', params: [id] },
+        { sql: 'DELETE FROM leases WHERE name = ? AND EXISTS (SELECT 1 FROM sources WHERE id = ?)', params: [sourceLeaseName(id), id] },
       ]);
       return (marked?.length ?? 0) > 0;
     },
 
-    async purgeSourceStep(id, limit) {
-      const results = await connection.runAtomically(purgeStepStatements(id, limit));
+    async purgeSourceStep(id, limit, now) {
+      const results = await connection.runAtomically(purgeStepStatements(id, limit, now));
       // Each delete returns a row per row it removed (the source's own included); the last
       // statement, a read, says whether the source is still purging.
       const removedRows = results.slice(0, -1).reduce((sum, rows) => sum + rows.length, 0);

@@ -38,6 +38,7 @@ import {
   componentDirectory,
   componentStates,
   observedIncidents,
+  sourceLeaseName,
   toSourceIncident,
   type ComponentChange,
   type PageReading,
@@ -50,9 +51,6 @@ import { SUMMARY_PATH } from './sources.ts';
 
 export const INCIDENTS_PATH = '/api/v2/incidents.json';
 export const MAINTENANCES_PATH = '/api/v2/scheduled-maintenances.json';
-
-/** A source's poll lease: one poll of a source at a time across processes and invocations. */
-export const sourceLeaseName = (sourceId: string): string => `poll:${sourceId}`;
 
 /**
  * Whether the summary's body has the key at all. Pages compatible with the format without

@@ -249,8 +249,9 @@ export function createSourceService(deps: SourceServiceDeps): SourceService {
 
     async purge(id) {
       refuseMainFeed(id);
-      if (!(await store.beginSourcePurge(id, clock.now()))) return null;
-      const run = await runPurgeSteps(store, id, { batchRows: PURGE_BATCH_ROWS, maxSteps: PURGE_STEPS_PER_REQUEST });
+      const now = clock.now();
+      if (!(await store.beginSourcePurge(id, now))) return null;
+      const run = await runPurgeSteps(store, id, { batchRows: PURGE_BATCH_ROWS, maxSteps: PURGE_STEPS_PER_REQUEST, nowMs: now });
       if (run.done) return { archive: 'deleted' };
       return { archive: 'deleting', left: await store.sourceArchiveLeft(id, ARCHIVE_LEFT_CAP) };
     },

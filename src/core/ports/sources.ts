@@ -91,10 +91,12 @@ export interface SourceStore {
    * kind of the source's archive (incidents with their services and search rows, notes, versions,
    * events, the outbox rows of its events not yet sent with their attempts), and once nothing of
    * it is left, the source row itself. Sent and given-up deliveries stay: the record of what went
-   * out. Moves the archive generation, never the main feed's. Done (and nothing removed) for a
-   * source that is not purging.
+   * out. A pending delivery under a claim still live at `now` stays too: its send may be under way,
+   * and its record lands when it ends (a later step deletes it if it is still pending then). Moves
+   * the archive generation, never the main feed's. Done (and nothing removed) for a source that is
+   * not purging.
    */
-  purgeSourceStep(id: string, limit: number): Promise<SourcePurgeStep>;
+  purgeSourceStep(id: string, limit: number, now: number): Promise<SourcePurgeStep>;
   /** The sources marked purging, oldest mark first: what retention goes on deleting. */
   purgingSources(): Promise<string[]>;
   /** What is left of a source's archive, each count capped at `cap` (a bounded read). */
