@@ -13,6 +13,7 @@ import type { SourceRecord, Store } from '../../src/core/ports.ts';
 import { BLIND_SPELLS_PER_SOURCE } from '../../src/core/retention.ts';
 import { type ComponentState, sourceLeaseName } from '../../src/core/statuspage/mapping.ts';
 import { attemptOf } from '../fixtures/notification-builders.ts';
+import { componentState as component } from '../helpers/component-states.ts';
 import { one, type RawIncident, rawIncident } from '../fixtures/vendor-builders.ts';
 import { pollRun, subscribe } from './archive-polls.ts';
 import type { OpenedStore, StoreTarget } from './store-target.ts';
@@ -25,16 +26,6 @@ const source = (n: number, url = `https://status${n}.example.com`): SourceRecord
   name: `Vendor ${n}`,
   url,
   createdAt: T0 + n,
-});
-const component = (id: string, status: ComponentState['status'], extra: Partial<ComponentState> = {}): ComponentState => ({
-  id,
-  name: `Component ${id}`,
-  status,
-  vendorStatus: status,
-  groupId: null,
-  position: Number(id.replace(/\D/g, '')) || null,
-  isGroup: false,
-  ...extra,
 });
 const NEVER_POLLED = {
   validators: {},
