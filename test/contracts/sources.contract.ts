@@ -11,7 +11,7 @@ import { SourceGoneError } from '../../src/core/errors.ts';
 import { planDeliveries } from '../../src/core/fanout.ts';
 import type { SourceRecord, Store } from '../../src/core/ports.ts';
 import { BLIND_SPELLS_PER_SOURCE } from '../../src/core/retention.ts';
-import { type ComponentState, sourceLeaseName } from '../../src/core/statuspage/mapping.ts';
+import { sourceLeaseName } from '../../src/core/statuspage/mapping.ts';
 import { attemptOf } from '../fixtures/notification-builders.ts';
 import { componentState as component } from '../helpers/component-states.ts';
 import { one, type RawIncident, rawIncident } from '../fixtures/vendor-builders.ts';

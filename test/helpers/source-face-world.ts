@@ -7,9 +7,11 @@
 import { afterAll, beforeAll } from 'vitest';
 import type { ComponentState } from '../../src/core/statuspage/mapping.ts';
 import type { RawIncident } from '../fixtures/vendor-builders.ts';
-import { startTestApp, type TestApp } from './app-service.ts';
-import { startTestVendor, type TestVendor } from './service.ts';
-import { startTestStatuspage, type TestStatuspage } from './statuspage-pages.ts';
+// Spelt as a test file spells them: the workers project swaps these for its workerd stand-ins by
+// that spelling (vitest.config.ts, WORKERS_HARNESS).
+import { startTestApp, type TestApp } from '../helpers/app-service.ts';
+import { startTestVendor, type TestVendor } from '../helpers/service.ts';
+import { startTestStatuspage, type TestStatuspage } from '../helpers/statuspage-pages.ts';
 
 export type SourceFaceWorld = {
   vendor: TestVendor;
