@@ -7,7 +7,8 @@ import { and, asc, eq, isNull, sql } from 'drizzle-orm';
 import type { BlindSpell, SourcePollState, SourceStore, SourceValidators, StoredComponentState, StoredSource } from '../core/ports.ts';
 import { BLIND_SPELLS_PER_SOURCE } from '../core/retention.ts';
 import { type ComponentState, sourceLeaseName } from '../core/statuspage/mapping.ts';
-import type { BatchStatement, SqliteConnection } from './sqlite-connection.ts';
+import { type BatchStatement, changedRows, type SqliteConnection } from './sqlite-connection.ts';
+import { SourceGoneError } from '../core/errors.ts';
 import { archiveLeftStatement, purgeStepStatements } from './sqlite-source-purge.ts';
 import * as t from './store-schema.ts';
 
@@ -95,7 +96,7 @@ const DROP_MERGED = `DELETE FROM source_blind_spells WHERE source_id = ? AND sin
 const SAVE_POLL_STATE = `
   UPDATE sources SET validators = ?, last_success_ms = ?, last_failure_ms = ?, last_error = ?, consecutive_failures = ?,
     blind_since_ms = ?, blind_told_ms = ?
-  WHERE id = ? AND purging_ms IS NULL`;
+  WHERE id = ? AND purging_ms IS NULL RETURNING id`;
 
 /**
  * Makes `states` the source's components as of `now` (SourceStore.saveComponentStates), as
@@ -242,12 +243,12 @@ export function createSqliteSourceStore(connection: SqliteConnection): SourceSto
       };
       // The common minute: no spell ended, the prepared statement alone.
       if (!endedSpell) {
-        await updatePollState.run(values);
+        if (changedRows(await updatePollState.run(values)) === 0) throw new SourceGoneError(id);
         return;
       }
       // The spell and the state that ended it in one step: a process that dies between them
       // loses neither, and never records a spell whose read is not saved.
-      await connection.runAtomically([
+      const results = await connection.runAtomically([
         { sql: INSERT_SPELL, params: [id, endedSpell.since, endedSpell.until, id] },
         { sql: MERGE_OLDEST, params: [id, id, id, id, id, BLIND_SPELLS_PER_SOURCE] },
         { sql: DROP_MERGED, params: [id, id, id, BLIND_SPELLS_PER_SOURCE] },
@@ -265,6 +266,8 @@ export function createSqliteSourceStore(connection: SqliteConnection): SourceSto
           ],
         },
       ]);
+      // The spell is written only for a watched source, as the state: neither was, when it is gone.
+      if ((results.at(-1)?.length ?? 0) === 0) throw new SourceGoneError(id);
     },
 
     async blindSpells(sourceId, endedSinceMs) {

@@ -160,9 +160,9 @@ export function sourcesContract(target: StoreTarget): void {
       expect(await store.removeSource('src_1')).toBe(true);
       expect(await store.removeSource('src_1')).toBe(false);
       expect(await store.componentStates('src_1')).toEqual([]);
-      // Written after the source is gone: nothing comes back.
+      // Written after the source is gone: nothing comes back, and the poll that saves its state is told.
       await store.saveComponentStates('src_1', [component('c1', 'operational')], T0);
-      await store.savePollState('src_1', state);
+      await expect(store.savePollState('src_1', state)).rejects.toBeInstanceOf(SourceGoneError);
       expect(await store.componentStates('src_1')).toEqual([]);
       expect(await store.getSource('src_1')).toBeNull();
     });
@@ -262,7 +262,9 @@ export function sourcesContract(target: StoreTarget): void {
         // A removed source takes its spells along; saved after it is gone, none is kept.
         expect(await store.removeSource('src_1')).toBe(true);
         expect(await store.blindSpells('src_1', 0)).toEqual([]);
-        await store.savePollState('src_1', readAt(T0 + 12 * HOUR_MS), { since: T0 + 10 * HOUR_MS, until: T0 + 12 * HOUR_MS });
+        await expect(store.savePollState('src_1', readAt(T0 + 12 * HOUR_MS), { since: T0 + 10 * HOUR_MS, until: T0 + 12 * HOUR_MS })).rejects.toBeInstanceOf(
+          SourceGoneError,
+        );
         expect(await store.blindSpells('src_1', 0)).toEqual([]);
         expect(await store.blindSpells('src_2', 0)).toHaveLength(1);
       });
@@ -452,7 +454,8 @@ export function sourcesContract(target: StoreTarget): void {
         expect(await store.archiveGeneration()).toBe(generation);
         await store.saveComponentStates('src_1', [component('c1', 'operational')], T2);
         expect(await store.componentStates('src_1')).toEqual([]);
-        await store.savePollState('src_1', { ...NEVER_POLLED, lastSuccessAt: T2 }, { since: T1, until: T2 });
+        await expect(store.savePollState('src_1', { ...NEVER_POLLED, lastSuccessAt: T2 }, { since: T1, until: T2 })).rejects.toBeInstanceOf(SourceGoneError);
+        await expect(store.savePollState('src_1', { ...NEVER_POLLED, lastFailureAt: T2 })).rejects.toBeInstanceOf(SourceGoneError);
         expect(await store.blindSpells('src_1', 0)).toEqual([]);
         // Nor once it is gone.
         expect((await store.purgeSourceStep('src_1', 1000, LATER)).done).toBe(true);

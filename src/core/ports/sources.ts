@@ -102,9 +102,10 @@ export interface SourceStore {
   /** What is left of a source's archive, each count capped at `cap` (a bounded read). */
   sourceArchiveLeft(id: string, cap: number): Promise<SourceArchiveLeft>;
   /**
-   * Writes what a poll came to, and the blind spell its good read ended if any, in one step;
-   * nothing when the source is gone (or purging). Keeps at most BLIND_SPELLS_PER_SOURCE spells of
-   * the source, merging its two oldest.
+   * Writes what a poll came to, and the blind spell its good read ended if any, in one step.
+   * Throws SourceGoneError, writing nothing, when the source is gone (or purging): the poll then
+   * says so rather than what it read. Keeps at most BLIND_SPELLS_PER_SOURCE spells of the source,
+   * merging its two oldest.
    */
   savePollState(id: string, state: SourcePollState, endedSpell?: BlindSpell): Promise<void>;
   /** The source's blind spells that ended at or after `endedSinceMs`, oldest first (at most BLIND_SPELLS_PER_SOURCE). */
