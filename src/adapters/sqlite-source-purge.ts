@@ -7,7 +7,7 @@
  * Every statement also asks that the source be marked purging, so no step ever deletes a row of
  * a source that is watched, nor of the main feed (whose ids hold no colon).
  */
-import { incidentIdRangeOfSource } from '../core/statuspage/mapping.ts';
+import { incidentIdRangeOfSource, sourceLeaseName } from '../core/statuspage/mapping.ts';
 import type { BatchStatement, SqlValue } from './sqlite-connection.ts';
 import { GENERATION_KEY } from './sqlite-meta-keys.ts';
 import { INCIDENTS_FTS } from './store-schema.ts';
@@ -22,10 +22,13 @@ const FIRST_INCIDENTS = (column: 'pk' | 'sort_key') => `SELECT ${column} FROM in
 const FIRST_ROWS = (table: string, key: string) => `SELECT ${key} FROM ${table} WHERE incident_id >= ? AND incident_id < ? AND ${PURGING} LIMIT ?`;
 
 /**
- * Outbox rows of the source's events not yet sent (params: from, before, source id, limit).
- * Sent and given-up rows are kept, as every delivery's record is (the record of what went out).
+ * Outbox rows of the source's events not yet sent (params: from, before, now, source id, limit).
+ * Sent and given-up rows are kept, as every delivery's record is (the record of what went out);
+ * so is a row under a live claim: its deliverer may be sending it, and the attempt it records
+ * says what went out. A claim whose lease ran out is a deliverer that died: its row goes.
  */
-const PENDING_DELIVERIES = `SELECT id FROM deliveries WHERE key >= ? AND key < ? AND state = 'pending' AND ${PURGING} ORDER BY key LIMIT ?`;
+const PENDING_DELIVERIES = `SELECT id FROM deliveries WHERE key >= ? AND key < ? AND state = 'pending'
+  AND (claim_until_ms IS NULL OR claim_until_ms <= ?) AND ${PURGING} ORDER BY key LIMIT ?`;
 
 const LEFT = (table: string, column: string) => `EXISTS (SELECT 1 FROM ${table} WHERE ${column} >= ? AND ${column} < ?)`;
 
@@ -49,6 +52,9 @@ export const PURGE_SQL = {
   attempts: `DELETE FROM delivery_attempts WHERE delivery_id IN (${PENDING_DELIVERIES}) RETURNING 1`,
   deliveries: `DELETE FROM deliveries WHERE id IN (${PENDING_DELIVERIES}) RETURNING 1`,
   components: `DELETE FROM source_components WHERE source_id = ? AND ${PURGING} RETURNING 1`,
+  // A poll that took the source's lease while the purge went on, and died with it. Not counted:
+  // the lease is no part of the archive.
+  lease: `DELETE FROM leases WHERE name = ? AND ${PURGING}`,
   // The row goes last, once nothing of the archive is left: until then its id and address stay taken.
   source: `DELETE FROM sources WHERE id = ? AND purging_ms IS NOT NULL
     AND NOT ${LEFT('incidents', 'id')} AND NOT ${LEFT('notes', 'incident_id')}
@@ -60,9 +66,10 @@ export const PURGE_SQL = {
 } as const;
 
 /** The statements of one step of the source's purge, with their values. */
-export function purgeStepStatements(sourceId: string, limit: number): BatchStatement[] {
+export function purgeStepStatements(sourceId: string, limit: number, now: number): BatchStatement[] {
   const { from, before } = incidentIdRangeOfSource(sourceId);
   const batch: SqlValue[] = [from, before, sourceId, limit];
+  const unclaimed: SqlValue[] = [from, before, now, sourceId, limit];
   const range = [from, before];
   return [
     { sql: PURGE_SQL.bumpGeneration, params: [sourceId] },
@@ -72,9 +79,10 @@ export function purgeStepStatements(sourceId: string, limit: number): BatchState
     { sql: PURGE_SQL.notes, params: batch },
     { sql: PURGE_SQL.versions, params: batch },
     { sql: PURGE_SQL.events, params: batch },
-    { sql: PURGE_SQL.attempts, params: batch },
-    { sql: PURGE_SQL.deliveries, params: batch },
+    { sql: PURGE_SQL.attempts, params: unclaimed },
+    { sql: PURGE_SQL.deliveries, params: unclaimed },
     { sql: PURGE_SQL.components, params: [sourceId, sourceId] },
+    { sql: PURGE_SQL.lease, params: [sourceLeaseName(sourceId), sourceId] },
     { sql: PURGE_SQL.source, params: [sourceId, ...range, ...range, ...range, ...range, ...range] },
     { sql: PURGE_SQL.stillPurging, params: [sourceId] },
   ];

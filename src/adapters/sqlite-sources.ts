@@ -6,8 +6,9 @@
 import { and, asc, eq, isNull, sql } from 'drizzle-orm';
 import type { BlindSpell, SourcePollState, SourceStore, SourceValidators, StoredComponentState, StoredSource } from '../core/ports.ts';
 import { BLIND_SPELLS_PER_SOURCE } from '../core/retention.ts';
-import type { ComponentState } from '../core/statuspage/mapping.ts';
-import type { BatchStatement, SqliteConnection } from './sqlite-connection.ts';
+import { type ComponentState, sourceLeaseName } from '../core/statuspage/mapping.ts';
+import { type BatchStatement, changedRows, type SqliteConnection } from './sqlite-connection.ts';
+import { SourceGoneError } from '../core/errors.ts';
 import { archiveLeftStatement, purgeStepStatements } from './sqlite-source-purge.ts';
 import * as t from './store-schema.ts';
 
@@ -95,7 +96,7 @@ const DROP_MERGED = `DELETE FROM source_blind_spells WHERE source_id = ? AND sin
 const SAVE_POLL_STATE = `
   UPDATE sources SET validators = ?, last_success_ms = ?, last_failure_ms = ?, last_error = ?, consecutive_failures = ?,
     blind_since_ms = ?, blind_told_ms = ?
-  WHERE id = ? AND purging_ms IS NULL`;
+  WHERE id = ? AND purging_ms IS NULL RETURNING id`;
 
 /**
  * Makes `states` the source's components as of `now` (SourceStore.saveComponentStates), as
@@ -148,6 +149,12 @@ export function createSqliteSourceStore(connection: SqliteConnection): SourceSto
     })
     .where(and(eq(t.sources.id, p('id')), isNull(t.sources.purgingMs)))
     .prepare();
+  // Every rebuild of the dashboard's list of pages and of the subscription form reads them all.
+  const everyComponent = db
+    .select()
+    .from(t.sourceComponents)
+    .orderBy(asc(t.sourceComponents.sourceId), asc(t.sourceComponents.position), asc(t.sourceComponents.name), asc(t.sourceComponents.componentId))
+    .prepare();
   return {
     async addSource(record, maxSources) {
       const [inserted, sameUrl] = await connection.runAtomically([
@@ -177,9 +184,11 @@ export function createSqliteSourceStore(connection: SqliteConnection): SourceSto
     },
 
     async removeSource(id) {
-      const [, , deleted] = await connection.runAtomically([
+      const [, , , deleted] = await connection.runAtomically([
         { sql: 'DELETE FROM source_components WHERE source_id = ? AND EXISTS (SELECT 1 FROM sources WHERE id = ? AND purging_ms IS NULL)', params: [id, id] },
         { sql: 'DELETE FROM source_blind_spells WHERE source_id = ? AND EXISTS (SELECT 1 FROM sources WHERE id = ? AND purging_ms IS NULL)', params: [id, id] },
+        // A poll that died holding the lease left its row: no poll of this id takes it again.
+        { sql: `DELETE FROM leases WHERE name = ? AND EXISTS (SELECT 1 FROM sources WHERE id = ? AND purging_ms IS NULL)`, params: [sourceLeaseName(id), id] },
         // A purging source's row stays until its purge ends: deleting it here would strand the rest of its archive.
         { sql: 'DELETE FROM sources WHERE id = ? AND purging_ms IS NULL RETURNING id', params: [id] },
       ]);
@@ -192,12 +201,13 @@ export function createSqliteSourceStore(connection: SqliteConnection): SourceSto
         { sql: 'DELETE FROM source_components WHERE source_id = ?', params: [id] },
         // At most BLIND_SPELLS_PER_SOURCE rows: no need of the purge's steps.
         { sql: 'DELETE FROM source_blind_spells WHERE source_id = ?', params: [id] },
+        { sql: 'DELETE FROM leases WHERE name = ? AND EXISTS (SELECT 1 FROM sources WHERE id = ?)', params: [sourceLeaseName(id), id] },
       ]);
       return (marked?.length ?? 0) > 0;
     },
 
-    async purgeSourceStep(id, limit) {
-      const results = await connection.runAtomically(purgeStepStatements(id, limit));
+    async purgeSourceStep(id, limit, now) {
+      const results = await connection.runAtomically(purgeStepStatements(id, limit, now));
       // Each delete returns a row per row it removed (the source's own included); the last
       // statement, a read, says whether the source is still purging.
       const removedRows = results.slice(0, -1).reduce((sum, rows) => sum + rows.length, 0);
@@ -233,12 +243,12 @@ export function createSqliteSourceStore(connection: SqliteConnection): SourceSto
       };
       // The common minute: no spell ended, the prepared statement alone.
       if (!endedSpell) {
-        await updatePollState.run(values);
+        if (changedRows(await updatePollState.run(values)) === 0) throw new SourceGoneError(id);
         return;
       }
       // The spell and the state that ended it in one step: a process that dies between them
       // loses neither, and never records a spell whose read is not saved.
-      await connection.runAtomically([
+      const results = await connection.runAtomically([
         { sql: INSERT_SPELL, params: [id, endedSpell.since, endedSpell.until, id] },
         { sql: MERGE_OLDEST, params: [id, id, id, id, id, BLIND_SPELLS_PER_SOURCE] },
         { sql: DROP_MERGED, params: [id, id, id, BLIND_SPELLS_PER_SOURCE] },
@@ -256,6 +266,8 @@ export function createSqliteSourceStore(connection: SqliteConnection): SourceSto
           ],
         },
       ]);
+      // The spell is written only for a watched source, as the state: neither was, when it is gone.
+      if ((results.at(-1)?.length ?? 0) === 0) throw new SourceGoneError(id);
     },
 
     async blindSpells(sourceId, endedSinceMs) {
@@ -274,6 +286,17 @@ export function createSqliteSourceStore(connection: SqliteConnection): SourceSto
         .orderBy(asc(t.sourceComponents.position), asc(t.sourceComponents.name), asc(t.sourceComponents.componentId))
         .all();
       return rows.map(toComponent);
+    },
+
+    async allComponentStates() {
+      // A removed or purging source's components went with it in the same step: every row here is a watched page's.
+      const bySource = new Map<string, StoredComponentState[]>();
+      for (const row of await everyComponent.all()) {
+        const list = bySource.get(row.sourceId);
+        if (list) list.push(toComponent(row));
+        else bySource.set(row.sourceId, [toComponent(row)]);
+      }
+      return bySource;
     },
 
     async saveComponentStates(sourceId, states, now) {

@@ -44,10 +44,10 @@ export function createPruner({ store, logger, settings, batchRows = PRUNE_BATCH_
   }
 
   /** Goes on with every purge a request left unfinished, as many steps per source as a kind's batches. */
-  async function purgeLeftovers(): Promise<number> {
+  async function purgeLeftovers(nowMs: number): Promise<number> {
     let total = 0;
     for (const sourceId of await store.purgingSources()) {
-      total += (await runPurgeSteps(store, sourceId, { batchRows, maxSteps: PRUNE_MAX_BATCHES })).removedRows;
+      total += (await runPurgeSteps(store, sourceId, { batchRows, maxSteps: PRUNE_MAX_BATCHES, nowMs })).removedRows;
     }
     return total;
   }
@@ -65,7 +65,7 @@ export function createPruner({ store, logger, settings, batchRows = PRUNE_BATCH_
         groupMemberSends: await drain((limit) => store.pruneGroupMemberSends(cut.memberSendsBeforeMs, limit)),
         incidentMessages: await drain((limit) => store.pruneIncidentMessages(cut.incidentMessagesBeforeMs, limit)),
         blindSpells: await drain((limit) => store.pruneBlindSpells(cut.blindSpellsEndedBeforeMs, limit)),
-        purgedSourceRows: await purgeLeftovers(),
+        purgedSourceRows: await purgeLeftovers(now),
       };
       // Silent when nothing went: a line every ten minutes saying so would only bury the others.
       if (Object.values(counts).some((n) => n > 0)) logger.info('pruned expired rows', counts);

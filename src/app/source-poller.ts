@@ -13,7 +13,7 @@
  */
 import { blindSpellEndedBy } from '../core/coverage.ts';
 import { findChanges, planChanges, splitPlan, DEFAULT_MAX_INCIDENT_WRITES_PER_POLL } from '../core/diff.ts';
-import { FeedFetchError } from '../core/errors.ts';
+import { FeedFetchError, SourceGoneError } from '../core/errors.ts';
 import type { StatusEvent } from '../core/events.ts';
 import { planDeliveries } from '../core/fanout.ts';
 import { STALE_AFTER_MS } from '../core/knowledge.ts';
@@ -38,6 +38,7 @@ import {
   componentDirectory,
   componentStates,
   observedIncidents,
+  sourceLeaseName,
   toSourceIncident,
   type ComponentChange,
   type PageReading,
@@ -50,9 +51,6 @@ import { SUMMARY_PATH } from './sources.ts';
 
 export const INCIDENTS_PATH = '/api/v2/incidents.json';
 export const MAINTENANCES_PATH = '/api/v2/scheduled-maintenances.json';
-
-/** A source's poll lease: one poll of a source at a time across processes and invocations. */
-export const sourceLeaseName = (sourceId: string): string => `poll:${sourceId}`;
 
 /**
  * Whether the summary's body has the key at all. Pages compatible with the format without
@@ -315,6 +313,12 @@ export function createSourcePoller(deps: SourcePollerDeps): SourcePoller {
         return { sourceId, status: 'skipped', reason: 'polled since asked' };
       }
       result = await pollLocked(source, startedAt);
+    } catch (error) {
+      // Removed (or purging) since it was found: the store wrote nothing of this poll, and every
+      // caller (the admin's route, the queue, pollAll) answers as for a source that is not there.
+      if (!(error instanceof SourceGoneError)) throw error;
+      logger.info('source poll dropped: the source was removed while it was polled', { source: sourceId });
+      return { sourceId, status: 'skipped', reason: 'no such source' };
     } finally {
       await store.releaseLease(lease, deps.instanceId);
     }

@@ -22,11 +22,11 @@ export type PurgeRun = { removedRows: number; done: boolean };
 export async function runPurgeSteps(
   store: Pick<SourceStore, 'purgeSourceStep'>,
   sourceId: string,
-  { batchRows = PURGE_BATCH_ROWS, maxSteps }: { batchRows?: number; maxSteps: number },
+  { batchRows = PURGE_BATCH_ROWS, maxSteps, nowMs }: { batchRows?: number; maxSteps: number; nowMs: number },
 ): Promise<PurgeRun> {
   let removedRows = 0;
   for (let step = 0; step < maxSteps; step++) {
-    const result = await store.purgeSourceStep(sourceId, batchRows);
+    const result = await store.purgeSourceStep(sourceId, batchRows, nowMs);
     removedRows += result.removedRows;
     if (result.done) return { removedRows, done: true };
     // Lets requests waiting on this process run between two steps.

@@ -15,7 +15,7 @@ import type { WidgetState } from '../core/widget-state.ts';
 /** A source's page lists at most this many of its latest incidents, ongoing or over. */
 export const SOURCE_RECENT_INCIDENTS = 10;
 
-export type SourceStatusStore = Pick<SourceStore, 'listSources' | 'getSource' | 'componentStates'> &
+export type SourceStatusStore = Pick<SourceStore, 'listSources' | 'getSource' | 'componentStates' | 'allComponentStates'> &
   Pick<ArchiveQueries, 'ongoingIncidents' | 'recentlyUpdated'>;
 
 /** One source in the overview: what it is, its state as a whole, and what goes on there. */
@@ -59,8 +59,7 @@ export function sourceNamed<S extends Pick<StoredSource, 'name'>>(sources: reado
   return sources.find((source) => source.name.trim().toLowerCase() === folded) ?? null;
 }
 
-async function overviewOf(store: SourceStatusStore, source: StoredSource, ongoing: StoredIncident[], nowMs: number) {
-  const components = await store.componentStates(source.id);
+function overviewOf(source: StoredSource, components: StoredComponentState[], ongoing: StoredIncident[], nowMs: number): SourceOverview {
   const knowledge = sourceKnowledge(source, nowMs);
   const view: SourceOverview = {
     id: source.id,
@@ -70,12 +69,13 @@ async function overviewOf(store: SourceStatusStore, source: StoredSource, ongoin
     state: sourceState({ knowledge, components, ongoing }),
     ongoing: [...ongoing].sort(compareUrgency),
   };
-  return { view, components };
+  return view;
 }
 
 /** Every source added beside the main feed, oldest first, each with its state now. */
 export async function sourcesOverview({ store }: { store: SourceStatusStore }, nowMs: number): Promise<SourceOverview[]> {
-  const [sources, ongoing] = await Promise.all([store.listSources(), store.ongoingIncidents()]);
+  // Three reads however many pages are watched: the list is rebuilt on every render of `/`.
+  const [sources, ongoing, components] = await Promise.all([store.listSources(), store.ongoingIncidents(), store.allComponentStates()]);
   const bySource = new Map<string, StoredIncident[]>();
   for (const incident of ongoing) {
     const id = sourceOfIncidentId(incident.id);
@@ -84,14 +84,18 @@ export async function sourcesOverview({ store }: { store: SourceStatusStore }, n
     list.push(incident);
     bySource.set(id, list);
   }
-  return Promise.all(sources.map(async (source) => (await overviewOf(store, source, bySource.get(source.id) ?? [], nowMs)).view));
+  return sources.map((source) => overviewOf(source, components.get(source.id) ?? [], bySource.get(source.id) ?? [], nowMs));
 }
 
 /** One source's page: its state, its components and theirs, its ongoing and latest incidents. Throws 404 for no such source. */
 export async function sourceStatus({ store }: { store: SourceStatusStore }, id: string, nowMs: number): Promise<SourceDetail> {
   const source = await requireSource(store, id);
-  const [ongoing, recent] = await Promise.all([store.ongoingIncidents(source.id), store.recentlyUpdated({ source: source.id }, SOURCE_RECENT_INCIDENTS)]);
-  const { view, components } = await overviewOf(store, source, ongoing, nowMs);
+  const [ongoing, recent, components] = await Promise.all([
+    store.ongoingIncidents(source.id),
+    store.recentlyUpdated({ source: source.id }, SOURCE_RECENT_INCIDENTS),
+    store.componentStates(source.id),
+  ]);
+  const view = overviewOf(source, components, ongoing, nowMs);
   const known = view.knowledge.kind === 'known';
   return {
     ...view,

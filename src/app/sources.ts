@@ -138,9 +138,9 @@ export type SourceChoice = { id: string; name: string; services: string[] };
  * each added page with its components as services, as its last good read showed them (none
  * before its first).
  */
-export async function sourceChoices(store: Pick<SourceStore, 'listSources' | 'componentStates'>): Promise<SourceChoice[]> {
-  const sources = await store.listSources();
-  return Promise.all(sources.map(async (s) => ({ id: s.id, name: s.name, services: componentServiceNames(await store.componentStates(s.id)) })));
+export async function sourceChoices(store: Pick<SourceStore, 'listSources' | 'allComponentStates'>): Promise<SourceChoice[]> {
+  const [sources, components] = await Promise.all([store.listSources(), store.allComponentStates()]);
+  return sources.map((s) => ({ id: s.id, name: s.name, services: componentServiceNames(components.get(s.id) ?? []) }));
 }
 
 /** Most sources an `unknown_source` error names: the rest are counted. */
@@ -249,8 +249,9 @@ export function createSourceService(deps: SourceServiceDeps): SourceService {
 
     async purge(id) {
       refuseMainFeed(id);
-      if (!(await store.beginSourcePurge(id, clock.now()))) return null;
-      const run = await runPurgeSteps(store, id, { batchRows: PURGE_BATCH_ROWS, maxSteps: PURGE_STEPS_PER_REQUEST });
+      const now = clock.now();
+      if (!(await store.beginSourcePurge(id, now))) return null;
+      const run = await runPurgeSteps(store, id, { batchRows: PURGE_BATCH_ROWS, maxSteps: PURGE_STEPS_PER_REQUEST, nowMs: now });
       if (run.done) return { archive: 'deleted' };
       return { archive: 'deleting', left: await store.sourceArchiveLeft(id, ARCHIVE_LEFT_CAP) };
     },

@@ -6,10 +6,11 @@ import { createConsoleLogger } from '../../src/adapters/console-logger.ts';
 import { createSmtpMailer } from '../../src/adapters/smtp-mailer.ts';
 import { createSourceBlindNotice } from '../../src/app/admin-notice.ts';
 import { createFetchPageReader } from '../../src/adapters/fetch-page-reader.ts';
-import { createSourcePoller, INCIDENTS_PATH, sourceLeaseName, type SourcePollResult } from '../../src/app/source-poller.ts';
+import { createSourcePoller, INCIDENTS_PATH, type SourcePollResult } from '../../src/app/source-poller.ts';
+import { sourceLeaseName } from '../../src/core/statuspage/mapping.ts';
 import { SUMMARY_PATH } from '../../src/app/sources.ts';
 import { STALE_AFTER_MS } from '../../src/core/knowledge.ts';
-import type { Clock, StoredSource } from '../../src/core/ports.ts';
+import type { Clock, PageReader, StoredSource } from '../../src/core/ports.ts';
 import { startSimulatedStatuspage, type RunningSimulatedStatuspage } from '../../src/sim/statuspage/app.ts';
 import { STORY_INCIDENT_ID, STORY_MAINTENANCE_ID, type SpStep } from '../../src/sim/statuspage/story.ts';
 
@@ -27,10 +28,11 @@ describe('source poller', () => {
   const clock: Clock = { now: () => now };
   const told: { source: string; since: number; error: string }[] = [];
 
-  const poller = (instanceId = 'a') =>
+  const fetchReader = () => createFetchPageReader({ timeoutMs: 2000, maxBytes: 5_000_000, userAgent: 'test', clock });
+  const poller = (instanceId = 'a', reader: PageReader = fetchReader()) =>
     createSourcePoller({
       store: archive.store,
-      reader: createFetchPageReader({ timeoutMs: 2000, maxBytes: 5_000_000, userAgent: 'test', clock }),
+      reader,
       clock,
       logger: createConsoleLogger({ level: 'error', format: 'json', write: () => {} }),
       instanceId,
@@ -388,6 +390,33 @@ describe('source poller', () => {
       }
     } finally {
       fresh.remove();
+    }
+  });
+
+  it('a source removed while its page is read is no such source, whether the page was unchanged or failing: no state saved, no admin told', async () => {
+    for (const failing of [false, true]) {
+      const { id, page } = await addPage();
+      now += 60_000;
+      expect((await poller().pollSource(id)).status).toBe('ok');
+      // Lost for long enough that a failed read would tell the admin.
+      now += STALE_AFTER_MS;
+      if (failing) page.page.addFault({ target: '*', kind: 'status', status: 503 });
+      // The page's real answer (a 304, or a 503), with the source removed while it came.
+      const real = fetchReader();
+      const removedMeanwhile: PageReader = {
+        read: async (...args) => {
+          try {
+            return await real.read(...args);
+          } finally {
+            await archive.store.removeSource(id);
+          }
+        },
+      };
+      const result = await poller('a', removedMeanwhile).pollSource(id);
+      expect([failing, result]).toEqual([failing, { sourceId: id, status: 'skipped', reason: 'no such source' }]);
+      expect(await archive.store.getSource(id)).toBeNull();
+      expect(told).toEqual([]);
+      page.page.clearFaults();
     }
   });
 

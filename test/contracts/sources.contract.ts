@@ -11,8 +11,9 @@ import { SourceGoneError } from '../../src/core/errors.ts';
 import { planDeliveries } from '../../src/core/fanout.ts';
 import type { SourceRecord, Store } from '../../src/core/ports.ts';
 import { BLIND_SPELLS_PER_SOURCE } from '../../src/core/retention.ts';
-import type { ComponentState } from '../../src/core/statuspage/mapping.ts';
+import { sourceLeaseName } from '../../src/core/statuspage/mapping.ts';
 import { attemptOf } from '../fixtures/notification-builders.ts';
+import { componentState as component } from '../helpers/component-states.ts';
 import { one, type RawIncident, rawIncident } from '../fixtures/vendor-builders.ts';
 import { pollRun, subscribe } from './archive-polls.ts';
 import type { OpenedStore, StoreTarget } from './store-target.ts';
@@ -25,16 +26,6 @@ const source = (n: number, url = `https://status${n}.example.com`): SourceRecord
   name: `Vendor ${n}`,
   url,
   createdAt: T0 + n,
-});
-const component = (id: string, status: ComponentState['status'], extra: Partial<ComponentState> = {}): ComponentState => ({
-  id,
-  name: `Component ${id}`,
-  status,
-  vendorStatus: status,
-  groupId: null,
-  position: Number(id.replace(/\D/g, '')) || null,
-  isGroup: false,
-  ...extra,
 });
 const NEVER_POLLED = {
   validators: {},
@@ -169,11 +160,31 @@ export function sourcesContract(target: StoreTarget): void {
       expect(await store.removeSource('src_1')).toBe(true);
       expect(await store.removeSource('src_1')).toBe(false);
       expect(await store.componentStates('src_1')).toEqual([]);
-      // Written after the source is gone: nothing comes back.
+      // Written after the source is gone: nothing comes back, and the poll that saves its state is told.
       await store.saveComponentStates('src_1', [component('c1', 'operational')], T0);
-      await store.savePollState('src_1', state);
+      await expect(store.savePollState('src_1', state)).rejects.toBeInstanceOf(SourceGoneError);
       expect(await store.componentStates('src_1')).toEqual([]);
       expect(await store.getSource('src_1')).toBeNull();
+    });
+
+    it("takes the source's poll lease along when it is removed or its purge begins, and no other lease", async () => {
+      for (const n of [1, 2, 3]) await store.addSource(source(n), 10);
+      // A poll that died holding its source's lease (a killed invocation) leaves the row behind.
+      for (const name of ['poll', sourceLeaseName('src_1'), sourceLeaseName('src_2'), sourceLeaseName('src_3')]) {
+        expect(await store.tryAcquireLease(name, 'process-that-died', T0, MINUTE_MS)).toBe(true);
+      }
+      expect(await store.removeSource('src_1')).toBe(true);
+      expect(await store.beginSourcePurge('src_2', T0)).toBe(true);
+      const other = opened.openAnother();
+      expect(await other.leaseHolder(sourceLeaseName('src_1'))).toBeNull();
+      expect(await other.leaseHolder(sourceLeaseName('src_2'))).toBeNull();
+      expect(await other.leaseHolder(sourceLeaseName('src_3'))).toBe('process-that-died');
+      expect(await other.leaseHolder('poll')).toBe('process-that-died');
+      // A poll that took the lease again while the purge goes on: the purge's steps take it too.
+      expect(await store.tryAcquireLease(sourceLeaseName('src_2'), 'late-poll', T0 + MINUTE_MS, MINUTE_MS)).toBe(true);
+      while (!(await store.purgeSourceStep('src_2', 500, T0)).done);
+      expect(await other.leaseHolder(sourceLeaseName('src_2'))).toBeNull();
+      expect(await other.leaseHolder(sourceLeaseName('src_3'))).toBe('process-that-died');
     });
 
     it('keeps each component with the time its state last changed, and drops one the page no longer shows', async () => {
@@ -206,6 +217,24 @@ export function sourcesContract(target: StoreTarget): void {
       expect(await store.componentStates('src_2')).toEqual([{ ...component('c1', 'unknown', { vendorStatus: 'impaired' }), updatedAt: T0 + 180_000 }]);
     });
 
+    it("reads every watched source's components in one call, each source's in its own order, none of a removed or purging one", async () => {
+      for (const n of [1, 2, 3, 4, 5]) await store.addSource(source(n), 10);
+      await store.saveComponentStates('src_2', [component('c2', 'major_outage'), component('c1', 'operational', { name: 'Zeta' })], T0);
+      await store.saveComponentStates('src_1', [component('c1', 'degraded_performance')], T0 + MINUTE_MS);
+      await store.saveComponentStates('src_4', [component('c1', 'operational')], T0);
+      await store.saveComponentStates('src_5', [component('c1', 'operational')], T0);
+      await store.removeSource('src_4');
+      await store.beginSourcePurge('src_5', T0);
+      // src_3 was never read: it has no entry, as componentStates('src_3') is empty.
+      const all = await opened.openAnother().allComponentStates();
+      expect([...all.keys()].sort()).toEqual(['src_1', 'src_2']);
+      expect(all.get('src_1')).toEqual(await store.componentStates('src_1'));
+      expect(all.get('src_2')).toEqual([
+        { ...component('c1', 'operational', { name: 'Zeta' }), updatedAt: T0 },
+        { ...component('c2', 'major_outage'), updatedAt: T0 },
+      ]);
+    });
+
     describe('blind spells', () => {
       const HOUR_MS = 3_600_000;
       const readAt = (at: number) => ({ ...NEVER_POLLED, lastSuccessAt: at });
@@ -233,7 +262,9 @@ export function sourcesContract(target: StoreTarget): void {
         // A removed source takes its spells along; saved after it is gone, none is kept.
         expect(await store.removeSource('src_1')).toBe(true);
         expect(await store.blindSpells('src_1', 0)).toEqual([]);
-        await store.savePollState('src_1', readAt(T0 + 12 * HOUR_MS), { since: T0 + 10 * HOUR_MS, until: T0 + 12 * HOUR_MS });
+        await expect(store.savePollState('src_1', readAt(T0 + 12 * HOUR_MS), { since: T0 + 10 * HOUR_MS, until: T0 + 12 * HOUR_MS })).rejects.toBeInstanceOf(
+          SourceGoneError,
+        );
         expect(await store.blindSpells('src_1', 0)).toEqual([]);
         expect(await store.blindSpells('src_2', 0)).toHaveLength(1);
       });
@@ -258,6 +289,8 @@ export function sourcesContract(target: StoreTarget): void {
     describe('purging a source', () => {
       const T1 = T0 + 60_000;
       const T2 = T0 + 120_000;
+      /** When the purges below step: every claim made above has ended. */
+      const LATER = T0 + 3_600_000;
       const HOLDER = 'deliverer-1';
 
       /** src_a and src_ab (one id the start of the other's) and the main feed, each with incidents, events, deliveries. */
@@ -313,7 +346,7 @@ export function sourcesContract(target: StoreTarget): void {
         const generation = await store.archiveGeneration();
 
         expect(await store.beginSourcePurge('src_a', T2 + 10)).toBe(true);
-        let step = await store.purgeSourceStep('src_a', 1000);
+        let step = await store.purgeSourceStep('src_a', 1000, LATER);
         expect(step.done).toBe(true);
         expect(step.removedRows).toBeGreaterThan(20);
 
@@ -343,7 +376,7 @@ export function sourcesContract(target: StoreTarget): void {
         expect((await other.listSources()).map((s) => s.id)).toEqual(['src_1', 'src_ab']);
         expect(await other.purgingSources()).toEqual([]);
         // Done: a further step finds nothing, and the address may be added again.
-        step = await store.purgeSourceStep('src_a', 1000);
+        step = await store.purgeSourceStep('src_a', 1000, LATER);
         expect(step).toEqual({ removedRows: 0, done: true });
         expect(await store.addSource({ ...source(4, 'https://a2.example.com'), id: 'src_a' }, 10)).toEqual({ added: true });
       });
@@ -355,18 +388,47 @@ export function sourcesContract(target: StoreTarget): void {
         expect(await store.sourceArchiveLeft('src_a', 2)).toEqual({ incidents: 2, events: 2 });
         await store.beginSourcePurge('src_a', T2 + 10);
         expect(await store.purgingSources()).toEqual(['src_a']);
-        const first = await store.purgeSourceStep('src_a', 1);
+        const first = await store.purgeSourceStep('src_a', 1, LATER);
         expect(first.done).toBe(false);
         // One incident (with its services, at most two), one note, one version, one event, one delivery and its attempt at most.
         expect(first.removedRows).toBeLessThanOrEqual(8);
         expect((await store.sourceArchiveLeft('src_a', 100)).incidents).toBe(2);
         let steps = 1;
-        while (!(await store.purgeSourceStep('src_a', 1)).done) steps++;
+        while (!(await store.purgeSourceStep('src_a', 1, LATER)).done) steps++;
         expect(steps).toBeGreaterThan(3);
         expect(await store.sourceArchiveLeft('src_a', 100)).toEqual({ incidents: 0, events: 0 });
         expect(await store.purgingSources()).toEqual([]);
         expect(await visibleOf(store, 'main')).toEqual(before.main);
         expect(await visibleOf(store, 'src_ab')).toEqual(before.other);
+      });
+
+      it('leaves a delivery a deliverer holds a live claim on until its attempt is recorded, then keeps that record; an expired claim goes', async () => {
+        await store.addSource(source(1), 10);
+        // Two subscriptions: one's later deliveries wait while its first is claimed.
+        await subscribe(store, 'sub_hook', T0, { sources: ['src_1'] });
+        await subscribe(store, 'sub_other', T0, { sources: ['src_1'] });
+        await store.applyPoll(await pollOf(store, 'src_1', story(1)[0]!, T1));
+        const [live] = await store.claimDueDeliveries(HOLDER, T1, 60_000, 1);
+        const [lapsed] = await store.claimDueDeliveries('deliverer-that-died', T1, 1000, 1);
+        const [waiting] = (await store.listDeliveries({ state: 'pending' }, null, 10)).filter(
+          (d) => d.id !== live!.delivery.id && d.id !== lapsed!.delivery.id,
+        );
+        expect([live, lapsed, waiting].every(Boolean)).toBe(true);
+        // The purge begins while the live claim's send is under way (its lease runs to T1 + 60 s).
+        const at = T1 + 5000;
+        expect(await store.beginSourcePurge('src_1', at)).toBe(true);
+        for (let step = 0; step < 3; step++) expect((await store.purgeSourceStep('src_1', 500, at)).done).toBe(false);
+        const other = opened.openAnother();
+        expect(await other.getDelivery(lapsed!.delivery.id)).toBeNull();
+        expect(await other.getDelivery(waiting!.id)).toBeNull();
+        expect((await other.getDelivery(live!.delivery.id))?.delivery.state).toBe('pending');
+        expect(await other.sourceArchiveLeft('src_1', 100)).toEqual({ incidents: 0, events: 0 });
+        // The send went out: its record lands, and the purge keeps it as it keeps every sent delivery's.
+        expect(await store.recordAttempts(HOLDER, [attemptOf(live!.delivery.id, at + 1000, { kind: 'done' })])).toEqual([true]);
+        expect(await store.purgeSourceStep('src_1', 500, at + 2000)).toEqual({ removedRows: 1, done: true });
+        const kept = await other.getDelivery(live!.delivery.id);
+        expect([kept?.delivery.state, kept?.attempts.map((a) => a.attemptedAt)]).toEqual(['done', [at + 1000]]);
+        expect(await other.getSource('src_1')).toBeNull();
       });
 
       it('while it purges, the source is neither listed nor found, takes no room, refuses its address, and no poll writes to it', async () => {
@@ -379,8 +441,8 @@ export function sourcesContract(target: StoreTarget): void {
         // Asked again, it goes on; an unknown source is not there to purge; a watched one is never touched.
         expect(await store.beginSourcePurge('src_1', T2 + 1)).toBe(true);
         expect(await store.beginSourcePurge('src_9', T2)).toBe(false);
-        expect(await store.purgeSourceStep('src_2', 1000)).toEqual({ removedRows: 0, done: true });
-        expect(await store.purgeSourceStep('main', 1000)).toEqual({ removedRows: 0, done: true });
+        expect(await store.purgeSourceStep('src_2', 1000, LATER)).toEqual({ removedRows: 0, done: true });
+        expect(await store.purgeSourceStep('main', 1000, LATER)).toEqual({ removedRows: 0, done: true });
 
         expect((await store.listSources()).map((s) => s.id)).toEqual(['src_2']);
         expect(await store.getSource('src_1')).toBeNull();
@@ -392,10 +454,11 @@ export function sourcesContract(target: StoreTarget): void {
         expect(await store.archiveGeneration()).toBe(generation);
         await store.saveComponentStates('src_1', [component('c1', 'operational')], T2);
         expect(await store.componentStates('src_1')).toEqual([]);
-        await store.savePollState('src_1', { ...NEVER_POLLED, lastSuccessAt: T2 }, { since: T1, until: T2 });
+        await expect(store.savePollState('src_1', { ...NEVER_POLLED, lastSuccessAt: T2 }, { since: T1, until: T2 })).rejects.toBeInstanceOf(SourceGoneError);
+        await expect(store.savePollState('src_1', { ...NEVER_POLLED, lastFailureAt: T2 })).rejects.toBeInstanceOf(SourceGoneError);
         expect(await store.blindSpells('src_1', 0)).toEqual([]);
         // Nor once it is gone.
-        expect((await store.purgeSourceStep('src_1', 1000)).done).toBe(true);
+        expect((await store.purgeSourceStep('src_1', 1000, LATER)).done).toBe(true);
         await expect(store.applyPoll(late)).rejects.toBeInstanceOf(SourceGoneError);
         expect(await store.listIncidents({ source: 'src_1' }, null, 10)).toEqual([]);
       });

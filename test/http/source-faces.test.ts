@@ -6,33 +6,21 @@
  * incident), say "unknown" while it is blind, and never change the vendor's answers. An unknown
  * source is a 404, a malformed one a 400. What the page sends is escaped.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { rawIncident } from '../fixtures/vendor-builders.ts';
-import { startTestApp, type TestApp } from '../helpers/app-service.ts';
-import { startTestVendor, type TestVendor } from '../helpers/service.ts';
-import { startTestStatuspage, type TestStatuspage } from '../helpers/statuspage-pages.ts';
+import { useSourceFaceWorld } from '../helpers/source-face-world.ts';
 
 const EVIL_NAME = '<script>alert(1)</script> & Co';
 const MINUTE_MS = 60_000;
 
 describe('a watched page on the widget, the badge and the feeds', () => {
-  let vendor: TestVendor;
-  let page: TestStatuspage;
-  let service: TestApp;
-  let sourceId: string;
-  let nowMs = Date.now();
-
-  /** A second on each time: a poll reaches the cached answers within one. */
-  const get = async (path: string) => {
-    nowMs += 1_500;
-    const res = await service.fetch(service.url + path);
-    return { status: res.status, type: res.headers.get('content-type') ?? '', text: await res.text() };
-  };
+  const world = useSourceFaceWorld({ pageName: EVIL_NAME, vendorIncidents: [rawIncident({ id: 41, services: ['Files'], type: 'outage' })] });
+  const { get } = world;
   const json = async (path: string) => JSON.parse((await get(path)).text);
   /** The page's story, `steps` steps on, then polled. */
   const advance = async (steps: number) => {
-    for (let i = 0; i < steps; i++) expect((await fetch(`${page.url}/_sim/advance`, { method: 'POST' })).status).toBe(200);
-    expect((await service.admin('POST', `/api/admin/poll?source=${sourceId}`)).body.sources[0].outcome).toBe('ok');
+    for (let i = 0; i < steps; i++) expect((await fetch(`${world.page.url}/_sim/advance`, { method: 'POST' })).status).toBe(200);
+    expect((await world.service.admin('POST', `/api/admin/poll?source=${world.sourceId}`)).body.sources[0].outcome).toBe('ok');
   };
   /** The state word of the source's row in the overview on `/`. */
   const overviewState = async () => {
@@ -41,23 +29,11 @@ describe('a watched page on the widget, the badge and the feeds', () => {
     return /state-now-[a-z]+">([^<]+)</.exec(row)?.[1];
   };
 
-  beforeAll(async () => {
-    vendor = await startTestVendor();
-    await vendor.setIncidents([rawIncident({ id: 41, services: ['Files'], type: 'outage' })]);
-    page = await startTestStatuspage({ name: EVIL_NAME });
-    service = await startTestApp(vendor.url, { env: { WEBHOOK_ALLOW_PRIVATE: 'true' }, clock: { now: () => nowMs } });
-    await service.poll();
-    sourceId = (await service.admin('POST', '/api/admin/sources', { kind: 'statuspage', url: page.url })).body.source.id;
-    await advance(1); // its story's incident opens: API partially out
-  });
-  afterAll(async () => {
-    await service?.close();
-    await Promise.all([vendor?.close(), page?.close()]);
-  });
+  beforeAll(() => advance(1)); // its story's incident opens: API partially out
 
   it("answers the widget for the page, naming it, as the dashboard's overview says it; the vendor's widget is as before", async () => {
-    const widget = await json(`/widget.json?source=${sourceId}`);
-    expect(widget).toMatchObject({ state: 'outage', stale: false, source: { id: sourceId, name: EVIL_NAME } });
+    const widget = await json(`/widget.json?source=${world.sourceId}`);
+    expect(widget).toMatchObject({ state: 'outage', stale: false, source: { id: world.sourceId, name: EVIL_NAME } });
     expect(widget.services).toEqual([{ name: 'API', state: 'outage' }]);
     expect(widget.incidents.map((i: { title: string }) => i.title)).toEqual(['Elevated API error rates']);
     expect(await overviewState()).toBe('Outage');
@@ -65,7 +41,7 @@ describe('a watched page on the widget, the badge and the feeds', () => {
     expect(vendorWidget.source).toBeUndefined();
     expect(vendorWidget.services).toEqual([{ name: 'Files', state: 'outage' }]);
     expect(await json('/widget.json?source=main')).toEqual(vendorWidget);
-    const filtered = await json(`/widget.json?source=${sourceId}&service=Website&service=Nope`);
+    const filtered = await json(`/widget.json?source=${world.sourceId}&service=Website&service=Nope`);
     expect(filtered.services).toEqual([
       { name: 'Website', state: 'ok' },
       { name: 'Nope', state: 'unknown' },
@@ -78,10 +54,10 @@ describe('a watched page on the widget, the badge and the feeds', () => {
     const vendorNever = await json('/widget.json?service=Nope');
     expect(vendorAsked.services).toEqual([{ name: 'API', state: 'unknown' }]);
     expect({ ...vendorAsked, services: [] }).toEqual({ ...vendorNever, services: [] });
-    const pageAsked = await json(`/widget.json?source=${sourceId}&service=API`);
+    const pageAsked = await json(`/widget.json?source=${world.sourceId}&service=API`);
     expect(pageAsked).toMatchObject({ state: 'outage', services: [{ name: 'API', state: 'outage' }] });
     // And the reverse: the vendor's service is not one of the page's.
-    const pageFiles = await json(`/widget.json?source=${sourceId}&service=Files`);
+    const pageFiles = await json(`/widget.json?source=${world.sourceId}&service=Files`);
     expect(pageFiles).toMatchObject({ state: 'unknown', services: [{ name: 'Files', state: 'unknown' }] });
   });
 
@@ -95,31 +71,31 @@ describe('a watched page on the widget, the badge and the feeds', () => {
   });
 
   it('escapes the name on the badge and the embed, which name the page', async () => {
-    const badge = await get(`/badge.svg?source=${sourceId}`);
+    const badge = await get(`/badge.svg?source=${world.sourceId}`);
     expect(badge.status).toBe(200);
     expect(badge.text).not.toContain('<script>');
     expect(badge.text).toContain('&lt;script&gt;alert(1)&lt;/script&gt; &amp; Co');
     expect(badge.text).toContain('outage');
-    const embed = await get(`/embed?source=${sourceId}`);
+    const embed = await get(`/embed?source=${world.sourceId}`);
     expect(embed.text).not.toContain('<script>alert');
     expect(embed.text).toContain('<title>&lt;script&gt;alert(1)&lt;/script&gt; &amp; Co: service status</title>');
-    expect(embed.text).toContain(`source="${sourceId}"`);
+    expect(embed.text).toContain(`source="${world.sourceId}"`);
   });
 
   it("lists the page's incidents in its feeds, named for it, and none of them in the vendor's", async () => {
-    const atom = await get(`/feed.atom?source=${sourceId}`);
+    const atom = await get(`/feed.atom?source=${world.sourceId}`);
     expect(atom.status).toBe(200);
     expect(atom.text).toContain('Elevated API error rates');
     expect(atom.text).toContain('statuswatch: &lt;script&gt;alert(1)&lt;/script&gt; &amp; Co: incidents');
     expect(atom.text).not.toContain('<script>');
-    const feed = JSON.parse((await get(`/feed.json?source=${sourceId}`)).text);
-    expect(feed.items.every((item: { url: string }) => item.url.includes(encodeURIComponent(`${sourceId}:`)))).toBe(true);
-    expect((await get('/feed.atom')).text).not.toContain(sourceId);
+    const feed = JSON.parse((await get(`/feed.json?source=${world.sourceId}`)).text);
+    expect(feed.items.every((item: { url: string }) => item.url.includes(encodeURIComponent(`${world.sourceId}:`)))).toBe(true);
+    expect((await get('/feed.atom')).text).not.toContain(world.sourceId);
   });
 
   it("gives the page's track record with ?source= on /api/reliability and /reliability, named for it; the vendor's is its own", async () => {
-    const track = await json(`/api/reliability?source=${sourceId}`);
-    expect(track.source).toEqual({ id: sourceId, name: EVIL_NAME });
+    const track = await json(`/api/reliability?source=${world.sourceId}`);
+    expect(track.source).toEqual({ id: world.sourceId, name: EVIL_NAME });
     // The page's components are its services; only API had an incident.
     const services = track.availability.services as { service: string; windows: { incidents: number }[] }[];
     expect(services.map((s) => s.service).sort()).toEqual(['API', 'Database', 'Website']);
@@ -127,10 +103,10 @@ describe('a watched page on the widget, the badge and the feeds', () => {
     const vendorTrack = await json('/api/reliability');
     expect(vendorTrack.source).toBeUndefined();
     expect(vendorTrack.availability.services.map((s: { service: string }) => s.service)).not.toContain('API');
-    const page = await get(`/reliability?source=${sourceId}`);
-    expect(page.status).toBe(200);
-    expect(page.text).toContain('<h1>Reliability of &lt;script&gt;alert(1)&lt;/script&gt; &amp; Co</h1>');
-    expect(page.text).not.toContain('<script>alert');
+    const reliability = await get(`/reliability?source=${world.sourceId}`);
+    expect(reliability.status).toBe(200);
+    expect(reliability.text).toContain('<h1>Reliability of &lt;script&gt;alert(1)&lt;/script&gt; &amp; Co</h1>');
+    expect(reliability.text).not.toContain('<script>alert');
     expect((await get('/reliability')).text).toContain('<h1>Reliability</h1>');
     expect((await get('/api/reliability?source=src_nope')).status).toBe(404);
     expect((await get('/reliability?source=src_nope')).status).toBe(404);
@@ -148,30 +124,30 @@ describe('a watched page on the widget, the badge and the feeds', () => {
   it("keeps the page's incidents out of the vendor mirror, its history and v1's latest included", async () => {
     for (const path of ['/api/v2.0.0/history', '/api/v1.0.0/history', '/api/history', '/api/v2.0.0/current', '/api/v1.0.0/current', '/api/current']) {
       const answer = await get(path);
-      expect([path, answer.status, answer.text.includes(sourceId), answer.text.includes('Elevated API error rates')]).toEqual([path, 200, false, false]);
+      expect([path, answer.status, answer.text.includes(world.sourceId), answer.text.includes('Elevated API error rates')]).toEqual([path, 200, false, false]);
     }
   });
 
   it('counts a component flipped without an incident, on the widget and the overview alike', async () => {
     await advance(7); // the incident resolved, edited, its postmortem; then Website degraded without an incident
-    const widget = await json(`/widget.json?source=${sourceId}`);
+    const widget = await json(`/widget.json?source=${world.sourceId}`);
     expect(widget).toMatchObject({ state: 'incident', incidents: [] });
     expect(widget.services).toEqual([{ name: 'Website', state: 'incident' }]);
     expect(await overviewState()).toBe('Degraded');
-    expect((await get(`/badge.svg?source=${sourceId}`)).text).toContain('Co: incident</title>'); // the badge's word, as for the vendor
+    expect((await get(`/badge.svg?source=${world.sourceId}`)).text).toContain('Co: incident</title>'); // the badge's word, as for the vendor
   });
 
   it('is unknown while the page is blind, on the widget, the badge and the overview', async () => {
-    nowMs += 6 * MINUTE_MS;
-    await page.fault({ target: '*', kind: 'status', status: 503, times: 3 });
-    expect((await service.admin('POST', `/api/admin/poll?source=${sourceId}`)).body.sources[0].outcome).toBe('failed');
-    expect((await service.poll()).run.outcome).toBe('ok'); // the main feed read anew, so only the page is blind
-    const widget = await json(`/widget.json?source=${sourceId}`);
+    world.nowMs += 6 * MINUTE_MS;
+    await world.page.fault({ target: '*', kind: 'status', status: 503, times: 3 });
+    expect((await world.service.admin('POST', `/api/admin/poll?source=${world.sourceId}`)).body.sources[0].outcome).toBe('failed');
+    expect((await world.service.poll()).run.outcome).toBe('ok'); // the main feed read anew, so only the page is blind
+    const widget = await json(`/widget.json?source=${world.sourceId}`);
     expect(widget).toMatchObject({ state: 'unknown', stale: true, last_known_state: 'incident' });
     expect(widget.services).toEqual([{ name: 'Website', state: 'unknown' }]);
     expect(await overviewState()).toBe('Unknown');
-    expect((await get(`/badge.svg?source=${sourceId}`)).text).toContain('unknown');
+    expect((await get(`/badge.svg?source=${world.sourceId}`)).text).toContain('unknown');
     expect((await json('/widget.json')).stale).toBe(false);
-    await page.clearFaults();
+    await world.page.clearFaults();
   });
 });

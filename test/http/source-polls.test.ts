@@ -157,3 +157,36 @@ describe('sources polled over the API', () => {
     await acme.clearFaults();
   });
 });
+
+describe('a source removed while it is polled', () => {
+  // Long enough that the removal lands while the list is still coming, on a loaded machine too.
+  const SLOW_LIST_MS = 2500;
+  let vendor: TestVendor;
+  let initech: TestStatuspage;
+  let service: TestApp;
+
+  beforeAll(async () => {
+    vendor = await startTestVendor();
+    initech = await startTestStatuspage({ name: 'Initech' });
+    service = await startTestApp(vendor.url, { env: { WEBHOOK_ALLOW_PRIVATE: 'true', POLL_TIMEOUT_MS: '10000' } });
+  });
+  afterAll(async () => {
+    await service?.close();
+    await Promise.all([vendor?.close(), initech?.close()]);
+  });
+
+  it('polled alone, it answers 404 source_not_found, and nothing of the poll is written', { timeout: 20_000 }, async () => {
+    const id = (await service.admin('POST', '/api/admin/sources', { kind: 'statuspage', url: initech.url })).body.source.id;
+    // The incidents list comes slowly: the poll has found the source and read its summary, and
+    // has yet to write its first read's history when the source is removed.
+    await initech.fault({ target: 'incidents', kind: 'slow', delayMs: SLOW_LIST_MS, times: 1 });
+    const polling = service.admin('POST', `/api/admin/poll?source=${id}`);
+    await expect.poll(async () => (await initech.requests()).some((r) => r.path === '/api/v2/incidents.json'), { timeout: 5000, interval: 20 }).toBe(true);
+    expect((await service.admin('DELETE', `/api/admin/sources/${id}`)).status).toBe(200);
+    const polled = await polling;
+    expect([polled.status, polled.body.error]).toEqual([404, 'source_not_found']);
+    const incidents = await service.get(`/api/incidents?source=${id}`);
+    expect(incidents.body.incidents ?? []).toEqual([]);
+    expect((await service.get('/api/sources')).body.sources.map((s: { id: string }) => s.id)).not.toContain(id);
+  });
+});

@@ -91,24 +91,33 @@ export interface SourceStore {
    * kind of the source's archive (incidents with their services and search rows, notes, versions,
    * events, the outbox rows of its events not yet sent with their attempts), and once nothing of
    * it is left, the source row itself. Sent and given-up deliveries stay: the record of what went
-   * out. Moves the archive generation, never the main feed's. Done (and nothing removed) for a
-   * source that is not purging.
+   * out. A pending delivery under a claim still live at `now` stays too: its send may be under way,
+   * and its record lands when it ends (a later step deletes it if it is still pending then). Moves
+   * the archive generation, never the main feed's. Done (and nothing removed) for a source that is
+   * not purging.
    */
-  purgeSourceStep(id: string, limit: number): Promise<SourcePurgeStep>;
+  purgeSourceStep(id: string, limit: number, now: number): Promise<SourcePurgeStep>;
   /** The sources marked purging, oldest mark first: what retention goes on deleting. */
   purgingSources(): Promise<string[]>;
   /** What is left of a source's archive, each count capped at `cap` (a bounded read). */
   sourceArchiveLeft(id: string, cap: number): Promise<SourceArchiveLeft>;
   /**
-   * Writes what a poll came to, and the blind spell its good read ended if any, in one step;
-   * nothing when the source is gone (or purging). Keeps at most BLIND_SPELLS_PER_SOURCE spells of
-   * the source, merging its two oldest.
+   * Writes what a poll came to, and the blind spell its good read ended if any, in one step.
+   * Throws SourceGoneError, writing nothing, when the source is gone (or purging): the poll then
+   * says so rather than what it read. Keeps at most BLIND_SPELLS_PER_SOURCE spells of the source,
+   * merging its two oldest.
    */
   savePollState(id: string, state: SourcePollState, endedSpell?: BlindSpell): Promise<void>;
   /** The source's blind spells that ended at or after `endedSinceMs`, oldest first (at most BLIND_SPELLS_PER_SOURCE). */
   blindSpells(sourceId: string, endedSinceMs: number): Promise<BlindSpell[]>;
   /** Ordered by position then name; empty for an unknown source. */
   componentStates(sourceId: string): Promise<StoredComponentState[]>;
+  /**
+   * Every watched source's component states in one read, by source id, each ordered as
+   * `componentStates` orders them; a source with none (never read yet) is absent. Bounded by
+   * SOURCES_MAX sources and each page's components as its bounded summary gave them.
+   */
+  allComponentStates(): Promise<Map<string, StoredComponentState[]>>;
   /**
    * Makes `states` the source's components as of `now` (a source's poll writes them with its last
    * applyPoll step instead): a component whose status (the page's own word) is unchanged keeps

@@ -106,6 +106,12 @@ export function incidentIdRangeOfSource(sourceId: string): { from: string; befor
 }
 
 /**
+ * A source's poll lease: one poll of a source at a time across processes and invocations. Its row
+ * goes with the source (removed or purged), as its other rows do.
+ */
+export const sourceLeaseName = (sourceId: string): string => `poll:${sourceId}`;
+
+/**
  * Updates as notes, oldest first by created_at (pages send them newest first). The key is the
  * update's id, so an update edited in place (same id, new body) is an edit, never a new note.
  * The counter after the last dash is always 0: a counter per instant would shift when a new

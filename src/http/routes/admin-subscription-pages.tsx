@@ -38,7 +38,7 @@ const NOTICES: Record<string, string> = {
 export type AdminSubscriptionPageDeps = SubscriptionRequestDeps &
   ListDeps &
   KindFieldDeps &
-  TitleDeps & { store: Pick<SubscriptionStore, 'getSubscription'> & Pick<SourceStore, 'listSources' | 'componentStates'> };
+  TitleDeps & { store: Pick<SubscriptionStore, 'getSubscription'> & Pick<SourceStore, 'listSources' | 'allComponentStates'> };
 
 export function registerAdminSubscriptionPages(app: Hono<AdminEnv>, deps: AdminSubscriptionPageDeps, { adminPage, problem, refused }: AdminPageTools): void {
   const { store, subscriptions, clock } = deps;
