@@ -5,7 +5,7 @@
  */
 import { Agent, request } from 'undici';
 import { createHttpWebhookSender } from '../../src/adapters/http-webhook-sender.ts';
-import { type DeliveryRound } from '../../src/app/deliverer.ts';
+import type { DeliveryRound } from '../../src/app/deliverer.ts';
 import type { StatusEvent } from '../../src/core/events.ts';
 import { webhookMessageId } from '../../src/core/fanout.ts';
 import { webhookHeaders } from '../../src/core/webhook-signing.ts';
@@ -24,6 +24,8 @@ export type WebhookFigures = {
   /** Milliseconds per round of `deliveries` requests. */
   deliverer: Summary;
   bare: Summary;
+  /** CPU milliseconds of this process (user + system) per round, the receiver's own excluded. */
+  cpu: { deliverer: Summary; bare: Summary };
   /** Per request, as the receiver counted them. */
   bodyBytes: { deliverer: number; bare: number };
 };
@@ -44,6 +46,7 @@ export async function benchWebhookThroughput(options: WebhookThroughputOptions, 
     const deliverer = webhookDeliverer(archive.store, secrets, webhooks, { clock, logger: silentLogger, name: 'webhooks', publicUrl });
     let news = 0;
     const received = { deliverer: [] as Collected[], bare: [] as Collected[] };
+    const cpu = { deliverer: [] as number[], bare: [] as number[] };
 
     const ours: BenchCase = {
       name: 'deliverer.deliverDue()',
@@ -51,7 +54,7 @@ export async function benchWebhookThroughput(options: WebhookThroughputOptions, 
         await applyAsPoller(archive.store, newsPoll(news++).input);
         await receiver.reset();
       },
-      run: () => deliverer.deliverDue(),
+      run: () => cpuOf(cpu.deliverer, () => deliverer.deliverDue()),
       async after(value) {
         const round = value as DeliveryRound;
         expectBench(round.claimed === n && round.done === n, `the deliverer should send ${n} deliveries, got ${JSON.stringify(round)}`);
@@ -67,7 +70,7 @@ export async function benchWebhookThroughput(options: WebhookThroughputOptions, 
     const baseline: BenchCase = {
       name: 'bare undici client',
       before: () => receiver.reset(),
-      run: bare,
+      run: () => cpuOf(cpu.bare, bare),
       async after() {
         received.bare.push(await expectArrivals(receiver, n, 'the bare client'));
       },
@@ -76,6 +79,8 @@ export async function benchWebhookThroughput(options: WebhookThroughputOptions, 
     await interleave([baseline, ours], options.warmUpRounds);
     received.deliverer.length = 0;
     received.bare.length = 0;
+    cpu.deliverer.length = 0;
+    cpu.bare.length = 0;
     const samples = await interleave([baseline, ours], options.rounds);
 
     // The comparison is fair only if both sent the same: the same headers, bodies of the same size.
@@ -90,7 +95,13 @@ export async function benchWebhookThroughput(options: WebhookThroughputOptions, 
       Math.abs(bodyBytes.deliverer - bodyBytes.bare) <= 0.05 * bodyBytes.bare,
       `the baseline's body should be the deliverer's size: ${bodyBytes.bare} vs ${bodyBytes.deliverer} bytes`,
     );
-    return { deliveries: n, deliverer: summarize(samples.get(ours.name)!), bare: summarize(samples.get(baseline.name)!), bodyBytes };
+    return {
+      deliveries: n,
+      deliverer: summarize(samples.get(ours.name)!),
+      bare: summarize(samples.get(baseline.name)!),
+      cpu: { deliverer: summarize(cpu.deliverer), bare: summarize(cpu.bare) },
+      bodyBytes,
+    };
   } finally {
     await webhooks.close();
     await bareAgent.close();
@@ -125,6 +136,15 @@ function bareClient(agent: Agent, url: string, signed: { body: string; headers: 
     };
     await Promise.all(Array.from({ length: DELIVERY_CONCURRENCY }, worker));
   };
+}
+
+/** Runs `run`, adding the CPU milliseconds this process spent meanwhile to `samples`. */
+async function cpuOf<T>(samples: number[], run: () => Promise<T>): Promise<T> {
+  const start = process.cpuUsage();
+  const value = await run();
+  const used = process.cpuUsage(start);
+  samples.push((used.user + used.system) / 1000);
+  return value;
 }
 
 async function expectArrivals(receiver: ReceiverProcess, count: number, who: string): Promise<Collected> {

@@ -36,6 +36,7 @@ export async function benchNotifications(options: NotificationsOptions): Promise
 /** Items per second of a round of `count` that took `msPerRound`. */
 const perSecond = (count: number, msPerRound: number) => (count * 1000) / msPerRound;
 const rate = (value: number) => (Number.isFinite(value) ? value.toFixed(0) : '-');
+const perThousand = (msPerRound: number, items: number) => ((msPerRound * 1000) / items).toFixed(0);
 const count = (value: number) => value.toLocaleString('en-US');
 const warmUp = (rounds: number) => `${rounds} warm-up round${rounds === 1 ? '' : 's'}`;
 
@@ -79,6 +80,8 @@ function report(options: NotificationsOptions, outbox: OutboxFigures, webhooks: 
       ],
     ),
     `Deliveries per second: ${ratio(webhooks.bare.p50 / webhooks.deliverer.p50)} the bare client's requests per second (p50 round times).`,
+    `CPU of this process per 1,000 requests (p50 of the rounds; the receiver's is its own): the deliverer ${perThousand(webhooks.cpu.deliverer.p50, webhooks.deliveries)} ms,`,
+    `the bare client ${perThousand(webhooks.cpu.bare.p50, webhooks.deliveries)} ms.`,
     '',
     `5c. SMTP throughput: ${count(smtp.mails)} rendered notification emails (${(smtp.mailBytes / 1024).toFixed(1)} KB of text and HTML each) through the SMTP mailer,`,
     `${DELIVERY_CONCURRENCY} at once as the deliverer sends them, to a local smtp-server (test/helpers/smtp.ts, which parses every mail) in`,
