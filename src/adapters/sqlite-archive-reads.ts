@@ -84,7 +84,7 @@ export function createSqliteArchiveReads(connection: SqliteConnection, st: PollS
       .limit(p('limit'))
       .prepare();
   });
-  const { loadByIds, withNotes } = createIncidentRows(connection, st);
+  const { loadByIds, withNotes } = createIncidentRows(st);
 
   /** Incidents as lists show them, each with its note count and newest note, in one statement. */
   async function listed(where: SQL | undefined, orderBy: SQL[], limit?: number): Promise<ListedIncident[]> {

@@ -5,7 +5,6 @@
 import type { Note } from '../core/incident.ts';
 import type { ListedIncident, ListedNote, PollRun, SourceReport, StoredIncident } from '../core/ports.ts';
 import { sql } from 'drizzle-orm';
-import type { SqliteConnection } from './sqlite-connection.ts';
 import type { PollStatements } from './sqlite-statements.ts';
 import * as t from './store-schema.ts';
 
@@ -14,7 +13,7 @@ export type IncidentRows = {
   withNotes(rows: (typeof t.incidents.$inferSelect)[]): Promise<StoredIncident[]>;
 };
 
-export function createIncidentRows(connection: SqliteConnection, st: PollStatements): IncidentRows {
+export function createIncidentRows(st: PollStatements): IncidentRows {
   async function loadByIds(ids: readonly string[]): Promise<StoredIncident[]> {
     return withNotes(await st.incidentsByIds.all({ ids: JSON.stringify(ids) }));
   }
