@@ -10,19 +10,28 @@ import * as schema from './store-schema.ts';
 
 export type BetterSqlite3Db = BetterSQLite3Database<typeof schema> & { $client: Database.Database };
 
-export function betterSqlite3Connection(client: Database.Database): SqliteConnection & { db: SqlDb } {
+/**
+ * Statements kept prepared, the least recently used leaving first. The texts are constants of this
+ * code base (the values go in params), but a list's filters choose which conditions its text has:
+ * a few hundred shapes in all, of which a server uses a few dozen.
+ */
+export const PREPARED_STATEMENTS_MAX = 128;
+
+export function betterSqlite3Connection(client: Database.Database): SqliteConnection & { db: SqlDb; preparedStatements(): number } {
   const db = drizzle(client, { schema });
-  // Prepared once per SQL text and mode. The texts are constants of this code base (the values go
-  // in params), so the map holds at most a few dozen entries whatever the input.
+  // Prepared once per SQL text and mode; a Map keeps insertion order, so its first key is the
+  // least recently used one (a use moves its key to the end).
   const prepared = new Map<string, Database.Statement>();
   const statement = (sql: string, raw = false): Database.Statement => {
     const key = raw ? `raw:${sql}` : sql;
     let found = prepared.get(key);
-    if (!found) {
+    if (found) prepared.delete(key);
+    else {
       found = client.prepare(sql);
       if (raw) found.raw(true);
-      prepared.set(key, found);
+      if (prepared.size >= PREPARED_STATEMENTS_MAX) prepared.delete(prepared.keys().next().value as string);
     }
+    prepared.set(key, found);
     return found;
   };
   const runList = client.transaction((list: readonly BatchStatement[]): unknown[][] =>
@@ -45,5 +54,6 @@ export function betterSqlite3Connection(client: Database.Database): SqliteConnec
     async rows<T extends unknown[]>(sql: string, params: readonly SqlValue[]) {
       return statement(sql, true).all(...(params as SqlValue[])) as T[];
     },
+    preparedStatements: () => prepared.size,
   };
 }

@@ -4,13 +4,14 @@
  * widget, badge and page reads are built and prepared once (see prepareFixedReads).
  */
 import { and, asc, count, desc, eq, exists, gt, gte, inArray, isNull, lt, max, sql, type AnyColumn, type SQL } from 'drizzle-orm';
+import type { ListedIncident } from '../core/ports.ts';
 import { incidentIdRangeOfSource, MAIN_FEED_SOURCE, sourceOfIncidentId } from '../core/statuspage/mapping.ts';
 import { SearchTooBroadError } from '../core/errors.ts';
 import { SEARCH_LIMITS } from '../core/search-query.ts';
 import type { VendorIncidentJson } from '../core/vendor-format.ts';
 import type { ArchiveQueries, EventFilter, FeedHealth, IncidentFilter, IncidentPosition, RecordedRejection, StoredEvent } from '../core/ports.ts';
-import type { SqliteConnection } from './sqlite-connection.ts';
-import { createIncidentRows, toPollRun } from './sqlite-incident-rows.ts';
+import { statementOf, type SqliteConnection } from './sqlite-connection.ts';
+import { createIncidentRows, LATEST_NOTE_JOIN, LISTED_SELECTION, listedIncident, toPollRun, type ListedRow } from './sqlite-incident-rows.ts';
 import { prepareDataCoverage, prepareIncidentSpans } from './sqlite-reliability.ts';
 import { toStatusEvent } from './sqlite-rows.ts';
 import type { PollStatements } from './sqlite-statements.ts';
@@ -83,7 +84,19 @@ export function createSqliteArchiveReads(connection: SqliteConnection, st: PollS
       .limit(p('limit'))
       .prepare();
   });
-  const { loadByIds, withNotes, toListed } = createIncidentRows(connection, st);
+  const { loadByIds, withNotes } = createIncidentRows(st);
+
+  /** Incidents as lists show them, each with its note count and newest note, in one statement. */
+  async function listed(where: SQL | undefined, orderBy: SQL[], limit?: number): Promise<ListedIncident[]> {
+    const query = db
+      .select(LISTED_SELECTION)
+      .from(t.incidents)
+      .leftJoin(t.notes, LATEST_NOTE_JOIN)
+      .where(where)
+      .orderBy(...orderBy);
+    const { sql: text, params } = statementOf(limit === undefined ? query : query.limit(limit));
+    return (await connection.rows<ListedRow>(text, params)).map(listedIncident);
+  }
   const incidentSpans = prepareIncidentSpans(connection);
   const dataCoverage = prepareDataCoverage(connection);
 
@@ -133,14 +146,7 @@ export function createSqliteArchiveReads(connection: SqliteConnection, st: PollS
     async listIncidents(filter, after, limit) {
       const conditions = incidentConditions(filter, after);
       if (!filter.q) {
-        const rows = await db
-          .select()
-          .from(t.incidents)
-          .where(and(...conditions))
-          .orderBy(desc(t.incidents.sortKey))
-          .limit(limit)
-          .all();
-        return toListed(rows);
+        return listed(and(...conditions), [desc(t.incidents.sortKey)], limit);
       }
       // Driven by the full-text index (CROSS JOIN keeps it the outer loop): FTS5 yields matches in
       // rowid = sort_key order, newest first, so a common word stops after one page of matches
@@ -164,18 +170,13 @@ export function createSqliteArchiveReads(connection: SqliteConnection, st: PollS
       // matches were never looked at, and a short page would say there are none.
       if (page.length < limit && (found[0]?.examined ?? 0) >= maxMatches) throw new SearchTooBroadError(maxMatches);
       if (page.length === 0) return [];
-      const rows = await db
-        .select()
-        .from(t.incidents)
-        .where(
-          inValues(
-            t.incidents.pk,
-            page.map((r) => r.pk),
-          ),
-        )
-        .orderBy(desc(t.incidents.sortKey))
-        .all();
-      return toListed(rows);
+      return listed(
+        inValues(
+          t.incidents.pk,
+          page.map((r) => r.pk),
+        ),
+        [desc(t.incidents.sortKey)],
+      );
     },
 
     async countIncidents(filter, max) {
@@ -205,14 +206,7 @@ export function createSqliteArchiveReads(connection: SqliteConnection, st: PollS
     },
 
     async recentlyUpdated(filter, limit) {
-      const rows = await db
-        .select()
-        .from(t.incidents)
-        .where(and(...incidentConditions(filter, null)))
-        .orderBy(desc(t.incidents.updatedMs), desc(t.incidents.sortKey))
-        .limit(limit)
-        .all();
-      return toListed(rows);
+      return listed(and(...incidentConditions(filter, null)), [desc(t.incidents.updatedMs), desc(t.incidents.sortKey)], limit);
     },
 
     async getIncident(id) {

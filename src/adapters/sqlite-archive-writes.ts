@@ -60,7 +60,7 @@ function parseDiffedFeed(text: string): DiffedFeed | null {
 }
 
 export function createSqliteArchiveWrites(connection: SqliteConnection, st: PollStatements, rejectedMaxBytes: number): ArchiveWrites {
-  const { loadByIds } = createIncidentRows(connection, st);
+  const { loadByIds } = createIncidentRows(st);
 
   async function readGeneration(): Promise<number> {
     return Number((await st.metaValue.get({ key: GENERATION_KEY }))?.value ?? 0);

@@ -48,15 +48,3 @@ export function preparePollStatements(db: Db) {
 }
 
 export type PollStatements = ReturnType<typeof preparePollStatements>;
-
-export type LatestNoteRow = { incident_id: string; key: string; date_created: string; created_ms: number; body: string; text: string; note_count: number };
-
-/** Per incident id of a JSON list, its newest note (one seek in notes_latest) and how many notes it has. */
-export const LATEST_NOTES_SQL = `
-  SELECT n.incident_id, n.key, n.date_created, n.created_ms, n.body, n.text,
-         (SELECT count(*) FROM notes c WHERE c.incident_id = n.incident_id) AS note_count
-  FROM notes n
-  WHERE n.rowid IN (
-    SELECT (SELECT m.rowid FROM notes m WHERE m.incident_id = page.value ORDER BY m.created_ms DESC, m.seq DESC LIMIT 1)
-    FROM json_each(?) page
-  )`;

@@ -270,6 +270,15 @@ export function archiveReadsContract(target: StoreTarget): void {
         expect(withoutNotes).toMatchObject({ noteCount: 1, latestNote: { text: 'Uploading attachments is delayed' } });
       });
 
+      it('lists an incident without notes with a count of none and no latest note, its other fields as stored', async () => {
+        await applyPollOf(store, [rawIncident({ id: 10, date_created: '2026-09-11T09:00:00-07:00', notes: [] })], T0 + 1);
+        const listed = (await store.listIncidents({}, null, 10)).find((r) => r.id === '10');
+        const { notes, ...stored } = (await store.getIncident('10'))!;
+        expect(notes).toEqual([]);
+        expect(listed).toEqual({ ...stored, sortKey: expect.any(Number), noteCount: 0, latestNote: null });
+        expect((await store.recentlyUpdated({}, 1))[0]).toMatchObject({ id: '10', noteCount: 0, latestNote: null });
+      });
+
       it('counts as ongoing exactly what isOngoing says, whatever the status is called', async () => {
         const statuses = ['canceled', 'completed', 'scheduled', 'investigating'];
         await applyPollOf(
