@@ -4,6 +4,7 @@
  */
 import { FeedFetchError } from '../core/errors.ts';
 import type { Clock, FeedClient, FeedResponse } from '../core/ports.ts';
+import { readBodyWithin } from './capped-body.ts';
 
 export type FetchFeedClientOptions = {
   /** The status host, e.g. https://slack-status.com (a path prefix is kept). */
@@ -96,27 +97,10 @@ async function readCappedText(response: Response, maxBytes: number): Promise<{ t
     throw new FeedFetchError(`body of ${declared} bytes exceeds the ${maxBytes}-byte limit`, 'too_large', false);
   }
   if (!response.body) return { text: '', bytes: 0, raw: new Uint8Array(0) };
-  const reader = response.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let total = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    total += value.byteLength;
-    if (total > maxBytes) {
-      await reader.cancel();
-      throw new FeedFetchError(`body exceeds the ${maxBytes}-byte limit`, 'too_large', false);
-    }
-    chunks.push(value);
-  }
-  const bytes = new Uint8Array(total);
-  let offset = 0;
-  for (const chunk of chunks) {
-    bytes.set(chunk, offset);
-    offset += chunk.byteLength;
-  }
+  const bytes = await readBodyWithin(response.body, maxBytes, declared);
+  if (!bytes) throw new FeedFetchError(`body exceeds the ${maxBytes}-byte limit`, 'too_large', false);
   // One decoder for every body: decode() without `stream` leaves no state behind.
-  return { text: utf8.decode(bytes), bytes: total, raw: bytes };
+  return { text: utf8.decode(bytes), bytes: bytes.byteLength, raw: bytes };
 }
 
 /** A failed fetch as a FeedFetchError: out of time, or the network's own failure. */

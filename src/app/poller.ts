@@ -130,8 +130,9 @@ export type PollerDeps = {
   /**
    * Keeps work going after the poll's answer (Workers' waitUntil: the invocation lives until it
    * ends). Given, a poll that writes nothing but its run (the feed unchanged, or not read) answers
-   * once it knows its result and records the run, giving the lease back, here: a D1 round trip off
-   * the cron tick's path to the sources' polls. This poller's next poll waits for that record.
+   * once it knows its result and records the run, giving the lease back, here, asked for once the
+   * answer is out: a D1 round trip off the cron tick's path to the sources' polls. This poller's
+   * next poll waits for that record.
    */
   keepAlive?: (work: Promise<unknown>) => void;
 };
@@ -313,9 +314,10 @@ export function createPoller(deps: PollerDeps): Poller {
 
     if (outcome === 'failed' || unchanged) {
       run.finishedAt = clock.now();
-      const recording = store.recordPollRun(run, rejected, lease.release);
-      if (deps.keepAlive) lease.recording = recording;
-      else await recording;
+      // Kept alive, the record is asked for a macrotask later, once the answer is out: in workerd
+      // a D1 request made before the answer was sent held the answer back behind its write.
+      if (deps.keepAlive) lease.recording = yieldToEventLoop().then(() => store.recordPollRun(run, rejected, lease.release));
+      else await store.recordPollRun(run, rejected, lease.release);
       lease.released = true;
       if (outcome === 'failed') feedFailures.failed(run);
       else {

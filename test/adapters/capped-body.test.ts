@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createTextPrefix } from '../../src/adapters/capped-body.ts';
+import { createTextPrefix, readBodyWithin } from '../../src/adapters/capped-body.ts';
 
 const bytes = (text: string) => new TextEncoder().encode(text);
 
@@ -45,5 +45,38 @@ describe('createTextPrefix', () => {
     const prefix = createTextPrefix(100);
     prefix.add(Uint8Array.from([0x61, 0xff, 0x62]));
     expect(prefix.text).toBe('a\uFFFDb');
+  });
+});
+
+describe('readBodyWithin', () => {
+  /** A stream made in JavaScript, not a byte stream: no BYOB reader, so it is read chunk by chunk. */
+  const chunked = (...chunks: string[]) =>
+    new ReadableStream<Uint8Array>({
+      start(controller) {
+        for (const chunk of chunks) controller.enqueue(bytes(chunk));
+        controller.close();
+      },
+    });
+  /** A byte stream, as fetch bodies are: read into one growing buffer. */
+  const byteStream = (...chunks: string[]) =>
+    new ReadableStream({
+      type: 'bytes',
+      start(controller) {
+        for (const chunk of chunks) controller.enqueue(bytes(chunk));
+        controller.close();
+      },
+    }) as ReadableStream<Uint8Array>;
+  const text = (read: Uint8Array | null) => (read ? new TextDecoder().decode(read) : null);
+
+  it.each([
+    ['a stream made in JavaScript', chunked],
+    ['a byte stream', byteStream],
+  ])('reads %s whole up to exactly the cap, and refuses one byte more', async (_name, make) => {
+    expect(text(await readBodyWithin(make('ab€', 'cd'), 7, 0))).toBe('ab€cd');
+    expect(await readBodyWithin(make('ab€', 'cde'), 7, 0)).toBeNull();
+    // A declared length only sizes the first buffer: one that says less than came still reads it all.
+    expect(text(await readBodyWithin(make('abc', 'def'), 100, 2))).toBe('abcdef');
+    expect(await readBodyWithin(make('abc', 'def'), 5, 2)).toBeNull();
+    expect(text(await readBodyWithin(make(), 5, 0))).toBe('');
   });
 });

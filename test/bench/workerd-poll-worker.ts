@@ -17,6 +17,11 @@ const silent: Logger = { debug() {}, info() {}, warn() {}, error() {} };
 
 /** The request being answered: its context keeps a quiet poll's record alive after the answer. */
 let answering: { waitUntil(work: Promise<unknown>): void } | undefined;
+/**
+ * Work kept alive past an answer, until /settled: local D1 runs on workerd's thread, so a record
+ * still being written would slow whatever request came next, the baseline's too.
+ */
+let keptAlive: Promise<unknown>[] = [];
 
 /** Kept across requests while the isolate lives, as a Worker's module state is: its caches warm. */
 let kept: Poller | undefined;
@@ -31,7 +36,10 @@ function newPoller(env: Env): Poller {
     newId: () => crypto.randomUUID(),
     // As the cron's poller: a quiet poll's run is recorded after its answer, kept alive by the
     // request that answered (requests come one at a time).
-    keepAlive: (work) => answering?.waitUntil(work),
+    keepAlive: (work) => {
+      answering?.waitUntil(work);
+      keptAlive.push(work);
+    },
   });
 }
 
@@ -46,6 +54,12 @@ export default {
     answering = ctx;
     const path = new URL(request.url).pathname;
     if (path === '/bare') return Response.json({ parsed: await bareFetchAndParse(env) });
+    if (path === '/settled') {
+      const settling = keptAlive;
+      keptAlive = [];
+      await Promise.allSettled(settling);
+      return Response.json({ settled: settling.length });
+    }
     if (path === '/poll' || path === '/poll-fresh') {
       // /poll-fresh: a poller made for this request, as when every cron event gets a new isolate.
       if (path === '/poll' && !kept) kept = newPoller(env);

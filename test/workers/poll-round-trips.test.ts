@@ -68,6 +68,20 @@ describe('a poll on D1', () => {
     expect((await pollerOver(DB, 'next').pollOnce()).status).toBe('ok');
   });
 
+  it("asks D1 for a quiet poll's record only once the poll has answered", async () => {
+    // In workerd a D1 request made before the answer went out held the answer back behind it.
+    await publish([rawIncident({ id: 1, title: 'One' })]);
+    await pollerOver(DB, 'backfill').pollOnce();
+    const kept: Promise<unknown>[] = [];
+    const counted = countingD1(DB);
+    const answered = await pollerOver(counted.db, 'cron', (work) => kept.push(work)).pollOnce();
+    expect(answered.status !== 'skipped' && answered.unchanged).toBe(true);
+    expect(counted.calls()).toBe(1); // the lease with the first reads, and nothing asked since
+    await Promise.all(kept);
+    expect(counted.calls()).toBe(2); // the run with the release, in the work kept alive
+    expect(((await DB.prepare('SELECT count(*) FROM poll_runs').raw()) as [number][])[0]?.[0]).toBe(2);
+  });
+
   it('answers a quiet poll before its run is written, and writes it, lease given back, in the work the cron keeps alive', async () => {
     await publish([rawIncident({ id: 1, title: 'One' })]);
     await pollerOver(DB, 'backfill').pollOnce();
