@@ -1,6 +1,7 @@
 /** Injected failures of the feed endpoints: what a test asked for, and which request each one hits next. */
 import { createFaultBook } from './fault-book.ts';
 import type { FeedEndpoint } from './feed-views.ts';
+import { oversizeBody } from './oversize-body.ts';
 
 export const FAULT_KINDS = [
   'status',
@@ -18,7 +19,8 @@ export const FAULT_KINDS = [
 ] as const;
 export type FaultKind = (typeof FAULT_KINDS)[number];
 
-export const FAULT_TARGETS = ['v2/current', 'v2/history', 'v1/current', 'v1/history', '*'] as const;
+const FEED_ENDPOINTS = ['v2/current', 'v2/history', 'v1/current', 'v1/history'] as const satisfies readonly FeedEndpoint[];
+export const FAULT_TARGETS = [...FEED_ENDPOINTS, '*'] as const;
 export type FaultTarget = (typeof FAULT_TARGETS)[number];
 
 export type FaultSpec = {
@@ -58,15 +60,19 @@ export type FaultBook = {
 export function createFeedFaultBook(): FaultBook {
   const book = createFaultBook<Fault>(FEED_FAULTS_MAX);
   return {
-    add: (spec) =>
-      book.add({
+    add: (spec) => {
+      // Building a 12 MB body takes seconds on a loaded machine: built now, not inside the request a
+      // client times, so the client meets the size it must refuse rather than a slow answer.
+      if (spec.kind === 'oversize') for (const endpoint of FEED_ENDPOINTS) if (spec.target === '*' || spec.target === endpoint) oversizeBody(endpoint);
+      return book.add({
         target: spec.target,
         kind: spec.kind,
         times: spec.times ?? null,
         status: spec.status ?? null,
         delayMs: spec.delayMs ?? null,
         body: spec.body ?? null,
-      }),
+      });
+    },
     take: (endpoint) => book.take((f) => f.target === '*' || f.target === endpoint),
     list: book.list,
     clear: book.clear,

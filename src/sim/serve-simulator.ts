@@ -16,6 +16,19 @@ export type ListenOptions = {
 
 export type ServedSimulator = { url: string; port: number; close(): Promise<void> };
 
+/**
+ * How long a simulator keeps an idle keep-alive connection: ten minutes, not Node's five seconds.
+ * workerd pools its connections and reuses an idle one without knowing the server may close it: a
+ * request sent as Node closed the socket failed inside the Worker with "Network connection lost",
+ * which a loaded machine made frequent. A client closes its own idle connections long before this.
+ */
+export const SIM_KEEP_ALIVE_MS = 10 * 60_000;
+
+/** Keeps `server`'s idle keep-alive connections for SIM_KEEP_ALIVE_MS: for every loopback server workerd talks to. */
+export function keepIdleConnections(server: Server): void {
+  server.keepAliveTimeout = SIM_KEEP_ALIVE_MS;
+}
+
 /** `simulator.close()` runs when the server fails to listen and when it is closed. */
 export function serveSimulator(
   simulator: { fetch: (request: Request) => Response | Promise<Response>; close(): void },
@@ -25,6 +38,7 @@ export function serveSimulator(
   return new Promise((resolve, reject) => {
     // serve() uses node:http's createServer unless told otherwise, so this is an http.Server.
     const server = serve({ fetch: simulator.fetch, port, hostname: host }) as Server;
+    keepIdleConnections(server);
     server.once('error', (err) => {
       simulator.close();
       reject(err);

@@ -3,7 +3,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { rawIncident } from '../fixtures/vendor-builders.ts';
-import { runCli, spawnCli } from '../helpers/cli.ts';
+import { CLI_RUN_TIMEOUT_MS, runCli, spawnCli } from '../helpers/cli.ts';
 import { runCliInProcess } from '../helpers/cli-in-process.ts';
 import { startTestVendor, type TestVendor } from '../helpers/service.ts';
 import { tempDir } from '../helpers/temp-archive.ts';
@@ -50,51 +50,61 @@ describe('statuswatch command', () => {
     expect(bad.stderr).toContain('MAIL_FROM: MAIL_FROM must be one sender such as "statuswatch <status@example.com>"');
   });
 
-  it('migrates a new database, then polls once and prints what changed', async () => {
-    const database = join(tempDir(), 'nested', 'dir', 'archive.db');
-    expect((await runCli(['migrate', '--database-path', database])).code).toBe(0);
-    expect(existsSync(database)).toBe(true);
-    const first = await runCli(['poll', '--database-path', database, '--status-url', vendor.url]);
-    expect(first.code).toBe(0);
-    expect(first.stdout).toContain('poll ok: 1 change(s)');
-    expect(first.stdout).toMatch(/incident\.created\s+42 \(backfill\) \[incident\/active\] Search is slow/);
-    const second = await runCli(['poll', '--database-path', database, '--status-url', vendor.url]);
-    // The vendor served the very bodies the first poll diffed: the archive knows them, so nothing is parsed again.
-    expect(second.stdout).toContain('poll ok (feed unchanged): 0 change(s)');
-  });
+  it(
+    'migrates a new database, then polls once and prints what changed',
+    async () => {
+      const database = join(tempDir(), 'nested', 'dir', 'archive.db');
+      expect((await runCli(['migrate', '--database-path', database])).code).toBe(0);
+      expect(existsSync(database)).toBe(true);
+      const first = await runCli(['poll', '--database-path', database, '--status-url', vendor.url]);
+      expect(first.code).toBe(0);
+      expect(first.stdout).toContain('poll ok: 1 change(s)');
+      expect(first.stdout).toMatch(/incident\.created\s+42 \(backfill\) \[incident\/active\] Search is slow/);
+      const second = await runCli(['poll', '--database-path', database, '--status-url', vendor.url]);
+      // The vendor served the very bodies the first poll diffed: the archive knows them, so nothing is parsed again.
+      expect(second.stdout).toContain('poll ok (feed unchanged): 0 change(s)');
+    },
+    3 * CLI_RUN_TIMEOUT_MS,
+  );
 
-  it('exits 1 from poll when the feed cannot be read', async () => {
-    const result = await runCli(['poll', '--database-path', join(tempDir(), 'a.db'), '--status-url', 'http://127.0.0.1:9'], { POLL_TIMEOUT_MS: '2000' });
-    expect(result.code).toBe(1);
-    expect(result.stdout).toContain('poll failed');
-    expect(result.stdout).toMatch(/v2\/current: GET http:\/\/127\.0\.0\.1:9\/api\/v2\.0\.0\/current: fetch failed/);
-  });
+  it(
+    'exits 1 from poll when the feed cannot be read',
+    async () => {
+      const result = await runCli(['poll', '--database-path', join(tempDir(), 'a.db'), '--status-url', 'http://127.0.0.1:9'], { POLL_TIMEOUT_MS: '2000' });
+      expect(result.code).toBe(1);
+      expect(result.stdout).toContain('poll failed');
+      expect(result.stdout).toMatch(/v2\/current: GET http:\/\/127\.0\.0\.1:9\/api\/v2\.0\.0\/current: fetch failed/);
+    },
+    CLI_RUN_TIMEOUT_MS,
+  );
 
-  it('serves: polls on start, answers HTTP, and stops cleanly on SIGTERM', async () => {
-    const database = join(tempDir(), 'serve.db');
-    const { child, done } = spawnCli(['serve', '--port', '0', '--host', '127.0.0.1'], { DATABASE_PATH: database, STATUS_URL: vendor.url });
-    let stderr = '';
-    const url = await new Promise<string>((resolve, reject) => {
-      child.stderr!.on('data', (chunk) => {
-        stderr += chunk;
-        const match = /"msg":"statuswatch is serving","url":"([^"]+)"/.exec(stderr);
-        if (match) resolve(match[1]!);
+  it(
+    'serves: polls on start, answers HTTP, and stops cleanly on SIGTERM',
+    async () => {
+      const database = join(tempDir(), 'serve.db');
+      const { child, done } = spawnCli(['serve', '--port', '0', '--host', '127.0.0.1'], { DATABASE_PATH: database, STATUS_URL: vendor.url });
+      let stderr = '';
+      // Serving, and its poll on start written: on a loaded machine the poll can end seconds after
+      // the server answers, so the test waits for the poll's own word, not a number of tries.
+      const url = await new Promise<string>((resolve, reject) => {
+        child.stderr!.on('data', (chunk) => {
+          stderr += chunk;
+          const match = /"msg":"statuswatch is serving","url":"([^"]+)"/.exec(stderr);
+          if (match && stderr.includes('"msg":"poll changed the archive"')) resolve(match[1]!);
+        });
+        child.on('exit', () => reject(new Error(`serve exited early: ${stderr}`)));
       });
-      child.on('exit', () => reject(new Error(`serve exited early: ${stderr}`)));
-    });
-    try {
-      let incidents: unknown[] = [];
-      for (let i = 0; i < 50 && incidents.length === 0; i++) {
-        incidents = (await (await fetch(`${url}/api/incidents`)).json()).incidents;
-        if (incidents.length === 0) await new Promise((r) => setTimeout(r, 100));
+      try {
+        const { incidents } = await (await fetch(`${url}/api/incidents`)).json();
+        expect(incidents).toHaveLength(1);
+        expect((await fetch(`${url}/healthz`)).status).toBe(200);
+      } finally {
+        child.kill('SIGTERM');
       }
-      expect(incidents).toHaveLength(1);
-      expect((await fetch(`${url}/healthz`)).status).toBe(200);
-    } finally {
-      child.kill('SIGTERM');
-    }
-    const result = await done;
-    expect(result.code).toBe(0);
-    expect(result.stderr).toContain('"msg":"stopping","signal":"SIGTERM"');
-  });
+      const result = await done;
+      expect(result.code).toBe(0);
+      expect(result.stderr).toContain('"msg":"stopping","signal":"SIGTERM"');
+    },
+    CLI_RUN_TIMEOUT_MS,
+  );
 });

@@ -15,6 +15,7 @@ import { createApp } from '../../src/http/app.ts';
 import { buildAppDeps } from './app-deps.ts';
 import { nodeAppPorts } from './node-app-ports.ts';
 import { ADMIN_TOKEN } from './service.ts';
+import { HARNESS_SETTINGS } from './harness-settings.ts';
 import { openTempArchive, tempDir } from './temp-archive.ts';
 
 export { ADMIN_TOKEN };
@@ -54,6 +55,7 @@ export async function startTestApp(
     POLL_TIMEOUT_MS: '2000',
     ADMIN_TOKEN,
     LOG_LEVEL: 'debug',
+    ...HARNESS_SETTINGS,
     ...options.env,
   });
   const clock = options.clock ?? { now: () => Date.now() };

@@ -10,6 +10,7 @@ import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { z } from 'zod';
 import { startSimulatedVendor } from '../../src/sim/server.ts';
+import { keepIdleConnections } from '../../src/sim/serve-simulator.ts';
 import { startSimulatedStatuspage } from '../../src/sim/statuspage/app.ts';
 import { startSimulatedWebApi } from '../../src/sim/web-api/server.ts';
 import { startPostmark } from './postmark-api.ts';
@@ -168,6 +169,7 @@ export async function startFixtureFactory(): Promise<FixtureFactory> {
 
   const server = await new Promise<Server>((resolve) => {
     const started = serve({ fetch: app.fetch, port: 0, hostname: '127.0.0.1' }, () => resolve(started as Server)) as Server;
+    keepIdleConnections(started);
   });
   const { port } = server.address() as AddressInfo;
   return {

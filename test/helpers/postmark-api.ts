@@ -6,6 +6,7 @@
  */
 import { createServer, type IncomingHttpHeaders, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { keepIdleConnections } from '../../src/sim/serve-simulator.ts';
 
 export type PostmarkEmail = {
   From: string;
@@ -79,6 +80,7 @@ export async function startPostmark(token = 'test-server-token-6a1f'): Promise<T
     });
   });
   server.on('connection', () => state.connections++);
+  keepIdleConnections(server);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
   return Object.assign(state, {

@@ -8,6 +8,7 @@ import type { RequestLogEntry } from '../../src/sim/request-log.ts';
 import { startSimulatedVendor, type RunningSimulatedVendor } from '../../src/sim/server.ts';
 import type { RawIncident } from '../fixtures/vendor-builders.ts';
 import { ADMIN_TOKEN } from './admin-token.ts';
+import { HARNESS_SETTINGS } from './harness-settings.ts';
 import { tempDir } from './temp-archive.ts';
 
 export { ADMIN_TOKEN } from './admin-token.ts';
@@ -38,6 +39,7 @@ export async function startTestService(statusUrl: string, options: { dir?: strin
     POLL_TIMEOUT_MS: '2000',
     ADMIN_TOKEN,
     LOG_LEVEL: 'debug',
+    ...HARNESS_SETTINGS,
     ...options.env,
   });
   const logs: string[] = [];

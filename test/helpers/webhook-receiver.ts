@@ -1,6 +1,7 @@
 /** A real HTTP receiver on loopback for webhook tests: records every request and answers as told. */
 import { createServer, type IncomingHttpHeaders } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { keepIdleConnections } from '../../src/sim/serve-simulator.ts';
 
 export type ReceivedRequest = { path: string; headers: IncomingHttpHeaders; body: string; receivedAt: number };
 export type ScriptedAnswer = { status: number; headers?: Record<string, string>; body?: string };
@@ -36,6 +37,7 @@ export async function startWebhookReceiver(options: { answerDelayMs?: () => numb
       waiters = waiters.filter((w) => (received.length >= w.count ? (w.resolve(), false) : true));
     });
   });
+  keepIdleConnections(server);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
   return {

@@ -10,6 +10,7 @@ import { Webhook } from 'standardwebhooks';
 import type { TestProject } from 'vitest/node';
 import { startSimulatedIdp } from '../../src/sim/idp/server.ts';
 import { startSimulatedScim } from '../../src/sim/scim/server.ts';
+import { keepIdleConnections } from '../../src/sim/serve-simulator.ts';
 import { startTestVendor } from './service.ts';
 
 import type {} from '../workers/provided-context.ts';
@@ -58,6 +59,7 @@ export function startVerifyingReceiver(): Promise<{ url: string; close(): Promis
       answer(404, { ok: false });
     });
   });
+  keepIdleConnections(server);
   return new Promise((resolve) =>
     server.listen(0, '127.0.0.1', () => {
       const { port } = server.address() as AddressInfo;

@@ -105,4 +105,14 @@ describe('short and missing pages', () => {
     // Only lists: one user is still itself.
     expect((await scim(sim, 'v2', `/Users/${far.body.Resources[0].id}`)).status).toBe(404);
   });
+
+  it('an endless page is as short as the short pages say, and still never the last', async () => {
+    const sim = await startScim();
+    await control(sim, 'POST', '/seed', { users: 3 });
+    await control(sim, 'PUT', '/short-pages', { users: 5 });
+    await control(sim, 'POST', '/faults', { target: 'users.list', kind: 'endless' });
+    const page = (await scim(sim, 'v2', '/Users?startIndex=5001&count=1000')).body;
+    expect(page).toMatchObject({ totalResults: 7000, itemsPerPage: 5, startIndex: 5001 });
+    expect(page.Resources.map((r: { id: string }) => r.id)).toEqual(['UEND5001', 'UEND5002', 'UEND5003', 'UEND5004', 'UEND5005']);
+  });
 });

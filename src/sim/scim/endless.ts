@@ -23,9 +23,20 @@ function madeUpGroup(version: ScimVersion, n: number): Record<string, unknown> {
   return { schemas: [URNS[version].group], id: `SEND${n}`, displayName: `Endless ${n}`, members: [] };
 }
 
-/** A full page from `paging.startIndex`; totalResults is `claimed`, or one page more than this one reaches. */
-export function endlessPage(version: ScimVersion, kind: 'users' | 'groups', paging: PageRequest, claimed: number | null): Record<string, unknown> {
-  const resources = Array.from({ length: paging.count }, (_, i) => {
+/**
+ * A page from `paging.startIndex`, full or as short as the sim's short pages make it (a test of the
+ * page cap need not build and parse 200 pages of a thousand); totalResults is `claimed`, or always a
+ * page (as asked) beyond the one asked for.
+ */
+export function endlessPage(
+  version: ScimVersion,
+  kind: 'users' | 'groups',
+  paging: PageRequest,
+  claimed: number | null,
+  shortPageSize: number | null,
+): Record<string, unknown> {
+  const size = shortPageSize === null ? paging.count : Math.min(paging.count, shortPageSize);
+  const resources = Array.from({ length: size }, (_, i) => {
     const n = paging.startIndex + i;
     return kind === 'users' ? madeUpUser(version, n) : madeUpGroup(version, n);
   });

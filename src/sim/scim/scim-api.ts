@@ -127,7 +127,7 @@ async function answer(state: ScimState, route: ScimRoute, request: Request, vers
     if (fault.kind === 'rate-limit' || (fault.kind === 'status' && fault.status === 429)) state.counters.count(route.endpoint, 'rateLimited');
     if (fault.kind === 'endless' && isList) {
       const kind = route.endpoint === 'users.list' ? 'users' : 'groups';
-      return json(endlessPage(version, kind, parsePaging(url.searchParams), fault.totalResults), 200);
+      return json(endlessPage(version, kind, parsePaging(url.searchParams), fault.totalResults, state.shortPages[kind]), 200);
     }
     if (fault.kind === 'delay') await holdUntilDone(request, state.held, fault.delayMs ?? 1000);
     // A missing page is the list handler's to answer, and an endless one changes nothing but a list.

@@ -14,6 +14,7 @@ import { buildAppDeps } from '../../helpers/app-deps.ts';
 import { flushCatchers, pullCatchers } from './fixture-client.ts';
 import { openWorkersPorts } from './app-ports.ts';
 import { ADMIN_TOKEN } from './service.ts';
+import { HARNESS_SETTINGS } from '../../helpers/harness-settings.ts';
 import { mailApiFor } from './smtp.ts';
 
 export { ADMIN_TOKEN };
@@ -53,7 +54,7 @@ export async function startTestApp(
   options: { dir?: string; env?: Record<string, string>; clock?: Clock; origin?: string } = {},
 ): Promise<TestApp> {
   const origin = options.origin ?? DEFAULT_ORIGIN;
-  const config = parseConfig({ STATUS_URL: statusUrl, POLL_TIMEOUT_MS: '2000', ADMIN_TOKEN, LOG_LEVEL: 'debug', ...options.env });
+  const config = parseConfig({ STATUS_URL: statusUrl, POLL_TIMEOUT_MS: '2000', ADMIN_TOKEN, LOG_LEVEL: 'debug', ...HARNESS_SETTINGS, ...options.env });
   const clock = options.clock ?? { now: () => Date.now() };
   const logs: string[] = [];
   const logger = createConsoleLogger({ level: 'debug', format: 'json', write: (line) => logs.push(line) });
