@@ -120,8 +120,8 @@ const RETENTION: RetentionBenchOptions = {
 };
 
 // Full: a million requests, every one a miss that builds its answer, each from an address of its
-// own: half an hour on two cores at 550 req/s, longer on a shared machine; quick: 30,000, a
-// minute or two. A seed of 2,000 incidents: the answers' size matters here, not the archive's.
+// own: half an hour on two cores at 550 req/s, 44 minutes at 384 req/s on a shared one; quick:
+// 30,000, a minute or two. A seed of 2,000 incidents: the answers' size matters here, not the archive's.
 const CACHE_MEMORY: CacheMemoryOptions = {
   archiveIncidents: 2_000,
   requests: QUICK ? 30_000 : 1_000_000,
