@@ -119,9 +119,9 @@ const RETENTION: RetentionBenchOptions = {
   warmUpRounds: QUICK ? 2 : 5,
 };
 
-// Full: a million requests, every one a miss that builds its answer: 10-20 minutes on two cores
-// (150-300 req/s measured under 5x contention); quick: 30,000. A seed of 2,000 incidents: the
-// answers' size matters here, not the archive's.
+// Full: a million requests, every one a miss that builds its answer, each from an address of its
+// own: half an hour on two cores at 550 req/s, 44 minutes at 384 req/s on a shared one; quick:
+// 30,000, a minute or two. A seed of 2,000 incidents: the answers' size matters here, not the archive's.
 const CACHE_MEMORY: CacheMemoryOptions = {
   archiveIncidents: 2_000,
   requests: QUICK ? 30_000 : 1_000_000,
