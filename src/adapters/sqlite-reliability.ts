@@ -2,6 +2,7 @@
 import type { DataCoverage } from '../core/coverage.ts';
 import { MONITOR_EVENT_TYPES, type MonitorEventData } from '../core/events.ts';
 import type { IncidentSpan } from '../core/ports.ts';
+import { BLIND_SPELLS_PER_SOURCE } from '../core/retention.ts';
 import type { SqliteConnection } from './sqlite-connection.ts';
 import { SEEDED_KEY } from './sqlite-meta-keys.ts';
 import { incidentIdRangeOfSource, MAIN_FEED_SOURCE } from '../core/statuspage/mapping.ts';
@@ -80,6 +81,8 @@ const ARCHIVE_BEGAN_SQL = `SELECT coalesce((SELECT created_ms FROM incidents ORD
  * (monitor-episode.ts), so a year holds a few thousand at worst. The newest one is read too, so a
  * blindness begun before `sinceMs` and still going on is found.
  */
+/** The main feed's spells unread between two good reads (sqlite-poll-apply.ts), ending in the window or after. */
+const MAIN_FEED_GAPS_SQL = `SELECT since_ms, until_ms FROM source_blind_spells WHERE source_id = '${MAIN_FEED_SOURCE}' AND until_ms >= ? ORDER BY since_ms LIMIT ${BLIND_SPELLS_PER_SOURCE}`;
 const MONITOR_EVENTS_SQL = `SELECT type, data_json FROM events
   WHERE type IN (SELECT value FROM json_each(?)) AND (detected_ms >= ? OR seq = (SELECT max(seq) FROM events WHERE type IN (SELECT value FROM json_each(?))))
   ORDER BY seq`;
@@ -87,11 +90,13 @@ const MONITOR_EVENTS_SQL = `SELECT type, data_json FROM events
 export function prepareDataCoverage(connection: SqliteConnection): (sinceMs: number) => Promise<DataCoverage> {
   const types = JSON.stringify(MONITOR_EVENT_TYPES);
   return async (sinceMs) => {
-    const [[beganRow], events] = await Promise.all([
+    const [[beganRow], events, gaps] = await Promise.all([
       connection.rows<[number | null]>(ARCHIVE_BEGAN_SQL, [SEEDED_KEY]),
       connection.rows<[string, string]>(MONITOR_EVENTS_SQL, [types, sinceMs, types]),
+      connection.rows<[number, number]>(MAIN_FEED_GAPS_SQL, [sinceMs]),
     ]);
-    const blind: DataCoverage['blind'] = [];
+    // The time between two good reads no read failed in (no poll ran): no episode says so.
+    const blind: DataCoverage['blind'] = gaps.map(([since, until]) => ({ since, until }));
     events.forEach(([type, dataJson], index) => {
       const data = JSON.parse(dataJson) as MonitorEventData;
       // A never-read feed's blindness is the time before the archive began: covered by beganAt.

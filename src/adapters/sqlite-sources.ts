@@ -93,6 +93,15 @@ const MERGE_OLDEST = `
 /** Params: source id three times, then the cap. */
 const DROP_MERGED = `DELETE FROM source_blind_spells WHERE source_id = ? AND since_ms = ${SECOND_OLDEST} AND ${OVER_CAP}`;
 
+/** After a spell may have been recorded for `sourceId`: keeps its spells within BLIND_SPELLS_PER_SOURCE. */
+export function blindSpellCapStatements(sourceId: string): BatchStatement[] {
+  const id = sourceId;
+  return [
+    { sql: MERGE_OLDEST, params: [id, id, id, id, id, BLIND_SPELLS_PER_SOURCE] },
+    { sql: DROP_MERGED, params: [id, id, id, BLIND_SPELLS_PER_SOURCE] },
+  ];
+}
+
 const SAVE_POLL_STATE = `
   UPDATE sources SET validators = ?, last_success_ms = ?, last_failure_ms = ?, last_error = ?, consecutive_failures = ?,
     blind_since_ms = ?, blind_told_ms = ?
@@ -250,8 +259,7 @@ export function createSqliteSourceStore(connection: SqliteConnection): SourceSto
       // loses neither, and never records a spell whose read is not saved.
       const results = await connection.runAtomically([
         { sql: INSERT_SPELL, params: [id, endedSpell.since, endedSpell.until, id] },
-        { sql: MERGE_OLDEST, params: [id, id, id, id, id, BLIND_SPELLS_PER_SOURCE] },
-        { sql: DROP_MERGED, params: [id, id, id, BLIND_SPELLS_PER_SOURCE] },
+        ...blindSpellCapStatements(id),
         {
           sql: SAVE_POLL_STATE,
           params: [

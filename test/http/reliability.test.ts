@@ -57,12 +57,23 @@ describe('/api/reliability and /reliability', () => {
   const clock = { ms: Date.UTC(2026, 9, 5), now: () => clock.ms };
   const seed = (incidents: Parameters<typeof seedArchive>[1]) => seedArchive(service.store, incidents, { now: clock.ms });
 
+  /**
+   * The reads of a poller running all along between two seeded polls, each finding the feed
+   * unchanged: without them the days between were unread, no data in the track record.
+   */
+  const readUnchangedUntil = async (untilMs: number) => {
+    for (let at = clock.ms + 4 * MINUTE; at < untilMs; at += 4 * MINUTE) {
+      await service.store.recordPollRun({ id: `read-${at}`, startedAt: at, finishedAt: at, outcome: 'ok', sources: [], changes: {} }, []);
+    }
+    clock.ms = untilMs;
+  };
+
   beforeAll(async () => {
     service = await startTestApp(NO_FEED_URL, { clock });
     expect((await seed([filesOutage, hostile])).events.length).toBeGreaterThan(0);
-    clock.ms = SEARCH_START + 2 * MINUTE;
+    await readUnchangedUntil(SEARCH_START + 2 * MINUTE);
     expect((await seed([filesOutage, hostile, searchIncident])).events.map((e) => e.type)).toEqual(['incident.created']);
-    clock.ms = NOW;
+    await readUnchangedUntil(NOW);
     // Still reading the feed at NOW: a last read days old would make the days since "no data".
     expect((await seed([filesOutage, hostile, searchIncident])).outcome).toBe('ok');
   });

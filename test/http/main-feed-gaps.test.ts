@@ -1,0 +1,67 @@
+/**
+ * The time statuswatch did not read the vendor's feed at all (its process was down, or no poll
+ * ran) is no data in the vendor's track record, as a blind spell of failing reads is (both
+ * projects: a SQLite file on Node, D1 in workerd; real HTTP to the simulated vendor; a test clock).
+ * No read failed, so no monitor episode was told: before, the two hours counted as observed.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { rawIncident } from '../fixtures/vendor-builders.ts';
+import { startTestApp, type TestApp } from '../helpers/app-service.ts';
+import { startTestVendor, type TestVendor } from '../helpers/service.ts';
+
+const MINUTE_MS = 60_000;
+const HOUR_MS = 60 * MINUTE_MS;
+/** 2026-11-02 09:00 UTC: 01:00 at the vendor (UTC-8). */
+const T0 = Date.UTC(2026, 10, 2, 9);
+
+type WindowJson = { days: number; observed_ms: number; availability: number | null; downtime_ms: number };
+
+describe('a gap between two good reads of the main feed', () => {
+  let vendor: TestVendor;
+  let service: TestApp;
+  let nowMs = T0;
+
+  beforeAll(async () => {
+    vendor = await startTestVendor();
+    // Files out since an hour before the first read, and still out at the last.
+    await vendor.setIncidents([
+      rawIncident({
+        id: 77,
+        type: 'outage',
+        status: 'active',
+        services: ['Files'],
+        date_created: '2026-11-02T00:00:00-08:00',
+        date_updated: '2026-11-02T00:00:00-08:00',
+        notes: [{ body: '<p>Files cannot be uploaded.</p>', date_created: '2026-11-02T00:00:00-08:00' }],
+      }),
+    ]);
+    service = await startTestApp(vendor.url, { clock: { now: () => nowMs } });
+    expect((await service.poll()).run.outcome).toBe('ok');
+    // Nothing polls for two hours: the process was down. Then it reads the feed again.
+    nowMs = T0 + 2 * HOUR_MS;
+    expect((await service.poll()).run.outcome).toBe('ok');
+    nowMs = T0 + 2 * HOUR_MS + MINUTE_MS;
+  });
+  afterAll(async () => {
+    await service?.close();
+    await vendor?.close();
+  });
+
+  it('leaves the two hours unread out of the time observed, and out of the downtime', async () => {
+    const track = (await service.get('/api/reliability')).body;
+    const files = (track.availability.services as { service: string; windows: WindowJson[] }[]).find((s) => s.service === 'Files')!;
+    // The archive speaks from the outage's start, an hour before the first read: that hour and the
+    // minute after the last read are observed; the two hours between the reads are not.
+    for (const w of files.windows) expect([w.days, w.observed_ms, w.downtime_ms]).toEqual([w.days, HOUR_MS + MINUTE_MS, HOUR_MS + MINUTE_MS]);
+    expect(track.months.at(-1).observed_ms).toBe(HOUR_MS + MINUTE_MS);
+  });
+
+  it('keeps one spell when the same gap is read twice (a poll applied again), and none for reads within the limit', async () => {
+    nowMs = T0 + 2 * HOUR_MS + 2 * MINUTE_MS;
+    expect((await service.poll()).run.outcome).toBe('ok');
+    nowMs = T0 + 2 * HOUR_MS + 3 * MINUTE_MS;
+    const track = (await service.get('/api/reliability')).body;
+    const files = (track.availability.services as { service: string; windows: WindowJson[] }[]).find((s) => s.service === 'Files')!;
+    expect(files.windows[0]!.observed_ms).toBe(HOUR_MS + 3 * MINUTE_MS);
+  });
+});
