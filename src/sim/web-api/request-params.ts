@@ -3,6 +3,7 @@
  * multipart or JSON body; the token from `Authorization: Bearer` (or a form `token` field), the
  * client credentials from the form or HTTP Basic.
  */
+import { readBodyWithin } from '../../adapters/capped-body.ts';
 import { ApiError } from './api-error.ts';
 
 /** Bodies larger than this are refused (413) before they are read whole. */
@@ -23,25 +24,8 @@ async function readCapped(request: Request): Promise<string> {
   const tooLarge = () => new ApiError('request_too_large', `the body is larger than ${REQUEST_BODY_MAX_BYTES} bytes`, 413);
   if (declared > REQUEST_BODY_MAX_BYTES) throw tooLarge();
   if (!request.body) return '';
-  const reader = request.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let total = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    total += value.byteLength;
-    if (total > REQUEST_BODY_MAX_BYTES) {
-      await reader.cancel();
-      throw tooLarge();
-    }
-    chunks.push(value);
-  }
-  const bytes = new Uint8Array(total);
-  let offset = 0;
-  for (const chunk of chunks) {
-    bytes.set(chunk, offset);
-    offset += chunk.byteLength;
-  }
+  const bytes = await readBodyWithin(request.body, REQUEST_BODY_MAX_BYTES, declared);
+  if (!bytes) throw tooLarge();
   try {
     return new TextDecoder('utf-8', { fatal: true }).decode(bytes);
   } catch {
