@@ -74,8 +74,12 @@ export function prepareIncidentSpans(connection: SqliteConnection): (sinceMs: nu
   };
 }
 
-/** The oldest incident by the sort_key index (date_created order), or when the archive was seeded. */
-const ARCHIVE_BEGAN_SQL = `SELECT coalesce((SELECT created_ms FROM incidents ORDER BY sort_key LIMIT 1), (SELECT CAST(value AS INTEGER) FROM meta WHERE key = ?))`;
+/**
+ * The main feed's oldest incident by the sort_key index (date_created order), or when the archive
+ * was seeded. A watched page's incidents (their ids hold a colon) are its own past: one older than
+ * the vendor's would have the vendor's record speak for time it never saw.
+ */
+const ARCHIVE_BEGAN_SQL = `SELECT coalesce((SELECT created_ms FROM incidents WHERE instr(id, ':') = 0 ORDER BY sort_key LIMIT 1), (SELECT CAST(value AS INTEGER) FROM meta WHERE key = ?))`;
 /**
  * Monitor events since a time, through the events_type index: at most two per quiet time
  * (monitor-episode.ts), so a year holds a few thousand at worst. The newest one is read too, so a

@@ -2,15 +2,18 @@
  * The time statuswatch did not read the vendor's feed at all (its process was down, or no poll
  * ran) is no data in the vendor's track record, as a blind spell of failing reads is (both
  * projects: a SQLite file on Node, D1 in workerd; real HTTP to the simulated vendor; a test clock).
- * No read failed, so no monitor episode was told: before, the two hours counted as observed.
+ * No read failed, so no monitor episode was told: before, the two hours counted as observed. And
+ * the vendor's record speaks from its own oldest incident, not from a watched page's older one.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { rawIncident } from '../fixtures/vendor-builders.ts';
 import { startTestApp, type TestApp } from '../helpers/app-service.ts';
 import { startTestVendor, type TestVendor } from '../helpers/service.ts';
+import { startTestStatuspage, type TestStatuspage } from '../helpers/statuspage-pages.ts';
 
 const MINUTE_MS = 60_000;
 const HOUR_MS = 60 * MINUTE_MS;
+const DAY_MS = 24 * HOUR_MS;
 /** 2026-11-02 09:00 UTC: 01:00 at the vendor (UTC-8). */
 const T0 = Date.UTC(2026, 10, 2, 9);
 
@@ -63,5 +66,50 @@ describe('a gap between two good reads of the main feed', () => {
     const track = (await service.get('/api/reliability')).body;
     const files = (track.availability.services as { service: string; windows: WindowJson[] }[]).find((s) => s.service === 'Files')!;
     expect(files.windows[0]!.observed_ms).toBe(HOUR_MS + 3 * MINUTE_MS);
+  });
+});
+
+describe("the vendor's track record beside a watched page with an older past", () => {
+  let vendor: TestVendor;
+  let page: TestStatuspage;
+  let service: TestApp;
+  let nowMs = T0;
+
+  beforeAll(async () => {
+    vendor = await startTestVendor();
+    // The vendor's oldest incident began an hour before the first read.
+    await vendor.setIncidents([
+      rawIncident({
+        id: 78,
+        type: 'outage',
+        status: 'active',
+        services: ['Files'],
+        date_created: '2026-11-02T00:00:00-08:00',
+        date_updated: '2026-11-02T00:00:00-08:00',
+        notes: [{ body: '<p>Files cannot be uploaded.</p>', date_created: '2026-11-02T00:00:00-08:00' }],
+      }),
+    ]);
+    page = await startTestStatuspage();
+    service = await startTestApp(vendor.url, { env: { WEBHOOK_ALLOW_PRIVATE: 'true' }, clock: { now: () => nowMs } });
+    // The page's incident opened twenty days before: its past is the page's, not the vendor's.
+    const pageClock = (atMs: number) =>
+      fetch(`${page.url}/_sim/clock`, { method: 'PUT', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ nowMs: atMs }) });
+    expect((await pageClock(T0 - 20 * DAY_MS)).status).toBe(200);
+    expect((await fetch(`${page.url}/_sim/advance`, { method: 'POST' })).status).toBe(200);
+    expect((await pageClock(T0)).status).toBe(200);
+    const sourceId = (await service.admin('POST', '/api/admin/sources', { kind: 'statuspage', url: page.url })).body.source.id;
+    expect((await service.admin('POST', `/api/admin/poll?source=${sourceId}`)).body.sources[0].outcome).toBe('ok');
+    expect((await service.poll()).run.outcome).toBe('ok');
+    nowMs = T0 + MINUTE_MS;
+  });
+  afterAll(async () => {
+    await service?.close();
+    await Promise.all([vendor?.close(), page?.close()]);
+  });
+
+  it("speaks from the vendor's own oldest incident, not from the page's", async () => {
+    const track = (await service.get('/api/reliability')).body;
+    const files = (track.availability.services as { service: string; windows: WindowJson[] }[]).find((s) => s.service === 'Files')!;
+    for (const w of files.windows) expect([w.days, w.observed_ms]).toEqual([w.days, HOUR_MS + MINUTE_MS]);
   });
 });
