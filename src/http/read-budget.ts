@@ -75,12 +75,8 @@ export type ReadBudget = {
   clients(): number;
 };
 
-/**
- * `building`: admitted builds not yet paid for. `busySinceMs`: when the client's builds under way
- * began to be (its `building` last went from 0 to 1). `paidUntilMs`: the time up to which its builds
- * have been paid for.
- */
-type Client = { cost: CostState; building: number; busySinceMs: number; paidUntilMs: number };
+/** `building`: admitted builds not yet paid for. */
+type Client = { cost: CostState; building: number };
 
 export function createReadBudget(options: ReadBudgetOptions): ReadBudget {
   const rule = options.rule ?? readBudgetRule(DEFAULT_READ_BUDGET_MS_PER_SECOND);
@@ -116,13 +112,7 @@ export function createReadBudget(options: ReadBudgetOptions): ReadBudget {
       const key = limitKeyForAddress(options.clientAddress(c));
       const startedMs = nowMs();
       const known = states.get(key);
-      const building = known?.building ?? 0;
-      const client: Client = {
-        cost: refilled(known?.cost, rule, startedMs),
-        building,
-        busySinceMs: building > 0 && known ? known.busySinceMs : startedMs,
-        paidUntilMs: known?.paidUntilMs ?? startedMs,
-      };
+      const client: Client = { cost: refilled(known?.cost, rule, startedMs), building: known?.building ?? 0 };
       put(key, client);
       const wait = waitMs(client.cost, rule);
       if (wait > 0) return refuse(wait, 'this client has used its share of uncached reads (answers the server must build)');
@@ -130,20 +120,10 @@ export function createReadBudget(options: ReadBudgetOptions): ReadBudget {
       client.building++;
       return () => {
         const doneMs = nowMs();
+        const costMs = Math.max(MIN_BUILD_COST_MS, doneMs - startedMs);
         // Read again: the client may have been forgotten meanwhile, or paid for other builds.
         const now = states.get(key);
-        // A client pays for the time it had any build under way, not each build's own time: four
-        // builds over the same 100 ms cost it 100 ms, as one would (summed, a client with builds in
-        // parallel paid 1.19x its time at four in flight). Each build pays what has not been paid
-        // since its client's builds began; one that ran entirely within paid time pays nothing.
-        const unpaidMs = doneMs - (now ? Math.max(now.busySinceMs, now.paidUntilMs) : startedMs);
-        const costMs = doneMs - startedMs < MIN_BUILD_COST_MS ? MIN_BUILD_COST_MS : Math.max(0, unpaidMs);
-        put(key, {
-          cost: spent(refilled(now?.cost, rule, doneMs), costMs),
-          building: Math.max(0, (now?.building ?? 1) - 1),
-          busySinceMs: now?.busySinceMs ?? startedMs,
-          paidUntilMs: Math.max(doneMs, now?.paidUntilMs ?? doneMs),
-        });
+        put(key, { cost: spent(refilled(now?.cost, rule, doneMs), costMs), building: Math.max(0, (now?.building ?? 1) - 1) });
       };
     },
     clients: () => states.size(),
