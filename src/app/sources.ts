@@ -19,8 +19,6 @@ export const SUMMARY_PATH = '/api/v2/summary.json';
 export const SOURCE_NAME_MAX_CHARS = 100;
 /** A page's address at most this long, as given. */
 export const SOURCE_URL_MAX_CHARS = 2000;
-/** The main feed's id in the list of sources: never a generated id (those begin `src_`). */
-export const MAIN_SOURCE_ID = MAIN_FEED_SOURCE;
 
 export type SourceState = 'known' | 'reads_failing' | 'unknown';
 
@@ -152,13 +150,13 @@ const KNOWN_SOURCES_SHOWN_MAX = 20;
  * a source removed later simply sends nothing more.
  */
 export async function requireKnownSources(store: Pick<SourceStore, 'listSources'>, field: string, asked: readonly string[] | undefined): Promise<void> {
-  const wanted = (asked ?? []).filter((id) => id !== MAIN_SOURCE_ID);
+  const wanted = (asked ?? []).filter((id) => id !== MAIN_FEED_SOURCE);
   if (wanted.length === 0) return;
   const sources = await store.listSources();
   const ids = new Set(sources.map((s) => s.id));
   const unknown = [...new Set(wanted.filter((id) => !ids.has(id)))];
   if (unknown.length === 0) return;
-  const known = [`${MAIN_SOURCE_ID} (the main feed)`, ...sources.map((s) => `${s.id} (${s.name})`)];
+  const known = [`${MAIN_FEED_SOURCE} (the main feed)`, ...sources.map((s) => `${s.id} (${s.name})`)];
   const shown = known.slice(0, KNOWN_SOURCES_SHOWN_MAX).join(', ');
   const more = known.length > KNOWN_SOURCES_SHOWN_MAX ? ` and ${known.length - KNOWN_SOURCES_SHOWN_MAX} more` : '';
   throw new ApiError(
@@ -172,7 +170,7 @@ export async function requireKnownSources(store: Pick<SourceStore, 'listSources'
 }
 
 function refuseMainFeed(id: string): void {
-  if (id === MAIN_SOURCE_ID) throw new ApiError(400, 'invalid_request', 'the main feed is set by STATUS_URL and cannot be removed');
+  if (id === MAIN_FEED_SOURCE) throw new ApiError(400, 'invalid_request', 'the main feed is set by STATUS_URL and cannot be removed');
 }
 
 export function createSourceService(deps: SourceServiceDeps): SourceService {
@@ -230,7 +228,7 @@ export function createSourceService(deps: SourceServiceDeps): SourceService {
       const now = clock.now();
       const [health, sources] = await Promise.all([store.feedHealth(), store.listSources()]);
       const main: SourceView = {
-        id: MAIN_SOURCE_ID,
+        id: MAIN_FEED_SOURCE,
         kind: 'vendor-feed',
         name: mainFeedName(deps.mainFeedUrl),
         url: deps.mainFeedUrl,

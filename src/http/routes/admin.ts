@@ -2,7 +2,7 @@
 import { Hono, type MiddlewareHandler } from 'hono';
 import { ApiError } from '../../core/errors.ts';
 import { iso, toApiPollResult, toApiPollRun, toApiSourcePollResult } from '../api-json.ts';
-import { MAIN_SOURCE_ID } from '../../app/sources.ts';
+import { MAIN_FEED_SOURCE } from '../../core/statuspage/mapping.ts';
 import { createAdminTokenCheck } from '../admin-token-check.ts';
 import type { AppDeps } from '../deps.ts';
 import type { AdminTokenCheckDeps } from '../admin-token-check.ts';
@@ -44,7 +44,7 @@ export function adminRoutes(deps: AdminRouteDeps) {
 
   app.post('/api/admin/poll', async (c) => {
     const only = c.req.query('source');
-    if (only !== undefined && only !== MAIN_SOURCE_ID) {
+    if (only !== undefined && only !== MAIN_FEED_SOURCE) {
       const one = await deps.sourcePoller.pollSource(only);
       if (one.status === 'skipped' && one.reason === 'no such source') throw new ApiError(404, 'source_not_found', `no source with the id ${only}`);
       if (one.status === 'skipped') throw new ApiError(409, 'poll_in_progress', 'another poll of this source is running; try again shortly');
