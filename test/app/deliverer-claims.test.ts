@@ -4,18 +4,16 @@
  * out must not be claimed and sent again by the other deliverer.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { sanitizeNoteHtml } from '../../src/adapters/html-sanitizer.ts';
-import { createHttpWebhookSender } from '../../src/adapters/http-webhook-sender.ts';
 import { createSqliteStore } from '../../src/adapters/sqlite-store.ts';
-import { createChannelSender } from '../../src/app/channel-sender.ts';
-import { createDeliverer, type Deliverer } from '../../src/app/deliverer.ts';
-import type { Logger, Store } from '../../src/core/ports.ts';
+import type { Deliverer } from '../../src/app/deliverer.ts';
+import type { Store } from '../../src/core/ports.ts';
 import { createSecretBox, generateSecretKey, type SecretBox } from '../../src/core/secret-box.ts';
 import { generateWebhookSecret } from '../../src/core/webhook-signing.ts';
 import { openSqliteArchive } from '../../src/entry/open-sqlite.ts';
 import { pollNews, storedSubscription } from '../fixtures/notification-builders.ts';
 import { rawIncident } from '../fixtures/vendor-builders.ts';
 import { openTempArchive, type TempArchive } from '../helpers/temp-archive.ts';
+import { webhookDeliverer } from '../helpers/webhook-deliverer.ts';
 import { startWebhookReceiver, type WebhookReceiver } from '../helpers/webhook-receiver.ts';
 
 const LEASE_MS = 600;
@@ -23,23 +21,15 @@ const ANSWER_DELAY_MS = 150;
 const SEND_TIMEOUT_MS = 250;
 const SUBSCRIBERS = 12;
 
-const quiet: Logger = { debug() {}, info() {}, warn() {}, error() {} };
 const clock = { now: () => Date.now() };
 
 function deliverer(store: Store, box: SecretBox, name: string, options: { concurrency?: number; maxRenewalsPerRound?: number } = {}): Deliverer {
-  const webhooks = createHttpWebhookSender({ allowPrivate: true, userAgent: 'statuswatch-test', timeoutMs: SEND_TIMEOUT_MS });
-  return createDeliverer({
-    store,
-    sender: createChannelSender({ store, webhooks, mailer: null, secrets: box, clock, publicUrl: 'http://status.test', sanitizeHtml: sanitizeNoteHtml }),
-    mailer: null,
-    clock,
-    logger: quiet,
-    publicUrl: 'http://status.test',
+  return webhookDeliverer(store, box, {
     instanceId: `test:${name}`,
-    isHolderGone: () => false,
+    sendTimeoutMs: SEND_TIMEOUT_MS,
     claimLeaseMs: LEASE_MS,
     concurrency: options.concurrency ?? 2,
-    ...(options.maxRenewalsPerRound === undefined ? {} : { maxRenewalsPerRound: options.maxRenewalsPerRound }),
+    ...options,
   });
 }
 

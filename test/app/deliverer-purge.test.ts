@@ -4,24 +4,19 @@
  * its round as usual, and the purge finishes once the send is recorded.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { sanitizeNoteHtml } from '../../src/adapters/html-sanitizer.ts';
-import { createHttpWebhookSender } from '../../src/adapters/http-webhook-sender.ts';
-import { createChannelSender } from '../../src/app/channel-sender.ts';
-import { createDeliverer } from '../../src/app/deliverer.ts';
 import { runPurgeSteps } from '../../src/app/source-purge.ts';
-import type { Logger } from '../../src/core/ports.ts';
 import { createSecretBox, generateSecretKey } from '../../src/core/secret-box.ts';
 import { generateWebhookSecret } from '../../src/core/webhook-signing.ts';
 import { pollNews, storedSubscription } from '../fixtures/notification-builders.ts';
 import { rawIncident } from '../fixtures/vendor-builders.ts';
 import { openTempArchive, type TempArchive } from '../helpers/temp-archive.ts';
+import { webhookDeliverer } from '../helpers/webhook-deliverer.ts';
 import { startWebhookReceiver, type WebhookReceiver } from '../helpers/webhook-receiver.ts';
 
 /** The receiver's answer comes this late: the purge runs while the send waits for it. */
 const ANSWER_DELAY_MS = 400;
 const SOURCE_ID = 'src_acme';
 
-const quiet: Logger = { debug() {}, info() {}, warn() {}, error() {} };
 const clock = { now: () => Date.now() };
 
 describe('a purge while a delivery of the source is being sent', () => {
@@ -50,17 +45,7 @@ describe('a purge while a delivery of the source is being sent', () => {
     const [pending] = await store.listDeliveries({ state: 'pending' }, null, 10);
     expect(pending).toBeDefined();
 
-    const webhooks = createHttpWebhookSender({ allowPrivate: true, userAgent: 'statuswatch-test', timeoutMs: 5000 });
-    const deliverer = createDeliverer({
-      store,
-      sender: createChannelSender({ store, webhooks, mailer: null, secrets: box, clock, publicUrl: 'http://status.test', sanitizeHtml: sanitizeNoteHtml }),
-      mailer: null,
-      clock,
-      logger: quiet,
-      publicUrl: 'http://status.test',
-      instanceId: 'test:deliverer',
-      isHolderGone: () => false,
-    });
+    const deliverer = webhookDeliverer(store, box, { instanceId: 'test:deliverer', sendTimeoutMs: 5000 });
     const round = deliverer.deliverDue();
     await receiver.waitFor(1);
 

@@ -1,0 +1,35 @@
+/**
+ * A real deliverer over a store, sending webhooks over HTTP (private addresses allowed: the test
+ * receivers listen on loopback), on the real clock and a quiet logger: what two deliverer tests
+ * need to race claims or a purge against real sends.
+ */
+import { sanitizeNoteHtml } from '../../src/adapters/html-sanitizer.ts';
+import { createHttpWebhookSender } from '../../src/adapters/http-webhook-sender.ts';
+import { createChannelSender } from '../../src/app/channel-sender.ts';
+import { createDeliverer, type Deliverer, type DelivererDeps } from '../../src/app/deliverer.ts';
+import type { Logger, Store } from '../../src/core/ports.ts';
+import type { SecretBox } from '../../src/core/secret-box.ts';
+
+const quiet: Logger = { debug() {}, info() {}, warn() {}, error() {} };
+const clock = { now: () => Date.now() };
+
+export type WebhookDelivererOptions = Partial<Pick<DelivererDeps, 'claimLeaseMs' | 'concurrency' | 'maxRenewalsPerRound'>> & {
+  instanceId: string;
+  sendTimeoutMs: number;
+};
+
+export function webhookDeliverer(store: Store, secrets: SecretBox, options: WebhookDelivererOptions): Deliverer {
+  const { instanceId, sendTimeoutMs, ...tuning } = options;
+  const webhooks = createHttpWebhookSender({ allowPrivate: true, userAgent: 'statuswatch-test', timeoutMs: sendTimeoutMs });
+  return createDeliverer({
+    store,
+    sender: createChannelSender({ store, webhooks, mailer: null, secrets, clock, publicUrl: 'http://status.test', sanitizeHtml: sanitizeNoteHtml }),
+    mailer: null,
+    clock,
+    logger: quiet,
+    publicUrl: 'http://status.test',
+    instanceId,
+    isHolderGone: () => false,
+    ...tuning,
+  });
+}
