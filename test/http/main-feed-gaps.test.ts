@@ -17,7 +17,21 @@ const DAY_MS = 24 * HOUR_MS;
 /** 2026-11-02 09:00 UTC: 01:00 at the vendor (UTC-8). */
 const T0 = Date.UTC(2026, 10, 2, 9);
 
+/** Files out since 00:00 at the vendor, an hour before the first read, and still out. */
+const filesOutage = (id: number) =>
+  rawIncident({
+    id,
+    type: 'outage',
+    status: 'active',
+    services: ['Files'],
+    date_created: '2026-11-02T00:00:00-08:00',
+    date_updated: '2026-11-02T00:00:00-08:00',
+    notes: [{ body: '<p>Files cannot be uploaded.</p>', date_created: '2026-11-02T00:00:00-08:00' }],
+  });
+
 type WindowJson = { days: number; observed_ms: number; availability: number | null; downtime_ms: number };
+type TrackJson = { availability: { services: { service: string; windows: WindowJson[] }[] } };
+const filesOf = (track: TrackJson) => track.availability.services.find((s) => s.service === 'Files')!;
 
 describe('a gap between two good reads of the main feed', () => {
   let vendor: TestVendor;
@@ -27,17 +41,7 @@ describe('a gap between two good reads of the main feed', () => {
   beforeAll(async () => {
     vendor = await startTestVendor();
     // Files out since an hour before the first read, and still out at the last.
-    await vendor.setIncidents([
-      rawIncident({
-        id: 77,
-        type: 'outage',
-        status: 'active',
-        services: ['Files'],
-        date_created: '2026-11-02T00:00:00-08:00',
-        date_updated: '2026-11-02T00:00:00-08:00',
-        notes: [{ body: '<p>Files cannot be uploaded.</p>', date_created: '2026-11-02T00:00:00-08:00' }],
-      }),
-    ]);
+    await vendor.setIncidents([filesOutage(77)]);
     service = await startTestApp(vendor.url, { clock: { now: () => nowMs } });
     expect((await service.poll()).run.outcome).toBe('ok');
     // Nothing polls for two hours: the process was down. Then it reads the feed again.
@@ -52,7 +56,7 @@ describe('a gap between two good reads of the main feed', () => {
 
   it('leaves the two hours unread out of the time observed, and out of the downtime', async () => {
     const track = (await service.get('/api/reliability')).body;
-    const files = (track.availability.services as { service: string; windows: WindowJson[] }[]).find((s) => s.service === 'Files')!;
+    const files = filesOf(track);
     // The archive speaks from the outage's start, an hour before the first read: that hour and the
     // minute after the last read are observed; the two hours between the reads are not.
     for (const w of files.windows) expect([w.days, w.observed_ms, w.downtime_ms]).toEqual([w.days, HOUR_MS + MINUTE_MS, HOUR_MS + MINUTE_MS]);
@@ -64,7 +68,7 @@ describe('a gap between two good reads of the main feed', () => {
     expect((await service.poll()).run.outcome).toBe('ok');
     nowMs = T0 + 2 * HOUR_MS + 3 * MINUTE_MS;
     const track = (await service.get('/api/reliability')).body;
-    const files = (track.availability.services as { service: string; windows: WindowJson[] }[]).find((s) => s.service === 'Files')!;
+    const files = filesOf(track);
     expect(files.windows[0]!.observed_ms).toBe(HOUR_MS + 3 * MINUTE_MS);
   });
 });
@@ -78,17 +82,7 @@ describe("the vendor's track record beside a watched page with an older past", (
   beforeAll(async () => {
     vendor = await startTestVendor();
     // The vendor's oldest incident began an hour before the first read.
-    await vendor.setIncidents([
-      rawIncident({
-        id: 78,
-        type: 'outage',
-        status: 'active',
-        services: ['Files'],
-        date_created: '2026-11-02T00:00:00-08:00',
-        date_updated: '2026-11-02T00:00:00-08:00',
-        notes: [{ body: '<p>Files cannot be uploaded.</p>', date_created: '2026-11-02T00:00:00-08:00' }],
-      }),
-    ]);
+    await vendor.setIncidents([filesOutage(78)]);
     page = await startTestStatuspage();
     service = await startTestApp(vendor.url, { env: { WEBHOOK_ALLOW_PRIVATE: 'true' }, clock: { now: () => nowMs } });
     // The page's incident opened twenty days before: its past is the page's, not the vendor's.
@@ -109,7 +103,7 @@ describe("the vendor's track record beside a watched page with an older past", (
 
   it("speaks from the vendor's own oldest incident, not from the page's", async () => {
     const track = (await service.get('/api/reliability')).body;
-    const files = (track.availability.services as { service: string; windows: WindowJson[] }[]).find((s) => s.service === 'Files')!;
+    const files = filesOf(track);
     for (const w of files.windows) expect([w.days, w.observed_ms]).toEqual([w.days, HOUR_MS + MINUTE_MS]);
   });
 });
