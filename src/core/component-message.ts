@@ -8,6 +8,7 @@ import { escapeHtml, htmlFooter, htmlHead, subscriberHeaders, textFooter, type E
 import type { ComponentEventData } from './events.ts';
 import { COMPONENT_STATUS_WORDS } from './source-state.ts';
 import { oneLine, truncate } from './notification-message.ts';
+import { groupedComponentName } from './statuspage/mapping.ts';
 import type { ComponentStatus } from './statuspage/schema.ts';
 
 /** Longest page or component name a subject keeps (a source's name is at most 100 characters already). */
@@ -17,7 +18,7 @@ const NAME_MAX_CHARS = 100;
 export function componentLabel(data: Pick<ComponentEventData, 'component'>): string {
   const { name, group } = data.component;
   const own = truncate(oneLine(name), NAME_MAX_CHARS);
-  return group === undefined ? own : `${truncate(oneLine(group), NAME_MAX_CHARS)} / ${own}`;
+  return group === undefined ? own : groupedComponentName(truncate(oneLine(group), NAME_MAX_CHARS), own);
 }
 
 /** The page's own word spelt out for people ("major outage"); a word we do not know, as the page wrote it. */

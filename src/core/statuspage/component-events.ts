@@ -6,14 +6,14 @@
 import type { ComponentEvent, ComponentEventData } from '../events.ts';
 import { componentState } from '../source-state.ts';
 import { SERVICE_STATE_WORDS } from '../widget-state.ts';
-import type { ComponentState } from './mapping.ts';
+import { groupedComponentName, type ComponentState } from './mapping.ts';
 
 /**
  * The names a subscriber may have chosen a component by among a source's services
  * (mapping.ts componentServiceNames): its own, or with its group's when several share it.
  */
 export function componentServiceNamesOf(component: { name: string; group?: string }): string[] {
-  return component.group === undefined ? [component.name] : [component.name, `${component.group} / ${component.name}`];
+  return component.group === undefined ? [component.name] : [component.name, groupedComponentName(component.group, component.name)];
 }
 
 /**

@@ -149,8 +149,13 @@ function serviceNamer(directory: ComponentDirectory): (id: string) => string | n
   return (id) => {
     const entry = directory.get(id);
     if (!entry) return null;
-    return (nameCounts.get(entry.name) ?? 0) > 1 && entry.groupName ? `${entry.groupName} / ${entry.name}` : entry.name;
+    return (nameCounts.get(entry.name) ?? 0) > 1 && entry.groupName ? groupedComponentName(entry.groupName, entry.name) : entry.name;
   };
+}
+
+/** A component named with its group, as pages list it and as a name shared by several components is told apart: "Core / API". */
+export function groupedComponentName(group: string, name: string): string {
+  return `${group} / ${name}`;
 }
 
 /**
