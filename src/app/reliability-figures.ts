@@ -2,8 +2,8 @@
  * The vendor's track record, as `/api/reliability`, the `/reliability` page and the MCP tool
  * `reliability` all answer it: read and computed once per archive change, shared by them all.
  */
-import { noDataIntervals } from '../core/coverage.ts';
-import type { ArchiveReads, Clock, SourceStore, StoredSource } from '../core/ports.ts';
+import { noDataIntervals, type Interval } from '../core/coverage.ts';
+import type { ArchiveReads, Clock, IncidentSpan, SourceStore, StoredSource } from '../core/ports.ts';
 import { computeReliability, reliabilitySince, type Reliability } from '../core/reliability.ts';
 import { MAIN_FEED_SOURCE } from '../core/statuspage/mapping.ts';
 import { perStoreMemo } from './generation-memo.ts';
@@ -23,12 +23,24 @@ export type ReliabilityStore = Pick<ArchiveReads, 'archiveGeneration' | 'inciden
 export const reliabilityFigures: (store: ReliabilityStore, clock: Clock) => () => Promise<Reliability> = perStoreMemo(
   FIGURES_MAX_AGE_MS,
   async (store: ReliabilityStore, nowMs) => {
-    const since = reliabilitySince(nowMs);
-    const [spans, coverage, health] = await Promise.all([store.incidentSpans(since, MAIN_FEED_SOURCE), store.dataCoverage(since), store.feedHealth()]);
-    // The vendor's track record: the other pages' incidents are theirs, and so is their coverage.
-    return computeReliability(spans, { nowMs, noData: noDataIntervals(coverage, health.lastSuccessAt, nowMs) });
+    const { spans, noData } = await mainFeedHistory(store, reliabilitySince(nowMs), nowMs);
+    return computeReliability(spans, { nowMs, noData });
   },
 );
+
+/**
+ * The main feed's incident spans since `sinceMs` and the time it has no data for up to `nowMs`:
+ * what the vendor's track record and its daily bars are drawn from. The other pages' incidents
+ * are theirs, and so is their coverage.
+ */
+export async function mainFeedHistory(
+  store: Pick<ArchiveReads, 'incidentSpans' | 'dataCoverage' | 'feedHealth'>,
+  sinceMs: number,
+  nowMs: number,
+): Promise<{ spans: IncidentSpan[]; noData: Interval[] }> {
+  const [spans, coverage, health] = await Promise.all([store.incidentSpans(sinceMs, MAIN_FEED_SOURCE), store.dataCoverage(sinceMs), store.feedHealth()]);
+  return { spans, noData: noDataIntervals(coverage, health.lastSuccessAt, nowMs) };
+}
 
 /** What a watched page's track record is read from. */
 export type SourceReliabilityStore = Pick<ArchiveReads, 'incidentSpans'> & Pick<SourceStore, 'getSource' | 'componentStates' | 'blindSpells'>;

@@ -6,9 +6,8 @@ import { generationMemo } from '../../app/generation-memo.ts';
 import { incidentHistory } from '../../app/incident-history.ts';
 import { type IncidentPage as IncidentSearchPage, SearchRefusedError, searchIncidents } from '../../app/incident-search.ts';
 import { knownServiceNames } from '../../app/known-services.ts';
-import { reliabilityFigures } from '../../app/reliability-figures.ts';
+import { mainFeedHistory, reliabilityFigures } from '../../app/reliability-figures.ts';
 import { type SourceStatusStore, sourcesOverview, sourceStatus } from '../../app/source-status.ts';
-import { noDataIntervals } from '../../core/coverage.ts';
 import { ApiError } from '../../core/errors.ts';
 import { compareUrgency } from '../../core/mirror.ts';
 import type { ArchiveReads, IncidentFilter } from '../../core/ports.ts';
@@ -51,10 +50,8 @@ export function dashboardRoutes(deps: DashboardRouteDeps) {
     maxAgeMs: BARS_MAX_AGE_MS,
     // A span that began before the window can still touch its first day.
     build: async (nowMs) => {
-      const since = nowMs - BAR_DAYS * DAY_MS;
-      const [spans, coverage, health] = await Promise.all([store.incidentSpans(since, MAIN_FEED_SOURCE), store.dataCoverage(since), store.feedHealth()]);
-      // The main feed's services: another page's incidents are on that page.
-      return serviceDays(spans, { nowMs, days: BAR_DAYS, noData: noDataIntervals(coverage, health.lastSuccessAt, nowMs) });
+      const { spans, noData } = await mainFeedHistory(store, nowMs - BAR_DAYS * DAY_MS, nowMs);
+      return serviceDays(spans, { nowMs, days: BAR_DAYS, noData });
     },
   });
 
