@@ -13,7 +13,7 @@ import { openSqliteArchive } from '../../src/entry/open-sqlite.ts';
 import { pollNews, storedSubscription } from '../fixtures/notification-builders.ts';
 import { rawIncident } from '../fixtures/vendor-builders.ts';
 import { openTempArchive, type TempArchive } from '../helpers/temp-archive.ts';
-import { webhookDeliverer } from '../helpers/webhook-deliverer.ts';
+import { webhookDeliverer } from './webhook-deliverer.ts';
 import { startWebhookReceiver, type WebhookReceiver } from '../helpers/webhook-receiver.ts';
 
 const LEASE_MS = 600;

@@ -10,7 +10,7 @@ import { generateWebhookSecret } from '../../src/core/webhook-signing.ts';
 import { pollNews, storedSubscription } from '../fixtures/notification-builders.ts';
 import { rawIncident } from '../fixtures/vendor-builders.ts';
 import { openTempArchive, type TempArchive } from '../helpers/temp-archive.ts';
-import { webhookDeliverer } from '../helpers/webhook-deliverer.ts';
+import { webhookDeliverer } from './webhook-deliverer.ts';
 import { startWebhookReceiver, type WebhookReceiver } from '../helpers/webhook-receiver.ts';
 
 /** The receiver's answer comes this late: the purge runs while the send waits for it. */

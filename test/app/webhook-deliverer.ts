@@ -1,7 +1,9 @@
 /**
  * A real deliverer over a store, sending webhooks over HTTP (private addresses allowed: the test
  * receivers listen on loopback), on the real clock and a quiet logger: what two deliverer tests
- * need to race claims or a purge against real sends.
+ * need to race claims or a purge against real sends. Kept beside them, not in test/helpers: the
+ * service's own deliverer is made in one place (buildServices), which test/entry/services.test.ts
+ * holds for src/ and the shared helpers.
  */
 import { sanitizeNoteHtml } from '../../src/adapters/html-sanitizer.ts';
 import { createHttpWebhookSender } from '../../src/adapters/http-webhook-sender.ts';
