@@ -7,16 +7,20 @@ import type { PollStatements } from './sqlite-statements.ts';
 /**
  * Free, expired or already the claimant's: then it is theirs until the new expiry, and the
  * statement returns one row. A statement list of its own so a poll can take the lease in the same
- * round trip as its first reads (sqlite-archive-writes.ts openPoll).
+ * round trip as its first reads (sqlite-archive-writes.ts openPoll). `onlyIf`, a condition with
+ * its params: no lease is taken (nor its row written) unless it holds, in the same statement.
+ * (`WHERE` also tells SQLite's parser that ON CONFLICT is the upsert's, not a join's.)
  */
-const ACQUIRE_LEASE = `INSERT INTO leases (name, holder, expires_ms) VALUES (?, ?, ?)
+const acquireLeaseSql = (condition: string) => `INSERT INTO leases (name, holder, expires_ms) SELECT ?, ?, ? WHERE ${condition}
   ON CONFLICT (name) DO UPDATE SET holder = excluded.holder, expires_ms = excluded.expires_ms
   WHERE leases.expires_ms <= ? OR leases.holder = excluded.holder
   RETURNING holder`;
+const ACQUIRE_LEASE = acquireLeaseSql('true');
 const RELEASE_LEASE = `DELETE FROM leases WHERE name = ? AND holder = ?`;
 
-export function acquireLeaseStatement({ name, holder, now, ttlMs }: LeaseClaim): BatchStatement {
-  return { sql: ACQUIRE_LEASE, params: [name, holder, now + ttlMs, now] };
+export function acquireLeaseStatement({ name, holder, now, ttlMs }: LeaseClaim, onlyIf?: BatchStatement): BatchStatement {
+  if (!onlyIf) return { sql: ACQUIRE_LEASE, params: [name, holder, now + ttlMs, now] };
+  return { sql: acquireLeaseSql(onlyIf.sql), params: [name, holder, now + ttlMs, ...onlyIf.params, now] };
 }
 
 export function releaseLeaseStatement({ name, holder }: LeaseRelease): BatchStatement {

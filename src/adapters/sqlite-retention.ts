@@ -4,6 +4,7 @@
  * (no read, branch, then write); each but the size cap seeks an index instead of scanning.
  */
 import type { RetentionStore } from '../core/ports.ts';
+import { SOURCE_LEASE_PREFIX } from '../core/statuspage/mapping.ts';
 import type { SqliteConnection, SqlValue } from './sqlite-connection.ts';
 
 /**
@@ -79,7 +80,19 @@ export const PRUNE_SQL = {
   blindSpells: `
     DELETE FROM source_blind_spells WHERE rowid IN (
       SELECT rowid FROM source_blind_spells WHERE until_ms < ? ORDER BY until_ms LIMIT ?)`,
+  // A source's poll lease is `poll:<source id>` (the range [poll:, poll;) by the primary key; the
+  // main feed's `poll` is outside it). One whose source is not watched is never taken again.
+  sourceLeases: `
+    DELETE FROM leases WHERE name IN (
+      SELECT l.name FROM leases l
+      WHERE l.name >= ? AND l.name < ?
+        AND NOT EXISTS (SELECT 1 FROM sources s WHERE s.id = substr(l.name, ?) AND s.purging_ms IS NULL)
+      ORDER BY l.name LIMIT ?)`,
 } as const;
+
+/** Source lease names run from the prefix up to, not including, the prefix with its last character moved one up. */
+const SOURCE_LEASES_FROM = SOURCE_LEASE_PREFIX;
+const SOURCE_LEASES_BEFORE = SOURCE_LEASE_PREFIX.slice(0, -1) + String.fromCharCode(SOURCE_LEASE_PREFIX.charCodeAt(SOURCE_LEASE_PREFIX.length - 1) + 1);
 
 /** One prune statement with its values; RETURNING says which rows went (D1 reports no change count per batch statement). */
 const prune = (name: keyof typeof PRUNE_SQL, params: readonly SqlValue[]) => ({ sql: `${PRUNE_SQL[name]} RETURNING 1`, params });
@@ -135,6 +148,11 @@ export function createSqliteRetentionStore(connection: SqliteConnection): Retent
 
     async pruneBlindSpells(endedBeforeMs, limit) {
       const [count] = await removed(prune('blindSpells', [endedBeforeMs, limit]));
+      return count!;
+    },
+
+    async pruneSourceLeases(limit) {
+      const [count] = await removed(prune('sourceLeases', [SOURCE_LEASES_FROM, SOURCE_LEASES_BEFORE, SOURCE_LEASE_PREFIX.length + 1, limit]));
       return count!;
     },
   };

@@ -9,6 +9,7 @@ import { BLIND_SPELLS_PER_SOURCE } from '../core/retention.ts';
 import { type ComponentState, sourceLeaseName } from '../core/statuspage/mapping.ts';
 import { type BatchStatement, changedRows, type SqliteConnection } from './sqlite-connection.ts';
 import { SourceGoneError } from '../core/errors.ts';
+import { acquireLeaseStatement, releaseLeaseStatement } from './sqlite-leases.ts';
 import { archiveLeftStatement, purgeStepStatements } from './sqlite-source-purge.ts';
 import * as t from './store-schema.ts';
 
@@ -102,6 +103,16 @@ export function blindSpellCapStatements(sourceId: string): BatchStatement[] {
   ];
 }
 
+/** A watched source (param: its id): not removed, not purging. No poll takes a lease or writes for any other. */
+const WATCHED = 'EXISTS (SELECT 1 FROM sources WHERE id = ? AND purging_ms IS NULL)';
+
+/** A watched source's row, its columns named as Drizzle names them (toSource). Param: its id. */
+const WATCHED_SOURCE_ROW = `
+  SELECT id, kind, name, url, created_ms AS createdMs, validators, last_success_ms AS lastSuccessMs,
+    last_failure_ms AS lastFailureMs, last_error AS lastError, consecutive_failures AS consecutiveFailures,
+    blind_since_ms AS blindSinceMs, blind_told_ms AS blindToldMs, purging_ms AS purgingMs
+  FROM sources WHERE id = ? AND purging_ms IS NULL`;
+
 const SAVE_POLL_STATE = `
   UPDATE sources SET validators = ?, last_success_ms = ?, last_failure_ms = ?, last_error = ?, consecutive_failures = ?,
     blind_since_ms = ?, blind_told_ms = ?
@@ -192,6 +203,16 @@ export function createSqliteSourceStore(connection: SqliteConnection): SourceSto
       return row ? toSource(row) : null;
     },
 
+    async openSourcePoll(id, { holder, now, ttlMs }) {
+      // The lease first, then the row, in one step: the row is what the last poll left.
+      const [acquired, row] = await connection.runAtomically([
+        acquireLeaseStatement({ name: sourceLeaseName(id), holder, now, ttlMs }, { sql: WATCHED, params: [id] }),
+        { sql: WATCHED_SOURCE_ROW, params: [id] },
+      ]);
+      const found = row?.[0] as typeof t.sources.$inferSelect | undefined;
+      return { acquired: acquired?.length === 1, source: found ? toSource(found) : null };
+    },
+
     async removeSource(id) {
       const [, , , deleted] = await connection.runAtomically([
         { sql: 'DELETE FROM source_components WHERE source_id = ? AND EXISTS (SELECT 1 FROM sources WHERE id = ? AND purging_ms IS NULL)', params: [id, id] },
@@ -239,7 +260,7 @@ export function createSqliteSourceStore(connection: SqliteConnection): SourceSto
       return { incidents: Number(row?.incidents ?? 0), events: Number(row?.events ?? 0) };
     },
 
-    async savePollState(id, state: SourcePollState, endedSpell?: BlindSpell) {
+    async savePollState(id, state: SourcePollState, endedSpell?: BlindSpell, releaseLeaseOf?: string) {
       const values = {
         id,
         validators: JSON.stringify(state.validators),
@@ -250,32 +271,35 @@ export function createSqliteSourceStore(connection: SqliteConnection): SourceSto
         blindSinceMs: state.blindSince,
         blindToldMs: state.blindToldAt,
       };
-      // The common minute: no spell ended, the prepared statement alone.
-      if (!endedSpell) {
+      // No spell ended and no lease to give back: the prepared statement alone.
+      if (!endedSpell && releaseLeaseOf === undefined) {
         if (changedRows(await updatePollState.run(values)) === 0) throw new SourceGoneError(id);
         return;
       }
-      // The spell and the state that ended it in one step: a process that dies between them
-      // loses neither, and never records a spell whose read is not saved.
-      const results = await connection.runAtomically([
-        { sql: INSERT_SPELL, params: [id, endedSpell.since, endedSpell.until, id] },
-        ...blindSpellCapStatements(id),
-        {
-          sql: SAVE_POLL_STATE,
-          params: [
-            values.validators,
-            values.lastSuccessMs,
-            values.lastFailureMs,
-            values.lastError,
-            values.consecutiveFailures,
-            values.blindSinceMs,
-            values.blindToldMs,
-            id,
-          ],
-        },
-      ]);
+      // The spell, the state that ended it and the lease's release in one step: a process that
+      // dies between them loses none, and never records a spell whose read is not saved.
+      const list: BatchStatement[] = endedSpell
+        ? [{ sql: INSERT_SPELL, params: [id, endedSpell.since, endedSpell.until, id] }, ...blindSpellCapStatements(id)]
+        : [];
+      list.push({
+        sql: SAVE_POLL_STATE,
+        params: [
+          values.validators,
+          values.lastSuccessMs,
+          values.lastFailureMs,
+          values.lastError,
+          values.consecutiveFailures,
+          values.blindSinceMs,
+          values.blindToldMs,
+          id,
+        ],
+      });
+      const saved = list.length - 1;
+      // Given back whether or not the source is still watched: the poll ends here either way.
+      if (releaseLeaseOf !== undefined) list.push(releaseLeaseStatement({ name: sourceLeaseName(id), holder: releaseLeaseOf }));
+      const results = await connection.runAtomically(list);
       // The spell is written only for a watched source, as the state: neither was, when it is gone.
-      if ((results.at(-1)?.length ?? 0) === 0) throw new SourceGoneError(id);
+      if ((results[saved]?.length ?? 0) === 0) throw new SourceGoneError(id);
     },
 
     async blindSpells(sourceId, endedSinceMs) {

@@ -3,7 +3,7 @@
  * past their age or the size cap, unconfirmed sign-ups, expired link tokens, rate-limit logs and
  * the workspace app's ended conversation holds, group deliveries' old per-member sends, and the
  * records of chat messages about incidents that ended long ago, sources' blind spells beyond the
- * track record's reach; and what is left of the archives
+ * track record's reach, the poll leases of sources no longer watched; and what is left of the archives
  * of sources removed with their archive (app/source-purge.ts).
  * Deletes in bounded batches so a large backlog never holds the write lock for long.
  */
@@ -65,6 +65,7 @@ export function createPruner({ store, logger, settings, batchRows = PRUNE_BATCH_
         groupMemberSends: await drain((limit) => store.pruneGroupMemberSends(cut.memberSendsBeforeMs, limit)),
         incidentMessages: await drain((limit) => store.pruneIncidentMessages(cut.incidentMessagesBeforeMs, limit)),
         blindSpells: await drain((limit) => store.pruneBlindSpells(cut.blindSpellsEndedBeforeMs, limit)),
+        sourceLeases: await drain((limit) => store.pruneSourceLeases(limit)),
         purgedSourceRows: await purgeLeftovers(now),
       };
       // Silent when nothing went: a line every ten minutes saying so would only bury the others.

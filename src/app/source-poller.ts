@@ -78,10 +78,10 @@ export type SourcePollResult =
     };
 
 export type SourcePollerDeps = {
-  store: Pick<SourceStore, 'getSource' | 'listSources' | 'savePollState' | 'componentStates'> &
+  store: Pick<SourceStore, 'openSourcePoll' | 'listSources' | 'savePollState' | 'componentStates'> &
     Pick<ArchiveWrites, 'loadIncidents' | 'applyPoll'> &
     Pick<ArchiveQueries, 'ongoingIncidents'> &
-    Pick<Leases, 'tryAcquireLease' | 'releaseLease'> &
+    Pick<Leases, 'releaseLease'> &
     Pick<SubscriptionStore, 'activeSubscriptions'>;
   reader: PageReader;
   clock: Clock;
@@ -124,6 +124,9 @@ export type SourcePoller = {
 /** Why a source could not be read this time: the page's failure, as its state records it. */
 class SourceReadFailure extends Error {}
 
+/** The poll's hold on its source's lease: given back with the poll state (its last write), or on its own if that never came. */
+type HeldSourceLease = { released: boolean };
+
 export function createSourcePoller(deps: SourcePollerDeps): SourcePoller {
   const { store, clock, logger } = deps;
   const leaseTtlMs = deps.leaseTtlMs ?? POLL_LEASE_TTL_MS;
@@ -153,18 +156,18 @@ export function createSourcePoller(deps: SourcePollerDeps): SourcePoller {
     }
   }
 
-  async function pollLocked(source: StoredSource, startedAt: number): Promise<SourcePollResult> {
+  async function pollLocked(source: StoredSource, startedAt: number, lease: HeldSourceLease): Promise<SourcePollResult> {
     const reads: SourceEndpointReport[] = [];
     const validators: Record<string, EndpointValidators> = { ...source.poll.validators };
     let summaryRead: PageRead;
     try {
       summaryRead = await read(source, SUMMARY_PATH, reads);
     } catch (error) {
-      if (error instanceof SourceReadFailure) return failed(source, startedAt, reads, error.message);
+      if (error instanceof SourceReadFailure) return failed(source, startedAt, reads, error.message, lease);
       throw error;
     }
     if (summaryRead.notModified) {
-      await saveState(source, succeeded(source.poll, startedAt, validators));
+      await saveState(source, succeeded(source.poll, startedAt, validators), lease);
       return { sourceId: source.id, status: 'ok', unchanged: true, events: [], componentChanges: [], pendingIncidents: 0, reads };
     }
     try {
@@ -240,7 +243,7 @@ export function createSourcePoller(deps: SourcePollerDeps): SourcePoller {
 
       // With changes left for later, the bodies that hold them must be read in full again.
       const kept = plan.pending > 0 ? source.poll.validators : validators;
-      await saveState(source, succeeded(source.poll, startedAt, kept));
+      await saveState(source, succeeded(source.poll, startedAt, kept), lease);
       return {
         sourceId: source.id,
         status: 'ok',
@@ -251,24 +254,32 @@ export function createSourcePoller(deps: SourcePollerDeps): SourcePoller {
         reads,
       };
     } catch (error) {
-      if (error instanceof SourceReadFailure) return failed(source, startedAt, reads, error.message);
+      if (error instanceof SourceReadFailure) return failed(source, startedAt, reads, error.message, lease);
       throw error;
     }
   }
 
-  async function saveState(source: StoredSource, state: SourcePollState): Promise<void> {
+  /** The poll's last write: its state, with its lease given back in the same step (one round trip). */
+  async function saveState(source: StoredSource, state: SourcePollState, lease: HeldSourceLease): Promise<void> {
     // A good read the staleness limit or more after the last ends a blind spell: saved with the
     // state in one step, so the page's track record counts that time as no data.
     const read = state.lastSuccessAt !== source.poll.lastSuccessAt ? state.lastSuccessAt : null;
     const ended = read === null ? null : blindSpellEndedBy(source.poll.lastSuccessAt ?? source.createdAt, read);
-    await store.savePollState(source.id, state, ended ?? undefined);
+    try {
+      await store.savePollState(source.id, state, ended ?? undefined, deps.instanceId);
+    } catch (error) {
+      // A source gone since still had its lease given back by that step; any other failure wrote nothing.
+      if (error instanceof SourceGoneError) lease.released = true;
+      throw error;
+    }
+    lease.released = true;
   }
 
   /**
    * A failed read: counted, and once the source has gone unread past the staleness limit, the
    * admin is told, once per episode (its start and telling kept with the source).
    */
-  async function failed(source: StoredSource, now: number, reads: SourceEndpointReport[], error: string): Promise<SourcePollResult> {
+  async function failed(source: StoredSource, now: number, reads: SourceEndpointReport[], error: string, lease: HeldSourceLease): Promise<SourcePollResult> {
     const previous = source.poll;
     const readSince = previous.lastSuccessAt ?? source.createdAt;
     const state: SourcePollState = {
@@ -283,7 +294,7 @@ export function createSourcePoller(deps: SourcePollerDeps): SourcePoller {
     if (blind && state.blindToldAt === null) {
       // Marked told before telling: a mail that fails is logged, never sent twice.
       state.blindToldAt = now;
-      await saveState(source, state);
+      await saveState(source, state, lease);
       logger.error('source blind: the page has not been read for the staleness limit', { source: source.id, since: state.blindSince, error });
       try {
         await deps.tellBlind?.(source, state.blindSince ?? readSince, error);
@@ -291,28 +302,30 @@ export function createSourcePoller(deps: SourcePollerDeps): SourcePoller {
         logger.warn('could not tell the admin of the blind source', { source: source.id, error: String(tellError) });
       }
     } else {
-      await saveState(source, state);
+      await saveState(source, state, lease);
     }
     return { sourceId: source.id, status: 'failed', unchanged: false, events: [], componentChanges: [], pendingIncidents: 0, reads, error };
   }
 
   async function pollSource(sourceId: string, options: { unlessPolledSince?: number } = {}): Promise<SourcePollResult> {
     const startedAt = clock.now();
-    const lease = sourceLeaseName(sourceId);
-    if (!(await store.tryAcquireLease(lease, deps.instanceId, startedAt, leaseTtlMs))) {
+    // The lease and the source's row in one round trip. Read under the lease: a poll that ended
+    // just before it was taken left its validators and its last poll time, and this one goes on
+    // from them. A source not watched has no lease taken for it.
+    const opening = await store.openSourcePoll(sourceId, { holder: deps.instanceId, now: startedAt, ttlMs: leaseTtlMs });
+    const source = opening.source;
+    if (!source) return { sourceId, status: 'skipped', reason: 'no such source' };
+    if (!opening.acquired) {
       logger.info('source poll skipped: another poll holds its lease', { source: sourceId });
       return { sourceId, status: 'skipped', reason: 'another poll is running' };
     }
+    const lease: HeldSourceLease = { released: false };
     let result: SourcePollResult;
     try {
-      // Read under the lease: a poll that ended just before it was taken left its validators and
-      // its last poll time, and this one goes on from them.
-      const source = await store.getSource(sourceId);
-      if (!source) return { sourceId, status: 'skipped', reason: 'no such source' };
       if (options.unlessPolledSince !== undefined && lastPolledAt(source) >= options.unlessPolledSince) {
         return { sourceId, status: 'skipped', reason: 'polled since asked' };
       }
-      result = await pollLocked(source, startedAt);
+      result = await pollLocked(source, startedAt, lease);
     } catch (error) {
       // Removed (or purging) since it was found: the store wrote nothing of this poll, and every
       // caller (the admin's route, the queue, pollAll) answers as for a source that is not there.
@@ -320,7 +333,7 @@ export function createSourcePoller(deps: SourcePollerDeps): SourcePoller {
       logger.info('source poll dropped: the source was removed while it was polled', { source: sourceId });
       return { sourceId, status: 'skipped', reason: 'no such source' };
     } finally {
-      await store.releaseLease(lease, deps.instanceId);
+      if (!lease.released) await store.releaseLease(sourceLeaseName(sourceId), deps.instanceId);
     }
     // News wrote outbox rows with its events: it goes out now, not at the runtime's next check.
     if (result.status === 'ok' && result.events.some((e) => !e.backfill)) deps.outbox?.outboxChanged();

@@ -108,6 +108,8 @@ export type PruneCounts = {
   groupMemberSends: number;
   incidentMessages: number;
   blindSpells: number;
+  /** Poll leases of sources no longer watched, left by a poll killed at the wrong moment. */
+  sourceLeases: number;
   /** Rows of the archives of sources removed with `?purge=true` that their request left (app/source-purge.ts). */
   purgedSourceRows: number;
 };

@@ -25,8 +25,9 @@ export type WorkerEnv = {
 const PRUNE_EVERY_MINUTES = 10;
 /**
  * Sources a cron tick polls itself when there is no sources queue (the Free plan): a source's
- * full read costs 16 subrequests (3 fetches, 13 D1 calls, measured), and the tick shares its 50
- * with the main feed's poll, the group sync and a wake-up. With more sources, each is polled every
+ * full read costs 12 subrequests (3 fetches, 9 D1 calls, measured), a quiet one 3, and the tick
+ * shares its 50 with the main feed's poll (up to 8), retention on every tenth minute (11), the
+ * group sync and a wake-up: 3 full reads would not fit that minute. With more sources, each is polled every
  * ceil(sources / this) minutes, longest-waiting first.
  */
 const WORKER_SOURCES_PER_TICK = 2;

@@ -9,6 +9,7 @@ import { PRUNE_SQL } from '../../src/adapters/sqlite-retention.ts';
 import { createPruner } from '../../src/app/retention.ts';
 import type { PollRun, RejectedPayload } from '../../src/core/ports.ts';
 import { DEFAULT_RETENTION, type RetentionSettings } from '../../src/core/retention.ts';
+import { sourceLeaseName } from '../../src/core/statuspage/mapping.ts';
 import { openTempArchive, type TempArchive } from '../helpers/temp-archive.ts';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
@@ -75,6 +76,7 @@ describe('pruning expired rows', () => {
       groupMemberSends: 0,
       incidentMessages: 0,
       blindSpells: 0,
+      sourceLeases: 0,
       purgedSourceRows: 0,
     });
     // The open window's log is the one left: it still refuses a second sign-up.
@@ -82,6 +84,18 @@ describe('pruning expired rows', () => {
     const lines = logs.map((l) => JSON.parse(l)).filter((l) => l.msg === 'pruned expired rows');
     expect(lines).toHaveLength(1);
     expect(lines[0]).toMatchObject({ level: 'info', rateLimits: 25, pollRuns: 0 });
+  });
+
+  it("sweeps the lease a poll killed mid-way left for a page removed since, and keeps a watched page's", async () => {
+    for (const n of [1, 2])
+      await archive.store.addSource({ id: `src_${n}`, kind: 'statuspage', name: `V${n}`, url: `https://s${n}.example.com`, createdAt: NOW }, 10);
+    expect(await archive.store.removeSource('src_2')).toBe(true);
+    // Taken by a poll that began as the page was removed, and never given back (the process was killed).
+    for (const n of [1, 2]) expect(await archive.store.tryAcquireLease(sourceLeaseName(`src_${n}`), 'killed', NOW - DAY_MS, 60_000)).toBe(true);
+
+    expect(await pruneAt(NOW)).toMatchObject({ sourceLeases: 1 });
+    expect(await archive.store.leaseHolder(sourceLeaseName('src_2'))).toBeNull();
+    expect(await archive.store.leaseHolder(sourceLeaseName('src_1'))).toBe('killed');
   });
 
   describe('query plans', () => {

@@ -5,6 +5,7 @@
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { PollRun, Store } from '../../src/core/ports.ts';
+import { sourceLeaseName } from '../../src/core/statuspage/mapping.ts';
 import { rawIncident } from '../fixtures/vendor-builders.ts';
 import { applyPollOf, pollRun, rejectedPayload, subscribe } from './archive-polls.ts';
 import type { OpenedStore, StoreTarget } from './store-target.ts';
@@ -324,6 +325,25 @@ export function retentionContract(target: StoreTarget): void {
         expect(await inBatches((limit) => store.pruneBlindSpells(NOW - 400 * DAY_MS, limit), 5)).toEqual([5, 5, 2]);
         expect(await store.blindSpells('src_1', 0)).toEqual([{ since: NOW - 450 * DAY_MS, until: NOW - 399 * DAY_MS }]);
         expect(await store.blindSpells('src_2', 0)).toEqual([]);
+      });
+    });
+
+    describe("sources' poll leases", () => {
+      it("drops the poll leases of sources not watched, held or expired, in batches; the main feed's and a watched source's stay", async () => {
+        for (const n of [1, 2, 3])
+          await store.addSource({ id: `src_${n}`, kind: 'statuspage', name: `Vendor ${n}`, url: `https://s${n}.example.com`, createdAt: NOW }, 10);
+        // Polls killed holding their leases: of a watched page, of one removed and one purging
+        // since (taken again after the removal), and of pages that were never there.
+        expect(await store.removeSource('src_2')).toBe(true);
+        expect(await store.beginSourcePurge('src_3', NOW)).toBe(true);
+        const left = ['src_1', 'src_2', 'src_3', 'src_a', 'src_b', 'src_c', 'src_d'];
+        for (const id of left) expect(await store.tryAcquireLease(sourceLeaseName(id), 'killed', NOW - (id === 'src_a' ? 0 : DAY_MS), 60_000)).toBe(true);
+        expect(await store.tryAcquireLease('poll', 'killed', NOW - DAY_MS, 60_000)).toBe(true);
+
+        expect(await inBatches((limit) => store.pruneSourceLeases(limit), 4)).toEqual([4, 2]);
+        expect(await store.leaseHolder('poll')).toBe('killed');
+        expect(await store.leaseHolder(sourceLeaseName('src_1'))).toBe('killed');
+        for (const id of left.slice(1)) expect(await store.leaseHolder(sourceLeaseName(id))).toBeNull();
       });
     });
   });

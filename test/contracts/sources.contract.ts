@@ -187,6 +187,56 @@ export function sourcesContract(target: StoreTarget): void {
       expect(await other.leaseHolder(sourceLeaseName('src_3'))).toBe('process-that-died');
     });
 
+    it("opens a source's poll with its lease and its row in one step, one poller at a time, and never for a source not watched", async () => {
+      await store.addSource(source(1), 10);
+      await store.addSource(source(2), 10);
+      const watched = { ...source(1), poll: NEVER_POLLED };
+      const claim = (holder: string, now = T0) => ({ holder, now, ttlMs: MINUTE_MS });
+      const other = opened.openAnother();
+
+      // Two pollers at once from two stores: one takes it; both read the row.
+      const both = await Promise.all([store.openSourcePoll('src_1', claim('a')), other.openSourcePoll('src_1', claim('b'))]);
+      expect(both.map((o) => o.acquired).sort()).toEqual([false, true]);
+      expect(both.map((o) => o.source)).toEqual([watched, watched]);
+      const winner = both[0]!.acquired ? 'a' : 'b';
+      expect(await other.leaseHolder(sourceLeaseName('src_1'))).toBe(winner);
+      // Its own holder again is a renewal; anyone once it expired.
+      expect((await store.openSourcePoll('src_1', claim(winner))).acquired).toBe(true);
+      expect((await store.openSourcePoll('src_1', claim('c', T0 + MINUTE_MS))).acquired).toBe(true);
+
+      // Removed, or purging: no lease taken, and no lease row left for it.
+      expect(await store.removeSource('src_1')).toBe(true);
+      expect(await store.beginSourcePurge('src_2', T0)).toBe(true);
+      for (const id of ['src_1', 'src_2', 'src_9']) {
+        expect(await store.openSourcePoll(id, claim('d', T0 + 2 * MINUTE_MS))).toEqual({ acquired: false, source: null });
+        expect(await other.leaseHolder(sourceLeaseName(id))).toBeNull();
+      }
+    });
+
+    it("gives the source's poll lease back with its state, in one step, and also when the source went since", async () => {
+      await store.addSource(source(1), 10);
+      await store.addSource(source(2), 10);
+      const read = { ...NEVER_POLLED, lastSuccessAt: T0 + MINUTE_MS };
+      expect((await store.openSourcePoll('src_1', { holder: 'a', now: T0, ttlMs: MINUTE_MS })).acquired).toBe(true);
+      // Another holder's lease is not given back by this poll's save.
+      expect(await store.tryAcquireLease(sourceLeaseName('src_2'), 'b', T0, MINUTE_MS)).toBe(true);
+      await store.savePollState('src_2', read, undefined, 'a');
+      expect(await store.leaseHolder(sourceLeaseName('src_2'))).toBe('b');
+
+      await store.savePollState('src_1', read, { since: T0 - 3 * 60 * MINUTE_MS, until: T0 + MINUTE_MS }, 'a');
+      const other = opened.openAnother();
+      expect(await other.leaseHolder(sourceLeaseName('src_1'))).toBeNull();
+      expect((await other.getSource('src_1'))?.poll).toEqual(read);
+      expect(await other.blindSpells('src_1', 0)).toEqual([{ since: T0 - 3 * 60 * MINUTE_MS, until: T0 + MINUTE_MS }]);
+
+      // Removed while a poll held its lease (a lease retaken after the removal): the save says so and gives it back.
+      expect((await store.openSourcePoll('src_1', { holder: 'a', now: T0 + MINUTE_MS, ttlMs: MINUTE_MS })).acquired).toBe(true);
+      expect(await store.removeSource('src_1')).toBe(true);
+      expect(await store.tryAcquireLease(sourceLeaseName('src_1'), 'a', T0 + MINUTE_MS, MINUTE_MS)).toBe(true);
+      await expect(store.savePollState('src_1', read, undefined, 'a')).rejects.toBeInstanceOf(SourceGoneError);
+      expect(await other.leaseHolder(sourceLeaseName('src_1'))).toBeNull();
+    });
+
     it('keeps each component with the time its state last changed, and drops one the page no longer shows', async () => {
       await store.addSource(source(1), 10);
       await store.addSource(source(2), 10);

@@ -21,8 +21,8 @@ const DB = testEnv.DB as unknown as D1DatabaseLike;
  * Subrequests (fetches and D1 calls) of one source's poll, as docs/workers.md states them: its
  * first read, and a minute in which nothing changed.
  */
-const SUBREQUESTS_PER_FIRST_POLL = 16;
-const SUBREQUESTS_PER_QUIET_POLL = 5;
+const SUBREQUESTS_PER_FIRST_POLL = 12;
+const SUBREQUESTS_PER_QUIET_POLL = 3;
 /** The Paid plan's subrequests per invocation (developers.cloudflare.com/workers/platform/limits). */
 const PAID_SUBREQUESTS_PER_INVOCATION = 10_000;
 const PAGES = 20;

@@ -24,4 +24,10 @@ export interface RetentionStore {
   pruneIncidentMessages(beforeMs: number, limit: number): Promise<number>;
   /** Sources' blind spells that ended before `endedBeforeMs`, oldest first. */
   pruneBlindSpells(endedBeforeMs: number, limit: number): Promise<number>;
+  /**
+   * Poll leases of sources not watched (removed, purging, or never there), held or not: no poll
+   * takes one again, so nothing else would ever delete them. Never the main feed's lease, nor a
+   * watched source's.
+   */
+  pruneSourceLeases(limit: number): Promise<number>;
 }

@@ -67,12 +67,26 @@ export interface PageReader {
   read(baseUrl: string, path: string, validators: EndpointValidators | null): Promise<PageRead>;
 }
 
+/** A source's poll lease: held by `holder` until `now + ttlMs` (the lease is named for the source). */
+export type SourceLeaseClaim = { holder: string; now: number; ttlMs: number };
+
+/** What a source's poll reads with its lease in one step (`openSourcePoll`): the source's row, null when it is not watched. */
+export type SourcePollOpening = { acquired: boolean; source: StoredSource | null };
+
 export interface SourceStore {
   /** Saves a new source unless `maxSources` exist already or one has the same url; decided by the database. */
   addSource(record: SourceRecord, maxSources: number): Promise<AddSourceOutcome>;
   /** Oldest first. */
   listSources(): Promise<StoredSource[]>;
   getSource(id: string): Promise<StoredSource | null>;
+  /**
+   * A source's poll's first step, one round trip: takes the source's poll lease as
+   * Leases.tryAcquireLease does, but only while the source is watched (none is taken, nor its row
+   * left, for a source removed or purging), and reads the source's row in the same atomic step,
+   * after the lease: what a poll that ended just before left is what this one goes on from. The
+   * row is answered whether or not the lease was taken; a poller without it must not act on it.
+   */
+  openSourcePoll(id: string, claim: SourceLeaseClaim): Promise<SourcePollOpening>;
   /**
    * Deletes the source, its component states and its blind spells, in one step: it is no longer polled. Its
    * incidents and events stay in the archive. False when there was none (or it is purging: its
@@ -105,9 +119,10 @@ export interface SourceStore {
    * Writes what a poll came to, and the blind spell its good read ended if any, in one step.
    * Throws SourceGoneError, writing nothing, when the source is gone (or purging): the poll then
    * says so rather than what it read. Keeps at most BLIND_SPELLS_PER_SOURCE spells of the source,
-   * merging its two oldest.
+   * merging its two oldest. `releaseLeaseOf`: the poll's last write, so the source's poll lease
+   * held by that holder is given back in the same step, the source gone or not.
    */
-  savePollState(id: string, state: SourcePollState, endedSpell?: BlindSpell): Promise<void>;
+  savePollState(id: string, state: SourcePollState, endedSpell?: BlindSpell, releaseLeaseOf?: string): Promise<void>;
   /** The source's blind spells that ended at or after `endedSinceMs`, oldest first (at most BLIND_SPELLS_PER_SOURCE). */
   blindSpells(sourceId: string, endedSinceMs: number): Promise<BlindSpell[]>;
   /** Ordered by position then name; empty for an unknown source. */

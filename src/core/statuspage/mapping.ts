@@ -105,11 +105,15 @@ export function incidentIdRangeOfSource(sourceId: string): { from: string; befor
   return { from: `${sourceId}:`, before: `${sourceId};` };
 }
 
+/** What every source's poll lease is named with, before the source's id. */
+export const SOURCE_LEASE_PREFIX = 'poll:';
+
 /**
  * A source's poll lease: one poll of a source at a time across processes and invocations. Its row
- * goes with the source (removed or purged), as its other rows do.
+ * goes with the source (removed or purged), as its other rows do; one left behind all the same
+ * (a process killed at the wrong moment) is swept by retention.
  */
-export const sourceLeaseName = (sourceId: string): string => `poll:${sourceId}`;
+export const sourceLeaseName = (sourceId: string): string => `${SOURCE_LEASE_PREFIX}${sourceId}`;
 
 /**
  * Updates as notes, oldest first by created_at (pages send them newest first). The key is the
