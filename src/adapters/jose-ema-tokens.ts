@@ -163,7 +163,10 @@ function classify(error: unknown): AssertionRefused {
   if (error instanceof errors.JWSSignatureVerificationFailed || error instanceof errors.JWKSNoMatchingKey || error instanceof errors.JOSEAlgNotAllowed) {
     return new AssertionRefused('bad_signature', "the assertion's signature does not verify with the identity provider's keys");
   }
-  if (error instanceof errors.JWKSTimeout || error instanceof errors.JWKSInvalid || (error instanceof TypeError && !(error instanceof errors.JOSEError))) {
+  // The key set's fetch and its timeout end as KeysUnreadable above (fetchKeySet catches them);
+  // what remains is a published key jose will not use: a malformed set, or a key it refuses to
+  // import (a TypeError, e.g. an RSA key under 2048 bits).
+  if (error instanceof errors.JWKSInvalid || error instanceof TypeError) {
     return new AssertionRefused('keys_unavailable', "the identity provider's keys could not be read");
   }
   return new AssertionRefused('malformed', 'the assertion is not a well-formed signed JWT');

@@ -24,6 +24,8 @@ const LATEST_MONITOR_EVENT = `SELECT id, type, incident_id AS incidentId, revisi
     backfill, data_json AS dataJson, poll_run_id AS pollRunId, seq
   FROM events WHERE seq = (SELECT max(seq) FROM events WHERE type IN (SELECT value FROM json_each('${JSON.stringify(MONITOR_EVENT_TYPES)}')))`;
 const READ_SEEDED = `SELECT 1 FROM meta WHERE key = '${SEEDED_KEY}'`;
+/** Through the poll_runs_outcome index: one seek per good outcome, whatever the run history holds. */
+const READ_LAST_GOOD_READ = `SELECT max(started_ms) AS at FROM poll_runs WHERE outcome IN ('ok', 'partial')`;
 
 function monitorEventOf(rows: unknown[] | undefined): MonitorEvent | null {
   const row = rows?.[0] as (typeof t.events.$inferSelect & { backfill: number | boolean }) | undefined;
@@ -115,17 +117,19 @@ export function createSqliteArchiveWrites(connection: SqliteConnection, st: Poll
     },
 
     async openPoll(claim) {
-      const [acquired, lastDiff, latestMonitor, seeded] = await connection.runAtomically([
+      const [acquired, lastDiff, latestMonitor, seeded, lastGoodRead] = await connection.runAtomically([
         acquireLeaseStatement(claim),
         { sql: READ_LAST_DIFF, params: [] },
         { sql: LATEST_MONITOR_EVENT, params: [] },
         { sql: READ_SEEDED, params: [] },
+        { sql: READ_LAST_GOOD_READ, params: [] },
       ]);
       return {
         acquired: acquired?.length === 1,
         lastDiff: lastDiffOf(lastDiff),
         latestMonitor: monitorEventOf(latestMonitor),
         seeded: (seeded?.length ?? 0) > 0,
+        lastGoodReadAt: (lastGoodRead?.[0] as { at: number | null } | undefined)?.at ?? null,
       };
     },
 
@@ -133,8 +137,8 @@ export function createSqliteArchiveWrites(connection: SqliteConnection, st: Poll
       return monitorEventOf(await connection.all(LATEST_MONITOR_EVENT, []));
     },
 
-    async recordPollRun(run, rejected, releaseLease) {
-      const list = pollRunStatements(run, rejected, rejectedMaxBytes);
+    async recordPollRun(run, rejected, releaseLease, endedSpell) {
+      const list = pollRunStatements(run, rejected, rejectedMaxBytes, endedSpell);
       if (releaseLease) list.push(releaseLeaseStatement(releaseLease));
       await connection.runAtomically(list);
     },

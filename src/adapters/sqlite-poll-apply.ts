@@ -9,14 +9,13 @@ import type { StatusEvent } from '../core/events.ts';
 import type { PlannedDelivery } from '../core/fanout.ts';
 import { htmlToText } from '../core/html-text.ts';
 import { noteSeq, sameServices, type Note } from '../core/incident.ts';
-import type { ApplyPollInput, DiffedFeed, PollRun, RejectedPayload } from '../core/ports.ts';
+import type { ApplyPollInput, BlindSpell, DiffedFeed, PollRun, RejectedPayload } from '../core/ports.ts';
 import { toVendorIncident } from '../core/vendor-format.ts';
-import { STALE_AFTER_MS } from '../core/knowledge.ts';
 import { MAIN_FEED_SOURCE } from '../core/statuspage/mapping.ts';
 import type { BatchStatement, SqlValue } from './sqlite-connection.ts';
 import { releaseLeaseStatement } from './sqlite-leases.ts';
 import { DIFFED_FEED_KEY, GENERATION_KEY, MAIN_GENERATION_KEY, SEEDED_KEY } from './sqlite-meta-keys.ts';
-import { blindSpellCapStatements, componentStatesStatements } from './sqlite-sources.ts';
+import { blindSpellStatements, componentStatesStatements } from './sqlite-sources.ts';
 import { PRUNE_SQL } from './sqlite-retention.ts';
 import { INCIDENTS_FTS, SORT_KEYS_PER_SECOND } from './store-schema.ts';
 
@@ -157,22 +156,6 @@ const UPSERT_POLL_RUN = `INSERT INTO poll_runs (id, started_ms, finished_ms, out
   VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
   ON CONFLICT (id) DO UPDATE SET finished_ms = excluded.finished_ms, outcome = excluded.outcome, sources_json = excluded.sources_json,
     changes_json = excluded.changes_json, event_count = excluded.event_count, pending_incidents = excluded.pending_incidents, error = excluded.error`;
-/**
- * A good read of the main feed the staleness limit or more after the last one records the time
- * between as a blind spell (coverage.ts blindSpellEndedBy's rule), written with the run that ended
- * it: no read failed (the process was down, or nothing polled), so no monitor episode says so, and
- * the track record would count the time unread as observed. Params: the run's start, its id, its
- * start, the limit. Written again (a poll in pieces, a retry), it is one spell.
- */
-const RECORD_MAIN_FEED_GAP = `INSERT INTO source_blind_spells (source_id, since_ms, until_ms)
-  SELECT '${MAIN_FEED_SOURCE}', last.at, ? FROM (SELECT max(started_ms) AS at FROM poll_runs WHERE outcome IN ('ok', 'partial') AND id != ?) AS last
-  WHERE last.at IS NOT NULL AND ? - last.at >= ?
-  ON CONFLICT (source_id, since_ms) DO UPDATE SET until_ms = max(until_ms, excluded.until_ms)`;
-
-function mainFeedGapStatements(run: PollRun): BatchStatement[] {
-  return [{ sql: RECORD_MAIN_FEED_GAP, params: [run.startedAt, run.id, run.startedAt, STALE_AFTER_MS] }, ...blindSpellCapStatements(MAIN_FEED_SOURCE)];
-}
-
 /** One copy per distinct body: a body seen before only counts, and its text is not written again. */
 const INSERT_REJECTED_TEXT = `INSERT INTO rejected_body_texts (hash, body) VALUES (?, ?) ON CONFLICT (hash) DO NOTHING`;
 const COUNT_REJECTED_BODY = `INSERT INTO rejected_bodies (hash, bytes, seen_count, first_seen_ms, last_seen_ms) VALUES (?, ?, 1, ?, ?)
@@ -189,11 +172,25 @@ const utf8 = new TextEncoder();
 
 /** Every statement of one planned piece, in order; the last one reads the archive generation. */
 export function applyPollStatements(
-  { run, plan, deliveries, seenIds, seenBefore, rejected, markSeeded, diffedFeed, releaseLease, recordRun = true, source, components }: ApplyPollInput,
+  {
+    run,
+    plan,
+    deliveries,
+    seenIds,
+    seenBefore,
+    rejected,
+    markSeeded,
+    diffedFeed,
+    releaseLease,
+    recordRun = true,
+    endedSpell,
+    source,
+    components,
+  }: ApplyPollInput,
   rejectedMaxBytes: number,
 ): BatchStatement[] {
   const now = run.startedAt;
-  const list = recordRun ? pollRunStatements(run, rejected, rejectedMaxBytes) : [];
+  const list = recordRun ? pollRunStatements(run, rejected, rejectedMaxBytes, endedSpell) : [];
   if (source !== undefined) list.unshift({ sql: SOURCE_WRITE_GUARD, params: [source, source] });
   for (const write of plan.writes) list.push(...incidentStatements(write, now, run.id));
   for (const event of plan.events) list.push(eventStatement(event, run.id));
@@ -221,15 +218,15 @@ function diffedFeedMembers(diffedFeed: Omit<DiffedFeed, 'generation'>): string {
 }
 
 /**
- * The run and the payloads it rejected, within `rejectedMaxBytes` of refused bodies in all (the
- * newest always stays); also what a poll that applied nothing writes.
+ * The run, the main feed's blind spell its good read ended (if any: the poller decides it), and
+ * the payloads it rejected, within `rejectedMaxBytes` of refused bodies in all (the newest always
+ * stays); also what a poll that applied nothing writes.
  */
-export function pollRunStatements(run: PollRun, rejected: readonly RejectedPayload[], rejectedMaxBytes: number): BatchStatement[] {
+export function pollRunStatements(run: PollRun, rejected: readonly RejectedPayload[], rejectedMaxBytes: number, endedSpell?: BlindSpell): BatchStatement[] {
   let eventCount = 0;
   for (const n of Object.values(run.changes)) eventCount += n ?? 0;
   const list: BatchStatement[] = [
-    // Before the run's own row, which would be the last good read it looks for.
-    ...(run.outcome === 'failed' ? [] : mainFeedGapStatements(run)),
+    ...(endedSpell ? blindSpellStatements(MAIN_FEED_SOURCE, endedSpell) : []),
     {
       sql: UPSERT_POLL_RUN,
       params: [

@@ -6,7 +6,7 @@
 import { and, asc, eq, isNull, sql } from 'drizzle-orm';
 import type { BlindSpell, SourcePollState, SourceStore, SourceValidators, StoredComponentState, StoredSource } from '../core/ports.ts';
 import { BLIND_SPELLS_PER_SOURCE } from '../core/retention.ts';
-import { type ComponentState, sourceLeaseName } from '../core/statuspage/mapping.ts';
+import { type ComponentState, MAIN_FEED_SOURCE, sourceLeaseName } from '../core/statuspage/mapping.ts';
 import { type BatchStatement, changedRows, type SqliteConnection } from './sqlite-connection.ts';
 import { SourceGoneError } from '../core/errors.ts';
 import { acquireLeaseStatement, releaseLeaseStatement } from './sqlite-leases.ts';
@@ -70,13 +70,14 @@ const DROP_ABSENT_COMPONENTS = `
     AND component_id NOT IN (SELECT json_extract(j.value, '$.id') FROM json_each(?) AS j)`;
 
 /**
- * Recording a blind spell with the poll state that ended it (params: source id, since, until,
- * source id): only for a source that is watched, as the state itself. Saved twice (a save
- * retried), it is one spell.
+ * Recording a blind spell with the read that ended it (params: source id, since, until, source id
+ * twice): the main feed's always, a source's only while it is watched, as its state itself.
+ * Written twice (a save or a piece retried, two processes that read the same last good read),
+ * it is one spell, reaching to the later end.
  */
 const INSERT_SPELL = `
   INSERT INTO source_blind_spells (source_id, since_ms, until_ms)
-  SELECT ?, ?, ? WHERE EXISTS (SELECT 1 FROM sources WHERE id = ? AND purging_ms IS NULL)
+  SELECT ?, ?, ? WHERE ? = '${MAIN_FEED_SOURCE}' OR EXISTS (SELECT 1 FROM sources WHERE id = ? AND purging_ms IS NULL)
   ON CONFLICT (source_id, since_ms) DO UPDATE SET until_ms = max(until_ms, excluded.until_ms)`;
 
 /** Over the cap (params: source id, cap), and the source's second oldest spell (param: source id). */
@@ -94,10 +95,15 @@ const MERGE_OLDEST = `
 /** Params: source id three times, then the cap. */
 const DROP_MERGED = `DELETE FROM source_blind_spells WHERE source_id = ? AND since_ms = ${SECOND_OLDEST} AND ${OVER_CAP}`;
 
-/** After a spell may have been recorded for `sourceId`: keeps its spells within BLIND_SPELLS_PER_SOURCE. */
-export function blindSpellCapStatements(sourceId: string): BatchStatement[] {
+/**
+ * Records the blind spell a good read of `sourceId` (a watched page, or the main feed) ended, as
+ * coverage.ts blindSpellEndedBy decided it, and keeps the source's spells within
+ * BLIND_SPELLS_PER_SOURCE: written with that read's state or run, in one atomic step.
+ */
+export function blindSpellStatements(sourceId: string, spell: BlindSpell): BatchStatement[] {
   const id = sourceId;
   return [
+    { sql: INSERT_SPELL, params: [id, spell.since, spell.until, id, id] },
     { sql: MERGE_OLDEST, params: [id, id, id, id, id, BLIND_SPELLS_PER_SOURCE] },
     { sql: DROP_MERGED, params: [id, id, id, BLIND_SPELLS_PER_SOURCE] },
   ];
@@ -278,22 +284,22 @@ export function createSqliteSourceStore(connection: SqliteConnection): SourceSto
       }
       // The spell, the state that ended it and the lease's release in one step: a process that
       // dies between them loses none, and never records a spell whose read is not saved.
-      const list: BatchStatement[] = endedSpell
-        ? [{ sql: INSERT_SPELL, params: [id, endedSpell.since, endedSpell.until, id] }, ...blindSpellCapStatements(id)]
-        : [];
-      list.push({
-        sql: SAVE_POLL_STATE,
-        params: [
-          values.validators,
-          values.lastSuccessMs,
-          values.lastFailureMs,
-          values.lastError,
-          values.consecutiveFailures,
-          values.blindSinceMs,
-          values.blindToldMs,
-          id,
-        ],
-      });
+      const list: BatchStatement[] = [
+        ...(endedSpell ? blindSpellStatements(id, endedSpell) : []),
+        {
+          sql: SAVE_POLL_STATE,
+          params: [
+            values.validators,
+            values.lastSuccessMs,
+            values.lastFailureMs,
+            values.lastError,
+            values.consecutiveFailures,
+            values.blindSinceMs,
+            values.blindToldMs,
+            id,
+          ],
+        },
+      ];
       const saved = list.length - 1;
       // Given back whether or not the source is still watched: the poll ends here either way.
       if (releaseLeaseOf !== undefined) list.push(releaseLeaseStatement({ name: sourceLeaseName(id), holder: releaseLeaseOf }));

@@ -11,6 +11,7 @@ import { FeedFetchError, RevisionConflictError } from '../core/errors.ts';
 import type { MonitorEvent, StatusEvent } from '../core/events.ts';
 import { planDeliveries } from '../core/fanout.ts';
 import type { Incident } from '../core/incident.ts';
+import { blindSpellEndedBy } from '../core/coverage.ts';
 import { STALE_AFTER_MS } from '../core/knowledge.ts';
 import { compareUrgency } from '../core/mirror.ts';
 import { decideMonitorEvent } from '../core/monitor-episode.ts';
@@ -25,6 +26,7 @@ import {
 } from '../core/feed-schema.ts';
 import { mergeObservations, type FeedSource, type Observation } from '../core/observe.ts';
 import type {
+  BlindSpell,
   Clock,
   DiffedFeed,
   FeedClient,
@@ -305,9 +307,17 @@ export function createPoller(deps: PollerDeps): Poller {
       ...(outcome === 'failed' ? { error: reads.map((r) => `${r.source}: ${r.report.error}`).join('; ') } : {}),
     };
 
+    // A good read the staleness limit or more after the last ends a blind spell, recorded with
+    // every write of the run: no read failed (the process was down, or nothing polled), so no
+    // monitor episode says so, and the track record would count the time unread as observed.
+    // The archive speaks for nothing before the feed's first read: that is no spell.
+    const { lastGoodReadAt } = opening;
+    const endedSpell = outcome === 'failed' || lastGoodReadAt === null ? null : blindSpellEndedBy(lastGoodReadAt, startedAt);
+    const spell: { endedSpell?: BlindSpell } = endedSpell ? { endedSpell } : {};
+
     // Blind past the limit, or reading again after: news of its own, written before the poll's
     // changes so a subscriber hears "recovered" first and the changes found on recovery after it.
-    const monitor = await monitorNews(run, outcome !== 'failed', rejected, startedAt, opening.latestMonitor);
+    const monitor = await monitorNews(run, outcome !== 'failed', rejected, startedAt, opening.latestMonitor, spell);
     // Its step recorded the run with the refused payloads: later steps upsert the run alone.
     if (monitor) rejected = [];
     const monitorEvents = monitor ? [monitor] : [];
@@ -316,8 +326,8 @@ export function createPoller(deps: PollerDeps): Poller {
       run.finishedAt = clock.now();
       // Kept alive, the record is asked for a macrotask later, once the answer is out: in workerd
       // a D1 request made before the answer was sent held the answer back behind its write.
-      if (deps.keepAlive) lease.recording = yieldToEventLoop().then(() => store.recordPollRun(run, rejected, lease.release));
-      else await store.recordPollRun(run, rejected, lease.release);
+      if (deps.keepAlive) lease.recording = yieldToEventLoop().then(() => store.recordPollRun(run, rejected, lease.release, spell.endedSpell));
+      else await store.recordPollRun(run, rejected, lease.release, spell.endedSpell);
       lease.released = true;
       if (outcome === 'failed') feedFailures.failed(run);
       else {
@@ -393,6 +403,7 @@ export function createPoller(deps: PollerDeps): Poller {
             rejected: runRecorded ? [] : rejected,
             // A backfill cut short is not done: the rest of the history must not count as news.
             markSeeded: last && !seeded && historyWasRead && plan.pending === 0,
+            ...spell,
             ...(last ? { diffedFeed: diffedFeed(), releaseLease: lease.release } : {}),
           });
           if (last) lease.released = true;
@@ -410,7 +421,7 @@ export function createPoller(deps: PollerDeps): Poller {
           }
           // Another writer moved the archive every time: not a failure of this poll, whose reads
           // stand. What it could not write stays pending for the next poll, which diffs again.
-          return recordConflictLeftover(run, outcome, applied, pendingFrom(current), runRecorded ? [] : rejected, error, lease);
+          return recordConflictLeftover(run, outcome, applied, pendingFrom(current), runRecorded ? [] : rejected, error, lease, spell.endedSpell);
         }
         // The piece's transaction rolled back (disk full, database busy...): nothing of it was
         // kept, so the next poll sees its changes again. Say so in the run history.
@@ -451,6 +462,7 @@ export function createPoller(deps: PollerDeps): Poller {
     rejected: readonly RejectedPayload[],
     now: number,
     latest: MonitorEvent | null,
+    spell: { endedSpell?: BlindSpell },
   ): Promise<MonitorEvent | null> {
     const blindnessOpen = latest?.type === 'monitor.blind';
     // The common minutes, one indexed read: reading with no blindness open, or failing within one.
@@ -476,6 +488,7 @@ export function createPoller(deps: PollerDeps): Poller {
         seenBefore: now,
         rejected,
         markSeeded: false,
+        ...spell,
       });
     } catch (error) {
       // Nothing of it was written (one atomic step): the next poll decides it again. The poll
@@ -549,13 +562,14 @@ export function createPoller(deps: PollerDeps): Poller {
     rejected: RejectedPayload[],
     error: RevisionConflictError,
     lease: HeldLease,
+    endedSpell: BlindSpell | undefined,
   ): Promise<PollResult> {
     // Pieces written before the conflict stay written; the rest of the plan is pending (at most:
     // the other writer may have written some of it), and equal bodies must be diffed again.
     // The kept DiffedFeed, if any, names a generation the other writer has moved on from.
     const kept: PollRun = { ...run, outcome, changes: countByType(applied), finishedAt: clock.now(), pendingIncidents: pending };
     logger.warn('the archive kept moving under this poll; the next poll plans the rest again', { run: run.id, pending, error: error.message });
-    await store.recordPollRun(kept, rejected, lease.release);
+    await store.recordPollRun(kept, rejected, lease.release, endedSpell);
     lease.released = true;
     feedFailures.read(kept);
     return { status: outcome, run: kept, events: applied, unchanged: false };

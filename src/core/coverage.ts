@@ -35,7 +35,9 @@ export function noDataIntervals(coverage: DataCoverage, lastSuccessAt: number | 
  * The blind spell a good read at `readAt` ends: from the last good read before it (or when the
  * source was added, never read) when that was the staleness limit ago or more, the time every
  * face showed the source as unknown; null when it was read within the limit. Whether the reads
- * between failed or none was tried (the process was down) is the same: nothing was known.
+ * between failed or none was tried (the process was down) is the same: nothing was known. The
+ * one rule for the main feed (the poller) and every watched page (the source poller) alike; the
+ * stores only write what it decided.
  */
 export function blindSpellEndedBy(lastReadAt: number, readAt: number, staleAfterMs = STALE_AFTER_MS): { since: number; until: number } | null {
   return readAt - lastReadAt >= staleAfterMs ? { since: lastReadAt, until: readAt } : null;

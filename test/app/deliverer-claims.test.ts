@@ -6,7 +6,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { createSqliteStore } from '../../src/adapters/sqlite-store.ts';
 import type { Deliverer } from '../../src/app/deliverer.ts';
-import type { Store } from '../../src/core/ports.ts';
+import type { Clock, Store } from '../../src/core/ports.ts';
 import { createSecretBox, generateSecretKey, type SecretBox } from '../../src/core/secret-box.ts';
 import { generateWebhookSecret } from '../../src/core/webhook-signing.ts';
 import { openSqliteArchive } from '../../src/entry/open-sqlite.ts';
@@ -14,7 +14,7 @@ import { pollNews, storedSubscription } from '../fixtures/notification-builders.
 import { rawIncident } from '../fixtures/vendor-builders.ts';
 import { openTempArchive, type TempArchive } from '../helpers/temp-archive.ts';
 import { webhookDeliverer } from './webhook-deliverer.ts';
-import { startWebhookReceiver, type WebhookReceiver } from '../helpers/webhook-receiver.ts';
+import { startWebhookReceiver, type WebhookReceiver, type WebhookReceiverOptions } from '../helpers/webhook-receiver.ts';
 
 const LEASE_MS = 600;
 const ANSWER_DELAY_MS = 150;
@@ -23,7 +23,12 @@ const SUBSCRIBERS = 12;
 
 const clock = { now: () => Date.now() };
 
-function deliverer(store: Store, box: SecretBox, name: string, options: { concurrency?: number; maxRenewalsPerRound?: number } = {}): Deliverer {
+function deliverer(
+  store: Store,
+  box: SecretBox,
+  name: string,
+  options: { concurrency?: number; maxRenewalsPerRound?: number; clock?: Clock; sendTimeoutMs?: number } = {},
+): Deliverer {
   return webhookDeliverer(store, box, {
     instanceId: `test:${name}`,
     sendTimeoutMs: SEND_TIMEOUT_MS,
@@ -43,13 +48,15 @@ describe('deliverers sharing an archive, with a slow receiver', () => {
     await receiver?.close();
   });
 
-  /** SUBSCRIBERS webhook subscriptions to a receiver that answers slowly, and one incident for them all. */
-  async function slowWorld(): Promise<{ archive: TempArchive; receiver: WebhookReceiver; box: SecretBox }> {
-    receiver = await startWebhookReceiver({ answerDelayMs: () => ANSWER_DELAY_MS });
+  /** SUBSCRIBERS webhook subscriptions to a receiver, and one incident for them all. */
+  async function slowWorld(
+    options: { now?: number; beforeAnswer?: WebhookReceiverOptions['beforeAnswer'] } = {},
+  ): Promise<{ archive: TempArchive; receiver: WebhookReceiver; box: SecretBox }> {
+    receiver = await startWebhookReceiver(options.beforeAnswer ? { beforeAnswer: options.beforeAnswer } : { answerDelayMs: () => ANSWER_DELAY_MS });
     archive = openTempArchive();
     const box = await createSecretBox(generateSecretKey());
     const sealed = await box.seal(generateWebhookSecret());
-    const now = clock.now();
+    const now = options.now ?? clock.now();
     for (let n = 0; n < SUBSCRIBERS; n++) {
       await archive.store.createSubscription(storedSubscription(`sub_${n}`, { target: receiver.url, secretSealed: sealed }, now - 1000));
     }
@@ -58,29 +65,41 @@ describe('deliverers sharing an archive, with a slow receiver', () => {
   }
 
   it('sends each delivery once though a claim takes longer to send than its lease', async () => {
-    const { archive, receiver, box } = await slowWorld();
-    other = openSqliteArchive(archive.path);
-
-    // The first claims all 12; two at a time at 150 ms each they take about 900 ms, past its
-    // 600 ms lease. The second keeps looking in the meantime, as another process would.
-    const first = deliverer(archive.store, box, 'first');
-    const second = deliverer(createSqliteStore(other.connection), box, 'second');
-    const firstRound = first.deliverDue();
-    let firstDone = false;
-    void firstRound.finally(() => (firstDone = true));
+    // Time is the test's: each answer takes ANSWER_DELAY_MS of it, and while a send of the first
+    // deliverer waits for its answer, the second looks for due deliveries, as another process
+    // would. The HTTP time limit (real time) is far off, so only the lease decides.
+    const startMs = Date.UTC(2026, 10, 27, 12);
+    const testClock = { ms: startMs, now: () => testClock.ms };
+    let second: Deliverer | undefined;
+    let secondLooking = false;
     let secondClaimed = 0;
-    while (!firstDone) {
-      secondClaimed += (await second.deliverDue()).claimed;
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
-    const round = await firstRound;
+    const secondLooks = async () => {
+      // The second's own sends (a deliverer that sent past its claim) are answered at once.
+      if (secondLooking || !second) return;
+      secondLooking = true;
+      try {
+        testClock.ms += ANSWER_DELAY_MS;
+        secondClaimed += (await second.deliverDue()).claimed;
+      } finally {
+        secondLooking = false;
+      }
+    };
+    const { archive, receiver, box } = await slowWorld({ now: startMs, beforeAnswer: secondLooks });
+    other = openSqliteArchive(archive.path);
+    // One at a time at 150 ms each, the 12 take 1,800 ms: three times the 600 ms lease.
+    const options = { clock: testClock, sendTimeoutMs: 30_000, concurrency: 1 };
+    const first = deliverer(archive.store, box, 'first', options);
+    second = deliverer(createSqliteStore(other.connection), box, 'second', options);
+
+    const round = await first.deliverDue();
     secondClaimed += (await second.deliverDue()).claimed;
 
+    expect(testClock.ms - startMs).toBe(SUBSCRIBERS * ANSWER_DELAY_MS);
     const ids = receiver.received.map((r) => r.headers['webhook-id']);
     expect(ids).toHaveLength(SUBSCRIBERS);
     expect(new Set(ids).size).toBe(SUBSCRIBERS);
-    expect(round.done + secondClaimed).toBe(SUBSCRIBERS);
-    expect(await archive.store.deliveryCounts(clock.now())).toMatchObject({ pending: 0, done: SUBSCRIBERS, dead: 0 });
+    expect([round.done, secondClaimed]).toEqual([SUBSCRIBERS, 0]);
+    expect(await archive.store.deliveryCounts(testClock.now())).toMatchObject({ pending: 0, done: SUBSCRIBERS, dead: 0 });
   });
 
   it('leaves what its renewal budget cannot cover for a later round, and sends nothing twice', async () => {

@@ -1,6 +1,6 @@
 /**
  * A real deliverer over a store, sending webhooks over HTTP (private addresses allowed: the test
- * receivers listen on loopback), on the real clock and a quiet logger: what two deliverer tests
+ * receivers listen on loopback), on the real clock unless given one, and a quiet logger: what two deliverer tests
  * need to race claims or a purge against real sends. Kept beside them, not in test/helpers: the
  * service's own deliverer is made in one place (buildServices), which test/entry/services.test.ts
  * holds for src/ and the shared helpers.
@@ -9,19 +9,20 @@ import { sanitizeNoteHtml } from '../../src/adapters/html-sanitizer.ts';
 import { createHttpWebhookSender } from '../../src/adapters/http-webhook-sender.ts';
 import { createChannelSender } from '../../src/app/channel-sender.ts';
 import { createDeliverer, type Deliverer, type DelivererDeps } from '../../src/app/deliverer.ts';
-import type { Logger, Store } from '../../src/core/ports.ts';
+import type { Clock, Logger, Store } from '../../src/core/ports.ts';
 import type { SecretBox } from '../../src/core/secret-box.ts';
 
 const quiet: Logger = { debug() {}, info() {}, warn() {}, error() {} };
-const clock = { now: () => Date.now() };
+const realClock: Clock = { now: () => Date.now() };
 
-export type WebhookDelivererOptions = Partial<Pick<DelivererDeps, 'claimLeaseMs' | 'concurrency' | 'maxRenewalsPerRound'>> & {
+export type WebhookDelivererOptions = Partial<Pick<DelivererDeps, 'claimLeaseMs' | 'concurrency' | 'maxRenewalsPerRound' | 'clock'>> & {
   instanceId: string;
+  /** The HTTP send's time limit, always on the real clock. */
   sendTimeoutMs: number;
 };
 
 export function webhookDeliverer(store: Store, secrets: SecretBox, options: WebhookDelivererOptions): Deliverer {
-  const { instanceId, sendTimeoutMs, ...tuning } = options;
+  const { instanceId, sendTimeoutMs, clock = realClock, ...tuning } = options;
   const webhooks = createHttpWebhookSender({ allowPrivate: true, userAgent: 'statuswatch-test', timeoutMs: sendTimeoutMs });
   return createDeliverer({
     store,

@@ -7,13 +7,14 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { RevisionConflictError } from '../../src/core/errors.ts';
 import type { ApplyPollInput, Store } from '../../src/core/ports.ts';
 import { componentEvents } from '../../src/core/statuspage/component-events.ts';
-import type { ComponentState } from '../../src/core/statuspage/mapping.ts';
+import { type ComponentState, MAIN_FEED_SOURCE } from '../../src/core/statuspage/mapping.ts';
 import { rawIncident } from '../fixtures/vendor-builders.ts';
 import { applyPollOf, archivedAs, LAST_SEEN_PRECISION_MS, planPollOf, pollRun, rejectedPayload, subscribe } from './archive-polls.ts';
 import type { OpenedStore, StoreTarget } from './store-target.ts';
 
 const T0 = Date.UTC(2026, 9, 1, 12, 0, 0);
 const MINUTE_MS = 60_000;
+const HOUR_MS = 60 * MINUTE_MS;
 
 /** Incident 1 resolved with a final note: a status change and a note, both news to subscribers. */
 const resolvedFirst = rawIncident({
@@ -382,6 +383,25 @@ export function archiveWritesContract(target: StoreTarget): void {
         ['1', full.run.id],
         ['2', full.run.id],
       ]);
+    });
+
+    it("keeps the main feed's blind spell once, however often a good read's run is written: its pieces, a retry, another poller that read the same last good read", async () => {
+      const readAt = T0 + 2 * HOUR_MS;
+      const spell = { since: T0, until: readAt };
+      const run = pollRun(readAt, 'ok');
+      // A run that applied nothing, written again (its write retried).
+      await store.recordPollRun(run, [], undefined, spell);
+      await store.recordPollRun(run, [], undefined, spell);
+      // A poll that wrote in pieces: each piece records the run with the spell.
+      const pieces = await planPollOf(store, [rawIncident({ id: 1 })], readAt);
+      await store.applyPoll({ ...pieces, run: { ...pieces.run, id: run.id }, endedSpell: spell });
+      expect(await store.blindSpells(MAIN_FEED_SOURCE, 0)).toEqual([spell]);
+      // Another process polled a minute later, having read the same last good read: still one
+      // spell, reaching to the later read.
+      const other = opened.openAnother();
+      await other.recordPollRun(pollRun(readAt + MINUTE_MS, 'ok'), [], undefined, { since: T0, until: readAt + MINUTE_MS });
+      expect(await other.blindSpells(MAIN_FEED_SOURCE, 0)).toEqual([{ since: T0, until: readAt + MINUTE_MS }]);
+      expect(await store.blindSpells(MAIN_FEED_SOURCE, 0)).toEqual([{ since: T0, until: readAt + MINUTE_MS }]);
     });
 
     it('records a poll that applied nothing, with what each source said', async () => {

@@ -40,7 +40,7 @@ export function leaseContract(target: StoreTarget): void {
       const other = opened.openAnother();
       const claim = (holder: string, now: number) => ({ name: 'poll', holder, now, ttlMs: TTL_MS });
       const opening = await store.openPoll(claim('a', T0));
-      expect(opening).toEqual({ acquired: true, lastDiff: { generation: 0, diffed: null }, latestMonitor: null, seeded: false });
+      expect(opening).toEqual({ acquired: true, lastDiff: { generation: 0, diffed: null }, latestMonitor: null, seeded: false, lastGoodReadAt: null });
       expect(await other.openPoll(claim('b', T0 + 1))).toMatchObject({ acquired: false });
       expect(await other.leaseHolder('poll')).toBe('a');
 
@@ -51,7 +51,8 @@ export function leaseContract(target: StoreTarget): void {
       expect(await other.listPollRuns(null, 10)).toEqual([expect.objectContaining({ id: 'run-open' })]);
 
       // A piece of a poll gives it back too, and never another holder's.
-      expect((await other.openPoll(claim('b', T0 + 2))).acquired).toBe(true);
+      // The run read the main feed: the next poll opens knowing its last good read.
+      expect(await other.openPoll(claim('b', T0 + 2))).toMatchObject({ acquired: true, lastGoodReadAt: T0 });
       const piece = {
         run: { ...run, id: 'run-piece' },
         plan: { writes: [], events: [] },

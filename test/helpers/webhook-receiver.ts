@@ -16,8 +16,17 @@ export type WebhookReceiver = {
   close(): Promise<void>;
 };
 
-/** `answerDelayMs` holds each answer back a little: widens the window a crash test can hit. */
-export async function startWebhookReceiver(options: { answerDelayMs?: () => number } = {}): Promise<WebhookReceiver> {
+export type WebhookReceiverOptions = {
+  /** Holds each answer back a little: widens the window a crash test can hit. */
+  answerDelayMs?: () => number;
+  /**
+   * Holds each answer until the promise settles: a test orders its steps around a request in
+   * flight (moves its clock, lets another party act) instead of racing it with sleeps.
+   */
+  beforeAnswer?: (request: ReceivedRequest) => Promise<void>;
+};
+
+export async function startWebhookReceiver(options: WebhookReceiverOptions = {}): Promise<WebhookReceiver> {
   const received: ReceivedRequest[] = [];
   const script: ScriptedAnswer[] = [];
   let waiters: { count: number; resolve: () => void }[] = [];
@@ -25,15 +34,17 @@ export async function startWebhookReceiver(options: { answerDelayMs?: () => numb
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
-      received.push({ path: req.url ?? '/', headers: req.headers, body: Buffer.concat(chunks).toString('utf8'), receivedAt: Date.now() });
+      const request: ReceivedRequest = { path: req.url ?? '/', headers: req.headers, body: Buffer.concat(chunks).toString('utf8'), receivedAt: Date.now() };
+      received.push(request);
       const answer = script.shift() ?? { status: 200, body: 'ok' };
       const respond = () => {
         res.writeHead(answer.status, answer.headers ?? {});
         res.end(answer.body ?? '');
       };
       const delayMs = options.answerDelayMs?.() ?? 0;
-      if (delayMs > 0) setTimeout(respond, delayMs);
-      else respond();
+      const answerNow = () => (delayMs > 0 ? setTimeout(respond, delayMs) : respond());
+      if (options.beforeAnswer) void options.beforeAnswer(request).then(answerNow, answerNow);
+      else answerNow();
       waiters = waiters.filter((w) => (received.length >= w.count ? (w.resolve(), false) : true));
     });
   });

@@ -73,6 +73,35 @@ describe('a gap between two good reads of the main feed', () => {
   });
 });
 
+describe('a gap before a poll that finds the feed as the last one read it', () => {
+  let vendor: TestVendor;
+  let service: TestApp;
+  let nowMs = T0;
+
+  beforeAll(async () => {
+    vendor = await startTestVendor();
+    await vendor.setIncidents([filesOutage(79)]);
+    service = await startTestApp(vendor.url, { clock: { now: () => nowMs } });
+    expect((await service.poll()).run.outcome).toBe('ok');
+    // Seven minutes unread: past the staleness limit, yet soon enough that the poll finds the
+    // bodies its last diff read and records its run without diffing again.
+    nowMs = T0 + 7 * MINUTE_MS;
+    const second = await service.poll();
+    expect([second.run.outcome, second.unchanged]).toEqual(['ok', true]);
+    nowMs = T0 + 8 * MINUTE_MS;
+  });
+  afterAll(async () => {
+    await service?.close();
+    await vendor?.close();
+  });
+
+  it('leaves the seven minutes unread out of the time observed', async () => {
+    const files = filesOf((await service.get('/api/reliability')).body);
+    // Observed: the hour before the first read the archive speaks for, and the minute since the last.
+    for (const w of files.windows) expect([w.days, w.observed_ms, w.downtime_ms]).toEqual([w.days, HOUR_MS + MINUTE_MS, HOUR_MS + MINUTE_MS]);
+  });
+});
+
 describe("the vendor's track record beside a watched page with an older past", () => {
   let vendor: TestVendor;
   let page: TestStatuspage;

@@ -5,6 +5,7 @@ import type { PlannedDelivery } from '../fanout.ts';
 import type { ComponentState } from '../statuspage/mapping.ts';
 import type { FeedSource } from '../observe.ts';
 import type { LeaseClaim, LeaseRelease } from './leases.ts';
+import type { BlindSpell } from './sources.ts';
 
 /** What one endpoint gave in one poll, kept with the poll run. */
 export type SourceReport = {
@@ -79,7 +80,14 @@ export type IncidentDigests = Record<string, [number, string]>;
 export type LastDiff = { generation: number; diffed: DiffedFeed | null };
 
 /** What a poll reads before it fetches, read with its lease in one step (`openPoll`). */
-export type PollOpening = { acquired: boolean; lastDiff: LastDiff; latestMonitor: MonitorEvent | null; seeded: boolean };
+export type PollOpening = {
+  acquired: boolean;
+  lastDiff: LastDiff;
+  latestMonitor: MonitorEvent | null;
+  seeded: boolean;
+  /** When the last poll that read the main feed (ok or partial) began; null: it was never read. */
+  lastGoodReadAt: number | null;
+};
 
 export type ApplyPollInput = {
   run: PollRun;
@@ -104,6 +112,12 @@ export type ApplyPollInput = {
    * (SourceStore.savePollState), and the run history says how the main feed is read. True by default.
    */
   recordRun?: boolean;
+  /**
+   * The main feed's blind spell this poll's good read ended (coverage.ts blindSpellEndedBy),
+   * written with the run (only where `recordRun`). Written again (a piece, a retry, another
+   * process that read the same last good read), it stays one spell.
+   */
+  endedSpell?: BlindSpell;
   /**
    * The source whose incidents these are (SourceRecord.id); absent for the main feed. Only the
    * main feed's writes move LastDiff's generation.
@@ -147,6 +161,10 @@ export interface ArchiveWrites {
   openPoll(claim: LeaseClaim): Promise<PollOpening>;
   /** The newest `monitor.blind` or `monitor.recovered` event (monitor-episode.ts), if any. */
   latestMonitorEvent(): Promise<MonitorEvent | null>;
-  /** A poll that applied nothing: a failure, or a feed unchanged since the last one; with its lease given back in the same step, if named. */
-  recordPollRun(run: PollRun, rejected: readonly RejectedPayload[], releaseLease?: LeaseRelease): Promise<void>;
+  /**
+   * A poll that applied nothing: a failure, or a feed unchanged since the last one; with its lease
+   * given back in the same step, if named, and the main feed's blind spell its good read ended
+   * (as ApplyPollInput's `endedSpell`).
+   */
+  recordPollRun(run: PollRun, rejected: readonly RejectedPayload[], releaseLease?: LeaseRelease, endedSpell?: BlindSpell): Promise<void>;
 }
