@@ -182,4 +182,43 @@ describe('SQLite poll apply', () => {
     });
     expect((await store.getIncident('1'))?.lastSeenAt).toBe(T0 + 700_000);
   });
+
+  it('finds the last good read among a month of minute runs as fast as among a few: its cost does not grow with the runs kept', async () => {
+    // A run recorded a minute after the last, on the archive as it stands (the month's runs are
+    // kept, RETENTION_POLL_RUNS_DAYS' default: 30 days, one run a minute).
+    let nowMs = T0;
+    const recordNext = () => {
+      nowMs += 60_000;
+      return archive.store.recordPollRun(run(`run-${nowMs}`, nowMs), []);
+    };
+    const medianMs = async (times: number) => {
+      const samples: number[] = [];
+      for (let i = 0; i < times; i++) {
+        const started = performance.now();
+        await recordNext();
+        samples.push(performance.now() - started);
+      }
+      return samples.sort((a, b) => a - b)[Math.floor(times / 2)]!;
+    };
+    for (let i = 0; i < 20; i++) await recordNext();
+    const few = await medianMs(40);
+    const month = 30 * 24 * 60;
+    archive.sqlite
+      .prepare(
+        `WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < ?)
+         INSERT INTO poll_runs (id, started_ms, finished_ms, outcome, sources_json, changes_json, event_count)
+         SELECT 'old-' || i, ? - i * 60000, ? - i * 60000, CASE WHEN i % 50 = 0 THEN 'partial' ELSE 'ok' END, '[]', '{}', 0 FROM n`,
+      )
+      .run(month, T0, T0);
+    const many = await medianMs(40);
+    // A month of runs costs no more than a few; before, each run read every good run kept.
+    expect(many).toBeLessThan(Math.max(3 * few, 0.5));
+
+    // And the gap rule still holds among them: two hours unread after the last good run is a spell.
+    const lastGood = nowMs;
+    nowMs += 2 * 60 * 60_000;
+    await archive.store.recordPollRun(run('after-gap', nowMs), []);
+    const spells = archive.sqlite.prepare(`SELECT since_ms AS since, until_ms AS until FROM source_blind_spells WHERE source_id = 'main'`).all();
+    expect(spells).toEqual([{ since: lastGood, until: nowMs }]);
+  });
 });
