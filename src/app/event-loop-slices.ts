@@ -21,3 +21,25 @@ export async function forEachSlice<T>(items: readonly T[], size: number, work: (
     await work(items.slice(start, start + size), start);
   }
 }
+
+/**
+ * As forEachSlice, for work whose cost varies by item: `work` answers what a slice cost, in units
+ * of one costly item, and a yield comes once `budget` of them were spent since the last, not after
+ * every slice. A list of items mostly cheap to handle (a feed's entries known from the last poll)
+ * goes through in one turn; as many costly ones as `budget` still get a yield after them.
+ */
+export async function forEachSliceWithin<T>(
+  items: readonly T[],
+  size: number,
+  budget: number,
+  work: (slice: T[], start: number) => number | Promise<number>,
+): Promise<void> {
+  let spent = 0;
+  for (let start = 0; start < items.length; start += size) {
+    if (spent >= budget) {
+      await yieldToEventLoop();
+      spent = 0;
+    }
+    spent += await work(items.slice(start, start + size), start);
+  }
+}

@@ -182,4 +182,46 @@ describe('SQLite poll apply', () => {
     });
     expect((await store.getIncident('1'))?.lastSeenAt).toBe(T0 + 700_000);
   });
+
+  it('opens a poll knowing the last good read among a month of minute runs as fast as among a few: its cost does not grow with the runs kept', async () => {
+    // The month's runs are kept (RETENTION_POLL_RUNS_DAYS' default: 30 days, one run a minute).
+    // Each poll opens with its lease and the main feed's last good read, then gives the lease back.
+    let nowMs = T0;
+    const claim = () => ({ name: 'poll', holder: 'bench', now: nowMs, ttlMs: 60_000 });
+    const openAndClose = async () => {
+      const opening = await archive.store.openPoll(claim());
+      await archive.store.releaseLease('poll', 'bench');
+      return opening;
+    };
+    const medianMs = async (times: number) => {
+      const samples: number[] = [];
+      for (let i = 0; i < times; i++) {
+        const started = performance.now();
+        await openAndClose();
+        samples.push(performance.now() - started);
+      }
+      return samples.sort((a, b) => a - b)[Math.floor(times / 2)]!;
+    };
+    for (let i = 0; i < 20; i++) {
+      nowMs += 60_000;
+      await archive.store.recordPollRun(run(`run-${nowMs}`, nowMs), []);
+    }
+    const lastGood = nowMs;
+    // The newest run failed: it is no good read.
+    nowMs += 60_000;
+    await archive.store.recordPollRun({ ...run('failed', nowMs), outcome: 'failed', error: 'HTTP 503' }, []);
+    const few = await medianMs(40);
+    const month = 30 * 24 * 60;
+    archive.sqlite
+      .prepare(
+        `WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < ?)
+         INSERT INTO poll_runs (id, started_ms, finished_ms, outcome, sources_json, changes_json, event_count)
+         SELECT 'old-' || i, ? - i * 60000, ? - i * 60000, CASE WHEN i % 50 = 0 THEN 'partial' ELSE 'ok' END, '[]', '{}', 0 FROM n`,
+      )
+      .run(month, T0, T0);
+    const many = await medianMs(40);
+    // A month of runs costs no more than a few: the lookup takes the newest from its index's end.
+    expect(many).toBeLessThan(Math.max(3 * few, 0.5));
+    expect((await openAndClose()).lastGoodReadAt).toBe(lastGood);
+  });
 });

@@ -2,7 +2,7 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { describe, expect, it } from 'vitest';
-import { forEachSlice } from '../../src/app/event-loop-slices.ts';
+import { forEachSlice, forEachSliceWithin } from '../../src/app/event-loop-slices.ts';
 
 describe('forEachSlice', () => {
   it('works through every item in order, in slices', async () => {
@@ -43,5 +43,33 @@ describe('forEachSlice', () => {
     let calls = 0;
     await forEachSlice([], 10, () => calls++);
     expect(calls).toBe(0);
+  });
+});
+
+describe('forEachSliceWithin', () => {
+  /** The slices in order, with 'turn' wherever another task (queued at the start, and again by itself) ran between two. */
+  async function turnsAmong(costs: number[], budget: number): Promise<string[]> {
+    const order: string[] = [];
+    let done = false;
+    const other = () => {
+      if (done) return;
+      order.push('turn');
+      setImmediate(other);
+    };
+    setImmediate(other);
+    await forEachSliceWithin(costs, 1, budget, ([cost], start) => {
+      order.push(`${start}`);
+      return cost!;
+    });
+    done = true;
+    return order;
+  }
+
+  it('goes through slices that cost little in one turn', async () => {
+    expect(await turnsAmong([0.1, 0.1, 0.1, 0.1, 0.1], 1)).toEqual(['0', '1', '2', '3', '4']);
+  });
+
+  it('yields once the budget is spent, and counts again from there', async () => {
+    expect(await turnsAmong([1, 1, 0.5, 0.5, 0.1, 2, 0.1], 1)).toEqual(['0', 'turn', '1', 'turn', '2', '3', 'turn', '4', '5', 'turn', '6']);
   });
 });

@@ -103,6 +103,17 @@ describe('memoised incident parser', () => {
     const extraField = { ...restamped, unknown_field: 'ignored' };
     expect(parse([extraField])).toEqual(parseIncidentList([extraField]));
   });
+
+  it('says of each slice how many entries it validated: the changed, new and malformed ones, not those known from the last reading', () => {
+    const parse = createMemoizedIncidentParser();
+    const feed = [1, 2, 3, 4].map((id) => rawIncident({ id }));
+    parse(feed);
+    const session = parse.begin();
+    // Entry 2 retitled, entry 5 new, one entry malformed; 1, 3 and 4 as the last reading had them.
+    expect(session.add([feed[0], rawIncident({ id: 2, title: 'Retitled' }), feed[2]], 0)).toBe(1);
+    expect(session.add([feed[3], rawIncident({ id: 5 }), { id: 6, date_created: 'soon' }], 3)).toBe(2);
+    expect(session.finish().incidents.map((i) => i.id)).toEqual(['1', '2', '3', '4', '5']);
+  });
 });
 
 describe('malformed vendor values make their entry a skipped, reported one', () => {
