@@ -148,9 +148,14 @@ export function createDeliverer(deps: DelivererDeps): Deliverer {
     }
   }
 
-  async function deliverOne(claimed: ClaimedDelivery, claim: HeldClaim, round: DeliveryRound): Promise<void> {
+  /**
+   * Sends one delivery and starts recording its attempt: resolves once the send is over, with
+   * `recorded` settling when the attempt is on record (and logged, counted, a pause announced).
+   * Null when the delivery was not started (its claim was lost).
+   */
+  async function deliverOne(claimed: ClaimedDelivery, claim: HeldClaim, round: DeliveryRound): Promise<{ recorded: Promise<void> } | null> {
     const { delivery, subscription } = claimed;
-    if (!(await mayStart(claim, delivery.id))) return;
+    if (!(await mayStart(claim, delivery.id))) return null;
     const attemptedAt = clock.now();
     const started = performance.now();
     let result: SendOutcome;
@@ -161,6 +166,11 @@ export function createDeliverer(deps: DelivererDeps): Deliverer {
       result = retry(`internal error: ${errorText(error)}`);
     }
     const durationMs = Math.round(performance.now() - started);
+    return { recorded: recordAndReport(claimed, result, attemptedAt, durationMs, round) };
+  }
+
+  async function recordAndReport(claimed: ClaimedDelivery, result: SendOutcome, attemptedAt: number, durationMs: number, round: DeliveryRound): Promise<void> {
+    const { delivery, subscription } = claimed;
     const now = clock.now();
     const { outcome, health } = decideOutcome({
       result,
@@ -220,10 +230,19 @@ export function createDeliverer(deps: DelivererDeps): Deliverer {
 }
 
 /**
- * Runs the deliveries with at most `limit` at once, one subscription's deliveries in order (they
- * were claimed oldest first), so a receiver sees events in the order they happened.
+ * Runs the deliveries with at most `limit` sends at once, one subscription's deliveries in order
+ * (they were claimed oldest first), so a receiver sees events in the order they happened. A
+ * subscription's next delivery waits until the last one's attempt is on record (its health and
+ * outcome decide what follows); a sender moves on to another subscription as soon as its send is
+ * over. Waiting for each record as well kept the senders in step: they all waited for the same
+ * commit, and nothing was in flight for a third of the round. Resolves once every attempt is on
+ * record; rejects with the first error, after all have settled.
  */
-async function runBySubscription(claimed: ClaimedDelivery[], limit: number, run: (c: ClaimedDelivery) => Promise<void>): Promise<void> {
+async function runBySubscription(
+  claimed: ClaimedDelivery[],
+  limit: number,
+  run: (c: ClaimedDelivery) => Promise<{ recorded: Promise<void> } | null>,
+): Promise<void> {
   const queues = new Map<string, ClaimedDelivery[]>();
   for (const c of claimed) {
     const queue = queues.get(c.subscription.id);
@@ -231,12 +250,25 @@ async function runBySubscription(claimed: ClaimedDelivery[], limit: number, run:
     else queues.set(c.subscription.id, [c]);
   }
   const pending = [...queues.values()];
+  const recording: Promise<void>[] = [];
   const worker = async () => {
     for (let queue = pending.shift(); queue; queue = pending.shift()) {
-      for (const c of queue) await run(c);
+      let previous: Promise<void> = Promise.resolve();
+      for (const c of queue) {
+        await previous;
+        const sent = await run(c);
+        previous = sent ? sent.recorded : Promise.resolve();
+        // Handled here, so a failure is not reported as unhandled while this sender is busy; it
+        // still stops this subscription's next delivery, and the round rejects with it.
+        previous.catch(() => {});
+        recording.push(previous);
+      }
     }
   };
-  await Promise.all(Array.from({ length: Math.min(limit, pending.length) }, worker));
+  const sending = await Promise.allSettled(Array.from({ length: Math.min(limit, pending.length) }, worker));
+  const settled = [...sending, ...(await Promise.allSettled(recording))];
+  const failed = settled.find((s) => s.status === 'rejected');
+  if (failed) throw failed.reason;
 }
 
 function errorText(error: unknown): string {
