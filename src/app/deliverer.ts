@@ -160,14 +160,9 @@ export function createDeliverer(deps: DelivererDeps): Deliverer {
     }
   }
 
-  /**
-   * Sends one delivery and starts recording its attempt: resolves once the send is over, with
-   * `recorded` settling when the attempt is on record (and logged, counted, a pause announced).
-   * Null when the delivery was not started (its claim was lost).
-   */
-  async function deliverOne(claimed: ClaimedDelivery, claim: HeldClaim, round: DeliveryRound): Promise<{ recorded: Promise<void> } | null> {
+  async function deliverOne(claimed: ClaimedDelivery, claim: HeldClaim, round: DeliveryRound): Promise<void> {
     const { delivery, subscription } = claimed;
-    if (!(await mayStart(claim, delivery.id))) return null;
+    if (!(await mayStart(claim, delivery.id))) return;
     const attemptedAt = clock.now();
     const started = performance.now();
     let result: SendOutcome;
@@ -178,18 +173,6 @@ export function createDeliverer(deps: DelivererDeps): Deliverer {
       result = retry(`internal error: ${errorText(error)}`);
     }
     const durationMs = Math.round(performance.now() - started);
-    return { recorded: recordAndReport(claimed, claim, result, attemptedAt, durationMs, round) };
-  }
-
-  async function recordAndReport(
-    claimed: ClaimedDelivery,
-    claim: HeldClaim,
-    result: SendOutcome,
-    attemptedAt: number,
-    durationMs: number,
-    round: DeliveryRound,
-  ): Promise<void> {
-    const { delivery, subscription } = claimed;
     const now = clock.now();
     const known = claim.health.get(subscription.id) ?? subscription;
     const { outcome, health } = decideOutcome({
@@ -258,19 +241,14 @@ export function createDeliverer(deps: DelivererDeps): Deliverer {
 }
 
 /**
- * Runs the deliveries with at most `limit` sends at once, one subscription's deliveries in order
- * (they were claimed oldest first), so a receiver sees events in the order they happened. A
- * subscription's next delivery waits until the last one's attempt is on record (its health and
- * outcome decide what follows); a sender moves on to another subscription as soon as its send is
- * over. Waiting for each record as well kept the senders in step: they all waited for the same
- * commit, and nothing was in flight for a third of the round. Resolves once every attempt is on
- * record; rejects with the first error, after all have settled.
+ * Runs the deliveries with at most `limit` at once, one subscription's deliveries in order (they
+ * were claimed oldest first), so a receiver sees events in the order they happened. A sender goes
+ * on once the attempt it made is on record: a subscription's next delivery is decided from the
+ * health the last one left. (Letting a sender go on to another subscription while its attempt was
+ * committed kept more in flight, 13 on average instead of 8.5, but cost about 7 ms of CPU per
+ * 1,000 deliveries and saved no time on a busy machine.)
  */
-async function runBySubscription(
-  claimed: ClaimedDelivery[],
-  limit: number,
-  run: (c: ClaimedDelivery) => Promise<{ recorded: Promise<void> } | null>,
-): Promise<void> {
+async function runBySubscription(claimed: ClaimedDelivery[], limit: number, run: (c: ClaimedDelivery) => Promise<void>): Promise<void> {
   const queues = new Map<string, ClaimedDelivery[]>();
   for (const c of claimed) {
     const queue = queues.get(c.subscription.id);
@@ -278,25 +256,12 @@ async function runBySubscription(
     else queues.set(c.subscription.id, [c]);
   }
   const pending = [...queues.values()];
-  const recording: Promise<void>[] = [];
   const worker = async () => {
     for (let queue = pending.shift(); queue; queue = pending.shift()) {
-      let previous: Promise<void> = Promise.resolve();
-      for (const c of queue) {
-        await previous;
-        const sent = await run(c);
-        previous = sent ? sent.recorded : Promise.resolve();
-        // Handled here, so a failure is not reported as unhandled while this sender is busy; it
-        // still stops this subscription's next delivery, and the round rejects with it.
-        previous.catch(() => {});
-        recording.push(previous);
-      }
+      for (const c of queue) await run(c);
     }
   };
-  const sending = await Promise.allSettled(Array.from({ length: Math.min(limit, pending.length) }, worker));
-  const settled = [...sending, ...(await Promise.allSettled(recording))];
-  const failed = settled.find((s) => s.status === 'rejected');
-  if (failed) throw failed.reason;
+  await Promise.all(Array.from({ length: Math.min(limit, pending.length) }, worker));
 }
 
 /** A subscription's health once `change` is on record, as the store writes it (sqlite-outbox.ts). */

@@ -1,9 +1,8 @@
 /**
- * Sends and records overlap: a sender goes on to another subscription's delivery while the attempt
- * it just made is being committed, and only a subscription's own next delivery waits for that
- * record. The archive's commits are made slow here, as a remote database's round trips are (D1
- * from a Worker): the store is the real SQLite one, each recordAttempts answering only after the
- * delay.
+ * A subscription's next delivery goes out only once the last one's attempt is on record: its
+ * outcome and the subscription's health decide what follows. The archive's commits are made slow
+ * here, as a remote database's round trips are (D1 from a Worker): the store is the real SQLite
+ * one, each recordAttempts answering only after the delay.
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Store } from '../../src/core/ports.ts';
@@ -55,23 +54,6 @@ describe('a deliverer whose commits are slow', () => {
     for (let i = 0; i < incidents; i++) await pollNews(archive.store, [rawIncident({ id: 7200 + i, title: `Messages fail to send ${i}` })], now);
     return { archive, receiver, box };
   }
-
-  it("sends other subscriptions' deliveries while an attempt is being committed", async () => {
-    // Three times as many subscribers as senders, one delivery each: if each sender waited for its
-    // attempt's commit, the second and third groups of four would each wait a commit (300 ms).
-    const subscribers = 3 * CONCURRENCY;
-    const { archive, receiver, box } = await world(subscribers, 1);
-    const { store, committedAt } = slowCommits(archive.store);
-    const deliverer = webhookDeliverer(store, box, { instanceId: 'test:overlap', sendTimeoutMs: 5_000, concurrency: CONCURRENCY });
-
-    const round = await deliverer.deliverDue();
-
-    expect(round).toMatchObject({ claimed: subscribers, done: subscribers });
-    expect(receiver.received).toHaveLength(subscribers);
-    const lastArrival = Math.max(...receiver.received.map((r) => r.receivedAt));
-    expect(lastArrival).toBeLessThan(Math.min(...committedAt));
-    expect(await archive.store.deliveryCounts(clock.now())).toMatchObject({ pending: 0, done: subscribers, dead: 0 });
-  });
 
   it("sends a subscription's next delivery only once the last one's attempt is on record", async () => {
     // One subscriber, three events: three deliveries that must reach it in order, each after the
