@@ -4,7 +4,7 @@
  * from it (done, retry at, dead; the subscription healthy, failing or paused) in one step.
  */
 import { attemptRecordOf, decideOutcome } from '../core/delivery-outcome.ts';
-import type { AttemptToRecord, ClaimedDelivery, Clock, Logger, Mailer, OutboxStore } from '../core/ports.ts';
+import type { AttemptToRecord, ClaimedDelivery, Clock, Logger, Mailer, OutboxStore, StoredSubscription, SubscriptionHealthChange } from '../core/ports.ts';
 import { retry, type SendOutcome } from '../core/send-outcome.ts';
 import { createPauseNotice, type PausedSubscriptionTitle } from './admin-notice.ts';
 import type { ChannelSender } from './channel-sender.ts';
@@ -62,7 +62,19 @@ export type DeliveryRound = { claimed: number; done: number; retried: number; de
  * One claim as its deliverer knows it: the deliverer set the lease itself, so it knows without a
  * round trip how long the claim lasts. `waiting` holds the deliveries not yet started and still held.
  */
-type HeldClaim = { untilMs: number; waiting: Set<number>; renewal: Promise<void> | null; budget: { renewalsLeft: number } };
+type HeldClaim = {
+  untilMs: number;
+  waiting: Set<number>;
+  renewal: Promise<void> | null;
+  budget: { renewalsLeft: number };
+  /**
+   * Each subscription's health as this claim's recorded attempts left it: a later delivery of the
+   * same subscription in the claim decides from it, not from what the claim read before them.
+   */
+  health: Map<string, KnownHealth>;
+};
+
+type KnownHealth = Pick<StoredSubscription, 'failingSince' | 'lastSuccessAt'>;
 
 export type Deliverer = {
   /** Claims and sends everything due now (at most maxClaimsPerRound), in batches, until nothing is due. */
@@ -162,12 +174,14 @@ export function createDeliverer(deps: DelivererDeps): Deliverer {
     }
     const durationMs = Math.round(performance.now() - started);
     const now = clock.now();
+    const known = claim.health.get(subscription.id) ?? subscription;
     const { outcome, health } = decideOutcome({
       result,
       attempt: delivery.attempts + 1,
       now,
       firstAttemptAt: delivery.createdAt,
-      failingSince: subscription.failingSince,
+      failingSince: known.failingSince,
+      lastSuccessAt: known.lastSuccessAt,
       random,
     });
     const attempt = attemptRecordOf(result, attemptedAt, durationMs, EXCERPT_MAX_CHARS);
@@ -176,6 +190,7 @@ export function createDeliverer(deps: DelivererDeps): Deliverer {
       logger.warn('delivery claim was lost before its attempt was recorded', { delivery: delivery.id });
       return;
     }
+    claim.health.set(subscription.id, healthAfter(known, health, attemptedAt, attemptedAt + durationMs));
     deps.onAttempt?.(delivery.channel, outcome.kind === 'held' ? 'retry' : outcome.kind, now - delivery.createdAt);
     if (outcome.kind === 'done') round.done++;
     else if (outcome.kind === 'retry' || outcome.kind === 'held') round.retried++;
@@ -212,7 +227,13 @@ export function createDeliverer(deps: DelivererDeps): Deliverer {
         const claimed = await store.claimDueDeliveries(deps.instanceId, claimedAt, claimLeaseMs, limit);
         if (claimed.length === 0) return round;
         round.claimed += claimed.length;
-        const claim: HeldClaim = { untilMs: claimedAt + claimLeaseMs, waiting: new Set(claimed.map((c) => c.delivery.id)), renewal: null, budget };
+        const claim: HeldClaim = {
+          untilMs: claimedAt + claimLeaseMs,
+          waiting: new Set(claimed.map((c) => c.delivery.id)),
+          renewal: null,
+          budget,
+          health: new Map(),
+        };
         await runBySubscription(claimed, concurrency, (c) => deliverOne(c, claim, round));
       }
     },
@@ -221,7 +242,11 @@ export function createDeliverer(deps: DelivererDeps): Deliverer {
 
 /**
  * Runs the deliveries with at most `limit` at once, one subscription's deliveries in order (they
- * were claimed oldest first), so a receiver sees events in the order they happened.
+ * were claimed oldest first), so a receiver sees events in the order they happened. A sender goes
+ * on once the attempt it made is on record: a subscription's next delivery is decided from the
+ * health the last one left. (Letting a sender go on to another subscription while its attempt was
+ * committed kept more in flight, 13 on average instead of 8.5, but cost about 7 ms of CPU per
+ * 1,000 deliveries and saved no time on a busy machine.)
  */
 async function runBySubscription(claimed: ClaimedDelivery[], limit: number, run: (c: ClaimedDelivery) => Promise<void>): Promise<void> {
   const queues = new Map<string, ClaimedDelivery[]>();
@@ -237,6 +262,13 @@ async function runBySubscription(claimed: ClaimedDelivery[], limit: number, run:
     }
   };
   await Promise.all(Array.from({ length: Math.min(limit, pending.length) }, worker));
+}
+
+/** A subscription's health once `change` is on record, as the store writes it (sqlite-outbox.ts). */
+function healthAfter(known: KnownHealth, change: SubscriptionHealthChange, attemptedAt: number, finishedAt: number): KnownHealth {
+  if (change.kind === 'succeeded') return { failingSince: null, lastSuccessAt: finishedAt };
+  if (change.kind === 'unchanged') return known;
+  return { failingSince: known.failingSince ?? attemptedAt, lastSuccessAt: known.lastSuccessAt };
 }
 
 function errorText(error: unknown): string {

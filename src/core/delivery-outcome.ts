@@ -3,6 +3,13 @@ import type { DeliveryAttemptRecord, DeliveryOutcome, SubscriptionHealthChange }
 import { nextAttempt, subscriptionHealth } from './retry-schedule.ts';
 import type { SendOutcome } from './send-outcome.ts';
 
+/**
+ * A healthy subscription's last success is written at most once a minute: the value shown is a
+ * success at that time, and the latest may be up to this much later. Rewriting it on every
+ * delivery was a third of the rows each attempt wrote, for a time nobody reads to the second.
+ */
+export const LAST_SUCCESS_STEP_MS = 60_000;
+
 export type OutcomeInput = {
   result: SendOutcome;
   /** Attempts made so far, including this one. */
@@ -11,14 +18,18 @@ export type OutcomeInput = {
   firstAttemptAt: number;
   /** The subscription's current run of failures, if it is in one. */
   failingSince: number | null;
+  /** When the subscription's last success was recorded; null: none yet. */
+  lastSuccessAt: number | null;
   random: () => number;
 };
 
 export function decideOutcome(input: OutcomeInput): { outcome: DeliveryOutcome; health: SubscriptionHealthChange } {
-  const { result, attempt, now, firstAttemptAt, failingSince, random } = input;
+  const { result, attempt, now, firstAttemptAt, failingSince, lastSuccessAt, random } = input;
   switch (result.kind) {
-    case 'sent':
-      return { outcome: { kind: 'done' }, health: { kind: 'succeeded' } };
+    case 'sent': {
+      const recent = failingSince === null && lastSuccessAt !== null && now - lastSuccessAt < LAST_SUCCESS_STEP_MS;
+      return { outcome: { kind: 'done' }, health: { kind: recent ? 'unchanged' : 'succeeded' } };
+    }
     case 'held':
       return { outcome: { kind: 'held', at: result.untilMs, error: result.error, logged: result.called }, health: { kind: 'unchanged' } };
     case 'gone':

@@ -1,16 +1,28 @@
 import { describe, expect, it } from 'vitest';
-import { decideOutcome } from '../../src/core/delivery-outcome.ts';
+import { decideOutcome, LAST_SUCCESS_STEP_MS } from '../../src/core/delivery-outcome.ts';
 import { FIVE_DAYS_MS, MAX_ATTEMPTS } from '../../src/core/retry-schedule.ts';
 import { gone, refused, retry, sent, type SendOutcome } from '../../src/core/send-outcome.ts';
 
 const NOW = Date.UTC(2026, 10, 22, 12);
 const failed = (retryAfterMs: number | null = null): SendOutcome => retry('HTTP 500', { retryAfterMs });
-const decide = (result: SendOutcome, attempt = 1, failingSince: number | null = null) =>
-  decideOutcome({ result, attempt, now: NOW, firstAttemptAt: NOW - 1000, failingSince, random: () => 0.5 });
+const decide = (result: SendOutcome, attempt = 1, failingSince: number | null = null, lastSuccessAt: number | null = null) =>
+  decideOutcome({ result, attempt, now: NOW, firstAttemptAt: NOW - 1000, failingSince, lastSuccessAt, random: () => 0.5 });
 
 describe('decideOutcome', () => {
   it('marks a success done and the subscription healthy', () => {
     expect(decide(sent(200, ''))).toEqual({ outcome: { kind: 'done' }, health: { kind: 'succeeded' } });
+  });
+
+  it("writes a healthy subscription's last success at most once a minute", () => {
+    const unchanged = { outcome: { kind: 'done' }, health: { kind: 'unchanged' } };
+    const succeeded = { outcome: { kind: 'done' }, health: { kind: 'succeeded' } };
+    // Healthy, its last success written within the minute: that record still says when one was.
+    expect(decide(sent(200, ''), 1, null, NOW - 1_000)).toEqual(unchanged);
+    expect(decide(sent(200, ''), 1, null, NOW - LAST_SUCCESS_STEP_MS + 1)).toEqual(unchanged);
+    // A minute old, never a success, or failing: written, so the shown health is true.
+    expect(decide(sent(200, ''), 1, null, NOW - LAST_SUCCESS_STEP_MS)).toEqual(succeeded);
+    expect(decide(sent(200, ''), 1, null, null)).toEqual(succeeded);
+    expect(decide(sent(200, ''), 1, NOW - 5_000, NOW - 1_000)).toEqual(succeeded);
   });
 
   it('retries a failure on the schedule, keeping the error, and counts the subscription as failing', () => {
