@@ -162,8 +162,10 @@ export function responseCache(options: ResponseCacheOptions): ResponseCache {
     forget(key);
 
     // Headers outer middleware set before this one (a request id, say) are theirs to set on every
-    // request: a hit must not replay this request's values.
-    const preset = new Set(c.res.headers.keys());
+    // request: a hit must not replay this request's values. Read from a response made aside, not
+    // from c.res: reading c.res makes it, and Hono then copies the route's response over it, which
+    // encoded a 1 MB body into a stream that the string handed over below makes needless.
+    const preset = new Set(c.newResponse(null).headers.keys());
     paid ??= await options.budget?.admit(c);
     try {
       await next();
