@@ -55,6 +55,8 @@ export type ResponseCacheStats = { entries: number; bytes: number };
 
 export type ResponseCache = MiddlewareHandler & { stats(): ResponseCacheStats };
 
+const utf8 = new TextEncoder();
+
 /** Bodies their routes handed over as strings (answerJsonText), by the request they answer. */
 const handedTexts = new WeakMap<Context, string>();
 
@@ -195,8 +197,9 @@ export function responseCache(options: ResponseCacheOptions): ResponseCache {
     // chunks instead of writing the string at once: a tenth of the time of 1,000 incidents.
     c.res = undefined;
     // Status alone, a 200 here: reading statusText off the built response would make Node's
-    // server encode its body into a stream first.
-    c.res = new Response(body, { status: built.status, headers: sent });
+    // server encode its body into a stream first. Sent as its UTF-8 bytes, encoded once: a string
+    // is measured for Content-Length, then encoded again as it is written.
+    c.res = new Response(utf8.encode(body), { status: built.status, headers: sent });
     // nosniff whatever set it: the app's own middleware sets it before this one runs, so it is among
     // the preset headers, and a hit would go without it.
     const headers: Record<string, string> = { [CONTENT_TYPE_OPTIONS]: 'nosniff' };
