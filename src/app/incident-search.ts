@@ -57,13 +57,12 @@ export class SearchRefusedError extends ApiError {
  * Throws ApiError (400): `invalid_cursor` for a cursor of another list, `unknown_service` naming
  * the known ones, and a SearchRefusedError for words beyond SEARCH_LIMITS.
  */
-export function searchIncidents(deps: IncidentSearchDeps, search: IncidentSearch): Promise<IncidentPage> {
+export function searchIncidents(deps: IncidentSearchDeps, search: IncidentSearch): Promise<IncidentPage>;
+/** `json`: each incident as the JSON API lists it, as text (ArchiveQueries.listIncidentsJson). */
+export function searchIncidents(deps: IncidentSearchDeps, search: IncidentSearch, as: 'json'): Promise<IncidentPage<ListedIncidentJson>>;
+export function searchIncidents(deps: IncidentSearchDeps, search: IncidentSearch, as?: 'json'): Promise<IncidentPage<ListedIncident | ListedIncidentJson>> {
+  if (as === 'json') return searchWith(deps, search, (filter, after, limit) => deps.store.listIncidentsJson(filter, after, limit));
   return searchWith(deps, search, (filter, after, limit) => deps.store.listIncidents(filter, after, limit));
-}
-
-/** The same page, each incident as the JSON API lists it, as text (ArchiveQueries.listIncidentsJson). */
-export function searchIncidentsJson(deps: IncidentSearchDeps, search: IncidentSearch): Promise<IncidentPage<ListedIncidentJson>> {
-  return searchWith(deps, search, (filter, after, limit) => deps.store.listIncidentsJson(filter, after, limit));
 }
 
 async function searchWith<Incident extends { sortKey: number }>(

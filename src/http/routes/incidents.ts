@@ -4,7 +4,7 @@ import { incidentHistory, incidentNotFound } from '../../app/incident-history.ts
 import { iso, toApiEvent, toApiIncident } from '../api-json.ts';
 import type { AppDeps } from '../deps.ts';
 import type { ArchiveReads } from '../../core/ports.ts';
-import { searchIncidentsJson } from '../../app/incident-search.ts';
+import { searchIncidents } from '../../app/incident-search.ts';
 import { answerJsonText } from '../response-cache.ts';
 import { serviceNamesOfSource } from '../../app/known-services.ts';
 import { incidentFilterParams, pageLimit } from '../query-params.ts';
@@ -18,9 +18,10 @@ export function incidentRoutes({ store, cursors, clock }: IncidentRouteDeps) {
   const known = serviceNamesOfSource(store, clock);
 
   app.get('/api/incidents', async (c) => {
-    const { incidents, nextCursor, total } = await searchIncidentsJson(
+    const { incidents, nextCursor, total } = await searchIncidents(
       { store, cursors, known },
       { filter: incidentFilterParams(c), query: c.req.query('q'), limit: pageLimit(c.req.query('limit')), cursor: c.req.query('cursor') },
+      'json',
     );
     // The incidents come as JSON text from the store: joined, not parsed and serialised again.
     const items = incidents.map((incident) => incident.json).join(',');
