@@ -39,18 +39,16 @@ describe('isoUtcSql', () => {
     // Every day's last millisecond over a leap-year cycle, and a spread over Date's whole range.
     for (let day = 0; day < 4 * 366; day++) edges.push(Date.UTC(2023, 0, 1) + (day + 1) * DAY_MS - 1);
     let seed = 7;
-    const random = () => (seed = (seed * 48_271) % 2_147_483_647) / 2_147_483_647;
+    const random = () => {
+      seed = (seed * 48_271) % 2_147_483_647;
+      return seed / 2_147_483_647;
+    };
     for (let i = 0; i < 20_000; i++) edges.push(Math.round((random() * 2 - 1) * DATE_LIMIT_MS));
     for (let i = 0; i < 20_000; i++) edges.push(Math.round(Date.UTC(2000, 0, 1) + random() * 40 * 365 * DAY_MS));
     expect(formatted(edges)).toEqual(edges.map(toIsoUtc));
   });
 
   it('writes null for null', () => {
-    expect(
-      db
-        .prepare(`SELECT ${text.replaceAll('ms', 'NULL')}`)
-        .pluck()
-        .get(),
-    ).toBeNull();
+    expect(formatted([null, 0])).toEqual([null, '1970-01-01T00:00:00.000Z']);
   });
 });
