@@ -12,6 +12,7 @@ import type { VendorIncidentJson } from '../core/vendor-format.ts';
 import type { ArchiveQueries, EventFilter, FeedHealth, IncidentFilter, IncidentPosition, RecordedRejection, StoredEvent } from '../core/ports.ts';
 import { statementOf, type SqliteConnection } from './sqlite-connection.ts';
 import { createIncidentRows, LATEST_NOTE_JOIN, LISTED_SELECTION, listedIncident, toPollRun, type ListedRow } from './sqlite-incident-rows.ts';
+import { LISTED_JSON_SELECTION, type ListedJsonRow } from './sqlite-listed-json.ts';
 import { prepareDataCoverage, prepareIncidentSpans } from './sqlite-reliability.ts';
 import { toStatusEvent } from './sqlite-rows.ts';
 import type { PollStatements } from './sqlite-statements.ts';
@@ -88,14 +89,24 @@ export function createSqliteArchiveReads(connection: SqliteConnection, st: PollS
 
   /** Incidents as lists show them, each with its note count and newest note, in one statement. */
   async function listed(where: SQL | undefined, orderBy: SQL[], limit?: number): Promise<ListedIncident[]> {
+    return (await listedRows<ListedRow>(LISTED_SELECTION, where, orderBy, limit)).map(listedIncident);
+  }
+
+  /** The rows of `selection` (LISTED_SELECTION or LISTED_JSON_SELECTION, both of LATEST_NOTE_JOIN), as arrays. */
+  function listedRows<Row extends unknown[]>(
+    selection: typeof LISTED_SELECTION | typeof LISTED_JSON_SELECTION,
+    where: SQL | undefined,
+    orderBy: SQL[],
+    limit?: number,
+  ): Promise<Row[]> {
     const query = db
-      .select(LISTED_SELECTION)
+      .select(selection)
       .from(t.incidents)
       .leftJoin(t.notes, LATEST_NOTE_JOIN)
       .where(where)
       .orderBy(...orderBy);
     const { sql: text, params } = statementOf(limit === undefined ? query : query.limit(limit));
-    return (await connection.rows<ListedRow>(text, params)).map(listedIncident);
+    return connection.rows<Row>(text, params);
   }
   const incidentSpans = prepareIncidentSpans(connection);
   const dataCoverage = prepareDataCoverage(connection);
@@ -142,41 +153,54 @@ export function createSqliteArchiveReads(connection: SqliteConnection, st: PollS
     return conditions;
   }
 
+  /**
+   * Which incidents a page of listIncidents shows, newest first: `where` and `limit` for the
+   * statement that reads them, or null when a search found none.
+   */
+  async function pageOf(filter: IncidentFilter, after: IncidentPosition | null, limit: number): Promise<{ where: SQL | undefined; limit?: number } | null> {
+    const conditions = incidentConditions(filter, after);
+    if (!filter.q) return { where: and(...conditions), limit };
+    // Driven by the full-text index (CROSS JOIN keeps it the outer loop): FTS5 yields matches in
+    // rowid = sort_key order, newest first, so a common word stops after one page of matches
+    // that pass the other filters instead of sorting all of them. The dates and the cursor bound
+    // the rowids FTS5 reads; the other filters are checked on at most maxMatchesExamined matches.
+    const fts = sql.identifier(t.INCIDENTS_FTS);
+    const keys = sortKeyRange(filter, after);
+    const maxMatches = SEARCH_LIMITS.maxMatchesExamined;
+    const matches = sql`SELECT rowid AS k FROM ${fts} WHERE ${t.ftsMatch(filter.q)}
+      ${keys.from === undefined ? sql`` : sql`AND rowid >= ${keys.from}`} ${keys.before === undefined ? sql`` : sql`AND rowid < ${keys.before}`}
+      ORDER BY rowid DESC LIMIT ${maxMatches}`;
+    // Materialized once: the page reads it, and its size says whether the budget ran out.
+    const found = await db.all<{ examined: number; pk: number | null }>(sql`
+      WITH m AS MATERIALIZED (${matches})
+      SELECT (SELECT count(*) FROM m) AS examined, p.pk AS pk FROM (SELECT 1) LEFT JOIN (
+        SELECT ${t.incidents.pk} AS pk FROM m CROSS JOIN ${t.incidents} ON ${t.incidents.sortKey} = m.k
+        ${conditions.length > 0 ? sql`WHERE ${and(...conditions)}` : sql``}
+        ORDER BY m.k DESC LIMIT ${limit}) AS p`);
+    const page = found.flatMap((r) => (r.pk === null ? [] : [{ pk: r.pk }]));
+    // A short page is the end of the matches, unless the budget ran out first: then older
+    // matches were never looked at, and a short page would say there are none.
+    if (page.length < limit && (found[0]?.examined ?? 0) >= maxMatches) throw new SearchTooBroadError(maxMatches);
+    if (page.length === 0) return null;
+    return {
+      where: inValues(
+        t.incidents.pk,
+        page.map((r) => r.pk),
+      ),
+    };
+  }
+
   return {
     async listIncidents(filter, after, limit) {
-      const conditions = incidentConditions(filter, after);
-      if (!filter.q) {
-        return listed(and(...conditions), [desc(t.incidents.sortKey)], limit);
-      }
-      // Driven by the full-text index (CROSS JOIN keeps it the outer loop): FTS5 yields matches in
-      // rowid = sort_key order, newest first, so a common word stops after one page of matches
-      // that pass the other filters instead of sorting all of them. The dates and the cursor bound
-      // the rowids FTS5 reads; the other filters are checked on at most maxMatchesExamined matches.
-      const fts = sql.identifier(t.INCIDENTS_FTS);
-      const keys = sortKeyRange(filter, after);
-      const maxMatches = SEARCH_LIMITS.maxMatchesExamined;
-      const matches = sql`SELECT rowid AS k FROM ${fts} WHERE ${t.ftsMatch(filter.q)}
-        ${keys.from === undefined ? sql`` : sql`AND rowid >= ${keys.from}`} ${keys.before === undefined ? sql`` : sql`AND rowid < ${keys.before}`}
-        ORDER BY rowid DESC LIMIT ${maxMatches}`;
-      // Materialized once: the page reads it, and its size says whether the budget ran out.
-      const found = await db.all<{ examined: number; pk: number | null }>(sql`
-        WITH m AS MATERIALIZED (${matches})
-        SELECT (SELECT count(*) FROM m) AS examined, p.pk AS pk FROM (SELECT 1) LEFT JOIN (
-          SELECT ${t.incidents.pk} AS pk FROM m CROSS JOIN ${t.incidents} ON ${t.incidents.sortKey} = m.k
-          ${conditions.length > 0 ? sql`WHERE ${and(...conditions)}` : sql``}
-          ORDER BY m.k DESC LIMIT ${limit}) AS p`);
-      const page = found.flatMap((r) => (r.pk === null ? [] : [{ pk: r.pk }]));
-      // A short page is the end of the matches, unless the budget ran out first: then older
-      // matches were never looked at, and a short page would say there are none.
-      if (page.length < limit && (found[0]?.examined ?? 0) >= maxMatches) throw new SearchTooBroadError(maxMatches);
-      if (page.length === 0) return [];
-      return listed(
-        inValues(
-          t.incidents.pk,
-          page.map((r) => r.pk),
-        ),
-        [desc(t.incidents.sortKey)],
-      );
+      const page = await pageOf(filter, after, limit);
+      return page === null ? [] : listed(page.where, [desc(t.incidents.sortKey)], page.limit);
+    },
+
+    async listIncidentsJson(filter, after, limit) {
+      const page = await pageOf(filter, after, limit);
+      if (page === null) return [];
+      const rows = await listedRows<ListedJsonRow>(LISTED_JSON_SELECTION, page.where, [desc(t.incidents.sortKey)], page.limit);
+      return rows.map(([sortKey, json]) => ({ sortKey, json }));
     },
 
     async countIncidents(filter, max) {

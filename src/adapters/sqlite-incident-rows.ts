@@ -32,6 +32,9 @@ export function createIncidentRows(st: PollStatements): IncidentRows {
   return { loadByIds, withNotes };
 }
 
+/** How many notes the incident has, in a list's statement. */
+export const NOTE_COUNT = sql<number>`(SELECT count(*) FROM ${t.notes} c WHERE c.incident_id = ${t.incidents.id})`;
+
 /**
  * What a list reads of each incident, in one statement: its columns, how many notes it has, and
  * its newest note, joined by one seek in notes_latest. Read as arrays (`connection.rows`), in this
@@ -54,7 +57,7 @@ export const LISTED_SELECTION = {
   resolvedMs: t.incidents.resolvedMs,
   firstSeenMs: t.incidents.firstSeenMs,
   lastSeenMs: t.incidents.lastSeenMs,
-  noteCount: sql<number>`(SELECT count(*) FROM ${t.notes} c WHERE c.incident_id = ${t.incidents.id})`,
+  noteCount: NOTE_COUNT,
   noteKey: t.notes.key,
   noteDateCreated: t.notes.dateCreated,
   noteCreatedMs: t.notes.createdMs,

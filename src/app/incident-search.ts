@@ -5,7 +5,7 @@
  */
 import type { CursorCodec } from '../core/cursor.ts';
 import { ApiError, SearchTooBroadError } from '../core/errors.ts';
-import type { ArchiveQueries, IncidentCount, IncidentFilter, IncidentPosition, ListedIncident } from '../core/ports.ts';
+import type { ArchiveQueries, IncidentCount, IncidentFilter, IncidentPosition, ListedIncident, ListedIncidentJson } from '../core/ports.ts';
 import { parseSearch, SEARCH_LIMITS } from '../core/search-query.ts';
 import { isWhole, keyedList, pageAfter, readPosition } from './cursor-page.ts';
 import { requireKnownServices, type ServiceNamesOfSource } from './known-services.ts';
@@ -31,9 +31,13 @@ export type IncidentSearch = {
 };
 
 /** `total`: how many match in all, counted up to INCIDENT_TOTAL_MAX (then `exact` is false). */
-export type IncidentPage = { incidents: ListedIncident[]; nextCursor: string; total: IncidentCount };
+export type IncidentPage<Incident = ListedIncident> = { incidents: Incident[]; nextCursor: string; total: IncidentCount };
 
-export type IncidentSearchDeps = { store: Pick<ArchiveQueries, 'listIncidents' | 'countIncidents'>; cursors: CursorCodec; known: ServiceNamesOfSource };
+export type IncidentSearchDeps = {
+  store: Pick<ArchiveQueries, 'listIncidents' | 'listIncidentsJson' | 'countIncidents'>;
+  cursors: CursorCodec;
+  known: ServiceNamesOfSource;
+};
 
 /** Why the words of a search were refused; `fact` says what was wrong, without the field's name. */
 export type SearchRefusalRule = 'no_words' | 'too_complex' | 'too_broad';
@@ -53,7 +57,19 @@ export class SearchRefusedError extends ApiError {
  * Throws ApiError (400): `invalid_cursor` for a cursor of another list, `unknown_service` naming
  * the known ones, and a SearchRefusedError for words beyond SEARCH_LIMITS.
  */
-export async function searchIncidents({ store, cursors, known }: IncidentSearchDeps, search: IncidentSearch): Promise<IncidentPage> {
+export function searchIncidents(deps: IncidentSearchDeps, search: IncidentSearch): Promise<IncidentPage>;
+/** `json`: each incident as the JSON API lists it, as text (ArchiveQueries.listIncidentsJson). */
+export function searchIncidents(deps: IncidentSearchDeps, search: IncidentSearch, as: 'json'): Promise<IncidentPage<ListedIncidentJson>>;
+export function searchIncidents(deps: IncidentSearchDeps, search: IncidentSearch, as?: 'json'): Promise<IncidentPage<ListedIncident | ListedIncidentJson>> {
+  if (as === 'json') return searchWith(deps, search, (filter, after, limit) => deps.store.listIncidentsJson(filter, after, limit));
+  return searchWith(deps, search, (filter, after, limit) => deps.store.listIncidents(filter, after, limit));
+}
+
+async function searchWith<Incident extends { sortKey: number }>(
+  { store, cursors, known }: IncidentSearchDeps,
+  search: IncidentSearch,
+  list: (filter: IncidentFilter, after: IncidentPosition | null, limit: number) => Promise<Incident[]>,
+): Promise<IncidentPage<Incident>> {
   const after = await readPosition(cursors, INCIDENTS, search.cursor);
   const filter: IncidentFilter = { ...search.filter };
   // An empty list for a misspelt name would read as "no incidents ever": say the name is unknown.
@@ -73,7 +89,7 @@ export async function searchIncidents({ store, cursors, known }: IncidentSearchD
       INCIDENTS,
       after,
       limit,
-      (sortKey, n) => store.listIncidents(filter, sortKey === null ? null : ({ sortKey } satisfies IncidentPosition), n),
+      (sortKey, n) => list(filter, sortKey === null ? null : ({ sortKey } satisfies IncidentPosition), n),
       (incident) => incident.sortKey,
     ),
     store.countIncidents(filter, INCIDENT_TOTAL_MAX),

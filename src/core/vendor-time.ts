@@ -53,7 +53,9 @@ export function toIsoSeconds(ms: number): string {
 const pad2 = (n: number) => (n < 10 ? '0' : '') + n;
 const pad3 = (n: number) => (n < 10 ? '00' : n < 100 ? '0' : '') + n;
 /** 9999-12-31T23:59:59.999Z: past it toISOString switches to six-digit years. */
-const LAST_FOUR_DIGIT_YEAR_MS = 253_402_300_799_999;
+export const LAST_FOUR_DIGIT_YEAR_MS = 253_402_300_799_999;
+/** 0000-01-01T00:00:00.000Z: before it toISOString writes six-digit years, signed. */
+export const FIRST_FOUR_DIGIT_YEAR_MS = -62_167_219_200_000;
 
 /**
  * The same text as `new Date(ms).toISOString()`, about 3.5 times faster: API lists format six of

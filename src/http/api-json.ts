@@ -3,7 +3,7 @@ import { eventIncidentId, type IncidentSummary, type StatusEvent } from '../core
 import { htmlToText } from '../core/html-text.ts';
 import { toIsoUtc } from '../core/vendor-time.ts';
 import type { Note } from '../core/incident.ts';
-import type { ListedIncident, PollRun, SourceReport, StoredIncident } from '../core/ports.ts';
+import type { PollRun, SourceReport, StoredIncident } from '../core/ports.ts';
 import type { PollResult } from '../app/poller.ts';
 import type { SourcePollResult } from '../app/source-poller.ts';
 import { sourceOfIncidentId } from '../core/statuspage/mapping.ts';
@@ -24,10 +24,11 @@ export function toApiNote(note: Note & { text?: string }) {
 }
 
 /**
- * The fields an incident has in lists and on its own, with its notes' part last: the event
- * summary's fields (`summarize`) first, in its order, then statuswatch's own. One object literal,
- * not `{ ...summarize(incident), ... }`: objects built by spreading serialised 5-8x slower, which
- * was most of the time of a 1,000-incident page. test/http/api.test.ts holds the order.
+ * An incident's fields in the API, with its notes' part last: the event summary's fields
+ * (`summarize`) first, in its order, then statuswatch's own. One object literal, not
+ * `{ ...summarize(incident), ... }`: objects built by spreading serialised 5-8x slower. Lists build
+ * the same fields in SQL (src/adapters/sqlite-listed-json.ts), with `note_count` and `latest_note`;
+ * test/http/listed-incident-json.test.ts holds the two equal, test/http/api.test.ts the order.
  */
 function incidentFields<K extends string, V>(incident: Omit<StoredIncident, 'notes'>, noteCount: number, notesKey: K, notes: V) {
   const fields = {
@@ -51,11 +52,6 @@ function incidentFields<K extends string, V>(incident: Omit<StoredIncident, 'not
   } satisfies IncidentSummary & Record<string, unknown>;
   // Added to the literal's shape, as its last property: no copy.
   return Object.assign(fields, { [notesKey]: notes } as Record<K, V>);
-}
-
-/** In a list: the latest note only, and how many there are. */
-export function toApiListedIncident(incident: ListedIncident) {
-  return incidentFields(incident, incident.noteCount, 'latest_note', incident.latestNote ? toApiNote(incident.latestNote) : null);
 }
 
 /** On its own: every note, oldest first. */

@@ -155,6 +155,38 @@ export function archiveReadsContract(target: StoreTarget): void {
         expect(ids(await store.listIncidents({ q: q('upload') }, { sortKey: two!.sortKey }, 10))).toEqual(['1']);
       });
 
+      it("lists each incident's JSON text on the same pages as its columns, filtered, searched and after a position", async () => {
+        const asJson = async (filter: IncidentFilter, after: IncidentPosition | null, limit: number) =>
+          (await store.listIncidentsJson(filter, after, limit)).map(({ sortKey, json }) => ({ sortKey, ...(JSON.parse(json) as { id: string }) }));
+        for (const [filter, after, limit] of [
+          [{}, null, 10],
+          [{}, null, 2],
+          [{ services: ['Files'] }, null, 10],
+          [{ q: q('upload') }, null, 10],
+          [{ q: q('nothing-matches') }, null, 10],
+          [{}, { sortKey: (Date.parse('2026-08-01T10:00:00-07:00') / 1000) * 1_000_000 }, 10],
+        ] as [IncidentFilter, IncidentPosition | null, number][]) {
+          const listed = await store.listIncidents(filter, after, limit);
+          expect((await asJson(filter, after, limit)).map((item) => [item.sortKey, item.id])).toEqual(listed.map((i) => [i.sortKey, i.id]));
+        }
+        // The values the columns hold, as the API names them; toApiIncident's agreement is the HTTP tests'.
+        const [three] = await asJson({}, null, 1);
+        expect(three).toMatchObject({
+          id: '3',
+          title: 'Search is slow',
+          services: [],
+          source: 'main',
+          created_at: '2026-09-01T17:00:00.000Z',
+          updated_at: '2026-09-02T17:00:00.000Z',
+          note_count: 1,
+          latest_note: {
+            body: '<p>Uploading&nbsp;attachments is delayed</p>',
+            text: 'Uploading attachments is delayed',
+            created_at: '2026-09-01T17:00:00.000Z',
+          },
+        });
+      });
+
       it('counts what a filter matches on every page, up to a bound', async () => {
         expect(await store.countIncidents({}, 100)).toEqual({ count: 3, exact: true });
         expect(await store.countIncidents({ services: ['Files'] }, 100)).toEqual({ count: 2, exact: true });

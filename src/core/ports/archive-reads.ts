@@ -35,6 +35,12 @@ export type ListedNote = Note & { text: string };
 /** An incident in a list: everything but the notes, of which only the count and the latest. */
 export type ListedIncident = Omit<StoredIncident, 'notes'> & { sortKey: number; noteCount: number; latestNote: ListedNote | null };
 
+/**
+ * An incident as `GET /api/incidents` lists it, as JSON text: the fields of the API's single
+ * incident, in its order, with `note_count` and `latest_note` (or null) in place of `notes`.
+ */
+export type ListedIncidentJson = { sortKey: number; json: string };
+
 export type IncidentVersion = { revision: number; recordedAt: number; pollRunId: string | null; incident: VendorIncidentJson };
 
 export type EventFilter = {
@@ -90,6 +96,11 @@ export type IncidentCount = { count: number; exact: boolean };
 /** The read side of the archive, for the HTTP API and the vendor mirror. */
 export interface ArchiveQueries {
   listIncidents(filter: IncidentFilter, after: IncidentPosition | null, limit: number): Promise<ListedIncident[]>;
+  /**
+   * The same page with each incident as the API lists it, as JSON text built by the store: a page
+   * of 1,000 needs no objects made and serialised.
+   */
+  listIncidentsJson(filter: IncidentFilter, after: IncidentPosition | null, limit: number): Promise<ListedIncidentJson[]>;
   /** Every incident `filter` matches, on every page, counting at most `max` of them. */
   countIncidents(filter: IncidentFilter, max: number): Promise<IncidentCount>;
   /** Newest date_updated first (then newest created): what a feed of the latest changes shows. */
