@@ -103,18 +103,28 @@ describe('deliverers sharing an archive, with a slow receiver', () => {
   });
 
   it('leaves what its renewal budget cannot cover for a later round, and sends nothing twice', async () => {
-    const { archive, receiver, box } = await slowWorld();
-    // One at a time at 150 ms each the 12 take about 1.8 s: past the first lease and one renewal's.
-    const bounded = deliverer(archive.store, box, 'bounded', { concurrency: 1, maxRenewalsPerRound: 1 });
+    // Time is the test's: each answer takes ANSWER_DELAY_MS of it, so a loaded machine cannot
+    // move the lease's end; the HTTP time limit (real time) is far off.
+    const startMs = Date.UTC(2026, 10, 27, 12);
+    const testClock = { ms: startMs, now: () => testClock.ms };
+    const { archive, receiver, box } = await slowWorld({
+      now: startMs,
+      beforeAnswer: async () => {
+        testClock.ms += ANSWER_DELAY_MS;
+      },
+    });
+    // One at a time at 150 ms each the 12 take 1,800 ms: past the first lease and one renewal's.
+    const options = { clock: testClock, sendTimeoutMs: 30_000, concurrency: 1 };
+    const bounded = deliverer(archive.store, box, 'bounded', { ...options, maxRenewalsPerRound: 1 });
     const first = await bounded.deliverDue();
     expect(first.done).toBeGreaterThan(0);
     expect(first.done).toBeLessThan(SUBSCRIBERS);
     expect(receiver.received).toHaveLength(first.done);
-    expect(await archive.store.deliveryCounts(clock.now())).toMatchObject({ pending: SUBSCRIBERS - first.done });
+    expect(await archive.store.deliveryCounts(testClock.now())).toMatchObject({ pending: SUBSCRIBERS - first.done });
 
     // Their claims run out; the next round sends them.
-    await new Promise((resolve) => setTimeout(resolve, LEASE_MS));
-    const next = await deliverer(archive.store, box, 'next').deliverDue();
+    testClock.ms += LEASE_MS;
+    const next = await deliverer(archive.store, box, 'next', options).deliverDue();
     expect(next.done).toBe(SUBSCRIBERS - first.done);
     const ids = receiver.received.map((r) => r.headers['webhook-id']);
     expect(new Set(ids).size).toBe(SUBSCRIBERS);
