@@ -12,7 +12,7 @@ import type { VendorIncidentJson } from '../core/vendor-format.ts';
 import type { ArchiveQueries, EventFilter, FeedHealth, IncidentFilter, IncidentPosition, RecordedRejection, StoredEvent } from '../core/ports.ts';
 import { statementOf, type SqliteConnection } from './sqlite-connection.ts';
 import { createIncidentRows, LATEST_NOTE_JOIN, LISTED_SELECTION, listedIncident, toPollRun, type ListedRow } from './sqlite-incident-rows.ts';
-import { LISTED_JSON_SELECTION, type ListedJsonRow } from './sqlite-listed-json.ts';
+import { LISTED_JSON_SELECTION, SINGLE_JSON, type ListedJsonRow } from './sqlite-listed-json.ts';
 import { prepareDataCoverage, prepareIncidentSpans } from './sqlite-reliability.ts';
 import { toStatusEvent } from './sqlite-rows.ts';
 import type { PollStatements } from './sqlite-statements.ts';
@@ -86,6 +86,8 @@ export function createSqliteArchiveReads(connection: SqliteConnection, st: PollS
       .prepare();
   });
   const { loadByIds, withNotes } = createIncidentRows(st);
+  /** One incident's JSON, by id: its text built once, the id bound as its one `?` on each read. */
+  const singleJson = statementOf(db.select({ json: SINGLE_JSON }).from(t.incidents).where(sql`${t.incidents.id} = ?`));
 
   /** Incidents as lists show them, each with its note count and newest note, in one statement. */
   async function listed(where: SQL | undefined, orderBy: SQL[], limit?: number): Promise<ListedIncident[]> {
@@ -235,6 +237,11 @@ export function createSqliteArchiveReads(connection: SqliteConnection, st: PollS
 
     async getIncident(id) {
       return (await loadByIds([id]))[0] ?? null;
+    },
+
+    async getIncidentJson(id) {
+      const [row] = await connection.rows<[json: string]>(singleJson.sql, [id]);
+      return row ? { json: row[0] } : null;
     },
 
     async listVersions(incidentId, limit) {

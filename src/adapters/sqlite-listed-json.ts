@@ -1,10 +1,9 @@
 /**
- * An incident as `GET /api/incidents` lists it, built as JSON text by SQLite's json_object in the
- * statement that reads it: a page of 1,000 then makes no objects in JS and needs no
- * JSON.stringify, which with the objects were a third of its CPU. This is the only producer of a
- * listed incident's JSON. Its fields and values are those of toApiIncident (src/http/api-json.ts),
- * in its order, with `note_count` and `latest_note` in place of `notes`; the HTTP tests read both
- * over awkward incidents and hold them equal, on SQLite and on D1.
+ * An incident as statuswatch's JSON API shows it, built as JSON text by SQLite's json_object in the
+ * statement that reads it: listed by `GET /api/incidents` and alone by `GET /api/incidents/:id`.
+ * A page of 1,000 then makes no objects in JS and needs no JSON.stringify, which with the objects
+ * were a third of its CPU. This is the only producer of an incident's API JSON: one list of the
+ * fields every form shares (INCIDENT_FIELDS), closed by each form's own tail.
  */
 import { sql, type AnyColumn, type SQL } from 'drizzle-orm';
 import { SQLiteSyncDialect } from 'drizzle-orm/sqlite-core';
@@ -44,11 +43,11 @@ const DURATION_SECONDS = sql`(CASE WHEN ${t.incidents.resolvedMs} IS NULL THEN N
   ELSE -((${t.incidents.createdMs} - ${t.incidents.resolvedMs} - 500 + 999) / 1000) END)`;
 
 /**
- * The listed incident's JSON, read with LATEST_NOTE_JOIN (the newest note's columns, null when it
- * has none). json_object keeps its arguments' order and escapes as JSON.stringify does.
+ * The fields of an incident in the API, as json_object's arguments, in the API's order: the event
+ * summary's (`summarize`) first, then statuswatch's own. json_object keeps its arguments' order
+ * and escapes as JSON.stringify does.
  */
-const LISTED_JSON_PARTS = sql<string>`json_object(
-  'id', ${t.incidents.id},
+const INCIDENT_FIELDS = sql`'id', ${t.incidents.id},
   'title', ${t.incidents.title},
   'type', ${t.incidents.type},
   'status', ${t.incidents.status},
@@ -64,24 +63,41 @@ const LISTED_JSON_PARTS = sql<string>`json_object(
   'first_seen_at', ${isoUtcSql(t.incidents.firstSeenMs)},
   'last_seen_at', ${isoUtcSql(t.incidents.lastSeenMs)},
   'revision', ${t.incidents.revision},
-  'note_count', ${NOTE_COUNT},
-  'latest_note', CASE WHEN ${t.notes.key} IS NULL THEN NULL ELSE json_object(
-    'key', ${t.notes.key},
-    'date_created', ${t.notes.dateCreated},
-    'created_at', ${isoUtcSql(t.notes.createdMs)},
-    'body', ${t.notes.body},
-    'text', ${t.notes.text}) END)`;
+  'note_count', ${NOTE_COUNT}`;
+
+/** A note in the API, as json_object's arguments, of the notes row `n` (the table, or an alias of it). */
+function noteFields(n: SQL): SQL {
+  return sql`'key', ${n}.key,
+    'date_created', ${n}.date_created,
+    'created_at', ${isoUtcSql(sql`${n}.created_ms`)},
+    'body', ${n}.body,
+    'text', ${n}.text`;
+}
 
 /**
- * LISTED_JSON_PARTS as one piece of SQL text, rendered once: drizzle walked its hundreds of pieces
- * again for every request, a twentieth of the CPU of a page of 1,000. It binds no values.
+ * An incident's JSON object: INCIDENT_FIELDS and then `tail` (more of json_object's arguments),
+ * as one piece of SQL text rendered once: drizzle walked its hundreds of pieces again for every
+ * request, a twentieth of the CPU of a page of 1,000.
  */
-export const LISTED_JSON = renderedOnce(LISTED_JSON_PARTS);
+function incidentJson(tail: SQL): SQL<string> {
+  return renderedOnce(sql<string>`json_object(${INCIDENT_FIELDS}, ${tail})`);
+}
+
+/** As lists show it, read with LATEST_NOTE_JOIN: its newest note's fields, or null when it has none. */
+export const LISTED_JSON = incidentJson(sql`'latest_note', CASE WHEN ${t.notes.key} IS NULL THEN NULL ELSE json_object(${noteFields(sql`${t.notes}`)}) END`);
+
+/**
+ * On its own: every note, oldest first (by the vendor's date, then the key's counter), as
+ * an array, `[]` for none. json() keeps the array JSON: a subquery's value reaches json_object
+ * as text, which it would quote.
+ */
+export const SINGLE_JSON = incidentJson(sql`'notes', json((SELECT json_group_array(json_object(${noteFields(sql.raw('n'))}) ORDER BY n.created_ms, n.seq)
+    FROM ${t.notes} n WHERE n.incident_id = ${t.incidents.id}))`);
 
 function renderedOnce(parts: SQL<string>): SQL<string> {
   const { sql: text, params } = new SQLiteSyncDialect().sqlToQuery(parts);
   // Raw text carries no values: one bound here would be a `?` with nothing to fill it.
-  if (params.length > 0) throw new Error("a listed incident's JSON binds no values: write constants in the SQL");
+  if (params.length > 0) throw new Error("an incident's JSON binds no values: write constants in the SQL");
   return sql.raw(text) as SQL<string>;
 }
 

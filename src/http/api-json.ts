@@ -1,63 +1,16 @@
-/** How incidents, notes and events look in statuswatch's own JSON API. */
-import { eventIncidentId, type IncidentSummary, type StatusEvent } from '../core/events.ts';
-import { htmlToText } from '../core/html-text.ts';
+/**
+ * How events and poll runs look in statuswatch's own JSON API. Incidents and their notes are built
+ * as JSON text by the store's SQL (src/adapters/sqlite-listed-json.ts), listed and alone.
+ */
+import { eventIncidentId, type StatusEvent } from '../core/events.ts';
 import { toIsoUtc } from '../core/vendor-time.ts';
-import type { Note } from '../core/incident.ts';
-import type { PollRun, SourceReport, StoredIncident } from '../core/ports.ts';
+import type { PollRun, SourceReport } from '../core/ports.ts';
 import type { PollResult } from '../app/poller.ts';
 import type { SourcePollResult } from '../app/source-poller.ts';
 import { sourceOfIncidentId } from '../core/statuspage/mapping.ts';
 
 /** An instant in the API: ISO 8601 in UTC with milliseconds, or null. */
 export const iso = (ms: number | null) => (ms === null ? null : toIsoUtc(ms));
-
-/** `text` is the body without HTML: stored with listed notes, derived here for the others. */
-export function toApiNote(note: Note & { text?: string }) {
-  return {
-    key: note.key,
-    date_created: note.dateCreated.raw,
-    created_at: iso(note.dateCreated.ms),
-    /** As the vendor sent it: may be HTML. Escape or sanitise before putting it in a page. */
-    body: note.body,
-    text: note.text ?? htmlToText(note.body),
-  };
-}
-
-/**
- * An incident's fields in the API, with its notes' part last: the event summary's fields
- * (`summarize`) first, in its order, then statuswatch's own. One object literal, not
- * `{ ...summarize(incident), ... }`: objects built by spreading serialised 5-8x slower. Lists build
- * the same fields in SQL (src/adapters/sqlite-listed-json.ts), with `note_count` and `latest_note`;
- * test/http/listed-incident-json.test.ts holds the two equal, test/http/api.test.ts the order.
- */
-function incidentFields<K extends string, V>(incident: Omit<StoredIncident, 'notes'>, noteCount: number, notesKey: K, notes: V) {
-  const fields = {
-    id: incident.id,
-    title: incident.title,
-    type: incident.type,
-    status: incident.status,
-    url: incident.url,
-    services: incident.services,
-    date_created: incident.dateCreated.raw,
-    date_updated: incident.dateUpdated.raw,
-    source: sourceOfIncidentId(incident.id),
-    created_at: iso(incident.dateCreated.ms),
-    updated_at: iso(incident.dateUpdated.ms),
-    resolved_at: iso(incident.resolvedAt),
-    duration_seconds: incident.resolvedAt === null ? null : Math.round((incident.resolvedAt - incident.dateCreated.ms) / 1000),
-    first_seen_at: iso(incident.firstSeenAt),
-    last_seen_at: iso(incident.lastSeenAt),
-    revision: incident.revision,
-    note_count: noteCount,
-  } satisfies IncidentSummary & Record<string, unknown>;
-  // Added to the literal's shape, as its last property: no copy.
-  return Object.assign(fields, { [notesKey]: notes } as Record<K, V>);
-}
-
-/** On its own: every note, oldest first. */
-export function toApiIncident(incident: StoredIncident) {
-  return incidentFields(incident, incident.notes.length, 'notes', incident.notes.map(toApiNote));
-}
 
 export function toApiEvent(event: StatusEvent) {
   return {

@@ -1,6 +1,6 @@
 /**
- * The instants of a listed incident's JSON, written by SQLite (isoUtcSql), against toIsoUtc, which
- * writes the single incident's: the same text for every millisecond, on a real SQLite.
+ * The instants of an incident's JSON, written by SQLite (isoUtcSql), against toIsoUtc, which writes
+ * the API's other instants (events, poll runs): the same text for every millisecond, on a real SQLite.
  */
 import Database from 'better-sqlite3';
 import { sql } from 'drizzle-orm';

@@ -169,7 +169,7 @@ export function archiveReadsContract(target: StoreTarget): void {
           const listed = await store.listIncidents(filter, after, limit);
           expect((await asJson(filter, after, limit)).map((item) => [item.sortKey, item.id])).toEqual(listed.map((i) => [i.sortKey, i.id]));
         }
-        // The values the columns hold, as the API names them; toApiIncident's agreement is the HTTP tests'.
+        // The values the columns hold, as the API names them.
         const [three] = await asJson({}, null, 1);
         expect(three).toMatchObject({
           id: '3',
@@ -300,6 +300,73 @@ export function archiveReadsContract(target: StoreTarget): void {
         expect(listed).not.toHaveProperty('notes');
         const withoutNotes = (await store.listIncidents({}, null, 10)).find((r) => r.id === '3');
         expect(withoutNotes).toMatchObject({ noteCount: 1, latestNote: { text: 'Uploading attachments is delayed' } });
+      });
+
+      it("gives one incident's JSON text with every note, oldest first, and none for an id it does not have", async () => {
+        const at = '2026-09-10T10:00:00-07:00';
+        const atMs = Date.parse(at);
+        const olderMs = Date.parse('2026-09-10T09:00:00-07:00');
+        // The vendor lists its notes newest first, two of them in the same second.
+        const notes = [
+          { body: '<b>second</b>, same second', date_created: at },
+          { body: 'first', date_created: at },
+          { body: '<p>older&nbsp;"one"</p>', date_created: '2026-09-10T09:00:00-07:00' },
+        ];
+        const incident = rawIncident({
+          id: 9,
+          title: 'Calls "stutter"',
+          status: 'resolved',
+          services: ['Huddles', 'Calls'],
+          date_created: '2026-09-10T09:00:00-07:00',
+          date_updated: '2026-09-10T10:30:00-07:00',
+          notes,
+        });
+        await applyPollOf(store, [incident], T0 + 1);
+        const found = await store.getIncidentJson('9');
+        const expected = {
+          id: '9',
+          title: 'Calls "stutter"',
+          type: 'incident',
+          status: 'resolved',
+          url: 'https://slack-status.com/2026-10/6c28dfb7b670dc02',
+          services: ['Huddles', 'Calls'],
+          date_created: '2026-09-10T09:00:00-07:00',
+          date_updated: '2026-09-10T10:30:00-07:00',
+          source: 'main',
+          created_at: '2026-09-10T16:00:00.000Z',
+          updated_at: '2026-09-10T17:30:00.000Z',
+          // Resolved when first seen: at its last note.
+          resolved_at: '2026-09-10T17:00:00.000Z',
+          duration_seconds: 3600,
+          first_seen_at: '2026-10-01T12:00:00.001Z',
+          last_seen_at: '2026-10-01T12:00:00.001Z',
+          revision: 1,
+          note_count: 3,
+          notes: [
+            {
+              key: `${olderMs}-0`,
+              date_created: '2026-09-10T09:00:00-07:00',
+              created_at: '2026-09-10T16:00:00.000Z',
+              body: '<p>older&nbsp;"one"</p>',
+              text: 'older "one"',
+            },
+            { key: `${atMs}-0`, date_created: at, created_at: '2026-09-10T17:00:00.000Z', body: 'first', text: 'first' },
+            { key: `${atMs}-1`, date_created: at, created_at: '2026-09-10T17:00:00.000Z', body: '<b>second</b>, same second', text: 'second, same second' },
+          ],
+        };
+        const parsed = JSON.parse(found!.json) as typeof expected;
+        expect(parsed).toEqual(expected);
+        expect(Object.keys(parsed)).toEqual(Object.keys(expected));
+        for (const note of parsed.notes) expect(Object.keys(note)).toEqual(['key', 'date_created', 'created_at', 'body', 'text']);
+        // The same fields as the incident's listed JSON, with its notes in place of the latest.
+        const listed = (await store.listIncidentsJson({ q: q('stutter') }, null, 10)).map((item) => JSON.parse(item.json) as Record<string, unknown>);
+        const { notes: all, ...fields } = expected;
+        expect(listed).toEqual([{ ...fields, latest_note: all.at(-1) }]);
+        // Without notes: an empty list; an unknown id: nothing.
+        await applyPollOf(store, [rawIncident({ id: 10, date_created: '2026-09-11T09:00:00-07:00', notes: [] })], T0 + 2);
+        expect(JSON.parse((await store.getIncidentJson('10'))!.json)).toMatchObject({ id: '10', note_count: 0, notes: [] });
+        expect(await store.getIncidentJson('11')).toBeNull();
+        expect(await store.getIncidentJson('')).toBeNull();
       });
 
       it('lists an incident without notes with a count of none and no latest note, its other fields as stored', async () => {

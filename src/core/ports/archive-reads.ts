@@ -41,6 +41,12 @@ export type ListedIncident = Omit<StoredIncident, 'notes'> & { sortKey: number; 
  */
 export type ListedIncidentJson = { sortKey: number; json: string };
 
+/**
+ * An incident as `GET /api/incidents/:id` shows it, as JSON text: the listed incident's fields, in
+ * its order, with `notes` (every note, oldest first) in place of `latest_note`.
+ */
+export type IncidentJson = { json: string };
+
 export type IncidentVersion = { revision: number; recordedAt: number; pollRunId: string | null; incident: VendorIncidentJson };
 
 export type EventFilter = {
@@ -106,6 +112,8 @@ export interface ArchiveQueries {
   /** Newest date_updated first (then newest created): what a feed of the latest changes shows. */
   recentlyUpdated(filter: Pick<IncidentFilter, 'services' | 'source'>, limit: number): Promise<ListedIncident[]>;
   getIncident(id: string): Promise<StoredIncident | null>;
+  /** The same incident as the API shows it on its own, as JSON text built by the store. */
+  getIncidentJson(id: string): Promise<IncidentJson | null>;
   /** Every stored version of an incident, oldest first: the whole incident as the feed showed it. */
   listVersions(incidentId: string, limit: number): Promise<IncidentVersion[]>;
   listEvents(filter: EventFilter, afterSeq: number, limit: number): Promise<StoredEvent[]>;

@@ -1,7 +1,7 @@
 /** The archive's incidents: cursor-paginated, filtered, searchable; one incident with its history. */
 import { Hono } from 'hono';
 import { incidentHistory, incidentNotFound } from '../../app/incident-history.ts';
-import { iso, toApiEvent, toApiIncident } from '../api-json.ts';
+import { iso, toApiEvent } from '../api-json.ts';
 import type { AppDeps } from '../deps.ts';
 import type { ArchiveReads } from '../../core/ports.ts';
 import { searchIncidents } from '../../app/incident-search.ts';
@@ -31,9 +31,10 @@ export function incidentRoutes({ store, cursors, clock }: IncidentRouteDeps) {
 
   app.get('/api/incidents/:id', async (c) => {
     const id = c.req.param('id');
-    const found = await incidentHistory(store, id);
+    const found = await incidentHistory(store, id, 'json');
     if (!found) throw incidentNotFound(id);
-    return c.json({ ok: true, incident: toApiIncident(found.incident), events: found.events.map(toApiEvent) });
+    // The incident comes as JSON text from the store: spliced in, not parsed and serialised again.
+    return answerJsonText(c, `{"ok":true,"incident":${found.incident.json},"events":${JSON.stringify(found.events.map(toApiEvent))}}`);
   });
 
   app.get('/api/incidents/:id/versions', async (c) => {
