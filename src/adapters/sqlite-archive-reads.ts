@@ -12,7 +12,7 @@ import type { VendorIncidentJson } from '../core/vendor-format.ts';
 import type { ArchiveQueries, EventFilter, FeedHealth, IncidentFilter, IncidentPosition, RecordedRejection, StoredEvent } from '../core/ports.ts';
 import { statementOf, type SqliteConnection } from './sqlite-connection.ts';
 import { createIncidentRows, LATEST_NOTE_JOIN, LISTED_SELECTION, listedIncident, toPollRun, type ListedRow } from './sqlite-incident-rows.ts';
-import { LISTED_JSON_SELECTION, SINGLE_JSON, type ListedJsonRow } from './sqlite-listed-json.ts';
+import { LISTED_JSON_SELECTION, SINGLE_JSON, type ListedJsonRow } from './sqlite-incident-json.ts';
 import { prepareDataCoverage, prepareIncidentSpans } from './sqlite-reliability.ts';
 import { toStatusEvent } from './sqlite-rows.ts';
 import type { PollStatements } from './sqlite-statements.ts';

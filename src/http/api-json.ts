@@ -1,6 +1,6 @@
 /**
  * How events and poll runs look in statuswatch's own JSON API. Incidents and their notes are built
- * as JSON text by the store's SQL (src/adapters/sqlite-listed-json.ts), listed and alone.
+ * as JSON text by the store's SQL (src/adapters/sqlite-incident-json.ts), listed and alone.
  */
 import { eventIncidentId, type StatusEvent } from '../core/events.ts';
 import { toIsoUtc } from '../core/vendor-time.ts';

@@ -6,7 +6,7 @@ import Database from 'better-sqlite3';
 import { sql } from 'drizzle-orm';
 import { SQLiteSyncDialect } from 'drizzle-orm/sqlite-core';
 import { afterAll, describe, expect, it } from 'vitest';
-import { isoUtcSql } from '../../src/adapters/sqlite-listed-json.ts';
+import { isoUtcSql } from '../../src/adapters/sqlite-incident-json.ts';
 import { FIRST_FOUR_DIGIT_YEAR_MS, LAST_FOUR_DIGIT_YEAR_MS, toIsoUtc } from '../../src/core/vendor-time.ts';
 
 const DAY_MS = 86_400_000;
