@@ -316,6 +316,20 @@ describe('poller', () => {
     // Half the precision after the last refresh, the diff refreshes again.
     expect(await edit(4, [rawIncident({ id: 73, title: 'Three' })])).toEqual(['71', '72', '73']);
     expect(await lastSeen('71')).toBe(now);
+
+    const refreshedAt = now;
+
+    // The same bodies skip the diff for up to the precision after that refresh (not after the
+    // last diff, which skipped it), then are diffed and refreshed.
+    expect(await edit(1, [rawIncident({ id: 73, title: 'Three' })])).toEqual([]);
+    const writes = refreshed.length;
+    now = refreshedAt + LAST_SEEN_PRECISION_MS - 1000;
+    expect(await poller.pollOnce()).toMatchObject({ status: 'ok', unchanged: true });
+    expect(refreshed).toHaveLength(writes);
+    now = refreshedAt + LAST_SEEN_PRECISION_MS + 1000;
+    expect(await poller.pollOnce()).toMatchObject({ status: 'ok', unchanged: false });
+    expect(refreshed.at(-1)).toEqual(['71', '72', '73']);
+    expect(await lastSeen('71')).toBe(now);
   });
 });
 
