@@ -55,6 +55,8 @@ function parseDiffedFeed(text: string): DiffedFeed | null {
     // Digests that do not read as a map of them are as good as none: every incident is diffed.
     const { incidents } = value;
     if (incidents !== undefined && (typeof incidents !== 'object' || incidents === null || Array.isArray(incidents))) delete value.incidents;
+    // A refresh time that is not one is unknown: the next diff refreshes last_seen_at.
+    if (value.seenRefreshedAtMs !== undefined && typeof value.seenRefreshedAtMs !== 'number') delete value.seenRefreshedAtMs;
     return value;
   } catch {
     return null;

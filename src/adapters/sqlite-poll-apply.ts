@@ -131,6 +131,12 @@ const TOUCH_SEEN = `UPDATE incidents SET last_seen_ms = ? WHERE id IN (SELECT va
  */
 const BUMP_GENERATION = `INSERT INTO meta (key, value) SELECT '${GENERATION_KEY}', '1' WHERE ? OR changes() > 0
   ON CONFLICT (key) DO UPDATE SET value = CAST(value AS INTEGER) + 1`;
+/**
+ * The same without a refresh: a piece that saw no incident (or a diff that skipped the refresh,
+ * last-seen.ts) leaves TOUCH_SEEN out, whose json_each costs as much with no ids as a write.
+ */
+const BUMP_GENERATION_IF_WRITTEN = `INSERT INTO meta (key, value) SELECT '${GENERATION_KEY}', '1' WHERE ?
+  ON CONFLICT (key) DO UPDATE SET value = CAST(value AS INTEGER) + 1`;
 const BUMP_MAIN_GENERATION = `INSERT INTO meta (key, value) SELECT '${MAIN_GENERATION_KEY}', '1' WHERE changes() > 0
   ON CONFLICT (key) DO UPDATE SET value = CAST(value AS INTEGER) + 1`;
 const MARK_SEEDED = `INSERT INTO meta (key, value) VALUES ('${SEEDED_KEY}', ?) ON CONFLICT (key) DO NOTHING`;
@@ -198,8 +204,10 @@ export function applyPollStatements(
   if (components && source !== undefined) list.push(...componentStatesStatements(source, components, now));
   const wrote = plan.writes.length > 0 ? 1 : 0;
   // In this order, nothing between them: each bump counts the rows of the statement before it.
-  list.push({ sql: TOUCH_SEEN, params: [now, JSON.stringify(seenIds), seenBefore] });
-  list.push({ sql: BUMP_GENERATION, params: [wrote] });
+  if (seenIds.length > 0) {
+    list.push({ sql: TOUCH_SEEN, params: [now, JSON.stringify(seenIds), seenBefore] });
+    list.push({ sql: BUMP_GENERATION, params: [wrote] });
+  } else list.push({ sql: BUMP_GENERATION_IF_WRITTEN, params: [wrote] });
   if (source === undefined) list.push({ sql: BUMP_MAIN_GENERATION, params: [] });
   if (markSeeded) list.push({ sql: MARK_SEEDED, params: [String(now)] });
   if (diffedFeed) list.push({ sql: KEEP_DIFFED_FEED, params: [diffedFeedMembers(diffedFeed)] });

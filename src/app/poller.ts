@@ -45,6 +45,7 @@ import type {
 import { forEachSlice, forEachSliceWithin, yieldToEventLoop } from './event-loop-slices.ts';
 import { createFeedFailureLog } from './feed-failure-log.ts';
 import { createIncidentDigester, isDiffedAlready, keptDigestsOf, keptRevisionsOf } from './incident-digests.ts';
+import { LAST_SEEN_PRECISION_MS, lastRefreshOf, lastSeenRefresh } from './last-seen.ts';
 
 export const FEED_PATHS = {
   'v2/current': '/api/v2.0.0/current',
@@ -61,12 +62,7 @@ const ENTRIES: Record<FeedSource, (json: unknown) => unknown[]> = {
 const POLL_LEASE = 'poll';
 /** Longer than the worst poll (three reads at their timeout); a crashed holder frees it by then. */
 export const POLL_LEASE_TTL_MS = 120_000;
-/**
- * How fresh last_seen_at is kept. Unchanged bodies skip the diff, but not for longer than this;
- * and a diff rewrites last_seen_at only where it is older, so a change to one incident does not
- * rewrite every other incident in the feed.
- */
-export const LAST_SEEN_PRECISION_MS = 10 * 60_000;
+export { LAST_SEEN_PRECISION_MS };
 /**
  * Plans of one poll refused on a moved revision before it stops trying: another process keeps
  * writing the archive, and what it did not write, the next poll plans again.
@@ -350,6 +346,7 @@ export function createPoller(deps: PollerDeps): Poller {
     const observations: Observation[] = good.map((r) => ({ source: r.source, incidents: r.document!.incidents }));
     const observed = mergeObservations(observations);
     const seenIds = observed.map((i) => i.id);
+    const seen = lastSeenRefresh(lastDiff, seenIds, startedAt);
     const historyWasRead = isGood(historyRead);
     const digests = await digester.digestAll(observed);
     const keptDigests = lastDiff.diffed?.incidents;
@@ -377,7 +374,7 @@ export function createPoller(deps: PollerDeps): Poller {
         // With changes left over, equal bodies must still be diffed next time: they hold them.
         if (plan.pending > 0) return null;
         const incidents = keptDigestsOf(digests, (id) => writtenRevisions.get(id) ?? revisions.get(id));
-        return { ...diffedFeedOf(good, startedAt), ...(incidents ? { incidents } : {}) };
+        return { ...diffedFeedOf(good, startedAt), ...(incidents ? { incidents, seenRefreshedAtMs: seen.refreshedAtMs } : {}) };
       };
       // Read before the writes, so a subscription may change in between. That is acceptable: one
       // created or resumed meanwhile misses this poll as if it came a moment later, filters
@@ -408,8 +405,8 @@ export function createPoller(deps: PollerDeps): Poller {
             run,
             plan: piece,
             deliveries: planDeliveries(piece.events, subscriptions),
-            seenIds: last ? seenIds : [],
-            seenBefore: startedAt - LAST_SEEN_PRECISION_MS,
+            seenIds: last ? seen.ids : [],
+            seenBefore: seen.seenBefore,
             rejected: runRecorded ? [] : rejected,
             // A backfill cut short is not done: the rest of the history must not count as news.
             markSeeded: last && !seeded && historyWasRead && plan.pending === 0,
@@ -625,7 +622,7 @@ export function createPoller(deps: PollerDeps): Poller {
    * be diffed, hence the check of the main feed's generation; a source's writes leave it.
    */
   function unchangedSinceLastDiff(good: SourceRead[], { generation, diffed }: LastDiff, now: number): boolean {
-    if (good.length === 0 || !diffed || now - diffed.atMs >= LAST_SEEN_PRECISION_MS || generation !== diffed.generation) return false;
+    if (good.length === 0 || !diffed || now - lastRefreshOf(diffed) >= LAST_SEEN_PRECISION_MS || generation !== diffed.generation) return false;
     return good.every((r) => diffed.sources.some((s) => s.source === r.source && s.sha256 === r.sha256));
   }
 

@@ -162,19 +162,24 @@ export function createMemoizedIncidentParser(): MemoizedIncidentParser {
     return {
       add(items, firstIndex) {
         let validated = 0;
-        items.forEach((item, offset) => {
+        for (let offset = 0; offset < items.length; offset++) {
+          const item = items[offset];
           const key = isObject(item) && (typeof item.id === 'string' || typeof item.id === 'number') ? String(item.id) : null;
           const known = key === null ? undefined : previous.get(key);
-          const same = known !== undefined && sameParsedFields(known.raw, item as Record<string, unknown>);
-          if (!same) validated++;
-          const result = same ? { incident: known.incident } : parseEntry(item, firstIndex + offset);
+          if (known !== undefined && sameParsedFields(known.raw, item as Record<string, unknown>)) {
+            next.set(key!, { raw: item as Record<string, unknown>, incident: known.incident });
+            document.incidents.push(known.incident);
+            continue;
+          }
+          validated++;
+          const result = parseEntry(item, firstIndex + offset);
           if ('problem' in result) {
             document.problems.push(result.problem);
           } else {
             if (key !== null) next.set(key, { raw: item as Record<string, unknown>, incident: result.incident });
             document.incidents.push(result.incident);
           }
-        });
+        }
         return validated;
       },
       finish() {
@@ -191,19 +196,29 @@ export function createMemoizedIncidentParser(): MemoizedIncidentParser {
   return Object.assign(parse, { begin });
 }
 
-/** The fields rawIncident reads are equal (===), so parsing `b` would give what `a` gave. */
+/** The scalar fields rawIncident reads; services and notes are compared as lists below. */
+const PARSED_SCALAR_FIELDS = ['id', 'title', 'type', 'status', 'url', 'date_created', 'date_updated'] as const;
+
+/**
+ * The fields rawIncident reads are equal (===), so parsing `b` would give what `a` gave. Run for
+ * every known entry of every changed body: loops over module constants, no array or closure
+ * made per call.
+ */
 function sameParsedFields(a: Record<string, unknown>, b: Record<string, unknown>): boolean {
-  for (const field of ['id', 'title', 'type', 'status', 'url', 'date_created', 'date_updated'] as const) {
+  for (const field of PARSED_SCALAR_FIELDS) {
     if (a[field] !== b[field]) return false;
   }
-  const [servicesA, servicesB, notesA, notesB] = [a.services, b.services, a.notes, b.notes];
-  if (!sameList(servicesA, servicesB, (x, y) => x === y)) return false;
-  return sameList(notesA, notesB, (x, y) => isObject(x) && isObject(y) && x.body === y.body && x.date_created === y.date_created);
+  return sameList(a.services, b.services, sameValue) && sameList(a.notes, b.notes, sameNote);
 }
+
+const sameValue = (x: unknown, y: unknown) => x === y;
+const sameNote = (x: unknown, y: unknown) => isObject(x) && isObject(y) && x.body === y.body && x.date_created === y.date_created;
 
 function sameList(a: unknown, b: unknown, same: (x: unknown, y: unknown) => boolean): boolean {
   if (!Array.isArray(a) || !Array.isArray(b)) return a === b;
-  return a.length === b.length && a.every((x, i) => same(x, b[i]));
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (!same(a[i], b[i])) return false;
+  return true;
 }
 
 export function parseIncidentList(items: unknown[]): FeedDocument {

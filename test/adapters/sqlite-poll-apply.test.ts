@@ -183,6 +183,30 @@ describe('SQLite poll apply', () => {
     expect((await store.getIncident('1'))?.lastSeenAt).toBe(T0 + 700_000);
   });
 
+  it('leaves the last-seen refresh out of a piece that saw no incident, and still moves both generations when it writes and neither when not', async () => {
+    const first = one(rawIncident({ id: 1, title: 'First' }));
+    const seed = await planned(store, [first], T0, true);
+    await store.applyPoll({ run: run('seed', T0), ...seed, seenIds: [first.id], seenBefore: T0, rejected: [], markSeeded: true });
+    const generations = async () => ({ archive: await store.archiveGeneration(), main: (await store.lastDiff()).generation });
+    const start = await generations();
+
+    // A run recorded with nothing written and nothing seen (a monitor step, a piece before the last).
+    executed = [];
+    const empty = { writes: [], events: [] };
+    await store.applyPoll({ run: run('none', T0 + 60_000), plan: empty, deliveries: [], seenIds: [], seenBefore: T0, rejected: [], markSeeded: false });
+    expect(executed.filter((sql) => sql.includes('json_each'))).toEqual([]);
+    expect(await generations()).toEqual(start);
+
+    // An edit with nothing seen besides (a diff that skipped the refresh): both generations move once.
+    const edited = one(rawIncident({ id: 1, title: 'First, edited' }));
+    const poll = await planned(store, [edited], T0 + 120_000, false);
+    executed = [];
+    await store.applyPoll({ run: run('edit', T0 + 120_000), ...poll, seenIds: [], seenBefore: T0, rejected: [], markSeeded: false });
+    expect(executed.filter((sql) => sql.includes('json_each'))).toEqual([]);
+    expect(await generations()).toEqual({ archive: start.archive + 1, main: start.main + 1 });
+    expect(await store.getIncident('1')).toMatchObject({ title: 'First, edited', lastSeenAt: T0 + 120_000 });
+  });
+
   it('opens a poll knowing the last good read among a month of minute runs as fast as among a few: its cost does not grow with the runs kept', async () => {
     // The month's runs are kept (RETENTION_POLL_RUNS_DAYS' default: 30 days, one run a minute).
     // Each poll opens with its lease and the main feed's last good read, then gives the lease back.

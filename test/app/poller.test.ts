@@ -276,6 +276,61 @@ describe('poller', () => {
     await poller.pollOnce(); // unchanged feed, but due for a full diff
     expect(await seen()).toBe(now);
   });
+
+  it('skips the last_seen_at refresh in a diff soon after one that covered its incidents, and never lets last_seen_at age past its precision', async () => {
+    // The real store, with the ids each write refreshes written down.
+    const refreshed: string[][] = [];
+    const counting = Object.create(archive.store) as typeof archive.store;
+    counting.applyPoll = (input) => {
+      refreshed.push([...input.seenIds].sort());
+      return archive.store.applyPoll(input);
+    };
+    const poller = newPoller('seen', { store: counting });
+    const lastSeen = async (id: string) => (await archive.store.getIncident(id))!.lastSeenAt;
+    const one = rawIncident({ id: 71, title: 'One' });
+    let title = 'Two';
+    const two = () => rawIncident({ id: 72, title });
+    const edit = async (minutes: number, more: ReturnType<typeof rawIncident>[] = []) => {
+      title += ', edited';
+      await vendor.setIncidents([one, two(), ...more]);
+      now += minutes * 60_000;
+      const result = await poller.pollOnce();
+      expect(result.status !== 'skipped' && result.events.length).toBeGreaterThan(0);
+      // Whatever each diff skipped: an incident the feed shows is never seen longer ago than this.
+      expect(now - (await lastSeen('71'))).toBeLessThan(LAST_SEEN_PRECISION_MS);
+      return refreshed.at(-1);
+    };
+
+    await vendor.setIncidents([one, two()]);
+    now += 1000;
+    await poller.pollOnce();
+    const first = await lastSeen('71');
+    expect(refreshed.at(-1)).toEqual(['71', '72']);
+
+    expect(await edit(1)).toEqual([]); // a minute later, of the same incidents: skipped
+    expect(await edit(3)).toEqual([]); // four minutes after the refresh
+    expect(await lastSeen('71')).toBe(first);
+    // An incident the refresh did not cover makes the diff refresh them all.
+    expect(await edit(0.5, [rawIncident({ id: 73, title: 'Three' })])).toEqual(['71', '72', '73']);
+    expect(await edit(1, [rawIncident({ id: 73, title: 'Three' })])).toEqual([]);
+    // Half the precision after the last refresh, the diff refreshes again.
+    expect(await edit(4, [rawIncident({ id: 73, title: 'Three' })])).toEqual(['71', '72', '73']);
+    expect(await lastSeen('71')).toBe(now);
+
+    const refreshedAt = now;
+
+    // The same bodies skip the diff for up to the precision after that refresh (not after the
+    // last diff, which skipped it), then are diffed and refreshed.
+    expect(await edit(1, [rawIncident({ id: 73, title: 'Three' })])).toEqual([]);
+    const writes = refreshed.length;
+    now = refreshedAt + LAST_SEEN_PRECISION_MS - 1000;
+    expect(await poller.pollOnce()).toMatchObject({ status: 'ok', unchanged: true });
+    expect(refreshed).toHaveLength(writes);
+    now = refreshedAt + LAST_SEEN_PRECISION_MS + 1000;
+    expect(await poller.pollOnce()).toMatchObject({ status: 'ok', unchanged: false });
+    expect(refreshed.at(-1)).toEqual(['71', '72', '73']);
+    expect(await lastSeen('71')).toBe(now);
+  });
 });
 
 describe('poller, when the vendor changes more incidents than one poll may write', () => {

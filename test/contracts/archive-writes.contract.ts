@@ -278,6 +278,15 @@ export function archiveWritesContract(target: StoreTarget): void {
       const pending = await planPollOf(store, [rawIncident({ title: 'Edited' })], T0 + 2 * MINUTE_MS);
       await store.applyPoll({ ...pending, diffedFeed: null });
       expect((await store.lastDiff()).diffed).toBeNull();
+
+      // Its incidents' digests and when last_seen was last refreshed for them come back as kept.
+      const kept = await planPollOf(store, [rawIncident({ title: 'Edited' })], T0 + 3 * MINUTE_MS);
+      const digests = { '1': [2, 'c'.repeat(32)] as [number, string] };
+      const keptAt = await store.applyPoll({ ...kept, diffedFeed: { atMs: T0 + 3 * MINUTE_MS, sources, incidents: digests, seenRefreshedAtMs: T0 } });
+      expect(await other.lastDiff()).toEqual({
+        generation: keptAt,
+        diffed: { atMs: T0 + 3 * MINUTE_MS, generation: keptAt, sources, incidents: digests, seenRefreshedAtMs: T0 },
+      });
     });
 
     it('refreshes last_seen only of the incidents the poll saw, and only once it is older than seenBefore', async () => {

@@ -67,6 +67,11 @@ export type DiffedFeed = {
    * Absent when the feed held more incidents than are worth keeping.
    */
   incidents?: IncidentDigests;
+  /**
+   * When a refresh of last_seen_at last covered every incident kept here (last-seen.ts): a diff
+   * soon after it skips the refresh. Absent: unknown, the next diff refreshes.
+   */
+  seenRefreshedAtMs?: number;
 };
 
 /** Incident id to [archived revision, digest of the incident as observed]. */
