@@ -204,4 +204,18 @@ describe('a listed incident and the same incident on its own', () => {
     }
     expect(Object.keys(expected).filter((id) => !list.incidents.some((item: { id: string }) => item.id === id))).toEqual([]);
   });
+
+  it('opens with the incident as its events summarise it to subscribers, in the same order and values', async () => {
+    await seedArchive(world.service.store, awkward, { now: world.nowMs });
+    for (const id of ['2', '3']) {
+      const { incident, events } = JSON.parse((await world.get(`/api/incidents/${id}`)).text);
+      const summaries = events.map((event: { data: { incident?: Record<string, unknown> } }) => event.data.incident).filter(Boolean);
+      expect(summaries.length).toBeGreaterThan(0);
+      const summary = summaries.at(-1) as Record<string, unknown>;
+      const keys = Object.keys(summary);
+      // A subscriber's webhook and the API name the same incident in the same words, in the same order.
+      expect(Object.keys(incident).slice(0, keys.length)).toEqual(keys);
+      expect(Object.fromEntries(keys.map((key) => [key, incident[key]]))).toEqual(summary);
+    }
+  });
 });
