@@ -6,6 +6,7 @@
 import { z } from 'zod';
 import type { Incident, Note } from './incident.ts';
 import { parseVendorTime, type VendorTime } from './vendor-time.ts';
+import { wellFormed } from './well-formed-text.ts';
 
 /**
  * The vendor's feed began around 2012 (status.slack.com) and the oldest real data is from 2019:
@@ -42,11 +43,11 @@ const incidentId = z.union([z.number(), z.string()]).transform((value, ctx): str
   return z.NEVER;
 });
 
-const lowerLabel = z.string().transform((s) => s.trim().toLowerCase());
+const lowerLabel = z.string().transform((s) => wellFormed(s.trim().toLowerCase()));
 const text = z
   .string()
   .nullish()
-  .transform((s) => s ?? '');
+  .transform((s) => wellFormed(s ?? ''));
 
 const rawNote = z.object({ date_created: vendorTime, body: text });
 
@@ -59,7 +60,7 @@ const rawIncident = z.object({
   date_created: vendorTime,
   date_updated: vendorTime.nullish(),
   services: z
-    .array(z.string())
+    .array(z.string().transform(wellFormed))
     .nullish()
     .transform((s) => s ?? []),
   notes: z

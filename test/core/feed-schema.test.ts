@@ -12,6 +12,16 @@ describe('feed parsing', () => {
     expect(incident?.notes[0]?.body).toBe('<p>We’ve found it</p>');
   });
 
+  it('makes a lone surrogate one U+FFFD in every text it keeps, which UTF-8 and so every store and face can then carry alike', () => {
+    // JSON may escape half of a pair on its own; UTF-8 has no such character.
+    const wire =
+      '{"status":"active","active_incidents":[{"id":7,"title":"Lone \\ud800 half","type":"Inc\\udc00","status":"active","url":"https://x.test/\\ud83d","date_created":"2026-10-01T05:39:35-07:00","notes":[{"body":"<p>\\udfff</p>","date_created":"2026-10-01T05:39:35-07:00"}],"services":["Files \\ud800"]},{"id":8,"title":"A pair \\ud83d\\ude80 stays","status":"active","date_created":"2026-10-01T05:39:35-07:00"}]}';
+    const [lone, pair] = parseCurrentV2(JSON.parse(wire)).incidents;
+    expect(lone).toMatchObject({ title: 'Lone \ufffd half', type: 'inc\ufffd', url: 'https://x.test/\ufffd', services: ['Files \ufffd'] });
+    expect(lone?.notes[0]?.body).toBe('<p>\ufffd</p>');
+    expect(pair?.title).toBe('A pair 🚀 stays');
+  });
+
   it('treats ids as numbers or strings alike (v2 sends 622, v1 sent "622")', () => {
     expect(one(rawIncident({ id: 622 })).id).toBe('622');
     expect(one(rawIncident({ id: '622' })).id).toBe('622');

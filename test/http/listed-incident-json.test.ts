@@ -50,9 +50,9 @@ describe('a listed incident and the same incident on its own', () => {
     expect((await world.service.admin('POST', `/api/admin/poll?source=${world.sourceId}`)).body.sources[0].outcome).toBe('ok');
 
     const seen = new Date(world.nowMs).toISOString();
-    // A lone surrogate has no UTF-8: it reads back as replacement characters, the rest as sent.
+    // A lone surrogate has no UTF-8: it is read as one replacement character, the rest as sent.
     const [before, after] = AWKWARD_TEXT.split('\ud800');
-    const awkwardRead = expect.stringMatching(new RegExp(`^${escapeRegExp(before!)}\ufffd+${escapeRegExp(after!)}$`));
+    const awkwardRead = expect.stringMatching(new RegExp(`^${escapeRegExp(before!)}\ufffd${escapeRegExp(after!)}$`));
     const defaults = { type: 'incident', url: 'https://slack-status.com/2026-10/6c28dfb7b670dc02', services: ['Messaging'], source: 'main' };
     const seenAt = { first_seen_at: seen, last_seen_at: seen, revision: 1 };
     const expected: Record<string, Record<string, unknown>> = {
@@ -86,11 +86,11 @@ describe('a listed incident and the same incident on its own', () => {
             date_created: '2026-03-01T10:00:02.499Z',
             created_at: '2026-03-01T10:00:02.499Z',
             body: expect.stringMatching(
-              new RegExp(`^<p onclick="x\\(\\)">${escapeRegExp(before!)}\ufffd+${escapeRegExp(after!)}&nbsp;<script>alert\\("x"\\)</script></p>$`),
+              new RegExp(`^<p onclick="x\\(\\)">${escapeRegExp(before!)}\ufffd${escapeRegExp(after!)}&nbsp;<script>alert\\("x"\\)</script></p>$`),
             ),
             // Tags dropped (a script's words kept, as text), the tab after the line break too.
             text: expect.stringMatching(
-              new RegExp(`^${escapeRegExp('Ünïcødé 🚨 "quoted" \\back\\slash\u0001\u001f\ntab \u2028 lone ')}\ufffd+ end alert\\("x"\\)$`),
+              new RegExp(`^${escapeRegExp('Ünïcødé 🚨 "quoted" \\back\\slash\u0001\u001f\ntab \u2028 lone ')}\ufffd end alert\\("x"\\)$`),
             ),
           },
         ],
@@ -207,7 +207,7 @@ describe('a listed incident and the same incident on its own', () => {
 
   it('opens with the incident as its events summarise it to subscribers, in the same order and values', async () => {
     await seedArchive(world.service.store, awkward, { now: world.nowMs });
-    for (const id of ['2', '3']) {
+    for (const id of ['1', '2', '3']) {
       const { incident, events } = JSON.parse((await world.get(`/api/incidents/${id}`)).text);
       const summaries = events.map((event: { data: { incident?: Record<string, unknown> } }) => event.data.incident).filter(Boolean);
       expect(summaries.length).toBeGreaterThan(0);

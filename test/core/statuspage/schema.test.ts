@@ -41,6 +41,17 @@ describe('parseSummary', () => {
     expect(summary.components.items[0]).toMatchObject({ id: 'c1', name: 'API', status: { value: 'operational' } });
   });
 
+  it('makes a lone surrogate one U+FFFD, also where a length cap cuts a pair in two', () => {
+    // Names are kept to 500 characters: the 500th here is the first half of an emoji's pair.
+    const cut = `${'a'.repeat(499)}🚨`;
+    const summary = parseSummary(
+      summaryText({
+        components: [component({ id: 'c1', name: 'API \ud800', status: 'operational' }), component({ id: 'c2', name: cut, status: 'operational' })],
+      }),
+    );
+    expect(summary.components.items.map((c) => c.name)).toEqual(['API \ufffd', `${'a'.repeat(499)}\ufffd`]);
+  });
+
   it('reads an incident.io-compatible summary: no scheduled_maintenances key, no optional fields, ULIDs, no fractions', () => {
     const text = bodyText({
       page: { id: '01JMYKB5GPXZ3Y8SRM1Y8A3ZQK', name: 'OpenAI', url: 'https://status.openai.com/' },
