@@ -3,7 +3,7 @@
  * vendor mirror. Queries whose filters vary are built per request; those of one shape that every
  * widget, badge and page reads are built and prepared once (see prepareFixedReads).
  */
-import { and, asc, count, desc, eq, exists, gt, gte, inArray, isNull, lt, max, sql, type AnyColumn, type SQL } from 'drizzle-orm';
+import { and, asc, count, desc, eq, exists, gt, gte, inArray, isNull, lt, max, sql, type SQL } from 'drizzle-orm';
 import type { ListedIncident } from '../core/ports.ts';
 import { incidentIdRangeOfSource, MAIN_FEED_SOURCE, sourceOfIncidentId } from '../core/statuspage/mapping.ts';
 import { SearchTooBroadError } from '../core/errors.ts';
@@ -13,6 +13,7 @@ import type { ArchiveQueries, EventFilter, FeedHealth, IncidentFilter, IncidentP
 import { statementOf, type SqliteConnection } from './sqlite-connection.ts';
 import { createIncidentRows, LATEST_NOTE_JOIN, LISTED_SELECTION, listedIncident, toPollRun, type ListedRow } from './sqlite-incident-rows.ts';
 import { LISTED_JSON_SELECTION, SINGLE_JSON, type ListedJsonRow } from './sqlite-incident-json.ts';
+import { isMainFeedIncidentId } from './sqlite-incident-source.ts';
 import { prepareDataCoverage, prepareIncidentSpans } from './sqlite-reliability.ts';
 import { toStatusEvent } from './sqlite-rows.ts';
 import type { PollStatements } from './sqlite-statements.ts';
@@ -63,7 +64,6 @@ const EVENTS_OF_MAIN_FEED = 32;
 const EVENT_SHAPES = 64;
 
 /** The main feed's incident ids hold no colon; a source's are `sourceId:vendorId` (statuspage/mapping.ts). */
-const hasNoColon = (column: AnyColumn) => sql`instr(${column}, ':') = 0`;
 
 export function createSqliteArchiveReads(connection: SqliteConnection, st: PollStatements): ArchiveQueries {
   const { db } = connection;
@@ -76,7 +76,7 @@ export function createSqliteArchiveReads(connection: SqliteConnection, st: PollS
     if (shape & EVENTS_LIVE_ONLY) conditions.push(eq(t.events.backfill, false));
     if (shape & EVENTS_DETECTED_SINCE) conditions.push(gte(t.events.detectedMs, p('detectedSinceMs')));
     if (shape & EVENTS_OF_SOURCE) conditions.push(gte(t.events.incidentId, p('sourceFrom')), lt(t.events.incidentId, p('sourceBefore')));
-    if (shape & EVENTS_OF_MAIN_FEED) conditions.push(hasNoColon(t.events.incidentId));
+    if (shape & EVENTS_OF_MAIN_FEED) conditions.push(isMainFeedIncidentId(t.events.incidentId));
     return db
       .select()
       .from(t.events)
@@ -146,7 +146,7 @@ export function createSqliteArchiveReads(connection: SqliteConnection, st: PollS
         ),
       );
     }
-    if (filter.source === MAIN_FEED_SOURCE) conditions.push(hasNoColon(t.incidents.id));
+    if (filter.source === MAIN_FEED_SOURCE) conditions.push(isMainFeedIncidentId(t.incidents.id));
     else if (filter.source !== undefined) {
       const range = incidentIdRangeOfSource(filter.source);
       conditions.push(gte(t.incidents.id, range.from), lt(t.incidents.id, range.before));
@@ -292,7 +292,7 @@ export function createSqliteArchiveReads(connection: SqliteConnection, st: PollS
         .select()
         .from(t.incidents)
         // The vendor mirror's read: the main feed's incidents alone.
-        .where(and(sql`${t.incidents.updatedMs} >= ${sinceMs}`, hasNoColon(t.incidents.id)))
+        .where(and(sql`${t.incidents.updatedMs} >= ${sinceMs}`, isMainFeedIncidentId(t.incidents.id)))
         .orderBy(desc(t.incidents.updatedMs), desc(t.incidents.id))
         .limit(limit)
         .all();
@@ -320,7 +320,8 @@ export function createSqliteArchiveReads(connection: SqliteConnection, st: PollS
       }
       // One source's: each name's incidents are looked at (read once per archive generation, known-services.ts).
       const range = incidentIdRangeOfSource(source);
-      const ofSource = source === MAIN_FEED_SOURCE ? hasNoColon(t.incidents.id) : and(gte(t.incidents.id, range.from), lt(t.incidents.id, range.before));
+      const ofSource =
+        source === MAIN_FEED_SOURCE ? isMainFeedIncidentId(t.incidents.id) : and(gte(t.incidents.id, range.from), lt(t.incidents.id, range.before));
       const rows = await db
         .selectDistinct({ service: t.incidentServices.service })
         .from(t.incidentServices)
@@ -336,7 +337,7 @@ export function createSqliteArchiveReads(connection: SqliteConnection, st: PollS
       const row = await db
         .select()
         .from(t.incidents)
-        .where(hasNoColon(t.incidents.id))
+        .where(isMainFeedIncidentId(t.incidents.id))
         .orderBy(desc(t.incidents.createdMs), desc(t.incidents.id))
         .limit(1)
         .get();

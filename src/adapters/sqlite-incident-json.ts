@@ -6,10 +6,9 @@
  * fields every form shares (INCIDENT_FIELDS), closed by each form's own tail.
  */
 import { sql, type AnyColumn, type SQL } from 'drizzle-orm';
-import { SQLiteSyncDialect } from 'drizzle-orm/sqlite-core';
-import { MAIN_FEED_SOURCE } from '../core/statuspage/mapping.ts';
 import { FIRST_FOUR_DIGIT_YEAR_MS, LAST_FOUR_DIGIT_YEAR_MS } from '../core/vendor-time.ts';
 import { NOTE_COUNT } from './sqlite-incident-rows.ts';
+import { sourceOfIncidentIdSql, sqlText } from './sqlite-incident-source.ts';
 import * as t from './store-schema.ts';
 
 /** 400 Gregorian years (146,097 days): the calendar repeats after them, weekdays and leap days alike. */
@@ -33,10 +32,6 @@ export function isoUtcSql(ms: AnyColumn | SQL): SQL<string | null> {
     ELSE printf('%+07d', strftime('%Y', ${moved}, 'unixepoch') + 400 * ${cycles}) || substr(strftime('%Y-%m-%dT%H:%M:%fZ', ${moved}, 'unixepoch'), 5) END)`;
 }
 
-/** sourceOfIncidentId: a source's incident ids are `sourceId:vendorId`; the main feed's hold no colon. */
-const SOURCE = sql`(CASE WHEN instr(${t.incidents.id}, ':') = 0 THEN ${sql.raw(`'${MAIN_FEED_SOURCE}'`)}
-  ELSE substr(${t.incidents.id}, 1, instr(${t.incidents.id}, ':') - 1) END)`;
-
 /** Whole seconds from created to resolved, rounded as Math.round does (halves up), in integer arithmetic. */
 const DURATION_SECONDS = sql`(CASE WHEN ${t.incidents.resolvedMs} IS NULL THEN NULL
   WHEN ${t.incidents.resolvedMs} - ${t.incidents.createdMs} + 500 >= 0 THEN (${t.incidents.resolvedMs} - ${t.incidents.createdMs} + 500) / 1000
@@ -55,7 +50,7 @@ const INCIDENT_FIELDS = sql`'id', ${t.incidents.id},
   'services', json(${t.incidents.servicesJson}),
   'date_created', ${t.incidents.dateCreated},
   'date_updated', ${t.incidents.dateUpdated},
-  'source', ${SOURCE},
+  'source', ${sourceOfIncidentIdSql(t.incidents.id)},
   'created_at', ${isoUtcSql(t.incidents.createdMs)},
   'updated_at', ${isoUtcSql(t.incidents.updatedMs)},
   'resolved_at', ${isoUtcSql(t.incidents.resolvedMs)},
@@ -95,10 +90,7 @@ export const SINGLE_JSON = incidentJson(sql`'notes', json((SELECT json_group_arr
     FROM ${t.notes} n WHERE n.incident_id = ${t.incidents.id}))`);
 
 function renderedOnce(parts: SQL<string>): SQL<string> {
-  const { sql: text, params } = new SQLiteSyncDialect().sqlToQuery(parts);
-  // Raw text carries no values: one bound here would be a `?` with nothing to fill it.
-  if (params.length > 0) throw new Error("an incident's JSON binds no values: write constants in the SQL");
-  return sql.raw(text) as SQL<string>;
+  return sql.raw(sqlText(parts)) as SQL<string>;
 }
 
 /** What listIncidentsJson reads of each incident, in this order: its sort key (for the cursor) and its JSON. */

@@ -5,6 +5,7 @@ import type { IncidentSpan } from '../core/ports.ts';
 import { BLIND_SPELLS_PER_SOURCE } from '../core/retention.ts';
 import type { SqliteConnection } from './sqlite-connection.ts';
 import { SEEDED_KEY } from './sqlite-meta-keys.ts';
+import { isMainFeedIncidentId, sqlText } from './sqlite-incident-source.ts';
 import { incidentIdRangeOfSource, MAIN_FEED_SOURCE } from '../core/statuspage/mapping.ts';
 
 type SpanRow = [
@@ -49,7 +50,7 @@ const INCIDENT_SPANS_SQL = `
  * One source's spans: the main feed's ids have no colon, a source's are `sourceId:...`
  * (incidentIdRangeOfSource), so a track record never reads every other page's incidents.
  */
-const SPANS_OF_MAIN_SQL = INCIDENT_SPANS_SQL.replace('%SOURCE%', "instr(i.id, ':') = 0");
+const SPANS_OF_MAIN_SQL = INCIDENT_SPANS_SQL.replace('%SOURCE%', sqlText(isMainFeedIncidentId('i.id')));
 const SPANS_OF_SOURCE_SQL = INCIDENT_SPANS_SQL.replace('%SOURCE%', 'i.id >= ? AND i.id < ?');
 
 export function prepareIncidentSpans(connection: SqliteConnection): (sinceMs: number, source: string) => Promise<IncidentSpan[]> {
@@ -79,14 +80,14 @@ export function prepareIncidentSpans(connection: SqliteConnection): (sinceMs: nu
  * was seeded. A watched page's incidents (their ids hold a colon) are its own past: one older than
  * the vendor's would have the vendor's record speak for time it never saw.
  */
-const ARCHIVE_BEGAN_SQL = `SELECT coalesce((SELECT created_ms FROM incidents WHERE instr(id, ':') = 0 ORDER BY sort_key LIMIT 1), (SELECT CAST(value AS INTEGER) FROM meta WHERE key = ?))`;
+const ARCHIVE_BEGAN_SQL = `SELECT coalesce((SELECT created_ms FROM incidents WHERE ${sqlText(isMainFeedIncidentId('id'))} ORDER BY sort_key LIMIT 1), (SELECT CAST(value AS INTEGER) FROM meta WHERE key = ?))`;
+/** The main feed's blind spells between two good reads (written with the run that ended each), ending in the window or after. */
+const MAIN_FEED_GAPS_SQL = `SELECT since_ms, until_ms FROM source_blind_spells WHERE source_id = '${MAIN_FEED_SOURCE}' AND until_ms >= ? ORDER BY since_ms LIMIT ${BLIND_SPELLS_PER_SOURCE}`;
 /**
  * Monitor events since a time, through the events_type index: at most two per quiet time
  * (monitor-episode.ts), so a year holds a few thousand at worst. The newest one is read too, so a
  * blindness begun before `sinceMs` and still going on is found.
  */
-/** The main feed's spells unread between two good reads (sqlite-poll-apply.ts), ending in the window or after. */
-const MAIN_FEED_GAPS_SQL = `SELECT since_ms, until_ms FROM source_blind_spells WHERE source_id = '${MAIN_FEED_SOURCE}' AND until_ms >= ? ORDER BY since_ms LIMIT ${BLIND_SPELLS_PER_SOURCE}`;
 const MONITOR_EVENTS_SQL = `SELECT type, data_json FROM events
   WHERE type IN (SELECT value FROM json_each(?)) AND (detected_ms >= ? OR seq = (SELECT max(seq) FROM events WHERE type IN (SELECT value FROM json_each(?))))
   ORDER BY seq`;
