@@ -82,15 +82,10 @@ export function createFetchFeedClient(options: FetchFeedClientOptions): FeedClie
   };
 }
 
-/** The body as text, refused with a FeedFetchError past `maxBytes` (declared or read). */
-export async function readCapped(response: Response, maxBytes: number): Promise<string> {
-  return (await readCappedText(response, maxBytes)).text;
-}
-
 const utf8 = new TextDecoder('utf-8');
 
-/** The body as text with the bytes it came in, refused past `maxBytes` as readCapped. */
-async function readCappedText(response: Response, maxBytes: number): Promise<{ text: string; bytes: number; raw: Uint8Array<ArrayBuffer> }> {
+/** The body as text with the bytes it came in, refused with a FeedFetchError past `maxBytes` (declared or read). */
+export async function readCappedText(response: Response, maxBytes: number): Promise<{ text: string; bytes: number; raw: Uint8Array<ArrayBuffer> }> {
   const declared = Number(response.headers.get('content-length'));
   if (declared > maxBytes) {
     await response.body?.cancel();

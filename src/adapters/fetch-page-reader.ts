@@ -5,7 +5,7 @@
  */
 import { FeedFetchError } from '../core/errors.ts';
 import type { Clock, PageReader } from '../core/ports.ts';
-import { fetchFailure, readCapped } from './fetch-feed-client.ts';
+import { fetchFailure, readCappedText } from './fetch-feed-client.ts';
 
 export type FetchPageReaderOptions = {
   timeoutMs: number;
@@ -42,9 +42,9 @@ export function createFetchPageReader(options: FetchPageReaderOptions): PageRead
         const retryable = response.status >= 500 || response.status === 429 || response.status === 408;
         throw new FeedFetchError(`GET ${url}: HTTP ${response.status}`, 'http', retryable, response.status);
       }
-      let body: string;
+      let body: { text: string; bytes: number };
       try {
-        body = await readCapped(response, options.maxBytes);
+        body = await readCappedText(response, options.maxBytes);
       } catch (error) {
         if (error instanceof FeedFetchError) throw error;
         throw fetchFailure(url, error, options.timeoutMs);
@@ -52,8 +52,9 @@ export function createFetchPageReader(options: FetchPageReaderOptions): PageRead
       return {
         notModified: false,
         url: answeredUrl,
-        body,
-        bytes: new TextEncoder().encode(body).byteLength,
+        // The bytes as they came, counted by the read: not the text encoded again.
+        body: body.text,
+        bytes: body.bytes,
         durationMs: options.clock.now() - started,
         validators: { etag: response.headers.get('etag'), lastModified: response.headers.get('last-modified') },
       };
