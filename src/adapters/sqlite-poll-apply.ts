@@ -123,22 +123,22 @@ const INSERT_DELIVERIES = `INSERT INTO deliveries (key, subscription_id, channel
   ON CONFLICT (key) DO NOTHING`;
 
 const TOUCH_SEEN = `UPDATE incidents SET last_seen_ms = ? WHERE id IN (SELECT value FROM json_each(?)) AND last_seen_ms < ?`;
+/** Moves a generation (a meta key) by one where `condition` holds. */
+const bumpSql = (key: string, condition: string) => `INSERT INTO meta (key, value) SELECT '${key}', '1' WHERE ${condition}
+  ON CONFLICT (key) DO UPDATE SET value = CAST(value AS INTEGER) + 1`;
 /**
  * The archive generation moves when any incident row is written: by this piece's writes (the
  * param), or by the last_seen_at refresh right before it, whose rows changes() counts; the seen
  * list is read once. The main feed's bump follows this one and moves when it moved (changes()
  * is then this upsert's one row, or none).
  */
-const BUMP_GENERATION = `INSERT INTO meta (key, value) SELECT '${GENERATION_KEY}', '1' WHERE ? OR changes() > 0
-  ON CONFLICT (key) DO UPDATE SET value = CAST(value AS INTEGER) + 1`;
+const BUMP_GENERATION = bumpSql(GENERATION_KEY, '? OR changes() > 0');
 /**
  * The same without a refresh: a piece that saw no incident (or a diff that skipped the refresh,
  * last-seen.ts) leaves TOUCH_SEEN out, whose json_each costs as much with no ids as a write.
  */
-const BUMP_GENERATION_IF_WRITTEN = `INSERT INTO meta (key, value) SELECT '${GENERATION_KEY}', '1' WHERE ?
-  ON CONFLICT (key) DO UPDATE SET value = CAST(value AS INTEGER) + 1`;
-const BUMP_MAIN_GENERATION = `INSERT INTO meta (key, value) SELECT '${MAIN_GENERATION_KEY}', '1' WHERE changes() > 0
-  ON CONFLICT (key) DO UPDATE SET value = CAST(value AS INTEGER) + 1`;
+const BUMP_GENERATION_IF_WRITTEN = bumpSql(GENERATION_KEY, '?');
+const BUMP_MAIN_GENERATION = bumpSql(MAIN_GENERATION_KEY, 'changes() > 0');
 const MARK_SEEDED = `INSERT INTO meta (key, value) VALUES ('${SEEDED_KEY}', ?) ON CONFLICT (key) DO NOTHING`;
 /**
  * The DiffedFeed (ports), with the main feed's generation as this piece leaves it: after the bump
