@@ -45,7 +45,7 @@ export async function readBodyWithin(body: ReadableStream<Uint8Array>, maxBytes:
   try {
     reader = body.getReader({ mode: 'byob' });
   } catch {
-    return readChunksWithin(body.getReader(), maxBytes); // not a byte stream: a body made in JavaScript
+    return readChunksWithin(body, maxBytes); // not a byte stream: a body made in JavaScript
   }
   // One byte over the cap fits, so a body of exactly maxBytes ends without growing the buffer.
   const limit = maxBytes + 1;
@@ -72,20 +72,13 @@ export async function readBodyWithin(body: ReadableStream<Uint8Array>, maxBytes:
   return new Uint8Array(buffer, 0, total);
 }
 
-async function readChunksWithin(reader: ReadableStreamDefaultReader<Uint8Array>, maxBytes: number): Promise<Uint8Array<ArrayBuffer> | null> {
+/** readBodyWithin for a stream that is not a byte stream: its chunks through readCappedBody, then joined. */
+async function readChunksWithin(body: ReadableStream<Uint8Array>, maxBytes: number): Promise<Uint8Array<ArrayBuffer> | null> {
   const chunks: Uint8Array[] = [];
-  let total = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    total += value.byteLength;
-    if (total > maxBytes) {
-      await reader.cancel();
-      return null;
-    }
-    chunks.push(value);
-  }
-  const bytes = new Uint8Array(total);
+  // One byte over the cap is enough to know the body is too long.
+  const read = await readCappedBody(body, maxBytes + 1, (chunk) => chunks.push(chunk));
+  if (read.bytes > maxBytes) return null;
+  const bytes = new Uint8Array(read.bytes);
   let offset = 0;
   for (const chunk of chunks) {
     bytes.set(chunk, offset);
