@@ -7,13 +7,12 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { createSqliteStore } from '../../src/adapters/sqlite-store.ts';
 import type { Deliverer } from '../../src/app/deliverer.ts';
 import type { Clock, Store } from '../../src/core/ports.ts';
-import { createSecretBox, generateSecretKey, type SecretBox } from '../../src/core/secret-box.ts';
-import { generateWebhookSecret } from '../../src/core/webhook-signing.ts';
+import type { SecretBox } from '../../src/core/secret-box.ts';
 import { openSqliteArchive } from '../../src/entry/open-sqlite.ts';
-import { pollNews, storedSubscription } from '../fixtures/notification-builders.ts';
+import { pollNews } from '../fixtures/notification-builders.ts';
 import { rawIncident } from '../fixtures/vendor-builders.ts';
 import { openTempArchive, type TempArchive } from '../helpers/temp-archive.ts';
-import { webhookDeliverer } from './webhook-deliverer.ts';
+import { webhookDeliverer, webhookSubscriptions } from './webhook-deliverer.ts';
 import { startWebhookReceiver, type WebhookReceiver, type WebhookReceiverOptions } from '../helpers/webhook-receiver.ts';
 
 const LEASE_MS = 600;
@@ -54,12 +53,13 @@ describe('deliverers sharing an archive, with a slow receiver', () => {
   ): Promise<{ archive: TempArchive; receiver: WebhookReceiver; box: SecretBox }> {
     receiver = await startWebhookReceiver(options.beforeAnswer ? { beforeAnswer: options.beforeAnswer } : { answerDelayMs: () => ANSWER_DELAY_MS });
     archive = openTempArchive();
-    const box = await createSecretBox(generateSecretKey());
-    const sealed = await box.seal(generateWebhookSecret());
     const now = options.now ?? clock.now();
-    for (let n = 0; n < SUBSCRIBERS; n++) {
-      await archive.store.createSubscription(storedSubscription(`sub_${n}`, { target: receiver.url, secretSealed: sealed }, now - 1000));
-    }
+    const box = await webhookSubscriptions(
+      archive.store,
+      receiver.url,
+      Array.from({ length: SUBSCRIBERS }, (_, n) => `sub_${n}`),
+      now,
+    );
     await pollNews(archive.store, [rawIncident({ id: 7100, title: 'Messages fail to send' })], now);
     return { archive, receiver, box };
   }

@@ -5,13 +5,12 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { LAST_SUCCESS_STEP_MS } from '../../src/core/delivery-outcome.ts';
-import { createSecretBox, generateSecretKey, type SecretBox } from '../../src/core/secret-box.ts';
-import { generateWebhookSecret } from '../../src/core/webhook-signing.ts';
-import { pollNews, storedSubscription } from '../fixtures/notification-builders.ts';
+import type { SecretBox } from '../../src/core/secret-box.ts';
+import { pollNews } from '../fixtures/notification-builders.ts';
 import { rawIncident } from '../fixtures/vendor-builders.ts';
 import { openTempArchive, type TempArchive } from '../helpers/temp-archive.ts';
 import { startWebhookReceiver, type WebhookReceiver } from '../helpers/webhook-receiver.ts';
-import { webhookDeliverer } from './webhook-deliverer.ts';
+import { webhookDeliverer, webhookSubscriptions } from './webhook-deliverer.ts';
 
 const clock = { now: () => Date.now() };
 const SUBSCRIPTION = 'sub_health';
@@ -37,9 +36,7 @@ describe("a subscription's health after its deliveries", () => {
   async function world(): Promise<{ archive: TempArchive; receiver: WebhookReceiver; box: SecretBox }> {
     receiver = await startWebhookReceiver();
     archive = openTempArchive();
-    const box = await createSecretBox(generateSecretKey());
-    const sealed = await box.seal(generateWebhookSecret());
-    await archive.store.createSubscription(storedSubscription(SUBSCRIPTION, { target: receiver.url, secretSealed: sealed }, clock.now() - 1000));
+    const box = await webhookSubscriptions(archive.store, receiver.url, [SUBSCRIPTION], clock.now());
     return { archive, receiver, box };
   }
 

@@ -6,13 +6,12 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Store } from '../../src/core/ports.ts';
-import { createSecretBox, generateSecretKey, type SecretBox } from '../../src/core/secret-box.ts';
-import { generateWebhookSecret } from '../../src/core/webhook-signing.ts';
-import { pollNews, storedSubscription } from '../fixtures/notification-builders.ts';
+import type { SecretBox } from '../../src/core/secret-box.ts';
+import { pollNews } from '../fixtures/notification-builders.ts';
 import { rawIncident } from '../fixtures/vendor-builders.ts';
 import { openTempArchive, type TempArchive } from '../helpers/temp-archive.ts';
 import { startWebhookReceiver, type WebhookReceiver } from '../helpers/webhook-receiver.ts';
-import { webhookDeliverer } from './webhook-deliverer.ts';
+import { webhookDeliverer, webhookSubscriptions } from './webhook-deliverer.ts';
 
 const COMMIT_DELAY_MS = 300;
 const CONCURRENCY = 4;
@@ -45,12 +44,13 @@ describe('a deliverer whose commits are slow', () => {
   async function world(subscribers: number, incidents: number): Promise<{ archive: TempArchive; receiver: WebhookReceiver; box: SecretBox }> {
     receiver = await startWebhookReceiver();
     archive = openTempArchive();
-    const box = await createSecretBox(generateSecretKey());
-    const sealed = await box.seal(generateWebhookSecret());
     const now = clock.now();
-    for (let n = 0; n < subscribers; n++) {
-      await archive.store.createSubscription(storedSubscription(`sub_${n}`, { target: receiver.url, secretSealed: sealed }, now - 1000));
-    }
+    const box = await webhookSubscriptions(
+      archive.store,
+      receiver.url,
+      Array.from({ length: subscribers }, (_, n) => `sub_${n}`),
+      now,
+    );
     for (let i = 0; i < incidents; i++) await pollNews(archive.store, [rawIncident({ id: 7200 + i, title: `Messages fail to send ${i}` })], now);
     return { archive, receiver, box };
   }

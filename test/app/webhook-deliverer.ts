@@ -10,7 +10,9 @@ import { createHttpWebhookSender } from '../../src/adapters/http-webhook-sender.
 import { createChannelSender } from '../../src/app/channel-sender.ts';
 import { createDeliverer, type Deliverer, type DelivererDeps } from '../../src/app/deliverer.ts';
 import type { Clock, Logger, Store } from '../../src/core/ports.ts';
-import type { SecretBox } from '../../src/core/secret-box.ts';
+import { createSecretBox, generateSecretKey, type SecretBox } from '../../src/core/secret-box.ts';
+import { generateWebhookSecret } from '../../src/core/webhook-signing.ts';
+import { storedSubscription } from '../fixtures/notification-builders.ts';
 
 const quiet: Logger = { debug() {}, info() {}, warn() {}, error() {} };
 const realClock: Clock = { now: () => Date.now() };
@@ -35,4 +37,15 @@ export function webhookDeliverer(store: Store, secrets: SecretBox, options: Webh
     isHolderGone: () => false,
     ...tuning,
   });
+}
+
+/**
+ * Webhook subscriptions `ids` to `target`, made a second before `nowMs`, all signing with one
+ * secret; answers the secret box that opens it, for the deliverer.
+ */
+export async function webhookSubscriptions(store: Store, target: string, ids: readonly string[], nowMs: number): Promise<SecretBox> {
+  const box = await createSecretBox(generateSecretKey());
+  const sealed = await box.seal(generateWebhookSecret());
+  for (const id of ids) await store.createSubscription(storedSubscription(id, { target, secretSealed: sealed }, nowMs - 1000));
+  return box;
 }
