@@ -5,7 +5,7 @@
  */
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { publicPagesWorld } from '../fixtures/public-pages-world.ts';
+import { middayYesterdayUtc, publicPagesWorld } from '../fixtures/public-pages-world.ts';
 import { startTestService, startTestVendor, type TestService, type TestVendor } from '../helpers/service.ts';
 import { launchBrowser, MOBILE_VIEWPORT, screenshot, watchedPage } from './helpers.ts';
 
@@ -36,8 +36,12 @@ describe('day bars by screen width', () => {
 
   beforeAll(async () => {
     vendor = await startTestVendor({ historyWindowDays: 100_000 });
-    await vendor.setIncidents(publicPagesWorld(Date.now()));
-    service = await startTestService(vendor.url);
+    // The service's clock runs from noon UTC yesterday, so the incidents going on (begun 30 and 60
+    // minutes before) count one day each, as the expectations below do, even for a run at 00:10.
+    const startMs = middayYesterdayUtc(Date.now());
+    const runFromMs = Date.now();
+    await vendor.setIncidents(publicPagesWorld(startMs));
+    service = await startTestService(vendor.url, { clock: { now: () => startMs + (Date.now() - runFromMs) } });
     expect((await service.poll()).outcome).toBe('ok');
     browser = await launchBrowser();
   });
