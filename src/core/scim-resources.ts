@@ -2,7 +2,7 @@
 import { z } from 'zod';
 import { EMAIL_MAX_CHARS, singleAddress } from './email-address.ts';
 import { isScimErrorCode } from './scim-errors.ts';
-import { isWellFormed, NOT_WELL_FORMED_MESSAGE, wellFormed } from './well-formed-text.ts';
+import { isWellFormed, wellFormed, wellFormedKey } from './well-formed-text.ts';
 
 export type ScimVersionName = 'v2' | 'v1';
 
@@ -34,7 +34,7 @@ const MAX_REASON_CHARS = 300;
 const text = (max: number) => z.string().max(max, `longer than ${max} characters`).transform(wellFormed);
 /** A directory id: a key, so one with half a surrogate pair is refused, never repaired. */
 const ID_MAX_CHARS = 100;
-const scimId = z.string().min(1).max(ID_MAX_CHARS, `longer than ${ID_MAX_CHARS} characters`).refine(isWellFormed, NOT_WELL_FORMED_MESSAGE);
+const scimId = wellFormedKey().min(1).max(ID_MAX_CHARS, `longer than ${ID_MAX_CHARS} characters`);
 
 const emailSchema = z.object({ value: text(EMAIL_MAX_CHARS), type: text(50).nullish(), primary: z.boolean().nullish() });
 

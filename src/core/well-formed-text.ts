@@ -1,3 +1,5 @@
+import { z } from 'zod';
+
 /**
  * Text that UTF-8 can carry. A JSON string may hold a lone surrogate (`"\ud800"`, or a pair cut in
  * two by a length cap), which UTF-8 cannot: each store and encoder then writes it its own way
@@ -21,3 +23,8 @@ export function isWellFormed(text: string): boolean {
 
 /** Why an outside id was refused, in the words every schema uses. */
 export const NOT_WELL_FORMED_MESSAGE = 'not well-formed text (holds half a surrogate pair)';
+
+/** The schema of an outside id, token or key: a string, refused when it holds half a surrogate pair. */
+export function wellFormedKey() {
+  return z.string().refine(isWellFormed, NOT_WELL_FORMED_MESSAGE);
+}
