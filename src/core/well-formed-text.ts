@@ -24,6 +24,14 @@ export function isWellFormed(text: string): boolean {
 /** Why an outside id was refused, in the words every schema uses. */
 export const NOT_WELL_FORMED_MESSAGE = 'not well-formed text (holds half a surrogate pair)';
 
+/**
+ * An outside party's JSON answer read without a schema (a tool's error text, a sent message's id),
+ * with every string in it made well formed: the same rule as the schemas, where none reads it.
+ */
+export function parseWellFormedJson(text: string): unknown {
+  return JSON.parse(text, (_key, value: unknown) => (typeof value === 'string' ? wellFormed(value) : value));
+}
+
 /** The schema of an outside id, token or key: a string, refused when it holds half a surrogate pair. */
 export function wellFormedKey() {
   return z.string().refine(isWellFormed, NOT_WELL_FORMED_MESSAGE);
