@@ -4,6 +4,7 @@
  * verifying the short-lived access tokens /mcp accepts (HS256 under a key kept in the archive).
  */
 import { createRemoteJWKSet, customFetch, errors, type FetchImplementation, jwtVerify, SignJWT, type JWTPayload } from 'jose';
+import { isWellFormed, NOT_WELL_FORMED_MESSAGE } from '../core/well-formed-text.ts';
 import { type CappedRead, createTextPrefix, readCappedBody } from './capped-body.ts';
 
 /** The ID-JAG's JWT type (draft-ietf-oauth-identity-assertion-authz-grant). */
@@ -87,6 +88,10 @@ export function createIdJagVerifier(settings: { issuer: string; jwksUrl: string 
     } catch (error) {
       throw classify(error);
     }
+    // jti keys the assertion's spent row and sub names the client (iss is ours, checked above): a key
+    // with half a surrogate pair would be stored repaired, and two assertions' keys could become one.
+    const unreadable = (['sub', 'jti'] as const).find((claim) => typeof payload[claim] !== 'string' || !isWellFormed(payload[claim]));
+    if (unreadable) throw new AssertionRefused('malformed', `the assertion's ${unreadable} is ${NOT_WELL_FORMED_MESSAGE}`);
     const clientId = typeof payload.client_id === 'string' ? payload.client_id : '';
     if (clientId !== expected.clientId) throw new AssertionRefused('wrong_client', 'the assertion was issued for another client');
     if (payload.exp! - payload.iat! > ID_JAG_MAX_LIFETIME_SECONDS) {

@@ -6,6 +6,7 @@
 import type { Config } from '../config.ts';
 import { parseMailbox, recipientRefusal } from '../core/email-address.ts';
 import type { MailResult, Mailer, OutgoingMail } from '../core/ports.ts';
+import { parseWellFormedJson, wellFormed } from '../core/well-formed-text.ts';
 import { createTextPrefix, readCappedBody } from './capped-body.ts';
 
 export const POSTMARK_API_URL = 'https://api.postmarkapp.com';
@@ -112,7 +113,8 @@ type PostmarkAnswer = { ErrorCode?: unknown; Message?: unknown; MessageID?: unkn
 export function classifyPostmarkAnswer(status: number, text: string | null): MailResult {
   const answer = parseAnswer(text);
   const errorCode = typeof answer?.ErrorCode === 'number' ? answer.ErrorCode : null;
-  const message = typeof answer?.Message === 'string' ? answer.Message.slice(0, MAX_MESSAGE_CHARS) : '';
+  // Cut, then made well formed again: a cut may split a pair.
+  const message = typeof answer?.Message === 'string' ? wellFormed(answer.Message.slice(0, MAX_MESSAGE_CHARS)) : '';
   const response = `Postmark HTTP ${status}${errorCode !== null ? `, ErrorCode ${errorCode}` : ''}${message ? `: ${message}` : ''}`;
   const failed = (kind: Exclude<MailResult, { ok: true }>['kind']): MailResult => ({
     ok: false,
@@ -138,7 +140,7 @@ export function classifyPostmarkAnswer(status: number, text: string | null): Mai
 function parseAnswer(text: string | null): PostmarkAnswer | null {
   if (text === null) return null;
   try {
-    const parsed: unknown = JSON.parse(text);
+    const parsed = parseWellFormedJson(text);
     return typeof parsed === 'object' && parsed !== null ? (parsed as PostmarkAnswer) : null;
   } catch {
     return null;

@@ -25,7 +25,7 @@ const LATEST_MONITOR_EVENT = `SELECT id, type, incident_id AS incidentId, revisi
   FROM events WHERE seq = (SELECT max(seq) FROM events WHERE type IN (SELECT value FROM json_each('${JSON.stringify(MONITOR_EVENT_TYPES)}')))`;
 const READ_SEEDED = `SELECT 1 FROM meta WHERE key = '${SEEDED_KEY}'`;
 /** Through the poll_runs_outcome index: one seek per good outcome, whatever the run history holds. */
-const READ_LAST_GOOD_READ = `SELECT max(started_ms) AS at FROM poll_runs WHERE outcome IN ('ok', 'partial')`;
+export const READ_LAST_GOOD_READ = `SELECT max(started_ms) AS at FROM poll_runs WHERE outcome IN ('ok', 'partial')`;
 
 function monitorEventOf(rows: unknown[] | undefined): MonitorEvent | null {
   const row = rows?.[0] as (typeof t.events.$inferSelect & { backfill: number | boolean }) | undefined;

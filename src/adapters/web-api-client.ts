@@ -18,6 +18,7 @@ import type {
   VendorWebApi,
 } from '../core/ports.ts';
 import { parseRetryAfterMs } from '../core/retry-after.ts';
+import { wellFormed, wellFormedKey } from '../core/well-formed-text.ts';
 import { createTextPrefix, readCappedBody } from './capped-body.ts';
 
 // A token response is under 1 KB; a history page of 200 messages with blocks is some 200 KB.
@@ -34,18 +35,20 @@ export type WebApiClientOptions = {
   fetch?: typeof fetch;
 };
 
-const errorAnswer = z.object({ ok: z.literal(false), error: z.string().min(1).max(200) });
+// The vendor's text is made well formed as it is read, and its ids and tokens (keys, which a repair
+// could merge) are refused when they hold half a surrogate pair: core/well-formed-text.ts.
+const errorAnswer = z.object({ ok: z.literal(false), error: z.string().min(1).max(200).transform(wellFormed) });
 const tokenAnswer = z.object({
   ok: z.literal(true),
-  access_token: z.string().min(1),
-  refresh_token: z.string().min(1),
+  access_token: wellFormedKey().min(1),
+  refresh_token: wellFormedKey().min(1),
   expires_in: z.number().int().positive(),
-  scope: z.string().default(''),
-  bot_user_id: z.string().min(1),
-  team: z.object({ id: z.string().min(1) }),
+  scope: z.string().default('').transform(wellFormed),
+  bot_user_id: wellFormedKey().min(1),
+  team: z.object({ id: wellFormedKey().min(1) }),
 });
 const okAnswer = z.object({ ok: z.literal(true) });
-const pageMetadata = z.object({ next_cursor: z.string().max(2000).nullish() }).optional();
+const pageMetadata = z.object({ next_cursor: wellFormedKey().max(2000).nullish() }).optional();
 
 /** "Empty string, null or absent next_cursor means no further results" (spec, Pagination rules). */
 function nextCursorOf(answer: { response_metadata?: z.infer<typeof pageMetadata> }): string | null {
@@ -56,8 +59,8 @@ const conversationsAnswer = z.object({
   ok: z.literal(true),
   channels: z.array(
     z.object({
-      id: z.string().min(1).max(100),
-      name: z.string().max(200).default(''),
+      id: wellFormedKey().min(1).max(100),
+      name: z.string().max(200).default('').transform(wellFormed),
       is_private: z.boolean().default(false),
       is_archived: z.boolean().default(false),
       is_member: z.boolean().default(false),
@@ -65,15 +68,15 @@ const conversationsAnswer = z.object({
   ),
   response_metadata: pageMetadata,
 });
-const postedAnswer = z.object({ ok: z.literal(true), ts: z.string().min(1).max(40) });
+const postedAnswer = z.object({ ok: z.literal(true), ts: wellFormedKey().min(1).max(40) });
 const metadataAnswer = z.object({ event_type: z.string().max(200), event_payload: z.record(z.string(), z.unknown()) });
 const historyAnswer = z.object({
   ok: z.literal(true),
   messages: z.array(
     z.object({
-      ts: z.string().min(1).max(40),
-      thread_ts: z.string().max(40).optional(),
-      bot_id: z.string().max(100).optional(),
+      ts: wellFormedKey().min(1).max(40),
+      thread_ts: wellFormedKey().max(40).optional(),
+      bot_id: wellFormedKey().max(100).optional(),
       metadata: metadataAnswer.optional(),
     }),
   ),
@@ -105,15 +108,16 @@ export const TEAM_NAME_MAX_CHARS = 200;
 
 const identityAnswer = z.object({
   ok: z.literal(true),
-  team_id: z.string().min(1),
+  team_id: wellFormedKey().min(1),
   // The workspace's name: shown to the admin, never relied on, so an odd one is dropped, not refused.
+  // Cut first, then made well formed: the cut may split a pair.
   team: z
     .string()
     .optional()
     .catch(undefined)
-    .transform((name) => (name?.trim() ? name.trim().slice(0, TEAM_NAME_MAX_CHARS) : null)),
-  user_id: z.string().min(1),
-  bot_id: z.string().optional(),
+    .transform((name) => (name?.trim() ? wellFormed(name.trim().slice(0, TEAM_NAME_MAX_CHARS)) : null)),
+  user_id: wellFormedKey().min(1),
+  bot_id: wellFormedKey().optional(),
 });
 
 function toGrant(answer: z.infer<typeof tokenAnswer>): TokenGrant {

@@ -6,6 +6,7 @@
 import type { OnCallAlert, OnCallSeverity } from './oncall-alert.ts';
 import type { OpsgenieRegion } from './subscription.ts';
 import { truncate } from './notification-message.ts';
+import { parseWellFormedJson } from './well-formed-text.ts';
 
 /** Each region's API host, unless OPSGENIE_API_URL says otherwise. */
 export const OPSGENIE_API_URL_DEFAULTS: Readonly<Record<OpsgenieRegion, string>> = {
@@ -59,7 +60,7 @@ export function opsgenieRequestsOf(alert: OnCallAlert): OpsgenieRequest[] {
 /** Opsgenie's error answer (`{"message": ..., "took", "requestId"}`) as one line. */
 export function opsgenieErrorText(excerpt: string): string {
   try {
-    const body = JSON.parse(excerpt) as { message?: unknown; errors?: unknown };
+    const body = parseWellFormedJson(excerpt) as { message?: unknown; errors?: unknown };
     if (typeof body.message === 'string' && body.message.trim() !== '') {
       const errors = body.errors && typeof body.errors === 'object' ? Object.values(body.errors).filter((e): e is string => typeof e === 'string') : [];
       return truncate([body.message, ...errors].join('; ').replace(/\s+/g, ' '), 300);

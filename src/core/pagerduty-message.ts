@@ -5,6 +5,7 @@
  */
 import type { OnCallAlert } from './oncall-alert.ts';
 import { truncate } from './notification-message.ts';
+import { parseWellFormedJson } from './well-formed-text.ts';
 
 /** Where events go unless PAGERDUTY_EVENTS_URL says otherwise. */
 export const PAGERDUTY_EVENTS_URL_DEFAULT = 'https://events.pagerduty.com/v2/enqueue';
@@ -62,7 +63,7 @@ export function pagerDutyEventOf(alert: OnCallAlert, routingKey: string, publicU
  */
 export function pagerDutyErrorText(excerpt: string): string {
   try {
-    const body = JSON.parse(excerpt) as { message?: unknown; errors?: unknown };
+    const body = parseWellFormedJson(excerpt) as { message?: unknown; errors?: unknown };
     const errors = Array.isArray(body.errors) ? body.errors.filter((e): e is string => typeof e === 'string') : [];
     const message = typeof body.message === 'string' ? body.message : '';
     const text = [message, errors.join('; ')].filter((part) => part !== '').join(': ');

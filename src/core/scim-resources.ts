@@ -2,6 +2,7 @@
 import { z } from 'zod';
 import { EMAIL_MAX_CHARS, singleAddress } from './email-address.ts';
 import { isScimErrorCode } from './scim-errors.ts';
+import { isWellFormed, wellFormed, wellFormedKey } from './well-formed-text.ts';
 
 export type ScimVersionName = 'v2' | 'v1';
 
@@ -29,13 +30,17 @@ const MAX_GROUP_MEMBERS = 20_000;
 const MAX_PAGE_RESOURCES = 1_000;
 /** A skip's reason as the audit list keeps it. */
 const MAX_REASON_CHARS = 300;
-const text = (max: number) => z.string().max(max, `longer than ${max} characters`);
+/** The directory's text, made well formed (core/well-formed-text.ts) as it is read. */
+const text = (max: number) => z.string().max(max, `longer than ${max} characters`).transform(wellFormed);
+/** A directory id: a key, so one with half a surrogate pair is refused, never repaired. */
+const ID_MAX_CHARS = 100;
+const scimId = wellFormedKey().min(1).max(ID_MAX_CHARS, `longer than ${ID_MAX_CHARS} characters`);
 
 const emailSchema = z.object({ value: text(EMAIL_MAX_CHARS), type: text(50).nullish(), primary: z.boolean().nullish() });
 
 // Each field a sync keeps has a bound: a record past one is skipped (readUser), not cut short.
 export const scimUserSchema = z.object({
-  id: text(100).min(1),
+  id: scimId,
   userName: text(200).nullish(),
   displayName: text(400).nullish(),
   // The spec: "true or false"; a user without it is not known to be active, so it receives nothing.
@@ -44,10 +49,10 @@ export const scimUserSchema = z.object({
   emails: z.array(emailSchema).max(10).nullish(),
 });
 
-const memberRefSchema = z.object({ value: text(100).min(1) });
+const memberRefSchema = z.object({ value: scimId });
 
 export const scimGroupSchema = z.object({
-  id: text(100).min(1),
+  id: scimId,
   displayName: text(400),
   // Each member is read on its own (readGroup): one malformed reference is skipped, not the group.
   members: z.array(z.unknown()).max(MAX_GROUP_MEMBERS).nullish(),
@@ -64,10 +69,10 @@ function issueText(error: z.ZodError): string {
   return (issue ? `${issue.path.join('.') || '(record)'}: ${issue.message}` : 'not the shape the spec gives').slice(0, MAX_REASON_CHARS);
 }
 
-/** The id a record carries, when it is one we could show (a string of at most 100 characters). */
+/** The id a record carries, when it is one we could show (a well-formed string of at most 100 characters). */
 function idOf(raw: unknown): string | null {
   const id = typeof raw === 'object' && raw !== null ? (raw as { id?: unknown }).id : undefined;
-  return typeof id === 'string' && id.length > 0 && id.length <= 100 ? id : null;
+  return typeof id === 'string' && id.length > 0 && id.length <= ID_MAX_CHARS && isWellFormed(id) ? id : null;
 }
 
 /** One user record of a list page or a GET: the user, or the reason it is skipped. */
@@ -105,7 +110,8 @@ export function scimErrorOf(body: unknown): { code: string | null; text: string 
   const v1 = v2.success ? null : v1ErrorSchema.safeParse(body);
   const said = v2.success ? v2.data.detail : v1?.success ? (Array.isArray(v1.data.Errors) ? v1.data.Errors[0]! : v1.data.Errors).description : null;
   if (said === null) return { code: null, text: null };
-  const text = said.trim().slice(0, MAX_ERROR_TEXT_CHARS);
+  // Cut first, then made well formed: the cut may split a pair.
+  const text = wellFormed(said.trim().slice(0, MAX_ERROR_TEXT_CHARS));
   return { code: codeIn(text), text: text === '' ? null : text };
 }
 

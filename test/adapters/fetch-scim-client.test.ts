@@ -276,4 +276,30 @@ describe('SCIM client', () => {
     expect(error.message).toContain('"not a user id" is not a user id');
     expect((await clientOf(sim).client.user(seed.firstUserId))?.id).toBe(seed.firstUserId);
   });
+  it('reads half a surrogate pair in the directory’s text as one U+FFFD, and skips a record whose id holds one', async () => {
+    // JSON may carry "\ud800", which UTF-8 cannot: text is made well formed as it is read; an id is
+    // a key, and two ids repaired could become one, so its record is skipped with the reason.
+    const { sim, seed } = await seededSim(3);
+    const list = await (await fetch(`${sim.url}/scim/v2/Users?startIndex=1&count=10`, { headers: { Authorization: `Bearer ${sim.token}` } })).json();
+    list.Resources[0].displayName = 'Ann \ud800 Lee';
+    list.Resources[0].timezone = 'Europe/Berlin\udc00';
+    list.Resources[1].displayName = '';
+    list.Resources[1].userName = 'bob\udfff';
+    list.Resources[1].emails = [{ value: 'bob\ud800@example.com', primary: true }];
+    list.Resources[2].id = 'U\ud800';
+    await control(sim, 'POST', '/faults', { target: 'users.list', kind: 'body', times: 1, body: JSON.stringify(list) });
+    const page = await clientOf(sim).client.usersPage(1, 10);
+    expect(page.users.map((u) => [u.id, u.displayName, u.timeZone])).toEqual([
+      [seed.firstUserId, 'Ann \ufffd Lee', 'Europe/Berlin\ufffd'],
+      [expect.any(String), 'bob\ufffd', null],
+    ]);
+    expect(page.users[1]).toMatchObject({ email: null, refusedEmail: 'bob\ufffd@example.com' });
+    expect(page.skipped).toEqual([{ userId: null, reason: 'id: not well-formed text (holds half a surrogate pair)' }]);
+
+    // An error's text, kept beside its code, too.
+    await control(sim, 'POST', '/faults', { target: 'users.get', kind: 'body', status: 400, times: 1, body: '{"detail":"invalid_request \\ud800"}' });
+    const error = await failure(clientOf(sim).client.user(seed.firstUserId));
+    expect(error.message).toContain('invalid_request \ufffd');
+    expect(error.message).not.toMatch(/\ufffd\ufffd|[\ud800-\udfff]/);
+  });
 });

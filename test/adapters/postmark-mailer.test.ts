@@ -106,6 +106,11 @@ describe('createPostmarkMailer against a Postmark stand-in on loopback', () => {
     expect(result.ok || result.response).toContain('ErrorCode 300');
   });
 
+  it("keeps Postmark's words with half a surrogate pair as one U+FFFD", async () => {
+    const result = await mailer.send(mailTo('halfpair@example.com'));
+    expect(result.ok || result.response).toBe('Postmark HTTP 422, ErrorCode 300: Invalid email request: \ufffd in To.');
+  });
+
   it('refuses a message with no body the way Postmark does, as this message refused', async () => {
     const result = await mailer.send({ ...mailTo('ada@example.com'), text: undefined as unknown as string, html: undefined as unknown as string });
     expect(result).toMatchObject({ ok: false, kind: 'message_rejected', code: 422, retryable: false });

@@ -10,6 +10,7 @@ import { createPruner } from '../../src/app/retention.ts';
 import type { PollRun, RejectedPayload } from '../../src/core/ports.ts';
 import { DEFAULT_RETENTION, type RetentionSettings } from '../../src/core/retention.ts';
 import { sourceLeaseName } from '../../src/core/statuspage/mapping.ts';
+import { queryPlan } from '../helpers/query-plan.ts';
 import { openTempArchive, type TempArchive } from '../helpers/temp-archive.ts';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
@@ -99,10 +100,7 @@ describe('pruning expired rows', () => {
   });
 
   describe('query plans', () => {
-    const plan = (text: string) =>
-      (
-        archive.sqlite.prepare(`EXPLAIN QUERY PLAN ${text}`).all(...Array.from({ length: (text.match(/\?/g) ?? []).length }, () => 0)) as { detail: string }[]
-      ).map((r) => r.detail);
+    const plan = (text: string) => queryPlan(archive.sqlite, text);
 
     it('finds expired rate-limit rows through rate_limits_expires, not a scan', () => {
       expect(plan('DELETE FROM rate_limits WHERE expires_ms < ?')).toContainEqual(

@@ -13,6 +13,7 @@ import { PURGE_BATCH_ROWS, PURGE_STEPS_PER_REQUEST } from '../../src/app/source-
 import { createSourceService } from '../../src/app/sources.ts';
 import { FeedFetchError } from '../../src/core/errors.ts';
 import { DEFAULT_RETENTION } from '../../src/core/retention.ts';
+import { queryPlan } from '../helpers/query-plan.ts';
 import { openTempArchive, type TempArchive } from '../helpers/temp-archive.ts';
 
 const NOW = Date.UTC(2026, 10, 27, 12);
@@ -116,10 +117,7 @@ describe('purging a source larger than one request deletes', () => {
   });
 
   describe('query plans', () => {
-    const plan = (text: string) =>
-      (
-        archive.sqlite.prepare(`EXPLAIN QUERY PLAN ${text}`).all(...Array.from({ length: (text.match(/\?/g) ?? []).length }, () => 0)) as { detail: string }[]
-      ).map((r) => r.detail);
+    const plan = (text: string) => queryPlan(archive.sqlite, text);
 
     it.each(Object.entries(PURGE_SQL))('%s scans no table', (_name, text) => {
       const details = plan(text);

@@ -37,6 +37,8 @@ const FAULTS: Record<string, [number, number, string]> = {
   pending: [422, 412, 'Account is pending: you can only send to recipients at the domain of your From address.'],
   maynotsend: [422, 413, 'Account may not send.'],
   unknowncode: [422, 999, 'A code Postmark has not documented yet.'],
+  // Not documented: an answer whose JSON holds half a surrogate pair.
+  halfpair: [422, 300, 'Invalid email request: \ud800 in To.'],
   ratelimited: [429, 429, 'Rate limit exceeded.'],
   servererror: [500, 0, 'Internal server error.'],
   unavailable: [503, 100, 'Maintenance.'],

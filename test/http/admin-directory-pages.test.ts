@@ -156,6 +156,41 @@ describe('admin directory pages', () => {
     expect(memberNames((await admin.get(`/admin/directory/${big}?after=${encodeURIComponent('~')}`)).html)[0]).toBe('User 00001');
   });
 
+  it('shows a directory’s lone surrogates as one U+FFFD each, the same in the API and the admin pages', async () => {
+    // JSON may carry half a surrogate pair ("\ud800"), which UTF-8 cannot: the directory's text is
+    // made well formed where it is read, so the store, the API and the pages hold the same text.
+    const directory = await startScim({ clock: Date.now });
+    const seed = await control(directory, 'POST', '/seed', { users: 2, groups: [] });
+    const group = await control(directory, 'POST', '/groups', { displayName: 'Ops \udbff team', members: [seed.firstUserId, seed.lastUserId] });
+    // The simulator, as the vendor, keeps only letters and digits in names it is given: a directory
+    // that sends half a pair anyway answers its user list with them.
+    const list = await (
+      await fetch(`${directory.url}/scim/v2/Users?startIndex=1&count=100`, { headers: { Authorization: `Bearer ${directory.token}` } })
+    ).json();
+    const users = list.Resources as { displayName: string; userName: string }[];
+    users[0]!.displayName = 'Ann \ud800 Lee';
+    // No displayName: the userName is shown.
+    users[1]!.displayName = '';
+    users[1]!.userName = 'Bob \udfff';
+    await control(directory, 'POST', '/faults', { target: 'users.list', kind: 'body', times: 1, body: JSON.stringify(list) });
+    const app = await appWith(directory);
+    const admin = await signInAdmin(app);
+    const created = await app.admin('POST', '/api/subscriptions', { channel: 'email', group: group.id });
+    expect(created.status, JSON.stringify(created.body)).toBe(201);
+    const id: string = created.body.subscription.id;
+
+    const members = await app.admin('GET', `/api/subscriptions/${id}/members`);
+    expect(members.body.group.display_name).toBe('Ops \ufffd team');
+    expect(members.body.members.map((m: { display_name: string }) => m.display_name).sort()).toEqual(['Ann \ufffd Lee', 'Bob \ufffd']);
+    const audit = await app.admin('GET', `/api/subscriptions/${id}/audit?limit=20`);
+    expect(audit.body.audit.map((e: { display_name: string }) => e.display_name).sort()).toEqual(['Ann \ufffd Lee', 'Bob \ufffd']);
+    const page = await admin.get(`/admin/directory/${id}`);
+    expect(page.html.match(/Ann \ufffd+ Lee/g)).toEqual(['Ann \ufffd Lee', 'Ann \ufffd Lee']);
+    expect(page.html.match(/Bob \ufffd+/g)).toEqual(['Bob \ufffd', 'Bob \ufffd']);
+    expect(page.html).toContain('Ops \ufffd team');
+    expect((await admin.get('/admin/directory')).html).toContain('Ops \ufffd team');
+  });
+
   it('keeps the group endpoints behind the admin token, and answers 404 for what is not a group subscription', async () => {
     const directory = await startScim({ clock: Date.now });
     await control(directory, 'POST', '/seed', { users: 2, groups: [{ displayName: 'Ops', members: 2 }] });

@@ -267,6 +267,14 @@ describe('HTTP API', () => {
         400,
         { ok: false, error: 'invalid_request', detail: 'expected a JSON body (Content-Type: application/json)' },
       ]);
+      // Half a surrogate pair, which UTF-8 cannot carry: refused where it is, never stored repaired.
+      const halfPair = await send('{"channel": "webhook", "filters": {"services": ["Files", "Calls \\ud800"]}}', 'application/json');
+      expect([halfPair.status, await halfPair.json()]).toEqual([
+        400,
+        { ok: false, error: 'invalid_request', detail: 'filters.services.1: not well-formed text (holds half a surrogate pair)' },
+      ]);
+      const halfPairKey = await send('{"\\udc00": 1}', 'application/json');
+      expect((await halfPairKey.json()).detail).toBe('\ufffd: not well-formed text (holds half a surrogate pair)');
     });
 
     it('answers unknown routes and methods with the same error shape', async () => {

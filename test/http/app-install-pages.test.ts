@@ -210,6 +210,21 @@ describe('installing the workspace app from the admin pages', () => {
     expect(service!.logs.join('\n')).not.toContain(ws.token);
   });
 
+  it('shows a workspace name with half a surrogate pair as one U+FFFD, as stored and on the page', async () => {
+    // JSON may carry "\ud800", which UTF-8 cannot: the vendor's text is made well formed where it
+    // is read, so the store and every page hold the same text.
+    await start();
+    const ws = await sim.workspace({ name: 'Acme \ud800 Corp' });
+    const session = await signIn();
+    const csrf = csrfOn((await get('/admin/app', session)).html);
+    const installed = await post('/admin/app/installations', { csrf, token: ws.token }, session);
+    expect(installed.status, installed.html).toBe(303);
+    const [installation] = await service!.store.listInstallations(10);
+    expect(installation!.teamName).toBe('Acme \ufffd Corp');
+    const page = await get('/admin/app', session);
+    expect(page.html.match(/Acme \ufffd+ Corp/g)).toEqual(['Acme \ufffd Corp']);
+  });
+
   it('uninstalls: the vendor revokes every token and statuswatch removes its own', async () => {
     await start();
     const ws = await sim.workspace();

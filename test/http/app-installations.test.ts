@@ -163,6 +163,29 @@ describe('the installations API', () => {
     expect(second.conversations.map((x: { name: string }) => x.name)).toEqual(['c3', 'c4', 'c5']);
   });
 
+  it('lists a channel name with half a surrogate pair as one U+FFFD, and refuses a page whose channel id holds one', async () => {
+    // JSON may carry "\ud800", which UTF-8 cannot: the vendor's names are made well formed as they
+    // are read; an id is a key, and a repaired one would name another channel.
+    const sim = await startWebApi();
+    const ws = await sim.workspace({ channels: [{ name: 'ops' }] });
+    const app = await withApp(sim);
+    const id = JSON.parse((await raw(app, 'POST', '/api/app/installations', JSON.stringify({ token: ws.token }))).text).installation.id as string;
+    const channel = { id: ws.channels.ops, name: 'ops-\ud800', is_private: false, is_archived: false, is_member: true };
+    const answer = (channels: unknown[]) => JSON.stringify({ ok: true, channels, response_metadata: { next_cursor: '' } });
+    await sim.control('POST', '/faults', { method: 'conversations.list', kind: 'body', times: 1, body: answer([channel]) });
+    const listed = await raw(app, 'GET', `/api/app/installations/${id}/conversations`);
+    expect(listed.status, listed.text).toBe(200);
+    expect(JSON.parse(listed.text).conversations).toEqual([
+      { id: ws.channels.ops, name: 'ops-\ufffd', is_private: false, is_archived: false, is_member: true },
+    ]);
+
+    await sim.control('POST', '/faults', { method: 'conversations.list', kind: 'body', times: 1, body: answer([{ ...channel, id: 'C\udc00' }]) });
+    const refused = await raw(app, 'GET', `/api/app/installations/${id}/conversations`);
+    expect(refused.status, refused.text).toBe(502);
+    expect(JSON.parse(refused.text).detail).toBe('Listing conversations failed: the vendor answered malformed.');
+    expect(refused.text).not.toMatch(/\\ud[89a-f]|[\ud800-\udfff]/i);
+  });
+
   it('refuses a cursor it did not issue for this installation, an expired vendor cursor, and an unknown installation', async () => {
     const sim = await startWebApi();
     const ws = await sim.workspace({ channels: Array.from({ length: 4 }, (_, n) => ({ name: `c${n}` })) });

@@ -9,6 +9,7 @@ import { beforeEach, describe, expect, it } from 'vitest';
 import { startOnCallReceiver } from '../../src/sim/oncall/receiver.ts';
 import { API_KEY, ROUTING_KEY } from '../fixtures/tool-answers.ts';
 import { rawIncident } from '../fixtures/vendor-builders.ts';
+import { signInAdmin } from '../helpers/admin-page-client.ts';
 import { useAppOnVendor } from '../helpers/app-on-vendor.ts';
 import { startTestApp } from '../helpers/app-service.ts';
 
@@ -196,6 +197,27 @@ describe('on-call channels', () => {
       status: 'paused',
       paused_reason: 'Opsgenie refused the key: Key format is not valid!',
     });
+  });
+
+  it("keeps a tool's words with half a surrogate pair as one U+FFFD, the same in the API and the admin pages", async () => {
+    // JSON may carry "\ud800", which UTF-8 cannot: a tool's answer is made well formed as it is read.
+    const pagerDuty = await subscribe({ channel: 'pagerduty', routing_key: ROUTING_KEY });
+    const opsgenie = await subscribe({ channel: 'opsgenie', api_key: API_KEY });
+    t.side.failNext('pagerduty', { status: 500, body: { status: 'error', message: 'Shard \ud800 is overloaded' } });
+    t.side.failNext('opsgenie', { status: 422, body: { message: 'Key \udfff is not valid', took: 0, requestId: 'sim' } });
+    await t.vendor.setIncidents([story()[0]!]);
+    await t.service.poll();
+    await t.service.deliverNow();
+    const { body } = await t.service.admin('GET', '/api/deliveries');
+    const errorOf = (id: string) => body.deliveries.find((d: { subscription_id: string }) => d.subscription_id === id)?.last_error as string;
+    expect(errorOf(pagerDuty)).toMatch(/: Shard \ufffd is overloaded$/);
+    expect((await t.service.admin('GET', `/api/subscriptions/${opsgenie}`)).body.subscription.paused_reason).toBe(
+      'Opsgenie refused the key: Key \ufffd is not valid',
+    );
+    const admin = await signInAdmin(t.service);
+    const page = await admin.get('/admin/deliveries');
+    expect(page.html.match(/Shard \ufffd+ is overloaded/g)).toEqual(['Shard \ufffd is overloaded']);
+    expect((await admin.get(`/admin/subscriptions/${opsgenie}`)).html).toContain('Key \ufffd is not valid');
   });
 
   it('sends a test of every event type to one test alert, closed at the end', async () => {

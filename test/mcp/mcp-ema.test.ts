@@ -289,6 +289,14 @@ describe('MCP_AUTH=ema', () => {
       await refusedWith(await mint({ ...base, client_id: 'someone-else' }), 'wrong_client');
       await refusedWith('not.a.jwt', 'malformed');
     });
+
+    it('one whose sub or jti holds half a surrogate pair: a key repaired could name another client, or spend another jti', async () => {
+      const base = { sub: 'U0ALICE', aud: mcpUrl(), client_id: CLIENT_ID, scope: 'status:read' };
+      expect(await refusedWith(await mint({ ...base, jti: 'jti-\ud800' }), 'malformed')).toMatch(/jti is not well-formed text/);
+      expect(await refusedWith(await mint({ ...base, sub: 'U0\udc00' }), 'malformed')).toMatch(/sub is not well-formed text/);
+      // Its well-formed twin is still granted: nothing was spent by the refusals.
+      expect((await grant(await mint({ ...base, jti: 'jti-\ufffd' }))).status).toBe(200);
+    });
   });
 
   it('refuses a client without its credentials, and a grant type it does not speak', async () => {

@@ -20,6 +20,7 @@ import type { IncidentUpdate } from '../../core/notification-message.ts';
 import type { AppMessageStore, Clock, StoredSubscription, WebhookAttempt, WebhookSender } from '../../core/ports.ts';
 import type { SecretBox } from '../../core/secret-box.ts';
 import { gone, heldUntil, refused, retry, sent, type SendOutcome } from '../../core/send-outcome.ts';
+import { parseWellFormedJson } from '../../core/well-formed-text.ts';
 import { openSealedUrl, toolErrorText } from './sealed-url.ts';
 import { type Sender, sayingOneMessage } from './sender.ts';
 
@@ -160,7 +161,7 @@ function readAnswer(attempt: WebhookAttempt, subscription: StoredSubscription): 
 
 function parsed(excerpt: string): Record<string, unknown> | null {
   try {
-    const value: unknown = JSON.parse(excerpt);
+    const value = parseWellFormedJson(excerpt);
     return typeof value === 'object' && value !== null ? (value as Record<string, unknown>) : null;
   } catch {
     return null;

@@ -24,7 +24,8 @@ export type OnCallReceiverOptions = Partial<OnCallToolsLimits> & {
   answerDelayMs?: () => number;
 };
 
-export type OnCallFault = { status: number; retryAfterSeconds?: number; times?: number };
+/** `body`: what the tool answers instead of its own words for `status` (a tool that says something odd). */
+export type OnCallFault = { status: number; retryAfterSeconds?: number; times?: number; body?: unknown };
 export type OnCallToolName = 'pagerduty' | 'opsgenie';
 
 export type RunningOnCallReceiver = OnCallTools & {
@@ -57,7 +58,7 @@ export async function startOnCallReceiver(options: OnCallReceiverOptions = {}): 
       tool === 'pagerduty'
         ? { status: 'throttle event', message: 'Requests for this service are arriving too quickly.  Please retry later.' }
         : { message: 'You are making too many requests! To avoid errors, we recommend you limit requests.', took: 0.0, requestId: 'sim-fault' };
-    return { status: fault.status, body: fault.status === 429 ? body : { message: 'Internal Server Error' }, headers };
+    return { status: fault.status, body: fault.body ?? (fault.status === 429 ? body : { message: 'Internal Server Error' }), headers };
   }
 
   function route(method: string, path: string, authorization: string, body: unknown): { tool: OnCallToolName; answer: ToolAnswer } | null {

@@ -25,7 +25,7 @@ export type ScimEndpoint = (typeof SCIM_ENDPOINTS)[number];
  * missing-page: a list page comes back with no Resources although totalResults says more remain.
  * redirect: a 302 to another host, as a misconfigured proxy might answer: a client must not follow
  * it, since its bearer token would go along.
- * body: a 200 whose body is `body` as given (JSON of another shape, or not JSON at all).
+ * body: `body` as given (JSON of another shape, or not JSON at all), with `status` or 200.
  * endless: a list page full of made-up resources at any startIndex, its totalResults always a page
  * ahead (or `totalResults` as given, a lie): a list that never ends.
  * delay: the true answer, after `delayMs`, as a directory under load gives it.
@@ -42,7 +42,7 @@ export type ScimFaultSpec = {
   retryAfterSeconds?: number;
   /** Only list requests at this startIndex (a page that goes missing); absent means any request. */
   startIndex?: number;
-  /** What a `body` fault answers. */
+  /** What a `body` fault answers, with `status` (200 when absent). */
   body?: string;
   /** How long a `delay` fault holds the answer. */
   delayMs?: number;

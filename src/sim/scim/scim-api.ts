@@ -113,7 +113,7 @@ function faultResponse(fault: ScimFault, version: ScimVersion, request: Request,
     case 'redirect':
       return new Response(null, { status: 302, headers: { Location: `http://elsewhere.invalid${new URL(request.url).pathname}` } });
     case 'body':
-      return new Response(fault.body ?? '', { status: 200, headers: { 'Content-Type': 'application/scim+json' } });
+      return new Response(fault.body ?? '', { status: fault.status ?? 200, headers: { 'Content-Type': 'application/scim+json' } });
   }
 }
 

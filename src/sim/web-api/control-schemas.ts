@@ -109,6 +109,8 @@ export const faultSchema = z.object({
     .min(0)
     .max(30 * 24 * 3600)
     .optional(),
+  // A body fault's answer; the Web API's own answers are under 1 MB.
+  body: z.string().max(1_000_000).optional(),
   after: z.boolean().optional(),
   times: z.number().int().positive().optional(),
 });

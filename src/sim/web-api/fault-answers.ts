@@ -28,5 +28,7 @@ export function faultAnswer(fault: WebApiFault, request: Request, held: HeldRequ
     }
     case 'timeout':
       return holdOpen(request, held);
+    case 'body':
+      return new Response(fault.body ?? '', { headers: { 'Content-Type': 'application/json; charset=utf-8' } });
   }
 }

@@ -1,11 +1,11 @@
 /**
- * Failures a test injects into Web API methods: an `{ok:false}` error, an HTTP status, a 429, or
- * no answer at all; before the method runs, or after it (the change is made, the answer is lost:
+ * Failures a test injects into Web API methods: an `{ok:false}` error, an HTTP status, a 429, no
+ * answer at all, or a body given as is (an answer the vendor's rules would never make); before the method runs, or after it (the change is made, the answer is lost:
  * the case a refresh-token grace period exists for).
  */
 import { createFaultBook } from '../fault-book.ts';
 
-export const WEB_API_FAULT_KINDS = ['error', 'status', 'ratelimited', 'timeout'] as const;
+export const WEB_API_FAULT_KINDS = ['error', 'status', 'ratelimited', 'timeout', 'body'] as const;
 export type WebApiFaultKind = (typeof WEB_API_FAULT_KINDS)[number];
 
 export type WebApiFaultSpec = {
@@ -18,6 +18,8 @@ export type WebApiFaultSpec = {
   status?: number;
   /** Retry-After of a ratelimited fault (default 1). */
   retryAfterSeconds?: number;
+  /** What a body fault answers, as given, with HTTP 200. */
+  body?: string;
   /** Run the method first, then answer with the fault. */
   after?: boolean;
   /** How many calls it affects; absent means until cleared. */
@@ -29,6 +31,7 @@ export type WebApiFault = Required<Pick<WebApiFaultSpec, 'method' | 'kind' | 'af
   error: string | null;
   status: number | null;
   retryAfterSeconds: number | null;
+  body: string | null;
   times: number | null;
 };
 
@@ -55,6 +58,7 @@ export function createWebApiFaultBook(): WebApiFaultBook {
         error: spec.error ?? null,
         status: spec.status ?? null,
         retryAfterSeconds: spec.retryAfterSeconds ?? null,
+        body: spec.body ?? null,
         times: spec.times ?? null,
       }),
     take: (method) => book.take((f) => f.method === '*' || f.method === method),
