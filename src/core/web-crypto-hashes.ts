@@ -22,7 +22,7 @@ function hmacKey(raw: Uint8Array): Promise<CryptoKey> {
 const encoder = new TextEncoder();
 
 /** The bytes Web Crypto takes: a string's UTF-8, or a copy of the bytes in a buffer of their own. */
-const bytesOf = (data: Uint8Array | string): Uint8Array<ArrayBuffer> => (typeof data === 'string' ? encoder.encode(data) : new Uint8Array(data));
+const bytesOf = (data: Uint8Array | string): BufferSource => (typeof data === 'string' ? encoder.encode(data) : new Uint8Array(data));
 
 export const webCryptoHashes: Hashes = {
   async sha256(data) {
