@@ -168,8 +168,6 @@ function isSet<T>(list: readonly T[] | undefined): list is readonly T[] {
 const MESSAGE_ID_BYTES = 16;
 const BASE32 = 'abcdefghijklmnopqrstuvwxyz234567';
 
-const encoder = new TextEncoder();
-
 /**
  * The `webhook-id` of a delivery: `msg_` and the lower-case base32 (RFC 4648, unpadded) of the
  * first 16 bytes of SHA-256(key). Derived from the outbox key, so every retry, even after a
@@ -177,7 +175,7 @@ const encoder = new TextEncoder();
  * short (30 characters) whatever the vendor's ids look like.
  */
 export async function webhookMessageId(key: string, hashes: Hashes = webCryptoHashes): Promise<string> {
-  const digest = await hashes.sha256(encoder.encode(key));
+  const digest = await hashes.sha256(key);
   return `msg_${base32(digest.subarray(0, MESSAGE_ID_BYTES))}`;
 }
 

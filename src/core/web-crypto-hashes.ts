@@ -19,11 +19,16 @@ function hmacKey(raw: Uint8Array): Promise<CryptoKey> {
   return key;
 }
 
+const encoder = new TextEncoder();
+
+/** The bytes Web Crypto takes: a string's UTF-8, or a copy of the bytes in a buffer of their own. */
+const bytesOf = (data: Uint8Array | string): BufferSource => (typeof data === 'string' ? encoder.encode(data) : new Uint8Array(data));
+
 export const webCryptoHashes: Hashes = {
   async sha256(data) {
-    return new Uint8Array(await crypto.subtle.digest('SHA-256', new Uint8Array(data)));
+    return new Uint8Array(await crypto.subtle.digest('SHA-256', bytesOf(data)));
   },
   async hmacSha256(key, data) {
-    return new Uint8Array(await crypto.subtle.sign('HMAC', await hmacKey(key), new Uint8Array(data)));
+    return new Uint8Array(await crypto.subtle.sign('HMAC', await hmacKey(key), bytesOf(data)));
   },
 };

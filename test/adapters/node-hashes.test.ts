@@ -16,6 +16,15 @@ describe('nodeHashes', () => {
     }
   });
 
+  it('hashes a string as its UTF-8 bytes, on Node and on Web Crypto', async () => {
+    const key = decodeWebhookSecret(generateWebhookSecret());
+    const text = `msg_x.1790000000.${'é'.repeat(300)}`;
+    for (const hashes of [nodeHashes, webCryptoHashes]) {
+      expect(new Uint8Array(await hashes.sha256(text))).toEqual(new Uint8Array(await webCryptoHashes.sha256(bytes(text))));
+      expect(new Uint8Array(await hashes.hmacSha256(key, text))).toEqual(new Uint8Array(await webCryptoHashes.hmacSha256(key, bytes(text))));
+    }
+  });
+
   it('gives the same webhook-id and signature as Web Crypto', async () => {
     const input = {
       id: 'msg_abc',

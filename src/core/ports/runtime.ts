@@ -32,7 +32,8 @@ export interface Logger {
  * thread pool that costs more than the hash itself.
  */
 export interface Hashes {
-  sha256(data: Uint8Array): Promise<Uint8Array> | Uint8Array;
-  /** HMAC-SHA256 of `data` under the raw key `key`. */
-  hmacSha256(key: Uint8Array, data: Uint8Array): Promise<Uint8Array> | Uint8Array;
+  /** SHA-256 of `data`; a string is hashed as its UTF-8 bytes, which a runtime may do without copying them out first. */
+  sha256(data: Uint8Array | string): Promise<Uint8Array> | Uint8Array;
+  /** HMAC-SHA256 of `data` (a string: its UTF-8 bytes) under the raw key `key`. */
+  hmacSha256(key: Uint8Array, data: Uint8Array | string): Promise<Uint8Array> | Uint8Array;
 }
