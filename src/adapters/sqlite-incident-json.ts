@@ -1,6 +1,7 @@
 /**
- * An incident as statuswatch's JSON API shows it, built as JSON text by SQLite's json_object in the
- * statement that reads it: listed by `GET /api/incidents` and alone by `GET /api/incidents/:id`.
+ * An incident as statuswatch's JSON API shows it, built as JSON text by SQLite's json_object:
+ * listed by `GET /api/incidents` (stored with each write of the incident, storeListedJsonSql) and
+ * alone by `GET /api/incidents/:id` (in the statement that reads it).
  * A page of 1,000 then makes no objects in JS and needs no JSON.stringify, which with the objects
  * were a third of its CPU. This is the only producer of an incident's API JSON: one list of the
  * fields every form shares, closed by each form's own tail.
