@@ -12,7 +12,7 @@ import type { VendorIncidentJson } from '../core/vendor-format.ts';
 import type { ArchiveQueries, EventFilter, FeedHealth, IncidentFilter, IncidentPosition, RecordedRejection, StoredEvent } from '../core/ports.ts';
 import { statementOf, type SqliteConnection } from './sqlite-connection.ts';
 import { createIncidentRows, LATEST_NOTE_JOIN, LISTED_SELECTION, listedIncident, toPollRun, type ListedRow } from './sqlite-incident-rows.ts';
-import { LISTED_JSON_SELECTION, SINGLE_JSON, type ListedJsonRow } from './sqlite-incident-json.ts';
+import { LISTED_JSON_JOIN, LISTED_JSON_SELECTION, SINGLE_JSON, type ListedJsonRow } from './sqlite-incident-json.ts';
 import { isMainFeedIncidentId } from './sqlite-incident-source.ts';
 import { prepareDataCoverage, prepareIncidentSpans } from './sqlite-reliability.ts';
 import { toStatusEvent } from './sqlite-rows.ts';
@@ -94,17 +94,15 @@ export function createSqliteArchiveReads(connection: SqliteConnection, st: PollS
     return (await listedRows<ListedRow>(LISTED_SELECTION, where, orderBy, limit)).map(listedIncident);
   }
 
-  /** The rows of `selection` (LISTED_SELECTION or LISTED_JSON_SELECTION, both of LATEST_NOTE_JOIN), as arrays. */
+  /** The rows of `selection` (LISTED_SELECTION with its note, LISTED_JSON_SELECTION with its stored JSON), as arrays. */
   function listedRows<Row extends unknown[]>(
     selection: typeof LISTED_SELECTION | typeof LISTED_JSON_SELECTION,
     where: SQL | undefined,
     orderBy: SQL[],
     limit?: number,
   ): Promise<Row[]> {
-    const query = db
-      .select(selection)
-      .from(t.incidents)
-      .leftJoin(t.notes, LATEST_NOTE_JOIN)
+    const base = db.select(selection).from(t.incidents);
+    const query = (selection === LISTED_SELECTION ? base.leftJoin(t.notes, LATEST_NOTE_JOIN) : base.leftJoin(t.incidentListedJson, LISTED_JSON_JOIN))
       .where(where)
       .orderBy(...orderBy);
     const { sql: text, params } = statementOf(limit === undefined ? query : query.limit(limit));
@@ -202,7 +200,12 @@ export function createSqliteArchiveReads(connection: SqliteConnection, st: PollS
       const page = await pageOf(filter, after, limit);
       if (page === null) return [];
       const rows = await listedRows<ListedJsonRow>(LISTED_JSON_SELECTION, page.where, [desc(t.incidents.sortKey)], page.limit);
-      return rows.map(([sortKey, json]) => ({ sortKey, json }));
+      return rows.map(([sortKey, json]) => {
+        // Every write of an incident stores its text: one without is an archive written by other code.
+        if (json === null)
+          throw new Error(`the incident with sort key ${sortKey} has no stored JSON (incident_listed_json): the archive was written without it`);
+        return { sortKey, json };
+      });
     },
 
     async countIncidents(filter, max) {

@@ -1,13 +1,14 @@
 /**
- * An incident as statuswatch's JSON API shows it, built as JSON text by SQLite's json_object in the
- * statement that reads it: listed by `GET /api/incidents` and alone by `GET /api/incidents/:id`.
+ * An incident as statuswatch's JSON API shows it, built as JSON text by SQLite's json_object:
+ * listed by `GET /api/incidents` (stored with each write of the incident, storeListedJsonSql) and
+ * alone by `GET /api/incidents/:id` (in the statement that reads it).
  * A page of 1,000 then makes no objects in JS and needs no JSON.stringify, which with the objects
  * were a third of its CPU. This is the only producer of an incident's API JSON: one list of the
- * fields every form shares (INCIDENT_FIELDS), closed by each form's own tail.
+ * fields every form shares, closed by each form's own tail.
  */
 import { sql, type AnyColumn, type SQL } from 'drizzle-orm';
 import { FIRST_FOUR_DIGIT_YEAR_MS, LAST_FOUR_DIGIT_YEAR_MS } from '../core/vendor-time.ts';
-import { NOTE_COUNT } from './sqlite-incident-rows.ts';
+import { LATEST_NOTE_ROWID, NOTE_COUNT } from './sqlite-incident-rows.ts';
 import { sourceOfIncidentIdSql, sqlText } from './sqlite-incident-source.ts';
 import * as t from './store-schema.ts';
 
@@ -40,9 +41,11 @@ const DURATION_SECONDS = sql`(CASE WHEN ${t.incidents.resolvedMs} IS NULL THEN N
 /**
  * The fields of an incident in the API, as json_object's arguments, in the API's order: the event
  * summary's (`summarize`) first, then statuswatch's own. json_object keeps its arguments' order
- * and escapes as JSON.stringify does.
+ * and escapes as JSON.stringify does. In two parts around `last_seen_at`, the one field that
+ * changes without a write of the incident (the last-seen refresh): a list reads the parts stored
+ * (LISTED_JSON_STORE) and puts the field between them.
  */
-const INCIDENT_FIELDS = sql`'id', ${t.incidents.id},
+const FIELDS_BEFORE_LAST_SEEN = sql`'id', ${t.incidents.id},
   'title', ${t.incidents.title},
   'type', ${t.incidents.type},
   'status', ${t.incidents.status},
@@ -55,9 +58,9 @@ const INCIDENT_FIELDS = sql`'id', ${t.incidents.id},
   'updated_at', ${isoUtcSql(t.incidents.updatedMs)},
   'resolved_at', ${isoUtcSql(t.incidents.resolvedMs)},
   'duration_seconds', ${DURATION_SECONDS},
-  'first_seen_at', ${isoUtcSql(t.incidents.firstSeenMs)},
-  'last_seen_at', ${isoUtcSql(t.incidents.lastSeenMs)},
-  'revision', ${t.incidents.revision},
+  'first_seen_at', ${isoUtcSql(t.incidents.firstSeenMs)}`;
+const LAST_SEEN_AT = isoUtcSql(t.incidents.lastSeenMs);
+const FIELDS_AFTER_LAST_SEEN = sql`'revision', ${t.incidents.revision},
   'note_count', ${NOTE_COUNT}`;
 
 /** A note in the API, as json_object's arguments, of the notes row `n` (the table, or an alias of it). */
@@ -69,26 +72,57 @@ function noteFields(n: SQL): SQL {
     'text', ${n}.text`;
 }
 
+/** As lists show it: its newest note's fields, or null when it has none. */
+const LATEST_NOTE = sql`'latest_note', json((SELECT json_object(${noteFields(sql.raw('n'))}) FROM ${t.notes} n WHERE n.rowid = ${LATEST_NOTE_ROWID}))`;
+
 /**
- * An incident's JSON object: INCIDENT_FIELDS and then `tail` (more of json_object's arguments),
- * as one piece of SQL text rendered once: drizzle walked its hundreds of pieces again for every
- * request, a twentieth of the CPU of a page of 1,000.
+ * The listed incident's JSON, kept in incident_listed_json, written with the incident by the same
+ * statements (sqlite-poll-apply.ts): `head` is the object up to `"last_seen_at":`, `tail` the rest
+ * after that field's value, so a page of 1,000 is its stored texts joined (built here on every
+ * read, the columns, note seeks and instants cost about 4 ms of CPU a page). The head is the
+ * fields' object without its closing brace: its last value is first_seen_at, a string or null,
+ * so rtrim takes that brace alone. A change to these fields needs a migration that writes every
+ * stored text again, as 0022 wrote the first.
  */
-function incidentJson(tail: SQL): SQL<string> {
-  return renderedOnce(sql<string>`json_object(${INCIDENT_FIELDS}, ${tail})`);
+const LISTED_HEAD = sql`rtrim(json_object(${FIELDS_BEFORE_LAST_SEEN}), '}') || ',"last_seen_at":'`;
+const LISTED_TAIL = sql`',' || substr(json_object(${FIELDS_AFTER_LAST_SEEN}, ${LATEST_NOTE}), 2)`;
+
+/**
+ * Writes the stored JSON of the incidents `where` selects (SQL text binding the statement's own
+ * values): after their rows and notes, in the statements that write them.
+ */
+export function storeListedJsonSql(where: string): string {
+  return `INSERT INTO ${sqlText(sql`${t.incidentListedJson}`)} (incident_pk, json_head, json_tail)
+  SELECT ${sqlText(sql`${t.incidents.pk}`)}, ${sqlText(LISTED_HEAD)}, ${sqlText(LISTED_TAIL)} FROM ${sqlText(sql`${t.incidents}`)} WHERE ${where}
+  ON CONFLICT (incident_pk) DO UPDATE SET json_head = excluded.json_head, json_tail = excluded.json_tail`;
 }
 
-/** As lists show it, read with LATEST_NOTE_JOIN: its newest note's fields, or null when it has none. */
-export const LISTED_JSON = incidentJson(sql`'latest_note', CASE WHEN ${t.notes.key} IS NULL THEN NULL ELSE json_object(${noteFields(sql`${t.notes}`)}) END`);
+/**
+ * As lists show it, read with the stored parts joined (LISTED_JSON_JOIN): last_seen_at put
+ * between them as it is now. Null when the incident has no stored text.
+ */
+export const LISTED_JSON = renderedOnce(
+  sql<string>`${t.incidentListedJson.jsonHead} || json_quote(${LAST_SEEN_AT}) || ${t.incidentListedJson.jsonTail}`,
+) as SQL<string | null>;
+
+/** The join of an incident to its stored listed JSON. */
+export const LISTED_JSON_JOIN = sql`${t.incidentListedJson.incidentPk} = ${t.incidents.pk}`;
 
 /**
  * On its own: every note, oldest first (by the vendor's date, then the key's counter), as
  * an array, `[]` for none. json() keeps the array JSON: a subquery's value reaches json_object
- * as text, which it would quote.
+ * as text, which it would quote. Built on every read: one incident's costs little.
  */
-export const SINGLE_JSON = incidentJson(sql`'notes', json((SELECT json_group_array(json_object(${noteFields(sql.raw('n'))}) ORDER BY n.created_ms, n.seq)
-    FROM ${t.notes} n WHERE n.incident_id = ${t.incidents.id}))`);
+export const SINGLE_JSON = renderedOnce(
+  sql<string>`json_object(${FIELDS_BEFORE_LAST_SEEN}, 'last_seen_at', ${LAST_SEEN_AT}, ${FIELDS_AFTER_LAST_SEEN},
+    'notes', json((SELECT json_group_array(json_object(${noteFields(sql.raw('n'))}) ORDER BY n.created_ms, n.seq)
+    FROM ${t.notes} n WHERE n.incident_id = ${t.incidents.id})))`,
+);
 
+/**
+ * One piece of SQL text rendered once: drizzle walked its hundreds of pieces again for every
+ * request, a twentieth of the CPU of a page of 1,000.
+ */
 function renderedOnce(parts: SQL<string>): SQL<string> {
   return sql.raw(sqlText(parts)) as SQL<string>;
 }
@@ -97,4 +131,4 @@ function renderedOnce(parts: SQL<string>): SQL<string> {
 export const LISTED_JSON_SELECTION = { sortKey: t.incidents.sortKey, json: LISTED_JSON };
 
 /** A row of LISTED_JSON_SELECTION, as an array. */
-export type ListedJsonRow = [sortKey: number, json: string];
+export type ListedJsonRow = [sortKey: number, json: string | null];

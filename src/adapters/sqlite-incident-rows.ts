@@ -65,8 +65,11 @@ export const LISTED_SELECTION = {
   noteText: t.notes.text,
 };
 
+/** The rowid of the incident's newest note (by the vendor's date, then the key's counter); null for none. */
+export const LATEST_NOTE_ROWID = sql`(SELECT m.rowid FROM ${t.notes} m WHERE m.incident_id = ${t.incidents.id} ORDER BY m.created_ms DESC, m.seq DESC LIMIT 1)`;
+
 /** The join of an incident to its newest note (LISTED_SELECTION's note columns); none for an incident without notes. */
-export const LATEST_NOTE_JOIN = sql`${t.notes}.rowid = (SELECT m.rowid FROM ${t.notes} m WHERE m.incident_id = ${t.incidents.id} ORDER BY m.created_ms DESC, m.seq DESC LIMIT 1)`;
+export const LATEST_NOTE_JOIN = sql`${t.notes}.rowid = ${LATEST_NOTE_ROWID}`;
 
 /** A row of LISTED_SELECTION, as an array. */
 export type ListedRow = [

@@ -17,6 +17,7 @@ import { releaseLeaseStatement } from './sqlite-leases.ts';
 import { DIFFED_FEED_KEY, GENERATION_KEY, MAIN_GENERATION_KEY, SEEDED_KEY } from './sqlite-meta-keys.ts';
 import { blindSpellStatements, componentStatesStatements } from './sqlite-sources.ts';
 import { PRUNE_SQL } from './sqlite-retention.ts';
+import { storeListedJsonSql } from './sqlite-incident-json.ts';
 import { INCIDENTS_FTS, SORT_KEYS_PER_SECOND } from './store-schema.ts';
 
 /**
@@ -81,6 +82,9 @@ const UPSERT_NOTE = `INSERT INTO notes (incident_id, key, date_created, created_
   ON CONFLICT (incident_id, key) DO UPDATE SET body = excluded.body, text = excluded.text,
     date_created = excluded.date_created, changed_ms = excluded.changed_ms
   WHERE notes.body <> excluded.body OR notes.date_created <> excluded.date_created`;
+
+/** The incident's listed JSON, stored once its row and notes are written (param: its id). */
+const STORE_LISTED_JSON = storeListedJsonSql('incidents.id = ?');
 
 /**
  * The search row is keyed by sort_key: deleted while the incident row still holds the old one.
@@ -336,6 +340,7 @@ function incidentStatements(write: IncidentWrite, now: number, pollRunId: string
     list.push({ sql: UPSERT_NOTE, params: [id, note.key, note.dateCreated.raw, note.dateCreated.ms, noteSeq(note), note.body, textOf(note), now, now] });
   }
   if (rewriteSearch) list.push({ sql: INSERT_SEARCH_ROW, params: [id, incident.title, incident.notes.map(textOf).join('\n\n')] });
+  list.push({ sql: STORE_LISTED_JSON, params: [id] });
   return list;
 }
 

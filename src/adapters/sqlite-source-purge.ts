@@ -34,7 +34,7 @@ const LEFT = (table: string, column: string) => `EXISTS (SELECT 1 FROM ${table} 
 
 /**
  * Every statement of one purge step, in order, exported so a test can check each one's query
- * plan. The search rows and services are found through their incident row, so they go before it.
+ * plan. The search rows, services and stored JSON are found through their incident row, so they go before it.
  * An incident's services are at most the page's components: `limit` incidents bound them too.
  */
 export const PURGE_SQL = {
@@ -45,6 +45,8 @@ export const PURGE_SQL = {
   // FTS5 tables take no RETURNING: a search row goes with its incident, which is counted.
   searchRows: `DELETE FROM ${INCIDENTS_FTS} WHERE rowid IN (${FIRST_INCIDENTS('sort_key')})`,
   services: `DELETE FROM incident_services WHERE incident_pk IN (${FIRST_INCIDENTS('pk')}) RETURNING 1`,
+  // Not counted either: an incident's stored JSON is part of its row, which is.
+  listedJson: `DELETE FROM incident_listed_json WHERE incident_pk IN (${FIRST_INCIDENTS('pk')})`,
   incidents: `DELETE FROM incidents WHERE pk IN (${FIRST_INCIDENTS('pk')}) RETURNING 1`,
   notes: `DELETE FROM notes WHERE rowid IN (${FIRST_ROWS('notes', 'rowid')}) RETURNING 1`,
   versions: `DELETE FROM incident_versions WHERE rowid IN (${FIRST_ROWS('incident_versions', 'rowid')}) RETURNING 1`,
@@ -75,6 +77,7 @@ export function purgeStepStatements(sourceId: string, limit: number, now: number
     { sql: PURGE_SQL.bumpGeneration, params: [sourceId] },
     { sql: PURGE_SQL.searchRows, params: batch },
     { sql: PURGE_SQL.services, params: batch },
+    { sql: PURGE_SQL.listedJson, params: batch },
     { sql: PURGE_SQL.incidents, params: batch },
     { sql: PURGE_SQL.notes, params: batch },
     { sql: PURGE_SQL.versions, params: batch },

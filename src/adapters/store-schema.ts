@@ -45,6 +45,17 @@ export const incidents = sqliteTable(
   ],
 );
 
+/**
+ * Each incident's JSON as lists show it, in two parts around last_seen_at (sqlite-incident-json.ts),
+ * written with the incident and its notes: a page of 1,000 joins stored texts instead of building
+ * them. Its own table, so the incidents rows every other read scans stay narrow.
+ */
+export const incidentListedJson = sqliteTable('incident_listed_json', {
+  incidentPk: integer('incident_pk').primaryKey(),
+  jsonHead: text('json_head').notNull(),
+  jsonTail: text('json_tail').notNull(),
+});
+
 /** One row per incident and affected service, so that a service filter is an index lookup. */
 export const incidentServices = sqliteTable(
   'incident_services',

@@ -15,6 +15,7 @@ import type { PollRun, Store } from '../../src/core/ports.ts';
 import { toFtsQuery } from '../../src/core/search-query.ts';
 import { one, rawIncident } from '../fixtures/vendor-builders.ts';
 import { openTempArchive, tempDir, type TempArchive } from '../helpers/temp-archive.ts';
+import { createSqliteStore } from '../../src/adapters/sqlite-store.ts';
 import { MIGRATIONS_DIR } from '../../src/entry/open-sqlite.ts';
 
 const T0 = Date.UTC(2026, 9, 1, 12, 0, 0);
@@ -164,6 +165,62 @@ describe('upgrading an archive from before refused payloads were deduplicated', 
       expect(archive.sqlite.prepare('SELECT bytes FROM rejected_bodies').get()).toEqual({ bytes: Buffer.byteLength('<html>été</html>') });
     } finally {
       archive.remove();
+    }
+  });
+});
+
+describe("a list's stored incident JSON", () => {
+  let archive: TempArchive;
+  beforeEach(() => {
+    archive = openTempArchive();
+  });
+  afterEach(() => archive.remove());
+
+  const incidents = () => [
+    one(rawIncident({ id: 1, status: 'resolved', notes: [] })),
+    one(rawIncident({ id: 2, notes: [{ body: '<p>Looking &amp; fixing</p>', date_created: '2026-09-30T10:00:00Z' }] })),
+  ];
+
+  it('is read for a page of JSON without reading a note: the page joins stored texts', async () => {
+    await applyObserved(archive.store, incidents());
+    // The real connection, recording the statements the page runs.
+    const statements: string[] = [];
+    const recording = Object.create(archive.connection, {
+      rows: { value: (text: string, params: never[]) => (statements.push(text), archive.connection.rows(text, params)) },
+    }) as typeof archive.connection;
+    const listed = await createSqliteStore(recording).listIncidentsJson({}, null, 10);
+    expect(listed.map((item) => (JSON.parse(item.json) as { id: string }).id)).toEqual(['2', '1']);
+    // One statement for the page (no search, no count).
+    expect(statements).toHaveLength(1);
+    const [page] = statements;
+    const plan = archive.sqlite.prepare(`EXPLAIN QUERY PLAN ${page}`).all(10) as { detail: string }[];
+    expect(plan.map((step) => step.detail).join('\n')).not.toMatch(/\bnotes\b/);
+  });
+
+  it('is written for every archived incident by the migration that adds it', async () => {
+    await applyObserved(archive.store, incidents());
+    const written = await archive.store.listIncidentsJson({}, null, 10);
+    // The migrations as they stood before 0022, applied to a real file holding the same incidents and notes.
+    const dir = tempDir();
+    const oldMigrations = join(dir, 'drizzle');
+    cpSync(MIGRATIONS_DIR, oldMigrations, { recursive: true });
+    const journalPath = join(oldMigrations, 'meta', '_journal.json');
+    const journal = JSON.parse(readFileSync(journalPath, 'utf8')) as { entries: { tag: string }[] };
+    journal.entries = journal.entries.filter((e) => e.tag < '0022');
+    writeFileSync(journalPath, JSON.stringify(journal));
+    const old = new Database(join(dir, 'archive.db'));
+    migrate(drizzle(old), { migrationsFolder: oldMigrations });
+    expect(old.prepare("SELECT count(*) AS n FROM sqlite_master WHERE name = 'incident_listed_json'").get()).toEqual({ n: 0 });
+    old.prepare('ATTACH DATABASE ? AS current').run(archive.path);
+    old.exec('INSERT INTO incidents SELECT * FROM current.incidents; INSERT INTO notes SELECT * FROM current.notes');
+    old.exec('DETACH DATABASE current');
+    old.close();
+
+    const upgraded = openTempArchive(dir); // migrates to the current schema
+    try {
+      expect(await upgraded.store.listIncidentsJson({}, null, 10)).toEqual(written);
+    } finally {
+      upgraded.remove();
     }
   });
 });

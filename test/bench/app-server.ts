@@ -22,6 +22,12 @@ import type { ClientJob } from './http-client.ts';
 export const BASELINE_PATH = '/api/constants';
 /** A bare Hono route answering `baselinePage()` as HTML: the same bytes as a page, without the app. */
 export const BASELINE_PAGE_PATH = '/bench/baseline.html';
+/**
+ * A bare route answering `baselineBulk()` as JSON, sent as the response cache sends a built page
+ * (its UTF-8 bytes, encoded on each request, in a plain Response): what moving a body of that size
+ * costs on its own, without the app or the query.
+ */
+export const BASELINE_BULK_PATH = '/bench/constant.json';
 
 /** The app never polls in a benchmark; the admin route that would is not called. */
 const idlePoller: Poller = { pollOnce: async () => ({ status: 'skipped', reason: 'another poll is running' }) };
@@ -33,6 +39,8 @@ export type BaselineOptions = {
   baselineBody?: unknown;
   /** Read on every request, so a benchmark can set it to a page it has just fetched. */
   baselinePage?: () => string;
+  /** Read on every request (BASELINE_BULK_PATH), so a benchmark can set it to a body it has just fetched. */
+  baselineBulk?: () => string;
   /**
    * READ_BUDGET_MS_PER_SECOND; by default the most there is, so a latency benchmark's one client
    * may keep the whole server busy building answers. The search-load benchmark keeps the default.
@@ -58,8 +66,13 @@ export async function serveAppWithBaseline(connection: SqliteConnection, options
   );
   const body = options.baselineBody ?? { ok: true };
   const page = options.baselinePage ?? (() => '');
-  const baseline = new Hono().get(BASELINE_PATH, (c) => c.json(body)).get(BASELINE_PAGE_PATH, (c) => c.html(page()));
-  const isBaseline = (path: string) => path === BASELINE_PATH || path === BASELINE_PAGE_PATH;
+  const bulk = options.baselineBulk ?? (() => '');
+  const utf8 = new TextEncoder();
+  const baseline = new Hono()
+    .get(BASELINE_PATH, (c) => c.json(body))
+    .get(BASELINE_PAGE_PATH, (c) => c.html(page()))
+    .get(BASELINE_BULK_PATH, () => new Response(utf8.encode(bulk()), { status: 200, headers: { 'content-type': 'application/json' } }));
+  const isBaseline = (path: string) => path === BASELINE_PATH || path === BASELINE_PAGE_PATH || path === BASELINE_BULK_PATH;
   const server = serve({
     fetch: (request, env) => (isBaseline(new URL(request.url).pathname) ? baseline.fetch(request) : app.fetch(request, env)),
     port: 0,

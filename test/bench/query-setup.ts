@@ -15,7 +15,7 @@ import { COMMON_WORD, DAY_MS, RARE_WORD, syntheticIncidents, toIncidents, YEAR_M
 import { serveAppWithBaseline, type ServedApp } from './app-server.ts';
 
 /** Same length as /api/incidents, so both requests carry the same bytes of path. */
-export { BASELINE_PATH } from './app-server.ts';
+export { BASELINE_BULK_PATH, BASELINE_PATH } from './app-server.ts';
 
 /** Incidents seeded both ways and compared row for row. */
 const EQUIVALENCE_SAMPLE = 300;
@@ -27,6 +27,8 @@ export type QueryWorld = {
   seedMs: number;
   /** Incidents whose notes or title match, by word, counted in the full-text index. */
   ftsMatches: Map<string, number>;
+  /** Sets what the bare route at BASELINE_BULK_PATH answers. */
+  setBulkBody(text: string): void;
   close(): Promise<void>;
 };
 
@@ -35,11 +37,13 @@ export async function setUpQueryWorld(count: number, options: { readBudgetMsPerS
   const nowMs = Date.now();
   const { archive, seedMs } = await seedQueryArchive(count, nowMs);
   let served: ServedApp | undefined;
+  let bulkBody = '';
   try {
     served = await serveAppWithBaseline(archive.connection, {
       startedAt: nowMs,
       baselineBody: { ok: true, incidents: [], response_metadata: { next_cursor: '' } },
       readBudgetMsPerSecond: options.readBudgetMsPerSecond,
+      baselineBulk: () => bulkBody,
     });
 
     return {
@@ -48,6 +52,9 @@ export async function setUpQueryWorld(count: number, options: { readBudgetMsPerS
       nowMs,
       seedMs,
       ftsMatches: new Map([COMMON_WORD, RARE_WORD, 'upload'].map((word) => [word, ftsCount(archive, word)])),
+      setBulkBody(text) {
+        bulkBody = text;
+      },
       async close() {
         await served!.close();
         archive.remove();

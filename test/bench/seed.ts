@@ -4,6 +4,7 @@ import { htmlToText } from '../../src/core/html-text.ts';
 import { noteSeq, type Incident } from '../../src/core/incident.ts';
 import type { PollRun, Store } from '../../src/core/ports.ts';
 import { toVendorIncident } from '../../src/core/vendor-format.ts';
+import { storeListedJsonSql } from '../../src/adapters/sqlite-incident-json.ts';
 import { SORT_KEYS_PER_SECOND } from '../../src/adapters/store-schema.ts';
 import type { SqliteArchive } from '../../src/entry/open-sqlite.ts';
 
@@ -84,6 +85,8 @@ export function seedDirect(sqlite: SqliteArchive['sqlite'], incidents: readonly 
       insertVersion.run(incident.id, JSON.stringify(toVendorIncident(incident)), nowMs, SEED_RUN_ID);
       insertFts.run(sortKey, incident.title, texts.join('\n\n'));
     }
+    // Each incident's listed JSON, by the statement the store writes it with, once for them all.
+    sqlite.exec(storeListedJsonSql('true'));
     markSeeded.run(String(nowMs));
   })();
 }
@@ -92,6 +95,7 @@ export function seedDirect(sqlite: SqliteArchive['sqlite'], incidents: readonly 
 const COMPARED_TABLES = [
   'SELECT * FROM incidents ORDER BY pk',
   'SELECT * FROM incident_services ORDER BY incident_pk, service',
+  'SELECT * FROM incident_listed_json ORDER BY incident_pk',
   'SELECT * FROM notes ORDER BY incident_id, key',
   'SELECT * FROM incident_versions ORDER BY incident_id, revision',
   'SELECT rowid, title, notes FROM incidents_fts ORDER BY rowid',

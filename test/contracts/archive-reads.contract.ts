@@ -187,6 +187,35 @@ export function archiveReadsContract(target: StoreTarget): void {
         });
       });
 
+      it("lists each incident's JSON as its latest write and its latest sighting left it, the single incident's fields", async () => {
+        const [one, two, three] = threeIncidents();
+        const later = T0 + HOUR_MS;
+        const added = { body: '<p>Fixed &amp; watching</p>', date_created: '2026-09-02T09:00:00-07:00' };
+        // An hour on: a note added to the third, the others seen again unchanged (their last_seen_at refreshed alone).
+        await applyPollOf(store, [one!, two!, { ...three!, notes: [...three!.notes, added] }], later);
+        const listed = new Map(
+          (await store.listIncidentsJson({}, null, 10)).map(({ json }) => [
+            (JSON.parse(json) as { id: string }).id,
+            JSON.parse(json) as Record<string, unknown>,
+          ]),
+        );
+        const laterIso = new Date(later).toISOString();
+        expect(listed.get('3')).toMatchObject({
+          revision: 2,
+          last_seen_at: laterIso,
+          first_seen_at: new Date(T0).toISOString(),
+          note_count: 2,
+          latest_note: { body: added.body, text: 'Fixed & watching', created_at: '2026-09-02T16:00:00.000Z' },
+        });
+        expect(listed.get('1')).toMatchObject({ revision: 1, last_seen_at: laterIso, note_count: one!.notes.length });
+        // Every field as the incident alone shows it, with its newest note for its notes.
+        for (const [id, item] of listed) {
+          const { notes, ...alone } = JSON.parse((await store.getIncidentJson(id))!.json) as { notes: unknown[] };
+          expect(item).toEqual({ ...alone, latest_note: notes.at(-1) ?? null });
+          expect(Object.keys(item)).toEqual([...Object.keys(alone), 'latest_note']);
+        }
+      });
+
       it('counts what a filter matches on every page, up to a bound', async () => {
         expect(await store.countIncidents({}, 100)).toEqual({ count: 3, exact: true });
         expect(await store.countIncidents({ services: ['Files'] }, 100)).toEqual({ count: 2, exact: true });
