@@ -1,12 +1,13 @@
 CREATE TABLE `incident_listed_json` (
 	`incident_pk` integer PRIMARY KEY NOT NULL,
+	`revision` integer NOT NULL,
 	`json_head` text NOT NULL,
 	`json_tail` text NOT NULL
 );
 --> statement-breakpoint
 -- Every archived incident's listed JSON, as sqlite-incident-json.ts stores it with each write (storeListedJsonSql).
-INSERT INTO "incident_listed_json" (incident_pk, json_head, json_tail)
-  SELECT "incidents"."pk", rtrim(json_object('id', "incidents"."id",
+INSERT INTO "incident_listed_json" (incident_pk, revision, json_head, json_tail)
+  SELECT "incidents"."pk", "incidents"."revision", rtrim(json_object('id', "incidents"."id",
   'title', "incidents"."title",
   'type', "incidents"."type",
   'status', "incidents"."status",
@@ -36,6 +37,7 @@ INSERT INTO "incident_listed_json" (incident_pk, json_head, json_tail)
     THEN replace(datetime(n.created_ms / 1000.0, 'unixepoch', 'subsec'), ' ', 'T') || 'Z'
     ELSE printf('%+07d', strftime('%Y', (n.created_ms - (CASE WHEN n.created_ms >= -62167219200000 THEN (n.created_ms - -62167219200000) / 12622780800000 ELSE -((-62167219200000 - n.created_ms + 12622780800000 - 1) / 12622780800000) END) * 12622780800000) / 1000.0, 'unixepoch') + 400 * (CASE WHEN n.created_ms >= -62167219200000 THEN (n.created_ms - -62167219200000) / 12622780800000 ELSE -((-62167219200000 - n.created_ms + 12622780800000 - 1) / 12622780800000) END)) || substr(strftime('%Y-%m-%dT%H:%M:%fZ', (n.created_ms - (CASE WHEN n.created_ms >= -62167219200000 THEN (n.created_ms - -62167219200000) / 12622780800000 ELSE -((-62167219200000 - n.created_ms + 12622780800000 - 1) / 12622780800000) END) * 12622780800000) / 1000.0, 'unixepoch'), 5) END),
     'body', n.body,
-    'text', n.text) FROM "notes" n WHERE n.rowid = (SELECT m.rowid FROM "notes" m WHERE m.incident_id = "incidents"."id" ORDER BY m.created_ms DESC, m.seq DESC LIMIT 1)))), 2) FROM "incidents" WHERE true
-  ON CONFLICT (incident_pk) DO UPDATE SET json_head = excluded.json_head, json_tail = excluded.json_tail
+    'text', n.text) FROM "notes" n WHERE n.rowid = (SELECT m.rowid FROM "notes" m WHERE m.incident_id = "incidents"."id" ORDER BY m.created_ms DESC, m.seq DESC LIMIT 1)))), 2)
+  FROM "incidents" WHERE true
+  ON CONFLICT (incident_pk) DO UPDATE SET revision = excluded.revision, json_head = excluded.json_head, json_tail = excluded.json_tail
 ;

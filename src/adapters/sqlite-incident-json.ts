@@ -81,8 +81,13 @@ const LATEST_NOTE = sql`'latest_note', json((SELECT json_object(${noteFields(sql
  * after that field's value, so a page of 1,000 is its stored texts joined (built here on every
  * read, the columns, note seeks and instants cost about 4 ms of CPU a page). The head is the
  * fields' object without its closing brace: its last value is first_seen_at, a string or null,
- * so rtrim takes that brace alone. A change to these fields needs a migration that writes every
- * stored text again, as 0022 wrote the first.
+ * so rtrim takes that brace alone.
+ *
+ * Each stored text names the incident revision it was written for. A page uses it only while the
+ * incident is still at that revision, and builds the text from the rows otherwise: an incident
+ * written by code that kept no text (an older Worker still running during a deploy) is listed as
+ * it is, never as it was or not at all. A change to these fields needs a migration that writes
+ * every stored text again (or deletes them all), as 0022 wrote the first.
  */
 const LISTED_HEAD = sql`rtrim(json_object(${FIELDS_BEFORE_LAST_SEEN}), '}') || ',"last_seen_at":'`;
 const LISTED_TAIL = sql`',' || substr(json_object(${FIELDS_AFTER_LAST_SEEN}, ${LATEST_NOTE}), 2)`;
@@ -92,21 +97,24 @@ const LISTED_TAIL = sql`',' || substr(json_object(${FIELDS_AFTER_LAST_SEEN}, ${L
  * values): after their rows and notes, in the statements that write them.
  */
 export function storeListedJsonSql(where: string): string {
-  return `INSERT INTO ${sqlText(sql`${t.incidentListedJson}`)} (incident_pk, json_head, json_tail)
-  SELECT ${sqlText(sql`${t.incidents.pk}`)}, ${sqlText(LISTED_HEAD)}, ${sqlText(LISTED_TAIL)} FROM ${sqlText(sql`${t.incidents}`)} WHERE ${where}
-  ON CONFLICT (incident_pk) DO UPDATE SET json_head = excluded.json_head, json_tail = excluded.json_tail`;
+  return `INSERT INTO ${sqlText(sql`${t.incidentListedJson}`)} (incident_pk, revision, json_head, json_tail)
+  SELECT ${sqlText(sql`${t.incidents.pk}`)}, ${sqlText(sql`${t.incidents.revision}`)}, ${sqlText(LISTED_HEAD)}, ${sqlText(LISTED_TAIL)}
+  FROM ${sqlText(sql`${t.incidents}`)} WHERE ${where}
+  ON CONFLICT (incident_pk) DO UPDATE SET revision = excluded.revision, json_head = excluded.json_head, json_tail = excluded.json_tail`;
 }
 
 /**
  * As lists show it, read with the stored parts joined (LISTED_JSON_JOIN): last_seen_at put
- * between them as it is now. Null when the incident has no stored text.
+ * between them as it is now. Without a stored text for the incident's revision, each part is
+ * built here (coalesce evaluates its second argument only when the first is null).
  */
 export const LISTED_JSON = renderedOnce(
-  sql<string>`${t.incidentListedJson.jsonHead} || json_quote(${LAST_SEEN_AT}) || ${t.incidentListedJson.jsonTail}`,
-) as SQL<string | null>;
+  sql<string>`coalesce(${t.incidentListedJson.jsonHead}, ${LISTED_HEAD}) || json_quote(${LAST_SEEN_AT})
+    || coalesce(${t.incidentListedJson.jsonTail}, ${LISTED_TAIL})`,
+);
 
-/** The join of an incident to its stored listed JSON. */
-export const LISTED_JSON_JOIN = sql`${t.incidentListedJson.incidentPk} = ${t.incidents.pk}`;
+/** The join of an incident to its stored listed JSON, when that was written for its revision now. */
+export const LISTED_JSON_JOIN = sql`${t.incidentListedJson.incidentPk} = ${t.incidents.pk} AND ${t.incidentListedJson.revision} = ${t.incidents.revision}`;
 
 /**
  * On its own: every note, oldest first (by the vendor's date, then the key's counter), as
@@ -131,4 +139,4 @@ function renderedOnce(parts: SQL<string>): SQL<string> {
 export const LISTED_JSON_SELECTION = { sortKey: t.incidents.sortKey, json: LISTED_JSON };
 
 /** A row of LISTED_JSON_SELECTION, as an array. */
-export type ListedJsonRow = [sortKey: number, json: string | null];
+export type ListedJsonRow = [sortKey: number, json: string];

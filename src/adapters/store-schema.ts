@@ -52,6 +52,8 @@ export const incidents = sqliteTable(
  */
 export const incidentListedJson = sqliteTable('incident_listed_json', {
   incidentPk: integer('incident_pk').primaryKey(),
+  /** The incident's revision the texts were written for: a page builds them afresh for any other. */
+  revision: integer('revision').notNull(),
   jsonHead: text('json_head').notNull(),
   jsonTail: text('json_tail').notNull(),
 });
