@@ -7,7 +7,7 @@
 import type { IncidentWrite } from '../core/diff.ts';
 import type { StatusEvent } from '../core/events.ts';
 import type { PlannedDelivery } from '../core/fanout.ts';
-import { htmlToText } from '../core/html-text.ts';
+import { noteSearchText, type NoteWithText } from '../core/html-text.ts';
 import { noteSeq, sameServices, type Note } from '../core/incident.ts';
 import type { ApplyPollInput, BlindSpell, DiffedFeed, PollRun, RejectedPayload } from '../core/ports.ts';
 import { toVendorIncident } from '../core/vendor-format.ts';
@@ -298,10 +298,11 @@ function incidentStatements(write: IncidentWrite, now: number, pollRunId: string
     write.revision,
   ];
 
-  // Each note's text is derived once, for its row and for the search row alike.
+  // Each note's text is found once, for its row and for the search row alike: a note the archive
+  // holds with the same body keeps the text stored with it.
+  const previousNotes = new Map<string, NoteWithText>(previous?.notes.map((n) => [n.key, n]));
   const texts = new Map<string, string>();
-  const textOf = (note: Note) => texts.get(note.key) ?? texts.set(note.key, htmlToText(note.body)).get(note.key)!;
-  const previousNotes = new Map(previous?.notes.map((n) => [n.key, n]));
+  const textOf = (note: Note) => texts.get(note.key) ?? texts.set(note.key, noteSearchText(note, previousNotes.get(note.key))).get(note.key)!;
   const changedNotes = incident.notes.filter((note) => {
     const before = previousNotes.get(note.key);
     return !before || before.body !== note.body || before.dateCreated.raw !== note.dateCreated.raw;

@@ -12,6 +12,7 @@ import type { MonitorEvent, StatusEvent } from '../core/events.ts';
 import { planDeliveries } from '../core/fanout.ts';
 import type { Incident } from '../core/incident.ts';
 import { blindSpellEndedBy } from '../core/coverage.ts';
+import { withSearchTexts } from '../core/html-text.ts';
 import { STALE_AFTER_MS } from '../core/knowledge.ts';
 import { compareUrgency } from '../core/mirror.ts';
 import { decideMonitorEvent } from '../core/monitor-episode.ts';
@@ -417,7 +418,10 @@ export function createPoller(deps: PollerDeps): Poller {
           runRecorded = true;
           applied.push(...piece.events);
           for (const write of piece.writes) {
-            archivedCache.set(write.incident.id, { ...write.incident, revision: write.revision, resolvedAt: write.resolvedAt });
+            // With the notes' search texts, as a copy read from the archive has them: the next
+            // write of this incident converts none of its unchanged notes again.
+            const notes = withSearchTexts(write.incident.notes, write.previous?.notes);
+            archivedCache.set(write.incident.id, { ...write.incident, notes, revision: write.revision, resolvedAt: write.resolvedAt });
           }
         }
       } catch (error) {
