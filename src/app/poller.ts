@@ -46,7 +46,7 @@ import type {
 import { forEachSlice, forEachSliceWithin, yieldToEventLoop } from './event-loop-slices.ts';
 import { createFeedFailureLog } from './feed-failure-log.ts';
 import { createIncidentDigester, isDiffedAlready, keptDigestsOf, keptRevisionsOf } from './incident-digests.ts';
-import { LAST_SEEN_PRECISION_MS, lastRefreshOf, lastSeenRefresh } from './last-seen.ts';
+import { keptMainFeedRefresh, LAST_SEEN_PRECISION_MS, lastRefreshOf, lastSeenRefresh } from './last-seen.ts';
 
 export const FEED_PATHS = {
   'v2/current': '/api/v2.0.0/current',
@@ -347,7 +347,7 @@ export function createPoller(deps: PollerDeps): Poller {
     const observations: Observation[] = good.map((r) => ({ source: r.source, incidents: r.document!.incidents }));
     const observed = mergeObservations(observations);
     const seenIds = observed.map((i) => i.id);
-    const seen = lastSeenRefresh(lastDiff, seenIds, startedAt);
+    const seen = lastSeenRefresh(keptMainFeedRefresh(lastDiff), seenIds, startedAt);
     const historyWasRead = isGood(historyRead);
     const digests = await digester.digestAll(observed);
     const keptDigests = lastDiff.diffed?.incidents;
