@@ -6,7 +6,8 @@
 import type { IncidentWrite } from '../core/diff.ts';
 import { RevisionConflictError, SourceGoneError } from '../core/errors.ts';
 import { isMonitorEvent, MONITOR_EVENT_TYPES, type MonitorEvent } from '../core/events.ts';
-import type { ArchiveWrites, DiffedFeed, LastDiff } from '../core/ports.ts';
+import type { ArchiveWrites, LastDiff } from '../core/ports.ts';
+import { createDiffedFeedCodec, type DiffedFeedCodec } from './sqlite-diffed-feed.ts';
 import { acquireLeaseStatement, releaseLeaseStatement } from './sqlite-leases.ts';
 import type { SqliteConnection } from './sqlite-connection.ts';
 import { createIncidentRows } from './sqlite-incident-rows.ts';
@@ -36,9 +37,9 @@ function monitorEventOf(rows: unknown[] | undefined): MonitorEvent | null {
 
 type LastDiffRow = { generation: string | null; diffed: string | null };
 
-function lastDiffOf(rows: unknown[] | undefined): LastDiff {
+function lastDiffOf(rows: unknown[] | undefined, codec: DiffedFeedCodec): LastDiff {
   const row = rows?.[0] as LastDiffRow | undefined;
-  return { generation: Number(row?.generation ?? 0), diffed: row?.diffed ? parseDiffedFeed(row.diffed) : null };
+  return { generation: Number(row?.generation ?? 0), diffed: row?.diffed ? codec.parse(row.diffed) : null };
 }
 
 /** The generation the apply list's last statement read (READ_GENERATION). */
@@ -47,24 +48,9 @@ function generationOf(rows: unknown[] | undefined): number {
   return Number(row?.value ?? 0);
 }
 
-/** The kept DiffedFeed; one that does not read as one (a hand-edited row) is as good as none. */
-function parseDiffedFeed(text: string): DiffedFeed | null {
-  try {
-    const value = JSON.parse(text) as DiffedFeed;
-    if (typeof value.atMs !== 'number' || typeof value.generation !== 'number' || !Array.isArray(value.sources)) return null;
-    // Digests that do not read as a map of them are as good as none: every incident is diffed.
-    const { incidents } = value;
-    if (incidents !== undefined && (typeof incidents !== 'object' || incidents === null || Array.isArray(incidents))) delete value.incidents;
-    // A refresh time that is not one is unknown: the next diff refreshes last_seen_at.
-    if (value.seenRefreshedAtMs !== undefined && typeof value.seenRefreshedAtMs !== 'number') delete value.seenRefreshedAtMs;
-    return value;
-  } catch {
-    return null;
-  }
-}
-
 export function createSqliteArchiveWrites(connection: SqliteConnection, st: PollStatements, rejectedMaxBytes: number): ArchiveWrites {
   const { loadByIds } = createIncidentRows(st);
+  const diffedFeeds = createDiffedFeedCodec();
 
   async function readGeneration(): Promise<number> {
     return Number((await st.metaValue.get({ key: GENERATION_KEY }))?.value ?? 0);
@@ -101,7 +87,7 @@ export function createSqliteArchiveWrites(connection: SqliteConnection, st: Poll
       // any throw, SQLITE_FULL included.
       let results: unknown[][];
       try {
-        results = await connection.runAtomically(applyPollStatements(input, rejectedMaxBytes));
+        results = await connection.runAtomically(applyPollStatements(input, rejectedMaxBytes, diffedFeeds.members));
       } catch (error) {
         if (isRevisionGuardFailure(error)) throw await revisionConflict(input.plan.writes, error);
         if (input.source !== undefined && isSourceWriteGuardFailure(error)) throw new SourceGoneError(input.source, { cause: error });
@@ -115,7 +101,7 @@ export function createSqliteArchiveWrites(connection: SqliteConnection, st: Poll
     },
 
     async lastDiff() {
-      return lastDiffOf(await connection.all<LastDiffRow>(READ_LAST_DIFF, []));
+      return lastDiffOf(await connection.all<LastDiffRow>(READ_LAST_DIFF, []), diffedFeeds);
     },
 
     async openPoll(claim) {
@@ -128,7 +114,7 @@ export function createSqliteArchiveWrites(connection: SqliteConnection, st: Poll
       ]);
       return {
         acquired: acquired?.length === 1,
-        lastDiff: lastDiffOf(lastDiff),
+        lastDiff: lastDiffOf(lastDiff, diffedFeeds),
         latestMonitor: monitorEventOf(latestMonitor),
         seeded: (seeded?.length ?? 0) > 0,
         lastGoodReadAt: (lastGoodRead?.[0] as { at: number | null } | undefined)?.at ?? null,

@@ -7,13 +7,14 @@
 import type { IncidentWrite } from '../core/diff.ts';
 import type { StatusEvent } from '../core/events.ts';
 import type { PlannedDelivery } from '../core/fanout.ts';
-import { htmlToText } from '../core/html-text.ts';
+import { noteSearchText, type NoteWithText } from '../core/html-text.ts';
 import { noteSeq, sameServices, type Note } from '../core/incident.ts';
 import type { ApplyPollInput, BlindSpell, DiffedFeed, PollRun, RejectedPayload } from '../core/ports.ts';
 import { toVendorIncident } from '../core/vendor-format.ts';
 import { MAIN_FEED_SOURCE } from '../core/statuspage/mapping.ts';
 import type { BatchStatement, SqlValue } from './sqlite-connection.ts';
 import { releaseLeaseStatement } from './sqlite-leases.ts';
+import { diffedFeedMembers } from './sqlite-diffed-feed.ts';
 import { DIFFED_FEED_KEY, GENERATION_KEY, MAIN_GENERATION_KEY, SEEDED_KEY } from './sqlite-meta-keys.ts';
 import { blindSpellStatements, componentStatesStatements } from './sqlite-sources.ts';
 import { PRUNE_SQL } from './sqlite-retention.ts';
@@ -180,7 +181,10 @@ const REJECTED_OVERFLOW_PER_WRITE = 100;
 
 const utf8 = new TextEncoder();
 
-/** Every statement of one planned piece, in order; the last one reads the archive generation. */
+/**
+ * Every statement of one planned piece, in order; the last one reads the archive generation.
+ * `keptMembers` writes the kept DiffedFeed's JSON (a store's codec, which remembers it).
+ */
 export function applyPollStatements(
   {
     run,
@@ -198,6 +202,7 @@ export function applyPollStatements(
     components,
   }: ApplyPollInput,
   rejectedMaxBytes: number,
+  keptMembers: (feed: Omit<DiffedFeed, 'generation'>) => string = diffedFeedMembers,
 ): BatchStatement[] {
   const now = run.startedAt;
   const list = recordRun ? pollRunStatements(run, rejected, rejectedMaxBytes, endedSpell) : [];
@@ -214,19 +219,11 @@ export function applyPollStatements(
   } else list.push({ sql: BUMP_GENERATION_IF_WRITTEN, params: [wrote] });
   if (source === undefined) list.push({ sql: BUMP_MAIN_GENERATION, params: [] });
   if (markSeeded) list.push({ sql: MARK_SEEDED, params: [String(now)] });
-  if (diffedFeed) list.push({ sql: KEEP_DIFFED_FEED, params: [diffedFeedMembers(diffedFeed)] });
+  if (diffedFeed) list.push({ sql: KEEP_DIFFED_FEED, params: [keptMembers(diffedFeed)] });
   else if (diffedFeed === null) list.push({ sql: FORGET_DIFFED_FEED, params: [] });
   if (releaseLease) list.push(releaseLeaseStatement(releaseLease));
   list.push({ sql: READ_GENERATION, params: [] });
   return list;
-}
-
-/** A DiffedFeed's JSON members after the generation KEEP_DIFFED_FEED puts first: `,"atMs":...}`. */
-function diffedFeedMembers(diffedFeed: Omit<DiffedFeed, 'generation'>): string {
-  // An object that still carries a generation must not repeat the key: the spliced one is the archive's.
-  const { generation: _ignored, ...rest } = diffedFeed as DiffedFeed;
-  const members = JSON.stringify(rest).slice(1);
-  return members === '}' ? members : `,${members}`;
 }
 
 /**
@@ -302,10 +299,11 @@ function incidentStatements(write: IncidentWrite, now: number, pollRunId: string
     write.revision,
   ];
 
-  // Each note's text is derived once, for its row and for the search row alike.
+  // Each note's text is found once, for its row and for the search row alike: a note the archive
+  // holds with the same body keeps the text stored with it.
+  const previousNotes = new Map<string, NoteWithText>(previous?.notes.map((n) => [n.key, n]));
   const texts = new Map<string, string>();
-  const textOf = (note: Note) => texts.get(note.key) ?? texts.set(note.key, htmlToText(note.body)).get(note.key)!;
-  const previousNotes = new Map(previous?.notes.map((n) => [n.key, n]));
+  const textOf = (note: Note) => texts.get(note.key) ?? texts.set(note.key, noteSearchText(note, previousNotes.get(note.key))).get(note.key)!;
   const changedNotes = incident.notes.filter((note) => {
     const before = previousNotes.get(note.key);
     return !before || before.body !== note.body || before.dateCreated.raw !== note.dateCreated.raw;

@@ -20,29 +20,38 @@ const REFRESH_WINDOW_MS = LAST_SEEN_PRECISION_MS / 2;
 
 /**
  * What a full diff refreshes: `ids` whose last_seen_at is older than `seenBefore` are set to now
- * (none: skipped), and `refreshedAtMs`, kept with the DiffedFeed, says when a refresh last covered
- * every incident it keeps.
+ * (none: skipped), and `refreshedAtMs` says when a refresh last covered every incident seen.
  */
 export type LastSeenRefresh = { ids: readonly string[]; seenBefore: number; refreshedAtMs: number };
 
 /**
- * Skipped when the kept DiffedFeed's refresh is less than REFRESH_WINDOW_MS old, no process has
- * written the main feed's incidents since (its generation is the archive's), and every incident
- * seen now was kept by it: each of them then has a last_seen_at within the precision of now
- * (last_seen_at only grows; a new incident is written with it).
+ * What a poller knows of its last refresh: when it was, and whether it covered an incident. Each
+ * poller keeps it its own way (the main feed's with the kept DiffedFeed, a source's in memory);
+ * the rule below is the same for both.
  */
-export function lastSeenRefresh(lastDiff: LastDiff, seenIds: readonly string[], now: number): LastSeenRefresh {
+export type KeptRefresh = { refreshedAtMs: number; covers(id: string): boolean };
+
+/**
+ * Skipped when the last refresh is less than REFRESH_WINDOW_MS old and covered every incident
+ * seen now: each of them then has a last_seen_at within the precision of now (last_seen_at only
+ * grows; a new incident is written with it). Else every seen incident older than the window is
+ * refreshed, and the refresh is now.
+ */
+export function lastSeenRefresh(kept: KeptRefresh | null, seenIds: readonly string[], now: number): LastSeenRefresh {
   const seenBefore = now - REFRESH_WINDOW_MS;
-  const kept = lastDiff.diffed;
-  const refreshedAtMs = kept?.seenRefreshedAtMs;
-  const fresh =
-    kept !== null &&
-    refreshedAtMs !== undefined &&
-    kept.generation === lastDiff.generation &&
-    refreshedAtMs <= now &&
-    refreshedAtMs > seenBefore &&
-    keepsAll(kept, seenIds);
-  return fresh ? { ids: [], seenBefore, refreshedAtMs } : { ids: seenIds, seenBefore, refreshedAtMs: now };
+  const fresh = kept !== null && kept.refreshedAtMs <= now && kept.refreshedAtMs > seenBefore && seenIds.every((id) => kept.covers(id));
+  return fresh ? { ids: [], seenBefore, refreshedAtMs: kept.refreshedAtMs } : { ids: seenIds, seenBefore, refreshedAtMs: now };
+}
+
+/**
+ * The main feed's last refresh, as the kept DiffedFeed records it: trusted while no process has
+ * written the main feed's incidents since (its generation is the archive's); it covered the
+ * incidents whose digests it keeps.
+ */
+export function keptMainFeedRefresh({ diffed, generation }: LastDiff): KeptRefresh | null {
+  if (diffed === null || diffed.seenRefreshedAtMs === undefined || diffed.generation !== generation || !diffed.incidents) return null;
+  const { incidents } = diffed;
+  return { refreshedAtMs: diffed.seenRefreshedAtMs, covers: (id) => Object.hasOwn(incidents, id) };
 }
 
 /** When last_seen_at was last refreshed for the kept feed: its diff's time for a feed kept before refreshes were. */
@@ -50,8 +59,33 @@ export function lastRefreshOf(diffed: DiffedFeed): number {
   return diffed.seenRefreshedAtMs ?? diffed.atMs;
 }
 
-function keepsAll({ incidents }: DiffedFeed, ids: readonly string[]): boolean {
-  if (!incidents) return false;
-  for (const id of ids) if (!Object.hasOwn(incidents, id)) return false;
-  return true;
+/**
+ * Sources whose last refresh a source poller keeps, at most: past this, the least recently
+ * refreshed is forgotten and its next diff refreshes (as every diff of it did before). Ten times
+ * SOURCES_MAX's default; each entry holds the ids one page showed.
+ */
+export const KEPT_SOURCE_REFRESHES_MAX = 1000;
+
+/** Each source's last refresh, in this process's memory: a poller made for one invocation starts with none. */
+export type KeptRefreshes = {
+  get(sourceId: string): KeptRefresh | null;
+  /** A refresh at `refreshedAtMs` covered `ids`. */
+  remember(sourceId: string, refreshedAtMs: number, ids: readonly string[]): void;
+};
+
+export function createKeptRefreshes(max = KEPT_SOURCE_REFRESHES_MAX): KeptRefreshes {
+  const kept = new Map<string, { refreshedAtMs: number; ids: ReadonlySet<string> }>();
+  return {
+    get(sourceId) {
+      const entry = kept.get(sourceId);
+      if (!entry) return null;
+      return { refreshedAtMs: entry.refreshedAtMs, covers: (id) => entry.ids.has(id) };
+    },
+    remember(sourceId, refreshedAtMs, ids) {
+      // Map order is insertion order: the first key is the least recently refreshed.
+      kept.delete(sourceId);
+      if (kept.size >= max) kept.delete(kept.keys().next().value as string);
+      kept.set(sourceId, { refreshedAtMs, ids: new Set(ids) });
+    },
+  };
 }

@@ -12,6 +12,7 @@ import type { MonitorEvent, StatusEvent } from '../core/events.ts';
 import { planDeliveries } from '../core/fanout.ts';
 import type { Incident } from '../core/incident.ts';
 import { blindSpellEndedBy } from '../core/coverage.ts';
+import { withSearchTexts } from '../core/html-text.ts';
 import { STALE_AFTER_MS } from '../core/knowledge.ts';
 import { compareUrgency } from '../core/mirror.ts';
 import { decideMonitorEvent } from '../core/monitor-episode.ts';
@@ -45,7 +46,7 @@ import type {
 import { forEachSlice, forEachSliceWithin, yieldToEventLoop } from './event-loop-slices.ts';
 import { createFeedFailureLog } from './feed-failure-log.ts';
 import { createIncidentDigester, isDiffedAlready, keptDigestsOf, keptRevisionsOf } from './incident-digests.ts';
-import { LAST_SEEN_PRECISION_MS, lastRefreshOf, lastSeenRefresh } from './last-seen.ts';
+import { keptMainFeedRefresh, LAST_SEEN_PRECISION_MS, lastRefreshOf, lastSeenRefresh } from './last-seen.ts';
 
 export const FEED_PATHS = {
   'v2/current': '/api/v2.0.0/current',
@@ -346,7 +347,7 @@ export function createPoller(deps: PollerDeps): Poller {
     const observations: Observation[] = good.map((r) => ({ source: r.source, incidents: r.document!.incidents }));
     const observed = mergeObservations(observations);
     const seenIds = observed.map((i) => i.id);
-    const seen = lastSeenRefresh(lastDiff, seenIds, startedAt);
+    const seen = lastSeenRefresh(keptMainFeedRefresh(lastDiff), seenIds, startedAt);
     const historyWasRead = isGood(historyRead);
     const digests = await digester.digestAll(observed);
     const keptDigests = lastDiff.diffed?.incidents;
@@ -417,7 +418,10 @@ export function createPoller(deps: PollerDeps): Poller {
           runRecorded = true;
           applied.push(...piece.events);
           for (const write of piece.writes) {
-            archivedCache.set(write.incident.id, { ...write.incident, revision: write.revision, resolvedAt: write.resolvedAt });
+            // With the notes' search texts, as a copy read from the archive has them: the next
+            // write of this incident converts none of its unchanged notes again.
+            const notes = withSearchTexts(write.incident.notes, write.previous?.notes);
+            archivedCache.set(write.incident.id, { ...write.incident, notes, revision: write.revision, resolvedAt: write.resolvedAt });
           }
         }
       } catch (error) {

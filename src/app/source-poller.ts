@@ -46,7 +46,8 @@ import {
 import { componentEvents } from '../core/statuspage/component-events.ts';
 import { NotStatuspageError, parseIncidents, parseMaintenances, parseSummary } from '../core/statuspage/schema.ts';
 import { forEachAtMost } from './concurrency.ts';
-import { APPLY_PIECE_INCIDENTS, LAST_SEEN_PRECISION_MS, POLL_LEASE_TTL_MS } from './poller.ts';
+import { createKeptRefreshes, lastSeenRefresh } from './last-seen.ts';
+import { APPLY_PIECE_INCIDENTS, POLL_LEASE_TTL_MS } from './poller.ts';
 import { SUMMARY_PATH } from './sources.ts';
 
 export const INCIDENTS_PATH = '/api/v2/incidents.json';
@@ -131,6 +132,9 @@ export function createSourcePoller(deps: SourcePollerDeps): SourcePoller {
   const { store, clock, logger } = deps;
   const leaseTtlMs = deps.leaseTtlMs ?? POLL_LEASE_TTL_MS;
   const maxIncidentWrites = deps.maxIncidentWrites ?? DEFAULT_MAX_INCIDENT_WRITES_PER_POLL;
+  // Each source's last last-seen refresh: a diff soon after it, of incidents it covered, skips
+  // it, by the main feed's rule (last-seen.ts).
+  const refreshes = createKeptRefreshes();
 
   /** Reads one endpoint; a failure is recorded in `reads` and thrown as the poll's. */
   async function read(source: StoredSource, path: string, reads: SourceEndpointReport[]): Promise<PageRead> {
@@ -203,7 +207,9 @@ export function createSourcePoller(deps: SourcePollerDeps): SourcePoller {
       }
 
       const observed = observedIncidents(source.id, reading, directory);
-      const archived = await store.loadIncidents(observed.map((i) => i.id));
+      const seenIds = observed.map((i) => i.id);
+      const seen = lastSeenRefresh(refreshes.get(source.id), seenIds, startedAt);
+      const archived = await store.loadIncidents(seenIds);
       // A source's first good read backfills its history: known from before, not news.
       const plan = planChanges(findChanges(observed, archived), { now: startedAt, backfill: source.poll.lastSuccessAt === null, maxWrites: maxIncidentWrites });
       const run: PollRun = { id: deps.newId(), startedAt, finishedAt: startedAt, outcome: 'ok', sources: [], changes: {} };
@@ -227,8 +233,8 @@ export function createSourcePoller(deps: SourcePollerDeps): SourcePoller {
           run,
           plan: { writes: piece.writes, events },
           deliveries: planDeliveries(events, subscriptions),
-          seenIds: last ? observed.map((i) => i.id) : [],
-          seenBefore: startedAt - LAST_SEEN_PRECISION_MS,
+          seenIds: last ? seen.ids : [],
+          seenBefore: seen.seenBefore,
           rejected: [],
           markSeeded: false,
           recordRun: false,
@@ -237,6 +243,8 @@ export function createSourcePoller(deps: SourcePollerDeps): SourcePoller {
         });
         applied.push(...events);
       }
+      // Written: the refresh, if this diff made one, covered every incident it saw.
+      if (seen.ids.length > 0) refreshes.remember(source.id, seen.refreshedAtMs, seenIds);
       if (flips.length > 0)
         logger.info('source components changed', { source: source.id, changes: flips.map((e) => `${e.data.component.name}: ${e.data.from} -> ${e.data.to}`) });
       if (applied.length > flips.length) logger.info('source poll changed the archive', { source: source.id, events: applied.length - flips.length });

@@ -1,5 +1,6 @@
 /** Turns a note body (plain text in 2019-2023, HTML fragments since) into plain text for search and logs. */
 import { decodeHTML } from 'entities';
+import type { Note } from './incident.ts';
 
 // Not a sanitiser: the output is text, never HTML. Block-level tags become line breaks so that
 // words from adjacent paragraphs do not run together in the full-text index.
@@ -24,4 +25,22 @@ function normaliseWhitespace(text: string): string {
     .join('\n')
     .replace(/\n{3,}/g, '\n\n')
     .trim();
+}
+
+/** A note as the archive reads it back: with the search text stored beside its body. */
+export type NoteWithText = Note & { text?: string };
+
+/**
+ * A note's search text: the one stored with the same note as archived (`before`) while its body is
+ * the same, else derived from the body. A title edit of an incident with long HTML notes rewrites
+ * its search row without converting every note again.
+ */
+export function noteSearchText(note: Note, before: NoteWithText | undefined): string {
+  return before?.body === note.body && typeof before.text === 'string' ? before.text : htmlToText(note.body);
+}
+
+/** The notes with their search texts (noteSearchText against the archived copy's), for a copy kept in memory. */
+export function withSearchTexts(notes: readonly Note[], before: readonly NoteWithText[] | undefined): (Note & { text: string })[] {
+  const byKey = new Map(before?.map((n) => [n.key, n]));
+  return notes.map((note) => ({ ...note, text: noteSearchText(note, byKey.get(note.key)) }));
 }

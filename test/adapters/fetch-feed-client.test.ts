@@ -76,4 +76,32 @@ describe('fetch feed client', () => {
     const url = await stream(Buffer.alloc(0), true);
     await expect(clientOf(url, 200_000).get('/feed')).rejects.toThrow('body exceeds the 200000-byte limit');
   });
+
+  /** Answers with the headers and `sent` of the body, then nothing more until the client leaves. */
+  async function stall(sent: string): Promise<string> {
+    server = createServer((_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json', 'content-length': String(sent.length + 100) });
+      if (sent) res.write(sent);
+    });
+    await new Promise<void>((resolve) => server!.listen(0, '127.0.0.1', resolve));
+    return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  }
+
+  it('gives up on a body that stops coming once the timeout is over, whole exchange counted', async () => {
+    const url = await stall('[{"id":1');
+    const client = createFetchFeedClient({ baseUrl: url, timeoutMs: 300, maxBytes: 1000, userAgent: 'test', clock: { now: () => Date.now() } });
+    const started = Date.now();
+    const failure = await client.get('/feed').catch((error: unknown) => error);
+    expect(failure).toBeInstanceOf(FeedFetchError);
+    expect(failure).toMatchObject({ kind: 'timeout', message: `GET ${url}/feed: no complete answer within 300 ms` });
+    expect(Date.now() - started).toBeLessThan(3000);
+  });
+
+  it('gives up on a server that never answers once the timeout is over', async () => {
+    server = createServer(() => {});
+    await new Promise<void>((resolve) => server!.listen(0, '127.0.0.1', resolve));
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    const client = createFetchFeedClient({ baseUrl: url, timeoutMs: 300, maxBytes: 1000, userAgent: 'test', clock: { now: () => Date.now() } });
+    await expect(client.get('/feed')).rejects.toThrow(`GET ${url}/feed: no complete answer within 300 ms`);
+  });
 });

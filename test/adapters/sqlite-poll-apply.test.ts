@@ -156,6 +156,28 @@ describe('SQLite poll apply', () => {
     expect(await store.lastDiff()).toEqual({ generation: before.generation + 1, diffed: { atMs: now, generation: before.generation + 1, sources } });
   });
 
+  it("rewrites a retitled incident's search row with its unchanged notes' stored texts, converting no note again", async () => {
+    const seeded = one(rawIncident({ id: 1, title: 'Incident 1' }));
+    const seed = await planned(store, [seeded], T0, true);
+    await store.applyPoll({ run: run('seed', T0), ...seed, seenIds: [seeded.id], seenBefore: T0, rejected: [], markSeeded: true });
+    // The stored text of a note stands for its body (as an older conversion left it, say): a title
+    // edit keeps it, in the note's row and in the search row, rather than converting the body again.
+    archive.sqlite.prepare(`UPDATE notes SET text = 'stored-text-' || seq WHERE incident_id = '1'`).run();
+
+    const now = T0 + 60_000;
+    const poll = await planned(store, [one(rawIncident({ id: 1, title: 'Incident 1, retitled' }))], now, false);
+    await store.applyPoll({ run: run('retitle', now), ...poll, seenIds: ['1'], seenBefore: now - 600_000, rejected: [], markSeeded: false });
+
+    const search = archive.sqlite.prepare(`SELECT title, notes FROM incidents_fts WHERE rowid = (SELECT sort_key FROM incidents WHERE id = '1')`).get() as {
+      title: string;
+      notes: string;
+    };
+    const stored = (archive.sqlite.prepare(`SELECT text FROM notes WHERE incident_id = '1' ORDER BY seq`).all() as { text: string }[]).map((n) => n.text);
+    expect(stored).toHaveLength(seeded.notes.length);
+    expect(stored.every((text) => text.startsWith('stored-text-'))).toBe(true);
+    expect(search).toEqual({ title: 'Incident 1, retitled', notes: stored.join('\n\n') });
+  });
+
   it('moves both generations on a last-seen refresh alone, and neither when nothing was written', async () => {
     const seen = [1, 2].map((id) => one(rawIncident({ id })));
     const ids = seen.map((i) => i.id);

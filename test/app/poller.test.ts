@@ -215,6 +215,30 @@ describe('poller', () => {
     expect(read.flat().sort()).toEqual(['41', '42', '43']);
   });
 
+  it("keeps the stored texts of a retitled incident's unchanged notes in its search row, edit after edit of one poller", async () => {
+    const original = rawIncident({ id: 41, title: 'Texts' });
+    await vendor.setIncidents([original]);
+    expect((await newPoller('first').pollOnce()).status).toBe('ok');
+    // The stored text stands for its note's body: a later title edit must not convert the body again.
+    const poller = newPoller('texts');
+    archive.sqlite.prepare(`UPDATE notes SET text = 'stored-' || key WHERE incident_id = '41'`).run();
+    const searchNotes = () =>
+      (archive.sqlite.prepare(`SELECT notes FROM incidents_fts WHERE rowid = (SELECT sort_key FROM incidents WHERE id = '41')`).get() as { notes: string })
+        .notes;
+    const stored = (archive.sqlite.prepare(`SELECT text FROM notes WHERE incident_id = '41' ORDER BY seq, key`).all() as { text: string }[])
+      .map((n) => n.text)
+      .join('\n\n');
+
+    // The second edit plans against this poller's own copy of what the first one wrote.
+    for (const title of ['Texts, edited', 'Texts, edited again']) {
+      now += 60_000;
+      await vendor.setIncidents([{ ...original, title }]);
+      const edit = await poller.pollOnce();
+      expect(edit.status !== 'skipped' && edit.events.map((e) => e.type)).toEqual(['incident.updated']);
+      expect(searchNotes()).toBe(stored);
+    }
+  });
+
   it('digests the bodies and the changed incidents with the runtime’s hashes when given them', async () => {
     await vendor.setIncidents([rawIncident({ id: 51, title: 'Fifty-one' })]);
     let hashed = 0;

@@ -6,6 +6,7 @@ import { createConsoleLogger } from '../../src/adapters/console-logger.ts';
 import { createSmtpMailer } from '../../src/adapters/smtp-mailer.ts';
 import { createSourceBlindNotice } from '../../src/app/admin-notice.ts';
 import { createFetchPageReader } from '../../src/adapters/fetch-page-reader.ts';
+import { LAST_SEEN_PRECISION_MS } from '../../src/app/last-seen.ts';
 import { createSourcePoller, INCIDENTS_PATH, type SourcePollResult } from '../../src/app/source-poller.ts';
 import { sourceLeaseName } from '../../src/core/statuspage/mapping.ts';
 import { SUMMARY_PATH } from '../../src/app/sources.ts';
@@ -225,6 +226,62 @@ describe('source poller', () => {
     now += 60_000;
     const changed = await p.pollSource(id);
     expect(changed.status !== 'skipped' && changed.reads.map((r) => r.path)).toEqual([SUMMARY_PATH, INCIDENTS_PATH]);
+  });
+
+  it("skips the last_seen_at refresh in a diff soon after one that covered its incidents, by the main feed's rule, and never lets last_seen_at age past its precision", async () => {
+    // The real store, with the ids each write refreshes written down.
+    const refreshed: string[][] = [];
+    const counting = Object.create(archive.store) as typeof archive.store;
+    counting.applyPoll = (input) => {
+      if (input.seenIds.length > 0 || input.plan.writes.length > 0 || input.components) refreshed.push([...input.seenIds].sort());
+      return archive.store.applyPoll(input);
+    };
+    const { id, page } = await addPage();
+    const pollerWith = () =>
+      createSourcePoller({
+        store: counting,
+        reader: fetchReader(),
+        clock,
+        logger: createConsoleLogger({ level: 'error', format: 'json', write: () => {} }),
+        instanceId: 'seen',
+        newId: randomUUID,
+      });
+    let p = pollerWith();
+    const lastSeen = (incident: string) =>
+      (archive.sqlite.prepare('SELECT last_seen_ms AS at FROM incidents WHERE id = ?').get(`${id}:${incident}`) as { at: number }).at;
+    const old = `${id}:swinc0000000`;
+    const story = `${id}:${STORY_INCIDENT_ID}`;
+    const maintenance = `${id}:${STORY_MAINTENANCE_ID}`;
+    /** The page moves one step of its story, read `minutes` later: the ids that diff refreshed. */
+    const step = async (minutes: number) => {
+      page.page.advance();
+      now += minutes * 60_000;
+      const result = await p.pollSource(id);
+      expect(result.status !== 'skipped' && result.unchanged).toBe(false);
+      // Whatever each diff skipped: an incident the page shows is never seen longer ago than this.
+      expect(now - lastSeen('swinc0000000')).toBeLessThan(LAST_SEEN_PRECISION_MS);
+      return refreshed.at(-1);
+    };
+
+    now += 60_000;
+    await p.pollSource(id);
+    expect(refreshed.at(-1)).toEqual([old]);
+    const first = lastSeen('swinc0000000');
+    // The story's incident is new: the diff refreshes every incident seen.
+    expect(await step(1)).toEqual([old, story]);
+    expect(await step(1)).toEqual([]); // a minute later, of the same incidents: skipped
+    expect(await step(3)).toEqual([]); // four minutes after the refresh
+    expect(lastSeen('swinc0000000')).toBe(first);
+    // Half the precision after the last refresh, the diff refreshes again.
+    expect(await step(1.5)).toEqual([old, story]);
+    expect(lastSeen('swinc0000000')).toBe(now);
+    for (let minute = 0; minute < 4; minute++) expect(await step(0.5)).toEqual([]);
+    // Another process (or this one after a restart) knows of no refresh: its first diff makes one.
+    p = pollerWith();
+    expect(await step(0.5)).toEqual([old, story]);
+    // An incident the refresh did not cover (the maintenance, scheduled) makes the diff refresh them all.
+    expect(await step(0.5)).toEqual([old, story, maintenance]);
+    expect(await step(0.5)).toEqual([]);
   });
 
   it('leaves an open incident that is no longer shown as the archive knows it: not resolved, no event', async () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { htmlToText } from '../../src/core/html-text.ts';
+import { htmlToText, noteSearchText, withSearchTexts } from '../../src/core/html-text.ts';
 
 describe('htmlToText', () => {
   it('strips the 2026 HTML bodies to text, decoding entities and keeping paragraph breaks', () => {
@@ -25,5 +25,21 @@ describe('htmlToText', () => {
     const text = htmlToText('<img src=x onerror=alert(1)><script>alert(1)</script><a href="javascript:x">link</a>');
     expect(text).not.toMatch(/<|>/);
     expect(text).toContain('link');
+  });
+});
+
+describe('noteSearchText', () => {
+  const note = { key: 'k1', dateCreated: { raw: '2026-01-01T00:00:00Z', ms: 1_767_225_600_000 }, body: '<p>We are <b>investigating</b>.</p>' };
+
+  it('keeps the text stored with the archived note while the body is the same', () => {
+    expect(noteSearchText(note, { ...note, text: 'stored text' })).toBe('stored text');
+    expect(withSearchTexts([note], [{ ...note, text: 'stored text' }])).toEqual([{ ...note, text: 'stored text' }]);
+  });
+
+  it('derives the text again from a body that changed, or without a stored text', () => {
+    expect(noteSearchText(note, { ...note, body: '<p>Old</p>', text: 'Old' })).toBe('We are investigating.');
+    expect(noteSearchText(note, { ...note })).toBe('We are investigating.');
+    expect(noteSearchText(note, undefined)).toBe('We are investigating.');
+    expect(withSearchTexts([note], undefined)).toEqual([{ ...note, text: 'We are investigating.' }]);
   });
 });
