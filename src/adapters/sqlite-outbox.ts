@@ -92,7 +92,16 @@ function prepareDeliveryStatements(db: SqlDb) {
               AND earlier.claim_until_ms > ${p('now')})
           ORDER BY ${d.nextAttemptMs}, ${d.id} LIMIT ${p('limit')})`,
       )
-      .returning()
+      // Only what sending uses (DeliveryToSend) and what finds its subscription and events.
+      .returning({
+        id: d.id,
+        key: d.key,
+        subscriptionId: d.subscriptionId,
+        channel: d.channel,
+        eventIdsJson: d.eventIdsJson,
+        attempts: d.attempts,
+        createdMs: d.createdMs,
+      })
       .prepare(),
     // Only a live claim is renewed: once its lease is over another deliverer may have claimed (and
     // sent) a later delivery of the same subscription, or be about to take this one.
@@ -138,13 +147,14 @@ export function createSqliteOutboxStore(connection: SqliteConnection): OutboxSto
       if (claimed.length === 0) return [];
       const subscriptionIds = [...new Set(claimed.map((row) => row.subscriptionId))];
       const subscriptions = new Map((await st.subscriptionsByIds.all({ ids: JSON.stringify(subscriptionIds) })).map((row) => [row.id, toSubscription(row)]));
-      const eventIds = [...new Set(claimed.flatMap((row) => JSON.parse(row.eventIdsJson) as string[]))];
+      const eventIdsOf = claimed.map((row) => JSON.parse(row.eventIdsJson) as string[]);
+      const eventIds = [...new Set(eventIdsOf.flat())];
       const events = new Map((await st.eventsByIds.all({ ids: JSON.stringify(eventIds) })).map((row) => [row.id, toStatusEvent(row)]));
-      return claimed.flatMap((row): ClaimedDelivery[] => {
+      return claimed.flatMap((row, i): ClaimedDelivery[] => {
         const subscription = subscriptions.get(row.subscriptionId);
         if (!subscription) return [];
-        const delivery = toDelivery(row);
-        return [{ delivery, subscription, events: delivery.eventIds.flatMap((eventId) => events.get(eventId) ?? []) }];
+        const delivery = { id: row.id, key: row.key, channel: row.channel, attempts: row.attempts, createdAt: row.createdMs };
+        return [{ delivery, subscription, events: eventIdsOf[i]!.flatMap((eventId) => events.get(eventId) ?? []) }];
       });
     },
 
