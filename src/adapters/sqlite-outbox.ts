@@ -1,11 +1,12 @@
 /**
  * The delivery outbox in SQLite: the OutboxStore port. Its rows are written with the poll that
  * caused them (sqlite-poll-apply.ts); here they are claimed (one UPDATE ... RETURNING), their
- * attempts recorded (one fixed list, each statement conditional on the claim), listed and replayed.
+ * attempts recorded (one fixed list of multi-row statements, each row conditional on its claim),
+ * listed and replayed.
  */
 import { and, asc, desc, eq, gte, lt, sql, type SQL } from 'drizzle-orm';
-import type { AttemptToRecord, ClaimedDelivery, DeliveryAttemptRecord, DeliveryFilter, OutboxStore } from '../core/ports.ts';
-import { changedRows, type BatchStatement, type SqlDb, type SqliteConnection } from './sqlite-connection.ts';
+import type { AttemptToRecord, ClaimedDelivery, DeliveryAttemptRecord, DeliveryFilter, DeliveryOutcome, OutboxStore } from '../core/ports.ts';
+import { changedRows, type BatchStatement, type SqlDb, type SqliteConnection, type SqlValue } from './sqlite-connection.ts';
 import { toDelivery, toStatusEvent, toSubscription } from './sqlite-rows.ts';
 import { BUMP_SUBSCRIPTIONS_VERSION } from './sqlite-subscriptions.ts';
 import * as t from './store-schema.ts';
@@ -17,52 +18,118 @@ const v = (name: string) => sql`${p(name)}`;
 /** The subscription of a delivery while `holder` still holds its claim (params: delivery id, holder). */
 const HELD_SUBSCRIPTION = `(SELECT subscription_id FROM deliveries WHERE id = ? AND claimed_by = ? AND state = 'pending')`;
 
-const INSERT_ATTEMPT = `INSERT INTO delivery_attempts (delivery_id, attempted_ms, ok, status, duration_ms, response_excerpt, error)
-  SELECT ?, ?, ?, ?, ?, ?, ? WHERE ${HELD_SUBSCRIPTION} IS NOT NULL`;
 const MARK_SUCCEEDED = `UPDATE subscriptions SET failing_since_ms = NULL, last_success_ms = ? WHERE id = ${HELD_SUBSCRIPTION}`;
 const MARK_FAILING = `UPDATE subscriptions SET failing_since_ms = ? WHERE failing_since_ms IS NULL AND id = ${HELD_SUBSCRIPTION}`;
 const MARK_PAUSED = `UPDATE subscriptions SET status = 'paused', paused_reason = ?, updated_ms = ? WHERE status <> 'paused' AND id = ${HELD_SUBSCRIPTION}`;
-/** Last of an attempt's statements: it ends the claim the others checked, and says whether it held. */
-const FINISH_ATTEMPT = `UPDATE deliveries SET attempts = attempts + 1, claimed_by = NULL, claim_until_ms = NULL,
-    state = ?, next_attempt_ms = coalesce(?, next_attempt_ms), finished_ms = ?, last_error = ?
-  WHERE id = ? AND claimed_by = ? AND state = 'pending' RETURNING id`;
-
-/** A held delivery waits: its claim ends, its attempts are not counted (DeliveryOutcome `held`). */
-const HOLD_DELIVERY = `UPDATE deliveries SET claimed_by = NULL, claim_until_ms = NULL, next_attempt_ms = ?, last_error = ?
-  WHERE id = ? AND claimed_by = ? AND state = 'pending' RETURNING id`;
 
 /**
- * One attempt as statements that each apply only while `holder` holds the claim: the attempt, the
- * subscription's health, then the delivery's new state, whose RETURNING row says the claim held.
- * A pause bumps the subscriptions version whether or not it applied: a spare bump only makes a
+ * Attempts are recorded by multi-row statements, a row per attempt: two statements for a group of
+ * attempts instead of two per attempt (each statement costs more than the row it writes). D1 binds
+ * at most 100 parameters a statement: an attempt's row binds 7, and the holder 1 more.
+ */
+const ATTEMPT_COLUMNS = 7;
+const FINISH_COLUMNS = 6;
+export const ATTEMPTS_PER_STATEMENT = Math.floor((100 - 1) / Math.max(ATTEMPT_COLUMNS, FINISH_COLUMNS));
+
+/** `(?, ?), (?, ?)`: `rows` rows of `columns` placeholders. */
+function valuesOf(rows: number, columns: number): string {
+  const row = `(${Array.from({ length: columns }, () => '?').join(', ')})`;
+  return Array.from({ length: rows }, () => row).join(', ');
+}
+
+/** The attempts' rows, each written only while `holder` holds its delivery's claim (the last parameter). */
+const insertAttempts = memoByRows(
+  (rows) => `INSERT INTO delivery_attempts (delivery_id, attempted_ms, ok, status, duration_ms, response_excerpt, error)
+  SELECT v.column1, v.column2, v.column3, v.column4, v.column5, v.column6, v.column7 FROM (VALUES ${valuesOf(rows, ATTEMPT_COLUMNS)}) AS v
+  WHERE EXISTS (SELECT 1 FROM deliveries WHERE id = v.column1 AND claimed_by = ? AND state = 'pending')`,
+);
+
+/**
+ * Ends the claims the other statements checked, each row's delivery taking its new state (see
+ * finishRow); the RETURNING ids say which claims held. The plan walks the rows and finds each
+ * delivery by its id.
+ */
+const finishDeliveries = memoByRows(
+  (rows) => `UPDATE deliveries SET attempts = attempts + v.column2, claimed_by = NULL, claim_until_ms = NULL,
+    state = v.column3, next_attempt_ms = coalesce(v.column4, next_attempt_ms), finished_ms = v.column5, last_error = v.column6
+  FROM (VALUES ${valuesOf(rows, FINISH_COLUMNS)}) AS v
+  WHERE deliveries.id = v.column1 AND deliveries.claimed_by = ? AND deliveries.state = 'pending' RETURNING deliveries.id`,
+);
+
+/** The SQL text for each row count, built once: at most ATTEMPTS_PER_STATEMENT texts each. */
+function memoByRows(build: (rows: number) => string): (rows: number) => string {
+  const texts: string[] = [];
+  return (rows) => (texts[rows] ??= build(rows));
+}
+
+/**
+ * What an attempt's outcome writes to its delivery, the one rule for it: [delivery id, attempts
+ * added, state, next attempt (null: unchanged), finished at, last error]. A held delivery waits
+ * until `at` without the wait counting as an attempt (DeliveryOutcome `held`).
+ */
+function finishRow(deliveryId: number, outcome: DeliveryOutcome, finishedMs: number): SqlValue[] {
+  switch (outcome.kind) {
+    case 'done':
+      return [deliveryId, 1, 'done', null, finishedMs, null];
+    case 'dead':
+      return [deliveryId, 1, 'dead', null, finishedMs, outcome.reason];
+    case 'retry':
+      return [deliveryId, 1, 'pending', outcome.at, null, outcome.error];
+    case 'held':
+      return [deliveryId, 0, 'pending', outcome.at, null, outcome.error];
+  }
+}
+
+/**
+ * The statements of attempts of distinct deliveries, at most ATTEMPTS_PER_STATEMENT: their
+ * attempts' rows, the subscriptions' health one attempt after another, then their deliveries'
+ * new states, which end the claims every statement before checked. Each applies only while
+ * `holder` holds the claim. Recorded this way they write what they would one after another:
+ * an attempt's rows touch only its own delivery, and the health statements keep their order. A
+ * pause bumps the subscriptions version whether or not it applied: a spare bump only makes a
  * cached list read again.
  */
-function attemptStatements(holder: string, { deliveryId, attempt, outcome, health }: AttemptToRecord): BatchStatement[] {
-  const held = [deliveryId, holder];
-  const finishedMs = attempt.attemptedAt + attempt.durationMs;
-  const insertAttempt: BatchStatement = {
-    sql: INSERT_ATTEMPT,
-    params: [deliveryId, attempt.attemptedAt, attempt.ok ? 1 : 0, attempt.status, attempt.durationMs, attempt.responseExcerpt, attempt.error, ...held],
-  };
-  if (outcome.kind === 'held') return [...(outcome.logged ? [insertAttempt] : []), { sql: HOLD_DELIVERY, params: [outcome.at, outcome.error, ...held] }];
-  const list: BatchStatement[] = [insertAttempt];
-  if (health.kind === 'succeeded') {
-    list.push({ sql: MARK_SUCCEEDED, params: [finishedMs, ...held] });
-  } else if (health.kind !== 'unchanged') {
-    list.push({ sql: MARK_FAILING, params: [attempt.attemptedAt, ...held] });
-    if (health.kind === 'paused') list.push({ sql: MARK_PAUSED, params: [health.reason, finishedMs, ...held] }, BUMP_SUBSCRIPTIONS_VERSION);
+function groupStatements(holder: string, group: readonly AttemptToRecord[]): { list: BatchStatement[]; finishIndex: number } {
+  const attemptRows: SqlValue[] = [];
+  const finishRows: SqlValue[] = [];
+  const health: BatchStatement[] = [];
+  for (const { deliveryId, attempt, outcome, health: change } of group) {
+    const finishedMs = attempt.attemptedAt + attempt.durationMs;
+    const held = [deliveryId, holder];
+    if (outcome.kind !== 'held' || outcome.logged) {
+      attemptRows.push(deliveryId, attempt.attemptedAt, attempt.ok ? 1 : 0, attempt.status, attempt.durationMs, attempt.responseExcerpt, attempt.error);
+    }
+    finishRows.push(...finishRow(deliveryId, outcome, finishedMs));
+    if (outcome.kind === 'held' || change.kind === 'unchanged') continue;
+    if (change.kind === 'succeeded') {
+      health.push({ sql: MARK_SUCCEEDED, params: [finishedMs, ...held] });
+    } else {
+      health.push({ sql: MARK_FAILING, params: [attempt.attemptedAt, ...held] });
+      if (change.kind === 'paused') health.push({ sql: MARK_PAUSED, params: [change.reason, finishedMs, ...held] }, BUMP_SUBSCRIPTIONS_VERSION);
+    }
   }
-  list.push({
-    sql: FINISH_ATTEMPT,
-    params: [
-      outcome.kind === 'done' ? 'done' : outcome.kind === 'dead' ? 'dead' : 'pending',
-      outcome.kind === 'retry' ? outcome.at : null,
-      outcome.kind === 'retry' ? null : finishedMs,
-      outcome.kind === 'retry' ? outcome.error : outcome.kind === 'dead' ? outcome.reason : null,
-      ...held,
-    ],
-  });
-  return list;
+  const list: BatchStatement[] = [];
+  if (attemptRows.length > 0) list.push({ sql: insertAttempts(attemptRows.length / ATTEMPT_COLUMNS), params: [...attemptRows, holder] });
+  list.push(...health, { sql: finishDeliveries(group.length), params: [...finishRows, holder] });
+  return { list, finishIndex: list.length - 1 };
+}
+
+/** Consecutive runs of attempts of distinct deliveries, each at most ATTEMPTS_PER_STATEMENT long. */
+function groupsOf(attempts: readonly AttemptToRecord[]): AttemptToRecord[][] {
+  const groups: AttemptToRecord[][] = [];
+  let group: AttemptToRecord[] = [];
+  let ids = new Set<number>();
+  for (const item of attempts) {
+    if (group.length === ATTEMPTS_PER_STATEMENT || ids.has(item.deliveryId)) {
+      groups.push(group);
+      group = [];
+      ids = new Set();
+    }
+    group.push(item);
+    ids.add(item.deliveryId);
+  }
+  if (group.length > 0) groups.push(group);
+  return groups;
 }
 
 /** The statements of the deliverer's path, prepared once: built and prepared per call they took most of its time. */
@@ -92,7 +159,16 @@ function prepareDeliveryStatements(db: SqlDb) {
               AND earlier.claim_until_ms > ${p('now')})
           ORDER BY ${d.nextAttemptMs}, ${d.id} LIMIT ${p('limit')})`,
       )
-      .returning()
+      // Only what sending uses (DeliveryToSend) and what finds its subscription and events.
+      .returning({
+        id: d.id,
+        key: d.key,
+        subscriptionId: d.subscriptionId,
+        channel: d.channel,
+        eventIdsJson: d.eventIdsJson,
+        attempts: d.attempts,
+        createdMs: d.createdMs,
+      })
       .prepare(),
     // Only a live claim is renewed: once its lease is over another deliverer may have claimed (and
     // sent) a later delivery of the same subscription, or be about to take this one.
@@ -138,24 +214,28 @@ export function createSqliteOutboxStore(connection: SqliteConnection): OutboxSto
       if (claimed.length === 0) return [];
       const subscriptionIds = [...new Set(claimed.map((row) => row.subscriptionId))];
       const subscriptions = new Map((await st.subscriptionsByIds.all({ ids: JSON.stringify(subscriptionIds) })).map((row) => [row.id, toSubscription(row)]));
-      const eventIds = [...new Set(claimed.flatMap((row) => JSON.parse(row.eventIdsJson) as string[]))];
+      const eventIdsOf = claimed.map((row) => JSON.parse(row.eventIdsJson) as string[]);
+      const eventIds = [...new Set(eventIdsOf.flat())];
       const events = new Map((await st.eventsByIds.all({ ids: JSON.stringify(eventIds) })).map((row) => [row.id, toStatusEvent(row)]));
-      return claimed.flatMap((row): ClaimedDelivery[] => {
+      return claimed.flatMap((row, i): ClaimedDelivery[] => {
         const subscription = subscriptions.get(row.subscriptionId);
         if (!subscription) return [];
-        const delivery = toDelivery(row);
-        return [{ delivery, subscription, events: delivery.eventIds.flatMap((eventId) => events.get(eventId) ?? []) }];
+        const delivery = { id: row.id, key: row.key, channel: row.channel, attempts: row.attempts, createdAt: row.createdMs };
+        return [{ delivery, subscription, events: eventIdsOf[i]!.flatMap((eventId) => events.get(eventId) ?? []) }];
       });
     },
 
     async recordAttempts(holder, attempts) {
-      // One list for all: a commit per attempt was the deliverer's largest cost.
-      const lists = attempts.map((item) => attemptStatements(holder, item));
-      const results = await connection.runAtomically(lists.flat());
-      let end = 0;
-      return lists.map((list) => {
-        end += list.length;
-        return (results[end - 1]?.length ?? 0) > 0;
+      // One atomic list for all: a commit per attempt was the deliverer's largest cost.
+      const groups = groupsOf(attempts);
+      const statements = groups.map((group) => groupStatements(holder, group));
+      const results = await connection.runAtomically(statements.flatMap((s) => s.list));
+      let start = 0;
+      return groups.flatMap((group, i) => {
+        const { list, finishIndex } = statements[i]!;
+        const finished = new Set((results[start + finishIndex] as { id: number }[]).map((row) => Number(row.id)));
+        start += list.length;
+        return group.map((item) => finished.has(item.deliveryId));
       });
     },
 

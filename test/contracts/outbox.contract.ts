@@ -5,7 +5,7 @@
  * was taken over changes nothing, and a pause is seen by every store at once.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { Store } from '../../src/core/ports.ts';
+import type { DeliveryOutcome, Store } from '../../src/core/ports.ts';
 import { attemptOf, pollNews, storedSubscription } from '../fixtures/notification-builders.ts';
 import { rawIncident } from '../fixtures/vendor-builders.ts';
 import type { OpenedStore, StoreTarget } from './store-target.ts';
@@ -120,7 +120,9 @@ export function outboxContract(target: StoreTarget): void {
       expect(await store.claimDueDeliveries('a', T0 - 1, LEASE_MS, 10)).toEqual([]);
       const [claimed, ...more] = await store.claimDueDeliveries('a', T0 + 1000, LEASE_MS, 1);
       expect(more).toEqual([]);
-      expect(claimed?.delivery).toMatchObject({ key: first.deliveries[0]!.key, state: 'pending', attempts: 0 });
+      // Only what sending and recording the attempt use; the rest stays in the row.
+      expect(claimed?.delivery).toEqual({ id: claimed!.delivery.id, key: first.deliveries[0]!.key, channel: 'webhook', attempts: 0, createdAt: T0 });
+      expect((await store.getDelivery(claimed!.delivery.id))?.delivery).toMatchObject({ state: 'pending', attempts: 0 });
       expect(claimed?.subscription).toEqual(await store.getSubscription('sub_hook'));
       expect(claimed?.events).toEqual(first.events);
       // Its claim holds it past the other's due time; the second waits for the first (in order),
@@ -181,13 +183,14 @@ export function outboxContract(target: StoreTarget): void {
       const other = opened.openAnother();
       const [mine] = await store.claimDueDeliveries('a', T0, LEASE_MS, 10);
       const id = mine!.delivery.id;
+      const before = await other.getDelivery(id);
       const [taken] = await other.claimDueDeliveries('b', T0 + LEASE_MS, LEASE_MS, 10);
       expect(taken?.delivery.id).toBe(id);
 
       // a comes back late with a 410: neither its attempt nor the pause may land.
       const late = attemptOf(id, T0 + LEASE_MS + 5, { kind: 'dead', reason: 'gone' }, { kind: 'paused', reason: 'the receiver answered 410 Gone' });
       expect(await store.recordAttempts('a', [late])).toEqual([false]);
-      expect(await other.getDelivery(id)).toEqual({ delivery: { ...mine!.delivery }, attempts: [] });
+      expect(await other.getDelivery(id)).toEqual(before);
       expect(await other.getSubscription('sub_hook')).toMatchObject({ status: 'active', pausedReason: null, failingSince: null, lastSuccessAt: null });
       expect((await other.activeSubscriptions()).map((s) => s.id)).toEqual(['sub_hook']);
 
@@ -271,6 +274,58 @@ export function outboxContract(target: StoreTarget): void {
       expect(a1?.attempts.map((x) => [x.attemptedAt, x.ok])).toEqual([[T0 + 10, false]]);
       expect((await other.getDelivery(of('sub_c', 2)))?.delivery).toMatchObject({ state: 'dead', attempts: 1, finishedAt: T0 + 40, lastError: 'HTTP 404' });
       expect(await other.deliveryCounts(T0 + 100)).toMatchObject({ pending: 2, done: 2, dead: 2 });
+    });
+
+    it('records a call of 40 attempts, past the 100 parameters a D1 statement binds, each with its own outcome', async () => {
+      for (let n = 0; n < 40; n++) await subscribe(`sub_${String(n).padStart(2, '0')}`);
+      await pollNews(store, [incident(1)], T0);
+      const claimed = await store.claimDueDeliveries('a', T0, LEASE_MS, 100);
+      expect(claimed).toHaveLength(40);
+      // One of them was taken over by another deliverer once a's claim ran out; a renewed the others.
+      const lost = claimed[17]!.delivery.id;
+      const kept = claimed.map((c) => c.delivery.id).filter((id) => id !== lost);
+      expect((await store.renewClaims('a', kept, T0 + LEASE_MS - 1, LEASE_MS)).sort((x, y) => x - y)).toEqual(kept.sort((x, y) => x - y));
+      const other = opened.openAnother();
+      expect(idsOf(await other.claimDueDeliveries('b', T0 + LEASE_MS, LEASE_MS, 100))).toEqual([lost]);
+
+      const outcomeOf = (n: number) =>
+        [
+          DONE,
+          { kind: 'retry', at: T0 + 60_000, error: 'HTTP 503' },
+          { kind: 'dead', reason: 'HTTP 404' },
+          { kind: 'held', at: T0 + 30_000, error: 'ratelimited', logged: n % 2 === 0 },
+        ][n % 4] as DeliveryOutcome;
+      const attempts = claimed.map((c, n) => attemptOf(c.delivery.id, T0 + n, outcomeOf(n), outcomeOf(n).kind === 'held' ? { kind: 'unchanged' } : undefined));
+      const recorded = await store.recordAttempts('a', attempts);
+      expect(recorded).toEqual(claimed.map((c) => c.delivery.id !== lost));
+
+      for (const [n, c] of claimed.entries()) {
+        const read = await other.getDelivery(c.delivery.id);
+        const finished = T0 + n + 20;
+        const expected =
+          c.delivery.id === lost
+            ? { state: 'pending', attempts: 0, nextAttemptAt: T0, finishedAt: null, lastError: null }
+            : [
+                { state: 'done', attempts: 1, nextAttemptAt: T0, finishedAt: finished, lastError: null },
+                { state: 'pending', attempts: 1, nextAttemptAt: T0 + 60_000, finishedAt: null, lastError: 'HTTP 503' },
+                { state: 'dead', attempts: 1, nextAttemptAt: T0, finishedAt: finished, lastError: 'HTTP 404' },
+                { state: 'pending', attempts: 0, nextAttemptAt: T0 + 30_000, finishedAt: null, lastError: 'ratelimited' },
+              ][n % 4];
+        expect(read?.delivery, `delivery ${n}`).toMatchObject(expected!);
+        const logged = c.delivery.id !== lost && (n % 4 !== 3 || n % 2 === 0);
+        expect(
+          read?.attempts.map((x) => x.attemptedAt),
+          `attempts of delivery ${n}`,
+        ).toEqual(logged ? [T0 + n] : []);
+        const health = await other.getSubscription(c.subscription.id);
+        const healthExpected =
+          c.delivery.id === lost || n % 4 === 3
+            ? { failingSince: null, lastSuccessAt: null }
+            : n % 4 === 0
+              ? { failingSince: null, lastSuccessAt: finished }
+              : { failingSince: T0 + n, lastSuccessAt: null };
+        expect(health, `subscription of delivery ${n}`).toMatchObject(healthExpected);
+      }
     });
 
     it('keeps a retried delivery pending until its time, and a dead one finished with its reason', async () => {

@@ -28,8 +28,15 @@ export type DeliveryAttemptRecord = {
   error: string | null;
 };
 
+/**
+ * Of a claimed delivery, what sending it and recording the attempt use: the claim returns only
+ * these columns (every column cost twice the id's per row). Its subscription and events come
+ * alongside; its state is `pending` and its claim held by whoever claimed it.
+ */
+export type DeliveryToSend = Pick<Delivery, 'id' | 'key' | 'channel' | 'attempts' | 'createdAt'>;
+
 /** A claimed delivery with what sending it needs. */
-export type ClaimedDelivery = { delivery: Delivery; subscription: StoredSubscription; events: StatusEvent[] };
+export type ClaimedDelivery = { delivery: DeliveryToSend; subscription: StoredSubscription; events: StatusEvent[] };
 
 /**
  * How an attempt ends a delivery's turn: confirmed, tried again later, or given up; or `held`:
