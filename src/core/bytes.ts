@@ -81,3 +81,22 @@ export function constantTimeEqual(a: Uint8Array | string, b: Uint8Array | string
   for (let i = 0; i < a.length; i++) diff |= at(a, i) ^ at(b, i);
   return diff === 0;
 }
+
+/**
+ * Whether two byte strings are equal, compared four bytes at a time where both start aligned: a
+ * cached answer of a megabyte is compared with its rebuild in a fraction of a millisecond, on Web
+ * APIs only (Node's Buffer.equals is not everywhere this runs). Not constant-time: for public bytes.
+ */
+export function bytesEqual(a: Uint8Array, b: Uint8Array): boolean {
+  if (a.byteLength !== b.byteLength) return false;
+  let i = 0;
+  if (a.byteOffset % 4 === 0 && b.byteOffset % 4 === 0) {
+    const words = a.byteLength >>> 2;
+    const wordsA = new Uint32Array(a.buffer, a.byteOffset, words);
+    const wordsB = new Uint32Array(b.buffer, b.byteOffset, words);
+    for (; i < words; i++) if (wordsA[i] !== wordsB[i]) return false;
+    i = words << 2;
+  }
+  for (; i < a.byteLength; i++) if (a[i] !== b[i]) return false;
+  return true;
+}

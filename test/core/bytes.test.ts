@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { constantTimeEqual, fromBase64, fromBase64Url, fromHex, toBase64, toBase64Url, toHex } from '../../src/core/bytes.ts';
+import { bytesEqual, constantTimeEqual, fromBase64, fromBase64Url, fromHex, toBase64, toBase64Url, toHex } from '../../src/core/bytes.ts';
 
 describe('bytes as text', () => {
   const samples = [
@@ -41,5 +41,25 @@ describe('bytes as text', () => {
     expect(constantTimeEqual(Uint8Array.from([1, 2]), Uint8Array.from([1, 2, 3]))).toBe(false);
     expect(constantTimeEqual('abc', 'abc')).toBe(true);
     expect(constantTimeEqual('abc', 'abd')).toBe(false);
+  });
+});
+
+describe('bytesEqual', () => {
+  it('compares whole words and the bytes after them, aligned or not', () => {
+    const bytes = Uint8Array.from({ length: 23 }, (_, i) => i * 7);
+    const copy = bytes.slice();
+    expect(bytesEqual(bytes, copy)).toBe(true);
+    for (const at of [0, 5, 19, 22]) {
+      const other = bytes.slice();
+      other[at]! ^= 1;
+      expect(bytesEqual(bytes, other)).toBe(false);
+    }
+    expect(bytesEqual(bytes, bytes.subarray(0, 22))).toBe(false);
+    // Views that start off a word boundary.
+    const shifted = new Uint8Array(24);
+    shifted.set(bytes, 1);
+    expect(bytesEqual(bytes, shifted.subarray(1))).toBe(true);
+    expect(bytesEqual(shifted.subarray(1, 5), bytes.subarray(0, 4))).toBe(true);
+    expect(bytesEqual(new Uint8Array(0), new Uint8Array(0))).toBe(true);
   });
 });

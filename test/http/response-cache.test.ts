@@ -31,8 +31,9 @@ function appWithCache(options: { maxAgeMs?: number; maxBytes?: number; maxEntrie
 }
 
 /**
- * The heap in use after full collections: the oracle of what the cache really holds, independent
- * of its own accounting. Turns of the event loop between them let cloned bodies' finalizers run.
+ * The heap in use after full collections, with the ArrayBuffers outside it (the cached bodies'
+ * bytes): the oracle of what the cache really holds, independent of its own accounting. Turns of
+ * the event loop between them let cloned bodies' finalizers run.
  */
 async function heapAfterGc(): Promise<number> {
   setFlagsFromString('--expose-gc');
@@ -41,7 +42,8 @@ async function heapAfterGc(): Promise<number> {
     gc();
     await new Promise((resolve) => setTimeout(resolve, 20));
   }
-  return process.memoryUsage().heapUsed;
+  const { heapUsed, arrayBuffers } = process.memoryUsage();
+  return heapUsed + arrayBuffers;
 }
 
 const MB = 1024 * 1024;
@@ -156,6 +158,25 @@ describe('response cache', () => {
     for (let i = 0; i < 3_000; i++) expect((await app.request('/page')).status).toBe(200);
     expect(cache.stats().entries).toBe(1);
     expect((await heapAfterGc()) - before).toBeLessThan(5 * MB);
+  });
+
+  it('gives a rebuild of the same length but other bytes a new tag, and sends UTF-8 bytes whole', async () => {
+    const app = new Hono();
+    const state = { generation: 1, body: '{"title":"Störung à Paris"}' };
+    app.use('*', responseCache({ generation: async () => state.generation, clock: { now: () => 0 }, maxAgeMs: 60_000, maxBytes: 1_000_000, maxEntries: 10 }));
+    app.get('/page', (c) => c.body(state.body, 200, { 'content-type': 'application/json' }));
+    const first = await app.request('/page');
+    expect(await first.text()).toBe(state.body);
+    const etag = first.headers.get('etag')!;
+    const hit = await app.request('/page');
+    expect(await hit.text()).toBe(state.body);
+    expect(hit.headers.get('etag')).toBe(etag);
+    state.generation = 2;
+    state.body = '{"title":"Störung à Parix"}'; // the same length in characters and in bytes
+    const rebuilt = await app.request('/page', { headers: { 'if-none-match': etag } });
+    expect(rebuilt.status).toBe(200);
+    expect(await rebuilt.text()).toBe(state.body);
+    expect(rebuilt.headers.get('etag')).not.toBe(etag);
   });
 
   it('keeps the tag of an identical rebuild just after maxAge, though the generation moved', async () => {
