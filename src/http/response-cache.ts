@@ -21,8 +21,9 @@ export type ResponseCacheOptions = {
   maxAgeMs: number;
   /**
    * Memory bound, in bytes: each entry's key and headers at two bytes a character (V8's most), its
-   * body at two a character or its UTF-8 bytes if more, plus ENTRY_OVERHEAD_BYTES. Keys count because a client chooses them: unique 14 KB URLs
-   * with 300-byte bodies once took the process to 4 GB under a budget that counted bodies alone.
+   * body at two a character or its UTF-8 bytes if more, plus ENTRY_OVERHEAD_BYTES. Keys count
+   * because a client chooses them: unique 14 KB URLs with 300-byte bodies once took the process to
+   * 4 GB under a budget that counted bodies alone.
    */
   maxBytes: number;
   /** At most this many entries, however small: each costs its Map slot and objects whatever its size. */
@@ -45,10 +46,10 @@ export type ResponseCacheOptions = {
  * `body`: the answer's UTF-8 bytes, encoded once when it is built and sent as they are on every
  * hit; the text they were encoded from is not kept beside them. Keeping the text (and encoding a
  * copy to send) left a string in the old generation for every entry and an encoded copy as garbage
- * for every miss: under a flood of 60,000 unique URLs the server's peak RSS rose 82-95 MB above its
- * baseline that way, 55 MB with the bytes kept alone (and 76-77 MB when the text was sent as it is). `headers`: those the route set on the built
- * response (ETag and Cache-Control included), sent again on every hit. `bytes`: what the entry
- * counts against maxBytes.
+ * for every miss: under a flood of 60,000 unique URLs the server's peak RSS rose 82-95 MB above
+ * its baseline that way, 55 MB with the bytes kept alone. `headers`: those the route set on the
+ * built response (ETag and Cache-Control included), sent again on every hit. `bytes`: what the
+ * entry counts against maxBytes.
  */
 type Entry = {
   generation: number;
