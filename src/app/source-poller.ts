@@ -46,7 +46,7 @@ import {
 import { componentEvents } from '../core/statuspage/component-events.ts';
 import { NotStatuspageError, parseIncidents, parseMaintenances, parseSummary } from '../core/statuspage/schema.ts';
 import { forEachAtMost } from './concurrency.ts';
-import { createKeptRefreshes, lastSeenRefresh } from './last-seen.ts';
+import { createKeptRefreshes, LAST_SEEN_PRECISION_MS, lastSeenRefresh } from './last-seen.ts';
 import { APPLY_PIECE_INCIDENTS, POLL_LEASE_TTL_MS } from './poller.ts';
 import { SUMMARY_PATH } from './sources.ts';
 
@@ -136,11 +136,14 @@ export function createSourcePoller(deps: SourcePollerDeps): SourcePoller {
   // it, by the main feed's rule (last-seen.ts).
   const refreshes = createKeptRefreshes();
 
-  /** Reads one endpoint; a failure is recorded in `reads` and thrown as the poll's. */
-  async function read(source: StoredSource, path: string, reads: SourceEndpointReport[]): Promise<PageRead> {
+  /**
+   * Reads one endpoint, conditionally unless `full`; a failure is recorded in `reads` and thrown
+   * as the poll's.
+   */
+  async function read(source: StoredSource, path: string, reads: SourceEndpointReport[], full: boolean): Promise<PageRead> {
     const started = clock.now();
     try {
-      const answer = await deps.reader.read(source.url, path, source.poll.validators[path] ?? null);
+      const answer = await deps.reader.read(source.url, path, full ? null : (source.poll.validators[path] ?? null));
       reads.push({ path, durationMs: answer.durationMs, notModified: answer.notModified, ...(answer.notModified ? {} : { bytes: answer.bytes }) });
       return answer;
     } catch (error) {
@@ -163,9 +166,15 @@ export function createSourcePoller(deps: SourcePollerDeps): SourcePoller {
   async function pollLocked(source: StoredSource, startedAt: number, lease: HeldSourceLease): Promise<SourcePollResult> {
     const reads: SourceEndpointReport[] = [];
     const validators: Record<string, EndpointValidators> = { ...source.poll.validators };
+    // A page that stays the same answers 304 and is never diffed, so its incidents' last_seen_at
+    // would age as long as it does: once its summary was last read in full LAST_SEEN_PRECISION_MS
+    // ago (or when, is not known), every endpoint is read in full and the diff refreshes them.
+    const lastFullRead = source.poll.validators[SUMMARY_PATH]?.readAt;
+    const full = lastFullRead === undefined || startedAt - lastFullRead >= LAST_SEEN_PRECISION_MS;
+    const readInFull = (answer: Extract<PageRead, { notModified: false }>): EndpointValidators => ({ ...answer.validators, readAt: startedAt });
     let summaryRead: PageRead;
     try {
-      summaryRead = await read(source, SUMMARY_PATH, reads);
+      summaryRead = await read(source, SUMMARY_PATH, reads, full);
     } catch (error) {
       if (error instanceof SourceReadFailure) return failed(source, startedAt, reads, error.message, lease);
       throw error;
@@ -176,7 +185,7 @@ export function createSourcePoller(deps: SourcePollerDeps): SourcePoller {
     }
     try {
       const summary = parse(SUMMARY_PATH, parseSummary, summaryRead.body);
-      validators[SUMMARY_PATH] = summaryRead.validators;
+      validators[SUMMARY_PATH] = readInFull(summaryRead);
       const directory = componentDirectory(summary.components.items);
       const reading: PageReading = { summary };
       const openArchived = await store.ongoingIncidents(source.id);
@@ -184,10 +193,10 @@ export function createSourcePoller(deps: SourcePollerDeps): SourcePoller {
       // The summary changed, so the full list may hold news (an update, an incident opened and
       // closed within the minute). An open incident gone from the summary was resolved or is
       // no longer shown: only the list can say which.
-      const incidentsRead = await read(source, INCIDENTS_PATH, reads);
+      const incidentsRead = await read(source, INCIDENTS_PATH, reads, full);
       if (!incidentsRead.notModified) {
         reading.incidents = parse(INCIDENTS_PATH, parseIncidents, incidentsRead.body).incidents.items;
-        validators[INCIDENTS_PATH] = incidentsRead.validators;
+        validators[INCIDENTS_PATH] = readInFull(incidentsRead);
       }
       // The maintenances list only when the summary's maintenances moved, an open one left it,
       // the page leaves them out of its summary, or the list was never read.
@@ -199,10 +208,10 @@ export function createSourcePoller(deps: SourcePollerDeps): SourcePoller {
         findChanges(summaryMaintenances, archivedMaintenances).length > 0 ||
         openArchived.some((i) => i.type === 'maintenance' && !inSummary.has(i.id));
       if (maintenancesDue) {
-        const maintenancesRead = await read(source, MAINTENANCES_PATH, reads);
+        const maintenancesRead = await read(source, MAINTENANCES_PATH, reads, full);
         if (!maintenancesRead.notModified) {
           reading.maintenances = parse(MAINTENANCES_PATH, parseMaintenances, maintenancesRead.body).scheduledMaintenances.items;
-          validators[MAINTENANCES_PATH] = maintenancesRead.validators;
+          validators[MAINTENANCES_PATH] = readInFull(maintenancesRead);
         }
       }
 

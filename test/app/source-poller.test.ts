@@ -7,7 +7,7 @@ import { createSmtpMailer } from '../../src/adapters/smtp-mailer.ts';
 import { createSourceBlindNotice } from '../../src/app/admin-notice.ts';
 import { createFetchPageReader } from '../../src/adapters/fetch-page-reader.ts';
 import { LAST_SEEN_PRECISION_MS } from '../../src/app/last-seen.ts';
-import { createSourcePoller, INCIDENTS_PATH, type SourcePollResult } from '../../src/app/source-poller.ts';
+import { createSourcePoller, INCIDENTS_PATH, MAINTENANCES_PATH, type SourcePollResult } from '../../src/app/source-poller.ts';
 import { sourceLeaseName } from '../../src/core/statuspage/mapping.ts';
 import { SUMMARY_PATH } from '../../src/app/sources.ts';
 import { STALE_AFTER_MS } from '../../src/core/knowledge.ts';
@@ -226,6 +226,33 @@ describe('source poller', () => {
     now += 60_000;
     const changed = await p.pollSource(id);
     expect(changed.status !== 'skipped' && changed.reads.map((r) => r.path)).toEqual([SUMMARY_PATH, INCIDENTS_PATH]);
+  });
+
+  it("reads an unchanged page in full again ten minutes after its last full read, so what it shows is seen within last_seen_at's precision", async () => {
+    const { id, page } = await addPage();
+    const p = poller();
+    const lastSeen = () => (archive.sqlite.prepare('SELECT last_seen_ms AS at FROM incidents WHERE id = ?').get(`${id}:swinc0000000`) as { at: number }).at;
+    /** Polls `minutes` later: what the page was asked for (conditionally or not) and answered. */
+    const pollAfter = async (minutes: number) => {
+      now += minutes * 60_000;
+      const before = page.page.requests().length;
+      await p.pollSource(id);
+      return page.page
+        .requests()
+        .slice(before)
+        .map((r) => `${r.path} ${r.ifNoneMatch || r.ifModifiedSince ? 'conditional' : 'full'} ${r.status}`);
+    };
+    expect(await pollAfter(1)).toEqual([`${SUMMARY_PATH} full 200`, `${INCIDENTS_PATH} full 200`, `${MAINTENANCES_PATH} full 200`]);
+    const firstRead = now;
+    expect(lastSeen()).toBe(firstRead);
+    // The page stays the same: nine minutes of 304s, and last_seen_at stays where it was.
+    for (let minute = 1; minute <= 9; minute++) expect(await pollAfter(1)).toEqual([`${SUMMARY_PATH} conditional 304`]);
+    expect(lastSeen()).toBe(firstRead);
+    // Ten minutes after the last full read, the page is read in full and what it shows is seen now.
+    expect(await pollAfter(1)).toEqual([`${SUMMARY_PATH} full 200`, `${INCIDENTS_PATH} full 200`]);
+    expect(lastSeen()).toBe(now);
+    // And conditionally again after it.
+    expect(await pollAfter(1)).toEqual([`${SUMMARY_PATH} conditional 304`]);
   });
 
   it("skips the last_seen_at refresh in a diff soon after one that covered its incidents, by the main feed's rule, and never lets last_seen_at age past its precision", async () => {

@@ -54,7 +54,11 @@ export type SourcePurgeStep = { removedRows: number; done: boolean };
 export type SourceArchiveLeft = { incidents: number; events: number };
 
 /** One endpoint's validators, as its last full answer gave them. */
-export type EndpointValidators = { etag: string | null; lastModified: string | null };
+/**
+ * `readAt`: when the body these stand for was last read in full (absent: not known). A page that
+ * answers 304 is never diffed, so the poller reads it in full again once that is long ago.
+ */
+export type EndpointValidators = { etag: string | null; lastModified: string | null; readAt?: number };
 
 /** One endpoint's answer to a conditional GET: nothing new since the validators, or a new body with its own. */
 export type PageRead =
