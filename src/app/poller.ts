@@ -402,9 +402,16 @@ export function createPoller(deps: PollerDeps): Poller {
           const pending = pendingFrom(index + 1);
           if (pending > 0) run.pendingIncidents = pending;
           else delete run.pendingIncidents;
+          // Each note with its search text, found once: the store writes it, and the copy kept
+          // for the next diff has it, as a copy read from the archive does, so the next write of
+          // this incident converts none of its unchanged notes again.
+          const writes = piece.writes.map((write) => ({
+            ...write,
+            incident: { ...write.incident, notes: withSearchTexts(write.incident.notes, write.previous?.notes) },
+          }));
           await store.applyPoll({
             run,
-            plan: piece,
+            plan: { ...piece, writes },
             deliveries: planDeliveries(piece.events, subscriptions),
             seenIds: last ? seen.ids : [],
             seenBefore: seen.seenBefore,
@@ -417,11 +424,8 @@ export function createPoller(deps: PollerDeps): Poller {
           if (last) lease.released = true;
           runRecorded = true;
           applied.push(...piece.events);
-          for (const write of piece.writes) {
-            // With the notes' search texts, as a copy read from the archive has them: the next
-            // write of this incident converts none of its unchanged notes again.
-            const notes = withSearchTexts(write.incident.notes, write.previous?.notes);
-            archivedCache.set(write.incident.id, { ...write.incident, notes, revision: write.revision, resolvedAt: write.resolvedAt });
+          for (const write of writes) {
+            archivedCache.set(write.incident.id, { ...write.incident, revision: write.revision, resolvedAt: write.resolvedAt });
           }
         }
       } catch (error) {

@@ -31,16 +31,18 @@ function normaliseWhitespace(text: string): string {
 export type NoteWithText = Note & { text?: string };
 
 /**
- * A note's search text: the one stored with the same note as archived (`before`) while its body is
- * the same, else derived from the body. A title edit of an incident with long HTML notes rewrites
- * its search row without converting every note again.
+ * A note's search text: its own when it carries one (withSearchTexts found it for this body), else
+ * the one stored with the same note as archived (`before`) while its body is the same, else derived
+ * from the body. A title edit of an incident with long HTML notes rewrites its search row without
+ * converting every note again.
  */
-export function noteSearchText(note: Note, before: NoteWithText | undefined): string {
+export function noteSearchText(note: NoteWithText, before: NoteWithText | undefined): string {
+  if (typeof note.text === 'string') return note.text;
   return before?.body === note.body && typeof before.text === 'string' ? before.text : htmlToText(note.body);
 }
 
-/** The notes with their search texts (noteSearchText against the archived copy's), for a copy kept in memory. */
-export function withSearchTexts(notes: readonly Note[], before: readonly NoteWithText[] | undefined): (Note & { text: string })[] {
+/** The notes with their search texts (noteSearchText against the archived copy's): for the write and the copy kept in memory. */
+export function withSearchTexts(notes: readonly NoteWithText[], before: readonly NoteWithText[] | undefined): (Note & { text: string })[] {
   const byKey = new Map(before?.map((n) => [n.key, n]));
   return notes.map((note) => ({ ...note, text: noteSearchText(note, byKey.get(note.key)) }));
 }
