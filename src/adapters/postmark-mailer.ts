@@ -6,7 +6,7 @@
 import type { Config } from '../config.ts';
 import { parseMailbox, recipientRefusal } from '../core/email-address.ts';
 import type { MailResult, Mailer, OutgoingMail } from '../core/ports.ts';
-import { parseWellFormedJson, wellFormed } from '../core/well-formed-text.ts';
+import { parseWellFormedJson, wellFormedPrefix } from '../core/well-formed-text.ts';
 import { createTextPrefix, readCappedBody } from './capped-body.ts';
 
 export const POSTMARK_API_URL = 'https://api.postmarkapp.com';
@@ -113,8 +113,7 @@ type PostmarkAnswer = { ErrorCode?: unknown; Message?: unknown; MessageID?: unkn
 export function classifyPostmarkAnswer(status: number, text: string | null): MailResult {
   const answer = parseAnswer(text);
   const errorCode = typeof answer?.ErrorCode === 'number' ? answer.ErrorCode : null;
-  // Cut, then made well formed again: a cut may split a pair.
-  const message = typeof answer?.Message === 'string' ? wellFormed(answer.Message.slice(0, MAX_MESSAGE_CHARS)) : '';
+  const message = typeof answer?.Message === 'string' ? wellFormedPrefix(answer.Message, MAX_MESSAGE_CHARS) : '';
   const response = `Postmark HTTP ${status}${errorCode !== null ? `, ErrorCode ${errorCode}` : ''}${message ? `: ${message}` : ''}`;
   const failed = (kind: Exclude<MailResult, { ok: true }>['kind']): MailResult => ({
     ok: false,

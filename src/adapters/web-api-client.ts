@@ -18,7 +18,7 @@ import type {
   VendorWebApi,
 } from '../core/ports.ts';
 import { parseRetryAfterMs } from '../core/retry-after.ts';
-import { wellFormed, wellFormedKey } from '../core/well-formed-text.ts';
+import { wellFormed, wellFormedKey, wellFormedPrefix } from '../core/well-formed-text.ts';
 import { createTextPrefix, readCappedBody } from './capped-body.ts';
 
 // A token response is under 1 KB; a history page of 200 messages with blocks is some 200 KB.
@@ -110,12 +110,11 @@ const identityAnswer = z.object({
   ok: z.literal(true),
   team_id: wellFormedKey().min(1),
   // The workspace's name: shown to the admin, never relied on, so an odd one is dropped, not refused.
-  // Cut first, then made well formed: the cut may split a pair.
   team: z
     .string()
     .optional()
     .catch(undefined)
-    .transform((name) => (name?.trim() ? wellFormed(name.trim().slice(0, TEAM_NAME_MAX_CHARS)) : null)),
+    .transform((name) => (name?.trim() ? wellFormedPrefix(name.trim(), TEAM_NAME_MAX_CHARS) : null)),
   user_id: wellFormedKey().min(1),
   bot_id: wellFormedKey().optional(),
 });

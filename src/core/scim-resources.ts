@@ -2,7 +2,7 @@
 import { z } from 'zod';
 import { EMAIL_MAX_CHARS, singleAddress } from './email-address.ts';
 import { isScimErrorCode } from './scim-errors.ts';
-import { isWellFormed, wellFormed, wellFormedKey } from './well-formed-text.ts';
+import { isWellFormed, wellFormed, wellFormedKey, wellFormedPrefix } from './well-formed-text.ts';
 
 export type ScimVersionName = 'v2' | 'v1';
 
@@ -110,8 +110,7 @@ export function scimErrorOf(body: unknown): { code: string | null; text: string 
   const v1 = v2.success ? null : v1ErrorSchema.safeParse(body);
   const said = v2.success ? v2.data.detail : v1?.success ? (Array.isArray(v1.data.Errors) ? v1.data.Errors[0]! : v1.data.Errors).description : null;
   if (said === null) return { code: null, text: null };
-  // Cut first, then made well formed: the cut may split a pair.
-  const text = wellFormed(said.trim().slice(0, MAX_ERROR_TEXT_CHARS));
+  const text = wellFormedPrefix(said.trim(), MAX_ERROR_TEXT_CHARS);
   return { code: codeIn(text), text: text === '' ? null : text };
 }
 

@@ -14,6 +14,20 @@ export function wellFormed(text: string): string {
 }
 
 /**
+ * `text` cut to at most `maxUnits` UTF-16 code units, then made well formed (wellFormed). A cut
+ * that would fall inside a surrogate pair falls before it: the character the outsider sent is
+ * left out whole, not shown as a U+FFFD it never sent. The one way outside text is cut to a cap.
+ */
+export function wellFormedPrefix(text: string, maxUnits: number): string {
+  if (text.length <= maxUnits) return wellFormed(text);
+  const splitsPair = isHighSurrogate(text.charCodeAt(maxUnits - 1)) && isLowSurrogate(text.charCodeAt(maxUnits));
+  return wellFormed(text.slice(0, splitsPair ? maxUnits - 1 : maxUnits));
+}
+
+const isHighSurrogate = (unit: number) => unit >= 0xd800 && unit <= 0xdbff;
+const isLowSurrogate = (unit: number) => unit >= 0xdc00 && unit <= 0xdfff;
+
+/**
  * Whether `text` holds no lone surrogate. An outside id is a key, not text to show: one that is not
  * well formed is refused rather than repaired, since two ids repaired could become one.
  */

@@ -1,7 +1,7 @@
 /** The URL of a `teams` or `discord` subscription, opened from its seal: it authorizes posting, so only the seal is stored. */
 import type { StoredSubscription } from '../../core/ports.ts';
 import type { SecretBox } from '../../core/secret-box.ts';
-import { parseWellFormedJson, wellFormed } from '../../core/well-formed-text.ts';
+import { parseWellFormedJson, wellFormedPrefix } from '../../core/well-formed-text.ts';
 
 export async function openSealedUrl(secrets: SecretBox, subscription: StoredSubscription): Promise<string | null> {
   return subscription.secretSealed ? secrets.open(subscription.secretSealed) : null;
@@ -14,11 +14,10 @@ export function toolErrorText(status: number | null, excerpt: string): string {
     const body = parseWellFormedJson(excerpt) as { message?: unknown; code?: unknown; error?: { message?: unknown; code?: unknown } };
     const said = body.error ?? body;
     if (typeof said.message === 'string')
-      // Cut, then made well formed again: a cut may split a pair.
-      return wellFormed(`${head}: ${said.message.slice(0, 300)}${said.code !== undefined ? ` (${String(said.code).slice(0, 50)})` : ''}`);
+      return `${head}: ${wellFormedPrefix(said.message, 300)}${said.code !== undefined ? ` (${wellFormedPrefix(String(said.code), 50)})` : ''}`;
   } catch {
     // Not JSON: the text itself, below.
   }
-  const text = wellFormed(excerpt.trim().slice(0, 300));
+  const text = wellFormedPrefix(excerpt.trim(), 300);
   return text === '' ? head : `${head}: ${text}`;
 }

@@ -8,7 +8,7 @@
 import { z } from 'zod';
 import { EARLIEST_VENDOR_TIME_MS } from '../feed-schema.ts';
 import { parseVendorTime, type VendorTime } from '../vendor-time.ts';
-import { wellFormed } from '../well-formed-text.ts';
+import { wellFormedPrefix } from '../well-formed-text.ts';
 
 /**
  * Longest body parsed, in UTF-16 code units (at most as many as its UTF-8 bytes): GitHub's full
@@ -73,17 +73,17 @@ const id = z
   .min(1, 'expected an id')
   .max(STATUSPAGE_ID_MAX_CHARS)
   .regex(/^[A-Za-z0-9_.:-]+$/, 'expected an id of letters, digits and _.:-');
-const name = z.string().transform((s) => wellFormed(s.trim().slice(0, NAME_MAX_CHARS)));
+const name = z.string().transform((s) => wellFormedPrefix(s.trim(), NAME_MAX_CHARS));
 const optionalText = (max: number) =>
   z
     .unknown()
     .optional()
-    .transform((value) => (typeof value === 'string' ? wellFormed(value.slice(0, max)) : ''));
+    .transform((value) => (typeof value === 'string' ? wellFormedPrefix(value, max) : ''));
 
 function known<T extends string>(values: readonly T[]) {
   const set = new Set<string>(values);
   return z.string().transform((raw): Known<T> => {
-    const vendor = wellFormed(raw.trim().toLowerCase().slice(0, WORD_MAX_CHARS));
+    const vendor = wellFormedPrefix(raw.trim().toLowerCase(), WORD_MAX_CHARS);
     return { value: set.has(vendor) ? (vendor as T) : 'unknown', vendor };
   });
 }
@@ -92,7 +92,7 @@ const optionalImpact = z
   .optional()
   .transform((value): Known<Impact> => {
     if (typeof value !== 'string') return { value: 'unknown', vendor: '' };
-    const vendor = wellFormed(value.trim().toLowerCase().slice(0, WORD_MAX_CHARS));
+    const vendor = wellFormedPrefix(value.trim().toLowerCase(), WORD_MAX_CHARS);
     return { value: (IMPACTS as readonly string[]).includes(vendor) ? (vendor as Impact) : 'unknown', vendor };
   });
 

@@ -41,7 +41,7 @@ describe('parseSummary', () => {
     expect(summary.components.items[0]).toMatchObject({ id: 'c1', name: 'API', status: { value: 'operational' } });
   });
 
-  it('makes a lone surrogate one U+FFFD, also where a length cap cuts a pair in two', () => {
+  it('makes a lone surrogate one U+FFFD, and leaves out whole an emoji a length cap would cut in two', () => {
     // Names are kept to 500 characters: the 500th here is the first half of an emoji's pair.
     const cut = `${'a'.repeat(499)}🚨`;
     const summary = parseSummary(
@@ -49,7 +49,7 @@ describe('parseSummary', () => {
         components: [component({ id: 'c1', name: 'API \ud800', status: 'operational' }), component({ id: 'c2', name: cut, status: 'operational' })],
       }),
     );
-    expect(summary.components.items.map((c) => c.name)).toEqual(['API \ufffd', `${'a'.repeat(499)}\ufffd`]);
+    expect(summary.components.items.map((c) => c.name)).toEqual(['API \ufffd', 'a'.repeat(499)]);
   });
 
   it('reads an incident.io-compatible summary: no scheduled_maintenances key, no optional fields, ULIDs, no fractions', () => {
