@@ -15,16 +15,17 @@ import { pace, scopesOf, type PacerBuckets } from '../core/scim-pacer.ts';
 import {
   MAX_LIST_PAGES,
   nextPage,
+  readGroup,
   scimErrorOf,
   scimGroupSchema,
   scimListSchema,
   readUser,
   toDirectoryGroup,
-  type DirectoryGroup,
   type DirectoryUser,
   type ScimVersionName,
   type SkippedRecord,
 } from '../core/scim-resources.ts';
+import { firstIssue } from '../core/outside-records.ts';
 import { createTextPrefix, readCappedBody } from './capped-body.ts';
 
 const SCIM_TIMEOUT_MS = 15_000;
@@ -50,9 +51,10 @@ export type ScimClientOptions = {
   sleep?: (ms: number) => Promise<void>;
 };
 
-// Each user of a page is read on its own (readUser): one malformed record is skipped, not the page.
+// Each user or group of a page is read on its own (readUser, readGroup): one malformed record is
+// skipped with its reason, not the page; the envelope (totalResults, Resources a list) is the page's.
 const userList = scimListSchema(z.unknown());
-const groupList = scimListSchema(scimGroupSchema);
+const groupList = scimListSchema(z.unknown());
 const anyObject = z.record(z.string(), z.unknown());
 
 const defaultSleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
@@ -221,10 +223,7 @@ function createView(options: ScimClientOptions, shared: SharedState, spending: S
   function parse<T>(path: string, schema: z.ZodType<T>, json: unknown): T {
     const parsed = schema.safeParse(json);
     if (!parsed.success) {
-      const issue = parsed.error.issues[0];
-      throw new ScimCallError(`GET /scim/${shared.version ?? 'v2'}${path}`, 'malformed', 200, false, {
-        detail: issue ? `${issue.path.join('.') || '(body)'}: ${issue.message}` : 'unexpected answer',
-      });
+      throw new ScimCallError(`GET /scim/${shared.version ?? 'v2'}${path}`, 'malformed', 200, false, { detail: firstIssue(parsed.error, '(body)') });
     }
     return parsed.data;
   }
@@ -300,16 +299,22 @@ function createView(options: ScimClientOptions, shared: SharedState, spending: S
       }
     },
 
-    async groupByName(name, seen) {
+    async groupByName(name, seen, skipped) {
       // Groups have no filterable attribute in the vendor's grammar (userName, email, restricted,
       // ultra_restricted are users'), and v2.0 has no filter at all: the groups are listed.
       let startIndex = 1;
       for (let pages = 0; pages < MAX_LIST_PAGES; pages += 1) {
         const page = await groupsPage(startIndex);
         const resources = page.Resources ?? [];
-        if (seen) for (const g of resources) seen(g.displayName);
-        const found = resources.find((g) => g.displayName === name);
-        if (found) return toDirectoryGroup(found) satisfies DirectoryGroup;
+        for (const raw of resources) {
+          const read = readGroup(raw);
+          if (read.kind === 'skipped') {
+            skipped?.(read.skip);
+            continue;
+          }
+          seen?.(read.group.displayName);
+          if (read.group.displayName === name) return read.group;
+        }
         const next = nextPage(startIndex, resources.length, page.totalResults);
         if (next.kind === 'done') return null;
         if (next.kind === 'missing') throw new ScimCallError(`GET /scim/${shared.version}${shared.groupsList}`, 'missing_page', 200, true);

@@ -17,6 +17,7 @@ import type {
   VendorInstallApi,
   VendorWebApi,
 } from '../core/ports.ts';
+import { firstIssue, readRecords } from '../core/outside-records.ts';
 import { parseRetryAfterMs } from '../core/retry-after.ts';
 import { wellFormed, wellFormedKey, wellFormedPrefix } from '../core/well-formed-text.ts';
 import { createTextPrefix, readCappedBody } from './capped-body.ts';
@@ -55,37 +56,31 @@ function nextCursorOf(answer: { response_metadata?: z.infer<typeof pageMetadata>
   return answer.response_metadata?.next_cursor || null;
 }
 
-const conversationsAnswer = z.object({
-  ok: z.literal(true),
-  channels: z.array(
-    z.object({
-      id: wellFormedKey().min(1).max(100),
-      name: z.string().max(200).default('').transform(wellFormed),
-      is_private: z.boolean().default(false),
-      is_archived: z.boolean().default(false),
-      is_member: z.boolean().default(false),
-    }),
-  ),
-  response_metadata: pageMetadata,
+// A list's envelope (ok, the list itself, its cursor) is refused as a whole; each record of the list
+// is read on its own (core/outside-records.ts): one malformed record is skipped with its reason, not the page.
+const conversationRecord = z.object({
+  id: wellFormedKey().min(1).max(100),
+  name: z.string().max(200).default('').transform(wellFormed),
+  is_private: z.boolean().default(false),
+  is_archived: z.boolean().default(false),
+  is_member: z.boolean().default(false),
 });
+const conversationsAnswer = z.object({ ok: z.literal(true), channels: z.array(z.unknown()), response_metadata: pageMetadata });
 const postedAnswer = z.object({ ok: z.literal(true), ts: wellFormedKey().min(1).max(40) });
 const metadataAnswer = z.object({ event_type: z.string().max(200), event_payload: z.record(z.string(), z.unknown()) });
-const historyAnswer = z.object({
-  ok: z.literal(true),
-  messages: z.array(
-    z.object({
-      ts: wellFormedKey().min(1).max(40),
-      thread_ts: wellFormedKey().max(40).optional(),
-      bot_id: wellFormedKey().max(100).optional(),
-      metadata: metadataAnswer.optional(),
-    }),
-  ),
-  response_metadata: pageMetadata,
+const messageRecord = z.object({
+  ts: wellFormedKey().min(1).max(40),
+  thread_ts: wellFormedKey().max(40).optional(),
+  bot_id: wellFormedKey().max(100).optional(),
+  metadata: metadataAnswer.optional(),
 });
+const historyAnswer = z.object({ ok: z.literal(true), messages: z.array(z.unknown()), response_metadata: pageMetadata });
 
 function toHistoryPage(answer: z.infer<typeof historyAnswer>): ChatHistoryPage {
+  // A message is named by its ts, the only id it has.
+  const { records, skipped } = readRecords(messageRecord, answer.messages, 'ts');
   return {
-    messages: answer.messages.map(
+    messages: records.map(
       (m): ChatHistoryMessage => ({
         ts: m.ts,
         threadTs: m.thread_ts ?? null,
@@ -99,6 +94,7 @@ function toHistoryPage(answer: z.infer<typeof historyAnswer>): ChatHistoryPage {
           : null,
       }),
     ),
+    skipped,
     nextCursor: nextCursorOf(answer),
   };
 }
@@ -182,7 +178,7 @@ export function createWebApiClient(options: WebApiClientOptions): VendorWebApi &
 
   function parse<T>(method: string, schema: z.ZodType<T>, json: unknown): T {
     const parsed = schema.safeParse(json);
-    if (!parsed.success) throw new WebApiError(method, 'malformed', false, { detail: parsed.error.issues[0]?.message ?? 'unexpected answer' });
+    if (!parsed.success) throw new WebApiError(method, 'malformed', false, { detail: firstIssue(parsed.error, '(body)') });
     return parsed.data;
   }
 
@@ -224,8 +220,10 @@ export function createWebApiClient(options: WebApiClientOptions): VendorWebApi &
       const fields: Record<string, string> = { types: 'public_channel,private_channel', exclude_archived: 'true', limit: String(page.limit) };
       if (page.cursor !== null) fields.cursor = page.cursor;
       const answer = parse('conversations.list', conversationsAnswer, await call('conversations.list', fields, accessToken));
+      const { records, skipped } = readRecords(conversationRecord, answer.channels, 'id');
       return {
-        conversations: answer.channels.map((c) => ({ id: c.id, name: c.name, isPrivate: c.is_private, isArchived: c.is_archived, isMember: c.is_member })),
+        conversations: records.map((c) => ({ id: c.id, name: c.name, isPrivate: c.is_private, isArchived: c.is_archived, isMember: c.is_member })),
+        skipped,
         nextCursor: nextCursorOf(answer),
       };
     },

@@ -5,6 +5,7 @@
  * read keeps the last good list, says so in the link's outcome and the audit list, and removes nobody.
  */
 import { closeNames } from '../core/close-names.ts';
+import { createSkipTally, logSkips, type SkipTally } from '../core/outside-records.ts';
 import { createSlots } from './concurrency.ts';
 import { ApiError } from '../core/errors.ts';
 import type { Clock, Logger } from '../core/ports.ts';
@@ -340,9 +341,17 @@ export function createGroupSync(deps: GroupSyncDeps) {
         // An id has no spaces or slashes; a name may. Only what could be an id is tried as one, and a
         // refusal of it as an id (not a failure of the directory) sends the lookup on to the names.
         const byId = /^[A-Za-z0-9_-]{1,100}$/.test(ref) ? await deps.directory.group(ref).catch((error: unknown) => notAnId(error)) : null;
+        if (byId) return byId;
         const names: string[] = [];
-        const group = byId ?? (await deps.directory.groupByName(ref, (name) => names.length < GROUP_NAMES_READ_MAX && names.push(name)));
-        if (!group) throw new ApiError(404, 'group_not_found', groupNotFound(ref, names));
+        // A group record not of the spec's shape is left out of the listing, logged, and named in a miss.
+        const skips = createSkipTally();
+        const group = await deps.directory.groupByName(
+          ref,
+          (name) => names.length < GROUP_NAMES_READ_MAX && names.push(name),
+          (skip) => skips.add([skip]),
+        );
+        logSkips(logger, 'SCIM groups', skips);
+        if (!group) throw new ApiError(404, 'group_not_found', groupNotFound(ref, names, skips));
         return group;
       } catch (error) {
         if (error instanceof ScimCallError) throw new ApiError(502, 'directory_unavailable', `the SCIM directory did not answer as expected: ${error.message}`);
@@ -357,15 +366,31 @@ const GROUP_NAMES_READ_MAX = 5_000;
 /** Names a refusal lists, each at most NAME_SHOWN_MAX_CHARS: the refusal is read in a form, not a report. */
 const GROUP_NAMES_SHOWN_MAX = 20;
 const NAME_SHOWN_MAX_CHARS = 100;
+/** Skipped group records a refusal names, each with its reason (the log names more). */
+const SKIPS_SHOWN_MAX = 3;
 
-/** A refusal of a group reference that names none: what is closest ("did you mean"), and which groups the directory has. */
-export function groupNotFound(ref: string, names: readonly string[]): string {
-  const quote = (name: string) => JSON.stringify(name.slice(0, NAME_SHOWN_MAX_CHARS));
+/**
+ * A refusal of a group reference that names none: what is closest ("did you mean"), which groups the
+ * directory has, and the group records the listing skipped (the one meant may be among them).
+ */
+export function groupNotFound(ref: string, names: readonly string[], skips: SkipTally = { skipped: 0, records: [] }): string {
   const base = `the directory has no group with the id or display name ${quote(ref)}`;
-  if (names.length === 0) return `${base}, and lists no groups`;
+  const skipped = skips.skipped === 0 ? '' : `; ${skippedGroups(skips)}`;
+  if (names.length === 0) return `${base}, and lists no groups${skipped}`;
   const close = closeNames(ref, names, 3);
   const shown = names.slice(0, GROUP_NAMES_SHOWN_MAX).map(quote).join(', ');
   const more =
     names.length > GROUP_NAMES_SHOWN_MAX ? ` and ${names.length - GROUP_NAMES_SHOWN_MAX}${names.length >= GROUP_NAMES_READ_MAX ? '+' : ''} more` : '';
-  return `${base}${close.length > 0 ? `; did you mean ${close.map(quote).join(' or ')}?` : ''}; its groups: ${shown}${more}`;
+  return `${base}${close.length > 0 ? `; did you mean ${close.map(quote).join(' or ')}?` : ''}; its groups: ${shown}${more}${skipped}`;
 }
+
+/** The group records a listing skipped, as a refusal names them: each by its id (when readable) and reason. */
+function skippedGroups(skips: SkipTally): string {
+  const shown = skips.records.slice(0, SKIPS_SHOWN_MAX);
+  const named = shown.map((r) => `${r.id === null ? 'a record without a readable id' : quote(r.id)} (${r.reason})`).join(', ');
+  const more = skips.skipped > shown.length ? ` and ${skips.skipped - shown.length} more` : '';
+  return `${skips.skipped} group record${skips.skipped === 1 ? '' : 's'} not of the spec's shape skipped: ${named}${more}`;
+}
+
+/** A name or id as a refusal shows it: quoted, at most NAME_SHOWN_MAX_CHARS. */
+const quote = (text: string) => JSON.stringify(text.slice(0, NAME_SHOWN_MAX_CHARS));

@@ -1,8 +1,9 @@
 /** Zod schemas for the SCIM answers a reading client gets (user, group, list, error body), and their conversions. */
 import { z } from 'zod';
 import { EMAIL_MAX_CHARS, singleAddress } from './email-address.ts';
+import { readRecord, type RecordSkip } from './outside-records.ts';
 import { isScimErrorCode } from './scim-errors.ts';
-import { isWellFormed, wellFormed, wellFormedKey, wellFormedPrefix } from './well-formed-text.ts';
+import { wellFormed, wellFormedKey, wellFormedPrefix } from './well-formed-text.ts';
 
 export type ScimVersionName = 'v2' | 'v1';
 
@@ -28,8 +29,6 @@ export type DirectoryGroup = { id: string; displayName: string; memberIds: strin
 // above both keep a runaway answer from being held in memory.
 const MAX_GROUP_MEMBERS = 20_000;
 const MAX_PAGE_RESOURCES = 1_000;
-/** A skip's reason as the audit list keeps it. */
-const MAX_REASON_CHARS = 300;
 /** The directory's text, made well formed (core/well-formed-text.ts) as it is read. */
 const text = (max: number) => z.string().max(max, `longer than ${max} characters`).transform(wellFormed);
 /** A directory id: a key, so one with half a surrogate pair is refused, never repaired. */
@@ -64,23 +63,18 @@ export type SkippedRecord = { userId: string | null; reason: string };
 /** A user record as a sync reads it: the user, or why it was skipped. */
 export type UserRead = { kind: 'user'; user: DirectoryUser } | { kind: 'skipped'; skipped: SkippedRecord };
 
-function issueText(error: z.ZodError): string {
-  const issue = error.issues[0];
-  return (issue ? `${issue.path.join('.') || '(record)'}: ${issue.message}` : 'not the shape the spec gives').slice(0, MAX_REASON_CHARS);
-}
-
-/** The id a record carries, when it is one we could show (a well-formed string of at most 100 characters). */
-function idOf(raw: unknown): string | null {
-  const id = typeof raw === 'object' && raw !== null ? (raw as { id?: unknown }).id : undefined;
-  return typeof id === 'string' && id.length > 0 && id.length <= ID_MAX_CHARS && isWellFormed(id) ? id : null;
-}
-
-/** One user record of a list page or a GET: the user, or the reason it is skipped. */
+/** One user record of a list page or a GET: the user, or the reason it is skipped (core/outside-records.ts). */
 export function readUser(raw: unknown): UserRead {
-  const parsed = scimUserSchema.safeParse(raw);
-  if (!parsed.success) return { kind: 'skipped', skipped: { userId: idOf(raw), reason: issueText(parsed.error) } };
+  const read = readRecord(scimUserSchema, raw, 'id');
+  if (read.kind === 'skipped') return { kind: 'skipped', skipped: { userId: read.skip.id, reason: read.skip.reason } };
   // An address that is not one bare address keeps the member, with no email: toDirectoryUser.
-  return { kind: 'user', user: toDirectoryUser(parsed.data) };
+  return { kind: 'user', user: toDirectoryUser(read.record) };
+}
+
+/** A group record of a list page: the group, or the reason it is skipped (core/outside-records.ts). */
+export function readGroup(raw: unknown): { kind: 'group'; group: DirectoryGroup } | { kind: 'skipped'; skip: RecordSkip } {
+  const read = readRecord(scimGroupSchema, raw, 'id');
+  return read.kind === 'skipped' ? read : { kind: 'group', group: toDirectoryGroup(read.record) };
 }
 
 /** The list envelope of both versions: v1.1 sends the same fields under another schemas URN. */
@@ -151,9 +145,10 @@ export function toDirectoryGroup(group: z.infer<typeof scimGroupSchema>): Direct
   const memberIds = new Set<string>();
   const skipped: SkippedRecord[] = [];
   for (const member of group.members ?? []) {
-    const ref = memberRefSchema.safeParse(member);
-    if (ref.success) memberIds.add(ref.data.value);
-    else skipped.push({ userId: null, reason: `group member ${issueText(ref.error)}` });
+    const ref = readRecord(memberRefSchema, member, 'value');
+    if (ref.kind === 'record') memberIds.add(ref.record.value);
+    // A reference whose value could be read as an id would not be skipped: no member to name.
+    else skipped.push({ userId: null, reason: `group member ${ref.skip.reason}` });
   }
   return { id: group.id, displayName: group.displayName, memberIds: [...memberIds], skipped };
 }

@@ -37,6 +37,13 @@ export function createWorkspaceAppFromConfig(config: Config, parts: WorkspaceApp
     clientId: config.APP_CLIENT_ID,
     sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
   });
-  const messages = createAppMessageSender({ store: parts.store, chat: webApi, tokens: app.tokens, clock: parts.clock, publicUrl: parts.publicUrl });
+  const messages = createAppMessageSender({
+    store: parts.store,
+    chat: webApi,
+    tokens: app.tokens,
+    clock: parts.clock,
+    logger: parts.logger,
+    publicUrl: parts.publicUrl,
+  });
   return { ...app, messages };
 }

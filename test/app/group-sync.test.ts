@@ -356,6 +356,32 @@ describe('group sync', () => {
     await expect(s.sync.resolveGroup('Ops')).rejects.toMatchObject({ status: 502, code: 'directory_unavailable' });
   });
 
+  it('resolves a group by name past group records the directory sent malformed: logs them, bounded, and names them in a miss', async () => {
+    const s = await setup(5, 2);
+    const res = await fetch(`${s.sim.url}/scim/v2/Groups/?startIndex=1&count=1000`, { headers: { Authorization: `Bearer ${s.sim.token}` } });
+    const list = await res.json();
+    // Twelve broken groups before Ops: more than a log line names.
+    const broken = Array.from({ length: 12 }, (_, i) => ({ id: `G-broken-${i}`, displayName: i }));
+    list.Resources = [...broken, ...list.Resources];
+    list.totalResults = list.Resources.length;
+    await control(s.sim, 'POST', '/faults', { target: 'groups.list', kind: 'body', body: JSON.stringify(list) });
+
+    expect((await s.sync.resolveGroup('Ops')).id).toBe(s.groupId);
+    const logged = s.logs.map((l) => JSON.parse(l)).filter((l) => l.msg === 'skipped malformed records');
+    expect(logged).toHaveLength(1);
+    expect(logged[0]).toMatchObject({ level: 'warn', list: 'SCIM groups', skipped: 12 });
+    expect(logged[0].records).toHaveLength(10);
+    expect(logged[0].records[0]).toEqual({ id: 'G-broken-0', reason: 'displayName: Invalid input: expected string, received number' });
+
+    const miss = await s.sync.resolveGroup('Nobody').catch((error: unknown) => error);
+    expect(miss).toMatchObject({ status: 404, code: 'group_not_found' });
+    const reason = 'displayName: Invalid input: expected string, received number';
+    expect((miss as Error).message).toBe(
+      `group_not_found: the directory has no group with the id or display name "Nobody"; its groups: "Ops"; 12 group records not of the spec's shape skipped: ` +
+        `"G-broken-0" (${reason}), "G-broken-1" (${reason}), "G-broken-2" (${reason}) and 9 more`,
+    );
+  });
+
   it('holds an alert while its stale list syncs in the background, and lets it go once a sync ended after it', async () => {
     const s = await setup(10, 3);
     const alertAt = s.now();

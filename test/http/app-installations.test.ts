@@ -163,11 +163,12 @@ describe('the installations API', () => {
     expect(second.conversations.map((x: { name: string }) => x.name)).toEqual(['c3', 'c4', 'c5']);
   });
 
-  it('lists a channel name with half a surrogate pair as one U+FFFD, and refuses a page whose channel id holds one', async () => {
+  it('lists a channel name with half a surrogate pair as one U+FFFD, and skips a channel whose id holds one, logged with the reason', async () => {
     // JSON may carry "\ud800", which UTF-8 cannot: the vendor's names are made well formed as they
-    // are read; an id is a key, and a repaired one would name another channel.
+    // are read; an id is a key, and a repaired one would name another channel, so that channel is
+    // left out (core/outside-records.ts) and the rest of the page listed.
     const sim = await startWebApi();
-    const ws = await sim.workspace({ channels: [{ name: 'ops' }] });
+    const ws = await sim.workspace({ channels: [{ name: 'ops' }, { name: 'web' }] });
     const app = await withApp(sim);
     const id = JSON.parse((await raw(app, 'POST', '/api/app/installations', JSON.stringify({ token: ws.token }))).text).installation.id as string;
     const channel = { id: ws.channels.ops, name: 'ops-\ud800', is_private: false, is_archived: false, is_member: true };
@@ -179,11 +180,27 @@ describe('the installations API', () => {
       { id: ws.channels.ops, name: 'ops-\ufffd', is_private: false, is_archived: false, is_member: true },
     ]);
 
-    await sim.control('POST', '/faults', { method: 'conversations.list', kind: 'body', times: 1, body: answer([{ ...channel, id: 'C\udc00' }]) });
+    const web = { ...channel, id: ws.channels.web, name: 'web' };
+    await sim.control('POST', '/faults', { method: 'conversations.list', kind: 'body', times: 1, body: answer([{ ...channel, id: 'C\udc00' }, web]) });
+    const skipped = await raw(app, 'GET', `/api/app/installations/${id}/conversations`);
+    expect(skipped.status, skipped.text).toBe(200);
+    expect(JSON.parse(skipped.text).conversations).toEqual([web]);
+    const logged = app.logs.map((l) => JSON.parse(l)).filter((l) => l.msg === 'skipped malformed records');
+    expect(logged).toEqual([
+      expect.objectContaining({
+        level: 'warn',
+        list: 'conversations.list',
+        skipped: 1,
+        records: [{ id: null, reason: 'id: not well-formed text (holds half a surrogate pair)' }],
+      }),
+    ]);
+    expect(skipped.text + app.logs.join('\n')).not.toMatch(/\\ud[89a-f]|[\ud800-\udfff]/i);
+
+    // A list that is no list is the page's: it fails as a whole.
+    await sim.control('POST', '/faults', { method: 'conversations.list', kind: 'body', times: 1, body: '{"ok":true,"channels":{}}' });
     const refused = await raw(app, 'GET', `/api/app/installations/${id}/conversations`);
     expect(refused.status, refused.text).toBe(502);
     expect(JSON.parse(refused.text).detail).toBe('Listing conversations failed: the vendor answered malformed.');
-    expect(refused.text).not.toMatch(/\\ud[89a-f]|[\ud800-\udfff]/i);
   });
 
   it('refuses a cursor it did not issue for this installation, an expired vendor cursor, and an unknown installation', async () => {

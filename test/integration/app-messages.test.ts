@@ -117,6 +117,38 @@ describe('app messages', () => {
     expect(calls.filter((c) => c.method === 'conversations.replies').length).toBeGreaterThanOrEqual(1);
   });
 
+  it('finds its root past a message the vendor sent malformed in the history, and logs the one it skipped', async () => {
+    const { steps, replies } = story();
+    const channel = world.channels.status!;
+    await subscribeApp(service.admin, installation, channel);
+    // The root's answer is lost: its retry looks in the history before it posts.
+    await fault({ method: 'chat.postMessage', kind: 'status', status: 502, after: true, times: 1 });
+    await step(steps[0]!);
+    // Beside our root, someone's message the vendor sends malformed (its thread_ts a number).
+    const res = await fetch(`${world.url}/api/conversations.history`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/x-www-form-urlencoded', Authorization: `Bearer ${await world.newToken()}` },
+      body: new URLSearchParams({ channel, limit: '200', include_all_metadata: 'true' }).toString(),
+    });
+    const history = await res.json();
+    expect(history.messages).toHaveLength(1);
+    history.messages.unshift({ type: 'message', ts: '1700000000.000100', user: 'U0SOMEONE', text: 'hello', thread_ts: 7 });
+    await fault({ method: 'conversations.history', kind: 'body', body: JSON.stringify(history), times: 1 });
+    await drain();
+    for (const incident of steps.slice(1)) await step(incident);
+    await drain();
+    expectFinalChannel(await world.read(channel), replies);
+    const logged = service.logs.map((l) => JSON.parse(l)).filter((l) => l.msg === 'skipped malformed records');
+    expect(logged).toEqual([
+      expect.objectContaining({
+        level: 'warn',
+        list: 'conversations.history',
+        skipped: 1,
+        records: [{ id: '1700000000.000100', reason: 'thread_ts: Invalid input: expected string, received number' }],
+      }),
+    ]);
+  });
+
   it('starts a new root when someone deleted the incident’s message, once, even when that post’s answer is lost', async () => {
     const { steps } = story();
     await subscribeApp(service.admin, installation, world.channels.status!);

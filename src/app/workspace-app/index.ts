@@ -46,6 +46,7 @@ export function createWorkspaceApp(deps: WorkspaceAppDeps): WorkspaceApp {
     webApi: deps.webApi,
     tokens,
     clock: deps.clock,
+    logger: deps.logger,
     apiUrl: deps.apiUrl,
     clientId: deps.clientId,
     redirectUri: `${deps.publicUrl.replace(/\/+$/, '')}${APP_PATHS.oauthRedirect}`,

@@ -4,7 +4,17 @@
  * uninstalling, and the conversations an admin picks from, walked with the vendor's cursors.
  */
 import { WebApiError } from '../../core/errors.ts';
-import type { Clock, InstallationRecord, InstallationStore, OneTimeKeyStore, VendorConversation, VendorInstallApi, VendorWebApi } from '../../core/ports.ts';
+import { createSkipTally, logSkips } from '../../core/outside-records.ts';
+import type {
+  Clock,
+  InstallationRecord,
+  InstallationStore,
+  Logger,
+  OneTimeKeyStore,
+  VendorConversation,
+  VendorInstallApi,
+  VendorWebApi,
+} from '../../core/ports.ts';
 import { toHex } from '../../core/bytes.ts';
 import { randomSecret } from '../../core/cursor.ts';
 import { APP_BOT_SCOPES } from '../../core/workspace-app/manifest.ts';
@@ -61,6 +71,8 @@ export type AppInstallsDeps = {
   webApi: VendorWebApi & VendorInstallApi;
   tokens: AppTokens;
   clock: Clock;
+  /** Where the conversations' records the vendor sent malformed are reported (core/outside-records.ts). */
+  logger: Logger;
   /** APP_API_URL: the vendor's authorize page is under it. */
   apiUrl: string;
   clientId: string;
@@ -193,9 +205,13 @@ export function createAppInstalls(deps: AppInstallsDeps): AppInstalls {
       const wanted = Math.max(1, Math.min(CONVERSATIONS_PAGE_MAX, limit));
       const collected: VendorConversation[] = [];
       let position: ConversationsPosition = from ?? { vendorCursor: null, skip: 0 };
+      // A conversation the vendor sent malformed is left out (`skip` counts the ones kept) and logged,
+      // once: a vendor page this request starts inside (skip > 0) was logged by the request that read it first.
+      const skips = createSkipTally();
       try {
         for (let read = 0; read < VENDOR_PAGES_PER_REQUEST; read++) {
           const page = await tokens.withToken(id, (token) => webApi.listConversations(token, { cursor: position.vendorCursor, limit: wanted }));
+          if (position.skip === 0) skips.add(page.skipped);
           const fresh = page.conversations.slice(position.skip);
           const room = wanted - collected.length;
           collected.push(...fresh.slice(0, room));
@@ -214,6 +230,8 @@ export function createAppInstalls(deps: AppInstallsDeps): AppInstalls {
           throw new InstallError('unavailable', `The vendor says the installation's grant is gone (${cause.code}): install it again.`, cause.code, { cause });
         }
         throw vendorFailure('Listing conversations', cause);
+      } finally {
+        logSkips(deps.logger, 'conversations.list', skips);
       }
       return { conversations: collected, next: position };
     },

@@ -33,7 +33,8 @@ import { WebApiError } from '../../core/errors.ts';
 import { RETRY_AFTER_CAP_MS } from '../../core/retry-schedule.ts';
 import type { NoteRef } from '../../core/events.ts';
 import type { IncidentUpdate } from '../../core/notification-message.ts';
-import type { AppMessageStore, AppRootRecord, ChatHistoryPage, ChatMetadata, Clock, StoredSubscription, VendorChatApi } from '../../core/ports.ts';
+import { createSkipTally, logSkips } from '../../core/outside-records.ts';
+import type { AppMessageStore, AppRootRecord, ChatHistoryPage, ChatMetadata, Clock, Logger, StoredSubscription, VendorChatApi } from '../../core/ports.ts';
 import { parseAppTarget } from '../../core/subscription.ts';
 import { InstallationUnavailableError, TokenBusyError, type AppTokens } from './tokens.ts';
 import { failed, gone, heldUntil, sent, type SendOutcome } from '../../core/send-outcome.ts';
@@ -69,6 +70,8 @@ export type AppMessageSenderDeps = {
   chat: VendorChatApi;
   tokens: AppTokens;
   clock: Clock;
+  /** Where the history's messages the vendor sent malformed are reported (core/outside-records.ts). */
+  logger: Logger;
   /** Where links in messages point (PUBLIC_URL). */
   publicUrl: string;
 };
@@ -89,24 +92,39 @@ export function createAppMessageSender(deps: AppMessageSenderDeps): AppMessageSe
   const { store, chat, tokens, clock } = deps;
   const context = { publicUrl: deps.publicUrl };
 
-  /** Pages of a history or thread, at most HISTORY_PAGES_MAX; true when one message matches. */
-  async function anyMessage(read: (cursor: string | null) => Promise<ChatHistoryPage>, matches: (m: ChatHistoryPage['messages'][number]) => boolean) {
-    let cursor: string | null = null;
-    for (let page = 0; page < HISTORY_PAGES_MAX; page++) {
-      const answer = await read(cursor);
-      const found = answer.messages.find(matches);
-      if (found) return found;
-      // Only the cursor says the end: a short page does not (spec, Pagination rules).
-      if (answer.nextCursor === null) return null;
-      cursor = answer.nextCursor;
+  /**
+   * Pages of a history or thread, at most HISTORY_PAGES_MAX; the first message that matches, or null.
+   * A message the vendor sent malformed is left out and logged: one broken message (anyone's) must
+   * not stop every delivery to the conversation from finding its own.
+   */
+  async function anyMessage(
+    list: 'conversations.history' | 'conversations.replies',
+    read: (cursor: string | null) => Promise<ChatHistoryPage>,
+    matches: (m: ChatHistoryPage['messages'][number]) => boolean,
+  ) {
+    const skips = createSkipTally();
+    try {
+      let cursor: string | null = null;
+      for (let page = 0; page < HISTORY_PAGES_MAX; page++) {
+        const answer = await read(cursor);
+        skips.add(answer.skipped);
+        const found = answer.messages.find(matches);
+        if (found) return found;
+        // Only the cursor says the end: a short page does not (spec, Pagination rules).
+        if (answer.nextCursor === null) return null;
+        cursor = answer.nextCursor;
+      }
+      throw new UnsureError(`looked through ${HISTORY_PAGES_MAX} pages without reaching the end`);
+    } finally {
+      logSkips(deps.logger, list, skips);
     }
-    throw new UnsureError(`looked through ${HISTORY_PAGES_MAX} pages without reaching the end`);
   }
 
   /** The ts of our message in the conversation's history since a row written at `sinceMs`, or null. */
   async function findInHistory(token: string, conversation: string, sinceMs: number, matches: (metadata: ChatMetadata | null) => boolean) {
     const oldest = String(Math.max(0, Math.floor((sinceMs - CLOCK_SKEW_MS) / 1000)));
     const found = await anyMessage(
+      'conversations.history',
       (cursor) => chat.history(token, conversation, { cursor, limit: HISTORY_PAGE_LIMIT, oldest }),
       (m) => matches(m.metadata),
     );
@@ -188,6 +206,7 @@ export function createAppMessageSender(deps: AppMessageSenderDeps): AppMessageSe
     if (root.rootKey === key) return ok(`the root message ${rootTs} shows it`);
     if (root.startedReplies.includes(key)) {
       const found = await anyMessage(
+        'conversations.replies',
         (cursor) => chat.replies(token, conversation, rootTs, { cursor, limit: HISTORY_PAGE_LIMIT }),
         (m) => isReplyOf(m.metadata, key),
       );

@@ -1,4 +1,5 @@
 /** The workspace's SCIM directory as group subscriptions read it, and the store of what each sync found. */
+import type { RecordSkip } from '../outside-records.ts';
 import type { GroupLogChange, GroupMember, MemberChange } from '../scim-group.ts';
 import type { DirectoryGroup, DirectoryUser, ScimVersionName, SkippedRecord } from '../scim-resources.ts';
 
@@ -19,9 +20,10 @@ export interface ScimDirectory {
   group(id: string): Promise<DirectoryGroup | null>;
   /**
    * The group whose displayName is exactly `name` (listing: groups have no filterable attribute); null when none.
-   * `seen` is told each group's name the listing reads, so a miss can say what the directory has.
+   * `seen` is told each group's name the listing reads, so a miss can say what the directory has;
+   * `skipped`, each group record of the listing that is not the spec's shape, left out with its reason.
    */
-  groupByName(name: string, seen?: (displayName: string) => void): Promise<DirectoryGroup | null>;
+  groupByName(name: string, seen?: (displayName: string) => void, skipped?: (skip: RecordSkip) => void): Promise<DirectoryGroup | null>;
   usersPage(startIndex: number, count: number): Promise<UsersPage>;
   /** Null when the directory says no_such_user or unknown_user; fails with invalid_record when the record is skipped. */
   user(id: string): Promise<DirectoryUser | null>;

@@ -2,13 +2,17 @@
  * The vendor's Web API as installing and managing the app needs it: the OAuth code
  * exchange, uninstalling, and the conversations an admin picks from.
  */
+import type { RecordSkip } from '../outside-records.ts';
 import type { TokenGrant } from './web-api.ts';
 
 /** A conversation as conversations.list gives it, the fields the admin picks by. */
 export type VendorConversation = { id: string; name: string; isPrivate: boolean; isArchived: boolean; isMember: boolean };
 
-/** One page of the vendor's list; `nextCursor` null when the vendor said there is no more. */
-export type VendorConversationPage = { conversations: VendorConversation[]; nextCursor: string | null };
+/**
+ * One page of the vendor's list; `nextCursor` null when the vendor said there is no more. `skipped`:
+ * the page's records not of the spec's shape, left out with their reasons (core/outside-records.ts).
+ */
+export type VendorConversationPage = { conversations: VendorConversation[]; skipped: RecordSkip[]; nextCursor: string | null };
 
 export interface VendorInstallApi {
   /** oauth.v2.access with an install's code; `redirectUri` exactly as the authorize step sent it. */

@@ -1,4 +1,5 @@
 /** The vendor's Web API as the app's token handling needs it: rotation, exchange, identity. */
+import type { RecordSkip } from '../outside-records.ts';
 
 /** A token response (spec "Token response"), with `expires_in` as sent. */
 export type TokenGrant = {
@@ -34,8 +35,11 @@ export type ChatContent = { text: string; blocks: readonly unknown[] };
 /** A message as conversations.history or conversations.replies gives it, the fields the app reads. */
 export type ChatHistoryMessage = { ts: string; threadTs: string | null; botId: string | null; metadata: ChatMetadata | null };
 
-/** One page; `nextCursor` null when the vendor said there is no more. */
-export type ChatHistoryPage = { messages: ChatHistoryMessage[]; nextCursor: string | null };
+/**
+ * One page; `nextCursor` null when the vendor said there is no more. `skipped`: the page's messages
+ * not of the spec's shape, left out with their reasons (core/outside-records.ts).
+ */
+export type ChatHistoryPage = { messages: ChatHistoryMessage[]; skipped: RecordSkip[]; nextCursor: string | null };
 
 export type ChatHistoryRequest = { cursor: string | null; limit: number /** A ts: only messages after it. */; oldest?: string };
 
