@@ -6,7 +6,7 @@
  */
 import { z } from 'zod';
 import type { Logger } from './ports/runtime.ts';
-import { isWellFormed } from './well-formed-text.ts';
+import { isWellFormed, wellFormedPrefix } from './well-formed-text.ts';
 
 /** A record left out of an outside list, and why. `id`: the record's own id, when one we could show. */
 export type RecordSkip = { id: string | null; reason: string };
@@ -19,7 +19,8 @@ const MAX_SKIP_ID_CHARS = 100;
 /** The first problem zod found, as `path: message`, within MAX_SKIP_REASON_CHARS: a skip's reason, or a refused envelope's. */
 export function firstIssue(error: z.ZodError, whole = '(record)'): string {
   const issue = error.issues[0];
-  return (issue ? `${issue.path.join('.') || whole}: ${issue.message}` : 'not the shape the spec gives').slice(0, MAX_SKIP_REASON_CHARS);
+  // A path or message can quote the outsider's own keys: cut as all outside text is.
+  return wellFormedPrefix(issue ? `${issue.path.join('.') || whole}: ${issue.message}` : 'not the shape the spec gives', MAX_SKIP_REASON_CHARS);
 }
 
 /** The id at `key` of a record, when it is one we could show (a well-formed string of at most 100 characters). */
