@@ -4,12 +4,15 @@ import { join } from 'node:path';
 import { runInNewContext } from 'node:vm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { occupyPort, type BusyPort } from '../helpers/busy-port.ts';
-import { spawnCli, type CliResult } from '../helpers/cli.ts';
+import { CLI_RUN_TIMEOUT_MS, spawnCli, type CliResult } from '../helpers/cli.ts';
 import { startDemo, type RunningDemo } from '../helpers/demo-process.ts';
 import { tempDir } from '../helpers/temp-archive.ts';
 
-/** Runs a command that must end by itself; a hang is killed after `limitMs` and shows as code null. */
-async function runBounded(args: string[], cwd: string, limitMs = 20_000): Promise<CliResult> {
+/**
+ * Runs a command that must end by itself; a hang is killed after `limitMs` and shows as code null.
+ * The limit is the time a start may take on a loaded machine, so only a hang reaches it.
+ */
+async function runBounded(args: string[], cwd: string, limitMs = CLI_RUN_TIMEOUT_MS): Promise<CliResult> {
   const { child, done } = spawnCli(args, {}, { cwd });
   const timer = setTimeout(() => child.kill('SIGKILL'), limitMs);
   try {
@@ -28,6 +31,9 @@ async function until<T>(read: () => Promise<T | undefined>, what: string, limitM
     await new Promise((r) => setTimeout(r, 200));
   }
 }
+
+/** A test that waits for runBounded. */
+const BOUNDED = { timeout: CLI_RUN_TIMEOUT_MS + 10_000 };
 
 const oneLine = (result: CliResult) => result.stderr.split('\n').filter((l) => l !== '' && !l.startsWith('{'));
 
@@ -223,7 +229,7 @@ describe('a running demo', () => {
     }
   });
 
-  it('a second demo on the same folder refuses in one line, exits, and leaves the running one and its database alone', async () => {
+  it('a second demo on the same folder refuses in one line, exits, and leaves the running one and its database alone', BOUNDED, async () => {
     const database = join(cwd, 'data', 'demo.db');
     const before = statSync(database);
     const second = await runBounded(['demo', '--port', '0', '--host', '127.0.0.1'], cwd);
@@ -248,7 +254,7 @@ describe('demo refusals', () => {
   });
   afterAll(() => busy.close());
 
-  it('a busy port: one line naming PORT, exit 2, and the process ends (it used to hang)', async () => {
+  it('a busy port: one line naming PORT, exit 2, and the process ends (it used to hang)', BOUNDED, async () => {
     const cwd = tempDir('statuswatch-demo-');
     const result = await runBounded(['demo', '--port', String(port), '--host', '127.0.0.1'], cwd);
     expect(result.code, result.stderr).toBe(2);
@@ -256,7 +262,7 @@ describe('demo refusals', () => {
     expect(existsSync(join(cwd, 'data', 'demo.lock'))).toBe(false);
   });
 
-  it('--step-seconds abc is refused before anything starts', async () => {
+  it('--step-seconds abc is refused before anything starts', BOUNDED, async () => {
     const cwd = tempDir('statuswatch-demo-');
     const result = await runBounded(['demo', '--port', '0', '--step-seconds', 'abc'], cwd);
     expect(result.code).toBe(2);

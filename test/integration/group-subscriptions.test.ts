@@ -6,6 +6,7 @@
  */
 import type { ParsedMail } from 'mailparser';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+import { SCIM_PAGE_SIZE } from '../../src/core/scim-group.ts';
 import type { RunningSimulatedScim } from '../../src/sim/scim/server.ts';
 import { HOSTILE_ADDRESSES } from '../fixtures/hostile-addresses.ts';
 import { rawIncident } from '../fixtures/vendor-builders.ts';
@@ -15,6 +16,9 @@ import { startWebhookReceiver } from '../helpers/webhook-receiver.ts';
 import { control, PATCH_OP, scim, startScim } from '../sim/scim-helpers.ts';
 
 const SYNC_SECONDS = 10;
+/** One more member than the service asks the directory for in one page. */
+const MEMBERS = SCIM_PAGE_SIZE + 1;
+const userName = (n: number) => `user${String(n).padStart(5, '0')}`;
 
 function header(mail: ParsedMail, name: string): string | undefined {
   // Long headers are folded over several lines.
@@ -84,8 +88,8 @@ describe('group subscriptions', () => {
     await service.deliverNow();
   }
 
-  it('mails every active member of a 2,500-member group read over many pages, and follows joins, leaves and deactivations', async () => {
-    const seed = await control(directory, 'POST', '/seed', { users: 2600, groups: [{ displayName: 'On call', members: 2500 }] });
+  it('mails every active member of a group larger than a page of the SCIM reads, read over many pages, and follows joins, leaves and deactivations', async () => {
+    const seed = await control(directory, 'POST', '/seed', { users: MEMBERS + 100, groups: [{ displayName: 'On call', members: MEMBERS }] });
     const groupId: string = seed.groups[0].id;
     // The directory answers short pages: the client must page by totalResults.
     await control(directory, 'PUT', '/short-pages', { users: 300 });
@@ -96,22 +100,23 @@ describe('group subscriptions', () => {
 
     const members = await service.admin('GET', `/api/subscriptions/${id}/members?limit=3`);
     expect(members.status).toBe(200);
-    expect(members.body).toMatchObject({ total: 2500, group: { id: groupId, display_name: 'On call' }, sync: { outcome: 'ok', version: 'v2' } });
+    expect(members.body).toMatchObject({ total: MEMBERS, group: { id: groupId, display_name: 'On call' }, sync: { outcome: 'ok', version: 'v2' } });
     expect(members.body.members).toHaveLength(3);
     expect(members.body.response_metadata.next_cursor).not.toBe('');
 
     await incident();
-    expect(smtp.received).toHaveLength(2500);
+    expect(smtp.received).toHaveLength(MEMBERS);
     const first = recipients(smtp.received);
-    expect(new Set(first).size).toBe(2500);
+    expect(new Set(first).size).toBe(MEMBERS);
     expect(first[0]).toBe('user00001@example.com');
-    expect(first.at(-1)).toBe('user02500@example.com');
+    expect(first.at(-1)).toBe(`${userName(MEMBERS)}@example.com`);
     // One unsubscribe link per member.
-    expect(new Set(smtp.received.map((m) => header(m, 'list-unsubscribe'))).size).toBe(2500);
+    expect(new Set(smtp.received.map((m) => header(m, 'list-unsubscribe'))).size).toBe(MEMBERS);
 
     // Between incidents: one joins, one leaves, one is deactivated, and one sets a time zone of their own.
-    const ids = await userIds(['user00001', 'user00002', 'user02501', 'user00003']);
-    await control(directory, 'POST', `/groups/${groupId}/members`, { add: [ids.user02501], remove: [ids.user00001] });
+    const joiner = userName(MEMBERS + 1);
+    const ids = await userIds(['user00001', 'user00002', joiner, 'user00003']);
+    await control(directory, 'POST', `/groups/${groupId}/members`, { add: [ids[joiner]], remove: [ids.user00001] });
     await control(directory, 'POST', `/users/${ids.user00002}/deactivate`);
     const patched = await scim(directory, 'v2', `/Users/${ids.user00003}`, {
       method: 'PATCH',
@@ -122,12 +127,12 @@ describe('group subscriptions', () => {
     // The list is older than SCIM_SYNC_SECONDS: the alert waits for a sync first (held, not in the round).
     offsetMs += (SYNC_SECONDS + 1) * 1000;
     await incident();
-    await vi.waitFor(() => expect(smtp.received.length).toBeGreaterThanOrEqual(2499), { timeout: 30_000, interval: 200 });
+    await vi.waitFor(() => expect(smtp.received.length).toBeGreaterThanOrEqual(MEMBERS - 1), { timeout: 30_000, interval: 200 });
     const second = recipients(smtp.received);
-    expect(second).toHaveLength(2499);
+    expect(second).toHaveLength(MEMBERS - 1);
     expect(second).not.toContain('user00001@example.com');
     expect(second).not.toContain('user00002@example.com');
-    expect(second).toContain('user02501@example.com');
+    expect(second).toContain(`${joiner}@example.com`);
     const tokyo = smtp.received.find((m) => recipients([m])[0] === 'user00003@example.com')!;
     const other = smtp.received.find((m) => recipients([m])[0] === 'user00004@example.com')!;
     expect(tokyo.text).toMatch(/GMT\+9/);
@@ -139,7 +144,7 @@ describe('group subscriptions', () => {
       [
         [ids.user00001, 'removed: left group'],
         [ids.user00002, 'removed: deactivated'],
-        [ids.user02501, 'added'],
+        [ids[joiner], 'added'],
       ].sort(),
     );
   }, 120_000);
