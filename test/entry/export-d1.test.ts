@@ -4,11 +4,9 @@
  * local D1, which Miniflare opens; the store port over D1 must answer as the Node store does.
  */
 import { randomUUID } from 'node:crypto';
-import { execFile } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { promisify } from 'node:util';
 import { Miniflare } from 'miniflare';
 import { unstable_splitSqlQuery } from 'wrangler';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -23,8 +21,10 @@ import { rawIncident, type RawIncident } from '../fixtures/vendor-builders.ts';
 import { runCli } from '../helpers/cli.ts';
 import { startTestVendor, type TestVendor } from '../helpers/service.ts';
 import { openTempArchive, type TempArchive } from '../helpers/temp-archive.ts';
+import { runToEnd } from '../helpers/run-to-end.ts';
 
-const run = promisify(execFile);
+/** One wrangler command: about 5 s alone; the rest is room for a loaded machine, within the 120 s set-up. */
+const WRANGLER_TIMEOUT_MS = 50_000;
 const WRANGLER = fileURLToPath(new URL('../../node_modules/wrangler/bin/wrangler.js', import.meta.url));
 const DRIZZLE = fileURLToPath(new URL('../../drizzle', import.meta.url));
 const D1_ID = 'statuswatch-export-test';
@@ -110,7 +110,8 @@ describe('statuswatch export-d1, imported by wrangler into D1', () => {
     );
     const persist = join(archive.dir, 'd1-state');
     const env = { ...process.env, WRANGLER_SEND_METRICS: 'false', CLOUDFLARE_CF_FETCH_ENABLED: 'false', CI: '1' };
-    const wrangler = (...args: string[]) => run(process.execPath, [WRANGLER, ...args, '--local', '--persist-to', persist], { cwd: project, env });
+    const wrangler = (...args: string[]) =>
+      runToEnd(process.execPath, [WRANGLER, ...args, '--local', '--persist-to', persist], { cwd: project, env, timeoutMs: WRANGLER_TIMEOUT_MS });
     await wrangler('d1', 'migrations', 'apply', 'DB');
     await wrangler('d1', 'execute', 'DB', '--file', out, '--yes');
 
