@@ -14,6 +14,7 @@ import { createIncidentRows } from './sqlite-incident-rows.ts';
 import { applyPollStatements, isRevisionGuardFailure, isSourceWriteGuardFailure, pollRunStatements, READ_LAST_DIFF } from './sqlite-poll-apply.ts';
 import { GENERATION_KEY, SEEDED_KEY } from './sqlite-meta-keys.ts';
 import { toStatusEvent } from './sqlite-rows.ts';
+import { READ_SUBSCRIPTIONS_VERSION, subscriptionsVersionOf } from './sqlite-subscriptions.ts';
 import type { PollStatements } from './sqlite-statements.ts';
 import type * as t from './store-schema.ts';
 
@@ -105,12 +106,13 @@ export function createSqliteArchiveWrites(connection: SqliteConnection, st: Poll
     },
 
     async openPoll(claim) {
-      const [acquired, lastDiff, latestMonitor, seeded, lastGoodRead] = await connection.runAtomically([
+      const [acquired, lastDiff, latestMonitor, seeded, lastGoodRead, subscriptionsVersion] = await connection.runAtomically([
         acquireLeaseStatement(claim),
         { sql: READ_LAST_DIFF, params: [] },
         { sql: LATEST_MONITOR_EVENT, params: [] },
         { sql: READ_SEEDED, params: [] },
         { sql: READ_LAST_GOOD_READ, params: [] },
+        { sql: READ_SUBSCRIPTIONS_VERSION, params: [] },
       ]);
       return {
         acquired: acquired?.length === 1,
@@ -118,6 +120,7 @@ export function createSqliteArchiveWrites(connection: SqliteConnection, st: Poll
         latestMonitor: monitorEventOf(latestMonitor),
         seeded: (seeded?.length ?? 0) > 0,
         lastGoodReadAt: (lastGoodRead?.[0] as { at: number | null } | undefined)?.at ?? null,
+        subscriptionsVersion: subscriptionsVersionOf(subscriptionsVersion),
       };
     },
 

@@ -15,15 +15,25 @@ const SUBSCRIPTIONS_VERSION_KEY = 'subscriptions_version';
 export type ActiveSubscriptionsReader = {
   /**
    * Active subscriptions, which the poller plans deliveries for. Reading and parsing 10,000 of
-   * them took 130 ms, so the list is kept until any process changes a subscription.
+   * them took 130 ms, so the list is kept until any process changes a subscription. `versionSeen`
+   * (READ_SUBSCRIPTIONS_VERSION's answer, read moments ago): the list kept of that version is
+   * answered without a read, the read of the version being in a step the caller took anyway.
    */
-  loadActiveSubscriptions(): Promise<StoredSubscription[]>;
+  loadActiveSubscriptions(versionSeen?: string): Promise<StoredSubscription[]>;
 };
 
 /** The subscriptions' columns under their row property names, as drizzle's select reads them. */
 const SUBSCRIPTION_COLUMNS = Object.entries(getTableColumns(t.subscriptions))
   .map(([property, column]) => `s."${column.name}" AS "${property}"`)
   .join(', ');
+
+/** The version of the subscriptions list, '0' before any write to it (as ACTIVE_SUBSCRIPTIONS_SINCE reads it). */
+export const READ_SUBSCRIPTIONS_VERSION = `SELECT coalesce((SELECT value FROM meta WHERE key = '${SUBSCRIPTIONS_VERSION_KEY}'), '0') AS version`;
+
+/** READ_SUBSCRIPTIONS_VERSION's answer, from the rows it read. */
+export function subscriptionsVersionOf(rows: unknown[] | undefined): string {
+  return String((rows?.[0] as { version?: unknown } | undefined)?.version ?? '0');
+}
 
 /**
  * The list's version and, only when it is not the one given (the cached version, or null),
@@ -40,7 +50,10 @@ type VersionedSubscriptionRow = { version: string } & { [K in keyof typeof t.sub
 export function createActiveSubscriptionsReader(connection: SqliteConnection): ActiveSubscriptionsReader {
   let cached: { version: string; subscriptions: StoredSubscription[] } | null = null;
   return {
-    async loadActiveSubscriptions() {
+    async loadActiveSubscriptions(versionSeen) {
+      // Every write to a subscription moves the version in the same step: the list kept of the
+      // version seen is the list as it was then.
+      if (cached !== null && versionSeen !== undefined && cached.version === versionSeen) return cached.subscriptions;
       const rows = await connection.all<VersionedSubscriptionRow>(ACTIVE_SUBSCRIPTIONS_SINCE, [SUBSCRIPTIONS_VERSION_KEY, cached?.version ?? null]);
       const version = rows[0]?.version ?? '0';
       if (cached?.version !== version) {
@@ -151,8 +164,8 @@ export function createSqliteSubscriptionStore(connection: SqliteConnection): Sub
       return (deleted?.length ?? 0) > 0;
     },
 
-    async activeSubscriptions() {
-      return active.loadActiveSubscriptions();
+    async activeSubscriptions(versionSeen) {
+      return active.loadActiveSubscriptions(versionSeen);
     },
   };
 }

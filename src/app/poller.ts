@@ -377,13 +377,16 @@ export function createPoller(deps: PollerDeps): Poller {
         const incidents = keptDigestsOf(digests, (id) => writtenRevisions.get(id) ?? revisions.get(id));
         return { ...diffedFeedOf(good, startedAt), ...(incidents ? { incidents, seenRefreshedAtMs: seen.refreshedAtMs } : {}) };
       };
-      // Read before the writes, so a subscription may change in between. That is acceptable: one
-      // created or resumed meanwhile misses this poll as if it came a moment later, filters
-      // edited meanwhile apply from the next poll, and the store leaves out rows for one no
-      // longer active (a deleted one would leave rows no one claims). Guarding with a
-      // subscriptions version instead would let a stream of sign-ups stall polling.
-      // Backfill causes no deliveries (fanout.ts), so seeding never reads the subscriptions.
-      const subscriptions = plan.events.some((e) => !e.backfill) ? await store.activeSubscriptions() : [];
+      // The list as the poll's opening found it (its version read with the lease; a store that
+      // holds the list of that version reads nothing more, a read transaction less per changed
+      // poll), or as a plan made again finds it. Read before the writes, so a subscription may
+      // change in between. That is acceptable: one created or resumed meanwhile misses this poll
+      // as if it came a moment later, filters edited meanwhile apply from the next poll, and the
+      // store leaves out rows for one no longer active (a deleted one would leave rows no one
+      // claims). Guarding with a subscriptions version instead would let a stream of sign-ups
+      // stall polling. Backfill causes no deliveries (fanout.ts), so seeding never reads them.
+      const versionSeen = attempt === 1 ? opening.subscriptionsVersion : undefined;
+      const subscriptions = plan.events.some((e) => !e.backfill) ? await store.activeSubscriptions(versionSeen) : [];
       // The incidents this poll leaves for later once the pieces before `from` are written: those
       // beyond its budget plus those of the pieces from `from` on.
       const pendingFrom = (from: number) => plan.pending + pieces.slice(from).reduce((sum, rest) => sum + rest.writes.length, 0);

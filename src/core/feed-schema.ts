@@ -156,18 +156,24 @@ export type MemoizedIncidentParser = IncidentListParser & { begin(): IncidentLis
  * reading are forgotten; a reading never finished (the caller gave up) changes nothing.
  */
 export function createMemoizedIncidentParser(): MemoizedIncidentParser {
-  let previous = new Map<string, { raw: Record<string, unknown>; incident: Incident }>();
+  // Keyed by the entry's id as the feed wrote it, number or string: String() of a numeric id made
+  // a new string to hash for every entry. An id that changes type is a miss, and is validated.
+  let previous = new Map<string | number, KnownEntry>();
   const begin = (): IncidentListSession => {
-    const next = new Map<string, { raw: Record<string, unknown>; incident: Incident }>();
+    const next = new Map<string | number, KnownEntry>();
     const document: FeedDocument = { incidents: [], problems: [] };
     return {
       add(items, firstIndex) {
         let validated = 0;
         for (let offset = 0; offset < items.length; offset++) {
           const item = items[offset];
-          const key = isObject(item) && (typeof item.id === 'string' || typeof item.id === 'number') ? String(item.id) : null;
+          const key = isObject(item) && (typeof item.id === 'string' || typeof item.id === 'number') ? item.id : null;
           const known = key === null ? undefined : previous.get(key);
           if (known !== undefined && sameParsedFields(known.raw, item as Record<string, unknown>)) {
+            // This reading's copy is kept for the next comparison, not the one held: compared with
+            // entries parsed a poll ago, the comparison reads memory still near at hand, where
+            // entries kept since the feed's first reading cost more to reach than the young
+            // copies saved the scavenger (a changed poll's parse and merge, timed in place).
             next.set(key!, { raw: item as Record<string, unknown>, incident: known.incident });
             document.incidents.push(known.incident);
             continue;
@@ -197,28 +203,44 @@ export function createMemoizedIncidentParser(): MemoizedIncidentParser {
   return Object.assign(parse, { begin });
 }
 
-/** The scalar fields rawIncident reads; services and notes are compared as lists below. */
-const PARSED_SCALAR_FIELDS = ['id', 'title', 'type', 'status', 'url', 'date_created', 'date_updated'] as const;
+type KnownEntry = { raw: Record<string, unknown>; incident: Incident };
 
 /**
- * The fields rawIncident reads are equal (===), so parsing `b` would give what `a` gave. Run for
- * every known entry of every changed body: loops over module constants, no array or closure
- * made per call.
+ * The fields rawIncident reads are equal (===), so parsing `b` would give what `a` gave: the
+ * scalars, then services and notes as lists. Run for every known entry of every changed body, so
+ * each field is read by name: entries of one feed share a shape, and a read by name stays a fast
+ * one where a loop over the names made every read a generic lookup (in a CPU profile of changed
+ * polls the comparisons took twice as long as JSON.parse of the body).
  */
 function sameParsedFields(a: Record<string, unknown>, b: Record<string, unknown>): boolean {
-  for (const field of PARSED_SCALAR_FIELDS) {
-    if (a[field] !== b[field]) return false;
-  }
-  return sameList(a.services, b.services, sameValue) && sameList(a.notes, b.notes, sameNote);
+  return (
+    a.id === b.id &&
+    a.title === b.title &&
+    a.type === b.type &&
+    a.status === b.status &&
+    a.url === b.url &&
+    a.date_created === b.date_created &&
+    a.date_updated === b.date_updated &&
+    sameServices(a.services, b.services) &&
+    sameNotes(a.notes, b.notes)
+  );
 }
 
-const sameValue = (x: unknown, y: unknown) => x === y;
-const sameNote = (x: unknown, y: unknown) => isObject(x) && isObject(y) && x.body === y.body && x.date_created === y.date_created;
-
-function sameList(a: unknown, b: unknown, same: (x: unknown, y: unknown) => boolean): boolean {
+function sameServices(a: unknown, b: unknown): boolean {
   if (!Array.isArray(a) || !Array.isArray(b)) return a === b;
   if (a.length !== b.length) return false;
-  for (let i = 0; i < a.length; i++) if (!same(a[i], b[i])) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
+}
+
+function sameNotes(a: unknown, b: unknown): boolean {
+  if (!Array.isArray(a) || !Array.isArray(b)) return a === b;
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) {
+    const x: unknown = a[i];
+    const y: unknown = b[i];
+    if (!isObject(x) || !isObject(y) || x.body !== y.body || x.date_created !== y.date_created) return false;
+  }
   return true;
 }
 

@@ -231,6 +231,28 @@ describe('SQLite poll apply', () => {
     expect(await store.getIncident('1')).toMatchObject({ title: 'First, edited', lastSeenAt: T0 + 120_000 });
   });
 
+  it("plans a poll's deliveries for the subscriptions its opening found, reading the list again only once it moved", async () => {
+    const claim = (now: number) => ({ name: 'poll', holder: 'poller', now, ttlMs: 60_000 });
+    const readsOfSubscriptions = () => executed.filter((sql) => isRead(sql) && /\bsubscriptions\b/.test(sql));
+    await subscribe(store, 'sub_a');
+    expect((await store.activeSubscriptions()).map((s) => s.id)).toEqual(['sub_a']);
+
+    // Nothing changed since the list was read: the opening's version stands for it.
+    executed = [];
+    const opening = await store.openPoll(claim(T0));
+    expect((await store.activeSubscriptions(opening.subscriptionsVersion)).map((s) => s.id)).toEqual(['sub_a']);
+    expect(readsOfSubscriptions()).toEqual([]);
+    await store.releaseLease('poll', 'poller');
+
+    // Another process subscribes: the next opening sees the version move, and the list is read.
+    await subscribe(archive.store, 'sub_b');
+    executed = [];
+    const next = await store.openPoll(claim(T0 + 60_000));
+    expect(next.subscriptionsVersion).not.toBe(opening.subscriptionsVersion);
+    expect((await store.activeSubscriptions(next.subscriptionsVersion)).map((s) => s.id)).toEqual(['sub_a', 'sub_b']);
+    expect(readsOfSubscriptions()).toHaveLength(1);
+  });
+
   it('opens a poll knowing the last good read among a month of minute runs through the outcome index, never a scan of the runs kept', async () => {
     // The month's runs are kept (RETENTION_POLL_RUNS_DAYS' default: 30 days, one run a minute).
     // Each poll opens with its lease and the main feed's last good read, then gives the lease back.

@@ -40,7 +40,14 @@ export function leaseContract(target: StoreTarget): void {
       const other = opened.openAnother();
       const claim = (holder: string, now: number) => ({ name: 'poll', holder, now, ttlMs: TTL_MS });
       const opening = await store.openPoll(claim('a', T0));
-      expect(opening).toEqual({ acquired: true, lastDiff: { generation: 0, diffed: null }, latestMonitor: null, seeded: false, lastGoodReadAt: null });
+      expect(opening).toEqual({
+        acquired: true,
+        lastDiff: { generation: 0, diffed: null },
+        latestMonitor: null,
+        seeded: false,
+        lastGoodReadAt: null,
+        subscriptionsVersion: '0',
+      });
       expect(await other.openPoll(claim('b', T0 + 1))).toMatchObject({ acquired: false });
       expect(await other.leaseHolder('poll')).toBe('a');
 

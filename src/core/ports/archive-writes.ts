@@ -92,6 +92,12 @@ export type PollOpening = {
   seeded: boolean;
   /** When the last poll that read the main feed (ok or partial) began; null: it was never read. */
   lastGoodReadAt: number | null;
+  /**
+   * The version of the subscriptions list (every write to a subscription moves it): the poll plans
+   * its deliveries for the list as it was at this read, without reading it again when the store
+   * still holds the list of this version (SubscriptionStore.activeSubscriptions).
+   */
+  subscriptionsVersion: string;
 };
 
 export type ApplyPollInput = {

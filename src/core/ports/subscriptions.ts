@@ -40,6 +40,10 @@ export interface SubscriptionStore {
   updateSubscription(id: string, patch: SubscriptionPatch, now: number): Promise<StoredSubscription | null>;
   /** Deletes it, its link tokens, and its deliveries not yet sent. */
   deleteSubscription(id: string): Promise<boolean>;
-  /** The subscriptions a poll's deliveries are planned for (status active). */
-  activeSubscriptions(): Promise<readonly Subscription[]>;
+  /**
+   * The subscriptions a poll's deliveries are planned for (status active). `versionSeen`: the
+   * list's version a read of this poll found (PollOpening.subscriptionsVersion); a list the store
+   * holds of that version is answered as it is, without a read.
+   */
+  activeSubscriptions(versionSeen?: string): Promise<readonly Subscription[]>;
 }
