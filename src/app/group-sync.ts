@@ -13,6 +13,7 @@ import type { GroupDirectoryStore, GroupLink, ScimDirectory, UsersPage } from '.
 import { ScimCallError } from '../core/scim-errors.ts';
 import { chooseUserReads, departedMembers, diffMembers, memberListChanges, SCIM_PAGE_SIZE, type MemberChange } from '../core/scim-group.ts';
 import { MAX_LIST_PAGES, nextPage, type DirectoryGroup, type DirectoryUser, type SkippedRecord } from '../core/scim-resources.ts';
+import { wellFormedPrefix } from '../core/well-formed-text.ts';
 
 /** Audit entries kept per group: enough for months of a busy team's changes, small enough to show. */
 const GROUP_LOG_LIMIT = 500;
@@ -393,4 +394,4 @@ function skippedGroups(skips: SkipTally): string {
 }
 
 /** A name or id as a refusal shows it: quoted, at most NAME_SHOWN_MAX_CHARS. */
-const quote = (text: string) => JSON.stringify(text.slice(0, NAME_SHOWN_MAX_CHARS));
+const quote = (text: string) => JSON.stringify(wellFormedPrefix(text, NAME_SHOWN_MAX_CHARS));

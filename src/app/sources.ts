@@ -12,6 +12,7 @@ import { componentServiceNames, MAIN_FEED_SOURCE } from '../core/statuspage/mapp
 import { NOT_STATUSPAGE_MESSAGE, NotStatuspageError, parseSummary } from '../core/statuspage/schema.ts';
 import { withAllowPrivateHint } from '../core/webhook-target.ts';
 import { PURGE_BATCH_ROWS, PURGE_STEPS_PER_REQUEST, runPurgeSteps } from './source-purge.ts';
+import { wellFormedPrefix } from '../core/well-formed-text.ts';
 
 /** Where a page in the Statuspage format says what it is: its name, components and open incidents. */
 export const SUMMARY_PATH = '/api/v2/summary.json';
@@ -207,7 +208,7 @@ export function createSourceService(deps: SourceServiceDeps): SourceService {
       }
       try {
         const summary = parseSummary(summaryText);
-        name ??= summary.page.name.trim().slice(0, SOURCE_NAME_MAX_CHARS) || new URL(url).host;
+        name ??= wellFormedPrefix(summary.page.name.trim(), SOURCE_NAME_MAX_CHARS) || new URL(url).host;
       } catch (error) {
         if (error instanceof NotStatuspageError) throw new ApiError(400, 'not_statuspage', error.message);
         throw error;

@@ -37,6 +37,7 @@ import { MAIN_FEED_SOURCE } from '../core/statuspage/mapping.ts';
 import type { SourceStore } from '../core/ports.ts';
 import { parseRequest } from '../core/parse-request.ts';
 import { installErrorToApi } from './workspace-app/install-refusals.ts';
+import { wellFormedPrefix } from '../core/well-formed-text.ts';
 
 /** Stands in for an on-call subscription's sealed key when an edit is checked as a whole subscription; never stored. */
 const KEPT_KEY = 'kept';
@@ -84,7 +85,7 @@ export function subscriptionRequests(deps: SubscriptionRequestDeps) {
       too_many: `conversation: ${target.conversationId} was not among the first conversations the installation sees; try again, or invite the app to it`,
     };
     if (check.kind !== 'postable') throw new ApiError(400, 'invalid_request', refusals[check.kind]);
-    return check.conversation.name.slice(0, CONVERSATION_NAME_MAX_CHARS) || null;
+    return wellFormedPrefix(check.conversation.name, CONVERSATION_NAME_MAX_CHARS) || null;
   }
 
   return {

@@ -80,6 +80,19 @@ describe('sources over the API', () => {
     expect((await acme.requests()).filter((r) => r.path === '/api/v2/summary.json')).toHaveLength(1);
   });
 
+  it("cuts a page's long name to 100 characters without splitting a character the page sent", async () => {
+    // 99 letters, then an emoji (two UTF-16 units) across the 100th: it is left out whole.
+    const longNamed = await startTestStatuspage({ name: `${'A'.repeat(99)}🎉 and more` });
+    try {
+      const added = await service.admin('POST', '/api/admin/sources', { kind: 'statuspage', url: longNamed.url });
+      expect(added.status).toBe(201);
+      expect(added.body.source.name).toBe('A'.repeat(99));
+      expect((await service.get('/api/sources')).body.sources.at(-1).name).toBe('A'.repeat(99));
+    } finally {
+      await longNamed.close();
+    }
+  });
+
   it('takes a name when given one, refuses the same address twice, and refuses past SOURCES_MAX', async () => {
     const named = await service.admin('POST', '/api/admin/sources', { kind: 'statuspage', url: other.url, name: '  Mail  ' });
     expect(named.status).toBe(201);

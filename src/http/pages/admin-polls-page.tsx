@@ -3,6 +3,7 @@ import { plural } from '../../core/plural.ts';
 import type { PollRun, RecordedRejection, SourceReport } from '../../core/ports.ts';
 import { Time } from './time.tsx';
 import { DataTable } from './data-table.tsx';
+import { wellFormedPrefix } from '../../core/well-formed-text.ts';
 
 /** A refused payload can be a whole HTML error page; the page shows this much and says so. */
 const PAYLOAD_SHOWN_CHARS = 64 * 1024;
@@ -139,7 +140,7 @@ export function PollPage(props: { run: PollRun; rejected: RecordedRejection[] })
                 {/* As the vendor sent it, escaped: an HTML error page shows as its source, never as markup. */}
                 {/* biome-ignore lint/a11y/useSemanticElements: the <pre> is what scrolls, so it is the focusable, named region itself */}
                 <pre class="payload" tabindex={0} role="region" aria-label={`Body of the refused ${r.source} payload`}>
-                  {r.body.text.length > PAYLOAD_SHOWN_CHARS ? r.body.text.slice(0, PAYLOAD_SHOWN_CHARS) : r.body.text}
+                  {wellFormedPrefix(r.body.text, PAYLOAD_SHOWN_CHARS)}
                 </pre>
                 {r.body.text.length > PAYLOAD_SHOWN_CHARS && (
                   <p class="hint">
