@@ -133,16 +133,7 @@ describe('SQLite store', () => {
 describe('upgrading an archive from before refused payloads were deduplicated', () => {
   it('keeps each refused payload visible with its poll run', async () => {
     // The migrations as they stood before 0004, applied to a real file, with a refused payload in it.
-    const dir = tempDir();
-    const oldMigrations = join(dir, 'drizzle');
-    cpSync(MIGRATIONS_DIR, oldMigrations, { recursive: true });
-    const journalPath = join(oldMigrations, 'meta', '_journal.json');
-    const journal = JSON.parse(readFileSync(journalPath, 'utf8')) as { entries: { tag: string }[] };
-    journal.entries = journal.entries.filter((e) => e.tag < '0004');
-    writeFileSync(journalPath, JSON.stringify(journal));
-    const path = join(dir, 'archive.db');
-    const old = new Database(path);
-    migrate(drizzle(old), { migrationsFolder: oldMigrations });
+    const { dir, old } = archiveMigratedBefore('0004');
     old
       .prepare(
         `INSERT INTO poll_runs (id, started_ms, finished_ms, outcome, sources_json, changes_json, event_count) VALUES ('r1', ?, ?, 'failed', '[]', '{}', 0)`,
@@ -215,15 +206,7 @@ describe("a list's stored incident JSON", () => {
     await applyObserved(archive.store, incidents());
     const written = await archive.store.listIncidentsJson({}, null, 10);
     // The migrations as they stood before 0022, applied to a real file holding the same incidents and notes.
-    const dir = tempDir();
-    const oldMigrations = join(dir, 'drizzle');
-    cpSync(MIGRATIONS_DIR, oldMigrations, { recursive: true });
-    const journalPath = join(oldMigrations, 'meta', '_journal.json');
-    const journal = JSON.parse(readFileSync(journalPath, 'utf8')) as { entries: { tag: string }[] };
-    journal.entries = journal.entries.filter((e) => e.tag < '0022');
-    writeFileSync(journalPath, JSON.stringify(journal));
-    const old = new Database(join(dir, 'archive.db'));
-    migrate(drizzle(old), { migrationsFolder: oldMigrations });
+    const { dir, old } = archiveMigratedBefore('0022');
     expect(old.prepare("SELECT count(*) AS n FROM sqlite_master WHERE name = 'incident_listed_json'").get()).toEqual({ n: 0 });
     old.prepare('ATTACH DATABASE ? AS current').run(archive.path);
     old.exec('INSERT INTO incidents SELECT * FROM current.incidents; INSERT INTO notes SELECT * FROM current.notes');
@@ -238,3 +221,20 @@ describe("a list's stored incident JSON", () => {
     }
   });
 });
+
+/**
+ * An archive file in a new folder migrated only as far as the migrations before `tag` took it, as
+ * an older release left it; openTempArchive(dir) then upgrades it to the current schema.
+ */
+function archiveMigratedBefore(tag: string): { dir: string; old: Database.Database } {
+  const dir = tempDir();
+  const oldMigrations = join(dir, 'drizzle');
+  cpSync(MIGRATIONS_DIR, oldMigrations, { recursive: true });
+  const journalPath = join(oldMigrations, 'meta', '_journal.json');
+  const journal = JSON.parse(readFileSync(journalPath, 'utf8')) as { entries: { tag: string }[] };
+  journal.entries = journal.entries.filter((e) => e.tag < tag);
+  writeFileSync(journalPath, JSON.stringify(journal));
+  const old = new Database(join(dir, 'archive.db'));
+  migrate(drizzle(old), { migrationsFolder: oldMigrations });
+  return { dir, old };
+}
