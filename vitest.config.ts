@@ -89,6 +89,13 @@ export default defineConfig(async () => ({
           // processes, so vitest's default of one file per core but one leaves a core idle (6m50s
           // against 4m10s for `npm test`, measured). The timing-heavy crash rounds run on their own.
           maxWorkers: 3,
+          // Each fork runs file after file (`isolate: false`), each file with every module of ours
+          // evaluated afresh (test/helpers/file-scope.ts): a fork started per file cost 664 CPU-s
+          // and 5 min 52 s for this project, forks kept 322 CPU-s and 3 min 2 s (measured, the
+          // project alone on 2 cores). test/file-scope.test.ts checks the files still do not
+          // share our modules.
+          isolate: false,
+          setupFiles: ['test/helpers/file-scope.ts'],
           ...NODE_TIMEOUTS,
         },
       },
@@ -128,7 +135,7 @@ export default defineConfig(async () => ({
           name: 'workers',
           include: ['test/workers/**/*.test.ts', 'test/http/**/*.test.ts'],
           exclude: NODE_ONLY_HTTP_TESTS,
-          setupFiles: ['test/workers/apply-migrations.ts', 'test/workers/file-scope.ts'],
+          setupFiles: ['test/workers/apply-migrations.ts', 'test/helpers/file-scope.ts'],
           globalSetup: ['test/helpers/workers-global-setup.ts', 'test/helpers/fixture-factory-setup.ts'],
           // sanitize-html is CommonJS that requires an ESM-only nanoid through postcss: bundled
           // first, as wrangler's esbuild does for a deploy, or workerd's loader cannot run it.
@@ -136,7 +143,7 @@ export default defineConfig(async () => ({
           // The files share the simulated vendor the Worker's STATUS_URL names and the SCIM directory,
           // which tests reset, so they run one at a time. All in one Miniflare (`isolate: false`):
           // one per file cost 183 CPU-s and 4 min 19 s, one for all 57 CPU-s and 1 min 46 s (measured).
-          // Each file still gets every module afresh (test/workers/file-scope.ts), so no Worker or
+          // Each file still gets every module afresh (test/helpers/file-scope.ts), so no Worker or
           // harness state passes between files; the D1 databases do, and are emptied before use.
           // `npm test` runs this project beside the node project, in a process of its own
           // (test/run-projects.mjs).

@@ -1,7 +1,7 @@
 /**
  * Hands each test app its own D1 database among the harness's bindings, as the Node harness hands
  * each a fresh directory. Files never share these: each file has this module afresh
- * (test/workers/file-scope.ts) and each database is emptied when handed out; within a file, two
+ * (test/helpers/file-scope.ts) and each database is emptied when handed out; within a file, two
  * apps open at once get two databases. `dir` names the archive: an app
  * started with the `dir` of one it closed (a restart) gets that database back, data and key.
  */

@@ -2,7 +2,7 @@
  * The check of test/workers/file-scope-a.test.ts and file-scope-b.test.ts: each file leaves
  * behind what no file may pass to the next (every D1 slot open, and a mark at module scope as
  * the Worker's app per env is one), and whichever runs second must find none of
- * it, as it would in a Miniflare of its own (test/workers/file-scope.ts).
+ * it, as it would in a Miniflare of its own (test/helpers/file-scope.ts).
  */
 import { describe, expect, it } from 'vitest';
 import { HARNESS_D1_BINDINGS } from './d1-bindings.ts';
