@@ -4,22 +4,9 @@ import { createConsoleLogger } from '../adapters/console-logger.ts';
 import { CONFIG_KEYS, ConfigError, flagName, parseConfig, settingError, type Config, type ConfigKey } from '../config.ts';
 import type { StatusEvent } from '../core/events.ts';
 import type { Logger } from '../core/ports.ts';
-import { backupArchive } from './backup.ts';
-import { runDemo } from './demo.ts';
-import { exportArchiveForD1 } from './export-d1.ts';
 import type { CommandOutput } from './command-output.ts';
-import { checkManifestFile, printManifest } from './manifest-command.ts';
-import { createNodeRuntime, listenError, startService } from './node.ts';
+import { listenError } from './listen-error.ts';
 import { SHUTDOWN_LIMIT_MS } from './node-shutdown.ts';
-import { toApiPollResult } from '../http/api-json.ts';
-import { openSqliteArchive } from './open-sqlite.ts';
-import { startSimulatedVendor } from '../sim/server.ts';
-import { seedDemoWorkspace } from '../sim/web-api/demo-workspace.ts';
-import { startSimulatedWebApi } from '../sim/web-api/server.ts';
-import { startSimulatedScim } from '../sim/scim/server.ts';
-import { startSimulatedIdp } from '../sim/idp/server.ts';
-import { startSimulatedStatuspage } from '../sim/statuspage/app.ts';
-import { startDemoStatuspages } from '../sim/statuspage/demo-pages.ts';
 import { plural } from '../core/plural.ts';
 
 type Command = {
@@ -29,6 +16,11 @@ type Command = {
   extraFlags?: Record<string, { type: 'string' | 'boolean'; help: string }>;
   /** The one argument that is not a flag, for the commands that take one (`backup FILE`). */
   argument?: { name: string; help: string };
+  /**
+   * Loads the modules it needs itself (`await import`), so a start loads one command's code: the
+   * simulators, the demo's mail parser and the export never load for `serve`, and `--help` or
+   * `manifest` loads no server at all.
+   */
   run(
     config: Config,
     flags: Record<string, string | boolean | undefined>,
@@ -85,6 +77,7 @@ const COMMANDS: Record<string, Command> = {
     summary: 'Serve the HTTP API and poll the feed on schedule (what npm start runs).',
     settings: CONFIG_KEYS,
     async run(config, _flags, logger) {
+      const { startService } = await import('./node.ts');
       const service = await startService(config, logger);
       stopOnSignals(logger, () => service.close());
       return 'running';
@@ -95,6 +88,7 @@ const COMMANDS: Record<string, Command> = {
     settings: ['DATABASE_PATH', 'STATUS_URL', 'POLL_TIMEOUT_MS', 'FEED_MAX_BYTES', 'POLL_MAX_INCIDENT_CHANGES', 'LOG_LEVEL', 'LOG_FORMAT'],
     extraFlags: { json: { type: 'boolean', help: 'print the result as JSON' } },
     async run(config, flags, logger) {
+      const [{ createNodeRuntime }, { toApiPollResult }] = await Promise.all([import('./node.ts'), import('../http/api-json.ts')]);
       const runtime = await createNodeRuntime(config, logger, undefined, { keepsSecrets: false });
       try {
         // Deliveries this poll causes wait in the outbox for the running service to send.
@@ -141,6 +135,15 @@ const COMMANDS: Record<string, Command> = {
       },
     },
     async run(config, flags, logger) {
+      const {
+        startSimulatedVendor,
+        startSimulatedScim,
+        startSimulatedIdp,
+        startSimulatedStatuspage,
+        startDemoStatuspages,
+        startSimulatedWebApi,
+        seedDemoWorkspace,
+      } = await import('./simulators.ts');
       const stepSeconds = stepSecondsFlag(flags);
       const port = portFlag(flags, 'sim-port', 4010);
       const webApiPort = flags['web-api'] || flags['web-api-port'] !== undefined ? portFlag(flags, 'web-api-port', 4011) : null;
@@ -261,6 +264,7 @@ const COMMANDS: Record<string, Command> = {
     summary: 'Create or upgrade the archive database (serve and poll also do this on start).',
     settings: ['DATABASE_PATH', 'LOG_LEVEL', 'LOG_FORMAT'],
     async run(config, _flags, logger) {
+      const { openSqliteArchive } = await import('./open-sqlite.ts');
       openSqliteArchive(config.DATABASE_PATH).close();
       logger.info('database is up to date', { database: config.DATABASE_PATH });
       return 0;
@@ -272,6 +276,7 @@ const COMMANDS: Record<string, Command> = {
     argument: { name: 'FILE', help: 'the copy to write, e.g. backup-2026-11-27.db' },
     async run(config, _flags, logger, file) {
       if (file === undefined || file.trim() === '') throw settingError('FILE', '', 'missing', 'name the copy to write, e.g. statuswatch backup backup.db');
+      const { backupArchive } = await import('./backup.ts');
       const summary = await backupArchive(config.DATABASE_PATH, file);
       process.stdout.write(`wrote ${file}: ${plural(summary.pages, 'page')}, ${summary.bytes} bytes\n`);
       logger.info('archive backed up', { database: config.DATABASE_PATH, out: file });
@@ -286,6 +291,7 @@ const COMMANDS: Record<string, Command> = {
       const out = flags.out;
       if (typeof out !== 'string' || out.trim() === '')
         throw settingError('--out', String(out ?? ''), 'missing', 'name the SQL file to write, e.g. --out archive.sql');
+      const { exportArchiveForD1 } = await import('./export-d1.ts');
       const summary = exportArchiveForD1(config.DATABASE_PATH, out);
       for (const table of summary.tables) process.stdout.write(`  ${table.name.padEnd(22)} ${table.rows} row(s)\n`);
       process.stdout.write(`wrote ${out}: ${plural(summary.statements, 'statement')}, ${summary.bytes} bytes\n`);
@@ -298,6 +304,7 @@ const COMMANDS: Record<string, Command> = {
     settings: ['PORT', 'HOST', 'LOG_LEVEL', 'LOG_FORMAT'],
     extraFlags: { 'step-seconds': { type: 'string', help: 'seconds between scenario steps (15)' } },
     async run(config, flags, logger) {
+      const { runDemo } = await import('./demo.ts');
       const demo = await runDemo(config, logger, stepSecondsFlag(flags));
       stopOnSignals(logger, () => demo.close());
       return 'running';
@@ -316,6 +323,7 @@ const COMMANDS: Record<string, Command> = {
       json: { type: 'boolean', help: 'with --check: print the errors and warnings as JSON (without: the manifest as JSON, the default)' },
     },
     async run(config, flags, _logger, _argument, out) {
+      const { checkManifestFile, printManifest } = await import('./manifest-command.ts');
       if (flags.check === undefined) {
         if (flags.json && flags.yaml) throw new ConfigError('--json and --yaml ask for two formats at once. Fix: give one of them');
         return printManifest(config, flags.yaml ? 'yaml' : 'json', out);

@@ -18,6 +18,7 @@ import type { SubscriptionService } from '../app/subscriptions.ts';
 import type { Poller, PollResult } from '../app/poller.ts';
 import type { SourcePollResult } from '../app/source-poller.ts';
 import { settingError, type Config } from '../config.ts';
+import { listenError } from './listen-error.ts';
 import type { PruneCounts } from '../core/retention.ts';
 import type { Clock, Logger, OutboxSignal, Store } from '../core/ports.ts';
 import { createApp } from '../http/app.ts';
@@ -179,38 +180,6 @@ export function isLeaseHolderGone(holder: string): boolean {
     return false;
   } catch (error) {
     return (error as NodeJS.ErrnoException).code === 'ESRCH';
-  }
-}
-
-/**
- * A port in use or a HOST that is no address of this machine, as a one-line ConfigError.
- * `portSetting` names where the port came from (`--sim-port` for the simulator).
- */
-export function listenError(error: unknown, config: Pick<Config, 'HOST' | 'PORT'>, portSetting = 'PORT (or --port)'): unknown {
-  const code = (error as NodeJS.ErrnoException).code;
-  const portName = portSetting.split(' ')[0]!;
-  switch (code) {
-    case 'EADDRINUSE':
-      return settingError(
-        portName,
-        String(config.PORT),
-        `another process is already listening on ${config.HOST}:${config.PORT}`,
-        `stop that process, or set ${portSetting} to a free port`,
-      );
-    case 'EACCES':
-      return settingError(portName, String(config.PORT), 'this user may not listen on ports below 1024', `set ${portSetting} to 1024 or more`);
-    case 'ENOTFOUND':
-    case 'EAI_AGAIN':
-    case 'EADDRNOTAVAIL':
-    case 'EINVAL':
-      return settingError(
-        'HOST',
-        config.HOST,
-        `not an address of this machine (${code})`,
-        'set HOST (or --host) to 0.0.0.0 for every interface, 127.0.0.1 for this machine only, or one of its own addresses',
-      );
-    default:
-      return error;
   }
 }
 
