@@ -6,8 +6,9 @@
 //
 // The node project's tests start the real command, in 58 places (some in loops). When src/ changed
 // since dist/ was built, each start compiles src/ through tsx: 3.6 CPU-s against 1.9 from dist/
-// (measured), so dist/ is rebuilt first (`build.mjs --if-stale`: a few ms when it is fresh, as after `npm ci`;
-// about 13 CPU-s when not), while the workers project, which never starts the command, begins.
+// as it was (measured; about 0.7 from today's bundle), so dist/ is rebuilt first (`build.mjs
+// --if-stale`: a few ms when it is fresh, as after `npm ci`; about 2 s when not), while the
+// workers project, which never starts the command, begins.
 // A build that fails leaves dist/ stale and the command on tsx, as before: the tests still run.
 //
 // Arguments go to both processes (`npm test -- test/http` filters both). A JSON report

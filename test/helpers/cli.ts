@@ -5,8 +5,8 @@ import { fileURLToPath } from 'node:url';
 export const CLI = fileURLToPath(new URL('../../src/entry/cli.mjs', import.meta.url));
 
 /**
- * How long one run of the command may take before its test gives up. A start costs one to two
- * CPU-seconds (more when dist/ is older than src/ and tsx compiles the sources); a loaded two-core
+ * How long one run of the command may take before its test gives up. A start costs about one
+ * CPU-second (more when dist/ is older than src/ and tsx compiles the sources); a loaded two-core
  * machine (load 27) stretched one `migrate` to 35 s of wall time, measured.
  */
 export const CLI_RUN_TIMEOUT_MS = 90_000;
