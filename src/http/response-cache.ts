@@ -21,7 +21,7 @@ export type ResponseCacheOptions = {
   maxAgeMs: number;
   /**
    * Memory bound, in bytes: each entry's key and headers at two bytes a character (V8's most), its
-   * body at two a character or its UTF-8 bytes if more, plus ENTRY_OVERHEAD_BYTES. Keys count
+   * body at its UTF-8 bytes (all an entry keeps of it), plus ENTRY_OVERHEAD_BYTES. Keys count
    * because a client chooses them: unique 14 KB URLs with 300-byte bodies once took the process to
    * 4 GB under a budget that counted bodies alone.
    */
@@ -226,7 +226,7 @@ export function responseCache(options: ResponseCacheOptions): ResponseCache {
       headerChars += name.length + value.length;
     });
     if (same && etagMatches(c.req.header('if-none-match'), etag)) c.res = new Response(null, { status: 304, headers });
-    const entryBytes = 2 * (key.length + headerChars) + Math.max(2 * text.length, body.byteLength) + ENTRY_OVERHEAD_BYTES;
+    const entryBytes = 2 * (key.length + headerChars) + body.byteLength + ENTRY_OVERHEAD_BYTES;
     if (key.length > MAX_KEY_CHARS || entryBytes > maxEntryBytes) return;
     forget(key); // a concurrent request for the same URL may have stored it meanwhile
     entries.set(key, { generation, storedAt: now, body, etag, contentType, headers, bytes: entryBytes });

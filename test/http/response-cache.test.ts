@@ -90,8 +90,8 @@ describe('response cache', () => {
   });
 
   it('keeps within its byte budget, evicting the least recently used', async () => {
-    // Each entry counts ~1.25 KB here (key, body and headers at two bytes a character, plus 512): four fit in 6,000.
-    const { app, state, cache } = appWithCache({ maxBytes: 6000 });
+    // Each entry counts about 1 KB here (a body of some 220 UTF-8 bytes, key and headers at two bytes a character, plus 512): four fit in 4,500.
+    const { app, state, cache } = appWithCache({ maxBytes: 4500 });
     for (const size of [200, 201, 202, 203]) await app.request(`/page?size=${size}`);
     expect(cache.stats().entries).toBe(4);
     await app.request('/page?size=200'); // a hit: now the most recent
@@ -104,6 +104,29 @@ describe('response cache', () => {
     await app.request('/page?size=900'); // more than a quarter of the budget: served, not kept
     await app.request('/page?size=900');
     expect(state.calls).toBe(8);
+  });
+
+  it('counts a body at its UTF-8 bytes, so a budget holds as many plain-text answers as its bytes allow', async () => {
+    /** What one cached answer with this body counts, in a cache of its own (same key, same headers). */
+    async function counted(body: string): Promise<number> {
+      const app = new Hono();
+      const cache = responseCache({ generation: async () => 1, clock: { now: () => 0 }, maxAgeMs: 60_000, maxBytes: 1_000_000, maxEntries: 1_000 });
+      app.use('*', cache);
+      app.get('/text', (c) => c.text(body));
+      await app.request('/text?n=0');
+      return cache.stats().bytes;
+    }
+    const ascii = await counted('a'.repeat(1_000)); // 1,000 UTF-8 bytes, 1,000 UTF-16 units
+    expect(await counted('\u{1F600}'.repeat(250))).toBe(ascii); // 1,000 UTF-8 bytes, 500 units
+    expect((await counted('\u00e9'.repeat(1_000))) - ascii).toBe(1_000); // 2,000 UTF-8 bytes, 1,000 units
+
+    // Ten such answers fit a budget of ten (and a few bytes for a tag's longer count): none is counted twice over.
+    const app = new Hono();
+    const cache = responseCache({ generation: async () => 1, clock: { now: () => 0 }, maxAgeMs: 60_000, maxBytes: 10 * ascii + 20, maxEntries: 1_000 });
+    app.use('*', cache);
+    app.get('/text', (c) => c.text('a'.repeat(1_000)));
+    for (let i = 0; i < 10; i++) await app.request(`/text?n=${i}`);
+    expect(cache.stats().entries).toBe(10);
   });
 
   it('stays within its bounds, keys included, under 20,000 unique URLs of nearly 2 KB', { timeout: 120_000 }, async () => {
