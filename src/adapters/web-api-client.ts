@@ -68,10 +68,11 @@ const conversationRecord = z.object({
 const conversationsAnswer = z.object({ ok: z.literal(true), channels: z.array(z.unknown()), response_metadata: pageMetadata });
 const postedAnswer = z.object({ ok: z.literal(true), ts: wellFormedKey().min(1).max(40) });
 const metadataAnswer = z.object({ event_type: z.string().max(200), event_payload: z.record(z.string(), z.unknown()) });
+// Only what the app reads of a message: its ts, and the metadata that says whether it is ours.
+// A field it ignores (thread_ts, bot_id, text...) must not make a message unreadable: after a lost
+// answer the retry would miss our own root in the history and post a second one.
 const messageRecord = z.object({
   ts: wellFormedKey().min(1).max(40),
-  thread_ts: wellFormedKey().max(40).optional(),
-  bot_id: wellFormedKey().max(100).optional(),
   metadata: metadataAnswer.optional(),
 });
 const historyAnswer = z.object({ ok: z.literal(true), messages: z.array(z.unknown()), response_metadata: pageMetadata });
@@ -83,8 +84,6 @@ function toHistoryPage(answer: z.infer<typeof historyAnswer>): ChatHistoryPage {
     messages: records.map(
       (m): ChatHistoryMessage => ({
         ts: m.ts,
-        threadTs: m.thread_ts ?? null,
-        botId: m.bot_id ?? null,
         // Only string values: what we put there is strings, anything else is not ours.
         metadata: m.metadata
           ? {

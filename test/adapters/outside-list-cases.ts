@@ -84,11 +84,12 @@ export function describeOutsideLists(name: string, parts: OutsideListsParts): vo
       const { world, api, channel, roots } = await postedChannel();
       const history = await callWebApi(world, 'conversations.history', { channel, limit: '200', include_all_metadata: 'true' });
       expect(history.messages.map((m: { ts: string }) => m.ts)).toEqual([...roots].reverse());
-      history.messages[1].thread_ts = 1234;
+      // Its metadata is what the app reads (a field it ignores, such as thread_ts, may be anything).
+      history.messages[1].metadata = { event_type: 1234, event_payload: {} };
       await answerOnce(world, 'conversations.history', history);
       const page = await api.history(world.token, channel, { cursor: null, limit: 200 });
       expect(page.messages.map((m) => m.ts)).toEqual([roots[2], roots[0]]);
-      expect(page.skipped).toEqual([{ id: roots[1], reason: 'thread_ts: Invalid input: expected string, received number' }]);
+      expect(page.skipped).toEqual([{ id: roots[1], reason: 'metadata.event_type: Invalid input: expected string, received number' }]);
 
       // A cursor of the wrong type is the page's: it fails as a whole.
       await answerOnce(world, 'conversations.history', { ...history, response_metadata: { next_cursor: 42 } });

@@ -169,7 +169,7 @@ describe('web api client', () => {
     });
     const page = await client(url).history('xoxe.xoxb-1', 'C1', { cursor: null, limit: 200 });
     expect(page).toEqual({
-      messages: [{ ts: '1.000001', threadTs: null, botId: 'B1', metadata: { eventType: 'statuswatch_incident', eventPayload: { incident_id: '1600' } } }],
+      messages: [{ ts: '1.000001', metadata: { eventType: 'statuswatch_incident', eventPayload: { incident_id: '1600' } } }],
       skipped: [],
       nextCursor: null,
     });

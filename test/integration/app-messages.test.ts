@@ -124,7 +124,7 @@ describe('app messages', () => {
     // The root's answer is lost: its retry looks in the history before it posts.
     await fault({ method: 'chat.postMessage', kind: 'status', status: 502, after: true, times: 1 });
     await step(steps[0]!);
-    // Beside our root, someone's message the vendor sends malformed (its thread_ts a number).
+    // Beside our root, someone's message the vendor sends malformed (its metadata's event_type a number).
     const res = await fetch(`${world.url}/api/conversations.history`, {
       method: 'POST',
       headers: { 'Content-Type': 'application/x-www-form-urlencoded', Authorization: `Bearer ${await world.newToken()}` },
@@ -132,7 +132,7 @@ describe('app messages', () => {
     });
     const history = await res.json();
     expect(history.messages).toHaveLength(1);
-    history.messages.unshift({ type: 'message', ts: '1700000000.000100', user: 'U0SOMEONE', text: 'hello', thread_ts: 7 });
+    history.messages.unshift({ type: 'message', ts: '1700000000.000100', user: 'U0SOMEONE', text: 'hello', metadata: { event_type: 7, event_payload: {} } });
     await fault({ method: 'conversations.history', kind: 'body', body: JSON.stringify(history), times: 1 });
     await drain();
     for (const incident of steps.slice(1)) await step(incident);
@@ -144,9 +144,32 @@ describe('app messages', () => {
         level: 'warn',
         list: 'conversations.history',
         skipped: 1,
-        records: [{ id: '1700000000.000100', reason: 'thread_ts: Invalid input: expected string, received number' }],
+        records: [{ id: '1700000000.000100', reason: 'metadata.event_type: Invalid input: expected string, received number' }],
       }),
     ]);
+  });
+
+  it('finds its root after a lost answer though the vendor sends that root with fields it does not read malformed, and posts no second root', async () => {
+    const { steps, replies } = story();
+    const channel = world.channels.status!;
+    await subscribeApp(service.admin, installation, channel);
+    await fault({ method: 'chat.postMessage', kind: 'status', status: 502, after: true, times: 1 });
+    await step(steps[0]!);
+    // Our root, as the vendor sends it back to the retry: its thread_ts and bot_id numbers, its ts and metadata as posted.
+    const res = await fetch(`${world.url}/api/conversations.history`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/x-www-form-urlencoded', Authorization: `Bearer ${await world.newToken()}` },
+      body: new URLSearchParams({ channel, limit: '200', include_all_metadata: 'true' }).toString(),
+    });
+    const history = await res.json();
+    expect(history.messages).toHaveLength(1);
+    Object.assign(history.messages[0], { thread_ts: 7, bot_id: 42 });
+    await fault({ method: 'conversations.history', kind: 'body', body: JSON.stringify(history), times: 1 });
+    await drain();
+    for (const incident of steps.slice(1)) await step(incident);
+    await drain();
+    expectFinalChannel(await world.read(channel), replies);
+    expect(service.logs.map((l) => JSON.parse(l)).filter((l) => l.msg === 'skipped malformed records')).toEqual([]);
   });
 
   it('starts a new root when someone deleted the incident’s message, once, even when that post’s answer is lost', async () => {

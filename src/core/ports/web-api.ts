@@ -33,7 +33,7 @@ export type ChatMetadata = { eventType: string; eventPayload: Record<string, str
 export type ChatContent = { text: string; blocks: readonly unknown[] };
 
 /** A message as conversations.history or conversations.replies gives it, the fields the app reads. */
-export type ChatHistoryMessage = { ts: string; threadTs: string | null; botId: string | null; metadata: ChatMetadata | null };
+export type ChatHistoryMessage = { ts: string; metadata: ChatMetadata | null };
 
 /**
  * One page; `nextCursor` null when the vendor said there is no more. `skipped`: the page's messages
