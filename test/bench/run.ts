@@ -51,6 +51,7 @@ const POLL_WORKERD: WorkerdPollOptions = {
   seedChunk: 500,
   rounds: QUICK ? 10 : 100,
   warmUpRounds: QUICK ? 2 : 5,
+  aloneRuns: QUICK ? 50 : 100,
 };
 
 // Full: about a minute (3,500 incidents seeded through the store, then polls that each write 200
