@@ -6,7 +6,7 @@
 //
 // The node project's tests start the real command, in 58 places (some in loops). When src/ changed
 // since dist/ was built, each start compiles src/ through tsx: 3.6 CPU-s against 1.9 from dist/
-// as it was (measured; about 0.7 from today's bundle), so dist/ is rebuilt first (`build.mjs
+// as it was (measured; serve about 1.0 from today's bundle), so dist/ is rebuilt first (`build.mjs
 // --if-stale`: a few ms when it is fresh, as after `npm ci`; about 2 s when not), while the
 // workers project, which never starts the command, begins.
 // A build that fails leaves dist/ stale and the command on tsx, as before: the tests still run.
