@@ -17,6 +17,7 @@ import { storedSubscription } from '../fixtures/notification-builders.ts';
 import { startSmtp } from '../helpers/smtp.ts';
 import { openTempArchive, type TempArchive } from '../helpers/temp-archive.ts';
 import { control, startScim } from '../sim/scim-helpers.ts';
+import { logLines } from '../helpers/log-lines.ts';
 
 const SUB = 'sub_ops';
 const archives: TempArchive[] = [];
@@ -367,7 +368,7 @@ describe('group sync', () => {
     await control(s.sim, 'POST', '/faults', { target: 'groups.list', kind: 'body', body: JSON.stringify(list) });
 
     expect((await s.sync.resolveGroup('Ops')).id).toBe(s.groupId);
-    const logged = s.logs.map((l) => JSON.parse(l)).filter((l) => l.msg === 'skipped malformed records');
+    const logged = logLines(s.logs, 'skipped malformed records');
     expect(logged).toHaveLength(1);
     expect(logged[0]).toMatchObject({ level: 'warn', list: 'SCIM groups', skipped: 12 });
     expect(logged[0].records).toHaveLength(10);

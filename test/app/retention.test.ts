@@ -12,6 +12,7 @@ import { DEFAULT_RETENTION, type RetentionSettings } from '../../src/core/retent
 import { sourceLeaseName } from '../../src/core/statuspage/mapping.ts';
 import { queryPlan } from '../helpers/query-plan.ts';
 import { openTempArchive, type TempArchive } from '../helpers/temp-archive.ts';
+import { logLines } from '../helpers/log-lines.ts';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 const NOW = Date.UTC(2026, 10, 20, 12, 0, 0);
@@ -82,7 +83,7 @@ describe('pruning expired rows', () => {
     });
     // The open window's log is the one left: it still refuses a second sign-up.
     expect((await archive.store.hitRateLimit('ip4:10.0.1.1', rule, NOW + 1, { peek: true })).allowed).toBe(false);
-    const lines = logs.map((l) => JSON.parse(l)).filter((l) => l.msg === 'pruned expired rows');
+    const lines = logLines(logs, 'pruned expired rows');
     expect(lines).toHaveLength(1);
     expect(lines[0]).toMatchObject({ level: 'info', rateLimits: 25, pollRuns: 0 });
   });

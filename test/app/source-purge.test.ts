@@ -15,6 +15,7 @@ import { FeedFetchError } from '../../src/core/errors.ts';
 import { DEFAULT_RETENTION } from '../../src/core/retention.ts';
 import { queryPlan } from '../helpers/query-plan.ts';
 import { openTempArchive, type TempArchive } from '../helpers/temp-archive.ts';
+import { logLines } from '../helpers/log-lines.ts';
 
 const NOW = Date.UTC(2026, 10, 27, 12);
 const SECOND_MS = 1000;
@@ -111,7 +112,7 @@ describe('purging a source larger than one request deletes', () => {
     expect(rowsOf('src_big')).toEqual({ incidents: 0, services: 0, notes: 0, versions: 0, search: 0, events: 0, sources: 0 });
     expect(untouched()).toEqual(before);
     expect(await store.purgingSources()).toEqual([]);
-    expect(logs.map((l) => JSON.parse(l)).filter((l) => l.msg === 'pruned expired rows')).toMatchObject([{ purgedSourceRows: LEFT_OVER * 5 + 1 }]);
+    expect(logLines(logs, 'pruned expired rows')).toMatchObject([{ purgedSourceRows: LEFT_OVER * 5 + 1 }]);
     // The search finds the other source's and the main feed's incidents, none of the purged one's.
     expect((await store.countIncidents({ q: 'database' }, 1000)).count).toBe(70);
   });

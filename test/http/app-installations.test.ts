@@ -8,6 +8,7 @@ import { startTestApp, type TestApp } from '../helpers/app-service.ts';
 import { cursorPayload } from '../helpers/cursor-payload.ts';
 import { NO_FEED_URL } from '../helpers/seed-archive.ts';
 import { startWebApi, type WebApiClient } from '../sim/web-api-helpers.ts';
+import { logLines } from '../helpers/log-lines.ts';
 
 describe('the installations API', () => {
   let service: TestApp | null = null;
@@ -185,7 +186,7 @@ describe('the installations API', () => {
     const skipped = await raw(app, 'GET', `/api/app/installations/${id}/conversations`);
     expect(skipped.status, skipped.text).toBe(200);
     expect(JSON.parse(skipped.text).conversations).toEqual([web]);
-    const logged = app.logs.map((l) => JSON.parse(l)).filter((l) => l.msg === 'skipped malformed records');
+    const logged = logLines(app.logs, 'skipped malformed records');
     expect(logged).toEqual([
       expect.objectContaining({
         level: 'warn',

@@ -11,6 +11,7 @@ import { appStory as story } from '../fixtures/app-story.ts';
 import type { RawIncident } from '../fixtures/vendor-builders.ts';
 import { installApp, readable, startAppWorld, subscribeApp, type AppWorld, type ChannelView } from '../helpers/app-channel.ts';
 import { startTestService, startTestVendor, type TestService, type TestVendor } from '../helpers/service.ts';
+import { logLines } from '../helpers/log-lines.ts';
 
 const MINUTE_MS = 60_000;
 
@@ -80,6 +81,22 @@ describe('app messages', () => {
     expect((await world.control('POST', '/faults', spec)).status).toBe(201);
   }
 
+  /**
+   * The channel's history as conversations.history gives it now, edited by `edit` and then sent as
+   * the vendor's next answer to it: how a retry that looks for our root sees a malformed message.
+   */
+  async function nextHistoryAnswer(channel: string, edit: (messages: Record<string, unknown>[]) => void): Promise<void> {
+    const res = await fetch(`${world.url}/api/conversations.history`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/x-www-form-urlencoded', Authorization: `Bearer ${await world.newToken()}` },
+      body: new URLSearchParams({ channel, limit: '200', include_all_metadata: 'true' }).toString(),
+    });
+    const history = await res.json();
+    expect(history.messages).toHaveLength(1); // our root, its answer lost
+    edit(history.messages);
+    await fault({ method: 'conversations.history', kind: 'body', body: JSON.stringify(history), times: 1 });
+  }
+
   it('keeps one root per incident and conversation, edited to the final state, with each change once in its thread', async () => {
     const { steps, replies } = story();
     const subscriptions = [
@@ -125,20 +142,14 @@ describe('app messages', () => {
     await fault({ method: 'chat.postMessage', kind: 'status', status: 502, after: true, times: 1 });
     await step(steps[0]!);
     // Beside our root, someone's message the vendor sends malformed (its metadata's event_type a number).
-    const res = await fetch(`${world.url}/api/conversations.history`, {
-      method: 'POST',
-      headers: { 'Content-Type': 'application/x-www-form-urlencoded', Authorization: `Bearer ${await world.newToken()}` },
-      body: new URLSearchParams({ channel, limit: '200', include_all_metadata: 'true' }).toString(),
-    });
-    const history = await res.json();
-    expect(history.messages).toHaveLength(1);
-    history.messages.unshift({ type: 'message', ts: '1700000000.000100', user: 'U0SOMEONE', text: 'hello', metadata: { event_type: 7, event_payload: {} } });
-    await fault({ method: 'conversations.history', kind: 'body', body: JSON.stringify(history), times: 1 });
+    await nextHistoryAnswer(channel, (messages) =>
+      messages.unshift({ type: 'message', ts: '1700000000.000100', user: 'U0SOMEONE', text: 'hello', metadata: { event_type: 7, event_payload: {} } }),
+    );
     await drain();
     for (const incident of steps.slice(1)) await step(incident);
     await drain();
     expectFinalChannel(await world.read(channel), replies);
-    const logged = service.logs.map((l) => JSON.parse(l)).filter((l) => l.msg === 'skipped malformed records');
+    const logged = logLines(service.logs, 'skipped malformed records');
     expect(logged).toEqual([
       expect.objectContaining({
         level: 'warn',
@@ -156,20 +167,12 @@ describe('app messages', () => {
     await fault({ method: 'chat.postMessage', kind: 'status', status: 502, after: true, times: 1 });
     await step(steps[0]!);
     // Our root, as the vendor sends it back to the retry: its thread_ts and bot_id numbers, its ts and metadata as posted.
-    const res = await fetch(`${world.url}/api/conversations.history`, {
-      method: 'POST',
-      headers: { 'Content-Type': 'application/x-www-form-urlencoded', Authorization: `Bearer ${await world.newToken()}` },
-      body: new URLSearchParams({ channel, limit: '200', include_all_metadata: 'true' }).toString(),
-    });
-    const history = await res.json();
-    expect(history.messages).toHaveLength(1);
-    Object.assign(history.messages[0], { thread_ts: 7, bot_id: 42 });
-    await fault({ method: 'conversations.history', kind: 'body', body: JSON.stringify(history), times: 1 });
+    await nextHistoryAnswer(channel, (messages) => Object.assign(messages[0]!, { thread_ts: 7, bot_id: 42 }));
     await drain();
     for (const incident of steps.slice(1)) await step(incident);
     await drain();
     expectFinalChannel(await world.read(channel), replies);
-    expect(service.logs.map((l) => JSON.parse(l)).filter((l) => l.msg === 'skipped malformed records')).toEqual([]);
+    expect(logLines(service.logs, 'skipped malformed records')).toEqual([]);
   });
 
   it('starts a new root when someone deleted the incident’s message, once, even when that post’s answer is lost', async () => {

@@ -16,6 +16,7 @@ import { parseConfig } from '../../src/config.ts';
 import { createNodeRuntime, type NodeRuntime } from '../../src/entry/node.ts';
 import { ADMIN_TOKEN, startTestService, type TestService } from '../helpers/service.ts';
 import { tempDir } from '../helpers/temp-archive.ts';
+import { logLines } from '../helpers/log-lines.ts';
 
 const MB = 1_000_000;
 const DAY_MS = 24 * 60 * 60 * 1000;
@@ -174,7 +175,7 @@ describe('retention', () => {
     expect([pending(), tokens(), rateLimits()]).toEqual([0, 0, 0]);
     expect((await runtime.store.getSubscription(reader!.id))?.status).toBe('active');
     // Each prune said what it removed, in one line.
-    const lines = logs.map((l) => JSON.parse(l)).filter((l) => l.msg === 'pruned expired rows');
+    const lines = logLines(logs, 'pruned expired rows');
     expect(lines.map((l) => [l.pendingSignups, l.linkTokens, l.rateLimits])).toEqual([
       [0, 0, 2 * SIGNUPS + 2],
       [SIGNUPS, 0, 0],
