@@ -7,9 +7,9 @@
 // interleaved). Each command's own modules (cli.ts imports them when it runs) stay chunks of
 // their own, so a start still loads only what its command uses. Types are not checked here:
 // `npm run typecheck` does that, as CI does before the tests.
-import { mkdirSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
+import { rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { BUILD_STAMP, DIST_DIR, isBuildFresh } from './built-output.mjs';
+import { BUILD_STAMP, bundledInputsDigest, DIST_DIR, isBuildFresh } from './built-output.mjs';
 
 if (process.argv.includes('--if-stale') && isBuildFresh()) process.exit(0);
 
@@ -29,6 +29,8 @@ try {
   process.exit(1);
 }
 const startedMs = Date.now();
+// What the bundle is made from besides src/, as it is now: the stamp records it.
+const inputsDigest = bundledInputsDigest();
 // A file removed from src/ must not live on in dist/.
 rmSync(DIST_DIR, { recursive: true, force: true });
 try {
@@ -58,8 +60,7 @@ try {
   // esbuild has printed what failed, with the file and line.
   process.exit(1);
 }
-mkdirSync(DIST_DIR, { recursive: true });
 // The stamp's time is the bundle's start: a source saved during the build still counts as newer.
-writeFileSync(BUILD_STAMP, '');
+writeFileSync(BUILD_STAMP, `${inputsDigest}\n`);
 utimesSync(BUILD_STAMP, startedMs / 1000, startedMs / 1000);
 console.error(`statuswatch: built dist/ in ${((Date.now() - startedMs) / 1000).toFixed(1)} s`);

@@ -4,3 +4,4 @@ export declare const DIST_DIR: string;
 export declare const DIST_CLI: string;
 export declare const BUILD_STAMP: string;
 export declare function isBuildFresh(): boolean;
+export declare function bundledInputsDigest(): string;

@@ -12,7 +12,7 @@ if (isBuildFresh()) {
   try {
     ({ register } = await import('tsx/esm/api'));
   } catch {
-    console.error('statuswatch: dist/ is missing or older than src/, and tsx (a devDependency) is not installed: run `npm run build`.');
+    console.error('statuswatch: dist/ is missing or older than src/ or package-lock.json, and tsx (a devDependency) is not installed: run `npm run build`.');
     process.exit(2);
   }
   // The project's tsconfig (JSX for the pages), wherever the command is run from: tsx would

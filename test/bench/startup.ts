@@ -71,7 +71,7 @@ async function startAndAnswer(args: string[]): Promise<void> {
 }
 
 export async function benchStartup(options: StartupOptions): Promise<SectionReport> {
-  expectBench(isBuildFresh(), 'dist/ is missing or older than src/: run `npm run build` first');
+  expectBench(isBuildFresh(), 'dist/ is missing or older than src/ or package-lock.json: run `npm run build` first');
   const cases = [
     { name: 'bare Node HTTP server', run: () => startAndAnswer(['-e', BARE_SERVER]) },
     { name: 'serve from dist/ (npm start now)', run: () => startAndAnswer([DIST_CLI, 'serve']) },
