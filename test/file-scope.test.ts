@@ -19,17 +19,22 @@ describe('node project file scope', () => {
     const log = join(dir, 'pids.log');
     const report = join(dir, 'report.json');
     const args = [VITEST, 'run', '--project', 'node', ...PROBES, '--no-file-parallelism', '--reporter=json', `--outputFile.json=${report}`];
-    const child = spawn(process.execPath, args, { cwd: ROOT, stdio: 'ignore', env: { ...process.env, FILE_SCOPE_LOG: log } });
-    const code = await new Promise((resolve) => child.on('close', resolve));
+    let outcome: Record<string, unknown>;
+    try {
+      const child = spawn(process.execPath, args, { cwd: ROOT, stdio: 'ignore', env: { ...process.env, FILE_SCOPE_LOG: log } });
+      const code = await new Promise((resolve) => child.on('close', resolve));
 
-    const results = JSON.parse(readFileSync(report, 'utf8')) as { numPassedTests: number; numFailedTests: number };
-    const pids = readFileSync(log, 'utf8')
-      .trim()
-      .split('\n')
-      .map((line) => line.split(' ')[0]);
-    rmSync(dir, { recursive: true, force: true });
+      const results = JSON.parse(readFileSync(report, 'utf8')) as { numPassedTests: number; numFailedTests: number };
+      const pids = readFileSync(log, 'utf8')
+        .trim()
+        .split('\n')
+        .map((line) => line.split(' ')[0]);
+      outcome = { code, passed: results.numPassedTests, failed: results.numFailedTests, processes: new Set(pids).size, files: pids.length };
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
     // Both passed, and in one process: a second file that shared the first one's modules would fail.
-    expect({ code, passed: results.numPassedTests, failed: results.numFailedTests, processes: new Set(pids).size, files: pids.length }).toEqual({
+    expect(outcome).toEqual({
       code: 0,
       passed: 2,
       failed: 0,
