@@ -122,13 +122,24 @@ async function stillPending(runtime: WorkerRuntime, ids: number[]): Promise<numb
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 describe('the Workers form under kills', () => {
+  /** Set for a fan-out round: the answer to that round's first webhook waits for it (until the kill). */
+  let firstAnswerHeld: Promise<void> | null = null;
   let vendor: TestVendor;
   let receiver: WebhookReceiver;
   let bundle: WorkerBundle;
   beforeAll(async () => {
     vendor = await startTestVendor({ historyWindowDays: 100_000 });
-    // Answers held back a little: widens the window a kill can land in, as in the Node test.
-    receiver = await startWebhookReceiver({ answerDelayMs: () => Math.random() * 15 });
+    // Answers held back a little: widens the window a kill can land in, as in the Node test. In a
+    // fan-out round the first webhook's answer waits for the kill: the consumer's fastest rounds
+    // ended within the few ms between the first webhook and a kill, which then found no claim.
+    receiver = await startWebhookReceiver({
+      answerDelayMs: () => Math.random() * 15,
+      beforeAnswer: () => {
+        const held = firstAnswerHeld;
+        firstAnswerHeld = null;
+        return held ?? Promise.resolve();
+      },
+    });
     bundle = await bundleWorker();
   }, 60_000);
   afterAll(async () => {
@@ -175,6 +186,7 @@ describe('the Workers form under kills', () => {
         // lands within it.
         let cronMs = 300;
         let kind: KillKind = 'fan-out';
+        let releaseFirstAnswer = () => {};
         const restartsMs: number[] = [];
         const roundsStartedAt = Date.now();
         for (let round = 1; round <= CRASH_ROUNDS; round++) {
@@ -198,6 +210,7 @@ describe('the Workers form under kills', () => {
           if (kind === 'poll') {
             await sleep(Math.random() * cronMs);
           } else if (kind === 'fan-out') {
+            firstAnswerHeld = new Promise<void>((resolve) => (releaseFirstAnswer = resolve));
             // A poll that brought no news sends nothing: then the kill comes a little after the
             // consumer would have started.
             const firstWebhook = receiver.waitFor(before + 1, 10_000).catch(() => {});
@@ -208,6 +221,8 @@ describe('the Workers form under kills', () => {
             await cron;
           }
           await runtime.dispose();
+          firstAnswerHeld = null;
+          releaseFirstAnswer();
           await cron;
           const restartedAt = Date.now();
           runtime = await start();
