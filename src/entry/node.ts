@@ -28,6 +28,7 @@ import { boundHeapGrowth } from './node-heap.ts';
 import { createInFlightCalls, SHUTDOWN_ABORT_MS, SHUTDOWN_SETTLE_MS, unfinishedAfter, type Work } from './node-shutdown.ts';
 import { openSqliteArchive } from './open-sqlite.ts';
 import { buildServices, createAppDeps, type RuntimePorts, type Services } from './services.ts';
+import { checkpointInBackground } from './wal-checkpoints.ts';
 
 export const USER_AGENT = 'statuswatch/0.1 (self-hosted status feed monitor)';
 const systemClock: Clock = { now: () => Date.now() };
@@ -66,10 +67,16 @@ export type NodeRuntime = {
 export type NodeRuntimeOptions = {
   /** false for commands that never seal or open a secret (`poll`): no key file is made for them. */
   keepsSecrets?: boolean;
+  /** For a process that serves: WAL checkpoints on a thread of their own (wal-checkpoints.ts). */
+  checkpointsInBackground?: boolean;
 };
 
 export async function createNodeRuntime(config: Config, logger: Logger, clock: Clock = systemClock, options: NodeRuntimeOptions = {}): Promise<NodeRuntime> {
   const archive = openSqliteArchive(config.DATABASE_PATH);
+  const checkpoints =
+    options.checkpointsInBackground && config.DATABASE_PATH !== ':memory:'
+      ? checkpointInBackground({ sqlite: archive.sqlite, path: config.DATABASE_PATH }, { logger, clock })
+      : null;
   let scheduler: NodeDeliveryScheduler | null = null;
   // Bound before the scheduler exists: a command that never delivers (`poll`) has none to wake.
   const outbox: OutboxSignal = { outboxChanged: () => scheduler?.outboxChanged() };
@@ -165,6 +172,7 @@ export async function createNodeRuntime(config: Config, logger: Logger, clock: C
     async close() {
       await scheduler?.stop();
       await cutSends();
+      await checkpoints?.stop();
       archive.close();
     },
   };
@@ -205,7 +213,7 @@ export async function startService(config: Config, logger: Logger, clock: Clock 
     );
   }
   boundHeapGrowth();
-  const runtime = await createNodeRuntime(config, logger, clock);
+  const runtime = await createNodeRuntime(config, logger, clock, { checkpointsInBackground: true });
   const delivery = runtime.startDelivering();
   const app = createApp(
     await createAppDeps(config, runtime.services, runtime.ports, {

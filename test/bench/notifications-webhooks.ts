@@ -11,6 +11,7 @@ import { webhookMessageId } from '../../src/core/fanout.ts';
 import { webhookHeaders } from '../../src/core/webhook-signing.ts';
 import { webhookPayloadOf } from '../../src/core/webhook-payload.ts';
 import { USER_AGENT } from '../../src/entry/node.ts';
+import { checkpointInBackground } from '../../src/entry/wal-checkpoints.ts';
 import { expectBench, silentLogger } from './harness.ts';
 import type { Collected } from './notifications-receiver.ts';
 import { applyAsPoller, type BenchSecrets, newsPoll, openSubscribedArchive, type ReceiverProcess, webhookDeliverer } from './notifications-world.ts';
@@ -38,6 +39,8 @@ export async function benchWebhookThroughput(options: WebhookThroughputOptions, 
   const n = options.deliveries;
   // One delivery per subscriber per event: N subscribers, and every round one new event.
   const archive = await openSubscribedArchive('statuswatch-bench-webhooks-', n, receiver.url, secrets.sealed);
+  // As serve's archive: its WAL checkpoints on a thread of their own, not in the deliverer's commits.
+  const checkpoints = checkpointInBackground(archive, { logger: silentLogger, clock: { now: () => Date.now() } });
   const webhooks = createHttpWebhookSender({ allowPrivate: true, userAgent: USER_AGENT });
   const bareAgent = new Agent();
   try {
@@ -105,6 +108,7 @@ export async function benchWebhookThroughput(options: WebhookThroughputOptions, 
   } finally {
     await webhooks.close();
     await bareAgent.close();
+    await checkpoints.stop();
     archive.remove();
   }
 }

@@ -90,7 +90,8 @@ function report(options: NotificationsOptions, outbox: OutboxFigures, webhooks: 
     `to a receiver in a child process that answers 200 at once, next to a bare undici client (one keep-alive Agent, ${DELIVERY_CONCURRENCY} in flight,`,
     `as the deliverer) posting as many requests with the same headers and ${webhooks.bodyBytes.bare.toFixed(0)}-byte body (the deliverer's: ${webhooks.bodyBytes.deliverer.toFixed(0)} bytes);`,
     `${options.webhooks.rounds} rounds after ${warmUp(options.webhooks.warmUpRounds)}. Both Agents open a connection per request in flight and keep it (no pipelining),`,
-    `so each keeps ${DELIVERY_CONCURRENCY} connections to the receiver. Besides the request, the deliverer claims, opens the secret, signs and records each attempt.`,
+    `so each keeps ${DELIVERY_CONCURRENCY} connections to the receiver. Besides the request, the deliverer claims, opens the secret, signs and records each attempt;`,
+    "the archive's WAL is checkpointed on a thread of its own, as serve's is.",
     '',
     table(
       ['case', 'rounds', 'p50 ms/round', 'max ms/round', 'per s (p50)', 'per s (worst)'],
