@@ -4,6 +4,7 @@
  * measures them from another process (http-client.ts).
  */
 import { serve } from '@hono/node-server';
+import { getConnInfo } from '@hono/node-server/conninfo';
 import { Hono } from 'hono';
 import { spawn } from 'node:child_process';
 import type { Server } from 'node:http';
@@ -57,7 +58,9 @@ export type BaselineOptions = {
 export async function serveAppWithBaseline(connection: SqliteConnection, options: BaselineOptions): Promise<ServedApp> {
   const app = createApp(
     await buildAppDeps(
-      { ...(await nodeAppPorts(connection, silentLogger, { clock: options.clock })), poller: idlePoller },
+      // Each client keyed by its socket's address, as serve keys it: a section can give its clients
+      // addresses of their own (127.0.0.x), so one's read budget is not another's.
+      { ...(await nodeAppPorts(connection, silentLogger, { clock: options.clock })), poller: idlePoller, peerAddress: (c) => getConnInfo(c).remote.address },
       {
         startedAt: options.startedAt,
         env: { READ_BUDGET_MS_PER_SECOND: String(options.readBudgetMsPerSecond ?? 1000) },

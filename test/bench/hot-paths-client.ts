@@ -24,6 +24,8 @@ export type HotPathJob = {
   burstRequests: number;
   warmUpRounds: number;
   rounds: number;
+  /** The address the requests come from (Linux answers on all of 127.0.0.0/8): a client of its own for the server's per-client budgets. */
+  localAddress?: string;
 };
 
 /** Latency of every request, and the wall time of the bursts they were sent in. */
@@ -40,7 +42,7 @@ async function main(): Promise<void> {
   const poolFor = (url: URL) => {
     let pool = pools.get(url.origin);
     if (!pool) {
-      pool = new Pool(url.origin, { connections: job.concurrency });
+      pool = new Pool(url.origin, { connections: job.concurrency, ...(job.localAddress ? { localAddress: job.localAddress } : {}) });
       pools.set(url.origin, pool);
     }
     return pool;
