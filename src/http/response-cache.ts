@@ -4,7 +4,7 @@
  * once, with a strong ETag, and a 304 when the client already has it. Clients choose the URLs,
  * so it is bounded in entries and in bytes with the keys counted, and old entries leave on their own.
  */
-import type { Context, MiddlewareHandler } from 'hono';
+import type { Context, MiddlewareHandler, Next } from 'hono';
 import { bytesEqual, toHex } from '../core/bytes.ts';
 import type { Clock } from '../core/ports.ts';
 import type { ReadBudget } from './read-budget.ts';
@@ -141,6 +141,22 @@ export function responseCache(options: ResponseCacheOptions): ResponseCache {
     }
   };
 
+  // The answers being built, by key: a request for one waits for that build and is answered from
+  // what it stored, instead of building the same answer again. When an entry ages out, the
+  // requests that come during its rebuild (eight from one client in flight, or an office behind
+  // one address) were each a build, paid from the client's budget: past four under way they were
+  // refused. One entry per build under way, so bounded by the requests in flight.
+  const building = new Map<string, Promise<void>>();
+
+  /** The last generation read may be used without reading it again (a clock that went back: no). */
+  const generationTrusted = (now: number) => now - lastRead.atMs < generationTtlMs && now >= lastRead.atMs;
+  /** An entry answers at `now` for `generation`: built for it, and within maxAge (a clock that went back counts as expired). */
+  const servable = (entry: Entry, generation: number, now: number) =>
+    entry.generation === generation && now >= entry.storedAt && now - entry.storedAt <= options.maxAgeMs;
+  /** Whether `entry` answers now without a build, as far as can be told without reading the generation. */
+  const servableByTime = (entry: Entry | undefined, now: number): boolean =>
+    entry !== undefined && servable(entry, generationTrusted(now) ? lastRead.generation : entry.generation, now);
+
   const middleware: MiddlewareHandler = async (c, next) => {
     // A request's `Cache-Control: no-cache` asks for revalidation with the origin: this cache is
     // the origin's own and never older than the archive, so it answers those too (fetch adds the
@@ -148,23 +164,40 @@ export function responseCache(options: ResponseCacheOptions): ResponseCache {
     // HEAD runs the GET handler (Hono drops the body): the same entry serves both.
     if (c.req.method !== 'GET' && c.req.method !== 'HEAD') return next();
     const key = options.key ? options.key(c) : c.req.url;
+    const underWay = building.get(key);
+    if (underWay) {
+      await underWay;
+      return answer(c, next, key);
+    }
+    if (servableByTime(entries.get(key), options.clock.now())) return answer(c, next, key);
+    let built = () => {};
+    building.set(key, new Promise<void>((resolve) => (built = resolve)));
+    try {
+      return await answer(c, next, key);
+    } finally {
+      building.delete(key);
+      built();
+    }
+  };
+
+  /** A hit, a 304, or the answer built and kept. */
+  const answer = async (c: Context, next: Next, key: string): Promise<Response | void> => {
     const now = options.clock.now();
     // A key the cache does not hold is a build whatever the archive's generation: a client out of
     // budget is refused before anything is read for it, so refusals cost no database read.
     let paid = entries.get(key) === undefined ? await options.budget?.admit(c) : undefined;
-    // Trusted without awaiting anything (a clock that went back counts as expired).
-    const trusted = now - lastRead.atMs < generationTtlMs && now >= lastRead.atMs;
     let generation: number;
     try {
-      generation = trusted ? lastRead.generation : await readGeneration(now);
+      // Trusted without awaiting anything.
+      generation = generationTrusted(now) ? lastRead.generation : await readGeneration(now);
     } catch (error) {
       paid?.();
       throw error;
     }
     const cached = entries.get(key);
     sweep(now);
-    // A clock that went back counts as expired; so a servable entry is never one the sweep drops.
-    if (cached && cached.generation === generation && now >= cached.storedAt && now - cached.storedAt <= options.maxAgeMs) {
+    // A servable entry is never one the sweep drops (keepMs is past maxAge).
+    if (cached && servable(cached, generation, now)) {
       entries.touch(key);
       // A Response of our own with a plain header object: on Node the server writes it without
       // building a Headers per request (c.body would, costing hot paths a fifth of their rate).

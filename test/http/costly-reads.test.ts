@@ -122,6 +122,16 @@ describe('costly reads', () => {
       expect((await get('/api/incidents?q=uploads', '198.51.100.9')).status).toBe(200);
     });
 
+    it('answers the requests that come together for one new answer, from one address, with one build and no refusal', async () => {
+      // An office behind one address opening a page with the widget, just as its entry aged out.
+      const office = '192.0.2.44';
+      const path = '/widget.json?service=Files,Messaging,Office';
+      const responses = await Promise.all(Array.from({ length: 12 }, () => get(path, office)));
+      expect(responses.map((r) => r.status)).toEqual(Array(12).fill(200));
+      expect(new Set(responses.map((r) => r.headers.get('etag'))).size).toBe(1);
+      await Promise.all(responses.map((r) => r.arrayBuffer()));
+    });
+
     it('holds a refusal until the debt is paid, at most a second, then lets the client in again', async () => {
       // Time the test moves: each build costs what its route says.
       let nowMs = 0;

@@ -77,6 +77,25 @@ describe('response cache', () => {
     expect(fresh.headers.get('etag')).not.toBe(etag);
   });
 
+  it('builds an answer once for the requests that come while it is built, and answers them all from it', async () => {
+    const cache = responseCache({ generation: async () => 1, clock: { now: () => 0 }, maxAgeMs: 60_000, maxBytes: 1_000_000, maxEntries: 1_000 });
+    let builds = 0;
+    let finish = () => {};
+    const slowBuild = new Promise<void>((resolve) => (finish = resolve));
+    const app = new Hono().use('*', cache).get('/slow', async (c) => {
+      builds++;
+      await slowBuild;
+      return c.json({ builds });
+    });
+    const requests = Array.from({ length: 5 }, () => app.request('/slow'));
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    finish();
+    const answers = await Promise.all(requests);
+    expect(builds).toBe(1);
+    expect(await Promise.all(answers.map((r) => r.json()))).toEqual(Array(5).fill({ builds: 1 }));
+    expect(new Set(answers.map((r) => r.headers.get('etag'))).size).toBe(1);
+  });
+
   it('serves nothing older than maxAge, and never caches errors', async () => {
     const { app, state } = appWithCache({ maxAgeMs: 1000 });
     await app.request('/page');
