@@ -71,6 +71,11 @@ export type ReadBudget = {
    * is built, which pays for it.
    */
   admit(c: Context): Promise<() => void>;
+  /**
+   * admit, decided at once: what pays for the build, or the refusal (a promise that rejects once
+   * held). A caller that others may wait on learns of a refusal before it holds anything of theirs.
+   */
+  admitNow(c: Context): (() => void) | Promise<never>;
   /** Clients held: never more than maxClients. */
   clients(): number;
 };
@@ -107,25 +112,28 @@ export function createReadBudget(options: ReadBudgetOptions): ReadBudget {
     });
   };
 
+  const admitNow = (c: Context): (() => void) | Promise<never> => {
+    const key = limitKeyForAddress(options.clientAddress(c));
+    const startedMs = nowMs();
+    const known = states.get(key);
+    const client: Client = { cost: refilled(known?.cost, rule, startedMs), building: known?.building ?? 0 };
+    put(key, client);
+    const wait = waitMs(client.cost, rule);
+    if (wait > 0) return refuse(wait, 'this client has used its share of uncached reads (answers the server must build)');
+    if (client.building >= READ_MAX_BUILDS_PER_CLIENT) return refuse(REFUSAL_HOLD_MS, `this client has ${client.building} uncached reads under way already`);
+    client.building++;
+    return () => {
+      const doneMs = nowMs();
+      const costMs = Math.max(MIN_BUILD_COST_MS, doneMs - startedMs);
+      // Read again: the client may have been forgotten meanwhile, or paid for other builds.
+      const now = states.get(key);
+      put(key, { cost: spent(refilled(now?.cost, rule, doneMs), costMs), building: Math.max(0, (now?.building ?? 1) - 1) });
+    };
+  };
+
   return {
-    async admit(c) {
-      const key = limitKeyForAddress(options.clientAddress(c));
-      const startedMs = nowMs();
-      const known = states.get(key);
-      const client: Client = { cost: refilled(known?.cost, rule, startedMs), building: known?.building ?? 0 };
-      put(key, client);
-      const wait = waitMs(client.cost, rule);
-      if (wait > 0) return refuse(wait, 'this client has used its share of uncached reads (answers the server must build)');
-      if (client.building >= READ_MAX_BUILDS_PER_CLIENT) return refuse(REFUSAL_HOLD_MS, `this client has ${client.building} uncached reads under way already`);
-      client.building++;
-      return () => {
-        const doneMs = nowMs();
-        const costMs = Math.max(MIN_BUILD_COST_MS, doneMs - startedMs);
-        // Read again: the client may have been forgotten meanwhile, or paid for other builds.
-        const now = states.get(key);
-        put(key, { cost: spent(refilled(now?.cost, rule, doneMs), costMs), building: Math.max(0, (now?.building ?? 1) - 1) });
-      };
-    },
+    admit: async (c) => admitNow(c),
+    admitNow,
     clients: () => states.size(),
   };
 }

@@ -170,22 +170,26 @@ export function responseCache(options: ResponseCacheOptions): ResponseCache {
       return answer(c, next, key);
     }
     if (servableByTime(entries.get(key), options.clock.now())) return answer(c, next, key);
+    // Paid for, or refused, before anyone waits on this build: a refusal is held up to a second,
+    // and a client in debt must not hold back the others asking for the same answer meanwhile.
+    const admitted = options.budget?.admitNow(c);
+    if (admitted instanceof Promise) return admitted;
     let built = () => {};
     building.set(key, new Promise<void>((resolve) => (built = resolve)));
     try {
-      return await answer(c, next, key);
+      return await answer(c, next, key, admitted);
     } finally {
       building.delete(key);
       built();
     }
   };
 
-  /** A hit, a 304, or the answer built and kept. */
-  const answer = async (c: Context, next: Next, key: string): Promise<Response | void> => {
+  /** A hit, a 304, or the answer built and kept; `admitted`: the build's admission, when already given. */
+  const answer = async (c: Context, next: Next, key: string, admitted?: () => void): Promise<Response | void> => {
     const now = options.clock.now();
     // A key the cache does not hold is a build whatever the archive's generation: a client out of
     // budget is refused before anything is read for it, so refusals cost no database read.
-    let paid = entries.get(key) === undefined ? await options.budget?.admit(c) : undefined;
+    let paid = admitted ?? (entries.get(key) === undefined ? await options.budget?.admit(c) : undefined);
     let generation: number;
     try {
       // Trusted without awaiting anything.

@@ -3,6 +3,7 @@ import { Hono } from 'hono';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { describe, expect, it } from 'vitest';
+import { createReadBudget } from '../../src/http/read-budget.ts';
 import { responseCache } from '../../src/http/response-cache.ts';
 import { rawIncident } from '../fixtures/vendor-builders.ts';
 import { startTestApp } from '../helpers/app-service.ts';
@@ -94,6 +95,36 @@ describe('response cache', () => {
     expect(builds).toBe(1);
     expect(await Promise.all(answers.map((r) => r.json()))).toEqual(Array(5).fill({ builds: 1 }));
     expect(new Set(answers.map((r) => r.headers.get('etag'))).size).toBe(1);
+  });
+
+  it('lets no client in debt hold back the others asking for the same answer while its refusal is held', async () => {
+    let nowMs = 0;
+    const budget = createReadBudget({
+      clientAddress: (c) => c.req.header('x-client') ?? '',
+      nowMs: () => nowMs,
+      rule: { refillMsPerSecond: 100, burstMs: 300 },
+      pause: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
+    });
+    const cache = responseCache({ generation: async () => 1, clock: { now: () => 0 }, maxAgeMs: 60_000, maxBytes: 1_000_000, maxEntries: 1_000, budget });
+    const app = new Hono().use('*', cache).get('/build/:ms', (c) => {
+      nowMs += Number(c.req.param('ms'));
+      return c.json({ built: c.req.query('n') });
+    });
+    app.onError((error, c) => c.json({ error: error.message }, (error as { status?: 429 }).status ?? 500));
+    const from = (client: string) => ({ headers: { 'x-client': client } });
+    // 700 ms of building on a 300 ms burst: the client is in debt, and its next build is refused
+    // after a hold of a second.
+    expect((await app.request('/build/700?n=1', from('in-debt'))).status).toBe(200);
+    const started = performance.now();
+    const done = (response: Response) => ({ status: response.status, ms: performance.now() - started });
+    const [refused, other] = await Promise.all([
+      Promise.resolve(app.request('/build/1?n=2', from('in-debt'))).then(done),
+      Promise.resolve(app.request('/build/1?n=2', from('another'))).then(done),
+    ]);
+    expect(refused.status).toBe(429);
+    expect(refused.ms).toBeGreaterThanOrEqual(990);
+    expect(other.status).toBe(200);
+    expect(other.ms).toBeLessThan(500);
   });
 
   it('serves nothing older than maxAge, and never caches errors', async () => {
