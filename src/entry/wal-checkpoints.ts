@@ -19,7 +19,7 @@ import { createFailureReporter } from '../app/failure-reporter.ts';
 import type { Clock, Logger } from '../core/ports.ts';
 
 /** How often the thread looks for commits to copy. */
-export const CHECKPOINT_INTERVAL_MS = 1_000;
+const CHECKPOINT_INTERVAL_MS = 1_000;
 /** SQLite's own default: what the writer goes back to when the thread is gone. */
 const INLINE_CHECKPOINT_PAGES = 1_000;
 /**

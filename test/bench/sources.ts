@@ -97,11 +97,10 @@ export async function benchSources(options: SourcesOptions): Promise<SectionRepo
 
     let changedStart = 0;
     let changedPages: Page[] = [];
-    const quietPolls: SourcePollResult[][] = [];
     const changedPolls: SourcePollResult[][] = [];
     const cases: BenchCase[] = [
       { name: 'bare, quiet', run: () => bare(summaries) },
-      { name: 'poll, quiet', run: pollMinute, after: (r) => quietPolls.push(r as SourcePollResult[]) },
+      { name: 'poll, quiet', run: pollMinute },
       {
         name: 'bare, changed',
         // The pages that change this round, moved on one step of their story (told again once
@@ -117,7 +116,6 @@ export async function benchSources(options: SourcesOptions): Promise<SectionRepo
       { name: 'poll, changed', run: pollMinute, after: (r) => changedPolls.push(r as SourcePollResult[]) },
     ];
     await interleave(cases, options.warmUpRounds);
-    quietPolls.length = 0;
     changedPolls.length = 0;
     const samples = await interleave(cases, options.rounds);
     const refreshes = checkFullReads(minutes);
