@@ -82,8 +82,17 @@ export type RuntimePorts = {
   stopSignal?: AbortSignal;
   /** False for a command that keeps no secrets (`poll`): no workspace app. True by default. */
   workspaceApp?: boolean;
-  /** A Worker invocation's subrequest budget: group mails per attempt, claims and claim renewals per round, and whether an alert may start a sync. */
-  budget?: { groupMailsPerAttempt?: number; maxClaimsPerRound?: number; maxRenewalsPerRound?: number; groupSyncsOnDemand?: boolean };
+  /**
+   * A Worker invocation's budget: group mails per attempt, claims and claim renewals per round,
+   * deliveries in flight at once, and whether an alert may start a sync.
+   */
+  budget?: {
+    groupMailsPerAttempt?: number;
+    maxClaimsPerRound?: number;
+    maxRenewalsPerRound?: number;
+    deliveryConcurrency?: number;
+    groupSyncsOnDemand?: boolean;
+  };
 };
 
 /** What runs without SECRET_KEY: polling, retention and the group sync (a Worker's cron). */
@@ -246,6 +255,7 @@ export function buildServices(config: Config, ports: RuntimePorts & { secrets: S
     titleOf: async (subscription) => (await subscriptionTitleOf({ store, groups }, subscription)).title,
     maxClaimsPerRound: ports.budget?.maxClaimsPerRound,
     maxRenewalsPerRound: ports.budget?.maxRenewalsPerRound,
+    concurrency: ports.budget?.deliveryConcurrency,
     onAttempt: metrics.recordAttempt,
   });
   const deliveries = createDueDeliveries({ deliverer, store, clock, logger });

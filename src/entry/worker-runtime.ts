@@ -39,6 +39,13 @@ export const QUEUE_ROUND_MAX_RENEWALS = 4;
  */
 export const GROUP_MAILS_PER_ATTEMPT = 20;
 
+/**
+ * Webhooks a queue round sends at once. A Worker invocation has at most six connections waiting
+ * for response headers; a seventh fetch waits in the runtime, its 15 s timeout already running, so
+ * a delivery queued behind slow receivers would time out unsent and count against its receiver.
+ */
+export const WORKER_DELIVERY_CONCURRENCY = 6;
+
 /** Where links in background messages point when PUBLIC_URL is unset: `wrangler dev`'s address. */
 const FALLBACK_PUBLIC_URL = 'http://localhost:8787';
 const HOW_TO_SET_SECRET_KEY = 'run `npx wrangler secret put SECRET_KEY` with the output of `openssl rand -hex 32` (locally: put SECRET_KEY in .dev.vars)';
@@ -120,6 +127,7 @@ export function createWorkerRuntime(
       groupMailsPerAttempt: GROUP_MAILS_PER_ATTEMPT,
       maxClaimsPerRound: options.maxClaimsPerRound,
       ...(options.maxClaimsPerRound === undefined ? {} : { maxRenewalsPerRound: QUEUE_ROUND_MAX_RENEWALS }),
+      deliveryConcurrency: WORKER_DELIVERY_CONCURRENCY,
       // A queue invocation keeps its subrequests for mail: the cron syncs, and a group alert waits for it.
       groupSyncsOnDemand: false,
     },

@@ -5,7 +5,7 @@
  */
 import { Agent, request } from 'undici';
 import { createHttpWebhookSender } from '../../src/adapters/http-webhook-sender.ts';
-import type { DeliveryRound } from '../../src/app/deliverer.ts';
+import { DEFAULT_DELIVERY_CONCURRENCY, type DeliveryRound } from '../../src/app/deliverer.ts';
 import type { StatusEvent } from '../../src/core/events.ts';
 import { webhookMessageId } from '../../src/core/fanout.ts';
 import { webhookHeaders } from '../../src/core/webhook-signing.ts';
@@ -31,8 +31,8 @@ export type WebhookFigures = {
   bodyBytes: { deliverer: number; bare: number };
 };
 
-/** What the deliverer uses (deliverer.ts DEFAULT_CONCURRENCY); the baseline keeps as many in flight. */
-export const DELIVERY_CONCURRENCY = 16;
+/** What the deliverer keeps in flight; the baseline keeps as many. */
+export const DELIVERY_CONCURRENCY = DEFAULT_DELIVERY_CONCURRENCY;
 const COLLECT_TIMEOUT_MS = 10_000;
 
 export async function benchWebhookThroughput(options: WebhookThroughputOptions, secrets: BenchSecrets, receiver: ReceiverProcess): Promise<WebhookFigures> {

@@ -96,7 +96,7 @@ describe('fixture factory', () => {
     for (const [path, body, detail] of [
       ['/vendors', { historyWindowDays: 'many' }, /historyWindowDays/],
       ['/vendors', { scenario: 'demo' }, /scenario/],
-      ['/receivers', { answerDelayMs: 5 }, /answerDelayMs/],
+      ['/receivers', { answerDelayMs: 'slow' }, /answerDelayMs/],
       ['/mail-apis', { token: '' }, /token/],
     ] as const) {
       const answer = await call('POST', path, body);

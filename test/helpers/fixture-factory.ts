@@ -34,6 +34,8 @@ const vendorOptions = z.strictObject({
 });
 const statuspageOptions = z.strictObject({ name: z.string().min(1).max(200).optional(), demo: z.string().min(1).max(200).optional() });
 const mailApiOptions = z.strictObject({ token: z.string().min(1).max(200).optional() });
+/** `answerDelayMs`: each answer held back this long, so a sender's requests overlap. */
+const receiverOptions = z.strictObject({ answerDelayMs: z.number().int().min(0).max(10_000).optional() });
 const scriptedAnswers = z
   .array(z.strictObject({ status: z.number().int().min(200).max(599), headers: z.record(z.string(), z.string()).optional(), body: z.string().optional() }))
   .max(100);
@@ -121,9 +123,9 @@ export async function startFixtureFactory(): Promise<FixtureFactory> {
     return c.json(body, 201);
   });
   app.post('/receivers', async (c) => {
-    await parse(z.strictObject({}), c.req.raw);
+    const { answerDelayMs } = await parse(receiverOptions, c.req.raw);
     const body = await add('receivers', async () => {
-      const receiver = await startWebhookReceiver();
+      const receiver = await startWebhookReceiver(answerDelayMs === undefined ? {} : { answerDelayMs: () => answerDelayMs });
       return {
         url: receiver.url,
         close: receiver.close,

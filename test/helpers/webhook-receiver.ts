@@ -3,7 +3,14 @@ import { createServer, type IncomingHttpHeaders } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { keepIdleConnections } from '../../src/sim/serve-simulator.ts';
 
-export type ReceivedRequest = { path: string; headers: IncomingHttpHeaders; body: string; receivedAt: number };
+export type ReceivedRequest = {
+  path: string;
+  headers: IncomingHttpHeaders;
+  body: string;
+  receivedAt: number;
+  /** Requests waiting for their answer when this one arrived, itself included: the sender's requests in flight. */
+  inFlight: number;
+};
 export type ScriptedAnswer = { status: number; headers?: Record<string, string>; body?: string };
 
 export type WebhookReceiver = {
@@ -30,14 +37,18 @@ export async function startWebhookReceiver(options: WebhookReceiverOptions = {})
   const received: ReceivedRequest[] = [];
   const script: ScriptedAnswer[] = [];
   let waiters: { count: number; resolve: () => void }[] = [];
+  let unanswered = 0;
   const server = createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
-      const request: ReceivedRequest = { path: req.url ?? '/', headers: req.headers, body: Buffer.concat(chunks).toString('utf8'), receivedAt: Date.now() };
+      unanswered++;
+      const body = Buffer.concat(chunks).toString('utf8');
+      const request: ReceivedRequest = { path: req.url ?? '/', headers: req.headers, body, receivedAt: Date.now(), inFlight: unanswered };
       received.push(request);
       const answer = script.shift() ?? { status: 200, body: 'ok' };
       const respond = () => {
+        unanswered--;
         res.writeHead(answer.status, answer.headers ?? {});
         res.end(answer.body ?? '');
       };

@@ -12,6 +12,7 @@ import { QUEUE_ROUND_MAX_DELIVERIES } from '../../src/entry/worker-runtime.ts';
 import { filesIncidentResolved, rawIncident, type RawIncident } from '../fixtures/vendor-builders.ts';
 import { emptyD1 } from './d1-reset.ts';
 import { countingD1 } from './harness/counting-d1.ts';
+import { startWebhookReceiver } from './harness/webhook-receiver.ts';
 import type {} from './provided-context.ts';
 
 const simUrl = inject('simUrl');
@@ -118,6 +119,27 @@ describe('the Worker', () => {
     const all = await Promise.all(hooks.map((hook, i) => receivedAt(hook, secrets[i]!)));
     expect(all.map((got) => got.length)).toEqual(hooks.map(() => 1));
     expect(all.flat().every((d) => d.verified && d.type === 'incident.created')).toBe(true);
+  });
+
+  it('sends at most six webhooks at once: a seventh fetch would wait in the runtime, its timeout running', async () => {
+    // Each answer held back, so the round's sends overlap as they do with receivers far away.
+    const slow = await startWebhookReceiver({ answerDelayMs: 300 });
+    try {
+      await publish([rawIncident({ id: 1, title: 'Seeded' })]);
+      const parkedEnv = { ...testEnv, DELIVERIES: testEnv.PARKED } as WorkerEnv;
+      await runScheduled(parkedEnv); // backfill: nothing is news
+      for (let i = 0; i < 12; i++) {
+        expect((await admin('POST', '/api/subscriptions', { channel: 'webhook', url: `${slow.url}/${i}` })).status).toBe(201);
+      }
+      await publish([rawIncident({ id: 1, title: 'Seeded' }), rawIncident({ id: 2, title: 'Calls drop after a minute' })]);
+      await runScheduled(parkedEnv);
+      expect((await runQueue(parkedEnv)).retryBatch.retry).toBe(false);
+      const received = await slow.waitFor(12);
+      expect(new Set(received.map((r) => r.path)).size).toBe(12);
+      expect(Math.max(...received.map((r) => r.inFlight))).toBe(6);
+    } finally {
+      await slow.close();
+    }
   });
 
   it('polls the vendor, delivers one signed webhook per event, and serves the archive', async () => {

@@ -1,7 +1,14 @@
 /** The Workers pool's stand-in for test/helpers/webhook-receiver.ts: the same real receiver, started on the Node side by the fixture factory. */
 import { callFactory, logPuller, type StartedFixture, watchCatcher } from './fixture-client.ts';
 
-export type ReceivedRequest = { path: string; headers: Record<string, string | string[] | undefined>; body: string; receivedAt: number };
+export type ReceivedRequest = {
+  path: string;
+  headers: Record<string, string | string[] | undefined>;
+  body: string;
+  receivedAt: number;
+  /** Requests waiting for their answer when this one arrived, itself included. */
+  inFlight: number;
+};
 export type ScriptedAnswer = { status: number; headers?: Record<string, string>; body?: string };
 
 export type WebhookReceiver = {
@@ -16,8 +23,9 @@ export type WebhookReceiver = {
 
 const WAIT_POLL_MS = 20;
 
-export async function startWebhookReceiver(): Promise<WebhookReceiver> {
-  const { id, url } = await callFactory<StartedFixture>('POST', '/receivers', {});
+/** `answerDelayMs`: each answer held back this long, so requests overlap. */
+export async function startWebhookReceiver(options: { answerDelayMs?: number } = {}): Promise<WebhookReceiver> {
+  const { id, url } = await callFactory<StartedFixture>('POST', '/receivers', options);
   const received: ReceivedRequest[] = [];
   const pull = logPuller<ReceivedRequest, ReceivedRequest>('receivers', id, received, (r) => r);
   let scripted: Promise<unknown> = Promise.resolve();
