@@ -25,10 +25,12 @@ export function createSmtpMailer(options: SmtpMailerOptions): Mailer {
   const sender = parseMailbox(options.from);
   if (!sender.ok) throw new Error(`the sender ${JSON.stringify(options.from)} is not one mailbox: ${sender.reason}`);
   const from = { name: sender.mailbox.name ?? '', address: sender.mailbox.address };
+  const pooled = options.pool ?? true;
+  const maxConnections = options.maxConnections ?? 3;
   const transport = createTransport({
     url: options.smtpUrl,
-    pool: options.pool ?? true,
-    maxConnections: options.maxConnections ?? 3,
+    pool: pooled,
+    maxConnections,
     connectionTimeout: options.timeouts?.connectMs ?? CONNECT_TIMEOUT_MS,
     greetingTimeout: options.timeouts?.greetingMs ?? GREETING_TIMEOUT_MS,
     socketTimeout: options.timeouts?.socketMs ?? SOCKET_TIMEOUT_MS,
@@ -36,6 +38,8 @@ export function createSmtpMailer(options: SmtpMailerOptions): Mailer {
   });
 
   return {
+    // Pooled, the mails past its connections wait in nodemailer's queue.
+    ...(pooled ? { sendsAtOnce: maxConnections } : {}),
     async send(mail: OutgoingMail): Promise<MailResult> {
       const refused = recipientRefusal(mail.to);
       if (refused) return refused;

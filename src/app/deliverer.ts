@@ -6,8 +6,10 @@
 import { attemptRecordOf, decideOutcome } from '../core/delivery-outcome.ts';
 import type { AttemptToRecord, ClaimedDelivery, Clock, Logger, Mailer, OutboxStore, StoredSubscription, SubscriptionHealthChange } from '../core/ports.ts';
 import { retry, type SendOutcome } from '../core/send-outcome.ts';
+import type { Channel } from '../core/subscription.ts';
 import { createPauseNotice, type PausedSubscriptionTitle } from './admin-notice.ts';
 import type { ChannelSender } from './channel-sender.ts';
+import { createSlots } from './concurrency.ts';
 import { yieldToEventLoop } from './event-loop-slices.ts';
 
 /**
@@ -31,7 +33,10 @@ const EXCERPT_MAX_CHARS = 1024;
 export type DelivererDeps = {
   store: Pick<OutboxStore, 'claimDueDeliveries' | 'renewClaims' | 'recordAttempts' | 'claimHolders' | 'releaseClaims'>;
   sender: ChannelSender;
-  /** For telling the admin of a pause; null when SMTP_URL is unset. */
+  /**
+   * What the email channel sends through, and the admin's pause notice; null when no mail is set
+   * up. A pooled one bounds the email deliveries in flight (Mailer.sendsAtOnce).
+   */
   mailer: Mailer | null;
   clock: Clock;
   logger: Logger;
@@ -84,6 +89,8 @@ type HeldClaim = {
 
 type KnownHealth = Pick<StoredSubscription, 'failingSince' | 'lastSuccessAt'>;
 
+type SentAttempt = { result: SendOutcome; attemptedAt: number; durationMs: number };
+
 export type Deliverer = {
   /** Claims and sends everything due now (at most maxClaimsPerRound), in batches, until nothing is due. */
   deliverDue(): Promise<DeliveryRound>;
@@ -97,6 +104,11 @@ export function createDeliverer(deps: DelivererDeps): Deliverer {
   const maxRenewalsPerRound = deps.maxRenewalsPerRound ?? Infinity;
   const claimLeaseMs = deps.claimLeaseMs ?? DELIVERY_LEASE_MS;
   const announcePause = createPauseNotice(deps);
+  // Email goes out through deps.mailer. A pooled SMTP mailer queues the mails past its connections
+  // itself; here they wait for a slot before their claim is checked instead, so time spent in that
+  // queue does not eat into the lease their send needs (renewed once half of it is gone).
+  const channelSlots = new Map<Channel, ReturnType<typeof createSlots>>();
+  if (deps.mailer?.sendsAtOnce) channelSlots.set('email', createSlots(deps.mailer.sendsAtOnce));
 
   async function freeDeadHoldersClaims(): Promise<void> {
     for (const holder of await store.claimHolders()) {
@@ -168,9 +180,15 @@ export function createDeliverer(deps: DelivererDeps): Deliverer {
     }
   }
 
-  async function deliverOne(claimed: ClaimedDelivery, claim: HeldClaim, round: DeliveryRound): Promise<void> {
+  /** The send of a delivery still held, once its channel has a slot for it; null when its claim was lost meanwhile. */
+  async function sendInTurn(claimed: ClaimedDelivery, claim: HeldClaim): Promise<SentAttempt | null> {
+    const slots = channelSlots.get(claimed.delivery.channel);
+    return slots ? slots.run(() => sendIfHeld(claimed, claim)) : sendIfHeld(claimed, claim);
+  }
+
+  async function sendIfHeld(claimed: ClaimedDelivery, claim: HeldClaim): Promise<SentAttempt | null> {
     const { delivery, subscription } = claimed;
-    if (!(await mayStart(claim, delivery.id))) return;
+    if (!(await mayStart(claim, delivery.id))) return null;
     const attemptedAt = clock.now();
     const started = performance.now();
     let result: SendOutcome;
@@ -180,7 +198,14 @@ export function createDeliverer(deps: DelivererDeps): Deliverer {
       // A bug or a broken secret must not leave the claim to expire silently: record it.
       result = retry(`internal error: ${errorText(error)}`);
     }
-    const durationMs = Math.round(performance.now() - started);
+    return { result, attemptedAt, durationMs: Math.round(performance.now() - started) };
+  }
+
+  async function deliverOne(claimed: ClaimedDelivery, claim: HeldClaim, round: DeliveryRound): Promise<void> {
+    const { delivery, subscription } = claimed;
+    const sent = await sendInTurn(claimed, claim);
+    if (!sent) return;
+    const { result, attemptedAt, durationMs } = sent;
     const now = clock.now();
     const known = claim.health.get(subscription.id) ?? subscription;
     const { outcome, health } = decideOutcome({

@@ -14,7 +14,12 @@ export type TestSmtp = {
   close(): Promise<void>;
 };
 
-export async function startSmtp(): Promise<TestSmtp> {
+export type TestSmtpOptions = {
+  /** Holds each message's answer until the promise settles: a test orders its steps around a mail in flight. */
+  beforeAccept?: () => Promise<void>;
+};
+
+export async function startSmtp(smtpOptions: TestSmtpOptions = {}): Promise<TestSmtp> {
   const state = { received: [] as ParsedMail[], rcptTo: [] as string[], connections: 0 };
   const failWith = (responseCode: number, message: string) => Object.assign(new Error(message), { responseCode });
   const options: SMTPServerOptions = {
@@ -37,13 +42,15 @@ export async function startSmtp(): Promise<TestSmtp> {
       stream.on('end', () => {
         const fault = session.envelope.rcptTo.map((r) => /^data(\d{3})@/.exec(r.address)).find(Boolean);
         if (fault) return callback(failWith(Number(fault[1]), `message refused by test (${fault[1]})`));
-        simpleParser(Buffer.concat(chunks)).then(
-          (mail) => {
-            state.received.push(mail);
-            callback();
-          },
-          (err: Error) => callback(err),
-        );
+        (smtpOptions.beforeAccept?.() ?? Promise.resolve())
+          .then(() => simpleParser(Buffer.concat(chunks)))
+          .then(
+            (mail) => {
+              state.received.push(mail);
+              callback();
+            },
+            (err: Error) => callback(err),
+          );
       });
     },
   };

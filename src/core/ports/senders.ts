@@ -33,6 +33,8 @@ export type MailResult =
 export interface Mailer {
   send(mail: OutgoingMail): Promise<MailResult>;
   close(): void;
+  /** How many mails it sends at once, when it queues the rest itself (a pool of SMTP connections); absent: no bound of its own. */
+  readonly sendsAtOnce?: number;
 }
 
 export type WebhookRequest = {
