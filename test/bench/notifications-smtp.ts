@@ -88,7 +88,10 @@ function notificationMail(): Omit<OutgoingMail, 'to'> {
   });
 }
 
-/** As the deliverer sends: DELIVERY_CONCURRENCY at once, each to its own address. */
+/**
+ * As the deliverer sends, each to its own address: as many at once as the mailer sends at once (a
+ * pool's connections), or DELIVERY_CONCURRENCY for a mailer without a bound of its own.
+ */
 async function sendAll(mailer: Mailer, mail: Omit<OutgoingMail, 'to'>, count: number): Promise<void> {
   let next = 0;
   const worker = async () => {
@@ -98,5 +101,5 @@ async function sendAll(mailer: Mailer, mail: Omit<OutgoingMail, 'to'>, count: nu
       if (!sent.ok) throw new Error(`mail ${i}: ${sent.kind} ${sent.code ?? ''} ${sent.response}`);
     }
   };
-  await Promise.all(Array.from({ length: DELIVERY_CONCURRENCY }, worker));
+  await Promise.all(Array.from({ length: mailer.sendsAtOnce ?? DELIVERY_CONCURRENCY }, worker));
 }
