@@ -18,16 +18,33 @@ const quietLogger = createConsoleLogger({ level: 'warn', format: 'json', write: 
 /** More than SQLite's own checkpoint threshold (1,000 pages): an inline checkpoint would have run. */
 const PAGES_PAST_THRESHOLD = 1_500;
 
-/** The tables whose rows the database file holds by itself, as a copy of it without the WAL shows. */
-function tablesInFileAlone(archive: { path: string; dir: string }): string[] {
+/** How SQLite refuses a file caught half-written: a page torn (malformed), or its header. */
+const TORN_COPY_CODES = new Set(['SQLITE_CORRUPT', 'SQLITE_NOTADB']);
+
+/**
+ * What `read` finds in a copy of the database file alone, without its WAL. A copy taken while a
+ * checkpoint writes into the file can catch it half-written, as a power cut could (SQLite would
+ * then replay the WAL over it): such a copy reads as null, and the caller looks again.
+ */
+function inFileAlone<T>(archive: { path: string; dir: string }, read: (db: Database.Database) => T): T | null {
   const copy = join(archive.dir, `file-alone-${Math.random().toString(36).slice(2)}.db`);
   copyFileSync(archive.path, copy);
   const db = new Database(copy, { readonly: true });
   try {
-    return (db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name LIKE 'probe_%'").pluck().all() as string[]).sort();
+    return read(db);
+  } catch (error) {
+    if (TORN_COPY_CODES.has((error as { code?: string }).code ?? '')) return null;
+    throw error;
   } finally {
     db.close();
   }
+}
+
+/** The tables whose rows the database file holds by itself; null for a copy caught mid-checkpoint. */
+function tablesInFileAlone(archive: { path: string; dir: string }): string[] | null {
+  return inFileAlone(archive, (db) =>
+    (db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name LIKE 'probe_%'").pluck().all() as string[]).sort(),
+  );
 }
 
 /** One commit per page-sized row, each its own transaction, as a busy deliverer commits. */
@@ -71,7 +88,7 @@ describe('WAL checkpoints on a thread of their own', () => {
     inline.sqlite.exec('CREATE TABLE probe_inline (x)');
     background.sqlite.exec('CREATE TABLE probe_background (x)');
 
-    expect(await waitFor(() => tablesInFileAlone(background).includes('probe_background'), 5_000)).toBe(true);
+    expect(await waitFor(() => tablesInFileAlone(background)?.includes('probe_background') === true, 5_000)).toBe(true);
     expect(tablesInFileAlone(inline)).toEqual([]);
   });
 
@@ -110,18 +127,12 @@ describe('WAL checkpoints on a thread of their own', () => {
     const polled = await service.poll();
     expect(polled.outcome).toBe('ok');
     const archive = { path: service.config.DATABASE_PATH, dir: service.dir };
-    const runsInFileAlone = () => {
-      const copy = join(archive.dir, `runs-${Math.random().toString(36).slice(2)}.db`);
-      copyFileSync(archive.path, copy);
-      const db = new Database(copy, { readonly: true });
-      try {
-        return db.prepare("SELECT count(*) FROM sqlite_master WHERE name = 'poll_runs'").pluck().get() === 1
+    const runsInFileAlone = () =>
+      inFileAlone(archive, (db) =>
+        db.prepare("SELECT count(*) FROM sqlite_master WHERE name = 'poll_runs'").pluck().get() === 1
           ? (db.prepare('SELECT count(*) FROM poll_runs').pluck().get() as number)
-          : 0;
-      } finally {
-        db.close();
-      }
-    };
+          : 0,
+      );
     expect(await waitFor(() => runsInFileAlone() === 1, 5_000)).toBe(true);
   });
 });
