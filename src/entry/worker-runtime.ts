@@ -40,9 +40,10 @@ export const QUEUE_ROUND_MAX_RENEWALS = 4;
 export const GROUP_MAILS_PER_ATTEMPT = 20;
 
 /**
- * Webhooks a queue round sends at once. A Worker invocation has at most six connections waiting
- * for response headers; a seventh fetch waits in the runtime, its 15 s timeout already running, so
- * a delivery queued behind slow receivers would time out unsent and count against its receiver.
+ * Deliveries an invocation sends at once (each a fetch: a webhook, a chat, an on-call tool, the
+ * mail API). A Worker invocation has at most six connections waiting for response headers; a
+ * seventh fetch waits in the runtime, its timeout already running (15 s for a webhook), so a
+ * delivery queued behind slow receivers would time out unsent and count against its receiver.
  */
 export const WORKER_DELIVERY_CONCURRENCY = 6;
 
