@@ -18,7 +18,7 @@ import { expectBench, silentLogger, type Goal, type SectionReport } from './harn
 import type { BurstSamples, HotPathJob, HotPathSamples, HotPathTarget } from './hot-paths-client.ts';
 import { summarize } from './stats.ts';
 import { DAY_MS, syntheticIncidents } from './synthetic.ts';
-import { heading, ms, ratio, table } from './table.ts';
+import { heading, ms, ratio, ratioAgainst, table } from './table.ts';
 
 export type HotPathsOptions = {
   concurrency: number;
@@ -180,7 +180,7 @@ function report(targets: HotPathTarget[], samples: HotPathSamples, options: HotP
     .map((r) => ({
       name: `GET ${r.name}: at least ${RATIO_GOAL}x a bare Hono route`,
       met: r.met,
-      detail: `req/s ${ratio(r.own.rps / r.base.rps)}, p99 ${ratio(r.own.p99 / r.base.p99)} of the baseline's`,
+      detail: `req/s ${ratioAgainst(r.own.rps / r.base.rps, RATIO_GOAL)}, p99 ${ratioAgainst(r.own.p99 / r.base.p99, 1 / RATIO_GOAL)} of the baseline's`,
     }));
   return { text, goals };
 }
