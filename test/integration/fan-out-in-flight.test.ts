@@ -10,7 +10,7 @@ import { startWebhookReceiver, type WebhookReceiver } from '../helpers/webhook-r
 
 const SUBSCRIBERS = 100;
 /** Long enough that every send of a wave has gone out before the first answer comes back. */
-const ANSWER_DELAY_MS = 400;
+const ANSWER_DELAY_MS = 1_000;
 
 describe('a fan-out to slow receivers', () => {
   let vendor: TestVendor;

@@ -123,7 +123,7 @@ describe('the Worker', () => {
 
   it('sends at most six webhooks at once: a seventh fetch would wait in the runtime, its timeout running', async () => {
     // Each answer held back, so the round's sends overlap as they do with receivers far away.
-    const slow = await startWebhookReceiver({ answerDelayMs: 300 });
+    const slow = await startWebhookReceiver({ answerDelayMs: 600 });
     try {
       await publish([rawIncident({ id: 1, title: 'Seeded' })]);
       const parkedEnv = { ...testEnv, DELIVERIES: testEnv.PARKED } as WorkerEnv;
