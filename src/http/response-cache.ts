@@ -64,6 +64,9 @@ type Entry = {
 /** Sent as `nosniff` with every answer, hits and 304s included. */
 export const CONTENT_TYPE_OPTIONS = 'x-content-type-options';
 
+/** A build admitted: `pay` once it is built (the budget counts its time), `end` once its answer is kept or not. */
+type Build = { pay: () => void; end: () => void };
+
 /** What a cache holds by its own count: for tests. */
 export type ResponseCacheStats = { entries: number; bytes: number };
 
@@ -142,20 +145,38 @@ export function responseCache(options: ResponseCacheOptions): ResponseCache {
   };
 
   // The answers being built, by key: a request for one waits for that build and is answered from
-  // what it stored, instead of building the same answer again. When an entry ages out, the
-  // requests that come during its rebuild (eight from one client in flight, or an office behind
-  // one address) were each a build, paid from the client's budget: past four under way they were
-  // refused. One entry per build under way, so bounded by the requests in flight.
+  // what it stored, instead of building the same answer again. When an entry is missing or stale
+  // (maxAge ran out, or a poll moved the generation), the requests that come during its rebuild
+  // (eight from one client in flight, or an office behind one address) were each a build, paid
+  // from the client's budget: past four under way they were refused. One entry per build under
+  // way, so bounded by the requests in flight.
   const building = new Map<string, Promise<void>>();
 
-  /** The last generation read may be used without reading it again (a clock that went back: no). */
-  const generationTrusted = (now: number) => now - lastRead.atMs < generationTtlMs && now >= lastRead.atMs;
-  /** An entry answers at `now` for `generation`: built for it, and within maxAge (a clock that went back counts as expired). */
-  const servable = (entry: Entry, generation: number, now: number) =>
-    entry.generation === generation && now >= entry.storedAt && now - entry.storedAt <= options.maxAgeMs;
-  /** Whether `entry` answers now without a build, as far as can be told without reading the generation. */
-  const servableByTime = (entry: Entry | undefined, now: number): boolean =>
-    entry !== undefined && servable(entry, generationTrusted(now) ? lastRead.generation : entry.generation, now);
+  /**
+   * Admits a build, decided at once: a refusal (a promise that rejects once held, up to a second)
+   * comes back before anyone waits on this build, so a client in debt never holds back the others
+   * asking for the same answer. `lead`: registered as the build others wait on.
+   */
+  const startBuild = (c: Context, key: string, lead: boolean): Build | Promise<never> => {
+    const admitted = options.budget?.admitNow(c);
+    if (admitted instanceof Promise) return admitted;
+    let paid = false;
+    const pay = () => {
+      if (!paid) admitted?.();
+      paid = true;
+    };
+    if (!lead) return { pay, end: pay };
+    let built = () => {};
+    building.set(key, new Promise<void>((resolve) => (built = resolve)));
+    return {
+      pay,
+      end: () => {
+        pay();
+        building.delete(key);
+        built();
+      },
+    };
+  };
 
   const middleware: MiddlewareHandler = async (c, next) => {
     // A request's `Cache-Control: no-cache` asks for revalidation with the origin: this cache is
@@ -163,55 +184,66 @@ export function responseCache(options: ResponseCacheOptions): ResponseCache {
     // header to every request that carries If-None-Match).
     // HEAD runs the GET handler (Hono drops the body): the same entry serves both.
     if (c.req.method !== 'GET' && c.req.method !== 'HEAD') return next();
-    const key = options.key ? options.key(c) : c.req.url;
-    const underWay = building.get(key);
-    if (underWay) {
-      await underWay;
-      return answer(c, next, key);
+    return answer(c, next, options.key ? options.key(c) : c.req.url, true);
+  };
+
+  /**
+   * A hit, a 304, or the answer built and kept. `mayLead`: this request may build the answer for
+   * the others that ask meanwhile; false once it has waited on such a build (one that stored
+   * nothing, an error or a cookie, lets each waiter build its own).
+   */
+  const answer = async (c: Context, next: Next, key: string, mayLead: boolean): Promise<Response | void> => {
+    const underWay = mayLead ? building.get(key) : undefined;
+    if (underWay) return underWay.then(() => answer(c, next, key, false));
+    // A key the cache does not hold is a build whatever the archive's generation: a client out of
+    // budget is refused before anything is read for it, so refusals cost no database read.
+    let build: Build | undefined;
+    if (entries.get(key) === undefined) {
+      const started = startBuild(c, key, mayLead);
+      if (started instanceof Promise) return started;
+      build = started;
     }
-    if (servableByTime(entries.get(key), options.clock.now())) return answer(c, next, key);
-    // Paid for, or refused, before anyone waits on this build: a refusal is held up to a second,
-    // and a client in debt must not hold back the others asking for the same answer meanwhile.
-    const admitted = options.budget?.admitNow(c);
-    if (admitted instanceof Promise) return admitted;
-    let built = () => {};
-    building.set(key, new Promise<void>((resolve) => (built = resolve)));
     try {
-      return await answer(c, next, key, admitted);
+      const now = options.clock.now();
+      // Trusted without awaiting anything (a clock that went back counts as expired).
+      const trusted = now - lastRead.atMs < generationTtlMs && now >= lastRead.atMs;
+      const generation = trusted ? lastRead.generation : await readGeneration(now);
+      const cached = entries.get(key);
+      sweep(now);
+      // A servable entry is never one the sweep drops (keepMs is past maxAge). A clock that went
+      // back counts as expired.
+      if (cached && cached.generation === generation && now >= cached.storedAt && now - cached.storedAt <= options.maxAgeMs) {
+        entries.touch(key);
+        // A Response of our own with a plain header object: on Node the server writes it without
+        // building a Headers per request (c.body would, costing hot paths a fifth of their rate).
+        // As for any handler returning its own Response, headers outer middleware prepared with
+        // c.header() before next() are not merged (nosniff is stored with the entry); those set on
+        // c.res after next() are.
+        const status = etagMatches(c.req.header('if-none-match'), cached.etag) ? 304 : 200;
+        return new Response(status === 304 ? null : cached.body, { status, headers: cached.headers });
+      }
+      if (!build) {
+        // Held but stale (maxAge ran out, or a poll moved the generation): the first request to
+        // find it so rebuilds it, and those that find it so meanwhile wait for that rebuild.
+        const rebuilding = mayLead ? building.get(key) : undefined;
+        if (rebuilding) return rebuilding.then(() => answer(c, next, key, false));
+        const started = startBuild(c, key, mayLead);
+        if (started instanceof Promise) return started;
+        build = started;
+      }
+      return await buildAndKeep(c, next, key, { now, generation, cached, pay: build.pay });
     } finally {
-      building.delete(key);
-      built();
+      build?.end();
     }
   };
 
-  /** A hit, a 304, or the answer built and kept; `admitted`: the build's admission, when already given. */
-  const answer = async (c: Context, next: Next, key: string, admitted?: () => void): Promise<Response | void> => {
-    const now = options.clock.now();
-    // A key the cache does not hold is a build whatever the archive's generation: a client out of
-    // budget is refused before anything is read for it, so refusals cost no database read.
-    let paid = admitted ?? (entries.get(key) === undefined ? await options.budget?.admit(c) : undefined);
-    let generation: number;
-    try {
-      // Trusted without awaiting anything.
-      generation = generationTrusted(now) ? lastRead.generation : await readGeneration(now);
-    } catch (error) {
-      paid?.();
-      throw error;
-    }
-    const cached = entries.get(key);
-    sweep(now);
-    // A servable entry is never one the sweep drops (keepMs is past maxAge).
-    if (cached && servable(cached, generation, now)) {
-      entries.touch(key);
-      // A Response of our own with a plain header object: on Node the server writes it without
-      // building a Headers per request (c.body would, costing hot paths a fifth of their rate).
-      // As for any handler returning its own Response, headers outer middleware prepared with
-      // c.header() before next() are not merged (nosniff is stored with the entry); those set on
-      // c.res after next() are.
-      const status = etagMatches(c.req.header('if-none-match'), cached.etag) ? 304 : 200;
-      paid?.(); // another request stored it while the generation was read
-      return new Response(status === 304 ? null : cached.body, { status, headers: cached.headers });
-    }
+  /** Builds the answer (next()), paying for it once built, and keeps it when it may serve others. */
+  const buildAndKeep = async (
+    c: Context,
+    next: Next,
+    key: string,
+    { now, generation, cached, pay }: { now: number; generation: number; cached: Entry | undefined; pay: () => void },
+  ): Promise<Response | void> => {
     forget(key);
 
     // Headers outer middleware set before this one (a request id, say) are theirs to set on every
@@ -219,11 +251,10 @@ export function responseCache(options: ResponseCacheOptions): ResponseCache {
     // from c.res: reading c.res makes it, and Hono then copies the route's response over it, which
     // encoded a 1 MB body into a stream that the string handed over below makes needless.
     const preset = new Set(c.newResponse(null).headers.keys());
-    paid ??= await options.budget?.admit(c);
     try {
       await next();
     } finally {
-      paid?.();
+      pay();
     }
     // A response that sets a cookie belongs to one client: never replayed to others.
     if (c.res.status !== 200 || c.res.headers.has('set-cookie')) return;

@@ -97,6 +97,25 @@ describe('response cache', () => {
     expect(new Set(answers.map((r) => r.headers.get('etag'))).size).toBe(1);
   });
 
+  it('rebuilds an answer once when a poll moved the archive, for the requests that come while it is rebuilt', async () => {
+    // The generation is read as D1 reads it, a real wait: every request reads it, then finds its
+    // entry built for the generation before.
+    const state = { generation: 1 };
+    const generation = () => new Promise<number>((resolve) => setTimeout(() => resolve(state.generation), 5));
+    const cache = responseCache({ generation, clock: { now: () => 0 }, maxAgeMs: 60_000, maxBytes: 1_000_000, maxEntries: 1_000 });
+    let builds = 0;
+    const app = new Hono().use('*', cache).get('/slow', async (c) => {
+      builds++;
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      return c.json({ builds });
+    });
+    expect(await (await app.request('/slow')).json()).toEqual({ builds: 1 });
+    state.generation = 2;
+    const answers = await Promise.all(Array.from({ length: 5 }, () => app.request('/slow')));
+    expect(builds).toBe(2);
+    expect(await Promise.all(answers.map((r) => r.json()))).toEqual(Array(5).fill({ builds: 2 }));
+  });
+
   it('lets no client in debt hold back the others asking for the same answer while its refusal is held', async () => {
     let nowMs = 0;
     const budget = createReadBudget({
