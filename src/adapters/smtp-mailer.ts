@@ -25,21 +25,23 @@ export function createSmtpMailer(options: SmtpMailerOptions): Mailer {
   const sender = parseMailbox(options.from);
   if (!sender.ok) throw new Error(`the sender ${JSON.stringify(options.from)} is not one mailbox: ${sender.reason}`);
   const from = { name: sender.mailbox.name ?? '', address: sender.mailbox.address };
-  const pooled = options.pool ?? true;
-  const maxConnections = options.maxConnections ?? 3;
   const transport = createTransport({
     url: options.smtpUrl,
-    pool: pooled,
-    maxConnections,
+    pool: options.pool ?? true,
+    maxConnections: options.maxConnections ?? 3,
     connectionTimeout: options.timeouts?.connectMs ?? CONNECT_TIMEOUT_MS,
     greetingTimeout: options.timeouts?.greetingMs ?? GREETING_TIMEOUT_MS,
     socketTimeout: options.timeouts?.socketMs ?? SOCKET_TIMEOUT_MS,
     dnsTimeout: options.timeouts?.connectMs ?? CONNECT_TIMEOUT_MS,
   });
 
+  // What nodemailer made of it: the URL's query (`?pool=false`, `?maxConnections=10`) wins over
+  // the options above. Pooled, the mails past its connections wait in nodemailer's queue.
+  const resolved = (transport.transporter as { options?: { pool?: boolean; maxConnections?: number } }).options;
+  const sendsAtOnce = resolved?.pool ? resolved.maxConnections : undefined;
+
   return {
-    // Pooled, the mails past its connections wait in nodemailer's queue.
-    ...(pooled ? { sendsAtOnce: maxConnections } : {}),
+    ...(sendsAtOnce ? { sendsAtOnce } : {}),
     async send(mail: OutgoingMail): Promise<MailResult> {
       const refused = recipientRefusal(mail.to);
       if (refused) return refused;

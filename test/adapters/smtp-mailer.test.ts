@@ -138,6 +138,38 @@ describe('createSmtpMailer against a real SMTP server', () => {
   });
 });
 
+describe('how many mails createSmtpMailer sends at once', () => {
+  let smtp: TestSmtp;
+  beforeAll(async () => {
+    smtp = await startSmtp();
+  });
+  afterAll(async () => {
+    await smtp.close();
+  });
+
+  /** The sessions the server saw while 12 mails were sent at once, and what the mailer said of itself. */
+  async function sendTwelve(smtpUrl: string): Promise<{ sessions: number; sendsAtOnce: number | undefined }> {
+    const mailer = createSmtpMailer({ smtpUrl, from: 'alerts@status.example.org' });
+    try {
+      const before = smtp.connections;
+      const results = await Promise.all(Array.from({ length: 12 }, (_, i) => mailer.send(mailTo(`at-once${i}@example.com`))));
+      expect(results.filter((r) => !r.ok)).toEqual([]);
+      return { sessions: smtp.connections - before, sendsAtOnce: mailer.sendsAtOnce };
+    } finally {
+      mailer.close();
+    }
+  }
+
+  it('says as many as its pool has connections, as SMTP_URL set them', async () => {
+    expect(await sendTwelve(smtp.url)).toEqual({ sessions: 3, sendsAtOnce: 3 });
+    expect(await sendTwelve(`${smtp.url}?maxConnections=5`)).toEqual({ sessions: 5, sendsAtOnce: 5 });
+  });
+
+  it('says nothing of itself when SMTP_URL turns the pool off: each mail has a connection of its own', async () => {
+    expect(await sendTwelve(`${smtp.url}?pool=false`)).toEqual({ sessions: 12, sendsAtOnce: undefined });
+  });
+});
+
 describe('createSmtpMailer when the server cannot be reached', () => {
   it('reports a refused connection as connection, to retry', async () => {
     const port = await freePort();
